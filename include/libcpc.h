@@ -1,0 +1,180 @@
+/*
+ * libcpc: the Solaris CPU performance counter API (version 2) on Linux
+ * perf_event_open(2), with libpfm4 supplying event names and encodings.
+ */
+#ifndef LIBCPC_H
+#define LIBCPC_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef unsigned int uint_t;
+typedef int processorid_t;
+typedef int64_t hrtime_t;
+
+typedef struct __cpc cpc_t;
+typedef struct __cpc_set cpc_set_t;
+typedef struct __cpc_buf cpc_buf_t;
+typedef struct __pctx pctx_t;
+
+typedef struct {
+	char *ca_name;
+	uint64_t ca_val;
+} cpc_attr_t;
+
+#define CPC_VER_NONE		0
+#define CPC_VER_1		1
+#define CPC_VER_CURRENT		2
+
+/* Request flags. */
+#define CPC_OVF_NOTIFY_EMT	0x1
+#define CPC_COUNT_USER		0x2
+#define CPC_COUNT_SYSTEM	0x4
+#define CPC_COUNT_HV		0x8
+/* Linux extension: buffer overflow records in the kernel (seed 004). */
+#define CPC_OVF_BUFFERED	0x10
+
+/* Set (bind) flags. */
+#define CPC_BIND_LWP_INHERIT	0x1
+#define CPC_BIND_EMT_OVF	0x2
+
+/* Capabilities. */
+#define CPC_CAP_OVERFLOW_INTERRUPT	0x1
+#define CPC_CAP_OVERFLOW_PRECISE	0x2
+
+#define CPC_MAX_EVENT_LEN	512
+#define CPC_MAX_ATTR_LEN	32
+#define CPC_MAX_IMPL_NAME	512
+#define CPC_MAX_CPUREF		1024
+
+/* Name of the virtualized cycle counter column (cpc_buf_tick). */
+#define CPC_TICKREG_NAME	"tsc"
+
+/*
+ * Linux has no SIGEMT on x86 or arm64; overflow notification uses SIGIO
+ * delivered to the bound thread, with si_code set to EMT_CPCOVF.
+ */
+#ifndef SIGEMT
+#define SIGEMT			SIGIO
+#endif
+#define EMT_CPCOVF		1
+
+/* Error subcodes passed to the error handler. */
+#define CPC_INVALID_EVENT		1
+#define CPC_INVALID_PICNUM		2
+#define CPC_INVALID_ATTRIBUTE		3
+#define CPC_ATTRIBUTE_OUT_OF_RANGE	4
+#define CPC_RESOURCE_UNAVAIL		5
+#define CPC_PIC_NOT_CAPABLE		6
+#define CPC_REQ_INVALID_FLAGS		7
+#define CPC_CONFLICTING_REQS		8
+#define CPC_ATTR_REQUIRES_PRIVILEGE	9
+#define CPC_PBIND_FAILED		10
+#define CPC_HV_NO_ACCESS		11
+
+typedef void (cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt,
+    va_list ap);
+
+/* Handle. */
+cpc_t *cpc_open(int ver);
+int cpc_close(cpc_t *cpc);
+uint_t cpc_npic(cpc_t *cpc);
+uint_t cpc_caps(cpc_t *cpc);
+const char *cpc_cciname(cpc_t *cpc);
+const char *cpc_cpuref(cpc_t *cpc);
+int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
+
+/* Walkers. */
+void cpc_walk_events_all(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
+void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
+void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+    void (*action)(void *arg, uint_t picno, const char *event));
+void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+    void (*action)(void *arg, uint_t picno, const char *event));
+void cpc_walk_attrs(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *attr));
+
+/* Sets and requests. */
+cpc_set_t *cpc_set_create(cpc_t *cpc);
+int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set);
+int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
+    uint64_t preset, uint_t flags, uint_t nattrs, const cpc_attr_t *attrs);
+void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
+    void (*action)(void *arg, int index, const char *event, uint64_t preset,
+    uint_t flags, int nattrs, const cpc_attr_t *attrs));
+
+/* Binding. */
+int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags);
+int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
+    uint_t flags);
+int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags);
+int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
+int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
+int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
+int cpc_enable(cpc_t *cpc);
+int cpc_disable(cpc_t *cpc);
+
+/* Sampling and buffers. */
+int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
+cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);
+int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf);
+int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val);
+int cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val);
+hrtime_t cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf);
+uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf);
+void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b);
+void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b);
+void cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src);
+void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf);
+
+/* Private to the commands: make every pctx_run driven through cpc return. */
+void cpc_terminate(cpc_t *cpc);
+
+/*
+ * Linux extensions.
+ */
+
+/* Why an event name can or cannot be counted on this machine. */
+typedef enum {
+	CPC_EVENT_COUNTABLE = 0,
+	CPC_EVENT_UNKNOWN,		/* no such name anywhere */
+	CPC_EVENT_NO_PMU,		/* hardware event, kernel has no PMU */
+	CPC_EVENT_NO_EQUIVALENT,	/* Solaris name with no exact Linux event */
+	CPC_EVENT_UNSUPPORTED,		/* the kernel refuses it (ENOENT, ...) */
+	CPC_EVENT_NO_PERMISSION,	/* perf_event_paranoid or capabilities */
+	CPC_EVENT_NO_TRACEFS		/* tracepoint, but tracefs is missing */
+} cpc_event_status_t;
+
+/*
+ * Classify an event name. A one-line explanation (the event's Linux
+ * meaning and the reason) is written to why, which may be NULL.
+ */
+cpc_event_status_t cpc_event_status(cpc_t *cpc, const char *event,
+    char *why, size_t whylen);
+
+/* Default text of an error subcode, without the newline; NULL if unknown. */
+const char *cpc_subcode_text(int subcode);
+
+/* Times from the last sample of a set: enabled and running nanoseconds. */
+int cpc_set_times(cpc_t *cpc, cpc_set_t *set, uint64_t *enabled_ns,
+    uint64_t *running_ns);
+
+/* Name of the PMU driving hardware events ("cpu", "armv8_pmuv3_0"), or NULL. */
+const char *cpc_pmu_name(cpc_t *cpc);
+
+/* Where the per-CPU exclusivity locks live. */
+#define CPC_LOCK_DIR		"/run/cpctools"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBCPC_H */

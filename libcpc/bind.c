@@ -1,0 +1,383 @@
+/*
+ * Binding a set to the calling LWP, to an LWP of a libpctx process, or to
+ * a CPU. A bound set owns one perf group: fds[0] leads, the others follow
+ * in request order, and one read() returns them all.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cpc_impl.h"
+
+static void
+report_open_error(cpc_t *cpc, const char *fn, const struct cpc_request *req,
+    int index)
+{
+	int paranoid = -9;
+	FILE *f;
+
+	switch (errno) {
+	case EACCES:
+	case EPERM:
+		if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "r")) !=
+		    NULL) {
+			if (fscanf(f, "%d", &paranoid) != 1)
+				paranoid = -9;
+			fclose(f);
+		}
+		cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
+		    "%s: Permission denied (kernel.perf_event_paranoid is %d; "
+		    "needs CAP_PERFMON or root, or a lower "
+		    "kernel.perf_event_paranoid)\n", req->event, paranoid);
+		errno = EACCES;
+		break;
+	case EINVAL:
+		/* The PMU could not fit this member into the group. */
+		if (index > 0 && req->enc.hardware) {
+			cpc_err_subcode(cpc, fn, CPC_RESOURCE_UNAVAIL);
+		} else if (req->nattrs > 0) {
+			cpc_err_subcode(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE);
+		}
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+		cpc_err(cpc, fn, CPC_INVALID_EVENT,
+		    "%s: not supported by this kernel\n", req->event);
+		errno = EINVAL;
+		break;
+	default:
+		break;
+	}
+}
+
+static bool
+picnums_unique(const cpc_set_t *set)
+{
+	int i, j;
+
+	for (i = 0; i < set->nreqs; i++)
+		for (j = i + 1; j < set->nreqs; j++)
+			if (set->reqs[i].picnum >= 0 &&
+			    set->reqs[i].picnum == set->reqs[j].picnum)
+				return false;
+	return true;
+}
+
+void
+cpc_set_close_counters(cpc_set_t *set)
+{
+	int i;
+
+	for (i = set->nreqs - 1; i >= 0; i--)
+		if (set->fds[i] >= 0)
+			close(set->fds[i]);
+	for (i = 0; i < set->nreqs; i++)
+		set->fds[i] = -1;
+}
+
+static int
+open_one(cpc_t *cpc, cpc_set_t *set, int i, pid_t pid, int cpu, bool inherit,
+    const char *fn)
+{
+	struct perf_event_attr attr;
+	int subcode;
+
+	cpc_request_to_attr(&set->reqs[i], &attr);
+	if ((subcode = cpc_attr_apply(cpc, &set->reqs[i], &attr)) != 0) {
+		cpc_err_subcode(cpc, fn, subcode);
+		errno = EINVAL;
+		return -1;
+	}
+	if (inherit) {
+		attr.inherit = 1;
+		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+	}
+	set->fds[i] = cpc_perf_open(&attr, pid, cpu,
+	    inherit || i == 0 ? -1 : set->fds[0]);
+	if (set->fds[i] < 0) {
+		report_open_error(cpc, fn, &set->reqs[i], i);
+		return -1;
+	}
+	return 0;
+}
+
+/* Open the set's group for a thread (pid) or a CPU (pid -1). */
+int
+cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
+    bool inherit, const char *fn)
+{
+	size_t need;
+	int i, saved;
+
+	if (set->nreqs == 0 || set->nreqs > (int)cpc->npic ||
+	    !picnums_unique(set)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->fds == NULL) {
+		set->fds = reallocarray(NULL, (size_t)(unsigned)set->nreqs,
+		    sizeof(int));
+		need = (3 + 2 * (size_t)set->nreqs) * sizeof(uint64_t);
+		set->readbuf = malloc(need);
+		set->readbuf_len = need;
+		if (set->fds == NULL || set->readbuf == NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	for (i = 0; i < set->nreqs; i++)
+		set->fds[i] = -1;
+	set->read_each = inherit;
+	for (i = 0; i < set->nreqs; i++) {
+		if (open_one(cpc, set, i, pid, cpu, inherit, fn) != 0) {
+			saved = errno;
+			cpc_set_close_counters(set);
+			errno = saved;
+			return -1;
+		}
+	}
+	set->enabled_ns = set->running_ns = 0;
+	set->disabled = false;
+	return 0;
+}
+
+/* The set bound to the calling LWP through cpc_bind_curlwp, if any. */
+cpc_set_t *
+cpc_curlwp_set(cpc_t *cpc)
+{
+	pid_t self = gettid();
+	cpc_set_t *set;
+
+	LIST_FOREACH(set, &cpc->sets, link)
+		if (set->bound == CPC_BOUND_CURLWP && set->tid == self)
+			return set;
+	return NULL;
+}
+
+int
+cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
+{
+	cpc_set_t *old;
+
+	if (set == NULL || set->cpc != cpc ||
+	    (flags & ~(uint_t)CPC_BIND_LWP_INHERIT) != 0 || set->nreqs == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->bound != CPC_UNBOUND)
+		(void)cpc_unbind(cpc, set);
+	if ((old = cpc_curlwp_set(cpc)) != NULL)
+		(void)cpc_unbind(cpc, old);
+	if (cpc_excl_lwp_allowed(cpc) != 0)
+		return -1;
+	set->generation = cpc_excl_generation();
+	if (cpc_set_open_counters(cpc, set, 0, -1,
+	    (flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
+		return -1;
+	set->bound = CPC_BOUND_CURLWP;
+	set->tid = gettid();
+	return 0;
+}
+
+int
+cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
+{
+	pid_t tid;
+
+	if (set == NULL || set->cpc != cpc || flags != 0 || pctx == NULL ||
+	    set->nreqs == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (__pctx_lwp_tid == NULL) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if ((tid = __pctx_lwp_tid(pctx, id)) <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (set->bound != CPC_UNBOUND)
+		(void)cpc_unbind(cpc, set);
+	if (cpc_excl_lwp_allowed(cpc) != 0)
+		return -1;
+	set->generation = cpc_excl_generation();
+	if (cpc_set_open_counters(cpc, set, tid, -1, false,
+	    "cpc_bind_pctx") != 0)
+		return -1;
+	set->bound = CPC_BOUND_PCTX;
+	set->tid = tid;
+	set->pctx = pctx;
+	set->lwpid = id;
+	return 0;
+}
+
+/* EINVAL for a CPU that does not exist, ENOSYS for one that is offline. */
+static int
+check_cpu(processorid_t id)
+{
+	char path[96];
+	FILE *f;
+	int online = 1;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", id);
+	if (id < 0 || id >= CPU_SETSIZE || access(path, F_OK) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+	    id);
+	if ((f = fopen(path, "r")) != NULL) {
+		if (fscanf(f, "%d", &online) != 1)
+			online = 1;
+		fclose(f);
+	}
+	if (!online) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+pin_to_cpu(cpc_t *cpc, cpc_set_t *set, processorid_t id)
+{
+	cpu_set_t one;
+
+	if (sched_getaffinity(0, sizeof(set->saved_affinity),
+	    &set->saved_affinity) != 0)
+		CPU_ZERO(&set->saved_affinity);
+	CPU_ZERO(&one);
+	CPU_SET(id, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0) {
+		cpc_err_subcode(cpc, "cpc_bind_cpu", CPC_PBIND_FAILED);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
+{
+	int saved;
+
+	if (set == NULL || set->cpc != cpc || flags != 0 || set->nreqs == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->bound != CPC_UNBOUND)
+		(void)cpc_unbind(cpc, set);
+	if (check_cpu(id) != 0)
+		return -1;
+	if (cpc_excl_cpu_acquire(cpc, id, &set->cpu_lock_fd) != 0)
+		return -1;
+	if (pin_to_cpu(cpc, set, id) != 0)
+		goto fail_lock;
+	if (cpc_set_open_counters(cpc, set, -1, id, false,
+	    "cpc_bind_cpu") != 0)
+		goto fail_pin;
+	set->bound = CPC_BOUND_CPU;
+	set->cpu = id;
+	set->binder = gettid();
+	return 0;
+
+fail_pin:
+	saved = errno;
+	if (CPU_COUNT(&set->saved_affinity) > 0)
+		(void)sched_setaffinity(0, sizeof(set->saved_affinity),
+		    &set->saved_affinity);
+	errno = saved;
+fail_lock:
+	saved = errno;
+	cpc_excl_cpu_release(cpc, set->cpu_lock_fd);
+	set->cpu_lock_fd = -1;
+	errno = saved;
+	return -1;
+}
+
+int
+cpc_unbind(cpc_t *cpc, cpc_set_t *set)
+{
+	if (set == NULL || set->cpc != cpc || set->bound == CPC_UNBOUND) {
+		errno = EINVAL;
+		return -1;
+	}
+	cpc_set_close_counters(set);
+	if (set->bound == CPC_BOUND_CPU) {
+		if (CPU_COUNT(&set->saved_affinity) > 0 &&
+		    set->binder == gettid())
+			(void)sched_setaffinity(0, sizeof(set->saved_affinity),
+			    &set->saved_affinity);
+		cpc_excl_cpu_release(cpc, set->cpu_lock_fd);
+		set->cpu_lock_fd = -1;
+		set->cpu = -1;
+	}
+	set->bound = CPC_UNBOUND;
+	return 0;
+}
+
+static int
+curlwp_ioctl(cpc_t *cpc, unsigned long request, bool want_disabled)
+{
+	cpc_set_t *set = cpc_curlwp_set(cpc);
+
+	if (set == NULL || set->disabled == want_disabled) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->generation != cpc_excl_generation()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (ioctl(set->fds[0], request, PERF_IOC_FLAG_GROUP) != 0)
+		return -1;
+	set->disabled = want_disabled;
+	return 0;
+}
+
+int
+cpc_enable(cpc_t *cpc)
+{
+	return curlwp_ioctl(cpc, PERF_EVENT_IOC_ENABLE, false);
+}
+
+int
+cpc_disable(cpc_t *cpc)
+{
+	return curlwp_ioctl(cpc, PERF_EVENT_IOC_DISABLE, true);
+}
+
+int
+cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
+{
+	cpc_set_t *set = cpc_curlwp_set(cpc);
+
+	if (set == NULL || index < 0 || index >= set->nreqs) {
+		errno = EINVAL;
+		return -1;
+	}
+	set->reqs[index].preset = preset;
+	return 0;
+}
+
+/* Counts restart from the presets: the kernel counter restarts at 0. */
+int
+cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
+{
+	if (set == NULL || set->cpc != cpc || set->bound == CPC_UNBOUND) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ioctl(set->fds[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) != 0)
+		return -1;
+	if (set->read_each) {
+		int i;
+
+		for (i = 1; i < set->nreqs; i++)
+			(void)ioctl(set->fds[i], PERF_EVENT_IOC_RESET, 0);
+	}
+	return ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+}
