@@ -77,6 +77,7 @@ struct cpc_catalog {
 };
 
 struct __cpc {
+	LIST_ENTRY(__cpc)	 link;		/* in the list of open handles */
 	LIST_HEAD(, __cpc_set)	 sets;
 	LIST_HEAD(, __cpc_buf)	 bufs;
 	cpc_errhndlr_t		*errfn;
@@ -142,5 +143,8 @@ cpc_set_t *cpc_curlwp_set(cpc_t *cpc);
 pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid) __attribute__((weak));
 void pctx_terminate(pctx_t *pctx) __attribute__((weak));
 void pctx_release(pctx_t *pctx) __attribute__((weak));
+
+/* Called by libpctx when a pctx is released. */
+void __cpc_pctx_gone(pctx_t *pctx);
 
 #endif /* CPC_IMPL_H */

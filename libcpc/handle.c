@@ -13,6 +13,10 @@
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status;
 
+/* Every open handle, so that libpctx can say when a process is gone. */
+static LIST_HEAD(, __cpc) open_handles = LIST_HEAD_INITIALIZER(open_handles);
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void
 pfm_init_once(void)
 {
@@ -65,6 +69,9 @@ cpc_open(int ver)
 	cpc->any_cpu_fd = -1;
 	cpc->tsc_per_ns = 0.0;
 	cpc_pmu_detect(cpc);
+	pthread_mutex_lock(&handles_lock);
+	LIST_INSERT_HEAD(&open_handles, cpc, link);
+	pthread_mutex_unlock(&handles_lock);
 	return cpc;
 }
 
@@ -94,6 +101,9 @@ cpc_close(cpc_t *cpc)
 
 	if (cpc == NULL)
 		return 0;
+	pthread_mutex_lock(&handles_lock);
+	LIST_REMOVE(cpc, link);
+	pthread_mutex_unlock(&handles_lock);
 	LIST_FOREACH(set, &cpc->sets, link)
 		if (set->bound != CPC_UNBOUND)
 			(void)cpc_unbind(cpc, set);
@@ -146,4 +156,19 @@ cpc_terminate(cpc_t *cpc)
 	LIST_FOREACH(set, &cpc->sets, link)
 		if (set->pctx != NULL)
 			pctx_terminate(set->pctx);
+}
+
+/* Called by libpctx when a pctx is released: forget every use of it. */
+void
+__cpc_pctx_gone(pctx_t *pctx)
+{
+	cpc_t *cpc;
+	cpc_set_t *set;
+
+	pthread_mutex_lock(&handles_lock);
+	LIST_FOREACH(cpc, &open_handles, link)
+		LIST_FOREACH(set, &cpc->sets, link)
+			if (set->pctx == pctx)
+				set->pctx = NULL;
+	pthread_mutex_unlock(&handles_lock);
 }
