@@ -1,0 +1,50 @@
+/*
+ * A minimal test harness: CHECK records a failure and goes on, so one run
+ * shows every broken expectation; SKIP ends a test with a stated reason.
+ */
+#ifndef CHECK_H
+#define CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond) do {						\
+	check_count++;							\
+	if (!(cond)) {							\
+		check_failures++;					\
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n",		\
+		    __FILE__, __LINE__, #cond);				\
+	}								\
+} while (0)
+
+#define CHECK_EQ_U64(got, want) do {					\
+	unsigned long long g_ = (unsigned long long)(got);		\
+	unsigned long long w_ = (unsigned long long)(want);		\
+	check_count++;							\
+	if (g_ != w_) {							\
+		check_failures++;					\
+		fprintf(stderr, "%s:%d: %s is %llu, expected %llu\n",	\
+		    __FILE__, __LINE__, #got, g_, w_);			\
+	}								\
+} while (0)
+
+/* CTest treats exit status 77 as skipped (SKIP_RETURN_CODE). */
+#define SKIP(...) do {							\
+	printf("SKIP: ");						\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+	exit(77);							\
+} while (0)
+
+static inline int
+check_report(const char *name)
+{
+	printf("%s: %d checks, %d failed\n", name, check_count,
+	    check_failures);
+	return check_failures == 0 ? 0 : 1;
+}
+
+#endif /* CHECK_H */
