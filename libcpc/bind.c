@@ -104,12 +104,53 @@ open_one(cpc_t *cpc, cpc_set_t *set, int i, pid_t pid, int cpu, bool inherit,
 	return 0;
 }
 
+/*
+ * Size the fd array and the read buffer for the requests the set has
+ * now: requests may be added between an unbind and the next bind.
+ */
+static int
+size_for_requests(cpc_set_t *set)
+{
+	size_t need = (3 + 2 * (size_t)set->nreqs) * sizeof(uint64_t);
+	uint64_t *readbuf;
+	int *fds;
+
+	if (set->fds != NULL && set->readbuf_len == need)
+		return 0;
+	if ((fds = reallocarray(set->fds, (size_t)set->nreqs,
+	    sizeof(int))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	set->fds = fds;
+	if ((readbuf = realloc(set->readbuf, need)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	set->readbuf = readbuf;
+	set->readbuf_len = need;
+	return 0;
+}
+
+/* Request flags are checked at bind, as the Solaris kernel does. */
+static bool
+request_flags_valid(const cpc_set_t *set)
+{
+	const uint_t known = CPC_OVF_NOTIFY_EMT | CPC_COUNT_USER |
+	    CPC_COUNT_SYSTEM | CPC_COUNT_HV | CPC_OVF_BUFFERED;
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if ((set->reqs[i].flags & ~known) != 0)
+			return false;
+	return true;
+}
+
 /* Open the set's group for a thread (pid) or a CPU (pid -1). */
 int
 cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn)
 {
-	size_t need;
 	int i, saved;
 
 	if (set->nreqs == 0 || set->nreqs > (int)cpc->npic ||
@@ -117,19 +158,18 @@ cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 		errno = EINVAL;
 		return -1;
 	}
-	if (set->fds == NULL) {
-		set->fds = reallocarray(NULL, (size_t)(unsigned)set->nreqs,
-		    sizeof(int));
-		need = (3 + 2 * (size_t)set->nreqs) * sizeof(uint64_t);
-		set->readbuf = malloc(need);
-		set->readbuf_len = need;
-		if (set->fds == NULL || set->readbuf == NULL) {
-			errno = ENOMEM;
-			return -1;
-		}
+	if (!request_flags_valid(set)) {
+		cpc_err_subcode(cpc, fn, CPC_REQ_INVALID_FLAGS);
+		errno = EINVAL;
+		return -1;
 	}
-	for (i = 0; i < set->nreqs; i++)
+	if (size_for_requests(set) != 0)
+		return -1;
+	for (i = 0; i < set->nreqs; i++) {
 		set->fds[i] = -1;
+		set->reqs[i].start = set->reqs[i].preset;
+		set->reqs[i].base = 0;
+	}
 	set->read_each = inherit;
 	for (i = 0; i < set->nreqs; i++) {
 		if (open_one(cpc, set, i, pid, cpu, inherit, fn) != 0) {
@@ -171,9 +211,13 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		(void)cpc_unbind(cpc, set);
 	if ((old = cpc_curlwp_set(cpc)) != NULL)
 		(void)cpc_unbind(cpc, old);
+	/*
+	 * Note the generation before looking for CPU bindings: a CPU
+	 * binder that comes after the look then invalidates this set.
+	 */
+	set->generation = cpc_excl_generation();
 	if (cpc_excl_lwp_allowed(cpc) != 0)
 		return -1;
-	set->generation = cpc_excl_generation();
 	if (cpc_set_open_counters(cpc, set, 0, -1,
 	    (flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
 		return -1;
@@ -202,9 +246,9 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 	}
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
+	set->generation = cpc_excl_generation();
 	if (cpc_excl_lwp_allowed(cpc) != 0)
 		return -1;
-	set->generation = cpc_excl_generation();
 	if (cpc_set_open_counters(cpc, set, tid, -1, false,
 	    "cpc_bind_pctx") != 0)
 		return -1;
@@ -319,6 +363,28 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
+/*
+ * Apply an ioctl to every counter of a set. Inheriting sets are not one
+ * perf group (the kernel reads inherited groups badly on old kernels), so
+ * their counters are reached one by one. A group is enabled members
+ * first, leader last: enabling it through the leader with
+ * PERF_IOC_FLAG_GROUP left a tracepoint member idle until the thread's
+ * next context switch (measured on 6.18), whereas members switched on
+ * behind a stopped leader start with it, together.
+ */
+static int
+set_ioctl(cpc_set_t *set, unsigned long request)
+{
+	int i;
+
+	if (!set->read_each && request != PERF_EVENT_IOC_ENABLE)
+		return ioctl(set->fds[0], request, PERF_IOC_FLAG_GROUP);
+	for (i = set->nreqs - 1; i >= 0; i--)
+		if (ioctl(set->fds[i], request, 0) != 0)
+			return -1;
+	return 0;
+}
+
 static int
 curlwp_ioctl(cpc_t *cpc, unsigned long request, bool want_disabled)
 {
@@ -332,7 +398,7 @@ curlwp_ioctl(cpc_t *cpc, unsigned long request, bool want_disabled)
 		errno = EAGAIN;
 		return -1;
 	}
-	if (ioctl(set->fds[0], request, PERF_IOC_FLAG_GROUP) != 0)
+	if (set_ioctl(set, request) != 0)
 		return -1;
 	set->disabled = want_disabled;
 	return 0;
@@ -363,21 +429,35 @@ cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 	return 0;
 }
 
-/* Counts restart from the presets: the kernel counter restarts at 0. */
+/*
+ * Counts restart from the presets. A group's counters are reset in the
+ * kernel. An inheriting set's are not: a reset does not reach what
+ * threads that already exited counted, so its current values become the
+ * new origin instead. Like the Solaris kernel, a restart also resumes a
+ * set that cpc_disable stopped.
+ */
 int
 cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 {
+	int i;
+
 	if (set == NULL || set->cpc != cpc || set->bound == CPC_UNBOUND) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (ioctl(set->fds[0], PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP) != 0)
-		return -1;
 	if (set->read_each) {
-		int i;
-
-		for (i = 1; i < set->nreqs; i++)
-			(void)ioctl(set->fds[i], PERF_EVENT_IOC_RESET, 0);
+		if (cpc_set_read(set) != 0)
+			return -1;
+	} else if (ioctl(set->fds[0], PERF_EVENT_IOC_RESET,
+	    PERF_IOC_FLAG_GROUP) != 0)
+		return -1;
+	for (i = 0; i < set->nreqs; i++) {
+		set->reqs[i].start = set->reqs[i].preset;
+		set->reqs[i].base = set->read_each ?
+		    set->readbuf[3 + 2 * i] : 0;
 	}
-	return ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	if (set_ioctl(set, PERF_EVENT_IOC_ENABLE) != 0)
+		return -1;
+	set->disabled = false;
+	return 0;
 }

@@ -22,7 +22,9 @@ struct cpc_event_enc {
 
 struct cpc_request {
 	char		*event;
-	uint64_t	 preset;
+	uint64_t	 preset;	/* loaded at bind and at restart */
+	uint64_t	 start;		/* the preset counting began from */
+	uint64_t	 base;		/* kernel value at that moment */
 	uint_t		 flags;
 	uint_t		 nattrs;
 	cpc_attr_t	*attrs;		/* names owned, copied at add time */
@@ -132,6 +134,9 @@ int cpc_excl_lwp_allowed(cpc_t *cpc);
 uint64_t cpc_excl_generation(void);
 int cpc_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd);
 void cpc_excl_cpu_release(cpc_t *cpc, int lockfd);
+
+/* sample.c */
+int cpc_set_read(cpc_set_t *set);
 
 /* bind.c */
 int cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,

@@ -47,6 +47,13 @@ read_group(cpc_set_t *set)
 	return 0;
 }
 
+/* Read every count of a bound set into its readbuf. */
+int
+cpc_set_read(cpc_set_t *set)
+{
+	return set->read_each ? read_each(set) : read_group(set);
+}
+
 static bool
 invalidated(const cpc_set_t *set)
 {
@@ -70,12 +77,13 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		errno = EAGAIN;
 		return -1;
 	}
-	if ((set->read_each ? read_each(set) : read_group(set)) != 0)
+	if (cpc_set_read(set) != 0)
 		return -1;
 	set->enabled_ns = set->readbuf[1];
 	set->running_ns = set->readbuf[2];
 	for (i = 0; i < set->nreqs; i++)
-		buf->data[i] = set->reqs[i].preset + set->readbuf[3 + 2 * i];
+		buf->data[i] = set->reqs[i].start +
+		    (set->readbuf[3 + 2 * i] - set->reqs[i].base);
 	buf->hrtime = cpc_gethrtime();
 	if (cpc->tsc_per_ns == 0.0)
 		cpc->tsc_per_ns = cpc_tsc_per_ns();
