@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -109,13 +111,77 @@ cpc_excl_lwp_allowed(cpc_t *cpc)
 	return 0;
 }
 
-int
-cpc_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd)
+/*
+ * CPU locks this process holds. Sets of one handle on one CPU share a
+ * lock, so that a command rotating its sets never lets the CPU go. The
+ * commands bind CPUs from several threads at once, hence the mutex.
+ */
+struct cpu_hold {
+	cpc_t	*cpc;
+	int	 cpu;
+	int	 fd;
+	int	 refs;
+};
+
+static struct cpu_hold *holds;
+static size_t nholds;
+static pthread_mutex_t holds_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct cpu_hold *
+hold_find(cpc_t *cpc, int cpu, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < nholds; i++)
+		if (holds[i].cpc == cpc && holds[i].refs > 0 &&
+		    (fd >= 0 ? holds[i].fd == fd : holds[i].cpu == cpu))
+			return &holds[i];
+	return NULL;
+}
+
+static struct cpu_hold *
+hold_new(void)
+{
+	struct cpu_hold *grown;
+	size_t i;
+
+	for (i = 0; i < nholds; i++)
+		if (holds[i].refs == 0)
+			return &holds[i];
+	if ((grown = reallocarray(holds, nholds + 1, sizeof(*holds))) == NULL)
+		return NULL;
+	holds = grown;
+	return &holds[nholds++];
+}
+
+/* The first CPU lock of a handle also takes any.lock and moves the
+ * generation, which invalidates every per-LWP set in the system. */
+static int
+first_cpu_lock(cpc_t *cpc)
 {
 	volatile uint64_t *gen;
+
+	if (cpc->any_cpu_fd < 0)
+		cpc->any_cpu_fd = open_lock_file("any.lock", true);
+	if (cpc->any_cpu_fd < 0 || flock(cpc->any_cpu_fd, LOCK_SH) != 0)
+		return -1;
+	if ((gen = map_generation()) != NULL)
+		__atomic_add_fetch(gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int
+take_cpu_lock(cpc_t *cpc, int cpu, int *lockfd)
+{
+	struct cpu_hold *h;
 	char name[32];
 	int fd;
 
+	if ((h = hold_find(cpc, cpu, -1)) != NULL) {
+		h->refs++;
+		*lockfd = h->fd;
+		return 0;
+	}
 	snprintf(name, sizeof(name), "cpu%d.lock", cpu);
 	if ((fd = open_lock_file(name, true)) < 0)
 		return -1;
@@ -125,26 +191,38 @@ cpc_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd)
 		close(fd);
 		return -1;
 	}
-	if (cpc->cpu_sets == 0) {
-		if (cpc->any_cpu_fd < 0)
-			cpc->any_cpu_fd = open_lock_file("any.lock", true);
-		if (cpc->any_cpu_fd < 0 ||
-		    flock(cpc->any_cpu_fd, LOCK_SH) != 0) {
-			close(fd);
-			return -1;
-		}
-		if ((gen = map_generation()) != NULL)
-			__atomic_add_fetch(gen, 1, __ATOMIC_RELEASE);
+	if ((cpc->cpu_sets == 0 && first_cpu_lock(cpc) != 0) ||
+	    (h = hold_new()) == NULL) {
+		close(fd);
+		return -1;
 	}
+	*h = (struct cpu_hold){ cpc, cpu, fd, 1 };
 	cpc->cpu_sets++;
 	*lockfd = fd;
 	return 0;
 }
 
+int
+cpc_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd)
+{
+	int ret;
+
+	pthread_mutex_lock(&holds_lock);
+	ret = take_cpu_lock(cpc, cpu, lockfd);
+	pthread_mutex_unlock(&holds_lock);
+	return ret;
+}
+
 void
 cpc_excl_cpu_release(cpc_t *cpc, int lockfd)
 {
-	close(lockfd);
-	if (--cpc->cpu_sets == 0 && cpc->any_cpu_fd >= 0)
-		(void)flock(cpc->any_cpu_fd, LOCK_UN);
+	struct cpu_hold *h;
+
+	pthread_mutex_lock(&holds_lock);
+	if ((h = hold_find(cpc, -1, lockfd)) != NULL && --h->refs == 0) {
+		close(h->fd);
+		if (--cpc->cpu_sets == 0 && cpc->any_cpu_fd >= 0)
+			(void)flock(cpc->any_cpu_fd, LOCK_UN);
+	}
+	pthread_mutex_unlock(&holds_lock);
 }

@@ -1,0 +1,453 @@
+/*
+ * The event specification grammar of -c, as the Solaris tools parse it:
+ *
+ *	[picN=]event[,attr[N][=value]][,nouser[N]][,sys[N]],...
+ *
+ * Items are comma separated. Bare event names fill counters left to
+ * right, each above the highest counter assigned so far. Unsuffixed
+ * attributes and flags apply to every counter.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+#define MAX_ATTRS	50
+
+struct counter {
+	char		*event;
+	uint_t		 flags;
+	cpc_attr_t	 attrs[MAX_ATTRS];
+	uint_t		 nattrs;
+	bool		 nouser, sys;
+};
+
+struct parse {
+	cpc_t		*cpc;
+	uint_t		 npic;
+	struct counter	*ctr;		/* npic of them */
+	struct counter	 all;		/* unsuffixed attributes and flags */
+	int		 highest;	/* highest counter assigned so far */
+	char		**attr_names;
+	int		 nattr_names;
+	bool		 syntax_error;
+	bool		 uncountable;
+	bool		 nomem;
+};
+
+static void
+collect_attr(void *arg, const char *attr)
+{
+	struct parse *p = arg;
+	char **grown;
+
+	if (strcmp(attr, "picnum") == 0 || p->nomem)
+		return;
+	grown = reallocarray(p->attr_names, (size_t)p->nattr_names + 1,
+	    sizeof(char *));
+	if (grown == NULL || (grown[p->nattr_names] = strdup(attr)) == NULL) {
+		p->attr_names = grown != NULL ? grown : p->attr_names;
+		p->nomem = true;
+		return;
+	}
+	p->attr_names = grown;
+	p->nattr_names++;
+}
+
+static void
+syntax(struct parse *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+syntax(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_errhndlr("cpc_strtoset", -1, fmt, ap);
+	va_end(ap);
+	p->syntax_error = true;
+}
+
+/* "pic12" -> 12 when name is prefix followed by a counter number. */
+static int
+counter_suffix(const char *name, const char *prefix, uint_t npic)
+{
+	size_t len = strlen(prefix);
+	const char *errstr;
+	long long n;
+
+	if (strncmp(name, prefix, len) != 0 || name[len] == '\0' ||
+	    name[len] == '+' || name[len] == '-' ||
+	    (name[len] == '0' && name[len + 1] != '\0'))
+		return -1;
+	n = strtonum(name + len, 0, (long long)npic - 1, &errstr);
+	return errstr == NULL ? (int)n : -1;
+}
+
+/* Names that parse completely as a zero raw code are not events here. */
+static bool
+is_zero_code(const char *name)
+{
+	char *end;
+
+	errno = 0;
+	return name[0] != '\0' && strtoull(name, &end, 0) == 0 &&
+	    *end == '\0' && errno == 0;
+}
+
+struct hint {
+	char	buf[256];
+	int	n;
+};
+
+static void
+hint_add(void *arg, const char *event)
+{
+	struct hint *h = arg;
+
+	if (h->n++ < 6) {
+		strlcat(h->buf, event, sizeof(h->buf));
+		strlcat(h->buf, ", ", sizeof(h->buf));
+	}
+}
+
+/* A short list of what can be counted, for "cannot count" messages. */
+static const char *
+countable_hint(cpc_t *cpc)
+{
+	static struct hint h;
+
+	if (h.buf[0] != '\0')
+		return h.buf;
+	strlcpy(h.buf, "countable here: ", sizeof(h.buf));
+	cpc_walk_events_all(cpc, &h, hint_add);
+	strlcat(h.buf, "... and tracepoints (-h lists them)", sizeof(h.buf));
+	return h.buf;
+}
+
+/*
+ * Check that an event can go on a counter. Unknown names are syntax
+ * errors; known names this machine cannot count are reported, each on
+ * its own line, and parsing goes on so that all of them are named.
+ */
+static bool
+event_ok(struct parse *p, const char *event, int pic)
+{
+	char why[400];
+
+	if (strlen(event) >= CPC_MAX_EVENT_LEN || is_zero_code(event))
+		goto unknown;
+	switch (cpc_event_status(p->cpc, event, why, sizeof(why))) {
+	case CPC_EVENT_COUNTABLE:
+	case CPC_EVENT_NO_PERMISSION:
+		return true;
+	case CPC_EVENT_UNKNOWN:
+		goto unknown;
+	default:
+		diag("cpc_strtoset", "%s; %s\n", why, countable_hint(p->cpc));
+		p->uncountable = true;
+		return true;
+	}
+unknown:
+	if (pic >= 0)
+		syntax(p, "pic%d cannot measure event '%s' on this cpu\n", pic,
+		    event);
+	else
+		syntax(p, "bad token '%s'\n", event);
+	return false;
+}
+
+static void
+assign(struct parse *p, int pic, const char *event)
+{
+	if ((p->ctr[pic].event = strdup(event)) == NULL)
+		p->nomem = true;
+	if (pic > p->highest)
+		p->highest = pic;
+}
+
+static void
+explicit_event(struct parse *p, int pic, const char *value)
+{
+	if (value == NULL || value[0] == '\0') {
+		syntax(p, "missing 'pic%d' value\n", pic);
+		return;
+	}
+	if (p->ctr[pic].event != NULL) {
+		syntax(p, "repeated 'pic%d' token\n", pic);
+		return;
+	}
+	if (event_ok(p, value, pic))
+		assign(p, pic, value);
+}
+
+static void
+bare_event(struct parse *p, const char *event)
+{
+	int pic = p->highest + 1;
+
+	if (pic >= (int)p->npic) {
+		syntax(p, "bad token '%s'\n", event);
+		return;
+	}
+	if (event_ok(p, event, -1))
+		assign(p, pic, event);
+}
+
+static void
+add_attr(struct parse *p, struct counter *c, const char *name,
+    const char *value)
+{
+	long long v = 1;
+	char *end;
+
+	if (value != NULL) {
+		errno = 0;
+		v = strtoll(value, &end, 0);
+		if (value[0] == '\0' || *end != '\0' || errno != 0) {
+			syntax(p, "invalid value '%s' for attribute '%s'\n",
+			    value, name);
+			return;
+		}
+	}
+	if (c->nattrs >= MAX_ATTRS - 1) {
+		syntax(p, "bad token '%s'\n", name);
+		return;
+	}
+	if ((c->attrs[c->nattrs].ca_name = strdup(name)) == NULL) {
+		p->nomem = true;
+		return;
+	}
+	c->attrs[c->nattrs++].ca_val = (uint64_t)v;
+}
+
+/* An attribute item, "umask=3" or "umask0=3"; false if not one. */
+static bool
+attribute_item(struct parse *p, const char *name, const char *value)
+{
+	char base[CPC_MAX_ATTR_LEN + 8];
+	size_t len;
+	int i, pic;
+
+	for (i = 0; i < p->nattr_names; i++) {
+		if (strcmp(name, p->attr_names[i]) == 0) {
+			add_attr(p, &p->all, name, value);
+			return true;
+		}
+		len = strlen(p->attr_names[i]);
+		if (strncmp(name, p->attr_names[i], len) != 0)
+			continue;
+		strlcpy(base, p->attr_names[i], sizeof(base));
+		if ((pic = counter_suffix(name, base, p->npic)) >= 0) {
+			add_attr(p, &p->ctr[pic], base, value);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void
+parse_item(struct parse *p, char *item)
+{
+	char *value = strchr(item, '=');
+	int pic;
+
+	if (value != NULL)
+		*value++ = '\0';
+	if ((pic = counter_suffix(item, "pic", p->npic)) >= 0) {
+		explicit_event(p, pic, value);
+	} else if (strcmp(item, "nouser") == 0) {
+		p->all.nouser = true;
+	} else if (strcmp(item, "sys") == 0) {
+		p->all.sys = true;
+	} else if ((pic = counter_suffix(item, "nouser", p->npic)) >= 0) {
+		p->ctr[pic].nouser = true;
+	} else if ((pic = counter_suffix(item, "sys", p->npic)) >= 0) {
+		p->ctr[pic].sys = true;
+	} else if (attribute_item(p, item, value)) {
+		return;
+	} else if (value != NULL) {
+		value[-1] = '=';
+		syntax(p, "bad token '%s'\n", item);
+	} else {
+		bare_event(p, item);
+	}
+}
+
+static int
+make_request(struct parse *p, int pic, struct spec_req *req)
+{
+	struct counter *c = &p->ctr[pic], *all = &p->all;
+	uint_t i, n = 0;
+
+	req->event = c->event;
+	c->event = NULL;
+	req->picnum = pic;
+	req->flags = 0;
+	if (!c->nouser && !all->nouser)
+		req->flags |= CPC_COUNT_USER;
+	if (c->sys || all->sys)
+		req->flags |= CPC_COUNT_SYSTEM;
+	req->attrs = calloc(all->nattrs + c->nattrs + 1, sizeof(cpc_attr_t));
+	if (req->attrs == NULL)
+		return -1;
+	for (i = 0; i < all->nattrs; i++) {
+		req->attrs[n] = all->attrs[i];
+		if ((req->attrs[n++].ca_name = strdup(all->attrs[i].ca_name)) ==
+		    NULL)
+			return -1;
+	}
+	for (i = 0; i < c->nattrs; i++) {
+		req->attrs[n] = c->attrs[i];
+		c->attrs[i].ca_name = NULL;
+		n++;
+	}
+	c->nattrs = 0;
+	req->attrs[n].ca_val = (uint64_t)pic;
+	if ((req->attrs[n++].ca_name = strdup("picnum")) == NULL)
+		return -1;
+	req->nattrs = n;
+	return 0;
+}
+
+static int
+build_requests(struct parse *p, struct spec *spec)
+{
+	uint_t pic;
+
+	spec->system_only = true;
+	for (pic = 0; pic < p->npic; pic++) {
+		struct spec_req *req;
+
+		if (p->ctr[pic].event == NULL)
+			continue;
+		req = &spec->reqs[spec->nreqs++];
+		if (make_request(p, (int)pic, req) != 0)
+			return -1;
+		if (req->flags & CPC_COUNT_USER)
+			spec->system_only = false;
+	}
+	return 0;
+}
+
+static void
+counter_clear(struct counter *c)
+{
+	uint_t i;
+
+	for (i = 0; i < c->nattrs; i++)
+		free(c->attrs[i].ca_name);
+	free(c->event);
+}
+
+static void
+parse_free(struct parse *p)
+{
+	uint_t i;
+	int j;
+
+	for (i = 0; i < p->npic && p->ctr != NULL; i++)
+		counter_clear(&p->ctr[i]);
+	counter_clear(&p->all);
+	free(p->ctr);
+	for (j = 0; j < p->nattr_names; j++)
+		free(p->attr_names[j]);
+	free(p->attr_names);
+}
+
+struct spec *
+spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
+{
+	struct parse p = { .cpc = cpc, .npic = cpc_npic(cpc), .highest = -1 };
+	struct spec *spec = NULL;
+	char *copy, *item, *rest;
+
+	*err = SPEC_NOMEM;
+	p.ctr = calloc(p.npic, sizeof(struct counter));
+	copy = strdup(text);
+	if (p.ctr == NULL || copy == NULL)
+		goto out;
+	cpc_walk_attrs(cpc, &p, collect_attr);
+	for (rest = copy; (item = strsep(&rest, ",")) != NULL && !p.nomem;)
+		if (item[0] != '\0')
+			parse_item(&p, item);
+	if (p.nomem)
+		goto out;
+	*err = p.syntax_error ? SPEC_SYNTAX :
+	    p.uncountable ? SPEC_UNCOUNTABLE : SPEC_OK;
+	if (*err == SPEC_OK && p.highest < 0) {
+		syntax(&p, "bad token '%s'\n", text);
+		*err = SPEC_SYNTAX;
+	}
+	if (*err != SPEC_OK)
+		goto out;
+	if ((spec = calloc(1, sizeof(*spec))) == NULL ||
+	    (spec->text = strdup(text)) == NULL ||
+	    (spec->reqs = calloc(p.npic, sizeof(struct spec_req))) == NULL ||
+	    build_requests(&p, spec) != 0) {
+		spec_free(spec);
+		spec = NULL;
+		*err = SPEC_NOMEM;
+	}
+out:
+	free(copy);
+	parse_free(&p);
+	return spec;
+}
+
+void
+spec_free(struct spec *spec)
+{
+	int i;
+	uint_t j;
+
+	if (spec == NULL)
+		return;
+	for (i = 0; i < spec->nreqs; i++) {
+		for (j = 0; j < spec->reqs[i].nattrs; j++)
+			free(spec->reqs[i].attrs[j].ca_name);
+		free(spec->reqs[i].attrs);
+		free(spec->reqs[i].event);
+	}
+	free(spec->reqs);
+	free(spec->text);
+	free(spec);
+}
+
+cpc_set_t *
+spec_build_set(cpc_t *cpc, const struct spec *spec)
+{
+	cpc_set_t *set;
+	int i;
+
+	if ((set = cpc_set_create(cpc)) == NULL)
+		return NULL;
+	for (i = 0; i < spec->nreqs; i++) {
+		const struct spec_req *r = &spec->reqs[i];
+
+		if (cpc_set_add_request(cpc, set, r->event, 0, r->flags,
+		    r->nattrs, r->attrs) < 0) {
+			diag("cpc_strtoset", "cpc_set_add_request() failed: "
+			    "%s\n", strerror(errno));
+			(void)cpc_set_destroy(cpc, set);
+			return NULL;
+		}
+	}
+	return set;
+}
+
+/* Column headers: "     picN " per request, cut to 10 characters. */
+void
+spec_header(const struct spec *spec, FILE *out)
+{
+	char h[11];
+	int i;
+
+	for (i = 0; i < spec->nreqs; i++) {
+		snprintf(h, sizeof(h), "%8s%-2d ", "pic", spec->reqs[i].picnum);
+		fputs(h, out);
+	}
+}

@@ -1,0 +1,60 @@
+/*
+ * cpustat: per-CPU system-wide counting.
+ */
+#ifndef CPUSTAT_H
+#define CPUSTAT_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+
+#include "libcpc.h"
+#include "output.h"
+#include "spec.h"
+
+struct cpustat;
+
+/* One measured CPU: its sampling thread, its sets, and its soaker. */
+struct cpu_worker {
+	struct cpustat	*cs;
+	int		 cpu;
+	pthread_t	 thread;
+	bool		 started;
+	struct rotation	*rot;
+	int		 status;	/* 0 ok, 3 bind or sample failed */
+	pthread_t	 soaker;
+	bool		 soaker_started;
+	bool		 soak;		/* a system-only set is bound */
+	bool		 soaker_exit;
+	pthread_mutex_t	 soak_lock;
+	pthread_cond_t	 soak_cv;
+};
+
+struct cpustat {
+	cpc_t		*cpc;
+	struct setgrp	 grp;
+	struct output	 out;
+	unsigned	 interval_ms;
+	unsigned long	 count;		/* 0: unlimited */
+	long		 rest_ms;	/* -p: rest after each cycle, or -1 */
+	bool		 tick_col;
+	bool		 no_title;
+	bool		 soak;
+	char		 timestamp;	/* 0, 'u' or 'd' */
+	hrtime_t	 start;
+	pthread_mutex_t	 out_lock;
+	pthread_mutex_t	 stop_lock;
+	pthread_cond_t	 stop_cv;
+	bool		 stop;
+	int		 running;	/* workers not yet finished */
+	pthread_t	 main_thread;
+	struct cpu_worker *workers;
+	int		 nworkers;
+	bool		 hint_given;
+};
+
+void *cpu_worker_main(void *arg);
+void *cpu_soaker_main(void *arg);
+bool cpustat_wait_until(struct cpustat *cs, const struct timespec *when);
+
+#endif /* CPUSTAT_H */
