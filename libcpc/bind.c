@@ -94,6 +94,14 @@ open_one(cpc_t *cpc, cpc_set_t *set, int i, pid_t pid, int cpu, bool inherit,
 	if (inherit) {
 		attr.inherit = 1;
 		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+	} else if (i == 0 && set->nreqs > 1) {
+		/*
+		 * Members that join a group whose leader already counts are
+		 * not scheduled until the context is next rescheduled (a CPU
+		 * context may wait long for that): start the leader disabled
+		 * and enable it once the group is whole.
+		 */
+		attr.disabled = 1;
 	}
 	set->fds[i] = cpc_perf_open(&attr, pid, cpu,
 	    inherit || i == 0 ? -1 : set->fds[0]);
@@ -178,6 +186,13 @@ cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 			errno = saved;
 			return -1;
 		}
+	}
+	if (!inherit && set->nreqs > 1 &&
+	    ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0) {
+		saved = errno;
+		cpc_set_close_counters(set);
+		errno = saved;
+		return -1;
 	}
 	set->enabled_ns = set->running_ns = 0;
 	set->disabled = false;
