@@ -51,8 +51,9 @@ rotation_alloc(struct rotation *rot, int n)
 	rot->now = calloc((size_t)n, sizeof(*rot->now));
 	rot->delta = calloc((size_t)n, sizeof(*rot->delta));
 	rot->sampled = calloc((size_t)n, sizeof(*rot->sampled));
+	rot->times = calloc((size_t)n, sizeof(*rot->times));
 	return rot->sets && rot->total && rot->last && rot->now &&
-	    rot->delta && rot->sampled ? 0 : -1;
+	    rot->delta && rot->sampled && rot->times ? 0 : -1;
 }
 
 struct rotation *
@@ -83,6 +84,7 @@ fail:
 	return NULL;
 }
 
+/* Free a rotation; with cpc NULL (already closed) only our memory. */
 void
 rotation_free(cpc_t *cpc, struct rotation *rot)
 {
@@ -90,7 +92,8 @@ rotation_free(cpc_t *cpc, struct rotation *rot)
 
 	if (rot == NULL)
 		return;
-	for (i = 0; rot->sets != NULL && i < rot->grp->nspecs; i++) {
+	for (i = 0; cpc != NULL && rot->sets != NULL && i < rot->grp->nspecs;
+	    i++) {
 		if (rot->total[i] != NULL)
 			(void)cpc_buf_destroy(cpc, rot->total[i]);
 		if (rot->last[i] != NULL)
@@ -108,6 +111,7 @@ rotation_free(cpc_t *cpc, struct rotation *rot)
 	free(rot->now);
 	free(rot->delta);
 	free(rot->sampled);
+	free(rot->times);
 	free(rot);
 }
 
@@ -119,11 +123,18 @@ int
 rotation_sample(cpc_t *cpc, struct rotation *rot)
 {
 	int c = rot->current;
+	struct set_times *t = &rot->times[c];
+	uint64_t enabled, running;
 
 	if (cpc_set_sample(cpc, rot->sets[c], rot->now[c]) != 0)
 		return -1;
 	cpc_buf_sub(cpc, rot->delta[c], rot->now[c], rot->last[c]);
 	cpc_buf_copy(cpc, rot->last[c], rot->now[c]);
+	(void)cpc_set_times(cpc, rot->sets[c], &enabled, &running);
+	t->delta_enabled = enabled - t->last_enabled;
+	t->delta_running = running - t->last_running;
+	t->last_enabled = enabled;
+	t->last_running = running;
 	return 0;
 }
 
@@ -134,6 +145,8 @@ rotation_accumulate(cpc_t *cpc, struct rotation *rot)
 	int c = rot->current;
 
 	cpc_buf_add(cpc, rot->total[c], rot->total[c], rot->delta[c]);
+	rot->times[c].total_enabled += rot->times[c].delta_enabled;
+	rot->times[c].total_running += rot->times[c].delta_running;
 	rot->sampled[c] = true;
 }
 
@@ -143,4 +156,6 @@ rotation_next(cpc_t *cpc, struct rotation *rot)
 {
 	rot->current = (rot->current + 1) % rot->grp->nspecs;
 	cpc_buf_zero(cpc, rot->last[rot->current]);
+	rot->times[rot->current].last_enabled = 0;
+	rot->times[rot->current].last_running = 0;
 }

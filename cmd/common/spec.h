@@ -52,8 +52,16 @@ void setgrp_free(struct setgrp *grp);
  * One LWP's or one CPU's copy of the group: sets rotate per tick, and
  * each keeps the counts accumulated while it was bound.
  */
+/* Enabled and running nanoseconds of a set, as its counts are kept. */
+struct set_times {
+	uint64_t	 last_enabled, last_running;	/* at the last sample */
+	uint64_t	 delta_enabled, delta_running;	/* of the last delta */
+	uint64_t	 total_enabled, total_running;	/* of the total */
+};
+
 struct rotation {
 	const struct setgrp *grp;
+	struct set_times *times;	/* per set */
 	cpc_set_t	**sets;
 	cpc_buf_t	**total;	/* per set: sum of its slices */
 	bool		 *sampled;	/* per set: ever sampled */
