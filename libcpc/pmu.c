@@ -143,10 +143,10 @@ cpc_pmu_detect(cpc_t *cpc)
 	if (cpc->pfm_pmu >= 0) {
 		model = info.desc;
 		counters = (uint_t)(info.num_cntrs + info.num_fixed_cntrs);
+		/* The CPU's attributes, even where its PMU is not exposed. */
+		cpc->attr_names = arch_attrs(&info);
 	}
 	if (cpc->pmu_name[0] != '\0') {
-		if (cpc->pfm_pmu >= 0)
-			cpc->attr_names = arch_attrs(&info);
 		snprintf(cpc->cciname, sizeof(cpc->cciname),
 		    "%s (Linux perf_event PMU '%s')", model, cpc->pmu_name);
 	} else {
