@@ -143,22 +143,29 @@ events_all(cpc_t *cpc)
 	names_free(&generic);
 }
 
+/* Every attribute listed is one a request may name. */
 static void
 attrs(cpc_t *cpc)
 {
+	cpc_set_t *set = cpc_set_create(cpc);
 	struct names l = { 0 };
+	cpc_attr_t attr;
 	int i;
 
 	cpc_walk_attrs(cpc, &l, collect);
 	CHECK(l.n >= 1);
 	if (l.n >= 1)
 		CHECK(strcmp(l.name[l.n - 1], "picnum") == 0);
-	/* Without a PMU there are no hardware fields to set. */
-	if (cpc_pmu_name(cpc) == NULL)
-		CHECK(l.n == 1);
-	for (i = 0; i < l.n; i++)
+	for (i = 0; i < l.n; i++) {
 		CHECK(strlen(l.name[i]) > 0 &&
 		    strlen(l.name[i]) < CPC_MAX_ATTR_LEN);
+		attr.ca_name = l.name[i];
+		attr.ca_val = 0;
+		CHECK(cpc_set_add_request(cpc, set, "page-faults", 0,
+		    CPC_COUNT_USER, 1, &attr) == i);
+	}
+	printf("%d attributes, the last picnum\n", l.n);
+	cpc_set_destroy(cpc, set);
 	names_free(&l);
 }
 
