@@ -405,12 +405,17 @@ curlwp_ioctl(cpc_t *cpc, unsigned long request, bool want_disabled)
 {
 	cpc_set_t *set = cpc_curlwp_set(cpc);
 
-	if (set == NULL || set->disabled == want_disabled) {
+	if (set == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
+	/* An invalidated context says so before anything else. */
 	if (set->generation != cpc_excl_generation()) {
 		errno = EAGAIN;
+		return -1;
+	}
+	if (set->disabled == want_disabled) {
+		errno = EINVAL;
 		return -1;
 	}
 	if (set_ioctl(set, request) != 0)
