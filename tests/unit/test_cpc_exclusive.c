@@ -193,6 +193,23 @@ bind_on_new_thread(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	return b.rc;
 }
 
+/*
+ * Wait for a lock to be free: other tests or a cpustat may hold CPUs for
+ * a while, but a lock left by a dead holder would never come free.
+ */
+static bool
+comes_free(const char *name)
+{
+	double deadline = now_seconds() + EXCL_WAIT_SECONDS;
+
+	while (!unlocked(name)) {
+		if (now_seconds() > deadline)
+			return false;
+		sleep_ms(50);
+	}
+	return true;
+}
+
 /* A second binding of the held CPU, from this process. */
 static void
 second_binding_refused(cpc_t *cpc, int cpu)
@@ -274,13 +291,14 @@ after_release(cpc_t *cpc, cpc_set_t *early, int cpu)
 	char lockname[32];
 
 	snprintf(lockname, sizeof(lockname), "cpu%d.lock", cpu);
-	CHECK(unlocked(lockname));
-	CHECK(unlocked("any.lock"));
+	CHECK(comes_free(lockname));
+	CHECK(comes_free("any.lock"));
 	/* Invalidation lasts until the set is bound again. */
 	CHECK(cpc_set_sample(cpc, early, buf) == -1 && errno == EAGAIN);
 	CHECK(cpc_disable(cpc) == -1 && errno == EAGAIN);
 	CHECK(bind_curlwp_patiently(cpc, lwp, 0) == 0);
-	CHECK(cpc_set_sample(cpc, lwp, buf) == 0);
+	/* (EAGAIN only if some other process bound a CPU meanwhile.) */
+	CHECK(cpc_set_sample(cpc, lwp, buf) == 0 || errno == EAGAIN);
 	CHECK(cpc_unbind(cpc, lwp) == 0);
 
 	CHECK(bind_cpu_patiently(cpc, cpu, cpuset) == 0);
@@ -289,7 +307,7 @@ after_release(cpc_t *cpc, cpc_set_t *early, int cpu)
 	CHECK(cpc_unbind(cpc, cpuset) == 0);
 
 	CHECK(bind_curlwp_patiently(cpc, early, 0) == 0);
-	CHECK(cpc_set_sample(cpc, early, buf) == 0);
+	CHECK(cpc_set_sample(cpc, early, buf) == 0 || errno == EAGAIN);
 	cpc_set_destroy(cpc, lwp);
 	cpc_set_destroy(cpc, cpuset);
 	cpc_buf_destroy(cpc, buf);
@@ -307,7 +325,7 @@ round_trip(enum ending how)
 	struct holder h;
 
 	CHECK(bind_curlwp_patiently(cpc, early, 0) == 0);
-	CHECK(cpc_set_sample(cpc, early, buf) == 0);
+	CHECK(cpc_set_sample(cpc, early, buf) == 0 || errno == EAGAIN);
 	if (!start_holder(&h, HELD_CPU)) {
 		CHECK(!"holder could not bind the CPU");
 		if (h.pid > 0)
