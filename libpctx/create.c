@@ -1,0 +1,222 @@
+/*
+ * pctx_create: start a command traced, held just after its exec.
+ *
+ * The child blocks on a pipe until the parent has seized it, so it is
+ * traced before it runs a single instruction of the new image, without any
+ * signal or group-stop noise. A second pipe, closed by a successful exec
+ * (O_CLOEXEC), carries back the errno of a failed one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pctx_impl.h"
+
+/* Find file as execvp(3) would; 0 with the path, or -1. */
+static int
+find_program(const char *file, char *path, size_t len)
+{
+	const char *dirs, *p, *end;
+	size_t dlen;
+
+	if (strchr(file, '/') != NULL) {
+		strlcpy(path, file, len);
+		return access(path, F_OK);
+	}
+	if ((dirs = getenv("PATH")) == NULL)
+		dirs = "/bin:/usr/bin";
+	for (p = dirs; ; p = end + 1) {
+		if ((end = strchr(p, ':')) == NULL)
+			end = p + strlen(p);
+		dlen = (size_t)(end - p);
+		snprintf(path, len, "%.*s%s%s", (int)dlen, p,
+		    dlen != 0 ? "/" : "", file);
+		if (access(path, X_OK) == 0)
+			return 0;
+		if (*end == '\0')
+			return -1;
+	}
+}
+
+/*
+ * A set-id program would run without its privileges under an unprivileged
+ * tracer, and an unreadable one cannot be counted: refuse both, as Solaris
+ * did, unless we may trace anything (CAP_SYS_PTRACE).
+ */
+static bool
+untraceable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()) ||
+	    access(path, R_OK) != 0)
+		return !have_cap_sys_ptrace();
+	return false;
+}
+
+static void __attribute__((noreturn))
+child_exec(const char *file, char *const *argv, int go, int report)
+{
+	char byte;
+	int err;
+
+	while (read(go, &byte, 1) < 0 && errno == EINTR)
+		;
+	execvp(file, argv);
+	err = errno;
+	(void)write(report, &err, sizeof(err));
+	_exit(127);
+}
+
+/* Wait for the exec stop, passing on what comes before it. */
+static int
+await_exec(pid_t pid)
+{
+	int status;
+
+	for (;;) {
+		if (waitpid(pid, &status, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!WIFSTOPPED(status))
+			return -1;
+		if ((unsigned)status >> 16 == PTRACE_EVENT_EXEC)
+			return 0;
+		if ((unsigned)status >> 16 == 0)
+			(void)ptrace(PTRACE_CONT, pid, 0,
+			    (long)WSTOPSIG(status));
+		else
+			(void)ptrace(PTRACE_CONT, pid, 0, 0);
+	}
+}
+
+static void
+reap(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+		;
+}
+
+/* Read the child's report: 0 when its exec succeeded, else its errno. */
+static int
+exec_result(int report)
+{
+	ssize_t n;
+	int err;
+
+	while ((n = read(report, &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof(err) ? err : 0;
+}
+
+static pctx_t *
+start_traced(const char *file, char *const *argv, void *arg, int verbose,
+    pctx_errfn_t *errfn)
+{
+	int go[2], report[2], err, opts = SEIZE_OPTS_BASE | PTRACE_O_EXITKILL;
+	pctx_t *pctx;
+	struct lwp *lwp;
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
+		pctx_error_to(errfn, "create", "cannot fork, program '%s'\n",
+		    file);
+		return NULL;
+	}
+	if ((pid = fork()) == 0) {
+		close(go[1]);
+		close(report[0]);
+		child_exec(file, argv, go[0], report[1]);
+	}
+	close(go[0]);
+	close(report[1]);
+	if (pid < 0) {
+		close(go[1]);
+		close(report[0]);
+		pctx_error_to(errfn, "create", "cannot fork, program '%s'\n",
+		    file);
+		return NULL;
+	}
+	if (ptrace(PTRACE_SEIZE, pid, 0, (long)opts) != 0) {
+		err = errno;
+		close(go[1]);
+		close(report[0]);
+		reap(pid);
+		pctx_error_to(errfn, "create", "%s, program '%s'\n",
+		    strerror(err), file);
+		return NULL;
+	}
+	close(go[1]);
+	err = exec_result(report[0]);
+	close(report[0]);
+	if (err != 0) {
+		reap(pid);
+		if (err == ENOENT)
+			pctx_error_to(errfn, "create",
+			    "cannot findprogram '%s'\n", file);
+		else
+			pctx_error_to(errfn, "create",
+			    "cannot execute program '%s': %s\n", file,
+			    strerror(err));
+		return NULL;
+	}
+	if (await_exec(pid) != 0) {
+		reap(pid);
+		pctx_error_to(errfn, "create", "cannot execute program '%s'\n",
+		    file);
+		return NULL;
+	}
+	if ((pctx = pctx_alloc(pid, arg, verbose, errfn)) == NULL ||
+	    (lwp = lwp_add(pctx, pid, LWP_HELD | LWP_ANNOUNCED)) == NULL) {
+		if (pctx != NULL)
+			pctx_dispose(pctx);
+		reap(pid);
+		pctx_error_to(errfn, "create", "cannot fork, program '%s'\n",
+		    file);
+		return NULL;
+	}
+	lwp->held_status = (PTRACE_EVENT_EXEC << 16) | (SIGTRAP << 8) | 0x7f;
+	pctx->created = true;
+	pctx->opts = opts;
+	return pctx;
+}
+
+pctx_t *
+pctx_create(const char *filename, char *const *argv, void *arg, int verbose,
+    pctx_errfn_t *errfn)
+{
+	char path[PATH_MAX];
+
+	if (filename == NULL || argv == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (find_program(filename, path, sizeof(path)) != 0) {
+		pctx_error_to(errfn, "create", "cannot findprogram '%s'\n",
+		    filename);
+		return NULL;
+	}
+	if (untraceable(path)) {
+		pctx_error_to(errfn, "create",
+		    "cannot trace set-id or unreadable program '%s'\n",
+		    filename);
+		return NULL;
+	}
+	return start_traced(filename, argv, arg, verbose, errfn);
+}

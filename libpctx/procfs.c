@@ -1,0 +1,130 @@
+/*
+ * What /proc tells about a process or thread that ptrace does not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pctx_impl.h"
+
+#define CAP_SYS_PTRACE_BIT	19
+
+static ssize_t
+read_small_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+static long
+status_field(const char *text, const char *name)
+{
+	const char *p;
+	size_t len = strlen(name);
+
+	for (p = text; p != NULL && *p != '\0'; p = strchr(p, '\n')) {
+		if (*p == '\n')
+			p++;
+		if (strncmp(p, name, len) == 0 && p[len] == ':')
+			return strtol(p + len + 1, NULL, 10);
+	}
+	return -1;
+}
+
+/* Tgid, PPid and TracerPid of a thread; -1 if it is gone. */
+int
+procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid)
+{
+	char path[64], text[4096];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (read_small_file(path, text, sizeof(text)) < 0)
+		return -1;
+	if (tgid != NULL)
+		*tgid = status_field(text, "Tgid");
+	if (ppid != NULL)
+		*ppid = status_field(text, "PPid");
+	if (tracer_pid != NULL)
+		*tracer_pid = status_field(text, "TracerPid");
+	return 0;
+}
+
+/* State letter and kernel task flags from /proc/PID/stat. */
+int
+procfs_stat(pid_t pid, char *state, unsigned long *flags)
+{
+	char path[64], text[1024], *p;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small_file(path, text, sizeof(text)) < 0)
+		return -1;
+	/* The command name may hold spaces and parentheses: skip to its end. */
+	if ((p = strrchr(text, ')')) == NULL || p[1] != ' ')
+		return -1;
+	p += 2;
+	*state = *p;
+	/* Fields after the state: ppid pgrp session tty_nr tpgid flags. */
+	for (field = 3; field < 9 && p != NULL; field++)
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	*flags = p != NULL ? strtoul(p, NULL, 10) : 0;
+	return 0;
+}
+
+/* The argument string of a process, like Solaris psargs: at most 80 chars. */
+void
+procfs_psargs(pid_t pid, char *buf, size_t len)
+{
+	char path[64], text[81];
+	ssize_t n, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	if ((n = read_small_file(path, text, sizeof(text))) <= 0) {
+		strlcpy(buf, "(unknown)", len);
+		return;
+	}
+	while (n > 0 && text[n - 1] == '\0')
+		n--;
+	for (i = 0; i < n; i++)
+		if (text[i] == '\0')
+			text[i] = ' ';
+	text[n] = '\0';
+	strlcpy(buf, text, len);
+}
+
+bool
+procfs_is_thread_of(pid_t pid, pid_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
+	return stat(path, &st) == 0;
+}
+
+bool
+have_cap_sys_ptrace(void)
+{
+	char text[4096], *p;
+	unsigned long long eff;
+
+	if (read_small_file("/proc/self/status", text, sizeof(text)) < 0 ||
+	    (p = strstr(text, "\nCapEff:")) == NULL)
+		return geteuid() == 0;
+	eff = strtoull(p + 8, NULL, 16);
+	return (eff >> CAP_SYS_PTRACE_BIT) & 1;
+}
