@@ -220,6 +220,12 @@ cpc_excl_cpu_release(cpc_t *cpc, int lockfd)
 
 	pthread_mutex_lock(&holds_lock);
 	if ((h = hold_find(cpc, -1, lockfd)) != NULL && --h->refs == 0) {
+		/*
+		 * Unlock before closing: a child forked meanwhile shares
+		 * the open file, and close alone would leave it locked for
+		 * as long as that child lives.
+		 */
+		(void)flock(h->fd, LOCK_UN);
 		close(h->fd);
 		if (--cpc->cpu_sets == 0 && cpc->any_cpu_fd >= 0)
 			(void)flock(cpc->any_cpu_fd, LOCK_UN);
