@@ -6,7 +6,8 @@
  * leave nothing locked.
  *
  * The holder is a forked child of this test that binds a CPU through its
- * own handle, says so through a pipe, then obeys one-letter commands.
+ * own handle, says so through a pipe, then obeys one-letter commands
+ * (U unbind, C close the handle, F fork a child that lingers).
  * The test never forks while it holds a CPU binding itself, because a
  * forked child would share its lock.
  */
@@ -52,6 +53,7 @@ holder_main(int cpu, int cmd, int out)
 {
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	cpc_set_t *set;
+	pid_t lingering = -1;
 	char c;
 
 	if (cpc == NULL) {
@@ -73,9 +75,24 @@ holder_main(int cpu, int cmd, int out)
 			cpc_close(cpc);
 			reply(out, 'c', 0);
 			break;
+		case 'F':
+			/* A child that outlives the binding, holding copies. */
+			if ((lingering = fork()) == 0) {
+				pause();
+				_exit(0);
+			}
+			reply(out, 'f', lingering > 0 ? 0 : errno);
+			break;
 		default:
-			_exit(0);
+			c = 0;
+			break;
 		}
+		if (c == 0)
+			break;
+	}
+	if (lingering > 0) {
+		kill(lingering, SIGKILL);
+		waitpid(lingering, NULL, 0);
 	}
 	_exit(0);
 }
@@ -313,12 +330,13 @@ after_release(cpc_t *cpc, cpc_set_t *early, int cpu)
 	cpc_buf_destroy(cpc, buf);
 }
 
-enum ending { KILLED, UNBOUND, CLOSED };
+enum ending { KILLED, UNBOUND, CLOSED, UNBOUND_AFTER_FORK };
 
 static void
 round_trip(enum ending how)
 {
-	static const char *const names[] = { "SIGKILL", "unbind", "close" };
+	static const char *const names[] = { "SIGKILL", "unbind", "close",
+	    "unbind with a forked child alive" };
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	cpc_set_t *early = one_request_set(cpc, "page-faults");
 	cpc_buf_t *buf = cpc_buf_create(cpc, early);
@@ -344,6 +362,10 @@ round_trip(enum ending how)
 	case CLOSED:
 		command(&h, 'C', 'c');
 		break;
+	case UNBOUND_AFTER_FORK:
+		command(&h, 'F', 'f');
+		command(&h, 'U', 'u');
+		break;
 	}
 	after_release(cpc, early, HELD_CPU);
 	if (how != KILLED)
@@ -360,5 +382,6 @@ main(void)
 	round_trip(KILLED);
 	round_trip(UNBOUND);
 	round_trip(CLOSED);
+	round_trip(UNBOUND_AFTER_FORK);
 	return check_report("test_cpc_exclusive");
 }
