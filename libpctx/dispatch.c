@@ -258,27 +258,17 @@ exec_event(struct lwp *lwp)
 
 /*
  * Linux reports every thread's death alike, whether it left alone or with
- * the process. A non-zero status is a process exit (exit_group or a fatal
- * signal kills all threads with it). Status 0 is taken as the thread's own
- * exit, unless it was the last thread besides a leader that has already
- * died: then the process is over.
+ * the process. A non-zero status is a process exit: exit_group or a fatal
+ * signal kills the other threads with that status, and on Solaris they get
+ * fini_lwp but no lwp_exit. Status 0 is taken as the thread's own exit;
+ * a thread killed by exit(0) of another thread is reported so too (its
+ * death cannot be told apart from pthread_exit, not even by the order of
+ * reports: a thread joined just before exit dies alongside the leader).
  */
 static bool
-own_thread_exit(pctx_t *pctx, int status)
+own_thread_exit(int status)
 {
-	siginfo_t si;
-
-	if (status != 0)
-		return false;
-	if (pctx->nlwps > 2)
-		return true;
-	si.si_pid = 0;
-	if (waitid(P_PID, pctx->pid, &si, WEXITED | WNOHANG | WNOWAIT |
-	    __WALL) != 0)
-		return true;
-	/* Ptrace stops are reported whatever the options: look at the code. */
-	return si.si_pid == 0 || (si.si_code != CLD_EXITED &&
-	    si.si_code != CLD_KILLED && si.si_code != CLD_DUMPED);
+	return status == 0;
 }
 
 static void
@@ -298,7 +288,7 @@ thread_died(struct lwp *lwp, int status)
 	if (pctx->state == PROC_ACTIVE && (lwp->flags & LWP_INITED)) {
 		(void)call_fini_lwp(pctx, lwp);
 		if (pctx->state == PROC_ACTIVE &&
-		    own_thread_exit(pctx, status))
+		    own_thread_exit(status))
 			(void)pctx->h.lwp_exit(pctx, pctx->pid, lwp->lwpid,
 			    pctx->arg);
 		if (!traced(pctx))
