@@ -1,0 +1,268 @@
+#!/usr/bin/env bats
+# cputrack's documentation: the man page is clean and says what the
+# command does, and the bash and zsh completions offer options, formats
+# and the event names that `cputrack -h` lists.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+setup() {
+	SOURCE_DIR=${SOURCE_DIR:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	MAN=$SOURCE_DIR/man1/cputrack.1
+	BASH_COMP=$SOURCE_DIR/completions/cputrack.bash
+	ZSH_COMP_DIR=$SOURCE_DIR/completions
+	if [ -z "${CPUTRACK:-}" ]; then
+		for CPUTRACK in "$SOURCE_DIR"/build*/cmd/cputrack; do
+			[ -x "$CPUTRACK" ] && break
+		done
+	fi
+	export CPUTRACK
+}
+
+require_cputrack() {
+	[ -x "${CPUTRACK:-}" ] ||
+		skip "cputrack is not built (CPUTRACK=${CPUTRACK:-unset})"
+}
+
+require_bash_completion() {
+	[ -f /usr/share/bash-completion/bash_completion ] ||
+		skip "bash-completion is not installed"
+}
+
+# The replies of the bash completion for LINE, the cursor at its end, one a
+# line. COMP_WORDS is split as bash splits it: at blanks, and each run of
+# ':' or '=' is a word of its own.
+bash_complete() {
+	bash --norc --noprofile -c '
+		source /usr/share/bash-completion/bash_completion
+		source "$1"
+		line=$2
+		read -ra parts <<<"$line"
+		[[ $line == *" " ]] && parts+=("")
+		raw=()
+		for w in "${parts[@]}"; do
+			[[ -z $w ]] && { raw+=(""); continue; }
+			while [[ $w =~ ^([^:=]*)([:=]+)(.*)$ ]]; do
+				[[ ${BASH_REMATCH[1]} ]] && raw+=("${BASH_REMATCH[1]}")
+				raw+=("${BASH_REMATCH[2]}")
+				w=${BASH_REMATCH[3]}
+			done
+			[[ $w ]] && raw+=("$w")
+		done
+		COMP_WORDS=("${raw[@]}")
+		COMP_CWORD=$((${#raw[@]} - 1))
+		COMP_LINE=$line
+		COMP_POINT=${#line}
+		COMPREPLY=()
+		_cputrack cputrack "${COMP_WORDS[COMP_CWORD]}" \
+		    "${COMP_WORDS[COMP_CWORD-1]}" 2>/dev/null
+		((${#COMPREPLY[@]})) && printf "%s\n" "${COMPREPLY[@]}" | sort
+		exit 0
+	' bash "$BASH_COMP" "$1"
+}
+
+# The matches zsh offers for LINE<TAB>, one a line, sorted: an interactive
+# zsh in a pseudo-terminal with compadd wrapped to print what it adds.
+zsh_complete() {
+	local init=$BATS_TEST_TMPDIR/zshinit
+	cat >"$init" <<-EOF
+		PROMPT=
+		fpath=($ZSH_COMP_DIR \$fpath)
+		autoload -U compinit
+		compinit -u -D
+		bindkey '^I' complete-word
+		null-line() { echo -E - \$'\0' }
+		compprefuncs=( null-line )
+		comppostfuncs=( null-line exit )
+		zstyle ':completion:*' insert-tab false
+		compadd() {
+			if [[ \${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then
+				builtin compadd "\$@"
+				return
+			fi
+			local -a __hits
+			builtin compadd -A __hits "\$@"
+			local -A apre hpre
+			zparseopts -E P:=apre p:=hpre
+			local h
+			for h in \$__hits; do echo -E - "<\$IPREFIX\$apre[-P]\$hpre[-p]\$h>"; done
+		}
+		echo ok
+	EOF
+	timeout 20 zsh -f -c '
+		zmodload zsh/zpty || exit 2
+		zpty z zsh -f -i
+		zpty -w z "source $1"
+		repeat 10; do zpty -r z line; [[ $line == ok* ]] && break; done
+		zpty -w z "$2"$'"'"'\t'"'"'
+		integer tog=0
+		while zpty -r z line; do
+			[[ $line == *$'"'"'\0'"'"'* ]] && { (( tog++ )) && break || continue }
+			(( tog )) && [[ $line == *"<"*">"* ]] && print -r -- ${${line#*<}%>*}
+		done
+		zpty -d z
+	' zsh "$init" "$1" | sort -u
+}
+
+# --- the man page ---------------------------------------------------------
+
+@test "man page: mandoc -Tlint -W warning reports nothing" {
+	command -v mandoc >/dev/null || skip "mandoc is not installed"
+	run mandoc -Tlint -W warning "$MAN"
+	assert_success
+	assert_output ""
+}
+
+@test "man page: man --warnings renders it without a warning" {
+	command -v man >/dev/null || skip "man is not installed"
+	run --separate-stderr env LC_ALL=C.UTF-8 MANWIDTH=80 \
+	    man --warnings -E UTF-8 -l "$MAN"
+	assert_success
+	[ -z "$stderr" ] || fail "man warned: $stderr"
+	assert_output --regexp 'cputrack +- +monitor +process +and +LWP'
+}
+
+@test "man page: has the sections users look for" {
+	local s
+	for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EVENT SPECIFICATION" \
+	    OUTPUT "EXIT STATUS" ENVIRONMENT FILES EXAMPLES \
+	    "DIFFERENCES FROM SOLARIS" "SEE ALSO"; do
+		grep -qx "\.SH $s" "$MAN" || fail "no section $s"
+	done
+}
+
+@test "man page: documents every option of the usage text" {
+	require_cputrack
+	run -2 "$CPUTRACK"
+	local opt
+	for opt in $(printf '%s\n' "$output" |
+	    sed -n 's/^\t\(-[A-Za-z]\).*/\1/p'); do
+		grep -qE "^\.BI? \\\\$opt( |\$)" "$MAN" ||
+			fail "option $opt of the usage text is not in the man page"
+	done
+	grep -q '^\.BI \\-\\-format= format$' "$MAN"
+}
+
+@test "man page: the CSV and JSON preambles are those cputrack prints" {
+	require_cputrack
+	run "$CPUTRACK" --format=csv -T 0 -c task-clock,page-faults true
+	[ "$status" -eq 0 ] || skip "cputrack cannot count here: $output"
+	assert_line --index 0 "# cpctools csv 1 cputrack"
+	assert_line --index 1 \
+	    'time,pid,lwp,tid,cpu,label,set,enabled_ns,running_ns,tsc,"task-clock","page-faults",info'
+	grep -qxF '# cpctools csv 1 cputrack' "$MAN"
+	grep -qF 'time,pid,lwp,tid,cpu,label,set,enabled_ns,running_ns,tsc,\fIevent\fP...,info' "$MAN"
+
+	run "$CPUTRACK" --format=json -T 0 -c task-clock,page-faults true
+	assert_success
+	assert_line --index 0 \
+	    '{"schema":"cpctools","version":1,"tool":"cputrack","sets":[{"set":0,"spec":"task-clock,page-faults","events":["task-clock","page-faults"]}]}'
+	grep -qF '{"schema":"cpctools","version":1,"tool":"cputrack",' "$MAN"
+}
+
+# --- bash completion ------------------------------------------------------
+
+@test "bash completion: the file parses" {
+	run bash -n "$BASH_COMP"
+	assert_success
+}
+
+@test "bash completion: --format= offers csv json table" {
+	require_bash_completion
+	run bash_complete "cputrack --format="
+	assert_success
+	assert_output $'csv\njson\ntable'
+	run bash_complete "cputrack -c cs --format=j"
+	assert_output "json"
+}
+
+@test "bash completion: options" {
+	require_bash_completion
+	run bash_complete "cputrack -"
+	assert_success
+	local o
+	for o in -T -N -D -e -f -h -n -t -v -o -c -p --format=; do
+		assert_line -- "$o"
+	done
+}
+
+@test "bash completion: -c task- offers task-clock" {
+	require_bash_completion
+	require_cputrack
+	run bash_complete "cputrack -c task-"
+	assert_success
+	assert_line "task-clock"
+}
+
+@test "bash completion: -c completes after the last comma" {
+	require_bash_completion
+	require_cputrack
+	run bash_complete "cputrack -c task-clock,page-"
+	assert_success
+	assert_output "task-clock,page-faults"
+	run bash_complete "cputrack -T 1 -c cs -c task-clock,pic3=page-"
+	assert_output "page-faults"
+}
+
+@test "bash completion: -c offers the attributes, flags and counters of -h" {
+	require_bash_completion
+	require_cputrack
+	run bash_complete "cputrack -c task-clock,"
+	assert_success
+	assert_line "task-clock,nouser"
+	assert_line "task-clock,sys"
+	assert_line "task-clock,pic0="
+	assert_line "task-clock,page-faults"
+	# Every event name in the -h listing, continuation lines included.
+	local ev
+	for ev in $("$CPUTRACK" -h | awk '
+	    /^\tevent[^:]*:/ { sub(/^\tevent[^:]*:/, ""); print; m = 1; next }
+	    /^ +[^ ]/ && m { print; next } { m = 0 }'); do
+		assert_line "task-clock,$ev"
+	done
+}
+
+@test "bash completion: tracepoints after subsystem:" {
+	require_bash_completion
+	require_cputrack
+	[ -d /sys/kernel/tracing/events/syscalls ] ||
+		skip "no syscalls tracepoints in /sys/kernel/tracing"
+	# bash took "syscalls:" as words of their own: the reply is the rest.
+	run bash_complete "cputrack -c task-clock,syscalls:sys_enter_wri"
+	assert_success
+	assert_line "sys_enter_write"
+}
+
+@test "bash completion: the command and its arguments after the options" {
+	require_bash_completion
+	run bash_complete "cputrack -c task-clock -T 0.5 ech"
+	assert_success
+	assert_line "echo"
+	run bash_complete "cputrack -p "
+	assert_success
+	assert_line "$$"
+}
+
+# --- zsh completion -------------------------------------------------------
+
+@test "zsh completion: the file parses" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run zsh -n "$ZSH_COMP_DIR/_cputrack"
+	assert_success
+}
+
+@test "zsh completion: formats, events after a comma, tracepoints" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	zsh -f -c 'zmodload zsh/zpty' 2>/dev/null || skip "no zsh/zpty module"
+	run zsh_complete "cputrack --format="
+	assert_output $'--format=csv\n--format=json\n--format=table'
+	require_cputrack
+	run zsh_complete "cputrack -c task-"
+	assert_line "task-clock"
+	run zsh_complete "cputrack -c task-clock,page-"
+	assert_output "task-clock,page-faults"
+	if [ -d /sys/kernel/tracing/events/syscalls ]; then
+		run zsh_complete "cputrack -c syscalls:sys_enter_wri"
+		assert_line "syscalls:sys_enter_write"
+	fi
+}
