@@ -171,6 +171,20 @@ detach_orphans_settled(void)
 	return settled;
 }
 
+/* Outside the loop: wait, bounded, until every such child is let go. */
+void
+settle_orphans(void)
+{
+	long long deadline = now_ns() + DETACH_PATIENCE_NS;
+	struct timespec pause = { 0, 50000 };
+
+	while (!detach_orphans_settled() && now_ns() < deadline) {
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 10000000)
+			pause.tv_nsec *= 2;
+	}
+}
+
 /* Wait, bounded, for pctx's threads marked LWP_DETACH. */
 static void
 wait_detached(pctx_t *pctx)

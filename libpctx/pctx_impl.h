@@ -158,6 +158,7 @@ void	 detach_process(pctx_t *pctx);
 void	 detach_orphans(pid_t ppid);
 void	 detach_lwp_now(struct lwp *lwp);
 bool	 detach_orphans_settled(void);
+void	 settle_orphans(void);
 
 /* tick.c */
 int	 tick_start(pctx_t *pctx);

@@ -169,7 +169,7 @@ loop_close(pctx_t *root, struct saved_signals *saved)
 		}
 	tracer.looping = false;
 	tracer.root = NULL;
-	(void)detach_orphans_settled();
+	settle_orphans();
 	if (tracer.sigfd >= 0)
 		close(tracer.sigfd);
 	if (tracer.epfd >= 0)
@@ -264,6 +264,16 @@ loop(pctx_t *root)
 }
 
 /*
+ * Take in what happened since the capture (threads born or dead), with no
+ * callbacks yet, so that init_lwp is not called for threads long gone.
+ */
+static void
+settle(pctx_t *root)
+{
+	drain_reports(root);
+}
+
+/*
  * Called on a pctx of pctx_create or pctx_capture, it runs the loop. Called
  * from a fork callback on the child's pctx, it adopts the child into the
  * running loop and returns 0 at once.
@@ -298,7 +308,7 @@ pctx_run(pctx_t *pctx, unsigned int msec, unsigned int nsamples,
 	pctx->failed = pctx->terminate = false;
 	if (loop_open(pctx, &saved) != 0)
 		rc = -1;
-	else if (proc_activate(pctx, msec, nsamples, tick) != 0) {
+	else if (settle(pctx), proc_activate(pctx, msec, nsamples, tick) != 0) {
 		/* Stays held and traced: a created command dies with us. */
 		pctx_verbose(pctx, "run", "%d: lwp discovery failed\n",
 		    pctx->pid);
