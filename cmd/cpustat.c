@@ -87,14 +87,50 @@ add_spec(struct cpustat *cs, const char *text, bool *bad)
 	*bad = true;
 }
 
+/* A finite decimal number of seconds, wholly consumed, >= min_secs. */
 static bool
-parse_seconds(const char *arg, double *secs)
+parse_seconds(const char *arg, double *secs, double min_secs)
 {
 	char *end;
 
 	errno = 0;
 	*secs = strtod(arg, &end);
-	return arg[0] != '\0' && *end == '\0' && errno == 0 && *secs > 0;
+	return arg[0] != '\0' && *end == '\0' && errno == 0 &&
+	    *secs >= min_secs && *secs < 1e9;
+}
+
+static bool
+is_number(const char *arg)
+{
+	double secs;
+
+	return parse_seconds(arg, &secs, -1e9);
+}
+
+/*
+ * getopt's own message names the program by its full path; ours say
+ * "cpustat:". A negative interval or count ("-1") looks like an option
+ * to getopt, and is reported as the bad operand it is.
+ */
+static void
+option_error(int argc, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (optind < argc && argv[optind][0] == '-' && optopt != 0 &&
+	    argv[optind][1] == optopt && is_number(argv[optind]))
+		arg = argv[optind];
+	if (optopt != 0 && arg[0] == '-' && arg[1] == optopt &&
+	    is_number(arg))
+		diag(NULL, "invalid argument \"%s\"\n", arg);
+	else if (optopt == 0)
+		diag(NULL, "unrecognized option '%s'\n", arg);
+	else if (optopt >= OPT_FORMAT)
+		diag(NULL, "option '%s' requires an argument\n", arg);
+	else if (strchr("cpT", optopt) != NULL)
+		diag(NULL, "option requires an argument -- '%c'\n", optopt);
+	else
+		diag(NULL, "invalid option -- '%c'\n", optopt);
 }
 
 static void
@@ -114,7 +150,7 @@ parse_operands(struct cpustat *cs, int argc, char **argv)
 		}
 	}
 	if (argc >= 1) {
-		if (!parse_seconds(argv[0], &secs) || secs * 1000 < 1 ||
+		if (!parse_seconds(argv[0], &secs, 0.001) ||
 		    secs * 1000 > (double)UINT32_MAX) {
 			diag(NULL, "invalid argument \"%s\"\n", argv[0]);
 			usage_exit();
@@ -130,6 +166,7 @@ parse_options(struct cpustat *cs, struct options *opt, int argc, char **argv)
 	bool bad = false;
 	int c;
 
+	opterr = 0;
 	while (!bad && (c = getopt_long(argc, argv, "Dc:hntT:sp:",
 	    long_options, NULL)) != -1) {
 		switch (c) {
@@ -149,15 +186,19 @@ parse_options(struct cpustat *cs, struct options *opt, int argc, char **argv)
 			cs->tick_col = true;
 			break;
 		case 'T':
-			if (optarg[0] != 'u' && optarg[0] != 'd')
+			/* Only the first letter counts, as in the original. */
+			if (optarg[0] != 'u' && optarg[0] != 'd') {
+				diag(NULL, "invalid argument \"%s\" for -T "
+				    "(u or d)\n", optarg);
 				bad = true;
+			}
 			cs->timestamp = optarg[0];
 			break;
 		case 's':
 			cs->soak = true;
 			break;
 		case 'p':
-			if (!parse_seconds(optarg, &period)) {
+			if (!parse_seconds(optarg, &period, 0)) {
 				diag(NULL, "invalid parameter \"%s\"\n", optarg);
 				bad = true;
 			}
@@ -178,6 +219,7 @@ parse_options(struct cpustat *cs, struct options *opt, int argc, char **argv)
 			opt->have_cpus = true;
 			break;
 		default:
+			option_error(argc, argv);
 			bad = true;
 			break;
 		}
@@ -252,7 +294,11 @@ start_workers(struct cpustat *cs, const cpu_set_t *cpus)
 		w->cpu = cpu;
 		pthread_mutex_init(&w->soak_lock, NULL);
 		pthread_cond_init(&w->soak_cv, NULL);
-		if ((w->rot = rotation_create(cs->cpc, &cs->grp)) == NULL)
+		if ((w->rot = rotation_create(cs->cpc, &cs->grp)) == NULL ||
+		    (w->tot_enabled = calloc((size_t)cs->grp.nspecs,
+		    sizeof(uint64_t))) == NULL ||
+		    (w->tot_running = calloc((size_t)cs->grp.nspecs,
+		    sizeof(uint64_t))) == NULL)
 			return -1;
 		if (cs->soak && pthread_create(&w->soaker, NULL,
 		    cpu_soaker_main, w) == 0)
@@ -300,14 +346,14 @@ wait_for_workers(struct cpustat *cs, const sigset_t *sigs)
 
 static void
 print_total_row(struct cpustat *cs, int setno, const uint64_t *values,
-    uint64_t tick, hrtime_t when)
+    uint64_t tick, hrtime_t when, const uint64_t *times)
 {
 	const struct spec *spec = cs->grp.specs[setno];
 	struct out_row row = {
 		.time = (double)(when - cs->start) / 1e9, .pid = -1, .lwp = -1,
 		.tid = -1, .cpu = cs->nworkers, .label = "total",
 		.setno = setno, .values = values, .has_tick = cs->tick_col,
-		.tick = tick,
+		.tick = tick, .enabled_ns = times[0], .running_ns = times[1],
 	};
 	int i;
 
@@ -332,7 +378,7 @@ print_totals(struct cpustat *cs)
 
 	for (s = 0; s < cs->grp.nspecs; s++) {
 		int n = cs->grp.specs[s]->nreqs;
-		uint64_t values[n > 0 ? n : 1], v, tick = 0;
+		uint64_t values[n > 0 ? n : 1], v, tick = 0, times[2] = { 0 };
 		hrtime_t when = 0;
 
 		memset(values, 0, sizeof(values));
@@ -346,6 +392,8 @@ print_totals(struct cpustat *cs)
 				values[i] += v;
 			}
 			tick += cpc_buf_tick(cs->cpc, rot->total[s]);
+			times[0] += cs->workers[w].tot_enabled[s];
+			times[1] += cs->workers[w].tot_running[s];
 			if (cpc_buf_hrtime(cs->cpc, rot->total[s]) > when)
 				when = cpc_buf_hrtime(cs->cpc, rot->total[s]);
 		}
@@ -355,7 +403,7 @@ print_totals(struct cpustat *cs)
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			when = (hrtime_t)now.tv_sec * 1000000000LL + now.tv_nsec;
 		}
-		print_total_row(cs, s, values, tick, when);
+		print_total_row(cs, s, values, tick, when, times);
 	}
 	fflush(stdout);
 }
@@ -381,8 +429,11 @@ finish(struct cpustat *cs)
 			status = 1;
 	}
 	print_totals(cs);
-	for (i = 0; i < cs->nworkers; i++)
+	for (i = 0; i < cs->nworkers; i++) {
 		rotation_free(cs->cpc, cs->workers[i].rot);
+		free(cs->workers[i].tot_enabled);
+		free(cs->workers[i].tot_running);
+	}
 	free(cs->workers);
 	return status;
 }
@@ -411,7 +462,9 @@ main(int argc, char **argv)
 	apply_period(&cs);
 	if (cpus_measurable(&cpus, opt.have_cpus ? &opt.cpus : NULL) != 0 ||
 	    CPU_COUNT(&cpus) == 0) {
-		diag(NULL, "no CPU to measure\n");
+		diag(NULL, "no CPU to measure: none is online and in this "
+		    "process's affinity mask%s\n", opt.have_cpus ?
+		    " and --cpus" : "");
 		return 1;
 	}
 	if (output_open(&cs.out, stdout, opt.format, &cs.grp, "cpustat") != 0) {

@@ -22,6 +22,10 @@ struct cpu_worker {
 	bool		 started;
 	struct rotation	*rot;
 	int		 status;	/* 0 ok, 3 bind or sample failed */
+	uint64_t	 prev_enabled;	/* current slice, at the last sample */
+	uint64_t	 prev_running;
+	uint64_t	*tot_enabled;	/* per set: summed over its rows */
+	uint64_t	*tot_running;
 	pthread_t	 soaker;
 	bool		 soaker_started;
 	bool		 soak;		/* a system-only set is bound */

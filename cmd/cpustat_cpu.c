@@ -106,8 +106,10 @@ print_table_row(struct cpustat *cs, const struct out_row *row,
 	putchar('\n');
 }
 
+/* The row of one sample; enabled and running are the set's times now. */
 static void
-emit_tick(struct cpu_worker *w, int setno)
+emit_tick(struct cpu_worker *w, int setno, uint64_t enabled,
+    uint64_t running)
 {
 	struct cpustat *cs = w->cs;
 	cpc_buf_t *delta = w->rot->delta[setno];
@@ -124,8 +126,12 @@ emit_tick(struct cpu_worker *w, int setno)
 		(void)cpc_buf_get(cs->cpc, delta, i, &values[i]);
 	row.time = (double)(cpc_buf_hrtime(cs->cpc, delta) - cs->start) / 1e9;
 	row.tick = cpc_buf_tick(cs->cpc, delta);
-	(void)cpc_set_times(cs->cpc, w->rot->sets[setno], &row.enabled_ns,
-	    &row.running_ns);
+	row.enabled_ns = enabled - w->prev_enabled;
+	row.running_ns = running - w->prev_running;
+	w->prev_enabled = enabled;
+	w->prev_running = running;
+	w->tot_enabled[setno] += row.enabled_ns;
+	w->tot_running[setno] += row.running_ns;
 	pthread_mutex_lock(&cs->out_lock);
 	if (cs->out.format == OUT_TABLE) {
 		print_timestamp(cs);
@@ -146,6 +152,8 @@ bind_current(struct cpu_worker *w)
 
 	if (cpc_bind_cpu(cs->cpc, w->cpu, w->rot->sets[c], 0) != 0)
 		return -1;
+	w->prev_enabled = 0;
+	w->prev_running = 0;
 	set_soak(w, cs->soak && cs->grp.specs[c]->system_only);
 	return 0;
 }
@@ -175,57 +183,88 @@ report_cpu_error(struct cpu_worker *w)
 	w->status = 3;
 }
 
-/* The CPU went offline if its counters stopped and sysfs agrees. */
+/*
+ * Taking a CPU offline detaches its counters for good: the kernel does
+ * not bring them back when the CPU returns. A group's read then fails
+ * with EIO, a lone counter's enabled time stands still, and binding the
+ * CPU again fails with ENOSYS. Any of these, after the CPU was measured,
+ * means it went offline (perhaps only briefly): say so once, and go on
+ * with the other CPUs.
+ */
 static bool
-went_offline(struct cpu_worker *w, uint64_t *last_enabled)
+cpu_lost(struct cpu_worker *w, int err)
 {
-	uint64_t enabled, running;
-
-	(void)cpc_set_times(w->cs->cpc, w->rot->sets[w->rot->current],
-	    &enabled, &running);
-	if (enabled != *last_enabled || cpu_is_online(w->cpu)) {
-		*last_enabled = enabled;
+	if (err != EIO && err != ENOSYS && cpu_is_online(w->cpu)) {
+		errno = err;
 		return false;
 	}
+	pthread_mutex_lock(&w->cs->out_lock);
 	diag(NULL, "cpu%d went offline; it is no longer measured\n", w->cpu);
+	pthread_mutex_unlock(&w->cs->out_lock);
 	return true;
+}
+
+/* Sample the current set; 1: the CPU went offline, -1: an error. */
+static int
+take_sample(struct cpu_worker *w, uint64_t *enabled, uint64_t *running)
+{
+	struct cpustat *cs = w->cs;
+
+	if (rotation_sample(cs->cpc, w->rot) != 0)
+		return cpu_lost(w, errno) ? 1 : -1;
+	(void)cpc_set_times(cs->cpc, w->rot->sets[w->rot->current], enabled,
+	    running);
+	if (*enabled == w->prev_enabled)
+		return cpu_lost(w, EIO) ? 1 : -1;
+	return 0;
 }
 
 /*
  * After a rest (-p), move on to the next set. The next set is bound
  * before the old one is let go, so the CPU is never free for another
- * cpustat in between. A single set simply restarts from zero.
+ * cpustat in between. A single set stays bound and counting: a sample
+ * taken now makes the next row start here, so the rest is not counted.
  */
 static int
 rotate(struct cpu_worker *w, int measured)
 {
 	struct cpustat *cs = w->cs;
 	struct rotation *rot = w->rot;
+	uint64_t enabled, running;
+	int r;
 
+	if (cs->grp.nspecs == 1) {
+		if ((r = take_sample(w, &enabled, &running)) != 0)
+			return r;
+		w->prev_enabled = enabled;
+		w->prev_running = running;
+		set_soak(w, cs->soak && cs->grp.specs[0]->system_only);
+		return 0;
+	}
 	rotation_next(cs->cpc, rot);
-	if (rot->current == measured)
-		return cpc_set_restart(cs->cpc, rot->sets[measured]);
 	if (bind_current(w) != 0)
-		return -1;
+		return cpu_lost(w, errno) ? 1 : -1;
 	return cpc_unbind(cs->cpc, rot->sets[measured]);
 }
 
-/* One sample and its row; 1 ends the loop quietly, -1 with an error. */
+/*
+ * One sample and its row; 1 ends the loop quietly, -1 with an error.
+ * After the last sample there is no rest and no next set.
+ */
 static int
 sample_once(struct cpu_worker *w, struct timespec *next,
-    unsigned long *in_cycle, uint64_t *last_enabled)
+    unsigned long *in_cycle, bool last)
 {
 	struct cpustat *cs = w->cs;
 	struct rotation *rot = w->rot;
-	int measured = rot->current;
+	int measured = rot->current, r;
+	uint64_t enabled, running;
 
-	if (rotation_sample(cs->cpc, rot) != 0)
-		return -1;
-	if (went_offline(w, last_enabled))
-		return 1;
+	if ((r = take_sample(w, &enabled, &running)) != 0)
+		return r;
 	rotation_accumulate(cs->cpc, rot);
-	emit_tick(w, measured);
-	if (cs->grp.nspecs == 1 && cs->rest_ms <= 0)
+	emit_tick(w, measured, enabled, running);
+	if (last || (cs->grp.nspecs == 1 && cs->rest_ms <= 0))
 		return 0;
 	if (cs->rest_ms > 0 && ++*in_cycle == (unsigned long)cs->grp.nspecs) {
 		*in_cycle = 0;
@@ -233,6 +272,8 @@ sample_once(struct cpu_worker *w, struct timespec *next,
 		timespec_add_ms(next, cs->rest_ms);
 		if (cpustat_wait_until(cs, next))
 			return 1;
+	} else if (cs->grp.nspecs == 1) {
+		return 0;
 	}
 	return rotate(w, measured);
 }
@@ -243,7 +284,7 @@ sampling_loop(struct cpu_worker *w)
 	struct cpustat *cs = w->cs;
 	struct timespec next;
 	unsigned long samples = 0, in_cycle = 0;
-	uint64_t last_enabled = 0;
+	bool last;
 	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
@@ -257,7 +298,8 @@ sampling_loop(struct cpu_worker *w)
 		}
 		if (cpustat_wait_until(cs, &next))
 			break;
-		if ((r = sample_once(w, &next, &in_cycle, &last_enabled)) != 0) {
+		last = cs->count != 0 && samples + 1 >= cs->count;
+		if ((r = sample_once(w, &next, &in_cycle, last)) != 0) {
 			if (r < 0)
 				report_cpu_error(w);
 			return;
@@ -275,7 +317,8 @@ cpu_worker_main(void *arg)
 	int c;
 
 	if (bind_current(w) != 0) {
-		report_cpu_error(w);
+		if (errno != ENOSYS || !cpu_lost(w, errno))
+			report_cpu_error(w);
 	} else {
 		sampling_loop(w);
 		c = w->rot->current;
