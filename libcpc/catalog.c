@@ -58,14 +58,37 @@ perf_spelling(const char *pfm_name, char *out, size_t len)
 		out[1] = 'T', out[2] = 'L', out[3] = 'B';
 }
 
+/* Another name already listed counts exactly this (an alias). */
+static bool
+same_as_listed(cpc_t *cpc, const struct cpc_event_enc *enc)
+{
+	struct cpc_catalog *cat = &cpc->catalog;
+	struct cpc_event_enc other;
+	int i;
+
+	for (i = 0; i < cat->nplatform; i++) {
+		if (cpc_event_encode(cpc, cat->platform[i], &other, NULL,
+		    0) != 0)
+			continue;
+		if (other.type == enc->type && other.config == enc->config &&
+		    other.config1 == enc->config1 &&
+		    other.config2 == enc->config2)
+			return true;
+	}
+	return false;
+}
+
 static int
 add_countable(cpc_t *cpc, const char *name)
 {
 	struct cpc_catalog *cat = &cpc->catalog;
+	struct cpc_event_enc enc;
 
 	if (listed(cat->platform, cat->nplatform, name))
 		return 0;
-	if (cpc_event_status(cpc, name, NULL, 0) != CPC_EVENT_COUNTABLE)
+	if (cpc_event_status(cpc, name, NULL, 0) != CPC_EVENT_COUNTABLE ||
+	    cpc_event_encode(cpc, name, &enc, NULL, 0) != 0 ||
+	    same_as_listed(cpc, &enc))
 		return 0;
 	return list_add(&cat->platform, &cat->nplatform, name);
 }

@@ -235,6 +235,34 @@ parse_raw(const char *name, uint64_t *code)
 	return errno == 0 && *end == '\0';
 }
 
+/*
+ * "name (pmu::EVENT: description)": libpfm4's own name for the event,
+ * without modifiers, and its description where it says more than that.
+ */
+static void
+describe_pfm(const char *name, int idx, char *why, size_t whylen)
+{
+	pfm_event_info_t einfo;
+	pfm_pmu_info_t pinfo;
+
+	memset(&einfo, 0, sizeof(einfo));
+	einfo.size = sizeof(einfo);
+	memset(&pinfo, 0, sizeof(pinfo));
+	pinfo.size = sizeof(pinfo);
+	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) !=
+	    PFM_SUCCESS ||
+	    pfm_get_pmu_info(einfo.pmu, &pinfo) != PFM_SUCCESS) {
+		snprintf(why, whylen, "%s", name);
+		return;
+	}
+	if (einfo.desc != NULL && strcmp(einfo.desc, einfo.name) != 0)
+		snprintf(why, whylen, "%s (%s::%s: %s)", name, pinfo.name,
+		    einfo.name, einfo.desc);
+	else
+		snprintf(why, whylen, "%s (%s::%s)", name, pinfo.name,
+		    einfo.name);
+}
+
 static cpc_event_status_t
 encode_pfm(const char *name, struct cpc_event_enc *enc, char *why,
     size_t whylen)
@@ -262,7 +290,7 @@ encode_pfm(const char *name, struct cpc_event_enc *enc, char *why,
 	enc->hardware = attr.type != PERF_TYPE_SOFTWARE &&
 	    attr.type != PERF_TYPE_TRACEPOINT &&
 	    attr.type != PERF_TYPE_BREAKPOINT;
-	snprintf(why, whylen, "%s (%s)", name, fstr != NULL ? fstr : name);
+	describe_pfm(name, arg.idx, why, whylen);
 	free(fstr);
 	return CPC_EVENT_COUNTABLE;
 }

@@ -137,6 +137,6 @@ caps_print(cpc_t *cpc, FILE *out)
 		    "/sys/kernel/tracing)\n", out);
 	fputs("\n\tattributes: ", out);
 	cpc_walk_attrs(cpc, &n, attr_wrapped);
-	fputs("nouser sys \n", out);
+	fputs("nouser sys ", out);
 	cpuref_block(cpc_cpuref(cpc), out);
 }
