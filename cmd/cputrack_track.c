@@ -153,6 +153,11 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	}
 	RB_INSERT(ct_lwp_tree, &p->lwps, l);
 	if (cpc_bind_pctx(ct->cpc, pctx, lwpid, l->rot->sets[0], 0) != 0) {
+		/* A thread of a captured process may die before its turn. */
+		if (errno == ESRCH) {
+			lwp_free(ct, p, l);
+			return 0;
+		}
 		fprintf(stderr, "%6d: init_lwp: can't bind perf counters to "
 		    "lwp%d - %s\n", (int)pid, (int)lwpid, strerror(errno));
 		lwp_free(ct, p, l);
