@@ -122,6 +122,7 @@ struct event_entry {
 	cpc_event_status_t	 status;
 	struct cpc_event_enc	 enc;
 	char			 why[320];
+	int			 keep_fd;	/* see keep_tracepoint() */
 };
 
 static int
@@ -395,6 +396,29 @@ classify(cpc_t *cpc, const char *name, struct cpc_event_enc *enc, char *why,
 	return probe(name, enc, why, whylen);
 }
 
+/*
+ * Hold an idle event on a tracepoint for as long as the handle lives.
+ * When the last perf event on a tracepoint closes, the kernel removes
+ * its probe and waits for an RCU grace period (tens of milliseconds);
+ * without this reference, every exec or exit of the last traced thread
+ * would pay that wait.
+ */
+static void
+keep_tracepoint(struct event_entry *e)
+{
+	struct perf_event_attr attr;
+
+	if (e->status != CPC_EVENT_COUNTABLE ||
+	    e->enc.type != PERF_TYPE_TRACEPOINT)
+		return;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = e->enc.config;
+	attr.disabled = 1;
+	e->keep_fd = cpc_perf_open(&attr, 0, -1, -1);
+}
+
 static struct event_entry *
 lookup(cpc_t *cpc, const char *name)
 {
@@ -417,6 +441,8 @@ lookup(cpc_t *cpc, const char *name)
 		return NULL;
 	}
 	e->status = classify(cpc, name, &e->enc, e->why, sizeof(e->why));
+	e->keep_fd = -1;
+	keep_tracepoint(e);
 	RB_INSERT(cpc_event_tree, tree, e);
 	return e;
 }
@@ -431,6 +457,8 @@ cpc_events_free(cpc_t *cpc)
 		return;
 	RB_FOREACH_SAFE(e, cpc_event_tree, tree, next) {
 		RB_REMOVE(cpc_event_tree, tree, e);
+		if (e->keep_fd >= 0)
+			close(e->keep_fd);
 		free(e->name);
 		free(e);
 	}
