@@ -1,0 +1,61 @@
+# CMake toolchain file: cross-build cpctools for aarch64 (arm64) Linux,
+# statically, with Debian's cross compiler.
+#
+#   cmake -S . -B build-aarch64 \
+#     -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
+#     -DCPCTOOLS_AARCH64_SYSROOT=/path/to/sysroot
+#
+# The compiler and C library come from the Debian packages
+# gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (/usr/aarch64-linux-gnu).
+# CPCTOOLS_AARCH64_SYSROOT (a cache variable, or the environment variable
+# of that name) is a directory into which the arm64 packages libpfm4-dev,
+# libbsd-dev and libmd-dev were unpacked with dpkg -x; the host needs no
+# arm64 architecture for that. tests/hw/run-qemu-suite makes one.
+# Everything links statically: the binaries run in a bare initramfs.
+
+# Static: archives only. The platform files reset the library suffixes
+# after this file is read, so it is read again as the rules override,
+# once the compiler is known, and only sets them then.
+if(CMAKE_C_COMPILER_LOADED)
+  set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+  return()
+endif()
+set(CMAKE_USER_MAKE_RULES_OVERRIDE "${CMAKE_CURRENT_LIST_FILE}")
+
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
+
+set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+
+if(NOT CPCTOOLS_AARCH64_SYSROOT AND DEFINED ENV{CPCTOOLS_AARCH64_SYSROOT})
+  set(CPCTOOLS_AARCH64_SYSROOT "$ENV{CPCTOOLS_AARCH64_SYSROOT}")
+endif()
+if(NOT CPCTOOLS_AARCH64_SYSROOT)
+  message(FATAL_ERROR "aarch64 toolchain: set CPCTOOLS_AARCH64_SYSROOT to "
+          "the directory the arm64 -dev packages were unpacked into")
+endif()
+get_filename_component(CPCTOOLS_AARCH64_SYSROOT "${CPCTOOLS_AARCH64_SYSROOT}"
+                       ABSOLUTE)
+set(CPCTOOLS_AARCH64_SYSROOT "${CPCTOOLS_AARCH64_SYSROOT}" CACHE PATH
+    "Directory the arm64 -dev packages were unpacked into")
+# try_compile() projects read this file again and need the same value.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES CPCTOOLS_AARCH64_SYSROOT)
+
+# Libraries and headers only from the unpacked packages and the cross C
+# library; programs (pkg-config, bats) from the host.
+set(CMAKE_FIND_ROOT_PATH "${CPCTOOLS_AARCH64_SYSROOT}" /usr/aarch64-linux-gnu)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+
+set(CMAKE_EXE_LINKER_FLAGS_INIT -static)
+
+# pkg-config answers for the unpacked arm64 packages, with the private
+# libraries a static link needs (libbsd's -lmd).
+set(ENV{PKG_CONFIG_LIBDIR}
+    "${CPCTOOLS_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu/pkgconfig:${CPCTOOLS_AARCH64_SYSROOT}/usr/share/pkgconfig")
+set(ENV{PKG_CONFIG_SYSROOT_DIR} "${CPCTOOLS_AARCH64_SYSROOT}")
+set(ENV{PKG_CONFIG_PATH} "")
+set(PKG_CONFIG_ARGN --static)
