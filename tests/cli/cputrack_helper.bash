@@ -1,0 +1,129 @@
+# Shared set-up for the cputrack*.bats tests.
+load helper
+bats_require_minimum_version 1.5.0
+
+WRITE=syscalls:sys_enter_write
+
+ct_setup() {
+	T=$BATS_TEST_TMPDIR
+	W=$WORKLOADS
+	CT=$CPUTRACK
+	CT_PIDS=()
+}
+
+# Kill (by pid) whatever a test started in the background, and reap it.
+ct_teardown() {
+	local p
+	for p in "${CT_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	for p in "${CT_PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+}
+
+# Remember a background process for teardown.
+ct_bg() {
+	CT_PIDS+=("$1")
+}
+
+# Wait (60 s at most) until no cpustat holds the counters: a cpustat
+# elsewhere (another test run) makes every cputrack bind fail with EAGAIN.
+ct_wait_counters() {
+	local i
+	for i in $(seq 600); do
+		[ -e /run/cpctools/any.lock ] || return 0
+		flock -n -x /run/cpctools/any.lock true 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "counters still held by a cpustat after 60 s" >&2
+	return 1
+}
+
+# ct_run [cputrack args...]: run cputrack under a timeout, once the
+# counters are free, and again (up to 5 times) if a cpustat elsewhere took
+# them meanwhile. Sets status, output (stdout), lines and stderr; the raw
+# files are $T/out and $T/err.
+ct_run() {
+	local try
+	for try in 1 2 3 4 5 6; do
+		ct_wait_counters
+		status=0
+		timeout -k 5 120 "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
+		grep -qE 'Resource temporarily unavailable|contents invalidated' \
+		    "$T/err" || break
+		sleep 1
+	done
+	output=$(cat "$T/out")
+	stderr=$(cat "$T/err")
+	mapfile -t lines <"$T/out"
+}
+
+# Rows of the table in $T/out whose label is $1; "-f" first for pid rows.
+# Prints "lwp value..." (or "pid lwp value...") without time and label.
+ct_rows() {
+	local pidcol=0
+	if [ "$1" = -f ]; then pidcol=1; shift; fi
+	awk -v want="$1" -v pc="$pidcol" '
+	    NR == 1 && $1 == "time" { next }
+	    $(3 + pc) == want {
+		s = ""
+		for (i = 2; i <= NF; i++) if (i != 3 + pc) s = s (s == "" ? "" : " ") $i
+		print s
+	    }' "$T/out"
+}
+
+# The number of table rows whose label is $1 ("-f" first as above).
+ct_count() {
+	ct_rows "$@" | wc -l
+}
+
+# Sum of the last column of the rows ct_rows prints.
+ct_sum() {
+	ct_rows "$@" | awk '{ s += $NF } END { print s + 0 }'
+}
+
+# What perf stat counts for the same event over the whole run (inherit).
+perf_count() {
+	local event=$1; shift
+	command -v perf >/dev/null || skip "perf is not installed"
+	timeout 120 perf stat -x, -e "$event" -o "$T/perf" -- "$@" >/dev/null ||
+		return 1
+	awk -F, -v e="$event" '$3 == e { print $1 }' "$T/perf"
+}
+
+# Wait (bounded, 10 s) until file $1 exists.
+wait_file() {
+	local i
+	for i in $(seq 100); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The state letter of /proc/PID/stat.
+proc_state() {
+	awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# TracerPid of a process.
+tracer_of() {
+	awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# Wait (bounded, 10 s) until process $1 runs untraced and is not stopped.
+assert_free() {
+	local i st tr
+	for i in $(seq 100); do
+		st=$(proc_state "$1")
+		tr=$(tracer_of "$1")
+		if [ -n "$st" ] && [ "$st" != T ] && [ "$st" != t ] &&
+		    [ "$tr" = 0 ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "pid $1: state '$st', TracerPid '$tr'" >&2
+	return 1
+}

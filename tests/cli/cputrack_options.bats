@@ -1,0 +1,282 @@
+#!/usr/bin/env bats
+# cputrack: options, the exact table layout, usage errors and run errors.
+# Counts come from syscalls:sys_enter_write, which the workloads make an
+# exact number of times.
+
+load cputrack_helper
+
+setup() {
+	ct_setup
+}
+
+teardown() {
+	ct_teardown
+}
+
+usage_text() {
+	printf '%s\n' \
+	    'Usage:' \
+	    '	cputrack [-T secs] [-N count] [-Defhnv] [-o file]' \
+	    '		-c events [command [args] | -p pid]' \
+	    '' \
+	    '	-T secs	  seconds between samples, default 1' \
+	    '	-N count  number of samples, default unlimited' \
+	    '	-D	  enable debug mode' \
+	    '	-e	  follow exec(2), and execve(2)' \
+	    '	-f	  follow fork(2), fork1(2), and vfork(2)' \
+	    '	-h	  print extended usage information' \
+	    '	-n	  suppress titles' \
+	    '	-t	  include virtualized tsc register' \
+	    '	-v	  verbose mode' \
+	    '	-o file	  write cpu statistics to this file' \
+	    '	-c events specify processor events to be monitored' \
+	    '	-p pid	  pid of existing process to capture' \
+	    '' \
+	    '	Use cpustat(8) to monitor system-wide statistics.'
+}
+
+# A usage error: exit 2, nothing on stdout, $1 (if any) then the exact
+# usage text on stderr.
+assert_usage_error() {
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	if [ -n "$1" ]; then
+		[ "$(head -n 1 "$T/err")" = "$1" ]
+		diff <(tail -n +2 "$T/err") <(usage_text)
+	else
+		diff "$T/err" <(usage_text)
+	fi
+}
+
+@test "-h: usage and capabilities on stdout, exit 0" {
+	run --separate-stderr timeout 30 "$CT" -h
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	diff <(head -n 18 <<<"$output") <(usage_text)
+	# Then an empty line and the listing (bats drops empty lines).
+	[ "$(sed -n 19p <<<"$output")" = "" ]
+	[[ "$(sed -n 20p <<<"$output")" =~ ^"	CPU performance counter interface: " ]]
+	assert_line --regexp '^	CPU performance counter interface: .+'
+	assert_line '	event specification syntax:'
+	assert_line --regexp ' task-clock '
+	assert_line --regexp '^	Tracepoints: subsystem:event'
+}
+
+@test "-h: without a hardware PMU the interface line says so and lists no hardware events" {
+	if ls /sys/bus/event_source/devices/ |
+	    grep -qE '^(cpu|cpu_core|cpu_atom|armv[78]_.*|arm_.*)$'; then
+		skip "this kernel has a hardware PMU"
+	fi
+	run timeout 30 "$CT" -h
+	[ "$status" -eq 0 ]
+	assert_line --regexp '^	CPU performance counter interface: .*no hardware PMU in this kernel'
+	refute_line --regexp '(^|[ 	])(cycles|instructions|PAPI_tot_cyc) '
+}
+
+@test "-h: with a hardware PMU the interface line names it and cycles is listed" {
+	require_pmu
+	run timeout 30 "$CT" -h
+	[ "$status" -eq 0 ]
+	refute_line --regexp 'no hardware PMU'
+	assert_line --regexp '[ 	]cycles '
+}
+
+@test "title line: exact text with its trailing space" {
+	ct_run -c "$WRITE" "$W/wl_threads" 0 0
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "   time lwp      event      pic0 " ]
+	ct_run -c "$WRITE,task-clock" "$W/wl_threads" 0 0
+	[ "${lines[0]}" = "   time lwp      event      pic0      pic1 " ]
+}
+
+@test "title line with -f -t: pid and tsc columns" {
+	ct_run -f -t -c "$WRITE,task-clock" "$W/wl_threads" 0 0
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "   time    pid lwp      event       tsc      pic0      pic1 " ]
+}
+
+@test "row layout: %7.3f time, %3d lwp, %10s label, %9lld values, trailing space" {
+	ct_run -c "$WRITE,task-clock" "$W/wl_threads" 2 123
+	[ "$status" -eq 0 ]
+	local l
+	for l in "${lines[@]:1}"; do
+		[[ "$l" =~ ^[\ 0-9]{2}[0-9]\.[0-9]{3}\ [\ 0-9]{2}[0-9]\ [\ a-z_]{10}(\ [\ 0-9]{8}[0-9]){2}\ $ ]] ||
+			{ echo "bad row: '$l'"; return 1; }
+	done
+	# The rows themselves, with their widths.
+	[ "$(grep -c '^  [0-9]\.[0-9][0-9][0-9]   [23] lwp_create         0 ' "$T/out")" -eq 2 ]
+	grep -qE '^  [0-9]\.[0-9]{3}   2   lwp_exit       123 [ 0-9]{8}[0-9] $' "$T/out"
+	grep -qE '^  [0-9]\.[0-9]{3}   1       exit       246 [ 0-9]{8}[0-9] $' "$T/out"
+}
+
+@test "row layout with -f -t: %6d pid, %9lld tsc; fork row has two blank value fields" {
+	ct_run -f -t -c "$WRITE" "$W/wl_forktree" 1 1 4
+	[ "$status" -eq 0 ]
+	local parent child
+	parent=$(awk '$4 == "fork" { print $2 }' "$T/out")
+	child=$(awk '$4 == "fork" { print $NF }' "$T/out")
+	[ -n "$parent" ] && [ -n "$child" ]
+	# fork row: time, pid, lwp, label, blank tsc, two blank fields, "# child".
+	grep -qE "^  [0-9]\.[0-9]{3} $(printf '%6d' "$parent")   1       fork {31}# $child\$" "$T/out"
+	grep -qE "^  [0-9]\.[0-9]{3} $(printf '%6d' "$child")   1       exit [ 0-9]{8}[0-9]         4 \$" "$T/out"
+	grep -qE "^  [0-9]\.[0-9]{3} $(printf '%6d' "$parent")   1       exit [ 0-9]{8}[0-9]         4 \$" "$T/out"
+	# Without -t: no tsc field, still two blank value fields.
+	ct_run -f -c "$WRITE" "$W/wl_forktree" 1 1 4
+	grep -qE "^  [0-9]\.[0-9]{3} [ 0-9]{6}   1       fork {21}# [0-9]+\$" "$T/out"
+}
+
+@test "-n: no title, rows unchanged" {
+	ct_run -n -c "$WRITE" "$W/wl_threads" 1 5
+	[ "$status" -eq 0 ]
+	refute_line --partial "event"
+	[[ "${lines[0]}" =~ lwp_create ]]
+	[ "$(ct_sum exit)" -eq 5 ]
+}
+
+@test "-v: init_lwp and fini_lwp rows for every LWP, in order" {
+	ct_run -v -c "$WRITE" "$W/wl_threads" 2 9 4
+	[ "$status" -eq 0 ]
+	# Per LWP: init_lwp (0) first; lwp_create after init for threads;
+	# fini_lwp (its total) before lwp_exit or exit.
+	awk '{ print $2, $3, $4 }' "$T/out" | tail -n +2 >"$T/rows"
+	[ "$(grep -c ' init_lwp 0$' "$T/rows")" -eq 3 ]
+	[ "$(grep -c ' fini_lwp ' "$T/rows")" -eq 3 ]
+	grep -qx '1 init_lwp 0' "$T/rows"
+	grep -qx '1 fini_lwp 4' "$T/rows"
+	grep -qx '2 fini_lwp 9' "$T/rows"
+	grep -qx '3 fini_lwp 9' "$T/rows"
+	grep -qx '1 exit 22' "$T/rows"
+	local n
+	for n in 2 3; do
+		grep "^$n " "$T/rows" | awk '{ print $2 }' | tr '\n' ' ' >"$T/seq"
+		[ "$(cat "$T/seq")" = "init_lwp lwp_create fini_lwp lwp_exit " ]
+	done
+	[ "$(grep '^1 ' "$T/rows" | awk '{ print $2 }' | tr '\n' ' ')" = "init_lwp fini_lwp exit " ]
+}
+
+@test "-t: tsc column is the LWP's on-CPU measure, non-negative and growing with work" {
+	ct_run -t -c "$WRITE" "$W/wl_threads" 1 2000
+	[ "$status" -eq 0 ]
+	local tsc
+	tsc=$(awk '$3 == "lwp_exit" { print $4 }' "$T/out")
+	[ "$tsc" -gt 0 ]
+	[ "$(awk '$3 == "lwp_exit" { print $5 }' "$T/out")" -eq 2000 ]
+	[ "$(awk '$3 == "lwp_create" { print $4, $5 }' "$T/out")" = "0 0" ]
+}
+
+@test "-o file: rows go to the file, nothing on stdout, the file is truncated" {
+	echo "old content that must go" >"$T/stats"
+	ct_run -o "$T/stats" -c "$WRITE" "$W/wl_threads" 2 11
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+	run cat "$T/stats"
+	[ "${lines[0]}" = "   time lwp      event      pic0 " ]
+	refute_line --partial "old content"
+	assert_line --regexp '^ +[0-9.]+   1       exit        22 $'
+	[ "${#lines[@]}" -eq 6 ]
+}
+
+@test "-o /dev/full: write error message and exit 1" {
+	ct_run -o /dev/full -c "$WRITE" "$W/wl_threads" 1 3
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cputrack: write error on '/dev/full': No space left on device" ]
+}
+
+@test "-o to a file that cannot be opened: message, exit 1, nothing started" {
+	ct_run -o "$T/no/such/dir/f" -c "$WRITE" "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cputrack: cannot open '$T/no/such/dir/f' for writing" ]
+	[ ! -e "$T/ran" ]
+}
+
+@test "-D: library messages gain the function name" {
+	ct_run -D -p 999999 -c "$WRITE"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cputrack: capture: pid 999999 doesn't exist
+cputrack: failed to capture pid 999999" ]
+	ct_run -D -c foo true
+	assert_usage_error "cputrack: cpc_strtoset: bad token 'foo'"
+}
+
+@test "bad pid: doesn't exist, exit 1" {
+	ct_run -p 999999 -c "$WRITE"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "cputrack: pid 999999 doesn't exist
+cputrack: failed to capture pid 999999" ]
+}
+
+@test "bad pid values are usage errors naming them" {
+	local p
+	for p in abc 0 -5 1x ""; do
+		ct_run -p "$p" -c "$WRITE"
+		assert_usage_error "cputrack: invalid pid '$p'"
+	done
+}
+
+@test "bad spec: bad token, usage, exit 2, nothing started" {
+	ct_run -c foo "$W/ct_marker" "$T/ran"
+	assert_usage_error "cputrack: bad token 'foo'"
+	ct_run -c "$WRITE" -c foo=bar "$W/ct_marker" "$T/ran"
+	assert_usage_error "cputrack: bad token 'foo=bar'"
+	[ ! -e "$T/ran" ]
+}
+
+@test "bad -T values are usage errors naming them" {
+	local v
+	for v in abc -1 1x "" 0.0001 nan inf; do
+		ct_run -T "$v" -c "$WRITE" "$W/ct_marker" "$T/ran"
+		assert_usage_error "cputrack: invalid interval '$v'"
+	done
+	[ ! -e "$T/ran" ]
+}
+
+@test "bad -N values are usage errors naming them" {
+	local v
+	for v in x -1 1x "" 4294967296 1.5; do
+		ct_run -N "$v" -c "$WRITE" "$W/ct_marker" "$T/ran"
+		assert_usage_error "cputrack: invalid count '$v'"
+	done
+	[ ! -e "$T/ran" ]
+}
+
+@test "bad --format is a usage error naming it" {
+	ct_run --format=xml -c "$WRITE" "$W/ct_marker" "$T/ran"
+	assert_usage_error "cputrack: invalid format 'xml' (table, csv or json)"
+}
+
+@test "no -c, no target, both a command and -p: usage, exit 2" {
+	ct_run "$W/ct_marker" "$T/ran"
+	assert_usage_error
+	ct_run -c "$WRITE"
+	assert_usage_error
+	ct_run -c "$WRITE" -p $$ "$W/ct_marker" "$T/ran"
+	assert_usage_error
+	[ ! -e "$T/ran" ]
+}
+
+@test "unknown option and -r: usage, exit 2" {
+	ct_run -Z -c "$WRITE" "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ "$(head -n 1 "$T/err")" =~ "invalid option -- 'Z'" ]]
+	diff <(tail -n +2 "$T/err") <(usage_text)
+	ct_run -r x -c "$WRITE" "$W/ct_marker" "$T/ran"
+	assert_usage_error
+	[ ! -e "$T/ran" ]
+}
+
+@test "a command that does not exist: failed to start program, exit 1" {
+	ct_run -c "$WRITE" "$T/no-such-program" a b
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$(tail -n 1 "$T/err")" = "cputrack: failed to start program '$T/no-such-program'" ]
+	[ "$(wc -l <"$T/err")" -eq 2 ]
+}
+
+@test "options after the command belong to the command" {
+	ct_run -c "$WRITE" "$W/wl_threads" 1 5 -T 0
+	[ "$status" -eq 0 ]
+	[ "$(ct_sum exit)" -eq 5 ]
+}
