@@ -91,7 +91,8 @@ parse_interval(struct cputrack *ct, struct options *opt, const char *arg)
 
 	errno = 0;
 	secs = strtod(arg, &end);
-	if (arg[0] == '\0' || *end != '\0' || errno != 0 || secs < 0 ||
+	/* !(secs >= 0) also refuses "nan". */
+	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
 	    secs * 1000 > (double)UINT_MAX || (secs > 0 && secs < 0.001)) {
 		diag(NULL, "invalid interval '%s'\n", arg);
 		opt->bad = true;
