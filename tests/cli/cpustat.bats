@@ -1,0 +1,902 @@
+#!/usr/bin/env bats
+#
+# cpustat against the real kernel: per-CPU rows, totals, set rotation,
+# -p, -T, -t, -n, -s, --cpus, csv/json, signals, exclusivity, bad input
+# and privileges. Expected values come from the kernel's own behaviour
+# (time passes at one second per second on every CPU; a program makes a
+# known number of system calls), never from a previous run of cpustat.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# Python helpers shared by the checks below.
+PYLIB='
+import csv, json, os, re, sys
+
+def die(msg):
+    print(msg)
+    sys.exit(1)
+
+# The CPUs cpustat measures: online ones in our affinity mask.
+CPUS = sorted(os.sched_getaffinity(0))
+
+class Row:
+    pass
+
+def parse_table(path, tick=False):
+    """Rows of a table, each checked against the original printf formats:
+    "%7.3f %3d %5s ", ["%9lld "], "%9lld " per value, then " # spec"."""
+    rows, others = [], []
+    for line in open(path).read().split("\n"):
+        if line == "":
+            continue
+        left, sep, spec = line.partition(" # ")
+        f = left.split()
+        if len(f) < 4 or f[2] not in ("tick", "total"):
+            others.append(line)
+            continue
+        r = Row()
+        r.line, r.time, r.cpu, r.label = line, float(f[0]), int(f[1]), f[2]
+        nums = [int(x) for x in f[3:]]
+        r.tick = nums.pop(0) if tick else None
+        r.values, r.spec = nums, (spec if sep else None)
+        want = "%7.3f %3d %5s " % (r.time, r.cpu, r.label)
+        if tick:
+            want += "%9d " % r.tick
+        want += "".join("%9d " % v for v in r.values)
+        if sep:
+            want += (" # " if r.label == "tick" else "# ") + spec
+        if line != want:
+            die("row not in the original format:\n%r\nwanted\n%r" % (line, want))
+        rows.append(r)
+    return rows, others
+
+def ticks_by_cpu(rows):
+    by = {}
+    for r in rows:
+        if r.label == "tick":
+            by.setdefault(r.cpu, []).append(r)
+    for l in by.values():
+        l.sort(key=lambda r: r.time)
+    return by
+
+def check_totals(rows, ncpu):
+    """Each set total equals the sum of its rows; its cpu field is ncpu."""
+    sums, totals = {}, [r for r in rows if r.label == "total"]
+    for r in rows:
+        if r.label == "tick":
+            s = sums.setdefault(r.spec, [0] * len(r.values))
+            for i, v in enumerate(r.values):
+                s[i] += v
+    if not totals:
+        die("no total row")
+    for t in totals:
+        if t.cpu != ncpu:
+            die("total cpu field %d, want %d CPUs: %r" % (t.cpu, ncpu, t.line))
+        if sums.get(t.spec, [0] * len(t.values)) != t.values:
+            die("total %r is not the sum of its rows %r" % (t.line, sums.get(t.spec)))
+    if sorted(sums) != sorted(t.spec for t in totals):
+        die("one total per set wanted: rows %r totals %r" % (sorted(sums), [t.spec for t in totals]))
+'
+
+pycheck() {
+	local code=$1
+	shift
+	"$PY" -c "$PYLIB
+$code" "$@"
+}
+
+ncpus() { "$PY" -c 'import os; print(len(os.sched_getaffinity(0)))'; }
+last_cpu() { "$PY" -c 'import os; print(max(os.sched_getaffinity(0)))'; }
+
+# wait_for FILE REGEX [SECONDS]: until a line of FILE matches.
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-10} * 20; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "timed out waiting for /$2/ in $1:" >&2
+	cat "$1" >&2
+	return 1
+}
+
+TICK_ROW='^ *[0-9]+\.[0-9]{3} +[0-9]+  tick '
+
+setup() {
+	[ -x "${CPUSTAT:-}" ] || fail "CPUSTAT must name the cpustat binary (ctest sets it)"
+	T=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	# Never leave a cpustat of ours holding the CPUs.
+	local p
+	for p in ${BG_PIDS:-}; do kill -KILL "$p" 2>/dev/null || true; done
+	return 0
+}
+
+usage_text() {
+	printf '%s\n' "Usage:" \
+	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
+	    "		[-sntD] [interval [count]]" \
+	    "" \
+	    "	-c spec	  specify processor events to be monitored" \
+	    "	-n	  suppress titles" \
+	    "	-p period cycle through event list periodically" \
+	    "	-s	  run user soaker thread for system-only events" \
+	    "	-t	  include tsc register" \
+	    "	-T d|u	  Display a timestamp in date (d) or unix time_t (u)" \
+	    "	-D	  enable debug mode" \
+	    "	-h	  print extended usage information" \
+	    "" \
+	    "	Use cputrack(1) to monitor per-process statistics."
+}
+
+# ---------------------------------------------------------------------
+# Rows, title, per-CPU counts
+
+@test "title line and row format are the original's, one tick row per CPU per interval" {
+	run --separate-stderr "$CPUSTAT" -c context-switches,task-clock 0.2 3
+	assert_success
+	[ -z "$stderr" ]
+	assert_equal "${lines[0]}" "   time cpu event      pic0      pic1 "
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, others = parse_table(sys.argv[1])
+if others != ["   time cpu event      pic0      pic1 "]:
+    die("unexpected lines %r" % others)
+by = ticks_by_cpu(rows)
+if sorted(by) != CPUS:
+    die("rows for CPUs %r, measured CPUs are %r" % (sorted(by), CPUS))
+for cpu, l in by.items():
+    if len(l) != 3:
+        die("cpu%d: %d rows, want 3" % (cpu, len(l)))
+    for k, r in enumerate(l, 1):
+        # An absolute schedule: the k-th row comes at k intervals.
+        if abs(r.time - 0.2 * k) > 0.1:
+            die("cpu%d row %d at %.3f s, want about %.1f" % (cpu, k, r.time, 0.2 * k))
+        if len(r.values) != 2:
+            die("want 2 values: %r" % r.line)
+if [r.label for r in rows][-1] != "total":
+    die("the total row must come last")
+' "$T/out"
+}
+
+@test "task-clock summed over the CPUs is about interval x CPUs, every interval" {
+	n=$(ncpus)
+	run --separate-stderr "$CPUSTAT" -c task-clock 0.25 4
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+n = int(sys.argv[2])
+rows, _ = parse_table(sys.argv[1])
+by = ticks_by_cpu(rows)
+for k in range(4):
+    total = sum(l[k].values[0] for l in by.values())
+    want = 0.25e9 * n
+    # Each CPU counts its own clock: 1 ns per ns, idle or not. The 10%
+    # leaves room for when a sampling thread wakes on a busy machine.
+    if abs(total - want) > 0.10 * want:
+        die("interval %d: task-clock %d ns over %d CPUs, want about %d" % (k + 1, total, n, want))
+' "$T/out" "$n"
+}
+
+@test "context switches are counted on the CPU where they happen" {
+	cpu=$(last_cpu)
+	"$CPUSTAT" -c context-switches 0.3 3 >"$T/out" 2>"$T/err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/out" 'time cpu'
+	sleep 0.05
+	# 1000 sleeps on one CPU: each one switches the program out.
+	taskset -c "$cpu" "$PY" -c '
+import time
+for i in range(1000):
+    time.sleep(0.0001)
+'
+	wait "$BG_PIDS"
+	[ ! -s "$T/err" ]
+	pycheck '
+cpu = int(sys.argv[2])
+rows, _ = parse_table(sys.argv[1])
+by = ticks_by_cpu(rows)
+n = sum(r.values[0] for r in by[cpu])
+if n < 1000:
+    die("cpu%d counted %d context switches, want at least 1000" % (cpu, n))
+' "$T/out" "$cpu"
+}
+
+@test "a tracepoint counts exactly what one CPU did: 20000 getppid calls" {
+	ensure_tracefs
+	[ -d /sys/kernel/tracing/events/syscalls/sys_enter_getppid ] ||
+		skip "no syscalls:sys_enter_getppid tracepoint in this kernel"
+	cpu=$(last_cpu)
+	"$CPUSTAT" -c syscalls:sys_enter_getppid 0.4 2 >"$T/out" 2>"$T/err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/out" 'time cpu'
+	sleep 0.05
+	taskset -c "$cpu" "$PY" -c '
+import os
+for i in range(20000):
+    os.getppid()
+'
+	wait "$BG_PIDS"
+	[ ! -s "$T/err" ]
+	pycheck '
+cpu = int(sys.argv[2])
+rows, _ = parse_table(sys.argv[1])
+n = sum(r.values[0] for r in ticks_by_cpu(rows)[cpu])
+# Other programs (shell start-ups) call getppid now and then.
+if not 20000 <= n <= 20500:
+    die("cpu%d counted %d getppid calls, want 20000 (+ a few others)" % (cpu, n))
+' "$T/out" "$cpu"
+}
+
+@test "the total row of each set is the sum of its rows, and its cpu field the number of CPUs" {
+	run --separate-stderr "$CPUSTAT" -c context-switches,task-clock 0.1 3
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck 'rows, _ = parse_table(sys.argv[1]); check_totals(rows, int(sys.argv[2]))' \
+	    "$T/out" "$(ncpus)"
+}
+
+@test "several -c sets rotate on every sample of every CPU, rows carry # spec" {
+	run --separate-stderr "$CPUSTAT" -c context-switches -c task-clock,cpu-clock \
+	    -c sched:sched_switch 0.1 6
+	assert_success
+	[ -z "$stderr" ]
+	# The title shows set 0 only (a quirk kept from the original).
+	assert_equal "${lines[0]}" "   time cpu event      pic0 "
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+specs = ["context-switches", "task-clock,cpu-clock", "sched:sched_switch"]
+by = ticks_by_cpu(rows)
+if sorted(by) != CPUS:
+    die("rows for CPUs %r, want %r" % (sorted(by), CPUS))
+for cpu, l in by.items():
+    got = [r.spec for r in l]
+    if got != specs * 2:
+        die("cpu%d: sets %r, want %r" % (cpu, got, specs * 2))
+    for r in l:
+        if len(r.values) != (2 if r.spec == specs[1] else 1):
+            die("wrong number of values: %r" % r.line)
+        if r.spec == specs[1] and abs(r.values[0] - 1e8) > 0.2e8:
+            die("task-clock of a 0.1 s slice: %r" % r.line)
+check_totals(rows, len(CPUS))
+totals = [r.spec for r in rows if r.label == "total"]
+if totals != specs:
+    die("totals in set order wanted: %r" % totals)
+' "$T/out"
+}
+
+# ---------------------------------------------------------------------
+# -p, -T, -t, -n, -s
+
+@test "-p: with 2 sets, interval 0.2 and -p 1, rows come in cycles with a rest between" {
+	start=$(date +%s.%N)
+	run --separate-stderr "$CPUSTAT" -p 1 -c context-switches -c task-clock 0.2 2
+	end=$(date +%s.%N)
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+start, end = float(sys.argv[2]), float(sys.argv[3])
+rows, _ = parse_table(sys.argv[1])
+# The count counts cycles: 2 cycles of 2 sets. Each cycle is one period
+# (1 s): 2 samples of 0.2 s, then 0.6 s of rest.
+for cpu, l in ticks_by_cpu(rows).items():
+    times = [r.time for r in l]
+    want = [0.2, 0.4, 1.2, 1.4]
+    if len(times) != 4 or any(abs(t - w) > 0.08 for t, w in zip(times, want)):
+        die("cpu%d rows at %r, want about %r" % (cpu, times, want))
+    if [r.spec for r in l] != ["context-switches", "task-clock"] * 2:
+        die("cpu%d sets %r" % (cpu, [r.spec for r in l]))
+    # A slice counts its own 0.2 s, not the rest before it.
+    for r in l:
+        if r.spec == "task-clock" and abs(r.values[0] - 2e8) > 0.3e8:
+            die("task-clock slice %r" % r.line)
+check_totals(rows, len(CPUS))
+# No rest after the last cycle: the run ends with its last sample.
+if not 1.35 < end - start < 2.2:
+    die("run took %.2f s, want about 1.4" % (end - start))
+' "$T/out" "$start" "$end"
+}
+
+@test "-p also works with a single set (the original ignored it), and the rest is not counted" {
+	run --separate-stderr "$CPUSTAT" -t -p 0.5 -c task-clock 0.2 3
+	assert_success
+	assert_equal "${lines[0]}" "   time cpu event       tsc      pic0 "
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1], tick=True)
+for cpu, l in ticks_by_cpu(rows).items():
+    times = [r.time for r in l]
+    if len(times) != 3 or any(abs(t - w) > 0.08 for t, w in zip(times, [0.2, 0.7, 1.2])):
+        die("cpu%d rows at %r, want about 0.2 0.7 1.2" % (cpu, times))
+    for r in l:
+        # 0.2 s of counting per row, for the counter and the tsc column.
+        if abs(r.values[0] - 2e8) > 0.3e8 or r.tick <= 0 or \
+           abs(r.tick - l[0].tick) > 0.3 * l[0].tick:
+            die("row does not cover its own 0.2 s only: %r" % r.line)
+check_totals(rows, len(CPUS))
+' "$T/out"
+}
+
+@test "-T u prints a unix time line before every row, not before the title or totals" {
+	before=$(date +%s)
+	run --separate-stderr "$CPUSTAT" -T u -c task-clock 0.2 2
+	after=$(date +%s)
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+lines = open(sys.argv[1]).read().rstrip("\n").split("\n")
+before, after = int(sys.argv[2]), int(sys.argv[3])
+if lines[0] != "   time cpu event      pic0 ":
+    die("title %r" % lines[0])
+body, i, nrows = lines[1:], 0, 0
+while i < len(body) and "tick" in body[i + 1 if i + 1 < len(body) else i]:
+    if not re.fullmatch(r"[0-9]+", body[i]) or not before <= int(body[i]) <= after:
+        die("want a unix time before %r, got %r" % (body[i + 1], body[i]))
+    nrows += 1
+    i += 2
+if nrows != 2 * len(CPUS):
+    die("%d timestamped rows, want %d" % (nrows, 2 * len(CPUS)))
+if len(body[i:]) != 1 or " total " not in body[i]:
+    die("after the rows, want only the total: %r" % body[i:])
+' "$T/out" "$before" "$after"
+}
+
+@test "-T d prints a date(1) line before every row" {
+	before=$(date +%s)
+	LC_ALL=C run --separate-stderr "$CPUSTAT" -T d -c task-clock 0.2 1
+	after=$(date +%s)
+	assert_success
+	n=$(ncpus)
+	[ "${#lines[@]}" -eq $((1 + 2 * n + 1)) ]
+	for ((i = 1; i < 1 + 2 * n; i += 2)); do
+		# C locale date(1) format: "Sun Nov 22 07:13:08 UTC 2026".
+		[[ ${lines[i]} =~ ^[A-Z][a-z]{2}\ [A-Z][a-z]{2}\ [\ 0-9][0-9]\ [0-9]{2}:[0-9]{2}:[0-9]{2}\ [A-Z+0-9-]+\ [0-9]{4}$ ]]
+		t=$(date -d "${lines[i]}" +%s)
+		((before <= t && t <= after))
+		[[ ${lines[i + 1]} =~ $TICK_ROW ]]
+	done
+	[[ ${lines[-1]} == *" total "* ]]
+}
+
+@test "-t adds the tsc column after the event column" {
+	run --separate-stderr "$CPUSTAT" -t -c context-switches 0.2 2
+	assert_success
+	assert_equal "${lines[0]}" "   time cpu event       tsc      pic0 "
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1], tick=True)
+for r in rows:
+    if r.tick <= 0:
+        die("no tsc: %r" % r.line)
+tot = [r for r in rows if r.label == "total"][0]
+if tot.tick != sum(r.tick for r in rows if r.label == "tick"):
+    die("total tsc is not the sum of the rows")
+' "$T/out"
+}
+
+@test "-n drops the title; the total is still printed" {
+	run --separate-stderr "$CPUSTAT" -n -c task-clock 0.1 2
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, others = parse_table(sys.argv[1])
+if others:
+    die("unexpected lines %r" % others)
+if len([r for r in rows if r.label == "total"]) != 1:
+    die("want one total")
+' "$T/out"
+}
+
+# The soaker threads: SCHED_IDLE, each pinned to its CPU, spinning while
+# a system-only set (every counter nouser) is bound and asleep otherwise.
+# soak_window PID SECONDS: for each soaker of PID, "cpus ran_ms window_ms"
+# over a window of SECONDS.
+soak_window() {
+	"$PY" - "$@" <<'EOF'
+import glob, sys, time
+
+def soakers(pid):
+    out = {}
+    for t in glob.glob("/proc/%s/task/*" % pid):
+        try:
+            stat = open(t + "/stat").read()
+            # Field 41 of stat is the policy; SCHED_IDLE is 5.
+            if stat.rsplit(") ", 1)[1].split()[38] != "5":
+                continue
+            cpus = [l.split()[1] for l in open(t + "/status") if l.startswith("Cpus_allowed_list")][0]
+            out[t] = (cpus, int(open(t + "/schedstat").read().split()[0]))
+        except (OSError, IndexError):
+            pass
+    return out
+
+a, t0 = soakers(sys.argv[1]), time.monotonic()
+time.sleep(float(sys.argv[2]))
+b, t1 = soakers(sys.argv[1]), time.monotonic()
+for t in sorted(a):
+    if t in b:
+        print(a[t][0], (b[t][1] - a[t][1]) // 1000000, int((t1 - t0) * 1000))
+EOF
+}
+
+# check_soakers FILE MIN_PERCENT MAX_PERCENT: one soaker per CPU, pinned
+# there, each running that share of the window.
+check_soakers() {
+	cat "$1"
+	[ "$(cut -d' ' -f1 "$1" | sort -n | tr '\n' ' ')" = "$("$PY" -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))) + " ")')" ]
+	while read -r cpus ran window; do
+		((ran * 100 >= window * $2 && ran * 100 <= window * $3))
+	done <"$1"
+}
+
+@test "-s: soaker threads spin on every CPU while a system-only set is bound" {
+	"$CPUSTAT" -s -c context-switches,nouser,sys 0.5 3 >"$T/out" 2>"$T/err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/out" "$TICK_ROW"
+	soak_window "$BG_PIDS" 0.3 >"$T/soak"
+	wait "$BG_PIDS"
+	[ ! -s "$T/err" ]
+	# SCHED_IDLE gives way to every other thread, so on a busy machine
+	# a soaker may get little of its CPU: a lower bound of 4% only (asleep,
+	# it gets 0).
+	check_soakers "$T/soak" 4 110
+}
+
+@test "-s: soakers stay asleep while the bound set counts user mode" {
+	"$CPUSTAT" -s -c context-switches 0.5 3 >"$T/out" 2>"$T/err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/out" "$TICK_ROW"
+	soak_window "$BG_PIDS" 0.3 >"$T/soak"
+	wait "$BG_PIDS"
+	[ ! -s "$T/err" ]
+	check_soakers "$T/soak" 0 2
+}
+
+@test "-s with sets rotating: soakers spin only in the system-only slices" {
+	# Slices of 0.5 s: user set, system-only set, user set, system-only.
+	# Each check looks at 0.25 s in the middle of a slice.
+	"$CPUSTAT" -s -c context-switches -c context-switches,nouser,sys 0.5 4 \
+	    >"$T/out" 2>"$T/err" 3>&- &
+	BG_PIDS=$!
+	# The first rows end the user slice: the system-only one begins.
+	wait_for "$T/out" "$TICK_ROW"
+	sleep 0.08
+	soak_window "$BG_PIDS" 0.25 >"$T/soak1"
+	# Its rows end it: a user slice begins.
+	wait_for "$T/out" 'nouser,sys$'
+	sleep 0.08
+	soak_window "$BG_PIDS" 0.25 >"$T/soak2"
+	wait "$BG_PIDS"
+	[ ! -s "$T/err" ]
+	check_soakers "$T/soak1" 4 110
+	check_soakers "$T/soak2" 0 2
+}
+
+# ---------------------------------------------------------------------
+# CPUs
+
+@test "--cpus=0 measures CPU 0 only; the total's cpu field is 1" {
+	"$PY" -c 'import os, sys; sys.exit(0 in os.sched_getaffinity(0) and 1)' &&
+		skip "CPU 0 is not in our affinity mask"
+	run --separate-stderr "$CPUSTAT" --cpus=0 -c task-clock 0.1 2
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+if sorted(ticks_by_cpu(rows)) != [0]:
+    die("want rows for cpu0 only")
+check_totals(rows, 1)
+' "$T/out"
+}
+
+@test "the affinity mask (taskset) limits the CPUs measured, like a processor set" {
+	cpu=$(last_cpu)
+	run --separate-stderr taskset -c "$cpu" "$CPUSTAT" -c task-clock 0.1 2
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+if sorted(ticks_by_cpu(rows)) != [int(sys.argv[2])]:
+    die("want rows for cpu%s only" % sys.argv[2])
+check_totals(rows, 1)
+' "$T/out" "$cpu"
+	# --cpus outside the mask leaves nothing to measure.
+	other=$("$PY" -c 'import os; print(min(os.sched_getaffinity(0)))')
+	[ "$other" != "$cpu" ] || skip "one CPU only"
+	run --separate-stderr taskset -c "$cpu" "$CPUSTAT" --cpus="$other" -c task-clock 0.1 1
+	assert_failure 1
+	[[ $stderr == "cpustat: no CPU to measure: "* ]]
+}
+
+@test "a CPU taken offline mid-run is reported once and the run goes on" {
+	[ "$(id -u)" = 0 ] || skip "taking a CPU offline needs root"
+	cpu=$(last_cpu)
+	f=/sys/devices/system/cpu/cpu$cpu/online
+	[ "$cpu" != 0 ] && [ -w "$f" ] || skip "no CPU here can be taken offline"
+	# Do not take a CPU away from someone else's cpustat.
+	flock -n -x /run/cpctools/any.lock true 2>/dev/null ||
+		[ ! -e /run/cpctools/any.lock ] ||
+		skip "another process holds a CPU binding"
+	for hold in 0.5 0.05; do
+		"$CPUSTAT" -c task-clock,context-switches 0.2 6 >"$T/out" 2>"$T/err" 3>&- &
+		BG_PIDS=$!
+		wait_for "$T/out" "$TICK_ROW"
+		echo 0 >"$f"
+		sleep "$hold"
+		echo 1 >"$f"
+		wait "$BG_PIDS"
+		cat "$T/out" "$T/err"
+		# Back online or not, its counters are gone: reported once.
+		[ "$(cat "$T/err")" = "cpustat: cpu$cpu went offline; it is no longer measured" ]
+		pycheck '
+rows, _ = parse_table(sys.argv[1])
+by = ticks_by_cpu(rows)
+cpu = int(sys.argv[2])
+if len(by[cpu]) >= 6 or any(r.values[0] == 0 for r in by[cpu]):
+    die("cpu%d: rows after it went offline, or rows of zeros" % cpu)
+for c, l in by.items():
+    if c != cpu and len(l) != 6:
+        die("cpu%d should have gone on: %d rows" % (c, len(l)))
+check_totals(rows, len(CPUS))
+' "$T/out" "$cpu"
+	done
+}
+
+# ---------------------------------------------------------------------
+# Machine-readable output
+
+@test "--format=csv: a versioned header, one column per event, numbers as numbers" {
+	run --separate-stderr "$CPUSTAT" --format=csv -c context-switches \
+	    -c task-clock,context-switches 0.1 4
+	assert_success
+	assert_equal "${lines[0]}" "# cpctools csv 1 cpustat"
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+lines = open(sys.argv[1]).read().split("\n")
+rd = list(csv.reader(lines[1:-1]))
+head, rows = rd[0], rd[1:]
+want = "time,pid,lwp,tid,cpu,label,set,enabled_ns,running_ns,tsc,context-switches,task-clock,info".split(",")
+if head != want:
+    die("header %r" % head)
+col = {k: i for i, k in enumerate(head)}
+ticks = [r for r in rows if r[col["label"]] == "tick"]
+totals = [r for r in rows if r[col["label"]] == "total"]
+if len(ticks) != 4 * len(CPUS) or len(totals) != 2:
+    die("%d tick rows, %d totals" % (len(ticks), len(totals)))
+for r in rows:
+    float(r[col["time"]])
+    if r[col["pid"]] or r[col["lwp"]] or r[col["tid"]] or r[col["tsc"]] or r[col["info"]]:
+        die("fields that do not apply must be empty: %r" % r)
+    s = int(r[col["set"]])
+    for k in ("cpu", "enabled_ns", "running_ns", "context-switches"):
+        int(r[col[k]])
+    if s == 1:
+        int(r[col["task-clock"]])
+    elif r[col["task-clock"]] != "":
+        die("set 0 has no task-clock: %r" % r)
+    if r[col["label"]] == "tick":
+        if int(r[col["cpu"]]) not in CPUS:
+            die("bad cpu %r" % r)
+        en = int(r[col["enabled_ns"]])
+        if abs(en - 1e8) > 0.3e8 or int(r[col["running_ns"]]) > en:
+            die("a row counts its own 0.1 s: %r" % r)
+for t in totals:
+    s = t[col["set"]]
+    if int(t[col["cpu"]]) != len(CPUS):
+        die("total cpu field %r" % t)
+    for k in ("context-switches", "task-clock", "enabled_ns"):
+        if t[col[k]] == "":
+            continue
+        if int(t[col[k]]) != sum(int(r[col[k]]) for r in ticks if r[col["set"]] == s):
+            die("total %s is not the sum of its rows" % k)
+' "$T/out"
+}
+
+@test "--format=json: a schema object, then one object per row with numbers as numbers" {
+	run --separate-stderr "$CPUSTAT" --format=json -t -c context-switches \
+	    -c task-clock 0.1 2
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+head, rows = objs[0], objs[1:]
+if head != {"schema": "cpctools", "version": 1, "tool": "cpustat", "sets": [
+        {"set": 0, "spec": "context-switches", "events": ["context-switches"]},
+        {"set": 1, "spec": "task-clock", "events": ["task-clock"]}]}:
+    die("schema object %r" % head)
+isint = lambda v: type(v) is int
+for r in rows:
+    for k in ("time", "pid", "lwp", "tid", "cpu", "label", "set", "spec", "counters", "enabled_ns", "running_ns", "tsc"):
+        if k not in r:
+            die("%s missing: %r" % (k, r))
+    if r["pid"] is not None or r["lwp"] is not None or r["tid"] is not None:
+        die("pid/lwp/tid do not apply: %r" % r)
+    if not isinstance(r["time"], float) or not all(isint(r[k]) for k in ("cpu", "set", "enabled_ns", "running_ns", "tsc")):
+        die("numbers must be numbers: %r" % r)
+    if not all(isint(v) for v in r["counters"].values()):
+        die("counters must be numbers: %r" % r)
+    if r["spec"] != head["sets"][r["set"]]["spec"] or list(r["counters"]) != head["sets"][r["set"]]["events"]:
+        die("row does not match its set: %r" % r)
+ticks = [r for r in rows if r["label"] == "tick"]
+totals = [r for r in rows if r["label"] == "total"]
+if len(ticks) != 2 * len(CPUS) or [t["set"] for t in totals] != [0, 1]:
+    die("rows %d totals %r" % (len(ticks), totals))
+for t in totals:
+    mine = [r for r in ticks if r["set"] == t["set"]]
+    if t["cpu"] != len(CPUS):
+        die("total cpu field %r" % t)
+    for k in ("enabled_ns", "running_ns", "tsc"):
+        if t[k] != sum(r[k] for r in mine):
+            die("total %s is not the sum of its rows" % k)
+    for e in t["counters"]:
+        if t["counters"][e] != sum(r["counters"][e] for r in mine):
+            die("total %s is not the sum of its rows" % e)
+' "$T/out"
+}
+
+@test "rows reach a pipe or file the moment their interval ends" {
+	"$CPUSTAT" -c task-clock 0.3 >"$T/out" 2>"$T/err" 3>&- &
+	BG_PIDS=$!
+	# Block buffering would hold the rows back for many intervals.
+	wait_for "$T/out" "$TICK_ROW" 2
+	kill -INT "$BG_PIDS"
+	wait "$BG_PIDS"
+}
+
+# ---------------------------------------------------------------------
+# Signals
+
+@test "SIGINT, SIGTERM and SIGHUP mid-run print the totals and exit 0" {
+	for sig in INT TERM HUP; do
+		"$CPUSTAT" -c context-switches,task-clock 0.1 >"$T/out" 2>"$T/err" 3>&- &
+		BG_PIDS=$!
+		wait_for "$T/out" "$TICK_ROW"
+		sleep 0.15
+		kill -"$sig" "$BG_PIDS"
+		rc=0
+		wait "$BG_PIDS" || rc=$?
+		echo "SIG$sig: exit $rc"
+		[ "$rc" -eq 0 ]
+		[ ! -s "$T/err" ]
+		pycheck '
+rows, _ = parse_table(sys.argv[1])
+if rows[-1].label != "total" or len(rows) < 1 + len(CPUS):
+    die("want rows then the total")
+check_totals(rows, len(CPUS))
+' "$T/out"
+	done
+}
+
+@test "the default interval is 5 seconds, and the count unlimited" {
+	"$CPUSTAT" -c task-clock >"$T/out" 2>"$T/err" 3>&- &
+	BG_PIDS=$!
+	sleep 5.5
+	kill -INT "$BG_PIDS"
+	wait "$BG_PIDS"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+by = ticks_by_cpu(rows)
+for cpu, l in by.items():
+    if len(l) != 1 or abs(l[0].time - 5.0) > 0.1:
+        die("cpu%d: want one row at 5 s: %r" % (cpu, [r.line for r in l]))
+' "$T/out"
+}
+
+# ---------------------------------------------------------------------
+# Exclusivity (the cputrack directions are in the cputrack tests)
+
+@test "a second cpustat on the same CPUs: cpuN - Resource temporarily unavailable, exit 1" {
+	"$CPUSTAT" -c task-clock 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/first" "$TICK_ROW"
+	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 1
+	assert_failure 1
+	want=$("$PY" -c 'import os; print("\n".join("cpustat: cpu%d - Resource temporarily unavailable" % c for c in sorted(os.sched_getaffinity(0))))')
+	assert_equal "$(printf '%s\n' "$stderr" | sort -V)" "$want"
+	# As in the original: the title, then a total of zeros.
+	assert_equal "${lines[0]}" "   time cpu event      pic0 "
+	[[ ${lines[1]} =~ ^\ +[0-9]+\.[0-9]{3}\ +$(ncpus)\ total\ {9}0\ $ ]]
+	[ "${#lines[@]}" -eq 2 ]
+	# The first one is undisturbed.
+	kill -INT "$BG_PIDS"
+	wait "$BG_PIDS"
+	[ ! -s "$T/first.err" ]
+}
+
+@test "only the CPUs in use are refused; disjoint CPU lists run side by side" {
+	[ "$(ncpus)" -ge 2 ] || skip "needs 2 CPUs"
+	a=$("$PY" -c 'import os; print(min(os.sched_getaffinity(0)))')
+	b=$(last_cpu)
+	"$CPUSTAT" --cpus="$a" -c task-clock 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/first" "$TICK_ROW"
+	run --separate-stderr "$CPUSTAT" --cpus="$b" -c task-clock 0.1 2
+	assert_success
+	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 2
+	assert_failure 1
+	assert_equal "$stderr" "cpustat: cpu$a - Resource temporarily unavailable"
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+if sorted(ticks_by_cpu(rows)) != [int(sys.argv[2])]:
+    die("the free CPU should have been measured")
+' "$T/out" "$b"
+	kill -INT "$BG_PIDS"
+	wait "$BG_PIDS"
+}
+
+@test "after a cpustat is killed with SIGKILL, the next cpustat runs" {
+	"$CPUSTAT" -c task-clock 0.2 >"$T/first" 2>&1 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/first" "$TICK_ROW"
+	kill -KILL "$BG_PIDS"
+	wait "$BG_PIDS" || true
+	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 1
+	assert_success
+	[ -z "$stderr" ]
+	# The lock directory is where the documentation says.
+	[ -d /run/cpctools ]
+	for cpu in $("$PY" -c 'import os; print(*sorted(os.sched_getaffinity(0)))'); do
+		[ -e "/run/cpctools/cpu$cpu.lock" ]
+	done
+}
+
+# ---------------------------------------------------------------------
+# Bad input
+
+# bad_input EXPECTED-MESSAGE ARGS...: exit 2, the message, then usage.
+bad_input() {
+	local msg=$1
+	shift
+	run --separate-stderr "$CPUSTAT" "$@"
+	echo "cpustat $*: $status: $stderr"
+	assert_failure 2
+	[ -z "$output" ]
+	if [ -n "$msg" ]; then
+		assert_equal "${stderr_lines[0]}" "$msg"
+		assert_equal "$(printf '%s\n' "${stderr_lines[@]:1}")" "$(usage_text | grep -v '^$')"
+	else
+		assert_equal "$(printf '%s\n' "${stderr_lines[@]}")" "$(usage_text | grep -v '^$')"
+	fi
+}
+
+@test "bad intervals and counts: invalid argument, usage, exit 2" {
+	for arg in 0 -1 abc 1x 0.0001 -0.5 inf nan ''; do
+		bad_input "cpustat: invalid argument \"$arg\"" -c task-clock "$arg"
+	done
+	for count in 0 -1 abc 1.5 1x; do
+		bad_input "cpustat: invalid argument \"$count\"" -c task-clock 1 "$count"
+	done
+	# Three operands: the usage alone, as in the original.
+	bad_input "" -c task-clock 1 2 3
+}
+
+@test "bad -T, -p, spec, option; no -c: usage errors, exit 2" {
+	bad_input 'cpustat: invalid argument "x" for -T (u or d)' -T x -c task-clock
+	bad_input 'cpustat: invalid parameter "abc"' -p abc -c task-clock
+	bad_input 'cpustat: invalid parameter "-1"' -p -1 -c task-clock
+	bad_input 'cpustat: invalid parameter "1s"' -p 1s -c task-clock
+	bad_input "cpustat: bad token 'foo'" -c foo
+	bad_input "cpustat: bad token 'foo=bar'" -c task-clock,foo=bar
+	bad_input "cpustat: repeated 'pic0' token" -c pic0=task-clock,pic0=cs
+	bad_input "cpustat: cpc_strtoset: bad token 'foo'" -D -c foo
+	bad_input "" 
+	bad_input "" 1 2
+	bad_input "cpustat: invalid option -- 'x'" -x -c task-clock
+	bad_input "cpustat: option requires an argument -- 'c'" -c
+	bad_input "cpustat: unrecognized option '--bogus'" --bogus -c task-clock
+	bad_input 'cpustat: invalid format "xml" (table, csv or json)' --format=xml -c task-clock
+	bad_input 'cpustat: invalid CPU list "1-0"' --cpus=1-0 -c task-clock
+	bad_input 'cpustat: invalid CPU list "x"' --cpus=x -c task-clock
+}
+
+@test "-h: the usage on stdout, then the capabilities listing, exit 0" {
+	run --separate-stderr "$CPUSTAT" -h
+	assert_success
+	[ -z "$stderr" ]
+	usage_text >"$T/usage"
+	printf '%s\n' "$output" >"$T/out"
+	diff <(head -n 14 "$T/out") "$T/usage"
+	assert_equal "$(sed -n 15p "$T/out")" ""
+	pycheck '
+lines = open(sys.argv[1]).read().split("\n")[15:]
+if not lines[0].startswith("\tCPU performance counter interface: ") or len(lines[0]) <= 36:
+    die("interface line %r" % lines[0])
+for want in ["\tevent specification syntax:",
+             "\t[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>[,attr[n][=<val>]],...]",
+             "\tGeneric Events:", "\tSee generic_events(3CPC) for descriptions of these events",
+             "\tPlatform Specific Events:"]:
+    if want not in lines:
+        die("missing %r" % want)
+# The platform block: "\tevent[0-7]: " then names, each with a trailing
+# space, wrapped onto lines indented by 17 spaces.
+i = lines.index("\tPlatform Specific Events:") + 2
+if not lines[i].startswith("\tevent[0-7]: "):
+    die("event line %r" % lines[i])
+names = lines[i][len("\tevent[0-7]: "):]
+while lines[i + 1].startswith(" " * 17):
+    i += 1
+    names += lines[i][17:]
+if not names.endswith(" ") or "task-clock" not in names.split() or "context-switches" not in names.split():
+    die("event names %r" % names)
+attrs = [l for l in lines if l.startswith("\tattributes: ")]
+if len(attrs) != 1 or not attrs[0].endswith("nouser sys "):
+    die("attributes line %r" % attrs)
+' "$T/out"
+}
+
+@test "a hardware event without a PMU: one line naming it and why, exit 2" {
+	if ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core|cpu_atom|armv[78]_.*|arm_.*)$'; then
+		skip "this kernel has a hardware PMU"
+	fi
+	run --separate-stderr "$CPUSTAT" -c cycles 0.1 1
+	assert_failure 2
+	[ -z "$output" ]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ ${stderr_lines[0]} == "cpustat: cycles "* ]]
+	[[ ${stderr_lines[0]} == *"no hardware counters"* ]]
+}
+
+@test "hardware events count on every CPU where there is a PMU" {
+	require_pmu
+	run --separate-stderr "$CPUSTAT" -c cycles,nouser,sys -c instructions 0.2 2
+	assert_success
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+for r in rows:
+    if r.values[0] <= 0:
+        die("nothing counted: %r" % r.line)
+check_totals(rows, len(CPUS))
+' "$T/out"
+}
+
+# ---------------------------------------------------------------------
+# Privileges
+
+# A copy of cpustat that nobody can reach and run.
+nobody_copy() {
+	local d
+	d=$(mktemp -d)
+	chmod 755 "$d"
+	cp "$CPUSTAT" "$d/cpustat"
+	chmod 755 "$d/cpustat"
+	echo "$d/cpustat"
+}
+
+@test "unprivileged (as nobody): cpuN - Permission denied for each CPU, one hint, exit 1" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run as nobody"
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	[ "$paranoid" -ge 1 ] || skip "kernel.perf_event_paranoid=$paranoid lets anyone count CPU-wide"
+	bin=$(nobody_copy)
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups "$bin" -c task-clock 0.1 1
+	rm -rf "${bin%/cpustat}"
+	assert_failure 1
+	printf '%s\n' "$stderr"
+	want=$("$PY" -c 'import os; print("\n".join("cpustat: cpu%d - Permission denied" % c for c in sorted(os.sched_getaffinity(0))))')
+	assert_equal "$(printf '%s\n' "${stderr_lines[@]}" | grep -v 'needs root' | sort -V)" "$want"
+	[ "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'needs root')" -eq 1 ]
+	hint=$(printf '%s\n' "${stderr_lines[@]}" | grep 'needs root')
+	assert_equal "$hint" "cpustat: system-wide counting needs root, CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 0 (it is $paranoid)"
+	assert_equal "${lines[0]}" "   time cpu event      pic0 "
+	[[ ${lines[1]} == *" total         0 " ]]
+}
+
+@test "unprivileged with CAP_PERFMON counts, as the hint says" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run as nobody"
+	bin=$(nobody_copy)
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    --inh-caps=+perfmon --ambient-caps=+perfmon "$bin" -c task-clock 0.1 1
+	rm -rf "${bin%/cpustat}"
+	if [ "$status" -ne 0 ] && [[ $stderr == *setpriv* ]]; then
+		skip "CAP_PERFMON is unknown here: $stderr"
+	fi
+	assert_success
+	[ -z "$stderr" ]
+}
