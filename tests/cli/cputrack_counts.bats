@@ -1,0 +1,415 @@
+#!/usr/bin/env bats
+# cputrack: exact counts per LWP and per process from deterministic
+# workloads, checked against perf stat; tick deltas; several sets; -T 0;
+# CSV and JSON; line-buffered output; what this machine cannot count.
+
+load cputrack_helper
+
+setup() {
+	ct_setup
+	ensure_tracefs
+}
+
+teardown() {
+	ct_teardown
+}
+
+@test "threads: each lwp_exit is K, exit is the sum, equal to perf stat" {
+	ct_run -T 0 -c "$WRITE" "$W/wl_threads" 4 1000
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(ct_rows lwp_create | sort)" = "$(printf '%s\n' '2 0' '3 0' '4 0' '5 0')" ]
+	[ "$(ct_rows lwp_exit | sort)" = "$(printf '%s\n' '2 1000' '3 1000' '4 1000' '5 1000')" ]
+	[ "$(ct_rows exit)" = "1 4000" ]
+	# The main thread wrote nothing: the lwp_exit rows add up to exit.
+	[ "$(ct_sum lwp_exit)" -eq "$(ct_sum exit)" ]
+	[ "$(perf_count "$WRITE" "$W/wl_threads" 4 1000)" -eq 4000 ]
+}
+
+@test "threads with a writing main thread: exit = lwp_exits + main's own" {
+	ct_run -c "$WRITE" "$W/wl_threads" 3 500 77
+	[ "$status" -eq 0 ]
+	[ "$(ct_sum lwp_exit)" -eq 1500 ]
+	[ "$(ct_rows exit)" = "1 1577" ]
+	[ "$(perf_count "$WRITE" "$W/wl_threads" 3 500 77)" -eq 1577 ]
+}
+
+@test "thread churn: every short thread once, exact, totals add up" {
+	ct_run -T 0 -c "$WRITE" "$W/wl_churn" 20 5 30
+	[ "$status" -eq 0 ]
+	[ "$(ct_count lwp_create)" -eq 100 ]
+	[ "$(ct_count lwp_exit)" -eq 100 ]
+	# LWP ids 2..101, each created once and exited once with 30.
+	[ "$(ct_rows lwp_exit | awk '{ print $1 }' | sort -n | uniq | wc -l)" -eq 100 ]
+	[ "$(ct_rows lwp_exit | awk '$2 != 30' | wc -l)" -eq 0 ]
+	[ "$(ct_rows exit)" = "1 3000" ]
+	[ "$(perf_count "$WRITE" "$W/wl_churn" 20 5 30)" -eq 3000 ]
+}
+
+@test "-f fork tree: a fork row per child, each pid's exit is K, total equals perf stat" {
+	ct_run -f -T 0 -c "$WRITE" "$W/wl_forktree" 2 3 250
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# 1 + 3 + 9 processes: 12 fork rows, 13 exit rows of 250 each.
+	[ "$(ct_count -f fork)" -eq 12 ]
+	[ "$(ct_count -f exit)" -eq 13 ]
+	[ "$(ct_rows -f exit | awk '$3 != 250' | wc -l)" -eq 0 ]
+	# Each child named by a fork row exits exactly once, under its pid.
+	diff <(awk '$4 == "fork" { print $NF }' "$T/out" | sort) \
+	    <(ct_rows -f exit | awk '{ print $1 }' | sort | grep -vx "$(awk '$4 == "fork" { print $2; exit }' "$T/out")")
+	[ "$(ct_rows -f exit | awk '{ print $1 }' | sort | uniq -d | wc -l)" -eq 0 ]
+	[ "$(ct_sum -f exit)" -eq 3250 ]
+	[ "$(perf_count "$WRITE" "$W/wl_forktree" 2 3 250)" -eq 3250 ]
+}
+
+@test "without -f: fork rows, children untracked, only the parent's exit" {
+	ct_run -T 0 -c "$WRITE" "$W/wl_forktree" 1 4 100
+	[ "$status" -eq 0 ]
+	[ "$(ct_count fork)" -eq 4 ]
+	[ "$(ct_count exit)" -eq 1 ]
+	[ "$(ct_rows exit)" = "1 100" ]
+	# No pid column without -f.
+	[ "${lines[0]}" = "   time lwp      event      pic0 " ]
+}
+
+@test "-e exec chain: each exec total is K, with the new image's arguments" {
+	ct_run -e -T 0 -c "$WRITE" "$W/wl_exec_chain" 3 321
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(ct_rows exec | awk 'NF == 2')" = "$(printf '1 321\n1 321\n1 321')" ]
+	[ "$(grep -cE "   1       exec {21}# '$W/wl_exec_chain [210] 321'\$" "$T/out")" -eq 3 ]
+	grep -q "# '$W/wl_exec_chain 2 321'" "$T/out"
+	grep -q "# '$W/wl_exec_chain 0 321'" "$T/out"
+	[ "$(ct_rows exit)" = "1 321" ]
+	[ "$(perf_count "$WRITE" "$W/wl_exec_chain" 3 321)" -eq 1284 ]
+}
+
+@test "exec marker: its time is that of the totals just before it" {
+	ct_run -e -T 0 -c "$WRITE" "$W/wl_exec_chain" 1 5
+	[ "$status" -eq 0 ]
+	[ "$(awk '$3 == "exec" { print $1 }' "$T/out" | uniq | wc -l)" -eq 1 ]
+}
+
+@test "-ef vfork+exec: the child's exec totals, then its new image tracked" {
+	ct_run -ef -T 0 -c "$WRITE" "$W/wl_vfork_exec" 40 "$W/wl_threads" 2 60
+	[ "$status" -eq 0 ]
+	local parent child
+	parent=$(awk '$4 == "fork" { print $2 }' "$T/out")
+	child=$(awk '$4 == "fork" { print $NF }' "$T/out")
+	[ "$(ct_count -f fork)" -eq 1 ]
+	# The child wrote nothing before its exec.
+	[ "$(ct_rows -f exec | awk 'NF == 3')" = "$child 1 0" ]
+	grep -qE "$child   1       exec {21}# '$W/wl_threads 2 60'\$" "$T/out"
+	[ "$(ct_rows -f lwp_exit | awk -v c="$child" '$1 == c { print $3 }')" = "$(printf '60\n60')" ]
+	[ "$(ct_rows -f exit | sort)" = "$(printf '%s\n' "$parent 1 40" "$child 1 120" | sort)" ]
+	[ "$(perf_count "$WRITE" "$W/wl_vfork_exec" 40 "$W/wl_threads" 2 60)" -eq 160 ]
+}
+
+@test "-f vfork+exec without -e: only the child's tracking ends, exit 0" {
+	ct_run -f -T 0 -c "$WRITE" "$W/wl_vfork_exec" 40 "$W/wl_threads" 2 60
+	[ "$status" -eq 0 ]
+	local parent child
+	parent=$(awk '$4 == "fork" { print $2 }' "$T/out")
+	child=$(awk '$4 == "fork" { print $NF }' "$T/out")
+	[ "$(ct_rows -f exec | awk 'NF == 3')" = "$child 1 0" ]
+	grep -q "# '$W/wl_threads 2 60'\$" "$T/out"
+	# Nothing more from the child; the parent is tracked to its exit.
+	[ "$(ct_rows -f lwp_exit | wc -l)" -eq 0 ]
+	[ "$(ct_rows -f exit)" = "$parent 1 40" ]
+}
+
+@test "-e non-leader exec: the old image's total, then the new one from LWP 1" {
+	ct_run -e -T 0 -c "$WRITE" "$W/wl_nonleader_exec" 70 "$W/wl_threads" 2 30
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	# Old image: 70 by the main thread and 70 by the thread that execs.
+	[ "$(ct_rows exec | awk 'NF == 2')" = "1 140" ]
+	grep -qE "   1       exec {21}# '$W/wl_threads 2 30'\$" "$T/out"
+	[ "$(ct_rows lwp_exit | tail -n 2 | awk '{ print $2 }')" = "$(printf '30\n30')" ]
+	[ "$(ct_rows exit)" = "1 60" ]
+	[ "$(perf_count "$WRITE" "$W/wl_nonleader_exec" 70 "$W/wl_threads" 2 30)" -eq 200 ]
+}
+
+@test "ticks: per-LWP deltas that sum to each LWP's total" {
+	# 3 threads, 10 writes every 250 ms, 4 times; sampled every 100 ms.
+	# The last burst is 250 ms before the thread exits, so the ticks
+	# have seen every write by then.
+	ct_run -T 0.1 -c "$WRITE" "$W/ct_steady" 3 10 250 4
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	local n
+	for n in 2 3 4; do
+		[ "$(ct_rows tick | awk -v n=$n '$1 == n { s += $2 } END { print s }')" -eq 40 ]
+		[ "$(ct_rows lwp_exit | awk -v n=$n '$1 == n { print $2 }')" -eq 40 ]
+		# Deltas, not running totals: no tick sees more than two bursts.
+		[ "$(ct_rows tick | awk -v n=$n '$1 == n && $2 > 20' | wc -l)" -eq 0 ]
+		[ "$(ct_rows tick | awk -v n=$n '$1 == n' | wc -l)" -ge 5 ]
+	done
+	# The main thread writes nothing, in every tick.
+	[ "$(ct_rows tick | awk '$1 == 1 && $2 != 0' | wc -l)" -eq 0 ]
+	[ "$(ct_rows exit)" = "1 120" ]
+	# Tick times are 0.1 s apart, give or take the scheduling.
+	awk '$3 == "tick" && $2 == 1 { print $1 }' "$T/out" >"$T/times"
+	[ "$(wc -l <"$T/times")" -ge 8 ]
+	awk 'NR > 1 { d = $1 - p; if (d < 0.05 || d > 0.3) bad++ } { p = $1 }
+	    END { exit bad > 0 }' "$T/times"
+}
+
+@test "several -c sets: rotate per tick per LWP, rows end with # spec" {
+	local a="$WRITE" b="task-clock,$WRITE"
+	# Bursts at 0, 325 and 650 ms stay clear of the 100 ms ticks: the
+	# target runs on while a tick switches sets, and what it does while
+	# no set is bound is not counted.
+	ct_run -T 0.1 -c "$a" -c "$b" "$W/ct_steady" 2 10 325 3
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "   time lwp      event      pic0 " ]
+	# Every row but the title carries its set, after two spaces.
+	[ "$(tail -n +2 "$T/out" | grep -vcE "[0-9] ( # $a| # $b)\$")" -eq 0 ]
+	grep -qE "^ +[0-9.]+ +2 +lwp_create +0  # $a\$" "$T/out"
+	# Each LWP's ticks alternate a, b, a, b, ... starting with a.
+	local n
+	for n in 1 2 3; do
+		awk -v n=$n '$3 == "tick" && $2 == n { print ($NF == "'"$a"'") ? "a" : "b" }' \
+		    "$T/out" | tr -d '\n' >"$T/seq"
+		[[ "$(cat "$T/seq")" =~ ^(ab)+a?$ ]]
+	done
+	# Set b has two values, set a one.
+	[ "$(grep -E "tick .* # $b\$" "$T/out" | awk '{ print NF }' | sort -u)" -eq 7 ]
+	[ "$(grep -E "tick .* # $a\$" "$T/out" | awk '{ print NF }' | sort -u)" -eq 6 ]
+	# Totals: one row per set; each is the sum of that set's ticks.
+	for n in 2 3; do
+		[ "$(grep -cE "^ +[0-9.]+ +$n +lwp_exit " "$T/out")" -eq 2 ]
+		local ta tb ea eb
+		ta=$(awk -v n=$n '$3 == "tick" && $2 == n && $NF == "'"$a"'" { s += $4 } END { print s + 0 }' "$T/out")
+		tb=$(awk -v n=$n '$3 == "tick" && $2 == n && $NF == "'"$b"'" { s += $5 } END { print s + 0 }' "$T/out")
+		ea=$(awk -v n=$n '$3 == "lwp_exit" && $2 == n && $NF == "'"$a"'" { print $4 }' "$T/out")
+		eb=$(awk -v n=$n '$3 == "lwp_exit" && $2 == n && $NF == "'"$b"'" { print $5 }' "$T/out")
+		[ "$ta" -eq "$ea" ]
+		[ "$tb" -eq "$eb" ]
+		# Between them, the two sets saw all 30 writes.
+		[ $((ea + eb)) -eq 30 ]
+	done
+	[ "$(grep -cE '^ +[0-9.]+ +1 +exit ' "$T/out")" -eq 2 ]
+}
+
+@test "-T 0: only event rows, only the first set counts" {
+	ct_run -T 0 -c "$WRITE" -c task-clock "$W/ct_steady" 2 10 100 3
+	[ "$status" -eq 0 ]
+	[ "$(ct_count tick)" -eq 0 ]
+	[ "$(tail -n +2 "$T/out" | awk '{ print $3 }' | sort -u | tr '\n' ' ')" = "exit lwp_create lwp_exit " ]
+	[ "$(grep -c "# task-clock\$" "$T/out")" -eq 0 ]
+	[ "$(grep -E ' exit ' "$T/out")" != "" ]
+	grep -qE "^ +[0-9.]+ +1 +exit +60  # $WRITE\$" "$T/out"
+}
+
+@test "-N: stops after N ticks, exit 0, no totals, the target runs on to its end" {
+	ct_run -N 3 -T 0.1 -c "$WRITE" "$W/ct_steady" 2 10 100 15 "$T/done"
+	[ "$status" -eq 0 ]
+	[ "$(ct_count tick)" -eq 9 ]
+	[ "$(ct_count exit)" -eq 0 ]
+	[ "$(ct_count lwp_exit)" -eq 0 ]
+	# cputrack returned after about 0.3 s; the target still has ~1 s to go.
+	[ ! -e "$T/done" ]
+	wait_file "$T/done"
+}
+
+@test "line-buffered: the first tick row arrives through a pipe while the target runs" {
+	mkfifo "$T/fifo"
+	ct_wait_counters
+	timeout 60 "$CT" -T 0.2 -c "$WRITE" "$W/ct_steady" 1 5 100 40 "$T/done" \
+	    >"$T/fifo" 2>"$T/err" &
+	ct_bg $!
+	exec 8<"$T/fifo"
+	local line got=""
+	while IFS= read -r -t 10 line <&8; do
+		if [[ "$line" =~ \ tick\  ]]; then got=$line; break; fi
+	done
+	# The row came out, and the workload (4 s) is far from done.
+	[ ! -e "$T/done" ]
+	exec 8<&-
+	[ -n "$got" ] || { cat "$T/err"; false; }
+}
+
+@test "csv: schema line, header, numbers, tid, enabled/running, flushed per row" {
+	ct_run --format=csv -T 0.1 -t -c "$WRITE,task-clock" -c "$WRITE" \
+	    "$W/ct_steady" 2 10 250 2
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	python3 - "$T/out" <<'EOF'
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0] == "# cpctools csv 1 cputrack", lines[0]
+rows = list(csv.DictReader(lines[1:]))
+assert list(rows[0].keys()) == ["time", "pid", "lwp", "tid", "cpu", "label",
+    "set", "enabled_ns", "running_ns", "tsc", "syscalls:sys_enter_write",
+    "task-clock", "info"], list(rows[0].keys())
+w = "syscalls:sys_enter_write"
+pid = int(rows[0]["pid"])
+tids = {}
+for r in rows:
+    float(r["time"])
+    assert int(r["pid"]) == pid
+    assert r["cpu"] == ""
+    assert r["label"] in ("tick", "lwp_create", "lwp_exit", "exit"), r
+    s = int(r["set"])
+    assert s in (0, 1)
+    tid, lwp = int(r["tid"]), int(r["lwp"])
+    assert tids.setdefault(lwp, tid) == tid
+    assert (lwp == 1) == (tid == pid)
+    en, ru = int(r["enabled_ns"]), int(r["running_ns"])
+    # Software events are never multiplexed.
+    assert en == ru, r
+    int(r["tsc"])
+    int(r[w])
+    if s == 0:
+        int(r["task-clock"])
+    else:
+        assert r["task-clock"] == ""
+    assert r["info"] == ""
+ex = [r for r in rows if r["label"] == "lwp_exit"]
+assert len(ex) == 4, ex
+for lwp in (2, 3):
+    assert sum(int(r[w]) for r in ex if int(r["lwp"]) == lwp) == 20
+    for s in (0, 1):
+        ticks = sum(int(r[w]) for r in rows if r["label"] == "tick" and
+                    int(r["lwp"]) == lwp and int(r["set"]) == s)
+        tot = [int(r[w]) for r in ex if int(r["lwp"]) == lwp and int(r["set"]) == s]
+        assert tot == [ticks], (lwp, s, tot, ticks)
+exits = [r for r in rows if r["label"] == "exit"]
+assert sum(int(r[w]) for r in exits) == 40
+assert any(int(r["enabled_ns"]) > 0 for r in rows if r["label"] == "tick")
+EOF
+	# No multiplexing note: software events are never multiplexed.
+	refute_output --partial "multiplexed"
+}
+
+@test "csv: fork and exec marker rows carry info, no set" {
+	ct_run --format=csv -ef -T 0 -c "$WRITE" "$W/wl_vfork_exec" 3 "$W/wl_threads" 1 4
+	[ "$status" -eq 0 ]
+	python3 - "$T/out" "$W/wl_threads 1 4" <<'EOF'
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+rows = list(csv.DictReader(lines[1:]))
+fork = [r for r in rows if r["label"] == "fork"]
+assert len(fork) == 1
+child = int(fork[0]["info"])
+assert fork[0]["set"] == "" and fork[0]["tid"] == "" and fork[0]["enabled_ns"] == ""
+marker = [r for r in rows if r["label"] == "exec" and r["set"] == ""]
+assert len(marker) == 1 and marker[0]["info"] == sys.argv[2], marker
+assert int(marker[0]["pid"]) == child
+tot = {int(r["pid"]): int(r["syscalls:sys_enter_write"]) for r in rows if r["label"] == "exit"}
+assert tot == {int(fork[0]["pid"]): 3, child: 4}, tot
+EOF
+}
+
+@test "json: schema object, numbers are numbers, per-row flush, totals add up" {
+	ct_run --format=json -f -T 0.1 -c "$WRITE,task-clock" "$W/wl_forktree" 1 2 50
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	python3 - "$T/out" <<'EOF'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+head = objs[0]
+assert head["schema"] == "cpctools" and head["version"] == 1 and head["tool"] == "cputrack", head
+assert head["sets"] == [{"set": 0, "spec": "syscalls:sys_enter_write,task-clock",
+    "events": ["syscalls:sys_enter_write", "task-clock"]}], head
+rows = objs[1:]
+forks = [r for r in rows if r["label"] == "fork"]
+assert len(forks) == 2
+for r in forks:
+    assert r["set"] is None and r["tid"] is None and isinstance(r["info"], str)
+exits = [r for r in rows if r["label"] == "exit"]
+assert len(exits) == 3
+pids = {r["pid"] for r in exits}
+assert pids == {forks[0]["pid"]} | {int(f["info"]) for f in forks}
+for r in exits:
+    assert isinstance(r["time"], float)
+    assert isinstance(r["pid"], int) and isinstance(r["tid"], int) and r["tid"] == r["pid"]
+    assert r["cpu"] is None and r["set"] == 0
+    c = r["counters"]
+    assert c["syscalls:sys_enter_write"] == 50 and isinstance(c["task-clock"], int)
+    assert isinstance(r["enabled_ns"], int) and r["enabled_ns"] == r["running_ns"]
+    assert r["spec"] == "syscalls:sys_enter_write,task-clock"
+EOF
+}
+
+@test "json: ticks carry enabled/running ns; --format=table is the default layout" {
+	ct_run --format=json -T 0.1 -c "$WRITE" "$W/ct_steady" 1 3 150 2
+	[ "$status" -eq 0 ]
+	python3 - "$T/out" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()][1:]
+ticks = [r for r in rows if r["label"] == "tick"]
+assert ticks, rows
+for r in ticks:
+    assert isinstance(r["enabled_ns"], int) and isinstance(r["running_ns"], int)
+    assert r["enabled_ns"] == r["running_ns"]
+    assert "tsc" not in r
+assert sum(r["counters"]["syscalls:sys_enter_write"] for r in rows if r["label"] == "exit") == 6
+EOF
+	ct_run --format=table -T 0 -c "$WRITE" "$W/wl_threads" 1 3
+	[ "${lines[0]}" = "   time lwp      event      pic0 " ]
+}
+
+@test "csv/json: flushed per row, a row arrives through a pipe while the target runs" {
+	mkfifo "$T/fifo"
+	ct_wait_counters
+	timeout 60 "$CT" --format=json -T 0.2 -c "$WRITE" "$W/ct_steady" 1 5 100 40 "$T/done" \
+	    >"$T/fifo" 2>"$T/err" &
+	ct_bg $!
+	exec 8<"$T/fifo"
+	local line got=""
+	while IFS= read -r -t 10 line <&8; do
+		if [[ "$line" =~ \"label\":\"tick\" ]]; then got=$line; break; fi
+	done
+	[ ! -e "$T/done" ]
+	exec 8<&-
+	[ -n "$got" ]
+	python3 -c 'import json,sys; assert json.loads(sys.argv[1])["label"] == "tick"' "$got"
+}
+
+@test "no multiplexing note in table mode with software events" {
+	ct_run -T 0.1 -c "task-clock,$WRITE,page-faults,context-switches" "$W/ct_steady" 2 5 100 3
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+}
+
+@test "no hardware PMU: EC_ref,EC_hit and cycles,instructions refused before the program starts, exit 2" {
+	if ls /sys/bus/event_source/devices/ |
+	    grep -qE '^(cpu|cpu_core|cpu_atom|armv[78]_.*|arm_.*)$'; then
+		skip "this kernel has a hardware PMU: see the next test"
+	fi
+	ct_run -c EC_ref,EC_hit "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ ! -e "$T/ran" ]
+	[ "${#stderr}" -gt 0 ]
+	run cat "$T/err"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ ^"cputrack: EC_ref ".*"no exact Linux equivalent".*"countable here: ".*task-clock ]]
+	[[ "${lines[1]}" =~ ^"cputrack: EC_hit ".*"no exact Linux equivalent".*"countable here: ".*task-clock ]]
+	ct_run -c cycles,instructions "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ ! -e "$T/ran" ]
+	run cat "$T/err"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ ^"cputrack: cycles ".*"hardware".*"no hardware counters".*"countable here: ".*task-clock ]]
+	[[ "${lines[1]}" =~ ^"cputrack: instructions ".*"hardware".*"no hardware counters".*"countable here: ".*task-clock ]]
+	# The classic names that have an equivalent are hardware events here.
+	ct_run -c pic0=Cycle_cnt,pic1=Instr_cnt "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ ! -e "$T/ran" ]
+}
+
+@test "hardware PMU: cycles,instructions count" {
+	require_pmu
+	ct_run -T 0 -c cycles,instructions "$W/wl_threads" 2 1000
+	[ "$status" -eq 0 ]
+	[ "$(ct_count lwp_exit)" -eq 2 ]
+	[ "$(ct_rows exit | awk '{ print ($2 > 0 && $3 > 0) }')" = 1 ]
+	ct_run -c EC_ref,EC_hit "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ ! -e "$T/ran" ]
+	[[ "$stderr" =~ "no exact Linux equivalent" ]]
+}
