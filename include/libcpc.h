@@ -57,11 +57,17 @@ typedef struct {
 #define CPC_TICKREG_NAME	"tsc"
 
 /*
- * Linux has no SIGEMT on x86 or arm64; overflow notification uses SIGIO
- * delivered to the bound thread, with si_code set to EMT_CPCOVF.
+ * Linux has no SIGEMT on x86, arm64 or riscv. Overflow notification uses
+ * SIGSTKFLT there: no kernel path sends it, it is a constant (usable in
+ * switch cases, unlike SIGRTMIN), and like SIGEMT it is a classic signal
+ * whose default action ends the process. SIGIO is not used: every O_ASYNC
+ * descriptor sends it, with si_code POLL_IN, which is 1 like EMT_CPCOVF.
+ * The bound thread gets it with si_code EMT_CPCOVF and si_addr the PC the
+ * overflow interrupted; the handler's ucontext is that PC's context too.
+ * Architectures with a real SIGEMT (mips, sparc, alpha) keep theirs.
  */
 #ifndef SIGEMT
-#define SIGEMT			SIGIO
+#define SIGEMT			SIGSTKFLT
 #endif
 #define EMT_CPCOVF		1
 
@@ -169,6 +175,54 @@ int cpc_set_times(cpc_t *cpc, cpc_set_t *set, uint64_t *enabled_ns,
 
 /* Name of the PMU driving hardware events ("cpu", "armv8_pmuv3_0"), or NULL. */
 const char *cpc_pmu_name(cpc_t *cpc);
+
+/*
+ * Buffered overflow (seed 004, "CPC in-kernel buffering"), carried
+ * further. A request with CPC_OVF_BUFFERED writes one record per overflow
+ * into a kernel ring buffer instead of interrupting; with
+ * CPC_OVF_NOTIFY_EMT too, the bound thread gets SIGEMT each time
+ * CPC_PCBUF_SIZE records are waiting. cpc_set_sample_pcbuf copies out (and
+ * consumes) up to CPC_PCBUF_SIZE PCs, as the proposal describes;
+ * cpc_set_sample_records copies out whole records. See docs/libcpc.md.
+ */
+#define CPC_PCBUF_SIZE		256
+/* Request flag: also record the user call stack (Linux extension). */
+#define CPC_OVF_CALLSTACK	0x20
+/* Deepest call stack a record keeps. */
+#define CPC_OVF_MAX_STACK	64
+
+/* Which fields of a record the kernel filled (cr_valid). */
+#define CPC_REC_PC		0x01	/* cr_pc */
+#define CPC_REC_PRECISE_PC	0x02	/* cr_precise_pc */
+#define CPC_REC_TID		0x04	/* cr_pid, cr_tid */
+#define CPC_REC_TIME		0x08	/* cr_time */
+#define CPC_REC_VADDR		0x10	/* cr_vaddr */
+#define CPC_REC_PADDR		0x20	/* cr_paddr */
+#define CPC_REC_STACK		0x40	/* cr_nstack, cr_stack */
+
+typedef struct cpc_ovf_record {
+	int		cr_index;	/* request that overflowed */
+	uint_t		cr_valid;	/* CPC_REC_* */
+	uint64_t	cr_pc;		/* PC when the overflow interrupted */
+	uint64_t	cr_precise_pc;	/* PC of the instruction that caused it */
+	pid_t		cr_pid;
+	pid_t		cr_tid;
+	hrtime_t	cr_time;	/* CLOCK_MONOTONIC ns, as cpc_buf_hrtime */
+	uint64_t	cr_vaddr;	/* data virtual address */
+	uint64_t	cr_paddr;	/* physical address of cr_vaddr */
+	uint_t		cr_nstack;	/* frames in cr_stack, innermost first */
+	uint64_t	cr_stack[CPC_OVF_MAX_STACK];
+} cpc_ovf_record_t;
+
+/* Error subcode (Linux extension): the ring filled before it was read. */
+#define CPC_OVF_RECORDS_LOST	64
+
+int cpc_set_sample_pcbuf(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
+    uint64_t *pcbuf);
+int cpc_set_sample_records(cpc_t *cpc, cpc_set_t *set, cpc_ovf_record_t *recs,
+    int nrecs, uint64_t *lost);
+/* Size of the set's ring in pages (a power of two), before binding. */
+int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
 
 /* Where the per-CPU exclusivity locks live. */
 #define CPC_LOCK_DIR		"/run/cpctools"

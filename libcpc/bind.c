@@ -78,6 +78,39 @@ cpc_set_close_counters(cpc_set_t *set)
 		set->fds[i] = -1;
 }
 
+/* A group is started by hand once whole, an inheriting set at once. */
+static bool
+starts_disabled(const cpc_set_t *set)
+{
+	return set->nreqs > 1 || cpc_set_samples(set);
+}
+
+/*
+ * A sampling event the kernel refuses where the same counting event
+ * opens: the hardware has no overflow interrupt (ENOTSUP, as Solaris).
+ */
+static bool
+overflow_unsupported(struct perf_event_attr *attr, pid_t pid, int cpu,
+    int group_fd)
+{
+	int saved = errno, fd;
+
+	if (saved != EOPNOTSUPP && saved != EINVAL)
+		return false;
+	attr->sample_period = 0;
+	attr->sigtrap = 0;
+	attr->remove_on_exec = 0;
+	attr->sample_type = 0;
+	attr->wakeup_events = 0;
+	if ((fd = cpc_perf_open(attr, pid, cpu, group_fd)) < 0) {
+		errno = saved;
+		return false;
+	}
+	close(fd);
+	errno = ENOTSUP;
+	return true;
+}
+
 static int
 open_one(cpc_t *cpc, cpc_set_t *set, int i, pid_t pid, int cpu, bool inherit,
     const char *fn)
@@ -91,24 +124,31 @@ open_one(cpc_t *cpc, cpc_set_t *set, int i, pid_t pid, int cpu, bool inherit,
 		errno = EINVAL;
 		return -1;
 	}
+	cpc_ovf_attr(set, &set->reqs[i], &attr);
 	if (inherit) {
 		attr.inherit = 1;
 		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
-	} else if (i == 0 && set->nreqs > 1) {
+	} else if (i == 0 && starts_disabled(set)) {
 		/*
 		 * Members that join a group whose leader already counts are
 		 * not scheduled until the context is next rescheduled (a CPU
-		 * context may wait long for that): start the leader disabled
-		 * and enable it once the group is whole.
+		 * context may wait long for that), and overflow records need
+		 * their ring first: start the leader disabled and enable it
+		 * once the group is whole and armed.
 		 */
 		attr.disabled = 1;
 	}
-	set->fds[i] = cpc_perf_open(&attr, pid, cpu,
+	set->fds[i] = cpc_ring_perf_open(&set->reqs[i], &attr, pid, cpu,
 	    inherit || i == 0 ? -1 : set->fds[0]);
 	if (set->fds[i] < 0) {
+		if (attr.sample_period != 0 && overflow_unsupported(&attr,
+		    pid, cpu, inherit || i == 0 ? -1 : set->fds[0]))
+			return -1;
 		report_open_error(cpc, fn, &set->reqs[i], i);
 		return -1;
 	}
+	set->reqs[i].period = attr.sample_period;
+	set->reqs[i].sample_type = attr.sample_type;
 	return 0;
 }
 
@@ -119,7 +159,8 @@ open_one(cpc_t *cpc, cpc_set_t *set, int i, pid_t pid, int cpu, bool inherit,
 static int
 size_for_requests(cpc_set_t *set)
 {
-	size_t need = (3 + 2 * (size_t)set->nreqs) * sizeof(uint64_t);
+	size_t need = (3 + (size_t)cpc_read_stride(set) *
+	    (size_t)set->nreqs) * sizeof(uint64_t);
 	uint64_t *readbuf;
 	int *fds;
 
@@ -145,7 +186,7 @@ static bool
 request_flags_valid(const cpc_set_t *set)
 {
 	const uint_t known = CPC_OVF_NOTIFY_EMT | CPC_COUNT_USER |
-	    CPC_COUNT_SYSTEM | CPC_COUNT_HV | CPC_OVF_BUFFERED;
+	    CPC_COUNT_SYSTEM | CPC_COUNT_HV | CPC_OVF_BUFFERED | CPC_OVF_CALLSTACK;
 	int i;
 
 	for (i = 0; i < set->nreqs; i++)
@@ -171,32 +212,36 @@ cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 		errno = EINVAL;
 		return -1;
 	}
+	set->lost_format = cpc_set_buffers(set);
 	if (size_for_requests(set) != 0)
 		return -1;
 	for (i = 0; i < set->nreqs; i++) {
 		set->fds[i] = -1;
 		set->reqs[i].start = set->reqs[i].preset;
 		set->reqs[i].base = 0;
+		set->reqs[i].period = 0;
 	}
 	set->read_each = inherit;
-	for (i = 0; i < set->nreqs; i++) {
-		if (open_one(cpc, set, i, pid, cpu, inherit, fn) != 0) {
-			saved = errno;
-			cpc_set_close_counters(set);
-			errno = saved;
-			return -1;
-		}
-	}
-	if (!inherit && set->nreqs > 1 &&
-	    ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0) {
-		saved = errno;
-		cpc_set_close_counters(set);
-		errno = saved;
+	if (cpc_ovf_prepare(cpc, set, pid, inherit, fn) != 0)
 		return -1;
-	}
+	for (i = 0; i < set->nreqs; i++)
+		if (open_one(cpc, set, i, pid, cpu, inherit, fn) != 0)
+			goto fail;
+	if (cpc_ovf_arm(cpc, set, fn) != 0)
+		goto fail;
+	if (!inherit && starts_disabled(set) &&
+	    ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0)
+		goto fail;
 	set->enabled_ns = set->running_ns = 0;
 	set->disabled = false;
 	return 0;
+
+fail:
+	saved = errno;
+	cpc_ovf_disarm(set);
+	cpc_set_close_counters(set);
+	errno = saved;
+	return -1;
 }
 
 /* The set bound to the calling LWP through cpc_bind_curlwp, if any. */
@@ -259,6 +304,8 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 		errno = ESRCH;
 		return -1;
 	}
+	if (cpc_ovf_check(set, tid, false) != 0)
+		return -1;
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
 	set->generation = cpc_excl_generation();
@@ -329,7 +376,7 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 	}
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
-	if (check_cpu(id) != 0)
+	if (check_cpu(id) != 0 || cpc_ovf_check(set, -1, false) != 0)
 		return -1;
 	if (cpc_excl_cpu_acquire(cpc, id, &set->cpu_lock_fd) != 0)
 		return -1;
@@ -364,6 +411,7 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 		errno = EINVAL;
 		return -1;
 	}
+	cpc_ovf_disarm(set);
 	cpc_set_close_counters(set);
 	if (set->bound == CPC_BOUND_CPU) {
 		if (CPU_COUNT(&set->saved_affinity) > 0 &&
@@ -449,12 +497,25 @@ cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 	return 0;
 }
 
+/* Whether some counter of the bound set was opened to interrupt. */
+static bool
+has_periods(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].period != 0)
+			return true;
+	return false;
+}
+
 /*
  * Counts restart from the presets. A group's counters are reset in the
  * kernel. An inheriting set's are not: a reset does not reach what
  * threads that already exited counted, so its current values become the
  * new origin instead. Like the Solaris kernel, a restart also resumes a
- * set that cpc_disable stopped.
+ * set that cpc_disable stopped, or that an overflow froze; an
+ * interrupting set is stopped first, so that its periods start afresh.
  */
 int
 cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
@@ -465,6 +526,9 @@ cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 		errno = EINVAL;
 		return -1;
 	}
+	if (has_periods(set) && (set_ioctl(set, PERF_EVENT_IOC_DISABLE) != 0 ||
+	    cpc_ovf_reload(set) != 0))
+		return -1;
 	if (set->read_each) {
 		if (cpc_set_read(set) != 0)
 			return -1;
@@ -474,8 +538,9 @@ cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].start = set->reqs[i].preset;
 		set->reqs[i].base = set->read_each ?
-		    set->readbuf[3 + 2 * i] : 0;
+		    cpc_read_value(set, i) : 0;
 	}
+	set->frozen = false;
 	if (set_ioctl(set, PERF_EVENT_IOC_ENABLE) != 0)
 		return -1;
 	set->disabled = false;

@@ -30,7 +30,13 @@ struct cpc_request {
 	cpc_attr_t	*attrs;		/* names owned, copied at add time */
 	int		 picnum;	/* -1 when the kernel may choose */
 	struct cpc_event_enc enc;
+	uint64_t	 sample_type;	/* of a buffered request's records */
+	uint64_t	 id;		/* kernel event id, names its records */
+	uint64_t	 period;	/* sample_period it was opened with */
+	int		 precise_ip;	/* skid level the PMU accepted */
 };
+
+struct cpc_ring;
 
 enum cpc_bind_kind {
 	CPC_UNBOUND = 0,
@@ -59,6 +65,11 @@ struct __cpc_set {
 	uint64_t		*readbuf;	/* group read scratch, sized once */
 	size_t			 readbuf_len;
 	uint64_t		 enabled_ns, running_ns;
+	volatile bool		 frozen;	/* by an overflow, until restart */
+	bool			 live;		/* registered for SIGTRAP */
+	size_t			 ring_pages;	/* data pages, 0: the default */
+	struct cpc_ring		*ring;		/* buffered overflow records */
+	bool			 lost_format;	/* reads carry lost samples */
 };
 
 struct __cpc_buf {
@@ -137,12 +148,37 @@ void cpc_excl_cpu_release(cpc_t *cpc, int lockfd);
 
 /* sample.c */
 int cpc_set_read(cpc_set_t *set);
+int cpc_read_stride(const cpc_set_t *set);
+uint64_t cpc_read_value(const cpc_set_t *set, int i);
+uint64_t cpc_read_lost(const cpc_set_t *set, int i);
 
 /* bind.c */
 int cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);
 void cpc_set_close_counters(cpc_set_t *set);
 cpc_set_t *cpc_curlwp_set(cpc_t *cpc);
+
+/* overflow.c */
+uint64_t cpc_ovf_period(const struct cpc_request *req);
+bool cpc_set_samples(const cpc_set_t *set);
+bool cpc_set_buffers(const cpc_set_t *set);
+void cpc_emt_from_carrier(void);
+extern const char cpc_emt_carrier;
+int cpc_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit);
+int cpc_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit,
+    const char *fn);
+void cpc_ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
+    struct perf_event_attr *attr);
+int cpc_ovf_arm(cpc_t *cpc, cpc_set_t *set, const char *fn);
+void cpc_ovf_disarm(cpc_set_t *set);
+int cpc_ovf_reload(cpc_set_t *set);
+
+/* pcbuf.c */
+void cpc_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr);
+int cpc_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
+    pid_t pid, int cpu, int group_fd);
+int cpc_ring_open(cpc_t *cpc, cpc_set_t *set, const char *fn);
+void cpc_ring_close(cpc_set_t *set);
 
 /* Hooks into libpctx, present when the program links it. */
 pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid) __attribute__((weak));

@@ -24,6 +24,8 @@ static const char *const subcode_texts[] = {
 const char *
 cpc_subcode_text(int subcode)
 {
+	if (subcode == CPC_OVF_RECORDS_LOST)
+		return "Overflow records lost";
 	if (subcode <= 0 ||
 	    subcode >= (int)(sizeof(subcode_texts) / sizeof(subcode_texts[0])))
 		return NULL;

@@ -7,17 +7,23 @@
 
 #include "cpc_impl.h"
 
-/* One fd read without PERF_FORMAT_GROUP: value, enabled, running, id. */
+/*
+ * One fd read without PERF_FORMAT_GROUP: value, enabled, running, id,
+ * and lost samples for sets that buffer overflow records.
+ */
 static int
 read_each(cpc_set_t *set)
 {
-	uint64_t rec[4];
+	size_t len = (set->lost_format ? 5 : 4) * sizeof(uint64_t);
+	uint64_t rec[5];
 	int i;
 
 	for (i = 0; i < set->nreqs; i++) {
-		if (read(set->fds[i], rec, sizeof(rec)) != (ssize_t)sizeof(rec))
+		if (read(set->fds[i], rec, len) != (ssize_t)len)
 			return -1;
-		set->readbuf[3 + 2 * i] = rec[0];
+		set->readbuf[3 + cpc_read_stride(set) * i] = rec[0];
+		if (set->lost_format)
+			set->readbuf[5 + 3 * i] = rec[4];
 		if (i == 0) {
 			set->readbuf[1] = rec[1];
 			set->readbuf[2] = rec[2];
@@ -27,7 +33,10 @@ read_each(cpc_set_t *set)
 	return 0;
 }
 
-/* Group layout: nr, enabled, running, then value and id per member. */
+/*
+ * Group layout: nr, enabled, running, then per member value and id (and
+ * lost samples, for sets that buffer overflow records).
+ */
 static int
 read_group(cpc_set_t *set)
 {
@@ -45,6 +54,26 @@ read_group(cpc_set_t *set)
 		return -1;
 	}
 	return 0;
+}
+
+int
+cpc_read_stride(const cpc_set_t *set)
+{
+	return set->lost_format ? 3 : 2;
+}
+
+/* The count of request i in the last read. */
+uint64_t
+cpc_read_value(const cpc_set_t *set, int i)
+{
+	return set->readbuf[3 + cpc_read_stride(set) * i];
+}
+
+/* Samples of request i the kernel had no ring room for, last read. */
+uint64_t
+cpc_read_lost(const cpc_set_t *set, int i)
+{
+	return set->lost_format ? set->readbuf[5 + 3 * i] : 0;
 }
 
 /* Read every count of a bound set into its readbuf. */
@@ -83,7 +112,7 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	set->running_ns = set->readbuf[2];
 	for (i = 0; i < set->nreqs; i++)
 		buf->data[i] = set->reqs[i].start +
-		    (set->readbuf[3 + 2 * i] - set->reqs[i].base);
+		    (cpc_read_value(set, i) - set->reqs[i].base);
 	buf->hrtime = cpc_gethrtime();
 	if (cpc->tsc_per_ns == 0.0)
 		cpc->tsc_per_ns = cpc_tsc_per_ns();

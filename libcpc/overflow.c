@@ -1,0 +1,450 @@
+/*
+ * Overflow notification (CPC_OVF_NOTIFY_EMT) on Linux.
+ *
+ * A request preset to P overflows after 2^64 - P events: that is its
+ * perf sample_period. Its event is opened with attr.sigtrap, so the kernel
+ * sends a synchronous SIGTRAP (si_code TRAP_PERF) to the very thread whose
+ * counter overflowed, before it runs another user instruction. libcpc's
+ * SIGTRAP handler freezes the set's counters and queues SIGEMT to that
+ * thread with si_code EMT_CPCOVF and si_addr the interrupted PC. SIGEMT is
+ * blocked while the SIGTRAP handler runs, so it is delivered once that
+ * handler has returned: the application's handler sees the ucontext of the
+ * interrupted code, as on Solaris. cpc_set_restart reloads the presets
+ * (and with them the periods) and thaws the counters.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "cpc_impl.h"
+
+#ifndef TRAP_PERF
+#define TRAP_PERF	6
+#endif
+
+/* Linux 6.0's PERF_FORMAT_LOST; this system's headers predate it. */
+#define FORMAT_LOST	(UINT64_C(1) << 4)
+
+/* perf rejects periods with bit 63 set. */
+#define PERIOD_LIMIT	(UINT64_C(1) << 63)
+
+/*
+ * sig_data names the set. On 64-bit systems a tag in the top bits (user
+ * pointers leave them clear) tells libcpc's signals from other users of
+ * sigtrap, even after the set is gone.
+ */
+#if UINTPTR_MAX > 0xffffffffu
+#define SIGDATA_TAG	(UINT64_C(0xc9c0) << 48)
+#define SIGDATA_MASK	(UINT64_C(0xffff) << 48)
+#else
+#define SIGDATA_TAG	0
+#define SIGDATA_MASK	0
+#endif
+
+/*
+ * Sets whose events may send SIGTRAP. Slots are reused, never freed, so
+ * that the handler can walk the list at any moment without a lock.
+ */
+struct live_slot {
+	_Atomic(cpc_set_t *)	 set;
+	struct live_slot	*next;
+};
+
+static _Atomic(struct live_slot *) live_head;
+static pthread_mutex_t trap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction previous_trap;
+
+/*
+ * Events between overflows, or 0 for a request that never interrupts:
+ * one without an overflow flag, or whose period perf cannot take (a
+ * preset below 2^63: more than 2^63 events, centuries of counting). A
+ * buffered request may give its period itself as the preset, as in the
+ * proposal's example, since such a preset would otherwise mean nothing.
+ */
+uint64_t
+cpc_ovf_period(const struct cpc_request *req)
+{
+	uint64_t period;
+
+	if ((req->flags & (CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED)) == 0)
+		return 0;
+	period = 0 - req->preset;
+	if ((req->flags & CPC_OVF_BUFFERED) && req->preset < PERIOD_LIMIT)
+		period = req->preset;
+	if (period == 0 || period >= PERIOD_LIMIT)
+		return 0;
+	return period;
+}
+
+static bool
+req_traps(const struct cpc_request *req)
+{
+	return (req->flags & CPC_OVF_NOTIFY_EMT) &&
+	    !(req->flags & CPC_OVF_BUFFERED) && cpc_ovf_period(req) != 0;
+}
+
+static bool
+req_buffers(const struct cpc_request *req)
+{
+	return (req->flags & CPC_OVF_BUFFERED) && cpc_ovf_period(req) != 0;
+}
+
+/* Whether any request of the set interrupts or buffers. */
+bool
+cpc_set_samples(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (cpc_ovf_period(&set->reqs[i]) != 0)
+			return true;
+	return false;
+}
+
+static bool
+set_traps(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (req_traps(&set->reqs[i]))
+			return true;
+	return false;
+}
+
+bool
+cpc_set_buffers(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (req_buffers(&set->reqs[i]))
+			return true;
+	return false;
+}
+
+static bool
+buffers_and_notifies(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (req_buffers(&set->reqs[i]) &&
+		    (set->reqs[i].flags & CPC_OVF_NOTIFY_EMT))
+			return true;
+	return false;
+}
+
+void
+cpc_ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
+    struct perf_event_attr *attr)
+{
+	uint64_t period = cpc_ovf_period(req);
+
+	if (cpc_set_buffers(set)) {
+		/* Record times on gethrtime's clock; a ring wants one clock. */
+		attr->use_clockid = 1;
+		attr->clockid = CLOCK_MONOTONIC;
+		/* Exact losses, at once (Linux 6.0). */
+		attr->read_format |= FORMAT_LOST;
+	}
+	if (period == 0)
+		return;
+	attr->sample_period = period;
+	if (req_buffers(req))
+		cpc_ring_attr(req, attr);
+	if (req_traps(req)) {
+		attr->sigtrap = 1;
+		attr->remove_on_exec = 1;	/* the kernel requires it */
+		attr->sig_data = SIGDATA_TAG | (uint64_t)(uintptr_t)set;
+	}
+}
+
+/* The set named by a TRAP_PERF signal, if it is still bound. */
+static cpc_set_t *
+live_set(uint64_t data)
+{
+	struct live_slot *slot;
+	cpc_set_t *set;
+
+	for (slot = atomic_load(&live_head); slot != NULL; slot = slot->next)
+		if ((set = atomic_load(&slot->set)) != NULL &&
+		    (SIGDATA_TAG | (uint64_t)(uintptr_t)set) == data)
+			return set;
+	return NULL;
+}
+
+static int
+live_add(cpc_set_t *set)
+{
+	struct live_slot *slot;
+	cpc_set_t *expected;
+
+	for (slot = atomic_load(&live_head); slot != NULL; slot = slot->next) {
+		expected = NULL;
+		if (atomic_compare_exchange_strong(&slot->set, &expected, set))
+			return 0;
+	}
+	if ((slot = calloc(1, sizeof(*slot))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	atomic_init(&slot->set, set);
+	slot->next = atomic_load(&live_head);
+	while (!atomic_compare_exchange_weak(&live_head, &slot->next, slot))
+		;
+	return 0;
+}
+
+static void
+live_remove(cpc_set_t *set)
+{
+	struct live_slot *slot;
+	cpc_set_t *expected;
+
+	for (slot = atomic_load(&live_head); slot != NULL; slot = slot->next) {
+		expected = set;
+		if (atomic_compare_exchange_strong(&slot->set, &expected, NULL))
+			return;
+	}
+}
+
+/*
+ * glibc's siginfo_t has no name for si_perf_data: it follows si_addr in
+ * the kernel's layout, as one unsigned long.
+ */
+static uint64_t
+perf_data(const siginfo_t *si)
+{
+	unsigned long data;
+
+	memcpy(&data, (const char *)si + offsetof(siginfo_t, si_addr) +
+	    sizeof(void *), sizeof(data));
+	return data;
+}
+
+static uintptr_t
+interrupted_pc(const void *arg)
+{
+	const ucontext_t *uc = arg;
+
+#if defined(__x86_64__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__i386__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)uc->uc_mcontext.pc;
+#elif defined(__riscv)
+	return (uintptr_t)uc->uc_mcontext.__gregs[REG_PC];
+#else
+	(void)uc;
+	return 0;
+#endif
+}
+
+/* Stop every counter of the set, in the kernel, at once. */
+static void
+freeze(cpc_set_t *set)
+{
+	int i;
+
+	if (set->read_each) {
+		for (i = 0; i < set->nreqs; i++)
+			(void)ioctl(set->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	} else {
+		(void)ioctl(set->fds[0], PERF_EVENT_IOC_DISABLE,
+		    PERF_IOC_FLAG_GROUP);
+	}
+	set->frozen = true;
+}
+
+/* Queue SIGEMT to the calling thread, as the Solaris kernel would send it. */
+static void
+send_emt(uintptr_t pc)
+{
+	siginfo_t info;
+
+	memset(&info, 0, sizeof(info));
+	info.si_signo = SIGEMT;
+	info.si_code = EMT_CPCOVF;
+	info.si_addr = (void *)pc;
+	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGEMT,
+	    &info);
+}
+
+/* A SIGTRAP that is not ours goes where it would have gone without us. */
+static void
+chain(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction dfl;
+
+	if (previous_trap.sa_flags & SA_SIGINFO) {
+		previous_trap.sa_sigaction(sig, si, uc);
+	} else if (previous_trap.sa_handler == SIG_DFL) {
+		/* Blocked until this handler returns, then fatal as before. */
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		(void)sigaction(SIGTRAP, &dfl, NULL);
+		(void)syscall(SYS_tgkill, getpid(), gettid(), SIGTRAP);
+	} else if (previous_trap.sa_handler != SIG_IGN) {
+		previous_trap.sa_handler(sig);
+	}
+}
+
+/*
+ * The buffered-overflow watcher cannot queue SIGEMT with si_code
+ * EMT_CPCOVF to another thread (the kernel lets a thread forge a
+ * positive si_code only to itself), so it queues this SIGTRAP instead,
+ * and the thread's own handler turns it into SIGEMT.
+ */
+const char cpc_emt_carrier = 'E';
+
+static bool
+is_carrier(const siginfo_t *si)
+{
+	return si->si_code == SI_QUEUE && si->si_pid == getpid() &&
+	    si->si_value.sival_ptr == (void *)&cpc_emt_carrier;
+}
+
+static void
+on_sigtrap(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	uint64_t data = perf_data(si);
+	cpc_set_t *set;
+
+	if (is_carrier(si)) {
+		send_emt(interrupted_pc(uc));
+	} else if (si->si_code != TRAP_PERF ||
+	    (SIGDATA_MASK != 0 && (data & SIGDATA_MASK) != SIGDATA_TAG)) {
+		chain(sig, si, uc);
+	} else if ((set = live_set(data)) != NULL) {
+		freeze(set);
+		send_emt(interrupted_pc(uc));
+	}
+	/* else: from a set unbound since; nothing to notify. */
+	errno = saved;
+}
+
+/* Install the SIGTRAP handler, again if someone replaced it. */
+static int
+install_trap_handler(void)
+{
+	struct sigaction sa, cur;
+	int rc = 0;
+
+	pthread_mutex_lock(&trap_lock);
+	if (sigaction(SIGTRAP, NULL, &cur) == 0 &&
+	    ((cur.sa_flags & SA_SIGINFO) == 0 ||
+	    cur.sa_sigaction != on_sigtrap)) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigtrap;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		sigaddset(&sa.sa_mask, SIGEMT);
+		if (sigaction(SIGTRAP, &sa, &previous_trap) != 0)
+			rc = -1;
+	}
+	pthread_mutex_unlock(&trap_lock);
+	return rc;
+}
+
+/* ENOTSUP for what Linux cannot do; checked before any side effect. */
+int
+cpc_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit)
+{
+	if (set_traps(set) && pid != 0) {
+		/* sigtrap needs a task, and would reach a traced target. */
+		errno = ENOTSUP;
+		return -1;
+	}
+	if (cpc_set_buffers(set) && inherit) {
+		/* The kernel cannot mmap inherited per-thread events. */
+		errno = ENOTSUP;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Before the counters open: refuse what Linux cannot do, and be ready for
+ * the first SIGTRAP (an inheriting set counts from its first event).
+ * pid is 0 for the calling thread, -1 for a CPU, else another thread.
+ */
+int
+cpc_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit,
+    const char *fn)
+{
+	(void)cpc;
+	(void)fn;
+	if (cpc_ovf_check(set, pid, inherit) != 0)
+		return -1;
+	set->frozen = false;
+	if (!set_traps(set) && !buffers_and_notifies(set))
+		return 0;
+	if (install_trap_handler() != 0)
+		return -1;
+	if (!set_traps(set))
+		return 0;
+	if (live_add(set) != 0)
+		return -1;
+	set->live = true;
+	return 0;
+}
+
+/* After the counters open, before they start. */
+int
+cpc_ovf_arm(cpc_t *cpc, cpc_set_t *set, const char *fn)
+{
+	if (!cpc_set_buffers(set))
+		return 0;
+	return cpc_ring_open(cpc, set, fn);
+}
+
+/* Before the counters close. */
+void
+cpc_ovf_disarm(cpc_set_t *set)
+{
+	if (set->live) {
+		live_remove(set);
+		set->live = false;
+	}
+	if (set->ring != NULL)
+		cpc_ring_close(set);
+}
+
+/*
+ * Give each interrupting request the period of its (maybe new) preset.
+ * A request bound without a period keeps counting only: perf cannot make
+ * a counting event a sampling one; its new preset interrupts from the
+ * next bind on.
+ * The counters are stopped here: a period set on a stopped software
+ * event or tracepoint counts from zero when it starts again, whereas on
+ * a running one the kernel's countdown would be left half done.
+ */
+int
+cpc_ovf_reload(cpc_set_t *set)
+{
+	uint64_t period;
+	int i;
+
+	for (i = 0; i < set->nreqs; i++) {
+		if (set->reqs[i].period == 0)
+			continue;	/* opened counting only: stays so */
+		if ((period = cpc_ovf_period(&set->reqs[i])) == 0)
+			period = PERIOD_LIMIT - 1;	/* "never" */
+		set->reqs[i].period = period;
+		if (ioctl(set->fds[i], PERF_EVENT_IOC_PERIOD, &period) != 0)
+			return -1;
+	}
+	return 0;
+}
