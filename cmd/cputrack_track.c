@@ -5,8 +5,11 @@
  * rows.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cputrack.h"
 
@@ -130,12 +133,28 @@ sample_error(pid_t pid, const char *where, id_t lwpid, const char *access)
 		    (int)pid, where, (int)lwpid, access, strerror(errno));
 }
 
+/*
+ * Whether this user may still look into the process. An unreadable
+ * (execute-only) or set-id program makes it undumpable: /proc/PID/exe
+ * and perf_event_open(2) on it need CAP_SYS_PTRACE from then on.
+ */
+static bool
+inspectable(pid_t pid)
+{
+	char path[64], target[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return readlink(path, target, sizeof(target)) >= 0 ||
+	    (errno != EACCES && errno != EPERM);
+}
+
 static int
 cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct cputrack *ct = arg;
 	struct proc *p;
 	struct lwp *l;
+	int err;
 
 	if (cputrack_interrupted)
 		return 0;
@@ -158,8 +177,12 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 			lwp_free(ct, p, l);
 			return 0;
 		}
+		err = errno;
 		fprintf(stderr, "%6d: init_lwp: can't bind perf counters to "
-		    "lwp%d - %s\n", (int)pid, (int)lwpid, strerror(errno));
+		    "lwp%d - %s\n", (int)pid, (int)lwpid, strerror(err));
+		if ((err == EACCES || err == EPERM) && !inspectable(pid))
+			diag(NULL, "%d: execed a program that cannot be "
+			    "tracked\n", (int)pid);
 		lwp_free(ct, p, l);
 		return -1;
 	}
