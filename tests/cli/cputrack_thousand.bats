@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# cputrack -f on a target that forks a thousand children: each child is
+# reported exactly once, with exact counts, and nothing hangs. Slow-ish
+# and large, so it is a file of its own (ctest -R cputrack_thousand).
+
+load cputrack_helper
+
+setup() {
+	ct_setup
+	ensure_tracefs
+}
+
+teardown() {
+	ct_teardown
+}
+
+# Check the -f table in $T/out: $1 children, each with a fork row and one
+# exit row of $2 writes; the parent's exit row is $3.
+check_children() {
+	local n=$1 k=$2 parent_k=$3 parent
+	parent=$(awk 'NR == 2 { print $2 }' "$T/out")
+	[ "$(ct_count -f fork)" -eq "$n" ]
+	# Every fork row names its child once and comes from the parent.
+	[ "$(awk '$4 == "fork" { print $NF }' "$T/out" | sort -u | wc -l)" -eq "$n" ]
+	[ "$(awk -v p="$parent" '$4 == "fork" && $2 != p' "$T/out" | wc -l)" -eq 0 ]
+	# One exit row per child, and only for the children forked.
+	diff <(awk '$4 == "fork" { print $NF }' "$T/out" | sort) \
+	    <(ct_rows -f exit | awk -v p="$parent" '$1 != p { print $1 }' | sort)
+	[ "$(ct_rows -f exit | awk -v p="$parent" -v k="$k" '$1 != p && $3 != k' | wc -l)" -eq 0 ]
+	[ "$(ct_rows -f exit | awk -v p="$parent" '$1 == p { print $3 }')" = "$parent_k" ]
+}
+
+@test "1000 children at once (-f -T 0): each reported once, exactly, and the total equals perf stat" {
+	ct_run -f -T 0 -c "$WRITE" "$W/ct_forkmany" 1000 7
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	check_children 1000 7 0
+	[ "$(ct_sum -f exit)" -eq 7000 ]
+	[ "$(perf_count "$WRITE" "$W/ct_forkmany" 1000 7)" -eq 7000 ]
+}
+
+@test "1000 children at once with ticks and three events: exact, no hang" {
+	ct_run -f -T 0.05 -c "$WRITE,task-clock,page-faults" "$W/ct_forkmany" 1000 7
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	check_children 1000 7 0
+	# Each child's ticks never exceed its total.
+	[ "$(ct_rows -f tick | awk '{ s[$1] += $3 } END { for (p in s) if (s[p] > 7) print p }' | wc -l)" -eq 0 ]
+}
+
+@test "1000 short-lived children (fork tree 1 x 1000): each once, exactly" {
+	ct_run -f -T 0 -c "$WRITE" "$W/wl_forktree" 1 1000 5
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	check_children 1000 5 5
+}
+
+@test "a fork tree of 1111 processes over three generations (-f): every pid once, exactly" {
+	ct_run -f -T 0.05 -c "$WRITE" "$W/wl_forktree" 3 10 3
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(ct_count -f fork)" -eq 1110 ]
+	[ "$(ct_count -f exit)" -eq 1111 ]
+	[ "$(ct_rows -f exit | awk '{ print $1 }' | sort -u | wc -l)" -eq 1111 ]
+	[ "$(ct_rows -f exit | awk '$3 != 3' | wc -l)" -eq 0 ]
+	# Each fork row's child is a pid with an exit row.
+	diff <(awk '$4 == "fork" { print $NF }' "$T/out" | sort) \
+	    <(ct_rows -f exit | awk '{ print $1 }' | sort | grep -vx "$(awk 'NR == 2 { print $2 }' "$T/out")")
+}
+
+@test "without -f: 1000 fork rows, the children run untracked to their end" {
+	ct_run -T 0 -c "$WRITE" "$W/ct_forkmany" 1000 7
+	[ "$status" -eq 0 ]
+	[ "$(ct_count fork)" -eq 1000 ]
+	[ "$(ct_count exit)" -eq 1 ]
+	[ "$(ct_rows exit)" = "1 0" ]
+}
+
+@test "out of file descriptors: children that cannot be counted are named, none hangs or is left" {
+	ct_wait_counters
+	local rc=0
+	(
+		ulimit -S -n 200 && ulimit -H -n 200 &&
+		exec timeout -k 5 120 "$CT" -f -T 0 -c "$WRITE,task-clock,page-faults" \
+		    "$W/ct_forkmany" 1000 7
+	) >"$T/out" 2>"$T/err" || rc=$?
+	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
+	[ "$rc" -eq 0 ]
+	local parent counted lost
+	parent=$(awk 'NR == 2 { print $2 }' "$T/out")
+	[ "$(ct_count -f fork)" -eq 1000 ]
+	counted=$(ct_rows -f exit | awk -v p="$parent" '$1 != p' | wc -l)
+	lost=$(grep -c '^cputrack: cannot follow pid [0-9]*$' "$T/err")
+	# Each child is either counted exactly or named as not followed.
+	[ $((counted + lost)) -eq 1000 ]
+	[ "$counted" -gt 0 ] && [ "$lost" -gt 0 ]
+	[ "$(ct_rows -f exit | awk -v p="$parent" '$1 != p && $3 != 7' | wc -l)" -eq 0 ]
+	grep -qE '^ *[0-9]+: init_lwp: can.t bind perf counters to lwp1 - Too many open files$' "$T/err"
+	# No child is left behind.
+	! pgrep -f "^$W/ct_forkmany 1000 7\$"
+}
