@@ -56,6 +56,7 @@ struct cputrack {
 	hrtime_t	 start;
 	struct ct_proc_tree procs;
 	bool		 write_failed;
+	bool		 reader_gone;	/* EPIPE: the output pipe was closed */
 };
 
 extern volatile sig_atomic_t cputrack_interrupted;

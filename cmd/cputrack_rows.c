@@ -139,6 +139,15 @@ void
 rows_flush(struct cputrack *ct)
 {
 	if (fflush(ct->log) != 0 || ferror(ct->log)) {
+		/*
+		 * The reader of a pipe went away: SIGPIPE has ended the run,
+		 * which is an end like SIGINT (exit 0), not a write error.
+		 */
+		if (ct->reader_gone || errno == EPIPE) {
+			ct->reader_gone = true;
+			cputrack_interrupted = 1;
+			return;
+		}
 		if (!ct->write_failed)
 			diag(NULL, "write error on '%s': %s\n", ct->log_name,
 			    strerror(errno));
