@@ -338,3 +338,20 @@ as_nobody() {
 	assert_free "$pid"
 	wait_file "$T/done"
 }
+
+@test "SIGPIPE: the reader of the pipe goes away; cputrack ends with 0, no message; the command runs on" {
+	ct_wait_counters
+	(
+		rc=0
+		timeout --foreground 60 "$CT" -T 0.1 -c "$WRITE" "$W/ct_steady" 1 5 100 20 "$T/done" \
+		    2>"$T/err" || rc=$?
+		echo "$rc" >"$T/rc"
+	) | head -n 3 >"$T/out"
+	wait_file "$T/rc"
+	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
+	[ "$(cat "$T/rc")" -eq 0 ]
+	[ -z "$(cat "$T/err")" ]
+	[ "$(wc -l <"$T/out")" -eq 3 ]
+	[ ! -e "$T/done" ]
+	wait_file "$T/done"
+}
