@@ -224,6 +224,69 @@ int cpc_set_sample_records(cpc_t *cpc, cpc_set_t *set, cpc_ovf_record_t *recs,
 /* Size of the set's ring in pages (a power of two), before binding. */
 int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
 
+/*
+ * The obsolete CPCv1 API (seed 002), on the v2 core. Solaris declared it
+ * only for 32-bit x86 and SPARC; here it is always available. The event
+ * layout is Solaris x86's. ce_pes[n] is counter n's control word, laid
+ * out as a P6 PerfEvtSel: event code (bits 0-7, an index into the table
+ * cpc_walk_names lists), umask (8-15), user (16), system (17), edge (18),
+ * pc (19), int (20), inv (23), cmask (24-31). See docs/libcpc.md.
+ */
+typedef struct {
+	int		ce_cpuver;
+	hrtime_t	ce_hrt;		/* when the counters were sampled */
+	uint64_t	ce_tsc;		/* virtualized cycle counter */
+	uint64_t	ce_pic[2];	/* counts, or presets for a bind */
+	uint32_t	ce_pes[2];	/* control words */
+#define	ce_cesr	ce_pes[0]
+} cpc_event_t;
+
+/* The cpuver of Linux perf_event: two counters, any countable event. */
+#define CPC_LINUX_PERF		4000
+
+#define CPC_PES_EVENT_MASK	0x000000ffu
+#define CPC_PES_UMASK_SHIFT	8
+#define CPC_PES_USR		(1u << 16)
+#define CPC_PES_OS		(1u << 17)
+#define CPC_PES_EDGE		(1u << 18)
+#define CPC_PES_PC		(1u << 19)
+#define CPC_PES_INT		(1u << 20)
+#define CPC_PES_INV		(1u << 23)
+#define CPC_PES_CMASK_SHIFT	24
+
+typedef void (cpc_errfn_t)(const char *fn, const char *fmt, va_list ap);
+
+uint_t cpc_version(uint_t ver);
+int cpc_getcpuver(void);
+const char *cpc_getcciname(int cpuver);
+const char *cpc_getcpuref(int cpuver);
+const char *cpc_getusage(int cpuver);
+uint_t cpc_getnpic(int cpuver);
+void cpc_walk_names(int cpuver, int regno, void *arg,
+    void (*action)(void *arg, int regno, const char *name, uint8_t bits));
+int cpc_strtoevent(int cpuver, const char *spec, cpc_event_t *event);
+char *cpc_eventtostr(cpc_event_t *event);
+void cpc_event_accum(cpc_event_t *accum, cpc_event_t *event);
+void cpc_event_diff(cpc_event_t *diff, cpc_event_t *after,
+    cpc_event_t *before);
+int cpc_bind_event(cpc_event_t *event, int flags);
+int cpc_take_sample(cpc_event_t *event);
+int cpc_rele(void);
+int cpc_count_usr_events(int enable);
+int cpc_count_sys_events(int enable);
+int cpc_access(void);
+void cpc_seterrfn(cpc_errfn_t *errfn);
+int cpc_shared_open(void);
+void cpc_shared_close(int fd);
+int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags);
+int cpc_shared_take_sample(int fd, cpc_event_t *event);
+int cpc_shared_rele(int fd);
+int cpc_pctx_bind_event(pctx_t *pctx, id_t lwpid, cpc_event_t *event,
+    int flags);
+int cpc_pctx_take_sample(pctx_t *pctx, id_t lwpid, cpc_event_t *event);
+int cpc_pctx_rele(pctx_t *pctx, id_t lwpid);
+int cpc_pctx_invalidate(pctx_t *pctx, id_t lwpid);
+
 /* Where the per-CPU exclusivity locks live. */
 #define CPC_LOCK_DIR		"/run/cpctools"
 

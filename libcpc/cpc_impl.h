@@ -180,6 +180,12 @@ int cpc_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
 int cpc_ring_open(cpc_t *cpc, cpc_set_t *set, const char *fn);
 void cpc_ring_close(cpc_set_t *set);
 
+/* v1.c, v1_strtoevent.c */
+cpc_t *cpc_v1_handle(void);
+void cpc_v1_verror(const char *fn, const char *fmt, va_list ap);
+int cpc_v1_code(cpc_t *cpc, const char *name);
+const char *cpc_v1_name(cpc_t *cpc, unsigned code);
+
 /* Hooks into libpctx, present when the program links it. */
 pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid) __attribute__((weak));
 void pctx_terminate(pctx_t *pctx) __attribute__((weak));
