@@ -231,7 +231,7 @@ rotate(struct cpu_worker *w, int measured)
 	struct cpustat *cs = w->cs;
 	struct rotation *rot = w->rot;
 	uint64_t enabled, running;
-	int r;
+	int r, err;
 
 	if (cs->grp.nspecs == 1) {
 		if ((r = take_sample(w, &enabled, &running)) != 0)
@@ -242,8 +242,11 @@ rotate(struct cpu_worker *w, int measured)
 		return 0;
 	}
 	rotation_next(cs->cpc, rot);
-	if (bind_current(w) != 0)
-		return cpu_lost(w, errno) ? 1 : -1;
+	if (bind_current(w) != 0) {
+		err = errno;
+		(void)cpc_unbind(cs->cpc, rot->sets[measured]);
+		return cpu_lost(w, err) ? 1 : -1;
+	}
 	return cpc_unbind(cs->cpc, rot->sets[measured]);
 }
 
