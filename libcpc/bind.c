@@ -195,6 +195,43 @@ request_flags_valid(const cpc_set_t *set)
 	return true;
 }
 
+/*
+ * Whether the PMU can schedule the set's hardware requests together.
+ * The group is opened with its leader disabled, and some drivers
+ * (armv8_pmuv3's validate_group) leave a disabled leader out when they
+ * check that a new member fits: a group one counter too big then opens
+ * and never runs. So a group of two or more hardware events is first
+ * opened once on the calling thread with its leader enabled and counting
+ * nothing (every mode excluded), where the driver checks every member.
+ */
+static bool
+group_fits(cpc_t *cpc, const cpc_set_t *set)
+{
+	struct perf_event_attr attr;
+	int fds[set->nreqs], i, n, hw = 0;
+	bool fits = true;
+
+	for (i = 0; i < set->nreqs; i++)
+		hw += set->reqs[i].enc.hardware;
+	if (hw < 2)
+		return true;
+	for (n = 0; n < set->nreqs; n++) {
+		cpc_request_to_attr(&set->reqs[n], &attr);
+		if (cpc_attr_apply(cpc, &set->reqs[n], &attr) != 0)
+			break;		/* the real open reports it */
+		attr.exclude_user = attr.exclude_kernel = attr.exclude_hv = 1;
+		if ((fds[n] = cpc_perf_open(&attr, 0, -1,
+		    n == 0 ? -1 : fds[0])) < 0) {
+			fits = !(errno == EINVAL && n > 0 &&
+			    set->reqs[n].enc.hardware);
+			break;
+		}
+	}
+	while (n-- > 0)
+		close(fds[n]);
+	return fits;
+}
+
 /* Open the set's group for a thread (pid) or a CPU (pid -1). */
 int
 cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
@@ -222,6 +259,11 @@ cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 		set->reqs[i].period = 0;
 	}
 	set->read_each = inherit;
+	if (!inherit && !group_fits(cpc, set)) {
+		cpc_err_subcode(cpc, fn, CPC_RESOURCE_UNAVAIL);
+		errno = EINVAL;
+		return -1;
+	}
 	if (cpc_ovf_prepare(cpc, set, pid, inherit, fn) != 0)
 		return -1;
 	for (i = 0; i < set->nreqs; i++)
