@@ -100,7 +100,7 @@ struct __cpc {
 	char			 pmu_name[64];	/* empty: no hardware PMU */
 	int			 pmu_type;	/* perf type of that PMU */
 	int			 pfm_pmu;	/* libpfm4 core PMU id, or -1 */
-	const char *const	*attr_names;	/* Solaris attribute names */
+	const char *const	*attr_names;	/* attribute names offered */
 	struct cpc_catalog	 catalog;
 	bool			 catalog_ready;
 	double			 tsc_per_ns;	/* for the derived tick */
@@ -130,7 +130,14 @@ void cpc_request_to_attr(const struct cpc_request *req,
     struct perf_event_attr *attr);
 
 /* pmu.c */
+/* An attribute: bits of one config word of the core PMU's encoding. */
+struct cpc_attr_field {
+	const char	*name;
+	int		 config;	/* 0: config, 1: config1, 2: config2 */
+	uint64_t	 mask;
+};
 void cpc_pmu_detect(cpc_t *cpc);
+const struct cpc_attr_field *cpc_pmu_attr_field(const char *name);
 int cpc_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
     int group_fd);
 hrtime_t cpc_gethrtime(void);

@@ -98,22 +98,6 @@ static const uint64_t kernel_context_sw[] = {
 	PERF_COUNT_SW_CGROUP_SWITCHES,
 };
 
-/* Solaris attribute names as fields of the x86 event-select register. */
-struct attr_field {
-	const char	*name;
-	unsigned	 shift;
-	unsigned	 width;
-};
-
-static const struct attr_field x86_fields[] = {
-	{ "umask", 8, 8 },
-	{ "edge", 18, 1 },
-	{ "pc", 19, 1 },
-	{ "anythr", 21, 1 },
-	{ "inv", 23, 1 },
-	{ "cmask", 24, 8 },
-};
-
 #define TRACEFS_DIRS	{ "/sys/kernel/tracing", "/sys/kernel/debug/tracing" }
 
 struct event_entry {
@@ -520,15 +504,30 @@ cpc_attr_known(cpc_t *cpc, const char *name)
 	return false;
 }
 
-static const struct attr_field *
-field_find(const char *name)
+/*
+ * Put a value into a field's bits, lowest bits of the value into the
+ * lowest bits of the field. False when the value does not fit.
+ */
+static bool
+deposit(const struct cpc_attr_field *f, uint64_t val,
+    struct perf_event_attr *attr)
 {
-	size_t i;
+	uint64_t *word = f->config == 0 ? &attr->config :
+	    f->config == 1 ? &attr->config1 : &attr->config2;
+	uint64_t bits = 0;
+	int b;
 
-	for (i = 0; i < sizeof(x86_fields) / sizeof(x86_fields[0]); i++)
-		if (strcmp(x86_fields[i].name, name) == 0)
-			return &x86_fields[i];
-	return NULL;
+	for (b = 0; b < 64; b++) {
+		if (!(f->mask & (1ULL << b)))
+			continue;
+		if (val & 1)
+			bits |= 1ULL << b;
+		val >>= 1;
+	}
+	if (val != 0)
+		return false;
+	*word = (*word & ~f->mask) | bits;
+	return true;
 }
 
 /*
@@ -539,8 +538,7 @@ int
 cpc_attr_apply(cpc_t *cpc, const struct cpc_request *req,
     struct perf_event_attr *attr)
 {
-	const struct attr_field *f;
-	uint64_t mask;
+	const struct cpc_attr_field *f;
 	uint_t i;
 
 	for (i = 0; i < req->nattrs; i++) {
@@ -548,13 +546,9 @@ cpc_attr_apply(cpc_t *cpc, const struct cpc_request *req,
 			continue;
 		/* Only the core PMU's own encodings have these fields. */
 		if (cpc->pmu_type < 0 || attr->type != (uint32_t)cpc->pmu_type ||
-		    (f = field_find(req->attrs[i].ca_name)) == NULL)
+		    (f = cpc_pmu_attr_field(req->attrs[i].ca_name)) == NULL ||
+		    !deposit(f, req->attrs[i].ca_val, attr))
 			return CPC_ATTRIBUTE_OUT_OF_RANGE;
-		mask = ((1ULL << f->width) - 1);
-		if (req->attrs[i].ca_val > mask)
-			return CPC_ATTRIBUTE_OUT_OF_RANGE;
-		attr->config &= ~(mask << f->shift);
-		attr->config |= req->attrs[i].ca_val << f->shift;
 	}
 	return 0;
 }

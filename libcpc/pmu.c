@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -23,13 +25,38 @@ static const char *const core_pmu_patterns[] = {
 	"riscv-pmu*", "cpum_cf",
 };
 
-/* Solaris attribute names offered on each architecture. */
+#if defined(__x86_64__) || defined(__i386__)
+#define CPC_X86_ATTRS	1
+/* Solaris attribute names, as fields of the x86 event-select register. */
 static const char *const x86_intel_attrs[] = {
 	"edge", "inv", "umask", "cmask", "anythr", NULL
 };
 static const char *const x86_amd_attrs[] = {
 	"edge", "pc", "inv", "cmask", "umask", NULL
 };
+static const struct cpc_attr_field x86_fields[] = {
+	{ "umask", 0, 0xffULL << 8 },
+	{ "edge", 0, 1ULL << 18 },
+	{ "pc", 0, 1ULL << 19 },
+	{ "anythr", 0, 1ULL << 21 },
+	{ "inv", 0, 1ULL << 23 },
+	{ "cmask", 0, 0xffULL << 24 },
+};
+#else
+/*
+ * Elsewhere the attributes are the fields the kernel's core PMU names in
+ * sysfs (its format/ directory), less the event code itself: on
+ * armv8_pmuv3, long (config1:0, a 64-bit counter) and rdpmc (config1:1),
+ * and threshold fields on newer kernels. Read once: the machine's PMU does
+ * not change.
+ */
+#define MAX_FORMATS	16
+static struct cpc_attr_field sysfs_fields[MAX_FORMATS];
+static char sysfs_names[MAX_FORMATS][32];
+static const char *sysfs_attrs[MAX_FORMATS + 1];
+static int nsysfs_fields;
+static pthread_once_t sysfs_once = PTHREAD_ONCE_INIT;
+#endif
 static const char *const no_attrs[] = { NULL };
 
 int
@@ -76,26 +103,142 @@ read_pmu_type(const char *name)
 	return type;
 }
 
-/* Find the kernel's core PMU in sysfs; never assume its type number. */
-static void
-find_kernel_pmu(cpc_t *cpc)
+/*
+ * Find the kernel's core PMU in sysfs; never assume its type number.
+ * Its name goes to name (empty when there is none); returns its type or -1.
+ */
+static int
+kernel_pmu(char *name, size_t len)
 {
 	DIR *d;
 	struct dirent *de;
+	int type = -1;
 
-	cpc->pmu_name[0] = '\0';
-	cpc->pmu_type = -1;
+	name[0] = '\0';
 	if ((d = opendir(PMU_SYSFS)) == NULL)
-		return;
+		return -1;
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || !is_core_pmu(de->d_name))
 			continue;
-		if ((cpc->pmu_type = read_pmu_type(de->d_name)) < 0)
+		if ((type = read_pmu_type(de->d_name)) < 0)
 			continue;
-		strlcpy(cpc->pmu_name, de->d_name, sizeof(cpc->pmu_name));
+		strlcpy(name, de->d_name, len);
 		break;
 	}
 	closedir(d);
+	return type;
+}
+
+static void
+find_kernel_pmu(cpc_t *cpc)
+{
+	cpc->pmu_type = kernel_pmu(cpc->pmu_name, sizeof(cpc->pmu_name));
+}
+
+#ifndef CPC_X86_ATTRS
+/* "config1:0-15" or "config:0-7,32-35": which word, and its bits. */
+static bool
+parse_format(const char *text, struct cpc_attr_field *f)
+{
+	const char *p = text;
+	unsigned long lo, hi, b;
+	char *end;
+
+	if (strncmp(p, "config", 6) != 0)
+		return false;
+	p += 6;
+	f->config = 0;
+	if (*p == '1' || *p == '2')
+		f->config = *p++ - '0';
+	if (*p++ != ':')
+		return false;
+	f->mask = 0;
+	for (;;) {
+		lo = strtoul(p, &end, 10);
+		if (end == p || lo > 63)
+			return false;
+		hi = lo;
+		if (*(p = end) == '-') {
+			hi = strtoul(++p, &end, 10);
+			if (end == p || hi > 63 || hi < lo)
+				return false;
+			p = end;
+		}
+		for (b = lo; b <= hi; b++)
+			f->mask |= 1ULL << b;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return *p == '\0' || *p == '\n';
+}
+
+static void
+load_sysfs_formats(void)
+{
+	char pmu[64], path[512], text[128];
+	struct cpc_attr_field f;
+	struct dirent *de;
+	DIR *d;
+	FILE *fp;
+	int i;
+
+	if (kernel_pmu(pmu, sizeof(pmu)) < 0)
+		return;
+	snprintf(path, sizeof(path), PMU_SYSFS "/%s/format", pmu);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && nsysfs_fields < MAX_FORMATS) {
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "event") == 0 ||
+		    strlen(de->d_name) >= sizeof(sysfs_names[0]))
+			continue;
+		snprintf(path, sizeof(path), PMU_SYSFS "/%s/format/%s", pmu,
+		    de->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(text, sizeof(text), fp) != NULL &&
+		    parse_format(text, &f)) {
+			/* Sorted by name, for a stable listing. */
+			for (i = nsysfs_fields; i > 0 &&
+			    strcmp(sysfs_names[i - 1], de->d_name) > 0; i--) {
+				memcpy(sysfs_names[i], sysfs_names[i - 1],
+				    sizeof(sysfs_names[0]));
+				sysfs_fields[i] = sysfs_fields[i - 1];
+			}
+			strlcpy(sysfs_names[i], de->d_name,
+			    sizeof(sysfs_names[0]));
+			sysfs_fields[i] = f;
+			nsysfs_fields++;
+		}
+		fclose(fp);
+	}
+	closedir(d);
+	for (i = 0; i < nsysfs_fields; i++) {
+		sysfs_fields[i].name = sysfs_names[i];
+		sysfs_attrs[i] = sysfs_names[i];
+	}
+	sysfs_attrs[nsysfs_fields] = NULL;
+}
+#endif
+
+/* The field an attribute name sets, or NULL. */
+const struct cpc_attr_field *
+cpc_pmu_attr_field(const char *name)
+{
+#ifdef CPC_X86_ATTRS
+	const struct cpc_attr_field *fields = x86_fields;
+	size_t i, n = sizeof(x86_fields) / sizeof(x86_fields[0]);
+#else
+	const struct cpc_attr_field *fields = sysfs_fields;
+	size_t i, n;
+
+	pthread_once(&sysfs_once, load_sysfs_formats);
+	n = (size_t)nsysfs_fields;
+#endif
+	for (i = 0; i < n; i++)
+		if (strcmp(fields[i].name, name) == 0)
+			return &fields[i];
+	return NULL;
 }
 
 /* The libpfm4 core PMU that describes this CPU model, or -1. */
@@ -115,18 +258,24 @@ find_pfm_core_pmu(pfm_pmu_info_t *info)
 	return -1;
 }
 
+/* The attribute names this machine offers (info: its libpfm4 PMU). */
 static const char *const *
-arch_attrs(const pfm_pmu_info_t *info)
+arch_attrs(const cpc_t *cpc, const pfm_pmu_info_t *info)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef CPC_X86_ATTRS
+	(void)cpc;
+	/* The CPU's attributes, even where its PMU is not exposed. */
+	if (info == NULL)
+		return no_attrs;
 	if (strncmp(info->name, "amd64", 5) == 0)
 		return x86_amd_attrs;
 	return x86_intel_attrs;
 #else
 	(void)info;
-	(void)x86_intel_attrs;
-	(void)x86_amd_attrs;
-	return no_attrs;
+	if (cpc->pmu_name[0] == '\0')
+		return no_attrs;
+	pthread_once(&sysfs_once, load_sysfs_formats);
+	return sysfs_attrs;
 #endif
 }
 
@@ -139,13 +288,11 @@ cpc_pmu_detect(cpc_t *cpc)
 
 	find_kernel_pmu(cpc);
 	cpc->pfm_pmu = find_pfm_core_pmu(&info);
-	cpc->attr_names = no_attrs;
 	if (cpc->pfm_pmu >= 0) {
 		model = info.desc;
 		counters = (uint_t)(info.num_cntrs + info.num_fixed_cntrs);
-		/* The CPU's attributes, even where its PMU is not exposed. */
-		cpc->attr_names = arch_attrs(&info);
 	}
+	cpc->attr_names = arch_attrs(cpc, cpc->pfm_pmu >= 0 ? &info : NULL);
 	if (cpc->pmu_name[0] != '\0') {
 		snprintf(cpc->cciname, sizeof(cpc->cciname),
 		    "%s (Linux perf_event PMU '%s')", model, cpc->pmu_name);
