@@ -75,16 +75,21 @@ listed(cpc_t *cpc)
 
 /*
  * npic counts general and fixed counters; branch misses fit only the
- * general ones, so npic of them in one group cannot be scheduled.
+ * general ones, so npic of them in one group cannot be scheduled. A PMU
+ * without branch misses (QEMU's armv8_pmuv3) has instructions, which fit
+ * only its general counters too.
  */
 static void
 resource_unavail(cpc_t *cpc)
 {
 	cpc_set_t *set = cpc_set_create(cpc);
+	const char *event = "branch-misses";
 	uint_t i;
 
+	if (cpc_event_status(cpc, event, NULL, 0) != CPC_EVENT_COUNTABLE)
+		event = "instructions";
 	for (i = 0; i < cpc_npic(cpc); i++)
-		CHECK(cpc_set_add_request(cpc, set, "branch-misses", 0,
+		CHECK(cpc_set_add_request(cpc, set, event, 0,
 		    CPC_COUNT_USER, 0, NULL) == (int)i);
 	forget_error();
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == -1 && errno == EINVAL);
