@@ -27,6 +27,13 @@
 
 #include "cpc_impl.h"
 
+/*
+ * The SIGTRAP path freezes counters: in a sanitizer build, instrumented
+ * code would fault in shadow pages first, and a page-fault counter would
+ * count them. It touches nothing the sanitizer needs to check.
+ */
+#define NO_ASAN		__attribute__((no_sanitize_address))
+
 #ifndef TRAP_PERF
 #define TRAP_PERF	6
 #endif
@@ -170,7 +177,7 @@ cpc_ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
 }
 
 /* The set named by a TRAP_PERF signal, if it is still bound. */
-static cpc_set_t *
+static NO_ASAN cpc_set_t *
 live_set(uint64_t data)
 {
 	struct live_slot *slot;
@@ -222,7 +229,7 @@ live_remove(cpc_set_t *set)
  * glibc's siginfo_t has no name for si_perf_data: it follows si_addr in
  * the kernel's layout, as one unsigned long.
  */
-static uint64_t
+static NO_ASAN uint64_t
 perf_data(const siginfo_t *si)
 {
 	unsigned long data;
@@ -232,7 +239,7 @@ perf_data(const siginfo_t *si)
 	return data;
 }
 
-static uintptr_t
+static NO_ASAN uintptr_t
 interrupted_pc(const void *arg)
 {
 	const ucontext_t *uc = arg;
@@ -252,7 +259,7 @@ interrupted_pc(const void *arg)
 }
 
 /* Stop every counter of the set, in the kernel, at once. */
-static void
+static NO_ASAN void
 freeze(cpc_set_t *set)
 {
 	int i;
@@ -268,7 +275,7 @@ freeze(cpc_set_t *set)
 }
 
 /* Queue SIGEMT to the calling thread, as the Solaris kernel would send it. */
-static void
+static NO_ASAN void
 send_emt(uintptr_t pc)
 {
 	siginfo_t info;
@@ -308,14 +315,14 @@ chain(int sig, siginfo_t *si, void *uc)
  */
 const char cpc_emt_carrier = 'E';
 
-static bool
+static NO_ASAN bool
 is_carrier(const siginfo_t *si)
 {
 	return si->si_code == SI_QUEUE && si->si_pid == getpid() &&
 	    si->si_value.sival_ptr == (void *)&cpc_emt_carrier;
 }
 
-static void
+static NO_ASAN void
 on_sigtrap(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_seed.sh BUILD_DIR SOURCE_DIR NAME
+# run_seed.sh BUILD_DIR SOURCE_DIR NAME [EXTRA_CFLAGS]
 #
 # Build one seed example against the INSTALLED header and library, the
 # way a user would (cmake --install, then cc with pkg-config), run it on
@@ -10,6 +10,7 @@ set -eu
 build=$1
 srcdir=$2
 name=$3
+extra=${4:-}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -40,7 +41,7 @@ case "$flags" in
 *) echo "FAIL: pkg-config flags do not point at the install: $flags"; exit 1 ;;
 esac
 # The examples are 1990s C: warnings are shown, not fatal.
-cc -std=gnu11 -I"$srcdir" -o "$tmp/$name" "$srcdir/$name.c" $flags \
+cc -std=gnu11 $extra -I"$srcdir" -o "$tmp/$name" "$srcdir/$name.c" $flags \
 	>"$tmp/cc.log" 2>&1 ||
 	{ cat "$tmp/cc.log"; echo "FAIL: $name does not compile"; exit 1; }
 
