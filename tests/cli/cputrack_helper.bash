@@ -41,12 +41,12 @@ ct_wait_counters() {
 }
 
 # ct_run [cputrack args...]: run cputrack under a timeout, once the
-# counters are free, and again (up to 5 times) if a cpustat elsewhere took
+# counters are free, and again (up to 9 times) if a cpustat elsewhere took
 # them meanwhile. Sets status, output (stdout), lines and stderr; the raw
 # files are $T/out and $T/err.
 ct_run() {
 	local try
-	for try in 1 2 3 4 5 6; do
+	for try in $(seq 10); do
 		ct_wait_counters
 		status=0
 		timeout -k 5 120 "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
@@ -125,5 +125,47 @@ assert_free() {
 		sleep 0.1
 	done
 	echo "pid $1: state '$st', TracerPid '$tr'" >&2
+	return 1
+}
+
+# The exec marker's text for a command line: its first 80 bytes of
+# /proc/PID/cmdline, NULs as spaces, without the separator the cut may
+# leave at the end (psargs, as on Solaris).
+psargs() {
+	local s="$*"
+	s=${s:0:80}
+	printf '%s' "${s%" "}"
+}
+
+# Whether $T/err says a cpustat elsewhere took or invalidated the counters.
+counters_taken() {
+	grep -qE 'Resource temporarily unavailable|contents invalidated' "$T/err"
+}
+
+# start_cputrack_until PATTERN [cputrack args...]: start cputrack in the
+# background (default SIGINT/SIGQUIT, see below) and wait (15 s at most)
+# until its output matches PATTERN; start it again (up to 8 times) if a
+# cpustat elsewhere took the counters first. Sets CPID. timeout runs in
+# its foreground mode, where it passes a signal to cputrack alone, not to
+# its process group, which holds a command that cputrack started.
+start_cputrack_until() {
+	local pattern=$1 try i
+	shift
+	for try in 1 2 3 4 5 6 7 8; do
+		ct_wait_counters
+		timeout --foreground -k 5 120 \
+		    env --default-signal=INT,QUIT "$CT" "$@" >"$T/out" 2>"$T/err" &
+		CPID=$!
+		ct_bg "$CPID"
+		for i in $(seq 150); do
+			grep -qE "$pattern" "$T/out" && return 0
+			kill -0 "$CPID" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -qE "$pattern" "$T/out" && return 0
+		kill -0 "$CPID" 2>/dev/null && return 1
+		counters_taken || return 1
+		sleep 1
+	done
 	return 1
 }
