@@ -16,6 +16,7 @@
 #include <ucontext.h>
 
 #include "test_cpc.h"
+#include "test_cpc_ovf_rerun.h"
 
 #define WRITE_EVENT	"syscalls:sys_enter_write"
 #define PRESET_FOR(p)	(UINT64_MAX - (uint64_t)(p) + 1)
@@ -123,6 +124,7 @@ test_overflow_and_restart(cpc_t *cpc)
 	int ind, round;
 	long n;
 
+	emt_count = 0;		/* a rerun starts afresh */
 	ind = cpc_set_add_request(cpc, set, WRITE_EVENT, PRESET_FOR(p),
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	CHECK(ind == 0);
@@ -378,6 +380,7 @@ test_sigtrap_chain(cpc_t *cpc)
 	struct sigaction sa, old;
 	cpc_set_t *set = cpc_set_create(cpc);
 
+	user_traps = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = user_trap;
 	sigaction(SIGTRAP, &sa, &old);
@@ -403,14 +406,14 @@ main(void)
 	if ((devnull = open("/dev/null", O_WRONLY)) < 0)
 		abort();
 	install_emt_handler();
-	test_caps(cpc);
-	test_overflow_and_restart(cpc);
-	test_precise_and_group_freeze(cpc);
-	test_threads(cpc);
-	test_inherit(cpc);
-	test_cpu_refused(cpc);
-	test_zero_preset_counts(cpc);
-	test_sigtrap_chain(cpc);
+	RUN(test_caps, cpc);
+	RUN(test_overflow_and_restart, cpc);
+	RUN(test_precise_and_group_freeze, cpc);
+	RUN(test_threads, cpc);
+	RUN(test_inherit, cpc);
+	RUN(test_cpu_refused, cpc);
+	RUN(test_zero_preset_counts, cpc);
+	RUN(test_sigtrap_chain, cpc);
 	CHECK_EQ_U64(atomic_load(&emt_wrong_signal), 0);
 	cpc_close(cpc);
 	return check_report("test_cpc_ovf");

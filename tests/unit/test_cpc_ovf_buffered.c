@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 
 #include "test_cpc.h"
+#include "test_cpc_ovf_rerun.h"
 
 #define EVERY_EVENT	UINT64_MAX	/* 2^64 - 1: overflow at each event */
 #define PAGES		200
@@ -155,6 +156,7 @@ test_pcbuf_signal(cpc_t *cpc)
 	uint64_t v;
 	int rest;
 
+	full_signals = wrong_code = wrong_thread = drained_in_handler = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_full;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -318,11 +320,11 @@ main(void)
 	if (recs == NULL)
 		abort();
 	memset(recs, 0, MAX_RECS * sizeof(*recs));	/* fault it in now */
-	test_exact_page_records(cpc);
-	test_pcbuf_signal(cpc);
-	test_lost_records(cpc);
-	test_two_requests_and_stacks(cpc);
-	test_refusals(cpc);
+	RUN(test_exact_page_records, cpc);
+	RUN(test_pcbuf_signal, cpc);
+	RUN(test_lost_records, cpc);
+	RUN(test_two_requests_and_stacks, cpc);
+	RUN(test_refusals, cpc);
 	free(recs);
 	cpc_close(cpc);
 	return check_report("test_cpc_ovf_buffered");

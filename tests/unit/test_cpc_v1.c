@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "test_cpc.h"
+#include "test_cpc_ovf_rerun.h"
 #include "libpctx.h"
 
 #define SPEC	"pic0=syscalls:sys_enter_write,pic1=page-faults"
@@ -253,10 +254,11 @@ bind_event_patiently(cpc_event_t *ev, int flags)
 }
 
 static void
-test_bind_and_sample(void)
+test_bind_and_sample(cpc_t *unused)
 {
 	cpc_event_t ev, before, after, diff;
 
+	(void)unused;
 	CHECK_EQ_U64(cpc_strtoevent(cpuver, SPEC, &ev), 0);
 	CHECK(bind_event_patiently(&ev, 0) == 0);
 	CHECK(cpc_take_sample(&before) == 0);
@@ -326,12 +328,14 @@ writes_until_signal(void)
 }
 
 static void
-test_overflow(void)
+test_overflow(cpc_t *unused)
 {
 	struct sigaction sa;
 	cpc_event_t ev;
 	int i;
 
+	(void)unused;
+	emt_signals = emt_bad = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_emt;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -475,8 +479,8 @@ main(void)
 	test_round_trips();
 	test_strtoevent_errors();
 	test_accum_diff();
-	test_bind_and_sample();
-	test_overflow();
+	RUN(test_bind_and_sample, NULL);
+	RUN(test_overflow, NULL);
 	test_shared();
 	test_pctx();
 	return check_report("test_cpc_v1");
