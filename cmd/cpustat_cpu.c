@@ -290,7 +290,13 @@ sampling_loop(struct cpu_worker *w)
 	bool last;
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	/*
+	 * Every CPU keeps the same schedule, from the common start: a thread
+	 * that started late has a shorter first interval, not rows out of
+	 * step with the others.
+	 */
+	next.tv_sec = (time_t)(cs->start / NSEC);
+	next.tv_nsec = (long)(cs->start % NSEC);
 	for (;;) {
 		timespec_add_ms(&next, (long)cs->interval_ms);
 		if (timespec_passed(&next)) {
