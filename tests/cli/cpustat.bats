@@ -962,3 +962,17 @@ nobody_copy() {
 	assert_success
 	[ -z "$stderr" ]
 }
+
+@test "a cpustat given cap_perfmon with setcap counts for any user, as the man page says" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run as nobody"
+	command -v setcap >/dev/null || skip "setcap is not installed"
+	bin=$(nobody_copy)
+	setcap cap_perfmon+ep "$bin" 2>/dev/null || {
+		rm -rf "${bin%/cpustat}"
+		skip "file capabilities cannot be set here"
+	}
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups "$bin" -c task-clock 0.1 1
+	rm -rf "${bin%/cpustat}"
+	assert_success
+	[ -z "$stderr" ]
+}
