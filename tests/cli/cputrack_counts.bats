@@ -239,7 +239,7 @@ first_row() {
 		counters_taken || break
 		sleep 1
 	done
-	[ "$(cat "$T/rc")" -eq 0 ]
+	[ "$(cat "$T/rc")" -eq 0 ] || { echo "rc $(cat "$T/rc")"; cat "$T/err"; false; }
 	[ -s "$T/first" ]
 	[ "$(wc -l <"$T/first")" -eq 1 ]
 }
