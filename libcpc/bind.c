@@ -14,7 +14,7 @@
 
 static void
 report_open_error(cpc_t *cpc, const char *fn, const struct cpc_request *req,
-    int index)
+    int index, pid_t pid)
 {
 	int paranoid = -9;
 	FILE *f;
@@ -28,10 +28,18 @@ report_open_error(cpc_t *cpc, const char *fn, const struct cpc_request *req,
 				paranoid = -9;
 			fclose(f);
 		}
-		cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
-		    "%s: Permission denied (kernel.perf_event_paranoid is %d; "
-		    "needs CAP_PERFMON or root, or a lower "
-		    "kernel.perf_event_paranoid)\n", req->event, paranoid);
+		/* Root passes the paranoid checks: the target refused. */
+		if (pid > 0 && geteuid() == 0)
+			cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
+			    "%s: Permission denied (the process hides itself "
+			    "from tracers: a set-id or unreadable program?)\n",
+			    req->event);
+		else
+			cpc_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
+			    "%s: Permission denied (kernel.perf_event_paranoid "
+			    "is %d; needs CAP_PERFMON or root, or a lower "
+			    "kernel.perf_event_paranoid)\n", req->event,
+			    paranoid);
 		errno = EACCES;
 		break;
 	case EINVAL:
@@ -144,7 +152,7 @@ open_one(cpc_t *cpc, cpc_set_t *set, int i, pid_t pid, int cpu, bool inherit,
 		if (attr.sample_period != 0 && overflow_unsupported(&attr,
 		    pid, cpu, inherit || i == 0 ? -1 : set->fds[0]))
 			return -1;
-		report_open_error(cpc, fn, &set->reqs[i], i);
+		report_open_error(cpc, fn, &set->reqs[i], i, pid);
 		return -1;
 	}
 	set->reqs[i].period = attr.sample_period;
