@@ -140,6 +140,7 @@ void cpc_pmu_detect(cpc_t *cpc);
 const struct cpc_attr_field *cpc_pmu_attr_field(const char *name);
 int cpc_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
     int group_fd);
+void cpc_dummy_attr(struct perf_event_attr *attr);
 hrtime_t cpc_gethrtime(void);
 double cpc_tsc_per_ns(void);
 

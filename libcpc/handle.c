@@ -30,13 +30,7 @@ perf_available(void)
 	struct perf_event_attr attr;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.disabled = 1;
+	cpc_dummy_attr(&attr);
 	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) >= 0) {
 		close(fd);
 		return 0;

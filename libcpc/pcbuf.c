@@ -58,14 +58,9 @@ probe_phys(void)
 	struct perf_event_attr attr;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
+	cpc_dummy_attr(&attr);
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_PHYS_ADDR;
-	attr.exclude_kernel = 1;
-	attr.disabled = 1;
 	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) >= 0) {
 		phys_allowed = true;
 		close(fd);

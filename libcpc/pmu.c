@@ -66,6 +66,22 @@ cpc_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 	    PERF_FLAG_FD_CLOEXEC);
 }
 
+/*
+ * The attributes of an idle, disabled, user-only event on the caller:
+ * enough to ask the kernel whether something can be opened at all.
+ */
+void
+cpc_dummy_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->disabled = 1;
+}
+
 hrtime_t
 cpc_gethrtime(void)
 {
@@ -325,11 +341,7 @@ cpc_tsc_per_ns(void)
 	long pagesz = sysconf(_SC_PAGESIZE);
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.exclude_kernel = 1;
+	cpc_dummy_attr(&attr);
 	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) < 0)
 		return rate;
 	page = mmap(NULL, (size_t)pagesz, PROT_READ, MAP_SHARED, fd, 0);
