@@ -342,6 +342,7 @@ cpc_tsc_per_ns(void)
 	int fd;
 
 	cpc_dummy_attr(&attr);
+	attr.disabled = 0;	/* the kernel fills in the page of a live event */
 	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) < 0)
 		return rate;
 	page = mmap(NULL, (size_t)pagesz, PROT_READ, MAP_SHARED, fd, 0);
