@@ -201,6 +201,7 @@ parse_options(struct cpustat *cs, struct options *opt, int argc, char **argv)
 			if (!parse_seconds(optarg, &period, 0)) {
 				diag(NULL, "invalid parameter \"%s\"\n", optarg);
 				bad = true;
+				break;
 			}
 			cs->rest_ms = (long)(period * 1000);
 			break;
