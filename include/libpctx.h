@@ -137,6 +137,7 @@ unsigned long pctx_missed_ticks(pctx_t *pctx);
 
 /* Internal link used by libcpc's cpc_bind_pctx. */
 pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid);
+int __pctx_lwp_held(pctx_t *pctx, id_t lwpid);
 
 #ifdef __cplusplus
 }

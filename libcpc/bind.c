@@ -86,11 +86,18 @@ cpc_set_close_counters(cpc_set_t *set)
 		set->fds[i] = -1;
 }
 
-/* A group is started by hand once whole, an inheriting set at once. */
+/*
+ * A group is started by hand once whole, an inheriting set at once. A
+ * group on a thread that libpctx holds stopped starts whole when the
+ * thread next runs, so it needs no start by hand (one syscall less per
+ * thread a command follows).
+ */
 static bool
 starts_disabled(const cpc_set_t *set)
 {
-	return set->nreqs > 1 || cpc_set_samples(set);
+	if (cpc_set_samples(set))
+		return true;
+	return set->nreqs > 1 && !set->target_held;
 }
 
 /*
@@ -213,16 +220,12 @@ request_flags_valid(const cpc_set_t *set)
  * nothing (every mode excluded), where the driver checks every member.
  */
 static bool
-group_fits(cpc_t *cpc, const cpc_set_t *set)
+group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
 {
 	struct perf_event_attr attr;
-	int fds[set->nreqs], i, n, hw = 0;
+	int fds[set->nreqs], n;
 	bool fits = true;
 
-	for (i = 0; i < set->nreqs; i++)
-		hw += set->reqs[i].enc.hardware;
-	if (hw < 2)
-		return true;
 	for (n = 0; n < set->nreqs; n++) {
 		cpc_request_to_attr(&set->reqs[n], &attr);
 		if (cpc_attr_apply(cpc, &set->reqs[n], &attr) != 0)
@@ -238,6 +241,53 @@ group_fits(cpc_t *cpc, const cpc_set_t *set)
 	while (n-- > 0)
 		close(fds[n]);
 	return fits;
+}
+
+/* What identifies a set's requests to the PMU, for the answer cache. */
+static uint64_t
+set_signature(const cpc_set_t *set)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const struct cpc_request *r;
+	uint_t a;
+	int i;
+
+	for (i = 0; i < set->nreqs; i++) {
+		r = &set->reqs[i];
+		h = (h ^ r->enc.type) * 1099511628211ULL;
+		h = (h ^ r->enc.config) * 1099511628211ULL;
+		h = (h ^ r->enc.config1) * 1099511628211ULL;
+		h = (h ^ r->flags) * 1099511628211ULL;
+		for (a = 0; a < r->nattrs; a++)
+			h = (h ^ r->attrs[a].ca_val) * 1099511628211ULL;
+	}
+	return (h ^ (uint64_t)set->nreqs) * 1099511628211ULL;
+}
+
+/*
+ * The commands bind the same sets to every thread they follow, so the
+ * answer for a set's requests is kept and the probe opens are spent once.
+ */
+static bool
+group_fits(cpc_t *cpc, const cpc_set_t *set)
+{
+	struct cpc_fits *c;
+	uint64_t sig;
+	int i, hw = 0;
+
+	for (i = 0; i < set->nreqs; i++)
+		hw += set->reqs[i].enc.hardware;
+	if (hw < 2)
+		return true;
+	sig = set_signature(set);
+	for (i = 0; i < CPC_FITS_CACHE; i++)
+		if (cpc->fits[i].valid && cpc->fits[i].signature == sig)
+			return cpc->fits[i].fits;
+	c = &cpc->fits[cpc->fits_next++ % CPC_FITS_CACHE];
+	c->signature = sig;
+	c->fits = group_fits_probe(cpc, set);
+	c->valid = true;
+	return c->fits;
 }
 
 /* Open the set's group for a thread (pid) or a CPU (pid -1). */
@@ -328,6 +378,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	set->generation = cpc_excl_generation();
 	if (cpc_excl_lwp_allowed(cpc) != 0)
 		return -1;
+	set->target_held = false;
 	if (cpc_set_open_counters(cpc, set, 0, -1,
 	    (flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
 		return -1;
@@ -361,6 +412,8 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 	set->generation = cpc_excl_generation();
 	if (cpc_excl_lwp_allowed(cpc) != 0)
 		return -1;
+	set->target_held = __pctx_lwp_held != NULL &&
+	    __pctx_lwp_held(pctx, id);
 	if (cpc_set_open_counters(cpc, set, tid, -1, false,
 	    "cpc_bind_pctx") != 0)
 		return -1;
@@ -432,6 +485,7 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		return -1;
 	if (pin_to_cpu(cpc, set, id) != 0)
 		goto fail_lock;
+	set->target_held = false;
 	if (cpc_set_open_counters(cpc, set, -1, id, false,
 	    "cpc_bind_cpu") != 0)
 		goto fail_pin;

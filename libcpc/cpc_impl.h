@@ -62,6 +62,7 @@ struct __cpc_set {
 	uint64_t		 generation;	/* exclusivity generation at bind */
 	bool			 read_each;	/* kernel refused a group read */
 	bool			 disabled;	/* cpc_disable()d */
+	bool			 target_held;	/* bound while libpctx held it stopped */
 	uint64_t		*readbuf;	/* group read scratch, sized once */
 	size_t			 readbuf_len;
 	uint64_t		 enabled_ns, running_ns;
@@ -89,6 +90,14 @@ struct cpc_catalog {
 	int	  nplatform;
 };
 
+/* Whether a set's hardware requests fit the PMU together, remembered. */
+#define CPC_FITS_CACHE	8
+struct cpc_fits {
+	uint64_t	 signature;
+	bool		 fits;
+	bool		 valid;
+};
+
 struct __cpc {
 	LIST_ENTRY(__cpc)	 link;		/* in the list of open handles */
 	LIST_HEAD(, __cpc_set)	 sets;
@@ -110,6 +119,8 @@ struct __cpc {
 	uint64_t		 excl_ok_gen;
 	volatile bool		 terminated;
 	struct cpc_event_tree	*events;	/* name -> encoding cache */
+	struct cpc_fits		 fits[CPC_FITS_CACHE];
+	unsigned		 fits_next;
 };
 
 /* error.c */
@@ -196,6 +207,7 @@ const char *cpc_v1_name(cpc_t *cpc, unsigned code);
 
 /* Hooks into libpctx, present when the program links it. */
 pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid) __attribute__((weak));
+int __pctx_lwp_held(pctx_t *pctx, id_t lwpid) __attribute__((weak));
 void pctx_terminate(pctx_t *pctx) __attribute__((weak));
 void pctx_release(pctx_t *pctx) __attribute__((weak));
 

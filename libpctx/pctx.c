@@ -161,6 +161,17 @@ __pctx_lwp_tid(pctx_t *pctx, id_t lwpid)
 	return lwp->tid;
 }
 
+/* Internal link for libcpc: whether the LWP is held in a ptrace-stop. */
+int
+__pctx_lwp_held(pctx_t *pctx, id_t lwpid)
+{
+	struct lwp *lwp;
+
+	if (pctx == NULL || (lwp = lwp_by_id(pctx, lwpid)) == NULL)
+		return 0;
+	return (lwp->flags & LWP_HELD) != 0;
+}
+
 pid_t
 pctx_lwp_tid(pctx_t *pctx, id_t lwpid)
 {
