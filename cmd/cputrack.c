@@ -282,6 +282,22 @@ start_target(struct options *opt, struct cputrack *ct, int argc, char **argv)
 	return pctx;
 }
 
+/* Let everything go: the counters, the records, the specs. */
+static int
+release_all(struct cputrack *ct, int status)
+{
+	signal_cpc = NULL;
+	if (ct->cpc != NULL)
+		cpc_close(ct->cpc);
+	ct->cpc = NULL;
+	track_forget(ct);
+	free(ct->templates);
+	ct->templates = NULL;
+	output_close(&ct->out);
+	setgrp_free(&ct->grp);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -308,27 +324,22 @@ main(int argc, char **argv)
 	if (make_templates(&ct) != 0 ||
 	    output_open(&ct.out, ct.log, opt.format, &ct.grp, "cputrack") != 0) {
 		diag(NULL, "no memory available\n");
-		return 1;
+		return release_all(&ct, 1);
 	}
 	setvbuf(ct.log, NULL, _IOLBF, 0);
 	if ((pctx = start_target(&opt, &ct, argc, argv)) == NULL)
-		return 1;
+		return release_all(&ct, 1);
 	if (track_setup(&ct, pctx) != 0) {
 		diag(NULL, "can't bind process context ops to process\n");
 		pctx_release(pctx);
-		return 1;
+		return release_all(&ct, 1);
 	}
 	rows_title(&ct);
 	rows_flush(&ct);
 	ct.start = rows_now();
 	ret = track_run(&ct, pctx);
 	/* Whatever is still tracked is let go, and keeps running. */
-	cpc_close(ct.cpc);
-	ct.cpc = NULL;
-	track_forget(&ct);
-	free(ct.templates);
-	output_close(&ct.out);
-	setgrp_free(&ct.grp);
+	(void)release_all(&ct, 0);
 	rows_flush(&ct);
 	return ret == 0 && !ct.write_failed ? 0 : 1;
 }
