@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cputrack.h"
@@ -148,12 +149,37 @@ inspectable(pid_t pid)
 	    (errno != EACCES && errno != EPERM);
 }
 
+/*
+ * Out of file descriptors (EMFILE): say once which limit it is. A thread
+ * of a process already counted is left uncounted and the others go on;
+ * a process's first LWP cannot be followed (the caller says so).
+ */
+static void
+fd_limit_reached(void)
+{
+	static bool said;
+	struct rlimit rl;
+
+	if (said)
+		return;
+	said = true;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		diag(NULL, "out of file descriptors (RLIMIT_NOFILE): LWPs "
+		    "beyond the limit are not counted; raise it with "
+		    "ulimit -n\n");
+	else
+		diag(NULL, "out of file descriptors: the limit is %llu open "
+		    "files (RLIMIT_NOFILE); LWPs beyond it are not counted; "
+		    "raise it with ulimit -n\n", (unsigned long long)rl.rlim_cur);
+}
+
 static int
 cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct cputrack *ct = arg;
 	struct proc *p;
 	struct lwp *l;
+	bool first;
 	int err;
 
 	if (cputrack_interrupted)
@@ -170,6 +196,7 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		free(l);
 		return -1;
 	}
+	first = RB_EMPTY(&p->lwps);
 	RB_INSERT(ct_lwp_tree, &p->lwps, l);
 	if (cpc_bind_pctx(ct->cpc, pctx, lwpid, l->rot->sets[0], 0) != 0) {
 		/* A thread of a captured process may die before its turn. */
@@ -178,6 +205,13 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 			return 0;
 		}
 		err = errno;
+		if (err == EMFILE) {
+			fd_limit_reached();
+			if (!first) {
+				lwp_free(ct, p, l);
+				return 0;
+			}
+		}
 		fprintf(stderr, "%6d: init_lwp: can't bind perf counters to "
 		    "lwp%d - %s\n", (int)pid, (int)lwpid, strerror(err));
 		if ((err == EACCES || err == EPERM) && !inspectable(pid))
