@@ -176,6 +176,7 @@ encode_tracepoint(const char *name, struct cpc_event_enc *enc, char *why,
 	static const char *const dirs[] = TRACEFS_DIRS;
 	char path[768], sub[256];
 	const char *colon = strchr(name, ':');
+	const char *denied = NULL;
 	bool mounted = false;
 	size_t i;
 	FILE *f;
@@ -183,8 +184,12 @@ encode_tracepoint(const char *name, struct cpc_event_enc *enc, char *why,
 	snprintf(sub, sizeof(sub), "%.*s", (int)(colon - name), name);
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(path, sizeof(path), "%s/events", dirs[i]);
-		if (access(path, R_OK) != 0)
+		if (access(path, R_OK) != 0) {
+			/* Mounted, but only root may look (mode 700). */
+			if ((errno == EACCES || errno == EPERM) && denied == NULL)
+				denied = dirs[i];
 			continue;
+		}
 		mounted = true;
 		snprintf(path, sizeof(path), "%s/events/%s/%s/id", dirs[i],
 		    sub, colon + 1);
@@ -197,6 +202,13 @@ encode_tracepoint(const char *name, struct cpc_event_enc *enc, char *why,
 		}
 		fclose(f);
 		return CPC_EVENT_COUNTABLE;
+	}
+	if (!mounted && denied != NULL) {
+		snprintf(why, whylen, "%s: tracepoint, but this user may not "
+		    "read tracefs (%s: %s); tracepoints need root, or read "
+		    "access to %s/events", name, denied, strerror(EACCES),
+		    denied);
+		return CPC_EVENT_NO_TRACEFS;
 	}
 	if (!mounted) {
 		snprintf(why, whylen, "%s: tracepoint, but tracefs is not "

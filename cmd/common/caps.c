@@ -2,6 +2,8 @@
  * The capabilities listing that follows the usage text with -h.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "caps.h"
@@ -79,8 +81,9 @@ cpuref_block(const char *ref, FILE *out)
 	fputc('\n', out);
 }
 
+/* Tracepoints under tracefs; *denied if it is there but unreadable. */
 static int
-count_tracepoints(void)
+count_tracepoints(bool *denied)
 {
 	const char *dirs[] = { "/sys/kernel/tracing/events",
 	    "/sys/kernel/debug/tracing/events" };
@@ -91,8 +94,11 @@ count_tracepoints(void)
 	int n = 0;
 
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && n == 0; i++) {
-		if ((d = opendir(dirs[i])) == NULL)
+		if ((d = opendir(dirs[i])) == NULL) {
+			if (i == 0 && (errno == EACCES || errno == EPERM))
+				*denied = true;
 			continue;
+		}
 		while ((sub = readdir(d)) != NULL) {
 			if (sub->d_name[0] == '.' || sub->d_type != DT_DIR)
 				continue;
@@ -115,7 +121,8 @@ void
 caps_print(cpc_t *cpc, FILE *out)
 {
 	struct names n = { out, 20 };
-	int tracepoints = count_tracepoints();
+	bool denied = false;
+	int tracepoints = count_tracepoints(&denied);
 
 	fprintf(out, "\tCPU performance counter interface: %s\n",
 	    cpc_cciname(cpc));
@@ -132,6 +139,11 @@ caps_print(cpc_t *cpc, FILE *out)
 		fprintf(out, "\n\tTracepoints: subsystem:event, %d in "
 		    "/sys/kernel/tracing/events (e.g. syscalls:sys_enter_write)"
 		    "\n", tracepoints);
+	else if (denied)
+		fputs("\n\tTracepoints: none readable by this user "
+		    "(/sys/kernel/tracing: Permission denied;\n\tthey need "
+		    "root, or read access to /sys/kernel/tracing/events)\n",
+		    out);
 	else
 		fputs("\n\tTracepoints: none (tracefs is not mounted at "
 		    "/sys/kernel/tracing)\n", out);
