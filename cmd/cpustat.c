@@ -260,6 +260,25 @@ raise_fd_limit(void)
 	}
 }
 
+/*
+ * After a flush of stdout (out_lock held, or one thread): a write error
+ * (a full disk, /dev/full) is said once and stops the run, exit 1.
+ */
+void
+cpustat_check_output(struct cpustat *cs)
+{
+	int err = errno;
+
+	if (!ferror(stdout) || cs->write_failed)
+		return;
+	cs->write_failed = true;
+	diag(NULL, "write error on stdout: %s\n", strerror(err));
+	pthread_mutex_lock(&cs->stop_lock);
+	cs->stop = true;
+	pthread_cond_broadcast(&cs->stop_cv);
+	pthread_mutex_unlock(&cs->stop_lock);
+}
+
 static void
 print_title(struct cpustat *cs)
 {
@@ -275,6 +294,7 @@ print_title(struct cpustat *cs)
 	spec_header(cs->grp.specs[0], stdout);
 	putchar('\n');
 	fflush(stdout);
+	cpustat_check_output(cs);
 }
 
 static int
@@ -407,6 +427,7 @@ print_totals(struct cpustat *cs)
 		print_total_row(cs, s, values, tick, when, times);
 	}
 	fflush(stdout);
+	cpustat_check_output(cs);
 }
 
 static int
@@ -430,6 +451,8 @@ finish(struct cpustat *cs)
 			status = 1;
 	}
 	print_totals(cs);
+	if (cs->write_failed)
+		status = 1;
 	for (i = 0; i < cs->nworkers; i++) {
 		rotation_free(cs->cpc, cs->workers[i].rot);
 		free(cs->workers[i].tot_enabled);

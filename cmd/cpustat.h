@@ -55,10 +55,12 @@ struct cpustat {
 	struct cpu_worker *workers;
 	int		 nworkers;
 	bool		 hint_given;
+	bool		 write_failed;	/* stdout: said once, run stopped */
 };
 
 void *cpu_worker_main(void *arg);
 void *cpu_soaker_main(void *arg);
 bool cpustat_wait_until(struct cpustat *cs, const struct timespec *when);
+void cpustat_check_output(struct cpustat *cs);
 
 #endif /* CPUSTAT_H */

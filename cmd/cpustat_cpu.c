@@ -141,6 +141,7 @@ emit_tick(struct cpu_worker *w, int setno, uint64_t enabled,
 		output_row(&cs->out, &row);
 	}
 	fflush(stdout);
+	cpustat_check_output(cs);
 	pthread_mutex_unlock(&cs->out_lock);
 }
 
