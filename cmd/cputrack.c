@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -264,6 +265,38 @@ make_templates(struct cputrack *ct)
 	return 0;
 }
 
+/*
+ * Why a process cannot be captured, when it is the usual reason: it
+ * belongs to another user, or Yama allows tracing descendants only.
+ */
+static void
+capture_hint(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	FILE *f;
+	int scope = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (geteuid() == 0 || stat(path, &st) != 0)
+		return;
+	if (st.st_uid != geteuid()) {
+		diag(NULL, "pid %d belongs to another user (uid %u): capturing "
+		    "it needs root or CAP_SYS_PTRACE\n", (int)pid,
+		    (unsigned)st.st_uid);
+		return;
+	}
+	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r")) != NULL) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	if (scope > 0)
+		diag(NULL, "kernel.yama.ptrace_scope is %d: only a parent may "
+		    "trace; capturing needs CAP_SYS_PTRACE, or ptrace_scope "
+		    "0\n", scope);
+}
+
 static pctx_t *
 start_target(struct options *opt, struct cputrack *ct, int argc, char **argv)
 {
@@ -271,8 +304,10 @@ start_target(struct options *opt, struct cputrack *ct, int argc, char **argv)
 
 	if (opt->pid != 0) {
 		pctx = pctx_capture(opt->pid, ct, 1, pctx_diag);
-		if (pctx == NULL)
+		if (pctx == NULL) {
 			diag(NULL, "failed to capture pid %d\n", (int)opt->pid);
+			capture_hint(opt->pid);
+		}
 		return pctx;
 	}
 	pctx = pctx_create(argv[optind], &argv[optind], ct, 1, pctx_diag);
