@@ -255,6 +255,62 @@ rotate(struct cputrack *ct, pctx_t *pctx, struct lwp *l)
 	    0);
 }
 
+static void
+add_to_process(struct cputrack *ct, struct proc *p, struct lwp *l)
+{
+	int s;
+
+	for (s = 0; s < ct->grp.nspecs; s++) {
+		if (!l->rot->sampled[s])
+			continue;
+		cpc_buf_add(ct->cpc, p->total[s], p->total[s],
+		    l->rot->total[s]);
+		p->times[s].total_enabled += l->rot->times[s].total_enabled;
+		p->times[s].total_running += l->rot->times[s].total_running;
+		p->sampled[s] = true;
+	}
+}
+
+/*
+ * The LWP's counts are final (set c was the last counted, and is
+ * unbound): into its process's totals; fini_lwp has nothing left to do.
+ */
+static void
+lwp_final(struct cputrack *ct, struct proc *p, struct lwp *l, int c)
+{
+	if (ct->verbose)
+		rows_sample(ct, p, l, "fini_lwp", c, l->rot->total[c],
+		    l->rot->times[c].total_enabled,
+		    l->rot->times[c].total_running);
+	add_to_process(ct, p, l);
+	l->finished = true;
+}
+
+/*
+ * Whether a thread has begun to exit (PF_EXITING in /proc/TID/stat's
+ * flags), or is gone: its counters can no longer be opened, and the
+ * error then says little (ESRCH, or ENODEV late in the exit).
+ */
+static bool
+lwp_exiting(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	unsigned long flags;
+	char state;
+	FILE *f;
+	bool gone;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	if ((f = fopen(path, "r")) == NULL)
+		return true;
+	gone = fgets(buf, sizeof(buf), f) == NULL ||
+	    (p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2 ||
+	    state == 'Z' || state == 'X' || (flags & 0x4) != 0;
+	fclose(f);
+	return gone;
+}
+
 static int
 cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
@@ -274,27 +330,19 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	rows_sample(ct, p, l, "tick", c, l->rot->delta[c],
 	    l->rot->times[c].delta_enabled, l->rot->times[c].delta_running);
 	if (ct->grp.nspecs > 1 && rotate(ct, pctx, l) != 0) {
+		/*
+		 * The LWP is exiting (a tick can race with its end): what it
+		 * counted up to now is all it will count.
+		 */
+		if (errno == ESRCH || lwp_exiting(l->tid)) {
+			lwp_final(ct, p, l, c);
+			return 0;
+		}
 		fprintf(stderr, "%6d: tick: lwp%d: can't bind perf counters - "
 		    "%s\n", (int)pid, (int)lwpid, strerror(errno));
 		return -1;
 	}
 	return 0;
-}
-
-static void
-add_to_process(struct cputrack *ct, struct proc *p, struct lwp *l)
-{
-	int s;
-
-	for (s = 0; s < ct->grp.nspecs; s++) {
-		if (!l->rot->sampled[s])
-			continue;
-		cpc_buf_add(ct->cpc, p->total[s], p->total[s],
-		    l->rot->total[s]);
-		p->times[s].total_enabled += l->rot->times[s].total_enabled;
-		p->times[s].total_running += l->rot->times[s].total_running;
-		p->sampled[s] = true;
-	}
 }
 
 static int
@@ -314,14 +362,9 @@ cb_fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return -1;
 	}
 	rotation_accumulate(ct->cpc, l->rot);
-	if (ct->verbose)
-		rows_sample(ct, p, l, "fini_lwp", c, l->rot->total[c],
-		    l->rot->times[c].total_enabled,
-		    l->rot->times[c].total_running);
 	/* Its counts are final: let the kernel counters go now. */
 	(void)cpc_unbind(ct->cpc, l->rot->sets[c]);
-	add_to_process(ct, p, l);
-	l->finished = true;
+	lwp_final(ct, p, l, c);
 	return 0;
 }
 
