@@ -106,7 +106,7 @@ struct event_entry {
 	cpc_event_status_t	 status;
 	struct cpc_event_enc	 enc;
 	char			 why[320];
-	int			 keep_fd;	/* see keep_tracepoint() */
+	int			 keep_fd;	/* a tracepoint's, see probe() */
 };
 
 static int
@@ -292,10 +292,17 @@ encode_pfm(const char *name, struct cpc_event_enc *enc, char *why,
 	return CPC_EVENT_COUNTABLE;
 }
 
-/* Ask the kernel: open the event on ourselves, disabled, and close it. */
+/*
+ * Ask the kernel: open the event on ourselves, disabled. The event is
+ * closed again, except a tracepoint's, which is kept in *keep_fd for as
+ * long as the handle lives: when the last perf event on a tracepoint
+ * closes, the kernel removes its probe and waits for an RCU grace period
+ * (tens of milliseconds), and without this reference every exec or exit
+ * of the last traced thread, and this probe itself, would pay that wait.
+ */
 static cpc_event_status_t
 probe(const char *name, const struct cpc_event_enc *enc, char *why,
-    size_t whylen)
+    size_t whylen, int *keep_fd)
 {
 	struct cpc_request req;
 	struct perf_event_attr attr;
@@ -308,7 +315,10 @@ probe(const char *name, const struct cpc_event_enc *enc, char *why,
 	cpc_request_to_attr(&req, &attr);
 	attr.disabled = 1;
 	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) >= 0) {
-		close(fd);
+		if (enc->type == PERF_TYPE_TRACEPOINT)
+			*keep_fd = fd;
+		else
+			close(fd);
 		return CPC_EVENT_COUNTABLE;
 	}
 	snprintf(meaning, sizeof(meaning), "%s", why[0] ? why : name);
@@ -331,7 +341,7 @@ probe(const char *name, const struct cpc_event_enc *enc, char *why,
 
 static cpc_event_status_t
 classify(cpc_t *cpc, const char *name, struct cpc_event_enc *enc, char *why,
-    size_t whylen)
+    size_t whylen, int *keep_fd)
 {
 	const struct name_map *alias;
 	const char *linux_name = name;
@@ -389,30 +399,7 @@ classify(cpc_t *cpc, const char *name, struct cpc_event_enc *enc, char *why,
 	/* Raw codes on the core PMU take the kernel's type from sysfs. */
 	if (enc->type == PERF_TYPE_RAW && cpc->pmu_type >= 0)
 		enc->type = (uint32_t)cpc->pmu_type;
-	return probe(name, enc, why, whylen);
-}
-
-/*
- * Hold an idle event on a tracepoint for as long as the handle lives.
- * When the last perf event on a tracepoint closes, the kernel removes
- * its probe and waits for an RCU grace period (tens of milliseconds);
- * without this reference, every exec or exit of the last traced thread
- * would pay that wait.
- */
-static void
-keep_tracepoint(struct event_entry *e)
-{
-	struct perf_event_attr attr;
-
-	if (e->status != CPC_EVENT_COUNTABLE ||
-	    e->enc.type != PERF_TYPE_TRACEPOINT)
-		return;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = e->enc.config;
-	attr.disabled = 1;
-	e->keep_fd = cpc_perf_open(&attr, 0, -1, -1);
+	return probe(name, enc, why, whylen, keep_fd);
 }
 
 static struct event_entry *
@@ -436,9 +423,9 @@ lookup(cpc_t *cpc, const char *name)
 		free(e);
 		return NULL;
 	}
-	e->status = classify(cpc, name, &e->enc, e->why, sizeof(e->why));
 	e->keep_fd = -1;
-	keep_tracepoint(e);
+	e->status = classify(cpc, name, &e->enc, e->why, sizeof(e->why),
+	    &e->keep_fd);
 	RB_INSERT(cpc_event_tree, tree, e);
 	return e;
 }
