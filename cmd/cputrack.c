@@ -22,6 +22,8 @@ static cpc_t *signal_cpc;
 
 enum { OPT_FORMAT = 256 };
 
+#define OUTPUT_BUFFER	(64 * 1024)
+
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ NULL, 0, NULL, 0 }
@@ -333,6 +335,12 @@ release_all(struct cputrack *ct, int status)
 	return status;
 }
 
+static void
+flush_rows(void *arg)
+{
+	rows_flush(arg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -361,7 +369,13 @@ main(int argc, char **argv)
 		diag(NULL, "no memory available\n");
 		return release_all(&ct, 1);
 	}
-	setvbuf(ct.log, NULL, _IOLBF, 0);
+	/*
+	 * Rows are written in batches, whenever the tracer has handled the
+	 * events at hand, rather than a write per row: they still appear
+	 * the moment they are due, in a pipe too.
+	 */
+	setvbuf(ct.log, NULL, _IOFBF, OUTPUT_BUFFER);
+	pctx_set_idle(flush_rows, &ct);
 	if ((pctx = start_target(&opt, &ct, argc, argv)) == NULL)
 		return release_all(&ct, 1);
 	if (track_setup(&ct, pctx) != 0) {

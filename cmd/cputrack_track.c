@@ -220,10 +220,8 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		lwp_free(ct, p, l);
 		return -1;
 	}
-	if (ct->verbose && rotation_sample(ct->cpc, l->rot) == 0) {
+	if (ct->verbose && rotation_sample(ct->cpc, l->rot) == 0)
 		rows_sample(ct, p, l, "init_lwp", 0, l->rot->now[0], 0, 0);
-		rows_flush(ct);
-	}
 	return 0;
 }
 
@@ -239,7 +237,6 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return 0;
 	/* Its counters were just bound: the row shows its zero start. */
 	rows_sample(ct, p, l, "lwp_create", 0, l->rot->total[0], 0, 0);
-	rows_flush(ct);
 	return 0;
 }
 
@@ -397,7 +394,6 @@ cb_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return 0;
 	total_rows(ct, p, l, "lwp_exit", l->rot->total, l->rot->sampled,
 	    l->rot->times);
-	rows_flush(ct);
 	lwp_free(ct, p, l);
 	return 0;
 }
@@ -415,7 +411,6 @@ cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 		return;
 	exiting.tid = pctx_lwp_tid(pctx, lwpid);
 	total_rows(ct, p, &exiting, "exit", p->total, p->sampled, p->times);
-	rows_flush(ct);
 	proc_free(ct, p);
 }
 
@@ -432,7 +427,6 @@ cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 	p->last_total_time = 0;
 	total_rows(ct, p, &leader, "exec", p->total, p->sampled, p->times);
 	rows_exec_marker(ct, p, cmd != NULL ? cmd : "(unknown)");
-	rows_flush(ct);
 	proc_forget_lwps(ct, p);
 	proc_reset_totals(ct, p);
 	return ct->follow_exec ? 0 : -1;
@@ -446,7 +440,6 @@ cb_fork(pctx_t *child, pid_t parent, id_t lwpid, pid_t pid, void *arg)
 	if (cputrack_interrupted)
 		return;
 	rows_fork(ct, parent, lwpid, pid);
-	rows_flush(ct);
 	if (!ct->follow_fork)
 		return;
 	if (track_setup(ct, child) != 0 ||

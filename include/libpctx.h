@@ -135,6 +135,13 @@ pid_t pctx_pid(pctx_t *pctx);
 /* Ticks whose deadline had passed and that were skipped. */
 unsigned long pctx_missed_ticks(pctx_t *pctx);
 
+/*
+ * Call idle(arg) whenever the tracer has handled every event at hand and
+ * is about to wait for more: the moment to flush buffered output. NULL
+ * removes the hook.
+ */
+void pctx_set_idle(void (*idle)(void *arg), void *arg);
+
 /* Internal link used by libcpc's cpc_bind_pctx. */
 pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid);
 int __pctx_lwp_held(pctx_t *pctx, id_t lwpid);

@@ -13,6 +13,7 @@ struct tracer tracer = {
 	.all = LIST_HEAD_INITIALIZER(tracer.all),
 	.epfd = -1,
 	.sigfd = -1,
+	.timerfd = -1,
 	.lwp_graves = SLIST_HEAD_INITIALIZER(tracer.lwp_graves),
 	.pctx_graves = SLIST_HEAD_INITIALIZER(tracer.pctx_graves),
 };
@@ -75,7 +76,6 @@ pctx_alloc(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 	pctx->arg = arg;
 	pctx->verbose = verbose;
 	pctx->errfn = errfn != NULL ? errfn : default_errfn;
-	pctx->timerfd = -1;
 	LIST_INSERT_HEAD(&tracer.all, pctx, all_entry);
 	return pctx;
 }

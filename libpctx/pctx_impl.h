@@ -88,7 +88,7 @@ struct __pctx {
 	unsigned	 msec;
 	unsigned	 remaining;	/* samples left; 0 = unlimited */
 	pctx_tickfn_t	*tick;
-	int		 timerfd;
+	bool		 ticking;	/* served at the run's deadlines */
 	unsigned long	 missed;
 };
 
@@ -102,6 +102,11 @@ struct tracer {
 	pctx_t		*root;		/* the pctx being run */
 	int		 epfd;
 	int		 sigfd;
+	int		 timerfd;	/* the run's ticks */
+	bool		 chld_pending;	/* SIGCHLD seen: reports to take in */
+	bool		 drain_more;	/* the last drain stopped at its limit */
+	void		(*idle)(void *);	/* see pctx_set_idle() */
+	void		*idle_arg;
 	SLIST_HEAD(, lwp) lwp_graves;
 	SLIST_HEAD(, __pctx) pctx_graves;
 };
@@ -163,7 +168,8 @@ void	 settle_orphans(void);
 /* tick.c */
 int	 tick_start(pctx_t *pctx);
 void	 tick_stop(pctx_t *pctx);
-void	 tick_fire(pctx_t *pctx);
+void	 tick_close(void);
+void	 tick_fire(void);
 
 /* procfs.c */
 int	 procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid);

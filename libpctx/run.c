@@ -2,9 +2,11 @@
  * pctx_run: the event loop.
  *
  * The tracer thread blocks SIGCHLD, SIGINT, SIGTERM and SIGHUP, and waits
- * in epoll on a signalfd for them and on one timerfd per followed process.
- * Every wakeup drains waitpid(-1, __WALL | WNOHANG), handling each report
- * at once, then serves the ticks that are due. A forked child that its fork
+ * in epoll on a signalfd for them and on the run's timerfd. A wakeup with
+ * SIGCHLD drains waitpid(-1, __WALL | WNOHANG), handling each report at
+ * once (each waitpid makes the kernel look at every tracee, so it is not
+ * called without cause), then the ticks that are due are served. Before
+ * it blocks again, the loop calls the idle hook (pctx_set_idle). A forked child that its fork
  * callback follows (pctx_run called on it inside the callback) joins the
  * same loop, which returns when no followed process is left, or at once
  * after pctx_terminate or one of SIGINT, SIGTERM, SIGHUP.
@@ -20,7 +22,6 @@
 
 #include "pctx_impl.h"
 
-#define MAX_EVENTS		64
 #define MAX_DRAIN		4096	/* reports per wakeup: ticks get a turn */
 #define SAFETY_TIMEOUT_MS	1000	/* a lost SIGCHLD costs latency, not a hang */
 
@@ -170,6 +171,7 @@ loop_close(pctx_t *root, struct saved_signals *saved)
 	tracer.looping = false;
 	tracer.root = NULL;
 	settle_orphans();
+	tick_close();
 	if (tracer.sigfd >= 0)
 		close(tracer.sigfd);
 	if (tracer.epfd >= 0)
@@ -186,9 +188,12 @@ read_signals(pctx_t *root)
 {
 	struct signalfd_siginfo si;
 
-	while (read(tracer.sigfd, &si, sizeof(si)) == sizeof(si))
-		if (si.ssi_signo != SIGCHLD)
+	while (read(tracer.sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			tracer.chld_pending = true;
+		else
 			root->terminate = true;
+	}
 }
 
 /* No tracee is left at all: whatever is still followed vanished. */
@@ -212,6 +217,8 @@ drain_reports(pctx_t *root)
 	int i, status;
 	pid_t tid;
 
+	tracer.chld_pending = false;
+	tracer.drain_more = false;
 	for (i = 0; i < MAX_DRAIN && !root->terminate; i++) {
 		tid = waitpid(-1, &status, __WALL | WNOHANG);
 		if (tid == 0)
@@ -225,6 +232,8 @@ drain_reports(pctx_t *root)
 		}
 		dispatch_status(tid, status);
 	}
+	/* Reports are left, and their SIGCHLD is spent: come back soon. */
+	tracer.drain_more = i == MAX_DRAIN;
 }
 
 static bool
@@ -241,26 +250,36 @@ tree_followed(pctx_t *root)
 static void
 loop(pctx_t *root)
 {
-	struct epoll_event evs[MAX_EVENTS];
-	pctx_t *due[MAX_EVENTS];
-	int i, n, ndue;
+	struct epoll_event evs[2];
+	bool tick_due;
+	int i, n;
 
 	while (!root->terminate && tree_followed(root)) {
 		lwp_collect_graves();
-		n = epoll_wait(tracer.epfd, evs, MAX_EVENTS,
-		    SAFETY_TIMEOUT_MS);
-		ndue = 0;
+		if (!tracer.drain_more && tracer.idle != NULL)
+			tracer.idle(tracer.idle_arg);
+		n = epoll_wait(tracer.epfd, evs, 2,
+		    tracer.drain_more ? 0 : SAFETY_TIMEOUT_MS);
+		tick_due = false;
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.ptr == NULL)
 				read_signals(root);
 			else
-				due[ndue++] = evs[i].data.ptr;
+				tick_due = true;
 		}
-		drain_reports(root);
-		for (i = 0; i < ndue && !root->terminate; i++)
-			if (due[i]->state == PROC_ACTIVE)
-				tick_fire(due[i]);
+		/* A timeout: a SIGCHLD may have been lost; look anyway. */
+		if (tracer.chld_pending || tracer.drain_more || n == 0)
+			drain_reports(root);
+		if (tick_due && !root->terminate)
+			tick_fire();
 	}
+}
+
+void
+pctx_set_idle(void (*idle)(void *arg), void *arg)
+{
+	tracer.idle = idle;
+	tracer.idle_arg = arg;
 }
 
 /*
