@@ -58,7 +58,9 @@
  *   when no followed process is left; an error in a child ends only the
  *   child's tracking, and pctx_run's result is that of its own process.
  *
- * - Ticks come from a timerfd with absolute deadlines (no drift) and stop
+ * - Ticks come from one timerfd for the run, with absolute deadlines (no
+ *   drift) at the interval of the first process that ticks; a process
+ *   followed later joins that schedule. Ticks stop
  *   nothing. Deadlines missed are skipped, counted (pctx_missed_ticks) and,
  *   as on Solaris, taken from nsamples except the last one. After nsamples
  *   ticks the process is released (runs on) and pctx_run returns 0.
