@@ -9,8 +9,9 @@
  * - the includes (the page shows none for this example: Example 1's, plus
  *   <signal.h>, <strings.h> for bzero, <ucontext.h>, <string.h>), and
  *   seed_error.h (error(), _lwp_self()) and seed_compute.h (compute());
- * - the ucontext register names: Solaris's PC and SP are REG_RIP and
- *   REG_RSP on Linux x86-64 (defined below);
+ * - the ucontext register names: Solaris's gregs[PC] and gregs[SP] are
+ *   gregs[REG_RIP] and gregs[REG_RSP] on Linux x86-64, and the pc and sp
+ *   fields of uc_mcontext on Linux aarch64 (UC_PC and UC_SP, below);
  * - the handler's last statement lost its "if" and named variables that
  *   do not exist (ind1, val1); it is "if (cpc_request_preset(cpc, index,
  *   PRESET) != 0)", which is what its comment describes;
@@ -38,10 +39,13 @@
 #define	index	request_index
 
 #if defined(__x86_64__)
-#define	PC	REG_RIP
-#define	SP	REG_RSP
+#define	UC_PC(uap)	((uap)->uc_mcontext.gregs[REG_RIP])
+#define	UC_SP(uap)	((uap)->uc_mcontext.gregs[REG_RSP])
+#elif defined(__aarch64__)
+#define	UC_PC(uap)	((uap)->uc_mcontext.pc)
+#define	UC_SP(uap)	((uap)->uc_mcontext.sp)
 #else
-#error "the ucontext register names are given for x86-64 only"
+#error "the ucontext register names are given for x86-64 and aarch64 only"
 #endif
 
 cpc_t     *cpc;
@@ -65,8 +69,8 @@ emt_handler(int sig, siginfo_t *sip, void *arg)
 
     (void) printf("lwp%d - si_addr %p ucontext: %%pc %p %%sp %p\n",
         _lwp_self(), (void *)sip->si_addr,
-        (void *)uap->uc_mcontext.gregs[PC],
-        (void *)uap->uc_mcontext.gregs[SP]);
+        (void *)UC_PC(uap),
+        (void *)UC_SP(uap));
 
     if (cpc_set_sample(cpc, set, buf) != 0)
         error("cannot sample: %s", strerror(errno));

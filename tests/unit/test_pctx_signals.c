@@ -100,9 +100,14 @@ writes_done(pid_t pid)
 static int stop_sig;
 static long at_stop, stop_progress = -1;
 static char stopped_state;
-static int jc_ticks;
+static int jc_ticks, stop_tick;
 
-/* Tick 5: stop it. Ticks 6-12: it must not move. Tick 12: continue it. */
+/*
+ * Tick 5: stop it. The stop takes effect when the target next gets a CPU,
+ * which a loaded machine may delay: from tick 6 on, wait (up to tick 30)
+ * until it shows as stopped. For 5 ticks more it must not move; then
+ * continue it.
+ */
 static int
 jc_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
@@ -110,10 +115,14 @@ jc_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	jc_ticks++;
 	if (jc_ticks == 5) {
 		kill(pid, stop_sig);
-	} else if (jc_ticks == 7) {
-		at_stop = writes_done(pid);
+	} else if (jc_ticks > 5 && stop_tick == 0) {
 		stopped_state = proc_state(pid);
-	} else if (jc_ticks == 12) {
+		if (stopped_state == 't' || stopped_state == 'T' ||
+		    jc_ticks == 30) {
+			stop_tick = jc_ticks;
+			at_stop = writes_done(pid);
+		}
+	} else if (stop_tick != 0 && jc_ticks == stop_tick + 5) {
 		stop_progress = writes_done(pid) - at_stop;
 		kill(pid, SIGCONT);
 	}
@@ -128,7 +137,9 @@ test_job_control(int sig)
 	pid_t pid;
 
 	stop_sig = sig;
-	jc_ticks = 0;
+	jc_ticks = stop_tick = 0;
+	stopped_state = 0;
+	stop_progress = -1;
 	pctx = create_wl(argv);
 	pid = pctx_pid(pctx);
 	CHECK_EQ_U64(pctx_run(pctx, 20, 0, jc_tick), 0);
