@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,22 +68,6 @@ cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
 	if (subcode == CPC_ATTR_REQUIRES_PRIVILEGE)
 		return;
 	diag_errhndlr(fn, subcode, fmt, ap);
-}
-
-static void
-add_spec(struct cpustat *cs, const char *text, bool *bad)
-{
-	enum spec_error err;
-
-	if (setgrp_add(&cs->grp, cs->cpc, text, &err) == 0)
-		return;
-	if (err == SPEC_NOMEM) {
-		diag(NULL, "no memory available\n");
-		exit(1);
-	}
-	if (err == SPEC_UNCOUNTABLE)
-		exit(2);
-	*bad = true;
 }
 
 /* A finite decimal number of seconds, wholly consumed, >= min_secs. */
@@ -174,7 +157,8 @@ parse_options(struct cpustat *cs, struct options *opt, int argc, char **argv)
 			diag_set_debug(true);
 			break;
 		case 'c':
-			add_spec(cs, optarg, &bad);
+			if (setgrp_add_or_exit(&cs->grp, cs->cpc, optarg) != 0)
+				bad = true;
 			break;
 		case 'h':
 			opt->help = true;
@@ -246,18 +230,6 @@ apply_period(struct cpustat *cs)
 		return;
 	cs->rest_ms = cs->rest_ms > cycle_ms ? cs->rest_ms - cycle_ms : 0;
 	cs->count *= (unsigned long)cs->grp.nspecs;
-}
-
-static void
-raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-			diag(NULL, "setrlimit failed - %s\n", strerror(errno));
-	}
 }
 
 /*
@@ -475,7 +447,7 @@ main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
 	diag_init(argv[0]);
-	raise_fd_limit();
+	raise_fd_limit(true);
 	if ((cs.cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
 		diag(NULL, "cannot access performance counters - %s\n",
 		    strerror(errno));

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,22 +67,6 @@ usage_exit(void)
 {
 	usage(stderr);
 	exit(2);
-}
-
-static void
-add_spec(struct cputrack *ct, struct options *opt, const char *text)
-{
-	enum spec_error err;
-
-	if (setgrp_add(&ct->grp, ct->cpc, text, &err) == 0)
-		return;
-	if (err == SPEC_NOMEM) {
-		diag(NULL, "no memory available\n");
-		exit(1);
-	}
-	if (err == SPEC_UNCOUNTABLE)
-		exit(2);
-	opt->bad = true;
 }
 
 static void
@@ -166,7 +149,8 @@ parse_option(struct cputrack *ct, struct options *opt, int c)
 		open_log(ct, optarg);
 		break;
 	case 'c':
-		add_spec(ct, opt, optarg);
+		if (setgrp_add_or_exit(&ct->grp, ct->cpc, optarg) != 0)
+			opt->bad = true;
 		break;
 	case 'p':
 		opt->pid = (pid_t)parse_number(opt, "pid", optarg, 1, INT_MAX);
@@ -233,17 +217,6 @@ install_signals(void)
 	}
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-static void
-raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 static void
@@ -363,7 +336,7 @@ main(int argc, char **argv)
 	parse_options(&ct, &opt, argc, argv);
 	signal_cpc = ct.cpc;
 	install_signals();
-	raise_fd_limit();
+	raise_fd_limit(false);
 	if (make_templates(&ct) != 0 ||
 	    output_open(&ct.out, ct.log, opt.format, &ct.grp, "cputrack") != 0) {
 		diag(NULL, "no memory available\n");

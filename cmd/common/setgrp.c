@@ -30,6 +30,22 @@ setgrp_add(struct setgrp *grp, cpc_t *cpc, const char *text,
 	return 0;
 }
 
+int
+setgrp_add_or_exit(struct setgrp *grp, cpc_t *cpc, const char *text)
+{
+	enum spec_error err;
+
+	if (setgrp_add(grp, cpc, text, &err) == 0)
+		return 0;
+	if (err == SPEC_NOMEM) {
+		diag(NULL, "no memory available\n");
+		exit(1);
+	}
+	if (err == SPEC_UNCOUNTABLE)
+		exit(2);
+	return -1;
+}
+
 void
 setgrp_free(struct setgrp *grp)
 {

@@ -46,6 +46,11 @@ struct setgrp {
 
 int setgrp_add(struct setgrp *grp, cpc_t *cpc, const char *text,
     enum spec_error *err);
+/*
+ * For the commands: 0, or -1 for a syntax error (already reported: a
+ * usage error). Events the machine cannot count exit 2, no memory 1.
+ */
+int setgrp_add_or_exit(struct setgrp *grp, cpc_t *cpc, const char *text);
 void setgrp_free(struct setgrp *grp);
 
 /*
@@ -79,6 +84,9 @@ void rotation_accumulate(cpc_t *cpc, struct rotation *rot);
 void rotation_next(cpc_t *cpc, struct rotation *rot);
 
 /* Diagnostics: "<prog>: [<fn>: ]<message>", fn only in debug mode. */
+/* fdlimit.c */
+void raise_fd_limit(bool report);
+
 void diag_init(const char *argv0);
 const char *diag_progname(void);
 void diag_set_debug(bool on);
