@@ -584,6 +584,12 @@ check_totals(rows, 1)
 	    "0.05 -c task-clock,context-switches" \
 	    "0.5 -c task-clock -c context-switches"; do
 		read -r hold spec <<<"$run"
+		# A CPU back online joins new processes' affinity a little
+		# later (the cpuset update is asynchronous): wait for it.
+		for _ in $(seq 50); do
+			"$PY" -c "import os, sys; sys.exit($cpu not in os.sched_getaffinity(0))" && break
+			sleep 0.1
+		done
 		# shellcheck disable=SC2086
 		"$CPUSTAT" $spec 0.2 6 >"$T/out" 2>"$T/err" 3>&- &
 		BG_PIDS=$!
