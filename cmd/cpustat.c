@@ -147,7 +147,7 @@ parse_options(struct cpustat *cs, struct options *opt, int argc, char **argv)
 {
 	double period = 0;
 	bool bad = false;
-	int c;
+	int c, status;
 
 	opterr = 0;
 	while (!bad && (c = getopt_long(argc, argv, "Dc:hntT:sp:",
@@ -157,8 +157,10 @@ parse_options(struct cpustat *cs, struct options *opt, int argc, char **argv)
 			diag_set_debug(true);
 			break;
 		case 'c':
-			if (setgrp_add_or_exit(&cs->grp, cs->cpc, optarg) != 0)
-				bad = true;
+			if ((status = setgrp_add_checked(&cs->grp, cs->cpc,
+			    optarg)) > 0)
+				exit(status);
+			bad = status < 0;
 			break;
 		case 'h':
 			opt->help = true;

@@ -116,6 +116,8 @@ open_log(struct cputrack *ct, const char *path)
 static void
 parse_option(struct cputrack *ct, struct options *opt, int c)
 {
+	int status;
+
 	switch (c) {
 	case 'T':
 		parse_interval(ct, opt, optarg);
@@ -149,7 +151,10 @@ parse_option(struct cputrack *ct, struct options *opt, int c)
 		open_log(ct, optarg);
 		break;
 	case 'c':
-		if (setgrp_add_or_exit(&ct->grp, ct->cpc, optarg) != 0)
+		if ((status = setgrp_add_checked(&ct->grp, ct->cpc,
+		    optarg)) > 0)
+			exit(status);
+		if (status < 0)
 			opt->bad = true;
 		break;
 	case 'p':

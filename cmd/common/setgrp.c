@@ -31,19 +31,21 @@ setgrp_add(struct setgrp *grp, cpc_t *cpc, const char *text,
 }
 
 int
-setgrp_add_or_exit(struct setgrp *grp, cpc_t *cpc, const char *text)
+setgrp_add_checked(struct setgrp *grp, cpc_t *cpc, const char *text)
 {
 	enum spec_error err;
 
 	if (setgrp_add(grp, cpc, text, &err) == 0)
 		return 0;
-	if (err == SPEC_NOMEM) {
+	switch (err) {
+	case SPEC_NOMEM:
 		diag(NULL, "no memory available\n");
-		exit(1);
+		return 1;
+	case SPEC_UNCOUNTABLE:
+		return 2;
+	default:
+		return -1;
 	}
-	if (err == SPEC_UNCOUNTABLE)
-		exit(2);
-	return -1;
 }
 
 void

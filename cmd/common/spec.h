@@ -47,10 +47,11 @@ struct setgrp {
 int setgrp_add(struct setgrp *grp, cpc_t *cpc, const char *text,
     enum spec_error *err);
 /*
- * For the commands: 0, or -1 for a syntax error (already reported: a
- * usage error). Events the machine cannot count exit 2, no memory 1.
+ * For the commands: 0; -1 for a syntax error (reported: a usage error);
+ * or the status to exit with at once: 2 for events this machine cannot
+ * count (each reported), 1 for no memory.
  */
-int setgrp_add_or_exit(struct setgrp *grp, cpc_t *cpc, const char *text);
+int setgrp_add_checked(struct setgrp *grp, cpc_t *cpc, const char *text);
 void setgrp_free(struct setgrp *grp);
 
 /*
