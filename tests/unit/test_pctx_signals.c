@@ -153,6 +153,39 @@ test_job_control(int sig)
 	pctx_release(pctx);
 }
 
+/*
+ * The kernel discards SIGTSTP sent to a process in an orphaned process
+ * group (one with no parent in another group of its session), traced or
+ * not: a test run detached from any terminal is often one. Whether it
+ * stops an untraced child here says what the traced one must do.
+ */
+static bool
+tstp_stops_untraced(void)
+{
+	char *argv[] = { (char *)wl("wl_jobctl"), "1000", "10", NULL };
+	bool stopped = false;
+	int i, status;
+	pid_t pid;
+
+	if ((pid = fork()) == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	usleep(20000);
+	kill(pid, SIGTSTP);
+	for (i = 0; i < 100 && !stopped; i++) {
+		if (waitpid(pid, &status, WUNTRACED | WNOHANG) == pid &&
+		    WIFSTOPPED(status))
+			stopped = true;
+		else
+			usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	kill(pid, SIGCONT);
+	waitpid(pid, &status, 0);
+	return stopped;
+}
+
 /* SIGKILL mid-run: the run ends, every LWP gets fini_lwp. */
 static int kill_at;
 
@@ -199,7 +232,11 @@ main(void)
 	test_signals("");
 	test_signals("fatal");
 	test_job_control(SIGSTOP);
-	test_job_control(SIGTSTP);
+	if (tstp_stops_untraced())
+		test_job_control(SIGTSTP);
+	else
+		printf("note: SIGTSTP does not stop even an untraced process "
+		    "here (orphaned process group); that case is skipped\n");
 	test_sigkill();
 	cpc_close(cpc);
 	return check_report("test_pctx_signals");
