@@ -70,14 +70,24 @@ run() {
 }
 
 # Rows "  n: a b": 20 of them, numbered 1..20, with a == b == n (the
-# computation makes n page faults and n writes).
+# computation makes n page faults and n writes). In a sanitizer build the
+# runtime's first touches of its shadow memory fault too, inside the first
+# counted region: there the first row may count up to 4 page faults more.
 check_rows() {
-	awk '
+	case $extra in
+	*-fsanitize*) slack=4 ;;
+	*) slack=0 ;;
+	esac
+	awk -v slack="$slack" '
 	/^ *[0-9]+: [0-9]+ [0-9]+$/ {
 		rows++
 		sub(":", "", $1)
 		if ($1 != rows) bad = bad " numbering@" rows
-		if ($2 != $1 || $3 != $1) bad = bad " row" $1 "=" $2 "," $3
+		extra_faults = $2 - $1
+		if ((extra_faults != 0 &&
+		    !($1 == 1 && extra_faults > 0 && extra_faults <= slack)) ||
+		    $3 != $1)
+			bad = bad " row" $1 "=" $2 "," $3
 		next
 	}
 	{ bad = bad " unexpected line: " $0 }
