@@ -88,9 +88,10 @@ cpc_set_close_counters(cpc_set_t *set)
 
 /*
  * A group is started by hand once whole, an inheriting set at once. A
- * group on a thread that libpctx holds stopped starts whole when the
- * thread next runs, so it needs no start by hand (one syscall less per
- * thread a command follows).
+ * group on a thread that libpctx holds stopped, or whose first stop is
+ * still due, starts whole when the thread next runs, so it needs no start
+ * by hand (one syscall and one cross-CPU call less per thread a command
+ * follows).
  */
 static bool
 starts_disabled(const cpc_set_t *set)

@@ -161,7 +161,11 @@ __pctx_lwp_tid(pctx_t *pctx, id_t lwpid)
 	return lwp->tid;
 }
 
-/* Internal link for libcpc: whether the LWP is held in a ptrace-stop. */
+/*
+ * Internal link for libcpc: whether the LWP is sure to pass through a
+ * ptrace-stop before it runs another user instruction. It is, while held in
+ * one, and when it was auto-attached and its first stop is still due.
+ */
 int
 __pctx_lwp_held(pctx_t *pctx, id_t lwpid)
 {
@@ -169,7 +173,7 @@ __pctx_lwp_held(pctx_t *pctx, id_t lwpid)
 
 	if (pctx == NULL || (lwp = lwp_by_id(pctx, lwpid)) == NULL)
 		return 0;
-	return (lwp->flags & LWP_HELD) != 0;
+	return (lwp->flags & (LWP_HELD | LWP_NEW)) != 0;
 }
 
 pid_t
