@@ -145,9 +145,18 @@ creation_event(struct lwp *lwp, int ev)
 		else
 			child->flags |= LWP_ANNOUNCED;
 	} else if (ev == PTRACE_EVENT_CLONE &&
-	    procfs_is_thread_of(pctx->pid, tid))
+	    procfs_is_thread_of(pctx->pid, tid)) {
+		/*
+		 * The new thread cannot run before its first stop, so the
+		 * creator goes on at once instead of waiting while the
+		 * callbacks open the thread: on another CPU, it makes its
+		 * next thread meanwhile.
+		 */
+		if (traced(pctx))
+			restart(lwp);
 		(void)new_thread(pctx, tid, LWP_NEW | LWP_ANNOUNCED, 0);
-	else if ((child = lwp_add_orphan(tid, pctx->pid)) != NULL) {
+		return;
+	} else if ((child = lwp_add_orphan(tid, pctx->pid)) != NULL) {
 		child->flags = LWP_NEW | LWP_ANNOUNCED;
 		fork_child(pctx, lwp, child);
 	}
