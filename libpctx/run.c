@@ -182,14 +182,22 @@ loop_close(pctx_t *root, struct saved_signals *saved)
 	pthread_sigmask(SIG_SETMASK, &saved->mask, NULL);
 }
 
-/* SIGINT, SIGTERM and SIGHUP end the run as pctx_terminate does. */
+/*
+ * SIGINT, SIGTERM and SIGHUP end the run as pctx_terminate does. One read
+ * takes every pending signal (standard signals do not queue up), so no
+ * second read is spent to learn that none is left.
+ */
 static void
 read_signals(pctx_t *root)
 {
-	struct signalfd_siginfo si;
+	struct signalfd_siginfo si[8];
+	ssize_t n;
+	size_t i;
 
-	while (read(tracer.sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
+	if ((n = read(tracer.sigfd, si, sizeof(si))) <= 0)
+		return;
+	for (i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+		if (si[i].ssi_signo == SIGCHLD)
 			tracer.chld_pending = true;
 		else
 			root->terminate = true;
