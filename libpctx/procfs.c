@@ -116,8 +116,8 @@ procfs_is_thread_of(pid_t pid, pid_t tid)
 	return stat(path, &st) == 0;
 }
 
-bool
-have_cap_sys_ptrace(void)
+static bool
+read_cap_sys_ptrace(void)
 {
 	char text[4096], *p;
 	unsigned long long eff;
@@ -127,4 +127,15 @@ have_cap_sys_ptrace(void)
 		return geteuid() == 0;
 	eff = strtoull(p + 8, NULL, 16);
 	return (eff >> CAP_SYS_PTRACE_BIT) & 1;
+}
+
+/* Read once: it is asked at every exec of a followed process. */
+bool
+have_cap_sys_ptrace(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = read_cap_sys_ptrace();
+	return known;
 }
