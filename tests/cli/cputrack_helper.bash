@@ -142,19 +142,15 @@ counters_taken() {
 	grep -qE 'Resource temporarily unavailable|contents invalidated' "$T/err"
 }
 
-# start_cputrack_until PATTERN [cputrack args...]: start cputrack in the
-# background (default SIGINT/SIGQUIT, see below) and wait (15 s at most)
-# until its output matches PATTERN; start it again (up to 8 times) if a
-# cpustat elsewhere took the counters first. Sets CPID. timeout runs in
-# its foreground mode, where it passes a signal to cputrack alone, not to
-# its process group, which holds a command that cputrack started.
-start_cputrack_until() {
+# bg_until PATTERN COMMAND...: run COMMAND in the background and wait (15 s
+# at most) until its output ($T/out) matches PATTERN; run it again (up to 8
+# times) if a cpustat elsewhere took the counters first. Sets CPID.
+bg_until() {
 	local pattern=$1 try i
 	shift
 	for try in 1 2 3 4 5 6 7 8; do
 		ct_wait_counters
-		timeout --foreground -k 5 120 \
-		    env --default-signal=INT,QUIT "$CT" "$@" >"$T/out" 2>"$T/err" &
+		"$@" >"$T/out" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
 		for i in $(seq 150); do
@@ -168,4 +164,15 @@ start_cputrack_until() {
 		sleep 1
 	done
 	return 1
+}
+
+# start_cputrack_until PATTERN [cputrack args...]: bg_until with cputrack
+# under a timeout, with default SIGINT/SIGQUIT (see below). timeout runs in
+# its foreground mode, where it passes a signal to cputrack alone, not to
+# its process group, which holds a command that cputrack started.
+start_cputrack_until() {
+	local pattern=$1
+	shift
+	bg_until "$pattern" timeout --foreground -k 5 120 \
+	    env --default-signal=INT,QUIT "$CT" "$@"
 }

@@ -49,28 +49,11 @@ syscw() {
 	awk '$1 == "syscw:" { print $2 }' "/proc/$1/io"
 }
 
-# Start cputrack in the background on the counters (again if a cpustat
-# elsewhere took them first), until its output matches $1. Sets CPID.
-# Unlike start_cputrack_until, no timeout wrapper: CPID is cputrack.
+# bg_until with cputrack itself as CPID, with no timeout wrapper.
 bg_cputrack_until() {
-	local pattern=$1 try i
+	local pattern=$1
 	shift
-	for try in 1 2 3 4 5 6 7 8; do
-		ct_wait_counters
-		"$CT" "$@" >"$T/out" 2>"$T/err" &
-		CPID=$!
-		ct_bg "$CPID"
-		for i in $(seq 150); do
-			grep -qE "$pattern" "$T/out" && return 0
-			kill -0 "$CPID" 2>/dev/null || break
-			sleep 0.1
-		done
-		grep -qE "$pattern" "$T/out" && return 0
-		kill -0 "$CPID" 2>/dev/null && return 1
-		counters_taken || return 1
-		sleep 1
-	done
-	return 1
+	bg_until "$pattern" "$CT" "$@"
 }
 
 @test "cputrack SIGKILLed: the command it started dies with it" {
