@@ -121,6 +121,29 @@ teardown() {
 	[ "$(ct_rows -f exit)" = "$parent 1 40" ]
 }
 
+@test "-f bare clone(2) of a process: reported as a clone, tracked as a fork" {
+	ct_run -f -T 0 -c "$WRITE" "$W/wl_clone_proc" 30 40
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	local parent child
+	parent=$(awk '$4 == "fork" { print $2 }' "$T/out")
+	child=$(awk '$4 == "fork" { print $NF }' "$T/out")
+	[ "$(ct_count -f fork)" -eq 1 ]
+	# A process of its own, not an LWP of the parent.
+	[ "$(ct_count -f lwp_create)" -eq 0 ]
+	[ "$(ct_rows -f exit | sort)" = "$(printf '%s\n' "$parent 1 30" "$child 1 40" | sort)" ]
+	[ "$(perf_count "$WRITE" "$W/wl_clone_proc" 30 40)" -eq 70 ]
+}
+
+@test "bare clone(2) of a process without -f: a fork row, the child untracked" {
+	ct_run -T 0 -c "$WRITE" "$W/wl_clone_proc" 30 40
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(ct_count fork)" -eq 1 ]
+	[ "$(ct_count lwp_create)" -eq 0 ]
+	[ "$(ct_rows exit)" = "1 30" ]
+}
+
 @test "-e non-leader exec: the old image's total, then the new one from LWP 1" {
 	ct_run -e -T 0 -c "$WRITE" "$W/wl_nonleader_exec" 70 "$W/wl_threads" 2 30
 	[ "$status" -eq 0 ]
