@@ -123,6 +123,17 @@ fork_child(pctx_t *parent, struct lwp *by, struct lwp *child)
 		restart(child);
 }
 
+/*
+ * Whether tid is a thread of process pid. Signal 0 is only looked up, not
+ * sent, and tgkill finds tid only within pid (EPERM means it was found):
+ * cheaper than a path lookup in /proc, once per clone.
+ */
+static bool
+is_thread_of(pid_t pid, pid_t tid)
+{
+	return tgkill(pid, tid, 0) == 0 || errno == EPERM;
+}
+
 /* The creator's half: a clone, fork or vfork event. */
 static void
 creation_event(struct lwp *lwp, int ev)
@@ -144,8 +155,7 @@ creation_event(struct lwp *lwp, int ev)
 			fork_child(pctx, lwp, child);
 		else
 			child->flags |= LWP_ANNOUNCED;
-	} else if (ev == PTRACE_EVENT_CLONE &&
-	    procfs_is_thread_of(pctx->pid, tid)) {
+	} else if (ev == PTRACE_EVENT_CLONE && is_thread_of(pctx->pid, tid)) {
 		/*
 		 * The new thread cannot run before its first stop, so the
 		 * creator goes on at once instead of waiting while the

@@ -175,7 +175,6 @@ void	 tick_fire(void);
 int	 procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid);
 int	 procfs_stat(pid_t pid, char *state, unsigned long *flags);
 void	 procfs_psargs(pid_t pid, char *buf, size_t len);
-bool	 procfs_is_thread_of(pid_t pid, pid_t tid);
 bool	 have_cap_sys_ptrace(void);
 
 #endif /* PCTX_IMPL_H */

@@ -106,16 +106,6 @@ procfs_psargs(pid_t pid, char *buf, size_t len)
 	strlcpy(buf, text, len);
 }
 
-bool
-procfs_is_thread_of(pid_t pid, pid_t tid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
-	return stat(path, &st) == 0;
-}
-
 static bool
 read_cap_sys_ptrace(void)
 {
