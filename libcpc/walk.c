@@ -18,12 +18,22 @@ walk_list(char **names, int n, void *arg,
 		action(arg, names[i]);
 }
 
+/* Every event of one list (platform or generic) for counter picno. */
 static void
-walk_list_pic(char **names, int n, uint_t picno, void *arg,
+walk_list_pic(cpc_t *cpc, bool generic, uint_t picno, void *arg,
     void (*action)(void *, uint_t, const char *))
 {
-	int i;
+	char **names;
+	int i, n;
 
+	if (picno >= cpc->npic) {
+		errno = EINVAL;
+		return;
+	}
+	if (cpc_catalog_build(cpc) != 0)
+		return;
+	names = generic ? cpc->catalog.generic : cpc->catalog.platform;
+	n = generic ? cpc->catalog.ngeneric : cpc->catalog.nplatform;
 	for (i = 0; i < n; i++)
 		action(arg, picno, names[i]);
 }
@@ -50,28 +60,14 @@ void
 cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
-	if (picno >= cpc->npic) {
-		errno = EINVAL;
-		return;
-	}
-	if (cpc_catalog_build(cpc) != 0)
-		return;
-	walk_list_pic(cpc->catalog.platform, cpc->catalog.nplatform, picno,
-	    arg, action);
+	walk_list_pic(cpc, false, picno, arg, action);
 }
 
 void
 cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
-	if (picno >= cpc->npic) {
-		errno = EINVAL;
-		return;
-	}
-	if (cpc_catalog_build(cpc) != 0)
-		return;
-	walk_list_pic(cpc->catalog.generic, cpc->catalog.ngeneric, picno,
-	    arg, action);
+	walk_list_pic(cpc, true, picno, arg, action);
 }
 
 void
