@@ -117,6 +117,15 @@ events_all(cpc_t *cpc)
 		CHECK(strcmp(all.name[j], last.name[j]) == 0);
 	}
 
+	/* A counter past the last: no event, and EINVAL. */
+	names_free(&last);
+	errno = 0;
+	cpc_walk_events_pic(cpc, cpc_npic(cpc), &last, collect_pic);
+	CHECK(last.n == 0 && errno == EINVAL);
+	errno = 0;
+	cpc_walk_generic_events_pic(cpc, cpc_npic(cpc), &last, collect_pic);
+	CHECK(last.n == 0 && errno == EINVAL);
+
 	cpc_walk_generic_events_all(cpc, &generic, collect);
 	for (j = 0; j < generic.n; j++)
 		CHECK(strncmp(generic.name[j], "PAPI", 4) == 0);
