@@ -34,8 +34,8 @@
  *   by signal (pctx_run still returns 0 for it).
  *
  * - exec (also by a thread other than the leader): fini_lwp for every
- *   LWP, exec(lwpid 1, the new argument string, at most 80 characters),
- *   then init_lwp(1). Without an exec handler the process is released
+ *   LWP, exec(lwpid 1, the new argument string, at most 80 characters,
+ *   control characters shown as '?'), then init_lwp(1). Without an exec handler the process is released
  *   (it runs on) and its run ends with 0; a failing exec handler releases
  *   it and the run returns -1. A failed execve is invisible without
  *   syscall stops: Solaris's fini/init of all LWPs around it does not

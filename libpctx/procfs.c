@@ -85,12 +85,18 @@ procfs_stat(pid_t pid, char *state, unsigned long *flags)
 	return 0;
 }
 
-/* The argument string of a process, like Solaris psargs: at most 80 chars. */
+/*
+ * The argument string of a process, like Solaris psargs: at most 80 chars,
+ * the arguments joined by spaces. Control characters (a newline in a
+ * "sh -c" script) show as '?', as ps(1) shows them, so that the string
+ * stays on one line of output.
+ */
 void
 procfs_psargs(pid_t pid, char *buf, size_t len)
 {
 	char path[64], text[81];
 	ssize_t n, i;
+	unsigned char c;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	if ((n = read_small_file(path, text, sizeof(text))) <= 0) {
@@ -99,9 +105,13 @@ procfs_psargs(pid_t pid, char *buf, size_t len)
 	}
 	while (n > 0 && text[n - 1] == '\0')
 		n--;
-	for (i = 0; i < n; i++)
-		if (text[i] == '\0')
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)text[i];
+		if (c == '\0')
 			text[i] = ' ';
+		else if (c < 0x20 || c == 0x7f)
+			text[i] = '?';
+	}
 	text[n] = '\0';
 	strlcpy(buf, text, len);
 }

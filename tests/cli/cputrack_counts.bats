@@ -86,6 +86,21 @@ teardown() {
 	[ "$(perf_count "$WRITE" "$W/wl_exec_chain" 3 321)" -eq 1284 ]
 }
 
+@test "exec marker: control characters in the arguments show as ?, one line in every format" {
+	local arg fmt
+	arg=$(printf 'a\tb\nc')
+	ct_run -e -T 0 -c "$WRITE" /usr/bin/env /bin/true "$arg"
+	[ "$status" -eq 0 ]
+	grep -qxF "   1       exec                     # '/bin/true a?b?c'" <(cut -c8- "$T/out")
+	[ "${#lines[@]}" -eq 4 ]
+	for fmt in csv json; do
+		ct_run --format=$fmt -e -T 0 -c "$WRITE" /usr/bin/env /bin/true "$arg"
+		[ "$status" -eq 0 ]
+		grep -q '/bin/true a?b?c' "$T/out"
+		[ "$(grep -c exec "$T/out")" -eq 2 ]
+	done
+}
+
 @test "exec marker: its time is that of the totals just before it" {
 	ct_run -e -T 0 -c "$WRITE" "$W/wl_exec_chain" 1 5
 	[ "$status" -eq 0 ]
