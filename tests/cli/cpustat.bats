@@ -201,9 +201,10 @@ by = ticks_by_cpu(rows)
 for k in range(4):
     total = sum(l[k].values[0] for l in by.values())
     want = 0.25e9 * n
-    # Each CPU counts its own clock: 1 ns per ns, idle or not. The 10%
-    # leaves room for when a sampling thread wakes on a busy machine.
-    if abs(total - want) > 0.10 * want:
+    # Each CPU counts its own clock: 1 ns per ns, idle or not. The 20%
+    # leaves room for a sampling thread that wakes late on a busy machine
+    # or a VM whose host stalls it for a moment.
+    if abs(total - want) > 0.20 * want:
         die("interval %d: task-clock %d ns over %d CPUs, want about %d" % (k + 1, total, n, want))
 ' "$T/out" "$n"
 }
@@ -287,7 +288,9 @@ for cpu, l in by.items():
     for r in l:
         if len(r.values) != (2 if r.spec == specs[1] else 1):
             die("wrong number of values: %r" % r.line)
-        if r.spec == specs[1] and abs(r.values[0] - 1e8) > 0.2e8:
+        # A slice never counts more than its 0.1 s; a start delayed by a
+        # stall of the VM host may make it count less.
+        if r.spec == specs[1] and not 0.5e8 < r.values[0] < 1.2e8:
             die("task-clock of a 0.1 s slice: %r" % r.line)
 check_totals(rows, len(CPUS))
 totals = [r.spec for r in rows if r.label == "total"]
@@ -317,9 +320,10 @@ for cpu, l in ticks_by_cpu(rows).items():
         die("cpu%d rows at %r, want about %r" % (cpu, times, want))
     if [r.spec for r in l] != ["context-switches", "task-clock"] * 2:
         die("cpu%d sets %r" % (cpu, [r.spec for r in l]))
-    # A slice counts its own 0.2 s, not the rest before it.
+    # A slice counts its own 0.2 s, not the rest before it (the lower
+    # bound leaves room for a start delayed by the VM host).
     for r in l:
-        if r.spec == "task-clock" and abs(r.values[0] - 2e8) > 0.3e8:
+        if r.spec == "task-clock" and not 1e8 < r.values[0] < 2.3e8:
             die("task-clock slice %r" % r.line)
 check_totals(rows, len(CPUS))
 # No rest after the last cycle: the run ends with its last sample.
@@ -340,10 +344,15 @@ for cpu, l in ticks_by_cpu(rows).items():
     if len(times) != 3 or any(abs(t - w) > 0.08 for t, w in zip(times, [0.2, 0.7, 1.2])):
         die("cpu%d rows at %r, want about 0.2 0.7 1.2" % (cpu, times))
     for r in l:
-        # 0.2 s of counting per row, for the counter and the tsc column.
-        if abs(r.values[0] - 2e8) > 0.3e8 or r.tick <= 0 or \
-           abs(r.tick - l[0].tick) > 0.3 * l[0].tick:
+        # 0.2 s of counting per row, never the 0.3 s rest as well. The
+        # lower bound leaves room for a start delayed by the VM host.
+        if not 0.5 * 2e8 < r.values[0] < 1.15 * 2e8:
             die("row does not cover its own 0.2 s only: %r" % r.line)
+    # The tsc column covers the same time as the counter, in every row.
+    rate = l[0].tick / l[0].values[0]
+    for r in l:
+        if r.tick <= 0 or abs(r.tick / r.values[0] - rate) > 0.1 * rate:
+            die("tsc and counter disagree: %r" % r.line)
 check_totals(rows, len(CPUS))
 ' "$T/out"
 }
@@ -676,7 +685,7 @@ for r in rows:
         if int(r[col["cpu"]]) not in CPUS:
             die("bad cpu %r" % r)
         en = int(r[col["enabled_ns"]])
-        if abs(en - 1e8) > 0.3e8 or int(r[col["running_ns"]]) > en:
+        if not 0.5e8 < en < 1.3e8 or int(r[col["running_ns"]]) > en:
             die("a row counts its own 0.1 s: %r" % r)
 for t in totals:
     s = t[col["set"]]
