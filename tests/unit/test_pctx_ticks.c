@@ -38,11 +38,17 @@ timed_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return t_tick(pctx, pid, lwpid, arg);
 }
 
-static void
-test_ticks(void)
+/*
+ * One run of 5 ticks at 100 ms. Whether each tick came on time is the
+ * return value, so that a stall of the machine (a VM's host) can be told
+ * from a fault and the run tried again; the rest is checked every time.
+ */
+static bool
+ticks_on_time(void)
 {
 	char *argv[] = { (char *)wl("wl_jobctl"), "100", "10", NULL };
 	long long start, expect, err, worst = 0;
+	unsigned long missed;
 	pctx_t *pctx;
 	pid_t pid;
 	int i, status;
@@ -52,9 +58,10 @@ test_ticks(void)
 	pid = pctx_pid(pctx);
 	start = now_ns();
 	CHECK_EQ_U64(pctx_run(pctx, 100, 5, timed_tick), 0);
-	CHECK_EQ_U64(nt, 5);
-	CHECK_EQ_U64(pctx_missed_ticks(pctx), 0);
-	CHECK(lwp_rec(pid, 0, 1) != NULL && lwp_rec(pid, 0, 1)->ticks == 5);
+	missed = pctx_missed_ticks(pctx);
+	CHECK_EQ_U64(nt + missed, 5);
+	CHECK(lwp_rec(pid, 0, 1) != NULL &&
+	    lwp_rec(pid, 0, 1)->ticks == nt);
 	for (i = 0; i < nt; i++) {
 		/* Drift: the k-th tick against the first one's grid. */
 		expect = tick_ns[0] + i * 100000000LL;
@@ -68,17 +75,29 @@ test_ticks(void)
 		if (i > 0)
 			CHECK(tick_counts[i] > tick_counts[i - 1]);
 	}
-	/* Deadlines are absolute: late wakeups do not add up. */
-	printf("first tick %lld us after pctx_run, worst drift %lld us\n",
-	    (tick_ns[0] - start) / 1000, worst / 1000);
-	CHECK(tick_ns[0] - start >= 100000000LL &&
-	    tick_ns[0] - start < 300000000LL);
-	CHECK(worst < 20000000LL);
+	printf("first tick %lld us after pctx_run, worst drift %lld us, "
+	    "%lu missed\n", (tick_ns[0] - start) / 1000, worst / 1000, missed);
 	/* Released after 5 samples: it runs on to its normal end. */
 	pctx_release(pctx);
 	CHECK(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	CHECK_EQ_U64(proc_of(pid)->exits, 0);
+	/* Deadlines are absolute: late wakeups do not add up. */
+	return missed == 0 && nt > 0 && tick_ns[0] - start >= 100000000LL &&
+	    tick_ns[0] - start < 300000000LL && worst < 20000000LL;
+}
+
+static void
+test_ticks(void)
+{
+	int attempt;
+
+	for (attempt = 1; attempt <= 3; attempt++) {
+		if (ticks_on_time())
+			return;
+		printf("attempt %d: the machine stalled; again\n", attempt);
+	}
+	CHECK(!"5 ticks on time in one of 3 attempts");
 }
 
 /* A slow tick callback: the deadlines it overran are skipped. */
