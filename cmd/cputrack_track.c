@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cputrack.h"
@@ -149,30 +148,6 @@ inspectable(pid_t pid)
 	    (errno != EACCES && errno != EPERM);
 }
 
-/*
- * Out of file descriptors (EMFILE): say once which limit it is. A thread
- * of a process already counted is left uncounted and the others go on;
- * a process's first LWP cannot be followed (the caller says so).
- */
-static void
-fd_limit_reached(void)
-{
-	static bool said;
-	struct rlimit rl;
-
-	if (said)
-		return;
-	said = true;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		diag(NULL, "out of file descriptors (RLIMIT_NOFILE): LWPs "
-		    "beyond the limit are not counted; raise it with "
-		    "ulimit -n\n");
-	else
-		diag(NULL, "out of file descriptors: the limit is %llu open "
-		    "files (RLIMIT_NOFILE); LWPs beyond it are not counted; "
-		    "raise it with ulimit -n\n", (unsigned long long)rl.rlim_cur);
-}
-
 static int
 cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
@@ -283,38 +258,13 @@ lwp_final(struct cputrack *ct, struct proc *p, struct lwp *l, int c)
 	l->finished = true;
 }
 
-/*
- * Whether a thread has begun to exit (PF_EXITING in /proc/TID/stat's
- * flags), or is gone: its counters can no longer be opened, and the
- * error then says little (ESRCH, or ENODEV late in the exit).
- */
-static bool
-lwp_exiting(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	unsigned long flags;
-	char state;
-	FILE *f;
-	bool gone;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
-	if ((f = fopen(path, "r")) == NULL)
-		return true;
-	gone = fgets(buf, sizeof(buf), f) == NULL ||
-	    (p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2 ||
-	    state == 'Z' || state == 'X' || (flags & 0x4) != 0;
-	fclose(f);
-	return gone;
-}
-
 static int
 cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct cputrack *ct = arg;
 	struct proc *p = proc_find(ct, pid);
 	struct lwp *l = lwp_find(p, lwpid);
-	int c;
+	int c, err;
 
 	if (cputrack_interrupted || l == NULL || l->finished)
 		return 0;
@@ -327,16 +277,17 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	rows_sample(ct, p, l, "tick", c, l->rot->delta[c],
 	    l->rot->times[c].delta_enabled, l->rot->times[c].delta_running);
 	if (ct->grp.nspecs > 1 && rotate(ct, pctx, l) != 0) {
+		err = errno;
 		/*
 		 * The LWP is exiting (a tick can race with its end): what it
 		 * counted up to now is all it will count.
 		 */
-		if (errno == ESRCH || lwp_exiting(l->tid)) {
+		if (err == ESRCH || pctx_lwp_exiting(pctx, lwpid)) {
 			lwp_final(ct, p, l, c);
 			return 0;
 		}
 		fprintf(stderr, "%6d: tick: lwp%d: can't bind perf counters - "
-		    "%s\n", (int)pid, (int)lwpid, strerror(errno));
+		    "%s\n", (int)pid, (int)lwpid, strerror(err));
 		return -1;
 	}
 	return 0;

@@ -35,8 +35,8 @@
  *
  * - exec (also by a thread other than the leader): fini_lwp for every
  *   LWP, exec(lwpid 1, the new argument string, at most 80 characters,
- *   control characters shown as '?'), then init_lwp(1). Without an exec handler the process is released
- *   (it runs on) and its run ends with 0; a failing exec handler releases
+ *   control characters shown as '?'), then init_lwp(1). Without an exec
+ *   handler the process is released (it runs on) and its run ends with 0; a failing exec handler releases
  *   it and the run returns -1. A failed execve is invisible without
  *   syscall stops: Solaris's fini/init of all LWPs around it does not
  *   happen. A set-id image exec'd under a tracer without CAP_SYS_PTRACE
@@ -60,8 +60,7 @@
  *
  * - Ticks come from one timerfd for the run, with absolute deadlines (no
  *   drift) at the interval of the first process that ticks; a process
- *   followed later joins that schedule. Ticks stop
- *   nothing. Deadlines missed are skipped, counted (pctx_missed_ticks) and,
+ *   followed later joins that schedule. Ticks stop nothing. Deadlines missed are skipped, counted (pctx_missed_ticks) and,
  *   as on Solaris, taken from nsamples except the last one. After nsamples
  *   ticks the process is released (runs on) and pctx_run returns 0.
  *   msec 0: no ticks, unlimited samples.
@@ -136,6 +135,13 @@ pid_t pctx_pid(pctx_t *pctx);
 
 /* Ticks whose deadline had passed and that were skipped. */
 unsigned long pctx_missed_ticks(pctx_t *pctx);
+
+/*
+ * Whether an LWP has begun to exit, or is gone: its counters can no longer
+ * be opened, and the error then says little (ESRCH, or ENODEV late in the
+ * exit). 1 or 0.
+ */
+int pctx_lwp_exiting(pctx_t *pctx, id_t lwpid);
 
 /*
  * Call idle(arg) whenever the tracer has handled every event at hand and

@@ -244,25 +244,32 @@ group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
 	return fits;
 }
 
+/* One step of FNV-1a over a 64-bit value. */
+static uint64_t
+fnv_step(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 1099511628211ULL;
+}
+
 /* What identifies a set's requests to the PMU, for the answer cache. */
 static uint64_t
 set_signature(const cpc_set_t *set)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = 1469598103934665603ULL;	/* the FNV offset basis */
 	const struct cpc_request *r;
 	uint_t a;
 	int i;
 
 	for (i = 0; i < set->nreqs; i++) {
 		r = &set->reqs[i];
-		h = (h ^ r->enc.type) * 1099511628211ULL;
-		h = (h ^ r->enc.config) * 1099511628211ULL;
-		h = (h ^ r->enc.config1) * 1099511628211ULL;
-		h = (h ^ r->flags) * 1099511628211ULL;
+		h = fnv_step(h, r->enc.type);
+		h = fnv_step(h, r->enc.config);
+		h = fnv_step(h, r->enc.config1);
+		h = fnv_step(h, r->flags);
 		for (a = 0; a < r->nattrs; a++)
-			h = (h ^ r->attrs[a].ca_val) * 1099511628211ULL;
+			h = fnv_step(h, r->attrs[a].ca_val);
 	}
-	return (h ^ (uint64_t)set->nreqs) * 1099511628211ULL;
+	return fnv_step(h, (uint64_t)set->nreqs);
 }
 
 /*

@@ -16,8 +16,6 @@
 
 #include "pctx_impl.h"
 
-#define PF_KTHREAD	0x00200000
-
 /* Solaris's refusals, checked before touching the process. */
 static int
 check_capturable(pid_t pid, pctx_errfn_t *errfn)

@@ -182,6 +182,19 @@ pctx_lwp_tid(pctx_t *pctx, id_t lwpid)
 	return __pctx_lwp_tid(pctx, lwpid);
 }
 
+int
+pctx_lwp_exiting(pctx_t *pctx, id_t lwpid)
+{
+	unsigned long flags;
+	pid_t tid;
+	char state;
+
+	if ((tid = __pctx_lwp_tid(pctx, lwpid)) <= 0 ||
+	    procfs_stat(tid, &state, &flags) != 0)
+		return 1;
+	return state == 'Z' || state == 'X' || (flags & PF_EXITING) != 0;
+}
+
 pid_t
 pctx_pid(pctx_t *pctx)
 {

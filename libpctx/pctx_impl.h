@@ -174,6 +174,8 @@ void	 tick_fire(void);
 /* procfs.c */
 int	 procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid);
 int	 procfs_stat(pid_t pid, char *state, unsigned long *flags);
+#define PF_EXITING	0x00000004	/* task flags: exit has begun */
+#define PF_KTHREAD	0x00200000	/* task flags: a kernel thread */
 void	 procfs_psargs(pid_t pid, char *buf, size_t len);
 bool	 have_cap_sys_ptrace(void);
 

@@ -6,9 +6,9 @@
  * SIGCHLD drains waitpid(-1, __WALL | WNOHANG), handling each report at
  * once (each waitpid makes the kernel look at every tracee, so it is not
  * called without cause), then the ticks that are due are served. Before
- * it blocks again, the loop calls the idle hook (pctx_set_idle). A forked child that its fork
- * callback follows (pctx_run called on it inside the callback) joins the
- * same loop, which returns when no followed process is left, or at once
+ * it blocks again, the loop calls the idle hook (pctx_set_idle). A forked
+ * child that its fork callback follows (pctx_run called on it inside the
+ * callback) joins the same loop, which returns when no followed process is left, or at once
  * after pctx_terminate or one of SIGINT, SIGTERM, SIGHUP.
  */
 #include <errno.h>

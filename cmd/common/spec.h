@@ -84,10 +84,11 @@ int rotation_sample(cpc_t *cpc, struct rotation *rot);
 void rotation_accumulate(cpc_t *cpc, struct rotation *rot);
 void rotation_next(cpc_t *cpc, struct rotation *rot);
 
-/* Diagnostics: "<prog>: [<fn>: ]<message>", fn only in debug mode. */
 /* fdlimit.c */
 void raise_fd_limit(bool report);
+void fd_limit_reached(void);
 
+/* Diagnostics: "<prog>: [<fn>: ]<message>", fn only in debug mode. */
 void diag_init(const char *argv0);
 const char *diag_progname(void);
 void diag_set_debug(bool on);

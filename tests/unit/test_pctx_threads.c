@@ -20,6 +20,9 @@ test_threads(void)
 	pid = pctx_pid(pctx);
 	CHECK_EQ_U64(pctx_lwp_tid(pctx, 1), pid);
 	CHECK(pctx_lwp_tid(pctx, 2) == -1 && errno == ESRCH);
+	/* Held before its first instruction: alive; an unknown LWP: gone. */
+	CHECK_EQ_U64(pctx_lwp_exiting(pctx, 1), 0);
+	CHECK_EQ_U64(pctx_lwp_exiting(pctx, 2), 1);
 	CHECK_EQ_U64(pctx_run(pctx, 0, 0, t_tick), 0);
 	p = proc_of(pid);
 	CHECK_EQ_U64(p->exits, 1);
