@@ -12,11 +12,15 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "libcpc.h"
+#include "spec.h"
 
 #define MAX_ARGS	64
 
@@ -43,6 +47,26 @@ fuzz_fopen(const char *path, const char *mode)
 		return NULL;
 	}
 	return fopen("/dev/null", mode);
+}
+
+/*
+ * The handle a target parses with, set up as the command's main() does:
+ * messages under the command's name, numbers in the C locale.
+ */
+static cpc_t *
+fuzz_cpc_open(const char *prog, cpc_errhndlr_t *handler)
+{
+	cpc_t *cpc;
+
+	setlocale(LC_NUMERIC, "C");
+	diag_init(prog);
+	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
+		fprintf(stderr, "fuzz %s: cpc_open: %s\n", prog,
+		    strerror(errno));
+		exit(1);
+	}
+	(void)cpc_seterrhndlr(cpc, handler);
+	return cpc;
 }
 
 struct fuzz_argv {

@@ -5,7 +5,6 @@
  */
 #include <getopt.h>
 #include <limits.h>
-#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,13 +32,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	setlocale(LC_NUMERIC, "C");
-	diag_init("cpustat");
-	if ((fuzz_cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
-		perror("fuzz_cpustat_args: cpc_open");
-		exit(1);
-	}
-	(void)cpc_seterrhndlr(fuzz_cpc, cpustat_errhndlr);
+	fuzz_cpc = fuzz_cpc_open("cpustat", cpustat_errhndlr);
 	return 0;
 }
 

@@ -5,7 +5,6 @@
  */
 #include <getopt.h>
 #include <limits.h>
-#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,13 +33,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	setlocale(LC_NUMERIC, "C");
-	diag_init("cputrack");
-	if ((fuzz_cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
-		perror("fuzz_cputrack_args: cpc_open");
-		exit(1);
-	}
-	(void)cpc_seterrhndlr(fuzz_cpc, diag_errhndlr);
+	fuzz_cpc = fuzz_cpc_open("cputrack", diag_errhndlr);
 	return 0;
 }
 
