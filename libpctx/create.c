@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pctx_create: start a command traced, held just after its exec.
  *
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -61,7 +63,7 @@ untraceable(const char *path)
 	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 	    ((st.st_mode & S_ISGID) && st.st_gid != getegid()) ||
 	    access(path, R_OK) != 0)
-		return !have_cap_sys_ptrace();
+		return !pctxlib_have_cap_sys_ptrace();
 	return false;
 }
 
@@ -70,12 +72,14 @@ child_exec(const char *file, char *const *argv, int go, int report)
 {
 	char byte;
 	int err;
+	ssize_t n;
 
 	while (read(go, &byte, 1) < 0 && errno == EINTR)
 		;
 	execvp(file, argv);
 	err = errno;
-	(void)write(report, &err, sizeof(err));
+	n = write(report, &err, sizeof(err));
+	(void)n;	/* lost too: the parent still sees exit status 127 */
 	_exit(127);
 }
 
@@ -125,6 +129,27 @@ exec_result(int report)
 	return n == (ssize_t)sizeof(err) ? err : 0;
 }
 
+/*
+ * A caller made undumpable (it runs with file capabilities, as a
+ * cputrack given cap_perfmon does) forks a child that is undumpable too
+ * until its exec, and a tracer without CAP_SYS_PTRACE may not seize it.
+ * The child is forked dumpable: only a tracer holding every capability
+ * it has may seize it even so, and its exec decides its dumpability.
+ */
+static pid_t
+fork_dumpable(void)
+{
+	int was = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	pid_t pid;
+
+	if (was == 0)
+		(void)prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	pid = fork();
+	if (pid != 0 && was == 0)
+		(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	return pid;
+}
+
 static pctx_t *
 start_traced(const char *file, char *const *argv, void *arg, int verbose,
     pctx_errfn_t *errfn)
@@ -135,11 +160,11 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
-		pctx_error_to(errfn, "create", "cannot fork, program '%s'\n",
+		pctxlib_error_to(errfn, "create", "cannot fork, program '%s'\n",
 		    file);
 		return NULL;
 	}
-	if ((pid = fork()) == 0) {
+	if ((pid = fork_dumpable()) == 0) {
 		close(go[1]);
 		close(report[0]);
 		child_exec(file, argv, go[0], report[1]);
@@ -149,7 +174,7 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	if (pid < 0) {
 		close(go[1]);
 		close(report[0]);
-		pctx_error_to(errfn, "create", "cannot fork, program '%s'\n",
+		pctxlib_error_to(errfn, "create", "cannot fork, program '%s'\n",
 		    file);
 		return NULL;
 	}
@@ -158,7 +183,7 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 		close(go[1]);
 		close(report[0]);
 		reap(pid);
-		pctx_error_to(errfn, "create", "%s, program '%s'\n",
+		pctxlib_error_to(errfn, "create", "%s, program '%s'\n",
 		    strerror(err), file);
 		return NULL;
 	}
@@ -168,26 +193,26 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	if (err != 0) {
 		reap(pid);
 		if (err == ENOENT)
-			pctx_error_to(errfn, "create",
+			pctxlib_error_to(errfn, "create",
 			    "cannot findprogram '%s'\n", file);
 		else
-			pctx_error_to(errfn, "create",
+			pctxlib_error_to(errfn, "create",
 			    "cannot execute program '%s': %s\n", file,
 			    strerror(err));
 		return NULL;
 	}
 	if (await_exec(pid) != 0) {
 		reap(pid);
-		pctx_error_to(errfn, "create", "cannot execute program '%s'\n",
+		pctxlib_error_to(errfn, "create", "cannot execute program '%s'\n",
 		    file);
 		return NULL;
 	}
-	if ((pctx = pctx_alloc(pid, arg, verbose, errfn)) == NULL ||
-	    (lwp = lwp_add(pctx, pid, LWP_HELD | LWP_ANNOUNCED)) == NULL) {
+	if ((pctx = pctxlib_alloc(pid, arg, verbose, errfn)) == NULL ||
+	    (lwp = pctxlib_lwp_add(pctx, pid, LWP_HELD | LWP_ANNOUNCED)) == NULL) {
 		if (pctx != NULL)
-			pctx_dispose(pctx);
+			pctxlib_proc_dispose(pctx);
 		reap(pid);
-		pctx_error_to(errfn, "create", "cannot fork, program '%s'\n",
+		pctxlib_error_to(errfn, "create", "cannot fork, program '%s'\n",
 		    file);
 		return NULL;
 	}
@@ -208,12 +233,12 @@ pctx_create(const char *filename, char *const *argv, void *arg, int verbose,
 		return NULL;
 	}
 	if (find_program(filename, path, sizeof(path)) != 0) {
-		pctx_error_to(errfn, "create", "cannot findprogram '%s'\n",
+		pctxlib_error_to(errfn, "create", "cannot findprogram '%s'\n",
 		    filename);
 		return NULL;
 	}
 	if (untraceable(path)) {
-		pctx_error_to(errfn, "create",
+		pctxlib_error_to(errfn, "create",
 		    "cannot trace set-id or unreadable program '%s'\n",
 		    filename);
 		return NULL;

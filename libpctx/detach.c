@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Letting a process go: every thread is detached and runs on as if it had
  * never been traced.
@@ -29,77 +30,18 @@ now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int
-pending_signal(const struct lwp *lwp)
-{
-	return ((unsigned)lwp->held_status >> 16) == 0 ?
-	    WSTOPSIG(lwp->held_status) : 0;
-}
-
-static bool
-is_creation(int status)
-{
-	int ev = (unsigned)status >> 16;
-
-	return ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK ||
-	    ev == PTRACE_EVENT_VFORK;
-}
-
-/*
- * The child of a creation event met while letting its creator go: it is
- * auto-attached and must be let go too, at its first stop. The event loop
- * does that when it runs; otherwise the child joins pctx's waits.
- */
-static void
-let_new_child_go(pctx_t *pctx, pid_t tid)
-{
-	struct lwp *child;
-
-	if ((child = lwp_by_tid(tid)) != NULL) {
-		if (child->proc != NULL && child->proc != pctx)
-			return;		/* a child followed on its own */
-		if (child->flags & LWP_DEAD)
-			lwp_bury(child);
-		else if (child->flags & LWP_HELD)
-			detach_lwp_now(child);
-		else if (tracer.looping || child->proc == NULL)
-			lwp_orphan_to_detach(child);
-		else
-			child->flags |= LWP_DETACH;
-		return;
-	}
-	if (tracer.looping || pctx == NULL)
-		child = lwp_add_orphan(tid, 0);
-	else
-		child = lwp_add(pctx, tid, 0);
-	if (child != NULL)
-		child->flags = LWP_NEW | LWP_DETACH;
-}
-
-/* Detach a held thread, and the child of its creation event if any. */
-void
-detach_lwp_now(struct lwp *lwp)
-{
-	unsigned long msg;
-
-	if (is_creation(lwp->held_status) &&
-	    ptrace(PTRACE_GETEVENTMSG, lwp->tid, 0, &msg) == 0)
-		let_new_child_go(lwp->proc, (pid_t)msg);
-	(void)ptrace(PTRACE_DETACH, lwp->tid, 0, (long)pending_signal(lwp));
-	lwp->flags &= ~LWP_HELD;
-	lwp_bury(lwp);
-}
-
 /* Forked children still waiting for their parent's event: let them go. */
 void
-detach_orphans(pid_t ppid)
+pctxlib_detach_orphans(pid_t ppid)
 {
 	struct lwp *lwp, *next;
 
-	RB_FOREACH_SAFE(lwp, tid_tree, &tracer.tids, next)
+	for (lwp = pctxlib_tid_first(); lwp != NULL; lwp = next) {
+		next = pctxlib_tid_next(lwp);
 		if (lwp->proc == NULL && lwp->ppid == ppid &&
 		    (lwp->flags & LWP_HELD))
-			detach_lwp_now(lwp);
+			pctxlib_detach_lwp_now(lwp);
+	}
 }
 
 /*
@@ -113,7 +55,7 @@ is_zombie_leader(const struct lwp *lwp)
 	char state;
 
 	return lwp->tid == lwp->proc->pid &&
-	    procfs_stat(lwp->tid, &state, &flags) == 0 && state == 'Z';
+	    pctxlib_procfs_stat(lwp->tid, &state, &flags) == 0 && state == 'Z';
 }
 
 /* Start letting one thread go: now if held, else at its next stop. */
@@ -121,15 +63,15 @@ static void
 start_detach(struct lwp *lwp)
 {
 	if (lwp->flags & LWP_HELD)
-		detach_lwp_now(lwp);
+		pctxlib_detach_lwp_now(lwp);
 	else if (lwp->flags & LWP_NEW) {
-		if (tracer.looping)
-			lwp_orphan_to_detach(lwp);	/* the loop will */
+		if (pctxlib_tracer.looping)
+			pctxlib_lwp_orphan_to_detach(lwp);	/* the loop will */
 		else
 			lwp->flags |= LWP_DETACH;
 	} else if (ptrace(PTRACE_INTERRUPT, lwp->tid, 0, 0) != 0 ||
 	    is_zombie_leader(lwp))
-		lwp_bury(lwp);	/* only its death report is left */
+		pctxlib_lwp_bury(lwp);	/* only its death report is left */
 	else
 		lwp->flags |= LWP_DETACH;
 }
@@ -145,12 +87,12 @@ poll_detach(struct lwp *lwp)
 	if (r == 0)
 		return false;
 	if (r < 0 || !WIFSTOPPED(status)) {
-		lwp_bury(lwp);
+		pctxlib_lwp_bury(lwp);
 		return true;
 	}
 	lwp->held_status = status;
 	lwp->flags |= LWP_HELD;
-	detach_lwp_now(lwp);
+	pctxlib_detach_lwp_now(lwp);
 	return true;
 }
 
@@ -158,31 +100,56 @@ poll_detach(struct lwp *lwp)
  * Children let go before their first stop: the event loop detaches them
  * when they stop. Outside it, poll them here; true when none is left.
  */
-bool
-detach_orphans_settled(void)
+static bool
+orphans_settled(void)
 {
 	struct lwp *lwp, *next;
 	bool settled = true;
 
-	RB_FOREACH_SAFE(lwp, tid_tree, &tracer.tids, next)
+	for (lwp = pctxlib_tid_first(); lwp != NULL; lwp = next) {
+		next = pctxlib_tid_next(lwp);
 		if (lwp->proc == NULL && (lwp->flags & LWP_DETACH) &&
 		    !poll_detach(lwp))
 			settled = false;
+	}
 	return settled;
+}
+
+static void
+pause_growing(struct timespec *pause)
+{
+	nanosleep(pause, NULL);
+	if (pause->tv_nsec < 10000000)
+		pause->tv_nsec *= 2;
 }
 
 /* Outside the loop: wait, bounded, until every such child is let go. */
 void
-settle_orphans(void)
+pctxlib_settle_orphans(void)
 {
 	long long deadline = now_ns() + DETACH_PATIENCE_NS;
 	struct timespec pause = { 0, 50000 };
 
-	while (!detach_orphans_settled() && now_ns() < deadline) {
-		nanosleep(&pause, NULL);
-		if (pause.tv_nsec < 10000000)
-			pause.tv_nsec *= 2;
+	while (!orphans_settled() && now_ns() < deadline)
+		pause_growing(&pause);
+}
+
+/* Whether pctx still has threads marked LWP_DETACH (polling each once). */
+static bool
+detach_pending(pctx_t *pctx)
+{
+	struct lwp *lwp;
+	bool pending = false;
+	id_t next = 1;
+
+	while ((lwp = pctxlib_lwp_at_or_after(pctx, next)) != NULL) {
+		next = lwp->lwpid + 1;
+		if ((lwp->flags & LWP_DETACH) && !poll_detach(lwp))
+			pending = true;
 	}
+	if (!pctxlib_tracer.looping && !orphans_settled())
+		pending = true;
+	return pending;
 }
 
 /* Wait, bounded, for pctx's threads marked LWP_DETACH. */
@@ -192,52 +159,35 @@ wait_detached(pctx_t *pctx)
 	long long deadline = now_ns() + DETACH_PATIENCE_NS;
 	struct timespec pause = { 0, 50000 };
 	struct lwp *lwp;
-	bool pending;
-	id_t next;
 
-	for (;;) {
-		pending = false;
-		next = 1;
-		while ((lwp = lwp_at_or_after(pctx, next)) != NULL) {
-			next = lwp->lwpid + 1;
-			if ((lwp->flags & LWP_DETACH) && !poll_detach(lwp))
-				pending = true;
-		}
-		if (!tracer.looping && !detach_orphans_settled())
-			pending = true;
-		if (!pending)
+	while (detach_pending(pctx)) {
+		if (now_ns() > deadline) {
+			while ((lwp = pctxlib_lwp_at_or_after(pctx, 1)) !=
+			    NULL) {
+				pctxlib_error(pctx, "run", "%d: lwp %d won't "
+				    "stop\n", pctx->pid, lwp->tid);
+				pctxlib_lwp_bury(lwp);
+			}
 			return;
-		if (now_ns() > deadline)
-			break;
-		nanosleep(&pause, NULL);
-		if (pause.tv_nsec < 10000000)
-			pause.tv_nsec *= 2;
-	}
-	while ((lwp = lwp_at_or_after(pctx, 1)) != NULL) {
-		pctx_error(pctx, "run", "%d: lwp %d won't stop\n", pctx->pid,
-		    lwp->tid);
-		lwp_bury(lwp);
+		}
+		pause_growing(&pause);
 	}
 }
 
+/* Detach every thread of a traced process, and its waiting children. */
 void
-detach_process(pctx_t *pctx)
+pctxlib_detach_threads(pctx_t *pctx)
 {
 	struct lwp *lwp;
 	id_t next = 1;
 
-	if (pctx->state != PROC_ACTIVE && pctx->state != PROC_IDLE &&
-	    pctx->state != PROC_FORKING)
-		return;
-	tick_stop(pctx);
-	pctx->state = PROC_DETACHED;
-	detach_orphans(pctx->pid);
+	pctxlib_detach_orphans(pctx->pid);
 	/* Walk by LWP id: letting one thread go may add or drop others. */
-	while ((lwp = lwp_at_or_after(pctx, next)) != NULL) {
+	while ((lwp = pctxlib_lwp_at_or_after(pctx, next)) != NULL) {
 		next = lwp->lwpid + 1;
 		if (!(lwp->flags & LWP_DETACH))
 			start_detach(lwp);
 	}
 	wait_detached(pctx);
-	lwp_forget_all(pctx);
+	pctxlib_lwp_forget_all(pctx);
 }

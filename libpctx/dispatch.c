@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The per-thread state machine: what each wait status means and what is
- * done about it.
+ * dispatch_event: one handler per kind of event, and what each kind means
+ * for the thread and its process.
  *
  * A creation has two halves, the creator's clone/fork/vfork event and the
  * new thread's first stop, reaped in either order. Whichever comes first
@@ -8,6 +9,9 @@
  * fork callback, while the new thread has not run a single instruction; the
  * other half only completes the record. A thread that dies before its
  * creator's event is seen stays as a tombstone until that event comes.
+ *
+ * Handlers leave the thread of the event held; the loop restarts it after
+ * applying what callbacks asked for (run.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,108 +23,60 @@
 
 #include "pctx_impl.h"
 
-static bool
-is_stop_signal(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-	    sig == SIGTTOU;
-}
-
-/*
- * Restart a held thread as its stop requires: a signal-delivery-stop gets
- * its signal back unchanged, a group-stop stays a stop (PTRACE_LISTEN) so
- * that job control works, any other stop just continues. ESRCH means the
- * thread was killed; its death report follows.
- */
-void
-restart(struct lwp *lwp)
-{
-	int ev = (unsigned)lwp->held_status >> 16;
-	int sig = WSTOPSIG(lwp->held_status);
-
-	if (!(lwp->flags & LWP_HELD))
-		return;
-	lwp->flags &= ~LWP_HELD;
-	if (ev == 0)
-		(void)ptrace(PTRACE_CONT, lwp->tid, 0, (long)sig);
-	else if (ev == PTRACE_EVENT_STOP && is_stop_signal(sig)) {
-		if (ptrace(PTRACE_LISTEN, lwp->tid, 0, 0) == 0)
-			lwp->flags |= LWP_LISTENING;
-	} else
-		(void)ptrace(PTRACE_CONT, lwp->tid, 0, 0);
-}
-
-static bool
-traced(const pctx_t *pctx)
-{
-	return pctx->state == PROC_ACTIVE || pctx->state == PROC_IDLE ||
-	    pctx->state == PROC_FORKING;
-}
-
 /* A new thread of pctx: open it for the callbacks at once. */
-static struct lwp *
+static void
 new_thread(pctx_t *pctx, pid_t tid, unsigned flags, int status)
 {
 	struct lwp *lwp;
 
-	if ((lwp = lwp_add(pctx, tid, flags)) == NULL) {
-		pctx_error(pctx, "run", "%d: cannot track lwp %d: out of "
+	if ((lwp = pctxlib_lwp_add(pctx, tid, flags)) == NULL) {
+		pctxlib_error(pctx, "run", "%d: cannot track lwp %d: out of "
 		    "memory\n", pctx->pid, tid);
-		return NULL;
+		return;
 	}
 	lwp->held_status = status;
-	if (pctx->state != PROC_ACTIVE)
-		return lwp;
-	if (call_init_lwp(pctx, lwp) != 0 || (pctx->state == PROC_ACTIVE &&
-	    pctx->h.lwp_create(pctx, pctx->pid, lwp->lwpid, pctx->arg) != 0))
-		if (pctx->state == PROC_ACTIVE)
-			proc_fail(pctx);
-	return lwp;
-}
-
-/* Not followed: detach a forked child now, or at its first stop. */
-static void
-let_child_go(struct lwp *child)
-{
-	if (child->flags & LWP_HELD)
-		detach_lwp_now(child);
-	else
-		child->flags |= LWP_DETACH;
+	pctxlib_cb_init_lwp(pctx, lwp);
+	pctxlib_cb_lwp_create(pctx, lwp);
 }
 
 /*
- * A forked child of parent, created by thread by. It is offered to the fork
- * callback as its own pctx; it stays followed only if the callback runs
- * pctx_run on it (which adopts it into this loop), else it is let go.
+ * The child is followed only if the fork callback runs pctx_run on its
+ * pctx, which adopts it into this loop; otherwise it is let go.
  */
 static void
-fork_child(pctx_t *parent, struct lwp *by, struct lwp *child)
+fork_adopt(pctx_t *parent, struct lwp *by, struct lwp *child)
 {
 	pctx_t *pctx;
 
-	if (parent->state != PROC_ACTIVE || !parent->h.fork_set) {
-		let_child_go(child);
-		return;
-	}
-	if ((pctx = pctx_alloc(child->tid, parent->arg, parent->verbose,
+	if ((pctx = pctxlib_alloc(child->tid, parent->arg, parent->verbose,
 	    parent->errfn)) == NULL) {
-		pctx_error(parent, "run", "cannot follow pid %d: out of "
+		pctxlib_error(parent, "run", "cannot follow pid %d: out of "
 		    "memory\n", child->tid);
-		let_child_go(child);
+		pctxlib_let_child_go(child);
 		return;
 	}
-	pctx->root = parent->root;
-	pctx->created = parent->created;
-	pctx->opts = parent->opts;
-	pctx->state = PROC_FORKING;
-	lwp_adopt(child, pctx, pctx->next_lwpid++);
+	pctxlib_proc_forking(pctx, parent);
+	pctxlib_lwp_adopt(child, pctx, pctx->next_lwpid++);
 	child->flags |= LWP_ANNOUNCED;
-	parent->h.fork(pctx, parent->pid, by->lwpid, pctx->pid, parent->arg);
-	if (pctx->state == PROC_FORKING) {
-		detach_process(pctx);
-		pctx_dispose(pctx);
-	} else if (pctx->state == PROC_ACTIVE)
-		restart(child);
+	pctxlib_cb_fork(parent, pctx, by->lwpid);
+	if (pctx->state == PROC_FORKING)
+		pctxlib_proc_detach(pctx);
+	else if (pctx->state == PROC_ACTIVE)
+		pctxlib_restart(child);
+}
+
+/* A forked child of parent, made by thread by: offer it. */
+static void
+fork_child(pctx_t *parent, struct lwp *by, struct lwp *child)
+{
+	if (!pctxlib_proc_live(parent) || parent->h.fork == NULL) {
+		pctxlib_let_child_go(child);
+		return;
+	}
+	if (parent->fork_model == PCTX_FORK_COPY &&
+	    pctxlib_fork_copy(parent, by, child))
+		return;
+	fork_adopt(parent, by, child);
 }
 
 /*
@@ -136,42 +92,37 @@ is_thread_of(pid_t pid, pid_t tid)
 
 /* The creator's half: a clone, fork or vfork event. */
 static void
-creation_event(struct lwp *lwp, int ev)
+on_creation(struct event *ev)
 {
+	struct lwp *lwp = ev->lwp, *child;
 	pctx_t *pctx = lwp->proc;
 	unsigned long msg;
-	struct lwp *child;
 	pid_t tid;
 
-	if (ptrace(PTRACE_GETEVENTMSG, lwp->tid, 0, &msg) != 0) {
-		restart(lwp);
+	if (ptrace(PTRACE_GETEVENTMSG, lwp->tid, 0, &msg) != 0)
 		return;
-	}
 	tid = (pid_t)msg;
-	if ((child = lwp_by_tid(tid)) != NULL) {
+	if ((child = pctxlib_lwp_by_tid(tid)) != NULL) {
 		if (child->flags & LWP_DEAD)
-			lwp_bury(child);
+			pctxlib_lwp_bury(child);
 		else if (child->proc == NULL && !(child->flags & LWP_DETACH))
 			fork_child(pctx, lwp, child);
 		else
 			child->flags |= LWP_ANNOUNCED;
-	} else if (ev == PTRACE_EVENT_CLONE && is_thread_of(pctx->pid, tid)) {
+	} else if ((unsigned)ev->status >> 16 == PTRACE_EVENT_CLONE &&
+	    is_thread_of(pctx->pid, tid)) {
 		/*
 		 * The new thread cannot run before its first stop, so the
 		 * creator goes on at once instead of waiting while the
 		 * callbacks open the thread: on another CPU, it makes its
 		 * next thread meanwhile.
 		 */
-		if (traced(pctx))
-			restart(lwp);
-		(void)new_thread(pctx, tid, LWP_NEW | LWP_ANNOUNCED, 0);
-		return;
-	} else if ((child = lwp_add_orphan(tid, pctx->pid)) != NULL) {
+		pctxlib_restart(lwp);
+		new_thread(pctx, tid, LWP_NEW | LWP_ANNOUNCED, 0);
+	} else if ((child = pctxlib_lwp_add_orphan(tid, pctx->pid)) != NULL) {
 		child->flags = LWP_NEW | LWP_ANNOUNCED;
 		fork_child(pctx, lwp, child);
 	}
-	if (traced(pctx))
-		restart(lwp);
 }
 
 /*
@@ -180,30 +131,31 @@ creation_event(struct lwp *lwp, int ev)
  * already on its way (the parent reports it before it returns from fork)
  * and names the forking thread.
  */
-static struct lwp *
-first_stop_unknown(pid_t tid, int status)
+static void
+on_first_stop(struct event *ev)
 {
 	struct lwp *leader, *lwp;
 	pid_t tgid, ppid;
 
-	if (procfs_ids(tid, &tgid, &ppid, NULL) != 0) {
-		(void)ptrace(PTRACE_DETACH, tid, 0, 0);
-		return NULL;
+	if (pctxlib_procfs_ids(ev->tid, &tgid, &ppid, NULL) != 0) {
+		(void)ptrace(PTRACE_DETACH, ev->tid, 0, 0);
+		return;
 	}
-	if (tgid != tid) {
-		leader = lwp_by_tid(tgid);
+	if (tgid != ev->tid) {
+		leader = pctxlib_lwp_by_tid(tgid);
 		if (leader == NULL || leader->proc == NULL ||
-		    !traced(leader->proc)) {
-			(void)ptrace(PTRACE_DETACH, tid, 0, 0);
-			return NULL;
+		    !pctxlib_proc_traced(leader->proc)) {
+			(void)ptrace(PTRACE_DETACH, ev->tid, 0, 0);
+			return;
 		}
-		return new_thread(leader->proc, tid, LWP_HELD, status);
+		new_thread(leader->proc, ev->tid, LWP_HELD, ev->status);
+		ev->lwp = pctxlib_lwp_by_tid(ev->tid);
+		return;
 	}
-	if ((lwp = lwp_add_orphan(tid, ppid)) == NULL)
-		(void)ptrace(PTRACE_DETACH, tid, 0, 0);
+	if ((lwp = pctxlib_lwp_add_orphan(ev->tid, ppid)) == NULL)
+		(void)ptrace(PTRACE_DETACH, ev->tid, 0, 0);
 	else
-		lwp->held_status = status;
-	return lwp;
+		lwp->held_status = ev->status;
 }
 
 /* Warn when the new image is set-id and runs without its privileges. */
@@ -214,7 +166,7 @@ check_setid_image(pctx_t *pctx)
 	struct stat st;
 
 	/* A tracer with CAP_SYS_PTRACE lets a set-id image keep them. */
-	if (have_cap_sys_ptrace())
+	if (pctxlib_have_cap_sys_ptrace())
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/exe", pctx->pid);
 	if (stat(path, &st) != 0 || !(st.st_mode & (S_ISUID | S_ISGID)))
@@ -222,59 +174,60 @@ check_setid_image(pctx_t *pctx)
 	if ((!(st.st_mode & S_ISUID) || st.st_uid == geteuid()) &&
 	    (!(st.st_mode & S_ISGID) || st.st_gid == getegid()))
 		return;
-	pctx_error(pctx, "run", "%d: set-id program runs without its "
+	pctxlib_error(pctx, "run", "%d: set-id program runs without its "
 	    "privileges while traced\n", pctx->pid);
 }
 
 /*
  * A successful exec, possibly by a non-leader thread, which now has the
  * pid as its tid. Solaris order: fini_lwp for every LWP, exec, then the
- * table restarts with LWP 1 and init_lwp(1).
+ * table restarts with LWP 1 and init_lwp(1). Without an exec handler the
+ * process is let go.
  */
 static void
-exec_event(struct lwp *lwp)
+on_exec(struct event *ev)
 {
-	pctx_t *pctx = lwp->proc;
-	int status = lwp->held_status, rc = 0;
-	char cmd[81];
+	pctx_t *pctx = ev->lwp->proc;
+	struct lwp *leader;
 
-	if (pctx->state == PROC_ACTIVE) {
-		if (call_fini_all(pctx) != 0)
-			pctx->failed = true;
-		if (pctx->state != PROC_ACTIVE)
-			return;
-		if (!pctx->h.exec_set) {
-			proc_finish(pctx);
-			return;
-		}
-		procfs_psargs(pctx->pid, cmd, sizeof(cmd));
-		rc = pctx->h.exec(pctx, pctx->pid, 1, cmd, pctx->arg);
-		if (pctx->state != PROC_ACTIVE)
-			return;
-	}
-	lwp->flags &= ~LWP_HELD;
-	lwp_forget_all(pctx);
-	if ((lwp = lwp_add(pctx, pctx->pid, LWP_HELD | LWP_ANNOUNCED)) ==
-	    NULL) {
-		(void)ptrace(PTRACE_CONT, pctx->pid, 0, 0);
-		proc_fail(pctx);
+	pctxlib_cb_fini_all(pctx);
+	if (pctxlib_proc_live(pctx) && pctx->h.exec == NULL) {
+		pctxlib_proc_request(pctx, PENDING_FINISH);
 		return;
 	}
-	lwp->held_status = status;
-	if (pctx->state == PROC_ACTIVE) {
-		if (rc != 0) {
-			proc_fail(pctx);
-			return;
-		}
-		check_setid_image(pctx);
-		if (call_init_lwp(pctx, lwp) != 0 &&
-		    pctx->state == PROC_ACTIVE) {
-			proc_fail(pctx);
-			return;
-		}
+	pctxlib_cb_exec(pctx);
+	ev->lwp->flags &= ~LWP_HELD;
+	pctxlib_lwp_forget_all(pctx);
+	ev->lwp = leader = pctxlib_lwp_add(pctx, pctx->pid,
+	    LWP_HELD | LWP_ANNOUNCED);
+	if (leader == NULL) {
+		(void)ptrace(PTRACE_CONT, pctx->pid, 0, 0);
+		pctxlib_proc_request(pctx, PENDING_FAIL);
+		return;
 	}
-	if (traced(pctx))
-		restart(lwp);
+	leader->held_status = ev->status;
+	if (pctxlib_proc_live(pctx))
+		check_setid_image(pctx);
+	pctxlib_cb_init_lwp(pctx, leader);
+}
+
+/*
+ * The last thread is gone. Solaris order: fini_lwp for every LWP still
+ * recorded, then exit with the exit() argument, or 128 + the signal for a
+ * death by signal.
+ */
+static void
+process_died(pctx_t *pctx, id_t lwpid, int status)
+{
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) :
+	    128 + WTERMSIG(status);
+
+	pctxlib_cb_fini_all(pctx);
+	pctxlib_cb_exit(pctx, lwpid, code);
+	if (WIFSIGNALED(status))
+		pctxlib_verbose(pctx, "run", "%d: process terminated\n",
+		    pctx->pid);
+	pctxlib_proc_exited(pctx);
 }
 
 /*
@@ -286,126 +239,99 @@ exec_event(struct lwp *lwp)
  * death cannot be told apart from pthread_exit, not even by the order of
  * reports: a thread joined just before exit dies alongside the leader).
  */
-static bool
-own_thread_exit(int status)
-{
-	return status == 0;
-}
-
 static void
-thread_died(struct lwp *lwp, int status)
+on_died(struct event *ev)
 {
+	struct lwp *lwp = ev->lwp;
 	pctx_t *pctx = lwp->proc;
 
 	lwp->flags &= ~(LWP_HELD | LWP_NEW | LWP_LISTENING);
 	if (pctx == NULL || (lwp->flags & LWP_DETACH)) {
-		lwp_bury(lwp);
+		pctxlib_lwp_bury(lwp);
 		return;
 	}
 	if (lwp->tid == pctx->pid) {
-		proc_exited(pctx, lwp->lwpid, status);
+		if (pctxlib_proc_traced(pctx))
+			process_died(pctx, lwp->lwpid, ev->status);
 		return;
 	}
-	if (pctx->state == PROC_ACTIVE && (lwp->flags & LWP_INITED)) {
-		(void)call_fini_lwp(pctx, lwp);
-		if (pctx->state == PROC_ACTIVE &&
-		    own_thread_exit(status))
-			(void)pctx->h.lwp_exit(pctx, pctx->pid, lwp->lwpid,
-			    pctx->arg);
-		if (!traced(pctx))
-			return;
-	}
+	pctxlib_cb_fini_lwp(pctx, lwp);
+	if (ev->status == 0)
+		pctxlib_cb_lwp_exit(pctx, lwp);
 	if (lwp->flags & LWP_ANNOUNCED)
-		lwp_bury(lwp);
+		pctxlib_lwp_bury(lwp);
 	else
-		lwp_entomb(lwp);
+		pctxlib_lwp_entomb(lwp);
+}
+
+/* A stop of a thread being let go. */
+static void
+on_detach_due(struct event *ev)
+{
+	pctxlib_detach_lwp_now(ev->lwp);
 }
 
 /*
- * The last thread is gone. Solaris order: fini_lwp for every LWP still
- * recorded, then exit with the exit() argument, or 128 + the signal for a
- * death by signal.
+ * Any other stop: new options are due at the first stop after a fork; a
+ * stop signal on its way to the process is job control to keep in order.
  */
-void
-proc_exited(pctx_t *pctx, id_t lwpid, int status)
-{
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) :
-	    128 + WTERMSIG(status);
-
-	if (pctx->state == PROC_ACTIVE) {
-		if (call_fini_all(pctx) != 0)
-			pctx->failed = true;
-		if (pctx->state == PROC_ACTIVE)
-			pctx->h.exit(pctx, pctx->pid, lwpid, code, pctx->arg);
-		if (WIFSIGNALED(status))
-			pctx_verbose(pctx, "run", "%d: process terminated\n",
-			    pctx->pid);
-	}
-	if (!traced(pctx))
-		return;
-	tick_stop(pctx);
-	pctx->state = PROC_EXITED;
-	lwp_forget_all(pctx);
-	detach_orphans(pctx->pid);
-	if (pctx->root != pctx)
-		pctx_dispose(pctx);
-}
-
 static void
-stop_event(struct lwp *lwp)
+on_stop(struct event *ev)
 {
-	switch ((unsigned)lwp->held_status >> 16) {
-	case PTRACE_EVENT_CLONE:
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
-		creation_event(lwp, (unsigned)lwp->held_status >> 16);
-		break;
-	case PTRACE_EVENT_EXEC:
-		exec_event(lwp);
-		break;
-	default:
-		/* Signals, group-stops, first stops, interrupts. */
-		restart(lwp);
-		break;
-	}
-}
+	struct lwp *lwp = ev->lwp;
 
-void
-dispatch_status(pid_t tid, int status)
-{
-	struct lwp *lwp = lwp_by_tid(tid);
-
-	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		if (lwp != NULL && !(lwp->flags & LWP_DEAD))
-			thread_died(lwp, status);
-		return;
-	}
-	if (!WIFSTOPPED(status))
-		return;
-	if (lwp != NULL && (lwp->flags & LWP_DEAD)) {
-		/* The tid was reused: the tombstone's story is over. */
-		lwp_bury(lwp);
-		lwp = NULL;
-	}
-	if (lwp == NULL) {
-		if ((lwp = first_stop_unknown(tid, status)) == NULL ||
-		    !(lwp->flags & LWP_HELD) || lwp->proc == NULL)
-			return;
-	} else {
-		lwp->flags = (lwp->flags | LWP_HELD) &
-		    ~(LWP_NEW | LWP_LISTENING);
-		lwp->held_status = status;
-	}
-	if (lwp->flags & LWP_DETACH) {
-		detach_lwp_now(lwp);
-		return;
-	}
-	if (lwp->proc == NULL)
-		return;
+	pctxlib_stop_signal_seen(lwp);
 	if (lwp->flags & LWP_SETOPTS) {
 		lwp->flags &= ~LWP_SETOPTS;
-		(void)ptrace(PTRACE_SETOPTIONS, tid, 0,
+		(void)ptrace(PTRACE_SETOPTIONS, lwp->tid, 0,
 		    (long)lwp->proc->opts);
 	}
-	stop_event(lwp);
+}
+
+void
+pctxlib_dispatch_event(pctx_t *root, struct event *ev)
+{
+	switch (ev->kind) {
+	case EVT_DIED:
+		on_died(ev);
+		break;
+	case EVT_CREATION:
+		on_stop(ev);
+		on_creation(ev);
+		break;
+	case EVT_EXEC:
+		on_stop(ev);
+		on_exec(ev);
+		break;
+	case EVT_FIRST_STOP:
+		on_first_stop(ev);
+		break;
+	case EVT_STOP:
+		on_stop(ev);
+		break;
+	case EVT_DETACH_DUE:
+		on_detach_due(ev);
+		break;
+	case EVT_REQUEST:
+		pctxlib_serve_request(ev->lwp, &ev->si);
+		break;
+	case EVT_TICK:
+		pctxlib_tick_serve(ev->expirations);
+		break;
+	case EVT_TERMINATE:
+		if (pctxlib_tracer.signal_hook == NULL ||
+		    pctxlib_tracer.signal_hook(ev->signo, ev->sender_code,
+		    ev->sender_pid, pctxlib_tracer.signal_arg) != 0)
+			root->terminate = true;
+		break;
+	case EVT_SUSPEND:
+		pctxlib_suspend_request(ev->signo);
+		break;
+	case EVT_ALL_GONE:
+		pctxlib_proc_vanished(root);
+		break;
+	case EVT_NONE:
+	case EVT_END:
+		break;
+	}
 }

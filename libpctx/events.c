@@ -1,146 +1,210 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Event handlers: registration and the calls that keep init_lwp and
- * fini_lwp paired.
+ * next_event: the one place where the tracer waits, and where what it
+ * gets (a wait status, a signal of its own, a tick) becomes an event of
+ * one kind for dispatch.c.
+ *
+ * Wait reports are taken one by one with waitpid(-1, __WALL | WNOHANG)
+ * after a SIGCHLD, since each waitpid makes the kernel look at every
+ * tracee; after MAX_DRAIN of them the signals and the timer get a turn.
+ * Before it blocks, the tracer calls the idle hook (pctx_set_idle).
  */
-#include <stdarg.h>
-#include <stddef.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pctx_impl.h"
 
-static int
-default_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
+#define MAX_DRAIN		4096	/* reports in a row: ticks get a turn */
+#define SAFETY_TIMEOUT_MS	1000	/* a lost SIGCHLD costs latency, not a hang */
+
+/* What a stop of a known thread means; it is held from now on. */
+static enum event_kind
+stop_kind(struct event *ev)
 {
-	(void)pctx; (void)pid; (void)lwpid; (void)cmd; (void)arg;
-	return 0;
+	struct lwp *lwp = ev->lwp;
+
+	lwp->flags = (lwp->flags | LWP_HELD) & ~(LWP_NEW | LWP_LISTENING);
+	lwp->held_status = ev->status;
+	if (lwp->flags & LWP_DETACH)
+		return EVT_DETACH_DUE;
+	if (lwp->proc == NULL)
+		return EVT_NONE;		/* a forked child awaiting its parent */
+	switch ((unsigned)ev->status >> 16) {
+	case PTRACE_EVENT_CLONE:
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+		return EVT_CREATION;
+	case PTRACE_EVENT_EXEC:
+		return EVT_EXEC;
+	case 0:
+		return pctxlib_is_request(lwp, &ev->si) ? EVT_REQUEST :
+		    EVT_STOP;
+	default:
+		return EVT_STOP;
+	}
 }
 
+/* Decode a wait status once. */
 static void
-default_fork(pctx_t *pctx, pid_t ppid, id_t lwpid, pid_t cpid, void *arg)
+decode(pid_t tid, int status, struct event *ev)
 {
-	(void)pctx; (void)ppid; (void)lwpid; (void)cpid; (void)arg;
-}
-
-static void
-default_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
-{
-	(void)pctx; (void)pid; (void)lwpid; (void)status; (void)arg;
-}
-
-static int
-default_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
-{
-	(void)pctx; (void)pid; (void)lwpid; (void)arg;
-	return 0;
-}
-
-void
-events_defaults(struct handlers *h)
-{
-	h->exec = default_exec;
-	h->fork = default_fork;
-	h->exit = default_exit;
-	h->lwp_create = default_lwp;
-	h->init_lwp = default_lwp;
-	h->fini_lwp = default_lwp;
-	h->lwp_exit = default_lwp;
-	h->exec_set = false;
-	h->fork_set = false;
+	ev->tid = tid;
+	ev->status = status;
+	ev->lwp = pctxlib_lwp_by_tid(tid);
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		ev->kind = ev->lwp != NULL && !(ev->lwp->flags & LWP_DEAD) ?
+		    EVT_DIED : EVT_NONE;
+		return;
+	}
+	if (!WIFSTOPPED(status)) {
+		ev->kind = EVT_NONE;
+		return;
+	}
+	if (ev->lwp != NULL && (ev->lwp->flags & LWP_DEAD)) {
+		/* The tid was reused: the tombstone's story is over. */
+		pctxlib_lwp_bury(ev->lwp);
+		ev->lwp = NULL;
+	}
+	ev->kind = ev->lwp == NULL ? EVT_FIRST_STOP : stop_kind(ev);
 }
 
 /*
- * Handlers arrive as (tag, function) pairs ended by PCTX_NULL_EVENT. Nothing
- * changes unless the whole list is valid. A NULL function restores the
- * default.
+ * One read takes every pending signal (standard signals do not queue up),
+ * so no second read is spent to learn that none is left. SIGCHLD only
+ * says that reports are waiting.
  */
-int
-pctx_set_events(pctx_t *pctx, ...)
+static bool
+read_signals(struct event *ev)
 {
-	struct handlers h;
-	int ev;
-	void *fn;
-	va_list ap;
+	struct signalfd_siginfo si[8];
+	bool got = false;
+	ssize_t n;
+	size_t i;
 
-	if (pctx == NULL)
-		return -1;
-	h = pctx->h;
-	va_start(ap, pctx);
-	while ((ev = va_arg(ap, int)) != PCTX_NULL_EVENT) {
-		fn = va_arg(ap, void *);
-		switch (ev) {
-		case PCTX_SYSC_EXEC_EVENT:
-			h.exec = fn != NULL ? (pctx_sysc_execfn_t *)fn :
-			    default_exec;
-			h.exec_set = fn != NULL;
+	if ((n = read(pctxlib_tracer.sigfd, si, sizeof(si))) <= 0)
+		return false;
+	for (i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+		switch (si[i].ssi_signo) {
+		case SIGCHLD:
+			pctxlib_tracer.chld_pending = true;
 			break;
-		case PCTX_SYSC_FORK_EVENT:
-			h.fork = fn != NULL ? (pctx_sysc_forkfn_t *)fn :
-			    default_fork;
-			h.fork_set = fn != NULL;
-			break;
-		case PCTX_SYSC_EXIT_EVENT:
-			h.exit = fn != NULL ? (pctx_sysc_exitfn_t *)fn :
-			    default_exit;
-			break;
-		case PCTX_SYSC_LWP_CREATE_EVENT:
-			h.lwp_create = fn != NULL ?
-			    (pctx_sysc_lwp_createfn_t *)fn : default_lwp;
-			break;
-		case PCTX_INIT_LWP_EVENT:
-			h.init_lwp = fn != NULL ? (pctx_init_lwpfn_t *)fn :
-			    default_lwp;
-			break;
-		case PCTX_FINI_LWP_EVENT:
-			h.fini_lwp = fn != NULL ? (pctx_fini_lwpfn_t *)fn :
-			    default_lwp;
-			break;
-		case PCTX_SYSC_LWP_EXIT_EVENT:
-			h.lwp_exit = fn != NULL ?
-			    (pctx_sysc_lwp_exitfn_t *)fn : default_lwp;
+		case SIGINT:
+		case SIGTERM:
+		case SIGHUP:
+		case SIGQUIT:
+			ev->kind = EVT_TERMINATE;
+			ev->signo = (int)si[i].ssi_signo;
+			ev->sender_code = si[i].ssi_code;
+			ev->sender_pid = (pid_t)si[i].ssi_pid;
+			got = true;
 			break;
 		default:
-			va_end(ap);
-			pctx_error(pctx, "set_events", "unknown event type %x\n",
-			    (unsigned)ev);
-			return -1;
+			if (!got) {
+				ev->kind = EVT_SUSPEND;
+				ev->signo = (int)si[i].ssi_signo;
+				got = true;
+			}
+			break;
 		}
 	}
-	va_end(ap);
-	pctx->h = h;
-	return 0;
+	return got;
 }
 
-int
-call_init_lwp(pctx_t *pctx, struct lwp *lwp)
+/* Wait for a signal or a tick; timeout_ms 0 only looks. */
+static bool
+wait_for_more(struct event *ev, int timeout_ms)
 {
-	lwp->flags |= LWP_INITED;
-	return pctx->h.init_lwp(pctx, pctx->pid, lwp->lwpid, pctx->arg);
-}
+	struct epoll_event evs[2];
+	int i, n;
 
-int
-call_fini_lwp(pctx_t *pctx, struct lwp *lwp)
-{
-	if (!(lwp->flags & LWP_INITED))
-		return 0;
-	lwp->flags &= ~LWP_INITED;
-	return pctx->h.fini_lwp(pctx, pctx->pid, lwp->lwpid, pctx->arg);
+	n = epoll_wait(pctxlib_tracer.epfd, evs, 2, timeout_ms);
+	if (n == 0 && timeout_ms != 0)
+		pctxlib_tracer.chld_pending = true;	/* a SIGCHLD was lost? */
+	for (i = 0; i < n; i++) {
+		if (evs[i].data.ptr == NULL) {
+			if (read_signals(ev))
+				return true;
+		} else if ((ev->expirations = pctxlib_tick_expirations()) != 0) {
+			ev->kind = EVT_TICK;
+			return true;
+		}
+	}
+	return false;
 }
 
 /*
- * fini_lwp for every LWP of the process in LWP order. A callback may
- * release the process: stop then.
+ * Take one wait report; false when none is left. ECHILD with processes
+ * still followed means they vanished without a report: say so.
  */
-int
-call_fini_all(pctx_t *pctx)
+bool
+pctxlib_take_report(struct event *ev)
 {
-	struct lwp *lwp;
-	id_t next = 1;
-	int rc = 0;
+	int status;
+	pid_t tid;
 
-	while (pctx->state == PROC_ACTIVE &&
-	    (lwp = lwp_at_or_after(pctx, next)) != NULL) {
-		next = lwp->lwpid + 1;
-		if (call_fini_lwp(pctx, lwp) != 0)
-			rc = -1;
+	for (;;) {
+		tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid > 0) {
+			decode(tid, status, ev);
+			return true;
+		}
+		if (tid < 0 && errno == EINTR)
+			continue;
+		pctxlib_tracer.chld_pending = false;
+		if (tid < 0 && errno == ECHILD && pctxlib_tracer.active > 0) {
+			ev->kind = EVT_ALL_GONE;
+			return true;
+		}
+		return false;
 	}
-	return rc;
+}
+
+/*
+ * The next thing to handle. Every wait report of a traced thread becomes
+ * an event, even one of no interest (EVT_NONE), so that the loop looks
+ * again whether its processes are still followed.
+ */
+void
+pctxlib_next_event(pctx_t *root, struct event *ev)
+{
+	static unsigned drained;
+
+	ev->kind = EVT_NONE;
+	ev->lwp = NULL;
+	pctxlib_collect_graves();
+	for (;;) {
+		if (root->terminate) {
+			ev->kind = EVT_END;
+			return;
+		}
+		if (pctxlib_tracer.chld_pending) {
+			if (drained++ < MAX_DRAIN) {
+				if (pctxlib_take_report(ev))
+					return;
+				continue;
+			}
+			drained = 0;
+			if (wait_for_more(ev, 0))
+				return;
+			continue;
+		}
+		drained = 0;
+		if (pctxlib_tracer.idle != NULL)
+			pctxlib_tracer.idle(pctxlib_tracer.idle_arg);
+		pctxlib_apply_pending();
+		if (pctxlib_tracer.active == 0) {
+			ev->kind = EVT_END;
+			return;
+		}
+		if (!root->terminate && wait_for_more(ev,
+		    pctxlib_suspend_wait_ms(SAFETY_TIMEOUT_MS)))
+			return;
+		if (pctxlib_tracer.suspend_signo != 0)
+			return;		/* EVT_NONE: time to look again */
+	}
 }

@@ -1,67 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The pctx object: allocation, errors, accessors, release and terminate.
+ * The pctx object: allocation, accessors, the caller's data and clients,
+ * release and terminate.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/ptrace.h>
+#include <unistd.h>
 
 #include "pctx_impl.h"
 
-struct tracer tracer = {
-	.tids = RB_INITIALIZER(&tracer.tids),
-	.all = LIST_HEAD_INITIALIZER(tracer.all),
-	.epfd = -1,
-	.sigfd = -1,
-	.timerfd = -1,
-	.lwp_graves = SLIST_HEAD_INITIALIZER(tracer.lwp_graves),
-	.pctx_graves = SLIST_HEAD_INITIALIZER(tracer.pctx_graves),
-};
-
-/* libcpc forgets a pctx through this when it is linked in. */
-void __cpc_pctx_gone(pctx_t *pctx) __attribute__((weak));
-
-static void
-default_errfn(const char *fn, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "libpctx: pctx_%s: ", fn);
-	vfprintf(stderr, fmt, ap);
-}
-
-void
-pctx_error_to(pctx_errfn_t *errfn, const char *fn, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(errfn != NULL ? errfn : default_errfn)(fn, fmt, ap);
-	va_end(ap);
-}
-
-void
-pctx_error(pctx_t *pctx, const char *fn, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pctx->errfn(fn, fmt, ap);
-	va_end(ap);
-}
-
-void
-pctx_verbose(pctx_t *pctx, const char *fn, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!pctx->verbose)
-		return;
-	va_start(ap, fmt);
-	pctx->errfn(fn, fmt, ap);
-	va_end(ap);
-}
-
 pctx_t *
-pctx_alloc(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
+pctxlib_alloc(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 {
 	pctx_t *pctx;
 
@@ -71,73 +20,56 @@ pctx_alloc(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 	pctx->root = pctx;
 	pctx->state = PROC_IDLE;
 	RB_INIT(&pctx->lwps);
+	TAILQ_INIT(&pctx->order);
 	pctx->next_lwpid = 1;
-	events_defaults(&pctx->h);
+	pctx->threads_fd = -1;
+	pctxlib_events_defaults(&pctx->h);
 	pctx->arg = arg;
 	pctx->verbose = verbose;
-	pctx->errfn = errfn != NULL ? errfn : default_errfn;
-	LIST_INSERT_HEAD(&tracer.all, pctx, all_entry);
+	pctx->errfn = errfn != NULL ? errfn : pctxlib_default_errfn();
+	LIST_INSERT_HEAD(&pctxlib_tracer.all, pctx, all_entry);
 	return pctx;
 }
 
-int
-pctx_wanted_opts(const pctx_t *pctx)
-{
-	return SEIZE_OPTS_BASE | (pctx->h.fork_set ? SEIZE_OPTS_FORK : 0) |
-	    (pctx->created ? PTRACE_O_EXITKILL : 0);
-}
-
 /*
- * The last step of every pctx: libcpc forgets it, and it is freed, later
- * if the event loop may still hold it.
+ * In a copy of the controller (forkcopy.c): forget the processes the
+ * original traces, and its descriptors, which are the original's to use.
  */
 void
-pctx_dispose(pctx_t *pctx)
+pctxlib_tracer_abandon(void)
 {
-	if (__cpc_pctx_gone != NULL)
-		__cpc_pctx_gone(pctx);
-	LIST_REMOVE(pctx, all_entry);
-	pctx->released = true;
-	if (tracer.looping)
-		SLIST_INSERT_HEAD(&tracer.pctx_graves, pctx, grave_entry);
-	else
-		free(pctx);
-}
+	struct tracer *t = &pctxlib_tracer;
 
-void
-pctx_collect_graves(void)
-{
-	pctx_t *pctx;
-
-	while ((pctx = SLIST_FIRST(&tracer.pctx_graves)) != NULL) {
-		SLIST_REMOVE_HEAD(&tracer.pctx_graves, grave_entry);
-		free(pctx);
-	}
-}
-
-static void
-release_one(pctx_t *pctx)
-{
-	detach_process(pctx);
-	pctx_dispose(pctx);
+	pctxlib_table_abandon();
+	LIST_INIT(&t->all);
+	LIST_INIT(&t->pending);
+	if (t->epfd >= 0)
+		close(t->epfd);
+	if (t->sigfd >= 0)
+		close(t->sigfd);
+	if (t->beacon >= 0)
+		close(t->beacon);
+	pctxlib_tick_close();
+	t->epfd = t->sigfd = t->beacon = -1;
+	t->looping = false;
+	t->active = 0;
+	t->root = NULL;
+	t->chld_pending = false;
 }
 
 /*
- * Let the process run on untraced and free the pctx. Releasing a top-level
- * pctx releases the forked children followed in its runs too.
+ * Let the process run on untraced and free the pctx. In the loop (from a
+ * callback) this is done once the event at hand is handled.
  */
 void
 pctx_release(pctx_t *pctx)
 {
-	pctx_t *p, *next;
-
 	if (pctx == NULL || pctx->released)
 		return;
-	if (pctx->root == pctx)
-		LIST_FOREACH_SAFE(p, &tracer.all, all_entry, next)
-			if (p->root == pctx && p != pctx && !p->released)
-				release_one(p);
-	release_one(pctx);
+	if (pctxlib_tracer.looping)
+		pctxlib_proc_request(pctx, PENDING_RELEASE);
+	else
+		pctxlib_proc_release_now(pctx);
 }
 
 void
@@ -149,37 +81,86 @@ pctx_terminate(pctx_t *pctx)
 	pctx->root->terminate = true;
 }
 
-pid_t
-__pctx_lwp_tid(pctx_t *pctx, id_t lwpid)
+int
+pctx_set_proc_data(pctx_t *pctx, void *data, pctx_free_t *free_data)
+{
+	void *old = pctx->data;
+
+	if (old != NULL && old != data && pctx->free_data != NULL)
+		pctx->free_data(old);
+	pctx->data = data;
+	pctx->free_data = free_data;
+	return 0;
+}
+
+int
+pctx_set_lwp_data(pctx_t *pctx, id_t lwpid, void *data,
+    pctx_free_t *free_data)
 {
 	struct lwp *lwp;
 
-	if (pctx == NULL || (lwp = lwp_by_id(pctx, lwpid)) == NULL) {
+	if (pctx == NULL || (lwp = pctxlib_lwp_by_id(pctx, lwpid)) == NULL) {
+		errno = ESRCH;
+		return -1;
+	}
+	if (lwp->data != data)
+		pctxlib_lwp_free_data(lwp);
+	lwp->data = data;
+	lwp->free_data = free_data;
+	return 0;
+}
+
+int
+pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model)
+{
+	if (pctx == NULL ||
+	    (model != PCTX_FORK_COPY && model != PCTX_FORK_ADOPT)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pctx->fork_model = model;
+	return 0;
+}
+
+int
+pctx_add_client(pctx_t *pctx, const pctx_client_t *client, void *arg)
+{
+	int i;
+
+	for (i = 0; i < MAX_CLIENTS; i++) {
+		if (pctx->clients[i].ops == client &&
+		    pctx->clients[i].arg == arg)
+			return 0;
+		if (pctx->clients[i].ops == NULL) {
+			pctx->clients[i].ops = client;
+			pctx->clients[i].arg = arg;
+			return 0;
+		}
+	}
+	errno = ENOSPC;
+	return -1;
+}
+
+pid_t
+pctx_lwp_tid(pctx_t *pctx, id_t lwpid)
+{
+	struct lwp *lwp;
+
+	if (pctx == NULL || (lwp = pctxlib_lwp_by_id(pctx, lwpid)) == NULL) {
 		errno = ESRCH;
 		return -1;
 	}
 	return lwp->tid;
 }
 
-/*
- * Internal link for libcpc: whether the LWP is sure to pass through a
- * ptrace-stop before it runs another user instruction. It is, while held in
- * one, and when it was auto-attached and its first stop is still due.
- */
 int
-__pctx_lwp_held(pctx_t *pctx, id_t lwpid)
+pctx_lwp_held(pctx_t *pctx, id_t lwpid)
 {
 	struct lwp *lwp;
 
-	if (pctx == NULL || (lwp = lwp_by_id(pctx, lwpid)) == NULL)
+	if (pctx == NULL || (lwp = pctxlib_lwp_by_id(pctx, lwpid)) == NULL)
 		return 0;
 	return (lwp->flags & (LWP_HELD | LWP_NEW)) != 0;
-}
-
-pid_t
-pctx_lwp_tid(pctx_t *pctx, id_t lwpid)
-{
-	return __pctx_lwp_tid(pctx, lwpid);
 }
 
 int
@@ -189,8 +170,8 @@ pctx_lwp_exiting(pctx_t *pctx, id_t lwpid)
 	pid_t tid;
 	char state;
 
-	if ((tid = __pctx_lwp_tid(pctx, lwpid)) <= 0 ||
-	    procfs_stat(tid, &state, &flags) != 0)
+	if ((tid = pctx_lwp_tid(pctx, lwpid)) <= 0 ||
+	    pctxlib_procfs_stat(tid, &state, &flags) != 0)
 		return 1;
 	return state == 'Z' || state == 'X' || (flags & PF_EXITING) != 0;
 }
@@ -205,4 +186,19 @@ unsigned long
 pctx_missed_ticks(pctx_t *pctx)
 {
 	return pctx->missed;
+}
+
+void
+pctx_set_idle(void (*idle)(void *arg), void *arg)
+{
+	pctxlib_tracer.idle = idle;
+	pctxlib_tracer.idle_arg = arg;
+}
+
+void
+pctx_set_signal_hook(int (*hook)(int sig, int si_code, pid_t pid, void *arg),
+    void *arg)
+{
+	pctxlib_tracer.signal_hook = hook;
+	pctxlib_tracer.signal_arg = arg;
 }

@@ -1,21 +1,61 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libpctx internals shared between its source files.
+ * libpctx internals.
  *
  * One tracer thread runs one event loop for a whole tree of processes: the
  * process given to pctx_run and every forked child its fork callback chose
- * to follow. Every traced thread has one record (struct lwp), found by kernel
- * tid in one tree for the whole tracer, because waitpid(-1) names threads and
- * not processes, and by LWP id in its process's own tree.
+ * to follow. The loop reads as two verbs, dispatch_event(next_event()):
+ * events.c turns each wait status (and each signal or tick of the tracer)
+ * into one event of one kind, dispatch.c has one handler per kind, and
+ * run.c applies, after each event, whatever the callbacks asked for
+ * (release, failure, the end of a process's samples).
+ *
+ * Files and who calls whom (never both ways; tests/arch checks it), leaves
+ * last; every file reads the tracer (tracer.c) and writes through error.c:
+ *
+ *	run.c       loop open/close: events dispatch state callbacks tick
+ *	dispatch.c  one handler per event kind: forkcopy suspend request
+ *	            tick callbacks state pctx control table procfs
+ *	events.c    next_event: request state table tick
+ *	suspend.c   the controller stops: callbacks state detach table
+ *	forkcopy.c  the Solaris fork model: pctx table
+ *	capture.c, create.c   the two ways in: pctx state table procfs
+ *	            workers
+ *	pctx.c      the object, the API's small calls: callbacks state tick
+ *	            table procfs
+ *	tick.c      ticks: callbacks state table workers
+ *	workers.c   threads with no clone event: callbacks table procfs
+ *	callbacks.c the caller's handlers: state table procfs
+ *	state.c     every change of a process's state: detach control table
+ *	            workers
+ *	detach.c    letting a process go: control table procfs
+ *	control.c   restarting or letting go of one thread: table
+ *	request.c   pctx_request, both sides: procfs
+ *	table.c, procfs.c, error.c, tracer.c
+ *
+ * Every traced thread has one record (struct lwp), found by kernel tid in
+ * the tracer-wide tree (waitpid names threads, not processes) and by LWP
+ * id in its process's tree. Every traced process has one record (struct
+ * __pctx). Callers may hang their own data on both (pctx_set_proc_data,
+ * pctx_set_lwp_data); it is freed through their function when the record
+ * goes.
  */
 #ifndef PCTX_IMPL_H
 #define PCTX_IMPL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/queue.h>
 #include <sys/tree.h>
 
+/*
+ * The library is built with hidden visibility: only what the public
+ * header declares is exported.
+ */
+#pragma GCC visibility push(default)
 #include "libpctx.h"
+#pragma GCC visibility pop
 
 /* lwp flags */
 #define LWP_HELD	0x01	/* in a ptrace-stop that we have not restarted */
@@ -30,6 +70,7 @@
 struct lwp {
 	RB_ENTRY(lwp)	 tid_entry;	/* in the tracer-wide tid tree */
 	RB_ENTRY(lwp)	 id_entry;	/* in its process's lwpid tree */
+	TAILQ_ENTRY(lwp) order_entry;	/* in its process's LWP id order */
 	SLIST_ENTRY(lwp) grave_entry;
 	pid_t		 tid;
 	id_t		 lwpid;
@@ -37,12 +78,12 @@ struct lwp {
 	int		 held_status;	/* wait status of the stop it is held in */
 	struct __pctx	*proc;		/* NULL: forked child awaiting its parent's event */
 	pid_t		 ppid;		/* for such an orphan: its parent process */
+	void		*data;		/* the caller's, see pctx_set_lwp_data */
+	pctx_free_t	*free_data;
 };
 
 RB_HEAD(tid_tree, lwp);
 RB_HEAD(lwpid_tree, lwp);
-RB_PROTOTYPE(tid_tree, lwp, tid_entry, lwp_tid_cmp)
-RB_PROTOTYPE(lwpid_tree, lwp, id_entry, lwp_id_cmp)
 
 enum proc_state {
 	PROC_IDLE,	/* traced, not in a running pctx_run */
@@ -50,6 +91,18 @@ enum proc_state {
 	PROC_ACTIVE,	/* traced, in the running loop: callbacks fire */
 	PROC_EXITED,	/* the last thread died */
 	PROC_DETACHED	/* released from tracing; it runs on */
+};
+
+/*
+ * What a callback (or the end of the samples) asked for, applied by the
+ * loop once the event at hand is handled. Until then no further callback
+ * of the process is called.
+ */
+enum proc_pending {
+	PENDING_NONE,
+	PENDING_FINISH,		/* stop following it; it runs on */
+	PENDING_FAIL,		/* a callback failed: as FINISH, pctx_run -1 */
+	PENDING_RELEASE		/* pctx_release: as FINISH, and free it */
 };
 
 struct handlers {
@@ -60,36 +113,54 @@ struct handlers {
 	pctx_init_lwpfn_t	 *init_lwp;
 	pctx_fini_lwpfn_t	 *fini_lwp;
 	pctx_sysc_lwp_exitfn_t	 *lwp_exit;
-	bool			  exec_set;
-	bool			  fork_set;
 };
 
 typedef int (pctx_tickfn_t)(pctx_t *, pid_t, id_t, void *);
 
+#define MAX_CLIENTS	4
+
+struct client {
+	const pctx_client_t	*ops;
+	void			*arg;
+};
+
 struct __pctx {
 	LIST_ENTRY(__pctx) all_entry;
+	LIST_ENTRY(__pctx) pending_entry;
 	SLIST_ENTRY(__pctx) grave_entry;
 	pid_t		 pid;
-	struct __pctx	*root;		/* the pctx pctx_run was called on; self for top level */
+	struct __pctx	*root;		/* the pctx pctx_run was called on */
 	enum proc_state	 state;
+	enum proc_pending pending;
 	bool		 created;	/* by pctx_create: killed if the tracer dies */
-	bool		 released;	/* pctx_release was called; free when safe */
+	bool		 released;	/* freed as soon as the loop lets go of it */
 	bool		 terminate;	/* pctx_terminate: the run returns 0 */
 	bool		 failed;	/* a callback failed: pctx_run returns -1 */
 	int		 opts;		/* ptrace options of all its threads */
+	pctx_fork_model_t fork_model;
 	struct lwpid_tree lwps;
-	unsigned	 nlwps;		/* live records in lwps */
+	TAILQ_HEAD(lwp_order, lwp) order;	/* the same LWPs, for walks */
+	unsigned	 nlwps;		/* how many */
 	id_t		 next_lwpid;
+	bool		 loosening;	/* its threads are let go, records kept */
+	bool		 stopping;	/* a stop signal reached it: it stops */
+	SLIST_HEAD(, lwp) loose;	/* their records, until taken back */
 	struct handlers	 h;
-	void		*arg;
+	void		*arg;		/* given to pctx_create or pctx_capture */
+	void		*data;		/* the caller's, see pctx_set_proc_data */
+	pctx_free_t	*free_data;
 	int		 verbose;
 	pctx_errfn_t	*errfn;
+	struct client	 clients[MAX_CLIENTS];
 	/* Ticks. */
 	unsigned	 msec;
 	unsigned	 remaining;	/* samples left; 0 = unlimited */
 	pctx_tickfn_t	*tick;
 	bool		 ticking;	/* served at the run's deadlines */
 	unsigned long	 missed;
+	/* Threads with no clone event (workers.c). */
+	int		 threads_fd;	/* the leader's stat file, or -1 */
+	long		 threads_unseized;	/* a count with none to seize */
 };
 
 LIST_HEAD(pctx_list, __pctx);
@@ -98,85 +169,184 @@ LIST_HEAD(pctx_list, __pctx);
 struct tracer {
 	struct tid_tree	 tids;
 	struct pctx_list all;
+	struct pctx_list pending;	/* with a request to apply */
 	bool		 looping;	/* inside pctx_run's loop */
+	unsigned	 active;	/* processes in state PROC_ACTIVE */
 	pctx_t		*root;		/* the pctx being run */
 	int		 epfd;
 	int		 sigfd;
 	int		 timerfd;	/* the run's ticks */
+	int		 beacon;	/* tells tracees a libpctx tracer is here */
 	bool		 chld_pending;	/* SIGCHLD seen: reports to take in */
-	bool		 drain_more;	/* the last drain stopped at its limit */
+	int		 suspend_signo;	/* the tracer is to stop, when ready */
+	long long	 suspend_since;	/* ns, CLOCK_MONOTONIC */
+	sigset_t	 caller_mask;	/* the mask pctx_run found */
 	void		(*idle)(void *);	/* see pctx_set_idle() */
 	void		*idle_arg;
+	int		(*signal_hook)(int, int, pid_t, void *);
+	void		*signal_arg;
 	SLIST_HEAD(, lwp) lwp_graves;
 	SLIST_HEAD(, __pctx) pctx_graves;
 };
 
-extern struct tracer tracer;
+extern struct tracer pctxlib_tracer;
 
 #define SEIZE_OPTS_BASE	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
 #define SEIZE_OPTS_FORK	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)
 
-/* pctx.c */
-pctx_t	*pctx_alloc(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn);
-void	 pctx_error(pctx_t *pctx, const char *fn, const char *fmt, ...)
+/*
+ * One thing that happened, as next_event() found it and dispatch_event()
+ * handles it.
+ */
+enum event_kind {
+	EVT_NONE,		/* nothing to do (a report of no interest) */
+	EVT_END,			/* the loop is over */
+	EVT_DIED,		/* a traced thread died */
+	EVT_CREATION,		/* a clone, fork or vfork event of its creator */
+	EVT_EXEC,		/* a successful exec */
+	EVT_FIRST_STOP,		/* an unknown thread's first stop */
+	EVT_STOP,		/* any other stop: signal, group-stop, ... */
+	EVT_DETACH_DUE,		/* a stop of a thread being let go */
+	EVT_REQUEST,		/* a tracee asked its controller (pctx_request) */
+	EVT_TICK,		/* the run's timer expired */
+	EVT_TERMINATE,		/* SIGINT, SIGTERM or SIGHUP to the tracer */
+	EVT_SUSPEND,		/* SIGTSTP, SIGTTIN or SIGTTOU to the tracer */
+	EVT_ALL_GONE		/* no tracee is left, and no report came */
+};
+
+struct event {
+	enum event_kind	 kind;
+	pid_t		 tid;
+	int		 status;	/* wait status */
+	struct lwp	*lwp;		/* the thread it is about, if known */
+	uint64_t	 expirations;	/* EVT_TICK */
+	int		 signo;		/* EVT_TERMINATE, EVT_SUSPEND */
+	int		 sender_code;	/* EVT_TERMINATE: who sent it */
+	pid_t		 sender_pid;
+	siginfo_t	 si;		/* EVT_REQUEST */
+};
+
+/* error.c */
+void	 pctxlib_error(pctx_t *pctx, const char *fn, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
-void	 pctx_error_to(pctx_errfn_t *errfn, const char *fn, const char *fmt, ...)
+void	 pctxlib_error_to(pctx_errfn_t *errfn, const char *fn,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void	 pctxlib_verbose(pctx_t *pctx, const char *fn, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
-void	 pctx_verbose(pctx_t *pctx, const char *fn, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
-void	 pctx_dispose(pctx_t *pctx);
-void	 pctx_collect_graves(void);
-int	 pctx_wanted_opts(const pctx_t *pctx);
+pctx_errfn_t *pctxlib_default_errfn(void);
 
-/* lwp.c */
-struct lwp *lwp_by_tid(pid_t tid);
-struct lwp *lwp_by_id(pctx_t *pctx, id_t lwpid);
-struct lwp *lwp_at_or_after(pctx_t *pctx, id_t lwpid);
-struct lwp *lwp_add(pctx_t *pctx, pid_t tid, unsigned flags);
-struct lwp *lwp_add_orphan(pid_t tid, pid_t ppid);
-void	 lwp_adopt(struct lwp *lwp, pctx_t *pctx, id_t lwpid);
-void	 lwp_bury(struct lwp *lwp);
-void	 lwp_orphan_to_detach(struct lwp *lwp);
-void	 lwp_entomb(struct lwp *lwp);
-void	 lwp_forget_all(pctx_t *pctx);
-void	 lwp_collect_graves(void);
-
-/* events.c */
-void	 events_defaults(struct handlers *h);
-int	 call_init_lwp(pctx_t *pctx, struct lwp *lwp);
-int	 call_fini_lwp(pctx_t *pctx, struct lwp *lwp);
-int	 call_fini_all(pctx_t *pctx);
-
-/* dispatch.c */
-void	 dispatch_status(pid_t tid, int status);
-void	 restart(struct lwp *lwp);
-void	 proc_exited(pctx_t *pctx, id_t lwpid, int status);
-
-/* run.c */
-void	 proc_fail(pctx_t *pctx);
-void	 proc_finish(pctx_t *pctx);
-int	 proc_activate(pctx_t *pctx, unsigned msec, unsigned nsamples,
-	    pctx_tickfn_t *tick);
-
-/* detach.c */
-void	 detach_process(pctx_t *pctx);
-void	 detach_orphans(pid_t ppid);
-void	 detach_lwp_now(struct lwp *lwp);
-bool	 detach_orphans_settled(void);
-void	 settle_orphans(void);
-
-/* tick.c */
-int	 tick_start(pctx_t *pctx);
-void	 tick_stop(pctx_t *pctx);
-void	 tick_close(void);
-void	 tick_fire(void);
+/* table.c */
+struct lwp *pctxlib_lwp_by_tid(pid_t tid);
+struct lwp *pctxlib_lwp_by_id(pctx_t *pctx, id_t lwpid);
+struct lwp *pctxlib_lwp_at_or_after(pctx_t *pctx, id_t lwpid);
+struct lwp *pctxlib_tid_first(void);
+struct lwp *pctxlib_tid_next(struct lwp *lwp);
+struct lwp *pctxlib_lwp_add(pctx_t *pctx, pid_t tid, unsigned flags);
+struct lwp *pctxlib_lwp_add_orphan(pid_t tid, pid_t ppid);
+void	 pctxlib_lwp_adopt(struct lwp *lwp, pctx_t *pctx, id_t lwpid);
+void	 pctxlib_lwp_bury(struct lwp *lwp);
+void	 pctxlib_lwp_orphan_to_detach(struct lwp *lwp);
+void	 pctxlib_lwp_entomb(struct lwp *lwp);
+void	 pctxlib_lwp_forget_all(pctx_t *pctx);
+void	 pctxlib_lwp_retake(struct lwp *lwp, pctx_t *pctx);
+void	 pctxlib_lwp_free_data(struct lwp *lwp);
+void	 pctxlib_collect_graves(void);
+void	 pctxlib_table_abandon(void);
 
 /* procfs.c */
-int	 procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid);
-int	 procfs_stat(pid_t pid, char *state, unsigned long *flags);
+int	 pctxlib_procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid,
+	    pid_t *tracer_pid);
+int	 pctxlib_procfs_stat(pid_t pid, char *state, unsigned long *flags);
+int	 pctxlib_procfs_stat_open(pid_t pid);
+long	 pctxlib_procfs_nthreads(int fd);
 #define PF_EXITING	0x00000004	/* task flags: exit has begun */
 #define PF_KTHREAD	0x00200000	/* task flags: a kernel thread */
-void	 procfs_psargs(pid_t pid, char *buf, size_t len);
-bool	 have_cap_sys_ptrace(void);
+void	 pctxlib_procfs_psargs(pid_t pid, char *buf, size_t len);
+bool	 pctxlib_have_cap_sys_ptrace(void);
+
+/* control.c */
+void	 pctxlib_restart(struct lwp *lwp);
+void	 pctxlib_detach_lwp_now(struct lwp *lwp);
+void	 pctxlib_let_child_go(struct lwp *child);
+void	 pctxlib_apply_opts(pctx_t *pctx);
+int	 pctxlib_wanted_opts(const pctx_t *pctx);
+
+/* detach.c */
+void	 pctxlib_detach_threads(pctx_t *pctx);
+void	 pctxlib_detach_orphans(pid_t ppid);
+void	 pctxlib_settle_orphans(void);
+
+/* state.c */
+void	 pctxlib_proc_request(pctx_t *pctx, enum proc_pending what);
+bool	 pctxlib_proc_traced(const pctx_t *pctx);
+void	 pctxlib_proc_forking(pctx_t *pctx, pctx_t *parent);
+void	 pctxlib_proc_activate(pctx_t *pctx, unsigned msec,
+	    unsigned nsamples, pctx_tickfn_t *tick);
+void	 pctxlib_proc_idle(pctx_t *pctx);
+void	 pctxlib_proc_exited(pctx_t *pctx);
+void	 pctxlib_proc_detach(pctx_t *pctx);
+void	 pctxlib_proc_dispose(pctx_t *pctx);
+void	 pctxlib_proc_release_now(pctx_t *pctx);
+void	 pctxlib_proc_vanished(pctx_t *root);
+void	 pctxlib_apply_pending(void);
+
+/* callbacks.c */
+void	 pctxlib_events_defaults(struct handlers *h);
+void	 pctxlib_cb_init_lwp(pctx_t *pctx, struct lwp *lwp);
+void	 pctxlib_cb_init_all(pctx_t *pctx);
+void	 pctxlib_cb_lwp_create(pctx_t *pctx, struct lwp *lwp);
+void	 pctxlib_cb_fini_lwp(pctx_t *pctx, struct lwp *lwp);
+void	 pctxlib_cb_fini_all(pctx_t *pctx);
+void	 pctxlib_cb_lwp_exit(pctx_t *pctx, struct lwp *lwp);
+void	 pctxlib_cb_exec(pctx_t *pctx);
+void	 pctxlib_cb_exit(pctx_t *pctx, id_t lwpid, int code);
+void	 pctxlib_cb_fork(pctx_t *parent, pctx_t *child, id_t lwpid);
+void	 pctxlib_cb_tick(pctx_t *pctx, struct lwp *lwp);
+
+/* tick.c */
+int	 pctxlib_tick_start(pctx_t *pctx);
+void	 pctxlib_tick_close(void);
+uint64_t pctxlib_tick_expirations(void);
+void	 pctxlib_tick_serve(uint64_t expirations);
+
+/* request.c */
+bool	 pctxlib_is_request(const struct lwp *lwp, siginfo_t *si);
+void	 pctxlib_serve_request(struct lwp *lwp, const siginfo_t *si);
+int	 pctxlib_beacon_open(void);
+
+/* suspend.c */
+void	 pctxlib_suspend_request(int signo);
+void	 pctxlib_suspend_if_ready(pctx_t *root);
+int	 pctxlib_suspend_wait_ms(int wait_ms);
+void	 pctxlib_stop_signal_seen(struct lwp *lwp);
+
+/* workers.c */
+int	 pctxlib_seize_unknown_threads(pctx_t *pctx, bool announce_them);
+void	 pctxlib_workers_find(pctx_t *pctx);
+void	 pctxlib_workers_close(pctx_t *pctx);
+
+/* forkcopy.c */
+bool	 pctxlib_fork_copy(pctx_t *parent, struct lwp *by, struct lwp *child);
+
+/* pctx.c */
+pctx_t	*pctxlib_alloc(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn);
+void	 pctxlib_tracer_abandon(void);
+
+/* events.c */
+void	 pctxlib_next_event(pctx_t *root, struct event *ev);
+bool	 pctxlib_take_report(struct event *ev);
+
+/* dispatch.c */
+void	 pctxlib_dispatch_event(pctx_t *root, struct event *ev);
+
+/*
+ * Followed in the running loop, with nothing pending: its handlers may be
+ * called. On every event's path, so called in place.
+ */
+static inline bool
+pctxlib_proc_live(const pctx_t *pctx)
+{
+	return pctx->state == PROC_ACTIVE && pctx->pending == PENDING_NONE;
+}
 
 #endif /* PCTX_IMPL_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What /proc tells about a process or thread that ptrace does not.
  */
@@ -46,7 +47,7 @@ status_field(const char *text, const char *name)
 
 /* Tgid, PPid and TracerPid of a thread; -1 if it is gone. */
 int
-procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid)
+pctxlib_procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid)
 {
 	char path[64], text[4096];
 
@@ -62,27 +63,69 @@ procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid)
 	return 0;
 }
 
-/* State letter and kernel task flags from /proc/PID/stat. */
-int
-procfs_stat(pid_t pid, char *state, unsigned long *flags)
+/*
+ * Field n (numbered from 3, the state, as in proc(5)) of a stat file's
+ * text; NULL if there is no such field.
+ */
+static const char *
+stat_field(const char *text, int n)
 {
-	char path[64], text[1024], *p;
+	const char *p;
 	int field;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_small_file(path, text, sizeof(text)) < 0)
-		return -1;
 	/* The command name may hold spaces and parentheses: skip to its end. */
 	if ((p = strrchr(text, ')')) == NULL || p[1] != ' ')
-		return -1;
+		return NULL;
 	p += 2;
-	*state = *p;
-	/* Fields after the state: ppid pgrp session tty_nr tpgid flags. */
-	for (field = 3; field < 9 && p != NULL; field++)
+	for (field = 3; field < n && p != NULL; field++)
 		if ((p = strchr(p, ' ')) != NULL)
 			p++;
-	*flags = p != NULL ? strtoul(p, NULL, 10) : 0;
+	return p;
+}
+
+/* State letter and kernel task flags from /proc/PID/stat. */
+int
+pctxlib_procfs_stat(pid_t pid, char *state, unsigned long *flags)
+{
+	char path[64], text[1024];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small_file(path, text, sizeof(text)) < 0 ||
+	    (p = stat_field(text, 3)) == NULL)
+		return -1;
+	*state = *p;
+	*flags = (p = stat_field(text, 9)) != NULL ? strtoul(p, NULL, 10) : 0;
 	return 0;
+}
+
+/*
+ * The leader's own stat file, for pctxlib_procfs_nthreads: not the whole
+ * process's, whose every reading walks all its threads.
+ */
+int
+pctxlib_procfs_stat_open(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, pid);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* The process's thread count, read again from such a file; -1 if gone. */
+long
+pctxlib_procfs_nthreads(int fd)
+{
+	char text[1024];
+	const char *p;
+	ssize_t n;
+
+	if ((n = pread(fd, text, sizeof(text) - 1, 0)) <= 0)
+		return -1;
+	text[n] = '\0';
+	if ((p = stat_field(text, 20)) == NULL)
+		return -1;
+	return strtol(p, NULL, 10);
 }
 
 /*
@@ -92,7 +135,7 @@ procfs_stat(pid_t pid, char *state, unsigned long *flags)
  * stays on one line of output.
  */
 void
-procfs_psargs(pid_t pid, char *buf, size_t len)
+pctxlib_procfs_psargs(pid_t pid, char *buf, size_t len)
 {
 	char path[64], text[81];
 	ssize_t n, i;
@@ -131,7 +174,7 @@ read_cap_sys_ptrace(void)
 
 /* Read once: it is asked at every exec of a followed process. */
 bool
-have_cap_sys_ptrace(void)
+pctxlib_have_cap_sys_ptrace(void)
 {
 	static int known = -1;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Periodic ticks: one timerfd for the whole run, armed with absolute
  * deadlines start + k * msec on CLOCK_MONOTONIC, so that late wakeups
@@ -5,7 +6,8 @@
  * that ticks is served; a process followed later (a forked child) joins
  * the schedule, so the rows of all processes come at the same instants.
  * Nothing is stopped at a tick: the tick callback reads counters, which
- * the kernel keeps per thread.
+ * the kernel keeps per thread. Threads that came with no clone event are
+ * taken in first (workers.c).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,7 +22,9 @@ static int
 timer_open(unsigned msec)
 {
 	struct itimerspec its = { 0 };
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &tracer.timerfd };
+	struct epoll_event ev = {
+		.events = EPOLLIN, .data.ptr = &pctxlib_tracer.timerfd
+	};
 	struct timespec now;
 	int fd;
 
@@ -37,36 +41,42 @@ timer_open(unsigned msec)
 		its.it_value.tv_nsec -= 1000000000;
 	}
 	if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) != 0 ||
-	    epoll_ctl(tracer.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+	    epoll_ctl(pctxlib_tracer.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		close(fd);
 		return -1;
 	}
-	tracer.timerfd = fd;
+	pctxlib_tracer.timerfd = fd;
 	return 0;
 }
 
 /* The first process that ticks starts the run's timer, at its interval. */
 int
-tick_start(pctx_t *pctx)
+pctxlib_tick_start(pctx_t *pctx)
 {
 	pctx->ticking = pctx->msec != 0;
-	if (!pctx->ticking || tracer.timerfd >= 0)
+	if (!pctx->ticking || pctxlib_tracer.timerfd >= 0)
 		return 0;
 	return timer_open(pctx->msec);
 }
 
 void
-tick_stop(pctx_t *pctx)
+pctxlib_tick_close(void)
 {
-	pctx->ticking = false;
+	if (pctxlib_tracer.timerfd >= 0)
+		close(pctxlib_tracer.timerfd);
+	pctxlib_tracer.timerfd = -1;
 }
 
-void
-tick_close(void)
+/* Deadlines passed since the last read; 0 if none. */
+uint64_t
+pctxlib_tick_expirations(void)
 {
-	if (tracer.timerfd >= 0)
-		close(tracer.timerfd);
-	tracer.timerfd = -1;
+	uint64_t expirations;
+
+	if (pctxlib_tracer.timerfd < 0 || read(pctxlib_tracer.timerfd,
+	    &expirations, sizeof(expirations)) != sizeof(expirations))
+		return 0;
+	return expirations;
 }
 
 /*
@@ -85,43 +95,31 @@ skip_missed(pctx_t *pctx, uint64_t expirations)
 	pctx->remaining -= take;
 }
 
+/*
+ * Serve one process. Callbacks cannot remove LWPs here (a request waits
+ * for the loop), so a plain walk is safe.
+ */
 static void
 tick_process(pctx_t *pctx, uint64_t expirations)
 {
-	struct lwp *lwp, *next;
+	struct lwp *lwp;
 
 	if (expirations > 1)
 		skip_missed(pctx, expirations);
-	/* Records a callback lets go of wait in the graveyard: next holds. */
-	for (lwp = RB_MIN(lwpid_tree, &pctx->lwps); lwp != NULL &&
-	    pctx->tick != NULL && pctx->state == PROC_ACTIVE; lwp = next) {
-		next = RB_NEXT(lwpid_tree, &pctx->lwps, lwp);
-		if ((lwp->flags & LWP_INITED) &&
-		    pctx->tick(pctx, pctx->pid, lwp->lwpid, pctx->arg) != 0 &&
-		    pctx->state == PROC_ACTIVE) {
-			proc_fail(pctx);
-			return;
-		}
-	}
-	if (pctx->state == PROC_ACTIVE && pctx->remaining != 0 &&
-	    --pctx->remaining == 0)
-		proc_finish(pctx);
+	pctxlib_workers_find(pctx);
+	TAILQ_FOREACH(lwp, &pctx->order, order_entry)
+		pctxlib_cb_tick(pctx, lwp);
+	if (pctx->remaining != 0 && --pctx->remaining == 0)
+		pctxlib_proc_request(pctx, PENDING_FINISH);
 }
 
 void
-tick_fire(void)
+pctxlib_tick_serve(uint64_t expirations)
 {
-	uint64_t expirations;
-	pctx_t *pctx, *next;
+	pctx_t *pctx;
 
-	if (tracer.timerfd < 0 || read(tracer.timerfd, &expirations,
-	    sizeof(expirations)) != sizeof(expirations) || expirations == 0)
-		return;
-	LIST_FOREACH_SAFE(pctx, &tracer.all, all_entry, next) {
-		if (tracer.root->terminate)
-			return;
-		if (pctx->root == tracer.root && pctx->state == PROC_ACTIVE &&
-		    pctx->ticking)
+	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry)
+		if (pctx->root == pctxlib_tracer.root && pctx->ticking &&
+		    pctxlib_proc_live(pctx))
 			tick_process(pctx, expirations);
-	}
 }

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The controller is told to stop (SIGTSTP, SIGTTIN, SIGTTOU, not ignored).
+ *
+ * A created command in the controller's process group is stopped by the
+ * same signal (Ctrl-Z stops the whole job), and it must stop as it would
+ * untraced: its stop signal waits in a signal-delivery-stop for the
+ * tracer, and handlers (less, vim, top) do their work and stop themselves
+ * in turn. So the controller stops only once each such command has
+ * stopped in every thread, or shows no sign of a stop signal within
+ * STOP_GRACE_MS, or STOP_PATIENCE_MS have passed.
+ *
+ * A stopped tracer would hold up every tracee at its next ptrace-stop,
+ * so first every captured process is let go, its records kept. The
+ * controller then stops as the signal asks. When it continues, it takes
+ * each process back: threads it knew get their LWP ids and data back
+ * (their counters counted on meanwhile), threads born since are new LWPs,
+ * threads that died since get fini_lwp and lwp_exit, and a process that
+ * is gone gets its exit callback, with status -1 (unknown). Created
+ * commands stay traced: they die with the controller if it dies.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pctx_impl.h"
+
+#define STOP_GRACE_MS		50
+#define STOP_PATIENCE_MS	2000
+#define STOP_POLL_MS		5
+
+static long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static bool
+is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	    sig == SIGTTOU;
+}
+
+/* Whether the process has a SIGCONT on its way: a stop before it is void. */
+static bool
+cont_pending(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	unsigned long long mask;
+	bool pending = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
+	    (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	while (!pending && fgets(line, sizeof(line), f) != NULL)
+		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
+		    sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+		    (mask & (1ULL << (SIGCONT - 1))))
+			pending = true;
+	fclose(f);
+	return pending;
+}
+
+/*
+ * A stop signal at its delivery. Untraced, SIGCONT sent after it would
+ * have resumed the process: under ptrace the stop still waits here, and
+ * would take effect after the SIGCONT, for good. Such a stop is dropped.
+ */
+void
+pctxlib_stop_signal_seen(struct lwp *lwp)
+{
+	int status = lwp->held_status;
+
+	if ((unsigned)status >> 16 != 0)
+		return;
+	if (WSTOPSIG(status) == SIGCONT)
+		lwp->proc->stopping = false;
+	if (!is_stop_signal(WSTOPSIG(status)))
+		return;
+	if (cont_pending(lwp->proc->pid, lwp->tid)) {
+		lwp->held_status &= ~0xff00;
+		return;
+	}
+	lwp->proc->stopping = true;
+}
+
+void
+pctxlib_suspend_request(int signo)
+{
+	if (pctxlib_tracer.suspend_signo != 0)
+		return;
+	pctxlib_tracer.suspend_signo = signo;
+	pctxlib_tracer.suspend_since = now_ns();
+}
+
+/* While a stop is due, the loop looks often whether it may stop now. */
+int
+pctxlib_suspend_wait_ms(int wait_ms)
+{
+	return pctxlib_tracer.suspend_signo != 0 && wait_ms > STOP_POLL_MS ?
+	    STOP_POLL_MS : wait_ms;
+}
+
+/* Every thread of a stopping process is in its group-stop. */
+static bool
+stopped(pctx_t *pctx)
+{
+	struct lwp *lwp;
+
+	TAILQ_FOREACH(lwp, &pctx->order, order_entry)
+		if (!(lwp->flags & LWP_LISTENING))
+			return false;
+	return true;
+}
+
+/* Whether the created commands that the stop reached have stopped. */
+static bool
+commands_stopped(pctx_t *root, long long waited_ms)
+{
+	pctx_t *pctx;
+
+	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry) {
+		if (pctx->root != root || !pctx->created ||
+		    !pctxlib_proc_live(pctx))
+			continue;
+		if (pctx->stopping ? !stopped(pctx) :
+		    waited_ms < STOP_GRACE_MS)
+			return false;
+	}
+	return true;
+}
+
+/* Let go of a process's threads, keeping their records. */
+static void
+loosen(pctx_t *pctx)
+{
+	pctx->loosening = true;
+	pctxlib_detach_threads(pctx);
+}
+
+/* Stop as the signal would have stopped us, until SIGCONT. */
+static void
+stop_self(int signo)
+{
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, signo);
+	(void)raise(signo);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	pthread_sigmask(SIG_BLOCK, &one, NULL);
+}
+
+static struct lwp *
+take_loose(pctx_t *pctx, pid_t tid)
+{
+	struct lwp *lwp, *prev = NULL;
+
+	SLIST_FOREACH(lwp, &pctx->loose, grave_entry) {
+		if (lwp->tid == tid) {
+			if (prev == NULL)
+				SLIST_REMOVE_HEAD(&pctx->loose, grave_entry);
+			else
+				SLIST_REMOVE_AFTER(prev, grave_entry);
+			return lwp;
+		}
+		prev = lwp;
+	}
+	return NULL;
+}
+
+/* Seize one thread: a known one back in place, a new one as a new LWP. */
+static void
+retake_thread(pctx_t *pctx, pid_t tid)
+{
+	struct lwp *lwp;
+
+	if (pctxlib_lwp_by_tid(tid) != NULL ||
+	    ptrace(PTRACE_SEIZE, tid, 0, (long)pctx->opts) != 0)
+		return;
+	if ((lwp = take_loose(pctx, tid)) != NULL) {
+		pctxlib_lwp_retake(lwp, pctx);
+		return;
+	}
+	if ((lwp = pctxlib_lwp_add(pctx, tid, LWP_ANNOUNCED)) == NULL) {
+		(void)ptrace(PTRACE_DETACH, tid, 0, 0);
+		return;
+	}
+	pctxlib_cb_init_lwp(pctx, lwp);
+	pctxlib_cb_lwp_create(pctx, lwp);
+}
+
+/* One pass over /proc/PID/task; the number of threads seen, or -1. */
+static int
+retake_pass(pctx_t *pctx)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pctx->pid);
+	if ((dir = opendir(path)) == NULL)
+		return -1;
+	while ((de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		retake_thread(pctx, (pid_t)atoi(de->d_name));
+		n++;
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Threads that did not come back died meanwhile. */
+static void
+bury_loose(pctx_t *pctx)
+{
+	struct lwp *lwp;
+
+	while ((lwp = SLIST_FIRST(&pctx->loose)) != NULL) {
+		SLIST_REMOVE_HEAD(&pctx->loose, grave_entry);
+		pctxlib_cb_fini_lwp(pctx, lwp);
+		pctxlib_cb_lwp_exit(pctx, lwp);
+		pctxlib_lwp_free_data(lwp);
+		free(lwp);
+	}
+}
+
+static void
+retake(pctx_t *pctx)
+{
+	unsigned long flags;
+	char state;
+	int quiet;
+
+	pctx->loosening = false;
+	if (pctxlib_procfs_stat(pctx->pid, &state, &flags) == 0 &&
+	    state != 'Z' && state != 'X') {
+		/* Two quiet passes: a readdir racing with new threads can skip. */
+		for (quiet = 0; quiet < 2 && retake_pass(pctx) >= 0; quiet++)
+			;
+	}
+	bury_loose(pctx);
+	if (RB_EMPTY(&pctx->lwps)) {
+		pctxlib_cb_exit(pctx, 1, -1);
+		pctxlib_proc_exited(pctx);
+	}
+}
+
+static void
+suspend(pctx_t *root, int signo)
+{
+	pctx_t *pctx, *next;
+
+	/* Outside the loop's ways: every detach waits for its thread. */
+	pctxlib_tracer.looping = false;
+	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry)
+		if (pctx->root == root && pctxlib_proc_live(pctx) &&
+		    !pctx->created)
+			loosen(pctx);
+	stop_self(signo);
+	pctxlib_tracer.looping = true;
+	LIST_FOREACH_SAFE(pctx, &pctxlib_tracer.all, all_entry, next)
+		if (pctx->root == root && pctxlib_proc_live(pctx) &&
+		    !pctx->created)
+			retake(pctx);
+}
+
+/* After each event: stop the controller once the commands have stopped. */
+void
+pctxlib_suspend_if_ready(pctx_t *root)
+{
+	long long waited_ms;
+	int signo = pctxlib_tracer.suspend_signo;
+	pctx_t *pctx;
+
+	if (signo == 0)
+		return;
+	waited_ms = (now_ns() - pctxlib_tracer.suspend_since) / 1000000;
+	if (waited_ms < STOP_PATIENCE_MS && !commands_stopped(root, waited_ms))
+		return;
+	pctxlib_tracer.suspend_signo = 0;
+	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry)
+		pctx->stopping = false;
+	suspend(root, signo);
+}
