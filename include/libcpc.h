@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libcpc: the Solaris CPU performance counter API (version 2) on Linux
  * perf_event_open(2), with libpfm4 supplying event names and encodings.
@@ -8,7 +9,19 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
+
+/*
+ * As on Solaris, <libcpc.h> brings <libpctx.h> and <string.h> along: its
+ * callers use pctx_* and string functions with nothing else included.
+ * And the SIGEMT handler's siginfo_t, which strict C modes (-std=c99,
+ * -std=c11 without feature macros) leave undeclared in <signal.h>.
+ */
+#include <libpctx.h>
+#if defined(__GLIBC__) && !defined(__siginfo_t_defined)
+#include <bits/types/siginfo_t.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,7 +34,6 @@ typedef int64_t hrtime_t;
 typedef struct __cpc cpc_t;
 typedef struct __cpc_set cpc_set_t;
 typedef struct __cpc_buf cpc_buf_t;
-typedef struct __pctx pctx_t;
 
 typedef struct {
 	char *ca_name;
@@ -166,6 +178,44 @@ typedef enum {
 cpc_event_status_t cpc_event_status(cpc_t *cpc, const char *event,
     char *why, size_t whylen);
 
+/*
+ * The kind of an event name: "software", "hardware", "cache", "tool",
+ * "tracepoint", "breakpoint", "uprobe", "kprobe", "pmu" (an event a sysfs
+ * PMU describes), "raw", "libpfm4", "generic" (PAPI_*), "ultrasparc" or
+ * "modifier" (a perf modifier that means nothing to counting); NULL when
+ * the name has the form of none. A name of a known kind may still not be
+ * countable here: cpc_event_status says why.
+ */
+const char *cpc_event_kind(cpc_t *cpc, const char *event);
+
+/*
+ * 1, with a one-line note in note ("EC_ref: counted as LLC references
+ * ..."), when a countable name is counted by its nearest Linux event
+ * rather than exactly (the UltraSPARC names); 0 otherwise.
+ */
+int cpc_event_note(cpc_t *cpc, const char *event, char *note, size_t len);
+
+/*
+ * Every name the walkers list (generic ones included), each with its kind
+ * and a one-line description, then the forms that take a parameter, such
+ * as "mem:ADDR[/LEN][:r|w|rw|x]" or "msr/TERM=VALUE,.../" (written with
+ * capitals where a value goes; those are not names to add as such).
+ */
+void cpc_walk_events_described(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event, const char *kind,
+    const char *desc));
+
+/*
+ * Check, before binding, that every request of a set can count as it
+ * asks: its attributes against its event, and this user's permission for
+ * each mode it counts, on the calling thread (cpuid -1, as cpc_bind_curlwp
+ * and cpc_bind_pctx) or on CPU cpuid (as cpc_bind_cpu). Nothing is left
+ * open. Each request refused is told through the error handler, one line
+ * each: the event, the cause and the fix. Returns the number refused (0:
+ * all can count), or -1 with errno EINVAL for a bad set or cpuid.
+ */
+int cpc_set_check(cpc_t *cpc, cpc_set_t *set, int cpuid);
+
 /* Default text of an error subcode, without the newline; NULL if unknown. */
 const char *cpc_subcode_text(int subcode);
 
@@ -175,6 +225,18 @@ int cpc_set_times(cpc_t *cpc, cpc_set_t *set, uint64_t *enabled_ns,
 
 /* Name of the PMU driving hardware events ("cpu", "armv8_pmuv3_0"), or NULL. */
 const char *cpc_pmu_name(cpc_t *cpc);
+
+/*
+ * Sets that take turns on one LWP or CPU, with no event lost between
+ * turns. A set bound with CPC_BIND_STANDBY (cpc_bind_pctx, cpc_bind_cpu)
+ * has its counters open but not counting. cpc_set_switch starts `to`, a
+ * standby set, then stops `from`, bound to the same LWP or CPU, which
+ * goes to standby: an event falls in one set or, in the microseconds the
+ * two overlap, in both. A set keeps its values across its turns, so its
+ * samples accumulate. Sets that ask for overflow cannot take turns.
+ */
+#define CPC_BIND_STANDBY	0x100
+int cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to);
 
 /*
  * Buffered overflow (seed 004, "CPC in-kernel buffering"), carried
@@ -225,6 +287,39 @@ int cpc_set_sample_records(cpc_t *cpc, cpc_set_t *set, cpc_ovf_record_t *recs,
 int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
 
 /*
+ * Counting engines outside libcpc (cputrack's BPF engine) open counters
+ * of their own for the requests of a set, and keep the exclusivity with
+ * CPU-bound counting that a per-LWP bind keeps.
+ *
+ * cpc_set_request_attr fills attr (from <linux/perf_event.h>) with what
+ * counts request index of set: type, config, the counted modes and the
+ * request's attributes, with read_format TOTAL_TIME_ENABLED|RUNNING and
+ * nothing else set. The set is not bound and presets do not apply. -1
+ * with errno EINVAL for a bad index or an attribute the event cannot take
+ * (the error handler says which), ENOTSUP for an overflow request or a
+ * derived one (a sum of several events).
+ *
+ * cpc_lwp_counting_begin fails with EAGAIN while a CPU binding (cpustat)
+ * exists anywhere, as a per-LWP bind does; otherwise it notes the
+ * exclusivity generation. cpc_lwp_counting_valid fails with EAGAIN once a
+ * CPU binding was made after that: the engine's counts are invalid from
+ * then on ("perf counter contents invalidated"). It costs no syscall.
+ */
+struct perf_event_attr;
+int cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
+    struct perf_event_attr *attr);
+int cpc_lwp_counting_begin(cpc_t *cpc, uint64_t *generation);
+int cpc_lwp_counting_valid(cpc_t *cpc, uint64_t generation);
+
+/*
+ * Such an engine hands its counts on in a buffer, filled with cpc_buf_set:
+ * cpc_buf_set_time gives it the time of the counts and the tick of a
+ * thread that was enabled_ns on a CPU, as cpc_set_sample would have.
+ */
+void cpc_buf_set_time(cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime,
+    uint64_t enabled_ns);
+
+/*
  * The obsolete CPCv1 API (seed 002), on the v2 core. Solaris declared it
  * only for 32-bit x86 and SPARC; here it is always available. The event
  * layout is Solaris x86's. ce_pes[n] is counter n's control word, laid
@@ -240,6 +335,9 @@ typedef struct {
 	uint32_t	ce_pes[2];	/* control words */
 #define	ce_cesr	ce_pes[0]
 } cpc_event_t;
+
+/* The virtualized cycle counter of a v1 sample, as on x86 Solaris. */
+#define CPC_TICKREG(ev)		((ev)->ce_tsc)
 
 /* The cpuver of Linux perf_event: two counters, any countable event. */
 #define CPC_LINUX_PERF		4000

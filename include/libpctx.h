@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx: Solaris-style process control on Linux ptrace(2).
  *
@@ -44,19 +45,30 @@
  *   function; control is never lost.
  *
  * - fork and vfork are followed only when a fork handler is set (for a
- *   created command or a forked child, set it before pctx_run). The child
- *   is traced by the same tracer, not by a forked controller: the fork
- *   callback gets a new pctx for it, inheriting arg, verbose and the error
- *   function but with default handlers. Inside the callback, the handler
- *   may call pctx_set_events and pctx_run on that pctx: pctx_run then does
- *   not block, it adds the child to the running loop with its own msec,
- *   nsamples and tick, calls init_lwp(1) before the child runs, and
- *   returns 0. A child not run so (or released in the callback) is
- *   detached and runs on untraced. Followed children are freed by the
- *   library when they exit or are released (libcpc is told); releasing
- *   the top-level pctx releases those still followed. pctx_run returns
- *   when no followed process is left; an error in a child ends only the
- *   child's tracking, and pctx_run's result is that of its own process.
+ *   created command or a forked child, set it before pctx_run). The
+ *   handler is called as (pctx, parent pid, child pid, lwpid, arg), the
+ *   order in which the Solaris libpctx calls it and its cputrack relies
+ *   on; the Solaris header's typedef names lwpid third. pctx is a new pctx
+ *   for the child, inheriting arg, verbose and the error function but
+ *   with default handlers. How the handler runs is the fork model
+ *   (pctx_set_fork_model):
+ *   PCTX_FORK_COPY, the default, as on Solaris: the handler runs in a
+ *   copy of the controller (a fork of it) that has become the child's
+ *   tracer; pctx_run on the child's pctx there blocks until the child is
+ *   done, and when the handler returns the copy releases the child and
+ *   exits with _exit(0). The controller itself goes on tracing the
+ *   parent. Available on x86-64 and arm64; elsewhere the handler runs as
+ *   with PCTX_FORK_ADOPT.
+ *   PCTX_FORK_ADOPT: the handler runs in the controller, and pctx_run on
+ *   the child's pctx does not block: it adds the child to the running
+ *   loop with its own msec, nsamples and tick, calls init_lwp(1) before
+ *   the child runs, and returns 0. pctx_run then returns when no followed
+ *   process is left; an error in a child ends only the child's tracking,
+ *   and pctx_run's result is that of its own process. Followed children
+ *   are freed by the library when they exit or are released; releasing
+ *   the top-level pctx releases those still followed.
+ *   In both models a child not run (or released in the handler) is
+ *   detached and runs on untraced.
  *
  * - Ticks come from one timerfd for the run, with absolute deadlines (no
  *   drift) at the interval of the first process that ticks; a process
@@ -66,8 +78,24 @@
  *   msec 0: no ticks, unlimited samples.
  *
  * - Signals are delivered unchanged. Job control works: SIGSTOP, SIGTSTP,
- *   SIGTTIN, SIGTTOU stop the target and SIGCONT resumes it while the run
- *   goes on (Solaris ended the run with -1 on a job-control stop).
+ *   SIGTTIN, SIGTTOU stop every thread of the target and SIGCONT resumes
+ *   them while the run goes on (Solaris ended the run with -1 on a
+ *   job-control stop).
+ *
+ * - The controller's own signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT that
+ *   are not ignored when pctx_run starts are taken by the run (they reach
+ *   no handler meanwhile): each ends the run as pctx_terminate does, or is
+ *   handed to the signal hook (pctx_set_signal_hook). Ignored ones stay
+ *   ignored, as under nohup. SIGTSTP, SIGTTIN and SIGTTOU, when not
+ *   ignored, stop the
+ *   controller as they would without libpctx, but first every captured
+ *   process is let go, so that a stopped controller never holds up its
+ *   targets: they run untraced until the controller continues and takes
+ *   them back (their counters count on meanwhile; threads born and dead
+ *   in between are reported when it does, forks made in between are not
+ *   followed). A created command stays traced: it runs until it next
+ *   needs the tracer (a new thread, fork, exec or signal) and waits
+ *   there.
  *
  * - A non-zero return from init_lwp, lwp_create, exec or tick releases
  *   the process (it runs on) and pctx_run returns -1; except that a failed
@@ -86,6 +114,15 @@
 
 #include <stdarg.h>
 #include <sys/types.h>
+
+/*
+ * id_t is POSIX (XSI): strict C modes (-std=c99, -std=c11 without feature
+ * macros) leave it undeclared, and Solaris code includes nothing else.
+ */
+#if defined(__GLIBC__) && !defined(__id_t_defined)
+typedef __id_t id_t;
+#define __id_t_defined
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -107,7 +144,8 @@ typedef enum {
 } pctx_event_t;
 
 typedef int pctx_sysc_execfn_t(pctx_t *, pid_t, id_t, char *, void *);
-typedef void pctx_sysc_forkfn_t(pctx_t *, pid_t, id_t, pid_t, void *);
+/* (pctx, parent pid, child pid, lwpid, arg): see "fork and vfork" above. */
+typedef void pctx_sysc_forkfn_t(pctx_t *, pid_t, pid_t, id_t, void *);
 typedef void pctx_sysc_exitfn_t(pctx_t *, pid_t, id_t, int, void *);
 typedef int pctx_sysc_lwp_createfn_t(pctx_t *, pid_t, id_t, void *);
 typedef int pctx_init_lwpfn_t(pctx_t *, pid_t, id_t, void *);
@@ -150,9 +188,71 @@ int pctx_lwp_exiting(pctx_t *pctx, id_t lwpid);
  */
 void pctx_set_idle(void (*idle)(void *arg), void *arg);
 
-/* Internal link used by libcpc's cpc_bind_pctx. */
-pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid);
-int __pctx_lwp_held(pctx_t *pctx, id_t lwpid);
+/*
+ * Called, in the loop, for each SIGINT, SIGTERM, SIGHUP or SIGQUIT the
+ * controller gets during pctx_run, with the signal and who sent it
+ * (si_code: SI_USER for kill(2), SI_KERNEL from the terminal, ...; pid:
+ * the sender, or 0). Nonzero ends the run as pctx_terminate does; 0 goes
+ * on (the hook may release or kill processes meanwhile). NULL, the
+ * default: every such signal ends the run.
+ */
+void pctx_set_signal_hook(int (*hook)(int sig, int si_code, pid_t pid,
+    void *arg), void *arg);
+
+/*
+ * Data of the caller's own, one record per process and per LWP. Once set,
+ * it is what callbacks receive as their last argument in place of the arg
+ * given to pctx_create or pctx_capture: the LWP's data for init_lwp's
+ * successors about that LWP (lwp_create, tick, fini_lwp, lwp_exit), the
+ * process's data for the others (init_lwp, exec, exit, fork), each
+ * falling back to the process's data, then to arg (so a caller that
+ * hangs data on LWPs hangs some on every LWP, in init_lwp, to always know
+ * what it receives). free_data (may be
+ * NULL) is called when the record goes: an LWP's after its last callback
+ * (lwp_exit, or fini_lwp at an exec, a process exit or a release), a
+ * process's when its pctx is freed. Setting new data frees the old.
+ * 0, or -1 with errno ESRCH for an unknown LWP.
+ */
+typedef void (pctx_free_t)(void *data);
+int pctx_set_proc_data(pctx_t *pctx, void *data, pctx_free_t *free_data);
+int pctx_set_lwp_data(pctx_t *pctx, id_t lwpid, void *data,
+    pctx_free_t *free_data);
+
+/* How a fork callback runs: see "fork and vfork" above. */
+typedef enum {
+	PCTX_FORK_COPY = 0,
+	PCTX_FORK_ADOPT
+} pctx_fork_model_t;
+int pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model);
+
+/*
+ * Libraries built on libpctx (libcpc's cpc_bind_pctx) register as clients
+ * of a pctx: gone is called when the pctx goes away (released, exited,
+ * freed), request when one of its LWPs calls pctx_request. A client is
+ * registered once per (client, arg); at most a few per pctx.
+ * request returns an answer >= 0, or -errno: -ENOSYS for a code that is
+ * not its own, so that the next client is asked.
+ */
+typedef struct pctx_client {
+	void	(*gone)(pctx_t *pctx, void *arg);
+	int	(*request)(pctx_t *pctx, id_t lwpid, int code, void *arg);
+} pctx_client_t;
+int pctx_add_client(pctx_t *pctx, const pctx_client_t *client, void *arg);
+
+/*
+ * Whether an LWP is sure to pass through a ptrace-stop before it runs
+ * another user instruction: it is held in one, or its first stop is
+ * still due. 1 or 0.
+ */
+int pctx_lwp_held(pctx_t *pctx, id_t lwpid);
+
+/*
+ * Called in a traced process: ask the controller, if it is a libpctx
+ * controller, to serve request code for the calling LWP, synchronously.
+ * The answer (>= 0), or -1 with errno: ENOTSUP when no libpctx controller
+ * traces the caller, else what the controller's client answered.
+ */
+int pctx_request(int code);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sample buffers: one 64-bit value per request, plus the sample time and
  * the virtualized tick.
@@ -55,6 +56,14 @@ cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val)
 	(void)cpc;
 	buf->data[index] = val;
 	return 0;
+}
+
+void
+cpc_buf_set_time(cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime,
+    uint64_t enabled_ns)
+{
+	buf->hrtime = hrtime;
+	buf->tick = cpclib_tick_of(cpc, enabled_ns);
 }
 
 hrtime_t

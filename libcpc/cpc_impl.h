@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libcpc internals shared between its source files.
  */
@@ -8,16 +9,44 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <sys/queue.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
+/*
+ * The library is built with hidden visibility: only what the public
+ * headers declare is exported.
+ */
+#pragma GCC visibility push(default)
 #include "libcpc.h"
+#include "libpctx.h"
+#pragma GCC visibility pop
 
-/* What a request's event name resolved to. */
+/*
+ * One perf event that a request counts with, and its weight in the
+ * request's value: +1, -1 (hits = accesses - misses), another integer
+ * where a preset weighs its events (floating point operations of packed
+ * instructions), or 0 for an event that only has to count alongside.
+ */
+struct cpc_event_term {
+	struct perf_event_attr	 attr;	/* type, config: what the name fixes */
+	int			 sign;	/* the weight */
+};
+
+/*
+ * What a request's event name resolved to: one perf event, or several
+ * whose weighted sum the library computes (a derived preset). The terms
+ * belong to the handle's name cache and live as long as the handle.
+ */
+#define CPC_MAX_TERMS	32
 struct cpc_event_enc {
-	uint32_t type;		/* perf type (from sysfs for PMUs) */
-	uint64_t config;
-	uint64_t config1;
-	uint64_t config2;
-	bool	 hardware;	/* needs a hardware counter */
+	const struct cpc_event_term *term;
+	int			 nterms;
+	bool			 hardware;	/* needs the core PMU */
+	bool			 kernel_context; /* fires in the kernel only */
+	bool			 all_modes;	/* no mode can be excluded */
+	uint_t			 modes;		/* CPC_COUNT_* it fixes, or 0 */
+	int			*pin;		/* tracepoint kept: events.c */
 };
 
 struct cpc_request {
@@ -30,6 +59,7 @@ struct cpc_request {
 	cpc_attr_t	*attrs;		/* names owned, copied at add time */
 	int		 picnum;	/* -1 when the kernel may choose */
 	struct cpc_event_enc enc;
+	int		 first_event;	/* its first perf event in the group */
 	uint64_t	 sample_type;	/* of a buffered request's records */
 	uint64_t	 id;		/* kernel event id, names its records */
 	uint64_t	 period;	/* sample_period it was opened with */
@@ -51,7 +81,8 @@ struct __cpc_set {
 	struct cpc_request	*reqs;
 	int			 nreqs;
 	enum cpc_bind_kind	 bound;
-	int			*fds;		/* fds[0] is the group leader */
+	int			 nevents;	/* perf events: a request has 1 or 2 */
+	int			*fds;		/* per event; fds[0] leads the group */
 	pid_t			 tid;		/* LWP the set counts */
 	int			 cpu;		/* CPU for CPU binds */
 	pid_t			 binder;	/* thread that called cpc_bind_cpu */
@@ -60,12 +91,15 @@ struct __cpc_set {
 	pctx_t			*pctx;
 	id_t			 lwpid;
 	uint64_t		 generation;	/* exclusivity generation at bind */
-	bool			 read_each;	/* kernel refused a group read */
+	bool			 read_each;	/* counters read one by one */
+	bool			 sampling;	/* overflow.c handles this binding */
+	bool			 standby;	/* bound, waiting for cpc_set_switch */
 	bool			 disabled;	/* cpc_disable()d */
 	bool			 target_held;	/* bound while libpctx held it stopped */
 	uint64_t		*readbuf;	/* group read scratch, sized once */
 	size_t			 readbuf_len;
-	uint64_t		 enabled_ns, running_ns;
+	uint64_t		 enabled_ns, running_ns;	/* at the last sample */
+	uint64_t		 enabled_base, running_base;	/* before a reopen */
 	volatile bool		 frozen;	/* by an overflow, until restart */
 	bool			 live;		/* registered for SIGTRAP */
 	size_t			 ring_pages;	/* data pages, 0: the default */
@@ -82,12 +116,22 @@ struct __cpc_buf {
 	uint64_t		 data[];
 };
 
-/* What the kernel can count, probed once, when first asked. */
+/*
+ * What the kernel can count, built when first asked: every name the
+ * walkers list, with its kind and a one-line description, and the forms
+ * that take a parameter (listed by the described walk only).
+ */
+struct cpc_catalog_entry {
+	char		*name;
+	const char	*kind;
+	char		*desc;
+	bool		 generic;	/* a PAPI_* name */
+	bool		 form;		/* mem:ADDR and the like */
+};
 struct cpc_catalog {
-	char	**generic;	/* PAPI_* names */
-	int	  ngeneric;
-	char	**platform;	/* everything else */
-	int	  nplatform;
+	struct cpc_catalog_entry *entry;
+	int		 n;
+	int		 nalloc;
 };
 
 /* Whether a set's hardware requests fit the PMU together, remembered. */
@@ -99,7 +143,6 @@ struct cpc_fits {
 };
 
 struct __cpc {
-	LIST_ENTRY(__cpc)	 link;		/* in the list of open handles */
 	LIST_HEAD(, __cpc_set)	 sets;
 	LIST_HEAD(, __cpc_buf)	 bufs;
 	cpc_errhndlr_t		*errfn;
@@ -124,21 +167,20 @@ struct __cpc {
 };
 
 /* error.c */
-void cpc_err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
+void cpclib_err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-void cpc_err_subcode(cpc_t *cpc, const char *fn, int subcode);
+void cpclib_err_subcode(cpc_t *cpc, const char *fn, int subcode);
 
 /* events.c */
-int cpc_event_encode(cpc_t *cpc, const char *name, struct cpc_event_enc *enc,
+int cpclib_event_encode(cpc_t *cpc, const char *name, struct cpc_event_enc *enc,
     char *why, size_t whylen);
-int cpc_attr_apply(cpc_t *cpc, const struct cpc_request *req,
+int cpclib_attr_apply(cpc_t *cpc, const struct cpc_request *req,
     struct perf_event_attr *attr);
-bool cpc_attr_known(cpc_t *cpc, const char *name);
-void cpc_events_free(cpc_t *cpc);
-size_t cpc_papi_count(void);
-const char *cpc_papi_name(size_t i);
-void cpc_request_to_attr(const struct cpc_request *req,
+bool cpclib_attr_known(cpc_t *cpc, const char *name);
+void cpclib_events_free(cpc_t *cpc);
+void cpclib_request_to_attr(const struct cpc_request *req, int t,
     struct perf_event_attr *attr);
+const char *cpclib_event_desc(cpc_t *cpc, const char *name);
 
 /* pmu.c */
 /* An attribute: bits of one config word of the core PMU's encoding. */
@@ -147,71 +189,110 @@ struct cpc_attr_field {
 	int		 config;	/* 0: config, 1: config1, 2: config2 */
 	uint64_t	 mask;
 };
-void cpc_pmu_detect(cpc_t *cpc);
-const struct cpc_attr_field *cpc_pmu_attr_field(const char *name);
-int cpc_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-    int group_fd);
-void cpc_dummy_attr(struct perf_event_attr *attr);
-hrtime_t cpc_gethrtime(void);
-double cpc_tsc_per_ns(void);
+void cpclib_pmu_detect(cpc_t *cpc);
+const struct cpc_attr_field *cpclib_pmu_attr_field(const char *name);
+void cpclib_dummy_attr(struct perf_event_attr *attr);
+double cpclib_tsc_per_ns(void);
+uint64_t cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns);
+const char *cpclib_pfm_pmu_name(const cpc_t *cpc);
 
 /* catalog.c */
-int cpc_catalog_build(cpc_t *cpc);
-void cpc_catalog_free(cpc_t *cpc);
+int cpclib_catalog_build(cpc_t *cpc);
+void cpclib_catalog_free(cpc_t *cpc);
 
 /* exclusive.c */
-int cpc_excl_lwp_allowed(cpc_t *cpc);
-uint64_t cpc_excl_generation(void);
-int cpc_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd);
-void cpc_excl_cpu_release(cpc_t *cpc, int lockfd);
+int cpclib_excl_lwp_allowed(cpc_t *cpc);
+extern volatile uint64_t *cpclib_generation_page;
+uint64_t cpclib_excl_generation_slow(void);
+int cpclib_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd);
+void cpclib_excl_cpu_release(cpc_t *cpc, int lockfd);
 
 /* sample.c */
-int cpc_set_read(cpc_set_t *set);
-int cpc_read_stride(const cpc_set_t *set);
-uint64_t cpc_read_value(const cpc_set_t *set, int i);
-uint64_t cpc_read_lost(const cpc_set_t *set, int i);
+int cpclib_set_read(cpc_set_t *set);
+int cpclib_read_stride(const cpc_set_t *set);
+uint64_t cpclib_read_value(const cpc_set_t *set, int i);
+uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
+
+/* group.c */
+bool cpclib_set_asks_overflow(const cpc_set_t *set);
+int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
+    bool inherit, const char *fn);
+void cpclib_group_close(cpc_set_t *set);
+int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
+int cpclib_group_leader(cpc_set_t *set, bool on);
+int cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid,
+    const char *fn);
+
+/* open_error.c */
+void cpclib_report_open_error(cpc_t *cpc, const char *fn,
+    const struct cpc_request *req, int event, pid_t pid);
+void cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req,
+    int err, pid_t pid, int cpu, char *buf, size_t len);
 
 /* bind.c */
-int cpc_set_open_counters(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
-    bool inherit, const char *fn);
-void cpc_set_close_counters(cpc_set_t *set);
-cpc_set_t *cpc_curlwp_set(cpc_t *cpc);
+cpc_set_t *cpclib_curlwp_set(cpc_t *cpc);
 
-/* overflow.c */
-uint64_t cpc_ovf_period(const struct cpc_request *req);
-bool cpc_set_samples(const cpc_set_t *set);
-bool cpc_set_buffers(const cpc_set_t *set);
-void cpc_emt_from_carrier(void);
-extern const char cpc_emt_carrier;
-int cpc_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit);
-int cpc_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit,
-    const char *fn);
-void cpc_ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
-    struct perf_event_attr *attr);
-int cpc_ovf_arm(cpc_t *cpc, cpc_set_t *set, const char *fn);
-void cpc_ovf_disarm(cpc_set_t *set);
-int cpc_ovf_reload(cpc_set_t *set);
+/* overflow.c: only for sets whose requests ask for overflow */
+uint64_t cpclib_ovf_period(const struct cpc_request *req);
+bool cpclib_set_buffers(const cpc_set_t *set);
+extern const char cpclib_emt_carrier;
+int cpclib_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit);
+int cpclib_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit);
+int cpclib_ovf_open(cpc_set_t *set, struct cpc_request *req,
+    struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+    bool *explained);
+int cpclib_ovf_arm(cpc_set_t *set);
+void cpclib_ovf_disarm(cpc_set_t *set);
+int cpclib_ovf_reload(cpc_set_t *set);
 
 /* pcbuf.c */
-void cpc_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr);
-int cpc_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
+void cpclib_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr);
+int cpclib_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
     pid_t pid, int cpu, int group_fd);
-int cpc_ring_open(cpc_t *cpc, cpc_set_t *set, const char *fn);
-void cpc_ring_close(cpc_set_t *set);
+int cpclib_ring_open(cpc_set_t *set);
+void cpclib_ring_close(cpc_set_t *set);
 
 /* v1.c, v1_strtoevent.c */
-cpc_t *cpc_v1_handle(void);
-void cpc_v1_verror(const char *fn, const char *fmt, va_list ap);
-int cpc_v1_code(cpc_t *cpc, const char *name);
-const char *cpc_v1_name(cpc_t *cpc, unsigned code);
+cpc_t *cpclib_v1_handle(void);
+void cpclib_v1_verror(const char *fn, const char *fmt, va_list ap);
+int cpclib_v1_code(cpc_t *cpc, const char *name);
+const char *cpclib_v1_name(cpc_t *cpc, unsigned code);
+void cpclib_v1_forget_pctx(pctx_t *pctx);
 
-/* Hooks into libpctx, present when the program links it. */
-pid_t __pctx_lwp_tid(pctx_t *pctx, id_t lwpid) __attribute__((weak));
-int __pctx_lwp_held(pctx_t *pctx, id_t lwpid) __attribute__((weak));
-void pctx_terminate(pctx_t *pctx) __attribute__((weak));
-void pctx_release(pctx_t *pctx) __attribute__((weak));
+/* pctx.c: the one file that touches libpctx */
+int cpclib_pctx_ask_counting(bool on);
+int cpclib_pctx_ask_mode(uint_t flag, bool on);
+void cpclib_pctx_release_all(cpc_t *cpc);
+void cpclib_pctx_terminate_all(cpc_t *cpc);
 
-/* Called by libpctx when a pctx is released. */
-void __cpc_pctx_gone(pctx_t *pctx);
+/*
+ * Small enough for the per-tick and per-thread paths to call in place.
+ */
+static inline int
+cpclib_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+    int group_fd)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+static inline hrtime_t
+cpclib_gethrtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The exclusivity generation (exclusive.c), once its page is mapped. */
+static inline uint64_t
+cpclib_excl_generation(void)
+{
+	volatile uint64_t *gen = cpclib_generation_page;
+
+	return gen != NULL ? __atomic_load_n(gen, __ATOMIC_ACQUIRE) :
+	    cpclib_excl_generation_slow();
+}
 
 #endif /* CPC_IMPL_H */

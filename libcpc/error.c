@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Error reporting: subcodes, their default texts, and the handler.
  */
@@ -54,7 +55,7 @@ call_handler(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
 
 /* Report an error with its own message; errno survives the handler. */
 void
-cpc_err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
+cpclib_err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
 {
 	cpc_errhndlr_t *handler = cpc != NULL && cpc->errfn != NULL ?
 	    cpc->errfn : default_errfn;
@@ -69,7 +70,7 @@ cpc_err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
 
 /* Report a subcode with its default text. */
 void
-cpc_err_subcode(cpc_t *cpc, const char *fn, int subcode)
+cpclib_err_subcode(cpc_t *cpc, const char *fn, int subcode)
 {
 	int saved = errno;
 

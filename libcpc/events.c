@@ -1,112 +1,37 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Event names: what a name means on Linux, how it encodes, and whether
- * this kernel can count it. Results are cached per handle, because the
- * commands add the same requests for every thread they follow.
+ * this kernel can count it. Each grammar has its own file (evgrammar.c,
+ * sysfs_pmu.c, tracefs.c, probes.c, presets.c); this one asks them in
+ * turn and caches the answer per handle, because the commands add the
+ * same requests for every thread they follow.
  */
 #include <errno.h>
-#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* libbsd's RB_*_STATIC expect BSD's __unused. */
+#ifndef __unused
+#define __unused	__attribute__((unused))
+#endif
 #include <sys/tree.h>
 #include <unistd.h>
 
-#include "cpc_impl.h"
-
-struct name_map {
-	const char	*name;
-	const char	*linux_name;
-	bool		 exact;
-	const char	*meaning;
-};
-
-/* Generic (PAPI) names and the perf generic events that count the same. */
-static const struct name_map papi_map[] = {
-	{ "PAPI_tot_ins", "instructions", true, "instructions completed" },
-	{ "PAPI_tot_cyc", "cycles", true, "total cycles" },
-	{ "PAPI_br_ins", "branch-instructions", true, "branch instructions" },
-	{ "PAPI_br_msp", "branch-misses", true,
-	    "conditional branches mispredicted" },
-	{ "PAPI_l1_dcr", "L1-dcache-loads", true, "L1 data cache reads" },
-	{ "PAPI_l1_dcw", "L1-dcache-stores", true, "L1 data cache writes" },
-	{ "PAPI_l1_ldm", "L1-dcache-load-misses", true,
-	    "L1 load misses" },
-	{ "PAPI_l1_stm", "L1-dcache-store-misses", true,
-	    "L1 store misses" },
-	{ "PAPI_l1_ica", "L1-icache-loads", true,
-	    "L1 instruction cache accesses" },
-	{ "PAPI_l1_icm", "L1-icache-load-misses", true,
-	    "L1 instruction cache misses" },
-	{ "PAPI_l3_tca", "cache-references", true,
-	    "last-level cache accesses" },
-	{ "PAPI_l3_tcm", "cache-misses", true, "last-level cache misses" },
-	{ "PAPI_l3_dcr", "LLC-loads", true, "last-level cache data reads" },
-	{ "PAPI_l3_ldm", "LLC-load-misses", true,
-	    "last-level cache load misses" },
-	{ "PAPI_tlb_dm", "dTLB-load-misses", true, "data TLB misses" },
-	{ "PAPI_tlb_im", "iTLB-load-misses", true,
-	    "instruction TLB misses" },
-};
-
-/* Classic UltraSPARC names found in old scripts. */
-static const struct name_map sparc_map[] = {
-	{ "Cycle_cnt", "cycles", true, "UltraSPARC cycle count" },
-	{ "Instr_cnt", "instructions", true,
-	    "UltraSPARC instructions completed" },
-	{ "EC_ref", "cache-references", false,
-	    "UltraSPARC E-cache references" },
-	{ "EC_hit", "cache-references", false, "UltraSPARC E-cache hits" },
-	{ "EC_misses", "cache-misses", false, "UltraSPARC E-cache misses" },
-	{ "EC_write_hit_RDO", "cache-references", false,
-	    "UltraSPARC E-cache write hits for read-to-own" },
-	{ "EC_snoop_inv", "cache-misses", false,
-	    "UltraSPARC E-cache snoop invalidations" },
-	{ "EC_rd_miss", "LLC-load-misses", false,
-	    "UltraSPARC E-cache read misses" },
-	{ "IC_ref", "L1-icache-loads", false,
-	    "UltraSPARC I-cache references" },
-	{ "IC_hit", "L1-icache-loads", false, "UltraSPARC I-cache hits" },
-	{ "IC_miss", "L1-icache-load-misses", false,
-	    "UltraSPARC I-cache misses" },
-	{ "DC_rd", "L1-dcache-loads", false, "UltraSPARC D-cache reads" },
-	{ "DC_wr", "L1-dcache-stores", false, "UltraSPARC D-cache writes" },
-	{ "DC_rd_hit", "L1-dcache-loads", false,
-	    "UltraSPARC D-cache read hits" },
-	{ "DC_wr_hit", "L1-dcache-stores", false,
-	    "UltraSPARC D-cache write hits" },
-	{ "DC_miss", "L1-dcache-load-misses", false,
-	    "UltraSPARC D-cache misses" },
-	{ "ITLB_miss", "iTLB-load-misses", false,
-	    "UltraSPARC instruction TLB misses" },
-	{ "DTLB_miss", "dTLB-load-misses", false,
-	    "UltraSPARC data TLB misses" },
-	{ "Dispatch0_IC_miss", "stalled-cycles-frontend", false,
-	    "UltraSPARC stall cycles on I-cache miss" },
-	{ "Dispatch0_mispred", "branch-misses", false,
-	    "UltraSPARC stall cycles on branch misprediction" },
-	{ "Load_use", "stalled-cycles-backend", false,
-	    "UltraSPARC load-use stall cycles" },
-};
-
-/*
- * Software events the kernel counts only in its own context: with
- * exclude_kernel they would read zero, so they always count kernel mode.
- */
-static const uint64_t kernel_context_sw[] = {
-	PERF_COUNT_SW_CONTEXT_SWITCHES,
-	PERF_COUNT_SW_CPU_MIGRATIONS,
-	PERF_COUNT_SW_CGROUP_SWITCHES,
-};
-
-#define TRACEFS_DIRS	{ "/sys/kernel/tracing", "/sys/kernel/debug/tracing" }
+#include "evname.h"
 
 struct event_entry {
 	RB_ENTRY(event_entry)	 node;
 	char			*name;
 	cpc_event_status_t	 status;
+	const char		*kind;
+	char			*reason;	/* why not countable, or NULL */
+	char			*desc;		/* what it counts, or NULL */
+	char			*note;		/* what is counted instead */
+	struct cpc_event_term	*terms;
 	struct cpc_event_enc	 enc;
-	char			 why[320];
-	int			 keep_fd;	/* a tracepoint's, see probe() */
+	char			*owned[2];
+	int			 pin;		/* see cpclib_request_to_attr */
 };
 
 static int
@@ -115,338 +40,532 @@ entry_cmp(const struct event_entry *a, const struct event_entry *b)
 	return strcmp(a->name, b->name);
 }
 
-RB_HEAD(cpc_event_tree, event_entry);
-RB_PROTOTYPE(cpc_event_tree, event_entry, node, entry_cmp)
-RB_GENERATE(cpc_event_tree, event_entry, node, entry_cmp)
+RB_HEAD(event_names, event_entry);
+RB_PROTOTYPE_STATIC(event_names, event_entry, node, entry_cmp)
+RB_GENERATE_STATIC(event_names, event_entry, node, entry_cmp)
 
-static const struct name_map *
-map_find(const struct name_map *map, size_t n, const char *name)
+/*
+ * The handle's name cache, and what the grammars read once. Threads may
+ * share a handle: the cache is locked while it is searched or grown (not
+ * while a name is classified, which may look up other names), and its
+ * entries stay until the handle closes.
+ */
+struct cpc_event_tree {
+	pthread_mutex_t		 lock;
+	struct event_names	 names;
+	struct ev_state		 state;
+	pthread_mutex_t		 catalog_lock;
+};
+
+static pthread_mutex_t tree_create_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define PIN_NONE	(-1)	/* no reference taken yet */
+#define PIN_FAILED	(-2)	/* could not take one: do not try again */
+
+static struct cpc_event_tree *
+event_tree(cpc_t *cpc)
 {
-	size_t i;
+	struct cpc_event_tree *tree;
 
-	for (i = 0; i < n; i++)
-		if (strcmp(map[i].name, name) == 0)
-			return &map[i];
-	return NULL;
-}
-
-
-/* Walk the generic names (for the catalog). */
-size_t
-cpc_papi_count(void)
-{
-	return sizeof(papi_map) / sizeof(papi_map[0]);
-}
-
-const char *
-cpc_papi_name(size_t i)
-{
-	return papi_map[i].name;
-}
-
-static bool
-is_kernel_context(const struct cpc_event_enc *enc)
-{
-	size_t i;
-
-	if (enc->type == PERF_TYPE_TRACEPOINT)
-		return true;
-	if (enc->type != PERF_TYPE_SOFTWARE)
-		return false;
-	for (i = 0; i < sizeof(kernel_context_sw) / sizeof(uint64_t); i++)
-		if (kernel_context_sw[i] == enc->config)
-			return true;
-	return false;
-}
-
-static bool
-looks_like_tracepoint(const char *name)
-{
-	const char *colon = strchr(name, ':');
-
-	return colon != NULL && colon != name && colon[1] != '\0' &&
-	    colon[1] != ':' && strchr(colon + 1, ':') == NULL &&
-	    strchr(name, '/') == NULL && strchr(name, '.') == NULL;
-}
-
-static cpc_event_status_t
-encode_tracepoint(const char *name, struct cpc_event_enc *enc, char *why,
-    size_t whylen)
-{
-	static const char *const dirs[] = TRACEFS_DIRS;
-	char path[768], sub[256];
-	const char *colon = strchr(name, ':');
-	const char *denied = NULL;
-	bool mounted = false;
-	size_t i;
-	FILE *f;
-
-	snprintf(sub, sizeof(sub), "%.*s", (int)(colon - name), name);
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events", dirs[i]);
-		if (access(path, R_OK) != 0) {
-			/* Mounted, but only root may look (mode 700). */
-			if ((errno == EACCES || errno == EPERM) && denied == NULL)
-				denied = dirs[i];
-			continue;
-		}
-		mounted = true;
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id", dirs[i],
-		    sub, colon + 1);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		enc->type = PERF_TYPE_TRACEPOINT;
-		if (fscanf(f, "%lu", &enc->config) != 1) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		return CPC_EVENT_COUNTABLE;
+	pthread_mutex_lock(&tree_create_lock);
+	if ((tree = cpc->events) == NULL &&
+	    (tree = calloc(1, sizeof(*tree))) != NULL) {
+		pthread_mutex_init(&tree->lock, NULL);
+		pthread_mutex_init(&tree->catalog_lock, NULL);
+		RB_INIT(&tree->names);
+		cpc->events = tree;
 	}
-	if (!mounted && denied != NULL) {
-		snprintf(why, whylen, "%s: tracepoint, but this user may not "
-		    "read tracefs (%s: %s); tracepoints need root, or read "
-		    "access to %s/events", name, denied, strerror(EACCES),
-		    denied);
-		return CPC_EVENT_NO_TRACEFS;
-	}
-	if (!mounted) {
-		snprintf(why, whylen, "%s: tracepoint, but tracefs is not "
-		    "mounted (mount -t tracefs nodev /sys/kernel/tracing)",
-		    name);
-		return CPC_EVENT_NO_TRACEFS;
-	}
-	snprintf(why, whylen, "%s: no such tracepoint in this kernel", name);
-	return CPC_EVENT_UNKNOWN;
+	pthread_mutex_unlock(&tree_create_lock);
+	return tree;
 }
 
-static bool
-parse_raw(const char *name, uint64_t *code)
+/* The catalog is built once, by one thread, while others wait. */
+void
+cpclib_catalog_lock(cpc_t *cpc, bool lock)
 {
-	char *end;
+	struct cpc_event_tree *tree = event_tree(cpc);
 
-	if (name[0] == '\0' || name[0] == '-' || name[0] == '+')
-		return false;
-	errno = 0;
-	*code = strtoull(name, &end, 0);
-	return errno == 0 && *end == '\0';
+	if (tree == NULL)
+		return;
+	if (lock)
+		pthread_mutex_lock(&tree->catalog_lock);
+	else
+		pthread_mutex_unlock(&tree->catalog_lock);
+}
+
+/* The sysfs PMUs, read once. */
+void
+cpclib_ev_state_lock(cpc_t *cpc, bool lock)
+{
+	struct cpc_event_tree *tree = event_tree(cpc);
+
+	if (tree == NULL)
+		return;
+	if (lock)
+		pthread_mutex_lock(&tree->lock);
+	else
+		pthread_mutex_unlock(&tree->lock);
+}
+
+struct ev_state *
+cpclib_ev_state(cpc_t *cpc)
+{
+	struct cpc_event_tree *tree = event_tree(cpc);
+
+	return tree != NULL ? &tree->state : NULL;
+}
+
+/* The perf attributes of a request's term t with its modes applied. */
+static void
+term_attr(const struct cpc_event_enc *enc, uint_t flags, int t,
+    struct perf_event_attr *attr)
+{
+	uint_t modes;
+
+	*attr = enc->term[t].attr;
+	attr->size = sizeof(*attr);
+	if (enc->modes != 0) {
+		modes = enc->modes;	/* the name's modifiers, as perf */
+	} else if (enc->all_modes) {
+		modes = CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_COUNT_HV;
+	} else {
+		modes = flags;
+		/* Counting only user mode, these would read zero. */
+		if (enc->kernel_context)
+			modes |= CPC_COUNT_USER | CPC_COUNT_SYSTEM;
+	}
+	attr->exclude_user = !(modes & CPC_COUNT_USER);
+	attr->exclude_kernel = !(modes & CPC_COUNT_SYSTEM);
+	attr->exclude_hv = !(modes & CPC_COUNT_HV);
+	attr->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
 /*
- * "name (pmu::EVENT: description)": libpfm4's own name for the event,
- * without modifiers, and its description where it says more than that.
+ * The handle keeps one event open on each tracepoint a set has counted:
+ * when the last perf event on a tracepoint closes, the kernel removes its
+ * probe and waits for a grace period (tens of milliseconds), and without
+ * this reference every exec or exit of the last traced thread would pay
+ * that wait. Taken at the first open, so that merely naming thousands of
+ * tracepoints (the walkers' clients do) opens none.
  */
 static void
-describe_pfm(const char *name, int idx, char *why, size_t whylen)
+take_pin(int *pin, const struct perf_event_attr *attr)
 {
-	pfm_event_info_t einfo;
-	pfm_pmu_info_t pinfo;
+	struct perf_event_attr a = *attr;
+	int fd, expected = PIN_NONE;
 
-	memset(&einfo, 0, sizeof(einfo));
-	einfo.size = sizeof(einfo);
-	memset(&pinfo, 0, sizeof(pinfo));
-	pinfo.size = sizeof(pinfo);
-	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) !=
-	    PFM_SUCCESS ||
-	    pfm_get_pmu_info(einfo.pmu, &pinfo) != PFM_SUCCESS) {
-		snprintf(why, whylen, "%s", name);
-		return;
-	}
-	if (einfo.desc != NULL && strcmp(einfo.desc, einfo.name) != 0)
-		snprintf(why, whylen, "%s (%s::%s: %s)", name, pinfo.name,
-		    einfo.name, einfo.desc);
-	else
-		snprintf(why, whylen, "%s (%s::%s)", name, pinfo.name,
-		    einfo.name);
-}
-
-static cpc_event_status_t
-encode_pfm(const char *name, struct cpc_event_enc *enc, char *why,
-    size_t whylen)
-{
-	struct perf_event_attr attr;
-	pfm_perf_encode_arg_t arg;
-	char *fstr = NULL;
-	int ret;
-
-	memset(&attr, 0, sizeof(attr));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &attr;
-	arg.size = sizeof(arg);
-	arg.fstr = &fstr;
-	ret = pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-	    &arg);
-	if (ret != PFM_SUCCESS) {
-		snprintf(why, whylen, "%s: unknown event", name);
-		return CPC_EVENT_UNKNOWN;
-	}
-	enc->type = attr.type;
-	enc->config = attr.config;
-	enc->config1 = attr.config1;
-	enc->config2 = attr.config2;
-	enc->hardware = attr.type != PERF_TYPE_SOFTWARE &&
-	    attr.type != PERF_TYPE_TRACEPOINT &&
-	    attr.type != PERF_TYPE_BREAKPOINT;
-	describe_pfm(name, arg.idx, why, whylen);
-	free(fstr);
-	return CPC_EVENT_COUNTABLE;
+	a.disabled = 1;
+	a.read_format = 0;
+	fd = cpclib_perf_open(&a, 0, -1, -1);
+	if (!__atomic_compare_exchange_n(pin, &expected,
+	    fd >= 0 ? fd : PIN_FAILED, false, __ATOMIC_ACQ_REL,
+	    __ATOMIC_ACQUIRE) && fd >= 0)
+		close(fd);
 }
 
 /*
- * Ask the kernel: open the event on ourselves, disabled. The event is
- * closed again, except a tracepoint's, which is kept in *keep_fd for as
- * long as the handle lives: when the last perf event on a tracepoint
- * closes, the kernel removes its probe and waits for an RCU grace period
- * (tens of milliseconds), and without this reference every exec or exit
- * of the last traced thread, and this probe itself, would pay that wait.
+ * The perf attributes of term t of a request, before attribute fields.
  */
-static cpc_event_status_t
-probe(const char *name, const struct cpc_event_enc *enc, char *why,
-    size_t whylen, int *keep_fd)
+void
+cpclib_request_to_attr(const struct cpc_request *req, int t,
+    struct perf_event_attr *attr)
+{
+	const struct cpc_event_enc *enc = &req->enc;
+
+	term_attr(enc, req->flags, t, attr);
+	if (enc->pin != NULL &&
+	    __atomic_load_n(enc->pin, __ATOMIC_ACQUIRE) == PIN_NONE)
+		take_pin(enc->pin, attr);
+}
+
+/* Copy a name's terms and properties, for a name built on it. */
+static void
+copy_view(const struct ev_entry_view *v, struct ev_result *r)
+{
+	int t;
+
+	r->kind = v->kind;
+	if (v->desc != NULL)
+		strlcpy(r->desc, v->desc, sizeof(r->desc));
+	if (v->note != NULL)
+		strlcpy(r->note, v->note, sizeof(r->note));
+	r->nterms = v->enc.nterms;
+	for (t = 0; t < v->enc.nterms; t++)
+		r->term[t] = v->enc.term[t];
+	r->hardware = v->enc.hardware;
+	r->kernel_context = v->enc.kernel_context;
+	r->all_modes = v->enc.all_modes;
+	r->modes = v->enc.modes;
+	r->status = v->status;
+	if (v->status != CPC_EVENT_COUNTABLE)
+		strlcpy(r->why, v->why, sizeof(r->why));
+}
+
+/* What a failed open says about a name, for its status. */
+static void
+probe_failed(cpc_t *cpc, const char *name, struct ev_result *r, int err)
 {
 	struct cpc_request req;
-	struct perf_event_attr attr;
-	char meaning[256];
-	int fd;
+	char why[EV_WHY_LEN];
 
 	memset(&req, 0, sizeof(req));
-	req.enc = *enc;
+	req.event = (char *)name;
 	req.flags = CPC_COUNT_USER;
-	cpc_request_to_attr(&req, &attr);
-	attr.disabled = 1;
-	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) >= 0) {
-		if (enc->type == PERF_TYPE_TRACEPOINT)
-			*keep_fd = fd;
-		else
+	req.enc.term = r->term;
+	req.enc.nterms = r->nterms;
+	req.enc.hardware = r->hardware;
+	req.enc.kernel_context = r->kernel_context;
+	req.enc.all_modes = r->all_modes;
+	req.enc.modes = r->modes;
+	cpclib_explain_open_error(cpc, &req, err, 0, -1, why, sizeof(why));
+	ev_fail(r, err == EACCES || err == EPERM ? CPC_EVENT_NO_PERMISSION :
+	    CPC_EVENT_UNSUPPORTED, "%s", why);
+}
+
+/*
+ * Ask the kernel: open each event on ourselves, disabled, and close it.
+ * A PMU that cannot tell modes apart (msr) refuses any exclude bit: such
+ * an event then counts every mode, unless the name asked for a mode.
+ */
+/*
+ * Whether the name is one of tracefs's tracepoints by another name
+ * (libpfm4's perf::sub:event): not a subsystem alone, nor one of
+ * ftrace's own events, on which the kernel decides one by one.
+ */
+static bool
+named_tracepoint(const char *name, const struct ev_result *r)
+{
+	const char *tp = strstr(name, "::");
+
+	if (r->nterms != 1 || r->term[0].attr.type != PERF_TYPE_TRACEPOINT ||
+	    tp == NULL)
+		return false;
+	tp += 2;
+	return strncmp(tp, "ftrace:", 7) != 0 &&
+	    cpclib_looks_like_tracepoint(tp) && cpclib_tracepoint_exists(tp);
+}
+
+static void
+probe(cpc_t *cpc, const char *name, struct ev_result *r)
+{
+	struct cpc_event_enc enc = {
+		.term = r->term, .nterms = r->nterms,
+		.kernel_context = r->kernel_context, .modes = r->modes,
+	};
+	struct perf_event_attr attr;
+	bool tracepoint;
+	int t, fd;
+
+	/*
+	 * A tracepoint by another name (libpfm4's perf::sub:event) is not
+	 * asked once this user is known to count tracepoints, as tracefs's
+	 * names are not: closing a tracepoint's event waits for an RCU grace
+	 * period, and the catalog has thousands of them.
+	 */
+	tracepoint = named_tracepoint(name, r);
+	if (tracepoint && cpclib_ev_state(cpc) != NULL &&
+	    cpclib_ev_state(cpc)->tp_access == 1)
+		return;
+
+	for (t = 0; t < r->nterms; t++) {
+		term_attr(&enc, CPC_COUNT_USER, t, &attr);
+		attr.disabled = 1;
+		if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) < 0 &&
+		    errno == EINVAL && !enc.all_modes) {
+			attr.exclude_user = attr.exclude_kernel = 0;
+			attr.exclude_hv = 0;
+			if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0 &&
+			    enc.modes != 0) {
+				close(fd);
+				ev_fail(r, CPC_EVENT_UNSUPPORTED, "the PMU "
+				    "counts every mode together and cannot "
+				    "count only some: drop the modifier");
+				return;
+			}
+			if (fd >= 0)
+				enc.all_modes = r->all_modes = true;
+			else
+				errno = EINVAL;
+		}
+		if (fd >= 0) {
 			close(fd);
-		return CPC_EVENT_COUNTABLE;
+			continue;
+		}
+		if (errno == EMFILE || errno == ENFILE)
+			continue;	/* says nothing of the event */
+		probe_failed(cpc, name, r, errno);
+		return;
 	}
-	snprintf(meaning, sizeof(meaning), "%s", why[0] ? why : name);
-	switch (errno) {
-	case EACCES:
-	case EPERM:
-		snprintf(why, whylen, "%s: permission denied (see "
-		    "kernel.perf_event_paranoid, or grant CAP_PERFMON)",
-		    meaning);
-		return CPC_EVENT_NO_PERMISSION;
-	case EMFILE:
-	case ENFILE:
-		return CPC_EVENT_COUNTABLE;
-	default:
-		snprintf(why, whylen, "%s: not supported by this kernel "
-		    "(%s)", meaning, strerror(errno));
-		return CPC_EVENT_UNSUPPORTED;
+	if (tracepoint && cpclib_ev_state(cpc) != NULL)
+		cpclib_ev_state(cpc)->tp_access = 1;
+}
+
+/* Whether a name is an existing tracepoint, modifier-like ending or not. */
+static bool
+is_tracepoint(const char *name)
+{
+	return cpclib_looks_like_tracepoint(name) &&
+	    cpclib_tracepoint_exists(name);
+}
+
+/* Every grammar in turn, on a name without counting modifiers. */
+static void
+resolve_forms(cpc_t *cpc, const char *name, struct ev_result *r)
+{
+	struct ev_result tp;
+
+	if (cpclib_resolve_breakpoint(name, r) ||
+	    cpclib_resolve_probe(cpc, name, r) ||
+	    cpclib_resolve_pmu_terms(cpc, name, r) ||
+	    cpclib_resolve_legacy(cpc, name, r) ||
+	    cpclib_resolve_solaris(cpc, name, r))
+		return;
+	/* libpfm4's EVENT:UMASK looks like a tracepoint too. */
+	ev_result_init(&tp);
+	if (cpclib_resolve_tracepoint(cpc, name, &tp) &&
+	    (tp.status == CPC_EVENT_COUNTABLE ||
+	    tp.status == CPC_EVENT_NO_PERMISSION)) {
+		*r = tp;
+		return;
+	}
+	if (cpclib_resolve_raw_r(cpc, name, r) ||
+	    cpclib_resolve_pmu_alias(cpc, name, r) ||
+	    cpclib_resolve_raw_code(cpc, name, r) ||
+	    cpclib_resolve_pfm(cpc, name, r))
+		return;
+	if (tp.kind != NULL)
+		*r = tp;
+}
+
+/* perf modifiers that mean nothing to counting, named in the refusal. */
+static void
+explain_unknown(const char *name, struct ev_result *r)
+{
+	const char *colon = strrchr(name, ':'), *m;
+
+	if (colon == NULL || colon[1] == '\0')
+		return;
+	for (m = colon + 1; *m != '\0'; m++)
+		if (cpclib_modifier_meaning(*m) == NULL)
+			return;
+	for (m = colon + 1; *m != '\0'; m++) {
+		if (strchr("ukhHGp", *m) != NULL)
+			continue;
+		r->kind = "modifier";
+		r->desc[0] = '\0';
+		ev_fail(r, CPC_EVENT_UNSUPPORTED, "perf's modifier '%c' (%s) "
+		    "means nothing when counting; the modifiers here are "
+		    ":u :k :h :H :G :p :pp :ppp", *m,
+		    cpclib_modifier_meaning(*m));
+		return;
 	}
 }
 
-static cpc_event_status_t
-classify(cpc_t *cpc, const char *name, struct cpc_event_enc *enc, char *why,
-    size_t whylen, int *keep_fd)
+static void
+classify(cpc_t *cpc, const char *name, struct ev_result *r)
 {
-	const struct name_map *alias;
-	const char *linux_name = name;
-	char meaning[192] = "";
-	cpc_event_status_t st;
-	uint64_t code;
+	char base[CPC_MAX_EVENT_LEN];
+	struct ev_entry_view v;
+	const char *mods;
+	bool composite;
 
-	memset(enc, 0, sizeof(*enc));
-	why[0] = '\0';
-	alias = map_find(sparc_map, sizeof(sparc_map) / sizeof(sparc_map[0]),
-	    name);
-	if (alias == NULL)
-		alias = map_find(papi_map,
-		    sizeof(papi_map) / sizeof(papi_map[0]), name);
-	if (alias != NULL) {
-		if (!alias->exact) {
-			snprintf(why, whylen, "%s (%s): no exact Linux "
-			    "equivalent; the nearest is %s", name,
-			    alias->meaning, alias->linux_name);
-			return CPC_EVENT_NO_EQUIVALENT;
+	ev_result_init(r);
+	if (cpclib_split_modifiers(name, base, sizeof(base), &mods) &&
+	    !is_tracepoint(name)) {
+		if (!cpclib_event_view(cpc, base, &v)) {
+			ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s",
+			    strerror(ENOMEM));
+			return;
 		}
-		linux_name = alias->linux_name;
-		snprintf(meaning, sizeof(meaning), "%s (%s, Linux %s)", name,
-		    alias->meaning, linux_name);
-	} else if (strncmp(name, "PAPI", 4) == 0) {
-		snprintf(why, whylen, "%s: unknown event", name);
-		return CPC_EVENT_UNKNOWN;
-	}
-
-	if (looks_like_tracepoint(linux_name)) {
-		st = encode_tracepoint(linux_name, enc, why, whylen);
-		if (st != CPC_EVENT_COUNTABLE)
-			return st;
-		snprintf(why, whylen, "%s (tracepoint)", name);
-	} else if (parse_raw(linux_name, &code)) {
-		enc->type = cpc->pmu_type >= 0 ? (uint32_t)cpc->pmu_type :
-		    PERF_TYPE_RAW;
-		enc->config = code;
-		enc->hardware = true;
-		snprintf(why, whylen, "%s (raw hardware event code)", name);
+		copy_view(&v, r);
+		if (r->status != CPC_EVENT_COUNTABLE &&
+		    r->status != CPC_EVENT_NO_PERMISSION)
+			return;
+		r->status = CPC_EVENT_COUNTABLE;
+		if (cpclib_apply_modifiers(mods, r) != 0)
+			return;
+		composite = false;
 	} else {
-		st = encode_pfm(linux_name, enc, why, whylen);
-		if (st != CPC_EVENT_COUNTABLE)
-			return st;
+		resolve_forms(cpc, name, r);
+		if (r->status == CPC_EVENT_UNKNOWN)
+			explain_unknown(name, r);
+		if (r->status != CPC_EVENT_COUNTABLE)
+			return;
+		composite = strcmp(r->kind, "generic") == 0 ||
+		    strcmp(r->kind, "ultrasparc") == 0;
 	}
-	if (meaning[0] != '\0')
-		snprintf(why, whylen, "%s", meaning);
-	if (enc->hardware && cpc->pmu_name[0] == '\0') {
-		snprintf(meaning, sizeof(meaning), "%s", why);
-		snprintf(why, whylen, "%s: a hardware event, and this kernel "
-		    "has no hardware counters (no PMU; a VM without a "
-		    "virtual PMU?)", meaning);
-		return CPC_EVENT_NO_PMU;
+	if (r->hardware && cpc->pmu_name[0] == '\0') {
+		ev_fail(r, CPC_EVENT_NO_PMU, "a hardware event, and this "
+		    "kernel has no hardware counters (no PMU; a VM without a "
+		    "virtual PMU?)");
+		return;
 	}
-	/* Raw codes on the core PMU take the kernel's type from sysfs. */
-	if (enc->type == PERF_TYPE_RAW && cpc->pmu_type >= 0)
-		enc->type = (uint32_t)cpc->pmu_type;
-	return probe(name, enc, why, whylen, keep_fd);
+	/* Tracepoints were asked once per handle; composites, per part. */
+	if (!composite && strcmp(r->kind, "tracepoint") != 0)
+		probe(cpc, name, r);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s[0] != '\0' ? strdup(s) : NULL;
+}
+
+static void
+entry_free(struct event_entry *e)
+{
+	if (e->pin >= 0)
+		close(e->pin);
+	free(e->owned[0]);
+	free(e->owned[1]);
+	free(e->terms);
+	free(e->reason);
+	free(e->desc);
+	free(e->note);
+	free(e->name);
+	free(e);
+}
+
+/* Move a result into a cache entry; false when out of memory. */
+static bool
+entry_fill(struct event_entry *e, struct ev_result *r)
+{
+	e->status = r->status;
+	e->kind = r->kind;
+	e->pin = r->pin_fd >= 0 ? r->pin_fd : PIN_NONE;
+	e->owned[0] = r->owned[0];
+	e->owned[1] = r->owned[1];
+	if ((r->status != CPC_EVENT_COUNTABLE &&
+	    (e->reason = dup_or_null(r->why)) == NULL && r->why[0] != '\0') ||
+	    ((e->desc = dup_or_null(r->desc)) == NULL && r->desc[0] != '\0') ||
+	    ((e->note = dup_or_null(r->note)) == NULL && r->note[0] != '\0'))
+		return false;
+	if (r->nterms > 0) {
+		if ((e->terms = calloc((size_t)r->nterms,
+		    sizeof(*e->terms))) == NULL)
+			return false;
+		memcpy(e->terms, r->term, (size_t)r->nterms *
+		    sizeof(*e->terms));
+	}
+	e->enc.term = e->terms;
+	e->enc.nterms = r->nterms;
+	e->enc.hardware = r->hardware;
+	e->enc.kernel_context = r->kernel_context;
+	e->enc.all_modes = r->all_modes;
+	e->enc.modes = r->modes;
+	/* Only a tracepoint of its own needs the reference. */
+	if (r->nterms == 1 && r->term[0].attr.type == PERF_TYPE_TRACEPOINT)
+		e->enc.pin = &e->pin;
+	return true;
 }
 
 static struct event_entry *
 lookup(cpc_t *cpc, const char *name)
 {
-	struct cpc_event_tree *tree = cpc->events;
-	struct event_entry key, *e;
+	struct cpc_event_tree *tree = event_tree(cpc);
+	struct event_entry key, *e, *other;
+	struct ev_result *r;
 
-	if (tree == NULL) {
-		if ((tree = calloc(1, sizeof(*tree))) == NULL)
-			return NULL;
-		RB_INIT(tree);
-		cpc->events = tree;
-	}
-	key.name = (char *)name;
-	if ((e = RB_FIND(cpc_event_tree, tree, &key)) != NULL)
-		return e;
-	if ((e = calloc(1, sizeof(*e))) == NULL)
+	if (tree == NULL)
 		return NULL;
-	if ((e->name = strdup(name)) == NULL) {
+	key.name = (char *)name;
+	pthread_mutex_lock(&tree->lock);
+	e = RB_FIND(event_names, &tree->names, &key);
+	pthread_mutex_unlock(&tree->lock);
+	if (e != NULL)
+		return e;
+	if ((e = calloc(1, sizeof(*e))) == NULL ||
+	    (r = malloc(sizeof(*r))) == NULL) {
 		free(e);
 		return NULL;
 	}
-	e->keep_fd = -1;
-	e->status = classify(cpc, name, &e->enc, e->why, sizeof(e->why),
-	    &e->keep_fd);
-	RB_INSERT(cpc_event_tree, tree, e);
+	e->pin = PIN_NONE;
+	if ((e->name = strdup(name)) == NULL) {
+		free(r);
+		free(e);
+		return NULL;
+	}
+	classify(cpc, name, r);
+	if (!entry_fill(e, r)) {
+		free(r);
+		entry_free(e);
+		return NULL;
+	}
+	free(r);
+	/* Another thread may have classified it meanwhile: keep one. */
+	pthread_mutex_lock(&tree->lock);
+	other = RB_INSERT(event_names, &tree->names, e);
+	pthread_mutex_unlock(&tree->lock);
+	if (other != NULL) {
+		entry_free(e);
+		return other;
+	}
 	return e;
 }
 
 void
-cpc_events_free(cpc_t *cpc)
+cpclib_events_free(cpc_t *cpc)
 {
 	struct cpc_event_tree *tree = cpc->events;
 	struct event_entry *e, *next;
 
 	if (tree == NULL)
 		return;
-	RB_FOREACH_SAFE(e, cpc_event_tree, tree, next) {
-		RB_REMOVE(cpc_event_tree, tree, e);
-		if (e->keep_fd >= 0)
-			close(e->keep_fd);
-		free(e->name);
-		free(e);
+	RB_FOREACH_SAFE(e, event_names, &tree->names, next) {
+		RB_REMOVE(event_names, &tree->names, e);
+		entry_free(e);
 	}
+	cpclib_sysfs_free(tree->state.pmus);
+	pthread_mutex_destroy(&tree->lock);
+	pthread_mutex_destroy(&tree->catalog_lock);
 	free(tree);
 	cpc->events = NULL;
+}
+
+static bool
+valid_name(const char *event)
+{
+	return event != NULL && event[0] != '\0' &&
+	    strlen(event) < CPC_MAX_EVENT_LEN;
+}
+
+bool
+cpclib_event_view(cpc_t *cpc, const char *name, struct ev_entry_view *v)
+{
+	struct event_entry *e;
+
+	memset(v, 0, sizeof(*v));
+	if (!valid_name(name)) {
+		v->status = CPC_EVENT_UNKNOWN;
+		v->why = "not an event name";
+		return true;
+	}
+	if ((e = lookup(cpc, name)) == NULL)
+		return false;
+	v->status = e->status;
+	v->kind = e->kind;
+	v->why = e->reason != NULL ? e->reason : "unknown event";
+	v->desc = e->desc;
+	v->note = e->note;
+	v->enc = e->enc;
+	return true;
+}
+
+/* "name (what it counts): why not", as the commands print it. */
+static void
+compose_why(const struct event_entry *e, char *why, size_t whylen)
+{
+	if (e->status == CPC_EVENT_COUNTABLE && e->desc != NULL)
+		snprintf(why, whylen, "%s (%s)", e->name, e->desc);
+	else if (e->status == CPC_EVENT_COUNTABLE)
+		snprintf(why, whylen, "%s", e->name);
+	else if (e->desc != NULL && e->reason != NULL)
+		snprintf(why, whylen, "%s (%s): %s", e->name, e->desc,
+		    e->reason);
+	else
+		snprintf(why, whylen, "%s: %s", e->name, e->reason != NULL ?
+		    e->reason : "unknown event");
 }
 
 cpc_event_status_t
@@ -454,8 +573,7 @@ cpc_event_status(cpc_t *cpc, const char *event, char *why, size_t whylen)
 {
 	struct event_entry *e;
 
-	if (event == NULL || event[0] == '\0' ||
-	    strlen(event) >= CPC_MAX_EVENT_LEN) {
+	if (!valid_name(event)) {
 		if (why != NULL && whylen > 0)
 			snprintf(why, whylen, "'%s': not an event name",
 			    event != NULL ? event : "");
@@ -468,30 +586,70 @@ cpc_event_status(cpc_t *cpc, const char *event, char *why, size_t whylen)
 		return CPC_EVENT_UNSUPPORTED;
 	}
 	if (why != NULL && whylen > 0)
-		snprintf(why, whylen, "%s", e->why);
+		compose_why(e, why, whylen);
 	return e->status;
 }
 
-/*
- * Encode a name for a request. Returns 0, or -1 with the status in errno
- * terms: the message in why says which.
- */
-int
-cpc_event_encode(cpc_t *cpc, const char *name, struct cpc_event_enc *enc,
-    char *why, size_t whylen)
+const char *
+cpc_event_kind(cpc_t *cpc, const char *event)
 {
-	cpc_event_status_t st = cpc_event_status(cpc, name, why, whylen);
 	struct event_entry *e;
 
-	if (st != CPC_EVENT_COUNTABLE && st != CPC_EVENT_NO_PERMISSION)
+	if (!valid_name(event) || (e = lookup(cpc, event)) == NULL)
+		return NULL;
+	return e->kind;
+}
+
+int
+cpc_event_note(cpc_t *cpc, const char *event, char *note, size_t len)
+{
+	struct event_entry *e;
+
+	if (!valid_name(event) || (e = lookup(cpc, event)) == NULL ||
+	    e->note == NULL || e->status != CPC_EVENT_COUNTABLE)
+		return 0;
+	if (note != NULL && len > 0)
+		snprintf(note, len, "%s: %s", e->name, e->note);
+	return 1;
+}
+
+/* What a name counts, for the described walk; NULL if unknown. */
+const char *
+cpclib_event_desc(cpc_t *cpc, const char *name)
+{
+	struct event_entry *e = lookup(cpc, name);
+
+	return e != NULL ? e->desc : NULL;
+}
+
+/*
+ * Encode a name for a request. Returns 0, or -1 with the reason in why.
+ * Names this user may not count encode: the bind says so.
+ */
+int
+cpclib_event_encode(cpc_t *cpc, const char *name, struct cpc_event_enc *enc,
+    char *why, size_t whylen)
+{
+	struct event_entry *e;
+
+	if (!valid_name(name) || (e = lookup(cpc, name)) == NULL) {
+		if (why != NULL && whylen > 0)
+			snprintf(why, whylen, "%s: %s", name != NULL ? name :
+			    "", valid_name(name) ? strerror(ENOMEM) :
+			    "not an event name");
 		return -1;
-	e = lookup(cpc, name);
+	}
+	if (why != NULL && whylen > 0)
+		compose_why(e, why, whylen);
+	if (e->status != CPC_EVENT_COUNTABLE &&
+	    e->status != CPC_EVENT_NO_PERMISSION)
+		return -1;
 	*enc = e->enc;
 	return 0;
 }
 
 bool
-cpc_attr_known(cpc_t *cpc, const char *name)
+cpclib_attr_known(cpc_t *cpc, const char *name)
 {
 	const char *const *a;
 
@@ -504,69 +662,27 @@ cpc_attr_known(cpc_t *cpc, const char *name)
 }
 
 /*
- * Put a value into a field's bits, lowest bits of the value into the
- * lowest bits of the field. False when the value does not fit.
- */
-static bool
-deposit(const struct cpc_attr_field *f, uint64_t val,
-    struct perf_event_attr *attr)
-{
-	uint64_t *word = f->config == 0 ? &attr->config :
-	    f->config == 1 ? &attr->config1 : &attr->config2;
-	uint64_t bits = 0;
-	int b;
-
-	for (b = 0; b < 64; b++) {
-		if (!(f->mask & (1ULL << b)))
-			continue;
-		if (val & 1)
-			bits |= 1ULL << b;
-		val >>= 1;
-	}
-	if (val != 0)
-		return false;
-	*word = (*word & ~f->mask) | bits;
-	return true;
-}
-
-/*
  * Fold a request's hardware attributes into its encoding. Returns 0, or
  * the subcode that explains the failure.
  */
 int
-cpc_attr_apply(cpc_t *cpc, const struct cpc_request *req,
+cpclib_attr_apply(cpc_t *cpc, const struct cpc_request *req,
     struct perf_event_attr *attr)
 {
 	const struct cpc_attr_field *f;
+	const cpc_attr_t *a;
 	uint_t i;
 
 	for (i = 0; i < req->nattrs; i++) {
-		if (strcmp(req->attrs[i].ca_name, "picnum") == 0)
+		a = &req->attrs[i];
+		if (strcmp(a->ca_name, "picnum") == 0)
 			continue;
 		/* Only the core PMU's own encodings have these fields. */
-		if (cpc->pmu_type < 0 || attr->type != (uint32_t)cpc->pmu_type ||
-		    (f = cpc_pmu_attr_field(req->attrs[i].ca_name)) == NULL ||
-		    !deposit(f, req->attrs[i].ca_val, attr))
+		if (cpc->pmu_type < 0 ||
+		    attr->type != (uint32_t)cpc->pmu_type ||
+		    (f = cpclib_pmu_attr_field(a->ca_name)) == NULL ||
+		    !cpclib_deposit(f->config, f->mask, a->ca_val, attr))
 			return CPC_ATTRIBUTE_OUT_OF_RANGE;
 	}
 	return 0;
-}
-
-/* The perf attributes that count a request, before attribute fields. */
-void
-cpc_request_to_attr(const struct cpc_request *req, struct perf_event_attr *attr)
-{
-	bool kctx = is_kernel_context(&req->enc);
-
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = req->enc.type;
-	attr->config = req->enc.config;
-	attr->config1 = req->enc.config1;
-	attr->config2 = req->enc.config2;
-	attr->exclude_user = !(req->flags & CPC_COUNT_USER) && !kctx;
-	attr->exclude_kernel = !(req->flags & CPC_COUNT_SYSTEM) && !kctx;
-	attr->exclude_hv = !(req->flags & CPC_COUNT_HV);
-	attr->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
-	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }

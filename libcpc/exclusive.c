@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Exclusivity between CPU-bound and per-LWP counting, as on Solaris.
  *
@@ -23,7 +24,7 @@
 
 #include "cpc_impl.h"
 
-static volatile uint64_t *generation_page;
+volatile uint64_t *cpclib_generation_page;
 
 static int
 open_lock_file(const char *name, bool create)
@@ -40,25 +41,12 @@ open_lock_file(const char *name, bool create)
 	return fd;
 }
 
-/*
- * Map the generation counter, creating the files where we may. A failed
- * attempt is retried at most once a second, because the per-tick path
- * asks for the generation.
- */
 static volatile uint64_t *
-map_generation(void)
+try_map_generation(void)
 {
-	static struct timespec last_try;
 	volatile uint64_t *page;
-	struct timespec now;
 	int fd;
 
-	if (generation_page != NULL)
-		return generation_page;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	if (last_try.tv_sec != 0 && now.tv_sec - last_try.tv_sec < 1)
-		return NULL;
-	last_try = now;
 	if ((fd = open_lock_file("generation", true)) < 0)
 		return NULL;
 	if (ftruncate(fd, sizeof(uint64_t)) != 0) {
@@ -68,14 +56,43 @@ map_generation(void)
 	page = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
 	    MAP_SHARED, fd, 0);
 	close(fd);
-	if (page == MAP_FAILED)
-		return NULL;
-	generation_page = page;
+	return page != MAP_FAILED ? page : NULL;
+}
+
+/*
+ * Map the generation counter, creating the files where we may. A failed
+ * attempt is retried at most once a second, because the per-tick path
+ * asks for the generation. One thread maps it while the others wait: a
+ * thread that went on without it would take 0 for the generation, and
+ * see its sets invalidated once the page is there.
+ */
+static volatile uint64_t *
+map_generation(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct timespec last_failure;
+	volatile uint64_t *page;
+	struct timespec now;
+
+	if ((page = cpclib_generation_page) != NULL)
+		return page;
+	pthread_mutex_lock(&lock);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if ((page = cpclib_generation_page) == NULL &&
+	    (last_failure.tv_sec == 0 || now.tv_sec - last_failure.tv_sec >= 1)) {
+		if ((page = try_map_generation()) != NULL)
+			__atomic_store_n(&cpclib_generation_page, page,
+			    __ATOMIC_RELEASE);
+		else
+			last_failure = now;
+	}
+	pthread_mutex_unlock(&lock);
 	return page;
 }
 
+/* The generation when it is not mapped yet: see cpc_impl.h. */
 uint64_t
-cpc_excl_generation(void)
+cpclib_excl_generation_slow(void)
 {
 	volatile uint64_t *gen = map_generation();
 
@@ -88,12 +105,13 @@ cpc_excl_generation(void)
  * answer holds and no lock needs probing.
  */
 int
-cpc_excl_lwp_allowed(cpc_t *cpc)
+cpclib_excl_lwp_allowed(cpc_t *cpc)
 {
-	uint64_t gen = cpc_excl_generation();
+	uint64_t gen = cpclib_excl_generation();
 	int fd, busy;
 
-	if (cpc->excl_ok && gen == cpc->excl_ok_gen && generation_page != NULL)
+	if (cpc->excl_ok && gen == cpc->excl_ok_gen &&
+	    cpclib_generation_page != NULL)
 		return 0;
 	if ((fd = open_lock_file("any.lock", false)) < 0) {
 		busy = 0;
@@ -203,7 +221,7 @@ take_cpu_lock(cpc_t *cpc, int cpu, int *lockfd)
 }
 
 int
-cpc_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd)
+cpclib_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd)
 {
 	int ret;
 
@@ -214,7 +232,7 @@ cpc_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd)
 }
 
 void
-cpc_excl_cpu_release(cpc_t *cpc, int lockfd)
+cpclib_excl_cpu_release(cpc_t *cpc, int lockfd)
 {
 	struct cpu_hold *h;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The library handle: open, close, and what it caches about the machine.
  */
@@ -13,10 +14,6 @@
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status;
 
-/* Every open handle, so that libpctx can say when a process is gone. */
-static LIST_HEAD(, __cpc) open_handles = LIST_HEAD_INITIALIZER(open_handles);
-static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static void
 pfm_init_once(void)
 {
@@ -30,8 +27,8 @@ perf_available(void)
 	struct perf_event_attr attr;
 	int fd;
 
-	cpc_dummy_attr(&attr);
-	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) >= 0) {
+	cpclib_dummy_attr(&attr);
+	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0) {
 		close(fd);
 		return 0;
 	}
@@ -62,29 +59,8 @@ cpc_open(int ver)
 	LIST_INIT(&cpc->bufs);
 	cpc->any_cpu_fd = -1;
 	cpc->tsc_per_ns = 0.0;
-	cpc_pmu_detect(cpc);
-	pthread_mutex_lock(&handles_lock);
-	LIST_INSERT_HEAD(&open_handles, cpc, link);
-	pthread_mutex_unlock(&handles_lock);
+	cpclib_pmu_detect(cpc);
 	return cpc;
-}
-
-/* Release each libpctx process once, however many sets refer to it. */
-static void
-release_pctxs(cpc_t *cpc)
-{
-	cpc_set_t *set, *other;
-	pctx_t *pctx;
-
-	LIST_FOREACH(set, &cpc->sets, link) {
-		if ((pctx = set->pctx) == NULL)
-			continue;
-		LIST_FOREACH(other, &cpc->sets, link)
-			if (other->pctx == pctx)
-				other->pctx = NULL;
-		if (pctx_release != NULL)
-			pctx_release(pctx);
-	}
 }
 
 int
@@ -95,19 +71,16 @@ cpc_close(cpc_t *cpc)
 
 	if (cpc == NULL)
 		return 0;
-	pthread_mutex_lock(&handles_lock);
-	LIST_REMOVE(cpc, link);
-	pthread_mutex_unlock(&handles_lock);
 	LIST_FOREACH(set, &cpc->sets, link)
 		if (set->bound != CPC_UNBOUND)
 			(void)cpc_unbind(cpc, set);
-	release_pctxs(cpc);
+	cpclib_pctx_release_all(cpc);
 	while ((set = LIST_FIRST(&cpc->sets)) != NULL)
 		(void)cpc_set_destroy(cpc, set);
 	while ((buf = LIST_FIRST(&cpc->bufs)) != NULL)
 		(void)cpc_buf_destroy(cpc, buf);
-	cpc_catalog_free(cpc);
-	cpc_events_free(cpc);
+	cpclib_catalog_free(cpc);
+	cpclib_events_free(cpc);
 	if (cpc->any_cpu_fd >= 0)
 		close(cpc->any_cpu_fd);
 	free(cpc);
@@ -142,27 +115,6 @@ cpc_cpuref(cpc_t *cpc)
 void
 cpc_terminate(cpc_t *cpc)
 {
-	cpc_set_t *set;
-
 	cpc->terminated = true;
-	if (pctx_terminate == NULL)
-		return;
-	LIST_FOREACH(set, &cpc->sets, link)
-		if (set->pctx != NULL)
-			pctx_terminate(set->pctx);
-}
-
-/* Called by libpctx when a pctx is released: forget every use of it. */
-void
-__cpc_pctx_gone(pctx_t *pctx)
-{
-	cpc_t *cpc;
-	cpc_set_t *set;
-
-	pthread_mutex_lock(&handles_lock);
-	LIST_FOREACH(cpc, &open_handles, link)
-		LIST_FOREACH(set, &cpc->sets, link)
-			if (set->pctx == pctx)
-				set->pctx = NULL;
-	pthread_mutex_unlock(&handles_lock);
+	cpclib_pctx_terminate_all(cpc);
 }

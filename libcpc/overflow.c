@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Overflow notification (CPC_OVF_NOTIFY_EMT) on Linux.
  *
@@ -28,11 +29,16 @@
 #include "cpc_impl.h"
 
 /*
- * The SIGTRAP path freezes counters: in a sanitizer build, instrumented
- * code would fault in shadow pages first, and a page-fault counter would
- * count them. It touches nothing the sanitizer needs to check.
+ * The SIGTRAP path freezes counters, and a page-fault counter in the set
+ * would count any fault it takes before that. So its code lives in one
+ * section, whose pages are mapped before the first overflow
+ * (prefault_trap_path), and in a sanitizer build it is not instrumented:
+ * instrumented code would fault in shadow pages first. It touches nothing
+ * the sanitizer needs to check.
  */
-#define NO_ASAN		__attribute__((no_sanitize_address))
+#define TRAP_PATH	__attribute__((section("cpc_trap_path"), \
+			    no_sanitize_address))
+extern const char __start_cpc_trap_path[], __stop_cpc_trap_path[];
 
 #ifndef TRAP_PERF
 #define TRAP_PERF	6
@@ -78,7 +84,7 @@ static struct sigaction previous_trap;
  * proposal's example, since such a preset would otherwise mean nothing.
  */
 uint64_t
-cpc_ovf_period(const struct cpc_request *req)
+cpclib_ovf_period(const struct cpc_request *req)
 {
 	uint64_t period;
 
@@ -96,25 +102,13 @@ static bool
 req_traps(const struct cpc_request *req)
 {
 	return (req->flags & CPC_OVF_NOTIFY_EMT) &&
-	    !(req->flags & CPC_OVF_BUFFERED) && cpc_ovf_period(req) != 0;
+	    !(req->flags & CPC_OVF_BUFFERED) && cpclib_ovf_period(req) != 0;
 }
 
 static bool
 req_buffers(const struct cpc_request *req)
 {
-	return (req->flags & CPC_OVF_BUFFERED) && cpc_ovf_period(req) != 0;
-}
-
-/* Whether any request of the set interrupts or buffers. */
-bool
-cpc_set_samples(const cpc_set_t *set)
-{
-	int i;
-
-	for (i = 0; i < set->nreqs; i++)
-		if (cpc_ovf_period(&set->reqs[i]) != 0)
-			return true;
-	return false;
+	return (req->flags & CPC_OVF_BUFFERED) && cpclib_ovf_period(req) != 0;
 }
 
 static bool
@@ -129,7 +123,7 @@ set_traps(const cpc_set_t *set)
 }
 
 bool
-cpc_set_buffers(const cpc_set_t *set)
+cpclib_set_buffers(const cpc_set_t *set)
 {
 	int i;
 
@@ -151,13 +145,13 @@ buffers_and_notifies(const cpc_set_t *set)
 	return false;
 }
 
-void
-cpc_ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
+static void
+ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
     struct perf_event_attr *attr)
 {
-	uint64_t period = cpc_ovf_period(req);
+	uint64_t period = cpclib_ovf_period(req);
 
-	if (cpc_set_buffers(set)) {
+	if (cpclib_set_buffers(set)) {
 		/* Record times on gethrtime's clock; a ring wants one clock. */
 		attr->use_clockid = 1;
 		attr->clockid = CLOCK_MONOTONIC;
@@ -168,7 +162,7 @@ cpc_ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
 		return;
 	attr->sample_period = period;
 	if (req_buffers(req))
-		cpc_ring_attr(req, attr);
+		cpclib_ring_attr(req, attr);
 	if (req_traps(req)) {
 		attr->sigtrap = 1;
 		attr->remove_on_exec = 1;	/* the kernel requires it */
@@ -177,7 +171,7 @@ cpc_ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
 }
 
 /* The set named by a TRAP_PERF signal, if it is still bound. */
-static NO_ASAN cpc_set_t *
+static TRAP_PATH cpc_set_t *
 live_set(uint64_t data)
 {
 	struct live_slot *slot;
@@ -229,7 +223,7 @@ live_remove(cpc_set_t *set)
  * glibc's siginfo_t has no name for si_perf_data: it follows si_addr in
  * the kernel's layout, as one unsigned long.
  */
-static NO_ASAN uint64_t
+static TRAP_PATH uint64_t
 perf_data(const siginfo_t *si)
 {
 	unsigned long data;
@@ -239,7 +233,7 @@ perf_data(const siginfo_t *si)
 	return data;
 }
 
-static NO_ASAN uintptr_t
+static TRAP_PATH uintptr_t
 interrupted_pc(const void *arg)
 {
 	const ucontext_t *uc = arg;
@@ -259,13 +253,13 @@ interrupted_pc(const void *arg)
 }
 
 /* Stop every counter of the set, in the kernel, at once. */
-static NO_ASAN void
+static TRAP_PATH void
 freeze(cpc_set_t *set)
 {
 	int i;
 
 	if (set->read_each) {
-		for (i = 0; i < set->nreqs; i++)
+		for (i = 0; i < set->nevents; i++)
 			(void)ioctl(set->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	} else {
 		(void)ioctl(set->fds[0], PERF_EVENT_IOC_DISABLE,
@@ -275,7 +269,7 @@ freeze(cpc_set_t *set)
 }
 
 /* Queue SIGEMT to the calling thread, as the Solaris kernel would send it. */
-static NO_ASAN void
+static TRAP_PATH void
 send_emt(uintptr_t pc)
 {
 	siginfo_t info;
@@ -313,16 +307,16 @@ chain(int sig, siginfo_t *si, void *uc)
  * positive si_code only to itself), so it queues this SIGTRAP instead,
  * and the thread's own handler turns it into SIGEMT.
  */
-const char cpc_emt_carrier = 'E';
+const char cpclib_emt_carrier = 'E';
 
-static NO_ASAN bool
+static TRAP_PATH bool
 is_carrier(const siginfo_t *si)
 {
 	return si->si_code == SI_QUEUE && si->si_pid == getpid() &&
-	    si->si_value.sival_ptr == (void *)&cpc_emt_carrier;
+	    si->si_value.sival_ptr == (void *)&cpclib_emt_carrier;
 }
 
-static NO_ASAN void
+static TRAP_PATH void
 on_sigtrap(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -342,6 +336,25 @@ on_sigtrap(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+/*
+ * Map the SIGTRAP path's pages, and bind and map the libc calls it makes,
+ * now: on its first run they would fault from user mode, before the set
+ * is frozen.
+ */
+static void
+prefault_trap_path(void)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t p = (uintptr_t)__start_cpc_trap_path & ~(page - 1);
+
+	for (; p < (uintptr_t)__stop_cpc_trap_path; p += page)
+		(void)*(const volatile char *)p;
+	(void)syscall(SYS_gettid);
+	(void)getpid();
+	(void)gettid();
+	(void)ioctl(-1, PERF_EVENT_IOC_DISABLE, 0);
+}
+
 /* Install the SIGTRAP handler, again if someone replaced it. */
 static int
 install_trap_handler(void)
@@ -350,6 +363,7 @@ install_trap_handler(void)
 	int rc = 0;
 
 	pthread_mutex_lock(&trap_lock);
+	prefault_trap_path();
 	if (sigaction(SIGTRAP, NULL, &cur) == 0 &&
 	    ((cur.sa_flags & SA_SIGINFO) == 0 ||
 	    cur.sa_sigaction != on_sigtrap)) {
@@ -367,14 +381,23 @@ install_trap_handler(void)
 
 /* ENOTSUP for what Linux cannot do; checked before any side effect. */
 int
-cpc_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit)
+cpclib_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit)
 {
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].enc.nterms > 1 &&
+		    cpclib_ovf_period(&set->reqs[i]) != 0) {
+			/* A derived count has no single counter to overflow. */
+			errno = ENOTSUP;
+			return -1;
+		}
 	if (set_traps(set) && pid != 0) {
 		/* sigtrap needs a task, and would reach a traced target. */
 		errno = ENOTSUP;
 		return -1;
 	}
-	if (cpc_set_buffers(set) && inherit) {
+	if (cpclib_set_buffers(set) && inherit) {
 		/* The kernel cannot mmap inherited per-thread events. */
 		errno = ENOTSUP;
 		return -1;
@@ -388,14 +411,13 @@ cpc_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit)
  * pid is 0 for the calling thread, -1 for a CPU, else another thread.
  */
 int
-cpc_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit,
-    const char *fn)
+cpclib_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit)
 {
 	(void)cpc;
-	(void)fn;
-	if (cpc_ovf_check(set, pid, inherit) != 0)
+	if (cpclib_ovf_check(set, pid, inherit) != 0)
 		return -1;
 	set->frozen = false;
+	set->lost_format = cpclib_set_buffers(set);
 	if (!set_traps(set) && !buffers_and_notifies(set))
 		return 0;
 	if (install_trap_handler() != 0)
@@ -408,49 +430,120 @@ cpc_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit,
 	return 0;
 }
 
+/*
+ * A sampling event the kernel refuses where the same counting event
+ * opens: the hardware has no overflow interrupt (ENOTSUP, as Solaris).
+ */
+static bool
+overflow_unsupported(struct perf_event_attr *attr, pid_t pid, int cpu,
+    int group_fd)
+{
+	int saved = errno, fd;
+
+	if (saved != EOPNOTSUPP && saved != EINVAL)
+		return false;
+	attr->sample_period = 0;
+	attr->sigtrap = 0;
+	attr->remove_on_exec = 0;
+	attr->sample_type = 0;
+	attr->wakeup_events = 0;
+	if ((fd = cpclib_perf_open(attr, pid, cpu, group_fd)) < 0) {
+		errno = saved;
+		return false;
+	}
+	close(fd);
+	errno = ENOTSUP;
+	return true;
+}
+
+/*
+ * Open one event of a sampling set with its overflow attributes. When
+ * it fails because the hardware cannot interrupt, *explained is set and
+ * errno is ENOTSUP: there is nothing more to report.
+ */
+int
+cpclib_ovf_open(cpc_set_t *set, struct cpc_request *req,
+    struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+    bool *explained)
+{
+	int fd;
+
+	ovf_attr(set, req, attr);
+	if (req_buffers(req))
+		fd = cpclib_ring_perf_open(req, attr, pid, cpu, group_fd);
+	else
+		fd = cpclib_perf_open(attr, pid, cpu, group_fd);
+	if (fd < 0) {
+		*explained = attr->sample_period != 0 &&
+		    overflow_unsupported(attr, pid, cpu, group_fd);
+		return -1;
+	}
+	req->period = attr->sample_period;
+	req->sample_type = attr->sample_type;
+	return fd;
+}
+
 /* After the counters open, before they start. */
 int
-cpc_ovf_arm(cpc_t *cpc, cpc_set_t *set, const char *fn)
+cpclib_ovf_arm(cpc_set_t *set)
 {
-	if (!cpc_set_buffers(set))
+	if (!cpclib_set_buffers(set))
 		return 0;
-	return cpc_ring_open(cpc, set, fn);
+	return cpclib_ring_open(set);
 }
 
 /* Before the counters close. */
 void
-cpc_ovf_disarm(cpc_set_t *set)
+cpclib_ovf_disarm(cpc_set_t *set)
 {
 	if (set->live) {
 		live_remove(set);
 		set->live = false;
 	}
 	if (set->ring != NULL)
-		cpc_ring_close(set);
+		cpclib_ring_close(set);
+}
+
+static bool
+has_periods(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].period != 0)
+			return true;
+	return false;
 }
 
 /*
- * Give each interrupting request the period of its (maybe new) preset.
- * A request bound without a period keeps counting only: perf cannot make
- * a counting event a sampling one; its new preset interrupts from the
- * next bind on.
- * The counters are stopped here: a period set on a stopped software
+ * Before a restart: give each interrupting request the period of its
+ * (maybe new) preset. A request bound without a period keeps counting
+ * only: perf cannot make a counting event a sampling one; its new preset
+ * interrupts from the next bind on.
+ * The counters are stopped first: a period set on a stopped software
  * event or tracepoint counts from zero when it starts again, whereas on
  * a running one the kernel's countdown would be left half done.
  */
 int
-cpc_ovf_reload(cpc_set_t *set)
+cpclib_ovf_reload(cpc_set_t *set)
 {
+	struct cpc_request *req;
 	uint64_t period;
 	int i;
 
+	if (!has_periods(set))
+		return 0;
+	if (cpclib_group_ioctl(set, PERF_EVENT_IOC_DISABLE) != 0)
+		return -1;
 	for (i = 0; i < set->nreqs; i++) {
-		if (set->reqs[i].period == 0)
+		req = &set->reqs[i];
+		if (req->period == 0)
 			continue;	/* opened counting only: stays so */
-		if ((period = cpc_ovf_period(&set->reqs[i])) == 0)
+		if ((period = cpclib_ovf_period(req)) == 0)
 			period = PERIOD_LIMIT - 1;	/* "never" */
-		set->reqs[i].period = period;
-		if (ioctl(set->fds[i], PERF_EVENT_IOC_PERIOD, &period) != 0)
+		req->period = period;
+		if (ioctl(set->fds[req->first_event], PERF_EVENT_IOC_PERIOD,
+		    &period) != 0)
 			return -1;
 	}
 	return 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Buffered overflow (CPC_OVF_BUFFERED): the in-kernel buffering that
  * seed 004 proposed, on a perf ring buffer. Each overflow of a buffered
@@ -58,10 +59,10 @@ probe_phys(void)
 	struct perf_event_attr attr;
 	int fd;
 
-	cpc_dummy_attr(&attr);
+	cpclib_dummy_attr(&attr);
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_PHYS_ADDR;
-	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) >= 0) {
+	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0) {
 		phys_allowed = true;
 		close(fd);
 	}
@@ -69,7 +70,7 @@ probe_phys(void)
 
 /* What every record of a buffered request carries, and when it wakes. */
 void
-cpc_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr)
+cpclib_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr)
 {
 	pthread_once(&phys_once, probe_phys);
 	attr->sample_type = PLAIN_SAMPLE_TYPE;
@@ -88,7 +89,7 @@ cpc_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr)
  * its records carry the PC of the instruction that caused the event.
  */
 int
-cpc_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
+cpclib_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
     pid_t pid, int cpu, int group_fd)
 {
 	int fd, precise;
@@ -96,16 +97,16 @@ cpc_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
 	req->precise_ip = 0;
 	if (!(req->flags & CPC_OVF_BUFFERED) || !req->enc.hardware ||
 	    attr->sample_period == 0)
-		return cpc_perf_open(attr, pid, cpu, group_fd);
+		return cpclib_perf_open(attr, pid, cpu, group_fd);
 	for (precise = 2; precise > 0; precise--) {
 		attr->precise_ip = (unsigned)precise;
-		if ((fd = cpc_perf_open(attr, pid, cpu, group_fd)) >= 0) {
+		if ((fd = cpclib_perf_open(attr, pid, cpu, group_fd)) >= 0) {
 			req->precise_ip = precise;
 			return fd;
 		}
 	}
 	attr->precise_ip = 0;
-	return cpc_perf_open(attr, pid, cpu, group_fd);
+	return cpclib_perf_open(attr, pid, cpu, group_fd);
 }
 
 /* Copy len bytes at offset off of the ring, which may wrap. */
@@ -133,7 +134,7 @@ static struct cpc_ring *watched;
 static int watch_fd = -1;
 static int poke_fd = -1;	/* eventfd: a reader took records */
 
-/* Have the bound thread send itself SIGEMT (see cpc_emt_carrier). */
+/* Have the bound thread send itself SIGEMT (see cpclib_emt_carrier). */
 static void
 notify(const struct cpc_ring *ring)
 {
@@ -144,7 +145,7 @@ notify(const struct cpc_ring *ring)
 	info.si_code = SI_QUEUE;
 	info.si_pid = getpid();
 	info.si_uid = getuid();
-	info.si_value.sival_ptr = (void *)&cpc_emt_carrier;
+	info.si_value.sival_ptr = (void *)&cpclib_emt_carrier;
 	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), ring->notify_tid,
 	    SIGTRAP, &info);
 }
@@ -224,7 +225,9 @@ poke_watcher(struct cpc_ring *ring)
 	if (ring->notify_tid == 0)
 		return;
 	atomic_store(&ring->acked, ring->signalled);
-	(void)write(poke_fd, &one, sizeof(one));
+	/* Only a full eventfd counter fails, and that still wakes it. */
+	if (write(poke_fd, &one, sizeof(one)) == -1)
+		return;
 }
 
 /* Called with watch_lock held. */
@@ -362,17 +365,18 @@ map_ring(cpc_set_t *set, struct cpc_ring *ring)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	bool notifies = false;
-	int i;
+	int i, fd;
 
 	for (i = 0; i < set->nreqs; i++) {
+		fd = set->fds[set->reqs[i].first_event];
 		if (!buffered(&set->reqs[i]))
 			continue;
-		if (ioctl(set->fds[i], PERF_EVENT_IOC_ID, &set->reqs[i].id) != 0)
+		if (ioctl(fd, PERF_EVENT_IOC_ID, &set->reqs[i].id) != 0)
 			return -1;
 		if (set->reqs[i].flags & CPC_OVF_NOTIFY_EMT)
 			notifies = true;
 		if (ring->fd < 0) {
-			ring->fd = set->fds[i];
+			ring->fd = fd;
 			ring->data_size = ring_pages(set) * (size_t)page;
 			ring->map_len = ring->data_size + (size_t)page;
 			ring->meta = mmap(NULL, ring->map_len,
@@ -383,8 +387,7 @@ map_ring(cpc_set_t *set, struct cpc_ring *ring)
 			}
 			ring->data = (unsigned char *)ring->meta + page;
 			prefault(ring);
-		} else if (ioctl(set->fds[i], PERF_EVENT_IOC_SET_OUTPUT,
-		    ring->fd) != 0) {
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) != 0) {
 			return -1;
 		}
 	}
@@ -393,13 +396,11 @@ map_ring(cpc_set_t *set, struct cpc_ring *ring)
 }
 
 int
-cpc_ring_open(cpc_t *cpc, cpc_set_t *set, const char *fn)
+cpclib_ring_open(cpc_set_t *set)
 {
 	struct cpc_ring *ring;
 	int saved;
 
-	(void)cpc;
-	(void)fn;
 	/*
 	 * Touched now (calloc may hand out untouched pages): a first use of
 	 * the record scratch while draining would itself be a page fault.
@@ -414,7 +415,7 @@ cpc_ring_open(cpc_t *cpc, cpc_set_t *set, const char *fn)
 	if (map_ring(set, ring) != 0 ||
 	    (ring->notify_tid != 0 && watch(ring) != 0)) {
 		saved = errno;
-		cpc_ring_close(set);
+		cpclib_ring_close(set);
 		errno = saved;
 		return -1;
 	}
@@ -422,7 +423,7 @@ cpc_ring_open(cpc_t *cpc, cpc_set_t *set, const char *fn)
 }
 
 void
-cpc_ring_close(cpc_set_t *set)
+cpclib_ring_close(cpc_set_t *set)
 {
 	struct cpc_ring *ring = set->ring;
 
@@ -563,10 +564,10 @@ new_losses(cpc_set_t *set, uint64_t *lost)
 	uint64_t total = 0;
 	int i;
 
-	if (cpc_set_read(set) != 0)
+	if (cpclib_set_read(set) != 0)
 		return -1;
 	for (i = 0; i < set->nreqs; i++)
-		total += cpc_read_lost(set, i);
+		total += cpclib_read_lost(set, i);
 	*lost = total - set->ring->lost_seen;
 	set->ring->lost_seen = total;
 	return 0;
@@ -606,7 +607,7 @@ cpc_set_sample_pcbuf(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
 	if (new_losses(set, &lost) != 0)
 		return -1;
 	if (lost != 0) {
-		cpc_err(cpc, "cpc_set_sample_pcbuf", CPC_OVF_RECORDS_LOST,
+		cpclib_err(cpc, "cpc_set_sample_pcbuf", CPC_OVF_RECORDS_LOST,
 		    "%llu overflow records lost: the ring filled before it "
 		    "was read (see cpc_set_ring_pages)\n",
 		    (unsigned long long)lost);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the machine offers: the kernel's core PMU, its counters and names.
  */
@@ -59,19 +60,12 @@ static pthread_once_t sysfs_once = PTHREAD_ONCE_INIT;
 #endif
 static const char *const no_attrs[] = { NULL };
 
-int
-cpc_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
-	    PERF_FLAG_FD_CLOEXEC);
-}
-
 /*
  * The attributes of an idle, disabled, user-only event on the caller:
  * enough to ask the kernel whether something can be opened at all.
  */
 void
-cpc_dummy_attr(struct perf_event_attr *attr)
+cpclib_dummy_attr(struct perf_event_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -80,15 +74,6 @@ cpc_dummy_attr(struct perf_event_attr *attr)
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
 	attr->disabled = 1;
-}
-
-hrtime_t
-cpc_gethrtime(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static bool
@@ -239,7 +224,7 @@ load_sysfs_formats(void)
 
 /* The field an attribute name sets, or NULL. */
 const struct cpc_attr_field *
-cpc_pmu_attr_field(const char *name)
+cpclib_pmu_attr_field(const char *name)
 {
 #ifdef CPC_X86_ATTRS
 	const struct cpc_attr_field *fields = x86_fields;
@@ -296,7 +281,7 @@ arch_attrs(const cpc_t *cpc, const pfm_pmu_info_t *info)
 }
 
 void
-cpc_pmu_detect(cpc_t *cpc)
+cpclib_pmu_detect(cpc_t *cpc)
 {
 	pfm_pmu_info_t info;
 	uint_t counters = 0;
@@ -333,7 +318,7 @@ cpc_pmu_detect(cpc_t *cpc)
  * where the kernel publishes none.
  */
 double
-cpc_tsc_per_ns(void)
+cpclib_tsc_per_ns(void)
 {
 	struct perf_event_attr attr;
 	struct perf_event_mmap_page *page;
@@ -341,9 +326,9 @@ cpc_tsc_per_ns(void)
 	long pagesz = sysconf(_SC_PAGESIZE);
 	int fd;
 
-	cpc_dummy_attr(&attr);
+	cpclib_dummy_attr(&attr);
 	attr.disabled = 0;	/* the kernel fills in the page of a live event */
-	if ((fd = cpc_perf_open(&attr, 0, -1, -1)) < 0)
+	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) < 0)
 		return rate;
 	page = mmap(NULL, (size_t)pagesz, PROT_READ, MAP_SHARED, fd, 0);
 	if (page != MAP_FAILED) {
@@ -354,6 +339,30 @@ cpc_tsc_per_ns(void)
 	}
 	close(fd);
 	return rate;
+}
+
+/* The derived tick of enabled_ns on a CPU; the rate is read once. */
+uint64_t
+cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns)
+{
+	if (cpc->tsc_per_ns == 0.0)
+		cpc->tsc_per_ns = cpclib_tsc_per_ns();
+	return (uint64_t)((double)enabled_ns * cpc->tsc_per_ns);
+}
+
+/* libpfm4's name for this CPU's core PMU ("skl", "amd64_fam19h_zen4"). */
+const char *
+cpclib_pfm_pmu_name(const cpc_t *cpc)
+{
+	pfm_pmu_info_t info;
+
+	if (cpc->pfm_pmu < 0)
+		return NULL;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	if (pfm_get_pmu_info((pfm_pmu_t)cpc->pfm_pmu, &info) != PFM_SUCCESS)
+		return NULL;
+	return info.name;
 }
 
 const char *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sampling: one read() of the group leader gives every count of a set.
  */
@@ -15,26 +16,26 @@ static int
 read_each(cpc_set_t *set)
 {
 	size_t len = (set->lost_format ? 5 : 4) * sizeof(uint64_t);
+	int e, stride = cpclib_read_stride(set);
 	uint64_t rec[5];
-	int i;
 
-	for (i = 0; i < set->nreqs; i++) {
-		if (read(set->fds[i], rec, len) != (ssize_t)len)
+	for (e = 0; e < set->nevents; e++) {
+		if (read(set->fds[e], rec, len) != (ssize_t)len)
 			return -1;
-		set->readbuf[3 + cpc_read_stride(set) * i] = rec[0];
+		set->readbuf[3 + stride * e] = rec[0];
 		if (set->lost_format)
-			set->readbuf[5 + 3 * i] = rec[4];
-		if (i == 0) {
+			set->readbuf[5 + stride * e] = rec[4];
+		if (e == 0) {
 			set->readbuf[1] = rec[1];
 			set->readbuf[2] = rec[2];
 		}
 	}
-	set->readbuf[0] = (uint64_t)set->nreqs;
+	set->readbuf[0] = (uint64_t)set->nevents;
 	return 0;
 }
 
 /*
- * Group layout: nr, enabled, running, then per member value and id (and
+ * Group layout: nr, enabled, running, then per event value and id (and
  * lost samples, for sets that buffer overflow records).
  */
 static int
@@ -48,7 +49,7 @@ read_group(cpc_set_t *set)
 		return -1;
 	}
 	if (n != (ssize_t)set->readbuf_len ||
-	    set->readbuf[0] != (uint64_t)set->nreqs) {
+	    set->readbuf[0] != (uint64_t)set->nevents) {
 		if (n >= 0)
 			errno = EIO;
 		return -1;
@@ -57,28 +58,45 @@ read_group(cpc_set_t *set)
 }
 
 int
-cpc_read_stride(const cpc_set_t *set)
+cpclib_read_stride(const cpc_set_t *set)
 {
 	return set->lost_format ? 3 : 2;
 }
 
-/* The count of request i in the last read. */
-uint64_t
-cpc_read_value(const cpc_set_t *set, int i)
+static uint64_t
+event_value(const cpc_set_t *set, int e)
 {
-	return set->readbuf[3 + cpc_read_stride(set) * i];
+	return set->readbuf[3 + cpclib_read_stride(set) * e];
+}
+
+/*
+ * The count of request i in the last read: its event's, or for a derived
+ * request the weighted sum of its events' (modulo 2^64, as counters wrap).
+ */
+uint64_t
+cpclib_read_value(const cpc_set_t *set, int i)
+{
+	const struct cpc_request *req = &set->reqs[i];
+	uint64_t v = 0;
+	int t;
+
+	for (t = 0; t < req->enc.nterms; t++)
+		v += (uint64_t)(int64_t)req->enc.term[t].sign *
+		    event_value(set, req->first_event + t);
+	return v;
 }
 
 /* Samples of request i the kernel had no ring room for, last read. */
 uint64_t
-cpc_read_lost(const cpc_set_t *set, int i)
+cpclib_read_lost(const cpc_set_t *set, int i)
 {
-	return set->lost_format ? set->readbuf[5 + 3 * i] : 0;
+	return set->lost_format ?
+	    set->readbuf[5 + 3 * set->reqs[i].first_event] : 0;
 }
 
 /* Read every count of a bound set into its readbuf. */
 int
-cpc_set_read(cpc_set_t *set)
+cpclib_set_read(cpc_set_t *set)
 {
 	return set->read_each ? read_each(set) : read_group(set);
 }
@@ -88,7 +106,7 @@ invalidated(const cpc_set_t *set)
 {
 	if (set->bound == CPC_BOUND_CPU)
 		return false;
-	return set->generation != cpc_excl_generation();
+	return set->generation != cpclib_excl_generation();
 }
 
 int
@@ -106,17 +124,15 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		errno = EAGAIN;
 		return -1;
 	}
-	if (cpc_set_read(set) != 0)
+	if (cpclib_set_read(set) != 0)
 		return -1;
-	set->enabled_ns = set->readbuf[1];
-	set->running_ns = set->readbuf[2];
+	set->enabled_ns = set->enabled_base + set->readbuf[1];
+	set->running_ns = set->running_base + set->readbuf[2];
 	for (i = 0; i < set->nreqs; i++)
 		buf->data[i] = set->reqs[i].start +
-		    (cpc_read_value(set, i) - set->reqs[i].base);
-	buf->hrtime = cpc_gethrtime();
-	if (cpc->tsc_per_ns == 0.0)
-		cpc->tsc_per_ns = cpc_tsc_per_ns();
-	buf->tick = (uint64_t)((double)set->enabled_ns * cpc->tsc_per_ns);
+		    (cpclib_read_value(set, i) - set->reqs[i].base);
+	buf->hrtime = cpclib_gethrtime();
+	buf->tick = cpclib_tick_of(cpc, set->enabled_ns);
 	return 0;
 }
 

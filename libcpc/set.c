@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sets and their requests.
  */
@@ -95,7 +96,7 @@ check_attrs(cpc_t *cpc, uint_t nattrs, const cpc_attr_t *attrs)
 	for (i = 0; i < nattrs; i++) {
 		if (attrs[i].ca_name == NULL || attrs[i].ca_name[0] == '\0' ||
 		    strlen(attrs[i].ca_name) >= CPC_MAX_ATTR_LEN ||
-		    !cpc_attr_known(cpc, attrs[i].ca_name))
+		    !cpclib_attr_known(cpc, attrs[i].ca_name))
 			return CPC_INVALID_ATTRIBUTE;
 		if (strcmp(attrs[i].ca_name, "picnum") == 0 &&
 		    attrs[i].ca_val >= cpc->npic)
@@ -119,16 +120,16 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 		errno = EINVAL;
 		return -1;
 	}
-	if (cpc_event_encode(cpc, event, &enc, why, sizeof(why)) != 0) {
+	if (cpclib_event_encode(cpc, event, &enc, why, sizeof(why)) != 0) {
 		if (cpc_event_status(cpc, event, NULL, 0) == CPC_EVENT_UNKNOWN)
-			cpc_err_subcode(cpc, fn, CPC_INVALID_EVENT);
+			cpclib_err_subcode(cpc, fn, CPC_INVALID_EVENT);
 		else
-			cpc_err(cpc, fn, CPC_INVALID_EVENT, "%s\n", why);
+			cpclib_err(cpc, fn, CPC_INVALID_EVENT, "%s\n", why);
 		errno = EINVAL;
 		return -1;
 	}
 	if ((subcode = check_attrs(cpc, nattrs, attrs)) != 0) {
-		cpc_err_subcode(cpc, fn, subcode);
+		cpclib_err_subcode(cpc, fn, subcode);
 		errno = EINVAL;
 		return -1;
 	}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The obsolete CPCv1 API on the v2 core. Every v1 call shares one
  * library handle, opened on first use. A v1 binding is a two-request
@@ -39,7 +40,7 @@ static __thread struct v1_binding *lwp_binding;
 static LIST_HEAD(, v1_binding) others = LIST_HEAD_INITIALIZER(others);
 
 void
-cpc_v1_verror(const char *fn, const char *fmt, va_list ap)
+cpclib_v1_verror(const char *fn, const char *fmt, va_list ap)
 {
 	int saved = errno;
 
@@ -62,7 +63,7 @@ v1_error(const char *fn, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	cpc_v1_verror(fn, fmt, ap);
+	cpclib_v1_verror(fn, fmt, ap);
 	va_end(ap);
 }
 
@@ -71,11 +72,11 @@ static void
 bridge(const char *fn, int subcode, const char *fmt, va_list ap)
 {
 	(void)subcode;
-	cpc_v1_verror(fn, fmt, ap);
+	cpclib_v1_verror(fn, fmt, ap);
 }
 
 cpc_t *
-cpc_v1_handle(void)
+cpclib_v1_handle(void)
 {
 	cpc_t *cpc;
 
@@ -114,7 +115,7 @@ cpc_version(uint_t ver)
 int
 cpc_getcpuver(void)
 {
-	return cpc_v1_handle() != NULL ? CPC_LINUX_PERF : -1;
+	return cpclib_v1_handle() != NULL ? CPC_LINUX_PERF : -1;
 }
 
 const char *
@@ -178,7 +179,7 @@ pes_attrs(cpc_t *cpc, const char *name, uint32_t pes, cpc_attr_t *attrs)
 	char why[256];
 	uint_t n = 0;
 
-	if (cpc_event_encode(cpc, name, &enc, why, sizeof(why)) != 0 ||
+	if (cpclib_event_encode(cpc, name, &enc, why, sizeof(why)) != 0 ||
 	    !enc.hardware)
 		return 0;	/* software events have no such bits */
 	if ((pes >> CPC_PES_UMASK_SHIFT) & 0xff)
@@ -200,7 +201,7 @@ static int
 add_pic(cpc_t *cpc, cpc_set_t *set, const cpc_event_t *ev, int flags,
     int pic)
 {
-	const char *name = cpc_v1_name(cpc, ev->ce_pes[pic] &
+	const char *name = cpclib_v1_name(cpc, ev->ce_pes[pic] &
 	    CPC_PES_EVENT_MASK);
 	cpc_attr_t attrs[5];
 	uint_t rflags = 0, nattrs;
@@ -331,7 +332,7 @@ cpc_bind_event(cpc_event_t *event, int flags)
 		errno = EINVAL;
 		return -1;
 	}
-	if ((cpc = cpc_v1_handle()) == NULL)
+	if ((cpc = cpclib_v1_handle()) == NULL)
 		return -1;
 	if (same_binding(lwp_binding, event, flags) &&
 	    !(flags & CPC_BIND_LWP_INHERIT))
@@ -371,10 +372,10 @@ count_events(uint32_t bit, int enable)
 	struct v1_binding *b = lwp_binding;
 	cpc_event_t ev;
 
-	if (b == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
+	/* None of its own: maybe its controller bound some (cputrack). */
+	if (b == NULL)
+		return cpclib_pctx_ask_mode(bit == CPC_PES_USR ?
+		    CPC_COUNT_USER : CPC_COUNT_SYSTEM, enable != 0);
 	if (bit == CPC_PES_OS && enable && (b->flags & CPC_BIND_EMT_OVF)) {
 		errno = EINVAL;	/* only user events can be profiled */
 		return -1;
@@ -408,14 +409,14 @@ cpc_access(void)
 {
 	cpc_t *cpc;
 
-	if ((cpc = cpc_v1_handle()) == NULL) {
+	if ((cpc = cpclib_v1_handle()) == NULL) {
 		if (errno == ENXIO)
 			errno = ENOSYS;
 		v1_error("access", "CPU performance counters are "
 		    "inaccessible on this machine\n");
 		return -1;
 	}
-	if (cpc_excl_lwp_allowed(cpc) != 0) {
+	if (cpclib_excl_lwp_allowed(cpc) != 0) {
 		if (errno == EAGAIN)
 			v1_error("access", "Another process may be sampling "
 			    "system-wide CPU statistics\n");
@@ -464,7 +465,7 @@ cpc_shared_open(void)
 	struct v1_binding *b;
 	int cpu, fd;
 
-	if (cpc_v1_handle() == NULL)
+	if (cpclib_v1_handle() == NULL)
 		return -1;
 	if ((cpu = bound_cpu()) < 0) {
 		errno = EINVAL;
@@ -586,6 +587,19 @@ cpc_shared_close(int fd)
 	pthread_mutex_unlock(&v1_lock);
 }
 
+/* The process is gone: a new pctx at the same address is another one. */
+void
+cpclib_v1_forget_pctx(pctx_t *pctx)
+{
+	struct v1_binding *b;
+
+	pthread_mutex_lock(&v1_lock);
+	LIST_FOREACH(b, &others, link)
+		if (b->pctx == pctx)
+			b->pctx = NULL;
+	pthread_mutex_unlock(&v1_lock);
+}
+
 static struct v1_binding *
 find_pctx(pctx_t *pctx, id_t lwpid)
 {
@@ -629,7 +643,7 @@ cpc_pctx_bind_event(pctx_t *pctx, id_t lwpid, cpc_event_t *event, int flags)
 		errno = EINVAL;
 		return -1;
 	}
-	if ((cpc = cpc_v1_handle()) == NULL)
+	if ((cpc = cpclib_v1_handle()) == NULL)
 		return -1;
 	(void)cpc_pctx_rele(pctx, lwpid);
 	pthread_mutex_lock(&v1_lock);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The obsolete CPCv1 event syntax: cpc_strtoevent, cpc_eventtostr,
  * cpc_walk_names, and the table that gives every event name its 8-bit
@@ -58,7 +59,7 @@ find_code(const char *name)
 
 /* The code of a countable name, given one on first use; -1 if none. */
 int
-cpc_v1_code(cpc_t *cpc, const char *name)
+cpclib_v1_code(cpc_t *cpc, const char *name)
 {
 	struct cpc_event_enc enc;
 	char why[256];
@@ -67,7 +68,7 @@ cpc_v1_code(cpc_t *cpc, const char *name)
 	pthread_mutex_lock(&names_lock);
 	names_init(cpc);
 	if ((code = find_code(name)) < 0 && nnames < NCODES &&
-	    cpc_event_encode(cpc, name, &enc, why, sizeof(why)) == 0 &&
+	    cpclib_event_encode(cpc, name, &enc, why, sizeof(why)) == 0 &&
 	    (names[nnames] = strdup(name)) != NULL)
 		code = nnames++;
 	pthread_mutex_unlock(&names_lock);
@@ -75,7 +76,7 @@ cpc_v1_code(cpc_t *cpc, const char *name)
 }
 
 const char *
-cpc_v1_name(cpc_t *cpc, unsigned code)
+cpclib_v1_name(cpc_t *cpc, unsigned code)
 {
 	const char *name = NULL;
 
@@ -101,7 +102,7 @@ cpc_walk_names(int cpuver, int regno, void *arg,
 	int i, n;
 
 	if (cpuver != CPC_LINUX_PERF || regno < 0 || regno > 1 ||
-	    (cpc = cpc_v1_handle()) == NULL)
+	    (cpc = cpclib_v1_handle()) == NULL)
 		return;
 	pthread_mutex_lock(&names_lock);
 	names_init(cpc);
@@ -147,7 +148,7 @@ parse_error(struct parse *ps, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	cpc_v1_verror("strtoevent", fmt, ap);
+	cpclib_v1_verror("strtoevent", fmt, ap);
 	va_end(ap);
 	ps->errors++;
 }
@@ -192,10 +193,10 @@ set_event(struct parse *ps, int pic, const char *value)
 	code = strtol(value, &end, 0);
 	if (*value != '\0' && *end == '\0' && errno == 0) {
 		c = code >= 0 && code < NCODES &&
-		    cpc_v1_name(ps->cpc, (unsigned)code) != NULL ?
+		    cpclib_v1_name(ps->cpc, (unsigned)code) != NULL ?
 		    (int)code : -1;
 	} else {
-		c = cpc_v1_code(ps->cpc, value);
+		c = cpclib_v1_code(ps->cpc, value);
 	}
 	if (c < 0) {
 		parse_error(ps, "PerfCtr%d cannot measure '%s' on this cpu\n",
@@ -297,7 +298,7 @@ one_token(struct parse *ps, char *tok)
 		return;
 	/* A bare event name fills pic0, then pic1. */
 	if (value == NULL && (!ps->have_pic[0] || !ps->have_pic[1]) &&
-	    cpc_v1_code(ps->cpc, tok) >= 0) {
+	    cpclib_v1_code(ps->cpc, tok) >= 0) {
 		set_event(ps, ps->have_pic[0] ? 1 : 0, tok);
 		return;
 	}
@@ -313,7 +314,7 @@ cpc_strtoevent(int cpuver, const char *spec, cpc_event_t *event)
 	if (spec == NULL || event == NULL)
 		return 1;
 	memset(&ps, 0, sizeof(ps));
-	if (cpuver != CPC_LINUX_PERF || (ps.cpc = cpc_v1_handle()) == NULL)
+	if (cpuver != CPC_LINUX_PERF || (ps.cpc = cpclib_v1_handle()) == NULL)
 		return 1;
 	ps.ev = event;
 	memset(event, 0, sizeof(*event));
@@ -348,7 +349,7 @@ append(char *buf, size_t len, const char *fmt, ...)
 static void
 append_event(cpc_t *cpc, char *buf, size_t len, int pic, uint32_t pes)
 {
-	const char *name = cpc_v1_name(cpc, pes & CPC_PES_EVENT_MASK);
+	const char *name = cpclib_v1_name(cpc, pes & CPC_PES_EVENT_MASK);
 
 	if (name != NULL)
 		append(buf, len, "%spic%d=%s", pic ? "," : "", pic, name);
@@ -403,7 +404,7 @@ cpc_eventtostr(cpc_event_t *event)
 	cpc_t *cpc;
 
 	if (event == NULL || event->ce_cpuver != CPC_LINUX_PERF ||
-	    (cpc = cpc_v1_handle()) == NULL)
+	    (cpc = cpclib_v1_handle()) == NULL)
 		return NULL;
 	append_event(cpc, buf, sizeof(buf), 0, event->ce_pes[0]);
 	append_event(cpc, buf, sizeof(buf), 1, event->ce_pes[1]);

@@ -1,73 +1,89 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Walkers over what this kernel can count. Every counter can take every
- * listed event: software events and tracepoints need no counter, and the
- * kernel schedules hardware events onto the counters itself.
+ * Walkers over what this kernel can count (catalog.c). Every counter can
+ * take every listed event: software events and tracepoints need no
+ * counter, and the kernel schedules hardware events onto the counters
+ * itself.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "cpc_impl.h"
 
+/* Every name (not form) of the catalog, generic or not. */
 static void
-walk_list(char **names, int n, void *arg,
+walk_names(cpc_t *cpc, bool generic, void *arg,
     void (*action)(void *, const char *))
 {
+	const struct cpc_catalog *cat = &cpc->catalog;
 	int i;
 
-	for (i = 0; i < n; i++)
-		action(arg, names[i]);
+	if (cpclib_catalog_build(cpc) != 0)
+		return;
+	for (i = 0; i < cat->n; i++)
+		if (!cat->entry[i].form && cat->entry[i].generic == generic)
+			action(arg, cat->entry[i].name);
 }
 
-/* Every event of one list (platform or generic) for counter picno. */
 static void
-walk_list_pic(cpc_t *cpc, bool generic, uint_t picno, void *arg,
+walk_names_pic(cpc_t *cpc, bool generic, uint_t picno, void *arg,
     void (*action)(void *, uint_t, const char *))
 {
-	char **names;
-	int i, n;
+	const struct cpc_catalog *cat = &cpc->catalog;
+	int i;
 
 	if (picno >= cpc->npic) {
 		errno = EINVAL;
 		return;
 	}
-	if (cpc_catalog_build(cpc) != 0)
+	if (cpclib_catalog_build(cpc) != 0)
 		return;
-	names = generic ? cpc->catalog.generic : cpc->catalog.platform;
-	n = generic ? cpc->catalog.ngeneric : cpc->catalog.nplatform;
-	for (i = 0; i < n; i++)
-		action(arg, picno, names[i]);
+	for (i = 0; i < cat->n; i++)
+		if (!cat->entry[i].form && cat->entry[i].generic == generic)
+			action(arg, picno, cat->entry[i].name);
 }
 
 void
 cpc_walk_events_all(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *event))
 {
-	if (cpc_catalog_build(cpc) != 0)
-		return;
-	walk_list(cpc->catalog.platform, cpc->catalog.nplatform, arg, action);
+	walk_names(cpc, false, arg, action);
 }
 
 void
 cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *event))
 {
-	if (cpc_catalog_build(cpc) != 0)
-		return;
-	walk_list(cpc->catalog.generic, cpc->catalog.ngeneric, arg, action);
+	walk_names(cpc, true, arg, action);
 }
 
 void
 cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
-	walk_list_pic(cpc, false, picno, arg, action);
+	walk_names_pic(cpc, false, picno, arg, action);
 }
 
 void
 cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
-	walk_list_pic(cpc, true, picno, arg, action);
+	walk_names_pic(cpc, true, picno, arg, action);
+}
+
+void
+cpc_walk_events_described(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event, const char *kind,
+    const char *desc))
+{
+	const struct cpc_catalog *cat = &cpc->catalog;
+	int i;
+
+	if (cpclib_catalog_build(cpc) != 0)
+		return;
+	for (i = 0; i < cat->n; i++)
+		action(arg, cat->entry[i].name, cat->entry[i].kind,
+		    cat->entry[i].desc);
 }
 
 void

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Checking a set before anything starts: every request is opened as its
+ * bind would open it (modes, attributes, on a thread or on a CPU), once,
+ * disabled, and closed again; each one refused is told through the
+ * handle's error handler with its true cause. The commands run this
+ * before they start a command or capture a process, so that a set that
+ * cannot count is a usage error, not a failure half way.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evname.h"
+
+static const char fn[] = "cpc_set_check";
+
+static const char *
+event_kind(cpc_t *cpc, const struct cpc_request *req)
+{
+	const char *kind = cpc_event_kind(cpc, req->event);
+
+	return kind != NULL ? kind : "non-hardware";
+}
+
+/* Which attribute of a request its event cannot take, and why. */
+static void
+bad_attribute(cpc_t *cpc, const struct cpc_request *req,
+    const struct perf_event_attr *attr)
+{
+	const struct cpc_attr_field *f;
+	struct perf_event_attr copy;
+	uint_t i;
+
+	for (i = 0; i < req->nattrs; i++) {
+		const cpc_attr_t *a = &req->attrs[i];
+
+		if (strcmp(a->ca_name, "picnum") == 0)
+			continue;
+		if (cpc->pmu_type < 0 ||
+		    attr->type != (uint32_t)cpc->pmu_type) {
+			cpclib_err(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE,
+			    "%s: %s=%#" PRIx64 " is a hardware event attribute "
+			    "(a field of the core PMU's event select), and %s "
+			    "is a %s event; give the attribute to hardware "
+			    "events only (%sN=%#" PRIx64 " for counter N)\n",
+			    req->event, a->ca_name, a->ca_val, req->event,
+			    event_kind(cpc, req), a->ca_name, a->ca_val);
+			return;
+		}
+		copy = *attr;
+		if ((f = cpclib_pmu_attr_field(a->ca_name)) == NULL ||
+		    !cpclib_deposit(f->config, f->mask, a->ca_val, &copy)) {
+			cpclib_err(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE,
+			    "%s: %s=%#" PRIx64 " does not fit the attribute's "
+			    "bits of the event select\n", req->event,
+			    a->ca_name, a->ca_val);
+			return;
+		}
+	}
+	cpclib_err_subcode(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE);
+}
+
+static int
+subcode_of(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return CPC_ATTR_REQUIRES_PRIVILEGE;
+	case ENOSPC:
+	case EBUSY:
+		return CPC_RESOURCE_UNAVAIL;
+	default:
+		return CPC_INVALID_EVENT;
+	}
+}
+
+/* 0 if the request can count; -1, reported, if not. */
+static int
+check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
+{
+	struct perf_event_attr attr;
+	char why[EV_WHY_LEN];
+	pid_t pid = cpuid >= 0 ? -1 : 0;
+	int t, fd, err;
+
+	if (req->enc.nterms > 1 && cpclib_ovf_period(req) != 0) {
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT, "%s: counted as the sum "
+		    "of %d events, so it has no single counter to overflow; "
+		    "ask overflow of one of them instead\n", req->event,
+		    req->enc.nterms);
+		return -1;
+	}
+	for (t = 0; t < req->enc.nterms; t++) {
+		cpclib_request_to_attr(req, t, &attr);
+		if (cpclib_attr_apply(cpc, req, &attr) != 0) {
+			bad_attribute(cpc, req, &attr);
+			return -1;
+		}
+		attr.disabled = 1;
+		if ((fd = cpclib_perf_open(&attr, pid, cpuid, -1)) >= 0) {
+			close(fd);
+			continue;
+		}
+		if ((err = errno) == EMFILE || err == ENFILE)
+			continue;	/* says nothing of the event */
+		cpclib_explain_open_error(cpc, req, err, pid, cpuid, why,
+		    sizeof(why));
+		cpclib_err(cpc, fn, subcode_of(err), "%s: %s\n", req->event,
+		    why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Close the first n of fds. */
+static void
+close_all(int *fds, int n)
+{
+	while (n-- > 0)
+		close(fds[n]);
+}
+
+/*
+ * Whether the set's hardware events fit the PMU together: opened as one
+ * group with the leader enabled and counting nothing, where the driver
+ * checks every member (see group.c).
+ */
+static int
+check_hardware_fit(cpc_t *cpc, const cpc_set_t *set, int cpuid, int hw)
+{
+	struct perf_event_attr attr;
+	int fds[hw], n = 0, i, t, rc = 0;
+	pid_t pid = cpuid >= 0 ? -1 : 0;
+
+	for (i = 0; i < set->nreqs; i++) {
+		const struct cpc_request *req = &set->reqs[i];
+
+		for (t = 0; req->enc.hardware && t < req->enc.nterms; t++) {
+			cpclib_request_to_attr(req, t, &attr);
+			(void)cpclib_attr_apply(cpc, req, &attr);
+			attr.exclude_user = attr.exclude_kernel = 1;
+			attr.exclude_hv = 1;
+			if ((fds[n] = cpclib_perf_open(&attr, pid, cpuid,
+			    n == 0 ? -1 : fds[0])) >= 0) {
+				n++;
+				continue;
+			}
+			if (errno == EINVAL && n > 0) {
+				cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL, "%s: "
+				    "the set's %d hardware events do not fit "
+				    "the PMU's counters together; put some in "
+				    "another set (another -c)\n", req->event,
+				    hw);
+				rc = -1;
+			}
+			close_all(fds, n);
+			return rc;
+		}
+	}
+	close_all(fds, n);
+	return 0;
+}
+
+/*
+ * The whole set opened at once, as its bind opens it: what only shows
+ * together, such as more breakpoints than the CPU has debug registers.
+ */
+static int
+check_together(cpc_t *cpc, const cpc_set_t *set, int cpuid, int nevents)
+{
+	struct perf_event_attr attr;
+	char why[EV_WHY_LEN];
+	int fds[nevents], n = 0, i, t, err;
+	pid_t pid = cpuid >= 0 ? -1 : 0;
+
+	for (i = 0; i < set->nreqs; i++) {
+		const struct cpc_request *req = &set->reqs[i];
+
+		for (t = 0; t < req->enc.nterms; t++) {
+			cpclib_request_to_attr(req, t, &attr);
+			(void)cpclib_attr_apply(cpc, req, &attr);
+			attr.disabled = n == 0;
+			if ((fds[n] = cpclib_perf_open(&attr, pid, cpuid,
+			    n == 0 ? -1 : fds[0])) >= 0) {
+				n++;
+				continue;
+			}
+			if ((err = errno) == EMFILE || err == ENFILE)
+				break;
+			cpclib_explain_open_error(cpc, req, err, pid, cpuid,
+			    why, sizeof(why));
+			cpclib_err(cpc, fn, subcode_of(err), "%s: with the "
+			    "set's other events: %s\n", req->event, why);
+			close_all(fds, n);
+			return -1;
+		}
+	}
+	close_all(fds, n);
+	return 0;
+}
+
+static int
+check_group(cpc_t *cpc, const cpc_set_t *set, int cpuid)
+{
+	int i, hw = 0, nevents = 0;
+
+	for (i = 0; i < set->nreqs; i++) {
+		nevents += set->reqs[i].enc.nterms;
+		if (set->reqs[i].enc.hardware)
+			hw += set->reqs[i].enc.nterms;
+	}
+	if (hw >= 2 && check_hardware_fit(cpc, set, cpuid, hw) != 0)
+		return -1;
+	return nevents >= 2 ? check_together(cpc, set, cpuid, nevents) : 0;
+}
+
+int
+cpc_set_check(cpc_t *cpc, cpc_set_t *set, int cpuid)
+{
+	int i, bad = 0;
+
+	if (set == NULL || set->cpc != cpc || cpuid < -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < set->nreqs; i++)
+		if (check_request(cpc, &set->reqs[i], cpuid) != 0)
+			bad++;
+	if (bad == 0 && check_group(cpc, set, cpuid) != 0)
+		bad++;
+	return bad;
+}

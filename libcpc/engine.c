@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What a counting engine outside libcpc needs from it: the perf attributes
+ * of a set's requests, and the exclusivity with CPU-bound counting that a
+ * per-LWP bind keeps (see exclusive.c).
+ */
+#include <errno.h>
+
+#include "cpc_impl.h"
+
+/* Flags an engine that only counts can honour. */
+#define ENGINE_FLAGS	(CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_COUNT_HV)
+#define OVERFLOW_FLAGS	(CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED | \
+    CPC_OVF_CALLSTACK)
+
+int
+cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
+    struct perf_event_attr *attr)
+{
+	static const char fn[] = "cpc_set_request_attr";
+	const struct cpc_request *req;
+	int subcode;
+
+	if (set == NULL || attr == NULL || set->cpc != cpc || index < 0 ||
+	    index >= set->nreqs) {
+		errno = EINVAL;
+		return -1;
+	}
+	req = &set->reqs[index];
+	/* Overflow, and a derived count of several events: not one attr. */
+	if ((req->flags & OVERFLOW_FLAGS) != 0 || req->enc.nterms != 1) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	if ((req->flags & ~(uint_t)ENGINE_FLAGS) != 0) {
+		cpclib_err_subcode(cpc, fn, CPC_REQ_INVALID_FLAGS);
+		errno = EINVAL;
+		return -1;
+	}
+	cpclib_request_to_attr(req, 0, attr);
+	if ((subcode = cpclib_attr_apply(cpc, req, attr)) != 0) {
+		cpclib_err_subcode(cpc, fn, subcode);
+		errno = EINVAL;
+		return -1;
+	}
+	/* Each counter is read alone, never as a group. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+	    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return 0;
+}
+
+/*
+ * The generation is noted before the look for CPU bindings, as a bind
+ * does: a CPU binder that comes after the look moves it.
+ */
+int
+cpc_lwp_counting_begin(cpc_t *cpc, uint64_t *generation)
+{
+	if (cpc == NULL || generation == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	*generation = cpclib_excl_generation();
+	return cpclib_excl_lwp_allowed(cpc);
+}
+
+int
+cpc_lwp_counting_valid(cpc_t *cpc, uint64_t generation)
+{
+	if (cpc == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (generation != cpclib_excl_generation()) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return 0;
+}

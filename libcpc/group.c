@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The perf group of a bound set: one perf event per request (two for a
+ * derived preset), in request order, the first leading, opened on a thread
+ * or on a CPU and read with one read(). Counting needs nothing more. A set
+ * whose requests ask for overflow notification or buffering is handed to
+ * overflow.c; that is decided once, when the group opens.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cpc_impl.h"
+
+#define OVERFLOW_FLAGS	(CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED)
+
+/* Whether some request asks for overflow notification or buffering. */
+bool
+cpclib_set_asks_overflow(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].flags & OVERFLOW_FLAGS)
+			return true;
+	return false;
+}
+
+static bool
+picnums_unique(const cpc_set_t *set)
+{
+	int i, j;
+
+	for (i = 0; i < set->nreqs; i++)
+		for (j = i + 1; j < set->nreqs; j++)
+			if (set->reqs[i].picnum >= 0 &&
+			    set->reqs[i].picnum == set->reqs[j].picnum)
+				return false;
+	return true;
+}
+
+/* Request flags are checked at bind, as the Solaris kernel does. */
+static bool
+request_flags_valid(const cpc_set_t *set)
+{
+	const uint_t known = CPC_OVF_NOTIFY_EMT | CPC_COUNT_USER |
+	    CPC_COUNT_SYSTEM | CPC_COUNT_HV | CPC_OVF_BUFFERED | CPC_OVF_CALLSTACK;
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if ((set->reqs[i].flags & ~known) != 0)
+			return false;
+	return true;
+}
+
+static int
+check_requests(cpc_t *cpc, const cpc_set_t *set, const char *fn)
+{
+	if (set->nreqs == 0 || set->nreqs > (int)cpc->npic ||
+	    !picnums_unique(set)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!request_flags_valid(set)) {
+		cpclib_err_subcode(cpc, fn, CPC_REQ_INVALID_FLAGS);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Number the perf events; every request knows its first one. */
+static int
+layout_events(cpc_set_t *set)
+{
+	int i, n = 0, *fds;
+
+	for (i = 0; i < set->nreqs; i++) {
+		set->reqs[i].first_event = n;
+		n += set->reqs[i].enc.nterms;
+	}
+	if (set->fds == NULL || n != set->nevents) {
+		if ((fds = reallocarray(set->fds, (size_t)n, sizeof(int))) ==
+		    NULL) {
+			errno = ENOMEM;
+			return -1;
+		}
+		set->fds = fds;
+	}
+	set->nevents = n;
+	for (i = 0; i < n; i++)
+		set->fds[i] = -1;
+	return 0;
+}
+
+/*
+ * Size the read buffer for the events the set has now: requests may be
+ * added between an unbind and the next bind, and a set that buffers
+ * overflow records reads its losses too.
+ */
+static int
+size_readbuf(cpc_set_t *set)
+{
+	size_t need = (3 + (size_t)cpclib_read_stride(set) *
+	    (size_t)set->nevents) * sizeof(uint64_t);
+	uint64_t *readbuf;
+
+	if (set->readbuf != NULL && set->readbuf_len == need)
+		return 0;
+	if ((readbuf = realloc(set->readbuf, need)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	set->readbuf = readbuf;
+	set->readbuf_len = need;
+	return 0;
+}
+
+/*
+ * A group is started by hand once whole, an inheriting set at once. A
+ * group on a thread that libpctx holds stopped, or whose first stop is
+ * still due, starts whole when the thread next runs, so it needs no start
+ * by hand (one syscall and one cross-CPU call less per thread a command
+ * follows). A group in standby waits for cpc_set_switch.
+ */
+static bool
+starts_disabled(const cpc_set_t *set)
+{
+	if (set->standby || set->sampling)
+		return true;
+	return set->nevents > 1 && !set->target_held;
+}
+
+/*
+ * Whether the PMU can schedule the set's hardware requests together.
+ * The group is opened with its leader disabled, and some drivers
+ * (armv8_pmuv3's validate_group) leave a disabled leader out when they
+ * check that a new member fits: a group one counter too big then opens
+ * and never runs. So a group of two or more hardware events is first
+ * opened once on the calling thread with its leader enabled and counting
+ * nothing (every mode excluded), where the driver checks every member.
+ */
+static bool
+group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
+{
+	struct perf_event_attr attr;
+	const struct cpc_request *req;
+	int fds[set->nevents], n = 0, i, t;
+	bool fits = true;
+
+	for (i = 0; i < set->nreqs && fits; i++) {
+		req = &set->reqs[i];
+		for (t = 0; t < req->enc.nterms; t++) {
+			cpclib_request_to_attr(req, t, &attr);
+			if (cpclib_attr_apply(cpc, req, &attr) != 0)
+				goto done;	/* the real open reports it */
+			attr.exclude_user = attr.exclude_kernel = 1;
+			attr.exclude_hv = 1;
+			if ((fds[n] = cpclib_perf_open(&attr, 0, -1,
+			    n == 0 ? -1 : fds[0])) < 0) {
+				fits = !(errno == EINVAL && n > 0 &&
+				    req->enc.hardware);
+				goto done;
+			}
+			n++;
+		}
+	}
+done:
+	while (n-- > 0)
+		close(fds[n]);
+	return fits;
+}
+
+/* One step of FNV-1a over a 64-bit value. */
+static uint64_t
+fnv_step(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 1099511628211ULL;
+}
+
+/* What identifies a set's requests to the PMU, for the answer cache. */
+static uint64_t
+set_signature(const cpc_set_t *set)
+{
+	uint64_t h = 1469598103934665603ULL;	/* the FNV offset basis */
+	const struct cpc_request *r;
+	const struct perf_event_attr *a;
+	uint_t k;
+	int i, t;
+
+	for (i = 0; i < set->nreqs; i++) {
+		r = &set->reqs[i];
+		for (t = 0; t < r->enc.nterms; t++) {
+			a = &r->enc.term[t].attr;
+			h = fnv_step(h, a->type);
+			h = fnv_step(h, a->config);
+			h = fnv_step(h, a->config1);
+		}
+		h = fnv_step(h, r->flags);
+		for (k = 0; k < r->nattrs; k++)
+			h = fnv_step(h, r->attrs[k].ca_val);
+	}
+	return fnv_step(h, (uint64_t)set->nevents);
+}
+
+/*
+ * The commands bind the same sets to every thread they follow, so the
+ * answer for a set's requests is kept and the probe opens are spent once.
+ */
+static bool
+group_fits(cpc_t *cpc, const cpc_set_t *set)
+{
+	struct cpc_fits *c;
+	uint64_t sig;
+	int i, hw = 0;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].enc.hardware)
+			hw += set->reqs[i].enc.nterms;
+	if (hw < 2)
+		return true;
+	sig = set_signature(set);
+	for (i = 0; i < CPC_FITS_CACHE; i++)
+		if (cpc->fits[i].valid && cpc->fits[i].signature == sig)
+			return cpc->fits[i].fits;
+	c = &cpc->fits[cpc->fits_next++ % CPC_FITS_CACHE];
+	c->signature = sig;
+	c->fits = group_fits_probe(cpc, set);
+	c->valid = true;
+	return c->fits;
+}
+
+/* Open term t of request i; its fd goes to fds[req->first_event + t]. */
+static int
+open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
+    bool inherit, const char *fn)
+{
+	struct cpc_request *req = &set->reqs[i];
+	int e = req->first_event + t, group = inherit || e == 0 ? -1 : set->fds[0];
+	struct perf_event_attr attr;
+	bool explained = false;
+	int subcode;
+
+	cpclib_request_to_attr(req, t, &attr);
+	if ((subcode = cpclib_attr_apply(cpc, req, &attr)) != 0) {
+		cpclib_err_subcode(cpc, fn, subcode);
+		errno = EINVAL;
+		return -1;
+	}
+	if (inherit) {
+		attr.inherit = 1;
+		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
+	} else if (e == 0 && starts_disabled(set)) {
+		/*
+		 * Members that join a group whose leader already counts are
+		 * not scheduled until the context is next rescheduled (a CPU
+		 * context may wait long for that), and overflow records need
+		 * their ring first: start the leader disabled and enable it
+		 * once the group is whole and armed.
+		 */
+		attr.disabled = 1;
+	}
+	if (set->sampling)
+		set->fds[e] = cpclib_ovf_open(set, req, &attr, pid, cpu, group,
+		    &explained);
+	else
+		set->fds[e] = cpclib_perf_open(&attr, pid, cpu, group);
+	if (set->fds[e] < 0) {
+		if (!explained)
+			cpclib_report_open_error(cpc, fn, req, e, pid);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+reset_requests(cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++) {
+		set->reqs[i].start = set->reqs[i].preset;
+		set->reqs[i].base = 0;
+		set->reqs[i].period = 0;
+		set->reqs[i].sample_type = 0;
+	}
+}
+
+static int
+open_all(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
+    const char *fn)
+{
+	int i, t;
+
+	for (i = 0; i < set->nreqs; i++)
+		for (t = 0; t < set->reqs[i].enc.nterms; t++)
+			if (open_event(cpc, set, i, t, pid, cpu, inherit,
+			    fn) != 0)
+				return -1;
+	return 0;
+}
+
+/*
+ * Open the set's group for a thread (pid; 0 is the caller) or a CPU (pid
+ * -1). The set's standby and target_held say how it starts.
+ */
+int
+cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
+    bool inherit, const char *fn)
+{
+	int saved;
+
+	if (check_requests(cpc, set, fn) != 0 || layout_events(set) != 0)
+		return -1;
+	reset_requests(set);
+	set->read_each = inherit;
+	set->sampling = cpclib_set_asks_overflow(set);
+	set->lost_format = false;
+	if (!inherit && !group_fits(cpc, set)) {
+		cpclib_err_subcode(cpc, fn, CPC_RESOURCE_UNAVAIL);
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->sampling && cpclib_ovf_prepare(cpc, set, pid, inherit) != 0)
+		return -1;
+	if (size_readbuf(set) != 0 ||
+	    open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
+	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
+	    (!inherit && starts_disabled(set) && !set->standby &&
+	    ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0))
+		goto fail;
+	set->enabled_ns = set->running_ns = 0;
+	set->enabled_base = set->running_base = 0;
+	set->disabled = false;
+	return 0;
+
+fail:
+	saved = errno;
+	cpclib_group_close(set);
+	errno = saved;
+	return -1;
+}
+
+/*
+ * Open a bound set's group again, for request flags that changed: what
+ * it counted so far becomes where it goes on from, times included. A set
+ * turned off stays off.
+ */
+int
+cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn)
+{
+	uint64_t start[set->nreqs], enabled, running;
+	bool standby = set->standby, disabled = set->disabled;
+	int i;
+
+	if (cpclib_set_read(set) != 0)
+		return -1;
+	for (i = 0; i < set->nreqs; i++)
+		start[i] = set->reqs[i].start + (cpclib_read_value(set, i) -
+		    set->reqs[i].base);
+	enabled = set->enabled_base + set->readbuf[1];
+	running = set->running_base + set->readbuf[2];
+	cpclib_group_close(set);
+	set->standby = standby || disabled;
+	if (cpclib_group_open(cpc, set, pid, -1, false, fn) != 0)
+		return -1;
+	set->standby = standby;
+	set->disabled = disabled;
+	for (i = 0; i < set->nreqs; i++)
+		set->reqs[i].start = start[i];
+	set->enabled_base = enabled;
+	set->running_base = running;
+	return 0;
+}
+
+/* Close the group, members before the leader. */
+void
+cpclib_group_close(cpc_set_t *set)
+{
+	int e;
+
+	if (set->sampling)
+		cpclib_ovf_disarm(set);
+	for (e = set->nevents - 1; e >= 0; e--) {
+		if (set->fds[e] >= 0)
+			close(set->fds[e]);
+		set->fds[e] = -1;
+	}
+}
+
+/*
+ * Apply an ioctl to every counter of a set. Inheriting sets are not one
+ * perf group (the kernel reads inherited groups badly on old kernels), so
+ * their counters are reached one by one. A group is enabled members
+ * first, leader last: enabling it through the leader with
+ * PERF_IOC_FLAG_GROUP left a tracepoint member idle until the thread's
+ * next context switch (measured on 6.18), whereas members switched on
+ * behind a stopped leader start with it, together.
+ */
+int
+cpclib_group_ioctl(cpc_set_t *set, unsigned long request)
+{
+	int e;
+
+	if (!set->read_each && request != PERF_EVENT_IOC_ENABLE)
+		return ioctl(set->fds[0], request, PERF_IOC_FLAG_GROUP);
+	for (e = set->nevents - 1; e >= 0; e--)
+		if (ioctl(set->fds[e], request, 0) != 0)
+			return -1;
+	return 0;
+}
+
+/*
+ * Start or stop a group through its leader alone: the members stay
+ * enabled, and they count exactly while the leader does.
+ */
+int
+cpclib_group_leader(cpc_set_t *set, bool on)
+{
+	return ioctl(set->fds[0], on ? PERF_EVENT_IOC_ENABLE :
+	    PERF_EVENT_IOC_DISABLE, 0);
+}

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What a failed perf_event_open(2) means for a request: the true cause,
+ * told in one line with what would fix it. Used when a set is checked
+ * (cpc_set_check), when a name's status is asked, and at bind, where the
+ * handle's error handler gets it and errno is left as the API documents.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "evname.h"
+
+#define CAP_SYS_ADMIN_BIT	21
+#define CAP_PERFMON_BIT		38
+/* The kernel's own "not supported", which reaches user space as is. */
+#define KERNEL_ENOTSUPP		524
+
+/* Who the caller is, for performance counters. */
+struct privilege {
+	bool	capable;	/* CAP_PERFMON or CAP_SYS_ADMIN, counting */
+	bool	userns;		/* in a user namespace other than the first */
+	bool	caps_here;	/* capable in its own namespace */
+	int	paranoid;
+};
+
+static int
+read_paranoid(void)
+{
+	int paranoid = -9;
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "r")) != NULL) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = -9;
+		fclose(f);
+	}
+	return paranoid;
+}
+
+/* The initial user namespace maps every uid to itself. */
+static bool
+in_child_userns(void)
+{
+	unsigned long inside, outside, count;
+	FILE *f;
+	bool child = false;
+
+	if ((f = fopen("/proc/self/uid_map", "r")) == NULL)
+		return false;
+	if (fscanf(f, "%lu %lu %lu", &inside, &outside, &count) != 3 ||
+	    inside != 0 || outside != 0 || count != 4294967295UL)
+		child = true;
+	fclose(f);
+	return child;
+}
+
+static uint64_t
+effective_caps(void)
+{
+	char line[256];
+	uint64_t caps = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/status", "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "CapEff: %" SCNx64, &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+static void
+privilege_read(struct privilege *p)
+{
+	uint64_t caps = effective_caps();
+
+	p->caps_here = (caps & (1ULL << CAP_PERFMON_BIT)) ||
+	    (caps & (1ULL << CAP_SYS_ADMIN_BIT));
+	p->userns = in_child_userns();
+	p->capable = p->caps_here && !p->userns;
+	p->paranoid = read_paranoid();
+}
+
+/* The modes a request's events count in, as cpclib_request_to_attr. */
+static uint_t
+request_modes(const struct cpc_request *req)
+{
+	uint_t modes;
+
+	if (req->enc.modes != 0)
+		return req->enc.modes;
+	if (req->enc.all_modes)
+		return CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_COUNT_HV;
+	modes = req->flags;
+	if (req->enc.kernel_context)
+		modes |= CPC_COUNT_USER | CPC_COUNT_SYSTEM;
+	return modes;
+}
+
+static bool
+is_probe_pmu(cpc_t *cpc, const struct cpc_request *req)
+{
+	const struct sysfs_pmu *u = cpclib_sysfs_pmu(cpc, "uprobe");
+	const struct sysfs_pmu *k = cpclib_sysfs_pmu(cpc, "kprobe");
+	uint32_t type;
+
+	if (req->enc.nterms == 0)
+		return false;
+	type = req->enc.term[0].attr.type;
+	return (u != NULL && type == (uint32_t)u->type) ||
+	    (k != NULL && type == (uint32_t)k->type);
+}
+
+/* Why kernel mode is counted: the event's nature, or what was asked. */
+static const char *
+kernel_mode_reason(const struct cpc_request *req)
+{
+	if (req->enc.modes != 0)
+		return "its :k modifier asks for it";
+	if (req->enc.kernel_context && req->enc.nterms > 0 &&
+	    req->enc.term[0].attr.type == PERF_TYPE_TRACEPOINT)
+		return "a tracepoint fires in the kernel";
+	if (req->enc.kernel_context)
+		return "the kernel counts it in its own context";
+	return "sys asks for it";
+}
+
+/*
+ * Why this user may not: "Permission denied: " and the cause and fix.
+ * *capable: whether the caller is privileged for performance counters
+ * (then perf_event_paranoid is not the cause).
+ */
+static void
+explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
+    int cpu, char *buf, size_t len, bool *capable)
+{
+	struct privilege p;
+	const char *userns = "";
+
+	privilege_read(&p);
+	*capable = p.capable;
+	if (strncmp(req->event, "ftrace:", 7) == 0) {
+		snprintf(buf, len, "Permission denied: the kernel keeps "
+		    "ftrace's own events for the ftrace tracers; perf_event "
+		    "cannot count them, whoever asks");
+		return;
+	}
+	if (p.capable) {
+		if (pid > 0)
+			snprintf(buf, len, "Permission denied: the process "
+			    "hides itself from tracers (a set-id or unreadable "
+			    "program?); counting it needs CAP_SYS_PTRACE");
+		else
+			snprintf(buf, len, "Permission denied by a security "
+			    "module (lockdown, SELinux, AppArmor), not by "
+			    "kernel.perf_event_paranoid");
+		return;
+	}
+	if (p.userns && p.caps_here)
+		userns = "uid 0 of a user namespace has no privilege for "
+		    "performance counters (only capabilities in the initial "
+		    "namespace count); ";
+	if (is_probe_pmu(cpc, req))
+		snprintf(buf, len, "Permission denied: %suprobes and kprobes "
+		    "need root or CAP_PERFMON, whatever "
+		    "kernel.perf_event_paranoid says", userns);
+	else if (p.paranoid >= 3)
+		snprintf(buf, len, "Permission denied: %s"
+		    "kernel.perf_event_paranoid is %d, which allows "
+		    "performance counters only to root or CAP_PERFMON; lower "
+		    "it to 2 (user mode) or 1 (kernel mode too)", userns,
+		    p.paranoid);
+	else if (pid == -1 && cpu >= 0)
+		snprintf(buf, len, "Permission denied: %scounting a whole CPU "
+		    "needs root or CAP_PERFMON while "
+		    "kernel.perf_event_paranoid is %d (above 0); lower it to "
+		    "0, or run with CAP_PERFMON", userns, p.paranoid);
+	else if (request_modes(req) & CPC_COUNT_SYSTEM)
+		snprintf(buf, len, "Permission denied: %sit counts kernel mode "
+		    "(%s), which kernel.perf_event_paranoid %d allows only to "
+		    "root or CAP_PERFMON; %s", userns, kernel_mode_reason(req),
+		    p.paranoid, req->enc.kernel_context ? "lower it to 1, or "
+		    "run with CAP_PERFMON" : "count user mode only, or lower "
+		    "it to 1");
+	else if (pid > 0)
+		snprintf(buf, len, "Permission denied: %scounting another "
+		    "process needs the right to trace it: it runs as another "
+		    "user, or is set-id or not dumpable (root or "
+		    "CAP_SYS_PTRACE may)", userns);
+	else
+		snprintf(buf, len, "Permission denied (%s"
+		    "kernel.perf_event_paranoid is %d)", userns, p.paranoid);
+}
+
+static bool
+is_breakpoint(const struct cpc_request *req)
+{
+	return req->enc.nterms > 0 &&
+	    req->enc.term[0].attr.type == PERF_TYPE_BREAKPOINT;
+}
+
+static bool
+asks_precise(const struct cpc_request *req)
+{
+	int t;
+
+	for (t = 0; t < req->enc.nterms; t++)
+		if (req->enc.term[t].attr.precise_ip > 0)
+			return true;
+	return false;
+}
+
+/* err: the errno of the failed open, of a request on pid or cpu. */
+void
+cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req,
+    int err, pid_t pid, int cpu, char *buf, size_t len)
+{
+	bool capable;
+
+	if (is_probe_pmu(cpc, req) && (err == ENOENT || err == EINVAL ||
+	    err == KERNEL_ENOTSUPP)) {
+		snprintf(buf, len, "the kernel cannot probe there: %s",
+		    err == KERNEL_ENOTSUPP ? "uprobes refuse some "
+		    "instructions (a locked one, for one); probe another" :
+		    err == ENOENT ? "no such function (the kernel's are in "
+		    "/proc/kallsyms), or one kprobes may not probe" :
+		    "not an instruction boundary, or not a function");
+		return;
+	}
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		explain_permission(cpc, req, pid, cpu, buf, len, &capable);
+		break;
+	case ENOSPC:
+		snprintf(buf, len, is_breakpoint(req) ? "every debug register "
+		    "of the CPU is taken (x86 has 4 for breakpoints): count "
+		    "fewer breakpoints at once, or put some in another set "
+		    "(another -c)" : "the PMU has no free counter for it");
+		break;
+	case EBUSY:
+		snprintf(buf, len, "the PMU is busy: someone else holds it "
+		    "exclusively");
+		break;
+	case ENODEV:
+		if (cpu >= 0)
+			snprintf(buf, len, "CPU %d is offline, or its PMU does "
+			    "not cover it", cpu);
+		else
+			snprintf(buf, len, "not supported by this kernel (%s)",
+			    strerror(err));
+		break;
+	case EINVAL:
+		if (is_breakpoint(req))
+			snprintf(buf, len, "not a breakpoint the CPU can set "
+			    "(address, length and access must suit its debug "
+			    "registers; execution takes a word)");
+		else if (asks_precise(req))
+			snprintf(buf, len, "the PMU cannot give a precise PC "
+			    "(the :p modifier): not supported by this kernel "
+			    "(%s)", strerror(err));
+		else
+			snprintf(buf, len, "the kernel refuses its encoding "
+			    "(%s)", strerror(err));
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(buf, len, "%s; raise the open file limit (ulimit -n)",
+		    strerror(err));
+		break;
+	case EOPNOTSUPP:
+		if (asks_precise(req)) {
+			snprintf(buf, len, "the PMU cannot give a precise PC "
+			    "(the :p modifier): not supported by this kernel "
+			    "(%s)", strerror(err));
+			break;
+		}
+		/* FALLTHROUGH */
+	default:
+		snprintf(buf, len, "not supported by this kernel (%s)",
+		    strerror(err));
+		break;
+	}
+}
+
+/* event: the failed event's index in the set's group (0 leads). */
+void
+cpclib_report_open_error(cpc_t *cpc, const char *fn,
+    const struct cpc_request *req, int event, pid_t pid)
+{
+	char why[EV_WHY_LEN];
+	int err = errno;
+	bool capable;
+
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		explain_permission(cpc, req, pid, -1, why, sizeof(why),
+		    &capable);
+		/* What scripts read first, then the cause and the fix. */
+		if (!capable && strncmp(why, "Permission denied: ", 19) == 0)
+			cpclib_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, "%s: "
+			    "Permission denied (kernel.perf_event_paranoid is "
+			    "%d; needs CAP_PERFMON or root, or a lower "
+			    "kernel.perf_event_paranoid): %s\n", req->event,
+			    read_paranoid(), why + 19);
+		else
+			cpclib_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
+			    "%s: %s\n", req->event, why);
+		errno = EACCES;
+		break;
+	case EINVAL:
+		/* The PMU could not fit this member into the group. */
+		if (event > 0 && req->enc.hardware)
+			cpclib_err_subcode(cpc, fn, CPC_RESOURCE_UNAVAIL);
+		else if (req->nattrs > 0)
+			cpclib_err_subcode(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE);
+		break;
+	case ENOSPC:
+		cpclib_explain_open_error(cpc, req, err, pid, -1, why,
+		    sizeof(why));
+		cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL, "%s: %s\n",
+		    req->event, why);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case KERNEL_ENOTSUPP:
+		cpclib_explain_open_error(cpc, req, err, pid, -1, why,
+		    sizeof(why));
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT, "%s: %s\n", req->event,
+		    why);
+		errno = EINVAL;
+		break;
+	default:
+		break;
+	}
+}
