@@ -1,5 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cpustat: per-CPU system-wide counting.
+ *
+ *	cpustat.c	main: wires the pieces together, and the totals
+ *	cpustat_opts.c	the command line
+ *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker
  */
 #ifndef CPUSTAT_H
 #define CPUSTAT_H
@@ -10,7 +15,25 @@
 
 #include "libcpc.h"
 #include "output.h"
-#include "spec.h"
+#include "setgrp.h"
+
+/* The command line. */
+struct cpustat_opts {
+	unsigned	 interval_ms;
+	unsigned long	 count;		/* intervals (-p: cycles); 0: no end */
+	long		 rest_ms;	/* -p: rest after each cycle, or -1 */
+	bool		 tsc;
+	bool		 no_title;
+	bool		 soak;
+	char		 timestamp;	/* 0, 'u' or 'd' */
+	enum out_format	 format;
+	const char	*output_path;	/* --output, or NULL */
+	bool		 have_output_fd;
+	int		 output_fd;	/* --output-fd */
+	const char	*listen;	/* --listen ADDR:PORT, or NULL */
+	bool		 have_cpus;
+	cpu_set_t	 cpus;		/* --cpus */
+};
 
 struct cpustat;
 
@@ -20,12 +43,8 @@ struct cpu_worker {
 	int		 cpu;
 	pthread_t	 thread;
 	bool		 started;
-	struct rotation	*rot;
+	setgrp_t	*grp;
 	int		 status;	/* 0 ok, 3 bind or sample failed */
-	uint64_t	 prev_enabled;	/* current slice, at the last sample */
-	uint64_t	 prev_running;
-	uint64_t	*tot_enabled;	/* per set: summed over its rows */
-	uint64_t	*tot_running;
 	pthread_t	 soaker;
 	bool		 soaker_started;
 	bool		 soak;		/* a system-only set is bound */
@@ -36,16 +55,10 @@ struct cpu_worker {
 
 struct cpustat {
 	cpc_t		*cpc;
-	struct setgrp	 grp;
-	struct output	 out;
-	unsigned	 interval_ms;
-	unsigned long	 count;		/* 0: unlimited */
-	long		 rest_ms;	/* -p: rest after each cycle, or -1 */
-	bool		 tick_col;
-	bool		 no_title;
-	bool		 soak;
-	char		 timestamp;	/* 0, 'u' or 'd' */
-	hrtime_t	 start;
+	setgrp_t	*specs;		/* the -c specs (master group) */
+	struct cpustat_opts opt;
+	struct output	*out;
+	hrtime_t	 start;		/* the samples' common schedule starts */
 	pthread_mutex_t	 out_lock;
 	pthread_mutex_t	 stop_lock;
 	pthread_cond_t	 stop_cv;
@@ -55,12 +68,19 @@ struct cpustat {
 	struct cpu_worker *workers;
 	int		 nworkers;
 	bool		 hint_given;
-	bool		 write_failed;	/* stdout: said once, run stopped */
+	bool		 write_failed;	/* said once, run stopped */
 };
 
+/* cpustat_opts.c: false when the run is over, with *status to exit with. */
+bool cpustat_options(struct cpustat *cs, int argc, char **argv,
+    int *status);
+void cpustat_errhndlr(const char *fn, int subcode, const char *fmt,
+    va_list ap);
+
+/* cpustat_cpu.c */
 void *cpu_worker_main(void *arg);
 void *cpu_soaker_main(void *arg);
-bool cpustat_wait_until(struct cpustat *cs, const struct timespec *when);
-void cpustat_check_output(struct cpustat *cs);
+bool cpustat_wait_until(struct cpustat *cs, hrtime_t when);
+void cpustat_flush(struct cpustat *cs);
 
 #endif /* CPUSTAT_H */

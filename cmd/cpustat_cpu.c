@@ -1,10 +1,18 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cpustat's per-CPU threads: each binds its CPU's sets, samples on an
- * absolute schedule, and prints a row per sample. A soaker thread keeps
- * the CPU busy in user mode while a system-only set is bound.
+ * cpustat's per-CPU threads: each binds its CPU's sets (all of them: they
+ * take turns with no gap between), samples on an absolute schedule, and
+ * prints a row per sample. A soaker thread keeps the CPU busy in user
+ * mode while a system-only set counts.
+ *
+ * A sample time that passes while the thread cannot run (cpustat was
+ * stopped, or not scheduled in time) is missed. The sample taken when it
+ * runs again is a gap row: it holds all the intervals since the CPU's
+ * previous row and says how many, and each of them counts against the
+ * count. No tick row ever holds more than its own interval.
  */
 #include <errno.h>
-#include <langinfo.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,26 +21,56 @@
 
 #include "cpus.h"
 #include "cpustat.h"
+#include "diag.h"
 
 #define NSEC	1000000000LL
+#define MSEC	1000000LL
 
-static void
-timespec_add_ms(struct timespec *ts, long ms)
+/* A CPU's schedule: the sample time awaited, and where in a -p cycle. */
+struct schedule {
+	hrtime_t	 next;
+	unsigned long	 in_cycle;	/* sample times of this cycle so far */
+};
+
+/*
+ * On to the sample time after next: an interval later, and after the
+ * rest of -p first when a cycle of the sets ends at next. True then.
+ */
+static bool
+schedule_advance(const struct cpustat *cs, struct schedule *sch)
 {
-	long long ns = (long long)ts->tv_nsec + (long long)ms * 1000000LL;
+	bool rest = cs->opt.rest_ms > 0 &&
+	    ++sch->in_cycle == (unsigned long)setgrp_nsets(cs->specs);
 
-	ts->tv_sec += (time_t)(ns / NSEC);
-	ts->tv_nsec = (long)(ns % NSEC);
+	if (rest) {
+		sch->in_cycle = 0;
+		sch->next += cs->opt.rest_ms * MSEC;
+	}
+	sch->next += (hrtime_t)cs->opt.interval_ms * MSEC;
+	return rest;
 }
 
-static bool
-timespec_passed(const struct timespec *ts)
+/*
+ * The sample time awaited has passed. The intervals its sample stands
+ * for: 1, and 1 more for each later sample time that has passed as well
+ * (at most left), the schedule moved on to the last of them.
+ */
+static unsigned long
+schedule_catch_up(const struct cpustat *cs, struct schedule *sch,
+    unsigned long left)
 {
-	struct timespec now;
+	struct schedule later = *sch;
+	hrtime_t now = output_now();
+	unsigned long n = 1;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > ts->tv_sec ||
-	    (now.tv_sec == ts->tv_sec && now.tv_nsec > ts->tv_nsec);
+	while (n < left) {
+		(void)schedule_advance(cs, &later);
+		if (later.next > now)
+			break;
+		*sch = later;
+		n++;
+	}
+	return n;
 }
 
 static void
@@ -44,6 +82,16 @@ set_soak(struct cpu_worker *w, bool on)
 	w->soak = on;
 	pthread_cond_signal(&w->soak_cv);
 	pthread_mutex_unlock(&w->soak_lock);
+}
+
+/* The soaker runs while the set counting now counts system mode only. */
+static void
+soak_for_current(struct cpu_worker *w)
+{
+	struct cpustat *cs = w->cs;
+	int c = setgrp_current(w->grp);
+
+	set_soak(w, cs->opt.soak && setgrp_spec(cs->specs, c)->system_only);
 }
 
 void *
@@ -74,89 +122,27 @@ cpu_soaker_main(void *arg)
 	}
 }
 
+/*
+ * The row of the sample just taken of set s, standing for n intervals:
+ * a tick, or a gap row after sample times were missed.
+ */
 static void
-print_timestamp(struct cpustat *cs)
-{
-	char buf[128];
-	time_t now = time(NULL);
-	struct tm tm;
-
-	if (cs->timestamp == 'u') {
-		printf("%lld\n", (long long)now);
-	} else if (cs->timestamp == 'd') {
-		localtime_r(&now, &tm);
-		if (strftime(buf, sizeof(buf), nl_langinfo(_DATE_FMT), &tm) > 0)
-			printf("%s\n", buf);
-	}
-}
-
-static void
-print_table_row(struct cpustat *cs, const struct out_row *row,
-    const struct spec *spec)
-{
-	int i;
-
-	printf("%7.3f %3d %5s ", row->time, row->cpu, row->label);
-	if (cs->tick_col)
-		printf("%9lld ", (long long)row->tick);
-	for (i = 0; i < spec->nreqs; i++)
-		printf("%9lld ", (long long)row->values[i]);
-	if (cs->grp.nspecs > 1)
-		printf(" # %s", spec->text);
-	putchar('\n');
-}
-
-/* The row of one sample; enabled and running are the set's times now. */
-static void
-emit_tick(struct cpu_worker *w, int setno, uint64_t enabled,
-    uint64_t running)
+emit_row(struct cpu_worker *w, int s, unsigned long n)
 {
 	struct cpustat *cs = w->cs;
-	cpc_buf_t *delta = w->rot->delta[setno];
-	const struct spec *spec = cs->grp.specs[setno];
-	uint64_t values[spec->nreqs > 0 ? spec->nreqs : 1];
+	const struct set_times *t = setgrp_slice_times(w->grp, s);
 	struct out_row row = {
-		.pid = -1, .lwp = -1, .tid = -1, .cpu = w->cpu,
-		.label = "tick", .setno = setno, .values = values,
-		.has_tick = cs->tick_col,
+		.label = n > 1 ? "gap" : "tick", .pid = -1, .lwp = -1,
+		.tid = -1, .cpu = w->cpu, .ncpus = -1, .setno = s,
+		.intervals = n, .counts = setgrp_slice(w->grp, s),
+		.enabled_ns = t->enabled_ns, .running_ns = t->running_ns,
 	};
-	int i;
 
-	for (i = 0; i < spec->nreqs; i++)
-		(void)cpc_buf_get(cs->cpc, delta, i, &values[i]);
-	row.time = (double)(cpc_buf_hrtime(cs->cpc, delta) - cs->start) / 1e9;
-	row.tick = cpc_buf_tick(cs->cpc, delta);
-	row.enabled_ns = enabled - w->prev_enabled;
-	row.running_ns = running - w->prev_running;
-	w->prev_enabled = enabled;
-	w->prev_running = running;
-	w->tot_enabled[setno] += row.enabled_ns;
-	w->tot_running[setno] += row.running_ns;
 	pthread_mutex_lock(&cs->out_lock);
-	if (cs->out.format == OUT_TABLE) {
-		print_timestamp(cs);
-		print_table_row(cs, &row, spec);
-		output_note_multiplex(&cs->out, &row);
-	} else {
-		output_row(&cs->out, &row);
-	}
-	fflush(stdout);
-	cpustat_check_output(cs);
+	output_timestamp(cs->out);
+	output_row(cs->out, &row);
+	cpustat_flush(cs);
 	pthread_mutex_unlock(&cs->out_lock);
-}
-
-static int
-bind_current(struct cpu_worker *w)
-{
-	struct cpustat *cs = w->cs;
-	int c = w->rot->current;
-
-	if (cpc_bind_cpu(cs->cpc, w->cpu, w->rot->sets[c], 0) != 0)
-		return -1;
-	w->prev_enabled = 0;
-	w->prev_running = 0;
-	set_soak(w, cs->soak && cs->grp.specs[c]->system_only);
-	return 0;
 }
 
 static void
@@ -207,115 +193,93 @@ cpu_lost(struct cpu_worker *w, int err)
 
 /* Sample the current set; 1: the CPU went offline, -1: an error. */
 static int
-take_sample(struct cpu_worker *w, uint64_t *enabled, uint64_t *running)
+take_sample(struct cpu_worker *w)
 {
-	struct cpustat *cs = w->cs;
+	int c = setgrp_current(w->grp);
 
-	if (rotation_sample(cs->cpc, w->rot) != 0)
+	if (setgrp_sample(w->grp) != 0)
 		return cpu_lost(w, errno) ? 1 : -1;
-	(void)cpc_set_times(cs->cpc, w->rot->sets[w->rot->current], enabled,
-	    running);
-	if (*enabled == w->prev_enabled)
+	if (setgrp_slice_times(w->grp, c)->enabled_ns == 0)
 		return cpu_lost(w, EIO) ? 1 : -1;
 	return 0;
 }
 
 /*
- * After a rest (-p), move on to the next set. The next set is bound
- * before the old one is let go, so the CPU is never free for another
- * cpustat in between. A single set stays bound and counting: a sample
- * taken now makes the next row start here, so the rest is not counted.
+ * After a cycle of the sets (-p), rest until the rest's end, just before
+ * the next sample time: the next set takes over at once, and what it
+ * counts in the rest is left out by a sample when the rest ends. A rest
+ * that ran past the next sample time (cpustat was stopped) is part of
+ * the gap that follows, and is kept in its row. 1 when the run was asked
+ * to stop meanwhile.
  */
 static int
-rotate(struct cpu_worker *w, int measured)
+rest(struct cpu_worker *w, const struct schedule *sch)
 {
 	struct cpustat *cs = w->cs;
-	struct rotation *rot = w->rot;
-	uint64_t enabled, running;
-	int r, err;
 
-	if (cs->grp.nspecs == 1) {
-		if ((r = take_sample(w, &enabled, &running)) != 0)
-			return r;
-		w->prev_enabled = enabled;
-		w->prev_running = running;
-		set_soak(w, cs->soak && cs->grp.specs[0]->system_only);
-		return 0;
-	}
-	rotation_next(cs->cpc, rot);
-	if (bind_current(w) != 0) {
-		err = errno;
-		(void)cpc_unbind(cs->cpc, rot->sets[measured]);
-		return cpu_lost(w, err) ? 1 : -1;
-	}
-	return cpc_unbind(cs->cpc, rot->sets[measured]);
+	if (setgrp_rotate(w->grp) != 0)
+		return cpu_lost(w, errno) ? 1 : -1;
+	set_soak(w, false);
+	if (cpustat_wait_until(cs, sch->next -
+	    (hrtime_t)cs->opt.interval_ms * MSEC))
+		return 1;
+	if (output_now() < sch->next && setgrp_rebase(w->grp) != 0)
+		return cpu_lost(w, errno) ? 1 : -1;
+	soak_for_current(w);
+	return 0;
 }
 
 /*
- * One sample and its row; 1 ends the loop quietly, -1 with an error.
- * After the last sample there is no rest and no next set.
+ * One sample standing for n intervals and its row, then the next set's
+ * turn; 1 ends the loop quietly, -1 with an error. After the last sample
+ * nothing follows.
  */
 static int
-sample_once(struct cpu_worker *w, struct timespec *next,
-    unsigned long *in_cycle, bool last)
+sample_once(struct cpu_worker *w, struct schedule *sch, unsigned long n,
+    bool last)
 {
-	struct cpustat *cs = w->cs;
-	struct rotation *rot = w->rot;
-	int measured = rot->current, r;
-	uint64_t enabled, running;
+	int measured = setgrp_current(w->grp), r;
 
-	if ((r = take_sample(w, &enabled, &running)) != 0)
+	if ((r = take_sample(w)) != 0)
 		return r;
-	rotation_accumulate(cs->cpc, rot);
-	emit_tick(w, measured, enabled, running);
-	if (last || (cs->grp.nspecs == 1 && cs->rest_ms <= 0))
+	emit_row(w, measured, n);
+	if (last)
 		return 0;
-	if (cs->rest_ms > 0 && ++*in_cycle == (unsigned long)cs->grp.nspecs) {
-		*in_cycle = 0;
-		set_soak(w, false);
-		timespec_add_ms(next, cs->rest_ms);
-		if (cpustat_wait_until(cs, next))
-			return 1;
-	} else if (cs->grp.nspecs == 1) {
-		return 0;
-	}
-	return rotate(w, measured);
+	if (schedule_advance(w->cs, sch))
+		return rest(w, sch);
+	if (setgrp_rotate(w->grp) != 0)
+		return cpu_lost(w, errno) ? 1 : -1;
+	soak_for_current(w);
+	return 0;
 }
 
+/*
+ * Every CPU keeps the same schedule, from the common start: a thread
+ * that started late has a shorter first interval, not rows out of step
+ * with the others. The count counts intervals, missed ones too.
+ */
 static void
 sampling_loop(struct cpu_worker *w)
 {
 	struct cpustat *cs = w->cs;
-	struct timespec next;
-	unsigned long samples = 0, in_cycle = 0;
-	bool last;
+	struct schedule sch = {
+		.next = cs->start + (hrtime_t)cs->opt.interval_ms * MSEC,
+	};
+	unsigned long left = cs->opt.count != 0 ? cs->opt.count : ULONG_MAX;
+	unsigned long n;
 	int r;
 
-	/*
-	 * Every CPU keeps the same schedule, from the common start: a thread
-	 * that started late has a shorter first interval, not rows out of
-	 * step with the others.
-	 */
-	next.tv_sec = (time_t)(cs->start / NSEC);
-	next.tv_nsec = (long)(cs->start % NSEC);
-	for (;;) {
-		timespec_add_ms(&next, (long)cs->interval_ms);
-		if (timespec_passed(&next)) {
-			/* Overloaded: skip this sample, as the original does. */
-			if (cs->count != 0 && ++samples >= cs->count)
-				break;
-			continue;
-		}
-		if (cpustat_wait_until(cs, &next))
-			break;
-		last = cs->count != 0 && samples + 1 >= cs->count;
-		if ((r = sample_once(w, &next, &in_cycle, last)) != 0) {
+	while (!cpustat_wait_until(cs, sch.next)) {
+		n = schedule_catch_up(cs, &sch, left);
+		if (cs->opt.count != 0)
+			left -= n;
+		if ((r = sample_once(w, &sch, n, left == 0)) != 0) {
 			if (r < 0)
 				report_cpu_error(w);
 			return;
 		}
-		if (cs->count != 0 && ++samples >= cs->count)
-			break;
+		if (left == 0)
+			return;
 	}
 }
 
@@ -324,18 +288,15 @@ cpu_worker_main(void *arg)
 {
 	struct cpu_worker *w = arg;
 	struct cpustat *cs = w->cs;
-	int c;
 
-	if (bind_current(w) != 0) {
+	if (setgrp_bind_cpu(w->grp, w->cpu) != 0) {
 		if (errno != ENOSYS || !cpu_lost(w, errno))
 			report_cpu_error(w);
 	} else {
+		soak_for_current(w);
 		sampling_loop(w);
-		c = w->rot->current;
 		set_soak(w, false);
-		if (cpc_unbind(cs->cpc, w->rot->sets[c]) != 0 && errno != EINVAL)
-			diag(NULL, "error unbinding on cpu %d - %s\n", w->cpu,
-			    strerror(errno));
+		setgrp_unbind(w->grp);
 	}
 	pthread_mutex_lock(&cs->stop_lock);
 	if (--cs->running == 0)
@@ -344,15 +305,21 @@ cpu_worker_main(void *arg)
 	return NULL;
 }
 
-/* Sleep until an absolute time; true if the run was asked to stop. */
+/*
+ * Sleep until an absolute time (CLOCK_MONOTONIC ns); true if the run was
+ * asked to stop.
+ */
 bool
-cpustat_wait_until(struct cpustat *cs, const struct timespec *when)
+cpustat_wait_until(struct cpustat *cs, hrtime_t when)
 {
+	struct timespec ts = {
+		.tv_sec = (time_t)(when / NSEC), .tv_nsec = (long)(when % NSEC),
+	};
 	bool stop;
 
 	pthread_mutex_lock(&cs->stop_lock);
 	while (!cs->stop &&
-	    pthread_cond_timedwait(&cs->stop_cv, &cs->stop_lock, when) == 0)
+	    pthread_cond_timedwait(&cs->stop_cv, &cs->stop_lock, &ts) == 0)
 		;
 	stop = cs->stop;
 	pthread_mutex_unlock(&cs->stop_lock);

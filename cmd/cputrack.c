@@ -1,218 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cputrack: count CPU performance events per process and per LWP of a
  * command or a running process, interval by interval.
+ *
+ * Signals. SIGHUP, SIGINT, SIGQUIT and SIGTERM that are ignored when
+ * cputrack starts stay ignored. Otherwise one of them ends the run: a
+ * captured process is let go and runs on, and cputrack exits 0; a command
+ * cputrack started is sent the same signal, unless it has it already
+ * (from the terminal, or pending), and is tracked until it exits, its
+ * rows printed; a second signal kills it. cputrack then dies of the first
+ * signal, so that its exit status says the run was cut short. SIGPIPE
+ * (the reader of the rows went away) lets everything go and exits 0.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <limits.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "caps.h"
 #include "cputrack.h"
+#include "diag.h"
 
-volatile sig_atomic_t cputrack_interrupted;
-static cpc_t *signal_cpc;
-
-enum { OPT_FORMAT = 256 };
-
-#define OUTPUT_BUFFER	(64 * 1024)
-
-static const struct option long_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ NULL, 0, NULL, 0 }
-};
-
-struct options {
-	bool		 help;
-	bool		 bad;
-	pid_t		 pid;
-	enum out_format	 format;
-};
+/* A signal that came before the run, when nothing else could take it. */
+static volatile sig_atomic_t early_signal;
+static volatile sig_atomic_t pipe_broken;
 
 static void
-usage(FILE *out)
+note_signal(int sig)
 {
-	const char *p = diag_progname();
-
-	fprintf(out,
-	    "Usage:\n"
-	    "\t%s [-T secs] [-N count] [-Defhnv] [-o file]\n"
-	    "\t\t-c events [command [args] | -p pid]\n"
-	    "\n"
-	    "\t-T secs\t  seconds between samples, default 1\n"
-	    "\t-N count  number of samples, default unlimited\n"
-	    "\t-D\t  enable debug mode\n"
-	    "\t-e\t  follow exec(2), and execve(2)\n"
-	    "\t-f\t  follow fork(2), fork1(2), and vfork(2)\n"
-	    "\t-h\t  print extended usage information\n"
-	    "\t-n\t  suppress titles\n"
-	    "\t-t\t  include virtualized %s register\n"
-	    "\t-v\t  verbose mode\n"
-	    "\t-o file\t  write cpu statistics to this file\n"
-	    "\t-c events specify processor events to be monitored\n"
-	    "\t-p pid\t  pid of existing process to capture\n"
-	    "\n"
-	    "\tUse cpustat(8) to monitor system-wide statistics.\n",
-	    p, CPC_TICKREG_NAME);
+	if (sig == SIGPIPE)
+		pipe_broken = 1;
+	else if (early_signal == 0)
+		early_signal = sig;
 }
 
-static void __attribute__((noreturn))
-usage_exit(void)
-{
-	usage(stderr);
-	exit(2);
-}
-
-static void
-parse_interval(struct cputrack *ct, struct options *opt, const char *arg)
-{
-	double secs;
-	char *end;
-
-	errno = 0;
-	secs = strtod(arg, &end);
-	/* !(secs >= 0) also refuses "nan". */
-	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
-	    secs * 1000 > (double)UINT_MAX || (secs > 0 && secs < 0.001)) {
-		diag(NULL, "invalid interval '%s'\n", arg);
-		opt->bad = true;
-		return;
-	}
-	ct->interval_ms = (unsigned)(secs * 1000);
-}
-
-static long long
-parse_number(struct options *opt, const char *what, const char *arg,
-    long long min, long long max)
-{
-	const char *errstr;
-	long long n = strtonum(arg, min, max, &errstr);
-
-	if (errstr != NULL) {
-		diag(NULL, "invalid %s '%s'\n", what, arg);
-		opt->bad = true;
-	}
-	return n;
-}
-
-static void
-open_log(struct cputrack *ct, const char *path)
-{
-	if (ct->log != stdout)
-		fclose(ct->log);
-	if ((ct->log = fopen(path, "w")) == NULL) {
-		diag(NULL, "cannot open '%s' for writing\n", path);
-		exit(1);
-	}
-	ct->log_name = path;
-}
-
-static void
-parse_option(struct cputrack *ct, struct options *opt, int c)
-{
-	int status;
-
-	switch (c) {
-	case 'T':
-		parse_interval(ct, opt, optarg);
-		break;
-	case 'N':
-		ct->nsamples = (unsigned)parse_number(opt, "count", optarg, 0,
-		    UINT_MAX);
-		break;
-	case 'D':
-		diag_set_debug(true);
-		break;
-	case 'e':
-		ct->follow_exec = true;
-		break;
-	case 'f':
-		ct->follow_fork = true;
-		break;
-	case 'h':
-		opt->help = true;
-		break;
-	case 'n':
-		ct->no_title = true;
-		break;
-	case 't':
-		ct->tick_col = true;
-		break;
-	case 'v':
-		ct->verbose = true;
-		break;
-	case 'o':
-		open_log(ct, optarg);
-		break;
-	case 'c':
-		if ((status = setgrp_add_checked(&ct->grp, ct->cpc,
-		    optarg)) > 0)
-			exit(status);
-		if (status < 0)
-			opt->bad = true;
-		break;
-	case 'p':
-		opt->pid = (pid_t)parse_number(opt, "pid", optarg, 1, INT_MAX);
-		break;
-	case OPT_FORMAT:
-		if (output_parse_format(optarg, &opt->format) != 0) {
-			diag(NULL, "invalid format '%s' (table, csv or json)\n",
-			    optarg);
-			opt->bad = true;
-		}
-		break;
-	default:	/* including -r, which the original accepts and ignores */
-		opt->bad = true;
-		break;
-	}
-}
-
-static void
-parse_options(struct cputrack *ct, struct options *opt, int argc,
-    char **argv)
-{
-	int c;
-
-	while ((c = getopt_long(argc, argv, "+T:N:Defhntvo:r:c:p:",
-	    long_options, NULL)) != -1)
-		parse_option(ct, opt, c);
-	if (opt->help) {
-		usage(stdout);
-		putchar('\n');
-		caps_print(ct->cpc, stdout);
-		exit(0);
-	}
-	if (opt->bad || ct->grp.nspecs == 0 ||
-	    (optind >= argc && opt->pid == 0) ||
-	    (optind < argc && opt->pid != 0))
-		usage_exit();
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	cputrack_interrupted = 1;
-	if (signal_cpc != NULL)
-		cpc_terminate(signal_cpc);
-}
-
-/* As the original: HUP, INT and QUIT unless ignored, and PIPE and TERM. */
+/* As the original: HUP, INT, QUIT and TERM unless ignored, and PIPE. */
 static void
 install_signals(void)
 {
-	static const int maybe_ignored[] = { SIGHUP, SIGINT, SIGQUIT };
+	static const int maybe_ignored[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
 	struct sigaction sa, old;
 	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = note_signal;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(maybe_ignored) / sizeof(int); i++) {
 		if (sigaction(maybe_ignored[i], NULL, &old) == 0 &&
@@ -220,153 +53,184 @@ install_signals(void)
 			continue;
 		sigaction(maybe_ignored[i], &sa, NULL);
 	}
+	/* A handler, not SIG_IGN: a command started must not inherit it. */
 	sigaction(SIGPIPE, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-static void
-pctx_diag(const char *fn, const char *fmt, va_list ap)
-{
-	diag_errhndlr(fn, -1, fmt, ap);
-}
-
-static int
-make_templates(struct cputrack *ct)
-{
-	int s;
-
-	ct->templates = calloc((size_t)ct->grp.nspecs, sizeof(cpc_set_t *));
-	if (ct->templates == NULL)
-		return -1;
-	for (s = 0; s < ct->grp.nspecs; s++)
-		if ((ct->templates[s] = spec_build_set(ct->cpc,
-		    ct->grp.specs[s])) == NULL)
-			return -1;
-	return 0;
 }
 
 /*
- * Why a process cannot be captured, when it is the usual reason: it
- * belongs to another user, or Yama allows tracing descendants only.
+ * The rows' destination: stdout, -o's file, --output-fd's descriptor (none
+ * of them left open in a command), and --listen's socket. The rows are
+ * queued and written by the output's own thread, whenever the tracer has
+ * handled the events at hand: they appear the moment they are due, in a
+ * pipe too, and a slow reader never holds the tracer up.
  */
-static void
-capture_hint(pid_t pid)
-{
-	char path[64];
-	struct stat st;
-	FILE *f;
-	int scope = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	if (geteuid() == 0 || stat(path, &st) != 0)
-		return;
-	if (st.st_uid != geteuid()) {
-		diag(NULL, "pid %d belongs to another user (uid %u): capturing "
-		    "it needs root or CAP_SYS_PTRACE\n", (int)pid,
-		    (unsigned)st.st_uid);
-		return;
-	}
-	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r")) != NULL) {
-		if (fscanf(f, "%d", &scope) != 1)
-			scope = 0;
-		fclose(f);
-	}
-	if (scope > 0)
-		diag(NULL, "kernel.yama.ptrace_scope is %d: only a parent may "
-		    "trace; capturing needs CAP_SYS_PTRACE, or ptrace_scope "
-		    "0\n", scope);
-}
-
-static pctx_t *
-start_target(struct options *opt, struct cputrack *ct, int argc, char **argv)
-{
-	pctx_t *pctx;
-
-	if (opt->pid != 0) {
-		pctx = pctx_capture(opt->pid, ct, 1, pctx_diag);
-		if (pctx == NULL) {
-			diag(NULL, "failed to capture pid %d\n", (int)opt->pid);
-			capture_hint(opt->pid);
-		}
-		return pctx;
-	}
-	pctx = pctx_create(argv[optind], &argv[optind], ct, 1, pctx_diag);
-	if (pctx == NULL)
-		diag(NULL, "failed to start program '%s'\n", argv[optind]);
-	(void)argc;
-	return pctx;
-}
-
-/* Let everything go: the counters, the records, the specs. */
 static int
-release_all(struct cputrack *ct, int status)
+open_output(struct cputrack *ct)
 {
-	signal_cpc = NULL;
-	if (ct->cpc != NULL)
-		cpc_close(ct->cpc);
-	ct->cpc = NULL;
-	track_forget(ct);
-	free(ct->templates);
-	ct->templates = NULL;
-	output_close(&ct->out);
-	setgrp_free(&ct->grp);
-	return status;
+	struct out_config cfg = {
+		.tool = OUT_CPUTRACK, .format = ct->opt.format,
+		.specs = ct->specs, .path = ct->opt.log_path,
+		.fd = ct->opt.have_output_fd ? ct->opt.output_fd : -1,
+		.listen = ct->opt.listen,
+		.title = !ct->opt.no_title, .tsc = ct->opt.tsc,
+		.pid = ct->opt.follow_fork,
+	};
+
+	ct->out = output_open(ct->cpc, &cfg);
+	return ct->out != NULL ? 0 : -1;
 }
 
-static void
-flush_rows(void *arg)
+/* Whether a created command got the signal too: pending, or from the tty. */
+static bool
+got_it_too(pid_t pid, int sig, int si_code)
 {
-	rows_flush(arg);
+	char path[64], line[256];
+	unsigned long long mask;
+	bool got = false;
+	FILE *f;
+
+	if (si_code == SI_KERNEL && getpgid(pid) == getpgrp())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	while (!got && fgets(line, sizeof(line), f) != NULL)
+		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
+		    sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+		    (mask & (1ULL << (sig - 1))))
+			got = true;
+	fclose(f);
+	return got;
+}
+
+/* SIGHUP, SIGINT, SIGQUIT or SIGTERM during the run: see the top. */
+int
+cputrack_signal(struct cputrack *ct, int sig, int si_code)
+{
+	if (ct->opt.pid != 0)
+		return 1;
+	if (ct->stop_signal == 0)
+		ct->stop_signal = sig;
+	if (ct->stop_count++ > 0)
+		(void)kill(ct->target, SIGKILL);
+	else if (!got_it_too(ct->target, sig, si_code))
+		(void)kill(ct->target, sig);
+	return 0;
+}
+
+int
+cputrack_early_signal(void)
+{
+	return early_signal;
+}
+
+/*
+ * Have the rows written; a reader gone away ends the run. A write error
+ * is said by the output, once.
+ */
+void
+cputrack_flush(struct cputrack *ct)
+{
+	if (output_flush(ct->out) == 0)
+		return;
+	if (errno == EPIPE || pipe_broken) {
+		ct->reader_gone = true;
+		return;
+	}
+	ct->write_failed = true;
+}
+
+void
+cputrack_title(struct cputrack *ct)
+{
+	output_title(ct->out);
+	cputrack_flush(ct);
+}
+
+/*
+ * The engine first (the BPF engine may refuse, or auto fall back to
+ * ptrace), then the rows' stream, then the target.
+ */
+static int
+run(struct cputrack *ct)
+{
+	int status = 0;
+
+	if (ct->opt.engine != ENGINE_PTRACE)
+		status = bpf_track_open(ct, ct->opt.engine == ENGINE_AUTO);
+	if (status != 0 && ct->opt.engine == ENGINE_BPF)
+		return status;
+	if (open_output(ct) != 0)
+		return 1;
+	install_signals();
+	return ct->bpf != NULL ? bpf_track(ct) : ptrace_track(ct);
+}
+
+/* Exit as the signal would have ended us (SIGQUIT without a core). */
+static int
+die_of(int sig)
+{
+	fflush(NULL);
+	if (sig != SIGQUIT) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	return 128 + sig;
+}
+
+/*
+ * Let everything go, in order: the processes still tracked (they run on),
+ * whose records hold sets of the handle, then the handle and the rows.
+ */
+static int
+finish(struct cputrack *ct, int status)
+{
+	int written;
+
+	ptrace_let_go(ct);
+	bpf_let_go(ct);
+	if (ct->out != NULL) {
+		cputrack_flush(ct);
+		/* Rows not counted, partial or dropped change the status. */
+		written = output_close(ct->out);
+		if (status == 0)
+			status = written;
+	}
+	/* A process not followed leaves the run's counts incomplete. */
+	if (status == 0 && ct->uncounted)
+		status = 1;
+	setgrp_free(ct->specs);
+	cpc_close(ct->cpc);
+	if (ct->stop_signal != 0 && !ct->reader_gone)
+		status = die_of(ct->stop_signal);
+	return status;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct cputrack ct = { .interval_ms = 1000, .log_name = "stdout" };
-	struct options opt = { .format = OUT_TABLE };
-	pctx_t *pctx;
-	int ret;
+	struct cputrack ct = {
+		.opt = { .interval_ms = 1000, .format = OUT_TABLE },
+	};
+	int status;
 
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
 	diag_init(argv[0]);
-	ct.log = stdout;
-	RB_INIT(&ct.procs);
 	if ((ct.cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
 		diag(NULL, "cannot access performance counter library - %s\n",
 		    strerror(errno));
 		return 1;
 	}
 	(void)cpc_seterrhndlr(ct.cpc, diag_errhndlr);
-	parse_options(&ct, &opt, argc, argv);
-	signal_cpc = ct.cpc;
-	install_signals();
-	raise_fd_limit(false);
-	if (make_templates(&ct) != 0 ||
-	    output_open(&ct.out, ct.log, opt.format, &ct.grp, "cputrack") != 0) {
+	if ((ct.specs = setgrp_new(ct.cpc)) == NULL) {
 		diag(NULL, "no memory available\n");
-		return release_all(&ct, 1);
+		return finish(&ct, 1);
 	}
-	/*
-	 * Rows are written in batches, whenever the tracer has handled the
-	 * events at hand, rather than a write per row: they still appear
-	 * the moment they are due, in a pipe too.
-	 */
-	setvbuf(ct.log, NULL, _IOFBF, OUTPUT_BUFFER);
-	pctx_set_idle(flush_rows, &ct);
-	if ((pctx = start_target(&opt, &ct, argc, argv)) == NULL)
-		return release_all(&ct, 1);
-	if (track_setup(&ct, pctx) != 0) {
-		diag(NULL, "can't bind process context ops to process\n");
-		pctx_release(pctx);
-		return release_all(&ct, 1);
-	}
-	rows_title(&ct);
-	rows_flush(&ct);
-	ct.start = rows_now();
-	ret = track_run(&ct, pctx);
-	/* Whatever is still tracked is let go, and keeps running. */
-	(void)release_all(&ct, 0);
-	rows_flush(&ct);
-	return ret == 0 && !ct.write_failed ? 0 : 1;
+	if (!cputrack_options(&ct, argc, argv, &status))
+		return finish(&ct, status);
+	/* Every request is tried before a command starts or a pid is taken. */
+	if (setgrp_check(ct.specs, -1) > 0)
+		return finish(&ct, 2);
+	return finish(&ct, run(&ct));
 }

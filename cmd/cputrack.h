@@ -1,5 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cputrack: per-process, per-LWP counting of a command or a running pid.
+ *
+ *	cputrack.c	  main: wires the pieces together; signals, output
+ *	cputrack_opts.c	  the command line
+ *	cputrack_rows.c	  the rows, and the exec policy, of both engines
+ *	cputrack_ptrace.c the ptrace engine: libpctx's callbacks, each LWP
+ *			  counted by its own perf counters
+ *	cputrack_bpf.c	  the BPF engine: per-CPU counters given to the
+ *			  threads at every context switch (cmd/bpf)
  */
 #ifndef CPUTRACK_H
 #define CPUTRACK_H
@@ -7,73 +16,112 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <sys/tree.h>
 
 #include "libcpc.h"
 #include "libpctx.h"
 #include "output.h"
-#include "spec.h"
+#include "setgrp.h"
 
-/* One LWP: its own copy of the sets, rotating per tick. */
-struct lwp {
-	RB_ENTRY(lwp)	 node;
-	id_t		 lwpid;
-	pid_t		 tid;
-	struct rotation	*rot;
-	bool		 finished;	/* fini_lwp has read its final counts */
-};
+enum track_engine { ENGINE_PTRACE, ENGINE_BPF, ENGINE_AUTO };
 
-RB_HEAD(ct_lwp_tree, lwp);
-
-/* One tracked process: its LWPs and the totals of those that ended. */
-struct proc {
-	RB_ENTRY(proc)	 node;
-	pid_t		 pid;
-	pctx_t		*pctx;
-	struct ct_lwp_tree	 lwps;
-	cpc_buf_t	**total;	/* per set, summed over ended LWPs */
-	bool		 *sampled;	/* per set */
-	struct set_times *times;	/* per set */
-	hrtime_t	 last_total_time;
-};
-
-RB_HEAD(ct_proc_tree, proc);
-
-struct cputrack {
-	cpc_t		*cpc;
-	struct setgrp	 grp;
-	cpc_set_t	**templates;	/* per set, to size buffers */
-	struct output	 out;
-	FILE		*log;
-	const char	*log_name;
+/* The command line. */
+struct cputrack_opts {
 	unsigned	 interval_ms;
 	unsigned	 nsamples;	/* 0: unlimited */
 	bool		 follow_exec;
+	bool		 strict_exec;	/* no exec followed without -e */
 	bool		 follow_fork;
-	bool		 tick_col;
+	bool		 tsc;
 	bool		 verbose;
 	bool		 no_title;
-	hrtime_t	 start;
-	struct ct_proc_tree procs;
-	bool		 write_failed;
-	bool		 reader_gone;	/* EPIPE: the output pipe was closed */
+	pid_t		 pid;		/* -p, or 0 */
+	char		**command;	/* the command to start, or NULL */
+	const char	*log_path;	/* -o, --output, or NULL */
+	bool		 have_output_fd;
+	int		 output_fd;	/* --output-fd */
+	const char	*listen;	/* --listen ADDR:PORT, or NULL */
+	enum out_format	 format;
+	enum track_engine engine;
 };
 
-extern volatile sig_atomic_t cputrack_interrupted;
+struct bpf_track;
 
-/* cputrack_track.c: the libpctx callbacks. */
-int track_setup(struct cputrack *ct, pctx_t *pctx);
-int track_run(struct cputrack *ct, pctx_t *pctx);
-void track_forget(struct cputrack *ct);
+/* The run. */
+struct cputrack {
+	cpc_t		*cpc;
+	setgrp_t	*specs;		/* the -c specs (master group) */
+	struct output	*out;
+	struct cputrack_opts opt;
+	pid_t		 target;	/* the command's or -p's pid, or 0 */
+	pctx_t		*root;		/* ptrace: the target's context */
+	struct bpf_track *bpf;		/* the BPF engine, when it counts */
+	int		 stop_signal;	/* the signal that cut the run short */
+	int		 stop_count;
+	bool		 counted;	/* some LWP's counters were bound */
+	bool		 uncounted;	/* a process was not followed: exit 1 */
+	bool		 write_failed;
+	bool		 reader_gone;	/* EPIPE: the output's reader left */
+};
 
-/* cputrack_rows.c: the rows, in table, CSV or JSON form. */
-void rows_title(struct cputrack *ct);
-void rows_sample(struct cputrack *ct, struct proc *p, struct lwp *l,
-    const char *label, int setno, cpc_buf_t *buf, uint64_t enabled,
-    uint64_t running);
-void rows_fork(struct cputrack *ct, pid_t parent, id_t lwpid, pid_t child);
-void rows_exec_marker(struct cputrack *ct, struct proc *p, const char *args);
-void rows_flush(struct cputrack *ct);
-hrtime_t rows_now(void);
+/* cputrack_opts.c: false when the run is over, with *status to exit with. */
+bool cputrack_options(struct cputrack *ct, int argc, char **argv,
+    int *status);
+
+/*
+ * cputrack.c, for the engines. A signal that came before the target was
+ * there (0 if none). The rows' title, once the target is there (the run's
+ * clock is the output's). A signal during the run (SIGHUP, SIGINT, SIGQUIT, SIGTERM):
+ * 1 when the target is to be let go and the run ended, 0 to go on (a
+ * command cputrack started is sent it, and tracked to its end). Rows
+ * written out; a reader gone away sets reader_gone.
+ */
+int cputrack_early_signal(void);
+void cputrack_title(struct cputrack *ct);
+int cputrack_signal(struct cputrack *ct, int sig, int si_code);
+void cputrack_flush(struct cputrack *ct);
+
+/* cputrack_rows.c: the rows both engines print. */
+struct row_lwp {
+	pid_t	pid;
+	id_t	lwpid;
+	pid_t	tid;
+};
+
+void row_counts(struct cputrack *ct, const struct row_lwp *who,
+    const char *label, int set, cpc_buf_t *counts, const struct set_times *t);
+/* A set's row whose values are no number, with the reason. */
+void row_not_counted(struct cputrack *ct, const struct row_lwp *who,
+    const char *label, int set, const char *why);
+/*
+ * A row per set that counted: an LWP's, or its process's, totals;
+ * partial, when not NULL, says which LWPs they leave out.
+ */
+void row_totals(struct cputrack *ct, const struct row_lwp *who,
+    const char *label, const setgrp_t *g, const char *partial);
+/* The old image's totals, then the marker with the new one's arguments. */
+void row_exec(struct cputrack *ct, const struct row_lwp *who,
+    const setgrp_t *acc, const char *args, const char *partial);
+void row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child);
+
+enum exec_follow {
+	EXEC_FOLLOWED,		/* -e */
+	EXEC_FOLLOWED_EARLY,	/* the started command, before its first sample */
+	EXEC_NOT_FOLLOWED
+};
+hrtime_t exec_grace_ns(const struct cputrack *ct);
+void exec_say(pid_t pid, const char *args, enum exec_follow how);
+
+/*
+ * The engines. Each runs the whole tracking and returns the status to
+ * exit with; let_go lets whatever is still tracked run on. bpf_track_open
+ * makes ct->bpf, or says why it cannot (not when quiet: auto then counts
+ * with ptrace) and returns the status to exit with: 1 when cpustat holds
+ * the CPUs, 2 when the engine cannot count here.
+ */
+int ptrace_track(struct cputrack *ct);
+void ptrace_let_go(struct cputrack *ct);
+int bpf_track_open(struct cputrack *ct, bool quiet);
+int bpf_track(struct cputrack *ct);
+void bpf_let_go(struct cputrack *ct);
 
 #endif /* CPUTRACK_H */

@@ -1,156 +1,133 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack's rows. The table layout is the original's: "%7.3f " time,
- * "%6d " pid with -f, "%3d %10s " lwp and label, "%9lld " tick with -t,
- * "%9lld " per counter, and " # spec" when there are several sets.
+ * The rows cputrack prints, whichever engine counted them, and the one
+ * policy both follow: which execs are followed, and what is said of them.
  */
-#include <errno.h>
-#include <string.h>
-#include <time.h>
+#include <stdio.h>
 
 #include "cputrack.h"
+#include "diag.h"
 
+void
+row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
+    int set, cpc_buf_t *counts, const struct set_times *t)
+{
+	struct out_row row = {
+		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
+		.tid = who->tid, .cpu = -1, .ncpus = -1, .setno = set,
+		.counts = counts, .enabled_ns = t->enabled_ns,
+		.running_ns = t->running_ns,
+	};
+
+	output_row(ct->out, &row);
+}
+
+void
+row_not_counted(struct cputrack *ct, const struct row_lwp *who,
+    const char *label, int set, const char *why)
+{
+	struct out_row row = {
+		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
+		.tid = who->tid, .cpu = -1, .ncpus = -1, .setno = set,
+		.not_counted = why,
+	};
+
+	output_row(ct->out, &row);
+}
+
+void
+row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
+    const setgrp_t *g, const char *partial)
+{
+	const struct set_times *t;
+	int s;
+
+	for (s = 0; s < setgrp_nsets(g); s++) {
+		if (!setgrp_sampled(g, s))
+			continue;
+		t = setgrp_total_times(g, s);
+		output_row(ct->out, &(struct out_row){
+			.label = label, .pid = who->pid,
+			.lwp = (int)who->lwpid, .tid = who->tid, .cpu = -1,
+			.ncpus = -1, .setno = s, .counts = setgrp_total(g, s),
+			.enabled_ns = t->enabled_ns,
+			.running_ns = t->running_ns, .partial = partial,
+		});
+	}
+}
+
+/* The latest of the totals' times: an exec marker's. */
+static hrtime_t
+totals_time(struct cputrack *ct, const setgrp_t *g)
+{
+	hrtime_t t, latest = 0;
+	int s;
+
+	for (s = 0; s < setgrp_nsets(g); s++)
+		if (setgrp_sampled(g, s) &&
+		    (t = cpc_buf_hrtime(ct->cpc, setgrp_total(g, s))) > latest)
+			latest = t;
+	return latest;
+}
+
+void
+row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
+    const char *args, const char *partial)
+{
+	hrtime_t last = totals_time(ct, acc);
+	struct out_row marker = {
+		.when = last, .at_start = last == 0, .label = "exec",
+		.pid = who->pid, .lwp = 1, .tid = who->pid, .cpu = -1,
+		.ncpus = -1, .setno = -1,
+		.args = args != NULL ? args : "(unknown)",
+	};
+
+	row_totals(ct, who, "exec", acc, partial);
+	output_row(ct->out, &marker);
+}
+
+void
+row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child)
+{
+	struct out_row marker = {
+		.label = "fork", .pid = ppid, .lwp = (int)lwpid, .tid = -1,
+		.cpu = -1, .ncpus = -1, .setno = -1, .child = child,
+	};
+
+	output_row(ct->out, &marker);
+}
+
+/*
+ * How long the command cputrack started may still exec and be followed
+ * without -e: until its first sample (#!/usr/bin/env scripts, env, nice
+ * and shims reach the program they are about so), unless --strict-exec
+ * asks for Solaris's way, where every exec without -e ends the tracking.
+ * 0: no such exec is followed.
+ */
 hrtime_t
-rows_now(void)
+exec_grace_ns(const struct cputrack *ct)
 {
-	struct timespec ts;
+	const struct cputrack_opts *o = &ct->opt;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static double
-seconds(const struct cputrack *ct, hrtime_t t)
-{
-	return (double)(t - ct->start) / 1e9;
+	if (o->follow_exec || o->strict_exec || o->pid != 0)
+		return 0;
+	return (hrtime_t)(o->interval_ms != 0 ? o->interval_ms : 1000) *
+	    1000000LL;
 }
 
 void
-rows_title(struct cputrack *ct)
+exec_say(pid_t pid, const char *args, enum exec_follow how)
 {
-	if (ct->out.format != OUT_TABLE) {
-		output_preamble(&ct->out);
-		return;
-	}
-	if (ct->no_title)
-		return;
-	fprintf(ct->log, "%7s ", "time");
-	if (ct->follow_fork)
-		fprintf(ct->log, "%6s ", "pid");
-	fprintf(ct->log, "%3s %10s ", "lwp", "event");
-	if (ct->tick_col)
-		fprintf(ct->log, "%9s ", CPC_TICKREG_NAME);
-	spec_header(ct->grp.specs[0], ct->log);
-	fputc('\n', ct->log);
-}
-
-static void
-table_prefix(struct cputrack *ct, double t, pid_t pid, id_t lwpid,
-    const char *label)
-{
-	fprintf(ct->log, "%7.3f ", t);
-	if (ct->follow_fork)
-		fprintf(ct->log, "%6d ", (int)pid);
-	fprintf(ct->log, "%3d %10s ", (int)lwpid, label);
-}
-
-void
-rows_sample(struct cputrack *ct, struct proc *p, struct lwp *l,
-    const char *label, int setno, cpc_buf_t *buf, uint64_t enabled,
-    uint64_t running)
-{
-	const struct spec *spec = ct->grp.specs[setno];
-	uint64_t values[spec->nreqs > 0 ? spec->nreqs : 1];
-	struct out_row row = {
-		.pid = p->pid, .lwp = (int)l->lwpid, .tid = l->tid, .cpu = -1,
-		.label = label, .setno = setno, .values = values,
-		.has_tick = ct->tick_col, .enabled_ns = enabled,
-		.running_ns = running,
-	};
-	hrtime_t when = cpc_buf_hrtime(ct->cpc, buf);
-	int i;
-
-	for (i = 0; i < spec->nreqs; i++)
-		(void)cpc_buf_get(ct->cpc, buf, i, &values[i]);
-	row.time = seconds(ct, when != 0 ? when : rows_now());
-	row.tick = cpc_buf_tick(ct->cpc, buf);
-	if (ct->out.format != OUT_TABLE) {
-		output_row(&ct->out, &row);
-		return;
-	}
-	table_prefix(ct, row.time, p->pid, l->lwpid, label);
-	if (ct->tick_col)
-		fprintf(ct->log, "%9lld ", (long long)row.tick);
-	for (i = 0; i < spec->nreqs; i++)
-		fprintf(ct->log, "%9lld ", (long long)values[i]);
-	if (ct->grp.nspecs > 1)
-		fprintf(ct->log, " # %s", spec->text);
-	fputc('\n', ct->log);
-	output_note_multiplex(&ct->out, &row);
-}
-
-/* Rows without counts: the tick field blank, two blank value fields. */
-static void
-marker_row(struct cputrack *ct, double t, pid_t pid, id_t lwpid,
-    const char *label, const char *note)
-{
-	table_prefix(ct, t, pid, lwpid, label);
-	if (ct->tick_col)
-		fprintf(ct->log, "%9s ", "");
-	fprintf(ct->log, "%9s %9s # %s\n", "", "", note);
-}
-
-void
-rows_fork(struct cputrack *ct, pid_t parent, id_t lwpid, pid_t child)
-{
-	char note[32];
-	struct out_row row = {
-		.time = seconds(ct, rows_now()), .pid = parent,
-		.lwp = (int)lwpid, .tid = -1, .cpu = -1, .label = "fork",
-		.setno = -1, .info = note,
-	};
-
-	snprintf(note, sizeof(note), "%d", (int)child);
-	if (ct->out.format != OUT_TABLE)
-		output_row(&ct->out, &row);
-	else
-		marker_row(ct, row.time, parent, lwpid, "fork", note);
-}
-
-void
-rows_exec_marker(struct cputrack *ct, struct proc *p, const char *args)
-{
-	char note[128];
-	struct out_row row = {
-		.time = p->last_total_time != 0 ?
-		    seconds(ct, p->last_total_time) : 0.0,
-		.pid = p->pid, .lwp = 1, .tid = p->pid, .cpu = -1,
-		.label = "exec", .setno = -1, .info = args,
-	};
-
-	if (ct->out.format != OUT_TABLE) {
-		output_row(&ct->out, &row);
-		return;
-	}
-	snprintf(note, sizeof(note), "'%s'", args);
-	marker_row(ct, row.time, p->pid, 1, "exec", note);
-}
-
-void
-rows_flush(struct cputrack *ct)
-{
-	if (fflush(ct->log) != 0 || ferror(ct->log)) {
-		/*
-		 * The reader of a pipe went away: SIGPIPE has ended the run,
-		 * which is an end like SIGINT (exit 0), not a write error.
-		 */
-		if (ct->reader_gone || errno == EPIPE) {
-			ct->reader_gone = true;
-			cputrack_interrupted = 1;
-			return;
-		}
-		if (!ct->write_failed)
-			diag(NULL, "write error on '%s': %s\n", ct->log_name,
-			    strerror(errno));
-		ct->write_failed = true;
+	switch (how) {
+	case EXEC_FOLLOWED:
+		break;
+	case EXEC_FOLLOWED_EARLY:
+		diag(NULL, "pid %d exec'd '%s' before its first sample: "
+		    "followed (-e follows every exec)\n", (int)pid, args);
+		break;
+	case EXEC_NOT_FOLLOWED:
+		diag(NULL, "pid %d exec'd '%s': not followed, its counts end "
+		    "here (-e follows execs)\n", (int)pid, args);
+		break;
 	}
 }

@@ -1,9 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The capabilities listing that follows the usage text with -h.
+ * The capabilities listing that follows the usage text with -h, in the
+ * layout the Solaris tools print and scripts read, and --list: every
+ * countable event, one per line.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "caps.h"
@@ -15,6 +20,66 @@ struct names {
 	FILE	*out;
 	int	 col;
 };
+
+/*
+ * The names -h lists: the walkers' names less tracepoints (counted, and
+ * listed by --list) and libpfm4's pmu::-prefixed spellings of names it
+ * lists bare; the forms that take a parameter go on a line of their own.
+ */
+struct platform {
+	const char	**name;
+	bool		 *generic;
+	int		  n, ngeneric;
+	const char	**form;
+	int		  nform;
+	int		  ntracepoints;
+	bool		  nomem;
+};
+
+static void
+collect_listed(void *arg, const char *event, const char *kind,
+    const char *desc)
+{
+	struct platform *pl = arg;
+	const char **grown;
+	bool *g;
+
+	(void)desc;
+	if (pl->nomem)
+		return;
+	if (strcmp(kind, "tracepoint") == 0) {
+		pl->ntracepoints++;
+		return;
+	}
+	if (strchr(event, ':') != NULL && strstr(event, "::") != NULL)
+		return;
+	if (strpbrk(event, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != NULL &&
+	    (strstr(event, "ADDR") != NULL || strstr(event, "PATH") != NULL ||
+	    strstr(event, "FUNCTION") != NULL || strstr(event, "TERM=") !=
+	    NULL || strcmp(event, "rNNNN") == 0)) {
+		if ((grown = reallocarray(pl->form, (size_t)pl->nform + 1,
+		    sizeof(*grown))) == NULL) {
+			pl->nomem = true;
+			return;
+		}
+		pl->form = grown;
+		pl->form[pl->nform++] = event;
+		return;
+	}
+	grown = reallocarray(pl->name, (size_t)pl->n + 1, sizeof(*grown));
+	g = reallocarray(pl->generic, (size_t)pl->n + 1, sizeof(*g));
+	if (grown != NULL)
+		pl->name = grown;
+	if (g != NULL)
+		pl->generic = g;
+	if (grown == NULL || g == NULL) {
+		pl->nomem = true;
+		return;
+	}
+	pl->generic[pl->n] = strncmp(event, "PAPI", 4) == 0;
+	pl->ngeneric += pl->generic[pl->n];
+	pl->name[pl->n++] = event;
+}
 
 static void
 print_wrapped(void *arg, const char *name)
@@ -32,13 +97,15 @@ print_wrapped(void *arg, const char *name)
 
 /* Every counter takes every listed event, so one line covers them all. */
 static void
-event_block(cpc_t *cpc, FILE *out,
-    void (*walk)(cpc_t *, void *, void (*)(void *, const char *)))
+event_line(cpc_t *cpc, FILE *out, const struct platform *pl, bool generic)
 {
 	struct names n = { out, EVENT_INDENT };
+	int i;
 
 	fprintf(out, "\n\tevent[0-%u]: ", cpc_npic(cpc) - 1);
-	walk(cpc, &n, print_wrapped);
+	for (i = 0; i < pl->n; i++)
+		if (pl->generic[i] == generic)
+			print_wrapped(&n, pl->name[i]);
 	fputc('\n', out);
 }
 
@@ -81,65 +148,46 @@ cpuref_block(const char *ref, FILE *out)
 	fputc('\n', out);
 }
 
-/* Tracepoints under tracefs; *denied if it is there but unreadable. */
-static int
-count_tracepoints(bool *denied)
+/* Whether tracefs is there but closed to this user. */
+static bool
+tracefs_denied(void)
 {
-	const char *dirs[] = { "/sys/kernel/tracing/events",
-	    "/sys/kernel/debug/tracing/events" };
-	struct dirent *sub, *ev;
-	char path[600];
-	DIR *d, *e;
-	size_t i;
-	int n = 0;
+	DIR *d;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && n == 0; i++) {
-		if ((d = opendir(dirs[i])) == NULL) {
-			if (i == 0 && (errno == EACCES || errno == EPERM))
-				*denied = true;
-			continue;
-		}
-		while ((sub = readdir(d)) != NULL) {
-			if (sub->d_name[0] == '.' || sub->d_type != DT_DIR)
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dirs[i],
-			    sub->d_name);
-			if ((e = opendir(path)) == NULL)
-				continue;
-			while ((ev = readdir(e)) != NULL)
-				if (ev->d_name[0] != '.' &&
-				    ev->d_type == DT_DIR)
-					n++;
-			closedir(e);
-		}
+	if ((d = opendir("/sys/kernel/tracing/events")) != NULL) {
 		closedir(d);
+		return false;
 	}
-	return n;
+	return errno == EACCES || errno == EPERM;
 }
 
 void
 caps_print(cpc_t *cpc, FILE *out)
 {
+	struct platform pl = { 0 };
 	struct names n = { out, 20 };
-	bool denied = false;
-	int tracepoints = count_tracepoints(&denied);
+	int i;
 
+	cpc_walk_events_described(cpc, &pl, collect_listed);
 	fprintf(out, "\tCPU performance counter interface: %s\n",
 	    cpc_cciname(cpc));
 	fputs("\n\tevent specification syntax:\n", out);
 	fputs("\t[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>"
 	    "[,attr[n][=<val>]],...]\n", out);
-	fputs("\n\tGeneric Events:\n", out);
-	event_block(cpc, out, cpc_walk_generic_events_all);
-	fputs("\n\tSee generic_events(3CPC) for descriptions of these "
-	    "events\n", out);
+	/* Only names that map on this CPU; none, no line at all. */
+	if (pl.ngeneric > 0) {
+		fputs("\n\tGeneric Events:\n", out);
+		event_line(cpc, out, &pl, true);
+		fputs("\n\tSee generic_events(3CPC) for descriptions of these "
+		    "events\n", out);
+	}
 	fputs("\n\tPlatform Specific Events:\n", out);
-	event_block(cpc, out, cpc_walk_events_all);
-	if (tracepoints > 0)
+	event_line(cpc, out, &pl, false);
+	if (pl.ntracepoints > 0)
 		fprintf(out, "\n\tTracepoints: subsystem:event, %d in "
 		    "/sys/kernel/tracing/events (e.g. syscalls:sys_enter_write)"
-		    "\n", tracepoints);
-	else if (denied)
+		    ";\n\t--list='syscalls:*' names them\n", pl.ntracepoints);
+	else if (tracefs_denied())
 		fputs("\n\tTracepoints: none readable by this user "
 		    "(/sys/kernel/tracing: Permission denied;\n\tthey need "
 		    "root, or read access to /sys/kernel/tracing/events)\n",
@@ -147,8 +195,45 @@ caps_print(cpc_t *cpc, FILE *out)
 	else
 		fputs("\n\tTracepoints: none (tracefs is not mounted at "
 		    "/sys/kernel/tracing)\n", out);
+	if (pl.nform > 0) {
+		struct names f = { out, 20 };
+
+		fputs("\n\tother forms: ", out);
+		for (i = 0; i < pl.nform; i++)
+			attr_wrapped(&f, pl.form[i]);
+		fputc('\n', out);
+	}
 	fputs("\n\tattributes: ", out);
 	cpc_walk_attrs(cpc, &n, attr_wrapped);
 	fputs("nouser sys ", out);
 	cpuref_block(cpc_cpuref(cpc), out);
+	free(pl.name);
+	free(pl.generic);
+	free(pl.form);
+}
+
+struct listing {
+	FILE		*out;
+	const char	*glob;
+	int		 n;
+};
+
+static void
+list_one(void *arg, const char *event, const char *kind, const char *desc)
+{
+	struct listing *l = arg;
+
+	if (l->glob != NULL && fnmatch(l->glob, event, 0) != 0)
+		return;
+	fprintf(l->out, "%s\t%s\t%s\n", event, kind, desc);
+	l->n++;
+}
+
+int
+caps_list(cpc_t *cpc, const char *glob, FILE *out)
+{
+	struct listing l = { out, glob, 0 };
+
+	cpc_walk_events_described(cpc, &l, list_one);
+	return l.n;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Which CPUs to measure: online ones the caller may run on, the Linux
  * counterpart of a Solaris processor set.

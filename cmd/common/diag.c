@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Diagnostics for the commands, shared with libcpc's error handler.
  */
@@ -5,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "spec.h"
+#include "diag.h"
 
 static const char *progname = "cpctools";
 static bool debug;
@@ -47,5 +48,17 @@ diag(const char *fn, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	diag_errhndlr(fn, -1, fmt, ap);
+	va_end(ap);
+}
+
+void
+diag_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!debug)
+		return;
+	va_start(ap, fmt);
+	diag_errhndlr(NULL, -1, fmt, ap);
 	va_end(ap);
 }

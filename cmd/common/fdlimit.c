@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Both commands need one descriptor per counter: as many as they may.
  */
@@ -6,7 +7,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "spec.h"
+#include "diag.h"
+#include "fdlimit.h"
 
 /* Raise the soft RLIMIT_NOFILE to the hard limit; say if that fails. */
 void

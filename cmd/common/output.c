@@ -1,265 +1,623 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * CSV and JSON rows. Numbers are printed as numbers in the C locale, and
- * the stream is flushed by the caller at the end of each interval.
+ * Rows in every format (see output.h), and where they go.
  *
- * CSV: a first line "# cpctools csv <version> <tool>", then a header
- *   time,pid,lwp,tid,cpu,label,set,enabled_ns,running_ns,tsc,<events>,info
- * with one column per distinct event of all sets, in set order. A row
- * fills the columns of its own set's events and leaves the others empty.
- * JSON: one object per line; the first describes the run and its sets.
+ * A row is rendered at once, under the output's lock, into a record
+ * (out_table.c, out_csv.c, out_json.c) that goes into the bounded queue
+ * (out_queue.c); the writer thread writes it out. A row also updates the
+ * metrics (out_metrics.c) when they are wanted: for the metrics formats,
+ * written whole into a file that each change replaces (by the writer:
+ * a temporary file in the same directory, then rename(2)), or to the
+ * stream once at the end; and for --listen (out_http.c).
+ *
+ * Rows are in time order: a row's time is when its counts were read, or
+ * when it was written for a row without counts, and never earlier than
+ * the row before it. A total stated after later counts were read (the
+ * per-set totals of an exit, cpustat's totals), and the rows of CPUs read
+ * in the same instant, take the time of the row before them.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "diag.h"
+#include "out_csv.h"
+#include "out_http.h"
+#include "out_json.h"
+#include "out_metrics.h"
+#include "out_queue.h"
+#include "out_table.h"
 #include "output.h"
+
+#define MAX_KINDS	16	/* labels counted apart when rows are dropped */
+#define MAX_NOTES	16	/* reasons for values not counted, said once */
+
+struct drops {
+	const char	*label;
+	unsigned long long n;
+};
+
+struct output {
+	struct out_run	 run;
+	pthread_mutex_t	 lock;
+	hrtime_t	 last;		/* the latest row's time */
+	struct out_buf	 rec;		/* the record being rendered */
+	struct out_buf	 snap;		/* the writer's: the metrics file */
+	struct out_queue *queue;
+	struct out_metrics *metrics;
+	struct out_http	*http;
+	int		 fd;		/* the stream's descriptor, or -1 */
+	bool		 own_fd;
+	bool		 replace;	/* metrics: a file replaced whole */
+	char		 name[PATH_MAX + 8];	/* for messages */
+	mode_t		 file_mode;	/* of a replaced file: 0666 & ~umask */
+	bool		 title_wanted;
+	bool		 started;
+	bool		 incomplete;	/* a row not counted, or partial */
+	bool		 err_told;	/* output_flush gave the error */
+	bool		 multiplex_noted;
+	struct drops	 drops[MAX_KINDS + 1];	/* the last: any other */
+	unsigned long long dropped;
+	char		*noted[MAX_NOTES];
+	int		 nnoted;
+};
 
 int
 output_parse_format(const char *arg, enum out_format *format)
 {
-	if (strcmp(arg, "table") == 0)
-		*format = OUT_TABLE;
-	else if (strcmp(arg, "csv") == 0)
-		*format = OUT_CSV;
-	else if (strcmp(arg, "json") == 0)
-		*format = OUT_JSON;
-	else
-		return -1;
-	return 0;
-}
+	static const char *const names[] = {
+		[OUT_TABLE] = "table", [OUT_CSV] = "csv", [OUT_JSON] = "json",
+		[OUT_OPENMETRICS] = "openmetrics",
+		[OUT_PROMETHEUS] = "prometheus",
+	};
+	size_t i;
 
-static int
-column_of(const struct output *o, const char *event)
-{
-	int i;
-
-	for (i = 0; i < o->ncolumns; i++)
-		if (strcmp(o->columns[i], event) == 0)
-			return i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*format = (enum out_format)i;
+			return 0;
+		}
 	return -1;
 }
 
-static int
-collect_columns(struct output *o)
+int
+output_parse_listen(const char *arg)
 {
-	int s, r;
-
-	for (s = 0; s < o->grp->nspecs; s++) {
-		const struct spec *spec = o->grp->specs[s];
-
-		for (r = 0; r < spec->nreqs; r++) {
-			char **grown;
-
-			if (column_of(o, spec->reqs[r].event) >= 0)
-				continue;
-			grown = reallocarray(o->columns, (size_t)o->ncolumns + 1,
-			    sizeof(char *));
-			if (grown == NULL)
-				return -1;
-			o->columns = grown;
-			o->columns[o->ncolumns++] = spec->reqs[r].event;
-		}
-	}
-	return 0;
+	return out_http_parse(arg);
 }
 
-int
-output_open(struct output *o, FILE *out, enum out_format format,
-    const struct setgrp *grp, const char *tool)
+bool
+output_can_listen(void)
 {
-	memset(o, 0, sizeof(*o));
-	o->out = out;
-	o->format = format;
-	o->grp = grp;
-	o->tool = tool;
-	if (collect_columns(o) != 0) {
-		errno = ENOMEM;
+	return out_http_available();
+}
+
+hrtime_t
+output_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static bool
+metrics_format(const struct output *o)
+{
+	return o->run.cfg.format == OUT_OPENMETRICS ||
+	    o->run.cfg.format == OUT_PROMETHEUS;
+}
+
+/* The metrics go into a file that each change replaces. */
+static bool
+replaced_file(const struct output *o)
+{
+	return o->replace;
+}
+
+/*
+ * The metrics file, replaced whole: written to a temporary file in its
+ * directory, then renamed over it, so that a reader (node_exporter's
+ * textfile collector) sees the old file or the new one, never a part.
+ * Run by the writer thread; 0 or an errno.
+ */
+static int
+replace_file(void *arg)
+{
+	struct output *o = arg;
+	const char *path = o->run.cfg.path;
+	size_t len = strlen(path), done = 0;
+	char *tmp;
+	ssize_t w;
+	int fd, err = 0;
+
+	pthread_mutex_lock(&o->lock);
+	out_buf_reset(&o->snap);
+	out_metrics_render(o->metrics, &o->snap,
+	    o->run.cfg.format == OUT_OPENMETRICS, output_now());
+	pthread_mutex_unlock(&o->lock);
+	if (o->snap.failed)
+		return ENOMEM;
+	if ((tmp = malloc(len + 8)) == NULL)
+		return ENOMEM;
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, ".XXXXXX", 8);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		err = errno;
+		free(tmp);
+		return err;
+	}
+	while (done < o->snap.len && err == 0) {
+		w = write(fd, o->snap.data + done, o->snap.len - done);
+		if (w < 0 && errno != EINTR)
+			err = errno;
+		else if (w > 0)
+			done += (size_t)w;
+	}
+	if (err == 0 && fchmod(fd, o->file_mode) != 0)
+		err = errno;
+	if (close(fd) != 0 && err == 0)
+		err = errno;
+	if (err == 0 && rename(tmp, path) != 0)
+		err = errno;
+	if (err != 0)
+		(void)unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+/* Render the metrics for an HTTP request, in its own buffer. */
+static void
+render_for_http(void *arg, struct out_buf *b, bool openmetrics)
+{
+	struct output *o = arg;
+
+	pthread_mutex_lock(&o->lock);
+	out_metrics_render(o->metrics, b, openmetrics, output_now());
+	pthread_mutex_unlock(&o->lock);
+}
+
+/* The stream: the file, the descriptor given, or standard output. */
+static int
+open_stream(struct output *o)
+{
+	const struct out_config *cfg = &o->run.cfg;
+	struct stat st;
+	int flags;
+
+	/*
+	 * The metrics replace a regular file whole; anything else (a device
+	 * such as /dev/null, a FIFO) is written to as a stream, never
+	 * renamed over.
+	 */
+	if (cfg->path != NULL && metrics_format(o) &&
+	    (stat(cfg->path, &st) != 0 || S_ISREG(st.st_mode))) {
+		snprintf(o->name, sizeof(o->name), "'%s'", cfg->path);
+		o->fd = -1;
+		o->replace = true;
+		return 0;
+	}
+	if (cfg->path != NULL) {
+		snprintf(o->name, sizeof(o->name), "'%s'", cfg->path);
+		o->fd = open(cfg->path, O_WRONLY | O_CREAT | O_TRUNC |
+		    O_CLOEXEC, 0666);
+		if (o->fd < 0) {
+			diag(NULL, "cannot open '%s' for writing\n", cfg->path);
+			return -1;
+		}
+		o->own_fd = true;
+		return 0;
+	}
+	o->fd = cfg->fd >= 0 ? cfg->fd : STDOUT_FILENO;
+	if (cfg->fd >= 0)
+		snprintf(o->name, sizeof(o->name), "descriptor %d", cfg->fd);
+	else	/* as each command has always said it */
+		snprintf(o->name, sizeof(o->name), "%s",
+		    cfg->tool == OUT_CPUTRACK ? "'stdout'" : "stdout");
+	if (cfg->fd < 0)
+		return 0;
+	if ((flags = fcntl(o->fd, F_GETFL)) < 0 ||
+	    (flags & O_ACCMODE) == O_RDONLY) {
+		diag(NULL, "cannot write to descriptor %d: %s\n", o->fd,
+		    flags < 0 ? strerror(errno) :
+		    "it is open for reading only");
 		return -1;
 	}
+	/* Ours alone: a command started does not inherit it. */
+	if (o->fd > STDERR_FILENO)
+		(void)fcntl(o->fd, F_SETFD, FD_CLOEXEC);
 	return 0;
 }
 
-void
-output_close(struct output *o)
+static void
+output_free(struct output *o)
 {
-	free(o->columns);
-	o->columns = NULL;
+	out_http_close(o->http);
+	(void)out_queue_finish(o->queue);
+	out_metrics_free(o->metrics);
+	if (o->own_fd)
+		(void)close(o->fd);
+	out_buf_free(&o->rec);
+	out_buf_free(&o->snap);
+	out_run_fini(&o->run);
+	while (o->nnoted > 0)
+		free(o->noted[--o->nnoted]);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
 }
 
-/* A CSV field or JSON string, quoted and escaped. */
-static void
-put_string(FILE *out, const char *s, bool json)
+struct output *
+output_open(cpc_t *cpc, const struct out_config *cfg)
 {
-	fputc('"', out);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+	struct output *o;
+	mode_t mask;
 
-		if (!json && c == '"')
-			fputs("\"\"", out);
-		else if (json && (c == '"' || c == '\\'))
-			fprintf(out, "\\%c", c);
-		else if (json && c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+	if ((o = calloc(1, sizeof(*o))) == NULL) {
+		diag(NULL, "no memory available\n");
+		return NULL;
 	}
-	fputc('"', out);
+	pthread_mutex_init(&o->lock, NULL);
+	o->fd = -1;
+	if (out_run_init(&o->run, cpc, cfg) != 0) {
+		diag(NULL, "no memory available\n");
+		output_free(o);
+		return NULL;
+	}
+	o->last = o->run.start;
+	mask = umask(0);
+	umask(mask);
+	o->file_mode = 0666 & ~mask;
+	if (open_stream(o) != 0) {
+		output_free(o);
+		return NULL;
+	}
+	if ((metrics_format(o) || cfg->listen != NULL) &&
+	    (o->metrics = out_metrics_new(&o->run)) == NULL) {
+		diag(NULL, "no memory available\n");
+		output_free(o);
+		return NULL;
+	}
+	if (cfg->listen != NULL && (o->http = out_http_open(cfg->listen,
+	    render_for_http, o)) == NULL) {
+		output_free(o);
+		return NULL;
+	}
+	/* The file is there from the start: a bad path ends the run now. */
+	if (replaced_file(o) && (errno = replace_file(o)) != 0) {
+		diag(NULL, "cannot write '%s': %s\n", cfg->path,
+		    strerror(errno));
+		output_free(o);
+		return NULL;
+	}
+	o->queue = out_queue_new(o->fd, OUTPUT_QUEUE_BYTES,
+	    replaced_file(o) ? replace_file : NULL, o);
+	if (o->queue == NULL) {
+		diag(NULL, "no memory available\n");
+		output_free(o);
+		return NULL;
+	}
+	return o;
 }
 
+/* Count a row that did not fit, by its label. */
 static void
-csv_preamble(struct output *o)
+count_drop(struct output *o, const char *label)
 {
 	int i;
 
-	fprintf(o->out, "# cpctools csv %d %s\n", OUTPUT_SCHEMA_VERSION,
-	    o->tool);
-	fputs("time,pid,lwp,tid,cpu,label,set,enabled_ns,running_ns,tsc",
-	    o->out);
-	for (i = 0; i < o->ncolumns; i++) {
-		fputc(',', o->out);
-		put_string(o->out, o->columns[i], false);
+	o->dropped++;
+	for (i = 0; i < MAX_KINDS && o->drops[i].label != NULL; i++)
+		if (strcmp(o->drops[i].label, label) == 0)
+			break;
+	if (i < MAX_KINDS && o->drops[i].label == NULL)
+		o->drops[i].label = label;
+	o->drops[i].n++;
+}
+
+/*
+ * The record rendered so far goes to the writer, or is dropped. Interval
+ * rows (tick) go first: the other rows, the totals among them, have the
+ * queue's reserve too.
+ */
+static void
+queue_record(struct output *o, const char *label)
+{
+	if (o->rec.len == 0)
+		return;
+	if (o->rec.failed || !out_queue_put(o->queue, o->rec.data, o->rec.len,
+	    strcmp(label, "tick") != 0))
+		count_drop(o, label);
+	out_buf_reset(&o->rec);
+}
+
+/* The writer and the server start with the run, never before a fork. */
+static void
+start_threads(struct output *o)
+{
+	int err;
+
+	if (o->started)
+		return;
+	o->started = true;
+	if ((err = out_queue_start(o->queue)) != 0)
+		diag(NULL, "cannot start the output thread: %s; rows are "
+		    "written as they come\n", strerror(err));
+	if (o->http != NULL && out_http_start(o->http) != 0) {
+		out_http_close(o->http);
+		o->http = NULL;
 	}
-	fputs(",info\n", o->out);
 }
 
 static void
-json_preamble(struct output *o)
+write_head(struct output *o)
 {
-	int s, r;
-
-	fprintf(o->out, "{\"schema\":\"cpctools\",\"version\":%d,"
-	    "\"tool\":\"%s\",\"sets\":[", OUTPUT_SCHEMA_VERSION, o->tool);
-	for (s = 0; s < o->grp->nspecs; s++) {
-		const struct spec *spec = o->grp->specs[s];
-
-		fprintf(o->out, "%s{\"set\":%d,\"spec\":", s ? "," : "", s);
-		put_string(o->out, spec->text, true);
-		fputs(",\"events\":[", o->out);
-		for (r = 0; r < spec->nreqs; r++) {
-			fputs(r ? "," : "", o->out);
-			put_string(o->out, spec->reqs[r].event, true);
-		}
-		fputs("]}", o->out);
+	switch (o->run.cfg.format) {
+	case OUT_TABLE:
+		if (o->run.cfg.title)
+			out_table_title(&o->run, &o->rec);
+		break;
+	case OUT_CSV:
+		out_csv_head(&o->run, &o->rec);
+		break;
+	case OUT_JSON:
+		out_json_head(&o->run, &o->rec);
+		break;
+	case OUT_OPENMETRICS:
+	case OUT_PROMETHEUS:
+		break;
 	}
-	fputs("]}\n", o->out);
+	queue_record(o, "title");
 }
 
+hrtime_t
+output_start_clock(struct output *o)
+{
+	hrtime_t start;
+
+	pthread_mutex_lock(&o->lock);
+	out_run_start(&o->run);
+	o->last = start = o->run.start;
+	if (o->title_wanted) {
+		o->title_wanted = false;
+		write_head(o);
+	}
+	start_threads(o);
+	pthread_mutex_unlock(&o->lock);
+	return start;
+}
+
+/* The title goes first: at the start, or at once when the clock runs. */
 void
-output_preamble(struct output *o)
+output_title(struct output *o)
 {
-	if (o->format == OUT_CSV)
-		csv_preamble(o);
-	else if (o->format == OUT_JSON)
-		json_preamble(o);
-}
-
-static void
-csv_int(FILE *out, long long v)
-{
-	if (v >= 0)
-		fprintf(out, "%lld", v);
-	fputc(',', out);
-}
-
-static void
-csv_row(struct output *o, const struct out_row *row)
-{
-	const struct spec *spec = row->setno >= 0 ?
-	    o->grp->specs[row->setno] : NULL;
-	int i, r;
-
-	fprintf(o->out, "%.6f,", row->time);
-	csv_int(o->out, row->pid);
-	csv_int(o->out, row->lwp);
-	csv_int(o->out, row->tid);
-	csv_int(o->out, row->cpu);
-	fprintf(o->out, "%s,", row->label);
-	csv_int(o->out, row->setno);
-	if (spec != NULL)
-		fprintf(o->out, "%llu,%llu,",
-		    (unsigned long long)row->enabled_ns,
-		    (unsigned long long)row->running_ns);
+	pthread_mutex_lock(&o->lock);
+	if (o->started)
+		write_head(o);
 	else
-		fputs(",,", o->out);
-	if (row->has_tick)
-		fprintf(o->out, "%llu", (unsigned long long)row->tick);
-	for (i = 0; i < o->ncolumns; i++) {
-		fputc(',', o->out);
-		for (r = 0; spec != NULL && r < spec->nreqs; r++)
-			if (strcmp(spec->reqs[r].event, o->columns[i]) == 0)
-				fprintf(o->out, "%llu",
-				    (unsigned long long)row->values[r]);
-	}
-	fputc(',', o->out);
-	if (row->info != NULL)
-		put_string(o->out, row->info, false);
-	fputc('\n', o->out);
+		o->title_wanted = true;
+	pthread_mutex_unlock(&o->lock);
 }
 
-static void
-json_int(FILE *out, const char *key, long long v)
+/* The row's time, ns after the start: see the top. */
+static hrtime_t
+row_time(struct output *o, const struct out_row *row)
 {
-	if (v >= 0)
-		fprintf(out, ",\"%s\":%lld", key, v);
+	hrtime_t when = row->when;
+
+	if (row->at_start)
+		when = o->run.start;
+	if (when == 0 && row->counts != NULL)
+		when = cpc_buf_hrtime(o->run.cpc, row->counts);
+	if (when == 0)
+		when = output_now();
+	if (when < o->last)
+		when = o->last;
+	o->last = when;
+	return when - o->run.start;
+}
+
+/* Say once, on stderr, that a row's counts ran part of the time. */
+static void
+note_multiplex(struct output *o, const struct out_row *row)
+{
+	if (o->multiplex_noted || row->setno < 0 ||
+	    row->running_ns >= row->enabled_ns || row->not_counted != NULL)
+		return;
+	o->multiplex_noted = true;
+	diag(NULL, "note: set %d ran %.1f%% of its enabled time "
+	    "(counters multiplexed); counts are not scaled\n", row->setno,
+	    row->enabled_ns ? 100.0 * (double)row->running_ns /
+	    (double)row->enabled_ns : 0.0);
+}
+
+/* Who a row is about, for a message. */
+static void
+row_subject(const struct output *o, const struct out_row *row, char *buf,
+    size_t size)
+{
+	if (o->run.cfg.tool == OUT_CPUSTAT && row->cpu >= 0)
+		snprintf(buf, size, "cpu%d %s", row->cpu, row->label);
+	else if (o->run.cfg.tool == OUT_CPUSTAT)
+		snprintf(buf, size, "%s", row->label);
 	else
-		fprintf(out, ",\"%s\":null", key);
+		snprintf(buf, size, "pid %d lwp %d %s", (int)row->pid,
+		    row->lwp, row->label);
 }
 
+/*
+ * On stderr: each partial total, and each reason for values not
+ * counted, once.
+ */
 static void
-json_row(struct output *o, const struct out_row *row)
+say_incomplete(struct output *o, const struct out_row *row)
 {
-	const struct spec *spec = row->setno >= 0 ?
-	    o->grp->specs[row->setno] : NULL;
-	int r;
+	char who[96];
+	int i;
 
-	fprintf(o->out, "{\"time\":%.6f", row->time);
-	json_int(o->out, "pid", row->pid);
-	json_int(o->out, "lwp", row->lwp);
-	json_int(o->out, "tid", row->tid);
-	json_int(o->out, "cpu", row->cpu);
-	fprintf(o->out, ",\"label\":\"%s\"", row->label);
-	json_int(o->out, "set", row->setno);
-	if (spec != NULL) {
-		fputs(",\"spec\":", o->out);
-		put_string(o->out, spec->text, true);
-		fputs(",\"counters\":{", o->out);
-		for (r = 0; r < spec->nreqs; r++) {
-			fputs(r ? "," : "", o->out);
-			put_string(o->out, spec->reqs[r].event, true);
-			fprintf(o->out, ":%llu",
-			    (unsigned long long)row->values[r]);
-		}
-		fprintf(o->out, "},\"enabled_ns\":%llu,\"running_ns\":%llu",
-		    (unsigned long long)row->enabled_ns,
-		    (unsigned long long)row->running_ns);
+	row_subject(o, row, who, sizeof(who));
+	if (row->partial != NULL && row->not_counted == NULL) {
+		diag(NULL, "%s of set %d is partial: %s\n", who, row->setno,
+		    row->partial);
+		return;
 	}
-	if (row->has_tick)
-		fprintf(o->out, ",\"tsc\":%llu", (unsigned long long)row->tick);
-	if (row->info != NULL) {
-		fputs(",\"info\":", o->out);
-		put_string(o->out, row->info, true);
-	}
-	fputs("}\n", o->out);
+	for (i = 0; i < o->nnoted; i++)
+		if (strcmp(o->noted[i], row->not_counted) == 0)
+			return;
+	if (o->nnoted < MAX_NOTES &&
+	    (o->noted[o->nnoted] = strdup(row->not_counted)) != NULL)
+		o->nnoted++;
+	diag(NULL, "%s of set %d: not counted: %s%s\n", who, row->setno,
+	    row->not_counted, o->nnoted < MAX_NOTES ? "" :
+	    " (and maybe more reasons, not said)");
 }
 
 void
 output_row(struct output *o, const struct out_row *row)
 {
-	if (o->format == OUT_CSV)
-		csv_row(o, row);
-	else if (o->format == OUT_JSON)
-		json_row(o, row);
+	struct out_row r = *row;
+	hrtime_t t;
+
+	/* A set enabled but never given a counter counted nothing. */
+	if (r.setno >= 0 && r.not_counted == NULL && r.enabled_ns > 0 &&
+	    r.running_ns == 0)
+		r.not_counted = "the kernel never let the set count "
+		    "(multiplexed out)";
+	pthread_mutex_lock(&o->lock);
+	t = row_time(o, &r);
+	/* Said, unless the rows cannot be written at all any more. */
+	if (r.setno >= 0 && (r.not_counted != NULL || r.partial != NULL)) {
+		o->incomplete = true;
+		if (out_queue_error(o->queue) == 0)
+			say_incomplete(o, &r);
+	}
+	if (o->metrics != NULL)
+		out_metrics_row(o->metrics, &r, o->run.start + t);
+	switch (o->run.cfg.format) {
+	case OUT_TABLE:
+		out_table_row(&o->run, &o->rec, &r, t);
+		note_multiplex(o, &r);
+		break;
+	case OUT_CSV:
+		out_csv_row(&o->run, &o->rec, &r, t);
+		break;
+	case OUT_JSON:
+		out_json_row(&o->run, &o->rec, &r, t);
+		break;
+	case OUT_OPENMETRICS:
+	case OUT_PROMETHEUS:
+		break;
+	}
+	queue_record(o, r.label);
+	pthread_mutex_unlock(&o->lock);
 }
 
+/* cpustat -T u|d: the line goes with the row that follows. */
 void
-output_note_multiplex(struct output *o, const struct out_row *row)
+output_timestamp(struct output *o)
 {
-	if (o->multiplex_noted || row->setno < 0 ||
-	    row->running_ns >= row->enabled_ns)
+	if (o->run.cfg.format != OUT_TABLE || o->run.cfg.timestamp == 0)
 		return;
-	o->multiplex_noted = true;
-	fprintf(stderr, "%s: note: set %d ran %.1f%% of its enabled time "
-	    "(counters multiplexed); counts are not scaled\n", o->tool,
-	    row->setno, row->enabled_ns ?
-	    100.0 * (double)row->running_ns / (double)row->enabled_ns : 0.0);
+	pthread_mutex_lock(&o->lock);
+	out_table_timestamp(&o->run, &o->rec);
+	pthread_mutex_unlock(&o->lock);
+}
+
+int
+output_flush(struct output *o)
+{
+	int err;
+
+	pthread_mutex_lock(&o->lock);
+	if (!o->started)
+		start_threads(o);
+	out_queue_kick(o->queue);
+	if (replaced_file(o) && out_metrics_changed(o->metrics))
+		out_queue_replace(o->queue);
+	err = out_queue_error(o->queue);
+	if (err != 0 && err != EPIPE && !o->err_told)
+		diag(NULL, "write error on %s: %s\n", o->name, strerror(err));
+	if (err != 0)
+		o->err_told = true;
+	pthread_mutex_unlock(&o->lock);
+	errno = err;
+	return err != 0 ? -1 : 0;
+}
+
+/* The metrics to the stream, whole, at the end. 0 or an errno. */
+static int
+write_metrics(struct output *o)
+{
+	size_t done = 0;
+	ssize_t w;
+
+	out_buf_reset(&o->rec);
+	out_metrics_render(o->metrics, &o->rec,
+	    o->run.cfg.format == OUT_OPENMETRICS, output_now());
+	if (o->rec.failed)
+		return ENOMEM;
+	while (done < o->rec.len) {
+		w = write(o->fd, o->rec.data + done, o->rec.len - done);
+		if (w < 0 && errno != EINTR)
+			return errno;
+		if (w > 0)
+			done += (size_t)w;
+	}
+	return 0;
+}
+
+/* How many rows were dropped, of which kinds, on one line. */
+static void
+say_drops(struct output *o)
+{
+	struct out_buf b = { 0 };
+	int i;
+
+	for (i = 0; i <= MAX_KINDS; i++)
+		if (o->drops[i].n > 0)
+			out_buf_printf(&b, "%s %llu %s", b.len ? "," : "",
+			    o->drops[i].n, o->drops[i].label != NULL ?
+			    o->drops[i].label : "other");
+	diag(NULL, "%llu rows dropped: the output to %s did not keep up (a "
+	    "queue of %d bytes was full):%s\n", o->dropped, o->name,
+	    OUTPUT_QUEUE_BYTES, b.data != NULL ? b.data : "");
+	out_buf_free(&b);
+}
+
+int
+output_close(struct output *o)
+{
+	int err, status = 0;
+
+	if (o == NULL)
+		return 0;
+	/* No request is served from here on. */
+	out_http_close(o->http);
+	o->http = NULL;
+	pthread_mutex_lock(&o->lock);
+	if (replaced_file(o))
+		out_queue_replace(o->queue);
+	pthread_mutex_unlock(&o->lock);
+	err = out_queue_finish(o->queue);
+	o->queue = NULL;
+	if (err == 0 && metrics_format(o) && o->fd >= 0)
+		err = write_metrics(o);
+	if (err != 0 && err != EPIPE && !o->err_told) {
+		diag(NULL, "write error on %s: %s\n", o->name, strerror(err));
+		status = 1;
+	}
+	if (o->incomplete)
+		status = 1;
+	if (o->dropped > 0) {
+		say_drops(o);
+		if (status == 0)
+			status = OUTPUT_STATUS_DROPPED;
+	}
+	output_free(o);
+	return status;
 }

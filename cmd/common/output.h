@@ -1,6 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Machine-readable output shared by cputrack and cpustat: one schema,
- * version OUTPUT_SCHEMA_VERSION, documented in the man pages.
+ * The rows of both commands, in every format, and the clock they are
+ * timed by. A command says what happened (struct out_row); this module
+ * alone decides how it is written: the table layout of the originals, the
+ * machine-readable streams (CSV and JSON Lines, one schema,
+ * OUTPUT_SCHEMA_VERSION, described in the man pages and docs/output.md),
+ * or the counters as metrics (OpenMetrics or the Prometheus text format)
+ * in a file that each interval replaces, or served over HTTP.
+ *
+ * Writing never blocks the command: rows are rendered at once into a
+ * bounded queue that a writer thread empties. When the queue is full
+ * (the reader stopped, a slow disk), rows are dropped and counted, and
+ * output_close says how many, of which kinds.
  */
 #ifndef OUTPUT_H
 #define OUTPUT_H
@@ -10,46 +21,104 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "spec.h"
+#include "libcpc.h"
+#include "setgrp.h"
 
-#define OUTPUT_SCHEMA_VERSION	1
+#define OUTPUT_SCHEMA_VERSION	2
 
-enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
+/* The bound of the queue of rendered rows, in bytes. */
+#define OUTPUT_QUEUE_BYTES	(4 * 1024 * 1024)
 
-/* One row; fields that do not apply are -1 or NULL. */
+/* output_close's status when rows were dropped and nothing else failed. */
+#define OUTPUT_STATUS_DROPPED	3
+
+enum out_format {
+	OUT_TABLE, OUT_CSV, OUT_JSON, OUT_OPENMETRICS, OUT_PROMETHEUS
+};
+enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
+
+struct out_config {
+	enum out_tool	 tool;
+	enum out_format	 format;
+	const setgrp_t	*specs;		/* the run's master set group */
+	const char	*path;		/* -o/--output FILE, or NULL */
+	int		 fd;		/* --output-fd, or -1: standard output */
+	const char	*listen;	/* --listen ADDR:PORT, or NULL */
+	bool		 title;		/* table: the title line (not -n) */
+	bool		 tsc;		/* -t: the tsc column */
+	bool		 pid;		/* cputrack -f: the pid column */
+	char		 timestamp;	/* cpustat -T: 'u', 'd', or 0 */
+};
+
+/* What a row says; fields that do not apply are -1 or NULL. */
 struct out_row {
-	double		 time;
+	hrtime_t	 when;		/* CLOCK_MONOTONIC ns; 0: the counts' */
+	bool		 at_start;	/* timed at the run's start instead */
+	const char	*label;		/* tick, exit, ...: a literal */
 	pid_t		 pid;
 	int		 lwp;
 	pid_t		 tid;
-	int		 cpu;
-	const char	*label;
+	const char	*comm;		/* the process's name, or NULL:
+					   read from /proc when needed */
+	int		 cpu;		/* a cpustat tick row's CPU */
+	int		 ncpus;		/* a cpustat total row's CPUs counted */
+	unsigned long	 intervals;	/* a cpustat row's intervals: more
+					   than 1 in a gap row */
 	int		 setno;		/* -1: a row without counts */
-	const uint64_t	*values;	/* one per request of the set */
-	bool		 has_tick;
-	uint64_t	 tick;
+	cpc_buf_t	*counts;	/* the set's values, hrtime and tsc */
 	uint64_t	 enabled_ns;
 	uint64_t	 running_ns;
-	const char	*info;		/* fork child, exec arguments */
+	pid_t		 child;		/* fork: the child */
+	const char	*args;		/* exec: the new image's arguments */
+	/*
+	 * Why the row's values were not counted (permission refused, counters
+	 * invalidated, out of descriptors, never running): they are then
+	 * written as none, never as 0. And what a total leaves out (LWPs or
+	 * CPUs that could not be counted), when it does. A set that was
+	 * enabled but never ran (multiplexed out) is found here and said
+	 * the same way.
+	 */
+	const char	*not_counted;
+	const char	*partial;
 };
 
-struct output {
-	FILE			*out;
-	enum out_format		 format;
-	const struct setgrp	*grp;
-	const char		*tool;
-	char			**columns;	/* CSV counter columns */
-	int			  ncolumns;
-	bool			  multiplex_noted;
-};
+struct output;
 
+/* The parsers of the command line: 0, or -1 for a bad argument. */
 int output_parse_format(const char *arg, enum out_format *format);
-int output_open(struct output *o, FILE *out, enum out_format format,
-    const struct setgrp *grp, const char *tool);
-void output_close(struct output *o);
-void output_preamble(struct output *o);
+int output_parse_listen(const char *arg);
+/* Whether --listen is there: this build has an HTTP server. */
+bool output_can_listen(void);
+
+/*
+ * Open the destination (the file, the descriptor, standard output, the
+ * listening socket): NULL, said on stderr, when it cannot be.
+ */
+struct output *output_open(cpc_t *cpc, const struct out_config *cfg);
+/*
+ * Write out what is queued, wait for it, and let everything go. The
+ * status the run should add: 0; 1 when a row was not counted, a total
+ * was partial, or a write failed that output_flush had not reported
+ * (each said on stderr); OUTPUT_STATUS_DROPPED when rows were dropped
+ * (said on stderr, with how many of each kind).
+ */
+int output_close(struct output *o);
+
+/* The instant rows are timed from: now, when the run starts. */
+hrtime_t output_now(void);
+/* The run starts now; the title and the stream's head are written then. */
+hrtime_t output_start_clock(struct output *o);
+
+/* The title line (table), or the stream's head, once the clock starts. */
+void output_title(struct output *o);
 void output_row(struct output *o, const struct out_row *row);
-/* Say once, on stderr, that a table row's counts ran part of the time. */
-void output_note_multiplex(struct output *o, const struct out_row *row);
+/* cpustat -T: the timestamp line before a table row. */
+void output_timestamp(struct output *o);
+
+/*
+ * Have what is queued written, without waiting for it; 0, or -1 with
+ * errno once writing has failed (EPIPE: the reader went away).
+ */
+int output_flush(struct output *o);
 
 #endif /* OUTPUT_H */

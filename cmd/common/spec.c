@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The event specification grammar of -c, as the Solaris tools parse it:
  *
@@ -6,15 +7,25 @@
  * Items are comma separated. Bare event names fill counters left to
  * right, each above the highest counter assigned so far. Unsuffixed
  * attributes and flags apply to every counter.
+ *
+ * Events are any name libcpc accepts, perf's included, and perf's set
+ * syntax is read too: commas inside pmu/term=v,.../ do not separate
+ * items; {a,b}:mods is a group, which a -c set is already, its modifiers
+ * given to each member without its own; a tracepoint glob
+ * (syscalls:sys_enter_w*) stands for every tracepoint it matches, as
+ * many as the set has counters left.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "spec.h"
 
 #define MAX_ATTRS	50
+#define MODE_MODIFIERS	"ukhHGp"
 
 struct counter {
 	char		*event;
@@ -98,6 +109,35 @@ is_zero_code(const char *name)
 	    *end == '\0' && errno == 0;
 }
 
+/*
+ * The counting modifiers ending a name, after its last ':' (perf's
+ * grammar, as libcpc reads it), or NULL.
+ */
+static const char *
+mode_modifiers(const char *event)
+{
+	const char *colon = strrchr(event, ':');
+
+	if (colon == NULL || colon == event || colon[-1] == ':' ||
+	    colon[1] == '\0' ||
+	    strspn(colon + 1, MODE_MODIFIERS) != strlen(colon + 1))
+		return NULL;
+	return colon + 1;
+}
+
+/* The modes a name's modifiers ask for; 0 when it names none. */
+static uint_t
+modifier_modes(const char *event)
+{
+	const char *m = mode_modifiers(event);
+	uint_t modes = 0;
+
+	for (; m != NULL && *m != '\0'; m++)
+		modes |= *m == 'u' ? CPC_COUNT_USER : *m == 'k' ?
+		    CPC_COUNT_SYSTEM : *m == 'h' ? CPC_COUNT_HV : 0;
+	return modes;
+}
+
 struct hint {
 	char	buf[256];
 	int	n;
@@ -129,25 +169,39 @@ countable_hint(cpc_t *cpc)
 }
 
 /*
- * Check that an event can go on a counter. Unknown names are syntax
- * errors; known names this machine cannot count are reported, each on
- * its own line, and parsing goes on so that all of them are named.
+ * Check that an event can go on a counter. Names of no form are syntax
+ * errors; names of a known form this machine cannot count are reported,
+ * each on its own line with the reason, and parsing goes on so that all
+ * of them are named. Names counted by their nearest equivalent get a
+ * note saying what is counted.
  */
 static bool
 event_ok(struct parse *p, const char *event, int pic)
 {
-	char why[400];
+	char why[600];
+	cpc_event_status_t st;
 
 	if (strlen(event) >= CPC_MAX_EVENT_LEN || is_zero_code(event))
 		goto unknown;
-	switch (cpc_event_status(p->cpc, event, why, sizeof(why))) {
+	switch ((st = cpc_event_status(p->cpc, event, why, sizeof(why)))) {
 	case CPC_EVENT_COUNTABLE:
+		if (cpc_event_note(p->cpc, event, why, sizeof(why)))
+			diag("cpc_strtoset", "note: %s\n", why);
+		return true;
 	case CPC_EVENT_NO_PERMISSION:
 		return true;
 	case CPC_EVENT_UNKNOWN:
-		goto unknown;
+		if (cpc_event_kind(p->cpc, event) == NULL)
+			goto unknown;
+		/* FALLTHROUGH */
 	default:
-		diag("cpc_strtoset", "%s; %s\n", why, countable_hint(p->cpc));
+		/* What this machine lacks: say what it can count. */
+		if (st == CPC_EVENT_NO_PMU || st == CPC_EVENT_NO_EQUIVALENT ||
+		    st == CPC_EVENT_NO_TRACEFS)
+			diag("cpc_strtoset", "%s; %s\n", why,
+			    countable_hint(p->cpc));
+		else
+			diag("cpc_strtoset", "%s\n", why);
 		p->uncountable = true;
 		return true;
 	}
@@ -195,6 +249,82 @@ bare_event(struct parse *p, const char *event)
 	}
 	if (event_ok(p, event, -1))
 		assign(p, pic, event);
+}
+
+struct glob {
+	const char	*pattern;
+	char		**match;
+	int		 n;
+	bool		 nomem;
+};
+
+static void
+glob_match(void *arg, const char *event, const char *kind, const char *desc)
+{
+	struct glob *g = arg;
+	char **grown;
+
+	(void)desc;
+	if (g->nomem || strcmp(kind, "tracepoint") != 0 ||
+	    fnmatch(g->pattern, event, 0) != 0)
+		return;
+	if ((grown = reallocarray(g->match, (size_t)g->n + 1,
+	    sizeof(char *))) == NULL ||
+	    (grown[g->n] = strdup(event)) == NULL) {
+		g->match = grown != NULL ? grown : g->match;
+		g->nomem = true;
+		return;
+	}
+	g->match = grown;
+	g->n++;
+}
+
+static bool
+is_glob(const char *item)
+{
+	return strpbrk(item, "*?[") != NULL && strchr(item, ':') != NULL &&
+	    strchr(item, '/') == NULL;
+}
+
+/*
+ * A tracepoint glob, "subsystem:pat*[:mods]": each tracepoint it matches
+ * fills a counter, in tracefs's order. More matches than counters left
+ * in the set is an error: one set counts at most npic events.
+ */
+static void
+glob_events(struct parse *p, char *item)
+{
+	char pattern[CPC_MAX_EVENT_LEN], event[CPC_MAX_EVENT_LEN];
+	const char *mods = mode_modifiers(item);
+	struct glob g = { .pattern = pattern };
+	int left = (int)p->npic - (p->highest + 1), i;
+
+	strlcpy(pattern, item, sizeof(pattern));
+	if (mods != NULL)
+		pattern[mods - item - 1] = '\0';
+	cpc_walk_events_described(p->cpc, &g, glob_match);
+	if (g.nomem) {
+		p->nomem = true;
+	} else if (g.n == 0) {
+		diag("cpc_strtoset", "%s: no tracepoint of this kernel matches "
+		    "it\n", item);
+		p->uncountable = true;
+	} else if (g.n > left) {
+		diag("cpc_strtoset", "%s: matches %d tracepoints, more than "
+		    "the %d counters left in this set (a set counts at most "
+		    "%u events); narrow the pattern, or spread it over more "
+		    "-c sets\n", item, g.n, left, p->npic);
+		p->uncountable = true;
+	} else {
+		for (i = 0; i < g.n; i++) {
+			snprintf(event, sizeof(event), "%s%s%s", g.match[i],
+			    mods != NULL ? ":" : "", mods != NULL ? mods : "");
+			bare_event(p, event);
+		}
+	}
+	for (i = 0; i < g.n; i++)
+		free(g.match[i]);
+	free(g.match);
 }
 
 static void
@@ -249,12 +379,95 @@ attribute_item(struct parse *p, const char *name, const char *value)
 	return false;
 }
 
+/* Where a pmu/term=v,.../ item's term list begins, or NULL. */
+static const char *
+terms_start(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
+
+	return n > 0 && s[n] == '/' ? s + n : NULL;
+}
+
+/*
+ * The end of the item that starts at s: the next comma outside a term
+ * list (pmu/a=1,b=2/) and outside braces ({a,b}).
+ */
+static char *
+item_end(char *s)
+{
+	char *q = s, *eq;
+	const char *slash;
+	int depth = 0;
+
+	for (;;) {
+		if (*q == '\0' || (*q == ',' && depth == 0))
+			return q;
+		if (*q == '{' || *q == '}') {
+			depth += *q == '{' ? 1 : -1;
+			q++;
+			continue;
+		}
+		/* A term list opens right after the item, '=' or '{'. */
+		if ((q == s || q[-1] == '=' || q[-1] == '{' || q[-1] == ',') &&
+		    (slash = terms_start(q)) != NULL) {
+			eq = strchr(slash + 1, '/');
+			q = eq != NULL ? eq + 1 : (char *)slash + strlen(slash);
+			continue;
+		}
+		q++;
+	}
+}
+
+static void parse_item(struct parse *p, char *item);
+
+/* {a,b,...}[:mods]: the members, each with the group's modifiers. */
+static void
+group_item(struct parse *p, char *item)
+{
+	char *close = strrchr(item, '}'), *inner = item + 1, *end, *mods;
+	char member[CPC_MAX_EVENT_LEN];
+	bool more;
+
+	if (close == NULL || strchr(inner, '{') != NULL ||
+	    (close[1] != '\0' && (close[1] != ':' ||
+	    strspn(close + 2, MODE_MODIFIERS) != strlen(close + 2)))) {
+		syntax(p, "bad token '%s'\n", item);
+		return;
+	}
+	mods = close[1] == ':' ? close + 2 : NULL;
+	*close = '\0';
+	for (more = true; more && !p->nomem; inner = end + 1) {
+		end = item_end(inner);
+		more = *end != '\0';
+		*end = '\0';
+		if (*inner == '\0')
+			continue;
+		if (mods != NULL && *mods != '\0' &&
+		    mode_modifiers(inner) == NULL &&
+		    strchr(inner, '=') == NULL)
+			snprintf(member, sizeof(member), "%s:%s", inner, mods);
+		else
+			strlcpy(member, inner, sizeof(member));
+		parse_item(p, member);
+	}
+}
+
 static void
 parse_item(struct parse *p, char *item)
 {
-	char *value = strchr(item, '=');
+	char *value;
 	int pic;
 
+	if (item[0] == '{') {
+		group_item(p, item);
+		return;
+	}
+	value = strchr(item, '=');
+	/* '=' inside a term list belongs to the event: pmu/event=1/. */
+	if (value != NULL && terms_start(item) != NULL &&
+	    value > terms_start(item))
+		value = NULL;
 	if (value != NULL)
 		*value++ = '\0';
 	if ((pic = counter_suffix(item, "pic", p->npic)) >= 0) {
@@ -272,6 +485,8 @@ parse_item(struct parse *p, char *item)
 	} else if (value != NULL) {
 		value[-1] = '=';
 		syntax(p, "bad token '%s'\n", item);
+	} else if (is_glob(item)) {
+		glob_events(p, item);
 	} else {
 		bare_event(p, item);
 	}
@@ -291,6 +506,9 @@ make_request(struct parse *p, int pic, struct spec_req *req)
 		req->flags |= CPC_COUNT_USER;
 	if (c->sys || all->sys)
 		req->flags |= CPC_COUNT_SYSTEM;
+	/* A name's :u :k :h are more precise: libcpc counts what they say. */
+	if (modifier_modes(req->event) != 0)
+		req->flags = modifier_modes(req->event);
 	req->attrs = calloc(all->nattrs + c->nattrs + 1, sizeof(cpc_attr_t));
 	if (req->attrs == NULL)
 		return -1;
@@ -363,7 +581,7 @@ spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 {
 	struct parse p = { .cpc = cpc, .npic = cpc_npic(cpc), .highest = -1 };
 	struct spec *spec = NULL;
-	char *copy, *item, *rest;
+	char *copy, *item, *end;
 
 	*err = SPEC_NOMEM;
 	p.ctr = calloc(p.npic, sizeof(struct counter));
@@ -371,9 +589,17 @@ spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 	if (p.ctr == NULL || copy == NULL)
 		goto out;
 	cpc_walk_attrs(cpc, &p, collect_attr);
-	for (rest = copy; (item = strsep(&rest, ",")) != NULL && !p.nomem;)
+	for (item = copy; !p.nomem; item = end + 1) {
+		end = item_end(item);
+		if (*end == '\0') {
+			if (item[0] != '\0')
+				parse_item(&p, item);
+			break;
+		}
+		*end = '\0';
 		if (item[0] != '\0')
 			parse_item(&p, item);
+	}
 	if (p.nomem)
 		goto out;
 	*err = p.syntax_error ? SPEC_SYNTAX :
@@ -437,6 +663,27 @@ spec_build_set(cpc_t *cpc, const struct spec *spec)
 		}
 	}
 	return set;
+}
+
+/*
+ * Before a command starts or a process is captured: whether every
+ * request of a spec can count as it asks (attributes against the event,
+ * this user's permission for each mode), per LWP (cpuid -1) or on a CPU.
+ * Each refusal is one line through the handle's error handler: the
+ * event, the cause and the fix. Returns the number of requests refused,
+ * or -1 if the set could not be built (reported).
+ */
+int
+spec_check(cpc_t *cpc, const struct spec *spec, int cpuid)
+{
+	cpc_set_t *set;
+	int bad;
+
+	if ((set = spec_build_set(cpc, spec)) == NULL)
+		return -1;
+	bad = cpc_set_check(cpc, set, cpuid);
+	(void)cpc_set_destroy(cpc, set);
+	return bad;
 }
 
 /* Column headers: "     picN " per request, cut to 10 characters. */

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The engine's kernel side. One counter per CPU per request of every set
+ * counts whatever runs there. Each CPU keeps a mark: the counts of the
+ * set in use when it was last marked. At every context switch, before
+ * the switch, the CPU is marked again and what it counted since the last
+ * mark goes to the task that is leaving, if it is tracked; a flush, an
+ * exit and an exec mark too, for the task running. Forks, execs and exits
+ * of tracked processes go to userspace, in order, through one ring
+ * buffer; a thread's final counts go with its exit.
+ *
+ * The switch hook is a BPF program on a per-CPU context-switch software
+ * event that overflows at every switch, in the leaving task's context: it
+ * sees every switch, where the sched_switch tracepoint may not (a kernel
+ * can leave some out), and it needs no knowledge of the task that comes.
+ * A kernel may also hide a task from perf itself (switches out of it fire
+ * neither): what a CPU counts from the last switch seen to the next goes
+ * to the task that leaves at the next.
+ *
+ * Only its own CPU touches a mark: the switch (interrupts off), the exit
+ * and exec handlers (preemption off, marked busy so that a flush that
+ * interrupts them backs off), and the flush, which userspace runs on each
+ * CPU in turn.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bpfeng_abi.h"
+
+/* The helpers used here are offered to GPL-compatible programs only. */
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define SIGNAL_GROUP_EXIT	0x00000004
+
+/* Fixed by userspace before load. */
+const volatile __u32 ncpus = 1;
+const volatile __u32 nsets = 1;
+const volatile __u32 nslots = BPFENG_SET_HEAD + 1;
+const volatile __u32 set_first[BPFENG_MAX_SETS];
+const volatile __u32 set_nreqs[BPFENG_MAX_SETS];
+const volatile __u32 set_slot[BPFENG_MAX_SETS];
+const volatile bool follow_fork;
+const volatile bool follow_exec;
+
+/* The set marks count for; userspace moves it at a tick. */
+__u32 active_set;
+/* The process that ran whoami, as the programs see it. */
+__u32 caller_pid;
+/* Trouble userspace must report: counts it can no longer vouch for. */
+__u64 lost_records;
+__u64 lost_threads;
+__u64 read_errors;
+
+/* Counter c of CPU n is at c * ncpus + n. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} counters SEC(".maps");
+
+/* Tracked threads; the value size is set at load (bpfeng_abi.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bpfeng_thread));
+	__uint(max_entries, 1);
+} threads SEC(".maps");
+
+/* A new thread's value, all counts zero; per CPU, sized as threads'. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bpfeng_thread));
+	__uint(max_entries, 1);
+} fresh SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, struct bpfeng_proc);
+	__uint(max_entries, 1);
+} procs SEC(".maps");
+
+struct mark {
+	__u32	set;		/* the set base holds */
+	__u32	valid;		/* base was read */
+	__u32	busy;
+	__u32	pad;
+	__u64	since;		/* ns */
+	__u64	base_enabled;
+	__u64	base_running;
+	__u64	base[BPFENG_MAX_SET_REQS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct mark);
+	__uint(max_entries, 1);
+} marks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} records SEC(".maps");
+
+/* Kernels before 5.18 named the exec'ing task group_exit_task. */
+struct signal_struct___pre518 {
+	struct task_struct *group_exit_task;
+} __attribute__((preserve_access_index));
+
+static __always_inline struct mark *
+this_mark(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&marks, &zero);
+}
+
+static __always_inline __u32
+current_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+/* A counter's value with its enabled and running times. */
+static __always_inline long
+read_counter(__u32 counter, __u32 cpu, struct bpf_perf_event_value *v)
+{
+	__u64 index = (__u64)counter * ncpus + cpu;
+
+	return bpf_perf_event_read_value(&counters, index, v, sizeof(*v));
+}
+
+/*
+ * A counter's value alone: a group's members share their leader's times,
+ * and computing them again costs clock reads at every switch.
+ */
+static __always_inline long
+read_count(__u32 counter, __u32 cpu, struct bpf_perf_event_value *v)
+{
+	__u64 index = (__u64)counter * ncpus + cpu;
+	__u64 value = bpf_perf_event_read(&counters, index);
+
+	/* Errors come back as values from -4095 to -1. */
+	if (value >= (__u64)-4095)
+		return (long)value;
+	v->counter = value;
+	return 0;
+}
+
+static __always_inline void
+add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
+{
+	/* Check and use the same register, or the verifier cannot tell. */
+	barrier_var(slot);
+	if (slot < nslots && slot < BPFENG_MAX_SLOTS)
+		t->slots[slot] += delta;
+}
+
+/*
+ * Read set's counters on this CPU. With t, add what they counted since
+ * the mark to t; with rebase, make the readings the new mark.
+ */
+static __always_inline int
+read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
+    bool rebase)
+{
+	struct bpf_perf_event_value v;
+	__u32 first, n, i;
+	__u64 slot;
+
+	if (set >= BPFENG_MAX_SETS)
+		return -1;
+	first = set_first[set];
+	n = set_nreqs[set];
+	slot = set_slot[set];
+	for (i = 0; i < BPFENG_MAX_SET_REQS && i < n; i++) {
+		if ((i == 0 ? read_counter(first, cpu, &v) :
+		    read_count(first + i, cpu, &v)) != 0) {
+			__sync_fetch_and_add(&read_errors, 1);
+			return -1;
+		}
+		if (t != NULL) {
+			if (i == 0) {
+				add_slot(t, slot, v.enabled - m->base_enabled);
+				add_slot(t, slot + 1,
+				    v.running - m->base_running);
+			}
+			add_slot(t, slot + BPFENG_SET_HEAD + i,
+			    v.counter - m->base[i]);
+		}
+		if (rebase) {
+			m->base[i] = v.counter;
+			if (i == 0) {
+				m->base_enabled = v.enabled;
+				m->base_running = v.running;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Mark this CPU: what it counted since the last mark goes to thread tid
+ * if that is tracked and was tracked when the last mark was made.
+ */
+static __always_inline void
+mark_cpu(struct mark *m, __u32 tid)
+{
+	__u32 set = active_set, cpu = bpf_get_smp_processor_id();
+	struct bpfeng_thread *t = NULL;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (m->valid && tid != 0 &&
+	    (t = bpf_map_lookup_elem(&threads, &tid)) != NULL &&
+	    t->start_ns > m->since)
+		t = NULL;
+	m->valid = 0;
+	if (set >= nsets)
+		return;
+	if (set == m->set) {
+		if (read_set(m, set, cpu, t, true) != 0)
+			return;
+	} else {
+		if (t != NULL)
+			(void)read_set(m, m->set, cpu, t, false);
+		if (read_set(m, set, cpu, NULL, true) != 0)
+			return;
+	}
+	m->set = set;
+	m->since = now;
+	m->valid = 1;
+}
+
+static __always_inline int
+track_thread(__u32 tid, __u32 pid, __u32 flags)
+{
+	struct bpfeng_thread *t;
+	__u32 zero = 0;
+
+	if ((t = bpf_map_lookup_elem(&fresh, &zero)) == NULL)
+		return -1;
+	t->pid = pid;
+	t->flags = flags;
+	t->start_ns = 0;
+	if (bpf_map_update_elem(&threads, &tid, t, BPF_ANY) != 0) {
+		__sync_fetch_and_add(&lost_threads, 1);
+		return -1;
+	}
+	return 0;
+}
+
+static __always_inline struct bpfeng_rec *
+reserve(__u32 type, __u32 pid, __u32 tid, __u32 arg, __u64 size)
+{
+	struct bpfeng_rec *r = bpf_ringbuf_reserve(&records, size, 0);
+
+	if (r == NULL) {
+		__sync_fetch_and_add(&lost_records, 1);
+		return NULL;
+	}
+	r->type = type;
+	r->pid = pid;
+	r->tid = tid;
+	r->arg = arg;
+	r->flags = 0;
+	r->pad = 0;
+	r->when_ns = bpf_ktime_get_ns();
+	return r;
+}
+
+static __always_inline void
+send(__u32 type, __u32 pid, __u32 tid, __u32 arg)
+{
+	struct bpfeng_rec *r = reserve(type, pid, tid, arg, sizeof(*r));
+
+	if (r != NULL)
+		bpf_ringbuf_submit(r, 0);
+}
+
+/* Copy a thread's counts into data[at...]; none: flagged, zeros. */
+static __always_inline void
+copy_counts(struct bpfeng_rec *r, __u32 at, struct bpfeng_thread *t)
+{
+	__u32 i;
+
+	if (t == NULL)
+		r->flags |= BPFENG_REC_NO_COUNTS;
+	for (i = 0; i < BPFENG_MAX_SLOTS; i++) {
+		if (i >= nslots)
+			break;
+		r->data[at + i] = t != NULL ? t->slots[i] : 0;
+	}
+}
+
+static __always_inline __u32
+exit_status(struct task_struct *p)
+{
+	struct signal_struct *sig = p->signal;
+
+	if (sig->flags & SIGNAL_GROUP_EXIT)
+		return sig->group_exit_code;
+	return p->exit_code;
+}
+
+/* Whether p ends because another thread of its process execs. */
+static __always_inline bool
+ended_by_exec(struct task_struct *p)
+{
+	struct signal_struct *sig = p->signal;
+	struct task_struct *execer;
+
+	if (bpf_core_field_exists(sig->group_exec_task))
+		execer = BPF_CORE_READ(sig, group_exec_task);
+	else
+		execer = BPF_CORE_READ((struct signal_struct___pre518 *)sig,
+		    group_exit_task);
+	return execer != NULL && execer != p;
+}
+
+/* Every context switch, before it, in the leaving task's context. */
+SEC("perf_event")
+int on_switch(struct bpf_perf_event_data *ctx)
+{
+	struct mark *m = this_mark();
+
+	if (m != NULL)
+		mark_cpu(m, current_tid());
+	/* No sample is written: the event only calls this program. */
+	return 0;
+}
+
+/*
+ * Run on a chosen CPU by userspace (BPF_PROG_TEST_RUN), in an interrupt:
+ * the current task is whatever runs there. Returns 1 when it interrupted
+ * a handler at work on the mark: userspace tries again.
+ */
+SEC("raw_tp")
+int flush(void *ctx)
+{
+	struct mark *m = this_mark();
+
+	if (m == NULL)
+		return 0;
+	if (m->busy)
+		return 1;
+	mark_cpu(m, current_tid());
+	return 0;
+}
+
+/* Run once by userspace: its pid as the programs will see pids. */
+SEC("raw_tp")
+int whoami(void *ctx)
+{
+	caller_pid = bpf_get_current_pid_tgid() >> 32;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = parent->tgid, cpid = child->tgid, ctid = child->pid;
+	struct bpfeng_proc fresh_proc = { 0 };
+	struct bpfeng_rec *r;
+
+	if (bpf_map_lookup_elem(&procs, &ppid) == NULL)
+		return 0;
+	if (cpid == ppid) {
+		if (track_thread(ctid, ppid, 0) == 0)
+			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0);
+		return 0;
+	}
+	if ((r = reserve(BPFENG_REC_FORK, ppid, parent->pid, cpid,
+	    sizeof(*r))) == NULL)
+		return 0;
+	if (follow_fork) {
+		if (bpf_map_update_elem(&procs, &cpid, &fresh_proc,
+		    BPF_ANY) != 0)
+			__sync_fetch_and_add(&lost_threads, 1);
+		else if (track_thread(ctid, cpid, 0) == 0)
+			r->flags |= BPFENG_REC_FOLLOWED;
+		else
+			bpf_map_delete_elem(&procs, &cpid);
+	}
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+static __always_inline void
+read_args(struct bpfeng_rec *r, struct task_struct *p)
+{
+	struct mm_struct *mm = p->mm;
+	unsigned long start, len;
+	__u32 i;
+
+	for (i = 0; i < BPFENG_ARGS_WORDS; i++)
+		r->data[i] = 0;
+	if (mm == NULL)
+		return;
+	start = mm->arg_start;
+	len = mm->arg_end - start;
+	if (len > BPFENG_ARGS_LEN)
+		len = BPFENG_ARGS_LEN;
+	if (bpf_probe_read_user(r->data, len, (void *)start) != 0)
+		r->data[0] = 0;
+}
+
+/* An exec by a tracked thread that is not a started command's first. */
+static __always_inline void
+exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
+    bool follow)
+{
+	__u32 pid = p->tgid, tid = p->pid;
+	struct bpfeng_rec *r;
+
+	r = reserve(BPFENG_REC_EXEC, pid, old, 0,
+	    sizeof(*r) + BPFENG_ARGS_LEN + (__u64)nslots * sizeof(__u64));
+	if (r != NULL) {
+		read_args(r, p);
+		copy_counts(r, BPFENG_ARGS_WORDS, t);
+	}
+	if (t != NULL)
+		bpf_map_delete_elem(&threads, &old);
+	if (follow && track_thread(tid, pid, 0) == 0) {
+		if (r != NULL)
+			r->flags |= BPFENG_REC_FOLLOWED;
+	} else {
+		bpf_map_delete_elem(&procs, &pid);
+	}
+	if (r != NULL)
+		bpf_ringbuf_submit(r, 0);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+    struct linux_binprm *bprm)
+{
+	__u32 pid = p->tgid, old = old_pid, i;
+	struct bpfeng_thread *t;
+	struct bpfeng_proc *proc;
+	struct mark *m;
+	bool follow;
+
+	if ((proc = bpf_map_lookup_elem(&procs, &pid)) == NULL ||
+	    (m = this_mark()) == NULL)
+		return 0;
+	follow = follow_exec || (proc->flags & BPFENG_PROC_FOLLOW_EXEC);
+	m->busy = 1;
+	/* The old image's counts end here. */
+	mark_cpu(m, old);
+	t = bpf_map_lookup_elem(&threads, &old);
+	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
+		/* A started command counts from its exec on, as perf does. */
+		for (i = 0; i < BPFENG_MAX_SLOTS; i++) {
+			if (i >= nslots)
+				break;
+			t->slots[i] = 0;
+		}
+		t->flags = 0;
+	} else {
+		exec_tracked(p, old, t, follow);
+	}
+	m->busy = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 pid = p->tgid, tid = p->pid;
+	struct bpfeng_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct bpfeng_rec *r;
+	struct mark *m;
+
+	if (t == NULL && bpf_map_lookup_elem(&procs, &pid) == NULL)
+		return 0;
+	if (t != NULL && (m = this_mark()) != NULL) {
+		m->busy = 1;
+		/* Its final counts: what it does from here on is not its. */
+		mark_cpu(m, tid);
+		r = reserve(BPFENG_REC_LWP_EXIT, pid, tid, p->exit_code,
+		    sizeof(*r) + (__u64)nslots * sizeof(__u64));
+		if (r != NULL) {
+			if (ended_by_exec(p))
+				r->flags |= BPFENG_REC_BY_EXEC;
+			copy_counts(r, 0, t);
+			bpf_ringbuf_submit(r, 0);
+		}
+		bpf_map_delete_elem(&threads, &tid);
+		m->busy = 0;
+	}
+	/*
+	 * Threads that end together may each see the group dead: the one
+	 * that removes the process reports its end.
+	 */
+	if (p->signal->live.counter == 0 &&
+	    bpf_map_delete_elem(&procs, &pid) == 0)
+		send(BPFENG_REC_EXIT, pid, tid, exit_status(p));
+	return 0;
+}

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Opening and closing the engine: checks, the layout of the counts, the
+ * counters, loading and attaching the BPF programs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfeng_impl.h"
+#include "bpfeng.skel.h"
+
+/* Tracked threads and processes alive at once, at most. */
+#define MAX_THREADS	16384
+#define MAX_PROCS	16384
+/*
+ * Records waiting for userspace: a thread's exit, with one set of four
+ * events, takes 88 bytes, so this holds tens of thousands.
+ */
+#define RING_BYTES	(4u << 20)
+
+const char *
+bpfeng_unavailable(void)
+{
+	return NULL;
+}
+
+void
+eng_why(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL || whylen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+}
+
+static int
+check_sets(const struct bpfeng_set *sets, int nsets, char *why, size_t whylen)
+{
+	int s, total = 0;
+
+	if (nsets < 1 || nsets > BPFENG_MAX_SETS) {
+		eng_why(why, whylen, "the BPF engine counts 1 to %d sets",
+		    BPFENG_MAX_SETS);
+		return -1;
+	}
+	for (s = 0; s < nsets; s++) {
+		if (sets[s].nattrs < 1 ||
+		    sets[s].nattrs > BPFENG_MAX_SET_REQS) {
+			eng_why(why, whylen, "the BPF engine counts 1 to %d "
+			    "events per set", BPFENG_MAX_SET_REQS);
+			return -1;
+		}
+		total += sets[s].nattrs;
+	}
+	if (total > BPFENG_MAX_COUNTERS) {
+		eng_why(why, whylen, "the BPF engine counts at most %d events "
+		    "in all sets together", BPFENG_MAX_COUNTERS);
+		return -1;
+	}
+	return 0;
+}
+
+/* Where each set's counts lie in a thread's value (bpfeng_abi.h). */
+static void
+lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
+{
+	int s;
+
+	eng->nsets = nsets;
+	for (s = 0; s < nsets; s++) {
+		eng->set_nreqs[s] = sets[s].nattrs;
+		eng->set_first[s] = eng->ncounters;
+		eng->set_slot[s] = eng->nslots;
+		eng->ncounters += sets[s].nattrs;
+		eng->nslots += BPFENG_SET_HEAD + sets[s].nattrs;
+	}
+	eng->value_size = sizeof(struct bpfeng_thread) +
+	    (size_t)eng->nslots * sizeof(uint64_t);
+}
+
+static int
+preflight(struct bpfeng *eng, char *why, size_t whylen)
+{
+	struct utsname u;
+
+	if (eng_check_privilege(why, whylen) != 0)
+		return -1;
+	if (uname(&u) != 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	if (eng_check_kernel(u.release, "/sys/kernel/btf/vmlinux", why,
+	    whylen) != 0)
+		return -1;
+	if (cpc_lwp_counting_begin(eng->cpc, &eng->generation) != 0) {
+		eng_why(why, whylen, "cannot count per LWP while CPUs are "
+		    "bound (cpustat) - %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A counter per CPU per request: as many descriptors as may be had. */
+static void
+raise_nofile(struct bpfeng *eng)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &eng->nofile) != 0 ||
+	    eng->nofile.rlim_cur >= eng->nofile.rlim_max)
+		return;
+	rl = eng->nofile;
+	rl.rlim_cur = rl.rlim_max;
+	eng->nofile_raised = setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+static void
+configure(struct bpfeng *eng)
+{
+	struct bpfeng_bpf *skel = eng->skel;
+	int s;
+
+	skel->rodata->ncpus = (uint32_t)eng->ncpus;
+	skel->rodata->nsets = (uint32_t)eng->nsets;
+	skel->rodata->nslots = (uint32_t)eng->nslots;
+	for (s = 0; s < eng->nsets; s++) {
+		skel->rodata->set_first[s] = (uint32_t)eng->set_first[s];
+		skel->rodata->set_nreqs[s] = (uint32_t)eng->set_nreqs[s];
+		skel->rodata->set_slot[s] = (uint32_t)eng->set_slot[s];
+	}
+	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
+	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
+	(void)bpf_map__set_max_entries(skel->maps.counters,
+	    (uint32_t)(eng->ncounters * eng->ncpus));
+	(void)bpf_map__set_value_size(skel->maps.threads,
+	    (uint32_t)eng->value_size);
+	(void)bpf_map__set_max_entries(skel->maps.threads, MAX_THREADS);
+	(void)bpf_map__set_value_size(skel->maps.fresh,
+	    (uint32_t)eng->value_size);
+	(void)bpf_map__set_max_entries(skel->maps.procs, MAX_PROCS);
+	(void)bpf_map__set_max_entries(skel->maps.records, RING_BYTES);
+	/* Run by hand, never attached. */
+	bpf_program__set_autoattach(skel->progs.flush, false);
+	bpf_program__set_autoattach(skel->progs.whoami, false);
+	/* Attached to each CPU's context-switch event. */
+	bpf_program__set_autoattach(skel->progs.on_switch, false);
+}
+
+static int
+load(struct bpfeng *eng, char *why, size_t whylen)
+{
+	int err = 0;
+
+	eng_log_begin();
+	if ((eng->skel = bpfeng_bpf__open()) == NULL) {
+		err = errno;
+	} else {
+		configure(eng);
+		if (bpfeng_bpf__load(eng->skel) != 0)
+			err = errno;
+	}
+	if (err != 0)
+		eng_load_reason(err, why, whylen);
+	eng_log_end();
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	eng->counters_fd = bpf_map__fd(eng->skel->maps.counters);
+	eng->threads_fd = bpf_map__fd(eng->skel->maps.threads);
+	eng->procs_fd = bpf_map__fd(eng->skel->maps.procs);
+	eng->records_fd = bpf_map__fd(eng->skel->maps.records);
+	eng->flush_fd = bpf_program__fd(eng->skel->progs.flush);
+	eng->active_set = &eng->skel->bss->active_set;
+	eng->lost_records = &eng->skel->bss->lost_records;
+	eng->lost_threads = &eng->skel->bss->lost_threads;
+	eng->read_errors = &eng->skel->bss->read_errors;
+	return 0;
+}
+
+/*
+ * The programs see pids as the initial pid namespace has them, and the
+ * caller must speak of the same processes.
+ */
+static int
+same_pids(struct bpfeng *eng, char *why, size_t whylen)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(eng->skel->progs.whoami),
+	    &opts) != 0) {
+		eng_why(why, whylen, "cannot run the BPF programs - %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (eng->skel->bss->caller_pid != (uint32_t)getpid()) {
+		eng_why(why, whylen, "the BPF engine runs only in the initial "
+		    "pid namespace (this one is a container's)");
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+attach(struct bpfeng *eng, char *why, size_t whylen)
+{
+	int err = 0;
+
+	eng_log_begin();
+	if (bpfeng_bpf__attach(eng->skel) != 0) {
+		err = errno;
+		eng_why(why, whylen, "cannot attach the BPF programs to the "
+		    "scheduler's tracepoints - %s", strerror(err));
+	} else if (eng_switch_attach(eng, eng->skel->progs.on_switch, why,
+	    whylen) != 0) {
+		err = errno;
+	}
+	eng_log_end();
+	errno = err;
+	return err != 0 ? -1 : 0;
+}
+
+static struct bpfeng *
+engine_new(cpc_t *cpc, unsigned flags, const struct bpfeng_ops *ops,
+    void *arg)
+{
+	static const struct bpfeng_ops no_ops;
+	struct bpfeng *eng = calloc(1, sizeof(*eng));
+
+	if (eng == NULL)
+		return NULL;
+	eng->cpc = cpc;
+	eng->flags = flags;
+	eng->ops = ops != NULL ? ops : &no_ops;
+	eng->arg = arg;
+	eng->epfd = -1;
+	eng->child_fd = -1;
+	eng->counters_fd = eng->threads_fd = eng->procs_fd = -1;
+	eng->records_fd = -1;
+	eng->flush_fd = -1;
+	RB_INIT(&eng->threads);
+	RB_INIT(&eng->procs);
+	return eng;
+}
+
+struct bpfeng *
+bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
+    unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,
+    size_t whylen)
+{
+	struct bpfeng *eng;
+	int err, ncpus;
+
+	eng_why(why, whylen, "no error");
+	if (cpc == NULL || sets == NULL || check_sets(sets, nsets, why,
+	    whylen) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((eng = engine_new(cpc, flags, ops, arg)) == NULL) {
+		eng_why(why, whylen, "no memory available");
+		errno = ENOMEM;
+		return NULL;
+	}
+	lay_out(eng, sets, nsets);
+	if (preflight(eng, why, whylen) != 0)
+		goto fail;
+	if ((ncpus = libbpf_num_possible_cpus()) <= 0) {
+		eng_why(why, whylen, "cannot tell the number of CPUs");
+		goto fail;
+	}
+	eng->ncpus = ncpus;
+	raise_nofile(eng);
+	if (eng_counters_open(eng, sets, why, whylen) != 0 ||
+	    load(eng, why, whylen) != 0 ||
+	    same_pids(eng, why, whylen) != 0 ||
+	    eng_counters_fill(eng, why, whylen) != 0 ||
+	    eng_events_open(eng, why, whylen) != 0 ||
+	    attach(eng, why, whylen) != 0)
+		goto fail;
+	return eng;
+fail:
+	err = errno != 0 ? errno : EINVAL;
+	bpfeng_close(eng);
+	errno = err;
+	return NULL;
+}
+
+int
+bpfeng_fd(const struct bpfeng *eng)
+{
+	return eng->epfd;
+}
+
+uint64_t
+bpfeng_flush_ns(const struct bpfeng *eng)
+{
+	return eng->flush_ns;
+}
+
+int
+bpfeng_valid(const struct bpfeng *eng)
+{
+	return cpc_lwp_counting_valid(eng->cpc, eng->generation);
+}
+
+const struct bpfeng_set_counts *
+bpfeng_set_counts(const struct bpfeng *eng, const struct bpfeng_counts *counts,
+    int set)
+{
+	const uint64_t *slots = (const uint64_t *)(const void *)counts;
+
+	if (counts == NULL || set < 0 || set >= eng->nsets)
+		return NULL;
+	return (const struct bpfeng_set_counts *)(const void *)
+	    (slots + eng->set_slot[set]);
+}
+
+void
+bpfeng_close(struct bpfeng *eng)
+{
+	if (eng == NULL)
+		return;
+	/* Programs first: nothing may count into what goes away next. */
+	eng_switch_detach(eng);
+	if (eng->skel != NULL)
+		bpfeng_bpf__detach(eng->skel);
+	eng_kill_child(eng);
+	eng_events_close(eng);
+	if (eng->skel != NULL)
+		bpfeng_bpf__destroy(eng->skel);
+	eng_counters_close(eng);
+	eng_forget_all(eng);
+	if (eng->nofile_raised)
+		(void)setrlimit(RLIMIT_NOFILE, &eng->nofile);
+	free(eng->batch_keys);
+	free(eng->batch_values);
+	free(eng->zero_value);
+	free(eng);
+}

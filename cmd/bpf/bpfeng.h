@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * bpfeng: cputrack's BPF counting engine.
+ *
+ * Every CPU counts every request of every set (one counter per CPU per
+ * request, pid -1). At each context switch a BPF program gives what the
+ * CPU counted since the last switch to the task that leaves, if it is a
+ * thread of a tracked process, into the set in use. Nothing is stopped or
+ * traced: thread creation, forks, execs and exits come from scheduler
+ * tracepoints through a ring buffer, in the order they happened.
+ *
+ * The caller gives the sets as perf_event_attr lists (cpc_set_request_attr
+ * turns a libcpc set into one), starts a command or attaches to a pid,
+ * polls bpfeng_fd() and calls bpfeng_dispatch() when it is readable, and
+ * calls bpfeng_tick() at each interval. Counts are cumulative per thread
+ * and per set, from the moment the thread began to be counted. One engine
+ * has one target; it is used from one thread.
+ */
+#ifndef BPFENG_H
+#define BPFENG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/perf_event.h>
+
+#include "libcpc.h"
+
+struct bpfeng;
+
+/*
+ * One set: what to count, one attr per request, in request order. names
+ * (may be NULL) serve only in messages.
+ */
+struct bpfeng_set {
+	const struct perf_event_attr	*attrs;
+	const char *const		*names;
+	int				 nattrs;
+};
+
+/* A thread's counts, all sets (opaque): read with bpfeng_set_counts. */
+struct bpfeng_counts;
+
+/* One set's share of a thread's counts. */
+struct bpfeng_set_counts {
+	uint64_t	enabled_ns;	/* on a CPU, counted with the set */
+	uint64_t	running_ns;	/* of that, its counters ran */
+	uint64_t	values[];	/* one per request */
+};
+
+/* NULL for NULL counts or no such set. */
+const struct bpfeng_set_counts *bpfeng_set_counts(const struct bpfeng *eng,
+    const struct bpfeng_counts *counts, int set);
+
+/* Why a thread begins to be counted (lwp_create). */
+enum bpfeng_origin {
+	BPFENG_LWP_NEW,		/* made by a tracked thread */
+	BPFENG_LWP_FIRST,	/* a process's first: started, forked, execed */
+	BPFENG_LWP_FOUND	/* there when the engine attached */
+};
+
+/* flags of lwp_exit */
+#define BPFENG_EXIT_BY_EXEC	0x1	/* ended by another thread's exec */
+/*
+ * Its exit status was not 0: its process's exit or a fatal signal took
+ * it (a thread that leaves alone, or is taken by exit(0), has status 0).
+ */
+#define BPFENG_EXIT_NONZERO	0x2
+
+/*
+ * What happens, in the order it happened; when_ns is CLOCK_MONOTONIC.
+ * counts is NULL when they cannot be trusted: a cpustat took the counters
+ * (bpfeng_valid fails), or the engine could not keep the thread. It holds
+ * only during the call. Any member may be NULL.
+ *
+ * Each counted thread gets one lwp_create, then one lwp_exit, unless its
+ * exec ends the image: exec gives the exec'ing thread's counts for the old
+ * image (its other threads have had their lwp_exit, BY_EXEC). If the exec
+ * is followed, lwp_create(FIRST) for the process's one thread (tid == pid)
+ * comes next and counts the new image from zero; if not, the process is
+ * no longer tracked and has no exit. A process's exit comes after all its
+ * threads' lwp_exit. fork comes for every fork of a tracked process; with
+ * BPFENG_FOLLOW_FORK, lwp_create(FIRST) for the child comes next.
+ */
+struct bpfeng_ops {
+	void	(*lwp_create)(void *arg, pid_t pid, pid_t tid,
+		    enum bpfeng_origin origin, uint64_t when_ns);
+	void	(*lwp_exit)(void *arg, pid_t pid, pid_t tid, unsigned flags,
+		    const struct bpfeng_counts *counts, uint64_t when_ns);
+	void	(*fork)(void *arg, pid_t parent, pid_t parent_tid,
+		    pid_t child, uint64_t when_ns);
+	void	(*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
+		    const struct bpfeng_counts *counts, bool followed,
+		    uint64_t when_ns);
+	void	(*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
+};
+
+/* A live thread's counts at a tick (held only during the call). */
+typedef void (bpfeng_tick_fn)(void *arg, pid_t pid, pid_t tid,
+    const struct bpfeng_counts *counts);
+
+/* open flags */
+#define BPFENG_FOLLOW_FORK	0x1	/* count forked children too */
+#define BPFENG_FOLLOW_EXEC	0x2	/* go on counting across exec */
+/* A started command's execs are followed (until bpfeng_follow_exec). */
+#define BPFENG_FOLLOW_START_EXEC 0x4
+
+/* Room for a reason: every why below is one line, without a newline. */
+#define BPFENG_WHY_LEN		256
+
+/*
+ * NULL when the engine was built; otherwise why not, and bpfeng_open
+ * fails with that reason (errno ENOSYS).
+ */
+const char *bpfeng_unavailable(void);
+
+/*
+ * Load the engine and open its counters; set 0 is in use first. cpc is
+ * the caller's libcpc handle, for exclusivity with cpustat. NULL on
+ * failure, with errno and why: no privilege, or a pid namespace other
+ * than the initial one (EPERM), a kernel too old (ENOSYS) or without BTF
+ * (ENOENT), a cpustat holding CPUs (EAGAIN), the verifier's refusal with
+ * its reason, a counter the kernel will not open, no memory.
+ */
+struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets,
+    int nsets, unsigned flags, const struct bpfeng_ops *ops, void *arg,
+    char *why, size_t whylen);
+
+/*
+ * The target, once per engine. bpfeng_start runs argv (PATH searched,
+ * signal mask cleared) and counts it from its exec on; its pid, or -1.
+ * lwp_create(FIRST) is called before it returns. bpfeng_attach counts pid's threads from now on: the leader
+ * FIRST, the others FOUND, before it returns; a thread on a CPU counts
+ * from the flush of that CPU that ends the attach. 0 or -1.
+ */
+pid_t bpfeng_start(struct bpfeng *eng, char *const argv[], char *why,
+    size_t whylen);
+int bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen);
+
+/*
+ * Whether pid's execs are followed (a tracked process), whatever the
+ * engine's BPFENG_FOLLOW_EXEC: a caller may follow a command through the
+ * execs that reach its program (env, nice, #! scripts). 0 or -1.
+ */
+int bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow);
+
+/*
+ * Stop counting pid, a tracked process, and let it run on: no callback
+ * comes about it any more. A started command is no longer killed at
+ * close.
+ */
+void bpfeng_untrack(struct bpfeng *eng, pid_t pid);
+
+/* Readable when bpfeng_dispatch has something to do. */
+int bpfeng_fd(const struct bpfeng *eng);
+
+/*
+ * Call back for what happened since the last call, without waiting. 0, or
+ * -1 with why: counts were lost (a full ring buffer or thread table, a
+ * failed counter read: ENOBUFS, said once), or a cpustat took the
+ * counters (EAGAIN: "perf counter contents invalidated").
+ */
+int bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen);
+
+/*
+ * Nothing is tracked any more, and a started command has been reaped
+ * (unless its exec was not followed: it runs on, the engine's no more).
+ */
+bool bpfeng_done(const struct bpfeng *eng);
+
+/*
+ * A tick: what happened so far is dispatched; every CPU is flushed, so
+ * that a thread on a CPU has its counts up to the flush of that CPU; the
+ * set in use becomes next_set, CPU by CPU at its flush, with no time lost
+ * in between; then fn is called for every live thread. Sets rotate for
+ * all threads at once. bpfeng_flush_ns says how long the flush of every
+ * CPU took. -1 with why as bpfeng_dispatch, or EINVAL for no such set.
+ */
+int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn,
+    void *arg, char *why, size_t whylen);
+uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
+
+/* 0 while the counts stand; -1 with EAGAIN once a cpustat took CPUs. */
+int bpfeng_valid(const struct bpfeng *eng);
+
+/*
+ * Detach and let everything go, with no callbacks. A started command that
+ * is still counted is killed (as the ptrace engine's is); an attached
+ * process, or a command no longer counted after an exec, runs on. (A
+ * started command outlives an engine's process that dies unclosed.)
+ */
+void bpfeng_close(struct bpfeng *eng);
+
+#endif /* BPFENG_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What the engine's BPF programs and its userspace side share: limits,
+ * the layout of a thread's counts, and the records of the ring buffer.
+ * Included by BPF C (types from vmlinux.h) and by userspace.
+ */
+#ifndef BPFENG_ABI_H
+#define BPFENG_ABI_H
+
+#define BPFENG_MAX_SETS		16	/* sets in rotation */
+#define BPFENG_MAX_SET_REQS	16	/* requests of one set */
+#define BPFENG_MAX_COUNTERS	64	/* requests of all sets together */
+/* Per set: enabled ns, running ns, then one value per request. */
+#define BPFENG_SET_HEAD		2
+#define BPFENG_MAX_SLOTS	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + \
+    BPFENG_MAX_COUNTERS)
+/* An exec's argument string, as psargs keeps it. */
+#define BPFENG_ARGS_LEN		80
+
+/*
+ * A tracked thread, keyed by tid. The map's value size is fixed at load:
+ * the header, then nslots counts laid out set after set.
+ */
+struct bpfeng_thread {
+	__u32	pid;		/* its process */
+	__u32	flags;		/* BPFENG_THREAD_* */
+	__u64	start_ns;	/* counts nothing from before this */
+	__u64	slots[];
+};
+
+/* Counted only from its first exec: a command the engine started. */
+#define BPFENG_THREAD_AWAIT_EXEC	0x1
+
+/* A tracked process, keyed by pid. */
+struct bpfeng_proc {
+	__u32	flags;		/* BPFENG_PROC_* */
+	__u32	pad;
+};
+
+/* Its execs are followed, whatever the engine's default. */
+#define BPFENG_PROC_FOLLOW_EXEC		0x1
+
+/*
+ * Records: LWP_CREATE (pid, tid); FORK (pid, tid: the parent; arg: the
+ * child's pid); LWP_EXIT (pid, tid; arg: the thread's exit status; data:
+ * the counts); EXEC (pid, tid:
+ * the exec'ing thread's before; data: the argument string, then the
+ * counts); EXIT (pid, tid; arg: the wait status).
+ */
+enum bpfeng_rec_type {
+	BPFENG_REC_LWP_CREATE = 1,
+	BPFENG_REC_FORK,
+	BPFENG_REC_LWP_EXIT,
+	BPFENG_REC_EXEC,
+	BPFENG_REC_EXIT
+};
+
+/* flags of a record */
+#define BPFENG_REC_FOLLOWED	0x1	/* fork, exec: the new is tracked */
+#define BPFENG_REC_BY_EXEC	0x2	/* lwp_exit: another thread execs */
+#define BPFENG_REC_NO_COUNTS	0x4	/* the thread was not tracked */
+
+/* A ring buffer record. */
+struct bpfeng_rec {
+	__u32	type;
+	__u32	pid;
+	__u32	tid;
+	__u32	arg;
+	__u32	flags;
+	__u32	pad;
+	__u64	when_ns;	/* CLOCK_MONOTONIC */
+	__u64	data[];
+};
+
+#define BPFENG_ARGS_WORDS	(BPFENG_ARGS_LEN / 8)
+
+#endif /* BPFENG_ABI_H */

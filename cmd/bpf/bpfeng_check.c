@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Whether the engine can run here, and why not: privilege, the kernel's
+ * version and BTF, and what libbpf and the verifier said when a load
+ * failed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "bpfeng_impl.h"
+
+#define CAP_SYS_ADMIN_BIT	21
+#define CAP_PERFMON_BIT		38
+#define CAP_BPF_BIT		39
+
+/* The oldest kernel with everything used: ring buffer, tp_btf, and
+ * BPF_PROG_TEST_RUN on a chosen CPU for raw tracepoints. */
+#define MIN_MAJOR		5
+#define MIN_MINOR		10
+
+static uint64_t
+effective_caps(void)
+{
+	char line[256];
+	uint64_t caps = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/status", "r")) == NULL)
+		return geteuid() == 0 ? UINT64_MAX : 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "CapEff:", 7) == 0)
+			caps = strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return caps;
+}
+
+int
+eng_check_privilege(char *why, size_t whylen)
+{
+	uint64_t caps = effective_caps();
+	uint64_t both = (1ULL << CAP_BPF_BIT) | (1ULL << CAP_PERFMON_BIT);
+
+	if ((caps & both) == both || (caps & (1ULL << CAP_SYS_ADMIN_BIT)))
+		return 0;
+	eng_why(why, whylen, "the BPF engine needs CAP_BPF and CAP_PERFMON "
+	    "(or root)");
+	errno = EPERM;
+	return -1;
+}
+
+int
+eng_check_kernel(const char *release, const char *btf_path, char *why,
+    size_t whylen)
+{
+	int major = 0, minor = 0;
+
+	if (sscanf(release, "%d.%d", &major, &minor) != 2 ||
+	    major < MIN_MAJOR || (major == MIN_MAJOR && minor < MIN_MINOR)) {
+		eng_why(why, whylen, "kernel %s is too old: the BPF engine "
+		    "needs Linux %d.%d or later", release, MIN_MAJOR,
+		    MIN_MINOR);
+		errno = ENOSYS;
+		return -1;
+	}
+	if (access(btf_path, R_OK) != 0) {
+		eng_why(why, whylen, "the kernel has no BTF (%s is missing; it "
+		    "needs CONFIG_DEBUG_INFO_BTF)", btf_path);
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What libbpf says while the engine loads, kept instead of printed: it
+ * explains a failure, and is noise otherwise.
+ */
+static char *log_text;
+static size_t log_len, log_cap;
+static libbpf_print_fn_t saved_print;
+
+static int
+keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list again;
+	size_t need;
+	char *grown;
+	int len;
+
+	(void)level;
+	va_copy(again, ap);
+	len = vsnprintf(NULL, 0, fmt, again);
+	va_end(again);
+	if (len < 0)
+		return 0;
+	need = log_len + (size_t)len + 1;
+	if (need > log_cap) {
+		if ((grown = realloc(log_text, need + 4096)) == NULL)
+			return 0;
+		log_text = grown;
+		log_cap = need + 4096;
+	}
+	log_len += (size_t)vsnprintf(log_text + log_len, log_cap - log_len, fmt,
+	    ap);
+	return len;
+}
+
+void
+eng_log_begin(void)
+{
+	log_len = 0;
+	if (log_text != NULL)
+		log_text[0] = '\0';
+	saved_print = libbpf_set_print(keep_log);
+}
+
+void
+eng_log_end(void)
+{
+	(void)libbpf_set_print(saved_print);
+	free(log_text);
+	log_text = NULL;
+	log_len = log_cap = 0;
+}
+
+const char *
+eng_log_text(void)
+{
+	return log_text != NULL ? log_text : "";
+}
+
+/* Lines of a verifier log that trace the program rather than judge it. */
+static bool
+trace_line(const char *s, size_t n)
+{
+	static const char *const prefixes[] = {
+		"; ", "from ", "func#", "Validating ", "last_idx ",
+		"regs=", "parent ", "mark_precise", "Live regs",
+		"verification time", "stack depth", "processed ",
+		"-- END", "-- BEGIN", "libbpf: ", "Func#", "func '"
+	};
+	size_t i;
+
+	while (n > 0 && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	if (n == 0 || isdigit((unsigned char)s[0]))
+		return true;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (n >= strlen(prefixes[i]) &&
+		    strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+static void
+copy_line(const char *s, size_t n, char *line, size_t len)
+{
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	while (n > 0 && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	snprintf(line, len, "%.*s", (int)n, s);
+}
+
+/*
+ * The verifier states its refusal at the end of its log, before the
+ * statistics, after the trace of the path that failed: the first line of
+ * that last block of judgements is the one that explains.
+ */
+void
+eng_verifier_reason(const char *log, char *line, size_t len)
+{
+	const char *begin = strstr(log, "-- BEGIN PROG LOAD LOG --");
+	const char *end, *p, *eol, *best = NULL;
+	size_t best_len = 0;
+	bool in_block = false;
+
+	snprintf(line, len, "no verifier log");
+	if (begin == NULL)
+		return;
+	begin = strchr(begin, '\n');
+	if (begin == NULL)
+		return;
+	if ((end = strstr(begin, "-- END PROG LOAD LOG --")) == NULL)
+		end = begin + strlen(begin);
+	for (p = begin + 1; p < end; p = eol + 1) {
+		if ((eol = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			eol = end;
+		if (trace_line(p, (size_t)(eol - p))) {
+			in_block = false;
+		} else if (!in_block) {
+			best = p;
+			best_len = (size_t)(eol - p);
+			in_block = true;
+		}
+		if (eol == end)
+			break;
+	}
+	if (best != NULL)
+		copy_line(best, best_len, line, len);
+}
+
+/* The program whose load log begins at begin: "prog 'NAME': -- BEGIN". */
+static void
+failed_program(const char *log, const char *begin, char *name, size_t len)
+{
+	const char *line = begin, *p, *end;
+
+	while (line > log && line[-1] != '\n')
+		line--;
+	name[0] = '\0';
+	if ((p = strstr(line, "prog '")) != NULL && p < begin &&
+	    (end = strchr(p + 6, '\'')) != NULL && end < begin)
+		snprintf(name, len, " '%.*s'", (int)(end - p - 6), p + 6);
+}
+
+/* Why a load failed, from what libbpf logged since eng_log_begin. */
+void
+eng_load_reason(int err, char *why, size_t whylen)
+{
+	const char *log = eng_log_text(), *begin;
+	char reason[200], name[64];
+
+	if ((begin = strstr(log, "-- BEGIN PROG LOAD LOG --")) != NULL) {
+		failed_program(log, begin, name, sizeof(name));
+		eng_verifier_reason(log, reason, sizeof(reason));
+		eng_why(why, whylen, "the kernel's verifier refused the BPF "
+		    "program%s: %s", name, reason);
+		return;
+	}
+	if (err == EPERM || err == EACCES) {
+		eng_why(why, whylen, "the BPF engine needs CAP_BPF and "
+		    "CAP_PERFMON (or root): loading was refused - %s",
+		    strerror(err));
+		return;
+	}
+	eng_why(why, whylen, "cannot load the BPF programs - %s",
+	    strerror(err));
+}

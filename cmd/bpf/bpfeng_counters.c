@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The per-CPU counters: each set is one perf group on each online CPU
+ * (pid -1), so that its requests are scheduled together and share their
+ * enabled and running times. Only the set in use is enabled, except for
+ * the moment a tick hands over from one set to the next.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfeng_impl.h"
+
+static int
+perf_open(struct perf_event_attr *attr, int cpu, int group_fd)
+{
+	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, group_fd,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Mark the CPUs named by a list such as "0-3,6,8-9" as online. */
+static void
+parse_online(bool *online, int ncpus, const char *list)
+{
+	const char *p = list;
+	char *end;
+	long lo, hi, c;
+
+	while (*p != '\0' && *p != '\n') {
+		lo = strtol(p, &end, 10);
+		hi = lo;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (c = lo; c <= hi && c < ncpus; c++)
+			if (c >= 0)
+				online[c] = true;
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+}
+
+static int
+find_online(struct bpfeng *eng)
+{
+	char list[4096];
+	FILE *f;
+	int c;
+
+	if ((eng->online = calloc((size_t)eng->ncpus, sizeof(bool))) == NULL)
+		return -1;
+	if ((f = fopen("/sys/devices/system/cpu/online", "r")) != NULL &&
+	    fgets(list, sizeof(list), f) != NULL) {
+		parse_online(eng->online, eng->ncpus, list);
+	} else {
+		for (c = 0; c < eng->ncpus; c++)
+			eng->online[c] = true;
+	}
+	if (f != NULL)
+		fclose(f);
+	return 0;
+}
+
+static void
+open_error(const struct bpfeng_set *set, int s, int r, int cpu, int err,
+    char *why, size_t whylen)
+{
+	char name[96];
+
+	if (set->names != NULL && set->names[r] != NULL)
+		snprintf(name, sizeof(name), "%s", set->names[r]);
+	else
+		snprintf(name, sizeof(name), "set %d, request %d", s, r);
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		eng_why(why, whylen, "%s: permission denied counting on every "
+		    "CPU (needs CAP_PERFMON or root)", name);
+		break;
+	case EMFILE:
+	case ENFILE:
+		eng_why(why, whylen, "%s: too many open files (one counter per "
+		    "CPU per event)", name);
+		break;
+	case EINVAL:
+		if (r > 0) {
+			eng_why(why, whylen, "%s: cannot be counted together "
+			    "with the set's other events on cpu%d", name, cpu);
+			break;
+		}
+		/* FALLTHROUGH */
+	default:
+		eng_why(why, whylen, "%s: cannot count on cpu%d - %s", name,
+		    cpu, strerror(err));
+		break;
+	}
+	errno = err;
+}
+
+/*
+ * Set s's group on one CPU, its leader disabled until the group is whole:
+ * members that join a leader already counting would wait for the CPU's
+ * context to be scheduled again. Set 0 counts at once, the others wait.
+ */
+static int
+open_group(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
+    char *why, size_t whylen)
+{
+	struct perf_event_attr attr;
+	int r, c, leader = -1, fd;
+
+	for (r = 0; r < set->nattrs; r++) {
+		attr = set->attrs[r];
+		attr.size = sizeof(attr);
+		attr.disabled = r == 0;
+		attr.inherit = 0;
+		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+		    PERF_FORMAT_TOTAL_TIME_RUNNING;
+		if ((fd = perf_open(&attr, cpu, leader)) < 0) {
+			open_error(set, s, r, cpu, errno, why, whylen);
+			return -1;
+		}
+		c = eng->set_first[s] + r;
+		eng->fds[c * eng->ncpus + cpu] = fd;
+		if (r == 0)
+			leader = fd;
+	}
+	if (s == 0 && ioctl(leader, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+		open_error(set, s, 0, cpu, errno, why, whylen);
+		return -1;
+	}
+	return 0;
+}
+
+int
+eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,
+    char *why, size_t whylen)
+{
+	size_t n = (size_t)eng->ncounters * (size_t)eng->ncpus, i;
+	int s, cpu;
+
+	if ((eng->fds = malloc(n * sizeof(int))) == NULL ||
+	    find_online(eng) != 0) {
+		eng_why(why, whylen, "no memory available");
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		eng->fds[i] = -1;
+	for (s = 0; s < eng->nsets; s++)
+		for (cpu = 0; cpu < eng->ncpus; cpu++)
+			if (eng->online[cpu] &&
+			    open_group(eng, &sets[s], s, cpu, why, whylen) != 0)
+				return -1;
+	return 0;
+}
+
+/* Hand the counters to the BPF programs. */
+int
+eng_counters_fill(struct bpfeng *eng, char *why, size_t whylen)
+{
+	int map = eng->counters_fd;
+	uint32_t i, n = (uint32_t)(eng->ncounters * eng->ncpus);
+
+	for (i = 0; i < n; i++) {
+		if (eng->fds[i] < 0)
+			continue;
+		if (bpf_map_update_elem(map, &i, &eng->fds[i], BPF_ANY) != 0) {
+			eng_why(why, whylen, "cannot give counters to the BPF "
+			    "program - %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Enable or disable set s on every CPU: one ioctl per group leader. */
+int
+eng_counters_enable(struct bpfeng *eng, int set, bool on)
+{
+	int cpu, fd, ret = 0;
+
+	for (cpu = 0; cpu < eng->ncpus; cpu++) {
+		fd = eng->fds[eng->set_first[set] * eng->ncpus + cpu];
+		if (fd >= 0 && ioctl(fd, on ? PERF_EVENT_IOC_ENABLE :
+		    PERF_EVENT_IOC_DISABLE, 0) != 0)
+			ret = -1;
+	}
+	return ret;
+}
+
+/*
+ * The switch hook: on each online CPU, a context-switch event that
+ * overflows at every switch, and runs the program instead of sampling.
+ */
+int
+eng_switch_attach(struct bpfeng *eng, struct bpf_program *prog, char *why,
+    size_t whylen)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+		.sample_period = 1,
+	};
+	int cpu, fd;
+
+	if ((eng->switch_fds = malloc((size_t)eng->ncpus * sizeof(int))) ==
+	    NULL || (eng->switch_links = calloc((size_t)eng->ncpus,
+	    sizeof(*eng->switch_links))) == NULL) {
+		eng_why(why, whylen, "no memory available");
+		return -1;
+	}
+	for (cpu = 0; cpu < eng->ncpus; cpu++)
+		eng->switch_fds[cpu] = -1;
+	for (cpu = 0; cpu < eng->ncpus; cpu++) {
+		if (!eng->online[cpu])
+			continue;
+		if ((fd = perf_open(&attr, cpu, -1)) < 0) {
+			eng_why(why, whylen, "cannot watch context switches on "
+			    "cpu%d - %s", cpu, strerror(errno));
+			return -1;
+		}
+		eng->switch_fds[cpu] = fd;
+		if ((eng->switch_links[cpu] = bpf_program__attach_perf_event(
+		    prog, fd)) == NULL) {
+			eng_why(why, whylen, "cannot attach to the context "
+			    "switches of cpu%d - %s", cpu, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void
+eng_switch_detach(struct bpfeng *eng)
+{
+	int cpu;
+
+	for (cpu = 0; eng->switch_links != NULL && cpu < eng->ncpus; cpu++)
+		if (eng->switch_links[cpu] != NULL)
+			(void)bpf_link__destroy(eng->switch_links[cpu]);
+	for (cpu = 0; eng->switch_fds != NULL && cpu < eng->ncpus; cpu++)
+		if (eng->switch_fds[cpu] >= 0)
+			close(eng->switch_fds[cpu]);
+	free(eng->switch_links);
+	free(eng->switch_fds);
+	eng->switch_links = NULL;
+	eng->switch_fds = NULL;
+}
+
+void
+eng_counters_close(struct bpfeng *eng)
+{
+	size_t n = (size_t)eng->ncounters * (size_t)eng->ncpus, i;
+
+	if (eng->fds != NULL)
+		for (i = n; i-- > 0;)
+			if (eng->fds[i] >= 0)
+				close(eng->fds[i]);
+	free(eng->fds);
+	free(eng->online);
+	eng->fds = NULL;
+	eng->online = NULL;
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The records from the BPF programs, turned into the caller's callbacks,
+ * and the threads and processes announced so far: a tick reports only
+ * announced threads, and a process's exit waits for its threads' ends.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfeng_impl.h"
+
+static int
+thread_cmp(const struct eng_thread *a, const struct eng_thread *b)
+{
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static int
+proc_cmp(const struct eng_proc *a, const struct eng_proc *b)
+{
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+RB_PROTOTYPE(eng_thread_tree, eng_thread, node, thread_cmp)
+RB_PROTOTYPE(eng_proc_tree, eng_proc, node, proc_cmp)
+RB_GENERATE(eng_thread_tree, eng_thread, node, thread_cmp)
+RB_GENERATE(eng_proc_tree, eng_proc, node, proc_cmp)
+
+uint64_t
+eng_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct eng_thread *
+eng_thread_find(struct bpfeng *eng, pid_t tid)
+{
+	struct eng_thread key = { .tid = tid };
+
+	return RB_FIND(eng_thread_tree, &eng->threads, &key);
+}
+
+static struct eng_proc *
+proc_find(struct bpfeng *eng, pid_t pid)
+{
+	struct eng_proc key = { .pid = pid };
+
+	return RB_FIND(eng_proc_tree, &eng->procs, &key);
+}
+
+int
+eng_announce_proc(struct bpfeng *eng, pid_t pid)
+{
+	struct eng_proc *p;
+
+	if (proc_find(eng, pid) != NULL)
+		return 0;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return -1;
+	p->pid = pid;
+	RB_INSERT(eng_proc_tree, &eng->procs, p);
+	return 0;
+}
+
+int
+eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid,
+    enum bpfeng_origin origin, uint64_t when_ns)
+{
+	struct eng_proc *p = proc_find(eng, pid);
+	struct eng_thread *t;
+
+	if (p == NULL || eng_thread_find(eng, tid) != NULL)
+		return 0;
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		return -1;
+	t->tid = tid;
+	t->pid = pid;
+	RB_INSERT(eng_thread_tree, &eng->threads, t);
+	p->nthreads++;
+	if (eng->ops->lwp_create != NULL)
+		eng->ops->lwp_create(eng->arg, pid, tid, origin, when_ns);
+	return 0;
+}
+
+static void
+proc_end(struct bpfeng *eng, struct eng_proc *p, bool report)
+{
+	if (report && eng->ops->exit != NULL)
+		eng->ops->exit(eng->arg, p->pid, p->status, p->exit_ns);
+	RB_REMOVE(eng_proc_tree, &eng->procs, p);
+	free(p);
+}
+
+/* A thread's end: its process may end with it. */
+static void
+thread_end(struct bpfeng *eng, struct eng_thread *t)
+{
+	struct eng_proc *p = proc_find(eng, t->pid);
+
+	RB_REMOVE(eng_thread_tree, &eng->threads, t);
+	free(t);
+	if (p != NULL && --p->nthreads == 0 && p->exited)
+		proc_end(eng, p, true);
+}
+
+/* The counts a record carries, when they stand. */
+static const struct bpfeng_counts *
+record_counts(struct bpfeng *eng, const struct bpfeng_rec *r,
+    const __u64 *slots)
+{
+	if ((r->flags & BPFENG_REC_NO_COUNTS) || bpfeng_valid(eng) != 0)
+		return NULL;
+	return (const struct bpfeng_counts *)(const void *)slots;
+}
+
+static void
+on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	struct eng_thread *t = eng_thread_find(eng, (pid_t)r->tid);
+
+	if (t == NULL)
+		return;
+	if (eng->ops->lwp_exit != NULL)
+		eng->ops->lwp_exit(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
+		    ((r->flags & BPFENG_REC_BY_EXEC) ? BPFENG_EXIT_BY_EXEC :
+		    0) | (r->arg != 0 ? BPFENG_EXIT_NONZERO : 0),
+		    record_counts(eng, r, r->data), r->when_ns);
+	thread_end(eng, t);
+}
+
+static void
+on_fork(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	pid_t child = (pid_t)r->arg;
+
+	/* A process untracked since. */
+	if (proc_find(eng, (pid_t)r->pid) == NULL)
+		return;
+	if (eng->ops->fork != NULL)
+		eng->ops->fork(eng->arg, (pid_t)r->pid, (pid_t)r->tid, child,
+		    r->when_ns);
+	if ((r->flags & BPFENG_REC_FOLLOWED) &&
+	    eng_announce_proc(eng, child) == 0)
+		(void)eng_announce_thread(eng, child, child, BPFENG_LWP_FIRST,
+		    r->when_ns);
+}
+
+/* psargs: NULs between arguments as spaces, control characters as '?'. */
+static void
+exec_args(const struct bpfeng_rec *r, char *args, size_t len)
+{
+	const unsigned char *raw = (const unsigned char *)r->data;
+	size_t n = BPFENG_ARGS_LEN, i;
+
+	while (n > 0 && raw[n - 1] == '\0')
+		n--;
+	if (n == 0 || raw[0] == '\0') {
+		snprintf(args, len, "(unknown)");
+		return;
+	}
+	for (i = 0; i < n && i + 1 < len; i++)
+		args[i] = raw[i] == '\0' ? ' ' : raw[i] < 0x20 ||
+		    raw[i] == 0x7f ? '?' : (char)raw[i];
+	args[i] = '\0';
+}
+
+static void
+on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	struct eng_thread *t = eng_thread_find(eng, (pid_t)r->tid);
+	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
+	bool followed = (r->flags & BPFENG_REC_FOLLOWED) != 0;
+	char args[BPFENG_ARGS_LEN + 1];
+
+	if (p == NULL)
+		return;
+	exec_args(r, args, sizeof(args));
+	if (eng->ops->exec != NULL)
+		eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid, args,
+		    record_counts(eng, r, r->data + BPFENG_ARGS_WORDS),
+		    followed, r->when_ns);
+	if (t != NULL) {
+		RB_REMOVE(eng_thread_tree, &eng->threads, t);
+		free(t);
+		p->nthreads--;
+	}
+	if (!followed) {
+		/* No longer counted: it runs on, and close leaves it be. */
+		if (p->pid == eng->child)
+			eng->child_released = true;
+		proc_end(eng, p, false);
+		return;
+	}
+	(void)eng_announce_thread(eng, p->pid, p->pid, BPFENG_LWP_FIRST,
+	    r->when_ns);
+}
+
+static void
+on_proc_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
+
+	if (p == NULL)
+		return;
+	p->status = (int)r->arg;
+	p->exit_ns = r->when_ns;
+	p->exited = true;
+	if (p->nthreads == 0)
+		proc_end(eng, p, true);
+}
+
+static bool
+record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r,
+    size_t size)
+{
+	size_t counts = (size_t)eng->nslots * sizeof(uint64_t);
+
+	switch (r->type) {
+	case BPFENG_REC_LWP_EXIT:
+		return size >= sizeof(*r) + counts;
+	case BPFENG_REC_EXEC:
+		return size >= sizeof(*r) + BPFENG_ARGS_LEN + counts;
+	default:
+		return size >= sizeof(*r);
+	}
+}
+
+static int
+on_record(void *ctx, void *data, size_t size)
+{
+	struct bpfeng *eng = ctx;
+	const struct bpfeng_rec *r = data;
+
+	if (size < sizeof(*r) || !record_fits(eng, r, size) ||
+	    (eng->discard != 0 && (pid_t)r->pid == eng->discard))
+		return 0;
+	switch (r->type) {
+	case BPFENG_REC_LWP_CREATE:
+		(void)eng_announce_thread(eng, (pid_t)r->pid, (pid_t)r->tid,
+		    BPFENG_LWP_NEW, r->when_ns);
+		break;
+	case BPFENG_REC_FORK:
+		on_fork(eng, r);
+		break;
+	case BPFENG_REC_LWP_EXIT:
+		on_thread_exit(eng, r);
+		break;
+	case BPFENG_REC_EXEC:
+		on_exec(eng, r);
+		break;
+	case BPFENG_REC_EXIT:
+		on_proc_exit(eng, r);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int
+eng_events_open(struct bpfeng *eng, char *why, size_t whylen)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	eng->rb = ring_buffer__new(eng->records_fd, on_record, eng, NULL);
+	if (eng->rb == NULL ||
+	    (eng->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		eng_why(why, whylen, "cannot read the BPF ring buffer - %s",
+		    strerror(errno));
+		return -1;
+	}
+	ev.data.fd = ring_buffer__epoll_fd(eng->rb);
+	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev) != 0) {
+		eng_why(why, whylen, "cannot poll the BPF ring buffer - %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+eng_events_close(struct bpfeng *eng)
+{
+	if (eng->rb != NULL)
+		ring_buffer__free(eng->rb);
+	eng->rb = NULL;
+	if (eng->epfd >= 0)
+		close(eng->epfd);
+	eng->epfd = -1;
+}
+
+int
+eng_events_drain(struct bpfeng *eng)
+{
+	return ring_buffer__consume(eng->rb) < 0 ? -1 : 0;
+}
+
+/*
+ * Drop a process and its threads, with no callbacks; the threads are no
+ * longer counted.
+ */
+void
+eng_forget_proc(struct bpfeng *eng, pid_t pid)
+{
+	struct eng_thread *t, *next;
+	struct eng_proc *p;
+	uint32_t key;
+
+	RB_FOREACH_SAFE(t, eng_thread_tree, &eng->threads, next) {
+		if (t->pid != pid)
+			continue;
+		key = (uint32_t)t->tid;
+		(void)bpf_map_delete_elem(eng->threads_fd, &key);
+		RB_REMOVE(eng_thread_tree, &eng->threads, t);
+		free(t);
+	}
+	if ((p = proc_find(eng, pid)) != NULL)
+		proc_end(eng, p, false);
+}
+
+void
+eng_forget_all(struct bpfeng *eng)
+{
+	struct eng_thread *t, *tnext;
+	struct eng_proc *p, *pnext;
+
+	RB_FOREACH_SAFE(t, eng_thread_tree, &eng->threads, tnext) {
+		RB_REMOVE(eng_thread_tree, &eng->threads, t);
+		free(t);
+	}
+	RB_FOREACH_SAFE(p, eng_proc_tree, &eng->procs, pnext) {
+		RB_REMOVE(eng_proc_tree, &eng->procs, p);
+		free(p);
+	}
+}
+
+int
+bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
+{
+	if (eng_events_drain(eng) != 0) {
+		eng_why(why, whylen, "cannot read the BPF ring buffer - %s",
+		    strerror(errno));
+		return -1;
+	}
+	eng_reap_child(eng, false);
+	if (bpfeng_valid(eng) != 0) {
+		eng_why(why, whylen, "perf counter contents invalidated");
+		return -1;
+	}
+	return eng_lost_check(eng, why, whylen);
+}
+
+bool
+bpfeng_done(const struct bpfeng *eng)
+{
+	return eng->target != 0 && RB_EMPTY(&eng->procs) &&
+	    (eng->child <= 0 || eng->child_released);
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The engine's internals, shared between its files.
+ */
+#ifndef BPFENG_IMPL_H
+#define BPFENG_IMPL_H
+
+#include <stdarg.h>
+#include <sys/resource.h>
+#include <sys/tree.h>
+#include <linux/types.h>
+
+#include "bpfeng.h"
+#include "bpfeng_abi.h"
+
+struct bpfeng_bpf;
+struct bpf_link;
+struct bpf_program;
+struct ring_buffer;
+
+/* A thread announced to the caller. */
+struct eng_thread {
+	RB_ENTRY(eng_thread)	 node;
+	pid_t			 tid;
+	pid_t			 pid;
+};
+
+/* A process announced to the caller, until its exit is delivered. */
+struct eng_proc {
+	RB_ENTRY(eng_proc)	 node;
+	pid_t			 pid;
+	int			 nthreads;	/* announced, not ended */
+	bool			 exited;	/* its exit waits for them */
+	int			 status;
+	uint64_t		 exit_ns;
+};
+
+RB_HEAD(eng_thread_tree, eng_thread);
+RB_HEAD(eng_proc_tree, eng_proc);
+
+struct bpfeng {
+	cpc_t			*cpc;
+	uint64_t		 generation;	/* exclusivity, at open */
+	unsigned		 flags;
+	const struct bpfeng_ops	*ops;
+	void			*arg;
+
+	/* The sets, as laid out in a thread's counts. */
+	int			 nsets;
+	int			 set_nreqs[BPFENG_MAX_SETS];
+	int			 set_first[BPFENG_MAX_SETS]; /* counter */
+	int			 set_slot[BPFENG_MAX_SETS];
+	int			 ncounters;
+	int			 nslots;
+	size_t			 value_size;	/* of a thread's value */
+	int			 active;	/* the set in use */
+
+	/* Counter c of CPU n is fds[c * ncpus + n]; -1 where none. */
+	int			 ncpus;
+	int			*fds;
+	bool			*online;	/* per CPU */
+	int			*switch_fds;	/* per CPU: switch hook */
+	struct bpf_link		**switch_links;
+
+	struct bpfeng_bpf	*skel;
+	int			 counters_fd;	/* maps */
+	int			 threads_fd;
+	int			 procs_fd;
+	int			 records_fd;
+	int			 flush_fd;	/* the flush program */
+	volatile __u32		*active_set;	/* the programs' data */
+	volatile __u64		*lost_records;
+	volatile __u64		*lost_threads;
+	volatile __u64		*read_errors;
+	struct ring_buffer	*rb;
+	int			 epfd;		/* the ring and the child */
+
+	pid_t			 target;	/* 0 until there is one */
+	pid_t			 child;		/* a started command */
+	bool			 child_released; /* its exec not followed */
+	int			 child_fd;	/* its pidfd */
+	pid_t			 discard;	/* its records are dropped */
+
+	struct eng_thread_tree	 threads;
+	struct eng_proc_tree	 procs;
+
+	/* A tick's batched reads of the thread map. */
+	uint32_t		*batch_keys;
+	void			*batch_values;
+	uint32_t		 batch_len;
+
+	/*
+	 * The descriptor limit the caller had: the engine raises its own to
+	 * open a counter per CPU, and gives a started command this one.
+	 */
+	struct rlimit		 nofile;
+	bool			 nofile_raised;
+
+	uint64_t		 flush_ns;
+	uint64_t		 lost_seen;	/* losses reported */
+	void			*zero_value;	/* a thread's, zeroed */
+};
+
+/* bpfeng.c */
+void eng_why(char *why, size_t whylen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* bpfeng_check.c */
+int eng_check_privilege(char *why, size_t whylen);
+int eng_check_kernel(const char *release, const char *btf_path, char *why,
+    size_t whylen);
+void eng_log_begin(void);
+void eng_log_end(void);
+const char *eng_log_text(void);
+void eng_verifier_reason(const char *log, char *line, size_t len);
+void eng_load_reason(int err, char *why, size_t whylen);
+
+/* bpfeng_counters.c */
+int eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,
+    char *why, size_t whylen);
+int eng_counters_fill(struct bpfeng *eng, char *why, size_t whylen);
+int eng_counters_enable(struct bpfeng *eng, int set, bool on);
+int eng_switch_attach(struct bpfeng *eng, struct bpf_program *prog, char *why,
+    size_t whylen);
+void eng_switch_detach(struct bpfeng *eng);
+void eng_counters_close(struct bpfeng *eng);
+
+/* bpfeng_events.c */
+int eng_events_open(struct bpfeng *eng, char *why, size_t whylen);
+void eng_events_close(struct bpfeng *eng);
+int eng_events_drain(struct bpfeng *eng);
+struct eng_thread *eng_thread_find(struct bpfeng *eng, pid_t tid);
+int eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid,
+    enum bpfeng_origin origin, uint64_t when_ns);
+int eng_announce_proc(struct bpfeng *eng, pid_t pid);
+void eng_forget_proc(struct bpfeng *eng, pid_t pid);
+void eng_forget_all(struct bpfeng *eng);
+uint64_t eng_now_ns(void);
+
+/* bpfeng_target.c */
+void eng_reap_child(struct bpfeng *eng, bool wait);
+void eng_kill_child(struct bpfeng *eng);
+
+/* bpfeng_tick.c */
+int eng_flush(struct bpfeng *eng, char *why, size_t whylen);
+int eng_lost_check(struct bpfeng *eng, char *why, size_t whylen);
+
+#endif /* BPFENG_IMPL_H */

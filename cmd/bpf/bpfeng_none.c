@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The stand-in for a build without the BPF engine: every entry point says
+ * why (BPFENG_UNAVAILABLE, set by the build), so that the command can.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "bpfeng.h"
+
+const char *
+bpfeng_unavailable(void)
+{
+	return BPFENG_UNAVAILABLE;
+}
+
+struct bpfeng *
+bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
+    unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,
+    size_t whylen)
+{
+	(void)cpc;
+	(void)sets;
+	(void)nsets;
+	(void)flags;
+	(void)ops;
+	(void)arg;
+	if (why != NULL && whylen > 0)
+		snprintf(why, whylen, "%s", BPFENG_UNAVAILABLE);
+	errno = ENOSYS;
+	return NULL;
+}
+
+/* No engine is ever open: what follows is never reached with one. */
+
+const struct bpfeng_set_counts *
+bpfeng_set_counts(const struct bpfeng *eng, const struct bpfeng_counts *counts,
+    int set)
+{
+	(void)eng;
+	(void)counts;
+	(void)set;
+	return NULL;
+}
+
+pid_t
+bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
+{
+	(void)eng;
+	(void)argv;
+	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	return -1;
+}
+
+int
+bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
+{
+	(void)eng;
+	(void)pid;
+	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	return -1;
+}
+
+int
+bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
+{
+	(void)eng;
+	(void)pid;
+	(void)follow;
+	errno = ENOSYS;
+	return -1;
+}
+
+void
+bpfeng_untrack(struct bpfeng *eng, pid_t pid)
+{
+	(void)eng;
+	(void)pid;
+}
+
+int
+bpfeng_fd(const struct bpfeng *eng)
+{
+	(void)eng;
+	return -1;
+}
+
+int
+bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
+{
+	return bpfeng_attach(eng, 0, why, whylen);
+}
+
+bool
+bpfeng_done(const struct bpfeng *eng)
+{
+	(void)eng;
+	return true;
+}
+
+int
+bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+    char *why, size_t whylen)
+{
+	(void)next_set;
+	(void)fn;
+	(void)arg;
+	return bpfeng_attach(eng, 0, why, whylen);
+}
+
+uint64_t
+bpfeng_flush_ns(const struct bpfeng *eng)
+{
+	(void)eng;
+	return 0;
+}
+
+int
+bpfeng_valid(const struct bpfeng *eng)
+{
+	(void)eng;
+	errno = ENOSYS;
+	return -1;
+}
+
+void
+bpfeng_close(struct bpfeng *eng)
+{
+	(void)eng;
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The target: a command the engine starts, which waits until it is
+ * tracked and then execs, or a running process whose threads the engine
+ * finds in /proc and counts from then on. Nothing is stopped or traced.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "bpfeng_impl.h"
+
+/* Passes over /proc/PID/task before a process that never stops making
+ * threads is given up on. */
+#define ATTACH_PASSES	1000
+
+static int
+track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags)
+{
+	struct bpfeng_proc proc = { .flags = flags };
+	uint32_t key = (uint32_t)pid;
+
+	return bpf_map_update_elem(eng->procs_fd, &key, &proc, BPF_ANY);
+}
+
+static void
+untrack_proc(struct bpfeng *eng, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid;
+
+	(void)bpf_map_delete_elem(eng->procs_fd, &key);
+}
+
+/*
+ * Insert a thread with zero counts, counting nothing from before start_ns;
+ * EEXIST when BPF tracks it already.
+ */
+static int
+track_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t flags,
+    uint64_t start_ns)
+{
+	struct bpfeng_thread *t;
+	uint32_t key = (uint32_t)tid;
+
+	if (eng->zero_value == NULL &&
+	    (eng->zero_value = calloc(1, eng->value_size)) == NULL)
+		return -1;
+	t = eng->zero_value;
+	t->pid = (uint32_t)pid;
+	t->flags = flags;
+	t->start_ns = start_ns;
+	return bpf_map_update_elem(eng->threads_fd, &key, t, BPF_NOEXIST);
+}
+
+/*
+ * The child waits until it is tracked, then execs. It is not tied to the
+ * engine's life (PR_SET_PDEATHSIG would outlive its exec): a command the
+ * engine lets go at an exec must run on after the engine.
+ */
+static void __attribute__((noreturn))
+child_exec(const struct bpfeng *eng, char *const argv[], int go, int report)
+{
+	sigset_t none;
+	char byte = 0;
+	int err;
+
+	while (read(go, &byte, 1) < 0 && errno == EINTR)
+		;
+	if (byte != 'g')
+		_exit(127);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	if (eng->nofile_raised)
+		(void)setrlimit(RLIMIT_NOFILE, &eng->nofile);
+	execvp(argv[0], argv);
+	err = errno;
+	if (write(report, &err, sizeof(err)) == -1) {
+		/* The parent sees exit status 127 all the same. */
+	}
+	_exit(127);
+}
+
+/* 0 when the child's exec succeeded (its end of the pipe closed). */
+static int
+exec_result(int report)
+{
+	ssize_t n;
+	int err;
+
+	while ((n = read(report, &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof(err) ? err : 0;
+}
+
+static void
+close_pair(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	fds[0] = fds[1] = -1;
+}
+
+/*
+ * The child's end wakes the caller's poll. Without pidfds (Linux 5.3) its
+ * exit record does, and dispatch reaps it all the same.
+ */
+static void
+watch_child(struct bpfeng *eng, pid_t pid)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if ((eng->child_fd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+		return;
+	ev.data.fd = eng->child_fd;
+	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, eng->child_fd, &ev) != 0) {
+		close(eng->child_fd);
+		eng->child_fd = -1;
+	}
+}
+
+/* The child never ran the command: drop whatever it left behind. */
+static void
+abandon_child(struct bpfeng *eng, pid_t pid)
+{
+	eng->child = pid;
+	eng_kill_child(eng);
+	eng->discard = pid;
+	(void)eng_events_drain(eng);
+	eng->discard = 0;
+	untrack_proc(eng, pid);
+	eng_forget_all(eng);
+}
+
+pid_t
+bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
+{
+	int go[2] = { -1, -1 }, report[2] = { -1, -1 }, err;
+	pid_t pid;
+
+	if (eng->target != 0 || argv == NULL || argv[0] == NULL) {
+		eng_why(why, whylen, "the engine has a target already");
+		errno = EINVAL;
+		return -1;
+	}
+	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 ||
+	    (pid = fork()) < 0) {
+		err = errno;
+		close_pair(go);
+		close_pair(report);
+		eng_why(why, whylen, "cannot fork, program '%s' - %s", argv[0],
+		    strerror(err));
+		errno = err;
+		return -1;
+	}
+	if (pid == 0)
+		child_exec(eng, argv, go[0], report[1]);
+	close(go[0]);
+	close(report[1]);
+	go[0] = report[1] = -1;
+	watch_child(eng, pid);
+	if (track_proc(eng, pid, (eng->flags & BPFENG_FOLLOW_START_EXEC) ?
+	    BPFENG_PROC_FOLLOW_EXEC : 0) != 0 ||
+	    track_thread(eng, pid, pid, BPFENG_THREAD_AWAIT_EXEC, 0) != 0 ||
+	    eng_announce_proc(eng, pid) != 0) {
+		err = errno;
+		close_pair(go);
+		close_pair(report);
+		abandon_child(eng, pid);
+		eng_why(why, whylen, "cannot track program '%s' - %s", argv[0],
+		    strerror(err));
+		errno = err;
+		return -1;
+	}
+	err = write(go[1], "g", 1) != 1 ? errno : exec_result(report[0]);
+	if (err != 0) {
+		close_pair(go);
+		close_pair(report);
+		abandon_child(eng, pid);
+		eng_why(why, whylen, "cannot run program '%s' - %s", argv[0],
+		    strerror(err));
+		errno = err;
+		return -1;
+	}
+	close_pair(go);
+	close_pair(report);
+	eng->child = eng->target = pid;
+	(void)eng_announce_thread(eng, pid, pid, BPFENG_LWP_FIRST,
+	    eng_now_ns());
+	return pid;
+}
+
+void
+eng_reap_child(struct bpfeng *eng, bool wait)
+{
+	int status;
+	pid_t got;
+
+	if (eng->child <= 0)
+		return;
+	while ((got = waitpid(eng->child, &status, wait ? 0 : WNOHANG)) < 0 &&
+	    errno == EINTR)
+		;
+	if (got == 0)
+		return;
+	eng->child = 0;
+	if (eng->child_fd >= 0) {
+		(void)epoll_ctl(eng->epfd, EPOLL_CTL_DEL, eng->child_fd, NULL);
+		close(eng->child_fd);
+	}
+	eng->child_fd = -1;
+}
+
+void
+eng_kill_child(struct bpfeng *eng)
+{
+	if (eng->child <= 0)
+		return;
+	if (!eng->child_released)
+		(void)kill(eng->child, SIGKILL);
+	else if (eng->child_fd >= 0) {
+		/* It runs on, untracked: not ours to wait for. */
+		close(eng->child_fd);
+		eng->child_fd = -1;
+		eng->child = 0;
+		return;
+	}
+	eng_reap_child(eng, true);
+}
+
+/* The thread's state letter from /proc; 0 when it is gone. */
+static char
+thread_state(pid_t pid, pid_t tid)
+{
+	char path[64], text[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
+	    (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	if ((p = strrchr(text, ')')) == NULL || p[1] != ' ')
+		return 0;
+	return p[2];
+}
+
+/*
+ * Track one thread found in /proc, from now: a CPU's counts from before
+ * are not its, even if it runs there now. A thread that ended meanwhile
+ * is untracked again, unless BPF saw its end first (its record is on its
+ * way, so it is announced). EEXIST: BPF saw it start, and announces it.
+ */
+static int
+adopt_thread(struct bpfeng *eng, pid_t pid, pid_t tid)
+{
+	uint32_t key = (uint32_t)tid;
+	char state;
+
+	if (eng_thread_find(eng, tid) != NULL)
+		return 0;
+	if (track_thread(eng, pid, tid, 0, eng_now_ns()) != 0)
+		return errno == EEXIST ? 0 : -1;
+	state = thread_state(pid, tid);
+	if ((state == 0 || state == 'Z' || state == 'X') &&
+	    bpf_map_delete_elem(eng->threads_fd, &key) == 0)
+		return 0;
+	return eng_announce_thread(eng, pid, tid,
+	    tid == pid ? BPFENG_LWP_FIRST : BPFENG_LWP_FOUND, eng_now_ns());
+}
+
+/* One pass over /proc/PID/task: the number of threads newly adopted. */
+static int
+adopt_pass(struct bpfeng *eng, pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	long tid;
+	int added = 0;
+	char *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL) {
+		tid = strtol(d->d_name, &end, 10);
+		if (*end != '\0' || tid <= 0 || tid == pid ||
+		    eng_thread_find(eng, (pid_t)tid) != NULL)
+			continue;
+		if (adopt_thread(eng, pid, (pid_t)tid) != 0) {
+			closedir(dir);
+			return -1;
+		}
+		added++;
+	}
+	closedir(dir);
+	return added;
+}
+
+static int
+check_process(pid_t pid, char *why, size_t whylen)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "r")) == NULL) {
+		eng_why(why, whylen, "pid %d: no such process", (int)pid);
+		errno = ESRCH;
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Tgid:", 5) == 0)
+			tgid = strtol(line + 5, NULL, 10);
+	fclose(f);
+	if (tgid != pid) {
+		eng_why(why, whylen, "pid %d is a thread of process %ld, not a "
+		    "process", (int)pid, tgid);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
+{
+	int pass, added;
+
+	if (eng->target != 0) {
+		eng_why(why, whylen, "the engine has a target already");
+		errno = EINVAL;
+		return -1;
+	}
+	if (check_process(pid, why, whylen) != 0)
+		return -1;
+	/* The process first: threads it makes from now on are tracked. */
+	if (track_proc(eng, pid, 0) != 0 || eng_announce_proc(eng, pid) != 0 ||
+	    adopt_thread(eng, pid, pid) != 0)
+		goto fail;
+	for (pass = 0; pass < ATTACH_PASSES; pass++) {
+		if ((added = adopt_pass(eng, pid)) < 0)
+			goto fail;
+		if (added == 0)
+			break;
+	}
+	eng->target = pid;
+	/*
+	 * A thread on a CPU now counts from that CPU's flush, not from its
+	 * next switch.
+	 */
+	return eng_flush(eng, why, whylen);
+fail:
+	eng_why(why, whylen, "cannot attach to pid %d - %s", (int)pid,
+	    strerror(errno));
+	untrack_proc(eng, pid);
+	return -1;
+}
+
+int
+bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
+{
+	struct bpfeng_proc proc = {
+		.flags = follow ? BPFENG_PROC_FOLLOW_EXEC : 0
+	};
+	uint32_t key = (uint32_t)pid;
+
+	return bpf_map_update_elem(eng->procs_fd, &key, &proc, BPF_EXIST);
+}
+
+void
+bpfeng_untrack(struct bpfeng *eng, pid_t pid)
+{
+	/* The process first: it makes no tracked thread from now on. */
+	untrack_proc(eng, pid);
+	eng_forget_proc(eng, pid);
+	if (pid == eng->child)
+		eng->child_released = true;
+}

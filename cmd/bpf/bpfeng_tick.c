@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The tick: flush every CPU, hand over to the next set, and read every
+ * live thread's counts in a few batched map reads.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "bpfeng_impl.h"
+
+/* A flush that interrupts a handler at work is tried again; handlers
+ * take microseconds, so this many tries mean something is wrong. */
+#define FLUSH_TRIES	100000
+#define BATCH_FIRST	256
+
+static int
+flush_cpu(struct bpfeng *eng, int cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+	    .flags = BPF_F_TEST_RUN_ON_CPU,
+	    .cpu = (uint32_t)cpu);
+	int tries;
+
+	for (tries = 0; tries < FLUSH_TRIES; tries++) {
+		if (bpf_prog_test_run_opts(eng->flush_fd, &opts) != 0)
+			/* A CPU gone offline has nothing to flush. */
+			return errno == ENXIO ? 0 : -1;
+		if (opts.retval == 0)
+			return 0;
+	}
+	errno = EBUSY;
+	return -1;
+}
+
+int
+eng_flush(struct bpfeng *eng, char *why, size_t whylen)
+{
+	uint64_t start = eng_now_ns();
+	int cpu;
+
+	for (cpu = 0; cpu < eng->ncpus; cpu++) {
+		if (!eng->online[cpu])
+			continue;
+		if (flush_cpu(eng, cpu) != 0) {
+			eng_why(why, whylen, "cannot flush the counts of cpu%d "
+			    "- %s", cpu, strerror(errno));
+			return -1;
+		}
+	}
+	eng->flush_ns = eng_now_ns() - start;
+	return 0;
+}
+
+int
+eng_lost_check(struct bpfeng *eng, char *why, size_t whylen)
+{
+	uint64_t records = *eng->lost_records, threads = *eng->lost_threads;
+	uint64_t reads = *eng->read_errors;
+
+	if (records + threads + reads == eng->lost_seen)
+		return 0;
+	eng->lost_seen = records + threads + reads;
+	eng_why(why, whylen, "counts are incomplete: %llu records and %llu "
+	    "threads could not be kept, %llu counter reads failed",
+	    (unsigned long long)records, (unsigned long long)threads,
+	    (unsigned long long)reads);
+	errno = ENOBUFS;
+	return -1;
+}
+
+static int
+batch_room(struct bpfeng *eng, uint32_t len)
+{
+	uint32_t *keys;
+	void *values;
+
+	if (eng->batch_len >= len)
+		return 0;
+	if ((keys = realloc(eng->batch_keys, len * sizeof(*keys))) == NULL)
+		return -1;
+	eng->batch_keys = keys;
+	if ((values = realloc(eng->batch_values, len * eng->value_size)) ==
+	    NULL)
+		return -1;
+	eng->batch_values = values;
+	eng->batch_len = len;
+	return 0;
+}
+
+static void
+deliver(struct bpfeng *eng, uint32_t n, bpfeng_tick_fn *fn, void *arg)
+{
+	const struct bpfeng_thread *value;
+	struct eng_thread *t;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		value = (const void *)((const char *)eng->batch_values +
+		    i * eng->value_size);
+		/* Not yet counted, or not yet announced: next tick. */
+		if ((value->flags & BPFENG_THREAD_AWAIT_EXEC) ||
+		    (t = eng_thread_find(eng, (pid_t)eng->batch_keys[i])) ==
+		    NULL)
+			continue;
+		fn(arg, t->pid, t->tid,
+		    (const struct bpfeng_counts *)(const void *)value->slots);
+	}
+}
+
+/* Every tracked thread, a batch of hash buckets at a time. */
+static int
+read_threads(struct bpfeng *eng, bpfeng_tick_fn *fn, void *arg)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint32_t cursor, count;
+	bool first = true;
+	int ret;
+
+	if (batch_room(eng, BATCH_FIRST) != 0)
+		return -1;
+	for (;;) {
+		count = eng->batch_len;
+		ret = bpf_map_lookup_batch(eng->threads_fd,
+		    first ? NULL : &cursor, &cursor, eng->batch_keys,
+		    eng->batch_values, &count, &opts);
+		if (ret != 0 && errno == ENOSPC && count == 0) {
+			/* A bucket holds more than a batch: grow it. */
+			if (batch_room(eng, eng->batch_len * 2) != 0)
+				return -1;
+			continue;
+		}
+		if (ret != 0 && errno != ENOENT)
+			return -1;
+		deliver(eng, count, fn, arg);
+		if (ret != 0)
+			return 0;
+		first = false;
+	}
+}
+
+int
+bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn,
+    void *arg, char *why, size_t whylen)
+{
+	int prev = eng->active;
+
+	if (next_set < 0 || next_set >= eng->nsets) {
+		eng_why(why, whylen, "no set %d", next_set);
+		errno = EINVAL;
+		return -1;
+	}
+	if (bpfeng_dispatch(eng, why, whylen) != 0)
+		return -1;
+	/*
+	 * Both sets count while the CPUs hand over, one by one, at their
+	 * flush or at a switch before it: no time is lost in between.
+	 */
+	if (next_set != prev) {
+		(void)eng_counters_enable(eng, next_set, true);
+		__atomic_store_n(eng->active_set, (uint32_t)next_set,
+		    __ATOMIC_RELEASE);
+	}
+	if (eng_flush(eng, why, whylen) != 0)
+		return -1;
+	if (next_set != prev) {
+		(void)eng_counters_enable(eng, prev, false);
+		eng->active = next_set;
+	}
+	if (fn != NULL && read_threads(eng, fn, arg) != 0) {
+		eng_why(why, whylen, "cannot read the threads' counts - %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Diagnostics of the commands: "<prog>: [<fn>: ]<message>", fn only in
+ * debug mode, shared with libcpc's and libpctx's error handlers.
+ */
+#ifndef DIAG_H
+#define DIAG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+void diag_init(const char *argv0);
+const char *diag_progname(void);
+void diag_set_debug(bool on);
+void diag_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
+void diag(const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Said only in debug mode (-D). */
+void diag_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* DIAG_H */

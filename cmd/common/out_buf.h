@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A growable byte buffer that a record is rendered into, and the text
+ * escapes the machine formats share: every string they carry is valid
+ * UTF-8, whatever bytes it came from.
+ */
+#ifndef OUT_BUF_H
+#define OUT_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct out_buf {
+	char	*data;
+	size_t	 len;
+	size_t	 cap;
+	bool	 failed;	/* an allocation failed: the record is lost */
+};
+
+void out_buf_reset(struct out_buf *b);
+void out_buf_free(struct out_buf *b);
+void out_buf_add(struct out_buf *b, const void *p, size_t n);
+void out_buf_str(struct out_buf *b, const char *s);
+void out_buf_printf(struct out_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * s as valid UTF-8: each byte that does not begin a well-formed sequence
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF)
+ * becomes U+FFFD. The result is NUL-terminated in b.
+ */
+void out_buf_utf8(struct out_buf *b, const char *s);
+
+/* s as one RFC 4180 field: quoted when it holds a comma, quote or line end. */
+void out_buf_csv(struct out_buf *b, const char *s);
+
+/* s as an OpenMetrics label value, without the quotes. */
+void out_buf_label(struct out_buf *b, const char *s);
+
+#endif /* OUT_BUF_H */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * CSV (RFC 4180, UTF-8), schema 2. The first line is the header, so that
+ * any CSV reader takes it as one:
+ *
+ *   time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,
+ *   <event>...,child,args,not_counted,partial,key,value
+ *
+ * with one column per distinct event of all sets, in set order. The rows
+ * that follow first are the run's facts, label "meta", one key and value
+ * each (schema, version, tool, tool_version, host, start, start_epoch_ns,
+ * set.N, unit.EVENT); then the rows, each filling the columns of its own
+ * set's events and leaving the others empty. A field that does not apply,
+ * or a value that was not counted, is empty, never 0.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cpctools_version.h"
+#include "out_csv.h"
+
+static const char *const fixed_columns =
+    "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc";
+static const char *const closing_columns =
+    "child,args,not_counted,partial,key,value";
+
+static void
+meta(const struct out_run *run, struct out_buf *b, const char *key,
+    const char *key_tail, const char *value)
+{
+	int i;
+
+	/* time 0, pid to ncpus, the label, set to tsc, the events... */
+	out_buf_str(b, "0.000000,,,,,,meta,,,,,");
+	for (i = 0; i < run->nevents; i++)
+		out_buf_str(b, ",");
+	/* ...child to partial, then the key and the value. */
+	out_buf_str(b, ",,,,");
+	out_buf_str(b, key);
+	if (key_tail != NULL) {
+		out_buf_str(b, ".");
+		out_buf_csv(b, key_tail);
+	}
+	out_buf_str(b, ",");
+	out_buf_csv(b, value);
+	out_buf_str(b, "\n");
+}
+
+void
+out_csv_head(const struct out_run *run, struct out_buf *b)
+{
+	char text[32];
+	int i;
+
+	out_buf_str(b, fixed_columns);
+	for (i = 0; i < run->nevents; i++) {
+		out_buf_str(b, ",");
+		out_buf_csv(b, run->events[i].name);
+	}
+	out_buf_printf(b, ",%s\n", closing_columns);
+	meta(run, b, "schema", NULL, "cpctools");
+	snprintf(text, sizeof(text), "%d", OUTPUT_SCHEMA_VERSION);
+	meta(run, b, "version", NULL, text);
+	meta(run, b, "tool", NULL, run->tool);
+	meta(run, b, "tool_version", NULL, CPCTOOLS_VERSION);
+	meta(run, b, "host", NULL, run->host);
+	meta(run, b, "start", NULL, run->start_text);
+	snprintf(text, sizeof(text), "%llu", out_run_start_ns(run));
+	meta(run, b, "start_epoch_ns", NULL, text);
+	for (i = 0; i < out_run_nsets(run); i++) {
+		snprintf(text, sizeof(text), "%d", i);
+		meta(run, b, "set", text, out_run_spec(run, i)->text);
+	}
+	for (i = 0; i < run->nevents; i++)
+		meta(run, b, "unit", run->events[i].name, run->events[i].unit);
+}
+
+static void
+number(struct out_buf *b, long long v)
+{
+	if (v >= 0)
+		out_buf_printf(b, "%lld", v);
+	out_buf_str(b, ",");
+}
+
+/* The event columns: this row's set's values, the others empty. */
+static void
+values(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, const struct spec *spec)
+{
+	uint64_t v;
+	int i, r;
+
+	for (i = 0; i < run->nevents; i++) {
+		for (r = 0; spec != NULL && row->not_counted == NULL &&
+		    r < spec->nreqs; r++) {
+			if (strcmp(spec->reqs[r].event,
+			    run->events[i].name) != 0)
+				continue;
+			(void)cpc_buf_get(run->cpc, row->counts, r, &v);
+			out_buf_printf(b, "%llu", (unsigned long long)v);
+			break;
+		}
+		out_buf_str(b, ",");
+	}
+}
+
+void
+out_csv_row(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, hrtime_t t)
+{
+	const struct spec *spec = row->setno >= 0 ?
+	    out_run_spec(run, row->setno) : NULL;
+	bool counted = spec != NULL && row->not_counted == NULL;
+
+	out_buf_printf(b, "%.6f,", (double)t / 1e9);
+	number(b, row->pid);
+	number(b, row->lwp);
+	number(b, row->tid);
+	number(b, row->cpu);
+	number(b, row->ncpus);
+	out_buf_csv(b, row->label);
+	out_buf_str(b, ",");
+	number(b, row->setno);
+	if (counted)
+		out_buf_printf(b, "%llu,%llu,",
+		    (unsigned long long)row->enabled_ns,
+		    (unsigned long long)row->running_ns);
+	else
+		out_buf_str(b, ",,");
+	if (counted && run->cfg.tsc)
+		out_buf_printf(b, "%llu", (unsigned long long)
+		    cpc_buf_tick(run->cpc, row->counts));
+	out_buf_str(b, ",");
+	values(run, b, row, spec);
+	number(b, row->child > 0 ? row->child : -1);
+	if (row->args != NULL)
+		out_buf_csv(b, row->args);
+	out_buf_str(b, ",");
+	if (row->not_counted != NULL)
+		out_buf_csv(b, row->not_counted);
+	out_buf_str(b, ",");
+	if (row->partial != NULL)
+		out_buf_csv(b, row->partial);
+	out_buf_str(b, ",,\n");
+}

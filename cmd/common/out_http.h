@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --listen=ADDR:PORT: the metrics over HTTP, at /metrics, served by
+ * libmicrohttpd from its own thread, rendered afresh for each request:
+ * nothing is kept between requests, so memory stays bounded whether a
+ * scraper comes or not. OpenMetrics to a client that asks for it (as
+ * Prometheus does), the Prometheus text format to others.
+ */
+#ifndef OUT_HTTP_H
+#define OUT_HTTP_H
+
+#include <stdbool.h>
+
+#include "out_buf.h"
+
+struct out_http;
+
+/* Render the metrics into b, in OpenMetrics or the Prometheus format. */
+typedef void (out_render_fn)(void *arg, struct out_buf *b, bool openmetrics);
+
+/* Whether this build can serve HTTP (libmicrohttpd). */
+bool out_http_available(void);
+/* ADDR:PORT, [ADDR6]:PORT or :PORT, PORT 1 to 65535: 0, or -1. */
+int out_http_parse(const char *arg);
+/* Bind and listen now (errors said on stderr): NULL if it cannot. */
+struct out_http *out_http_open(const char *arg, out_render_fn *render,
+    void *render_arg);
+/* Start serving, from a thread that blocks every signal: 0 or -1. */
+int out_http_start(struct out_http *h);
+void out_http_close(struct out_http *h);
+
+#endif /* OUT_HTTP_H */

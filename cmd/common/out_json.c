@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * JSON Lines, schema 2, one object a line, built and written by jansson,
+ * so the text is always valid JSON in UTF-8: strings from outside (exec
+ * arguments, the host name) are made valid UTF-8 first, each bad byte
+ * becoming U+FFFD.
+ *
+ * The head:
+ *   {"schema":"cpctools","version":2,"tool":T,"tool_version":V,
+ *    "host":H,"start":RFC3339,"start_epoch_ns":N,
+ *    "sets":[{"set":0,"spec":S,"events":[{"name":E,"unit":"ns"},...]}]}
+ * A row:
+ *   {"time":s,"pid":..,"lwp":..,"tid":..,"cpu":..,"ncpus":..,"label":L,
+ *    "set":n,"spec":S,"counters":{E:v,...},"enabled_ns":..,
+ *    "running_ns":..,["tsc":..,]["child":..,]["args":..,]
+ *    "not_counted":R,"partial":R}
+ * Fields that do not apply are null; a value that was not counted is
+ * null, never 0, with the reason in not_counted. Rows without counts
+ * (fork, the exec marker) have no spec, counters or times.
+ */
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "cpctools_version.h"
+#include "out_json.h"
+
+/* Building one object; ok turns false when anything could not be made. */
+struct obj {
+	json_t	*json;
+	bool	 ok;
+};
+
+/* Add key: value, the value's reference taken in every case. */
+static void
+put(struct obj *o, const char *key, json_t *value)
+{
+	if (o->json == NULL) {
+		json_decref(value);
+		o->ok = false;
+	} else if (json_object_set_new(o->json, key, value) != 0) {
+		o->ok = false;
+	}
+}
+
+static json_t *
+text(const char *s)
+{
+	struct out_buf clean = { 0 };
+	json_t *j;
+
+	out_buf_utf8(&clean, s);
+	j = clean.failed ? NULL : json_stringn(clean.data, clean.len);
+	out_buf_free(&clean);
+	return j;
+}
+
+/* A key from outside, made valid UTF-8 as jansson requires. */
+static void
+put_clean(struct obj *o, const char *key, json_t *value)
+{
+	struct out_buf clean = { 0 };
+
+	out_buf_utf8(&clean, key);
+	if (clean.failed) {
+		json_decref(value);
+		o->ok = false;
+	} else {
+		put(o, clean.data, value);
+	}
+	out_buf_free(&clean);
+}
+
+static json_t *
+number_or_null(long long v)
+{
+	return v >= 0 ? json_integer(v) : json_null();
+}
+
+/* A count; one beyond what JSON readers take as an integer is null. */
+static json_t *
+count(uint64_t v)
+{
+	return v <= INT64_MAX ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *
+text_or_null(const char *s)
+{
+	return s != NULL ? text(s) : json_null();
+}
+
+static int
+append(const char *data, size_t size, void *arg)
+{
+	struct out_buf *b = arg;
+
+	out_buf_add(b, data, size);
+	return b->failed ? -1 : 0;
+}
+
+static void
+dump(struct obj *o, struct out_buf *b)
+{
+	if (!o->ok || json_dump_callback(o->json, append, b,
+	    JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
+		b->failed = true;
+	else
+		out_buf_str(b, "\n");
+	json_decref(o->json);
+}
+
+static json_t *
+set_object(const struct out_run *run, int s)
+{
+	const struct spec *spec = out_run_spec(run, s);
+	struct obj set = { json_object(), true };
+	struct obj event;
+	json_t *events = json_array();
+	int r, e;
+
+	put(&set, "set", json_integer(s));
+	put(&set, "spec", text(spec->text));
+	for (r = 0; r < spec->nreqs; r++) {
+		e = out_run_event(run, spec->reqs[r].event);
+		event = (struct obj){ json_object(), true };
+		put(&event, "name", text(run->events[e].name));
+		put(&event, "unit", json_string(run->events[e].unit));
+		/* jansson takes the reference, appended or not. */
+		if (json_array_append_new(events, event.json) != 0 ||
+		    !event.ok)
+			set.ok = false;
+	}
+	put(&set, "events", events);
+	if (!set.ok) {
+		json_decref(set.json);
+		return NULL;
+	}
+	return set.json;
+}
+
+void
+out_json_head(const struct out_run *run, struct out_buf *b)
+{
+	struct obj head = { json_object(), true };
+	json_t *sets = json_array();
+	int s;
+
+	put(&head, "schema", json_string("cpctools"));
+	put(&head, "version", json_integer(OUTPUT_SCHEMA_VERSION));
+	put(&head, "tool", json_string(run->tool));
+	put(&head, "tool_version", json_string(CPCTOOLS_VERSION));
+	put(&head, "host", text(run->host));
+	put(&head, "start", json_string(run->start_text));
+	put(&head, "start_epoch_ns", count(out_run_start_ns(run)));
+	for (s = 0; s < out_run_nsets(run); s++)
+		if (json_array_append_new(sets, set_object(run, s)) != 0)
+			head.ok = false;
+	put(&head, "sets", sets);
+	dump(&head, b);
+}
+
+static void
+counts(const struct out_run *run, struct obj *row, const struct out_row *r)
+{
+	const struct spec *spec = out_run_spec(run, r->setno);
+	struct obj counters = { json_object(), true };
+	bool counted = r->not_counted == NULL;
+	uint64_t v;
+	int i;
+
+	put(row, "spec", text(spec->text));
+	for (i = 0; i < spec->nreqs; i++) {
+		if (counted)
+			(void)cpc_buf_get(run->cpc, r->counts, i, &v);
+		put_clean(&counters, spec->reqs[i].event,
+		    counted ? count(v) : json_null());
+	}
+	if (!counters.ok)
+		row->ok = false;
+	put(row, "counters", counters.json);
+	put(row, "enabled_ns", counted ? count(r->enabled_ns) : json_null());
+	put(row, "running_ns", counted ? count(r->running_ns) : json_null());
+	if (run->cfg.tsc)
+		put(row, "tsc", counted ? count((uint64_t)cpc_buf_tick(run->cpc,
+		    r->counts)) : json_null());
+}
+
+void
+out_json_row(const struct out_run *run, struct out_buf *b,
+    const struct out_row *r, hrtime_t t)
+{
+	struct obj row = { json_object(), true };
+
+	put(&row, "time", json_real((double)(t / 1000) / 1e6));
+	put(&row, "pid", number_or_null(r->pid));
+	put(&row, "lwp", number_or_null(r->lwp));
+	put(&row, "tid", number_or_null(r->tid));
+	put(&row, "cpu", number_or_null(r->cpu));
+	put(&row, "ncpus", number_or_null(r->ncpus));
+	put(&row, "label", text(r->label));
+	put(&row, "set", number_or_null(r->setno));
+	if (r->setno >= 0)
+		counts(run, &row, r);
+	if (r->child > 0)
+		put(&row, "child", json_integer(r->child));
+	if (r->args != NULL)
+		put(&row, "args", text(r->args));
+	put(&row, "not_counted", text_or_null(r->not_counted));
+	put(&row, "partial", text_or_null(r->partial));
+	dump(&row, b);
+}

@@ -1,0 +1,833 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The counters as metrics (see out_metrics.h).
+ *
+ * A series is one counter per event of a set, for one CPU (cpustat), one
+ * LWP or one process (cputrack), with the enabled and running times. Tick
+ * rows add their slices; the totals of an LWP (lwp_exit, fini_lwp) or of a
+ * process image (exec, exit) replace what the ticks added up to, being
+ * exact where the ticks miss the end. A series whose LWP or process ended
+ * is kept OUT_METRICS_RETAIN_NS, then dropped. Series are named by their
+ * labels: when new ones come under the same labels (a pid used again, an
+ * image that kept its name), the counter goes on from where it was
+ * instead of starting again, so that it never goes down.
+ *
+ * Families, for tool T (cpustat or cputrack):
+ *   T_events_total           events: cpu | pid,lwp,comm; event; set
+ *   T_event_seconds_total    clock events (ns) in seconds, the same labels
+ *   T_enabled_seconds_total  cpu | pid,lwp,comm; set
+ *   T_running_seconds_total  the same
+ *   cpustat_gap_intervals_total  cpu, set: intervals held in gap rows
+ *   cputrack_process_events_total, cputrack_process_event_seconds_total:
+ *                            pid, comm, event, set
+ *   T_not_counted, T_partial 1, with the row's labels, set and reason
+ *   T_set_info               set, spec
+ *   cpctools_build_info      tool, version, host
+ *   T_start_time_seconds     the run's start, seconds since the epoch
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpctools_version.h"
+#include "out_metrics.h"
+
+enum kind { K_CPU, K_TOTAL, K_LWP, K_PROCESS };
+
+struct series {
+	struct series	*prev, *next;	/* all, oldest first */
+	struct series	*hnext;		/* the same hash bucket */
+	enum kind	 kind;
+	int		 cpu;
+	pid_t		 pid;
+	int		 lwp;
+	int		 set;
+	char		*comm;
+	pid_t		 tid;		/* whose counts they are now */
+	unsigned	 image;		/* of its process, now */
+	bool		 ended;
+	hrtime_t	 ended_at;
+	bool		 counted;	/* some values came */
+	char		*not_counted;
+	char		*partial;
+	/* [0]: what ended incarnations counted; [1]: the one counting now */
+	uint64_t	 enabled[2];
+	uint64_t	 running[2];
+	uint64_t	 gap_intervals;	/* cpustat: held in gap rows */
+	int		 nvalues;
+	uint64_t	 values[][2];
+};
+
+/* A process of cputrack: its name, for the series' comm label. */
+struct mproc {
+	struct mproc	*hnext;
+	pid_t		 pid;
+	char		 comm[64];
+	unsigned	 image;		/* execs so far */
+};
+
+#define PROC_BUCKETS	1024
+
+struct out_metrics {
+	const struct out_run *run;
+	struct series	*first, *last;
+	struct series	**buckets;
+	size_t		 nbuckets;
+	size_t		 nseries;
+	struct mproc	*procs[PROC_BUCKETS];
+	bool		 changed;
+	hrtime_t	 pruned_at;
+	struct out_buf	 samples;	/* a family's, while rendered */
+};
+
+struct out_metrics *
+out_metrics_new(const struct out_run *run)
+{
+	struct out_metrics *m;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return NULL;
+	m->run = run;
+	m->nbuckets = 64;
+	if ((m->buckets = calloc(m->nbuckets, sizeof(*m->buckets))) == NULL) {
+		free(m);
+		return NULL;
+	}
+	m->changed = true;
+	return m;
+}
+
+static void
+series_free(struct series *s)
+{
+	free(s->comm);
+	free(s->not_counted);
+	free(s->partial);
+	free(s);
+}
+
+void
+out_metrics_free(struct out_metrics *m)
+{
+	struct series *s, *next;
+	struct mproc *p, *pnext;
+	int i;
+
+	if (m == NULL)
+		return;
+	for (s = m->first; s != NULL; s = next) {
+		next = s->next;
+		series_free(s);
+	}
+	for (i = 0; i < PROC_BUCKETS; i++)
+		for (p = m->procs[i]; p != NULL; p = pnext) {
+			pnext = p->hnext;
+			free(p);
+		}
+	free(m->buckets);
+	out_buf_free(&m->samples);
+	free(m);
+}
+
+bool
+out_metrics_changed(const struct out_metrics *m)
+{
+	return m->changed;
+}
+
+/* FNV-1a over the labels that name a series. */
+static size_t
+key_hash(enum kind kind, int cpu, pid_t pid, int lwp, int set,
+    const char *comm)
+{
+	uint64_t h = 14695981039346656037ULL;
+	int parts[5] = { (int)kind, cpu, (int)pid, lwp, set };
+	const unsigned char *p;
+	size_t i;
+
+	for (p = (const unsigned char *)parts; p < (const unsigned char *)
+	    (parts + 5); p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	for (i = 0; comm[i] != '\0'; i++)
+		h = (h ^ (unsigned char)comm[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static size_t
+series_hash(const struct series *s)
+{
+	return key_hash(s->kind, s->cpu, s->pid, s->lwp, s->set, s->comm);
+}
+
+static void
+grow_buckets(struct out_metrics *m)
+{
+	struct series **grown, *s;
+	size_t n = m->nbuckets * 2, b;
+
+	if ((grown = calloc(n, sizeof(*grown))) == NULL)
+		return;		/* longer chains, still right */
+	for (s = m->first; s != NULL; s = s->next) {
+		b = series_hash(s) % n;
+		s->hnext = grown[b];
+		grown[b] = s;
+	}
+	free(m->buckets);
+	m->buckets = grown;
+	m->nbuckets = n;
+}
+
+static struct series *
+series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
+    int lwp, int set, const char *comm)
+{
+	size_t b = key_hash(kind, cpu, pid, lwp, set, comm) % m->nbuckets;
+	int n = out_run_spec(m->run, set)->nreqs;
+	struct series *s;
+
+	for (s = m->buckets[b]; s != NULL; s = s->hnext)
+		if (s->kind == kind && s->cpu == cpu && s->pid == pid &&
+		    s->lwp == lwp && s->set == set &&
+		    strcmp(s->comm, comm) == 0)
+			return s;
+	if ((s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->values[0]))) ==
+	    NULL || (s->comm = strdup(comm)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	s->kind = kind;
+	s->cpu = cpu;
+	s->pid = pid;
+	s->lwp = lwp;
+	s->set = set;
+	s->tid = -1;
+	s->nvalues = n;
+	s->hnext = m->buckets[b];
+	m->buckets[b] = s;
+	s->prev = m->last;
+	if (m->last != NULL)
+		m->last->next = s;
+	else
+		m->first = s;
+	m->last = s;
+	if (++m->nseries > 2 * m->nbuckets)
+		grow_buckets(m);
+	return s;
+}
+
+static void
+series_remove(struct out_metrics *m, struct series *s)
+{
+	struct series **pp = &m->buckets[series_hash(s) % m->nbuckets];
+
+	while (*pp != s)
+		pp = &(*pp)->hnext;
+	*pp = s->hnext;
+	if (s->prev != NULL)
+		s->prev->next = s->next;
+	else
+		m->first = s->next;
+	if (s->next != NULL)
+		s->next->prev = s->prev;
+	else
+		m->last = s->prev;
+	m->nseries--;
+	series_free(s);
+}
+
+/* Drop the series that ended longer ago than they are kept. */
+static void
+prune(struct out_metrics *m, hrtime_t now)
+{
+	struct series *s, *next;
+
+	if (now - m->pruned_at < 1000000000LL)
+		return;
+	m->pruned_at = now;
+	for (s = m->first; s != NULL; s = next) {
+		next = s->next;
+		if (s->ended && now - s->ended_at > OUT_METRICS_RETAIN_NS) {
+			series_remove(m, s);
+			m->changed = true;
+		}
+	}
+}
+
+/* The counts from now on are a new LWP's, or a new image's. */
+static void
+begin(struct series *s, pid_t tid, unsigned image)
+{
+	int i;
+
+	if (!s->ended && s->tid == tid && s->image == image)
+		return;
+	for (i = 0; i < s->nvalues; i++) {
+		s->values[i][0] += s->values[i][1];
+		s->values[i][1] = 0;
+	}
+	s->enabled[0] += s->enabled[1];
+	s->running[0] += s->running[1];
+	s->enabled[1] = s->running[1] = 0;
+	s->ended = false;
+	s->tid = tid;
+	s->image = image;
+}
+
+/* A slice adds to what is counting now; a total replaces it. */
+static void
+take(struct out_metrics *m, struct series *s, const struct out_row *row,
+    bool total)
+{
+	uint64_t v;
+	int i;
+
+	for (i = 0; i < s->nvalues; i++) {
+		(void)cpc_buf_get(m->run->cpc, row->counts, i, &v);
+		s->values[i][1] = total ? v : s->values[i][1] + v;
+	}
+	s->enabled[1] = total ? row->enabled_ns : s->enabled[1] +
+	    row->enabled_ns;
+	s->running[1] = total ? row->running_ns : s->running[1] +
+	    row->running_ns;
+	s->counted = true;
+}
+
+static void
+note(char **where, const char *reason)
+{
+	char *copy;
+
+	if (reason == NULL || (*where != NULL && strcmp(*where, reason) == 0))
+		return;
+	if ((copy = strdup(reason)) == NULL)
+		return;
+	free(*where);
+	*where = copy;
+}
+
+/* What a row says about a series: its values, or why there are none. */
+static void
+apply(struct out_metrics *m, struct series *s, const struct out_row *row,
+    bool total)
+{
+	if (s == NULL)
+		return;
+	note(&s->partial, row->partial);
+	if (row->not_counted != NULL)
+		note(&s->not_counted, row->not_counted);
+	else if (s->kind != K_TOTAL)
+		take(m, s, row, total);
+}
+
+static void
+end(struct series *s, hrtime_t now)
+{
+	if (s != NULL && !s->ended) {
+		s->ended = true;
+		s->ended_at = now;
+	}
+}
+
+/* cputrack's processes. */
+
+static void
+read_comm(pid_t pid, char *comm, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, comm, size - 1);
+	close(fd);
+	if (n <= 0)
+		n = 0;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+}
+
+static struct mproc **
+proc_slot(struct out_metrics *m, pid_t pid)
+{
+	struct mproc **pp = &m->procs[(unsigned)pid % PROC_BUCKETS];
+
+	while (*pp != NULL && (*pp)->pid != pid)
+		pp = &(*pp)->hnext;
+	return pp;
+}
+
+/* The process, its name taken from the row or read when first seen. */
+static struct mproc *
+proc_of(struct out_metrics *m, pid_t pid, const char *comm)
+{
+	struct mproc **pp = proc_slot(m, pid), *p;
+
+	if ((p = *pp) != NULL)
+		return p;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->pid = pid;
+	if (comm != NULL)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	else
+		read_comm(pid, p->comm, sizeof(p->comm));
+	*pp = p;
+	return p;
+}
+
+/* A new image (exec): its name now. */
+static void
+proc_exec(struct out_metrics *m, pid_t pid, const char *comm)
+{
+	struct mproc *p = proc_of(m, pid, comm);
+
+	if (p == NULL)
+		return;
+	p->image++;
+	if (comm != NULL)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	else
+		read_comm(pid, p->comm, sizeof(p->comm));
+}
+
+static void
+proc_forget(struct out_metrics *m, pid_t pid)
+{
+	struct mproc **pp = proc_slot(m, pid), *p = *pp;
+
+	if (p != NULL) {
+		*pp = p->hnext;
+		free(p);
+	}
+}
+
+/* An image ended (exec, exit): its series of the set end. */
+static void
+end_image(struct out_metrics *m, pid_t pid, int set, hrtime_t now)
+{
+	struct series *s;
+
+	for (s = m->first; s != NULL; s = s->next)
+		if (s->pid == pid && s->set == set &&
+		    (s->kind == K_LWP || s->kind == K_PROCESS))
+			end(s, now);
+}
+
+/* The image's LWP series of a set that have counts. */
+static bool
+of_image(const struct series *s, const struct mproc *p, int set)
+{
+	return s->kind == K_LWP && s->pid == p->pid && s->set == set &&
+	    s->image == p->image && s->counted;
+}
+
+/* What the image's other LWP series have of value i (-1, -2: times). */
+static uint64_t
+others(const struct out_metrics *m, const struct mproc *p,
+    const struct series *last, const struct out_row *row, int i)
+{
+	const struct series *s;
+	uint64_t sum = 0;
+
+	for (s = m->first; s != NULL; s = s->next)
+		if (of_image(s, p, row->setno) && s != last)
+			sum += i >= 0 ? s->values[i][1] : i == -1 ?
+			    s->enabled[1] : s->running[1];
+	return sum;
+}
+
+/*
+ * An image's total has, beyond its LWPs' series, what the LWPs still
+ * running at its end counted since their last tick. When the one running
+ * is the one that ended it, that is all its own, and its series gets it:
+ * exact. With more running, how it divides is not known: their series
+ * stay at their last tick (the process's series has it all).
+ */
+static void
+finish_lwps(struct out_metrics *m, const struct mproc *p,
+    struct series *last, const struct out_row *row)
+{
+	uint64_t total;
+	struct series *s;
+	int i, running = 0;
+
+	for (s = m->first; s != NULL; s = s->next)
+		if (of_image(s, p, row->setno) && !s->ended &&
+		    (++running > 1 || s != last))
+			return;
+	for (i = 0; i < last->nvalues; i++) {
+		(void)cpc_buf_get(m->run->cpc, row->counts, i, &total);
+		if (total < others(m, p, NULL, row, i))
+			return;
+	}
+	if (row->enabled_ns < others(m, p, NULL, row, -1) ||
+	    row->running_ns < others(m, p, NULL, row, -2))
+		return;
+	begin(last, row->tid, p->image);
+	for (i = 0; i < last->nvalues; i++) {
+		(void)cpc_buf_get(m->run->cpc, row->counts, i, &total);
+		last->values[i][1] = total - others(m, p, last, row, i);
+	}
+	last->enabled[1] = row->enabled_ns - others(m, p, last, row, -1);
+	last->running[1] = row->running_ns - others(m, p, last, row, -2);
+	last->counted = true;
+}
+
+static bool
+is(const struct out_row *row, const char *label)
+{
+	return strcmp(row->label, label) == 0;
+}
+
+static void
+cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
+{
+	struct mproc *p = proc_of(m, row->pid, row->comm);
+	const char *comm = p != NULL ? p->comm : "";
+	unsigned image = p != NULL ? p->image : 0;
+	struct series *lwp, *proc;
+
+	lwp = series_find(m, K_LWP, -1, row->pid, row->lwp, row->setno, comm);
+	proc = series_find(m, K_PROCESS, -1, row->pid, -1, row->setno, comm);
+	if (is(row, "tick") || is(row, "lwp_create") || is(row, "init_lwp")) {
+		if (lwp != NULL)
+			begin(lwp, row->tid, image);
+		if (proc != NULL)
+			begin(proc, row->pid, image);
+		apply(m, lwp, row, false);
+		if (row->not_counted == NULL)
+			apply(m, proc, row, false);
+	} else if (is(row, "lwp_exit") || is(row, "fini_lwp")) {
+		if (lwp != NULL)
+			begin(lwp, row->tid, image);
+		apply(m, lwp, row, true);
+		if (is(row, "lwp_exit"))
+			end(lwp, now);
+	} else if (is(row, "exec") || is(row, "exit")) {
+		if (proc != NULL)
+			begin(proc, row->pid, image);
+		apply(m, proc, row, true);
+		if (row->not_counted == NULL && p != NULL && lwp != NULL)
+			finish_lwps(m, p, lwp, row);
+		end_image(m, row->pid, row->setno, now);
+		if (is(row, "exit"))
+			proc_forget(m, row->pid);
+	}
+}
+
+/* A row of one CPU of cpustat; a gap row's intervals are counted too. */
+static void
+cpustat_row(struct out_metrics *m, const struct out_row *row)
+{
+	struct series *s = series_find(m, K_CPU, row->cpu, -1, -1,
+	    row->setno, "");
+
+	apply(m, s, row, false);
+	if (s != NULL && row->intervals > 1)
+		s->gap_intervals += row->intervals;
+}
+
+void
+out_metrics_row(struct out_metrics *m, const struct out_row *row,
+    hrtime_t now)
+{
+	prune(m, now);
+	if (row->setno < 0) {
+		if (m->run->cfg.tool != OUT_CPUTRACK)
+			return;
+		/* Both alive now: their names, while they can be read. */
+		if (row->child > 0) {
+			(void)proc_of(m, row->pid, row->comm);
+			(void)proc_of(m, row->child, NULL);
+		}
+		else if (row->args != NULL)
+			proc_exec(m, row->pid, row->comm);
+		return;
+	}
+	m->changed = true;
+	if (m->run->cfg.tool == OUT_CPUTRACK)
+		cputrack_row(m, row, now);
+	else if (row->cpu >= 0)
+		cpustat_row(m, row);
+	else
+		apply(m, series_find(m, K_TOTAL, -1, -1, -1, row->setno, ""),
+		    row, true);
+}
+
+/* Rendering. */
+
+/*
+ * The "info" metrics (a set's spec, the tool's version) are gauges named
+ * *_info, whose value is 1, as Prometheus's own are: node_exporter's
+ * textfile collector, which reads the Prometheus text format even in an
+ * OpenMetrics file, refuses OpenMetrics' info type.
+ */
+enum family_type { F_COUNTER, F_GAUGE };
+
+struct family {
+	const char	*prefix;	/* NULL: the tool's name */
+	const char	*name;
+	enum family_type type;
+	const char	*unit;		/* "seconds", or NULL */
+	const char	*help;
+};
+
+static const char *const type_names[] = { "counter", "gauge" };
+static const char *const sample_suffix[] = { "_total", "" };
+
+static const char *
+prefix_of(const struct out_metrics *m, const struct family *f)
+{
+	return f->prefix != NULL ? f->prefix : m->run->tool;
+}
+
+/* The name of a family's samples: the family's plus the type's suffix. */
+static void
+sample_name(struct out_metrics *m, struct out_buf *b, const struct family *f)
+{
+	out_buf_printf(b, "%s_%s%s", prefix_of(m, f), f->name,
+	    sample_suffix[f->type]);
+}
+
+/* The family's metadata, then its samples, if it has any. */
+static void
+family_out(struct out_metrics *m, struct out_buf *b, const struct family *f,
+    bool om)
+{
+	const char *prefix = prefix_of(m, f), *name = f->name;
+
+	if (m->samples.len == 0)
+		return;
+	if (om) {
+		out_buf_printf(b, "# TYPE %s_%s %s\n", prefix, name,
+		    type_names[f->type]);
+		if (f->unit != NULL)
+			out_buf_printf(b, "# UNIT %s_%s %s\n", prefix, name,
+			    f->unit);
+		out_buf_printf(b, "# HELP %s_%s %s\n", prefix, name, f->help);
+	} else {
+		out_buf_printf(b, "# HELP %s_%s%s %s\n", prefix, name,
+		    sample_suffix[f->type], f->help);
+		out_buf_printf(b, "# TYPE %s_%s%s %s\n", prefix, name,
+		    sample_suffix[f->type], type_names[f->type]);
+	}
+	out_buf_add(b, m->samples.data, m->samples.len);
+	out_buf_reset(&m->samples);
+}
+
+static void
+label(struct out_buf *b, bool *first, const char *key, const char *value)
+{
+	out_buf_printf(b, "%s%s=\"", *first ? "{" : ",", key);
+	out_buf_label(b, value);
+	out_buf_str(b, "\"");
+	*first = false;
+}
+
+static void
+label_int(struct out_buf *b, bool *first, const char *key, long long v)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%lld", v);
+	label(b, first, key, text);
+}
+
+/* A sample's name and labels: the series', then event, set and reason. */
+static void
+sample_start(struct out_metrics *m, const struct family *f,
+    const struct series *s, const char *event, const char *reason)
+{
+	struct out_buf *b = &m->samples;
+	bool first = true;
+
+	sample_name(m, b, f);
+	if (s->kind == K_CPU)
+		label_int(b, &first, "cpu", s->cpu);
+	if (s->kind == K_LWP || s->kind == K_PROCESS)
+		label_int(b, &first, "pid", s->pid);
+	if (s->kind == K_LWP)
+		label_int(b, &first, "lwp", s->lwp);
+	if (s->kind == K_LWP || s->kind == K_PROCESS)
+		label(b, &first, "comm", s->comm);
+	if (event != NULL)
+		label(b, &first, "event", event);
+	label_int(b, &first, "set", s->set);
+	if (reason != NULL)
+		label(b, &first, "reason", reason);
+	out_buf_str(b, "}");
+}
+
+static void
+value_out(struct out_buf *b, uint64_t v, bool seconds)
+{
+	if (seconds)
+		out_buf_printf(b, " %llu.%09llu\n",
+		    (unsigned long long)(v / 1000000000ULL),
+		    (unsigned long long)(v % 1000000000ULL));
+	else
+		out_buf_printf(b, " %llu\n", (unsigned long long)v);
+}
+
+/* The events of series of one kind, counts or clocks. */
+static void
+events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
+    const struct family *f, bool clocks, bool om)
+{
+	const struct spec *spec;
+	struct series *s;
+	int r;
+
+	for (s = m->first; s != NULL; s = s->next) {
+		if (s->kind != kind || !s->counted)
+			continue;
+		spec = out_run_spec(m->run, s->set);
+		for (r = 0; r < s->nvalues; r++) {
+			if (out_run_is_clock(m->run, spec->reqs[r].event) !=
+			    clocks)
+				continue;
+			sample_start(m, f, s, spec->reqs[r].event, NULL);
+			value_out(&m->samples, s->values[r][0] +
+			    s->values[r][1], clocks);
+		}
+	}
+	family_out(m, b, f, om);
+}
+
+static void
+times_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
+    const struct family *f, bool running, bool om)
+{
+	struct series *s;
+
+	for (s = m->first; s != NULL; s = s->next) {
+		if (s->kind != kind || !s->counted)
+			continue;
+		sample_start(m, f, s, NULL, NULL);
+		value_out(&m->samples, running ? s->running[0] + s->running[1] :
+		    s->enabled[0] + s->enabled[1], true);
+	}
+	family_out(m, b, f, om);
+}
+
+/* cpustat: the intervals of each CPU's gap rows, 0 when there were none. */
+static void
+gaps_family(struct out_metrics *m, struct out_buf *b, const struct family *f,
+    bool om)
+{
+	struct series *s;
+
+	for (s = m->first; s != NULL; s = s->next) {
+		if (s->kind != K_CPU || !s->counted)
+			continue;
+		sample_start(m, f, s, NULL, NULL);
+		value_out(&m->samples, s->gap_intervals, false);
+	}
+	family_out(m, b, f, om);
+}
+
+static void
+notes_family(struct out_metrics *m, struct out_buf *b, const struct family *f,
+    bool partial, bool om)
+{
+	struct series *s;
+	const char *reason;
+
+	for (s = m->first; s != NULL; s = s->next) {
+		if ((reason = partial ? s->partial : s->not_counted) == NULL)
+			continue;
+		sample_start(m, f, s, NULL, reason);
+		out_buf_str(&m->samples, " 1\n");
+	}
+	family_out(m, b, f, om);
+}
+
+static void
+run_families(struct out_metrics *m, struct out_buf *b, bool om)
+{
+	static const struct family sets = { NULL, "set_info", F_GAUGE, NULL,
+	    "The event specification (-c) of each set." };
+	static const struct family build = { "cpctools", "build_info",
+	    F_GAUGE, NULL, "The tool, its version, and the host it counts "
+	    "on." };
+	static const struct family start = { NULL, "start_time_seconds",
+	    F_GAUGE, "seconds", "When the run started, in seconds since the epoch." };
+	const struct out_run *run = m->run;
+	bool first;
+	int s;
+
+	for (s = 0; s < out_run_nsets(run); s++) {
+		first = true;
+		sample_name(m, &m->samples, &sets);
+		label_int(&m->samples, &first, "set", s);
+		label(&m->samples, &first, "spec", out_run_spec(run, s)->text);
+		out_buf_str(&m->samples, "} 1\n");
+	}
+	family_out(m, b, &sets, om);
+	first = true;
+	sample_name(m, &m->samples, &build);
+	label(&m->samples, &first, "tool", run->tool);
+	label(&m->samples, &first, "version", CPCTOOLS_VERSION);
+	label(&m->samples, &first, "host", run->host);
+	out_buf_str(&m->samples, "} 1\n");
+	family_out(m, b, &build, om);
+	sample_name(m, &m->samples, &start);
+	out_buf_printf(&m->samples, " %lld.%09ld\n",
+	    (long long)run->start_real.tv_sec, run->start_real.tv_nsec);
+	family_out(m, b, &start, om);
+}
+
+void
+out_metrics_render(struct out_metrics *m, struct out_buf *b,
+    bool openmetrics, hrtime_t now)
+{
+	static const struct family events = { NULL, "events", F_COUNTER, NULL,
+	    "Events counted, from the start of the run." };
+	static const struct family clocks = { NULL, "event_seconds", F_COUNTER,
+	    "seconds", "Clock events (cpu-clock, task-clock), from the start "
+	    "of the run." };
+	static const struct family enabled = { NULL, "enabled_seconds",
+	    F_COUNTER, "seconds", "Time the counters of the set were enabled." };
+	static const struct family running = { NULL, "running_seconds",
+	    F_COUNTER, "seconds", "Time the counters of the set were counting." };
+	static const struct family pevents = { NULL, "process_events",
+	    F_COUNTER, NULL, "Events counted by all the LWPs of a process image." };
+	static const struct family pclocks = { NULL, "process_event_seconds",
+	    F_COUNTER, "seconds", "Clock events counted by all the LWPs of a "
+	    "process image." };
+	static const struct family gaps = { NULL, "gap_intervals", F_COUNTER,
+	    NULL, "Intervals held in gap rows: their sample times were "
+	    "missed (cpustat was stopped, or not run in time)." };
+	static const struct family not_counted = { NULL, "not_counted", F_GAUGE,
+	    NULL, "1 where values were not counted, with the reason." };
+	static const struct family partial = { NULL, "partial", F_GAUGE, NULL,
+	    "1 where a total leaves something out, with what." };
+	enum kind kind = m->run->cfg.tool == OUT_CPUTRACK ? K_LWP : K_CPU;
+
+	m->pruned_at = 0;
+	prune(m, now);
+	out_buf_reset(&m->samples);
+	events_family(m, b, kind, &events, false, openmetrics);
+	events_family(m, b, kind, &clocks, true, openmetrics);
+	times_family(m, b, kind, &enabled, false, openmetrics);
+	times_family(m, b, kind, &running, true, openmetrics);
+	if (kind == K_LWP) {
+		events_family(m, b, K_PROCESS, &pevents, false, openmetrics);
+		events_family(m, b, K_PROCESS, &pclocks, true, openmetrics);
+	} else {
+		gaps_family(m, b, &gaps, openmetrics);
+	}
+	notes_family(m, b, &not_counted, false, openmetrics);
+	notes_family(m, b, &partial, true, openmetrics);
+	run_families(m, b, openmetrics);
+	if (openmetrics)
+		out_buf_str(b, "# EOF\n");
+	m->changed = false;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The counters as metrics: every row updates a table of counter series
+ * (cpustat: per CPU and set; cputrack: per LWP and per process, and set),
+ * which is written out whole, as OpenMetrics or in the Prometheus text
+ * format, whenever it is wanted. The table holds the series of what is
+ * counted now, and those of what ended for a while (OUT_METRICS_RETAIN_NS)
+ * so that a scraper sees their last values: its size does not grow with
+ * time, whether a scraper comes or not.
+ *
+ * The caller serialises every call (the output's lock).
+ */
+#ifndef OUT_METRICS_H
+#define OUT_METRICS_H
+
+#include <stdbool.h>
+
+#include "out_buf.h"
+#include "out_run.h"
+
+#define OUT_METRICS_RETAIN_NS	(300 * 1000000000LL)
+
+struct out_metrics;
+
+struct out_metrics *out_metrics_new(const struct out_run *run);
+void out_metrics_free(struct out_metrics *m);
+/* A row, at now (CLOCK_MONOTONIC ns). */
+void out_metrics_row(struct out_metrics *m, const struct out_row *row,
+    hrtime_t now);
+/* Whether a row changed anything since the last render. */
+bool out_metrics_changed(const struct out_metrics *m);
+/* The whole table: OpenMetrics 1.0, or the Prometheus text format 0.0.4. */
+void out_metrics_render(struct out_metrics *m, struct out_buf *b,
+    bool openmetrics, hrtime_t now);
+
+#endif /* OUT_METRICS_H */

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The bounded output queue and its writer (see out_queue.h).
+ *
+ * The queue is a ring of bytes. head and tail count the bytes ever put
+ * and ever written; head - tail are waiting. Only the writer moves tail,
+ * and it writes from the ring without the lock held: the bytes between
+ * tail and head are never touched by a producer, which copies only into
+ * the free part beyond head.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out_queue.h"
+
+struct out_queue {
+	pthread_mutex_t	 lock;
+	pthread_cond_t	 wake;		/* the writer waits on it */
+	char		*ring;
+	size_t		 cap;
+	uint64_t	 head;
+	uint64_t	 tail;
+	int		 fd;
+	out_replace_fn	*replace;
+	void		*arg;
+	bool		 replace_wanted;
+	bool		 closing;
+	bool		 waiting;	/* the writer sleeps on wake */
+	int		 err;
+	pthread_t	 thread;
+	bool		 started;
+};
+
+struct out_queue *
+out_queue_new(int fd, size_t cap, out_replace_fn *replace, void *arg)
+{
+	struct out_queue *q;
+
+	if ((q = calloc(1, sizeof(*q))) == NULL)
+		return NULL;
+	if (fd >= 0 && (q->ring = malloc(cap)) == NULL) {
+		free(q);
+		return NULL;
+	}
+	q->cap = fd >= 0 ? cap : 0;
+	q->fd = fd;
+	q->replace = replace;
+	q->arg = arg;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->wake, NULL);
+	return q;
+}
+
+static bool
+has_work(const struct out_queue *q)
+{
+	return (q->head != q->tail && q->err == 0) ||
+	    (q->replace_wanted && q->err == 0);
+}
+
+/* Write the waiting bytes, the lock held on entry and on return. */
+static void
+write_out(struct out_queue *q)
+{
+	size_t off, n;
+	ssize_t w;
+
+	while (q->head != q->tail && q->err == 0) {
+		off = (size_t)(q->tail % q->cap);
+		n = (size_t)(q->head - q->tail);
+		if (n > q->cap - off)
+			n = q->cap - off;
+		pthread_mutex_unlock(&q->lock);
+		w = write(q->fd, q->ring + off, n);
+		pthread_mutex_lock(&q->lock);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			q->err = errno;
+			q->tail = q->head;
+			return;
+		}
+		q->tail += (uint64_t)w;
+	}
+}
+
+static void
+replace_out(struct out_queue *q)
+{
+	int err;
+
+	q->replace_wanted = false;
+	pthread_mutex_unlock(&q->lock);
+	err = q->replace(q->arg);
+	pthread_mutex_lock(&q->lock);
+	if (err != 0 && q->err == 0)
+		q->err = err;
+}
+
+static void *
+writer_main(void *arg)
+{
+	struct out_queue *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		while (!has_work(q) && !q->closing) {
+			q->waiting = true;
+			pthread_cond_wait(&q->wake, &q->lock);
+			q->waiting = false;
+		}
+		if (q->head != q->tail && q->err == 0)
+			write_out(q);
+		else if (q->replace_wanted && q->err == 0)
+			replace_out(q);
+		else if (q->closing)
+			break;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int
+out_queue_start(struct out_queue *q)
+{
+	sigset_t all, old;
+	int err;
+
+	if (q->started)
+		return 0;
+	/*
+	 * The commands take their signals in their own threads. SIGPIPE
+	 * stays open: a write to a pipe whose reader left raises it here,
+	 * as it did in the command itself.
+	 */
+	sigfillset(&all);
+	sigdelset(&all, SIGPIPE);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&q->thread, NULL, writer_main, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err == 0)
+		q->started = true;
+	return err;
+}
+
+/* Wake the writer if it sleeps; the lock held. */
+static void
+wake(struct out_queue *q)
+{
+	if (q->waiting)
+		pthread_cond_signal(&q->wake);
+}
+
+bool
+out_queue_put(struct out_queue *q, const void *data, size_t len,
+    bool reserve)
+{
+	size_t off, first, room;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->err != 0) {
+		/* The stream is broken: the caller learns it from the error. */
+		pthread_mutex_unlock(&q->lock);
+		return true;
+	}
+	/* Empty: start again at the ring's start, in the pages in use. */
+	if (q->head == q->tail)
+		q->head = q->tail = 0;
+	room = q->cap - (size_t)(q->head - q->tail);
+	if (!reserve)
+		room = room > q->cap / 8 ? room - q->cap / 8 : 0;
+	if (room < len) {
+		pthread_mutex_unlock(&q->lock);
+		return false;
+	}
+	off = (size_t)(q->head % q->cap);
+	first = len < q->cap - off ? len : q->cap - off;
+	memcpy(q->ring + off, data, first);
+	memcpy(q->ring, (const char *)data + first, len - first);
+	q->head += len;
+	pthread_mutex_unlock(&q->lock);
+	return true;
+}
+
+void
+out_queue_kick(struct out_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	if (q->head != q->tail)
+		wake(q);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void
+out_queue_replace(struct out_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->replace_wanted = true;
+	wake(q);
+	pthread_mutex_unlock(&q->lock);
+}
+
+int
+out_queue_error(struct out_queue *q)
+{
+	int err;
+
+	pthread_mutex_lock(&q->lock);
+	err = q->err;
+	pthread_mutex_unlock(&q->lock);
+	return err;
+}
+
+int
+out_queue_finish(struct out_queue *q)
+{
+	int err;
+
+	if (q == NULL)
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	q->closing = true;
+	wake(q);
+	pthread_mutex_unlock(&q->lock);
+	if (q->started) {
+		pthread_join(q->thread, NULL);
+	} else {
+		/* Never started: write what there is from here. */
+		pthread_mutex_lock(&q->lock);
+		if (q->head != q->tail)
+			write_out(q);
+		if (q->replace_wanted && q->err == 0)
+			replace_out(q);
+		pthread_mutex_unlock(&q->lock);
+	}
+	err = q->err;
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->wake);
+	free(q->ring);
+	free(q);
+	return err;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The bounded queue between the commands and their output, and the writer
+ * thread that empties it, so that no write ever holds up a command: a
+ * full pipe, a stopped reader or a slow disk fill the queue, and what
+ * does not fit is refused at once, for the caller to count.
+ *
+ * The writer also runs the replacement of a file (the metrics, each time
+ * they change), given as a function, whenever it is asked to.
+ */
+#ifndef OUT_QUEUE_H
+#define OUT_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct out_queue;
+
+/* The replacement job: 0, or the errno of its failure. */
+typedef int (out_replace_fn)(void *arg);
+
+/* Bytes for fd (or -1: none), cap bytes at most waiting. */
+struct out_queue *out_queue_new(int fd, size_t cap, out_replace_fn *replace,
+    void *arg);
+/* The writer thread, blocking every signal but SIGPIPE: 0 or an errno. */
+int out_queue_start(struct out_queue *q);
+
+/*
+ * Queue len bytes, or refuse them (false) when they do not fit. The last
+ * eighth of the queue is kept for bytes that may use the reserve.
+ */
+bool out_queue_put(struct out_queue *q, const void *data, size_t len,
+    bool reserve);
+/* Have the writer write what is queued, now. */
+void out_queue_kick(struct out_queue *q);
+/* Have the writer run the replacement job (once, however often asked). */
+void out_queue_replace(struct out_queue *q);
+/* The errno of the first failed write or replacement, or 0. */
+int out_queue_error(struct out_queue *q);
+
+/*
+ * Write out everything queued, run a replacement still asked for, and
+ * stop the writer; then free the queue. The first failure's errno, or 0.
+ */
+int out_queue_finish(struct out_queue *q);
+
+#endif /* OUT_QUEUE_H */

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The facts of a run that its records carry (see out_run.h).
+ *
+ * An event's unit is found from what it is, not from how it was spelled:
+ * libpfm4 encodes the name, and the kernel's two clock events (cpu-clock,
+ * task-clock, in any spelling libpfm4 knows) count nanoseconds, as does
+ * perf's duration_time; everything else counts events.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "out_run.h"
+
+static const char *
+unit_of(const char *name)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+
+	if (strcmp(name, "duration_time") == 0)
+		return "ns";
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT,
+	    &arg) == PFM_SUCCESS && attr.type == PERF_TYPE_SOFTWARE &&
+	    (attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+	    attr.config == PERF_COUNT_SW_TASK_CLOCK))
+		return "ns";
+	return "count";
+}
+
+int
+out_run_nsets(const struct out_run *run)
+{
+	return setgrp_nsets(run->cfg.specs);
+}
+
+const struct spec *
+out_run_spec(const struct out_run *run, int s)
+{
+	return setgrp_spec(run->cfg.specs, s);
+}
+
+int
+out_run_event(const struct out_run *run, const char *name)
+{
+	int i;
+
+	for (i = 0; i < run->nevents; i++)
+		if (strcmp(run->events[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+bool
+out_run_is_clock(const struct out_run *run, const char *name)
+{
+	int i = out_run_event(run, name);
+
+	return i >= 0 && strcmp(run->events[i].unit, "ns") == 0;
+}
+
+static int
+collect_events(struct out_run *run)
+{
+	const struct spec *spec;
+	struct out_event *grown;
+	int s, r;
+
+	for (s = 0; s < out_run_nsets(run); s++) {
+		spec = out_run_spec(run, s);
+		for (r = 0; r < spec->nreqs; r++) {
+			if (out_run_event(run, spec->reqs[r].event) >= 0)
+				continue;
+			grown = reallocarray(run->events,
+			    (size_t)run->nevents + 1, sizeof(*grown));
+			if (grown == NULL)
+				return -1;
+			run->events = grown;
+			grown[run->nevents].name = spec->reqs[r].event;
+			grown[run->nevents++].unit =
+			    unit_of(spec->reqs[r].event);
+		}
+	}
+	return 0;
+}
+
+int
+out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
+{
+	memset(run, 0, sizeof(*run));
+	run->cfg = *cfg;
+	run->cpc = cpc;
+	run->tool = cfg->tool == OUT_CPUTRACK ? "cputrack" : "cpustat";
+	if (gethostname(run->host, sizeof(run->host)) != 0)
+		run->host[0] = '\0';
+	run->host[sizeof(run->host) - 1] = '\0';
+	out_run_start(run);
+	if (collect_events(run) != 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+void
+out_run_fini(struct out_run *run)
+{
+	free(run->events);
+	run->events = NULL;
+}
+
+void
+out_run_start(struct out_run *run)
+{
+	struct timespec mono;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &run->start_real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	run->start = (hrtime_t)mono.tv_sec * 1000000000LL + mono.tv_nsec;
+	gmtime_r(&run->start_real.tv_sec, &tm);
+	n = strftime(run->start_text, sizeof(run->start_text),
+	    "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(run->start_text + n, sizeof(run->start_text) - n,
+	    ".%09ldZ", run->start_real.tv_nsec);
+}
+
+unsigned long long
+out_run_start_ns(const struct out_run *run)
+{
+	return (unsigned long long)run->start_real.tv_sec * 1000000000ULL +
+	    (unsigned long long)run->start_real.tv_nsec;
+}

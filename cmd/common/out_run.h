@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What every record of a stream may need and what never changes in a
+ * run: the options, the sets and their events with their units, the
+ * host, the tool, and when the run started, on both clocks.
+ */
+#ifndef OUT_RUN_H
+#define OUT_RUN_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "output.h"
+
+/* One distinct event of the run's sets, in set and counter order. */
+struct out_event {
+	const char	*name;
+	const char	*unit;		/* "ns" or "count" */
+};
+
+struct out_run {
+	struct out_config cfg;
+	cpc_t		*cpc;
+	const char	*tool;		/* "cputrack" or "cpustat" */
+	char		 host[256];
+	struct out_event *events;
+	int		  nevents;
+	hrtime_t	  start;	/* CLOCK_MONOTONIC ns: row time 0 */
+	struct timespec	  start_real;	/* CLOCK_REALTIME at the same moment */
+	char		  start_text[40];	/* start_real, RFC 3339, UTC */
+};
+
+int out_run_init(struct out_run *run, cpc_t *cpc,
+    const struct out_config *cfg);
+void out_run_fini(struct out_run *run);
+/* Take the start on both clocks, now. */
+void out_run_start(struct out_run *run);
+
+int out_run_nsets(const struct out_run *run);
+const struct spec *out_run_spec(const struct out_run *run, int s);
+/* The index of an event in run->events, or -1. */
+int out_run_event(const struct out_run *run, const char *name);
+/* Whether the event counts nanoseconds (a clock) rather than events. */
+bool out_run_is_clock(const struct out_run *run, const char *name);
+unsigned long long out_run_start_ns(const struct out_run *run);
+
+#endif /* OUT_RUN_H */

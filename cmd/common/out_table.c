@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The table, as the originals print it: "%7.3f" seconds since the run
+ * started, then cputrack's "%6d" pid (with -f), "%3d %10s" lwp and label,
+ * or cpustat's "%3d %5s" cpu and label; "%9lld" tsc with -t; "%9lld" per
+ * counter; each field followed by a space; and " # spec" when there are
+ * several sets (cpustat's total rows have "# spec" right after the last
+ * value's space, as the original's do). A cpustat gap row says how many
+ * intervals it holds, in how long: "# 3 intervals in 0.312 s". Rows
+ * without counts (fork, exec) have a blank tsc field, two blank value
+ * fields and "# note".
+ *
+ * Values that were not counted are "-", in their columns, so that a
+ * script that splits rows on white space still finds every field, and
+ * the comment says why: "# not counted: <reason>" (after the spec and
+ * "; " when there are several sets). A partial total keeps its values and
+ * says "# partial: <reason>" the same way.
+ */
+#include <langinfo.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "out_table.h"
+
+/* "pic0", "pic1", ... as the original's "%8s%-2d " cut to 10 characters. */
+static void
+title_columns(struct out_buf *b, const struct spec *spec)
+{
+	char h[11];
+	int i;
+
+	for (i = 0; i < spec->nreqs; i++) {
+		snprintf(h, sizeof(h), "%8s%-2d ", "pic", spec->reqs[i].picnum);
+		out_buf_str(b, h);
+	}
+}
+
+void
+out_table_title(const struct out_run *run, struct out_buf *b)
+{
+	out_buf_printf(b, "%7s ", "time");
+	if (run->cfg.tool == OUT_CPUTRACK) {
+		if (run->cfg.pid)
+			out_buf_printf(b, "%6s ", "pid");
+		out_buf_printf(b, "%3s %10s ", "lwp", "event");
+	} else {
+		out_buf_printf(b, "%3s %5s ", "cpu", "event");
+	}
+	if (run->cfg.tsc)
+		out_buf_printf(b, "%9s ", CPC_TICKREG_NAME);
+	title_columns(b, out_run_spec(run, 0));
+	out_buf_str(b, "\n");
+}
+
+static void
+prefix(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, hrtime_t t)
+{
+	out_buf_printf(b, "%7.3f ", (double)t / 1e9);
+	if (run->cfg.tool == OUT_CPUSTAT) {
+		out_buf_printf(b, "%3d %5s ", row->cpu >= 0 ? row->cpu :
+		    row->ncpus, row->label);
+		return;
+	}
+	if (run->cfg.pid)
+		out_buf_printf(b, "%6d ", (int)row->pid);
+	out_buf_printf(b, "%3d %10s ", row->lwp, row->label);
+}
+
+/* A cpustat gap row: the intervals it holds, and in how long. */
+static void
+gap_comment(struct out_buf *b, const struct out_row *row, const char *sep)
+{
+	out_buf_printf(b, "%s%lu intervals", sep, row->intervals);
+	if (row->not_counted == NULL)
+		out_buf_printf(b, " in %.3f s", (double)row->enabled_ns / 1e9);
+}
+
+/*
+ * The comment at the end of a row of counts: its set, what a gap row
+ * holds, and what is amiss.
+ */
+static void
+trailer(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, const struct spec *spec)
+{
+	bool several = out_run_nsets(run) > 1, gap = row->intervals > 1;
+	const char *why = row->not_counted != NULL ? "not counted" :
+	    row->partial != NULL ? "partial" : NULL;
+
+	if (!several && !gap && why == NULL)
+		return;
+	out_buf_str(b, row->ncpus >= 0 ? "# " : " # ");
+	if (several)
+		out_buf_str(b, spec->text);
+	if (gap)
+		gap_comment(b, row, several ? "; " : "");
+	if (why != NULL)
+		out_buf_printf(b, "%s%s: %s", several || gap ? "; " : "", why,
+		    row->not_counted != NULL ? row->not_counted :
+		    row->partial);
+}
+
+static void
+counts(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, hrtime_t t)
+{
+	const struct spec *spec = out_run_spec(run, row->setno);
+	bool none = row->not_counted != NULL;
+	uint64_t v;
+	int i;
+
+	prefix(run, b, row, t);
+	if (run->cfg.tsc && none)
+		out_buf_printf(b, "%9s ", "-");
+	else if (run->cfg.tsc)
+		out_buf_printf(b, "%9lld ",
+		    (long long)cpc_buf_tick(run->cpc, row->counts));
+	for (i = 0; i < spec->nreqs; i++) {
+		if (none) {
+			out_buf_printf(b, "%9s ", "-");
+			continue;
+		}
+		(void)cpc_buf_get(run->cpc, row->counts, i, &v);
+		out_buf_printf(b, "%9lld ", (long long)v);
+	}
+	trailer(run, b, row, spec);
+	out_buf_str(b, "\n");
+}
+
+static void
+marker(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, hrtime_t t)
+{
+	prefix(run, b, row, t);
+	if (run->cfg.tsc)
+		out_buf_printf(b, "%9s ", "");
+	if (row->args != NULL)
+		out_buf_printf(b, "%9s %9s # '%s'\n", "", "", row->args);
+	else
+		out_buf_printf(b, "%9s %9s # %d\n", "", "", (int)row->child);
+}
+
+void
+out_table_row(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, hrtime_t t)
+{
+	if (row->setno >= 0)
+		counts(run, b, row, t);
+	else
+		marker(run, b, row, t);
+}
+
+void
+out_table_timestamp(const struct out_run *run, struct out_buf *b)
+{
+	char text[128];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (run->cfg.timestamp == 'u') {
+		out_buf_printf(b, "%lld\n", (long long)now);
+		return;
+	}
+	localtime_r(&now, &tm);
+	if (strftime(text, sizeof(text), nl_langinfo(_DATE_FMT), &tm) > 0)
+		out_buf_printf(b, "%s\n", text);
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Set groups: the -c specs of a run, and the sets that take turns on one
+ * LWP (cputrack) or one CPU (cpustat).
+ *
+ * A master group holds the parsed specs. Each LWP or CPU clones it and
+ * binds one libcpc set per spec, all at once: the first counts, the others
+ * wait in standby and take over in turn (setgrp_rotate, cpc_set_switch),
+ * so that no event falls between two turns. A sample of the current set
+ * adds what it counted since its last sample to its total. An accumulator
+ * clone has no sets, only totals: a process's, summed over its LWPs.
+ */
+#ifndef SETGRP_H
+#define SETGRP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libcpc.h"
+#include "spec.h"
+
+typedef struct setgrp setgrp_t;
+
+/* Enabled and running nanoseconds of a sample's slice, or of a total. */
+struct set_times {
+	uint64_t	enabled_ns;
+	uint64_t	running_ns;
+};
+
+setgrp_t *setgrp_new(cpc_t *cpc);
+/*
+ * Parse and add one spec: 0; -1 for a syntax error (reported: a usage
+ * error); or the status to exit with: 2 for events this machine cannot
+ * count (each reported), 1 for no memory.
+ */
+int setgrp_add(setgrp_t *master, const char *text);
+int setgrp_nsets(const setgrp_t *g);
+/*
+ * Before anything starts: open every request as it will be bound, on the
+ * calling thread (cpuid -1) or a CPU. The number of requests refused,
+ * each said in one line.
+ */
+int setgrp_check(const setgrp_t *master, int cpuid);
+const struct spec *setgrp_spec(const setgrp_t *g, int s);
+
+setgrp_t *setgrp_clone(const setgrp_t *master);
+setgrp_t *setgrp_accumulator(const setgrp_t *master);
+void setgrp_free(setgrp_t *g);
+
+int setgrp_bind_pctx(setgrp_t *g, pctx_t *pctx, id_t lwpid);
+int setgrp_bind_cpu(setgrp_t *g, int cpu);
+void setgrp_unbind(setgrp_t *g);
+
+/* The set counting now, and the one that a sample is about. */
+int setgrp_current(const setgrp_t *g);
+/* Sample the current set: its slice since the last sample, into its total. */
+int setgrp_sample(setgrp_t *g);
+/* Sample every set: the slices not yet sampled go into the totals. */
+int setgrp_sample_all(setgrp_t *g);
+/* Take a sample of the current set as the start of its next slice. */
+int setgrp_rebase(setgrp_t *g);
+/* The next set takes over. */
+int setgrp_rotate(setgrp_t *g);
+
+/*
+ * An accumulator clone can count for an engine that reads counters its
+ * own way (cputrack's BPF engine): set s has counted values (cumulative,
+ * one per request) in t's times, as of when; what they add since the
+ * previous sample of s is its slice, into its total. The engine rotates
+ * the sets itself, and says which counts now.
+ */
+void setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
+    const struct set_times *t, hrtime_t when);
+void setgrp_set_current(setgrp_t *g, int s);
+
+/* Per set: the last slice sampled, and the total of the slices. */
+cpc_buf_t *setgrp_slice(const setgrp_t *g, int s);
+const struct set_times *setgrp_slice_times(const setgrp_t *g, int s);
+cpc_buf_t *setgrp_total(const setgrp_t *g, int s);
+const struct set_times *setgrp_total_times(const setgrp_t *g, int s);
+bool setgrp_sampled(const setgrp_t *g, int s);
+
+/* An accumulator: add a group's totals; start again from zero. */
+void setgrp_accumulate(setgrp_t *acc, const setgrp_t *g);
+void setgrp_reset(setgrp_t *acc);
+
+#endif /* SETGRP_H */

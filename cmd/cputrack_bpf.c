@@ -1,0 +1,922 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cputrack's BPF engine (cmd/bpf): every CPU counts, and the engine gives
+ * each thread what its CPU counted while it ran, at every context switch.
+ * Nothing is stopped or traced; threads, forks, execs and exits come from
+ * the scheduler's tracepoints, in the order they happened.
+ *
+ * The rows are the ptrace engine's (cputrack_rows.c), from the same
+ * records: each LWP keeps an accumulator clone of the set group, fed with
+ * the engine's cumulative counts, so that its slices, totals and its
+ * process's totals are computed as they are there. LWPs are numbered in
+ * the order their process made them, from 1, again after an exec. The
+ * sets rotate at each tick for every thread at once. -N counts the ticks
+ * of each process, as libpctx does.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/tree.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bpfeng.h"
+#include "cputrack.h"
+#include "diag.h"
+
+/* A tracked process. */
+struct bproc {
+	RB_ENTRY(bproc)	 node;
+	pid_t		 pid;
+	unsigned	 seq;		/* its rows come in this order */
+	setgrp_t	*acc;		/* its image's LWPs that ended */
+	id_t		 next_lwpid;
+	struct row_lwp	 leader;	/* its exit row's LWP */
+	unsigned	 remaining;	/* -N: ticks left; 0: unlimited */
+	bool		 started;	/* the command cputrack started */
+	bool		 sampled;	/* a tick has come */
+	bool		 early;		/* its execs followed without -e */
+};
+
+/* A tracked LWP: an accumulator clone fed with the engine's counts. */
+struct bthread {
+	RB_ENTRY(bthread) node;
+	pid_t		 tid;
+	struct bproc	*proc;
+	id_t		 lwpid;
+	setgrp_t	*grp;
+	uint32_t	 turns;		/* a bit per set that counted for it */
+};
+
+RB_HEAD(bproc_tree, bproc);
+RB_HEAD(bthread_tree, bthread);
+
+struct bpf_track {
+	struct cputrack	*ct;
+	struct bpfeng	*eng;
+	struct bproc_tree procs;
+	struct bthread_tree threads;
+	unsigned	 nprocs;	/* ever tracked */
+	int		 current;	/* the set counting now */
+	hrtime_t	 tick_when;
+	hrtime_t	 grace_end;	/* the started command's early execs */
+	uint64_t	*zeros;		/* a set's values at an LWP's start */
+	struct bthread	**ticked;	/* a tick's rows, put in order */
+	size_t		 nticked, room;
+	int		 sigfd, timerfd;
+	bool		 begun;		/* the title is out */
+	bool		 ended;		/* the run is over */
+	int		 status;
+	bool		 lost_said;
+	char		 why[BPFENG_WHY_LEN];
+};
+
+static int
+bproc_cmp(const struct bproc *a, const struct bproc *b)
+{
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int
+bthread_cmp(const struct bthread *a, const struct bthread *b)
+{
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+RB_GENERATE(bproc_tree, bproc, node, bproc_cmp)
+RB_GENERATE(bthread_tree, bthread, node, bthread_cmp)
+
+static struct bproc *
+proc_find(struct bpf_track *bt, pid_t pid)
+{
+	struct bproc key = { .pid = pid };
+
+	return RB_FIND(bproc_tree, &bt->procs, &key);
+}
+
+static struct bthread *
+thread_find(struct bpf_track *bt, pid_t tid)
+{
+	struct bthread key = { .tid = tid };
+
+	return RB_FIND(bthread_tree, &bt->threads, &key);
+}
+
+static struct bproc *
+proc_new(struct bpf_track *bt, pid_t pid)
+{
+	struct cputrack *ct = bt->ct;
+	struct bproc *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->pid = pid;
+	p->seq = bt->nprocs++;
+	p->next_lwpid = 1;
+	p->leader = (struct row_lwp){ pid, 1, pid };
+	p->remaining = ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0;
+	/* The first process is the command cputrack started, or -p's. */
+	p->started = p->seq == 0 && ct->opt.pid == 0;
+	RB_INSERT(bproc_tree, &bt->procs, p);
+	return p;
+}
+
+static void
+thread_free(struct bpf_track *bt, struct bthread *t)
+{
+	RB_REMOVE(bthread_tree, &bt->threads, t);
+	setgrp_free(t->grp);
+	free(t);
+}
+
+/* A process's records go; its LWPs' with it. */
+static void
+proc_free(struct bpf_track *bt, struct bproc *p)
+{
+	struct bthread *t, *next;
+
+	RB_FOREACH_SAFE(t, bthread_tree, &bt->threads, next)
+		if (t->proc == p)
+			thread_free(bt, t);
+	RB_REMOVE(bproc_tree, &bt->procs, p);
+	setgrp_free(p->acc);
+	free(p);
+}
+
+static struct row_lwp
+who_of(const struct bthread *t)
+{
+	return (struct row_lwp){ t->proc->pid, t->lwpid, t->tid };
+}
+
+/* The run is over: status (the worst one) to exit with. */
+static void
+end_run(struct bpf_track *bt, int status)
+{
+	bt->ended = true;
+	if (status > bt->status)
+		bt->status = status;
+}
+
+/* Counts the engine could not give: why, as the ptrace engine says it. */
+static void
+counts_missing(struct bpf_track *bt, const struct bthread *t,
+    const char *where)
+{
+	if (bpfeng_valid(bt->eng) != 0)
+		fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
+		    "invalidated\n", (int)t->proc->pid, where, (int)t->lwpid);
+	else
+		fprintf(stderr, "%6d: %s: lwp%d: can't access perf counters - "
+		    "the BPF engine could not keep the thread\n",
+		    (int)t->proc->pid, where, (int)t->lwpid);
+	end_run(bt, 1);
+}
+
+/* Every set that counted for the LWP takes its final counts. */
+static void
+sample_final(struct bpf_track *bt, struct bthread *t,
+    const struct bpfeng_counts *counts, uint64_t when)
+{
+	const struct bpfeng_set_counts *sc;
+	struct set_times times;
+	int s;
+
+	for (s = 0; s < setgrp_nsets(t->grp); s++) {
+		if (!(t->turns & (1u << s)) ||
+		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
+			continue;
+		times = (struct set_times){ sc->enabled_ns, sc->running_ns };
+		setgrp_sample_counts(t->grp, s, sc->values, &times,
+		    (hrtime_t)when);
+	}
+}
+
+/* The LWP's counts are final: into its process's totals. */
+static void
+lwp_final(struct bpf_track *bt, struct bthread *t)
+{
+	int c = setgrp_current(t->grp);
+	struct row_lwp who = who_of(t);
+
+	if (bt->ct->opt.verbose)
+		row_counts(bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c),
+		    setgrp_total_times(t->grp, c));
+	setgrp_accumulate(t->proc->acc, t->grp);
+	if (t->tid == t->proc->pid)
+		t->proc->leader = who;
+}
+
+static void
+on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
+    uint64_t when_ns)
+{
+	static const struct set_times no_time;
+	struct bpf_track *bt = arg;
+	struct bproc *p = proc_find(bt, pid);
+	struct bthread *t;
+	struct row_lwp who;
+
+	if (p == NULL && (p = proc_new(bt, pid)) == NULL)
+		goto nomem;
+	if ((t = calloc(1, sizeof(*t))) == NULL)
+		goto nomem;
+	if ((t->grp = setgrp_accumulator(bt->ct->specs)) == NULL) {
+		free(t);
+		goto nomem;
+	}
+	t->tid = tid;
+	t->proc = p;
+	t->lwpid = p->next_lwpid++;
+	setgrp_set_current(t->grp, bt->current);
+	t->turns = 1u << bt->current;
+	RB_INSERT(bthread_tree, &bt->threads, t);
+	bt->ct->counted = true;
+	/* It starts from zero, as a bind shows it (-v), then and there. */
+	setgrp_sample_counts(t->grp, bt->current, bt->zeros, &no_time,
+	    (hrtime_t)when_ns);
+	/* The target's first LWPs have theirs once the title is out. */
+	if (!bt->begun)
+		return;
+	who = who_of(t);
+	if (bt->ct->opt.verbose)
+		row_counts(bt->ct, &who, "init_lwp", bt->current,
+		    setgrp_slice(t->grp, bt->current),
+		    setgrp_slice_times(t->grp, bt->current));
+	if (origin == BPFENG_LWP_NEW)
+		row_counts(bt->ct, &who, "lwp_create", bt->current,
+		    setgrp_total(t->grp, bt->current),
+		    setgrp_total_times(t->grp, bt->current));
+	return;
+nomem:
+	fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
+	end_run(bt, 1);
+}
+
+static void
+on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
+    const struct bpfeng_counts *counts, uint64_t when_ns)
+{
+	struct bpf_track *bt = arg;
+	struct bthread *t = thread_find(bt, tid);
+	struct row_lwp who;
+
+	if (t == NULL)
+		return;
+	if (counts == NULL) {
+		counts_missing(bt, t, "fini_lwp");
+		thread_free(bt, t);
+		return;
+	}
+	sample_final(bt, t, counts, when_ns);
+	lwp_final(bt, t);
+	/*
+	 * As libpctx has them: an LWP that leaves alone has a row of its
+	 * own; the leader's end is its process's, and an LWP that its
+	 * process's exit, a fatal signal or another LWP's exec ends has
+	 * only its fini.
+	 */
+	who = who_of(t);
+	if (tid != pid && !(flags & (BPFENG_EXIT_BY_EXEC |
+	    BPFENG_EXIT_NONZERO)))
+		row_totals(bt->ct, &who, "lwp_exit", t->grp, NULL);
+	thread_free(bt, t);
+}
+
+static void
+on_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
+    uint64_t when_ns)
+{
+	struct bpf_track *bt = arg;
+	struct bthread *t = thread_find(bt, parent_tid);
+
+	(void)when_ns;
+	row_fork(bt->ct, parent, t != NULL ? t->lwpid : 1, child);
+}
+
+static void
+on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
+    const struct bpfeng_counts *counts, bool followed, uint64_t when_ns)
+{
+	struct bpf_track *bt = arg;
+	struct bproc *p = proc_find(bt, pid);
+	struct bthread *t = thread_find(bt, tid);
+	/* The LWP that execs is the new image's LWP 1. */
+	struct row_lwp who = { pid, 1, pid };
+
+	if (p == NULL)
+		return;
+	if (t != NULL) {
+		if (counts == NULL)
+			counts_missing(bt, t, "fini_lwp");
+		else {
+			sample_final(bt, t, counts, when_ns);
+			lwp_final(bt, t);
+		}
+		thread_free(bt, t);
+	}
+	row_exec(bt->ct, &who, p->acc, args, NULL);
+	setgrp_reset(p->acc);
+	exec_say(pid, args, !followed ? EXEC_NOT_FOLLOWED :
+	    bt->ct->opt.follow_exec ? EXEC_FOLLOWED : EXEC_FOLLOWED_EARLY);
+	if (followed) {
+		p->next_lwpid = 1;
+		return;
+	}
+	/* No longer counted: as the ptrace engine, the root's ends the run. */
+	proc_free(bt, p);
+	if (pid == bt->ct->target)
+		end_run(bt, 1);
+}
+
+static void
+on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
+{
+	struct bpf_track *bt = arg;
+	struct bproc *p = proc_find(bt, pid);
+
+	(void)when_ns;
+	if (p == NULL)
+		return;
+	row_totals(bt->ct, &p->leader, "exit", p->acc, NULL);
+	/* Said of a process that a signal ended, as libpctx says it. */
+	if (WIFSIGNALED(status))
+		diag("run", "%d: process terminated\n", (int)pid);
+	proc_free(bt, p);
+}
+
+static const struct bpfeng_ops track_ops = {
+	.lwp_create = on_lwp_create,
+	.lwp_exit = on_lwp_exit,
+	.fork = on_fork,
+	.exec = on_exec,
+	.exit = on_proc_exit,
+};
+
+static void
+quiet_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	(void)fn;
+	(void)subcode;
+	(void)fmt;
+	(void)ap;
+}
+
+/* Why a request cannot be counted by the engine, said as one line. */
+static void
+request_refused(struct bpf_track *bt, const char *event, int err)
+{
+	if (err == ENOTSUP)
+		snprintf(bt->why, sizeof(bt->why), "'%s' is counted only by "
+		    "the ptrace engine (a derived event, a sum of several, or "
+		    "an overflow request)", event);
+	else
+		snprintf(bt->why, sizeof(bt->why), "'%s': %s", event,
+		    strerror(err));
+}
+
+/* Set s as the engine takes it: libcpc gives each request's attributes. */
+static int
+engine_set(struct bpf_track *bt, int s, struct bpfeng_set *out)
+{
+	const struct spec *spec = setgrp_spec(bt->ct->specs, s);
+	struct perf_event_attr *attrs;
+	const char **names;
+	cpc_set_t *set;
+	int i, err = 0;
+
+	attrs = calloc((size_t)spec->nreqs, sizeof(*attrs));
+	names = calloc((size_t)spec->nreqs, sizeof(*names));
+	if (attrs == NULL || names == NULL ||
+	    (set = spec_build_set(bt->ct->cpc, spec)) == NULL) {
+		free(attrs);
+		free(names);
+		snprintf(bt->why, sizeof(bt->why), "no memory available");
+		return -1;
+	}
+	for (i = 0; i < spec->nreqs && err == 0; i++) {
+		names[i] = spec->reqs[i].event;
+		if (cpc_set_request_attr(bt->ct->cpc, set, i, &attrs[i]) != 0) {
+			err = errno;
+			request_refused(bt, names[i], err);
+		}
+	}
+	(void)cpc_set_destroy(bt->ct->cpc, set);
+	*out = (struct bpfeng_set){ attrs, names, spec->nreqs };
+	return err == 0 ? 0 : -1;
+}
+
+static void
+sets_free(struct bpfeng_set *sets, int nsets)
+{
+	int s;
+
+	for (s = 0; s < nsets; s++) {
+		free((void *)sets[s].attrs);
+		free((void *)sets[s].names);
+	}
+	free(sets);
+}
+
+static int
+engine_open(struct bpf_track *bt, bool quiet)
+{
+	struct cputrack *ct = bt->ct;
+	int s, n = setgrp_nsets(ct->specs), most = 1, ret = 2;
+	unsigned flags = (ct->opt.follow_fork ? BPFENG_FOLLOW_FORK : 0) |
+	    (ct->opt.follow_exec ? BPFENG_FOLLOW_EXEC : 0) |
+	    (exec_grace_ns(ct) != 0 ? BPFENG_FOLLOW_START_EXEC : 0);
+	struct bpfeng_set *sets;
+
+	if (bpfeng_unavailable() != NULL) {
+		snprintf(bt->why, sizeof(bt->why), "%s", bpfeng_unavailable());
+		return 2;
+	}
+	if ((sets = calloc((size_t)n, sizeof(*sets))) == NULL) {
+		snprintf(bt->why, sizeof(bt->why), "no memory available");
+		return 2;
+	}
+	for (s = 0; s < n; s++)
+		if (setgrp_spec(ct->specs, s)->nreqs > most)
+			most = setgrp_spec(ct->specs, s)->nreqs;
+	if ((bt->zeros = calloc((size_t)most, sizeof(uint64_t))) == NULL) {
+		free(sets);
+		snprintf(bt->why, sizeof(bt->why), "no memory available");
+		return 2;
+	}
+	if (quiet)
+		(void)cpc_seterrhndlr(ct->cpc, quiet_errhndlr);
+	for (s = 0; s < n; s++)
+		if (engine_set(bt, s, &sets[s]) != 0)
+			break;
+	(void)cpc_seterrhndlr(ct->cpc, diag_errhndlr);
+	if (s == n && (bt->eng = bpfeng_open(ct->cpc, sets, n, flags,
+	    &track_ops, bt, bt->why, sizeof(bt->why))) != NULL)
+		ret = 0;
+	else if (s == n && errno == EAGAIN)
+		ret = 1;	/* cpustat holds the CPUs: as ptrace would say */
+	sets_free(sets, s < n ? s + 1 : n);
+	return ret;
+}
+
+static void
+track_free(struct bpf_track *bt)
+{
+	struct bproc *p, *next;
+
+	RB_FOREACH_SAFE(p, bproc_tree, &bt->procs, next)
+		proc_free(bt, p);
+	if (bt->sigfd >= 0)
+		close(bt->sigfd);
+	if (bt->timerfd >= 0)
+		close(bt->timerfd);
+	free(bt->ticked);
+	free(bt->zeros);
+	free(bt);
+}
+
+int
+bpf_track_open(struct cputrack *ct, bool quiet)
+{
+	struct bpf_track *bt;
+	int status;
+
+	if ((bt = calloc(1, sizeof(*bt))) == NULL) {
+		diag(NULL, "no memory available\n");
+		return 2;
+	}
+	bt->ct = ct;
+	bt->sigfd = bt->timerfd = -1;
+	RB_INIT(&bt->procs);
+	RB_INIT(&bt->threads);
+	if ((status = engine_open(bt, quiet)) != 0) {
+		if (quiet)
+			diag_debug("the BPF engine cannot count here (%s): "
+			    "counting with ptrace\n", bt->why);
+		else
+			diag(NULL, "--engine=bpf: %s\n", bt->why);
+		track_free(bt);
+		return status;
+	}
+	ct->bpf = bt;
+	return 0;
+}
+
+/*
+ * The signals that end a run come through a descriptor, as the ptrace
+ * engine has them (those ignored stay ignored). A started command gets
+ * an empty mask from the engine.
+ */
+static int
+open_signals(struct bpf_track *bt)
+{
+	static const int taken[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+	struct sigaction old;
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (sigaction(taken[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaddset(&set, taken[i]);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
+	    (bt->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		return -1;
+	return 0;
+}
+
+/* Ticks at absolute deadlines, so that late wakeups never drift. */
+static int
+open_timer(struct bpf_track *bt)
+{
+	unsigned ms = bt->ct->opt.interval_ms;
+	struct itimerspec its = { 0 };
+
+	if (ms == 0)
+		return 0;
+	its.it_interval.tv_sec = ms / 1000;
+	its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000;
+	its.it_value = its.it_interval;
+	if ((bt->timerfd = timerfd_create(CLOCK_MONOTONIC,
+	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0 ||
+	    timerfd_settime(bt->timerfd, 0, &its, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+/* A kernel thread, in /proc/PID/stat's flags. */
+#define PF_KTHREAD	0x00200000
+
+/*
+ * The refusals of a capture, said as the ptrace engine says them. A
+ * process that a debugger or strace traces is counted all the same.
+ */
+static int
+capturable(pid_t pid)
+{
+	char path[64], text[1024], *p, state;
+	unsigned long flags;
+	FILE *f;
+	int n;
+
+	if (pid == getpid()) {
+		diag("capture", "cannot capture self!\n");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL) {
+		diag("capture", "pid %d doesn't exist\n", (int)pid);
+		return -1;
+	}
+	n = fgets(text, sizeof(text), f) != NULL &&
+	    (p = strrchr(text, ')')) != NULL &&
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2;
+	fclose(f);
+	if (!n) {
+		diag("capture", "pid %d doesn't exist\n", (int)pid);
+		return -1;
+	}
+	if (flags & PF_KTHREAD) {
+		diag("capture", "pid %d is a system process\n", (int)pid);
+		return -1;
+	}
+	if (state == 'Z' || state == 'X') {
+		diag("capture", "pid %d is a zombie\n", (int)pid);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+start_target(struct bpf_track *bt)
+{
+	struct cputrack *ct = bt->ct;
+	pid_t pid;
+
+	if (ct->opt.pid != 0) {
+		if (capturable(ct->opt.pid) != 0)
+			goto no_capture;
+		if (bpfeng_attach(bt->eng, ct->opt.pid, bt->why,
+		    sizeof(bt->why)) != 0) {
+			diag(NULL, "%s\n", bt->why);
+			goto no_capture;
+		}
+		ct->target = ct->opt.pid;
+		return 0;
+	}
+	if ((pid = bpfeng_start(bt->eng, ct->opt.command, bt->why,
+	    sizeof(bt->why))) < 0) {
+		diag(NULL, "%s\n", bt->why);
+		diag(NULL, "failed to start program '%s'\n", ct->opt.command[0]);
+		return -1;
+	}
+	ct->target = pid;
+	if (exec_grace_ns(ct) != 0) {
+		proc_find(bt, pid)->early = true;
+		bt->grace_end = output_now() + exec_grace_ns(ct);
+	}
+	return 0;
+no_capture:
+	diag(NULL, "failed to capture pid %d\n", (int)ct->opt.pid);
+	return -1;
+}
+
+/* The started command's first sample, or its grace, is past. */
+static void
+grace_over(struct bpf_track *bt)
+{
+	struct bproc *p = proc_find(bt, bt->ct->target);
+
+	bt->grace_end = 0;
+	if (p != NULL && p->early) {
+		p->early = false;
+		(void)bpfeng_follow_exec(bt->eng, p->pid, false);
+	}
+}
+
+/*
+ * What the engine could not do: counts invalidated by a cpustat (every
+ * LWP says so, and the run ends), counts lost (said once; the run goes
+ * on and ends with 1), or anything else (said; the run ends).
+ */
+static void
+engine_failed(struct bpf_track *bt, const char *where)
+{
+	struct bthread *t;
+	struct row_lwp who;
+
+	if (errno == EAGAIN) {
+		RB_FOREACH(t, bthread_tree, &bt->threads) {
+			fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
+			    "invalidated\n", (int)t->proc->pid, where,
+			    (int)t->lwpid);
+			who = who_of(t);
+			row_not_counted(bt->ct, &who, where, bt->current,
+			    "counters invalidated: a cpustat took the CPUs");
+		}
+		end_run(bt, 1);
+		return;
+	}
+	if (errno == ENOBUFS) {
+		if (!bt->lost_said)
+			diag(NULL, "%s\n", bt->why);
+		bt->lost_said = true;
+		bt->status = 1;
+		return;
+	}
+	diag(NULL, "%s\n", bt->why);
+	end_run(bt, 1);
+}
+
+/* An LWP whose row is due; the list keeps its room from tick to tick. */
+static void
+ticked_add(struct bpf_track *bt, struct bthread *t)
+{
+	struct bthread **room;
+	size_t n;
+
+	if (bt->nticked == bt->room) {
+		n = bt->room * 2 + 64;
+		if ((room = reallocarray(bt->ticked, n, sizeof(*room))) ==
+		    NULL) {
+			diag(NULL, "no memory available\n");
+			end_run(bt, 1);
+			return;
+		}
+		bt->ticked = room;
+		bt->room = n;
+	}
+	bt->ticked[bt->nticked++] = t;
+}
+
+static void
+on_tick(void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *counts)
+{
+	struct bpf_track *bt = arg;
+	struct bthread *t = thread_find(bt, tid);
+	const struct bpfeng_set_counts *sc;
+	struct set_times times;
+
+	(void)pid;
+	if (t == NULL)
+		return;
+	if ((sc = bpfeng_set_counts(bt->eng, counts, bt->current)) == NULL) {
+		counts_missing(bt, t, "tick");
+		return;
+	}
+	times = (struct set_times){ sc->enabled_ns, sc->running_ns };
+	setgrp_sample_counts(t->grp, bt->current, sc->values, &times,
+	    bt->tick_when);
+	ticked_add(bt, t);
+}
+
+/* A tick's rows in the order the ptrace engine gives them. */
+static int
+tick_order(const void *a, const void *b)
+{
+	const struct bthread *x = *(struct bthread *const *)a;
+	const struct bthread *y = *(struct bthread *const *)b;
+
+	if (x->proc->seq != y->proc->seq)
+		return x->proc->seq < y->proc->seq ? -1 : 1;
+	return x->lwpid < y->lwpid ? -1 : x->lwpid > y->lwpid;
+}
+
+/*
+ * Deadlines missed are skipped, and (as libpctx does) taken from each
+ * process's samples left, but for its last one; a process whose samples
+ * are done is let go.
+ */
+static void
+count_ticks(struct bpf_track *bt, uint64_t expirations)
+{
+	struct bproc *p, *next;
+	uint64_t skipped = expirations - 1;
+
+	RB_FOREACH_SAFE(p, bproc_tree, &bt->procs, next) {
+		p->sampled = true;
+		if (p->remaining == 0)
+			continue;
+		p->remaining -= skipped < p->remaining - 1 ? (unsigned)skipped :
+		    p->remaining - 1;
+		if (--p->remaining == 0) {
+			bpfeng_untrack(bt->eng, p->pid);
+			proc_free(bt, p);
+		}
+	}
+}
+
+static void
+tick(struct bpf_track *bt, uint64_t expirations)
+{
+	int nsets = setgrp_nsets(bt->ct->specs);
+	int next = (bt->current + 1) % nsets;
+	struct row_lwp who;
+	struct bthread *t;
+	size_t i;
+
+	/* What happened before the tick first; lost counts do not stop it. */
+	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
+		engine_failed(bt, "tick");
+	if (bt->ended)
+		return;
+	bt->nticked = 0;
+	bt->tick_when = output_now();
+	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why,
+	    sizeof(bt->why)) != 0) {
+		engine_failed(bt, "tick");
+		return;
+	}
+	qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked), tick_order);
+	for (i = 0; i < bt->nticked; i++) {
+		t = bt->ticked[i];
+		who = who_of(t);
+		row_counts(bt->ct, &who, "tick", bt->current,
+		    setgrp_slice(t->grp, bt->current),
+		    setgrp_slice_times(t->grp, bt->current));
+	}
+	RB_FOREACH(t, bthread_tree, &bt->threads) {
+		setgrp_set_current(t->grp, next);
+		t->turns |= 1u << next;
+	}
+	bt->current = next;
+	if (bt->grace_end != 0)
+		grace_over(bt);
+	count_ticks(bt, expirations);
+}
+
+static void
+take_signals(struct bpf_track *bt)
+{
+	struct signalfd_siginfo si;
+
+	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if (cputrack_signal(bt->ct, (int)si.ssi_signo,
+		    si.ssi_code) != 0)
+			end_run(bt, 0);
+}
+
+static int
+poll_timeout(const struct bpf_track *bt)
+{
+	hrtime_t left;
+
+	if (bt->grace_end == 0)
+		return -1;
+	left = bt->grace_end - output_now();
+	return left <= 0 ? 0 : (int)(left / 1000000) + 1;
+}
+
+/* The title; then the LWPs there from the start have their -v rows. */
+static void
+begin(struct bpf_track *bt)
+{
+	struct bthread *t;
+	struct row_lwp who;
+	size_t i;
+
+	cputrack_title(bt->ct);
+	bt->begun = true;
+	if (!bt->ct->opt.verbose)
+		return;
+	bt->nticked = 0;
+	RB_FOREACH(t, bthread_tree, &bt->threads)
+		ticked_add(bt, t);
+	qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked), tick_order);
+	for (i = 0; i < bt->nticked; i++) {
+		t = bt->ticked[i];
+		who = who_of(t);
+		row_counts(bt->ct, &who, "init_lwp", bt->current,
+		    setgrp_slice(t->grp, bt->current),
+		    setgrp_slice_times(t->grp, bt->current));
+	}
+}
+
+/* dispatch_event(next_event()): the engine's records, signals, ticks. */
+static void
+loop(struct bpf_track *bt)
+{
+	struct pollfd fds[3] = {
+		{ .fd = bpfeng_fd(bt->eng), .events = POLLIN },
+		{ .fd = bt->sigfd, .events = POLLIN },
+		{ .fd = bt->timerfd, .events = POLLIN },
+	};
+	uint64_t expirations;
+
+	while (!bt->ended && !bpfeng_done(bt->eng)) {
+		if (poll(fds, 3, poll_timeout(bt)) < 0 && errno != EINTR) {
+			diag(NULL, "poll failed - %s\n", strerror(errno));
+			end_run(bt, 1);
+			break;
+		}
+		if (fds[1].revents & POLLIN)
+			take_signals(bt);
+		if (!bt->ended && bpfeng_dispatch(bt->eng, bt->why,
+		    sizeof(bt->why)) != 0)
+			engine_failed(bt, "fini_lwp");
+		if (!bt->ended && (fds[2].revents & POLLIN) &&
+		    read(bt->timerfd, &expirations, sizeof(expirations)) ==
+		    (ssize_t)sizeof(expirations))
+			tick(bt, expirations);
+		if (bt->grace_end != 0 && output_now() >= bt->grace_end)
+			grace_over(bt);
+		cputrack_flush(bt->ct);
+		if (bt->ct->reader_gone)
+			end_run(bt, 0);
+	}
+}
+
+int
+bpf_track(struct cputrack *ct)
+{
+	struct bpf_track *bt = ct->bpf;
+
+	if (open_signals(bt) != 0 || open_timer(bt) != 0) {
+		diag(NULL, "cannot set up the run - %s\n", strerror(errno));
+		return 1;
+	}
+	/*
+	 * The clock runs before the target does: nothing waits for cputrack
+	 * once it is there. The title follows, once there is a target.
+	 */
+	output_start_clock(ct->out);
+	if (start_target(bt) != 0)
+		return 1;
+	if (cputrack_early_signal() != 0) {
+		if (ct->opt.pid == 0) {
+			ct->stop_signal = cputrack_early_signal();
+			(void)kill(ct->target, SIGKILL);
+		}
+		return 1;
+	}
+	begin(bt);
+	loop(bt);
+	return bt->status == 0 && !ct->write_failed ? 0 : 1;
+}
+
+/* What is still tracked runs on. */
+void
+bpf_let_go(struct cputrack *ct)
+{
+	struct bpf_track *bt = ct->bpf;
+	struct bproc *p;
+
+	if (bt == NULL)
+		return;
+	RB_FOREACH(p, bproc_tree, &bt->procs)
+		bpfeng_untrack(bt->eng, p->pid);
+	bpfeng_close(bt->eng);
+	track_free(bt);
+	ct->bpf = NULL;
+}

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cputrack's ptrace engine: libpctx starts or captures the target and
+ * calls back at every LWP's start and end, fork, exec, exit and tick.
+ * Every LWP gets its own clone of the set group at init_lwp, hung on
+ * libpctx's record of the LWP, so each callback receives it directly;
+ * ticks print per-LWP slices; the counts of LWPs that end are summed into
+ * their process's totals (hung on the process's record) for the exec and
+ * exit rows.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cputrack.h"
+#include "diag.h"
+#include "fdlimit.h"
+
+/* A tracked process: the totals of its current image's LWPs that ended. */
+struct tproc {
+	struct cputrack	*ct;
+	pid_t		 pid;
+	setgrp_t	*acc;
+	bool		 started;	/* the command cputrack started */
+	bool		 sampled;	/* a tick has come */
+	hrtime_t	 born;		/* when tracking began */
+	int		 uncounted;	/* LWPs of the image left uncounted */
+	char		 partial[96];	/* what the totals leave out */
+};
+
+/*
+ * A tracked LWP: its sets, taking turns. An LWP left uncounted (past the
+ * descriptor limit) keeps a record too, with no sets: every callback
+ * about it then finds it, rather than its process's record.
+ */
+struct tlwp {
+	struct tproc	*proc;
+	id_t		 lwpid;
+	pid_t		 tid;
+	setgrp_t	*grp;		/* NULL: not counted */
+	bool		 finished;	/* its counts are final and summed */
+};
+
+static void
+tproc_free(void *arg)
+{
+	struct tproc *p = arg;
+
+	setgrp_free(p->acc);
+	free(p);
+}
+
+static struct tproc *
+tproc_new(struct cputrack *ct, pctx_t *pctx, bool started)
+{
+	struct tproc *p;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->ct = ct;
+	p->pid = pctx_pid(pctx);
+	p->started = started;
+	p->born = output_now();
+	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL ||
+	    pctx_set_proc_data(pctx, p, tproc_free) != 0) {
+		tproc_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void
+tlwp_free(void *arg)
+{
+	struct tlwp *l = arg;
+
+	setgrp_free(l->grp);
+	free(l);
+}
+
+/* Keep the record of an LWP left uncounted, without its sets. */
+static void
+tlwp_uncounted(pctx_t *pctx, struct tlwp *l)
+{
+	setgrp_free(l->grp);
+	l->grp = NULL;
+	l->finished = true;
+	(void)pctx_set_lwp_data(pctx, l->lwpid, l, tlwp_free);
+}
+
+/* Who a row is about: the LWP, with its process. */
+static struct row_lwp
+who_of(const struct tlwp *l)
+{
+	return (struct row_lwp){ l->proc->pid, l->lwpid, l->tid };
+}
+
+/* Why an LWP was not counted, as its rows say it. */
+static const char *
+reason_of(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return "permission denied";
+	case EAGAIN:
+		return "counters invalidated: a cpustat took the CPUs";
+	case EMFILE:
+	case ENFILE:
+		return "out of file descriptors";
+	default:
+		return strerror(err);
+	}
+}
+
+/* A row per set, no number in it: the LWP could not be counted. */
+static void
+not_counted_rows(const struct tlwp *l, int err)
+{
+	struct row_lwp who = who_of(l);
+	int s;
+
+	for (s = 0; s < setgrp_nsets(l->grp); s++)
+		row_not_counted(l->proc->ct, &who, "init_lwp", s,
+		    reason_of(err));
+}
+
+/* What the process's totals leave out, or NULL. */
+static const char *
+partial_of(struct tproc *p)
+{
+	if (p->uncounted == 0)
+		return NULL;
+	snprintf(p->partial, sizeof(p->partial), "%d LWP%s not counted "
+	    "(out of file descriptors)", p->uncounted,
+	    p->uncounted == 1 ? "" : "s");
+	return p->partial;
+}
+
+/* The counts could not be read: said, and the set's row is no number. */
+static void
+sample_error(const struct tlwp *l, const char *where, const char *access)
+{
+	struct row_lwp who = who_of(l);
+	pid_t pid = l->proc->pid;
+	int set = setgrp_current(l->grp);
+
+	if (errno == EAGAIN) {
+		fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
+		    "invalidated\n", (int)pid, where, (int)l->lwpid);
+		row_not_counted(l->proc->ct, &who, where, set,
+		    reason_of(EAGAIN));
+	} else
+		fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
+		    (int)pid, where, (int)l->lwpid, access, strerror(errno));
+}
+
+/*
+ * Whether this user may still look into the process. An unreadable
+ * (execute-only) or set-id program makes it undumpable: /proc/PID/exe
+ * and perf_event_open(2) on it need CAP_SYS_PTRACE from then on.
+ */
+static bool
+inspectable(pid_t pid)
+{
+	char path[64], target[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return readlink(path, target, sizeof(target)) >= 0 ||
+	    (errno != EACCES && errno != EPERM);
+}
+
+/*
+ * The LWP's counters could not be bound. A thread that died before its
+ * turn, or one beyond the descriptor limit in a process already counted,
+ * is kept uncounted, and the others go on; anything else ends the
+ * process's tracking.
+ */
+static int
+bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
+{
+	int err = errno;
+
+	if (err == ESRCH) {
+		tlwp_uncounted(pctx, l);
+		return 0;
+	}
+	if (err == EMFILE) {
+		fd_limit_reached();
+		if (l->lwpid != 1) {
+			p->uncounted++;
+			tlwp_uncounted(pctx, l);
+			return 0;
+		}
+	}
+	fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp%d - "
+	    "%s\n", (int)p->pid, (int)l->lwpid, strerror(err));
+	not_counted_rows(l, err);
+	tlwp_free(l);
+	if ((err == EACCES || err == EPERM) && !inspectable(p->pid))
+		diag(NULL, "%d: execed a program that cannot be tracked\n",
+		    (int)p->pid);
+	return -1;
+}
+
+static int
+cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct tproc *p = arg;
+	struct tlwp *l;
+	struct row_lwp who;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL ||
+	    (l->grp = setgrp_clone(p->ct->specs)) == NULL) {
+		fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
+		free(l);
+		return -1;
+	}
+	l->proc = p;
+	l->lwpid = lwpid;
+	l->tid = pctx_lwp_tid(pctx, lwpid);
+	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
+		return bind_failed(pctx, p, l);
+	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
+	p->ct->counted = true;
+	who = who_of(l);
+	if (p->ct->opt.verbose && setgrp_sample(l->grp) == 0)
+		row_counts(p->ct, &who, "init_lwp", 0, setgrp_slice(l->grp, 0),
+		    setgrp_slice_times(l->grp, 0));
+	return 0;
+}
+
+/* Its counters were just bound: the row shows its zero start. */
+static int
+cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct tlwp *l = arg;
+	struct row_lwp who = who_of(l);
+
+	(void)pctx;
+	(void)pid;
+	(void)lwpid;
+	if (l->grp == NULL)
+		return 0;
+	row_counts(l->proc->ct, &who, "lwp_create", 0, setgrp_total(l->grp, 0),
+	    setgrp_total_times(l->grp, 0));
+	return 0;
+}
+
+/* The LWP's counts are final: into its process's totals. */
+static void
+lwp_final(struct tlwp *l)
+{
+	int c = setgrp_current(l->grp);
+	struct row_lwp who = who_of(l);
+
+	if (l->proc->ct->opt.verbose)
+		row_counts(l->proc->ct, &who, "fini_lwp", c,
+		    setgrp_total(l->grp, c), setgrp_total_times(l->grp, c));
+	setgrp_accumulate(l->proc->acc, l->grp);
+	setgrp_unbind(l->grp);
+	l->finished = true;
+}
+
+static int
+cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct tlwp *l = arg;
+	int c = setgrp_current(l->grp), err;
+	struct row_lwp who = who_of(l);
+
+	if (l->finished)
+		return 0;
+	l->proc->sampled = true;
+	if (setgrp_sample(l->grp) != 0) {
+		sample_error(l, "tick", "perf counter");
+		return -1;
+	}
+	row_counts(l->proc->ct, &who, "tick", c, setgrp_slice(l->grp, c),
+	    setgrp_slice_times(l->grp, c));
+	if (setgrp_rotate(l->grp) != 0) {
+		err = errno;
+		/*
+		 * The LWP is exiting (a tick can race with its end): what it
+		 * counted up to now is all it will count.
+		 */
+		if (err == ESRCH || pctx_lwp_exiting(pctx, lwpid)) {
+			(void)setgrp_sample_all(l->grp);
+			lwp_final(l);
+			return 0;
+		}
+		fprintf(stderr, "%6d: tick: lwp%d: can't switch perf counters "
+		    "- %s\n", (int)pid, (int)lwpid, strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cb_fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct tlwp *l = arg;
+
+	(void)pctx;
+	(void)pid;
+	(void)lwpid;
+	if (l->finished)
+		return 0;
+	if (setgrp_sample_all(l->grp) != 0) {
+		sample_error(l, "fini_lwp", "perf counters");
+		return -1;
+	}
+	lwp_final(l);
+	return 0;
+}
+
+static int
+cb_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	struct tlwp *l = arg;
+	struct row_lwp who = who_of(l);
+
+	(void)pctx;
+	(void)pid;
+	(void)lwpid;
+	if (l->grp != NULL)
+		row_totals(l->proc->ct, &who, "lwp_exit", l->grp, NULL);
+	return 0;
+}
+
+static void
+cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
+{
+	struct tproc *p = arg;
+	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid) };
+
+	(void)status;
+	row_totals(p->ct, &who, "exit", p->acc, partial_of(p));
+}
+
+/* Whether the exec is followed; an exec not followed is said. */
+static bool
+follows_exec(const struct tproc *p, const char *args)
+{
+	struct cputrack *ct = p->ct;
+	enum exec_follow how = EXEC_NOT_FOLLOWED;
+
+	if (ct->opt.follow_exec)
+		how = EXEC_FOLLOWED;
+	else if (p->started && !p->sampled &&
+	    output_now() - p->born < exec_grace_ns(ct))
+		how = EXEC_FOLLOWED_EARLY;
+	exec_say(p->pid, args, how);
+	return how != EXEC_NOT_FOLLOWED;
+}
+
+static int
+cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
+{
+	struct tproc *p = arg;
+	struct row_lwp who = { pid, lwpid, pid };
+	const char *args = cmd != NULL ? cmd : "(unknown)";
+
+	(void)pctx;
+	row_exec(p->ct, &who, p->acc, args, partial_of(p));
+	setgrp_reset(p->acc);
+	p->uncounted = 0;
+	return follows_exec(p, args) ? 0 : -1;
+}
+
+static int track_setup(struct cputrack *ct, pctx_t *pctx);
+
+static void
+cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
+{
+	struct tproc *parent = arg;
+	struct cputrack *ct = parent->ct;
+
+	row_fork(ct, ppid, lwpid, pid);
+	if (!ct->opt.follow_fork)
+		return;
+	if (tproc_new(ct, child, false) == NULL ||
+	    track_setup(ct, child) != 0 ||
+	    pctx_run(child, ct->opt.interval_ms, ct->opt.nsamples,
+	    cb_tick) != 0) {
+		diag(NULL, "cannot follow pid %d\n", (int)pid);
+		ct->uncounted = true;
+	}
+}
+
+/* Callbacks for a process, created, captured, or forked and followed. */
+static int
+track_setup(struct cputrack *ct, pctx_t *pctx)
+{
+	(void)ct;
+	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0)
+		return -1;
+	return pctx_set_events(pctx,
+	    PCTX_SYSC_EXEC_EVENT, cb_exec,
+	    PCTX_SYSC_FORK_EVENT, cb_fork,
+	    PCTX_SYSC_EXIT_EVENT, cb_exit,
+	    PCTX_SYSC_LWP_CREATE_EVENT, cb_lwp_create,
+	    PCTX_INIT_LWP_EVENT, cb_init_lwp,
+	    PCTX_FINI_LWP_EVENT, cb_fini_lwp,
+	    PCTX_SYSC_LWP_EXIT_EVENT, cb_lwp_exit,
+	    PCTX_NULL_EVENT);
+}
+
+static void
+pctx_diag(const char *fn, const char *fmt, va_list ap)
+{
+	diag_errhndlr(fn, -1, fmt, ap);
+}
+
+/*
+ * Why a process cannot be captured, when it is the usual reason: it
+ * belongs to another user, or Yama allows tracing descendants only.
+ */
+static void
+capture_hint(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	FILE *f;
+	int scope = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (geteuid() == 0 || stat(path, &st) != 0)
+		return;
+	if (st.st_uid != geteuid()) {
+		diag(NULL, "pid %d belongs to another user (uid %u): capturing "
+		    "it needs root or CAP_SYS_PTRACE\n", (int)pid,
+		    (unsigned)st.st_uid);
+		return;
+	}
+	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r")) != NULL) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	if (scope > 0)
+		diag(NULL, "kernel.yama.ptrace_scope is %d: only a parent may "
+		    "trace; capturing needs CAP_SYS_PTRACE, or ptrace_scope "
+		    "0\n", scope);
+}
+
+static int
+start_target(struct cputrack *ct)
+{
+	struct cputrack_opts *o = &ct->opt;
+
+	if (o->pid != 0) {
+		ct->root = pctx_capture(o->pid, ct, 1, pctx_diag);
+		if (ct->root == NULL) {
+			diag(NULL, "failed to capture pid %d\n", (int)o->pid);
+			capture_hint(o->pid);
+		}
+	} else {
+		ct->root = pctx_create(o->command[0], o->command, ct, 1,
+		    pctx_diag);
+		if (ct->root == NULL)
+			diag(NULL, "failed to start program '%s'\n",
+			    o->command[0]);
+	}
+	return ct->root != NULL ? 0 : -1;
+}
+
+/* Between events: the rows out; a reader gone away ends the run. */
+static void
+idle(void *arg)
+{
+	struct cputrack *ct = arg;
+
+	cputrack_flush(ct);
+	if (ct->reader_gone && ct->root != NULL)
+		pctx_terminate(ct->root);
+}
+
+static int
+on_signal(int sig, int si_code, pid_t sender, void *arg)
+{
+	(void)sender;
+	return cputrack_signal(arg, sig, si_code);
+}
+
+int
+ptrace_track(struct cputrack *ct)
+{
+	int rc;
+
+	if (start_target(ct) != 0)
+		return 1;
+	ct->target = pctx_pid(ct->root);
+	/* After the start: the command keeps the limit it was given. */
+	raise_fd_limit(false);
+	if (track_setup(ct, ct->root) != 0) {
+		diag(NULL, "can't bind process context ops to process\n");
+		return 1;
+	}
+	if (cputrack_early_signal() != 0) {
+		if (ct->opt.pid == 0) {
+			ct->stop_signal = cputrack_early_signal();
+			(void)kill(ct->target, SIGKILL);
+		}
+		return 1;
+	}
+	cputrack_title(ct);
+	output_start_clock(ct->out);
+	pctx_set_idle(idle, ct);
+	pctx_set_signal_hook(on_signal, ct);
+	if (tproc_new(ct, ct->root, ct->opt.pid == 0) == NULL) {
+		diag(NULL, "no memory available\n");
+		return 1;
+	}
+	rc = pctx_run(ct->root, ct->opt.interval_ms, ct->opt.nsamples,
+	    cb_tick);
+	/* A command held since its start, never counted, dies unseen. */
+	if (rc != 0 && ct->opt.pid == 0 && !ct->counted)
+		(void)kill(ct->target, SIGKILL);
+	return rc == 0 && !ct->write_failed ? 0 : 1;
+}
+
+/* The processes still tracked run on; their records hold sets of ct. */
+void
+ptrace_let_go(struct cputrack *ct)
+{
+	pctx_release(ct->root);
+	ct->root = NULL;
+}
