@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
 #
-# cpustat's manual page and shell completions: lint-clean, complete, and
-# completing what the built cpustat can count.
+# cpustat's manual page and its renamed copies: lint-clean and complete.
+# The completions are tested interactively in completion_bash.bats and
+# completion_zsh.bats.
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -33,18 +35,25 @@ setup() {
 	assert_success
 	text=$(printf '%s\n' "$output" | sed 's/.\x08//g')
 	for sec in NAME SYNOPSIS DESCRIPTION OPTIONS OPERANDS OUTPUT EVENTS \
-	    EXCLUSIVITY "EXIT STATUS" EXAMPLES "DIFFERENCES FROM SOLARIS" \
+	    EXCLUSIVITY "EXIT STATUS" SIGNALS EXAMPLES "DIFFERENCES FROM SOLARIS" \
 	    INSTALLATION "SEE ALSO"; do
 		grep -qx "$sec" <<<"$text" || fail "no section $sec"
 	done
 	for opt in "-c eventspec" "-h" "-n" "-p period" "-s" "-t" "-T u|d" "-D" \
-	    "--format=format" "--cpus=list" "interval" "count"; do
+	    "--format=format" "--output=file" "--output-fd=fd" \
+	    "--listen=addr:port" "--cpus=list" "interval" "count"; do
 		grep -qE "^       $(sed 's/[|.]/\\&/g' <<<"$opt")( |$)" <<<"$text" ||
 			fail "option $opt is not documented"
 	done
 	# The documented layout is the program's.
 	grep -qF "   time cpu event      pic0      pic1" <<<"$text"
-	grep -qF "# cpctools csv 1 cpustat" <<<"$text"
+	grep -qF "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,child,args,not_counted,partial,key,value" <<<"$text"
+	grep -qF "0.000000,,,,,,meta,,,,,,,,,,tool,cpustat" <<<"$text"
+	# The layout shown is the program's.
+	run --separate-stderr "$CPUSTAT" --format=csv -c task-clock 0.1 1
+	[ "$status" -ne 2 ]
+	assert_line --index 0 "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,child,args,not_counted,partial,key,value"
+	assert_line --index 3 "0.000000,,,,,,meta,,,,,,,,,,tool,cpustat"
 	grep -qF "/run/cpctools" <<<"$text"
 	grep -qF -- "-DCPCTOOLS_CPUSTAT_NAME=cpc-cpustat" <<<"$text"
 }
@@ -60,90 +69,10 @@ setup() {
 	assert_output ""
 	grep -q '^\.TH CPC\\-CPUSTAT 1 ' "$b/cmd/cpc-cpustat.1"
 	grep -q '^cpc\\-cpustat \\- ' "$b/cmd/cpc-cpustat.1"
-	# The CSV/JSON tool field keeps its name.
-	grep -qF '# cpctools csv 1 cpu\&stat' "$b/cmd/cpc-cpustat.1"
+	# The CSV/JSON tool field and the metric names keep their names.
+	grep -qF 'meta,,,,,,,,,,tool,cpu\&stat' "$b/cmd/cpc-cpustat.1"
+	grep -qF '"tool":"cpu\&stat"' "$b/cmd/cpc-cpustat.1"
+	grep -qF '.B cpu\&stat_events_total' "$b/cmd/cpc-cpustat.1"
 	[ "$(tail -n 1 "$b/cmd/cpc-cpustat.bash")" = "complete -F _cpctools_cpustat cpc-cpustat" ]
 	[ "$(head -n 1 "$b/cmd/_cpc-cpustat")" = "#compdef cpc-cpustat" ]
-}
-
-# complete WORD...: run the bash completion on the words, the last being
-# completed, with the built cpustat first in PATH.
-complete_bash() {
-	local bin
-	bin=$(dirname "$CPUSTAT")
-	# shellcheck disable=SC1091
-	source "$SOURCE_DIR/completions/cpustat.bash"
-	COMP_WORDS=("$@")
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMPREPLY=()
-	PATH=$bin:$PATH _cpctools_cpustat
-	printf '%s\n' "${COMPREPLY[@]}"
-}
-
-@test "bash completion: cpustat -c task- offers task-clock" {
-	run complete_bash cpustat -c task-
-	assert_success
-	assert_line "task-clock"
-	run complete_bash cpustat -c task-clock,context-sw
-	assert_output "task-clock,context-switches"
-	run complete_bash cpustat -c pic1=cpu-m
-	assert_output "cpu-migrations"
-	run complete_bash cpustat -c task-clock,nou
-	assert_output "task-clock,nouser"
-}
-
-@test "bash completion: options, --format values, -T, tracepoints" {
-	run complete_bash cpustat -
-	assert_line -- "-c"
-	assert_line -- "--format="
-	assert_line -- "--cpus="
-	run complete_bash cpustat --format = c
-	assert_output "csv"
-	run complete_bash cpustat --format =
-	assert_output "$(printf '%s\n' table csv json)"
-	run complete_bash cpustat -T ""
-	assert_output "$(printf '%s\n' u d)"
-	ensure_tracefs
-	run complete_bash cpustat -c sched : sched_swi
-	assert_output "sched_switch"
-}
-
-@test "bash completion: another program named cpustat gets no cpctools events" {
-	d=$BATS_TEST_TMPDIR/other
-	mkdir -p "$d"
-	printf '#!/bin/sh\necho "cpustat: a /proc utilisation monitor"\n' >"$d/cpustat"
-	chmod +x "$d/cpustat"
-	CPUSTAT=$d/cpustat run complete_bash cpustat -c task-
-	assert_success
-	assert_output ""
-}
-
-@test "zsh completion: parses, and completes -c items from cpustat -h" {
-	command -v zsh >/dev/null || skip "zsh is not installed"
-	run zsh -n "$SOURCE_DIR/completions/_cpustat"
-	assert_success
-	# Outside a completion widget: stand-ins for the completion builtins,
-	# then the helper that completes one item of an event specification.
-	cat >"$BATS_TEST_TMPDIR/t.zsh" <<'EOF'
-setopt extendedglob
-_arguments() { :; }
-_default() { :; }
-_call_program() { shift; eval "$@"; }
-compset() {
-  [[ $1 == -P ]] || return 1
-  local m=${(M)PREFIX##${~2}}
-  [[ -n $m ]] || return 1
-  IPREFIX+=$m; PREFIX=${PREFIX#$m}
-}
-compadd() { [[ $1 == -a ]] && print -rl -- ${(P)2} | grep -e "^$PREFIX" | sed "s/^/$IPREFIX/"; }
-words=(cpustat -c "$1"); PREFIX=$1; IPREFIX=
-source $2
-_cpctools_cpustat_spec
-EOF
-	for w in task-:task-clock pic1=cont:pic1=context-switches \
-	    task-clock,nou:task-clock,nouser; do
-		PATH=$(dirname "$CPUSTAT"):$PATH run zsh -f "$BATS_TEST_TMPDIR/t.zsh" \
-		    "${w%%:*}" "$SOURCE_DIR/completions/_cpustat"
-		assert_output "${w#*:}"
-	done
 }

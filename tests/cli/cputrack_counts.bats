@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
 # cputrack: exact counts per LWP and per process from deterministic
 # workloads, checked against perf stat; tick deltas; several sets; -T 0;
 # CSV and JSON; line-buffered output; what this machine cannot count.
@@ -287,7 +288,7 @@ first_row() {
 	[[ "$(cat "$T/first")" =~ ^" "+[0-9.]+" "+1" "+tick" "+0" "$ ]]
 }
 
-@test "csv: schema line, header, numbers, tid, enabled/running, flushed per row" {
+@test "csv: the header first, the run's facts, numbers, tid, enabled/running, flushed per row" {
 	ct_run --format=csv -T 0.1 -t -c "$WRITE,task-clock" -c "$WRITE" \
 	    "$W/ct_steady" 2 10 250 2
 	[ "$status" -eq 0 ]
@@ -295,18 +296,26 @@ first_row() {
 	python3 - "$T/out" <<'EOF'
 import csv, sys
 lines = open(sys.argv[1]).read().splitlines()
-assert lines[0] == "# cpctools csv 1 cputrack", lines[0]
-rows = list(csv.DictReader(lines[1:]))
-assert list(rows[0].keys()) == ["time", "pid", "lwp", "tid", "cpu", "label",
-    "set", "enabled_ns", "running_ns", "tsc", "syscalls:sys_enter_write",
-    "task-clock", "info"], list(rows[0].keys())
+every = list(csv.DictReader(lines))
+assert list(every[0].keys()) == ["time", "pid", "lwp", "tid", "cpu", "ncpus",
+    "label", "set", "enabled_ns", "running_ns", "tsc",
+    "syscalls:sys_enter_write", "task-clock", "child", "args",
+    "not_counted", "partial", "key", "value"], list(every[0].keys())
+meta = {r["key"]: r["value"] for r in every if r["label"] == "meta"}
+assert meta["schema"] == "cpctools" and meta["version"] == "2", meta
+assert meta["tool"] == "cputrack" and meta["unit.task-clock"] == "ns", meta
+assert meta["unit.syscalls:sys_enter_write"] == "count", meta
+assert meta["set.0"] == "syscalls:sys_enter_write,task-clock", meta
+rows = [r for r in every if r["label"] != "meta"]
 w = "syscalls:sys_enter_write"
 pid = int(rows[0]["pid"])
 tids = {}
+last = 0.0
 for r in rows:
-    float(r["time"])
+    assert float(r["time"]) >= last, "rows go back in time: %r" % r
+    last = float(r["time"])
     assert int(r["pid"]) == pid
-    assert r["cpu"] == ""
+    assert r["cpu"] == "" and r["ncpus"] == ""
     assert r["label"] in ("tick", "lwp_create", "lwp_exit", "exit"), r
     s = int(r["set"])
     assert s in (0, 1)
@@ -322,7 +331,7 @@ for r in rows:
         int(r["task-clock"])
     else:
         assert r["task-clock"] == ""
-    assert r["info"] == ""
+    assert r["child"] == r["args"] == r["not_counted"] == r["partial"] == ""
 ex = [r for r in rows if r["label"] == "lwp_exit"]
 assert len(ex) == 4, ex
 for lwp in (2, 3):
@@ -340,53 +349,63 @@ EOF
 	refute_output --partial "multiplexed"
 }
 
-@test "csv: fork and exec marker rows carry info, no set" {
+@test "csv: fork rows carry the child, exec markers the arguments, no set" {
 	ct_run --format=csv -ef -T 0 -c "$WRITE" "$W/wl_vfork_exec" 3 "$W/wl_threads" 1 4
 	[ "$status" -eq 0 ]
 	python3 - "$T/out" "$W/wl_threads 1 4" <<'EOF'
 import csv, sys
-lines = open(sys.argv[1]).read().splitlines()
-rows = list(csv.DictReader(lines[1:]))
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] != "meta"]
 fork = [r for r in rows if r["label"] == "fork"]
 assert len(fork) == 1
-child = int(fork[0]["info"])
+child = int(fork[0]["child"])
+assert fork[0]["args"] == ""
 assert fork[0]["set"] == "" and fork[0]["tid"] == "" and fork[0]["enabled_ns"] == ""
 marker = [r for r in rows if r["label"] == "exec" and r["set"] == ""]
-assert len(marker) == 1 and marker[0]["info"] == sys.argv[2], marker
+assert len(marker) == 1 and marker[0]["args"] == sys.argv[2], marker
+assert marker[0]["child"] == ""
 assert int(marker[0]["pid"]) == child
 tot = {int(r["pid"]): int(r["syscalls:sys_enter_write"]) for r in rows if r["label"] == "exit"}
 assert tot == {int(fork[0]["pid"]): 3, child: 4}, tot
 EOF
 }
 
-@test "json: schema object, numbers are numbers, per-row flush, totals add up" {
+@test "json: the head object, numbers are numbers, per-row flush, totals add up" {
 	ct_run --format=json -f -T 0.1 -c "$WRITE,task-clock" "$W/wl_forktree" 1 2 50
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	python3 - "$T/out" <<'EOF'
-import json, sys
+	python3 - "$T/out" "$(hostname)" <<'EOF'
+import json, sys, time
 objs = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
 head = objs[0]
-assert head["schema"] == "cpctools" and head["version"] == 1 and head["tool"] == "cputrack", head
+assert head["schema"] == "cpctools" and head["version"] == 2 and head["tool"] == "cputrack", head
+assert head["host"] == sys.argv[2] and isinstance(head["tool_version"], str), head
+assert abs(head["start_epoch_ns"] / 1e9 - time.time()) < 600, head
+t = time.gmtime(head["start_epoch_ns"] // 10**9)
+assert head["start"].startswith(time.strftime("%Y-%m-%dT%H:%M:%S.", t)), head
+assert head["start"] == time.strftime("%Y-%m-%dT%H:%M:%S.", t) + "%09dZ" % (head["start_epoch_ns"] % 10**9), head
 assert head["sets"] == [{"set": 0, "spec": "syscalls:sys_enter_write,task-clock",
-    "events": ["syscalls:sys_enter_write", "task-clock"]}], head
+    "events": [{"name": "syscalls:sys_enter_write", "unit": "count"},
+               {"name": "task-clock", "unit": "ns"}]}], head
 rows = objs[1:]
+assert [r["time"] for r in rows] == sorted(r["time"] for r in rows)
 forks = [r for r in rows if r["label"] == "fork"]
 assert len(forks) == 2
 for r in forks:
-    assert r["set"] is None and r["tid"] is None and isinstance(r["info"], str)
+    assert r["set"] is None and r["tid"] is None and isinstance(r["child"], int)
+    assert "counters" not in r and "args" not in r
 exits = [r for r in rows if r["label"] == "exit"]
 assert len(exits) == 3
 pids = {r["pid"] for r in exits}
-assert pids == {forks[0]["pid"]} | {int(f["info"]) for f in forks}
+assert pids == {forks[0]["pid"]} | {f["child"] for f in forks}
 for r in exits:
     assert isinstance(r["time"], float)
     assert isinstance(r["pid"], int) and isinstance(r["tid"], int) and r["tid"] == r["pid"]
-    assert r["cpu"] is None and r["set"] == 0
+    assert r["cpu"] is None and r["ncpus"] is None and r["set"] == 0
     c = r["counters"]
     assert c["syscalls:sys_enter_write"] == 50 and isinstance(c["task-clock"], int)
     assert isinstance(r["enabled_ns"], int) and r["enabled_ns"] == r["running_ns"]
     assert r["spec"] == "syscalls:sys_enter_write,task-clock"
+    assert r["not_counted"] is None and r["partial"] is None
 EOF
 }
 
@@ -433,8 +452,8 @@ EOF
 	[ "${#stderr}" -gt 0 ]
 	run cat "$T/err"
 	[ "${#lines[@]}" -eq 2 ]
-	[[ "${lines[0]}" =~ ^"cputrack: EC_ref ".*"no exact Linux equivalent".*"countable here: ".*task-clock ]]
-	[[ "${lines[1]}" =~ ^"cputrack: EC_hit ".*"no exact Linux equivalent".*"countable here: ".*task-clock ]]
+	[[ "${lines[0]}" =~ ^"cputrack: EC_ref ".*"counted as LLC references".*"no hardware counters".*"countable here: ".*task-clock ]]
+	[[ "${lines[1]}" =~ ^"cputrack: EC_hit ".*"counted as LLC hits".*"no hardware counters".*"countable here: ".*task-clock ]]
 	ct_run -c cycles,instructions "$W/ct_marker" "$T/ran"
 	[ "$status" -eq 2 ]
 	[ -z "$output" ]
@@ -449,14 +468,18 @@ EOF
 	[ ! -e "$T/ran" ]
 }
 
-@test "hardware PMU: cycles,instructions count" {
+@test "hardware PMU: cycles,instructions count; EC_ref,EC_hit count as LLC events, with a note each" {
 	require_pmu
 	ct_run -T 0 -c cycles,instructions "$W/wl_threads" 2 1000
 	[ "$status" -eq 0 ]
 	[ "$(ct_count lwp_exit)" -eq 2 ]
 	[ "$(ct_rows exit | awk '{ print ($2 > 0 && $3 > 0) }')" = 1 ]
-	ct_run -c EC_ref,EC_hit "$W/ct_marker" "$T/ran"
-	[ "$status" -eq 2 ]
-	[ ! -e "$T/ran" ]
-	[[ "$stderr" =~ "no exact Linux equivalent" ]]
+	# The nearest LLC events, each with one note saying so.
+	ct_run -T 0 -c EC_ref,EC_hit "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 0 ]
+	[ -e "$T/ran" ]
+	run cat "$T/err"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" == "cputrack: note: EC_ref: counted as LLC references (cache-references)"* ]]
+	[[ "${lines[1]}" == "cputrack: note: EC_hit: counted as LLC hits (cache-references - cache-misses)"* ]]
 }

@@ -1,8 +1,14 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Shared set-up for the cputrack*.bats tests.
 load helper
 bats_require_minimum_version 1.5.0
 
 WRITE=syscalls:sys_enter_write
+
+# The engine CPUTRACK counts with: ptrace (the default), or bpf, where
+# CPUTRACK is a wrapper that adds --engine=bpf (tests/bpf). Where the
+# engines differ, a test expects what the engine in use does.
+ENGINE=${ENGINE:-ptrace}
 
 ct_setup() {
 	T=$BATS_TEST_TMPDIR
@@ -57,6 +63,8 @@ ct_run() {
 	output=$(cat "$T/out")
 	stderr=$(cat "$T/err")
 	mapfile -t lines <"$T/out"
+	# Shown if the test fails.
+	[ "$status" -eq 0 ] || echo "cputrack exit $status: $stderr"
 }
 
 # Rows of the table in $T/out whose label is $1; "-f" first for pid rows.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
 # cputrack: options, the exact table layout, usage errors and run errors.
 # Counts come from syscalls:sys_enter_write, which the workloads make an
 # exact number of times.
@@ -16,8 +17,12 @@ teardown() {
 usage_text() {
 	printf '%s\n' \
 	    'Usage:' \
-	    '	cputrack [-T secs] [-N count] [-Defhnv] [-o file]' \
+	    '	cputrack [-T secs] [-N count] [-Defhntv] [-o file]' \
+	    '		[--format=table|csv|json|openmetrics|prometheus]' \
+	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
+	    '		[--engine=ptrace|bpf|auto]' \
 	    '		-c events [command [args] | -p pid]' \
+	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
 	    '	-T secs	  seconds between samples, default 1' \
 	    '	-N count  number of samples, default unlimited' \
@@ -31,6 +36,25 @@ usage_text() {
 	    '	-o file	  write cpu statistics to this file' \
 	    '	-c events specify processor events to be monitored' \
 	    '	-p pid	  pid of existing process to capture' \
+	    '	--format=table|csv|json|openmetrics|prometheus' \
+	    '		  output format, default table' \
+	    '	--output=file' \
+	    '		  the same as -o file' \
+	    '	--output-fd=fd' \
+	    '		  write cpu statistics to this open descriptor' \
+	    '	--listen=addr:port' \
+	    '		  serve the counts as metrics over HTTP at /metrics' \
+	    '	--engine=ptrace|bpf|auto' \
+	    '		  how threads are followed and counted: ptrace (the' \
+	    '		  default), BPF at each context switch, or BPF where it' \
+	    '		  can run' \
+	    '	--strict-exec' \
+	    '		  without -e, not even an exec before the first sample is' \
+	    '		  followed' \
+	    '	--list[=glob]' \
+	    '		  list every countable event (matching glob), and exit' \
+	    '	--help	  print this usage and exit' \
+	    '	--version print the version and exit' \
 	    '' \
 	    '	Use cpustat(8) to monitor system-wide statistics.'
 }
@@ -52,10 +76,11 @@ assert_usage_error() {
 	run --separate-stderr timeout 30 "$CT" -h
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	diff <(head -n 18 <<<"$output") <(usage_text)
+	n=$(usage_text | wc -l)
+	diff <(head -n "$n" <<<"$output") <(usage_text)
 	# Then an empty line and the listing (bats drops empty lines).
-	[ "$(sed -n 19p <<<"$output")" = "" ]
-	[[ "$(sed -n 20p <<<"$output")" =~ ^"	CPU performance counter interface: " ]]
+	[ "$(sed -n "$((n + 1))p" <<<"$output")" = "" ]
+	[[ "$(sed -n "$((n + 2))p" <<<"$output")" =~ ^"	CPU performance counter interface: " ]]
 	assert_line --regexp '^	CPU performance counter interface: .+'
 	assert_line '	event specification syntax:'
 	assert_line --regexp ' task-clock '
@@ -243,7 +268,7 @@ cputrack: failed to capture pid 999999" ]
 
 @test "bad --format is a usage error naming it" {
 	ct_run --format=xml -c "$WRITE" "$W/ct_marker" "$T/ran"
-	assert_usage_error "cputrack: invalid format 'xml' (table, csv or json)"
+	assert_usage_error "cputrack: invalid format 'xml' (table, csv, json, openmetrics or prometheus)"
 }
 
 @test "no -c, no target, both a command and -p: usage, exit 2" {

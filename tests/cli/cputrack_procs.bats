@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
 # cputrack and its target: -p attach and detach, signals, -N, an exec
 # without -e, set-id and unreadable programs, and exclusivity with cpustat.
 # Every target is checked to run on, untraced and not stopped.
@@ -125,22 +126,26 @@ wait_cpustat_holds() {
 	done
 }
 
-@test "created command: SIGINT and SIGTERM end cputrack with 0; the command runs on to its end" {
-	local sig
+@test "created command: SIGINT and SIGTERM to cputrack alone reach the command; its exit rows are printed; cputrack dies of the signal" {
+	local sig pid
 	for sig in INT TERM; do
 		rm -f "$T/done"
 		start_cputrack_until ' tick ' -T 0.1 -c "$WRITE" "$W/ct_steady" 2 5 100 12 "$T/done"
+		# timeout, then cputrack, then the command.
+		pid=$(pgrep -P "$(pgrep -P "$CPID")")
+		[ -n "$pid" ]
 		kill -"$sig" "$CPID"
 		wait_cputrack
-		[ "$status" -eq 0 ]
-		! grep -qE ' exit ' "$T/out"
+		[ "$status" -eq $((128 + $(kill -l "$sig"))) ]
+		# Killed by the same signal, before its end, and counted to it.
+		[ "$(ct_count exit)" -eq 1 ]
 		[ ! -e "$T/done" ]
-		wait_file "$T/done"
+		[ ! -e "/proc/$pid" ] || [ "$(proc_state "$pid")" = Z ]
 	done
 }
 
 @test "exec without -e: totals and marker, exit 1, the target runs on untracked" {
-	ct_run -c "$WRITE" "$W/ct_exec" 5 "$W/ct_marker" "$T/ran" 7 400
+	ct_run --strict-exec -c "$WRITE" "$W/ct_exec" 5 "$W/ct_marker" "$T/ran" 7 400
 	[ "$status" -eq 1 ]
 	[ "$(ct_rows exec | awk 'NF == 2')" = "1 5" ]
 	grep -qF "   1       exec                     # '$(psargs "$W/ct_marker" "$T/ran" 7 400)'" "$T/out"
@@ -151,14 +156,14 @@ wait_cpustat_holds() {
 }
 
 @test "exec without -e under -f: the root's exec still ends the run with 1" {
-	ct_run -f -c "$WRITE" "$W/ct_exec" 5 "$W/ct_marker" "$T/ran" 0 300
+	ct_run --strict-exec -f -c "$WRITE" "$W/ct_exec" 5 "$W/ct_marker" "$T/ran" 0 300
 	[ "$status" -eq 1 ]
 	[ "$(ct_rows -f exec | awk 'NF == 3 { print $2, $3 }')" = "1 5" ]
 	wait_file "$T/ran"
 }
 
 @test "non-leader exec without -e: totals and marker, exit 1" {
-	ct_run -c "$WRITE" "$W/wl_nonleader_exec" 9 "$W/ct_marker" "$T/ran" 0 300
+	ct_run --strict-exec -c "$WRITE" "$W/wl_nonleader_exec" 9 "$W/ct_marker" "$T/ran" 0 300
 	[ "$status" -eq 1 ]
 	[ "$(ct_rows exec | awk 'NF == 2')" = "1 18" ]
 	grep -qF "   1       exec                     # '$(psargs "$W/ct_marker" "$T/ran" 0 300)'" "$T/out"
@@ -192,8 +197,15 @@ make_programs() {
 	chmod 0755 "$SHARED/ct_exec"
 }
 
+# As nobody; for the BPF engine with what it needs and no more: CAP_BPF
+# and CAP_PERFMON (which the command inherits too).
 as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	if [ "$ENGINE" = bpf ]; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		    --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon "$@"
+	else
+		setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+	fi
 }
 
 @test "root: a set-uid program is tracked like any other (-e)" {
@@ -206,7 +218,7 @@ as_nobody() {
 	[ -e "$SHARED/ran" ]
 }
 
-@test "nobody: a set-uid program runs without its privileges, with a message; counts go on" {
+@test "nobody: a set-uid program runs without its privileges (ptrace, with a message) or with them (BPF); counts go on" {
 	make_programs
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	ct_wait_counters
@@ -215,14 +227,20 @@ as_nobody() {
 	    "$SHARED/setuid" "$SHARED/ran" 6 >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
 	[ "$rc" -eq 0 ] || { cat "$T/err"; false; }
-	grep -qE "^cputrack: [0-9]+: set-id program runs without its privileges while traced\$" "$T/err"
 	[ "$(ct_count exec)" -eq 2 ]
 	[ "$(ct_count exit)" -eq 1 ]
+	if [ "$ENGINE" = bpf ]; then
+		# Nothing is traced: it runs as the file's owner, silently.
+		[ ! -s "$T/err" ]
+		[ "$(stat -c %U "$SHARED/ran")" = root ]
+		return
+	fi
+	grep -qE "^cputrack: [0-9]+: set-id program runs without its privileges while traced\$" "$T/err"
 	# It ran as nobody, not as the file's owner.
 	[ "$(stat -c %U "$SHARED/ran")" = nobody ]
 }
 
-@test "nobody: an unreadable (execute-only) program cannot be counted: exit 1, it runs on" {
+@test "nobody: an unreadable (execute-only) program cannot be counted (ptrace: exit 1, it runs on) or is (BPF)" {
 	make_programs
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	ct_wait_counters
@@ -230,6 +248,15 @@ as_nobody() {
 	as_nobody timeout 60 "$CPUTRACK" -e -c task-clock "$SHARED/ct_exec" 4 \
 	    "$SHARED/xonly" "$SHARED/ran" 0 300 >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
+	if [ "$ENGINE" = bpf ]; then
+		# Counters per CPU need no access to the program's memory.
+		[ "$rc" -eq 0 ] || { cat "$T/err"; false; }
+		[ ! -s "$T/err" ]
+		[ "$(ct_count exec)" -eq 2 ]
+		[ "$(ct_count exit)" -eq 1 ]
+		[ -e "$SHARED/ran" ]
+		return
+	fi
 	[ "$rc" -eq 1 ]
 	[ "$(ct_count exec)" -eq 2 ]
 	grep -qE "^ +[0-9]+: init_lwp: can't bind perf counters to lwp1 - Permission denied\$" "$T/err"
@@ -266,6 +293,24 @@ as_nobody() {
 	[ -e "$SHARED/failed" ] && [ ! -e "$SHARED/ran" ]
 }
 
+# The BPF engine's counters are per CPU: while a cpustat holds CPUs it
+# refuses before anything starts, with one line, exit 1 (as ptrace's
+# refusal), a command never started and a -p target untouched.
+cpustat_refuses_bpf() {
+	local cs=$1 rc=0 refusal
+	refusal="cputrack: --engine=bpf: cannot count per LWP while CPUs are bound (cpustat) - Resource temporarily unavailable"
+	[ "$(cat "$T/err")" = "$refusal" ]
+	[ -z "$(cat "$T/out")" ]
+	[ ! -e "$T/ran" ]
+	start_target "$W/wl_idle" 1 1
+	wait_line "$T/target.out" '^ready$'
+	timeout 60 "$CT" -p "$TPID" -c "$WRITE" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" -eq 1 ]
+	[ "$(cat "$T/err")" = "$refusal" ]
+	kill "$cs" 2>/dev/null || true
+	assert_free "$TPID"
+}
+
 @test "exclusivity: a cputrack started while cpustat counts fails, exit 1; its command never runs" {
 	[ -x "$CPUSTAT" ] || skip "cpustat is not built"
 	ct_wait_counters
@@ -276,6 +321,10 @@ as_nobody() {
 	local rc=0
 	timeout 60 "$CT" -c "$WRITE" "$W/ct_marker" "$T/ran" >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" -eq 1 ]
+	if [ "$ENGINE" = bpf ]; then
+		cpustat_refuses_bpf "$cs"
+		return
+	fi
 	local pid
 	pid=$(sed -n 's/^ *\([0-9]*\): init_lwp: .*/\1/p' "$T/err")
 	[ -n "$pid" ]
@@ -336,4 +385,36 @@ as_nobody() {
 	[ "$(wc -l <"$T/out")" -eq 3 ]
 	[ ! -e "$T/done" ]
 	wait_file "$T/done"
+}
+
+@test "exec before the first sample without -e (#!/usr/bin/env, env, nice): followed, and said on stderr" {
+	ct_run -c "$WRITE" /usr/bin/env "$W/wl_threads" 2 10
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(ct_rows exit)" = "1 20" ]
+	grep -qF "   1       exec                     # '$W/wl_threads 2 10'" "$T/out"
+	pid=$(sed -n "s/^cputrack: pid \([0-9]*\) exec'd .* before its first sample: followed (-e follows every exec)$/\1/p" "$T/err")
+	[ -n "$pid" ]
+	[ "$(wc -l <"$T/err")" -eq 1 ]
+	# A script that starts with #!/usr/bin/env: two execs, both early.
+	printf '#!/usr/bin/env bash\nexec "%s" 1 7\n' "$W/wl_threads" >"$T/script"
+	chmod +x "$T/script"
+	ct_run -c "$WRITE" "$T/script"
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(ct_rows exit)" = "1 7" ]
+}
+
+@test "exec after the first sample without -e: not followed, said on stderr with the pid and the image, exit 1" {
+	ct_run -T 0.1 -c "$WRITE" /bin/sh -c "sleep 0.35; exec \"$W/ct_marker\" \"$T/ran\" 0 100"
+	[ "$status" -eq 1 ]
+	# The image's arguments as psargs gives them: 80 characters at most.
+	grep -qE "^cputrack: pid [0-9]+ exec'd '[^']*ct_marker[^']*': not followed, its counts end here \(-e follows execs\)$" "$T/err"
+	[ "$(ct_count exit)" -eq 0 ]
+	wait_file "$T/ran"
+}
+
+@test "--strict-exec: Solaris's way, no exec followed without -e, even the first" {
+	ct_run --strict-exec -c "$WRITE" /usr/bin/env "$W/wl_threads" 2 10
+	[ "$status" -eq 1 ]
+	grep -qF "not followed, its counts end here (-e follows execs)" "$T/err"
+	[ "$(ct_count exit)" -eq 0 ]
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
 # cputrack -f on a target that forks a thousand children: each child is
 # reported exactly once, with exact counts, and nothing hangs. Slow-ish
 # and large, so it is a file of its own (ctest -R cputrack_thousand).
@@ -85,12 +86,23 @@ check_children() {
 		    "$W/ct_forkmany" 1000 7
 	) >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
-	[ "$rc" -eq 0 ]
 	local parent counted lost
 	parent=$(awk 'NR == 2 { print $2 }' "$T/out")
 	[ "$(ct_count -f fork)" -eq 1000 ]
 	counted=$(ct_rows -f exit | awk -v p="$parent" '$1 != p' | wc -l)
-	lost=$(grep -c '^cputrack: cannot follow pid [0-9]*$' "$T/err")
+	lost=$(grep -c '^cputrack: cannot follow pid [0-9]*$' "$T/err" || true)
+	if [ "$ENGINE" = bpf ]; then
+		# Counters per CPU, not per thread: a few descriptors in all,
+		# and every child counted exactly.
+		[ "$rc" -eq 0 ]
+		[ ! -s "$T/err" ]
+		[ "$counted" -eq 1000 ]
+		[ "$(ct_rows -f exit | awk -v p="$parent" '$1 != p && $3 != 7' | wc -l)" -eq 0 ]
+		[ -z "$(pgrep -f "^$W/ct_forkmany 1000 7\$")" ]
+		return
+	fi
+	# Children not followed leave the run's counts incomplete.
+	[ "$rc" -eq 1 ]
 	# Each child is either counted exactly or named as not followed.
 	[ $((counted + lost)) -eq 1000 ]
 	[ "$counted" -gt 0 ] && [ "$lost" -gt 0 ]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
 # Regression tests for what the fuzz targets (tests/fuzz) found. Each
 # input is also kept in tests/fuzz/corpus/, which every fuzz run replays.
 

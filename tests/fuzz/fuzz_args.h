@@ -1,9 +1,9 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Shared by the command-line fuzz targets, which compile a command's own
- * source (cmd/cputrack.c, cmd/cpustat.c) into the target with its main()
- * renamed and exit() turned into a longjmp back here: what is fuzzed is
- * the production option parsing, its exits included, and nothing else
- * starts (no process, no counters).
+ * Shared by the command-line fuzz targets, which link the commands' own
+ * option parsing (cmd/cputrack_opts.c, cmd/cpustat_opts.c): what is
+ * fuzzed is the production parser, which never exits (the commands' main
+ * does), and nothing else starts (no process, no counters, no file).
  *
  * Input: the arguments after argv[0], one per line (at most MAX_ARGS).
  */
@@ -13,41 +13,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
-#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "libcpc.h"
-#include "spec.h"
 
 #define MAX_ARGS	64
-
-static jmp_buf fuzz_exit_jmp;
-static int fuzz_exit_status;
-
-static void __attribute__((noreturn))
-fuzz_exit(int status)
-{
-	fuzz_exit_status = status;
-	fflush(stdout);
-	longjmp(fuzz_exit_jmp, 1);
-}
-
-/*
- * -o FILE: no file is created. Paths that start "/nonexistent/" fail as
- * a missing directory would; the others write to /dev/null.
- */
-static FILE * __attribute__((unused))
-fuzz_fopen(const char *path, const char *mode)
-{
-	if (strncmp(path, "/nonexistent/", 13) == 0) {
-		errno = ENOENT;
-		return NULL;
-	}
-	return fopen("/dev/null", mode);
-}
 
 /*
  * The handle a target parses with, set up as the command's main() does:

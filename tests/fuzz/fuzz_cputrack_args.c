@@ -1,31 +1,12 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: cputrack's command line (parse_options in
- * cmd/cputrack.c, with every -c through the spec parser), then the
- * templates main() builds from the parsed specs. See fuzz_args.h.
+ * libFuzzer target: cputrack's command line (cputrack_options, with every
+ * -c through the spec parser into the run's set group). See fuzz_args.h.
  */
-#include <getopt.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include "fuzz_args.h"
-
-#define main	cputrack_main
-#define exit	fuzz_exit
-#define fopen	fuzz_fopen
-#include "../../cmd/cputrack.c"
-#undef main
-#undef exit
-#undef fopen
+#include "../../cmd/cputrack.h"
 
 static cpc_t *fuzz_cpc;
-/* Static: their values must survive the longjmp of an exit. */
-static struct cputrack ct;
-static struct options opt;
 static struct fuzz_argv args;
 
 int
@@ -40,40 +21,27 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int s;
+	struct cputrack ct = {
+		.cpc = fuzz_cpc,
+		.opt = { .interval_ms = 1000, .format = OUT_TABLE },
+	};
+	int status;
 
 	if (fuzz_split(&args, "cputrack", data, size) != 0)
 		return 0;
-	memset(&ct, 0, sizeof(ct));
-	ct.interval_ms = 1000;
-	ct.log_name = "stdout";
-	ct.log = stdout;
-	ct.cpc = fuzz_cpc;
-	RB_INIT(&ct.procs);
-	memset(&opt, 0, sizeof(opt));
-	opt.format = OUT_TABLE;
+	if ((ct.specs = setgrp_new(fuzz_cpc)) == NULL)
+		abort();
 	diag_set_debug(false);
 	optind = 0;		/* glibc: start a new scan */
-	if (setjmp(fuzz_exit_jmp) == 0) {
-		parse_options(&ct, &opt, args.argc, args.argv);
+	if (cputrack_options(&ct, args.argc, args.argv, &status)) {
 		/* Parsed: a spec, and a command or a pid, not both. */
-		if (ct.grp.nspecs == 0 || opt.bad ||
-		    (optind < args.argc) == (opt.pid != 0))
+		if (setgrp_nsets(ct.specs) == 0 ||
+		    (ct.opt.command != NULL) == (ct.opt.pid != 0))
 			abort();
-		if (make_templates(&ct) != 0)
-			abort();
-		for (s = 0; s < ct.grp.nspecs; s++)
-			if (ct.templates[s] != NULL)
-				(void)cpc_set_destroy(ct.cpc, ct.templates[s]);
-		free(ct.templates);
-	} else if (fuzz_exit_status != 0 && fuzz_exit_status != 1 &&
-	    fuzz_exit_status != 2) {
+	} else if (status != 0 && status != 1 && status != 2) {
 		abort();
 	}
-	setgrp_free(&ct.grp);
-	/* A failed -o leaves it NULL: cputrack exits then. */
-	if (ct.log != NULL && ct.log != stdout)
-		fclose(ct.log);
+	setgrp_free(ct.specs);
 	free(args.buf);
 	return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: the -c event specification parser (spec_parse in
  * cmd/common/strtoset.c), then what the commands do with a parsed spec:
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
+#include "setgrp.h"
 #include "spec.h"
 
 static cpc_t *cpc;
@@ -33,7 +36,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum spec_error err;
-	struct setgrp grp = { 0 };
+	setgrp_t *grp;
 	struct spec *spec;
 	cpc_set_t *set;
 	char *text;
@@ -57,9 +60,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	/* The same text twice in a group, as two -c options would be. */
-	if (setgrp_add(&grp, cpc, text, &err) == 0)
-		(void)setgrp_add(&grp, cpc, text, &err);
-	setgrp_free(&grp);
+	if ((grp = setgrp_new(cpc)) == NULL)
+		abort();
+	if (setgrp_add(grp, text) == 0)
+		(void)setgrp_add(grp, text);
+	setgrp_free(grp);
 	free(text);
 	return 0;
 }

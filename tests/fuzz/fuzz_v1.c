@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: the obsolete CPCv1 event syntax, cpc_strtoevent
  * (libcpc/v1_strtoevent.c). A spec that parses is printed back with

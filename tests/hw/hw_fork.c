@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hw_fork N: fork(2); the child runs 2N iterations of a two-instruction
  * loop and exits, the parent runs N, waits for the child and exits.

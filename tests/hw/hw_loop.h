@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A two-instruction aarch64 loop with its bounds exported, for the probe
  * programs: hw_loop(n) retires 2n instructions in the loop (n > 0), and

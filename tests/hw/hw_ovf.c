@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hw_ovf: Example 2 of the Solaris cpc_bind_curlwp(3CPC) page (seed 000),
  * "Write a signal handler to catch overflow signals", made to run: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hw_ovfbuf: CPC_OVF_BUFFERED on a hardware event. cycles (user mode)
  * overflows every PERIOD events over a known aarch64 loop; the records

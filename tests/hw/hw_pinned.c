@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hw_pinned NCOUNTERS ON_MS OFF_MS TOTAL_MS: a competing user of the
  * hardware counters. Opens NCOUNTERS pinned, CPU-wide instruction

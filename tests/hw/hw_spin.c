@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hw_spin N [M ...]: N iterations of a two-instruction loop, then, if
  * more arguments follow, exec(2) itself with them (so M iterations

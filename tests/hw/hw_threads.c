@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hw_threads N T: T threads made with clone(2) (1 <= T <= 9); thread k
  * (the k-th created is given k = T, T-1, ..., 1) runs k*N iterations of

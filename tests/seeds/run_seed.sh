@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # run_seed.sh BUILD_DIR SOURCE_DIR NAME [EXTRA_CFLAGS]
 #
 # Build one seed example against the INSTALLED header and library, the
@@ -40,6 +41,10 @@ case "$flags" in
 *"$tmp/prefix"*) ;;
 *) echo "FAIL: pkg-config flags do not point at the install: $flags"; exit 1 ;;
 esac
+# The linker takes libcpc.so.1 over libcpc.a where both are installed: the
+# program finds it in the private prefix as a user's would.
+LD_LIBRARY_PATH=$(dirname "$(dirname "$pc")")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
 # The examples are 1990s C: warnings are shown, not fatal.
 cc -std=gnu11 $extra -I"$srcdir" -o "$tmp/$name" "$srcdir/$name.c" $flags \
 	>"$tmp/cc.log" 2>&1 ||

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Seed 000, cpc_bind_curlwp(3CPC), Example 1: "Use hardware performance
  * counters to measure events in a process."

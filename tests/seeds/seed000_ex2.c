@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Seed 000, cpc_bind_curlwp(3CPC), Example 2: "Write a signal handler to
  * catch overflow signals." The page gives the handler and the setup code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Seed 002, cpc_bind_event(3CPC) (obsolete v1 API), Example 1: "Use
  * hardware performance counters to measure events in a process."

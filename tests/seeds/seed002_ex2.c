@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Seed 002, cpc_bind_event(3CPC) (obsolete v1 API), Example 2: "Write a
  * signal handler to catch overflow signals." The page gives the handler

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The computation the seed examples leave to the reader ("==> Computation
  * to be measured goes here <=="): n page faults on fresh pages and n

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The seeds assume "a user-provided routine analogous to the familiar
  * printf(3C) function from the C library that also performs an exit(2)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Check one torture run: check.py RECORD CPUTRACK_OUT CPUTRACK_ERR UNTRACED_RECORD
 
 RECORD holds a line "PID WRITES THREADS NODE HOW" per process image of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tt_torture SEED RECORD [NODE DEPTH QUIET]
  *
@@ -5,8 +6,11 @@
  * nested forks, vfork, exec (also from a thread that is not the leader,
  * and a failing one first), signals handled, ignored, fatal and real-time,
  * to a process and to one thread, SIGSTOP/SIGCONT by the parent and by the
- * process itself, early exits (from a non-main thread, with threads still
- * blocked), kill -9 of a child, and children running side by side.
+ * process itself, job control of a multithreaded child that handles
+ * SIGTSTP, early exits (from a non-main thread, with threads still
+ * blocked), kill -9 of a child, children running side by side, a look at
+ * the environment it was given (limits, signal mask and dispositions,
+ * open fds, process group), and a tracer stopped and continued under it.
  *
  * Every process image appends one line "PID WRITES THREADS NODE HOW" to
  * the file RECORD: the write(2) calls it made (that line's included), the
@@ -33,8 +37,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_DEPTH	3
@@ -331,6 +338,123 @@ act_signal_thread(void)
 	say("thread got SIGUSR1\n");
 }
 
+/* --- what it was given --- */
+
+static void
+limit_text(rlim_t v, char *buf, size_t len)
+{
+	if (v == RLIM_INFINITY)
+		snprintf(buf, len, "unlimited");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* The open descriptors, by number, but the directory's own. */
+static void
+fds_text(char *buf, size_t len)
+{
+	struct dirent *e;
+	size_t used = 0;
+	DIR *d;
+	int self_fd;
+
+	buf[0] = '\0';
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return;
+	self_fd = dirfd(d);
+	while ((e = readdir(d)) != NULL && used + 8 < len)
+		if (e->d_name[0] != '.' && atoi(e->d_name) != self_fd)
+			used += (size_t)snprintf(buf + used, len - used, " %s",
+			    e->d_name);
+	closedir(d);
+}
+
+static char
+disposition(int sig)
+{
+	struct sigaction sa;
+
+	if (sigaction(sig, NULL, &sa) != 0)
+		return '?';
+	if (sa.sa_handler == SIG_IGN)
+		return 'i';
+	return sa.sa_handler == SIG_DFL ? 'd' : 'h';
+}
+
+/*
+ * What a process sees of what it was given: the same with cputrack
+ * around it as without. The run starts the workload with limits and
+ * ignored signals of its own, which must reach every process as they are.
+ */
+static void
+act_environment(void)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP,
+	    SIGTTIN, SIGTTOU, SIGPIPE, SIGUSR2, SIGCHLD };
+	char soft[24], hard[24], fds[128], disp[16];
+	unsigned long long blocked = 0;
+	struct rlimit rl;
+	sigset_t mask;
+	size_t i;
+	int sig;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		die("getrlimit");
+	limit_text(rl.rlim_cur, soft, sizeof(soft));
+	limit_text(rl.rlim_max, hard, sizeof(hard));
+	sigprocmask(SIG_BLOCK, NULL, &mask);
+	for (sig = 1; sig < 64; sig++)
+		if (sigismember(&mask, sig) == 1)
+			blocked |= 1ULL << (sig - 1);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		disp[i] = disposition(sigs[i]);
+	disp[i] = '\0';
+	fds_text(fds, sizeof(fds));
+	say("given: nofile %s/%s, blocked %#llx, dispositions %s, fds%s, %s\n",
+	    soft, hard, blocked, disp, fds,
+	    getpgrp() == getpgid(getppid()) ? "parent's group" : "own group");
+}
+
+/* The tracer, if any: stopped a while, as a user's Ctrl-Z of it would. */
+static pid_t
+tracer_pid(void)
+{
+	char line[128];
+	long pid = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/status", "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "TracerPid: %ld", &pid) == 1)
+			break;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+static void
+pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static void
+act_stall_tracer(void)
+{
+	pid_t tracer = tracer_pid();
+
+	if (tracer > 0) {
+		kill(tracer, SIGTSTP);
+		pause_ms(100);
+		kill(tracer, SIGCONT);
+	}
+	burn(draw(10));
+	say("went on past a stalled tracer\n");
+}
+
 /* --- children --- */
 
 static void
@@ -479,6 +603,153 @@ act_stopcont(unsigned i)
 	say("child %u: %s\n", i, describe(reap(pid), buf, sizeof(buf)));
 }
 
+/*
+ * Job control of a multithreaded child that handles SIGTSTP, as less and
+ * vim do: its handler stops it with SIGSTOP. Every thread must stop (its
+ * spinners use no CPU time while it is stopped), and SIGCONT resumes it.
+ */
+static atomic_int spin_done;
+
+static void *
+spinner_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&spin_done))
+		;
+	return NULL;
+}
+
+static void
+on_tstp(int sig)
+{
+	(void)sig;
+	tt_write(devnull, "t", 1);
+	raise(SIGSTOP);
+}
+
+/* Whether every thread of pid is stopped, within 2 s. */
+static bool
+all_stopped(pid_t pid)
+{
+	char path[64], line[512], *state;
+	struct dirent *e;
+	bool all = false;
+	int tries;
+	FILE *f;
+	DIR *d;
+
+	for (tries = 0; tries < 200 && !all; tries++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		if ((d = opendir(path)) == NULL)
+			return false;
+		all = true;
+		while (all && (e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(line, sizeof(line), "/proc/%d/task/%s/stat",
+			    (int)pid, e->d_name);
+			if ((f = fopen(line, "re")) == NULL)
+				continue;
+			if (fgets(line, sizeof(line), f) == NULL ||
+			    (state = strrchr(line, ')')) == NULL ||
+			    (state[2] != 'T' && state[2] != 't'))
+				all = false;
+			fclose(f);
+		}
+		closedir(d);
+		if (!all)
+			pause_ms(10);
+	}
+	return all;
+}
+
+/* User and system clock ticks of the whole process. */
+static unsigned long long
+cpu_ticks(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long utime = 0, stime = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	if (fgets(line, sizeof(line), f) != NULL &&
+	    (p = strrchr(line, ')')) != NULL)
+		(void)sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+		    "%*u %llu %llu", &utime, &stime);
+	fclose(f);
+	return utime + stime;
+}
+
+static void __attribute__((noreturn))
+jobstop_child(unsigned i, int up, int down)
+{
+	pthread_t t[2];
+	char c;
+
+	start_node(node * 64 + i + 1, depth + 1);
+	atomic_store(&spin_done, 0);
+	spawn(&t[0], spinner_main, NULL);
+	spawn(&t[1], spinner_main, NULL);
+	handle(SIGTSTP, on_tstp);
+	burn(draw(10));
+	tt_write(up, "r", 1);
+	while (read(down, &c, 1) < 0 && errno == EINTR)
+		;
+	atomic_store(&spin_done, 1);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	record(0, "exit");
+	_exit((int)draw(5));
+}
+
+static void
+act_jobstop(unsigned i)
+{
+	unsigned long long before;
+	int up[2], down[2], st;
+	char c, buf[64];
+	bool stopped;
+	pid_t pid;
+
+	if (pipe(up) != 0 || pipe(down) != 0)
+		die("pipe");
+	if ((pid = fork()) < 0)
+		die("fork");
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		jobstop_child(i, up[1], down[0]);
+	}
+	close(up[1]);
+	close(down[0]);
+	while (read(up[0], &c, 1) < 0 && errno == EINTR)
+		;
+	kill(pid, SIGTSTP);
+	while (waitpid(pid, &st, WUNTRACED) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	stopped = WIFSTOPPED(st) && all_stopped(pid);
+	before = cpu_ticks(pid);
+	pause_ms(200);
+	say("job child %u: %s, %s, %s\n", i, WIFSTOPPED(st) ?
+	    strsignal(WSTOPSIG(st)) : "NOT STOPPED", stopped ?
+	    "every thread stopped" : "NOT EVERY THREAD STOPPED",
+	    cpu_ticks(pid) == before ? "no CPU time while stopped" :
+	    "CPU TIME WHILE STOPPED");
+	kill(pid, SIGCONT);
+	while (waitpid(pid, &st, WCONTINUED) < 0)
+		if (errno != EINTR)
+			die("waitpid");
+	say("job child %u %s\n", i, WIFCONTINUED(st) ? "continued" :
+	    "NOT CONTINUED");
+	tt_write(down[1], "g", 1);
+	close(up[0]);
+	close(down[1]);
+	say("job child %u: %s\n", i, describe(reap(pid), buf, sizeof(buf)));
+}
+
 /* Children side by side; they and theirs print nothing. */
 static void
 act_parallel(unsigned i)
@@ -607,8 +878,11 @@ run_node(void)
 
 	burn(draw(10));
 	for (i = 0; i < nact; i++) {
-		/* Side by side (11) only at the root: a bounded tree. */
-		a = draw(depth == 0 ? 12 : depth < MAX_DEPTH ? 11 : 6);
+		/*
+		 * Children (8 and up) only above the deepest level; side by
+		 * side (14) only at the root: a bounded tree.
+		 */
+		a = draw(depth == 0 ? 15 : depth < MAX_DEPTH ? 14 : 8);
 		switch (a) {
 		case 0: act_threads(); break;
 		case 1: act_signal_handled(); break;
@@ -616,11 +890,14 @@ run_node(void)
 		case 3: act_signal_rt(); break;
 		case 4: act_signal_thread(); break;
 		case 5: burn(draw(50)); break;
-		case 6: act_fork(i); break;
-		case 7: act_vfork(i); break;
-		case 8: act_fatal(i); break;
-		case 9: act_kill9(i); break;
-		case 10: act_stopcont(i); break;
+		case 6: act_environment(); break;
+		case 7: act_stall_tracer(); break;
+		case 8: act_fork(i); break;
+		case 9: act_vfork(i); break;
+		case 10: act_fatal(i); break;
+		case 11: act_kill9(i); break;
+		case 12: act_stopcont(i); break;
+		case 13: act_jobstop(i); break;
 		default: act_parallel(i); break;
 		}
 	}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A minimal test harness: CHECK records a failure and goes on, so one run
  * shows every broken expectation; SKIP ends a test with a stated reason.

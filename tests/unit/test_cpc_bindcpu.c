@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cpc_bind_cpu on every online CPU the test may run on: the binder is
  * pinned to that CPU while bound and gets its affinity back at unbind,

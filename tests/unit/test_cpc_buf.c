@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sample buffers: arithmetic (with the Solaris hrtime rule: sub and add
  * take the later of the two times, not a difference), ownership checks,

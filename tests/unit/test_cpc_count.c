@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Exact counting on the real kernel: software events and tracepoints
  * bound to the test itself count precisely what it does. Covers

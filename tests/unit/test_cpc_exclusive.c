@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Exclusivity between processes (DESIGN.md, "Exclusivity"): one CPU
  * binding per CPU system-wide; while any exists, per-LWP binds fail with

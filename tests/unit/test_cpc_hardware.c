@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Checks that need a hardware PMU in the kernel: real cycle and
  * instruction counts, generic (PAPI) names, and CPC_RESOURCE_UNAVAIL for

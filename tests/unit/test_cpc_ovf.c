@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Overflow notification on the real kernel: a request preset to
  * 2^64 - P with CPC_OVF_NOTIFY_EMT interrupts after exactly P events

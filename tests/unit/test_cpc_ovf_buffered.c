@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Buffered overflow (CPC_OVF_BUFFERED, seed 004) on the real kernel.
  * page-faults sampled every event over N freshly touched pages give

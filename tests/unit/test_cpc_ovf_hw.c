@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Overflow on hardware counters, where the kernel has a core PMU: an
  * instructions counter preset 2^64 - P interrupts (SIGEMT, EMT_CPCOVF)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Exclusivity is system-wide: a CPU binding anywhere (a cpustat run by
  * another test) invalidates this process's per-LWP sets mid-scenario, and

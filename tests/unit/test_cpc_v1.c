@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The obsolete CPCv1 API on the real kernel: the cpuver and its strings,
  * cpc_strtoevent's grammar and its original messages, round trips

@@ -1,42 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Walkers and handle facts: the walkers list what this kernel can
- * actually open, and nothing it cannot (no hardware event where the
- * kernel has no PMU).
+ * Walkers and handle facts. The walkers list what the library accepts,
+ * in both directions:
+ *
+ *  - every name walked is accepted by cpc_set_add_request and binds:
+ *    each one is bound to this thread and sampled, but tracepoints, of
+ *    which each is added and one per subsystem bound (binding and closing
+ *    one costs the kernel a grace period; test_events_perf binds them all);
+ *  - every kind of name accepted is walked: the names the kernel and
+ *    libpfm4 enumerate themselves (tracefs's tracepoints, sysfs PMU
+ *    events, every event of every libpfm4 PMU found here, perf's software
+ *    events, the generic PAPI names), read here independently of the
+ *    library, are each walked when the library accepts them; the forms
+ *    with a parameter (mem:, rNNNN, pmu/term=v/, uprobe:) are in the
+ *    described walk.
+ *
+ * Nothing the kernel cannot open is walked (no hardware event without a
+ * PMU).
  */
+#include <dirent.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
 #include "test_cpc.h"
 
-#define MAX_NAMES	4096
-
 struct names {
-	int	 n;
-	char	*name[MAX_NAMES];
+	int	 n, nalloc;
+	char	**name;
 };
+
+static void
+names_add(struct names *l, const char *event)
+{
+	if (l->n == l->nalloc) {
+		l->nalloc = l->nalloc ? l->nalloc * 2 : 1024;
+		l->name = realloc(l->name, (size_t)l->nalloc * sizeof(char *));
+	}
+	l->name[l->n++] = strdup(event);
+}
 
 static void
 collect(void *arg, const char *event)
 {
-	struct names *l = arg;
-
-	if (l->n < MAX_NAMES)
-		l->name[l->n++] = strdup(event);
+	names_add(arg, event);
 }
 
 static void
 collect_pic(void *arg, uint_t picno, const char *event)
 {
 	(void)picno;
-	collect(arg, event);
+	names_add(arg, event);
+}
+
+static int
+cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A sorted copy for lookups. */
+static struct names
+sorted(const struct names *l)
+{
+	struct names s = { l->n, l->n, malloc((size_t)(l->n + 1) *
+	    sizeof(char *)) };
+
+	if (l->n > 0) {
+		memcpy(s.name, l->name, (size_t)l->n * sizeof(char *));
+		qsort(s.name, (size_t)s.n, sizeof(char *), cmp);
+	}
+	return s;
 }
 
 static bool
-contains(const struct names *l, const char *name)
+contains(const struct names *s, const char *name)
 {
-	int i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->name[i], name) == 0)
-			return true;
-	return false;
+	return s->n > 0 && bsearch(&name, s->name, (size_t)s->n,
+	    sizeof(char *), cmp) != NULL;
 }
 
 static void
@@ -46,7 +87,16 @@ names_free(struct names *l)
 
 	for (i = 0; i < l->n; i++)
 		free(l->name[i]);
-	l->n = 0;
+	free(l->name);
+	memset(l, 0, sizeof(*l));
+}
+
+static bool
+is_tracepoint(cpc_t *cpc, const char *name)
+{
+	const char *kind = cpc_event_kind(cpc, name);
+
+	return kind != NULL && strcmp(kind, "tracepoint") == 0;
 }
 
 /* Perf's generic hardware and cache names: all need a PMU. */
@@ -58,6 +108,43 @@ static const char *const hardware_names[] = {
 	"L1-dcache-stores", "L1-icache-loads", "L1-icache-load-misses",
 	"LLC-loads", "LLC-load-misses", "dTLB-loads", "dTLB-load-misses",
 	"iTLB-loads", "iTLB-load-misses", "branch-loads", "branch-load-misses",
+};
+
+/* The kernel's software events, perf's names (perf_event.h). */
+static const char *const software_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "faults", "context-switches",
+	"cs", "cpu-migrations", "migrations", "minor-faults", "major-faults",
+	"alignment-faults", "emulation-faults", "dummy", "bpf-output",
+	"cgroup-switches",
+};
+
+/* generic_events(3CPC)'s names, as illumos lists them. */
+static const char *const illumos_generic[] = {
+	"PAPI_br_cn", "PAPI_br_ins", "PAPI_br_msp", "PAPI_br_ntk",
+	"PAPI_br_prc", "PAPI_br_ucn", "PAPI_bru_idl", "PAPI_btac_m",
+	"PAPI_ca_cln", "PAPI_ca_inv", "PAPI_ca_itv", "PAPI_ca_shr",
+	"PAPI_ca_snp", "PAPI_csr_fal", "PAPI_csr_suc", "PAPI_csr_tot",
+	"PAPI_fad_ins", "PAPI_fdv_ins", "PAPI_fma_ins", "PAPI_fml_ins",
+	"PAPI_fnv_ins", "PAPI_fp_ops", "PAPI_fp_stal", "PAPI_fpu_idl",
+	"PAPI_fsq_ins", "PAPI_ful_ccy", "PAPI_ful_icy", "PAPI_fxu_idl",
+	"PAPI_hw_int", "PAPI_int_ins", "PAPI_tot_cyc", "PAPI_tot_iis",
+	"PAPI_tot_ins", "PAPI_vec_ins", "PAPI_l1_dca", "PAPI_l1_dch",
+	"PAPI_l1_dcm", "PAPI_l1_dcr", "PAPI_l1_dcw", "PAPI_l1_ica",
+	"PAPI_l1_ich", "PAPI_l1_icm", "PAPI_l1_icr", "PAPI_l1_icw",
+	"PAPI_l1_ldm", "PAPI_l1_stm", "PAPI_l1_tca", "PAPI_l1_tch",
+	"PAPI_l1_tcm", "PAPI_l1_tcr", "PAPI_l1_tcw", "PAPI_l2_dca",
+	"PAPI_l2_dch", "PAPI_l2_dcm", "PAPI_l2_dcr", "PAPI_l2_dcw",
+	"PAPI_l2_ica", "PAPI_l2_ich", "PAPI_l2_icm", "PAPI_l2_icr",
+	"PAPI_l2_icw", "PAPI_l2_ldm", "PAPI_l2_stm", "PAPI_l2_tca",
+	"PAPI_l2_tch", "PAPI_l2_tcm", "PAPI_l2_tcr", "PAPI_l2_tcw",
+	"PAPI_l3_dca", "PAPI_l3_dch", "PAPI_l3_dcm", "PAPI_l3_dcr",
+	"PAPI_l3_dcw", "PAPI_l3_ica", "PAPI_l3_ich", "PAPI_l3_icm",
+	"PAPI_l3_icr", "PAPI_l3_icw", "PAPI_l3_ldm", "PAPI_l3_stm",
+	"PAPI_l3_tca", "PAPI_l3_tch", "PAPI_l3_tcm", "PAPI_l3_tcr",
+	"PAPI_l3_tcw", "PAPI_ld_ins", "PAPI_lst_ins", "PAPI_lsu_idl",
+	"PAPI_mem_rcy", "PAPI_mem_scy", "PAPI_mem_wcy", "PAPI_prf_dm",
+	"PAPI_res_stl", "PAPI_sr_ins", "PAPI_stl_ccy", "PAPI_syc_ins",
+	"PAPI_tlb_dm", "PAPI_tlb_im", "PAPI_tlb_sd", "PAPI_tlb_tl",
 };
 
 /* Every listed name can be added, bound to this thread and sampled. */
@@ -88,25 +175,249 @@ check_openable(cpc_t *cpc, const char *event)
 	cpc_set_destroy(cpc, set);
 }
 
+/* A tracepoint is accepted: added to a set (nothing opened). */
+static void
+check_accepted(cpc_t *cpc, cpc_set_t *set, const char *event)
+{
+	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0,
+	    NULL) < 0) {
+		fprintf(stderr, "listed tracepoint %s cannot be added\n",
+		    event);
+		CHECK(!"listed tracepoint can be added");
+	}
+}
+
+/* Walked names: each accepted, and bound (one tracepoint a subsystem). */
+static void
+walked_are_accepted(cpc_t *cpc, const struct names *all)
+{
+	cpc_set_t *tps = cpc_set_create(cpc);
+	char sub[256] = "", *colon;
+	int i, bound = 0, tracepoints = 0;
+
+	for (i = 0; i < all->n; i++) {
+		if (!is_tracepoint(cpc, all->name[i])) {
+			check_openable(cpc, all->name[i]);
+			bound++;
+			continue;
+		}
+		tracepoints++;
+		check_accepted(cpc, tps, all->name[i]);
+		colon = strchr(all->name[i], ':');
+		if (strncmp(all->name[i], sub, (size_t)(colon -
+		    all->name[i])) == 0 && sub[colon - all->name[i]] == '\0')
+			continue;
+		snprintf(sub, sizeof(sub), "%.*s", (int)(colon -
+		    all->name[i]), all->name[i]);
+		check_openable(cpc, all->name[i]);
+		bound++;
+	}
+	cpc_set_destroy(cpc, tps);
+	printf("%d names walked: all accepted, %d bound (%d tracepoints "
+	    "accepted)\n", all->n, bound, tracepoints);
+}
+
+static void
+expect_walked(const struct names *walked, const char *name, int *checked)
+{
+	if (!contains(walked, name))
+		fprintf(stderr, "accepted but not walked: %s\n", name);
+	CHECK(contains(walked, name));
+	(*checked)++;
+}
+
+static bool
+countable(cpc_t *cpc, const char *name)
+{
+	return cpc_event_status(cpc, name, NULL, 0) == CPC_EVENT_COUNTABLE;
+}
+
+/* tracefs's own list, read here. */
+static void
+tracefs_walked(cpc_t *cpc, const struct names *walked, int *checked)
+{
+	FILE *f = fopen("/sys/kernel/tracing/available_events", "r");
+	char line[512], *nl;
+	bool first = true;
+
+	if (f == NULL) {
+		printf("note: no tracefs: tracepoints not compared\n");
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		/* Whether this user may count tracepoints: once, for all. */
+		if (first && !countable(cpc, line)) {
+			printf("note: tracepoints not countable here\n");
+			break;
+		}
+		first = false;
+		expect_walked(walked, line, checked);
+	}
+	fclose(f);
+}
+
+/* Every event a sysfs PMU names, as pmu/event/. */
+static void
+sysfs_walked(cpc_t *cpc, const struct names *walked, int *checked)
+{
+	const char *dir = "/sys/bus/event_source/devices";
+	char path[600], name[600];
+	struct dirent *p, *e;
+	DIR *dp, *de;
+
+	if ((dp = opendir(dir)) == NULL)
+		return;
+	while ((p = readdir(dp)) != NULL) {
+		if (p->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/events", dir, p->d_name);
+		if ((de = opendir(path)) == NULL)
+			continue;
+		while ((e = readdir(de)) != NULL) {
+			if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
+				continue;
+			snprintf(name, sizeof(name), "%s/%s/", p->d_name,
+			    e->d_name);
+			if (countable(cpc, name))
+				expect_walked(walked, name, checked);
+		}
+		closedir(de);
+	}
+	closedir(dp);
+}
+
+/* Every event of every libpfm4 PMU found here, pmu::EVENT. */
+static void
+pfm_walked(cpc_t *cpc, const struct names *walked, int *checked)
+{
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t einfo;
+	char name[600];
+	pfm_pmu_t p;
+	int idx;
+
+	for (p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
+		    !pinfo.is_present || strcmp(pinfo.name, "perf_raw") == 0)
+			continue;
+		for (idx = pinfo.first_event; idx != -1;
+		    idx = pfm_get_event_next(idx)) {
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT,
+			    &einfo) != PFM_SUCCESS)
+				continue;
+			snprintf(name, sizeof(name), "%s::%s", pinfo.name,
+			    einfo.name);
+			if (countable(cpc, name))
+				expect_walked(walked, name, checked);
+		}
+	}
+}
+
+struct form_seen {
+	char	 kinds[32][16];
+	int	 n;
+};
+
+static void
+collect_forms(void *arg, const char *event, const char *kind,
+    const char *desc)
+{
+	struct form_seen *f = arg;
+
+	(void)desc;
+	if (strpbrk(event, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == NULL ||
+	    (strstr(event, "ADDR") == NULL && strstr(event, "PATH") == NULL &&
+	    strstr(event, "TERM=") == NULL && strcmp(event, "rNNNN") != 0 &&
+	    strstr(event, "FUNCTION") == NULL) || f->n == 32)
+		return;
+	strlcpy(f->kinds[f->n++], kind, sizeof(f->kinds[0]));
+}
+
+static bool
+form_listed(const struct form_seen *f, const char *kind)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		if (strcmp(f->kinds[i], kind) == 0)
+			return true;
+	return false;
+}
+
+/* Names with a parameter, accepted: their kind's form is described. */
+static void
+forms_described(cpc_t *cpc)
+{
+	static const char *const examples[] = {
+		"mem:0x1000:x", "r1a8", "msr/event=0x0/",
+		"uprobe:/proc/self/exe:main",
+	};
+	struct form_seen f = { .n = 0 };
+	const char *kind;
+	size_t i;
+
+	cpc_walk_events_described(cpc, &f, collect_forms);
+	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
+		kind = cpc_event_kind(cpc, examples[i]);
+		if (kind == NULL || cpc_event_status(cpc, examples[i], NULL,
+		    0) != CPC_EVENT_COUNTABLE)
+			continue;
+		if (!form_listed(&f, kind))
+			fprintf(stderr, "%s accepted, no %s form described\n",
+			    examples[i], kind);
+		CHECK(form_listed(&f, kind));
+	}
+}
+
+static void
+kinds_walked(cpc_t *cpc, const struct names *all, const struct names *gen)
+{
+	struct names walked = sorted(all), generic = sorted(gen);
+	int checked = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(software_names) / sizeof(software_names[0]);
+	    i++)
+		if (countable(cpc, software_names[i]))
+			expect_walked(&walked, software_names[i], &checked);
+	for (i = 0; i < sizeof(illumos_generic) / sizeof(illumos_generic[0]);
+	    i++)
+		if (countable(cpc, illumos_generic[i]))
+			expect_walked(&generic, illumos_generic[i], &checked);
+	tracefs_walked(cpc, &walked, &checked);
+	sysfs_walked(cpc, &walked, &checked);
+	pfm_walked(cpc, &walked, &checked);
+	forms_described(cpc);
+	printf("%d names accepted, enumerated outside the library: all "
+	    "walked\n", checked);
+	free(walked.name);
+	free(generic.name);
+}
+
 static void
 events_all(cpc_t *cpc)
 {
 	struct names all = { 0 }, pic = { 0 }, last = { 0 }, generic = { 0 };
+	struct names s;
 	size_t i;
-	int j, k;
+	int j;
 
 	cpc_walk_events_all(cpc, &all, collect);
-	CHECK(all.n > 0 && all.n < MAX_NAMES);
-	CHECK(contains(&all, "task-clock"));
-	CHECK(contains(&all, "page-faults"));
-	CHECK(contains(&all, "context-switches"));
+	CHECK(all.n > 0);
+	s = sorted(&all);
+	CHECK(contains(&s, "task-clock"));
+	CHECK(contains(&s, "page-faults"));
+	CHECK(contains(&s, "context-switches"));
+	for (j = 1; j < s.n; j++)
+		CHECK(strcmp(s.name[j - 1], s.name[j]) != 0);
 	for (j = 0; j < all.n; j++)
-		for (k = j + 1; k < all.n; k++)
-			CHECK(strcmp(all.name[j], all.name[k]) != 0);
-	for (j = 0; j < all.n; j++) {
 		CHECK(strncmp(all.name[j], "PAPI", 4) != 0);
-		check_openable(cpc, all.name[j]);
-	}
 
 	/* Every counter takes every listed event, in the same order. */
 	cpc_walk_events_pic(cpc, 0, &pic, collect_pic);
@@ -132,10 +443,10 @@ events_all(cpc_t *cpc)
 	if (cpc_pmu_name(cpc) == NULL) {
 		for (i = 0; i < sizeof(hardware_names) /
 		    sizeof(hardware_names[0]); i++) {
-			if (contains(&all, hardware_names[i]))
+			if (contains(&s, hardware_names[i]))
 				fprintf(stderr, "hardware event listed: %s\n",
 				    hardware_names[i]);
-			CHECK(!contains(&all, hardware_names[i]));
+			CHECK(!contains(&s, hardware_names[i]));
 		}
 		CHECK(generic.n == 0);
 		names_free(&pic);
@@ -145,7 +456,11 @@ events_all(cpc_t *cpc)
 		printf("note: PMU '%s' present: %d events, %d generic\n",
 		    cpc_pmu_name(cpc), all.n, generic.n);
 	}
-	printf("%d events listed\n", all.n);
+	free(s.name);
+	walked_are_accepted(cpc, &all);
+	for (j = 0; j < generic.n; j++)
+		check_openable(cpc, generic.name[j]);
+	kinds_walked(cpc, &all, &generic);
 	names_free(&all);
 	names_free(&pic);
 	names_free(&last);
@@ -200,11 +515,19 @@ handle_facts(cpc_t *cpc)
 int
 main(void)
 {
-	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	struct rlimit rl;
+	cpc_t *cpc;
 
-	CHECK(cpc != NULL);
-	if (cpc == NULL)
+	/* One kept reference per tracepoint bound: room for them. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	(void)tracefs_ready();
+	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
+		CHECK(cpc != NULL);
 		return check_report("test_cpc_walk");
+	}
 	handle_facts(cpc);
 	attrs(cpc);
 	events_all(cpc);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared by the libpctx tests: real processes, real ptrace, and a libcpc
  * set counting syscalls:sys_enter_write bound to every LWP at init_lwp and
@@ -283,12 +284,15 @@ t_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 }
 
 static int t_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg);
-static void t_fork(pctx_t *child, pid_t ppid, id_t lwpid, pid_t cpid,
+static void t_fork(pctx_t *child, pid_t ppid, pid_t cpid, id_t lwpid,
     void *arg);
 
 static inline int
 set_all_events(pctx_t *pctx)
 {
+	/* The records are this process's: children join its own loop. */
+	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0)
+		return -1;
 	return pctx_set_events(pctx,
 	    PCTX_SYSC_EXEC_EVENT, t_exec,
 	    PCTX_SYSC_FORK_EVENT, t_fork,
@@ -301,7 +305,7 @@ set_all_events(pctx_t *pctx)
 }
 
 static inline void
-t_fork(pctx_t *child, pid_t ppid, id_t lwpid, pid_t cpid, void *arg)
+t_fork(pctx_t *child, pid_t ppid, pid_t cpid, id_t lwpid, void *arg)
 {
 	struct procrec *p = proc_of(cpid);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx capture: the refusals and their messages, every thread of a
  * running process attached (even one that keeps spawning threads), and

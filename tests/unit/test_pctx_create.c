@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx create: the messages of a failed start, the command held after
  * its exec until pctx_run, killed with its tracer (PTRACE_O_EXITKILL) but

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx exec: Solaris order (fini_lwp for every LWP, exec, init_lwp(1)),
  * a chain of execs, an exec by a thread that is not the leader, and what

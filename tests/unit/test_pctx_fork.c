@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx fork and vfork: the child is offered to the fork callback as its
  * own pctx in the same tracer; followed (pctx_run inside the callback) it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx and signals: the target behaves as if untraced. Handled, ignored
  * and real-time signals arrive unchanged; a fatal signal reaches the exit

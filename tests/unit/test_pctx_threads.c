@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx threads: every LWP is opened before its first instruction and
  * closed after its death, with exact write(2) counts; LWP ids are 1 for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpctx ticks: nsamples ticks for every LWP at absolute deadlines
  * start + k * msec (no drift), counters read while the target runs, late

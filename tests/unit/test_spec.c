@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The -c event specification parser: the grammar of the Solaris tools,
- * their exact error messages, strict attribute numbers, and the honest
- * refusal of events this machine cannot count.
+ * their exact error messages, strict attribute numbers, perf's set
+ * syntax mixed in (term lists, groups, modifiers, tracepoint globs), and
+ * the honest refusal of events this machine cannot count.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "diag.h"
 #include "spec.h"
 
 static cpc_t *cpc;
@@ -192,11 +195,16 @@ test_uncountable_named_each(void)
 	CHECK(strstr(errbuf, "no hardware counters") != NULL);
 	CHECK(strstr(errbuf, "countable here: ") != NULL);
 	CHECK(strstr(errbuf, "task-clock") != NULL);
+	/* Counted as LLC events where there are hardware counters. */
 	s = parse("EC_ref,EC_hit", &err);
 	CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
-	CHECK(strstr(errbuf, "EC_ref (UltraSPARC E-cache references): no "
-	    "exact Linux equivalent; the nearest is cache-references") != NULL);
+	CHECK(strstr(errbuf, "test_spec: EC_ref (UltraSPARC E-cache "
+	    "references") == errbuf);
+	CHECK(strstr(errbuf, "counted as LLC references (cache-references)), "
+	    "and this kernel has no hardware counters") != NULL);
 	CHECK(strstr(errbuf, "\ntest_spec: EC_hit") != NULL);
+	CHECK(strstr(errbuf, "LLC hits (cache-references - cache-misses)") !=
+	    NULL);
 }
 
 static void
@@ -220,6 +228,177 @@ test_tracepoint_and_build(void)
 	CHECK(set != NULL);
 	if (set != NULL)
 		CHECK(cpc_set_destroy(cpc, set) == 0);
+	spec_free(s);
+}
+
+/* The events of a parsed spec, "a b c", for comparisons. */
+static void
+events_of(const struct spec *s, char *buf, size_t len)
+{
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; s != NULL && i < s->nreqs; i++) {
+		if (i > 0)
+			strlcat(buf, " ", len);
+		strlcat(buf, s->reqs[i].event, len);
+	}
+}
+
+static void
+expect_events(const char *text, const char *want)
+{
+	enum spec_error err;
+	struct spec *s = parse(text, &err);
+	char got[1024];
+
+	events_of(s, got, sizeof(got));
+	if (s == NULL || err != SPEC_OK || strcmp(got, want) != 0) {
+		check_failures++;
+		fprintf(stderr, "spec '%s': events '%s', want '%s' (%s)\n",
+		    text, got, want, errbuf);
+	}
+	check_count++;
+	spec_free(s);
+}
+
+/* perf's set syntax inside -c, mixed with the Solaris one. */
+static void
+test_perf_syntax(void)
+{
+	enum spec_error err;
+	struct spec *s;
+
+	/* Commas inside a term list do not end the item. */
+	expect_events("msr/event=0x0,config1=0/,task-clock",
+	    "msr/event=0x0,config1=0/ task-clock");
+	expect_events("pic2=msr/event=0x0,config2=0/,sys",
+	    "msr/event=0x0,config2=0/");
+	expect_events("cpu-clock/period=1000,name=x/", "cpu-clock/period=1000,"
+	    "name=x/");
+	/* A group: its modifiers go to each member without its own. */
+	expect_events("{task-clock,page-faults:k}:u",
+	    "task-clock:u page-faults:k");
+	expect_events("{task-clock,msr/tsc/},cs", "task-clock msr/tsc/ cs");
+	expect_events("{cs,syscalls:sys_enter_write}:k",
+	    "cs:k syscalls:sys_enter_write:k");
+	s = parse("{task-clock,page-faults}:k,nouser", &err);
+	CHECK(s != NULL && s->nreqs == 2);
+	if (s != NULL) {
+		/* The modifier's modes are the request's flags. */
+		CHECK(s->reqs[0].flags == CPC_COUNT_SYSTEM);
+		CHECK(s->system_only);
+	}
+	spec_free(s);
+	s = parse("task-clock:u,page-faults,sys", &err);
+	CHECK(s != NULL && s->nreqs == 2);
+	if (s != NULL) {
+		CHECK(s->reqs[0].flags == CPC_COUNT_USER);
+		CHECK(s->reqs[1].flags == (CPC_COUNT_USER | CPC_COUNT_SYSTEM));
+	}
+	spec_free(s);
+	expect_error("{task-clock", "bad token '{task-clock'");
+	expect_error("{task-clock}x", "bad token '{task-clock}x'");
+	/* Both syntaxes, in one set. */
+	expect_events("pic1=task-clock:u,{page-faults,cs},nouser1",
+	    "task-clock:u page-faults cs");
+}
+
+/* A tracepoint glob: every match fills a counter, up to the last. */
+static void
+test_globs(void)
+{
+	enum spec_error err;
+	struct spec *s;
+	char got[1024];
+
+	if (access("/sys/kernel/tracing/events/syscalls", F_OK) != 0) {
+		printf("note: no syscalls tracepoints; globs skipped\n");
+		return;
+	}
+	s = parse("syscalls:sys_enter_write*", &err);
+	CHECK(s != NULL && err == SPEC_OK);
+	events_of(s, got, sizeof(got));
+	CHECK(strstr(got, "syscalls:sys_enter_write") != NULL);
+	CHECK(strstr(got, "syscalls:sys_enter_writev") != NULL);
+	CHECK(s == NULL || s->nreqs == 2);
+	spec_free(s);
+	s = parse("task-clock,syscalls:sys_enter_write?:k", &err);
+	events_of(s, got, sizeof(got));
+	CHECK(strcmp(got, "task-clock syscalls:sys_enter_writev:k") == 0);
+	spec_free(s);
+	s = parse("syscalls:sys_enter_*", &err);
+	CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
+	CHECK(strstr(errbuf, "test_spec: syscalls:sys_enter_*: matches ") ==
+	    errbuf);
+	CHECK(strstr(errbuf, "more than the 8 counters left in this set") !=
+	    NULL || cpc_npic(cpc) != 8);
+	s = parse("syscalls:no_such_*", &err);
+	CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
+	CHECK(strcmp(errbuf, "test_spec: syscalls:no_such_*: no tracepoint of "
+	    "this kernel matches it\n") == 0);
+}
+
+/* Known forms this kernel cannot count: the reason, never bad token. */
+static void
+test_known_forms_refused(void)
+{
+	static const struct {
+		const char *spec, *says;
+	} cases[] = {
+		{ "syscalls:nonexistent", "syscalls:nonexistent: no such "
+		    "tracepoint in this kernel" },
+		{ "duration_time", "a perf tool event" },
+		{ "task-clock:S", "perf's modifier 'S'" },
+		{ "msr/bogus/", "unknown term 'bogus' for PMU msr" },
+		{ "no_such_pmu/event=1/", "no PMU 'no_such_pmu' in this "
+		    "kernel" },
+		{ "L1-icache-stores", "no store operation" },
+		{ "Dispatch0_mispred", "no equivalent on this CPU" },
+		{ "PAPI_tlb_tm", "no equivalent on this CPU" },
+		{ "mem:nowhere:x", "'nowhere' is not an address" },
+	};
+	enum spec_error err;
+	struct spec *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (strncmp(cases[i].spec, "syscalls:", 9) == 0 &&
+		    access("/sys/kernel/tracing/events", F_OK) != 0)
+			continue;
+		s = parse(cases[i].spec, &err);
+		CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
+		if (strstr(errbuf, cases[i].says) == NULL ||
+		    strstr(errbuf, "bad token") != NULL ||
+		    strchr(errbuf, '\n') != errbuf + strlen(errbuf) - 1) {
+			check_failures++;
+			fprintf(stderr, "spec '%s': '%s', want one line with "
+			    "'%s'\n", cases[i].spec, errbuf, cases[i].says);
+		}
+		spec_free(s);
+	}
+	/* Names of no form at all stay Solaris's bad token. */
+	expect_error("nonsense_event", "bad token 'nonsense_event'");
+}
+
+/* A name counted by its nearest equivalent says so, once. */
+static void
+test_notes(void)
+{
+	enum spec_error err;
+	struct spec *s;
+
+	if (cpc_pmu_name(cpc) == NULL) {
+		printf("note: no PMU; the nearest-equivalent note is checked "
+		    "where EC_ref can count\n");
+		return;
+	}
+	s = parse("EC_ref,EC_hit", &err);
+	CHECK(s != NULL && err == SPEC_OK);
+	CHECK(strstr(errbuf, "test_spec: note: EC_ref: counted as LLC "
+	    "references (cache-references)") == errbuf);
+	CHECK(strstr(errbuf, "\ntest_spec: note: EC_hit: counted as LLC "
+	    "hits") != NULL);
 	spec_free(s);
 }
 
@@ -254,6 +433,10 @@ main(int argc, char **argv)
 	test_attributes();
 	test_uncountable_named_each();
 	test_tracepoint_and_build();
+	test_perf_syntax();
+	test_globs();
+	test_known_forms_refused();
+	test_notes();
 	test_header();
 	cpc_close(cpc);
 	return check_report("test_spec");

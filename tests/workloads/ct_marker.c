@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ct_marker FILE [K [DELAY_MS]]
  *

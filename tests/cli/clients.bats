@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Programs written the way real Solaris programs use libcpc and libpctx
+# (tests/clients/): the fork model of a Solaris controller, and targets
+# that mark their code with cpc_enable, cpc_disable and
+# cpc_count_usr_events while cputrack holds the counters.
+load cputrack_helper
+
+setup() {
+	ct_setup
+	ensure_tracefs
+	C=$BUILD_DIR/tests/clients
+}
+
+teardown() {
+	ct_teardown
+}
+
+# sol_track [args...]: run the Solaris-style controller, again if a
+# cpustat elsewhere took the counters meanwhile (exit 3: a failed sample).
+sol_run() {
+	local try
+	for try in $(seq 10); do
+		ct_wait_counters
+		status=0
+		timeout -k 5 60 "$C/sol_track" "$@" >"$T/out" 2>"$T/err" ||
+		    status=$?
+		grep -q 'Resource temporarily unavailable' "$T/err" || break
+		sleep 1
+	done
+}
+
+@test "a Solaris controller's fork handler runs in a copy of it: every child is tracked to its end, with its own ticks, and the parent too" {
+	# 7 processes; each writes 100, forks, sleeps 0.3 s, writes 100.
+	sol_run -f -T 50 "$WRITE" "$W/wl_forkslow" 2 2 100 300
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	# The copies that track the children may end after the first one,
+	# as their processes may outlive the root: wait for their rows.
+	local i
+	for i in $(seq 100); do
+		[ "$(awk '$3 == "run"' "$T/out" | wc -l)" -ge 7 ] && break
+		sleep 0.1
+	done
+	# Each process: one exit row with exactly 200, one run row with 0.
+	[ "$(awk '$3 == "exit" && $4 == 200' "$T/out" | wc -l)" -eq 7 ]
+	[ "$(awk '$3 == "exit"' "$T/out" | wc -l)" -eq 7 ]
+	[ "$(awk '$3 == "run" && $4 == 0' "$T/out" | wc -l)" -eq 7 ]
+	# The fork rows name parent, forking LWP and child, in that order:
+	# 6 children, each of a process that has its own rows.
+	[ "$(awk '$3 == "fork" && $2 == 1' "$T/out" | wc -l)" -eq 6 ]
+	awk '$3 == "fork" { print $1; print $4 }' "$T/out" | sort -u >"$T/forkpids"
+	awk '$3 == "exit" { print $1 }' "$T/out" | sort -u >"$T/exitpids"
+	diff "$T/forkpids" "$T/exitpids"
+	# Every process, children included, was sampled at ticks, and its
+	# ticks add up to no more than its total.
+	[ "$(awk '$3 == "tick" { print $1 }' "$T/out" | sort -u | wc -l)" -eq 7 ]
+	awk '$3 == "tick" { s[$1] += $4 } $3 == "exit" { e[$1] = $4 }
+	    END { for (p in e) if (s[p] > e[p]) exit 1 }' "$T/out"
+	# Nothing is left behind: no copy, no stopped or traced child.
+	! pgrep -f "sol_track -f -T 50 $WRITE" >/dev/null
+	! pgrep -f "wl_forkslow 2 2 100 300" >/dev/null
+}
+
+@test "a Solaris controller without -f: the children run untracked, the parent is counted alone" {
+	sol_run -T 50 "$WRITE" "$W/wl_forkslow" 1 2 100 100
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(awk '$3 == "exit"' "$T/out")" = "$(awk '$3 == "exit" { print }' "$T/out" | head -n 1)" ]
+	[ "$(awk '$3 == "exit" { print $4 }' "$T/out")" = 200 ]
+	! grep -q ' fork ' "$T/out"
+}
+
+@test "cpc_enable and cpc_disable in the target turn the counters cputrack bound on and off: only the marked section is counted" {
+	ct_run -c "$WRITE" "$C/cpc_marked" 100 1000
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(ct_rows exit)" = "1 1000" ]
+}
+
+@test "cpc_disable around an unmarked section: everything else is counted" {
+	ct_run -c "$WRITE" "$C/cpc_marked" -u 100 1000
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(ct_rows exit)" = "1 200" ]
+}
+
+@test "cpc_enable and cpc_disable act on every set of the LWP: with two sets taking turns the section is counted once, within 0.1%" {
+	ct_run -T 0.01 -c "$WRITE" -c "$WRITE" "$C/cpc_marked" 20000 100000
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(ct_rows exit | awk '{ s += $2 } END { print s }')" -ge 100000 ]
+	[ "$(ct_rows exit | awk '{ s += $2 } END { print s }')" -le 100100 ]
+}
+
+@test "cpc_count_usr_events in the target: under nouser, only the section's user-mode page faults are counted" {
+	ct_run -c page-faults,nouser "$C/cpc_usr_section" 100 1000
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(ct_rows exit)" = "1 1000" ]
+}
+
+@test "without a controller, cpc_enable and cpc_disable fail with EINVAL, as on Solaris" {
+	run "$C/cpc_marked" 1 1
+	[ "$status" -eq 3 ]
+	[ "$output" = "cpc_disable: Invalid argument" ]
+}
+
+@test "under another tracer (strace), cpc_disable fails with EINVAL and no stray signal reaches the program" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	run strace -f -e trace=none -o "$T/strace" "$C/cpc_marked" 1 1
+	[ "$status" -eq 3 ]
+	! grep -q 'SIGURG' "$T/strace"
+}

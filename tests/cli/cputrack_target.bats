@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The target behaves as if cputrack were not there: a stopped cputrack
+# does not freeze it, signals cputrack ignored stay ignored, its limits,
+# signal dispositions and open files are its own.
+load cputrack_helper
+
+setup() {
+	ct_setup
+	ensure_tracefs
+	PY=$(python3 -c "import sys; print(sys.executable)")
+}
+
+teardown() {
+	ct_teardown
+}
+
+# A loopback HTTP server that starts a thread per request (each one a
+# clone event cputrack must see); prints its port on its stdout.
+start_server() {
+	"$PY" -c '
+import http.server, socketserver, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b"ok")
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+' >"$T/port" &
+	SERVER=$!
+	ct_bg "$SERVER"
+	local i
+	for i in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
+	PORT=$(cat "$T/port")
+	[ -n "$PORT" ]
+}
+
+# get: one request, 2 s at most; prints the status, or "timeout".
+get() {
+	"$PY" -c '
+import sys, urllib.request
+try:
+    print(urllib.request.urlopen("http://127.0.0.1:%s/" % sys.argv[1], timeout=2).status)
+except Exception as e:
+    print("timeout", e)
+' "$PORT"
+}
+
+tracer_of_pid() {
+	awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"
+}
+
+# The tracer a process has while cputrack $1 counts it: cputrack with
+# ptrace, none with the BPF engine, which traces nothing.
+tracer_while_counted() {
+	if [ "$ENGINE" = bpf ]; then echo 0; else echo "$1"; fi
+}
+
+# SIGTSTP stops a process started here as cputrack is: the kernel
+# discards it where the process group is orphaned (a detached run).
+tstp_stops_here() {
+	local p i state=
+	sleep 30 &
+	p=$!
+	kill -TSTP "$p"
+	for i in $(seq 20); do
+		state=$(awk '{ print $3 }' "/proc/$p/stat")
+		[ "$state" = T ] && break
+		sleep 0.05
+	done
+	kill -KILL "$p"
+	wait "$p" 2>/dev/null || true
+	[ "$state" = T ]
+}
+
+@test "-p: cputrack stopped (SIGTSTP) for 2 s, the server it tracks goes on answering; on SIGCONT cputrack takes it back and counts on" {
+	tstp_stops_here ||
+		skip "SIGTSTP does not stop even an untraced sleep here: this run's process group is orphaned, so the kernel discards it"
+	start_server
+	bg_until ' tick ' "$CT" -T 0.2 -c task-clock -p "$SERVER"
+	[ "$(get)" = 200 ]
+	kill -TSTP "$CPID"
+	local i
+	for i in $(seq 150); do [ "$(awk '{ print $3 }' "/proc/$CPID/stat")" = T ] && break; sleep 0.1; done
+	[ "$(awk '{ print $3 }' "/proc/$CPID/stat")" = T ]
+	# Let go while cputrack is stopped: untraced, and it answers.
+	[ "$(tracer_of_pid "$SERVER")" = 0 ]
+	for i in 1 2 3 4; do
+		[ "$(get)" = 200 ]
+		sleep 0.5
+	done
+	local rows
+	rows=$(grep -c ' tick ' "$T/out")
+	kill -CONT "$CPID"
+	for i in $(seq 50); do [ "$(tracer_of_pid "$SERVER")" = "$(tracer_while_counted "$CPID")" ] && break; sleep 0.1; done
+	[ "$(tracer_of_pid "$SERVER")" = "$(tracer_while_counted "$CPID")" ]
+	# Requests after: new threads, seen and counted again.
+	[ "$(get)" = 200 ]
+	[ "$(get)" = 200 ]
+	for i in $(seq 50); do [ "$(grep -c ' tick ' "$T/out")" -gt $((rows + 2)) ] && break; sleep 0.1; done
+	[ "$(grep -c ' tick ' "$T/out")" -gt $((rows + 2)) ]
+	kill -TERM "$CPID"
+	wait "$CPID"
+	# LWP ids go on after the gap: no id is reused.
+	awk '$3 == "lwp_create" { print $2 }' "$T/out" | sort | uniq -d >"$T/dups"
+	[ ! -s "$T/dups" ]
+	[ "$(tracer_of_pid "$SERVER")" = 0 ]
+	[ "$(get)" = 200 ]
+}
+
+@test "nohup cputrack: SIGHUP ignored at the start stays ignored, for cputrack and its command" {
+	ct_wait_counters
+	nohup "$CT" -T 0.1 -c "$WRITE" -o "$T/rows" "$W/ct_steady" 1 5 100 10 "$T/done" >"$T/nohup.out" 2>&1 &
+	CPID=$!
+	ct_bg "$CPID"
+	local i
+	for i in $(seq 100); do grep -q ' tick ' "$T/rows" 2>/dev/null && break; sleep 0.1; done
+	kill -HUP "$CPID"
+	sleep 0.3
+	kill -0 "$CPID"
+	wait "$CPID"
+	[ -e "$T/done" ]
+	grep -q ' exit ' "$T/rows"
+}
+
+@test "SIGINT ignored by a script's & stays ignored: a non-interactive shell's background cputrack outlives SIGINT" {
+	ct_wait_counters
+	bash -c "\"$CT\" -T 0.1 -c \"$WRITE\" -o \"$T/rows\" \"$W/ct_steady\" 1 5 100 10 \"$T/done\" & echo \$! >\"$T/pid\"; wait" &
+	ct_bg $!
+	local i pid
+	for i in $(seq 100); do [ -s "$T/pid" ] && grep -q ' tick ' "$T/rows" 2>/dev/null && break; sleep 0.1; done
+	pid=$(cat "$T/pid")
+	kill -INT "$pid"
+	sleep 0.3
+	kill -0 "$pid"
+	for i in $(seq 100); do [ -e "$T/done" ] && break; sleep 0.1; done
+	[ -e "$T/done" ]
+	for i in $(seq 50); do grep -q ' exit ' "$T/rows" && break; sleep 0.1; done
+	grep -q ' exit ' "$T/rows"
+}
+
+@test "a created command that handles SIGTERM: cputrack passes it on and tracks the command to its end; a second SIGTERM kills it" {
+	start_cputrack_until ready -T 0.1 -c "$WRITE" "$PY" -c '
+import signal, sys, time
+signal.signal(signal.SIGTERM, lambda *a: print("got TERM", flush=True))
+print("ready", flush=True)
+while True: time.sleep(0.05)
+'
+	kill -TERM "$CPID"
+	local i
+	for i in $(seq 50); do grep -q 'got TERM' "$T/out" && break; sleep 0.1; done
+	grep -q 'got TERM' "$T/out"
+	# It lives on, tracked: ticks go on.
+	local n
+	n=$(grep -c ' tick ' "$T/out")
+	sleep 0.5
+	[ "$(grep -c ' tick ' "$T/out")" -gt "$n" ]
+	kill -TERM "$CPID"
+	status=0
+	wait "$CPID" || status=$?
+	[ "$status" -eq 143 ]
+	grep -q ' exit ' "$T/out"
+}
+
+@test "the target inherits what it would without cputrack: limits, signal mask and dispositions, no descriptor of cputrack's, its process group (with -o, -f, -e)" {
+	mkdir "$T/bare" "$T/ct"
+	# A soft descriptor limit below the hard one: cputrack raises its own.
+	(
+		ulimit -Sn 1024
+		"$W/wl_env" "$T/bare/env" 2 </dev/null >/dev/null 2>&1
+		ct_run -f -e -o "$T/rows" -c task-clock "$W/wl_env" "$T/ct/env" 2 </dev/null
+		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	)
+	grep -q ' exit ' "$T/rows"
+	local f
+	for f in env env.child env.child.child; do
+		sed "s,$T/bare/,DIR/," "$T/bare/$f" >"$T/bare.$f"
+		sed "s,$T/ct/,DIR/," "$T/ct/$f" >"$T/ct.$f"
+		# The same, but for stdout and stderr, which the two runs send
+		# to files of their own, and SigQ, the queued signals of the user.
+		grep -vE '^(fd [12] |SigQ:)' "$T/bare.$f" >"$T/a"
+		grep -vE '^(fd [12] |SigQ:)' "$T/ct.$f" >"$T/b"
+		diff "$T/a" "$T/b"
+		grep -q 'Max open files *1024 ' "$T/ct.$f"
+	done
+}

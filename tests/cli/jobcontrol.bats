@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Job control in a real terminal (tmux), as a person uses it: Ctrl-Z, fg,
+# bg, on a real less (which handles SIGTSTP itself) and on a
+# multithreaded spinner, each compared with the same program run bare.
+load cputrack_helper
+
+setup() {
+	ct_setup
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	command -v less >/dev/null || skip "less is not installed"
+	S=cpct$$
+	tmux kill-session -t "$S" 2>/dev/null || true
+	tmux new-session -d -s "$S" -x 120 -y 30 "bash --norc --noprofile"
+	sleep 0.3
+}
+
+teardown() {
+	tmux kill-session -t "$S" 2>/dev/null || true
+	ct_teardown
+	pkill -KILL -f "$W/wl_spin 3" 2>/dev/null || true
+}
+
+keys() {
+	tmux send-keys -t "$S" "$@"
+}
+
+screen() {
+	tmux capture-pane -t "$S" -p
+}
+
+state() {
+	awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# User and system CPU clock ticks of a whole process so far.
+cpu() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# wait_for NAME: the pid of the newest NAME process in the terminal's
+# session, not one of another run on the machine (10 s at most).
+wait_for() {
+	local i p sid
+	sid=$(tmux display-message -p -t "$S" '#{pane_pid}')
+	for i in $(seq 100); do
+		p=$(pgrep -n -x -s "$sid" "$1") && { echo "$p"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_state PID STATES: until the process is in one of STATES (5 s).
+wait_state() {
+	local i
+	for i in $(seq 50); do
+		[[ "$2" == *"$(state "$1")"* ]] && return 0
+		sleep 0.1
+	done
+	echo "pid $1 is in state $(state "$1"), not one of $2" >&2
+	return 1
+}
+
+# run_in_terminal "PREFIX" PROGRAM ARGS: start it at the prompt.
+run_in_terminal() {
+	local prefix=$1
+	shift
+	keys "$prefix $*" Enter
+}
+
+# less_job PREFIX: Ctrl-Z stops less (and cputrack), fg brings less back
+# with its screen, q quits. Prints the states seen.
+less_job() {
+	local l
+	run_in_terminal "$1" less /etc/services
+	l=$(wait_for less)
+	for i in $(seq 50); do screen | grep -q '^# Updated from' && break; sleep 0.1; done
+	keys C-z
+	wait_state "$l" tT
+	for i in $(seq 50); do screen | grep -qE 'Stopped|^bash' && break; sleep 0.1; done
+	keys fg Enter
+	wait_state "$l" SR
+	# less redraws its screen when it gets its SIGCONT.
+	for i in $(seq 50); do screen | grep -q '^# Updated from' && break; sleep 0.1; done
+	screen | grep -q '^# Updated from'
+	keys q
+	for i in $(seq 50); do [ -e "/proc/$l" ] || break; sleep 0.1; done
+	[ ! -e "/proc/$l" ]
+}
+
+@test "less under cputrack: Ctrl-Z stops it, fg brings it back with its screen, q quits, as bare" {
+	less_job ""
+	less_job "$CT -c task-clock -o $T/rows"
+	for i in $(seq 50); do grep -q ' exit ' "$T/rows" 2>/dev/null && break; sleep 0.1; done
+	grep -q ' exit ' "$T/rows"
+}
+
+# spinner_job PREFIX: CPU ticks used while stopped by Ctrl-Z, then after
+# bg, then after fg, of wl_spin's four spinning threads.
+spinner_job() {
+	local p a b c d e f
+	run_in_terminal "$1" "$W/wl_spin" 3
+	p=$(wait_for wl_spin)
+	sleep 0.5
+	keys C-z
+	wait_state "$p" tT
+	sleep 0.3
+	a=$(cpu "$p"); sleep 1; b=$(cpu "$p")
+	keys bg Enter
+	wait_state "$p" SR
+	c=$(cpu "$p"); sleep 1; d=$(cpu "$p")
+	keys fg Enter
+	sleep 0.3
+	keys C-z
+	wait_state "$p" tT
+	keys fg Enter
+	wait_state "$p" SR
+	e=$(cpu "$p"); sleep 1; f=$(cpu "$p")
+	keys C-c
+	for i in $(seq 50); do [ -e "/proc/$p" ] || break; sleep 0.1; done
+	echo "$((b - a)) $((d - c)) $((f - e))"
+}
+
+@test "a multithreaded spinner under cputrack: Ctrl-Z stops every thread, bg and fg resume every thread, as bare" {
+	local bare traced
+	bare=$(spinner_job "")
+	traced=$(spinner_job "$CT -T 0.2 -c task-clock -o $T/rows")
+	echo "bare: $bare; traced: $traced"
+	read -r stop_b bg_b fg_b <<<"$bare"
+	read -r stop_t bg_t fg_t <<<"$traced"
+	# Stopped: no CPU time at all, as bare (a tick of slack for the stop).
+	[ "$stop_b" -le 1 ]
+	[ "$stop_t" -le 1 ]
+	# Resumed: the threads run again (a busy machine gives them less than
+	# its CPUs, but far from nothing).
+	[ "$bg_t" -ge 20 ]
+	[ "$fg_t" -ge 20 ]
+}
+
+@test "kill -TSTP to the job: every thread stops; bg resumes them" {
+	local p g a b c d
+	run_in_terminal "$CT -T 0.2 -c task-clock -o $T/rows" "$W/wl_spin" 3
+	p=$(wait_for wl_spin)
+	g=$(awk '{ print $5 }' "/proc/$p/stat")
+	sleep 0.3
+	kill -TSTP -- "-$g"
+	wait_state "$p" tT
+	sleep 0.3
+	a=$(cpu "$p"); sleep 1; b=$(cpu "$p")
+	keys bg Enter
+	wait_state "$p" SR
+	c=$(cpu "$p"); sleep 1; d=$(cpu "$p")
+	echo "stopped: $((b - a)), resumed: $((d - c))"
+	[ $((b - a)) -le 1 ]
+	[ $((d - c)) -ge 20 ]
+	kill -INT -- "-$g"
+}

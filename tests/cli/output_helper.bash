@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Shared set-up for the output_*.bats tests: the formats, the queue, the
+# metrics, the recipes.
+load cputrack_helper
+
+# Debian's Python, whose modules (pandas, prometheus_client) scripts/deps
+# installs.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+out_setup() {
+	ct_setup
+	CS=$CPUSTAT
+}
+
+out_teardown() {
+	ct_teardown
+}
+
+# need_py MODULE: skip, with the reason, where Python lacks the module.
+need_py() {
+	"$PY" -c "import $1" 2>/dev/null ||
+		skip "Python module $1 is missing (scripts/deps installs it)"
+}
+
+# cs_run [cpustat args...]: cpustat under a timeout, once no cpustat
+# elsewhere holds the CPUs, and again if one took them first. Sets status,
+# output (the rows, $T/out) and stderr ($T/err).
+cs_run() {
+	local try
+	for try in 1 2 3 4 5 6 7 8; do
+		ct_wait_counters
+		status=0
+		timeout -k 5 120 "$CS" "$@" >"$T/out" 2>"$T/err" || status=$?
+		grep -qE 'Resource temporarily unavailable|went offline' "$T/err" ||
+			break
+		sleep 1
+	done
+	output=$(cat "$T/out")
+	stderr=$(cat "$T/err")
+}
+
+# A TCP port on the loopback that nothing listens on now.
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# http_get URL [ACCEPT]: the body; the status line and headers go to
+# $T/headers.
+http_get() {
+	curl -sS -D "$T/headers" ${2:+-H "Accept: $2"} "$1"
+}
+
+# The Accept header Prometheus sends when it scrapes.
+PROMETHEUS_ACCEPT='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+
+# om_check FILE: a strict OpenMetrics parser takes FILE whole.
+om_check() {
+	need_py prometheus_client
+	"$PY" - "$1" <<'PYEOF'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+text = open(sys.argv[1], encoding="utf-8").read()
+assert text.endswith("# EOF\n"), text[-40:]
+fams = list(text_string_to_metric_families(text))
+assert fams, "no metric families"
+PYEOF
+}
+
+# promtool_check FILE: promtool check metrics accepts FILE.
+promtool_check() {
+	command -v promtool >/dev/null ||
+		skip "promtool is missing (Debian's prometheus package; the fleet test installs it)"
+	promtool check metrics <"$1"
+}
+
+# prometheus_check FILE: FILE is the Prometheus text format: promtool
+# check metrics takes it where promtool is installed, and Python's
+# prometheus_client parser otherwise.
+prometheus_check() {
+	if command -v promtool >/dev/null; then
+		promtool check metrics <"$1"
+		return
+	fi
+	need_py prometheus_client
+	"$PY" -c 'import sys
+from prometheus_client.parser import text_string_to_metric_families
+assert list(text_string_to_metric_families(open(sys.argv[1]).read()))' "$1"
+}
+
+# every_cpu_counted FILE: FILE (cpustat's metrics) has counts of every CPU
+# it measures: stopping it then leaves no CPU out of its totals.
+every_cpu_counted() {
+	"$PY" - "$1" <<'EOF'
+import os, re, sys
+cpus = {int(c) for c in re.findall(r'^cpustat_running_seconds_total\{cpu="(\d+)"',
+                                   open(sys.argv[1]).read(), re.M)}
+sys.exit(0 if cpus >= os.sched_getaffinity(0) else 1)
+EOF
+}

@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The counts as metrics: --format=openmetrics (a strict OpenMetrics parser
+# takes it), --format=prometheus (promtool check metrics takes it), the
+# families, labels, units and values, exact for a workload of known
+# counts, and -o/--output FILE replaced whole at each change.
+
+load output_helper
+
+setup() {
+	out_setup
+}
+
+teardown() {
+	out_teardown
+}
+
+# The samples of a metrics file as "name{labels} value" lines, sorted.
+samples() {
+	grep -v '^#' "$1" | sort
+}
+
+@test "cputrack --format=openmetrics: families, units, labels pid/lwp/comm/event/set, exact counts, # EOF" {
+	ct_run --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	om_check "$T/out"
+	"$PY" - "$T/out" <<'EOF'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+ev = fams["cputrack_events"]
+assert ev.type == "counter" and ev.unit == "", ev
+w = {int(s.labels["lwp"]): s.value for s in ev.samples
+     if s.labels["event"] == "syscalls:sys_enter_write"}
+# LWP 1 made 7 writes before starting the threads; 2 and 3 made 1000 each.
+assert w == {1: 7, 2: 1000, 3: 1000}, w
+for s in ev.samples:
+    assert s.name == "cputrack_events_total"
+    assert set(s.labels) == {"pid", "lwp", "comm", "event", "set"}, s
+    assert s.labels["comm"] == "wl_threads" and s.labels["set"] == "0", s
+clocks = fams["cputrack_event_seconds"]
+assert clocks.type == "counter" and clocks.unit == "seconds"
+assert {s.labels["event"] for s in clocks.samples} == {"task-clock"}
+assert all(0 < s.value < 10 for s in clocks.samples)
+for name in ("cputrack_enabled_seconds", "cputrack_running_seconds"):
+    f = fams[name]
+    assert f.type == "counter" and f.unit == "seconds", f
+    assert len(f.samples) == 3 and all(set(s.labels) == {"pid", "lwp", "comm", "set"} for s in f.samples)
+proc = fams["cputrack_process_events"]
+pw = [s.value for s in proc.samples if s.labels["event"] == "syscalls:sys_enter_write"]
+assert pw == [2007], pw
+assert set(proc.samples[0].labels) == {"pid", "comm", "event", "set"}
+assert fams["cputrack_set_info"].type == "gauge"
+assert fams["cputrack_set_info"].samples[0].labels == {"set": "0", "spec": "syscalls:sys_enter_write,task-clock"}
+build = fams["cpctools_build_info"].samples[0].labels
+assert build["tool"] == "cputrack" and build["version"] and build["host"], build
+assert fams["cputrack_start_time_seconds"].unit == "seconds"
+assert "cputrack_not_counted" not in fams and "cputrack_partial" not in fams
+EOF
+}
+
+@test "cpustat --format=openmetrics and --format=prometheus: a strict parser and promtool take them; the values are the rows'" {
+	cs_run --format=openmetrics -c "$WRITE,task-clock" -c context-switches 0.1 4
+	[ "$status" -eq 0 ]
+	om_check "$T/out"
+	grep -q '^# TYPE cpustat_events counter$' "$T/out"
+	grep -q '^# UNIT cpustat_event_seconds seconds$' "$T/out"
+	grep -qE '^cpustat_events_total\{cpu="[0-9]+",event="syscalls:sys_enter_write",set="0"\} [0-9]+$' "$T/out"
+	grep -qE '^cpustat_enabled_seconds_total\{cpu="[0-9]+",set="1"\} 0\.[0-9]{9}$' "$T/out"
+	cs_run --format=prometheus -c "$WRITE,task-clock" -c context-switches 0.1 4
+	[ "$status" -eq 0 ]
+	! grep -qE '^# (UNIT|EOF)' "$T/out"
+	grep -q '^# TYPE cpustat_events_total counter$' "$T/out"
+	promtool_check "$T/out"
+}
+
+@test "metrics and rows of one run agree: --format=json with --listen, scraped at the end" {
+	local port try
+	for try in 1 2 3 4 5; do
+		port=$(free_port)
+		ct_wait_counters
+		"$CS" --format=json --listen=127.0.0.1:"$port" -c context-switches,task-clock \
+		    0.1 30 >"$T/rows" 2>"$T/err" &
+		ct_bg $!
+		sleep 1
+		grep -q 'Resource temporarily unavailable' "$T/err" || break
+	done
+	local i
+	# Let it count a while, then stop it and scrape what it said last.
+	sleep 1
+	http_get "http://127.0.0.1:$port/metrics" >"$T/m1"
+	promtool_check "$T/m1"
+	kill -TERM "${CT_PIDS[-1]}"
+	wait "${CT_PIDS[-1]}"
+	"$PY" - "$T/rows" "$T/m1" <<'EOF'
+import json, re, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][1:]
+m = {}
+for line in open(sys.argv[2]):
+    g = re.match(r'cpustat_events_total\{cpu="(\d+)",event="context-switches",set="0"\} (\d+)$', line)
+    if g:
+        m[int(g.group(1))] = int(g.group(2))
+ticks = {}
+for r in rows:
+    if r["label"] in ("tick", "gap"):
+        ticks.setdefault(r["cpu"], []).append(r["counters"]["context-switches"])
+# The scrape came between two rows: it is the sum of the first k rows.
+for cpu, v in m.items():
+    sums = [sum(ticks[cpu][:k]) for k in range(len(ticks[cpu]) + 1)]
+    assert v in sums, (cpu, v, sums)
+assert m, "no cpustat_events_total in the scrape"
+EOF
+}
+
+@test "--output=FILE with a metrics format: the file is replaced whole at each change, never seen half written" {
+	local dir=$T/textfile
+	mkdir "$dir"
+	ct_wait_counters
+	(umask 022; exec "$CS" --format=openmetrics --output="$dir/cpustat.prom" \
+	    -c task-clock 0.01 300 2>"$T/err") &
+	ct_bg $!
+	# Read it as node_exporter does, as fast as we can, while it changes.
+	"$PY" - "$dir/cpustat.prom" "${CT_PIDS[-1]}" <<'EOF'
+import os, sys, time
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+path, pid = sys.argv[1], int(sys.argv[2])
+seen, reads = set(), 0
+deadline = time.time() + 60
+while time.time() < deadline:
+    try:
+        text = open(path).read()
+    except FileNotFoundError:
+        continue
+    reads += 1
+    assert text.endswith("# EOF\n"), "a part of the file: %r" % text[-60:]
+    list(text_string_to_metric_families(text))
+    seen.add(text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        break
+assert len(seen) > 20, (len(seen), reads)
+print(len(seen), "versions in", reads, "reads")
+EOF
+	wait "${CT_PIDS[-1]}"
+	[ ! -s "$T/err" ]
+	# No temporary file left beside it; readable by the collector's user.
+	[ "$(ls -A "$dir")" = cpustat.prom ]
+	[ "$(stat -c %a "$dir/cpustat.prom")" = 644 ]
+	om_check "$dir/cpustat.prom"
+	# The last version has the whole run: 300 intervals of 10 ms.
+	grep -qE '^cpustat_enabled_seconds_total\{cpu="[0-9]+",set="0"\} (2\.[89]|3\.[0-2])[0-9]*$' \
+	    "$dir/cpustat.prom"
+}
+
+@test "--output=FILE with a metrics format in a directory that cannot take it: said, exit 1, nothing counted" {
+	run --separate-stderr "$CS" --format=openmetrics --output=/nonexistent/x.prom -c task-clock 0.1 1
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cpustat: cannot write '/nonexistent/x.prom': No such file or directory" ]
+	run --separate-stderr "$CT" --format=prometheus -o /nonexistent/x.prom -c "$WRITE" "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cputrack: cannot write '/nonexistent/x.prom': No such file or directory" ]
+	[ ! -e "$T/ran" ]
+}
+
+@test "cputrack -o FILE.prom while it runs: a thread's counter grows, the process's is exact at its exit" {
+	local try
+	for try in 1 2 3 4 5; do
+		ct_wait_counters
+		rm -f "$T/m.prom"
+		timeout 60 "$CT" --format=prometheus -o "$T/m.prom" -T 0.1 -c "$WRITE" \
+		    "$W/ct_steady" 1 10 50 30 2>"$T/err" &
+		CPID=$!
+		ct_bg "$CPID"
+		sleep 0.8
+		cp "$T/m.prom" "$T/early.prom"
+		wait "$CPID" || true
+		counters_taken || break
+		sleep 1
+	done
+	[ ! -s "$T/err" ] || { cat "$T/err"; false; }
+	promtool_check "$T/m.prom"
+	local early final
+	early=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/early.prom")
+	final=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m.prom")
+	[ "$early" -gt 0 ] && [ "$early" -lt 300 ]
+	[ "$final" -eq 300 ]
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} 300$' "$T/m.prom"
+}
+
+@test "cputrack metrics across execs (-e) and forks (-f): counters never go down, names follow the image" {
+	ct_run --format=openmetrics -e -T 0 -c "$WRITE" "$W/wl_exec_chain" 3 5
+	[ "$status" -eq 0 ]
+	om_check "$T/out"
+	# Four images, five writes each, all LWP 1: its counter goes on.
+	"$PY" - "$T/out" <<'EOF'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+lwp = [s for s in fams["cputrack_events"].samples if s.labels["lwp"] == "1"]
+assert sum(s.value for s in lwp) == 20, lwp
+assert sum(s.value for s in fams["cputrack_process_events"].samples) == 20
+en = sum(s.value for s in fams["cputrack_enabled_seconds"].samples)
+assert en > 0, en
+EOF
+	ct_run --format=openmetrics -ef -T 0 -c "$WRITE" "$W/wl_vfork_exec" 3 "$W/wl_threads" 2 4
+	[ "$status" -eq 0 ]
+	om_check "$T/out"
+	# The child under its first name until its exec, and its new image's
+	# threads under the new one; the parent's 3 writes.
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_vfork_exec",event="syscalls:sys_enter_write",set="0"\} 0$' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_threads",event="syscalls:sys_enter_write",set="0"\} 8$' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_vfork_exec",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
+	[ "$(grep -cE '^cputrack_events_total\{pid="[0-9]+",lwp="[23]",comm="wl_threads",event="syscalls:sys_enter_write",set="0"\} 4$' "$T/out")" -eq 2 ]
+}
+
+@test "--output with a metrics format never renames over what is not a regular file (/dev/null, a FIFO)" {
+	mkfifo "$T/fifo"
+	cat "$T/fifo" >"$T/got" &
+	ct_bg $!
+	cs_run --format=openmetrics --output="$T/fifo" -c task-clock 0.1 2
+	[ "$status" -eq 0 ]
+	wait "${CT_PIDS[-1]}"
+	[ -p "$T/fifo" ]
+	[ "$(grep -c '^# EOF$' "$T/got")" -eq 1 ]
+	om_check "$T/got"
+	cs_run --format=prometheus --output=/dev/null -c task-clock 0.1 1
+	[ "$status" -eq 0 ]
+	[ -c /dev/null ]
+	[ -z "$(ls /dev | grep -F 'null.')" ]
+}

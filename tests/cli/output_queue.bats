@@ -1,0 +1,135 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The output never holds the commands up: a reader that stops fills a
+# bounded queue, the target (cputrack) and the samples (cpustat) go on at
+# their own pace, and what does not fit is dropped, counted, said on
+# stderr and in the exit status (3), tick rows first, the totals kept.
+
+load output_helper
+
+setup() {
+	out_setup
+}
+
+teardown() {
+	local p
+	# A reader left stopped by a failed test would hold a pipe for ever.
+	for p in $(cat "$T"/reader 2>/dev/null); do
+		kill -CONT "$p" 2>/dev/null || true
+	done
+	out_teardown
+}
+
+# reader_state: the state letter of the stopped reader of the pipe.
+reader_state() {
+	proc_state "$(cat "$T/reader")"
+}
+
+# run_stopped_reader [command...]: COMMAND | a reader that stops itself
+# at once (SIGSTOP) and later copies the rows to $T/out; in the
+# background. The command's status goes to $T/rc, its stderr to $T/err.
+run_stopped_reader() {
+	rm -f "$T/rc" "$T/reader" "$T/out"
+	{
+		rc=0
+		"$@" 2>"$T/err" || rc=$?
+		echo "$rc" >"$T/rc"
+	} | {
+		sh -c 'echo $$ >"$1"; kill -STOP $$; exec cat >"$2"' sh \
+		    "$T/reader" "$T/out"
+	} &
+	ct_bg $!
+	wait_file "$T/reader"
+}
+
+# wait_until SECONDS FILE: until FILE is there, not empty.
+wait_until() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		[ -s "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "cputrack: a stopped reader never holds the target up; ticks are dropped, counted and said, the totals kept; exit 3" {
+	local try
+	for try in 1 2 3 4 5; do
+		ct_wait_counters
+		rm -f "$T/done"
+		# Threads made one after the other (each waits for the tracer
+		# before its first instruction) while 64 threads tick every
+		# millisecond: far more rows than the pipe and the queue hold.
+		run_stopped_reader timeout -k 5 120 "$CT" -ef -T 0.001 -c "$WRITE" \
+		    sh -c '"$1/ct_steady" 64 10 1 3000 & "$1/wl_churn" 300 4 10;
+		    wait; echo done >"$2"' sh "$W" "$T/done"
+		# The whole workload ends while the reader is still stopped.
+		wait_until 60 "$T/done" || { cat "$T/err"; false; }
+		[ "$(reader_state)" = T ]
+		kill -CONT "$(cat "$T/reader")"
+		wait_until 60 "$T/rc"
+		counters_taken || break
+		sleep 1
+	done
+	cat "$T/err"
+	[ "$(cat "$T/rc")" -eq 3 ]
+	[ "$(wc -l <"$T/err")" -eq 1 ]
+	grep -qE "^cputrack: [0-9]+ rows dropped: the output to 'stdout' did not keep up \(a queue of 4194304 bytes was full\): [0-9]+ tick\$" "$T/err"
+	# Every total got through, exact: 64 x 10 x 3000 + 300 x 4 x 10 (the
+	# shell's echo is a write too).
+	local exits
+	exits=$(awk '$4 == "exit" { s += $5 } END { print s + 0 }' "$T/out")
+	[ "$exits" -eq 1932001 ]
+	[ "$(awk '$4 == "lwp_exit"' "$T/out" | wc -l)" -eq 1264 ]
+	# The count on stderr is what is missing from the ticks.
+	local dropped
+	dropped=$(sed -E 's/.*: ([0-9]+) tick$/\1/' "$T/err")
+	[ "$dropped" -gt 0 ]
+}
+
+@test "cpustat: a stopped reader never holds the samples up, every interval is a row" {
+	local n
+	n=$("$PY" -c 'import os; print(len(os.sched_getaffinity(0)))')
+	ct_wait_counters
+	# Rows of 8 counters every 2 ms on each CPU: the pipe alone would be
+	# full in well under a second.
+	run_stopped_reader timeout -k 5 120 "$CS" -c \
+	    task-clock,cpu-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults,cgroup-switches \
+	    0.002 1500
+	# Sampling ends after 3 s, the reader still stopped.
+	sleep 5
+	[ "$(reader_state)" = T ]
+	kill -CONT "$(cat "$T/reader")"
+	wait_until 60 "$T/rc"
+	cat "$T/err"
+	[ "$(cat "$T/rc")" -eq 0 ]
+	"$PY" - "$T/out" "$n" <<'EOF'
+import sys
+n = int(sys.argv[2])
+ticks = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 3 and f[2] in ("tick", "gap"):
+        ticks.setdefault(int(f[1]), []).append(float(f[0]))
+assert len(ticks) == n, ticks.keys()
+for cpu, t in ticks.items():
+    # Blocked in write, a CPU's thread would have skipped most of them
+    # (about 330 fit in the pipe); a busy machine may skip some.
+    assert len(t) >= 750, (cpu, len(t))
+EOF
+}
+
+@test "the queue's end: a reader gone (EPIPE) ends cputrack quietly, as before" {
+	local try
+	for try in 1 2 3 4 5; do
+		ct_wait_counters
+		status=0
+		timeout -k 5 60 "$CT" -T 0.01 -c "$WRITE" "$W/ct_steady" 2 5 10 300 \
+		    2>"$T/err" | head -n 3 >"$T/out" || status=$?
+		counters_taken || break
+		sleep 1
+	done
+	[ "$(wc -l <"$T/out")" -eq 3 ]
+	[ ! -s "$T/err" ]
+}

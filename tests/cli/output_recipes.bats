@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Every recipe of the manual pages (each command line of their example
+# blocks) and of the README is run, as written, with a program that
+# prints: ./prog is tests/workloads/wl_print, whose own output (lines that
+# look like rows of every format) goes where the program's goes. A recipe
+# passes when it ends as documented and what it makes (JSON for jq, a CSV
+# file, a metrics file, /metrics) is what a standard reader takes.
+#
+# What a recipe names that is not here is made: ./prog, a Makefile for
+# "make -j4", pid 1234 (a process that prints, for -p), node_exporter's
+# textfile directory (one in the test's directory), the ports (free ones),
+# and taskset's CPUs (this machine's, where it has fewer). Recipes that
+# need a hardware PMU are refused without one, with exit status 2 and the
+# reason, as the pages say; with one they must run.
+
+load output_helper
+
+setup() {
+	out_setup
+	SRC=${SOURCE_DIR:-$BATS_TEST_DIRNAME/../..}
+	command -v jq >/dev/null || skip "jq is not installed (scripts/deps installs it)"
+	command -v curl >/dev/null || skip "curl is not installed"
+	R=$T/run
+	mkdir -p "$R/textfile"
+	ln -s "$W/wl_print" "$R/prog"
+	ln -s "$BUILD_DIR" "$R/build"
+	printf 'all: a b\na:\n\t./prog 20 5 1\nb:\n\t./prog 30 5 1\n' >"$R/Makefile"
+	PATH=$(dirname "$CT"):$(dirname "$CS"):$PATH
+	# Pid 1234 of the -p recipes: a process that prints all the time.
+	sh -c 'while :; do echo "still here"; sleep 0.05; done' >"$T/printer.out" &
+	PRINTER=$!
+	ct_bg "$PRINTER"
+	if ls /sys/bus/event_source/devices/ |
+	    grep -qE '^(cpu|cpu_core|cpu_atom|armv[78]_.*|arm_.*)$'; then
+		PMU=1
+	else
+		PMU=0
+	fi
+	CPUS=$("$PY" -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))')
+}
+
+teardown() {
+	out_teardown
+}
+
+# recipes FILE: the command lines of FILE's example blocks (a man page's
+# .EX/.EE, the README's indented code), one a line, continued lines
+# ending in "|" joined.
+recipes() {
+	"$PY" - "$1" <<'EOF'
+import re, sys
+path = sys.argv[1]
+start = re.compile(r"(cputrack|cpustat|taskset -c [0-9,]+ cpustat) ")
+out, buf = [], None
+
+def take(s):
+    global buf
+    if buf is not None:
+        buf += " " + s.strip()
+        if not buf.endswith("|"):
+            out.append(buf)
+            buf = None
+        return
+    s = s.strip()
+    if s.startswith("$ "):
+        s = s[2:]
+    if start.match(s):
+        if s.endswith("|"):
+            buf = s
+        else:
+            out.append(s)
+
+if path.endswith(".md"):
+    for line in open(path):
+        if line.startswith("    "):
+            take(line.rstrip("\n"))
+else:
+    ex = False
+    for line in open(path):
+        line = line.rstrip("\n")
+        if line.startswith(".EX"):
+            ex = True
+        elif line.startswith(".EE"):
+            ex, buf = False, None
+        elif ex and not line.startswith("."):
+            for a, b in (("\\-", "-"), ("\\(aq", "'"), ("\\(dq", '"'),
+                         ("\\fB", ""), ("\\fP", ""), ("\\fI", ""),
+                         ("\\fR", ""), ("\\&", ""), ("\\e", "\\")):
+                line = line.replace(a, b)
+            take(line)
+print("\n".join(out))
+EOF
+}
+
+# What the recipe becomes here (see the top).
+localize() {
+	local cmd=$1 port
+	port=$(free_port)
+	cmd=${cmd//-p 1234/-p $PRINTER}
+	cmd=${cmd//\/var\/lib\/prometheus\/node-exporter\//$R/textfile/}
+	cmd=${cmd//127.0.0.1:9417/127.0.0.1:$port}
+	cmd=${cmd//127.0.0.1:9418/127.0.0.1:$port}
+	if [[ $cmd =~ ^taskset\ -c\ ([0-9,]+)\  ]]; then
+		"$PY" -c 'import os, sys
+want = {int(c) for c in sys.argv[1].split(",")}
+sys.exit(0 if want <= os.sched_getaffinity(0) else 1)' "${BASH_REMATCH[1]}" ||
+			cmd="taskset -c $CPUS ${cmd#taskset -c "${BASH_REMATCH[1]}" }"
+	fi
+	printf '%s\n' "$cmd"
+}
+
+# The status the pages promise: 2 for events this machine cannot count.
+expected_status() {
+	if [[ $1 == *EC_ref* ]]; then
+		echo 2
+	elif [[ $PMU == 0 && $1 =~ (cycles|instructions|cache-misses|Cycle_cnt|Instr_cnt|=0xc0) ]]; then
+		echo 2
+	else
+		echo 0
+	fi
+}
+
+# run_one RECIPE: run it in $R as the pages show it; check what it makes.
+run_one() {
+	local recipe=$1 cmd want rc try port
+	cmd=$(localize "$recipe")
+	want=$(expected_status "$cmd")
+	echo "# $cmd (want $want)"
+	# Another run's cpustat, or a test taking a CPU offline, disturbs a
+	# run on this machine: then it runs again.
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		ct_wait_counters
+		rm -f "$R"/*.csv "$R/textfile"/*
+		rc=0
+		if [[ $cmd == *--listen=* ]]; then
+			run_listening "$cmd" || rc=$?
+		else
+			# cpustat without a count runs until interrupted, and some
+			# recipes count for minutes: SIGINT after 6 s, as a user
+			# would, and cpustat prints its totals and exits 0.
+			(cd "$R" && timeout --preserve-status -s INT -k 10 \
+			    "$([[ $cmd == *cputrack* ]] && echo 60 || echo 6)" \
+			    bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" || rc=$?
+		fi
+		grep -qE 'Resource temporarily unavailable|contents invalidated|went offline' \
+		    "$T/err" || break
+		sleep 1
+	done
+	if [ "$rc" -ne "$want" ]; then
+		echo "exit $rc, wanted $want"
+		cat "$T/err"
+		return 1
+	fi
+	if [ "$want" -eq 2 ]; then
+		grep -qE 'hardware event|no exact Linux equivalent' "$T/err"
+		return
+	fi
+	check_made "$cmd"
+}
+
+# A recipe that serves /metrics: scrape it while it runs, then SIGTERM.
+run_listening() {
+	local cmd=$1 port i pid
+	port=${cmd##*127.0.0.1:}
+	port=${port%% *}
+	(cd "$R" && exec bash -c "exec $cmd") >"$T/out" 2>"$T/err" &
+	pid=$!
+	# Until it has counted (cpustat: on every CPU, so that stopping it
+	# leaves none out of the totals).
+	# A program that ends first ends its cputrack: the last scrape is
+	# what it served.
+	rm -f "$T/scraped"
+	for i in $(seq 150); do
+		curl -sf -H "Accept: $PROMETHEUS_ACCEPT" "http://127.0.0.1:$port/metrics" \
+		    >"$T/scrape" && mv "$T/scrape" "$T/scraped" &&
+		    grep -q '_total{' "$T/scraped" &&
+		    { [[ $cmd != cpustat* ]] || every_cpu_counted "$T/scraped"; } &&
+		    break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid"
+	om_check "$T/scraped"
+}
+
+# What a recipe made is what a standard reader takes.
+check_made() {
+	local cmd=$1 f
+	if [[ $cmd == *"| jq"* ]]; then
+		[ -s "$T/out" ] && jq -e . "$T/out" >/dev/null ||
+			{ echo "jq said: $(cat "$T/out")"; return 1; }
+	fi
+	for f in "$R"/*.csv; do
+		[ -e "$f" ] || continue
+		"$PY" -c 'import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert list(rows[0])[0] == "time" and rows[0]["label"] == "meta", rows[:2]
+assert any(r["label"] in ("exit", "total") for r in rows)' "$f" || return 1
+	done
+	for f in "$R/textfile"/*; do
+		[ -e "$f" ] || continue
+		if [[ $cmd == *openmetrics* ]]; then
+			om_check "$f" || return 1
+		else
+			prometheus_check "$f" || return 1
+		fi
+	done
+	return 0
+}
+
+# run_all FILE MIN: every recipe of FILE (at least MIN of them).
+run_all() {
+	local n=0 failed=0 recipe
+	while IFS= read -r recipe; do
+		[ -n "$recipe" ] || continue
+		n=$((n + 1))
+		run_one "$recipe" || { echo "FAILED: $recipe"; failed=$((failed + 1)); }
+	done < <(recipes "$1")
+	echo "$n recipes, $failed failed"
+	[ "$n" -ge "$2" ] && [ "$failed" -eq 0 ]
+}
+
+@test "every recipe of cputrack(1) runs as written, with a program that prints" {
+	run_all "$SRC/man1/cputrack.1" 16
+}
+
+@test "every recipe of cpustat(1) runs as written" {
+	run_all "$SRC/man1/cpustat.1" 11
+}
+
+@test "every recipe of the README runs as written" {
+	run_all "$SRC/README.md" 14
+}
+
+@test "the jq recipe sums the exit rows even though the program prints lines like JSON rows" {
+	local try
+	for try in 1 2 3 4 5; do
+		ct_wait_counters
+		(cd "$R" && bash -o pipefail -c \
+		    "cputrack --format=json --output-fd=3 -T 0 -c $WRITE ./prog 40 9 1 3>&1 1>&2 |
+		    jq -s 'map(select(.label == \"exit\") | .counters[\"$WRITE\"]) | add'") \
+		    >"$T/out" 2>"$T/err" || true
+		counters_taken || break
+		sleep 1
+	done
+	# 40 lines to the terminal (here, stderr) and 9 writes to /dev/null.
+	[ "$(cat "$T/out")" = 49 ]
+	[ "$(grep -c '^line ' "$T/err")" -eq 40 ]
+}

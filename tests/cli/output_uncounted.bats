@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+# cputrack never writes a value it did not count as a number: an LWP past
+# the descriptor limit, counters a cpustat invalidated, a program the user
+# may not count. Each is no number with its reason, in every format; a
+# total that leaves an LWP out says so on the row and on stderr; the run
+# exits 1.
+
+load output_helper
+
+setup() {
+	out_setup
+	ensure_tracefs
+}
+
+teardown() {
+	out_teardown
+	if [ -n "${SHARED:-}" ]; then
+		rm -rf "$SHARED"
+	fi
+}
+
+# Under a descriptor limit of 30, 40 threads alive at once (each makes 10
+# writes, then waits for all the others; the main thread makes its 10
+# after): those that fit are counted, exactly; the others are left out of
+# the exit total.
+fd_limited() {
+	(
+		ulimit -S -n 30 && ulimit -H -n 30 &&
+		exec timeout -k 5 120 "$CT" -T 0 "$@" -c "$WRITE" \
+		    "$W/tt_manythreads" 40 10
+	) >"$T/out" 2>"$T/err"
+}
+
+@test "fd limit: only the LWPs that fit are counted; the exit total says how many it leaves out, in every format; exit 1" {
+	local fmt rc counted
+	for fmt in table csv json; do
+		ct_wait_counters
+		rc=0
+		fd_limited --format=$fmt || rc=$?
+		[ "$rc" -eq 1 ] || { cat "$T/err"; false; }
+		cp "$T/out" "$T/$fmt"
+		grep -qx 'cputrack: out of file descriptors: the limit is 30 open files (RLIMIT_NOFILE); LWPs beyond it are not counted; raise it with ulimit -n' "$T/err"
+		grep -qE '^cputrack: pid [0-9]+ lwp 1 exit of set 0 is partial: [0-9]+ LWPs not counted \(out of file descriptors\)$' "$T/err"
+	done
+	# Table: every LWP counted wrote exactly its writes; the total is
+	# theirs and the main thread's, and names the others.
+	counted=$(awk '$3 == "lwp_exit"' "$T/table" | wc -l)
+	[ "$counted" -gt 0 ] && [ "$counted" -lt 40 ]
+	[ "$(awk '$3 == "lwp_exit" && $4 != 10' "$T/table" | wc -l)" -eq 0 ]
+	awk '$3 == "exit"' "$T/table" >"$T/exit"
+	[[ $(cat "$T/exit") =~ ^\ +[0-9.]+\ +1\ +exit\ +$(((counted + 1) * 10))\ +#\ partial:\ $((40 - counted))\ LWPs\ not\ counted\ \(out\ of\ file\ descriptors\)$ ]]
+	"$PY" - "$T/csv" "$T/json" "$WRITE" <<'EOF'
+import csv, json, sys
+ev = sys.argv[3]
+for rows in ([r for r in csv.DictReader(open(sys.argv[1])) if r["label"] != "meta"],
+             [json.loads(l) for l in open(sys.argv[2])][1:]):
+    get = (lambda r: r["counters"][ev]) if "counters" in rows[0] else (lambda r: int(r[ev]))
+    lwps = [r for r in rows if r["label"] == "lwp_exit"]
+    exit_ = [r for r in rows if r["label"] == "exit"]
+    assert 0 < len(lwps) < 40 and all(get(r) == 10 for r in lwps), lwps
+    assert len(exit_) == 1 and get(exit_[0]) == 10 * (len(lwps) + 1), exit_
+    assert exit_[0]["partial"] == "%d LWPs not counted (out of file descriptors)" % (40 - len(lwps)), exit_
+    assert exit_[0]["not_counted"] in (None, ""), exit_
+EOF
+}
+
+@test "fd limit under -f: a child that cannot be followed at all is named, and the run exits 1" {
+	ct_wait_counters
+	local rc=0
+	(
+		ulimit -S -n 60 && ulimit -H -n 60 &&
+		exec timeout -k 5 120 "$CT" -f -T 0 -c "$WRITE" \
+		    "$W/ct_forkmany" 200 7
+	) >"$T/out" 2>"$T/err" || rc=$?
+	grep -q 'cannot follow pid' "$T/err" || skip "every child fitted in 60 descriptors"
+	[ "$rc" -eq 1 ]
+	# The children followed were counted exactly.
+	[ "$(awk 'NR > 1 && $4 == "exit" && $5 != 7' "$T/out" | awk -v p="$(awk 'NR == 2 { print $2 }' "$T/out")" '$2 != p' | wc -l)" -eq 0 ]
+}
+
+@test "invalidated by cpustat: the LWP's row is no number with the reason, in csv and json; exit 1; the target runs on" {
+	[ -x "$CPUSTAT" ] || skip "cpustat is not built"
+	local fmt pid pattern
+	for fmt in csv json; do
+		"$W/ct_steady" 1 5 100 0 >"$T/target.out" 2>&1 &
+		pid=$!
+		ct_bg "$pid"
+		pattern=',tick,'
+		[ "$fmt" = json ] && pattern='"label":"tick"'
+		start_cputrack_until "$pattern" --format=$fmt -T 0.1 -p "$pid" -c "$WRITE"
+		timeout 60 "$CPUSTAT" -c task-clock 0.2 3 >/dev/null 2>&1 &
+		ct_bg $!
+		status=0
+		wait "$CPID" || status=$?
+		[ "$status" -eq 1 ]
+		grep -qE "^ *$pid: (tick|fini_lwp): lwp[0-9]+: perf counter contents invalidated\$" "$T/err"
+		cp "$T/out" "$T/$fmt"
+		assert_free "$pid"
+		kill "$pid"
+		ct_wait_counters
+	done
+	"$PY" - "$T/csv" "$T/json" "$WRITE" <<'EOF'
+import csv, json, sys
+ev = sys.argv[3]
+why = "counters invalidated: a cpustat took the CPUs"
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["not_counted"]]
+assert rows and all(r[ev] == "" and r["enabled_ns"] == "" and r["not_counted"] == why for r in rows), rows
+rows = [json.loads(l) for l in open(sys.argv[2])][1:]
+bad = [r for r in rows if r.get("not_counted")]
+assert bad and all(r["counters"][ev] is None and r["not_counted"] == why for r in bad), bad
+# Every other row is a count.
+assert all(isinstance(r["counters"][ev], int) for r in rows if r not in bad and r.get("set") is not None)
+EOF
+}
+
+@test "permission denied (an execute-only program, as nobody): its rows are no number with the reason; exit 1" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to make the programs and become nobody"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	SHARED=$(mktemp -d /tmp/cputrack-bats.XXXXXX)
+	chmod 0777 "$SHARED"
+	cp "$W/ct_marker" "$SHARED/xonly"
+	chmod 0111 "$SHARED/xonly"
+	cp "$W/ct_exec" "$SHARED/ct_exec"
+	chmod 0755 "$SHARED/ct_exec"
+	local fmt rc
+	for fmt in table json; do
+		ct_wait_counters
+		rc=0
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		    timeout 60 "$CT" --format=$fmt -e -c task-clock -c page-faults \
+		    "$SHARED/ct_exec" 4 "$SHARED/xonly" "$SHARED/ran" 0 300 \
+		    >"$T/$fmt" 2>"$T/err" || rc=$?
+		[ "$rc" -eq 1 ]
+		grep -qE '^cputrack: pid [0-9]+ lwp 1 init_lwp of set 0: not counted: permission denied$' "$T/err"
+	done
+	[[ $(grep -c 'init_lwp' "$T/table") -eq 2 ]]
+	grep -qE '^ +[0-9.]+ +1 +init_lwp +- +# task-clock; not counted: permission denied$' "$T/table"
+	grep -qE '^ +[0-9.]+ +1 +init_lwp +- +# page-faults; not counted: permission denied$' "$T/table"
+	"$PY" - "$T/json" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][1:]
+init = [r for r in rows if r["label"] == "init_lwp"]
+assert [list(r["counters"].values()) for r in init] == [[None], [None]], init
+assert all(r["not_counted"] == "permission denied" and r["enabled_ns"] is None for r in init), init
+EOF
+}
