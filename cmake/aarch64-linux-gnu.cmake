@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # CMake toolchain file: cross-build cpctools for aarch64 (arm64) Linux,
 # statically, with Debian's cross compiler.
 #
@@ -9,8 +10,10 @@
 # gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (/usr/aarch64-linux-gnu).
 # CPCTOOLS_AARCH64_SYSROOT (a cache variable, or the environment variable
 # of that name) is a directory into which the arm64 packages libpfm4-dev,
-# libbsd-dev and libmd-dev were unpacked with dpkg -x; the host needs no
-# arm64 architecture for that. tests/hw/run-qemu-suite makes one.
+# libbsd-dev, libmd-dev and libjansson-dev were unpacked with dpkg -x; the
+# host needs no arm64 architecture for that. tests/hw/run-qemu-suite makes
+# one. libmicrohttpd is left out (its static link needs GnuTLS's): such a
+# build refuses --listen, saying why.
 # Everything links statically: the binaries run in a bare initramfs.
 
 # Static: archives only. The platform files reset the library suffixes
@@ -21,6 +24,10 @@ if(CMAKE_C_COMPILER_LOADED)
   return()
 endif()
 set(CMAKE_USER_MAKE_RULES_OVERRIDE "${CMAKE_CURRENT_LIST_FILE}")
+
+# All-static: no libcpc.so/libpctx.so (the guest has no shared libraries).
+set(CPCTOOLS_SHARED OFF CACHE BOOL
+    "Build the shared libraries libcpc.so.1 and libpctx.so.1 too" FORCE)
 
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * churn TOTAL BATCH: create TOTAL short threads, BATCH at a time, and join
  * each batch before the next.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * forkexec COUNT [PROGRAM]: COUNT times, fork, exec PROGRAM (default
  * /bin/true) in the child and wait for it.

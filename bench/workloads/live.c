@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * live THREADS ITERATIONS SECONDS: start THREADS threads that block until
  * the end, then, in the main thread, do ITERATIONS of CPU work (as steady

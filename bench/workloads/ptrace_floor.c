@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ptrace_floor COMMAND [ARG...]: the least a ptrace follower can do. It
  * runs COMMAND traced, with every clone, fork, vfork and exec reported
