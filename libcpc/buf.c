@@ -13,6 +13,7 @@ cpc_buf_t *
 cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 {
 	cpc_buf_t *buf;
+	int i;
 
 	if (set == NULL || set->cpc != cpc) {
 		errno = EINVAL;
@@ -25,6 +26,13 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	}
 	buf->cpc = cpc;
 	buf->nreqs = set->nreqs;
+	/*
+	 * Written now, not left to calloc's fresh pages: a sample into it
+	 * must not fault after its read, or a page-fault counter would
+	 * count that fault in the caller's interval.
+	 */
+	for (i = 0; i < buf->nreqs; i++)
+		((volatile uint64_t *)buf->data)[i] = 0;
 	LIST_INSERT_HEAD(&cpc->bufs, buf, link);
 	return buf;
 }

@@ -119,6 +119,21 @@ size_readbuf(cpc_set_t *set)
 }
 
 /*
+ * What a sample does besides its read, done once before the counters
+ * open: its first run would fault in pages (the clock's vDSO data, the
+ * tick rate's perf page, the read buffer), and a page-fault counter would
+ * count that in the caller's first interval.
+ */
+static void
+warm_sample_path(cpc_t *cpc, cpc_set_t *set)
+{
+	memset(set->readbuf, 0, set->readbuf_len);
+	(void)cpclib_gethrtime();
+	(void)cpclib_tick_of(cpc, 0);
+	(void)cpclib_excl_generation();
+}
+
+/*
  * A group is started by hand once whole, an inheriting set at once. A
  * group on a thread that libpctx holds stopped, or whose first stop is
  * still due, starts whole when the thread next runs, so it needs no start
@@ -325,8 +340,10 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 	}
 	if (set->sampling && cpclib_ovf_prepare(cpc, set, pid, inherit) != 0)
 		return -1;
-	if (size_readbuf(set) != 0 ||
-	    open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
+	if (size_readbuf(set) != 0)
+		goto fail;
+	warm_sample_path(cpc, set);
+	if (open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
 	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
 	    (!inherit && starts_disabled(set) && !set->standby &&
 	    ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0))

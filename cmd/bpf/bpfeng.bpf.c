@@ -33,6 +33,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define SIGNAL_GROUP_EXIT	0x00000004
+#define PF_IO_WORKER		0x00000010
 
 /* Fixed by userspace before load. */
 const volatile __u32 ncpus = 1;
@@ -367,7 +368,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	struct bpfeng_proc fresh_proc = { 0 };
 	struct bpfeng_rec *r;
 
-	if (bpf_map_lookup_elem(&procs, &ppid) == NULL)
+	if ((child->flags & PF_IO_WORKER) ||
+	    bpf_map_lookup_elem(&procs, &ppid) == NULL)
 		return 0;
 	if (cpid == ppid) {
 		if (track_thread(ctid, ppid, 0) == 0)
@@ -387,6 +389,24 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			bpf_map_delete_elem(&procs, &cpid);
 	}
 	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+/*
+ * io_uring's threads of a process (io-wq workers, SQPOLL pollers) are made
+ * without kernel_clone, so sched_process_fork never fires for them; this
+ * does, for every new task, once its ids are set.
+ */
+SEC("tp_btf/task_newtask")
+int BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
+{
+	__u32 pid = p->tgid, tid = p->pid;
+
+	if (!(p->flags & PF_IO_WORKER) ||
+	    bpf_map_lookup_elem(&procs, &pid) == NULL)
+		return 0;
+	if (track_thread(tid, pid, 0) == 0)
+		send(BPFENG_REC_LWP_CREATE, pid, tid, 0);
 	return 0;
 }
 

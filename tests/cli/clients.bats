@@ -71,13 +71,13 @@ sol_run() {
 @test "cpc_enable and cpc_disable in the target turn the counters cputrack bound on and off: only the marked section is counted" {
 	ct_run -c "$WRITE" "$C/cpc_marked" 100 1000
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
-	[ "$(ct_rows exit)" = "1 1000" ]
+	[ "$(ct_rows exit)" = "1 1000" ] || { cat "$T/out" "$T/err"; false; }
 }
 
 @test "cpc_disable around an unmarked section: everything else is counted" {
 	ct_run -c "$WRITE" "$C/cpc_marked" -u 100 1000
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
-	[ "$(ct_rows exit)" = "1 200" ]
+	[ "$(ct_rows exit)" = "1 200" ] || { cat "$T/out" "$T/err"; false; }
 }
 
 @test "cpc_enable and cpc_disable act on every set of the LWP: with two sets taking turns the section is counted once, within 0.1%" {
@@ -90,7 +90,7 @@ sol_run() {
 @test "cpc_count_usr_events in the target: under nouser, only the section's user-mode page faults are counted" {
 	ct_run -c page-faults,nouser "$C/cpc_usr_section" 100 1000
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
-	[ "$(ct_rows exit)" = "1 1000" ]
+	[ "$(ct_rows exit)" = "1 1000" ] || { cat "$T/out" "$T/err"; false; }
 }
 
 @test "without a controller, cpc_enable and cpc_disable fail with EINVAL, as on Solaris" {
@@ -102,6 +102,6 @@ sol_run() {
 @test "under another tracer (strace), cpc_disable fails with EINVAL and no stray signal reaches the program" {
 	command -v strace >/dev/null || skip "strace is not installed"
 	run strace -f -e trace=none -o "$T/strace" "$C/cpc_marked" 1 1
-	[ "$status" -eq 3 ]
+	[ "$status" -eq 3 ] || { echo "$output"; cat "$T/strace"; false; }
 	! grep -q 'SIGURG' "$T/strace"
 }

@@ -295,3 +295,44 @@ need_bpf() {
 	done
 	[ "$(exit_total)" -lt "$PAGES" ]
 }
+
+# The BPF engine, where it can run: cputrack --engine=bpf says why not.
+require_bpf_engine() {
+	local why
+	why=$("$CPUTRACK" --engine=bpf -T 0 -c task-clock true 2>&1 >/dev/null) ||
+		skip "the BPF engine cannot run here: $why"
+}
+
+@test "bpf engine, started command: io-wq workers born after the start are LWPs from their birth (lwp_create), counted exactly" {
+	require_bpf_engine
+	# No warm-up: the workers are born after the gate and do all their
+	# work at once, between two ticks.
+	iou_command --engine=bpf -c "$PF" -- -g -h -t 2 "$PAGES"
+	open_gate
+	wait_said done
+	local wrk t
+	wrk=$(io_threads iou-wrk-)
+	[ "$(echo "$wrk" | wc -w)" -eq 2 ]
+	for t in $wrk; do wait_row lwp_create "$t"; done
+	open_gate
+	iou_finish
+	[ "$status" -eq 0 ]
+	for t in $wrk; do
+		[ "$(rows lwp_create "$t" | wc -l)" -eq 1 ]
+		[ "$(exit_value "$t")" -eq "$PAGES" ]
+	done
+	[ "$(exit_total)" -ge $((2 * PAGES)) ]
+}
+
+@test "bpf engine, started command: an SQPOLL poller (iou-sqp) is an LWP from its birth, counted exactly" {
+	require_bpf_engine
+	iou_command --engine=bpf -c "$PF" -- -g -s -t 2 "$PAGES"
+	local sqp t
+	sqp=$(io_threads iou-sqp-)
+	[ "$(echo "$sqp" | wc -w)" -eq 2 ]
+	for t in $sqp; do wait_row lwp_create "$t"; done
+	open_gate
+	iou_finish
+	[ "$status" -eq 0 ]
+	for t in $sqp; do [ "$(exit_value "$t")" -eq "$PAGES" ]; done
+}
