@@ -80,11 +80,18 @@ sol_run() {
 	[ "$(ct_rows exit)" = "1 200" ] || { cat "$T/out" "$T/err"; false; }
 }
 
-@test "cpc_enable and cpc_disable act on every set of the LWP: with two sets taking turns the section is counted once, within 0.1%" {
+# At a switch the next set starts before the current one stops: what the
+# LWP does between the two calls to its CPU counts in both sets (about
+# 0.2% here, where such a call takes 20 us; bench/run measures it). The
+# section counted twice, or not at all, would be 100% off.
+@test "cpc_enable and cpc_disable act on every set of the LWP: with two sets taking turns the section is counted once, within 1%" {
+	local sum
 	ct_run -T 0.01 -c "$WRITE" -c "$WRITE" "$C/cpc_marked" 20000 100000
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
-	[ "$(ct_rows exit | awk '{ s += $2 } END { print s }')" -ge 100000 ]
-	[ "$(ct_rows exit | awk '{ s += $2 } END { print s }')" -le 100100 ]
+	sum=$(ct_rows exit | awk '{ s += $2 } END { print s }')
+	echo "counted: $sum"
+	[ "$sum" -ge 100000 ]
+	[ "$sum" -le 101000 ]
 }
 
 @test "cpc_count_usr_events in the target: under nouser, only the section's user-mode page faults are counted" {
