@@ -190,6 +190,7 @@ struct cpc_attr_field {
 	uint64_t	 mask;
 };
 void cpclib_pmu_detect(cpc_t *cpc);
+bool cpclib_sysfs_format(const char *text, int *word, uint64_t *mask);
 const struct cpc_attr_field *cpclib_pmu_attr_field(const char *name);
 void cpclib_dummy_attr(struct perf_event_attr *attr);
 double cpclib_tsc_per_ns(void);

@@ -137,43 +137,6 @@ find_kernel_pmu(cpc_t *cpc)
 }
 
 #ifndef CPC_X86_ATTRS
-/* "config1:0-15" or "config:0-7,32-35": which word, and its bits. */
-static bool
-parse_format(const char *text, struct cpc_attr_field *f)
-{
-	const char *p = text;
-	unsigned long lo, hi, b;
-	char *end;
-
-	if (strncmp(p, "config", 6) != 0)
-		return false;
-	p += 6;
-	f->config = 0;
-	if (*p == '1' || *p == '2')
-		f->config = *p++ - '0';
-	if (*p++ != ':')
-		return false;
-	f->mask = 0;
-	for (;;) {
-		lo = strtoul(p, &end, 10);
-		if (end == p || lo > 63)
-			return false;
-		hi = lo;
-		if (*(p = end) == '-') {
-			hi = strtoul(++p, &end, 10);
-			if (end == p || hi > 63 || hi < lo)
-				return false;
-			p = end;
-		}
-		for (b = lo; b <= hi; b++)
-			f->mask |= 1ULL << b;
-		if (*p != ',')
-			break;
-		p++;
-	}
-	return *p == '\0' || *p == '\n';
-}
-
 static void
 load_sysfs_formats(void)
 {
@@ -198,7 +161,7 @@ load_sysfs_formats(void)
 		if ((fp = fopen(path, "r")) == NULL)
 			continue;
 		if (fgets(text, sizeof(text), fp) != NULL &&
-		    parse_format(text, &f)) {
+		    cpclib_sysfs_format(text, &f.config, &f.mask)) {
 			/* Sorted by name, for a stable listing. */
 			for (i = nsysfs_fields; i > 0 &&
 			    strcmp(sysfs_names[i - 1], de->d_name) > 0; i--) {

@@ -40,9 +40,13 @@ read_line(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-/* "config1:0-15" or "config:0-7,32-35": which word, and its bits. */
-static bool
-parse_format(const char *text, struct sysfs_format *f)
+/*
+ * A sysfs format, "config1:0-15" or "config:0-7,32-35": which word of the
+ * attr (0: config, 1: config1, 2: config2), and its bits. A trailing
+ * newline, as read from the file, is allowed.
+ */
+bool
+cpclib_sysfs_format(const char *text, int *word, uint64_t *mask)
 {
 	const char *p = text;
 	unsigned long lo, hi, b;
@@ -51,12 +55,12 @@ parse_format(const char *text, struct sysfs_format *f)
 	if (strncmp(p, "config", 6) != 0)
 		return false;
 	p += 6;
-	f->word = 0;
+	*word = 0;
 	if (*p == '1' || *p == '2')
-		f->word = *p++ - '0';
+		*word = *p++ - '0';
 	if (*p++ != ':')
 		return false;
-	f->mask = 0;
+	*mask = 0;
 	for (;;) {
 		lo = strtoul(p, &end, 10);
 		if (end == p || lo > 63)
@@ -69,12 +73,12 @@ parse_format(const char *text, struct sysfs_format *f)
 			p = end;
 		}
 		for (b = lo; b <= hi; b++)
-			f->mask |= 1ULL << b;
+			*mask |= 1ULL << b;
 		if (*p != ',')
 			break;
 		p++;
 	}
-	return *p == '\0';
+	return *p == '\0' || *p == '\n';
 }
 
 static void
@@ -95,7 +99,7 @@ read_formats(const char *dir, struct sysfs_pmu *pmu)
 		snprintf(path, sizeof(path), "%s/format/%s", dir, de->d_name);
 		memset(&f, 0, sizeof(f));
 		if (read_line(path, text, sizeof(text)) == NULL ||
-		    !parse_format(text, &f))
+		    !cpclib_sysfs_format(text, &f.word, &f.mask))
 			continue;
 		strlcpy(f.name, de->d_name, sizeof(f.name));
 		grown = reallocarray(pmu->fmt, (size_t)pmu->nfmt + 1,

@@ -191,8 +191,10 @@ exit_total() {
 	[ "$(exit_total)" -eq 2 ]
 }
 
-@test "ptrace engine, started command: an SQPOLL poller (iou-sqp) is an LWP, counted exactly from the tick it is found" {
-	iou_command -c "$PF" -- -g -s -t 2 "$PAGES"
+# pollers_counted [cputrack args]: 2 SQPOLL pollers, there from their
+# rings' setup, each an LWP once found, that counts its PAGES faults.
+pollers_counted() {
+	iou_command "$@" -c "$PF" -- -g -s -t 2 "$PAGES"
 	local sqp t
 	sqp=$(io_threads iou-sqp-)
 	[ "$(echo "$sqp" | wc -w)" -eq 2 ]
@@ -201,6 +203,10 @@ exit_total() {
 	iou_finish
 	[ "$status" -eq 0 ]
 	for t in $sqp; do [ "$(exit_value "$t")" -eq "$PAGES" ]; done
+}
+
+@test "ptrace engine, started command: an SQPOLL poller (iou-sqp) is an LWP, counted exactly from the tick it is found" {
+	pollers_counted
 }
 
 @test "ptrace engine, -p: the io-wq workers there at the capture are LWPs from the start, counted exactly" {
@@ -326,13 +332,5 @@ require_bpf_engine() {
 
 @test "bpf engine, started command: an SQPOLL poller (iou-sqp) is an LWP from its birth, counted exactly" {
 	require_bpf_engine
-	iou_command --engine=bpf -c "$PF" -- -g -s -t 2 "$PAGES"
-	local sqp t
-	sqp=$(io_threads iou-sqp-)
-	[ "$(echo "$sqp" | wc -w)" -eq 2 ]
-	for t in $sqp; do wait_row lwp_create "$t"; done
-	open_gate
-	iou_finish
-	[ "$status" -eq 0 ]
-	for t in $sqp; do [ "$(exit_value "$t")" -eq "$PAGES" ]; done
+	pollers_counted --engine=bpf
 }
