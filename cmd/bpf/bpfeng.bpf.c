@@ -14,8 +14,9 @@
  * sees every switch, where the sched_switch tracepoint may not (a kernel
  * can leave some out), and it needs no knowledge of the task that comes.
  * A kernel may also hide a task from perf itself (switches out of it fire
- * neither): what a CPU counts from the last switch seen to the next goes
- * to the task that leaves at the next.
+ * neither), and it runs no BPF program at a switch out of a task inside a
+ * bpf(2) map call (bpf_prog_active): what a CPU counts from the last
+ * switch seen to the next goes to the task that leaves at the next.
  *
  * Only its own CPU touches a mark: the switch (interrupts off), the exit
  * and exec handlers (preemption off, marked busy so that a flush that
