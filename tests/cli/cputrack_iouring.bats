@@ -285,32 +285,8 @@ need_bpf() {
 	[ "$(exit_total)" -ge $((2 * PAGES)) ]
 }
 
-@test "BPF engine, started command: io-wq workers are not LWPs and their work is not counted (their creation fires no sched_process_fork)" {
+@test "BPF engine, started command: io-wq workers born after the start are LWPs from their birth (lwp_create), counted exactly" {
 	need_bpf
-	iou_command --engine=bpf -c "$PF" -- -w -g -t 2 "$PAGES"
-	local wrk t
-	wrk=$(io_threads iou-wrk-)
-	[ "$(echo "$wrk" | wc -w)" -eq 2 ]
-	sleep 0.3
-	open_gate
-	iou_finish
-	[ "$status" -eq 0 ]
-	for t in $wrk; do
-		[ -z "$(rows lwp_create "$t")" ]
-		[ -z "$(rows lwp_exit "$t")" ]
-	done
-	[ "$(exit_total)" -lt "$PAGES" ]
-}
-
-# The BPF engine, where it can run: cputrack --engine=bpf says why not.
-require_bpf_engine() {
-	local why
-	why=$("$CPUTRACK" --engine=bpf -T 0 -c task-clock true 2>&1 >/dev/null) ||
-		skip "the BPF engine cannot run here: $why"
-}
-
-@test "bpf engine, started command: io-wq workers born after the start are LWPs from their birth (lwp_create), counted exactly" {
-	require_bpf_engine
 	# No warm-up: the workers are born after the gate and do all their
 	# work at once, between two ticks.
 	iou_command --engine=bpf -c "$PF" -- -g -h -t 2 "$PAGES"
@@ -330,7 +306,7 @@ require_bpf_engine() {
 	[ "$(exit_total)" -ge $((2 * PAGES)) ]
 }
 
-@test "bpf engine, started command: an SQPOLL poller (iou-sqp) is an LWP from its birth, counted exactly" {
-	require_bpf_engine
+@test "BPF engine, started command: an SQPOLL poller (iou-sqp) is an LWP from its birth, counted exactly" {
+	need_bpf
 	pollers_counted --engine=bpf
 }
