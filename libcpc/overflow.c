@@ -272,9 +272,14 @@ freeze(cpc_set_t *set)
 static TRAP_PATH void
 send_emt(uintptr_t pc)
 {
-	siginfo_t info;
+	/*
+	 * Copied from a blank, not cleared by memset: in a sanitizer build
+	 * the memset interceptor reads the shadow of the stack, which can
+	 * fault.
+	 */
+	static const siginfo_t blank;
+	siginfo_t info = blank;
 
-	memset(&info, 0, sizeof(info));
 	info.si_signo = SIGEMT;
 	info.si_code = EMT_CPCOVF;
 	info.si_addr = (void *)pc;

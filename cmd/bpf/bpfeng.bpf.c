@@ -9,14 +9,11 @@
  * of tracked processes go to userspace, in order, through one ring
  * buffer; a thread's final counts go with its exit.
  *
- * The switch hook is a BPF program on a per-CPU context-switch software
- * event that overflows at every switch, in the leaving task's context: it
- * sees every switch, where the sched_switch tracepoint may not (a kernel
- * can leave some out), and it needs no knowledge of the task that comes.
- * A kernel may also hide a task from perf itself (switches out of it fire
- * neither), and it runs no BPF program at a switch out of a task inside a
- * bpf(2) map call (bpf_prog_active): what a CPU counts from the last
- * switch seen to the next goes to the task that leaves at the next.
+ * The switch hook is a BPF program on the sched_switch tracepoint, before
+ * the switch, in the leaving task's context, with interrupts off. It is
+ * a tracing program: the kernel runs it even when the leaving task is
+ * inside a bpf(2) map call, where it would skip a perf_event program
+ * (bpf_prog_active) and give what that task counted to the next one.
  *
  * Only its own CPU touches a mark: the switch (interrupts off), the exit
  * and exec handlers (preemption off, marked busy so that a flush that
@@ -324,15 +321,15 @@ ended_by_exec(struct task_struct *p)
 	return execer != NULL && execer != p;
 }
 
-/* Every context switch, before it, in the leaving task's context. */
-SEC("perf_event")
-int on_switch(struct bpf_perf_event_data *ctx)
+/* Every context switch, before it: what the CPU counted goes to prev. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
+    struct task_struct *next)
 {
 	struct mark *m = this_mark();
 
 	if (m != NULL)
-		mark_cpu(m, current_tid());
-	/* No sample is written: the event only calls this program. */
+		mark_cpu(m, prev->pid);
 	return 0;
 }
 

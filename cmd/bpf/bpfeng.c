@@ -150,8 +150,6 @@ configure(struct bpfeng *eng)
 	/* Run by hand, never attached. */
 	bpf_program__set_autoattach(skel->progs.flush, false);
 	bpf_program__set_autoattach(skel->progs.whoami, false);
-	/* Attached to each CPU's context-switch event. */
-	bpf_program__set_autoattach(skel->progs.on_switch, false);
 }
 
 static int
@@ -220,9 +218,6 @@ attach(struct bpfeng *eng, char *why, size_t whylen)
 		err = errno;
 		eng_why(why, whylen, "cannot attach the BPF programs to the "
 		    "scheduler's tracepoints - %s", strerror(err));
-	} else if (eng_switch_attach(eng, eng->skel->progs.on_switch, why,
-	    whylen) != 0) {
-		err = errno;
 	}
 	eng_log_end();
 	errno = err;
@@ -331,7 +326,6 @@ bpfeng_close(struct bpfeng *eng)
 	if (eng == NULL)
 		return;
 	/* Programs first: nothing may count into what goes away next. */
-	eng_switch_detach(eng);
 	if (eng->skel != NULL)
 		bpfeng_bpf__detach(eng->skel);
 	eng_kill_child(eng);

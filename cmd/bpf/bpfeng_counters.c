@@ -195,66 +195,6 @@ eng_counters_enable(struct bpfeng *eng, int set, bool on)
 	return ret;
 }
 
-/*
- * The switch hook: on each online CPU, a context-switch event that
- * overflows at every switch, and runs the program instead of sampling.
- */
-int
-eng_switch_attach(struct bpfeng *eng, struct bpf_program *prog, char *why,
-    size_t whylen)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CONTEXT_SWITCHES,
-		.sample_period = 1,
-	};
-	int cpu, fd;
-
-	if ((eng->switch_fds = malloc((size_t)eng->ncpus * sizeof(int))) ==
-	    NULL || (eng->switch_links = calloc((size_t)eng->ncpus,
-	    sizeof(*eng->switch_links))) == NULL) {
-		eng_why(why, whylen, "no memory available");
-		return -1;
-	}
-	for (cpu = 0; cpu < eng->ncpus; cpu++)
-		eng->switch_fds[cpu] = -1;
-	for (cpu = 0; cpu < eng->ncpus; cpu++) {
-		if (!eng->online[cpu])
-			continue;
-		if ((fd = perf_open(&attr, cpu, -1)) < 0) {
-			eng_why(why, whylen, "cannot watch context switches on "
-			    "cpu%d - %s", cpu, strerror(errno));
-			return -1;
-		}
-		eng->switch_fds[cpu] = fd;
-		if ((eng->switch_links[cpu] = bpf_program__attach_perf_event(
-		    prog, fd)) == NULL) {
-			eng_why(why, whylen, "cannot attach to the context "
-			    "switches of cpu%d - %s", cpu, strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-void
-eng_switch_detach(struct bpfeng *eng)
-{
-	int cpu;
-
-	for (cpu = 0; eng->switch_links != NULL && cpu < eng->ncpus; cpu++)
-		if (eng->switch_links[cpu] != NULL)
-			(void)bpf_link__destroy(eng->switch_links[cpu]);
-	for (cpu = 0; eng->switch_fds != NULL && cpu < eng->ncpus; cpu++)
-		if (eng->switch_fds[cpu] >= 0)
-			close(eng->switch_fds[cpu]);
-	free(eng->switch_links);
-	free(eng->switch_fds);
-	eng->switch_links = NULL;
-	eng->switch_fds = NULL;
-}
-
 void
 eng_counters_close(struct bpfeng *eng)
 {

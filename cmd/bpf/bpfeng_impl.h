@@ -59,8 +59,6 @@ struct bpfeng {
 	int			 ncpus;
 	int			*fds;
 	bool			*online;	/* per CPU */
-	int			*switch_fds;	/* per CPU: switch hook */
-	struct bpf_link		**switch_links;
 
 	struct bpfeng_bpf	*skel;
 	int			 counters_fd;	/* maps */
@@ -120,9 +118,6 @@ int eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,
     char *why, size_t whylen);
 int eng_counters_fill(struct bpfeng *eng, char *why, size_t whylen);
 int eng_counters_enable(struct bpfeng *eng, int set, bool on);
-int eng_switch_attach(struct bpfeng *eng, struct bpf_program *prog, char *why,
-    size_t whylen);
-void eng_switch_detach(struct bpfeng *eng);
 void eng_counters_close(struct bpfeng *eng);
 
 /* bpfeng_events.c */

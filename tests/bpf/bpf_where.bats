@@ -281,11 +281,6 @@ for pid in kids:
 	cat "$T/bpf.err" "$T/pt.err" >"$T/err"
 }
 
-# $1, the BPF engine's count, is $2 (perf stat's) or up to 2 more.
-in_bpf_slack() {
-	[ "$1" -ge "$2" ] && [ "$1" -le $(($2 + 2)) ]
-}
-
 # Column $2 of the exit rows of CSV $1, summed.
 csv_exit_sum() {
 	awk -F, -v c="$2" '$7 == "exit" && $8 == "0" { s += $c } END { print s + 0 }' "$1"
@@ -307,14 +302,11 @@ csv_exit_sum() {
 	echo "# perf stat: $perf_u user, $perf_k kernel;" \
 	    "bpf: $(csv_exit_sum "$T/bpf.csv" 12), $(csv_exit_sum "$T/bpf.csv" 13);" \
 	    "ptrace: $(csv_exit_sum "$T/pt.csv" 12), $(csv_exit_sum "$T/pt.csv" 13)" >&3
-	# User-mode faults: the ptrace engine's are perf stat's.
+	# User-mode faults: all three the same.
+	[ "$(csv_exit_sum "$T/bpf.csv" 12)" -eq "$perf_u" ]
 	[ "$(csv_exit_sum "$T/pt.csv" 12)" -eq "$perf_u" ]
-	# The BPF engine has every one perf stat has, and at most 2 more: a
-	# switch out of a task in a bpf(2) map call runs no BPF program, so
-	# what that task counted goes to the next tracked thread to leave the
-	# CPU (cputrack(1), ENGINES).
-	in_bpf_slack "$(csv_exit_sum "$T/bpf.csv" 12)" "$perf_u"
-	in_bpf_slack "$(csv_exit_sum "$T/bpf.csv" 13)" "$perf_k"
+	# Kernel-mode faults: the BPF engine has every one perf stat has.
+	[ "$(csv_exit_sum "$T/bpf.csv" 13)" -eq "$perf_k" ]
 	# A child's first, as the kernel stores its tid for it, comes before
 	# the ptrace engine can bind its counters: never more, often fewer.
 	[ "$(csv_exit_sum "$T/pt.csv" 13)" -le "$perf_k" ]
