@@ -41,8 +41,10 @@ function(cpctools_add_library name)
       VERSION ${CPCTOOLS_SOVERSION}.${PROJECT_VERSION_MINOR}.${PROJECT_VERSION_PATCH}
       LINK_DEPENDS ${map})
     target_include_directories(${name}_shared PUBLIC ${public_include})
+    # Bound at load: a lazy first call writes the GOT, and libcpc's
+    # overflow handler must not fault before it freezes the counters.
     target_link_options(${name}_shared PRIVATE
-      LINKER:--version-script=${map})
+      LINKER:--version-script=${map} LINKER:-z,now)
     # Every symbol the library uses must come from a library it names.
     # The sanitizer runtimes are linked into programs, not libraries.
     if(NOT CPCTOOLS_SANITIZE)

@@ -733,6 +733,15 @@ tick_order(const void *a, const void *b)
 	return x->lwpid < y->lwpid ? -1 : x->lwpid > y->lwpid;
 }
 
+/* No threads ticked: the array may be unallocated, and qsort wants one. */
+static void
+sort_ticked(struct bpf_track *bt)
+{
+	if (bt->nticked > 1)
+		qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked),
+		    tick_order);
+}
+
 /*
  * Deadlines missed are skipped, and (as libpctx does) taken from each
  * process's samples left, but for its last one; a process whose samples
@@ -778,7 +787,7 @@ tick(struct bpf_track *bt, uint64_t expirations)
 		engine_failed(bt, "tick");
 		return;
 	}
-	qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked), tick_order);
+	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++) {
 		t = bt->ticked[i];
 		who = who_of(t);
@@ -833,7 +842,7 @@ begin(struct bpf_track *bt)
 	bt->nticked = 0;
 	RB_FOREACH(t, bthread_tree, &bt->threads)
 		ticked_add(bt, t);
-	qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked), tick_order);
+	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++) {
 		t = bt->ticked[i];
 		who = who_of(t);

@@ -351,13 +351,16 @@ prefault_trap_path(void)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t p = (uintptr_t)__start_cpc_trap_path & ~(page - 1);
+	int saved = errno;
 
 	for (; p < (uintptr_t)__stop_cpc_trap_path; p += page)
 		(void)*(const volatile char *)p;
+	/* Lazy binding writes the GOT on a first call: a fault too. */
 	(void)syscall(SYS_gettid);
 	(void)getpid();
 	(void)gettid();
 	(void)ioctl(-1, PERF_EVENT_IOC_DISABLE, 0);
+	errno = saved;
 }
 
 /* Install the SIGTRAP handler, again if someone replaced it. */
