@@ -112,6 +112,9 @@ mode_of() {
 	    mem:*) echo exact ;;
 	duration_time | user_time | system_time)
 		echo "refused:a perf tool event" ;;
+	# Statically defined probes of binaries perf has cached: neither can
+	# count one before `perf probe` makes it a tracepoint.
+	sdt_*:*) echo refuse ;;
 	*) echo count ;;
 	esac
 }
