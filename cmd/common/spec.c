@@ -299,10 +299,12 @@ glob_events(struct parse *p, char *item)
 	struct glob g = { .pattern = pattern };
 	int left = (int)p->npic - (p->highest + 1), i;
 
-	strlcpy(pattern, item, sizeof(pattern));
-	if (mods != NULL)
-		pattern[mods - item - 1] = '\0';
-	cpc_walk_events_described(p->cpc, &g, glob_match);
+	/* Longer than any event name, it matches none. */
+	if (strlcpy(pattern, item, sizeof(pattern)) < sizeof(pattern)) {
+		if (mods != NULL)
+			pattern[mods - item - 1] = '\0';
+		cpc_walk_events_described(p->cpc, &g, glob_match);
+	}
 	if (g.nomem) {
 		p->nomem = true;
 	} else if (g.n == 0) {

@@ -304,6 +304,27 @@ test_perf_syntax(void)
 	    "task-clock:u page-faults cs");
 }
 
+/*
+ * A glob longer than any event name, its modifiers past that length:
+ * it matches nothing, and nothing is written past the pattern's buffer
+ * (a fuzz find).
+ */
+static void
+test_long_glob(void)
+{
+	enum spec_error err;
+	char item[1200];
+	struct spec *s;
+
+	memset(item, 'x', sizeof(item));
+	memcpy(item, "syscalls:*", 10);
+	memcpy(item + sizeof(item) - 3, ":k", 3);
+	s = parse(item, &err);
+	CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
+	CHECK(strstr(errbuf, ": no tracepoint of this kernel matches it\n") !=
+	    NULL);
+}
+
 /* A tracepoint glob: every match fills a counter, up to the last. */
 static void
 test_globs(void)
@@ -337,6 +358,7 @@ test_globs(void)
 	CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
 	CHECK(strcmp(errbuf, "test_spec: syscalls:no_such_*: no tracepoint of "
 	    "this kernel matches it\n") == 0);
+	test_long_glob();
 }
 
 /* Known forms this kernel cannot count: the reason, never bad token. */
