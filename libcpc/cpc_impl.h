@@ -156,6 +156,7 @@ struct __cpc {
 	struct cpc_catalog	 catalog;
 	bool			 catalog_ready;
 	double			 tsc_per_ns;	/* for the derived tick */
+	bool			 sample_warm;	/* warm_sample_path done */
 	int			 cpu_sets;	/* CPU-bound sets of this handle */
 	int			 any_cpu_fd;	/* shared lock while cpu_sets>0 */
 	bool			 excl_ok;	/* no CPU binding at excl_ok_gen */

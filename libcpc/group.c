@@ -113,24 +113,28 @@ size_readbuf(cpc_set_t *set)
 		errno = ENOMEM;
 		return -1;
 	}
+	/* Touched now: a sample must not fault in its pages after its read. */
+	memset(readbuf, 0, need);
 	set->readbuf = readbuf;
 	set->readbuf_len = need;
 	return 0;
 }
 
 /*
- * What a sample does besides its read, done once before the counters
- * open: its first run would fault in pages (the clock's vDSO data, the
- * tick rate's perf page, the read buffer), and a page-fault counter would
- * count that in the caller's first interval.
+ * What a sample does besides its read, done once per handle before its
+ * first counters open: its first run would fault in pages (the clock's
+ * vDSO data, the tick rate's perf page, the generation page), and a
+ * page-fault counter would count that in the caller's first interval.
  */
 static void
-warm_sample_path(cpc_t *cpc, cpc_set_t *set)
+warm_sample_path(cpc_t *cpc)
 {
-	memset(set->readbuf, 0, set->readbuf_len);
+	if (cpc->sample_warm)
+		return;
 	(void)cpclib_gethrtime();
 	(void)cpclib_tick_of(cpc, 0);
 	(void)cpclib_excl_generation();
+	cpc->sample_warm = true;
 }
 
 /*
@@ -342,7 +346,7 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 		return -1;
 	if (size_readbuf(set) != 0)
 		goto fail;
-	warm_sample_path(cpc, set);
+	warm_sample_path(cpc);
 	if (open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
 	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
 	    (!inherit && starts_disabled(set) && !set->standby &&
