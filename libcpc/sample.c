@@ -35,6 +35,34 @@ read_each(cpc_set_t *set)
 }
 
 /*
+ * A group the kernel took apart: taking a CPU offline detaches the
+ * members of its groups, and each then reads as a group of one, in the
+ * same layout. Read each, so that what they counted up to then is kept.
+ */
+static int
+read_split(cpc_set_t *set)
+{
+	int e, k, stride = cpclib_read_stride(set);
+	size_t len = (3 + (size_t)stride) * sizeof(uint64_t);
+	uint64_t rec[6];
+
+	for (e = 0; e < set->nevents; e++) {
+		if (read(set->fds[e], rec, len) != (ssize_t)len || rec[0] != 1) {
+			errno = EIO;
+			return -1;
+		}
+		for (k = 0; k < stride; k++)
+			set->readbuf[3 + stride * e + k] = rec[3 + k];
+		if (e == 0) {
+			set->readbuf[1] = rec[1];
+			set->readbuf[2] = rec[2];
+		}
+	}
+	set->readbuf[0] = (uint64_t)set->nevents;
+	return 0;
+}
+
+/*
  * Group layout: nr, enabled, running, then per event value and id (and
  * lost samples, for sets that buffer overflow records).
  */
@@ -48,6 +76,8 @@ read_group(cpc_set_t *set)
 		errno = EIO;
 		return -1;
 	}
+	if (n > 0 && set->readbuf[0] == 1 && set->nevents > 1)
+		return read_split(set);
 	if (n != (ssize_t)set->readbuf_len ||
 	    set->readbuf[0] != (uint64_t)set->nevents) {
 		if (n >= 0)
