@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Set groups: see setgrp.h. A clone's sets are all bound for as long as
- * its LWP or CPU is counted, so a turn costs two ioctls and no event is
- * lost between turns; a set keeps its value across its turns, and each
- * sample takes the difference from the previous one of the same set.
+ * its LWP or CPU is counted; a set keeps its value across its turns, and
+ * each sample takes the difference from the previous one of the same set.
+ *
+ * Sets whose events have no counter limit (software events, tracepoints,
+ * probes) are bound together, as one joint set in one perf group that
+ * counts all the time. A turn is then bookkeeping at one read of that
+ * group: what each set's events counted from the read that began its turn
+ * to the read that ended it. Nothing falls between two turns or in both.
+ * Sets of hardware events take turns on the PMU's counters instead: the
+ * next starts before the current stops (cpc_set_switch), and what the LWP
+ * does in between is counted by both.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "diag.h"
 #include "setgrp.h"
@@ -21,6 +30,14 @@ struct slot {
 	struct set_times last_times, slice_times, total_times;
 	bool		 had_turn;	/* has counted: its rows are due */
 	bool		 sampled;
+	/*
+	 * In a joint set: while its turn lasts, what the set counted is the
+	 * joint reading less origin; between turns it is held.
+	 */
+	uint64_t	*origin, *held;
+	struct set_times origin_times, held_times;
+	hrtime_t	 held_when;
+	int		*index;		/* of each request in the joint set */
 };
 
 struct setgrp {
@@ -31,8 +48,12 @@ struct setgrp {
 	int		  nsets;
 	struct slot	*slots;		/* a clone's, nsets of them */
 	bool		  has_sets;	/* a clone with sets to bind */
+	bool		  joint;	/* its sets count at once: see above */
 	bool		  bound;
 	int		  current;
+	cpc_set_t	 *joint_set;	/* a joint clone's one set */
+	cpc_buf_t	 *reading;	/* the joint set's latest sample */
+	struct set_times  reading_times;
 };
 
 setgrp_t *
@@ -68,6 +89,75 @@ master_grow(setgrp_t *g, struct spec *spec, cpc_set_t *template)
 	return 0;
 }
 
+/* Whether two requests count the same, whatever pic they were given. */
+static bool
+same_request(const struct spec_req *a, const struct spec_req *b)
+{
+	uint_t k;
+
+	if (strcmp(a->event, b->event) != 0 || a->flags != b->flags ||
+	    a->nattrs != b->nattrs)
+		return false;
+	for (k = 0; k + 1 < a->nattrs; k++)
+		if (strcmp(a->attrs[k].ca_name, b->attrs[k].ca_name) != 0 ||
+		    a->attrs[k].ca_val != b->attrs[k].ca_val)
+			return false;
+	return true;
+}
+
+/* Whether request i of spec s was asked for by an earlier spec. */
+static bool
+asked_before(const setgrp_t *g, int s, int i)
+{
+	int t, j;
+
+	for (t = 0; t < s; t++)
+		for (j = 0; j < g->specs[t]->nreqs; j++)
+			if (same_request(&g->specs[t]->reqs[j],
+			    &g->specs[s]->reqs[i]))
+				return true;
+	return false;
+}
+
+/* Events the kernel counts with no limit on how many count at once. */
+static bool
+unlimited_kind(const char *kind)
+{
+	static const char *const kinds[] = {
+		"software", "tracepoint", "kprobe", "uprobe"
+	};
+	size_t i;
+
+	for (i = 0; kind != NULL && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kind, kinds[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether the master's sets can be bound as one joint set: more than one
+ * set, every event of unlimited kind, no more distinct requests than a
+ * set holds.
+ */
+static bool
+can_join(const setgrp_t *g)
+{
+	int s, i, nreqs = 0;
+
+	if (g->nsets < 2 || getenv("CPCTOOLS_SET_SWITCH") != NULL)
+		return false;
+	for (s = 0; s < g->nsets; s++) {
+		for (i = 0; i < g->specs[s]->nreqs; i++) {
+			if (!unlimited_kind(cpc_event_kind(g->cpc,
+			    g->specs[s]->reqs[i].event)))
+				return false;
+			if (!asked_before(g, s, i))
+				nreqs++;
+		}
+	}
+	return nreqs <= (int)cpc_npic(g->cpc);
+}
+
 int
 setgrp_add(setgrp_t *g, const char *text)
 {
@@ -91,6 +181,7 @@ setgrp_add(setgrp_t *g, const char *text)
 		diag(NULL, "no memory available\n");
 		return 1;
 	}
+	g->joint = can_join(g);
 	return 0;
 }
 
@@ -120,10 +211,15 @@ static int
 slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 {
 	cpc_set_t *sizer = master->templates[s];
+	size_t nreqs = (size_t)master->specs[s]->nreqs;
 	cpc_t *cpc = g->cpc;
 
-	if (g->has_sets &&
+	if (g->has_sets && !g->joint &&
 	    (sl->set = spec_build_set(cpc, master->specs[s])) == NULL)
+		return -1;
+	if (g->joint && ((sl->origin = calloc(nreqs, sizeof(uint64_t))) ==
+	    NULL || (sl->held = calloc(nreqs, sizeof(uint64_t))) == NULL ||
+	    (sl->index = calloc(nreqs, sizeof(int))) == NULL))
 		return -1;
 	if ((sl->last = cpc_buf_create(cpc, sizer)) == NULL ||
 	    (sl->now = cpc_buf_create(cpc, sizer)) == NULL ||
@@ -131,6 +227,49 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	    (sl->total = cpc_buf_create(cpc, sizer)) == NULL)
 		return -1;
 	return 0;
+}
+
+/* Where an earlier spec asked for the same request, or -1. */
+static int
+earlier_request(const setgrp_t *g, int spec, const struct spec_req *r)
+{
+	int s, i;
+
+	for (s = 0; s < spec; s++)
+		for (i = 0; i < g->specs[s]->nreqs; i++)
+			if (same_request(&g->specs[s]->reqs[i], r))
+				return g->slots[s].index[i];
+	return -1;
+}
+
+/*
+ * Every spec's requests, in spec order, in one set; a request that an
+ * earlier spec asked for too is counted once, by one perf event, so that
+ * a turn's end and the next one's start are one value. The picnum each
+ * request carries last is left out: it names a counter of the PMU, and
+ * these events take none.
+ */
+static int
+joint_init(setgrp_t *g)
+{
+	const struct spec_req *r;
+	int s, i, n = 0;
+
+	if ((g->joint_set = cpc_set_create(g->cpc)) == NULL)
+		return -1;
+	for (s = 0; s < g->nsets; s++) {
+		for (i = 0; i < g->specs[s]->nreqs; i++) {
+			r = &g->specs[s]->reqs[i];
+			if ((g->slots[s].index[i] = earlier_request(g, s, r)) >= 0)
+				continue;
+			if (cpc_set_add_request(g->cpc, g->joint_set, r->event,
+			    0, r->flags, r->nattrs - 1, r->attrs) < 0)
+				return -1;
+			g->slots[s].index[i] = n++;
+		}
+	}
+	return (g->reading = cpc_buf_create(g->cpc, g->joint_set)) == NULL ?
+	    -1 : 0;
 }
 
 static setgrp_t *
@@ -145,11 +284,14 @@ clone(const setgrp_t *master, bool has_sets)
 	g->specs = master->specs;
 	g->nsets = master->nsets;
 	g->has_sets = has_sets;
+	g->joint = has_sets && master->joint;
 	if ((g->slots = calloc((size_t)g->nsets, sizeof(*g->slots))) == NULL)
 		goto fail;
 	for (s = 0; s < g->nsets; s++)
 		if (slot_init(g, master, &g->slots[s], s) != 0)
 			goto fail;
+	if (g->joint && joint_init(g) != 0)
+		goto fail;
 	return g;
 fail:
 	setgrp_free(g);
@@ -180,6 +322,9 @@ slot_free(cpc_t *cpc, struct slot *sl)
 			(void)cpc_buf_destroy(cpc, bufs[i]);
 	if (sl->set != NULL)
 		(void)cpc_set_destroy(cpc, sl->set);
+	free(sl->origin);
+	free(sl->held);
+	free(sl->index);
 }
 
 void
@@ -201,7 +346,29 @@ setgrp_free(setgrp_t *g)
 			slot_free(g->cpc, &g->slots[s]);
 		free(g->slots);
 	}
+	if (g->reading != NULL)
+		(void)cpc_buf_destroy(g->cpc, g->reading);
+	if (g->joint_set != NULL)
+		(void)cpc_set_destroy(g->cpc, g->joint_set);
 	free(g);
+}
+
+/*
+ * A joint set starts from zero: the current set's turn begins there, and
+ * its count goes on from what it held.
+ */
+static void
+joint_start(setgrp_t *g)
+{
+	struct slot *sl = &g->slots[g->current];
+	int i;
+
+	for (i = 0; i < g->specs[g->current]->nreqs; i++)
+		sl->origin[i] = -sl->held[i];
+	sl->origin_times.enabled_ns = -sl->held_times.enabled_ns;
+	sl->origin_times.running_ns = -sl->held_times.running_ns;
+	cpc_buf_zero(g->cpc, g->reading);
+	g->reading_times = (struct set_times){ 0 };
 }
 
 /* Bind every set through bind(set, flags), the current one counting. */
@@ -211,6 +378,14 @@ bind_all(setgrp_t *g, int (*bind)(setgrp_t *, cpc_set_t *, uint_t,
 {
 	int s, saved;
 
+	if (g->joint) {
+		if (bind(g, g->joint_set, 0, target) != 0)
+			return -1;
+		joint_start(g);
+		g->bound = true;
+		g->slots[g->current].had_turn = true;
+		return 0;
+	}
 	for (s = 0; s < g->nsets; s++) {
 		if (bind(g, g->slots[s].set, s == g->current ? 0 :
 		    CPC_BIND_STANDBY, target) != 0)
@@ -267,8 +442,10 @@ setgrp_unbind(setgrp_t *g)
 
 	if (!g->bound)
 		return;
+	if (g->joint)
+		(void)cpc_unbind(g->cpc, g->joint_set);
 	/* In reverse: a CPU binding gives back the affinity it found. */
-	for (s = g->nsets - 1; s >= 0; s--)
+	for (s = g->nsets - 1; s >= 0 && !g->joint; s--)
 		(void)cpc_unbind(g->cpc, g->slots[s].set);
 	g->bound = false;
 }
@@ -298,12 +475,83 @@ take_slice(setgrp_t *g, struct slot *sl, uint64_t enabled, uint64_t running,
 	sl->sampled = true;
 }
 
+/* Read the joint set: what each set's turn is measured against. */
+static int
+joint_read(setgrp_t *g)
+{
+	if (cpc_set_sample(g->cpc, g->joint_set, g->reading) != 0)
+		return -1;
+	(void)cpc_set_times(g->cpc, g->joint_set,
+	    &g->reading_times.enabled_ns, &g->reading_times.running_ns);
+	return 0;
+}
+
+/* The joint reading's value of request i of set s. */
+static uint64_t
+reading_of(const setgrp_t *g, const struct slot *sl, int i)
+{
+	uint64_t v = 0;
+
+	(void)cpc_buf_get(g->cpc, g->reading, sl->index[i], &v);
+	return v;
+}
+
+/*
+ * What a set of a joint clone has counted: for the current set, up to a
+ * new reading; for another, what it held when its last turn ended.
+ */
+static int
+joint_sample_slot(setgrp_t *g, struct slot *sl, bool add)
+{
+	int s = (int)(sl - g->slots), i;
+	struct set_times t = sl->held_times;
+	hrtime_t when = sl->held_when;
+
+	if (s == g->current) {
+		if (joint_read(g) != 0)
+			return -1;
+		for (i = 0; i < g->specs[s]->nreqs; i++)
+			sl->held[i] = reading_of(g, sl, i) - sl->origin[i];
+		t.enabled_ns = g->reading_times.enabled_ns -
+		    sl->origin_times.enabled_ns;
+		t.running_ns = g->reading_times.running_ns -
+		    sl->origin_times.running_ns;
+		sl->held_times = t;
+		when = sl->held_when = cpc_buf_hrtime(g->cpc, g->reading);
+	}
+	for (i = 0; i < g->specs[s]->nreqs; i++)
+		(void)cpc_buf_set(g->cpc, sl->now, i, sl->held[i]);
+	cpc_buf_set_time(g->cpc, sl->now, when, t.enabled_ns);
+	take_slice(g, sl, t.enabled_ns, t.running_ns, add);
+	return 0;
+}
+
+/*
+ * The joint set's next turn begins at its latest reading, where the
+ * current one's ended: the next set's count goes on from what it held.
+ */
+static void
+joint_rotate(setgrp_t *g, int next)
+{
+	struct slot *sl = &g->slots[next];
+	int i;
+
+	for (i = 0; i < g->specs[next]->nreqs; i++)
+		sl->origin[i] = reading_of(g, sl, i) - sl->held[i];
+	sl->origin_times.enabled_ns = g->reading_times.enabled_ns -
+	    sl->held_times.enabled_ns;
+	sl->origin_times.running_ns = g->reading_times.running_ns -
+	    sl->held_times.running_ns;
+}
+
 /* Sample set s: what it counted since its previous sample. */
 static int
 sample_slot(setgrp_t *g, struct slot *sl, bool add)
 {
 	uint64_t enabled, running;
 
+	if (g->joint)
+		return joint_sample_slot(g, sl, add);
 	if (cpc_set_sample(g->cpc, sl->set, sl->now) != 0)
 		return -1;
 	(void)cpc_set_times(g->cpc, sl->set, &enabled, &running);
@@ -363,7 +611,9 @@ setgrp_rotate(setgrp_t *g)
 
 	if (next == g->current)
 		return 0;
-	if (cpc_set_switch(g->cpc, g->slots[g->current].set,
+	if (g->joint)
+		joint_rotate(g, next);
+	else if (cpc_set_switch(g->cpc, g->slots[g->current].set,
 	    g->slots[next].set) != 0)
 		return -1;
 	g->current = next;

@@ -4,11 +4,14 @@
  * LWP (cputrack) or one CPU (cpustat).
  *
  * A master group holds the parsed specs. Each LWP or CPU clones it and
- * binds one libcpc set per spec, all at once: the first counts, the others
- * wait in standby and take over in turn (setgrp_rotate, cpc_set_switch),
- * so that no event falls between two turns. A sample of the current set
- * adds what it counted since its last sample to its total. An accumulator
- * clone has no sets, only totals: a process's, summed over its LWPs.
+ * binds its sets all at once. Sets of events with no counter limit are
+ * bound as one joint set that counts all the time, and a turn
+ * (setgrp_rotate) is bookkeeping at one read of it. Otherwise one libcpc
+ * set is bound per spec: the first counts, the others wait in standby and
+ * take over in turn (cpc_set_switch), so that no event falls between two
+ * turns. A sample of the current set adds what it counted since its last
+ * sample to its total. An accumulator clone has no sets, only totals: a
+ * process's, summed over its LWPs.
  */
 #ifndef SETGRP_H
 #define SETGRP_H

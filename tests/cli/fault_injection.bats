@@ -312,13 +312,18 @@ cputrack: pid $root_pid belongs to another user (uid 0): capturing it needs root
 
 # Found by the valgrind test (slow enough to hit it): a tick that rotates
 # the sets of an LWP that is exiting failed the whole run with
-# "tick: lwpN: can't bind perf counters - No such process".
-@test "ticks racing with LWP exits, two sets rotating every 1 ms: no error, every LWP's totals (100 runs)" {
-	local i
-	for i in $(seq 100); do
+# "tick: lwpN: can't bind perf counters - No such process". Both ways of
+# switching: one group for both sets, and sets taking turns on the
+# counters (the way of hardware events), whose switch calls the kernel.
+@test "ticks racing with LWP exits, two sets rotating every 1 ms: no error, every LWP's totals (100 runs each way)" {
+	local i turns
+	for i in $(seq 200); do
+		turns=$((i % 2 ? 1 : 0))
+		[ "$turns" = 1 ] && export CPCTOOLS_SET_SWITCH=1 ||
+		    unset CPCTOOLS_SET_SWITCH
 		run_retry "$CT" -T 0.001 -c "$WRITE,task-clock" -c page-faults \
 		    "$W/wl_threads" 8 200 100
-		[ -z "$stderr" ] || echo "run $i: $stderr"
+		[ -z "$stderr" ] || echo "run $i (turns: $turns): $stderr"
 		[ "$status" -eq 0 ]
 		[ -z "$stderr" ]
 		[ "$(grep -c ' lwp_exit ' <<<"$output")" -ge 8 ]
