@@ -816,15 +816,19 @@ take_signals(struct bpf_track *bt)
 			end_run(bt, 0);
 }
 
+/* Until the grace ends, or the engine's records are due (bpfeng.h). */
 static int
 poll_timeout(const struct bpf_track *bt)
 {
 	hrtime_t left;
 
 	if (bt->grace_end == 0)
-		return -1;
+		return BPFENG_READ_MS;
 	left = bt->grace_end - output_now();
-	return left <= 0 ? 0 : (int)(left / 1000000) + 1;
+	if (left <= 0)
+		return 0;
+	return left / 1000000 < BPFENG_READ_MS ?
+	    (int)(left / 1000000) + 1 : BPFENG_READ_MS;
 }
 
 /* The title; then the LWPs there from the start have their -v rows. */

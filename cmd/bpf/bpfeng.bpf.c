@@ -42,6 +42,8 @@ const volatile __u32 set_nreqs[BPFENG_MAX_SETS];
 const volatile __u32 set_slot[BPFENG_MAX_SETS];
 const volatile bool follow_fork;
 const volatile bool follow_exec;
+/* Unread bytes in the ring past which userspace is woken at once. */
+const volatile __u64 wake_bytes = 1;
 
 /* The set marks count for; userspace moves it at a tick. */
 __u32 active_set;
@@ -272,13 +274,30 @@ reserve(__u32 type, __u32 pid, __u32 tid, __u32 arg, __u64 size)
 	return r;
 }
 
+/*
+ * Hand a record on. Userspace reads the ring at every tick and at least
+ * every few milliseconds anyway, so a record wakes it only when it ends
+ * a process (the run may be over) or when the ring fills: a wakeup per
+ * record would cost a churning target an interrupt and a switch each.
+ */
+static __always_inline void
+submit(struct bpfeng_rec *r)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (r->type == BPFENG_REC_EXIT ||
+	    bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(r, flags);
+}
+
 static __always_inline void
 send(__u32 type, __u32 pid, __u32 tid, __u32 arg)
 {
 	struct bpfeng_rec *r = reserve(type, pid, tid, arg, sizeof(*r));
 
 	if (r != NULL)
-		bpf_ringbuf_submit(r, 0);
+		submit(r);
 }
 
 /* Copy a thread's counts into data[at...]; none: flagged, zeros. */
@@ -386,7 +405,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		else
 			bpf_map_delete_elem(&procs, &cpid);
 	}
-	bpf_ringbuf_submit(r, 0);
+	submit(r);
 	return 0;
 }
 
@@ -450,7 +469,7 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 		bpf_map_delete_elem(&procs, &pid);
 	}
 	if (r != NULL)
-		bpf_ringbuf_submit(r, 0);
+		submit(r);
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -506,7 +525,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 			if (ended_by_exec(p))
 				r->flags |= BPFENG_REC_BY_EXEC;
 			copy_counts(r, 0, t);
-			bpf_ringbuf_submit(r, 0);
+			submit(r);
 		}
 		bpf_map_delete_elem(&threads, &tid);
 		m->busy = 0;

@@ -24,6 +24,8 @@
  * events, takes 88 bytes, so this holds tens of thousands.
  */
 #define RING_BYTES	(4u << 20)
+/* Unread records that wake userspace before its next read: a quarter. */
+#define RING_WAKE_BYTES	(RING_BYTES / 4)
 
 const char *
 bpfeng_unavailable(void)
@@ -138,6 +140,7 @@ configure(struct bpfeng *eng)
 	}
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
+	skel->rodata->wake_bytes = RING_WAKE_BYTES;
 	(void)bpf_map__set_max_entries(skel->maps.counters,
 	    (uint32_t)(eng->ncounters * eng->ncpus));
 	(void)bpf_map__set_value_size(skel->maps.threads,

@@ -11,8 +11,9 @@
  *
  * The caller gives the sets as perf_event_attr lists (cpc_set_request_attr
  * turns a libcpc set into one), starts a command or attaches to a pid,
- * polls bpfeng_fd() and calls bpfeng_dispatch() when it is readable, and
- * calls bpfeng_tick() at each interval. Counts are cumulative per thread
+ * polls bpfeng_fd() and calls bpfeng_dispatch() when it is readable, or
+ * BPFENG_READ_MS after the last call at most, and calls bpfeng_tick() at
+ * each interval. Counts are cumulative per thread
  * and per set, from the moment the thread began to be counted. One engine
  * has one target; it is used from one thread.
  */
@@ -152,7 +153,14 @@ int bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow);
  */
 void bpfeng_untrack(struct bpfeng *eng, pid_t pid);
 
-/* Readable when bpfeng_dispatch has something to do. */
+/*
+ * Readable when bpfeng_dispatch has something that cannot wait: a process
+ * ended, or the records fill a quarter of the ring. Other records (thread
+ * creations and exits, forks, execs) wake nobody, which spares a churning
+ * target an interrupt and a switch per record: the caller dispatches at
+ * least every BPFENG_READ_MS, which bounds how late their rows are.
+ */
+#define BPFENG_READ_MS	10
 int bpfeng_fd(const struct bpfeng *eng);
 
 /*

@@ -342,7 +342,8 @@ run(struct drive *d)
 
 	while (!interrupted && !bpfeng_done(d->eng)) {
 		left = deadline - now_ms();
-		timeout = d->interval_ms == 0 ? -1 : left > 0 ? (int)left : 0;
+		timeout = d->interval_ms == 0 || left > BPFENG_READ_MS ?
+		    BPFENG_READ_MS : left > 0 ? (int)left : 0;
 		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
 			return -1;
 		if (bpfeng_dispatch(d->eng, d->why, sizeof(d->why)) != 0) {
