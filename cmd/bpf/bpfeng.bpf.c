@@ -315,13 +315,19 @@ copy_counts(struct bpfeng_rec *r, __u32 at, struct bpfeng_thread *t)
 	}
 }
 
+/*
+ * Pointers in the task are followed with BPF_CORE_READ, not dereferenced:
+ * the verifier then has no pointer of the kernel's to trust or not, and
+ * each one it would check costs it a search of the kernel's BTF, which was
+ * most of the engine's start-up.
+ */
 static __always_inline __u32
 exit_status(struct task_struct *p)
 {
-	struct signal_struct *sig = p->signal;
+	struct signal_struct *sig = BPF_CORE_READ(p, signal);
 
-	if (sig->flags & SIGNAL_GROUP_EXIT)
-		return sig->group_exit_code;
+	if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
+		return BPF_CORE_READ(sig, group_exit_code);
 	return p->exit_code;
 }
 
@@ -329,7 +335,7 @@ exit_status(struct task_struct *p)
 static __always_inline bool
 ended_by_exec(struct task_struct *p)
 {
-	struct signal_struct *sig = p->signal;
+	struct signal_struct *sig = BPF_CORE_READ(p, signal);
 	struct task_struct *execer;
 
 	if (bpf_core_field_exists(sig->group_exec_task))
@@ -430,7 +436,7 @@ int BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
 static __always_inline void
 read_args(struct bpfeng_rec *r, struct task_struct *p)
 {
-	struct mm_struct *mm = p->mm;
+	struct mm_struct *mm = BPF_CORE_READ(p, mm);
 	unsigned long start, len;
 	__u32 i;
 
@@ -438,8 +444,8 @@ read_args(struct bpfeng_rec *r, struct task_struct *p)
 		r->data[i] = 0;
 	if (mm == NULL)
 		return;
-	start = mm->arg_start;
-	len = mm->arg_end - start;
+	start = BPF_CORE_READ(mm, arg_start);
+	len = BPF_CORE_READ(mm, arg_end) - start;
 	if (len > BPFENG_ARGS_LEN)
 		len = BPFENG_ARGS_LEN;
 	if (bpf_probe_read_user(r->data, len, (void *)start) != 0)
@@ -534,7 +540,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	 * Threads that end together may each see the group dead: the one
 	 * that removes the process reports its end.
 	 */
-	if (p->signal->live.counter == 0 &&
+	if (BPF_CORE_READ(p, signal, live.counter) == 0 &&
 	    bpf_map_delete_elem(&procs, &pid) == 0)
 		send(BPFENG_REC_EXIT, pid, tid, exit_status(p));
 	return 0;
