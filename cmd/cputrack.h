@@ -101,7 +101,9 @@ void row_totals(struct cputrack *ct, const struct row_lwp *who,
 /* The old image's totals, then the marker with the new one's arguments. */
 void row_exec(struct cputrack *ct, const struct row_lwp *who,
     const setgrp_t *acc, const char *args, const char *partial);
-void row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child);
+/* A fork marker, at when (0: now). */
+void row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child,
+    hrtime_t when);
 
 enum exec_follow {
 	EXEC_FOLLOWED,		/* -e */

@@ -300,8 +300,8 @@ on_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, parent_tid);
 
-	(void)when_ns;
-	row_fork(bt->ct, parent, t != NULL ? t->lwpid : 1, child);
+	row_fork(bt->ct, parent, t != NULL ? t->lwpid : 1, child,
+	    (hrtime_t)when_ns);
 }
 
 static void

@@ -380,7 +380,7 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	struct tproc *parent = arg;
 	struct cputrack *ct = parent->ct;
 
-	row_fork(ct, ppid, lwpid, pid);
+	row_fork(ct, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
 	if (tproc_new(ct, child, false) == NULL ||

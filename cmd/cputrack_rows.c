@@ -87,9 +87,11 @@ row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
 }
 
 void
-row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child)
+row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child,
+    hrtime_t when)
 {
 	struct out_row marker = {
+		.when = when,
 		.label = "fork", .pid = ppid, .lwp = (int)lwpid, .tid = -1,
 		.cpu = -1, .ncpus = -1, .setno = -1, .child = child,
 	};
