@@ -89,16 +89,29 @@ master_grow(setgrp_t *g, struct spec *spec, cpc_set_t *template)
 	return 0;
 }
 
+/*
+ * A request's attributes but the picnum spec_parse puts last: it names a
+ * counter of the PMU, which events of unlimited kind do not take.
+ */
+static uint_t
+attrs_but_pic(const struct spec_req *r)
+{
+	if (r->nattrs > 0 &&
+	    strcmp(r->attrs[r->nattrs - 1].ca_name, "picnum") == 0)
+		return r->nattrs - 1;
+	return r->nattrs;
+}
+
 /* Whether two requests count the same, whatever pic they were given. */
 static bool
 same_request(const struct spec_req *a, const struct spec_req *b)
 {
-	uint_t k;
+	uint_t k, n = attrs_but_pic(a);
 
 	if (strcmp(a->event, b->event) != 0 || a->flags != b->flags ||
-	    a->nattrs != b->nattrs)
+	    n != attrs_but_pic(b))
 		return false;
-	for (k = 0; k + 1 < a->nattrs; k++)
+	for (k = 0; k < n; k++)
 		if (strcmp(a->attrs[k].ca_name, b->attrs[k].ca_name) != 0 ||
 		    a->attrs[k].ca_val != b->attrs[k].ca_val)
 			return false;
@@ -243,11 +256,10 @@ earlier_request(const setgrp_t *g, int spec, const struct spec_req *r)
 }
 
 /*
- * Every spec's requests, in spec order, in one set; a request that an
- * earlier spec asked for too is counted once, by one perf event, so that
- * a turn's end and the next one's start are one value. The picnum each
- * request carries last is left out: it names a counter of the PMU, and
- * these events take none.
+ * Every spec's requests, in spec order, in one set, without their
+ * picnums; a request that an earlier spec asked for too is counted once,
+ * by one perf event, so that a turn's end and the next one's start are
+ * one value.
  */
 static int
 joint_init(setgrp_t *g)
@@ -263,7 +275,7 @@ joint_init(setgrp_t *g)
 			if ((g->slots[s].index[i] = earlier_request(g, s, r)) >= 0)
 				continue;
 			if (cpc_set_add_request(g->cpc, g->joint_set, r->event,
-			    0, r->flags, r->nattrs - 1, r->attrs) < 0)
+			    0, r->flags, attrs_but_pic(r), r->attrs) < 0)
 				return -1;
 			g->slots[s].index[i] = n++;
 		}
