@@ -9,50 +9,33 @@
 #include "cpc_impl.h"
 
 /*
- * One fd read without PERF_FORMAT_GROUP: value, enabled, running, id,
- * and lost samples for sets that buffer overflow records.
+ * Read a set's events one fd at a time. Without PERF_FORMAT_GROUP a read
+ * gives value, enabled, running, id (and lost samples, for sets that
+ * buffer overflow records). A group the kernel took apart (taking a CPU
+ * offline detaches the members of its groups) reads as groups of one:
+ * nr, enabled, running, value, id (and lost); reading each keeps what
+ * they counted up to then.
  */
 static int
-read_each(cpc_set_t *set)
+read_members(cpc_set_t *set, bool groups_of_one)
 {
-	size_t len = (set->lost_format ? 5 : 4) * sizeof(uint64_t);
-	int e, stride = cpclib_read_stride(set);
-	uint64_t rec[5];
-
-	for (e = 0; e < set->nevents; e++) {
-		if (read(set->fds[e], rec, len) != (ssize_t)len)
-			return -1;
-		set->readbuf[3 + stride * e] = rec[0];
-		if (set->lost_format)
-			set->readbuf[5 + stride * e] = rec[4];
-		if (e == 0) {
-			set->readbuf[1] = rec[1];
-			set->readbuf[2] = rec[2];
-		}
-	}
-	set->readbuf[0] = (uint64_t)set->nevents;
-	return 0;
-}
-
-/*
- * A group the kernel took apart: taking a CPU offline detaches the
- * members of its groups, and each then reads as a group of one, in the
- * same layout. Read each, so that what they counted up to then is kept.
- */
-static int
-read_split(cpc_set_t *set)
-{
-	int e, k, stride = cpclib_read_stride(set);
-	size_t len = (3 + (size_t)stride) * sizeof(uint64_t);
+	int e, stride = cpclib_read_stride(set), at = groups_of_one ? 3 : 0;
+	size_t words = groups_of_one ? 3 + (size_t)stride :
+	    (set->lost_format ? 5 : 4);
 	uint64_t rec[6];
+	ssize_t n;
 
 	for (e = 0; e < set->nevents; e++) {
-		if (read(set->fds[e], rec, len) != (ssize_t)len || rec[0] != 1) {
+		if ((n = read(set->fds[e], rec, words * sizeof(uint64_t))) < 0)
+			return -1;
+		if (n != (ssize_t)(words * sizeof(uint64_t)) ||
+		    (groups_of_one && rec[0] != 1)) {
 			errno = EIO;
 			return -1;
 		}
-		for (k = 0; k < stride; k++)
-			set->readbuf[3 + stride * e + k] = rec[3 + k];
+		set->readbuf[3 + stride * e] = rec[at];
+		if (set->lost_format)
+			set->readbuf[5 + stride * e] = rec[words - 1];
 		if (e == 0) {
 			set->readbuf[1] = rec[1];
 			set->readbuf[2] = rec[2];
@@ -77,7 +60,7 @@ read_group(cpc_set_t *set)
 		return -1;
 	}
 	if (n > 0 && set->readbuf[0] == 1 && set->nevents > 1)
-		return read_split(set);
+		return read_members(set, true);
 	if (n != (ssize_t)set->readbuf_len ||
 	    set->readbuf[0] != (uint64_t)set->nevents) {
 		if (n >= 0)
@@ -128,7 +111,7 @@ cpclib_read_lost(const cpc_set_t *set, int i)
 int
 cpclib_set_read(cpc_set_t *set)
 {
-	return set->read_each ? read_each(set) : read_group(set);
+	return set->read_each ? read_members(set, false) : read_group(set);
 }
 
 static bool

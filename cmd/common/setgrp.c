@@ -37,7 +37,6 @@ struct slot {
 	uint64_t	*origin, *held;
 	struct set_times origin_times, held_times;
 	hrtime_t	 held_when;
-	int		*index;		/* of each request in the joint set */
 };
 
 struct setgrp {
@@ -49,6 +48,9 @@ struct setgrp {
 	struct slot	*slots;		/* a clone's, nsets of them */
 	bool		  has_sets;	/* a clone with sets to bind */
 	bool		  joint;	/* its sets count at once: see above */
+	int		**joint_at;	/* the master's: per spec, each request's
+					   place in the joint set */
+	int		  njoint_at;	/* specs joint_at has room for */
 	bool		  bound;
 	int		  current;
 	cpc_set_t	 *joint_set;	/* a joint clone's one set */
@@ -118,18 +120,17 @@ same_request(const struct spec_req *a, const struct spec_req *b)
 	return true;
 }
 
-/* Whether request i of spec s was asked for by an earlier spec. */
-static bool
-asked_before(const setgrp_t *g, int s, int i)
+/* Where an earlier spec than s asked for request r: its joint place. */
+static int
+earlier_place(const setgrp_t *g, int s, const struct spec_req *r)
 {
 	int t, j;
 
 	for (t = 0; t < s; t++)
 		for (j = 0; j < g->specs[t]->nreqs; j++)
-			if (same_request(&g->specs[t]->reqs[j],
-			    &g->specs[s]->reqs[i]))
-				return true;
-	return false;
+			if (same_request(&g->specs[t]->reqs[j], r))
+				return g->joint_at[t][j];
+	return -1;
 }
 
 /* Events the kernel counts with no limit on how many count at once. */
@@ -147,28 +148,51 @@ unlimited_kind(const char *kind)
 	return false;
 }
 
+static void
+joint_at_free(setgrp_t *g)
+{
+	int s;
+
+	for (s = 0; s < g->njoint_at; s++)
+		free(g->joint_at[s]);
+	free(g->joint_at);
+	g->joint_at = NULL;
+	g->njoint_at = 0;
+}
+
 /*
- * Whether the master's sets can be bound as one joint set: more than one
+ * Whether the master's sets can be bound as one joint set (more than one
  * set, every event of unlimited kind, no more distinct requests than a
- * set holds.
+ * set holds), and if so each request's place in it, for every clone.
  */
 static bool
-can_join(const setgrp_t *g)
+plan_joint(setgrp_t *g)
 {
-	int s, i, nreqs = 0;
+	const struct spec_req *r;
+	int s, i, n = 0;
 
-	if (g->nsets < 2 || getenv("CPCTOOLS_SET_SWITCH") != NULL)
+	joint_at_free(g);
+	if (g->nsets < 2 || getenv("CPCTOOLS_SET_SWITCH") != NULL ||
+	    (g->joint_at = calloc((size_t)g->nsets, sizeof(int *))) == NULL)
 		return false;
+	g->njoint_at = g->nsets;
 	for (s = 0; s < g->nsets; s++) {
+		if ((g->joint_at[s] = calloc((size_t)g->specs[s]->nreqs,
+		    sizeof(int))) == NULL)
+			goto no;
 		for (i = 0; i < g->specs[s]->nreqs; i++) {
-			if (!unlimited_kind(cpc_event_kind(g->cpc,
-			    g->specs[s]->reqs[i].event)))
-				return false;
-			if (!asked_before(g, s, i))
-				nreqs++;
+			r = &g->specs[s]->reqs[i];
+			if (!unlimited_kind(cpc_event_kind(g->cpc, r->event)))
+				goto no;
+			if ((g->joint_at[s][i] = earlier_place(g, s, r)) < 0)
+				g->joint_at[s][i] = n++;
 		}
 	}
-	return nreqs <= (int)cpc_npic(g->cpc);
+	if (n <= (int)cpc_npic(g->cpc))
+		return true;
+no:
+	joint_at_free(g);
+	return false;
 }
 
 int
@@ -194,7 +218,7 @@ setgrp_add(setgrp_t *g, const char *text)
 		diag(NULL, "no memory available\n");
 		return 1;
 	}
-	g->joint = can_join(g);
+	g->joint = plan_joint(g);
 	return 0;
 }
 
@@ -231,8 +255,7 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	    (sl->set = spec_build_set(cpc, master->specs[s])) == NULL)
 		return -1;
 	if (g->joint && ((sl->origin = calloc(nreqs, sizeof(uint64_t))) ==
-	    NULL || (sl->held = calloc(nreqs, sizeof(uint64_t))) == NULL ||
-	    (sl->index = calloc(nreqs, sizeof(int))) == NULL))
+	    NULL || (sl->held = calloc(nreqs, sizeof(uint64_t))) == NULL))
 		return -1;
 	if ((sl->last = cpc_buf_create(cpc, sizer)) == NULL ||
 	    (sl->now = cpc_buf_create(cpc, sizer)) == NULL ||
@@ -242,24 +265,11 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	return 0;
 }
 
-/* Where an earlier spec asked for the same request, or -1. */
-static int
-earlier_request(const setgrp_t *g, int spec, const struct spec_req *r)
-{
-	int s, i;
-
-	for (s = 0; s < spec; s++)
-		for (i = 0; i < g->specs[s]->nreqs; i++)
-			if (same_request(&g->specs[s]->reqs[i], r))
-				return g->slots[s].index[i];
-	return -1;
-}
-
 /*
  * Every spec's requests, in spec order, in one set, without their
  * picnums; a request that an earlier spec asked for too is counted once,
- * by one perf event, so that a turn's end and the next one's start are
- * one value.
+ * by one perf event (plan_joint), so that a turn's end and the next one's
+ * start are one value.
  */
 static int
 joint_init(setgrp_t *g)
@@ -271,13 +281,13 @@ joint_init(setgrp_t *g)
 		return -1;
 	for (s = 0; s < g->nsets; s++) {
 		for (i = 0; i < g->specs[s]->nreqs; i++) {
-			r = &g->specs[s]->reqs[i];
-			if ((g->slots[s].index[i] = earlier_request(g, s, r)) >= 0)
+			if (g->joint_at[s][i] < n)
 				continue;
+			r = &g->specs[s]->reqs[i];
 			if (cpc_set_add_request(g->cpc, g->joint_set, r->event,
 			    0, r->flags, attrs_but_pic(r), r->attrs) < 0)
 				return -1;
-			g->slots[s].index[i] = n++;
+			n++;
 		}
 	}
 	return (g->reading = cpc_buf_create(g->cpc, g->joint_set)) == NULL ?
@@ -297,6 +307,7 @@ clone(const setgrp_t *master, bool has_sets)
 	g->nsets = master->nsets;
 	g->has_sets = has_sets;
 	g->joint = has_sets && master->joint;
+	g->joint_at = master->joint_at;
 	if ((g->slots = calloc((size_t)g->nsets, sizeof(*g->slots))) == NULL)
 		goto fail;
 	for (s = 0; s < g->nsets; s++)
@@ -336,7 +347,6 @@ slot_free(cpc_t *cpc, struct slot *sl)
 		(void)cpc_set_destroy(cpc, sl->set);
 	free(sl->origin);
 	free(sl->held);
-	free(sl->index);
 }
 
 void
@@ -351,6 +361,7 @@ setgrp_free(setgrp_t *g)
 			(void)cpc_set_destroy(g->cpc, g->templates[s]);
 			spec_free(g->specs[s]);
 		}
+		joint_at_free(g);
 		free(g->templates);
 		free(g->specs);
 	} else if (g->slots != NULL) {
@@ -500,11 +511,11 @@ joint_read(setgrp_t *g)
 
 /* The joint reading's value of request i of set s. */
 static uint64_t
-reading_of(const setgrp_t *g, const struct slot *sl, int i)
+reading_of(const setgrp_t *g, int s, int i)
 {
 	uint64_t v = 0;
 
-	(void)cpc_buf_get(g->cpc, g->reading, sl->index[i], &v);
+	(void)cpc_buf_get(g->cpc, g->reading, g->joint_at[s][i], &v);
 	return v;
 }
 
@@ -523,7 +534,7 @@ joint_sample_slot(setgrp_t *g, struct slot *sl, bool add)
 		if (joint_read(g) != 0)
 			return -1;
 		for (i = 0; i < g->specs[s]->nreqs; i++)
-			sl->held[i] = reading_of(g, sl, i) - sl->origin[i];
+			sl->held[i] = reading_of(g, s, i) - sl->origin[i];
 		t.enabled_ns = g->reading_times.enabled_ns -
 		    sl->origin_times.enabled_ns;
 		t.running_ns = g->reading_times.running_ns -
@@ -549,7 +560,7 @@ joint_rotate(setgrp_t *g, int next)
 	int i;
 
 	for (i = 0; i < g->specs[next]->nreqs; i++)
-		sl->origin[i] = reading_of(g, sl, i) - sl->held[i];
+		sl->origin[i] = reading_of(g, next, i) - sl->held[i];
 	sl->origin_times.enabled_ns = g->reading_times.enabled_ns -
 	    sl->held_times.enabled_ns;
 	sl->origin_times.running_ns = g->reading_times.running_ns -
