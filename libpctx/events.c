@@ -172,17 +172,19 @@ pctxlib_take_report(struct event *ev)
 void
 pctxlib_next_event(pctx_t *root, struct event *ev)
 {
+	struct tracer *t = &pctxlib_tracer;
 	static unsigned drained;
 
 	ev->kind = EVT_NONE;
 	ev->lwp = NULL;
-	pctxlib_collect_graves();
+	if (!SLIST_EMPTY(&t->lwp_graves) || !SLIST_EMPTY(&t->pctx_graves))
+		pctxlib_collect_graves();
 	for (;;) {
 		if (root->terminate) {
 			ev->kind = EVT_END;
 			return;
 		}
-		if (pctxlib_tracer.chld_pending) {
+		if (t->chld_pending) {
 			if (drained++ < MAX_DRAIN) {
 				if (pctxlib_take_report(ev))
 					return;
@@ -194,17 +196,19 @@ pctxlib_next_event(pctx_t *root, struct event *ev)
 			continue;
 		}
 		drained = 0;
-		if (pctxlib_tracer.idle != NULL)
-			pctxlib_tracer.idle(pctxlib_tracer.idle_arg);
-		pctxlib_apply_pending();
-		if (pctxlib_tracer.active == 0) {
+		if (t->idle != NULL)
+			t->idle(t->idle_arg);
+		if (!LIST_EMPTY(&t->pending))
+			pctxlib_apply_pending();
+		if (t->active == 0) {
 			ev->kind = EVT_END;
 			return;
 		}
-		if (!root->terminate && wait_for_more(ev,
-		    pctxlib_suspend_wait_ms(SAFETY_TIMEOUT_MS)))
+		/* While a stop is due, look often whether it may stop now. */
+		if (!root->terminate && wait_for_more(ev, t->suspend_signo != 0 ?
+		    PCTX_STOP_POLL_MS : SAFETY_TIMEOUT_MS))
 			return;
-		if (pctxlib_tracer.suspend_signo != 0)
+		if (t->suspend_signo != 0)
 			return;		/* EVT_NONE: time to look again */
 	}
 }

@@ -103,7 +103,7 @@ pctx_set_lwp_data(pctx_t *pctx, id_t lwpid, void *data,
 		errno = ESRCH;
 		return -1;
 	}
-	if (lwp->data != data)
+	if (lwp->data != NULL && lwp->data != data)
 		pctxlib_lwp_free_data(lwp);
 	lwp->data = data;
 	lwp->free_data = free_data;

@@ -314,10 +314,10 @@ bool	 pctxlib_is_request(const struct lwp *lwp, siginfo_t *si);
 void	 pctxlib_serve_request(struct lwp *lwp, const siginfo_t *si);
 int	 pctxlib_beacon_open(void);
 
-/* suspend.c */
+/* suspend.c; while a stop is due, the loop looks this often (ms). */
+#define PCTX_STOP_POLL_MS	5
 void	 pctxlib_suspend_request(int signo);
 void	 pctxlib_suspend_if_ready(pctx_t *root);
-int	 pctxlib_suspend_wait_ms(int wait_ms);
 void	 pctxlib_stop_signal_seen(struct lwp *lwp);
 
 /* workers.c */

@@ -123,7 +123,7 @@ loop_close(pctx_t *root, struct saved_signals *saved)
 static void
 resume(struct lwp *lwp)
 {
-	if (lwp != NULL && (lwp->flags & LWP_HELD) && lwp->proc != NULL &&
+	if ((lwp->flags & LWP_HELD) && lwp->proc != NULL &&
 	    pctxlib_proc_traced(lwp->proc))
 		pctxlib_restart(lwp);
 }
@@ -138,9 +138,13 @@ loop(pctx_t *root)
 		if (ev.kind == EVT_END)
 			return;
 		pctxlib_dispatch_event(root, &ev);
-		pctxlib_apply_pending();
-		resume(ev.lwp);
-		pctxlib_suspend_if_ready(root);
+		/* Most events ask for nothing more: no call is made then. */
+		if (!LIST_EMPTY(&pctxlib_tracer.pending))
+			pctxlib_apply_pending();
+		if (ev.lwp != NULL)
+			resume(ev.lwp);
+		if (pctxlib_tracer.suspend_signo != 0)
+			pctxlib_suspend_if_ready(root);
 	}
 }
 
@@ -208,7 +212,8 @@ settle(pctx_t *root)
 	while (pctxlib_take_report(&ev)) {
 		pctxlib_dispatch_event(root, &ev);
 		pctxlib_apply_pending();
-		resume(ev.lwp);
+		if (ev.lwp != NULL)
+			resume(ev.lwp);
 		ev.lwp = NULL;
 	}
 }

@@ -33,7 +33,6 @@
 
 #define STOP_GRACE_MS		50
 #define STOP_PATIENCE_MS	2000
-#define STOP_POLL_MS		5
 
 static long long
 now_ns(void)
@@ -103,14 +102,6 @@ pctxlib_suspend_request(int signo)
 		return;
 	pctxlib_tracer.suspend_signo = signo;
 	pctxlib_tracer.suspend_since = now_ns();
-}
-
-/* While a stop is due, the loop looks often whether it may stop now. */
-int
-pctxlib_suspend_wait_ms(int wait_ms)
-{
-	return pctxlib_tracer.suspend_signo != 0 && wait_ms > STOP_POLL_MS ?
-	    STOP_POLL_MS : wait_ms;
 }
 
 /* Every thread of a stopping process is in its group-stop. */

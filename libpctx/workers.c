@@ -70,35 +70,28 @@ pctxlib_seize_unknown_threads(pctx_t *pctx, bool announce_them)
 }
 
 /*
- * Whether the kernel counts threads of pctx that are not known. A count
- * that a reading found nothing to seize for (a thread on its way in or
- * out, another tracer's) is not read for again until it changes.
+ * At a tick: take in the threads that came with no clone event, once the
+ * kernel counts more threads than are known. A count that a reading found
+ * nothing to seize for (a thread on its way in or out, another tracer's)
+ * is not read for again until it changes.
  */
-static bool
-threads_unknown(pctx_t *pctx)
+void
+pctxlib_workers_find(pctx_t *pctx)
 {
 	long n;
 
 	if (pctx->threads_fd < 0 &&
 	    (pctx->threads_fd = pctxlib_procfs_stat_open(pctx->pid)) < 0)
-		return false;
+		return;
 	n = pctxlib_procfs_nthreads(pctx->threads_fd);
 	if (n <= (long)pctx->nlwps) {
 		pctx->threads_unseized = 0;
-		return false;
+		return;
 	}
 	if (n == pctx->threads_unseized)
-		return false;
+		return;
 	pctx->threads_unseized = n;
-	return true;
-}
-
-/* At a tick: take in the threads that came with no clone event. */
-void
-pctxlib_workers_find(pctx_t *pctx)
-{
-	if (threads_unknown(pctx) &&
-	    pctxlib_seize_unknown_threads(pctx, true) > 0)
+	if (pctxlib_seize_unknown_threads(pctx, true) > 0)
 		pctx->threads_unseized = 0;
 }
 
