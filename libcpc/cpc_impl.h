@@ -105,6 +105,7 @@ struct __cpc_set {
 	size_t			 ring_pages;	/* data pages, 0: the default */
 	struct cpc_ring		*ring;		/* buffered overflow records */
 	bool			 lost_format;	/* reads carry lost samples */
+	int			 read_stride;	/* words per event in readbuf */
 };
 
 struct __cpc_buf {
@@ -211,7 +212,6 @@ void cpclib_excl_cpu_release(cpc_t *cpc, int lockfd);
 
 /* sample.c */
 int cpclib_set_read(cpc_set_t *set);
-int cpclib_read_stride(const cpc_set_t *set);
 uint64_t cpclib_read_value(const cpc_set_t *set, int i);
 uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 

@@ -73,7 +73,7 @@ event_tree(cpc_t *cpc)
 		pthread_mutex_init(&tree->lock, NULL);
 		pthread_mutex_init(&tree->catalog_lock, NULL);
 		RB_INIT(&tree->names);
-		cpc->events = tree;
+		__atomic_store_n(&cpc->events, tree, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&tree_create_lock);
 	return tree;
@@ -460,14 +460,16 @@ entry_fill(struct event_entry *e, struct ev_result *r)
 	return true;
 }
 
+/* Every set of every new LWP looks its events up: made once, then read. */
 static struct event_entry *
 lookup(cpc_t *cpc, const char *name)
 {
-	struct cpc_event_tree *tree = event_tree(cpc);
+	struct cpc_event_tree *tree = __atomic_load_n(&cpc->events,
+	    __ATOMIC_ACQUIRE);
 	struct event_entry key, *e, *other;
 	struct ev_result *r;
 
-	if (tree == NULL)
+	if (tree == NULL && (tree = event_tree(cpc)) == NULL)
 		return NULL;
 	key.name = (char *)name;
 	pthread_mutex_lock(&tree->lock);
@@ -639,11 +641,12 @@ cpclib_event_encode(cpc_t *cpc, const char *name, struct cpc_event_enc *enc,
 			    "not an event name");
 		return -1;
 	}
-	if (why != NULL && whylen > 0)
-		compose_why(e, why, whylen);
 	if (e->status != CPC_EVENT_COUNTABLE &&
-	    e->status != CPC_EVENT_NO_PERMISSION)
+	    e->status != CPC_EVENT_NO_PERMISSION) {
+		if (why != NULL && whylen > 0)
+			compose_why(e, why, whylen);
 		return -1;
+	}
 	*enc = e->enc;
 	return 0;
 }

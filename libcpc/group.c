@@ -103,9 +103,13 @@ layout_events(cpc_set_t *set)
 static int
 size_readbuf(cpc_set_t *set)
 {
-	size_t need = (3 + (size_t)cpclib_read_stride(set) *
-	    (size_t)set->nevents) * sizeof(uint64_t);
+	size_t need;
 	uint64_t *readbuf;
+
+	/* Per event: value and id, and lost samples where those are read. */
+	set->read_stride = set->lost_format ? 3 : 2;
+	need = (3 + (size_t)set->read_stride * (size_t)set->nevents) *
+	    sizeof(uint64_t);
 
 	if (set->readbuf != NULL && set->readbuf_len == need)
 		return 0;

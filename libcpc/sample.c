@@ -19,7 +19,7 @@
 static int
 read_members(cpc_set_t *set, bool groups_of_one)
 {
-	int e, stride = cpclib_read_stride(set), at = groups_of_one ? 3 : 0;
+	int e, stride = set->read_stride, at = groups_of_one ? 3 : 0;
 	size_t words = groups_of_one ? 3 + (size_t)stride :
 	    (set->lost_format ? 5 : 4);
 	uint64_t rec[6];
@@ -70,18 +70,6 @@ read_group(cpc_set_t *set)
 	return 0;
 }
 
-int
-cpclib_read_stride(const cpc_set_t *set)
-{
-	return set->lost_format ? 3 : 2;
-}
-
-static uint64_t
-event_value(const cpc_set_t *set, int e)
-{
-	return set->readbuf[3 + cpclib_read_stride(set) * e];
-}
-
 /*
  * The count of request i in the last read: its event's, or for a derived
  * request the weighted sum of its events' (modulo 2^64, as counters wrap).
@@ -90,12 +78,14 @@ uint64_t
 cpclib_read_value(const cpc_set_t *set, int i)
 {
 	const struct cpc_request *req = &set->reqs[i];
+	const uint64_t *value = &set->readbuf[3 + set->read_stride *
+	    req->first_event];
 	uint64_t v = 0;
 	int t;
 
 	for (t = 0; t < req->enc.nterms; t++)
 		v += (uint64_t)(int64_t)req->enc.term[t].sign *
-		    event_value(set, req->first_event + t);
+		    value[set->read_stride * t];
 	return v;
 }
 
