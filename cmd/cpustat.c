@@ -154,6 +154,7 @@ print_totals(struct cpustat *cs)
 	struct out_row row = {
 		.label = "total", .pid = -1, .lwp = -1, .tid = -1, .cpu = -1,
 	};
+	const struct set_counts *total;
 	char partial[64];
 	int s, w;
 
@@ -174,9 +175,10 @@ print_totals(struct cpustat *cs)
 			    "counted", cs->nworkers - row.ncpus, cs->nworkers);
 			row.partial = partial;
 		}
-		row.counts = setgrp_total(acc, s);
-		row.enabled_ns = setgrp_total_times(acc, s)->enabled_ns;
-		row.running_ns = setgrp_total_times(acc, s)->running_ns;
+		total = setgrp_total(acc, s);
+		row.counts = total->buf;
+		row.enabled_ns = total->times.enabled_ns;
+		row.running_ns = total->times.running_ns;
 		output_row(cs->out, &row);
 	}
 	cpustat_flush(cs);

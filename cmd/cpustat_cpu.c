@@ -130,12 +130,13 @@ static void
 emit_row(struct cpu_worker *w, int s, unsigned long n)
 {
 	struct cpustat *cs = w->cs;
-	const struct set_times *t = setgrp_slice_times(w->grp, s);
+	const struct set_counts *c = setgrp_slice(w->grp, s);
 	struct out_row row = {
 		.label = n > 1 ? "gap" : "tick", .pid = -1, .lwp = -1,
 		.tid = -1, .cpu = w->cpu, .ncpus = -1, .setno = s,
-		.intervals = n, .counts = setgrp_slice(w->grp, s),
-		.enabled_ns = t->enabled_ns, .running_ns = t->running_ns,
+		.intervals = n, .counts = c->buf,
+		.enabled_ns = c->times.enabled_ns,
+		.running_ns = c->times.running_ns,
 	};
 
 	pthread_mutex_lock(&cs->out_lock);
@@ -195,11 +196,11 @@ cpu_lost(struct cpu_worker *w, int err)
 static int
 take_sample(struct cpu_worker *w)
 {
-	int c = setgrp_current(w->grp);
+	int c;
 
-	if (setgrp_sample(w->grp) != 0)
+	if ((c = setgrp_sample(w->grp)) < 0)
 		return cpu_lost(w, errno) ? 1 : -1;
-	if (setgrp_slice_times(w->grp, c)->enabled_ns == 0)
+	if (setgrp_slice(w->grp, c)->times.enabled_ns == 0)
 		return cpu_lost(w, EIO) ? 1 : -1;
 	return 0;
 }

@@ -88,7 +88,7 @@ struct row_lwp {
 };
 
 void row_counts(struct cputrack *ct, const struct row_lwp *who,
-    const char *label, int set, cpc_buf_t *counts, const struct set_times *t);
+    const char *label, int set, const struct set_counts *c);
 /* A set's row whose values are no number, with the reason. */
 void row_not_counted(struct cputrack *ct, const struct row_lwp *who,
     const char *label, int set, const char *why);

@@ -210,8 +210,7 @@ lwp_final(struct bpf_track *bt, struct bthread *t)
 	struct row_lwp who = who_of(t);
 
 	if (bt->ct->opt.verbose)
-		row_counts(bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c),
-		    setgrp_total_times(t->grp, c));
+		row_counts(bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c));
 	setgrp_accumulate(t->proc->acc, t->grp);
 	if (t->tid == t->proc->pid)
 		t->proc->leader = who;
@@ -251,12 +250,10 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	who = who_of(t);
 	if (bt->ct->opt.verbose)
 		row_counts(bt->ct, &who, "init_lwp", bt->current,
-		    setgrp_slice(t->grp, bt->current),
-		    setgrp_slice_times(t->grp, bt->current));
+		    setgrp_slice(t->grp, bt->current));
 	if (origin == BPFENG_LWP_NEW)
 		row_counts(bt->ct, &who, "lwp_create", bt->current,
-		    setgrp_total(t->grp, bt->current),
-		    setgrp_total_times(t->grp, bt->current));
+		    setgrp_total(t->grp, bt->current));
 	return;
 nomem:
 	fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
@@ -792,8 +789,7 @@ tick(struct bpf_track *bt, uint64_t expirations)
 		t = bt->ticked[i];
 		who = who_of(t);
 		row_counts(bt->ct, &who, "tick", bt->current,
-		    setgrp_slice(t->grp, bt->current),
-		    setgrp_slice_times(t->grp, bt->current));
+		    setgrp_slice(t->grp, bt->current));
 	}
 	RB_FOREACH(t, bthread_tree, &bt->threads) {
 		setgrp_set_current(t->grp, next);
@@ -851,8 +847,7 @@ begin(struct bpf_track *bt)
 		t = bt->ticked[i];
 		who = who_of(t);
 		row_counts(bt->ct, &who, "init_lwp", bt->current,
-		    setgrp_slice(t->grp, bt->current),
-		    setgrp_slice_times(t->grp, bt->current));
+		    setgrp_slice(t->grp, bt->current));
 	}
 }
 

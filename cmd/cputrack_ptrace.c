@@ -39,8 +39,7 @@ struct tproc {
  */
 struct tlwp {
 	struct tproc	*proc;
-	id_t		 lwpid;
-	pid_t		 tid;
+	struct row_lwp	 who;		/* its pid, lwpid and tid, for rows */
 	setgrp_t	*grp;		/* NULL: not counted */
 	bool		 finished;	/* its counts are final and summed */
 };
@@ -89,14 +88,7 @@ tlwp_uncounted(pctx_t *pctx, struct tlwp *l)
 	setgrp_free(l->grp);
 	l->grp = NULL;
 	l->finished = true;
-	(void)pctx_set_lwp_data(pctx, l->lwpid, l, tlwp_free);
-}
-
-/* Who a row is about: the LWP, with its process. */
-static struct row_lwp
-who_of(const struct tlwp *l)
-{
-	return (struct row_lwp){ l->proc->pid, l->lwpid, l->tid };
+	(void)pctx_set_lwp_data(pctx, l->who.lwpid, l, tlwp_free);
 }
 
 /* Why an LWP was not counted, as its rows say it. */
@@ -121,11 +113,10 @@ reason_of(int err)
 static void
 not_counted_rows(const struct tlwp *l, int err)
 {
-	struct row_lwp who = who_of(l);
 	int s;
 
 	for (s = 0; s < setgrp_nsets(l->grp); s++)
-		row_not_counted(l->proc->ct, &who, "init_lwp", s,
+		row_not_counted(l->proc->ct, &l->who, "init_lwp", s,
 		    reason_of(err));
 }
 
@@ -145,18 +136,17 @@ partial_of(struct tproc *p)
 static void
 sample_error(const struct tlwp *l, const char *where, const char *access)
 {
-	struct row_lwp who = who_of(l);
 	pid_t pid = l->proc->pid;
 	int set = setgrp_current(l->grp);
 
 	if (errno == EAGAIN) {
 		fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
-		    "invalidated\n", (int)pid, where, (int)l->lwpid);
-		row_not_counted(l->proc->ct, &who, where, set,
+		    "invalidated\n", (int)pid, where, (int)l->who.lwpid);
+		row_not_counted(l->proc->ct, &l->who, where, set,
 		    reason_of(EAGAIN));
 	} else
 		fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
-		    (int)pid, where, (int)l->lwpid, access, strerror(errno));
+		    (int)pid, where, (int)l->who.lwpid, access, strerror(errno));
 }
 
 /*
@@ -191,14 +181,14 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	}
 	if (err == EMFILE) {
 		fd_limit_reached();
-		if (l->lwpid != 1) {
+		if (l->who.lwpid != 1) {
 			p->uncounted++;
 			tlwp_uncounted(pctx, l);
 			return 0;
 		}
 	}
 	fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp%d - "
-	    "%s\n", (int)p->pid, (int)l->lwpid, strerror(err));
+	    "%s\n", (int)p->pid, (int)l->who.lwpid, strerror(err));
 	not_counted_rows(l, err);
 	tlwp_free(l);
 	if ((err == EACCES || err == EPERM) && !inspectable(p->pid))
@@ -212,7 +202,7 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tproc *p = arg;
 	struct tlwp *l;
-	struct row_lwp who;
+	int c;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL ||
 	    (l->grp = setgrp_clone(p->ct->specs)) == NULL) {
@@ -221,16 +211,13 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return -1;
 	}
 	l->proc = p;
-	l->lwpid = lwpid;
-	l->tid = pctx_lwp_tid(pctx, lwpid);
+	l->who = (struct row_lwp){ pid, lwpid, pctx_lwp_tid(pctx, lwpid) };
 	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
 	p->ct->counted = true;
-	who = who_of(l);
-	if (p->ct->opt.verbose && setgrp_sample(l->grp) == 0)
-		row_counts(p->ct, &who, "init_lwp", 0, setgrp_slice(l->grp, 0),
-		    setgrp_slice_times(l->grp, 0));
+	if (p->ct->opt.verbose && (c = setgrp_sample(l->grp)) >= 0)
+		row_counts(p->ct, &l->who, "init_lwp", c, setgrp_slice(l->grp, c));
 	return 0;
 }
 
@@ -239,15 +226,14 @@ static int
 cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tlwp *l = arg;
-	struct row_lwp who = who_of(l);
 
 	(void)pctx;
 	(void)pid;
 	(void)lwpid;
 	if (l->grp == NULL)
 		return 0;
-	row_counts(l->proc->ct, &who, "lwp_create", 0, setgrp_total(l->grp, 0),
-	    setgrp_total_times(l->grp, 0));
+	row_counts(l->proc->ct, &l->who, "lwp_create", 0,
+	    setgrp_total(l->grp, 0));
 	return 0;
 }
 
@@ -256,11 +242,10 @@ static void
 lwp_final(struct tlwp *l)
 {
 	int c = setgrp_current(l->grp);
-	struct row_lwp who = who_of(l);
 
 	if (l->proc->ct->opt.verbose)
-		row_counts(l->proc->ct, &who, "fini_lwp", c,
-		    setgrp_total(l->grp, c), setgrp_total_times(l->grp, c));
+		row_counts(l->proc->ct, &l->who, "fini_lwp", c,
+		    setgrp_total(l->grp, c));
 	setgrp_accumulate(l->proc->acc, l->grp);
 	setgrp_unbind(l->grp);
 	l->finished = true;
@@ -270,18 +255,16 @@ static int
 cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tlwp *l = arg;
-	int c = setgrp_current(l->grp), err;
-	struct row_lwp who = who_of(l);
+	int c, err;
 
 	if (l->finished)
 		return 0;
 	l->proc->sampled = true;
-	if (setgrp_sample(l->grp) != 0) {
+	if ((c = setgrp_sample(l->grp)) < 0) {
 		sample_error(l, "tick", "perf counter");
 		return -1;
 	}
-	row_counts(l->proc->ct, &who, "tick", c, setgrp_slice(l->grp, c),
-	    setgrp_slice_times(l->grp, c));
+	row_counts(l->proc->ct, &l->who, "tick", c, setgrp_slice(l->grp, c));
 	if (setgrp_rotate(l->grp) != 0) {
 		err = errno;
 		/*
@@ -322,13 +305,12 @@ static int
 cb_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tlwp *l = arg;
-	struct row_lwp who = who_of(l);
 
 	(void)pctx;
 	(void)pid;
 	(void)lwpid;
 	if (l->grp != NULL)
-		row_totals(l->proc->ct, &who, "lwp_exit", l->grp, NULL);
+		row_totals(l->proc->ct, &l->who, "lwp_exit", l->grp, NULL);
 	return 0;
 }
 

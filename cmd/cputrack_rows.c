@@ -10,13 +10,13 @@
 
 void
 row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
-    int set, cpc_buf_t *counts, const struct set_times *t)
+    int set, const struct set_counts *c)
 {
 	struct out_row row = {
 		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
 		.tid = who->tid, .cpu = -1, .ncpus = -1, .setno = set,
-		.counts = counts, .enabled_ns = t->enabled_ns,
-		.running_ns = t->running_ns,
+		.counts = c->buf, .enabled_ns = c->times.enabled_ns,
+		.running_ns = c->times.running_ns,
 	};
 
 	output_row(ct->out, &row);
@@ -39,19 +39,19 @@ void
 row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
     const setgrp_t *g, const char *partial)
 {
-	const struct set_times *t;
+	const struct set_counts *c;
 	int s;
 
 	for (s = 0; s < setgrp_nsets(g); s++) {
 		if (!setgrp_sampled(g, s))
 			continue;
-		t = setgrp_total_times(g, s);
+		c = setgrp_total(g, s);
 		output_row(ct->out, &(struct out_row){
 			.label = label, .pid = who->pid,
 			.lwp = (int)who->lwpid, .tid = who->tid, .cpu = -1,
-			.ncpus = -1, .setno = s, .counts = setgrp_total(g, s),
-			.enabled_ns = t->enabled_ns,
-			.running_ns = t->running_ns, .partial = partial,
+			.ncpus = -1, .setno = s, .counts = c->buf,
+			.enabled_ns = c->times.enabled_ns,
+			.running_ns = c->times.running_ns, .partial = partial,
 		});
 	}
 }
@@ -65,7 +65,7 @@ totals_time(struct cputrack *ct, const setgrp_t *g)
 
 	for (s = 0; s < setgrp_nsets(g); s++)
 		if (setgrp_sampled(g, s) &&
-		    (t = cpc_buf_hrtime(ct->cpc, setgrp_total(g, s))) > latest)
+		    (t = cpc_buf_hrtime(ct->cpc, setgrp_total(g, s)->buf)) > latest)
 			latest = t;
 	return latest;
 }

@@ -67,9 +67,9 @@ out_csv_head(const struct out_run *run, struct out_buf *b)
 	meta(run, b, "start", NULL, run->start_text);
 	snprintf(text, sizeof(text), "%llu", out_run_start_ns(run));
 	meta(run, b, "start_epoch_ns", NULL, text);
-	for (i = 0; i < out_run_nsets(run); i++) {
+	for (i = 0; i < run->nsets; i++) {
 		snprintf(text, sizeof(text), "%d", i);
-		meta(run, b, "set", text, out_run_spec(run, i)->text);
+		meta(run, b, "set", text, run->specs[i]->text);
 	}
 	for (i = 0; i < run->nevents; i++)
 		meta(run, b, "unit", run->events[i].name, run->events[i].unit);
@@ -110,7 +110,7 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
 {
 	const struct spec *spec = row->setno >= 0 ?
-	    out_run_spec(run, row->setno) : NULL;
+	    run->specs[row->setno] : NULL;
 	bool counted = spec != NULL && row->not_counted == NULL;
 
 	out_buf_printf(b, "%.6f,", (double)t / 1e9);

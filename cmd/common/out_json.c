@@ -113,7 +113,7 @@ dump(struct obj *o, struct out_buf *b)
 static json_t *
 set_object(const struct out_run *run, int s)
 {
-	const struct spec *spec = out_run_spec(run, s);
+	const struct spec *spec = run->specs[s];
 	struct obj set = { json_object(), true };
 	struct obj event;
 	json_t *events = json_array();
@@ -153,7 +153,7 @@ out_json_head(const struct out_run *run, struct out_buf *b)
 	put(&head, "host", text(run->host));
 	put(&head, "start", json_string(run->start_text));
 	put(&head, "start_epoch_ns", count(out_run_start_ns(run)));
-	for (s = 0; s < out_run_nsets(run); s++)
+	for (s = 0; s < run->nsets; s++)
 		if (json_array_append_new(sets, set_object(run, s)) != 0)
 			head.ok = false;
 	put(&head, "sets", sets);
@@ -163,7 +163,7 @@ out_json_head(const struct out_run *run, struct out_buf *b)
 static void
 counts(const struct out_run *run, struct obj *row, const struct out_row *r)
 {
-	const struct spec *spec = out_run_spec(run, r->setno);
+	const struct spec *spec = run->specs[r->setno];
 	struct obj counters = { json_object(), true };
 	bool counted = r->not_counted == NULL;
 	uint64_t v;

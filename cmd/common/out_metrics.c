@@ -186,7 +186,7 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
     int lwp, int set, const char *comm)
 {
 	size_t b = key_hash(kind, cpu, pid, lwp, set, comm) % m->nbuckets;
-	int n = out_run_spec(m->run, set)->nreqs;
+	int n = m->run->specs[set]->nreqs;
 	struct series *s;
 
 	for (s = m->buckets[b]; s != NULL; s = s->hnext)
@@ -688,7 +688,7 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 	for (s = m->first; s != NULL; s = s->next) {
 		if (s->kind != kind || !s->counted)
 			continue;
-		spec = out_run_spec(m->run, s->set);
+		spec = m->run->specs[s->set];
 		for (r = 0; r < s->nvalues; r++) {
 			if (out_run_is_clock(m->run, spec->reqs[r].event) !=
 			    clocks)
@@ -763,11 +763,11 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 	bool first;
 	int s;
 
-	for (s = 0; s < out_run_nsets(run); s++) {
+	for (s = 0; s < run->nsets; s++) {
 		first = true;
 		sample_name(m, &m->samples, &sets);
 		label_int(&m->samples, &first, "set", s);
-		label(&m->samples, &first, "spec", out_run_spec(run, s)->text);
+		label(&m->samples, &first, "spec", run->specs[s]->text);
 		out_buf_str(&m->samples, "} 1\n");
 	}
 	family_out(m, b, &sets, om);

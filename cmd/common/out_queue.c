@@ -187,13 +187,17 @@ out_queue_put(struct out_queue *q, const void *data, size_t len,
 	return true;
 }
 
-void
+int
 out_queue_kick(struct out_queue *q)
 {
+	int err;
+
 	pthread_mutex_lock(&q->lock);
-	if (q->head != q->tail)
-		wake(q);
+	if (q->head != q->tail && q->waiting)
+		pthread_cond_signal(&q->wake);
+	err = q->err;
 	pthread_mutex_unlock(&q->lock);
+	return err;
 }
 
 void

@@ -39,18 +39,6 @@ unit_of(const char *name)
 }
 
 int
-out_run_nsets(const struct out_run *run)
-{
-	return setgrp_nsets(run->cfg.specs);
-}
-
-const struct spec *
-out_run_spec(const struct out_run *run, int s)
-{
-	return setgrp_spec(run->cfg.specs, s);
-}
-
-int
 out_run_event(const struct out_run *run, const char *name)
 {
 	int i;
@@ -69,6 +57,20 @@ out_run_is_clock(const struct out_run *run, const char *name)
 	return i >= 0 && strcmp(run->events[i].unit, "ns") == 0;
 }
 
+/* The specs, once: a row then finds its own with no call. */
+static int
+collect_specs(struct out_run *run)
+{
+	int s, n = setgrp_nsets(run->cfg.specs);
+
+	if ((run->specs = calloc((size_t)n, sizeof(*run->specs))) == NULL)
+		return -1;
+	for (s = 0; s < n; s++)
+		run->specs[s] = setgrp_spec(run->cfg.specs, s);
+	run->nsets = n;
+	return 0;
+}
+
 static int
 collect_events(struct out_run *run)
 {
@@ -76,8 +78,8 @@ collect_events(struct out_run *run)
 	struct out_event *grown;
 	int s, r;
 
-	for (s = 0; s < out_run_nsets(run); s++) {
-		spec = out_run_spec(run, s);
+	for (s = 0; s < run->nsets; s++) {
+		spec = run->specs[s];
 		for (r = 0; r < spec->nreqs; r++) {
 			if (out_run_event(run, spec->reqs[r].event) >= 0)
 				continue;
@@ -105,7 +107,7 @@ out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 		run->host[0] = '\0';
 	run->host[sizeof(run->host) - 1] = '\0';
 	out_run_start(run);
-	if (collect_events(run) != 0) {
+	if (collect_specs(run) != 0 || collect_events(run) != 0) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -117,6 +119,8 @@ out_run_fini(struct out_run *run)
 {
 	free(run->events);
 	run->events = NULL;
+	free(run->specs);
+	run->specs = NULL;
 }
 
 void

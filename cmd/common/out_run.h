@@ -25,6 +25,8 @@ struct out_run {
 	char		 host[256];
 	struct out_event *events;
 	int		  nevents;
+	const struct spec **specs;	/* the run's -c specs, nsets of them */
+	int		  nsets;
 	hrtime_t	  start;	/* CLOCK_MONOTONIC ns: row time 0 */
 	struct timespec	  start_real;	/* CLOCK_REALTIME at the same moment */
 	char		  start_text[40];	/* start_real, RFC 3339, UTC */
@@ -36,8 +38,6 @@ void out_run_fini(struct out_run *run);
 /* Take the start on both clocks, now. */
 void out_run_start(struct out_run *run);
 
-int out_run_nsets(const struct out_run *run);
-const struct spec *out_run_spec(const struct out_run *run, int s);
 /* The index of an event in run->events, or -1. */
 int out_run_event(const struct out_run *run, const char *name);
 /* Whether the event counts nanoseconds (a clock) rather than events. */

@@ -49,7 +49,7 @@ out_table_title(const struct out_run *run, struct out_buf *b)
 	}
 	if (run->cfg.tsc)
 		out_buf_printf(b, "%9s ", CPC_TICKREG_NAME);
-	title_columns(b, out_run_spec(run, 0));
+	title_columns(b, run->specs[0]);
 	out_buf_str(b, "\n");
 }
 
@@ -85,7 +85,7 @@ static void
 trailer(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, const struct spec *spec)
 {
-	bool several = out_run_nsets(run) > 1, gap = row->intervals > 1;
+	bool several = run->nsets > 1, gap = row->intervals > 1;
 	const char *why = row->not_counted != NULL ? "not counted" :
 	    row->partial != NULL ? "partial" : NULL;
 
@@ -106,7 +106,7 @@ static void
 counts(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
 {
-	const struct spec *spec = out_run_spec(run, row->setno);
+	const struct spec *spec = run->specs[row->setno];
 	bool none = row->not_counted != NULL;
 	uint64_t v;
 	int i;

@@ -114,13 +114,6 @@ metrics_format(const struct output *o)
 	    o->run.cfg.format == OUT_PROMETHEUS;
 }
 
-/* The metrics go into a file that each change replaces. */
-static bool
-replaced_file(const struct output *o)
-{
-	return o->replace;
-}
-
 /*
  * The metrics file, replaced whole: written to a temporary file in its
  * directory, then renamed over it, so that a reader (node_exporter's
@@ -289,14 +282,14 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		return NULL;
 	}
 	/* The file is there from the start: a bad path ends the run now. */
-	if (replaced_file(o) && (errno = replace_file(o)) != 0) {
+	if (o->replace && (errno = replace_file(o)) != 0) {
 		diag(NULL, "cannot write '%s': %s\n", cfg->path,
 		    strerror(errno));
 		output_free(o);
 		return NULL;
 	}
 	o->queue = out_queue_new(o->fd, OUTPUT_QUEUE_BYTES,
-	    replaced_file(o) ? replace_file : NULL, o);
+	    o->replace ? replace_file : NULL, o);
 	if (o->queue == NULL) {
 		diag(NULL, "no memory available\n");
 		output_free(o);
@@ -426,8 +419,7 @@ row_time(struct output *o, const struct out_row *row)
 static void
 note_multiplex(struct output *o, const struct out_row *row)
 {
-	if (o->multiplex_noted || row->setno < 0 ||
-	    row->running_ns >= row->enabled_ns || row->not_counted != NULL)
+	if (row->setno < 0 || row->not_counted != NULL)
 		return;
 	o->multiplex_noted = true;
 	diag(NULL, "note: set %d ran %.1f%% of its enabled time "
@@ -501,7 +493,8 @@ output_row(struct output *o, const struct out_row *row)
 	switch (o->run.cfg.format) {
 	case OUT_TABLE:
 		out_table_row(&o->run, &o->rec, &r, t);
-		note_multiplex(o, &r);
+		if (r.running_ns < r.enabled_ns && !o->multiplex_noted)
+			note_multiplex(o, &r);
 		break;
 	case OUT_CSV:
 		out_csv_row(&o->run, &o->rec, &r, t);
@@ -536,10 +529,9 @@ output_flush(struct output *o)
 	pthread_mutex_lock(&o->lock);
 	if (!o->started)
 		start_threads(o);
-	out_queue_kick(o->queue);
-	if (replaced_file(o) && out_metrics_changed(o->metrics))
+	err = out_queue_kick(o->queue);
+	if (o->replace && out_metrics_changed(o->metrics))
 		out_queue_replace(o->queue);
-	err = out_queue_error(o->queue);
 	if (err != 0 && err != EPIPE && !o->err_told)
 		diag(NULL, "write error on %s: %s\n", o->name, strerror(err));
 	if (err != 0)
@@ -600,7 +592,7 @@ output_close(struct output *o)
 	out_http_close(o->http);
 	o->http = NULL;
 	pthread_mutex_lock(&o->lock);
-	if (replaced_file(o))
+	if (o->replace)
 		out_queue_replace(o->queue);
 	pthread_mutex_unlock(&o->lock);
 	err = out_queue_finish(o->queue);

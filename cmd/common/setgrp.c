@@ -25,9 +25,9 @@ struct slot {
 	cpc_set_t	*set;
 	cpc_buf_t	*last;		/* at the previous sample */
 	cpc_buf_t	*now;		/* the latest sample */
-	cpc_buf_t	*slice;		/* now - last */
-	cpc_buf_t	*total;		/* the sum of the slices */
-	struct set_times last_times, slice_times, total_times;
+	struct set_counts slice;	/* now - last */
+	struct set_counts total;	/* the sum of the slices */
+	struct set_times last_times;
 	bool		 had_turn;	/* has counted: its rows are due */
 	bool		 sampled;
 	/*
@@ -259,8 +259,8 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 		return -1;
 	if ((sl->last = cpc_buf_create(cpc, sizer)) == NULL ||
 	    (sl->now = cpc_buf_create(cpc, sizer)) == NULL ||
-	    (sl->slice = cpc_buf_create(cpc, sizer)) == NULL ||
-	    (sl->total = cpc_buf_create(cpc, sizer)) == NULL)
+	    (sl->slice.buf = cpc_buf_create(cpc, sizer)) == NULL ||
+	    (sl->total.buf = cpc_buf_create(cpc, sizer)) == NULL)
 		return -1;
 	return 0;
 }
@@ -337,7 +337,9 @@ setgrp_accumulator(const setgrp_t *master)
 static void
 slot_free(cpc_t *cpc, struct slot *sl)
 {
-	cpc_buf_t *bufs[] = { sl->last, sl->now, sl->slice, sl->total };
+	cpc_buf_t *bufs[] = {
+		sl->last, sl->now, sl->slice.buf, sl->total.buf
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
@@ -484,17 +486,17 @@ static void
 take_slice(setgrp_t *g, struct slot *sl, uint64_t enabled, uint64_t running,
     bool add)
 {
-	cpc_buf_sub(g->cpc, sl->slice, sl->now, sl->last);
+	cpc_buf_sub(g->cpc, sl->slice.buf, sl->now, sl->last);
 	cpc_buf_copy(g->cpc, sl->last, sl->now);
-	sl->slice_times.enabled_ns = enabled - sl->last_times.enabled_ns;
-	sl->slice_times.running_ns = running - sl->last_times.running_ns;
+	sl->slice.times.enabled_ns = enabled - sl->last_times.enabled_ns;
+	sl->slice.times.running_ns = running - sl->last_times.running_ns;
 	sl->last_times.enabled_ns = enabled;
 	sl->last_times.running_ns = running;
 	if (!add)
 		return;
-	cpc_buf_add(g->cpc, sl->total, sl->total, sl->slice);
-	sl->total_times.enabled_ns += sl->slice_times.enabled_ns;
-	sl->total_times.running_ns += sl->slice_times.running_ns;
+	cpc_buf_add(g->cpc, sl->total.buf, sl->total.buf, sl->slice.buf);
+	sl->total.times.enabled_ns += sl->slice.times.enabled_ns;
+	sl->total.times.running_ns += sl->slice.times.running_ns;
 	sl->sampled = true;
 }
 
@@ -606,7 +608,8 @@ setgrp_set_current(setgrp_t *g, int s)
 int
 setgrp_sample(setgrp_t *g)
 {
-	return sample_slot(g, &g->slots[g->current], true);
+	return sample_slot(g, &g->slots[g->current], true) == 0 ?
+	    g->current : -1;
 }
 
 int
@@ -644,28 +647,16 @@ setgrp_rotate(setgrp_t *g)
 	return 0;
 }
 
-cpc_buf_t *
+const struct set_counts *
 setgrp_slice(const setgrp_t *g, int s)
 {
-	return g->slots[s].slice;
+	return &g->slots[s].slice;
 }
 
-const struct set_times *
-setgrp_slice_times(const setgrp_t *g, int s)
-{
-	return &g->slots[s].slice_times;
-}
-
-cpc_buf_t *
+const struct set_counts *
 setgrp_total(const setgrp_t *g, int s)
 {
-	return g->slots[s].total;
-}
-
-const struct set_times *
-setgrp_total_times(const setgrp_t *g, int s)
-{
-	return &g->slots[s].total_times;
+	return &g->slots[s].total;
 }
 
 bool
@@ -686,9 +677,9 @@ setgrp_accumulate(setgrp_t *acc, const setgrp_t *g)
 		sl = &g->slots[s];
 		if (!sl->sampled)
 			continue;
-		cpc_buf_add(acc->cpc, a->total, a->total, sl->total);
-		a->total_times.enabled_ns += sl->total_times.enabled_ns;
-		a->total_times.running_ns += sl->total_times.running_ns;
+		cpc_buf_add(acc->cpc, a->total.buf, a->total.buf, sl->total.buf);
+		a->total.times.enabled_ns += sl->total.times.enabled_ns;
+		a->total.times.running_ns += sl->total.times.running_ns;
 		a->sampled = true;
 	}
 }
@@ -701,8 +692,8 @@ setgrp_reset(setgrp_t *acc)
 
 	for (s = 0; s < acc->nsets; s++) {
 		a = &acc->slots[s];
-		cpc_buf_zero(acc->cpc, a->total);
-		a->total_times = (struct set_times){ 0 };
+		cpc_buf_zero(acc->cpc, a->total.buf);
+		a->total.times = (struct set_times){ 0 };
 		a->sampled = false;
 	}
 }

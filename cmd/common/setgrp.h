@@ -30,6 +30,12 @@ struct set_times {
 	uint64_t	running_ns;
 };
 
+/* What a set counted over a span: its values (with hrtime and tsc), times. */
+struct set_counts {
+	cpc_buf_t		*buf;
+	struct set_times	 times;
+};
+
 setgrp_t *setgrp_new(cpc_t *cpc);
 /*
  * Parse and add one spec: 0; -1 for a syntax error (reported: a usage
@@ -56,7 +62,10 @@ void setgrp_unbind(setgrp_t *g);
 
 /* The set counting now, and the one that a sample is about. */
 int setgrp_current(const setgrp_t *g);
-/* Sample the current set: its slice since the last sample, into its total. */
+/*
+ * Sample the current set: its slice since the last sample, into its
+ * total. The set sampled, or -1.
+ */
 int setgrp_sample(setgrp_t *g);
 /* Sample every set: the slices not yet sampled go into the totals. */
 int setgrp_sample_all(setgrp_t *g);
@@ -77,10 +86,8 @@ void setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
 void setgrp_set_current(setgrp_t *g, int s);
 
 /* Per set: the last slice sampled, and the total of the slices. */
-cpc_buf_t *setgrp_slice(const setgrp_t *g, int s);
-const struct set_times *setgrp_slice_times(const setgrp_t *g, int s);
-cpc_buf_t *setgrp_total(const setgrp_t *g, int s);
-const struct set_times *setgrp_total_times(const setgrp_t *g, int s);
+const struct set_counts *setgrp_slice(const setgrp_t *g, int s);
+const struct set_counts *setgrp_total(const setgrp_t *g, int s);
 bool setgrp_sampled(const setgrp_t *g, int s);
 
 /* An accumulator: add a group's totals; start again from zero. */
