@@ -885,6 +885,24 @@ loop(struct bpf_track *bt)
 	}
 }
 
+/*
+ * A kernel that hides a task from tracing (a sandbox's own agent, say)
+ * shows no switch out of it: what it counted is in the totals of the
+ * tracked thread that left the CPU next. The counts cannot be told apart;
+ * debug mode says how often it happened.
+ */
+static void
+note_hidden(const struct bpf_track *bt)
+{
+	uint64_t n = bpfeng_hidden_switches(bt->eng);
+
+	if (n > 0)
+		diag_debug("note: the kernel hid %llu switches out of a task it "
+		    "does not trace; what that task counted went to the "
+		    "tracked thread that left its CPU next\n",
+		    (unsigned long long)n);
+}
+
 int
 bpf_track(struct cputrack *ct)
 {
@@ -910,6 +928,7 @@ bpf_track(struct cputrack *ct)
 	}
 	begin(bt);
 	loop(bt);
+	note_hidden(bt);
 	return bt->status == 0 && !ct->write_failed ? 0 : 1;
 }
 

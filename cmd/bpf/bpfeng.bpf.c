@@ -14,6 +14,10 @@
  * a tracing program: the kernel runs it even when the leaving task is
  * inside a bpf(2) map call, where it would skip a perf_event program
  * (bpf_prog_active) and give what that task counted to the next one.
+ * A kernel may still hide a task from tracing: no switch out of it is
+ * seen, and what it counts goes to the tracked thread that leaves the CPU
+ * next. Each mark keeps the task it saw come, so that such a switch is
+ * counted where it lands on a tracked thread, and userspace says so.
  *
  * Only its own CPU touches a mark: the switch (interrupts off), the exit
  * and exec handlers (preemption off, marked busy so that a flush that
@@ -53,6 +57,8 @@ __u32 caller_pid;
 __u64 lost_records;
 __u64 lost_threads;
 __u64 read_errors;
+/* Switches the kernel did not trace, whose counts went to a tracked thread. */
+__u64 hidden_switches;
 
 /* Counter c of CPU n is at c * ncpus + n. */
 struct {
@@ -89,7 +95,7 @@ struct mark {
 	__u32	set;		/* the set base holds */
 	__u32	valid;		/* base was read */
 	__u32	busy;
-	__u32	pad;
+	__u32	owner;		/* the task seen to run since the mark */
 	__u64	since;		/* ns */
 	__u64	base_enabled;
 	__u64	base_running;
@@ -207,10 +213,11 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 
 /*
  * Mark this CPU: what it counted since the last mark goes to thread tid
- * if that is tracked and was tracked when the last mark was made.
+ * if that is tracked and was tracked when the last mark was made; next
+ * runs from here on. Returns whether tid was given the counts.
  */
-static __always_inline void
-mark_cpu(struct mark *m, __u32 tid)
+static __always_inline bool
+mark_cpu(struct mark *m, __u32 tid, __u32 next)
 {
 	__u32 set = active_set, cpu = bpf_get_smp_processor_id();
 	struct bpfeng_thread *t = NULL;
@@ -221,20 +228,22 @@ mark_cpu(struct mark *m, __u32 tid)
 	    t->start_ns > m->since)
 		t = NULL;
 	m->valid = 0;
+	m->owner = next;
 	if (set >= nsets)
-		return;
+		return false;
 	if (set == m->set) {
 		if (read_set(m, set, cpu, t, true) != 0)
-			return;
+			return false;
 	} else {
 		if (t != NULL)
 			(void)read_set(m, m->set, cpu, t, false);
 		if (read_set(m, set, cpu, NULL, true) != 0)
-			return;
+			return false;
 	}
 	m->set = set;
 	m->since = now;
 	m->valid = 1;
+	return t != NULL;
 }
 
 static __always_inline int
@@ -346,15 +355,24 @@ ended_by_exec(struct task_struct *p)
 	return execer != NULL && execer != p;
 }
 
-/* Every context switch, before it: what the CPU counted goes to prev. */
+/*
+ * Every context switch, before it: what the CPU counted goes to prev.
+ * A prev that is not the task the last mark saw come means switches out
+ * of a hidden task went untraced in between.
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
     struct task_struct *next)
 {
 	struct mark *m = this_mark();
+	__u32 tid = prev->pid;
+	bool unseen;
 
-	if (m != NULL)
-		mark_cpu(m, prev->pid);
+	if (m == NULL)
+		return 0;
+	unseen = m->valid && m->owner != tid;
+	if (mark_cpu(m, tid, next->pid) && unseen)
+		__sync_fetch_and_add(&hidden_switches, 1);
 	return 0;
 }
 
@@ -367,12 +385,14 @@ SEC("raw_tp")
 int flush(void *ctx)
 {
 	struct mark *m = this_mark();
+	__u32 tid;
 
 	if (m == NULL)
 		return 0;
 	if (m->busy)
 		return 1;
-	mark_cpu(m, current_tid());
+	tid = current_tid();
+	(void)mark_cpu(m, tid, tid);
 	return 0;
 }
 
@@ -494,7 +514,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	follow = follow_exec || (proc->flags & BPFENG_PROC_FOLLOW_EXEC);
 	m->busy = 1;
 	/* The old image's counts end here. */
-	mark_cpu(m, old);
+	(void)mark_cpu(m, old, p->pid);
 	t = bpf_map_lookup_elem(&threads, &old);
 	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
 		/* A started command counts from its exec on, as perf does. */
@@ -524,7 +544,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (t != NULL && (m = this_mark()) != NULL) {
 		m->busy = 1;
 		/* Its final counts: what it does from here on is not its. */
-		mark_cpu(m, tid);
+		(void)mark_cpu(m, tid, tid);
 		r = reserve(BPFENG_REC_LWP_EXIT, pid, tid, p->exit_code,
 		    sizeof(*r) + (__u64)nslots * sizeof(__u64));
 		if (r != NULL) {

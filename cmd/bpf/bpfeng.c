@@ -184,6 +184,7 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 	eng->lost_records = &eng->skel->bss->lost_records;
 	eng->lost_threads = &eng->skel->bss->lost_threads;
 	eng->read_errors = &eng->skel->bss->read_errors;
+	eng->hidden_switches = &eng->skel->bss->hidden_switches;
 	return 0;
 }
 

@@ -189,6 +189,13 @@ int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn,
     void *arg, char *why, size_t whylen);
 uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
 
+/*
+ * How many times a switch out of a task the kernel hides from tracing went
+ * unseen, and what the CPU counted meanwhile went to a tracked thread: its
+ * counts then hold some of the hidden task's.
+ */
+uint64_t bpfeng_hidden_switches(const struct bpfeng *eng);
+
 /* 0 while the counts stand; -1 with EAGAIN once a cpustat took CPUs. */
 int bpfeng_valid(const struct bpfeng *eng);
 

@@ -70,6 +70,7 @@ struct bpfeng {
 	volatile __u64		*lost_records;
 	volatile __u64		*lost_threads;
 	volatile __u64		*read_errors;
+	volatile __u64		*hidden_switches;
 	struct ring_buffer	*rb;
 	int			 epfd;		/* the ring and the child */
 

@@ -115,6 +115,13 @@ bpfeng_flush_ns(const struct bpfeng *eng)
 	return 0;
 }
 
+uint64_t
+bpfeng_hidden_switches(const struct bpfeng *eng)
+{
+	(void)eng;
+	return 0;
+}
+
 int
 bpfeng_valid(const struct bpfeng *eng)
 {

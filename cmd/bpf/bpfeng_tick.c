@@ -55,6 +55,12 @@ eng_flush(struct bpfeng *eng, char *why, size_t whylen)
 	return 0;
 }
 
+uint64_t
+bpfeng_hidden_switches(const struct bpfeng *eng)
+{
+	return *eng->hidden_switches;
+}
+
 int
 eng_lost_check(struct bpfeng *eng, char *why, size_t whylen)
 {

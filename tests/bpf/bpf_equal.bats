@@ -17,6 +17,12 @@
 # bind the child's counters, and those of an exec (its arguments copied
 # to the new stack) fall, for the command perf stat starts, after perf
 # stat begins and before the engines do. bpf_where.bats counts them.
+#
+# One thing a kernel can take from exactness: a task it hides from
+# tracing (some sandboxes hide their own agent) switches out unseen, and
+# what it counted goes to the tracked thread that leaves that CPU next.
+# The BPF engine says so in debug mode; then its counts are checked to be
+# at least the others', and the report says why.
 
 load bpf_helper
 
@@ -50,7 +56,7 @@ thrice() {
 	for try in 1 2 3 4 5; do
 		ct_wait_counters
 		status=0
-		timeout -k 5 300 "$CT" --engine=bpf -v -f -e -T 0.05 \
+		timeout -k 5 300 "$CT" --engine=bpf -D -v -f -e -T 0.05 \
 		    --format=csv -o "$T/bpf.csv" -c "$EV" \
 		    perf stat -x, -o "$T/perf" -e "$PERF_EV" -- \
 		    "$CT" --engine=ptrace -v -T 0.05 --format=csv \
@@ -65,7 +71,15 @@ thrice() {
 	checked=0
 	check_output=$(python3 "$CHECK" "$T/bpf.csv" "$T/pt.csv" "$T/perf" \
 	    --perf-exact "$WRITE" --perf-exact syscalls:sys_enter_getpriority \
-	    --perf-exact page-faults "${CHECK_OPTS[@]}") || checked=$?
+	    --perf-exact page-faults --hidden "$(hidden)" \
+	    "${CHECK_OPTS[@]}") || checked=$?
+}
+
+# How many switches out of a task the kernel hides from tracing the BPF
+# engine saw go unseen (its debug note; a sandbox's own agent may be one).
+hidden() {
+	sed -n 's/.*the kernel hid \([0-9]*\) switches.*/\1/p' "$T/err" |
+	    grep . || echo 0
 }
 
 # equal: the three agreed (differences shown); with --summary in
@@ -85,7 +99,7 @@ pt_sum() {
 
 @test "threads: every LWP and the process, equal in both engines and perf stat" {
 	thrice -- "$W/wl_threads" 4 1000 77
-	[ ! -s "$T/err" ]
+	[ -z "$(grep -v 'note: the kernel hid' "$T/err")" ]
 	equal
 	[ "$(pt_sum exit)" -eq 4077 ]
 	[ "$(pt_sum fini_lwp)" -eq 4077 ]
