@@ -71,15 +71,8 @@ thrice() {
 	checked=0
 	check_output=$(python3 "$CHECK" "$T/bpf.csv" "$T/pt.csv" "$T/perf" \
 	    --perf-exact "$WRITE" --perf-exact syscalls:sys_enter_getpriority \
-	    --perf-exact page-faults --hidden "$(hidden)" \
+	    --perf-exact page-faults --hidden "$(bpf_hidden)" \
 	    "${CHECK_OPTS[@]}") || checked=$?
-}
-
-# How many switches out of a task the kernel hides from tracing the BPF
-# engine saw go unseen (its debug note; a sandbox's own agent may be one).
-hidden() {
-	sed -n 's/.*the kernel hid \([0-9]*\) switches.*/\1/p' "$T/err" |
-	    grep . || echo 0
 }
 
 # equal: the three agreed (differences shown); with --summary in

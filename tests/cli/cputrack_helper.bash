@@ -91,6 +91,30 @@ ct_sum() {
 	ct_rows "$@" | awk '{ s += $NF } END { print s + 0 }'
 }
 
+# How many switches out of a task the kernel hides from tracing landed on
+# a tracked thread, as the BPF engine's debug note (-D) in $1 (default
+# $T/err) says; 0 where it said none.
+bpf_hidden() {
+	sed -n 's/.*the kernel hid \([0-9]*\) switches.*/\1/p' "${1:-$T/err}" |
+	    grep . || echo 0
+}
+
+# counted_exactly VALUE WANT [ERRFILE]: VALUE is WANT. Where the BPF engine
+# said (bpf_hidden ERRFILE) that the kernel hid switches, a thread's count
+# may also hold what the hidden task counted, so VALUE is at least WANT.
+# Says what it saw when it fails.
+counted_exactly() {
+	local hid
+	hid=$(bpf_hidden "${3:-$T/err}")
+	if [ "$hid" -eq 0 ]; then
+		[ "$1" -eq "$2" ] && return 0
+	else
+		[ "$1" -ge "$2" ] && return 0
+	fi
+	echo "counted $1, expected $2 ($hid hidden switches)" >&2
+	return 1
+}
+
 # What perf stat counts for the same event over the whole run (inherit).
 perf_count() {
 	local event=$1; shift
