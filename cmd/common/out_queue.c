@@ -7,6 +7,13 @@
  * and it writes from the ring without the lock held: the bytes between
  * tail and head are never touched by a producer, which copies only into
  * the free part beyond head.
+ *
+ * Rows come in bursts (a tick's rows, threads that are born and die), and
+ * waking a sleeping writer is a cross-CPU wakeup paid on the command's own
+ * time. So a writer that has just written naps (NAP_NS) instead of
+ * sleeping until kicked: a kick wakes a sleeping writer, never a napping
+ * one, which comes back on its own. More than a quarter of the queue
+ * waiting wakes it either way.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,9 +21,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "out_queue.h"
+
+#define NAP_NS	10000000L	/* what a row may wait in a burst: 10 ms */
 
 struct out_queue {
 	pthread_mutex_t	 lock;
@@ -31,10 +41,23 @@ struct out_queue {
 	bool		 replace_wanted;
 	bool		 closing;
 	bool		 waiting;	/* the writer sleeps on wake */
+	bool		 napping;	/* the writer waits NAP_NS at most */
 	int		 err;
 	pthread_t	 thread;
 	bool		 started;
 };
+
+/* The writer's naps are timed on the monotonic clock. */
+static void
+init_wake(pthread_cond_t *wake)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(wake, &attr);
+	pthread_condattr_destroy(&attr);
+}
 
 struct out_queue *
 out_queue_new(int fd, size_t cap, out_replace_fn *replace, void *arg)
@@ -52,15 +75,8 @@ out_queue_new(int fd, size_t cap, out_replace_fn *replace, void *arg)
 	q->replace = replace;
 	q->arg = arg;
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->wake, NULL);
+	init_wake(&q->wake);
 	return q;
-}
-
-static bool
-has_work(const struct out_queue *q)
-{
-	return (q->head != q->tail && q->err == 0) ||
-	    (q->replace_wanted && q->err == 0);
 }
 
 /* Write the waiting bytes, the lock held on entry and on return. */
@@ -102,24 +118,46 @@ replace_out(struct out_queue *q)
 		q->err = err;
 }
 
+/* Wait NAP_NS, or less if woken; the lock held. */
+static void
+nap(struct out_queue *q)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += NAP_NS;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	q->napping = true;
+	(void)pthread_cond_timedwait(&q->wake, &q->lock, &until);
+	q->napping = false;
+}
+
 static void *
 writer_main(void *arg)
 {
 	struct out_queue *q = arg;
+	bool wrote = false;
 
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		while (!has_work(q) && !q->closing) {
+		if (q->head != q->tail && q->err == 0) {
+			write_out(q);
+			wrote = true;
+		} else if (q->replace_wanted && q->err == 0) {
+			replace_out(q);
+		} else if (q->closing) {
+			break;
+		} else if (wrote) {
+			nap(q);
+			wrote = false;
+		} else {
 			q->waiting = true;
 			pthread_cond_wait(&q->wake, &q->lock);
 			q->waiting = false;
 		}
-		if (q->head != q->tail && q->err == 0)
-			write_out(q);
-		else if (q->replace_wanted && q->err == 0)
-			replace_out(q);
-		else if (q->closing)
-			break;
 	}
 	pthread_mutex_unlock(&q->lock);
 	return NULL;
@@ -148,11 +186,11 @@ out_queue_start(struct out_queue *q)
 	return err;
 }
 
-/* Wake the writer if it sleeps; the lock held. */
+/* Wake the writer if it sleeps or naps; the lock held. */
 static void
 wake(struct out_queue *q)
 {
-	if (q->waiting)
+	if (q->waiting || q->napping)
 		pthread_cond_signal(&q->wake);
 }
 
@@ -183,6 +221,8 @@ out_queue_put(struct out_queue *q, const void *data, size_t len,
 	memcpy(q->ring + off, data, first);
 	memcpy(q->ring, (const char *)data + first, len - first);
 	q->head += len;
+	if (q->head - q->tail > q->cap / 4)
+		wake(q);
 	pthread_mutex_unlock(&q->lock);
 	return true;
 }

@@ -32,8 +32,9 @@ int out_queue_start(struct out_queue *q);
 bool out_queue_put(struct out_queue *q, const void *data, size_t len,
     bool reserve);
 /*
- * Have the writer write what is queued, now; the errno of the first
- * failed write or replacement, or 0.
+ * Have the writer write what is queued: at once if it sleeps, within its
+ * nap (10 ms) if it has just written. The errno of the first failed write
+ * or replacement, or 0.
  */
 int out_queue_kick(struct out_queue *q);
 /* Have the writer run the replacement job (once, however often asked). */
