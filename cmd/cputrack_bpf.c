@@ -888,7 +888,7 @@ loop(struct bpf_track *bt)
 /*
  * A kernel that hides a task from tracing (a sandbox's own agent, say)
  * shows no switch out of it: what it counted is in the totals of the
- * tracked thread that left the CPU next. The counts cannot be told apart;
+ * tracked thread that ran next on that CPU. The counts cannot be told apart;
  * debug mode says how often it happened.
  */
 static void
@@ -899,7 +899,7 @@ note_hidden(const struct bpf_track *bt)
 	if (n > 0)
 		diag_debug("note: the kernel hid %llu switches out of a task it "
 		    "does not trace; what that task counted went to the "
-		    "tracked thread that left its CPU next\n",
+		    "tracked thread that ran next on its CPU\n",
 		    (unsigned long long)n);
 }
 

@@ -15,9 +15,10 @@
  * inside a bpf(2) map call, where it would skip a perf_event program
  * (bpf_prog_active) and give what that task counted to the next one.
  * A kernel may still hide a task from tracing: no switch out of it is
- * seen, and what it counts goes to the tracked thread that leaves the CPU
- * next. Each mark keeps the task it saw come, so that such a switch is
- * counted where it lands on a tracked thread, and userspace says so.
+ * seen, and what it counts goes to the tracked thread that runs next on
+ * the CPU, when that is next marked. Each mark keeps the task it saw
+ * come, so that such a switch is counted where it lands on a tracked
+ * thread, whichever hook marks it, and userspace says so.
  *
  * Only its own CPU touches a mark: the switch (interrupts off), the exit
  * and exec handlers (preemption off, marked busy so that a flush that
@@ -246,6 +247,22 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next)
 	return t != NULL;
 }
 
+/*
+ * Mark this CPU for tid, the task running on it, with next to run from
+ * here on. A tid that is not the task the last mark saw come means that
+ * switches out of a hidden task went untraced in between: tid's counts
+ * then hold the hidden task's too, wherever tid is next marked, at a
+ * switch, a flush, an exec or an exit.
+ */
+static __always_inline void
+mark_running(struct mark *m, __u32 tid, __u32 next)
+{
+	bool unseen = m->valid && m->owner != tid;
+
+	if (mark_cpu(m, tid, next) && unseen)
+		__sync_fetch_and_add(&hidden_switches, 1);
+}
+
 static __always_inline int
 track_thread(__u32 tid, __u32 pid, __u32 flags)
 {
@@ -357,22 +374,15 @@ ended_by_exec(struct task_struct *p)
 
 /*
  * Every context switch, before it: what the CPU counted goes to prev.
- * A prev that is not the task the last mark saw come means switches out
- * of a hidden task went untraced in between.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
     struct task_struct *next)
 {
 	struct mark *m = this_mark();
-	__u32 tid = prev->pid;
-	bool unseen;
 
-	if (m == NULL)
-		return 0;
-	unseen = m->valid && m->owner != tid;
-	if (mark_cpu(m, tid, next->pid) && unseen)
-		__sync_fetch_and_add(&hidden_switches, 1);
+	if (m != NULL)
+		mark_running(m, prev->pid, next->pid);
 	return 0;
 }
 
@@ -392,7 +402,7 @@ int flush(void *ctx)
 	if (m->busy)
 		return 1;
 	tid = current_tid();
-	(void)mark_cpu(m, tid, tid);
+	mark_running(m, tid, tid);
 	return 0;
 }
 
@@ -514,7 +524,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	follow = follow_exec || (proc->flags & BPFENG_PROC_FOLLOW_EXEC);
 	m->busy = 1;
 	/* The old image's counts end here. */
-	(void)mark_cpu(m, old, p->pid);
+	mark_running(m, old, p->pid);
 	t = bpf_map_lookup_elem(&threads, &old);
 	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
 		/* A started command counts from its exec on, as perf does. */
@@ -544,7 +554,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (t != NULL && (m = this_mark()) != NULL) {
 		m->busy = 1;
 		/* Its final counts: what it does from here on is not its. */
-		(void)mark_cpu(m, tid, tid);
+		mark_running(m, tid, tid);
 		r = reserve(BPFENG_REC_LWP_EXIT, pid, tid, p->exit_code,
 		    sizeof(*r) + (__u64)nslots * sizeof(__u64));
 		if (r != NULL) {
