@@ -4,6 +4,13 @@
  * called from. A handler is called only while its process is followed
  * with nothing pending; init_lwp and fini_lwp stay paired; a failing
  * handler has its process let go (the loop does it after the event).
+ *
+ * An LWP is opened (init_lwp, lwp_create) only while it is held. A new
+ * thread whose first stop is still due is not: it is already running
+ * kernel code on its way there, and counters bound meanwhile would race
+ * with it (the kernel may count their time enabled but not running).
+ * Its handlers wait for that first stop, which comes before its first
+ * instruction all the same (EVT_OPEN).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +112,10 @@ pctxlib_cb_init_lwp(pctx_t *pctx, struct lwp *lwp)
 {
 	if (!pctxlib_proc_live(pctx))
 		return;
+	if (lwp->flags & LWP_NEW) {
+		lwp->flags |= LWP_INIT_DUE;
+		return;
+	}
 	lwp->flags |= LWP_INITED;
 	if (pctx->h.init_lwp != NULL)
 		check(pctx, pctx->h.init_lwp(pctx, pctx->pid, lwp->lwpid,
@@ -128,6 +139,10 @@ pctxlib_cb_init_all(pctx_t *pctx)
 void
 pctxlib_cb_lwp_create(pctx_t *pctx, struct lwp *lwp)
 {
+	if (lwp->flags & LWP_NEW) {
+		lwp->flags |= LWP_CREATE_DUE;
+		return;
+	}
 	if (pctxlib_proc_live(pctx) && pctx->h.lwp_create != NULL)
 		check(pctx, pctx->h.lwp_create(pctx, pctx->pid, lwp->lwpid,
 		    lwp_arg(pctx, lwp)));

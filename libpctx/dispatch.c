@@ -5,10 +5,12 @@
  *
  * A creation has two halves, the creator's clone/fork/vfork event and the
  * new thread's first stop, reaped in either order. Whichever comes first
- * opens the LWP (init_lwp, lwp_create) or offers the child process to the
- * fork callback, while the new thread has not run a single instruction; the
- * other half only completes the record. A thread that dies before its
- * creator's event is seen stays as a tombstone until that event comes.
+ * records the LWP or offers the child process to the fork callback, while
+ * the new thread has not run a single instruction. The LWP is opened
+ * (init_lwp, lwp_create) at its first stop, where it is held: at once if
+ * that came first, or else when it comes (callbacks.c). A thread that dies
+ * before its creator's event is seen stays as a tombstone until that event
+ * comes.
  *
  * Handlers leave the thread of the event held; the loop restarts it after
  * applying what callbacks asked for (run.c).
@@ -112,10 +114,9 @@ on_creation(struct event *ev)
 	} else if ((unsigned)ev->status >> 16 == PTRACE_EVENT_CLONE &&
 	    is_thread_of(pctx->pid, tid)) {
 		/*
-		 * The new thread cannot run before its first stop, so the
-		 * creator goes on at once instead of waiting while the
-		 * callbacks open the thread: on another CPU, it makes its
-		 * next thread meanwhile.
+		 * The new thread is opened at its first stop, so the creator
+		 * goes on at once: on another CPU, it makes its next thread
+		 * meanwhile.
 		 */
 		pctxlib_restart(lwp);
 		new_thread(pctx, tid, LWP_NEW | LWP_ANNOUNCED, 0);
@@ -256,7 +257,8 @@ on_died(struct event *ev)
 		return;
 	}
 	pctxlib_cb_fini_lwp(pctx, lwp);
-	if (ev->status == 0)
+	/* One that died before its first stop was never opened. */
+	if (ev->status == 0 && !(lwp->flags & LWP_CREATE_DUE))
 		pctxlib_cb_lwp_exit(pctx, lwp);
 	if (lwp->flags & LWP_ANNOUNCED)
 		pctxlib_lwp_bury(lwp);
@@ -288,6 +290,21 @@ on_stop(struct event *ev)
 	}
 }
 
+/* The first stop of an LWP whose opening waited for it (callbacks.c). */
+static void
+on_open(struct event *ev)
+{
+	struct lwp *lwp = ev->lwp;
+	unsigned due = lwp->flags & (LWP_INIT_DUE | LWP_CREATE_DUE);
+
+	lwp->flags &= ~due;
+	on_stop(ev);
+	if (due & LWP_INIT_DUE)
+		pctxlib_cb_init_lwp(lwp->proc, lwp);
+	if (due & LWP_CREATE_DUE)
+		pctxlib_cb_lwp_create(lwp->proc, lwp);
+}
+
 void
 pctxlib_dispatch_event(pctx_t *root, struct event *ev)
 {
@@ -308,6 +325,9 @@ pctxlib_dispatch_event(pctx_t *root, struct event *ev)
 		break;
 	case EVT_STOP:
 		on_stop(ev);
+		break;
+	case EVT_OPEN:
+		on_open(ev);
 		break;
 	case EVT_DETACH_DUE:
 		on_detach_due(ev);

@@ -34,6 +34,8 @@ stop_kind(struct event *ev)
 		return EVT_DETACH_DUE;
 	if (lwp->proc == NULL)
 		return EVT_NONE;		/* a forked child awaiting its parent */
+	if (lwp->flags & (LWP_INIT_DUE | LWP_CREATE_DUE))
+		return EVT_OPEN;
 	switch ((unsigned)ev->status >> 16) {
 	case PTRACE_EVENT_CLONE:
 	case PTRACE_EVENT_FORK:

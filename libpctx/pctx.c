@@ -160,7 +160,7 @@ pctx_lwp_held(pctx_t *pctx, id_t lwpid)
 
 	if (pctx == NULL || (lwp = pctxlib_lwp_by_id(pctx, lwpid)) == NULL)
 		return 0;
-	return (lwp->flags & (LWP_HELD | LWP_NEW)) != 0;
+	return (lwp->flags & LWP_HELD) != 0;
 }
 
 int

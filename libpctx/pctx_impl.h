@@ -66,6 +66,8 @@
 #define LWP_DETACH	0x20	/* detach at its next stop */
 #define LWP_LISTENING	0x40	/* group-stopped, parked with PTRACE_LISTEN */
 #define LWP_SETOPTS	0x80	/* set its process's options at its next stop */
+#define LWP_INIT_DUE	0x100	/* init_lwp waits for its first stop */
+#define LWP_CREATE_DUE	0x200	/* lwp_create waits for its first stop */
 
 struct lwp {
 	RB_ENTRY(lwp)	 tid_entry;	/* in the tracer-wide tid tree */
@@ -205,6 +207,7 @@ enum event_kind {
 	EVT_CREATION,		/* a clone, fork or vfork event of its creator */
 	EVT_EXEC,		/* a successful exec */
 	EVT_FIRST_STOP,		/* an unknown thread's first stop */
+	EVT_OPEN,		/* a known thread's first stop: its callbacks are due */
 	EVT_STOP,		/* any other stop: signal, group-stop, ... */
 	EVT_DETACH_DUE,		/* a stop of a thread being let go */
 	EVT_REQUEST,		/* a tracee asked its controller (pctx_request) */

@@ -42,6 +42,8 @@ struct lwprec {
 	uint64_t	 count;		/* final, read at fini_lwp */
 	int		 inits, finis, creates, exits, ticks;
 	bool		 bind_failed;
+	bool		 held;		/* at init_lwp: pctx_lwp_held() said so */
+	char		 state;		/* at init_lwp: its state in /proc */
 	int		 order;		/* event sequence number of init_lwp */
 };
 
@@ -190,6 +192,8 @@ sample(cpc_set_t *set)
 	return v;
 }
 
+static inline char proc_state(pid_t pid);
+
 static inline int
 t_init(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
@@ -203,6 +207,8 @@ t_init(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	r->image = proc_of(pid)->images;
 	r->lwpid = lwpid;
 	r->tid = pctx_lwp_tid(pctx, lwpid);
+	r->held = pctx_lwp_held(pctx, lwpid);
+	r->state = proc_state(r->tid);
 	r->inits++;
 	r->order = ++seq;
 	r->count = UINT64_MAX;
@@ -357,21 +363,28 @@ count_lwps(pid_t pid, int image)
 	return n;
 }
 
-/* Every LWP recorded was opened once, closed once, and counted. */
+/* Every LWP recorded was opened once, held, closed once, and counted. */
 static inline void
 check_all_paired(void)
 {
 	int i;
 
 	for (i = 0; i < nlwps; i++) {
+		/*
+		 * Counters bound at init_lwp start with the LWP's first
+		 * instruction only if it is really stopped then (tracing
+		 * stop, "t"), a new thread too.
+		 */
 		if (lwps[i].inits == 1 && lwps[i].finis == 1 &&
-		    !lwps[i].bind_failed && lwps[i].count != UINT64_MAX)
+		    !lwps[i].bind_failed && lwps[i].count != UINT64_MAX &&
+		    lwps[i].held && lwps[i].state == 't')
 			continue;
 		fprintf(stderr, "lwp %d/%d image %d: inits %d finis %d "
-		    "bind_failed %d count %llu\n", (int)lwps[i].pid,
-		    (int)lwps[i].lwpid, lwps[i].image, lwps[i].inits,
-		    lwps[i].finis, lwps[i].bind_failed,
-		    (unsigned long long)lwps[i].count);
+		    "bind_failed %d count %llu held %d state %c\n",
+		    (int)lwps[i].pid, (int)lwps[i].lwpid, lwps[i].image,
+		    lwps[i].inits, lwps[i].finis, lwps[i].bind_failed,
+		    (unsigned long long)lwps[i].count, lwps[i].held,
+		    lwps[i].state != 0 ? lwps[i].state : '?');
 		check_failures++;
 	}
 }
