@@ -143,10 +143,10 @@ warm_sample_path(cpc_t *cpc)
 
 /*
  * A group is started by hand once whole, an inheriting set at once. A
- * group on a thread that libpctx holds stopped, or whose first stop is
- * still due, starts whole when the thread next runs, so it needs no start
- * by hand (one syscall and one cross-CPU call less per thread a command
- * follows). A group in standby waits for cpc_set_switch.
+ * group on a thread that libpctx holds stopped starts whole when the
+ * thread next runs, so it needs no start by hand (one syscall and one
+ * cross-CPU call less per thread a command follows). A group in standby
+ * waits for cpc_set_switch.
  */
 static bool
 starts_disabled(const cpc_set_t *set)
