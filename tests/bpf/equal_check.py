@@ -49,6 +49,7 @@ class Run:
             rows = list(csv.DictReader(f))
         if not rows:
             raise SystemExit("%s: no rows" % path)
+        self.path = path
         names = list(rows[0].keys())
         self.events = names[len(FIXED):names.index("child")]
         self.first_pid = None
@@ -63,6 +64,10 @@ class Run:
             self.take(r)
 
     def counts(self, r):
+        if r["not_counted"]:
+            raise SystemExit("%s: pid %s lwp %s %s of set %s not counted: %s"
+                             % (self.path, r["pid"], r["lwp"], r["label"],
+                                r["set"], r["not_counted"]))
         return tuple(int(r[e]) for e in self.events)
 
     def take(self, r):
