@@ -26,6 +26,8 @@ struct tproc {
 	pid_t		 pid;
 	setgrp_t	*acc;
 	bool		 started;	/* the command cputrack started */
+	bool		 forked;	/* a child followed with -f */
+	bool		 lost;		/* said that it cannot be followed */
 	bool		 sampled;	/* a tick has come */
 	hrtime_t	 born;		/* when tracking began */
 	int		 uncounted;	/* LWPs of the image left uncounted */
@@ -132,6 +134,22 @@ partial_of(struct tproc *p)
 	return p->partial;
 }
 
+/*
+ * A forked child that cannot be followed, said once. Its LWP 1 may fail
+ * to open in the fork callback or, if the kernel had not reported the
+ * child's first stop yet, at that stop.
+ */
+static void
+child_lost(struct cputrack *ct, struct tproc *p, pid_t pid)
+{
+	if (p != NULL && p->lost)
+		return;
+	if (p != NULL)
+		p->lost = true;
+	diag(NULL, "cannot follow pid %d\n", (int)pid);
+	ct->uncounted = true;
+}
+
 /* The counts could not be read: said, and the set's row is no number. */
 static void
 sample_error(const struct tlwp *l, const char *where, const char *access)
@@ -190,6 +208,8 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp%d - "
 	    "%s\n", (int)p->pid, (int)l->who.lwpid, strerror(err));
 	not_counted_rows(l, err);
+	if (p->forked && l->who.lwpid == 1)
+		child_lost(p->ct, p, p->pid);
 	tlwp_free(l);
 	if ((err == EACCES || err == EPERM) && !inspectable(p->pid))
 		diag(NULL, "%d: execed a program that cannot be tracked\n",
@@ -359,19 +379,21 @@ static int track_setup(struct cputrack *ct, pctx_t *pctx);
 static void
 cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 {
-	struct tproc *parent = arg;
+	struct tproc *parent = arg, *p;
 	struct cputrack *ct = parent->ct;
 
 	row_fork(ct, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
-	if (tproc_new(ct, child, false) == NULL ||
-	    track_setup(ct, child) != 0 ||
-	    pctx_run(child, ct->opt.interval_ms, ct->opt.nsamples,
-	    cb_tick) != 0) {
-		diag(NULL, "cannot follow pid %d\n", (int)pid);
-		ct->uncounted = true;
+	if ((p = tproc_new(ct, child, false)) == NULL) {
+		child_lost(ct, NULL, pid);
+		return;
 	}
+	p->forked = true;
+	if (track_setup(ct, child) != 0 ||
+	    pctx_run(child, ct->opt.interval_ms, ct->opt.nsamples,
+	    cb_tick) != 0)
+		child_lost(ct, p, pid);
 }
 
 /* Callbacks for a process, created, captured, or forked and followed. */

@@ -245,6 +245,7 @@ on_died(struct event *ev)
 {
 	struct lwp *lwp = ev->lwp;
 	pctx_t *pctx = lwp->proc;
+	bool opened;
 
 	lwp->flags &= ~(LWP_HELD | LWP_NEW | LWP_LISTENING);
 	if (pctx == NULL || (lwp->flags & LWP_DETACH)) {
@@ -256,9 +257,10 @@ on_died(struct event *ev)
 			process_died(pctx, lwp->lwpid, ev->status);
 		return;
 	}
-	pctxlib_cb_fini_lwp(pctx, lwp);
 	/* One that died before its first stop was never opened. */
-	if (ev->status == 0 && !(lwp->flags & LWP_CREATE_DUE))
+	opened = (lwp->flags & LWP_INITED) != 0;
+	pctxlib_cb_fini_lwp(pctx, lwp);
+	if (ev->status == 0 && opened)
 		pctxlib_cb_lwp_exit(pctx, lwp);
 	if (lwp->flags & LWP_ANNOUNCED)
 		pctxlib_lwp_bury(lwp);
