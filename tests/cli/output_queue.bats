@@ -61,7 +61,10 @@ wait_until() {
 		# Threads made one after the other (each waits for the tracer
 		# before its first instruction) while 64 threads tick every
 		# millisecond: far more rows than the pipe and the queue hold.
-		run_stopped_reader timeout -k 5 120 "$CT" -ef -T 0.001 -c "$WRITE" \
+		# Five counters a row make the rows wide, so that the queue
+		# fills even where the tracer keeps only a fifth of the ticks.
+		run_stopped_reader timeout -k 5 120 "$CT" -ef -T 0.001 \
+		    -c "$WRITE,task-clock,context-switches,page-faults,minor-faults" \
 		    sh -c '"$1/ct_steady" 64 10 1 3000 & "$1/wl_churn" 300 4 10;
 		    wait; echo done >"$2"' sh "$W" "$T/done"
 		# The whole workload ends while the reader is still stopped.
@@ -73,6 +76,7 @@ wait_until() {
 		sleep 1
 	done
 	cat "$T/err"
+	echo "status $(cat "$T/rc"), $(wc -l <"$T/out") rows read"
 	[ "$(cat "$T/rc")" -eq 3 ]
 	[ "$(wc -l <"$T/err")" -eq 1 ]
 	grep -qE "^cputrack: [0-9]+ rows dropped: the output to 'stdout' did not keep up \(a queue of 4194304 bytes was full\): [0-9]+ tick\$" "$T/err"
