@@ -82,14 +82,16 @@ sol_run() {
 
 # Two sets of tracepoints count as one perf group, and a switch is
 # bookkeeping at one read of it: the section is counted exactly once,
-# whichever set counted each part of it.
+# whichever set counted each part of it. The section lasts 50 ticks or
+# more here (half a microsecond a write), and 10 on a machine ten times
+# as fast.
 @test "cpc_enable and cpc_disable act on every set of the LWP: with two sets taking turns the section is counted exactly once" {
 	local sum
-	ct_run -T 0.01 -c "$WRITE" -c "$WRITE" "$C/cpc_marked" 20000 100000
+	ct_run -T 0.002 -c "$WRITE" -c "$WRITE" "$C/cpc_marked" 20000 500000
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	[ "$(ct_count tick)" -ge 10 ] || { cat "$T/out"; false; }
 	sum=$(ct_rows exit | awk '{ s += $2 } END { print s }')
-	[ "$sum" -eq 100000 ] || { cat "$T/out"; false; }
+	[ "$sum" -eq 500000 ] || { cat "$T/out"; false; }
 }
 
 # Sets that take turns on the counters (hardware events; forced here with
