@@ -17,11 +17,22 @@ ct_setup() {
 	CT_PIDS=()
 }
 
-# Kill (by pid) whatever a test started in the background, and reap it.
+# descendants PID: the processes below PID, deepest last.
+descendants() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
+# Kill whatever a test started in the background, and what that started
+# (cputrack under timeout, its command), and reap it: a process left
+# holding the test's descriptors would keep bats waiting for ever.
 ct_teardown() {
 	local p
 	for p in "${CT_PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
+		kill -KILL $(descendants "$p") "$p" 2>/dev/null || true
 	done
 	for p in "${CT_PIDS[@]}"; do
 		wait "$p" 2>/dev/null || true
