@@ -30,7 +30,7 @@ cpclib_curlwp_set(cpc_t *cpc)
 static bool
 standby_allowed(const cpc_set_t *set, uint_t flags)
 {
-	return !(flags & CPC_BIND_STANDBY) || !cpclib_set_asks_overflow(set);
+	return !(flags & CPC_BIND_STANDBY) || !set->asks_overflow;
 }
 
 int
@@ -121,7 +121,7 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 	}
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
-	if (check_cpu(id) != 0 || (cpclib_set_asks_overflow(set) &&
+	if (check_cpu(id) != 0 || (set->asks_overflow &&
 	    cpclib_ovf_check(set, -1, false) != 0))
 		return -1;
 	if (cpclib_excl_cpu_acquire(cpc, id, &set->cpu_lock_fd) != 0)

@@ -68,6 +68,9 @@ struct cpc_request {
 
 struct cpc_ring;
 
+/* The request flags that hand a set to overflow.c. */
+#define CPC_OVF_FLAGS	(CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED)
+
 enum cpc_bind_kind {
 	CPC_UNBOUND = 0,
 	CPC_BOUND_CURLWP,
@@ -81,8 +84,12 @@ struct __cpc_set {
 	struct cpc_request	*reqs;
 	int			 nreqs;
 	enum cpc_bind_kind	 bound;
+	bool			 asks_overflow;	/* a request asks for overflow */
+	bool			 prepared;	/* checked and laid out: group.c */
+	bool			 fits;		/* the PMU takes the group whole */
 	int			 nevents;	/* perf events: a request has 1 or 2 */
 	int			*fds;		/* per event; fds[0] leads the group */
+	struct perf_event_attr	*attrs;		/* per event, as it is opened */
 	pid_t			 tid;		/* LWP the set counts */
 	int			 cpu;		/* CPU for CPU binds */
 	pid_t			 binder;	/* thread that called cpc_bind_cpu */
@@ -216,7 +223,6 @@ uint64_t cpclib_read_value(const cpc_set_t *set, int i);
 uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 
 /* group.c */
-bool cpclib_set_asks_overflow(const cpc_set_t *set);
 int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);
 void cpclib_group_close(cpc_set_t *set);

@@ -4,7 +4,12 @@
  * derived preset), in request order, the first leading, opened on a thread
  * or on a CPU and read with one read(). Counting needs nothing more. A set
  * whose requests ask for overflow notification or buffering is handed to
- * overflow.c; that is decided once, when the group opens.
+ * overflow.c; that is known from its requests, before the group opens.
+ *
+ * What only the requests decide (the checks, each event's place and
+ * attributes, whether the PMU takes them together, the read buffer) is
+ * worked out at a set's first bind and kept until a request is added or
+ * changed: the commands bind the same sets to thread after thread.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,20 +18,6 @@
 #include <unistd.h>
 
 #include "cpc_impl.h"
-
-#define OVERFLOW_FLAGS	(CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED)
-
-/* Whether some request asks for overflow notification or buffering. */
-bool
-cpclib_set_asks_overflow(const cpc_set_t *set)
-{
-	int i;
-
-	for (i = 0; i < set->nreqs; i++)
-		if (set->reqs[i].flags & OVERFLOW_FLAGS)
-			return true;
-	return false;
-}
 
 static bool
 picnums_unique(const cpc_set_t *set)
@@ -71,27 +62,57 @@ check_requests(cpc_t *cpc, const cpc_set_t *set, const char *fn)
 	return 0;
 }
 
-/* Number the perf events; every request knows its first one. */
+/*
+ * Number the perf events, every request knowing its first one, and make
+ * room for their descriptors and attributes.
+ */
 static int
 layout_events(cpc_set_t *set)
 {
+	struct perf_event_attr *attrs;
 	int i, n = 0, *fds;
 
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].first_event = n;
 		n += set->reqs[i].enc.nterms;
 	}
-	if (set->fds == NULL || n != set->nevents) {
-		if ((fds = reallocarray(set->fds, (size_t)n, sizeof(int))) ==
-		    NULL) {
-			errno = ENOMEM;
-			return -1;
-		}
-		set->fds = fds;
+	if ((fds = reallocarray(set->fds, (size_t)n, sizeof(int))) == NULL) {
+		errno = ENOMEM;
+		return -1;
 	}
+	set->fds = fds;
+	if ((attrs = reallocarray(set->attrs, (size_t)n,
+	    sizeof(*attrs))) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	set->attrs = attrs;
 	set->nevents = n;
 	for (i = 0; i < n; i++)
 		set->fds[i] = -1;
+	return 0;
+}
+
+/* Each perf event's attributes: its request's modes and fields. */
+static int
+event_attrs(cpc_t *cpc, cpc_set_t *set, const char *fn)
+{
+	const struct cpc_request *req;
+	struct perf_event_attr *attr;
+	int i, t, subcode;
+
+	for (i = 0; i < set->nreqs; i++) {
+		req = &set->reqs[i];
+		for (t = 0; t < req->enc.nterms; t++) {
+			attr = &set->attrs[req->first_event + t];
+			cpclib_request_to_attr(req, t, attr);
+			if ((subcode = cpclib_attr_apply(cpc, req, attr)) != 0) {
+				cpclib_err_subcode(cpc, fn, subcode);
+				errno = EINVAL;
+				return -1;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -133,8 +154,6 @@ size_readbuf(cpc_set_t *set)
 static void
 warm_sample_path(cpc_t *cpc)
 {
-	if (cpc->sample_warm)
-		return;
 	(void)cpclib_gethrtime();
 	(void)cpclib_tick_of(cpc, 0);
 	(void)cpclib_excl_generation();
@@ -255,6 +274,27 @@ group_fits(cpc_t *cpc, const cpc_set_t *set)
 	return c->fits;
 }
 
+/*
+ * What opening a set needs that only its requests decide, worked out
+ * once: see the top. The errors are the ones Solaris gives at bind.
+ */
+static int
+prepare(cpc_t *cpc, cpc_set_t *set, const char *fn)
+{
+	if (check_requests(cpc, set, fn) != 0 || layout_events(set) != 0)
+		return -1;
+	set->fits = group_fits(cpc, set);
+	if (event_attrs(cpc, set, fn) != 0)
+		return -1;
+	set->lost_format = set->asks_overflow && cpclib_set_buffers(set);
+	if (size_readbuf(set) != 0)
+		return -1;
+	if (!cpc->sample_warm)
+		warm_sample_path(cpc);
+	set->prepared = true;
+	return 0;
+}
+
 /* Open term t of request i; its fd goes to fds[req->first_event + t]. */
 static int
 open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
@@ -262,16 +302,9 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 {
 	struct cpc_request *req = &set->reqs[i];
 	int e = req->first_event + t, group = inherit || e == 0 ? -1 : set->fds[0];
-	struct perf_event_attr attr;
+	struct perf_event_attr attr = set->attrs[e];
 	bool explained = false;
-	int subcode;
 
-	cpclib_request_to_attr(req, t, &attr);
-	if ((subcode = cpclib_attr_apply(cpc, req, &attr)) != 0) {
-		cpclib_err_subcode(cpc, fn, subcode);
-		errno = EINVAL;
-		return -1;
-	}
 	if (inherit) {
 		attr.inherit = 1;
 		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
@@ -298,30 +331,25 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 	return 0;
 }
 
-static void
-reset_requests(cpc_set_t *set)
-{
-	int i;
-
-	for (i = 0; i < set->nreqs; i++) {
-		set->reqs[i].start = set->reqs[i].preset;
-		set->reqs[i].base = 0;
-		set->reqs[i].period = 0;
-		set->reqs[i].sample_type = 0;
-	}
-}
-
+/* Open every event, each request counting from its preset. */
 static int
 open_all(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
     const char *fn)
 {
+	struct cpc_request *req;
 	int i, t;
 
-	for (i = 0; i < set->nreqs; i++)
-		for (t = 0; t < set->reqs[i].enc.nterms; t++)
+	for (i = 0; i < set->nreqs; i++) {
+		req = &set->reqs[i];
+		req->start = req->preset;
+		req->base = 0;
+		req->period = 0;
+		req->sample_type = 0;
+		for (t = 0; t < req->enc.nterms; t++)
 			if (open_event(cpc, set, i, t, pid, cpu, inherit,
 			    fn) != 0)
 				return -1;
+	}
 	return 0;
 }
 
@@ -335,22 +363,17 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 {
 	int saved;
 
-	if (check_requests(cpc, set, fn) != 0 || layout_events(set) != 0)
+	if (!set->prepared && prepare(cpc, set, fn) != 0)
 		return -1;
-	reset_requests(set);
-	set->read_each = inherit;
-	set->sampling = cpclib_set_asks_overflow(set);
-	set->lost_format = false;
-	if (!inherit && !group_fits(cpc, set)) {
+	if (!inherit && !set->fits) {
 		cpclib_err_subcode(cpc, fn, CPC_RESOURCE_UNAVAIL);
 		errno = EINVAL;
 		return -1;
 	}
+	set->read_each = inherit;
+	set->sampling = set->asks_overflow;
 	if (set->sampling && cpclib_ovf_prepare(cpc, set, pid, inherit) != 0)
 		return -1;
-	if (size_readbuf(set) != 0)
-		goto fail;
-	warm_sample_path(cpc);
 	if (open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
 	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
 	    (!inherit && starts_disabled(set) && !set->standby &&

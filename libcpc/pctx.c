@@ -44,7 +44,7 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 	if (set == NULL || set->cpc != cpc ||
 	    (flags & ~(uint_t)CPC_BIND_STANDBY) != 0 || pctx == NULL ||
 	    set->nreqs == 0 || ((flags & CPC_BIND_STANDBY) &&
-	    cpclib_set_asks_overflow(set))) {
+	    set->asks_overflow)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -52,8 +52,7 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 		errno = ESRCH;
 		return -1;
 	}
-	if (cpclib_set_asks_overflow(set) &&
-	    cpclib_ovf_check(set, tid, false) != 0)
+	if (set->asks_overflow && cpclib_ovf_check(set, tid, false) != 0)
 		return -1;
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
@@ -100,6 +99,7 @@ switch_mode(cpc_t *cpc, cpc_set_t *set, uint_t flag, bool on)
 	}
 	/* The LWP waits in its request: its group starts when it goes on. */
 	set->target_held = true;
+	set->prepared = false;
 	return cpclib_group_reopen(cpc, set, set->tid, "cpc_bind_pctx");
 }
 

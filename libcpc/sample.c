@@ -46,14 +46,18 @@ read_members(cpc_set_t *set, bool groups_of_one)
 }
 
 /*
- * Group layout: nr, enabled, running, then per event value and id (and
- * lost samples, for sets that buffer overflow records).
+ * Read every count of a bound set into its readbuf. A group's layout: nr,
+ * enabled, running, then per event value and id (and lost samples, for
+ * sets that buffer overflow records).
  */
-static int
-read_group(cpc_set_t *set)
+int
+cpclib_set_read(cpc_set_t *set)
 {
-	ssize_t n = read(set->fds[0], set->readbuf, set->readbuf_len);
+	ssize_t n;
 
+	if (set->read_each)
+		return read_members(set, false);
+	n = read(set->fds[0], set->readbuf, set->readbuf_len);
 	if (n == 0) {
 		/* A group the kernel put in error state: not counted. */
 		errno = EIO;
@@ -97,21 +101,6 @@ cpclib_read_lost(const cpc_set_t *set, int i)
 	    set->readbuf[5 + 3 * set->reqs[i].first_event] : 0;
 }
 
-/* Read every count of a bound set into its readbuf. */
-int
-cpclib_set_read(cpc_set_t *set)
-{
-	return set->read_each ? read_members(set, false) : read_group(set);
-}
-
-static bool
-invalidated(const cpc_set_t *set)
-{
-	if (set->bound == CPC_BOUND_CPU)
-		return false;
-	return set->generation != cpclib_excl_generation();
-}
-
 int
 cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
@@ -122,8 +111,12 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		errno = EINVAL;
 		return -1;
 	}
-	if (invalidated(set) ||
-	    (set->bound == CPC_BOUND_CPU && set->binder != gettid())) {
+	/*
+	 * A CPU's set is read by the thread that bound it; an LWP's set is
+	 * invalidated by a cpustat that came since it was bound.
+	 */
+	if (set->bound == CPC_BOUND_CPU ? set->binder != gettid() :
+	    set->generation != cpclib_excl_generation()) {
 		errno = EAGAIN;
 		return -1;
 	}

@@ -24,17 +24,6 @@ cpc_set_create(cpc_t *cpc)
 	return set;
 }
 
-static bool
-set_is_ours(cpc_t *cpc, cpc_set_t *set)
-{
-	cpc_set_t *s;
-
-	LIST_FOREACH(s, &cpc->sets, link)
-		if (s == set)
-			return true;
-	return false;
-}
-
 static void
 request_free(struct cpc_request *req)
 {
@@ -51,7 +40,7 @@ cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 {
 	int i;
 
-	if (set == NULL || !set_is_ours(cpc, set)) {
+	if (set == NULL || set->cpc != cpc) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -62,6 +51,7 @@ cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 		request_free(&set->reqs[i]);
 	free(set->reqs);
 	free(set->fds);
+	free(set->attrs);
 	free(set->readbuf);
 	free(set);
 	return 0;
@@ -151,6 +141,8 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 		errno = ENOMEM;
 		return -1;
 	}
+	set->asks_overflow |= (flags & CPC_OVF_FLAGS) != 0;
+	set->prepared = false;
 	return set->nreqs++;
 }
 

@@ -452,6 +452,9 @@ derived(cpc_t *cpc)
 	/* No single counter to overflow: refused, at check and at bind. */
 	set->reqs[0].preset = UINT64_MAX - 9;
 	set->reqs[0].flags |= CPC_OVF_NOTIFY_EMT;
+	/* Changed behind the API: what the set knew of its requests goes. */
+	set->asks_overflow = true;
+	set->prepared = false;
 	forget_error();
 	CHECK(cpc_set_check(cpc, set, -1) == 1);
 	CHECK(strstr(last_error.msg, "counted as the sum of 2 events, so it "
