@@ -3,7 +3,8 @@
  * The caller's handlers: their registration, and the one place each is
  * called from. A handler is called only while its process is followed
  * with nothing pending; init_lwp and fini_lwp stay paired; a failing
- * handler has its process let go (the loop does it after the event).
+ * handler has its process let go (PENDING_FAIL: the loop does it after
+ * the event).
  *
  * An LWP is opened (init_lwp, lwp_create) only while it is held. A new
  * thread whose first stop is still due is not: it is already running
@@ -100,13 +101,6 @@ lwp_arg(const pctx_t *pctx, const struct lwp *lwp)
 	return lwp->data != NULL ? lwp->data : proc_arg(pctx);
 }
 
-static void
-check(pctx_t *pctx, int rc)
-{
-	if (rc != 0)
-		pctxlib_proc_request(pctx, PENDING_FAIL);
-}
-
 void
 pctxlib_cb_init_lwp(pctx_t *pctx, struct lwp *lwp)
 {
@@ -117,9 +111,9 @@ pctxlib_cb_init_lwp(pctx_t *pctx, struct lwp *lwp)
 		return;
 	}
 	lwp->flags |= LWP_INITED;
-	if (pctx->h.init_lwp != NULL)
-		check(pctx, pctx->h.init_lwp(pctx, pctx->pid, lwp->lwpid,
-		    proc_arg(pctx)));
+	if (pctx->h.init_lwp != NULL && pctx->h.init_lwp(pctx, pctx->pid,
+	    lwp->lwpid, proc_arg(pctx)) != 0)
+		pctxlib_proc_request(pctx, PENDING_FAIL);
 }
 
 /* init_lwp for every LWP, in order. */
@@ -143,9 +137,10 @@ pctxlib_cb_lwp_create(pctx_t *pctx, struct lwp *lwp)
 		lwp->flags |= LWP_CREATE_DUE;
 		return;
 	}
-	if (pctxlib_proc_live(pctx) && pctx->h.lwp_create != NULL)
-		check(pctx, pctx->h.lwp_create(pctx, pctx->pid, lwp->lwpid,
-		    lwp_arg(pctx, lwp)));
+	if (pctxlib_proc_live(pctx) && pctx->h.lwp_create != NULL &&
+	    pctx->h.lwp_create(pctx, pctx->pid, lwp->lwpid,
+	    lwp_arg(pctx, lwp)) != 0)
+		pctxlib_proc_request(pctx, PENDING_FAIL);
 }
 
 /* A failing fini_lwp makes pctx_run fail, but the process stays followed. */
@@ -191,7 +186,8 @@ pctxlib_cb_exec(pctx_t *pctx)
 	if (!pctxlib_proc_live(pctx) || pctx->h.exec == NULL)
 		return;
 	pctxlib_procfs_psargs(pctx->pid, cmd, sizeof(cmd));
-	check(pctx, pctx->h.exec(pctx, pctx->pid, 1, cmd, proc_arg(pctx)));
+	if (pctx->h.exec(pctx, pctx->pid, 1, cmd, proc_arg(pctx)) != 0)
+		pctxlib_proc_request(pctx, PENDING_FAIL);
 }
 
 void
@@ -212,7 +208,7 @@ pctxlib_cb_fork(pctx_t *parent, pctx_t *child, id_t lwpid)
 void
 pctxlib_cb_tick(pctx_t *pctx, struct lwp *lwp)
 {
-	if ((lwp->flags & LWP_INITED) && pctxlib_proc_live(pctx))
-		check(pctx, pctx->tick(pctx, pctx->pid, lwp->lwpid,
-		    lwp_arg(pctx, lwp)));
+	if ((lwp->flags & LWP_INITED) && pctxlib_proc_live(pctx) &&
+	    pctx->tick(pctx, pctx->pid, lwp->lwpid, lwp_arg(pctx, lwp)) != 0)
+		pctxlib_proc_request(pctx, PENDING_FAIL);
 }

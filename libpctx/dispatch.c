@@ -338,7 +338,7 @@ pctxlib_dispatch_event(pctx_t *root, struct event *ev)
 		pctxlib_serve_request(ev->lwp, &ev->si);
 		break;
 	case EVT_TICK:
-		pctxlib_tick_serve(ev->expirations);
+		pctxlib_tick_serve();
 		break;
 	case EVT_TERMINATE:
 		if (pctxlib_tracer.signal_hook == NULL ||

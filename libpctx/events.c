@@ -131,8 +131,8 @@ wait_for_more(struct event *ev, int timeout_ms)
 		if (evs[i].data.ptr == NULL) {
 			if (read_signals(ev))
 				return true;
-		} else if ((ev->expirations = pctxlib_tick_expirations()) != 0) {
-			ev->kind = EVT_TICK;
+		} else {
+			ev->kind = EVT_TICK;	/* the timerfd is readable */
 			return true;
 		}
 	}

@@ -13,18 +13,20 @@
  * Files and who calls whom (never both ways; tests/arch checks it), leaves
  * last; every file reads the tracer (tracer.c) and writes through error.c:
  *
- *	run.c       loop open/close: events dispatch state callbacks tick
+ *	run.c       loop open/close: events dispatch suspend request tick
+ *	            callbacks state detach control table
  *	dispatch.c  one handler per event kind: forkcopy suspend request
  *	            tick callbacks state pctx control table procfs
- *	events.c    next_event: request state table tick
+ *	events.c    next_event: request state table
  *	suspend.c   the controller stops: callbacks state detach table
+ *	            procfs
  *	forkcopy.c  the Solaris fork model: pctx table
  *	capture.c, create.c   the two ways in: pctx state table procfs
  *	            workers
  *	pctx.c      the object, the API's small calls: callbacks state tick
  *	            table procfs
- *	tick.c      ticks: callbacks state table workers
- *	workers.c   threads with no clone event: callbacks table procfs
+ *	tick.c      ticks: callbacks state workers
+ *	workers.c   threads with no clone event: callbacks table
  *	callbacks.c the caller's handlers: state table procfs
  *	state.c     every change of a process's state: detach control table
  *	            workers
@@ -161,7 +163,7 @@ struct __pctx {
 	bool		 ticking;	/* served at the run's deadlines */
 	unsigned long	 missed;
 	/* Threads with no clone event (workers.c). */
-	int		 threads_fd;	/* the leader's stat file, or -1 */
+	int		 threads_fd;	/* its /proc task directory, or -1 */
 	long		 threads_unseized;	/* a count with none to seize */
 };
 
@@ -222,7 +224,6 @@ struct event {
 	pid_t		 tid;
 	int		 status;	/* wait status */
 	struct lwp	*lwp;		/* the thread it is about, if known */
-	uint64_t	 expirations;	/* EVT_TICK */
 	int		 signo;		/* EVT_TERMINATE, EVT_SUSPEND */
 	int		 sender_code;	/* EVT_TERMINATE: who sent it */
 	pid_t		 sender_pid;
@@ -260,8 +261,6 @@ void	 pctxlib_table_abandon(void);
 int	 pctxlib_procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid,
 	    pid_t *tracer_pid);
 int	 pctxlib_procfs_stat(pid_t pid, char *state, unsigned long *flags);
-int	 pctxlib_procfs_stat_open(pid_t pid);
-long	 pctxlib_procfs_nthreads(int fd);
 #define PF_EXITING	0x00000004	/* task flags: exit has begun */
 #define PF_KTHREAD	0x00200000	/* task flags: a kernel thread */
 void	 pctxlib_procfs_psargs(pid_t pid, char *buf, size_t len);
@@ -309,8 +308,7 @@ void	 pctxlib_cb_tick(pctx_t *pctx, struct lwp *lwp);
 /* tick.c */
 int	 pctxlib_tick_start(pctx_t *pctx);
 void	 pctxlib_tick_close(void);
-uint64_t pctxlib_tick_expirations(void);
-void	 pctxlib_tick_serve(uint64_t expirations);
+void	 pctxlib_tick_serve(void);
 
 /* request.c */
 bool	 pctxlib_is_request(const struct lwp *lwp, siginfo_t *si);

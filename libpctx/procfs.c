@@ -100,35 +100,6 @@ pctxlib_procfs_stat(pid_t pid, char *state, unsigned long *flags)
 }
 
 /*
- * The leader's own stat file, for pctxlib_procfs_nthreads: not the whole
- * process's, whose every reading walks all its threads.
- */
-int
-pctxlib_procfs_stat_open(pid_t pid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, pid);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-/* The process's thread count, read again from such a file; -1 if gone. */
-long
-pctxlib_procfs_nthreads(int fd)
-{
-	char text[1024];
-	const char *p;
-	ssize_t n;
-
-	if ((n = pread(fd, text, sizeof(text) - 1, 0)) <= 0)
-		return -1;
-	text[n] = '\0';
-	if ((p = stat_field(text, 20)) == NULL)
-		return -1;
-	return strtol(p, NULL, 10);
-}
-
-/*
  * The argument string of a process, like Solaris psargs: at most 80 chars,
  * the arguments joined by spaces. Control characters (a newline in a
  * "sh -c" script) show as '?', as ps(1) shows them, so that the string

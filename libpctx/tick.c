@@ -67,18 +67,6 @@ pctxlib_tick_close(void)
 	pctxlib_tracer.timerfd = -1;
 }
 
-/* Deadlines passed since the last read; 0 if none. */
-uint64_t
-pctxlib_tick_expirations(void)
-{
-	uint64_t expirations;
-
-	if (pctxlib_tracer.timerfd < 0 || read(pctxlib_tracer.timerfd,
-	    &expirations, sizeof(expirations)) != sizeof(expirations))
-		return 0;
-	return expirations;
-}
-
 /*
  * Deadlines that passed unserved are skipped, counted, and (as in the
  * original) taken from the samples left, except the last one.
@@ -96,30 +84,31 @@ skip_missed(pctx_t *pctx, uint64_t expirations)
 }
 
 /*
- * Serve one process. Callbacks cannot remove LWPs here (a request waits
- * for the loop), so a plain walk is safe.
+ * The deadlines passed since the last tick (the timerfd's count) are
+ * served: every process that ticks has its new threads taken in, then its
+ * LWPs' ticks in LWP order. Callbacks cannot remove LWPs here (a request
+ * waits for the loop), so a plain walk is safe.
  */
-static void
-tick_process(pctx_t *pctx, uint64_t expirations)
-{
-	struct lwp *lwp;
-
-	if (expirations > 1)
-		skip_missed(pctx, expirations);
-	pctxlib_workers_find(pctx);
-	TAILQ_FOREACH(lwp, &pctx->order, order_entry)
-		pctxlib_cb_tick(pctx, lwp);
-	if (pctx->remaining != 0 && --pctx->remaining == 0)
-		pctxlib_proc_request(pctx, PENDING_FINISH);
-}
-
 void
-pctxlib_tick_serve(uint64_t expirations)
+pctxlib_tick_serve(void)
 {
+	uint64_t expirations;
+	struct lwp *lwp;
 	pctx_t *pctx;
 
-	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry)
-		if (pctx->root == pctxlib_tracer.root && pctx->ticking &&
-		    pctxlib_proc_live(pctx))
-			tick_process(pctx, expirations);
+	if (pctxlib_tracer.timerfd < 0 || read(pctxlib_tracer.timerfd,
+	    &expirations, sizeof(expirations)) != sizeof(expirations))
+		return;		/* woken for nothing */
+	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry) {
+		if (pctx->root != pctxlib_tracer.root || !pctx->ticking ||
+		    !pctxlib_proc_live(pctx))
+			continue;
+		if (expirations > 1)
+			skip_missed(pctx, expirations);
+		pctxlib_workers_find(pctx);
+		TAILQ_FOREACH(lwp, &pctx->order, order_entry)
+			pctxlib_cb_tick(pctx, lwp);
+		if (pctx->remaining != 0 && --pctx->remaining == 0)
+			pctxlib_proc_request(pctx, PENDING_FINISH);
+	}
 }

@@ -11,8 +11,8 @@
  * counted, and its death is reported.
  *
  * So at each tick, before the tick's rows, the kernel's thread count of a
- * followed process is compared with the LWPs known (one read of the
- * leader's stat file, kept open); only when the kernel has more is
+ * followed process is compared with the LWPs known (one fstat(2)); only
+ * when the kernel has more is
  * /proc/PID/task read, and the unknown threads are seized and opened as
  * new LWPs (init_lwp, lwp_create). Such a thread is counted from then on:
  * what it did before it was found is not.
@@ -22,9 +22,11 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pctx_impl.h"
@@ -71,19 +73,26 @@ pctxlib_seize_unknown_threads(pctx_t *pctx, bool announce_them)
 
 /*
  * At a tick: take in the threads that came with no clone event, once the
- * kernel counts more threads than are known. A count that a reading found
- * nothing to seize for (a thread on its way in or out, another tracer's)
- * is not read for again until it changes.
+ * kernel counts more threads than are known. The kernel's count is the
+ * link count of /proc/PID/task (2, and 1 per thread), which fstat(2)
+ * gives without reading or walking anything; the directory stays open. A
+ * count that a reading found nothing to seize for (a thread on its way in
+ * or out, another tracer's) is not read for again until it changes.
  */
 void
 pctxlib_workers_find(pctx_t *pctx)
 {
+	char path[64];
+	struct stat st;
 	long n;
 
-	if (pctx->threads_fd < 0 &&
-	    (pctx->threads_fd = pctxlib_procfs_stat_open(pctx->pid)) < 0)
-		return;
-	n = pctxlib_procfs_nthreads(pctx->threads_fd);
+	if (pctx->threads_fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task", pctx->pid);
+		if ((pctx->threads_fd = open(path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
+			return;
+	}
+	n = fstat(pctx->threads_fd, &st) == 0 ? (long)st.st_nlink - 2 : 0;
 	if (n <= (long)pctx->nlwps) {
 		pctx->threads_unseized = 0;
 		return;
