@@ -176,7 +176,9 @@ print_totals(struct cpustat *cs)
 			row.partial = partial;
 		}
 		total = setgrp_total(acc, s);
-		row.counts = total->buf;
+		row.when = total->when;
+		row.values = total->values;
+		row.tick = total->tick;
 		row.enabled_ns = total->times.enabled_ns;
 		row.running_ns = total->times.running_ns;
 		output_row(cs->out, &row);

@@ -134,8 +134,8 @@ emit_row(struct cpu_worker *w, int s, unsigned long n)
 	struct out_row row = {
 		.label = n > 1 ? "gap" : "tick", .pid = -1, .lwp = -1,
 		.tid = -1, .cpu = w->cpu, .ncpus = -1, .setno = s,
-		.intervals = n, .counts = c->buf,
-		.enabled_ns = c->times.enabled_ns,
+		.intervals = n, .when = c->when, .values = c->values,
+		.tick = c->tick, .enabled_ns = c->times.enabled_ns,
 		.running_ns = c->times.running_ns,
 	};
 
@@ -196,11 +196,11 @@ cpu_lost(struct cpu_worker *w, int err)
 static int
 take_sample(struct cpu_worker *w)
 {
-	int c;
+	const struct set_counts *c;
 
-	if ((c = setgrp_sample(w->grp)) < 0)
+	if ((c = setgrp_sample(w->grp)) == NULL)
 		return cpu_lost(w, errno) ? 1 : -1;
-	if (setgrp_slice(w->grp, c)->times.enabled_ns == 0)
+	if (c->times.enabled_ns == 0)
 		return cpu_lost(w, EIO) ? 1 : -1;
 	return 0;
 }

@@ -229,6 +229,7 @@ main(int argc, char **argv)
 	}
 	if (!cputrack_options(&ct, argc, argv, &status))
 		return finish(&ct, status);
+	ct.nsets = setgrp_nsets(ct.specs);
 	/* Every request is tried before a command starts or a pid is taken. */
 	if (setgrp_check(ct.specs, -1) > 0)
 		return finish(&ct, 2);

@@ -50,6 +50,7 @@ struct bpf_track;
 struct cputrack {
 	cpc_t		*cpc;
 	setgrp_t	*specs;		/* the -c specs (master group) */
+	int		 nsets;		/* how many, once the options are read */
 	struct output	*out;
 	struct cputrack_opts opt;
 	pid_t		 target;	/* the command's or -p's pid, or 0 */

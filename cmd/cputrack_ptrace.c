@@ -221,8 +221,8 @@ static int
 cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tproc *p = arg;
+	const struct set_counts *c;
 	struct tlwp *l;
-	int c;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL ||
 	    (l->grp = setgrp_clone(p->ct->specs)) == NULL) {
@@ -236,8 +236,8 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
 	p->ct->counted = true;
-	if (p->ct->opt.verbose && (c = setgrp_sample(l->grp)) >= 0)
-		row_counts(p->ct, &l->who, "init_lwp", c, setgrp_slice(l->grp, c));
+	if (p->ct->opt.verbose && (c = setgrp_sample(l->grp)) != NULL)
+		row_counts(p->ct, &l->who, "init_lwp", c->set, c);
 	return 0;
 }
 
@@ -275,17 +275,18 @@ static int
 cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tlwp *l = arg;
-	int c, err;
+	const struct set_counts *c;
+	int err;
 
 	if (l->finished)
 		return 0;
 	l->proc->sampled = true;
-	if ((c = setgrp_sample(l->grp)) < 0) {
+	if ((c = setgrp_sample(l->grp)) == NULL) {
 		sample_error(l, "tick", "perf counter");
 		return -1;
 	}
-	row_counts(l->proc->ct, &l->who, "tick", c, setgrp_slice(l->grp, c));
-	if (setgrp_rotate(l->grp) != 0) {
+	row_counts(l->proc->ct, &l->who, "tick", c->set, c);
+	if (l->proc->ct->nsets > 1 && setgrp_rotate(l->grp) != 0) {
 		err = errno;
 		/*
 		 * The LWP is exiting (a tick can race with its end): what it

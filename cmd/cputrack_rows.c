@@ -15,7 +15,8 @@ row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
 	struct out_row row = {
 		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
 		.tid = who->tid, .cpu = -1, .ncpus = -1, .setno = set,
-		.counts = c->buf, .enabled_ns = c->times.enabled_ns,
+		.when = c->when, .values = c->values, .tick = c->tick,
+		.enabled_ns = c->times.enabled_ns,
 		.running_ns = c->times.running_ns,
 	};
 
@@ -49,7 +50,8 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		output_row(ct->out, &(struct out_row){
 			.label = label, .pid = who->pid,
 			.lwp = (int)who->lwpid, .tid = who->tid, .cpu = -1,
-			.ncpus = -1, .setno = s, .counts = c->buf,
+			.ncpus = -1, .setno = s, .when = c->when,
+			.values = c->values, .tick = c->tick,
 			.enabled_ns = c->times.enabled_ns,
 			.running_ns = c->times.running_ns, .partial = partial,
 		});
@@ -58,14 +60,14 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 
 /* The latest of the totals' times: an exec marker's. */
 static hrtime_t
-totals_time(struct cputrack *ct, const setgrp_t *g)
+totals_time(const setgrp_t *g)
 {
 	hrtime_t t, latest = 0;
 	int s;
 
 	for (s = 0; s < setgrp_nsets(g); s++)
 		if (setgrp_sampled(g, s) &&
-		    (t = cpc_buf_hrtime(ct->cpc, setgrp_total(g, s)->buf)) > latest)
+		    (t = setgrp_total(g, s)->when) > latest)
 			latest = t;
 	return latest;
 }
@@ -74,7 +76,7 @@ void
 row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
     const char *args, const char *partial)
 {
-	hrtime_t last = totals_time(ct, acc);
+	hrtime_t last = totals_time(acc);
 	struct out_row marker = {
 		.when = last, .at_start = last == 0, .label = "exec",
 		.pid = who->pid, .lwp = 1, .tid = who->pid, .cpu = -1,

@@ -88,7 +88,6 @@ static void
 values(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, const struct spec *spec)
 {
-	uint64_t v;
 	int i, r;
 
 	for (i = 0; i < run->nevents; i++) {
@@ -97,8 +96,8 @@ values(const struct out_run *run, struct out_buf *b,
 			if (strcmp(spec->reqs[r].event,
 			    run->events[i].name) != 0)
 				continue;
-			(void)cpc_buf_get(run->cpc, row->counts, r, &v);
-			out_buf_printf(b, "%llu", (unsigned long long)v);
+			out_buf_printf(b, "%llu",
+			    (unsigned long long)row->values[r]);
 			break;
 		}
 		out_buf_str(b, ",");
@@ -129,8 +128,7 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
 	else
 		out_buf_str(b, ",,");
 	if (counted && run->cfg.tsc)
-		out_buf_printf(b, "%llu", (unsigned long long)
-		    cpc_buf_tick(run->cpc, row->counts));
+		out_buf_printf(b, "%llu", (unsigned long long)row->tick);
 	out_buf_str(b, ",");
 	values(run, b, row, spec);
 	number(b, row->child > 0 ? row->child : -1);

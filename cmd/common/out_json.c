@@ -166,24 +166,19 @@ counts(const struct out_run *run, struct obj *row, const struct out_row *r)
 	const struct spec *spec = run->specs[r->setno];
 	struct obj counters = { json_object(), true };
 	bool counted = r->not_counted == NULL;
-	uint64_t v;
 	int i;
 
 	put(row, "spec", text(spec->text));
-	for (i = 0; i < spec->nreqs; i++) {
-		if (counted)
-			(void)cpc_buf_get(run->cpc, r->counts, i, &v);
+	for (i = 0; i < spec->nreqs; i++)
 		put_clean(&counters, spec->reqs[i].event,
-		    counted ? count(v) : json_null());
-	}
+		    counted ? count(r->values[i]) : json_null());
 	if (!counters.ok)
 		row->ok = false;
 	put(row, "counters", counters.json);
 	put(row, "enabled_ns", counted ? count(r->enabled_ns) : json_null());
 	put(row, "running_ns", counted ? count(r->running_ns) : json_null());
 	if (run->cfg.tsc)
-		put(row, "tsc", counted ? count((uint64_t)cpc_buf_tick(run->cpc,
-		    r->counts)) : json_null());
+		put(row, "tsc", counted ? count(r->tick) : json_null());
 }
 
 void

@@ -279,14 +279,14 @@ begin(struct series *s, pid_t tid, unsigned image)
 
 /* A slice adds to what is counting now; a total replaces it. */
 static void
-take(struct out_metrics *m, struct series *s, const struct out_row *row,
+take(struct series *s, const struct out_row *row,
     bool total)
 {
 	uint64_t v;
 	int i;
 
 	for (i = 0; i < s->nvalues; i++) {
-		(void)cpc_buf_get(m->run->cpc, row->counts, i, &v);
+		v = row->values[i];
 		s->values[i][1] = total ? v : s->values[i][1] + v;
 	}
 	s->enabled[1] = total ? row->enabled_ns : s->enabled[1] +
@@ -311,7 +311,7 @@ note(char **where, const char *reason)
 
 /* What a row says about a series: its values, or why there are none. */
 static void
-apply(struct out_metrics *m, struct series *s, const struct out_row *row,
+apply(struct series *s, const struct out_row *row,
     bool total)
 {
 	if (s == NULL)
@@ -320,7 +320,7 @@ apply(struct out_metrics *m, struct series *s, const struct out_row *row,
 	if (row->not_counted != NULL)
 		note(&s->not_counted, row->not_counted);
 	else if (s->kind != K_TOTAL)
-		take(m, s, row, total);
+		take(s, row, total);
 }
 
 static void
@@ -454,7 +454,6 @@ static void
 finish_lwps(struct out_metrics *m, const struct mproc *p,
     struct series *last, const struct out_row *row)
 {
-	uint64_t total;
 	struct series *s;
 	int i, running = 0;
 
@@ -462,19 +461,16 @@ finish_lwps(struct out_metrics *m, const struct mproc *p,
 		if (of_image(s, p, row->setno) && !s->ended &&
 		    (++running > 1 || s != last))
 			return;
-	for (i = 0; i < last->nvalues; i++) {
-		(void)cpc_buf_get(m->run->cpc, row->counts, i, &total);
-		if (total < others(m, p, NULL, row, i))
+	for (i = 0; i < last->nvalues; i++)
+		if (row->values[i] < others(m, p, NULL, row, i))
 			return;
-	}
 	if (row->enabled_ns < others(m, p, NULL, row, -1) ||
 	    row->running_ns < others(m, p, NULL, row, -2))
 		return;
 	begin(last, row->tid, p->image);
-	for (i = 0; i < last->nvalues; i++) {
-		(void)cpc_buf_get(m->run->cpc, row->counts, i, &total);
-		last->values[i][1] = total - others(m, p, last, row, i);
-	}
+	for (i = 0; i < last->nvalues; i++)
+		last->values[i][1] = row->values[i] -
+		    others(m, p, last, row, i);
 	last->enabled[1] = row->enabled_ns - others(m, p, last, row, -1);
 	last->running[1] = row->running_ns - others(m, p, last, row, -2);
 	last->counted = true;
@@ -501,19 +497,19 @@ cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 			begin(lwp, row->tid, image);
 		if (proc != NULL)
 			begin(proc, row->pid, image);
-		apply(m, lwp, row, false);
+		apply(lwp, row, false);
 		if (row->not_counted == NULL)
-			apply(m, proc, row, false);
+			apply(proc, row, false);
 	} else if (is(row, "lwp_exit") || is(row, "fini_lwp")) {
 		if (lwp != NULL)
 			begin(lwp, row->tid, image);
-		apply(m, lwp, row, true);
+		apply(lwp, row, true);
 		if (is(row, "lwp_exit"))
 			end(lwp, now);
 	} else if (is(row, "exec") || is(row, "exit")) {
 		if (proc != NULL)
 			begin(proc, row->pid, image);
-		apply(m, proc, row, true);
+		apply(proc, row, true);
 		if (row->not_counted == NULL && p != NULL && lwp != NULL)
 			finish_lwps(m, p, lwp, row);
 		end_image(m, row->pid, row->setno, now);
@@ -529,7 +525,7 @@ cpustat_row(struct out_metrics *m, const struct out_row *row)
 	struct series *s = series_find(m, K_CPU, row->cpu, -1, -1,
 	    row->setno, "");
 
-	apply(m, s, row, false);
+	apply(s, row, false);
 	if (s != NULL && row->intervals > 1)
 		s->gap_intervals += row->intervals;
 }
@@ -557,7 +553,7 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row,
 	else if (row->cpu >= 0)
 		cpustat_row(m, row);
 	else
-		apply(m, series_find(m, K_TOTAL, -1, -1, -1, row->setno, ""),
+		apply(series_find(m, K_TOTAL, -1, -1, -1, row->setno, ""),
 		    row, true);
 }
 

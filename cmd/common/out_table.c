@@ -108,22 +108,19 @@ counts(const struct out_run *run, struct out_buf *b,
 {
 	const struct spec *spec = run->specs[row->setno];
 	bool none = row->not_counted != NULL;
-	uint64_t v;
 	int i;
 
 	prefix(run, b, row, t);
 	if (run->cfg.tsc && none)
 		out_buf_printf(b, "%9s ", "-");
 	else if (run->cfg.tsc)
-		out_buf_printf(b, "%9lld ",
-		    (long long)cpc_buf_tick(run->cpc, row->counts));
+		out_buf_printf(b, "%9lld ", (long long)row->tick);
 	for (i = 0; i < spec->nreqs; i++) {
 		if (none) {
 			out_buf_printf(b, "%9s ", "-");
 			continue;
 		}
-		(void)cpc_buf_get(run->cpc, row->counts, i, &v);
-		out_buf_printf(b, "%9lld ", (long long)v);
+		out_buf_printf(b, "%9lld ", (long long)row->values[i]);
 	}
 	trailer(run, b, row, spec);
 	out_buf_str(b, "\n");

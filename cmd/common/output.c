@@ -405,8 +405,6 @@ row_time(struct output *o, const struct out_row *row)
 
 	if (row->at_start)
 		when = o->run.start;
-	if (when == 0 && row->counts != NULL)
-		when = cpc_buf_hrtime(o->run.cpc, row->counts);
 	if (when == 0)
 		when = output_now();
 	if (when < o->last)

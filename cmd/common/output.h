@@ -52,7 +52,8 @@ struct out_config {
 
 /* What a row says; fields that do not apply are -1 or NULL. */
 struct out_row {
-	hrtime_t	 when;		/* CLOCK_MONOTONIC ns; 0: the counts' */
+	hrtime_t	 when;		/* CLOCK_MONOTONIC ns: when its counts
+					   were read; 0: when it is written */
 	bool		 at_start;	/* timed at the run's start instead */
 	const char	*label;		/* tick, exit, ...: a literal */
 	pid_t		 pid;
@@ -65,7 +66,8 @@ struct out_row {
 	unsigned long	 intervals;	/* a cpustat row's intervals: more
 					   than 1 in a gap row */
 	int		 setno;		/* -1: a row without counts */
-	cpc_buf_t	*counts;	/* the set's values, hrtime and tsc */
+	const uint64_t	*values;	/* the set's, one per request */
+	uint64_t	 tick;		/* -t: its enabled time in TSC ticks */
 	uint64_t	 enabled_ns;
 	uint64_t	 running_ns;
 	pid_t		 child;		/* fork: the child */

@@ -3,6 +3,9 @@
  * Set groups: see setgrp.h. A clone's sets are all bound for as long as
  * its LWP or CPU is counted; a set keeps its value across its turns, and
  * each sample takes the difference from the previous one of the same set.
+ * A clone freed is kept by its master, its sets unbound, and the next
+ * clone asked for is that one, its counts zeroed: a thread's sets are
+ * then built and checked once, not for every thread.
  *
  * Sets whose events have no counter limit (software events, tracepoints,
  * probes) are bound together, as one joint set in one perf group that
@@ -20,14 +23,20 @@
 #include "diag.h"
 #include "setgrp.h"
 
+#define MAX_SPARES	64	/* freed clones a master keeps, of each kind */
+
 /* One spec's set in a clone, and what it has counted. */
 struct slot {
 	cpc_set_t	*set;
-	cpc_buf_t	*last;		/* at the previous sample */
 	cpc_buf_t	*now;		/* the latest sample */
+	uint64_t	*last;		/* the values at the previous sample */
+	uint64_t	*slice_values;	/* the slice's and the total's */
+	uint64_t	*total_values;
+	hrtime_t	 last_when;
+	uint64_t	 last_tick;
+	struct set_times last_times;
 	struct set_counts slice;	/* now - last */
 	struct set_counts total;	/* the sum of the slices */
-	struct set_times last_times;
 	bool		 had_turn;	/* has counted: its rows are due */
 	bool		 sampled;
 	/*
@@ -42,6 +51,10 @@ struct slot {
 struct setgrp {
 	cpc_t		*cpc;
 	bool		 is_master;
+	setgrp_t	*master;	/* a clone's */
+	setgrp_t	*next_spare;	/* a freed clone's, in its master */
+	setgrp_t	*spares[2];	/* a master's: accumulators, counting */
+	int		 nspares[2];
 	struct spec	**specs;	/* the master's, shared by its clones */
 	cpc_set_t	**templates;	/* the master's: to size buffers */
 	int		  nsets;
@@ -247,7 +260,6 @@ setgrp_spec(const setgrp_t *g, int s)
 static int
 slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 {
-	cpc_set_t *sizer = master->templates[s];
 	size_t nreqs = (size_t)master->specs[s]->nreqs;
 	cpc_t *cpc = g->cpc;
 
@@ -257,12 +269,38 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	if (g->joint && ((sl->origin = calloc(nreqs, sizeof(uint64_t))) ==
 	    NULL || (sl->held = calloc(nreqs, sizeof(uint64_t))) == NULL))
 		return -1;
-	if ((sl->last = cpc_buf_create(cpc, sizer)) == NULL ||
-	    (sl->now = cpc_buf_create(cpc, sizer)) == NULL ||
-	    (sl->slice.buf = cpc_buf_create(cpc, sizer)) == NULL ||
-	    (sl->total.buf = cpc_buf_create(cpc, sizer)) == NULL)
+	if ((sl->now = cpc_buf_create(cpc, master->templates[s])) == NULL ||
+	    (sl->last = calloc(3 * nreqs, sizeof(uint64_t))) == NULL)
 		return -1;
+	sl->slice.values = sl->slice_values = sl->last + nreqs;
+	sl->total.values = sl->total_values = sl->last + 2 * nreqs;
+	sl->slice.set = sl->total.set = s;
 	return 0;
+}
+
+/*
+ * A slot counts from zero again. Written, not left to calloc, for a
+ * clone made: a sample into fresh pages would fault after its read, and a
+ * page-fault counter would count that in the caller's interval.
+ */
+static void
+slot_zero(const setgrp_t *g, struct slot *sl, int s)
+{
+	size_t nreqs = (size_t)g->specs[s]->nreqs;
+
+	memset(sl->last, 0, 3 * nreqs * sizeof(uint64_t));
+	if (sl->origin != NULL) {
+		memset(sl->origin, 0, nreqs * sizeof(uint64_t));
+		memset(sl->held, 0, nreqs * sizeof(uint64_t));
+	}
+	sl->last_when = sl->held_when = 0;
+	sl->last_tick = 0;
+	sl->last_times = sl->origin_times = sl->held_times =
+	    (struct set_times){ 0 };
+	sl->slice.when = sl->total.when = 0;
+	sl->slice.tick = sl->total.tick = 0;
+	sl->slice.times = sl->total.times = (struct set_times){ 0 };
+	sl->had_turn = sl->sampled = false;
 }
 
 /*
@@ -294,8 +332,10 @@ joint_init(setgrp_t *g)
 	    -1 : 0;
 }
 
+static void clone_free(setgrp_t *g);
+
 static setgrp_t *
-clone(const setgrp_t *master, bool has_sets)
+clone_new(setgrp_t *master, bool has_sets)
 {
 	setgrp_t *g;
 	int s;
@@ -303,6 +343,7 @@ clone(const setgrp_t *master, bool has_sets)
 	if ((g = calloc(1, sizeof(*g))) == NULL)
 		return NULL;
 	g->cpc = master->cpc;
+	g->master = master;
 	g->specs = master->specs;
 	g->nsets = master->nsets;
 	g->has_sets = has_sets;
@@ -317,65 +358,107 @@ clone(const setgrp_t *master, bool has_sets)
 		goto fail;
 	return g;
 fail:
-	setgrp_free(g);
+	clone_free(g);
 	errno = ENOMEM;
 	return NULL;
 }
 
+/* A clone the master kept, or a new one; its counts start from zero. */
+static setgrp_t *
+clone(setgrp_t *master, bool has_sets)
+{
+	setgrp_t *g = master->spares[has_sets];
+	int s;
+
+	if (g == NULL && (g = clone_new(master, has_sets)) == NULL)
+		return NULL;
+	if (g == master->spares[has_sets]) {
+		master->spares[has_sets] = g->next_spare;
+		master->nspares[has_sets]--;
+	}
+	for (s = 0; s < g->nsets; s++)
+		slot_zero(g, &g->slots[s], s);
+	g->current = 0;
+	return g;
+}
+
 setgrp_t *
-setgrp_clone(const setgrp_t *master)
+setgrp_clone(setgrp_t *master)
 {
 	return clone(master, true);
 }
 
 setgrp_t *
-setgrp_accumulator(const setgrp_t *master)
+setgrp_accumulator(setgrp_t *master)
 {
 	return clone(master, false);
 }
 
 static void
-slot_free(cpc_t *cpc, struct slot *sl)
+clone_free(setgrp_t *g)
 {
-	cpc_buf_t *bufs[] = {
-		sl->last, sl->now, sl->slice.buf, sl->total.buf
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
-		if (bufs[i] != NULL)
-			(void)cpc_buf_destroy(cpc, bufs[i]);
-	if (sl->set != NULL)
-		(void)cpc_set_destroy(cpc, sl->set);
-	free(sl->origin);
-	free(sl->held);
-}
-
-void
-setgrp_free(setgrp_t *g)
-{
+	struct slot *sl;
 	int s;
 
-	if (g == NULL)
-		return;
-	if (g->is_master) {
-		for (s = 0; s < g->nsets; s++) {
-			(void)cpc_set_destroy(g->cpc, g->templates[s]);
-			spec_free(g->specs[s]);
-		}
-		joint_at_free(g);
-		free(g->templates);
-		free(g->specs);
-	} else if (g->slots != NULL) {
-		for (s = 0; s < g->nsets; s++)
-			slot_free(g->cpc, &g->slots[s]);
-		free(g->slots);
+	for (s = 0; g->slots != NULL && s < g->nsets; s++) {
+		sl = &g->slots[s];
+		if (sl->now != NULL)
+			(void)cpc_buf_destroy(g->cpc, sl->now);
+		if (sl->set != NULL)
+			(void)cpc_set_destroy(g->cpc, sl->set);
+		free(sl->last);
+		free(sl->origin);
+		free(sl->held);
 	}
+	free(g->slots);
 	if (g->reading != NULL)
 		(void)cpc_buf_destroy(g->cpc, g->reading);
 	if (g->joint_set != NULL)
 		(void)cpc_set_destroy(g->cpc, g->joint_set);
 	free(g);
+}
+
+static void
+master_free(setgrp_t *g)
+{
+	setgrp_t *spare;
+	int s, kind;
+
+	for (kind = 0; kind < 2; kind++)
+		while ((spare = g->spares[kind]) != NULL) {
+			g->spares[kind] = spare->next_spare;
+			clone_free(spare);
+		}
+	for (s = 0; s < g->nsets; s++) {
+		(void)cpc_set_destroy(g->cpc, g->templates[s]);
+		spec_free(g->specs[s]);
+	}
+	joint_at_free(g);
+	free(g->templates);
+	free(g->specs);
+	free(g);
+}
+
+void
+setgrp_free(setgrp_t *g)
+{
+	setgrp_t *master;
+
+	if (g == NULL)
+		return;
+	if (g->is_master) {
+		master_free(g);
+		return;
+	}
+	master = g->master;
+	if (master->nspares[g->has_sets] >= MAX_SPARES) {
+		clone_free(g);
+		return;
+	}
+	setgrp_unbind(g);
+	g->next_spare = master->spares[g->has_sets];
+	master->spares[g->has_sets] = g;
+	master->nspares[g->has_sets]++;
 }
 
 /*
@@ -481,23 +564,50 @@ setgrp_current(const setgrp_t *g)
 	return g->current;
 }
 
-/* The slice of a slot whose latest sample is in now, and its times. */
+/* Add what a span counted, of n values, into the slot's total. */
+static void
+add_to_total(struct slot *sl, const struct set_counts *c, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		sl->total_values[i] += c->values[i];
+	if (c->when > sl->total.when)
+		sl->total.when = c->when;
+	sl->total.tick += c->tick;
+	sl->total.times.enabled_ns += c->times.enabled_ns;
+	sl->total.times.running_ns += c->times.running_ns;
+	sl->sampled = true;
+}
+
+/*
+ * The slice of a slot whose latest sample is in now, with its times; and
+ * into the total when add.
+ */
 static void
 take_slice(setgrp_t *g, struct slot *sl, uint64_t enabled, uint64_t running,
     bool add)
 {
-	cpc_buf_sub(g->cpc, sl->slice.buf, sl->now, sl->last);
-	cpc_buf_copy(g->cpc, sl->last, sl->now);
-	sl->slice.times.enabled_ns = enabled - sl->last_times.enabled_ns;
-	sl->slice.times.running_ns = running - sl->last_times.running_ns;
+	struct set_counts *slice = &sl->slice;
+	hrtime_t when = cpc_buf_hrtime(g->cpc, sl->now);
+	uint64_t tick = cpc_buf_tick(g->cpc, sl->now), v;
+	int i, n = g->specs[slice->set]->nreqs;
+
+	for (i = 0; i < n; i++) {
+		(void)cpc_buf_get(g->cpc, sl->now, i, &v);
+		sl->slice_values[i] = v - sl->last[i];
+		sl->last[i] = v;
+	}
+	slice->when = when > sl->last_when ? when : sl->last_when;
+	slice->tick = tick - sl->last_tick;
+	slice->times.enabled_ns = enabled - sl->last_times.enabled_ns;
+	slice->times.running_ns = running - sl->last_times.running_ns;
+	sl->last_when = when;
+	sl->last_tick = tick;
 	sl->last_times.enabled_ns = enabled;
 	sl->last_times.running_ns = running;
-	if (!add)
-		return;
-	cpc_buf_add(g->cpc, sl->total.buf, sl->total.buf, sl->slice.buf);
-	sl->total.times.enabled_ns += sl->slice.times.enabled_ns;
-	sl->total.times.running_ns += sl->slice.times.running_ns;
-	sl->sampled = true;
+	if (add)
+		add_to_total(sl, slice, n);
 }
 
 /* Read the joint set: what each set's turn is measured against. */
@@ -605,11 +715,12 @@ setgrp_set_current(setgrp_t *g, int s)
 	g->slots[s].had_turn = true;
 }
 
-int
+const struct set_counts *
 setgrp_sample(setgrp_t *g)
 {
-	return sample_slot(g, &g->slots[g->current], true) == 0 ?
-	    g->current : -1;
+	struct slot *sl = &g->slots[g->current];
+
+	return sample_slot(g, sl, true) == 0 ? &sl->slice : NULL;
 }
 
 int
@@ -668,32 +779,19 @@ setgrp_sampled(const setgrp_t *g, int s)
 void
 setgrp_accumulate(setgrp_t *acc, const setgrp_t *g)
 {
-	struct slot *a;
-	const struct slot *sl;
 	int s;
 
-	for (s = 0; s < acc->nsets; s++) {
-		a = &acc->slots[s];
-		sl = &g->slots[s];
-		if (!sl->sampled)
-			continue;
-		cpc_buf_add(acc->cpc, a->total.buf, a->total.buf, sl->total.buf);
-		a->total.times.enabled_ns += sl->total.times.enabled_ns;
-		a->total.times.running_ns += sl->total.times.running_ns;
-		a->sampled = true;
-	}
+	for (s = 0; s < acc->nsets; s++)
+		if (g->slots[s].sampled)
+			add_to_total(&acc->slots[s], &g->slots[s].total,
+			    acc->specs[s]->nreqs);
 }
 
 void
 setgrp_reset(setgrp_t *acc)
 {
-	struct slot *a;
 	int s;
 
-	for (s = 0; s < acc->nsets; s++) {
-		a = &acc->slots[s];
-		cpc_buf_zero(acc->cpc, a->total.buf);
-		a->total.times = (struct set_times){ 0 };
-		a->sampled = false;
-	}
+	for (s = 0; s < acc->nsets; s++)
+		slot_zero(acc, &acc->slots[s], s);
 }

@@ -30,10 +30,13 @@ struct set_times {
 	uint64_t	running_ns;
 };
 
-/* What a set counted over a span: its values (with hrtime and tsc), times. */
+/* What a set counted over a span. */
 struct set_counts {
-	cpc_buf_t		*buf;
+	const uint64_t		*values;	/* one per request of its spec */
+	hrtime_t		 when;	/* its end, CLOCK_MONOTONIC ns */
+	uint64_t		 tick;	/* its enabled time in TSC ticks */
 	struct set_times	 times;
+	int			 set;	/* which set counted it */
 };
 
 setgrp_t *setgrp_new(cpc_t *cpc);
@@ -52,8 +55,14 @@ int setgrp_nsets(const setgrp_t *g);
 int setgrp_check(const setgrp_t *master, int cpuid);
 const struct spec *setgrp_spec(const setgrp_t *g, int s);
 
-setgrp_t *setgrp_clone(const setgrp_t *master);
-setgrp_t *setgrp_accumulator(const setgrp_t *master);
+/*
+ * A clone to count with, or one with totals only. A clone freed goes back
+ * to its master, unbound, for the next one asked for: the commands clone
+ * for every thread they follow. So the master outlives its clones, and
+ * one thread at a time clones it and frees its clones.
+ */
+setgrp_t *setgrp_clone(setgrp_t *master);
+setgrp_t *setgrp_accumulator(setgrp_t *master);
 void setgrp_free(setgrp_t *g);
 
 int setgrp_bind_pctx(setgrp_t *g, pctx_t *pctx, id_t lwpid);
@@ -64,9 +73,9 @@ void setgrp_unbind(setgrp_t *g);
 int setgrp_current(const setgrp_t *g);
 /*
  * Sample the current set: its slice since the last sample, into its
- * total. The set sampled, or -1.
+ * total. That slice, or NULL.
  */
-int setgrp_sample(setgrp_t *g);
+const struct set_counts *setgrp_sample(setgrp_t *g);
 /* Sample every set: the slices not yet sampled go into the totals. */
 int setgrp_sample_all(setgrp_t *g);
 /* Take a sample of the current set as the start of its next slice. */

@@ -47,6 +47,25 @@ teardown() {
 	[ "$(perf_count "$WRITE" "$W/wl_churn" 20 5 30)" -eq 3000 ]
 }
 
+# A thread's sets are those of a thread that ended before it, given back
+# and bound again: every thread counts from zero all the same, in both
+# sets, whichever of them had the turn when it began.
+@test "thread churn with two sets taking turns: each thread's rows add up to exactly K, the totals too" {
+	ct_run -T 0.002 -c "$WRITE" -c "$WRITE" "$W/wl_churn" 40 5 3000
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	awk '$3 == "lwp_exit" { sum[$2] += $4; rows[$2]++ }
+	    END {
+		for (l in sum) {
+			n++
+			if (sum[l] != 3000) bad++
+			if (rows[l] > 1) both++
+		}
+		print n, bad + 0, (both > 0)
+	    }' "$T/out" >"$T/lwps"
+	[ "$(cat "$T/lwps")" = "200 0 1" ] || { cat "$T/lwps" "$T/out"; false; }
+	[ "$(awk '$3 == "exit" { s += $4 } END { print s }' "$T/out")" -eq 600000 ]
+}
+
 @test "-f fork tree: a fork row per child, each pid's exit is K, total equals perf stat" {
 	ct_run -f -T 0 -c "$WRITE" "$W/wl_forktree" 2 3 250
 	[ "$status" -eq 0 ]
