@@ -2,11 +2,14 @@
 /*
  * The bounded output queue and its writer (see out_queue.h).
  *
- * The queue is a ring of bytes. head and tail count the bytes ever put
- * and ever written; head - tail are waiting. Only the writer moves tail,
- * and it writes from the ring without the lock held: the bytes between
- * tail and head are never touched by a producer, which copies only into
- * the free part beyond head.
+ * The queue is a ring of records, each one whole: its room (a size_t: its
+ * own, the record's bytes, their padding to a multiple of 8), then the
+ * bytes. A record that does not fit before the ring's end starts at its
+ * beginning, and a room of WRAP where it would have been says so. head and tail count the bytes ever
+ * put and ever taken; head - tail are waiting. Only the writer moves
+ * tail, and it renders and writes without the lock held: the records
+ * between tail and head are never touched by a producer, which copies
+ * only into the free part beyond head.
  *
  * Rows come in bursts (a tick's rows, threads that are born and die), and
  * waking a sleeping writer is a cross-CPU wakeup paid on the command's own
@@ -27,17 +30,22 @@
 #include "out_queue.h"
 
 #define NAP_NS	10000000L	/* what a row may wait in a burst: 10 ms */
+#define BATCH	65536		/* text rendered per write, about */
+#define ALIGN	8
+#define WRAP	SIZE_MAX	/* the next record is at the ring's start */
 
 struct out_queue {
 	pthread_mutex_t	 lock;
 	pthread_cond_t	 wake;		/* the writer waits on it */
 	char		*ring;
-	size_t		 cap;
+	size_t		 cap;		/* a multiple of ALIGN */
 	uint64_t	 head;
 	uint64_t	 tail;
 	int		 fd;
+	out_record_fn	*render;
 	out_replace_fn	*replace;
 	void		*arg;
+	struct out_buf	 text;		/* the writer's: records rendered */
 	bool		 replace_wanted;
 	bool		 closing;
 	bool		 waiting;	/* the writer sleeps on wake */
@@ -60,10 +68,12 @@ init_wake(pthread_cond_t *wake)
 }
 
 struct out_queue *
-out_queue_new(int fd, size_t cap, out_replace_fn *replace, void *arg)
+out_queue_new(int fd, size_t cap, out_record_fn *render,
+    out_replace_fn *replace, void *arg)
 {
 	struct out_queue *q;
 
+	cap -= cap % ALIGN;
 	if ((q = calloc(1, sizeof(*q))) == NULL)
 		return NULL;
 	if (fd >= 0 && (q->ring = malloc(cap)) == NULL) {
@@ -72,6 +82,7 @@ out_queue_new(int fd, size_t cap, out_replace_fn *replace, void *arg)
 	}
 	q->cap = fd >= 0 ? cap : 0;
 	q->fd = fd;
+	q->render = render;
 	q->replace = replace;
 	q->arg = arg;
 	pthread_mutex_init(&q->lock, NULL);
@@ -79,29 +90,71 @@ out_queue_new(int fd, size_t cap, out_replace_fn *replace, void *arg)
 	return q;
 }
 
-/* Write the waiting bytes, the lock held on entry and on return. */
+/*
+ * Render the records from pos up to end, or until about BATCH bytes of
+ * text are there; where it stopped.
+ */
+static uint64_t
+render_records(struct out_queue *q, uint64_t pos, uint64_t end)
+{
+	size_t off, room;
+
+	out_buf_reset(&q->text);
+	while (pos != end && q->text.len < BATCH) {
+		off = (size_t)(pos % q->cap);
+		memcpy(&room, q->ring + off, sizeof(room));
+		if (room == WRAP) {
+			pos += q->cap - off;
+			continue;
+		}
+		q->render(q->arg, q->ring + off + sizeof(room),
+		    room - sizeof(room), &q->text);
+		pos += room;
+	}
+	return pos;
+}
+
+/* Write the text whole: 0, or an errno. */
+static int
+write_text(struct out_queue *q)
+{
+	size_t done = 0;
+	ssize_t w;
+
+	if (q->text.failed)
+		return ENOMEM;
+	while (done < q->text.len) {
+		w = write(q->fd, q->text.data + done, q->text.len - done);
+		if (w < 0 && errno != EINTR)
+			return errno;
+		if (w > 0)
+			done += (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Render and write the waiting records, the lock held on entry and on
+ * return, not while rendering and writing.
+ */
 static void
 write_out(struct out_queue *q)
 {
-	size_t off, n;
-	ssize_t w;
+	uint64_t from, end;
+	int err;
 
 	while (q->head != q->tail && q->err == 0) {
-		off = (size_t)(q->tail % q->cap);
-		n = (size_t)(q->head - q->tail);
-		if (n > q->cap - off)
-			n = q->cap - off;
+		from = q->tail;
+		end = q->head;
 		pthread_mutex_unlock(&q->lock);
-		w = write(q->fd, q->ring + off, n);
+		end = render_records(q, from, end);
+		err = write_text(q);
 		pthread_mutex_lock(&q->lock);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			q->err = errno;
+		q->tail = end;
+		if (err != 0) {
+			q->err = err;
 			q->tail = q->head;
-			return;
 		}
-		q->tail += (uint64_t)w;
 	}
 }
 
@@ -195,11 +248,16 @@ wake(struct out_queue *q)
 }
 
 bool
-out_queue_put(struct out_queue *q, const void *data, size_t len,
+out_queue_put(struct out_queue *q, const struct iovec *parts, int n,
     bool reserve)
 {
-	size_t off, first, room;
+	size_t need = sizeof(size_t) + ALIGN - 1, room, off, skip;
+	char *at;
+	int i;
 
+	for (i = 0; i < n; i++)
+		need += parts[i].iov_len;
+	need -= need % ALIGN;
 	pthread_mutex_lock(&q->lock);
 	if (q->err != 0) {
 		/* The stream is broken: the caller learns it from the error. */
@@ -212,15 +270,23 @@ out_queue_put(struct out_queue *q, const void *data, size_t len,
 	room = q->cap - (size_t)(q->head - q->tail);
 	if (!reserve)
 		room = room > q->cap / 8 ? room - q->cap / 8 : 0;
-	if (room < len) {
+	off = q->cap > 0 ? (size_t)(q->head % q->cap) : 0;
+	skip = q->cap - off < need ? q->cap - off : 0;
+	if (room < skip + need) {
 		pthread_mutex_unlock(&q->lock);
 		return false;
 	}
-	off = (size_t)(q->head % q->cap);
-	first = len < q->cap - off ? len : q->cap - off;
-	memcpy(q->ring + off, data, first);
-	memcpy(q->ring, (const char *)data + first, len - first);
-	q->head += len;
+	if (skip > 0) {
+		memcpy(q->ring + off, &(size_t){ WRAP }, sizeof(size_t));
+		q->head += skip;
+		off = 0;
+	}
+	memcpy(q->ring + off, &need, sizeof(need));
+	for (i = 0, at = q->ring + off + sizeof(need); i < n; i++) {
+		memcpy(at, parts[i].iov_base, parts[i].iov_len);
+		at += parts[i].iov_len;
+	}
+	q->head += need;
 	if (q->head - q->tail > q->cap / 4)
 		wake(q);
 	pthread_mutex_unlock(&q->lock);
@@ -235,6 +301,8 @@ out_queue_kick(struct out_queue *q)
 	pthread_mutex_lock(&q->lock);
 	if (q->head != q->tail && q->waiting)
 		pthread_cond_signal(&q->wake);
+	else if (!q->started)
+		write_out(q);	/* no writer thread: from here */
 	err = q->err;
 	pthread_mutex_unlock(&q->lock);
 	return err;
@@ -286,6 +354,7 @@ out_queue_finish(struct out_queue *q)
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->wake);
 	free(q->ring);
+	out_buf_free(&q->text);
 	free(q);
 	return err;
 }

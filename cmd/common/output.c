@@ -2,9 +2,11 @@
 /*
  * Rows in every format (see output.h), and where they go.
  *
- * A row is rendered at once, under the output's lock, into a record
- * (out_table.c, out_csv.c, out_json.c) that goes into the bounded queue
- * (out_queue.c); the writer thread writes it out. A row also updates the
+ * A row goes at once, under the output's lock, as it is (a struct
+ * row_rec with its values and strings) into the bounded queue
+ * (out_queue.c); the writer thread renders it (out_table.c, out_csv.c,
+ * out_json.c) and writes it out, so that the commands spend no time on
+ * formatting. A row also updates the
  * metrics (out_metrics.c) when they are wanted: for the metrics formats,
  * written whole into a file that each change replaces (by the writer:
  * a temporary file in the same directory, then rename(2)), or to the
@@ -38,6 +40,26 @@
 #define MAX_KINDS	16	/* labels counted apart when rows are dropped */
 #define MAX_NOTES	16	/* reasons for values not counted, said once */
 
+/*
+ * A record in the queue: text already rendered (REC_TEXT: the title, the
+ * stream's head), or a row (REC_ROW), at t ns after the start. After it
+ * come the row's values (nvalues), then each string of STRINGS that it
+ * has (a bit each in strings), NUL-terminated: the row's, and text that
+ * goes before it (cpustat -T's timestamp line; a REC_TEXT's text).
+ */
+enum rec_kind { REC_TEXT, REC_ROW };
+enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, STRINGS };
+
+struct row_rec {
+	enum rec_kind	 kind;
+	unsigned	 strings;
+	int		 nvalues;
+	hrtime_t	 t;
+	struct out_row	 row;
+};
+
+static out_record_fn render;
+
 struct drops {
 	const char	*label;
 	unsigned long long n;
@@ -47,7 +69,7 @@ struct output {
 	struct out_run	 run;
 	pthread_mutex_t	 lock;
 	hrtime_t	 last;		/* the latest row's time */
-	struct out_buf	 rec;		/* the record being rendered */
+	struct out_buf	 rec;		/* text for the next record */
 	struct out_buf	 snap;		/* the writer's: the metrics file */
 	struct out_queue *queue;
 	struct out_metrics *metrics;
@@ -57,6 +79,7 @@ struct output {
 	bool		 replace;	/* metrics: a file replaced whole */
 	char		 name[PATH_MAX + 8];	/* for messages */
 	mode_t		 file_mode;	/* of a replaced file: 0666 & ~umask */
+	bool		 rows;		/* a stream of rows: not the metrics */
 	bool		 title_wanted;
 	bool		 started;
 	bool		 incomplete;	/* a row not counted, or partial */
@@ -288,7 +311,8 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
-	o->queue = out_queue_new(o->fd, OUTPUT_QUEUE_BYTES,
+	o->rows = !metrics_format(o);
+	o->queue = out_queue_new(o->fd, OUTPUT_QUEUE_BYTES, render,
 	    o->replace ? replace_file : NULL, o);
 	if (o->queue == NULL) {
 		diag(NULL, "no memory available\n");
@@ -314,19 +338,88 @@ count_drop(struct output *o, const char *label)
 }
 
 /*
- * The record rendered so far goes to the writer, or is dropped. Interval
- * rows (tick) go first: the other rows, the totals among them, have the
- * queue's reserve too.
+ * A record goes to the writer, or is dropped: a row (kind REC_ROW), with
+ * the text rendered so far before it, or that text alone (REC_TEXT).
+ * Interval rows (tick) go first: the other rows, the totals among them,
+ * have the queue's reserve too.
  */
 static void
-queue_record(struct output *o, const char *label)
+queue_record(struct output *o, enum rec_kind kind, const struct out_row *r,
+    hrtime_t t)
 {
-	if (o->rec.len == 0)
+	struct row_rec rec = { .kind = kind, .t = t, .row = *r };
+	const char *strings[STRINGS] = {
+		r->not_counted, r->partial, r->args,
+		o->rec.len > 0 ? o->rec.data : NULL,
+	};
+	struct iovec parts[2 + STRINGS];
+	int n = 1, i;
+
+	if (o->rec.failed) {
+		count_drop(o, r->label);
+		out_buf_reset(&o->rec);
 		return;
-	if (o->rec.failed || !out_queue_put(o->queue, o->rec.data, o->rec.len,
-	    strcmp(label, "tick") != 0))
-		count_drop(o, label);
-	out_buf_reset(&o->rec);
+	}
+	if (r->values != NULL && r->not_counted == NULL) {
+		rec.nvalues = o->run.specs[r->setno]->nreqs;
+		parts[n++] = (struct iovec){ (void *)r->values,
+		    (size_t)rec.nvalues * sizeof(uint64_t) };
+	}
+	for (i = 0; i < STRINGS; i++)
+		if (strings[i] != NULL) {
+			rec.strings |= 1u << i;
+			parts[n++] = (struct iovec){ (void *)strings[i],
+			    strlen(strings[i]) + 1 };
+		}
+	parts[0] = (struct iovec){ &rec, sizeof(rec) };
+	if (!out_queue_put(o->queue, parts, n, strcmp(r->label, "tick") != 0))
+		count_drop(o, r->label);
+	if (o->rec.len > 0)
+		out_buf_reset(&o->rec);
+}
+
+/* The writer's: one record, as the format writes it. */
+static void
+render(void *arg, const void *data, size_t len, struct out_buf *text)
+{
+	const struct output *o = arg;
+	const struct row_rec *rec = data;
+	const char *at = (const char *)(rec + 1), *before = NULL;
+	struct out_row row = rec->row;
+	const char **strings[STRINGS] = {
+		&row.not_counted, &row.partial, &row.args, &before,
+	};
+	int i;
+
+	(void)len;
+	row.values = rec->nvalues > 0 ? (const uint64_t *)at : NULL;
+	row.comm = NULL;
+	at += (size_t)rec->nvalues * sizeof(uint64_t);
+	for (i = 0; i < STRINGS; i++) {
+		*strings[i] = NULL;
+		if (rec->strings & (1u << i)) {
+			*strings[i] = at;
+			at += strlen(at) + 1;
+		}
+	}
+	if (before != NULL)
+		out_buf_str(text, before);
+	if (rec->kind == REC_TEXT)
+		return;
+	switch (o->run.cfg.format) {
+	case OUT_TABLE:
+		out_table_row(&o->run, text, &row, rec->t);
+		break;
+	case OUT_CSV:
+		out_csv_row(&o->run, text, &row, rec->t);
+		break;
+	case OUT_JSON:
+		out_json_row(&o->run, text, &row, rec->t);
+		break;
+	case OUT_OPENMETRICS:
+	case OUT_PROMETHEUS:
+		break;
+	}
 }
 
 /* The writer and the server start with the run, never before a fork. */
@@ -365,7 +458,9 @@ write_head(struct output *o)
 	case OUT_PROMETHEUS:
 		break;
 	}
-	queue_record(o, "title");
+	if (o->rec.len > 0)
+		queue_record(o, REC_TEXT, &(struct out_row){ .label = "title" },
+		    0);
 }
 
 hrtime_t
@@ -395,22 +490,6 @@ output_title(struct output *o)
 	else
 		o->title_wanted = true;
 	pthread_mutex_unlock(&o->lock);
-}
-
-/* The row's time, ns after the start: see the top. */
-static hrtime_t
-row_time(struct output *o, const struct out_row *row)
-{
-	hrtime_t when = row->when;
-
-	if (row->at_start)
-		when = o->run.start;
-	if (when == 0)
-		when = output_now();
-	if (when < o->last)
-		when = o->last;
-	o->last = when;
-	return when - o->run.start;
 }
 
 /* Say once, on stderr, that a row's counts ran part of the time. */
@@ -471,15 +550,21 @@ void
 output_row(struct output *o, const struct out_row *row)
 {
 	struct out_row r = *row;
-	hrtime_t t;
+	hrtime_t when = r.at_start ? o->run.start : r.when, t;
 
 	/* A set enabled but never given a counter counted nothing. */
 	if (r.setno >= 0 && r.not_counted == NULL && r.enabled_ns > 0 &&
 	    r.running_ns == 0)
 		r.not_counted = "the kernel never let the set count "
 		    "(multiplexed out)";
+	if (when == 0)
+		when = output_now();
 	pthread_mutex_lock(&o->lock);
-	t = row_time(o, &r);
+	/* Never earlier than the row before: see the top. */
+	if (when < o->last)
+		when = o->last;
+	o->last = when;
+	t = when - o->run.start;
 	/* Said, unless the rows cannot be written at all any more. */
 	if (r.setno >= 0 && (r.not_counted != NULL || r.partial != NULL)) {
 		o->incomplete = true;
@@ -488,23 +573,11 @@ output_row(struct output *o, const struct out_row *row)
 	}
 	if (o->metrics != NULL)
 		out_metrics_row(o->metrics, &r, o->run.start + t);
-	switch (o->run.cfg.format) {
-	case OUT_TABLE:
-		out_table_row(&o->run, &o->rec, &r, t);
-		if (r.running_ns < r.enabled_ns && !o->multiplex_noted)
-			note_multiplex(o, &r);
-		break;
-	case OUT_CSV:
-		out_csv_row(&o->run, &o->rec, &r, t);
-		break;
-	case OUT_JSON:
-		out_json_row(&o->run, &o->rec, &r, t);
-		break;
-	case OUT_OPENMETRICS:
-	case OUT_PROMETHEUS:
-		break;
-	}
-	queue_record(o, r.label);
+	if (r.running_ns < r.enabled_ns && !o->multiplex_noted &&
+	    o->run.cfg.format == OUT_TABLE)
+		note_multiplex(o, &r);
+	if (o->rows)
+		queue_record(o, REC_ROW, &r, t);
 	pthread_mutex_unlock(&o->lock);
 }
 

@@ -8,10 +8,10 @@
  * or the counters as metrics (OpenMetrics or the Prometheus text format)
  * in a file that each interval replaces, or served over HTTP.
  *
- * Writing never blocks the command: rows are rendered at once into a
- * bounded queue that a writer thread empties. When the queue is full
- * (the reader stopped, a slow disk), rows are dropped and counted, and
- * output_close says how many, of which kinds.
+ * Writing never blocks the command: rows go at once, as they are, into a
+ * bounded queue, and a writer thread renders and writes them. When the
+ * queue is full (the reader stopped, a slow disk), rows are dropped and
+ * counted, and output_close says how many, of which kinds.
  */
 #ifndef OUTPUT_H
 #define OUTPUT_H
