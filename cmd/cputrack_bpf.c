@@ -432,7 +432,8 @@ engine_open(struct bpf_track *bt, bool quiet)
 	int s, n = setgrp_nsets(ct->specs), most = 1, ret = 2;
 	unsigned flags = (ct->opt.follow_fork ? BPFENG_FOLLOW_FORK : 0) |
 	    (ct->opt.follow_exec ? BPFENG_FOLLOW_EXEC : 0) |
-	    (exec_grace_ns(ct) != 0 ? BPFENG_FOLLOW_START_EXEC : 0);
+	    (exec_grace_ns(ct) != 0 ? BPFENG_FOLLOW_START_EXEC : 0) |
+	    (setgrp_joint(ct->specs) ? BPFENG_JOINT_SETS : 0);
 	struct bpfeng_set *sets;
 
 	if (bpfeng_unavailable() != NULL) {

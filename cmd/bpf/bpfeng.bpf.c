@@ -5,7 +5,15 @@
  * set in use when it was last marked. At every context switch, before
  * the switch, the CPU is marked again and what it counted since the last
  * mark goes to the task that is leaving, if it is tracked; a flush, an
- * exit and an exec mark too, for the task running. Forks, execs and exits
+ * exit and an exec mark too, for the task running.
+ *
+ * Sets whose events have no counter limit (software events, tracepoints)
+ * are joint: each distinct event is counted once per CPU, by one group
+ * that counts all the time, and a set's turn on a CPU is bookkeeping at
+ * its marks. Sets of their own counters, handed over at a tick, would
+ * both count a tracepoint for a moment, and a flush that came between
+ * the two counters' increments of one event would count it in both sets
+ * or in neither. Forks, execs and exits
  * of tracked processes go to userspace, in order, through one ring
  * buffer; a thread's final counts go with its exit.
  *
@@ -45,6 +53,10 @@ const volatile __u32 nslots = BPFENG_SET_HEAD + 1;
 const volatile __u32 set_first[BPFENG_MAX_SETS];
 const volatile __u32 set_nreqs[BPFENG_MAX_SETS];
 const volatile __u32 set_slot[BPFENG_MAX_SETS];
+/* Joint sets: njoint counters; request i of set s is set_joint[s][i]. */
+const volatile bool joint;
+const volatile __u32 njoint;
+const volatile __u32 set_joint[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
 const volatile bool follow_fork;
 const volatile bool follow_exec;
 /* Unread bytes in the ring past which userspace is woken at once. */
@@ -93,7 +105,7 @@ struct {
 } procs SEC(".maps");
 
 struct mark {
-	__u32	set;		/* the set base holds */
+	__u32	set;		/* the set base holds, or counts for (joint) */
 	__u32	valid;		/* base was read */
 	__u32	busy;
 	__u32	owner;		/* the task seen to run since the mark */
@@ -213,6 +225,45 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 }
 
 /*
+ * Read the joint counters on this CPU. With t, add what they counted since
+ * the mark to t's counts of the mark's set; make the readings the mark.
+ */
+static __always_inline int
+read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t)
+{
+	struct bpf_perf_event_value v = { 0 };
+	__u64 now[BPFENG_MAX_SET_REQS] = { 0 }, slot;
+	__u32 set = m->set, i, j;
+
+	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++) {
+		if ((j == 0 ? read_counter(0, cpu, &v) :
+		    read_count(j, cpu, &v)) != 0) {
+			__sync_fetch_and_add(&read_errors, 1);
+			return -1;
+		}
+		now[j] = v.counter;
+	}
+	barrier_var(set);
+	if (t != NULL && set < BPFENG_MAX_SETS) {
+		slot = set_slot[set];
+		add_slot(t, slot, v.enabled - m->base_enabled);
+		add_slot(t, slot + 1, v.running - m->base_running);
+		for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set];
+		    i++) {
+			/* Below 16 already: the mask shows the verifier. */
+			j = set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1);
+			add_slot(t, slot + BPFENG_SET_HEAD + i,
+			    now[j] - m->base[j]);
+		}
+	}
+	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++)
+		m->base[j] = now[j];
+	m->base_enabled = v.enabled;
+	m->base_running = v.running;
+	return 0;
+}
+
+/*
  * Mark this CPU: what it counted since the last mark goes to thread tid
  * if that is tracked and was tracked when the last mark was made; next
  * runs from here on. Returns whether tid was given the counts.
@@ -232,7 +283,11 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next)
 	m->owner = next;
 	if (set >= nsets)
 		return false;
-	if (set == m->set) {
+	if (joint) {
+		/* What it counted since the mark was for the set then in use. */
+		if (read_joint(m, cpu, t) != 0)
+			return false;
+	} else if (set == m->set) {
 		if (read_set(m, set, cpu, t, true) != 0)
 			return false;
 	} else {

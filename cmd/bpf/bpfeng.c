@@ -72,6 +72,34 @@ check_sets(const struct bpfeng_set *sets, int nsets, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * Joint sets (BPFENG_JOINT_SETS): each distinct request of every set is
+ * one counter, in order of first appearance, as one group fits at most
+ * BPFENG_MAX_SET_REQS. False when they do not fit: the sets then have
+ * counters of their own.
+ */
+static bool
+lay_out_joint(struct bpfeng *eng, const struct bpfeng_set *sets)
+{
+	const struct perf_event_attr *seen[BPFENG_MAX_SET_REQS];
+	int s, i, j, n = 0;
+
+	for (s = 0; s < eng->nsets; s++)
+		for (i = 0; i < sets[s].nattrs; i++) {
+			for (j = 0; j < n; j++)
+				if (memcmp(seen[j], &sets[s].attrs[i],
+				    sizeof(*seen[j])) == 0)
+					break;
+			if (j == n && n == BPFENG_MAX_SET_REQS)
+				return false;
+			if (j == n)
+				seen[n++] = &sets[s].attrs[i];
+			eng->joint_of[s][i] = j;
+		}
+	eng->ncounters = n;
+	return true;
+}
+
 /* Where each set's counts lie in a thread's value (bpfeng_abi.h). */
 static void
 lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
@@ -88,6 +116,8 @@ lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
 	}
 	eng->value_size = sizeof(struct bpfeng_thread) +
 	    (size_t)eng->nslots * sizeof(uint64_t);
+	eng->joint = (eng->flags & BPFENG_JOINT_SETS) && nsets > 1 &&
+	    lay_out_joint(eng, sets);
 }
 
 static int
@@ -128,7 +158,7 @@ static void
 configure(struct bpfeng *eng)
 {
 	struct bpfeng_bpf *skel = eng->skel;
-	int s;
+	int s, i;
 
 	skel->rodata->ncpus = (uint32_t)eng->ncpus;
 	skel->rodata->nsets = (uint32_t)eng->nsets;
@@ -137,7 +167,12 @@ configure(struct bpfeng *eng)
 		skel->rodata->set_first[s] = (uint32_t)eng->set_first[s];
 		skel->rodata->set_nreqs[s] = (uint32_t)eng->set_nreqs[s];
 		skel->rodata->set_slot[s] = (uint32_t)eng->set_slot[s];
+		for (i = 0; eng->joint && i < eng->set_nreqs[s]; i++)
+			skel->rodata->set_joint[s][i] =
+			    (uint32_t)eng->joint_of[s][i];
 	}
+	skel->rodata->joint = eng->joint;
+	skel->rodata->njoint = eng->joint ? (uint32_t)eng->ncounters : 0;
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
 	skel->rodata->wake_bytes = RING_WAKE_BYTES;

@@ -3,9 +3,10 @@
  * bpfeng: cputrack's BPF counting engine.
  *
  * Every CPU counts every request of every set (one counter per CPU per
- * request, pid -1). At each context switch a BPF program gives what the
- * CPU counted since the last switch to the task that leaves, if it is a
- * thread of a tracked process, into the set in use. Nothing is stopped or
+ * request, pid -1; joint sets, one per distinct request). At each context
+ * switch a BPF program gives what the CPU counted since the last switch to
+ * the task that leaves, if it is a thread of a tracked process, into the
+ * set in use. Nothing is stopped or
  * traced: thread creation, forks, execs and exits come from scheduler
  * tracepoints through a ring buffer, in the order they happened.
  *
@@ -106,6 +107,13 @@ typedef void (bpfeng_tick_fn)(void *arg, pid_t pid, pid_t tid,
 #define BPFENG_FOLLOW_EXEC	0x2	/* go on counting across exec */
 /* A started command's execs are followed (until bpfeng_follow_exec). */
 #define BPFENG_FOLLOW_START_EXEC 0x4
+/*
+ * The sets' events have no counter limit (software events, tracepoints):
+ * each distinct event is counted once per CPU, all the time, and the sets
+ * take turns as bookkeeping, exactly. Without it, each set has counters
+ * of its own, and a tick hands over from one set's to the next's.
+ */
+#define BPFENG_JOINT_SETS	0x8
 
 /* Room for a reason: every why below is one line, without a newline. */
 #define BPFENG_WHY_LEN		256

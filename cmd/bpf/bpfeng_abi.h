@@ -9,6 +9,9 @@
 
 #define BPFENG_MAX_SETS		16	/* sets in rotation */
 #define BPFENG_MAX_SET_REQS	16	/* requests of one set */
+/* The programs bound a joint counter's index with a mask. */
+_Static_assert((BPFENG_MAX_SET_REQS & (BPFENG_MAX_SET_REQS - 1)) == 0,
+    "BPFENG_MAX_SET_REQS is a power of two");
 #define BPFENG_MAX_COUNTERS	64	/* requests of all sets together */
 /* Per set: enabled ns, running ns, then one value per request. */
 #define BPFENG_SET_HEAD		2

@@ -3,7 +3,8 @@
  * The per-CPU counters: each set is one perf group on each online CPU
  * (pid -1), so that its requests are scheduled together and share their
  * enabled and running times. Only the set in use is enabled, except for
- * the moment a tick hands over from one set to the next.
+ * the moment a tick hands over from one set to the next. Joint sets are
+ * one group on each CPU, of their distinct requests, always enabled.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -139,12 +140,31 @@ open_group(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
 	return 0;
 }
 
+/* The joint group's requests: each distinct one, where it first comes. */
+static void
+joint_set(const struct bpfeng *eng, const struct bpfeng_set *sets,
+    struct perf_event_attr *attrs, const char **names)
+{
+	int s, i, j;
+
+	for (s = eng->nsets - 1; s >= 0; s--)
+		for (i = sets[s].nattrs - 1; i >= 0; i--) {
+			j = eng->joint_of[s][i];
+			attrs[j] = sets[s].attrs[i];
+			names[j] = sets[s].names != NULL ?
+			    sets[s].names[i] : NULL;
+		}
+}
+
 int
 eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,
     char *why, size_t whylen)
 {
 	size_t n = (size_t)eng->ncounters * (size_t)eng->ncpus, i;
-	int s, cpu;
+	struct perf_event_attr attrs[BPFENG_MAX_SET_REQS];
+	const char *names[BPFENG_MAX_SET_REQS];
+	struct bpfeng_set joint = { attrs, names, eng->ncounters };
+	int s, cpu, nsets = eng->joint ? 1 : eng->nsets;
 
 	if ((eng->fds = malloc(n * sizeof(int))) == NULL ||
 	    find_online(eng) != 0) {
@@ -153,10 +173,12 @@ eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,
 	}
 	for (i = 0; i < n; i++)
 		eng->fds[i] = -1;
-	for (s = 0; s < eng->nsets; s++)
+	if (eng->joint)
+		joint_set(eng, sets, attrs, names);
+	for (s = 0; s < nsets; s++)
 		for (cpu = 0; cpu < eng->ncpus; cpu++)
-			if (eng->online[cpu] &&
-			    open_group(eng, &sets[s], s, cpu, why, whylen) != 0)
+			if (eng->online[cpu] && open_group(eng, eng->joint ?
+			    &joint : &sets[s], s, cpu, why, whylen) != 0)
 				return -1;
 	return 0;
 }

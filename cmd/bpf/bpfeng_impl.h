@@ -50,7 +50,9 @@ struct bpfeng {
 	int			 set_nreqs[BPFENG_MAX_SETS];
 	int			 set_first[BPFENG_MAX_SETS]; /* counter */
 	int			 set_slot[BPFENG_MAX_SETS];
-	int			 ncounters;
+	int			 ncounters;	/* per CPU */
+	bool			 joint;		/* BPFENG_JOINT_SETS, taken */
+	int			 joint_of[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
 	int			 nslots;
 	size_t			 value_size;	/* of a thread's value */
 	int			 active;	/* the set in use */

@@ -163,19 +163,18 @@ bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn,
 		return -1;
 	/*
 	 * Both sets count while the CPUs hand over, one by one, at their
-	 * flush or at a switch before it: no time is lost in between.
+	 * flush or at a switch before it: no time is lost in between. Joint
+	 * sets count all the time, and hand over at the same marks.
 	 */
-	if (next_set != prev) {
+	if (next_set != prev && !eng->joint)
 		(void)eng_counters_enable(eng, next_set, true);
-		__atomic_store_n(eng->active_set, (uint32_t)next_set,
-		    __ATOMIC_RELEASE);
-	}
+	__atomic_store_n(eng->active_set, (uint32_t)next_set,
+	    __ATOMIC_RELEASE);
 	if (eng_flush(eng, why, whylen) != 0)
 		return -1;
-	if (next_set != prev) {
+	if (next_set != prev && !eng->joint)
 		(void)eng_counters_enable(eng, prev, false);
-		eng->active = next_set;
-	}
+	eng->active = next_set;
 	if (fn != NULL && read_threads(eng, fn, arg) != 0) {
 		eng_why(why, whylen, "cannot read the threads' counts - %s",
 		    strerror(errno));

@@ -241,6 +241,12 @@ setgrp_nsets(const setgrp_t *g)
 	return g->nsets;
 }
 
+bool
+setgrp_joint(const setgrp_t *g)
+{
+	return g->joint;
+}
+
 int
 setgrp_check(const setgrp_t *g, int cpuid)
 {

@@ -47,6 +47,8 @@ setgrp_t *setgrp_new(cpc_t *cpc);
  */
 int setgrp_add(setgrp_t *master, const char *text);
 int setgrp_nsets(const setgrp_t *g);
+/* Whether the sets are bound as one joint set (see the top). */
+bool setgrp_joint(const setgrp_t *g);
 /*
  * Before anything starts: open every request as it will be bound, on the
  * calling thread (cpuid -1) or a CPU. The number of requests refused,

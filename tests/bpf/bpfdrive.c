@@ -25,6 +25,7 @@
  *   tick <pid> <tid> <set> <values>   cumulative, the set of the slice
  *   flush <ns>
  *   spin <before> <after>
+ *   hidden <n>    at the end: switches the kernel hid (bpfeng.h)
  * Exit status: 0; 1 for a failure while counting; 2 when the engine
  * cannot run (one line on stderr says why), or for bad usage.
  */
@@ -453,6 +454,8 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	sets = make_sets(&d);
+	if (setgrp_joint(d.grp))
+		flags |= BPFENG_JOINT_SETS;
 	if ((d.eng = bpfeng_open(d.cpc, sets, setgrp_nsets(d.grp), flags,
 	    &ops, &d, d.why, sizeof(d.why))) == NULL) {
 		fprintf(stderr, "bpfdrive: %s\n", d.why);
@@ -466,6 +469,8 @@ main(int argc, char **argv)
 	} else {
 		fflush(stdout);
 		ret = run(&d);
+		printf("hidden %llu\n", (unsigned long long)
+		    bpfeng_hidden_switches(d.eng));
 	}
 	bpfeng_close(d.eng);
 	fflush(stdout);

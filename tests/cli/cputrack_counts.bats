@@ -49,22 +49,25 @@ teardown() {
 
 # A thread's sets are those of a thread that ended before it, given back
 # and bound again: every thread counts from zero all the same, in both
-# sets, whichever of them had the turn when it began.
+# sets, whichever of them had the turn when it began. Both engines count
+# the two sets of tracepoints as one group, so nothing is counted twice
+# or lost at a switch (under the BPF engine, a switch the kernel hid may
+# add a hidden task's writes to a thread: counted_exactly).
 @test "thread churn with two sets taking turns: each thread's rows add up to exactly K, the totals too" {
-	[ "$ENGINE" != bpf ] || skip "the BPF engine hands over between two sets' own counters, and a write that a flush interrupts between their two increments counts in both or in neither (a unit in 100,000)"
-	ct_run -T 0.002 -c "$WRITE" -c "$WRITE" "$W/wl_churn" 40 5 3000
+	local debug= l sum
+	[ "$ENGINE" != bpf ] || debug=-D
+	ct_run $debug -T 0.002 -c "$WRITE" -c "$WRITE" "$W/wl_churn" 40 5 3000
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	awk '$3 == "lwp_exit" { sum[$2] += $4; rows[$2]++ }
-	    END {
-		for (l in sum) {
-			n++
-			if (sum[l] != 3000) bad++
-			if (rows[l] > 1) both++
-		}
-		print n, bad + 0, (both > 0)
-	    }' "$T/out" >"$T/lwps"
-	[ "$(cat "$T/lwps")" = "200 0 1" ] || { cat "$T/lwps" "$T/out"; false; }
-	[ "$(awk '$3 == "exit" { s += $4 } END { print s }' "$T/out")" -eq 600000 ]
+	    END { for (l in sum) print l, sum[l], rows[l] }' "$T/out" >"$T/lwps"
+	[ "$(wc -l <"$T/lwps")" -eq 200 ]
+	# Some threads ran through a tick: both sets counted for them.
+	awk '$3 > 1 { n++ } END { exit !(n > 0) }' "$T/lwps"
+	while read -r l sum _; do
+		counted_exactly "$sum" 3000 || { echo "lwp $l"; false; }
+	done <"$T/lwps"
+	counted_exactly "$(awk '$3 == "exit" { s += $4 } END { print s }' \
+	    "$T/out")" 600000
 }
 
 @test "-f fork tree: a fork row per child, each pid's exit is K, total equals perf stat" {
