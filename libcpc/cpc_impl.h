@@ -89,7 +89,6 @@ struct __cpc_set {
 	bool			 fits;		/* the PMU takes the group whole */
 	int			 nevents;	/* perf events: a request has 1 or 2 */
 	int			*fds;		/* per event; fds[0] leads the group */
-	struct perf_event_attr	*attrs;		/* per event, as it is opened */
 	pid_t			 tid;		/* LWP the set counts */
 	int			 cpu;		/* CPU for CPU binds */
 	pid_t			 binder;	/* thread that called cpc_bind_cpu */

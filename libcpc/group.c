@@ -6,10 +6,10 @@
  * whose requests ask for overflow notification or buffering is handed to
  * overflow.c; that is known from its requests, before the group opens.
  *
- * What only the requests decide (the checks, each event's place and
- * attributes, whether the PMU takes them together, the read buffer) is
- * worked out at a set's first bind and kept until a request is added or
- * changed: the commands bind the same sets to thread after thread.
+ * What only the requests decide (the checks, each event's place, whether
+ * the PMU takes them together, the read buffer) is worked out at a set's
+ * first bind and kept until a request is added or changed: the commands
+ * bind the same sets to thread after thread.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -64,12 +64,11 @@ check_requests(cpc_t *cpc, const cpc_set_t *set, const char *fn)
 
 /*
  * Number the perf events, every request knowing its first one, and make
- * room for their descriptors and attributes.
+ * room for their descriptors.
  */
 static int
 layout_events(cpc_set_t *set)
 {
-	struct perf_event_attr *attrs;
 	int i, n = 0, *fds;
 
 	for (i = 0; i < set->nreqs; i++) {
@@ -81,38 +80,9 @@ layout_events(cpc_set_t *set)
 		return -1;
 	}
 	set->fds = fds;
-	if ((attrs = reallocarray(set->attrs, (size_t)n,
-	    sizeof(*attrs))) == NULL) {
-		errno = ENOMEM;
-		return -1;
-	}
-	set->attrs = attrs;
 	set->nevents = n;
 	for (i = 0; i < n; i++)
 		set->fds[i] = -1;
-	return 0;
-}
-
-/* Each perf event's attributes: its request's modes and fields. */
-static int
-event_attrs(cpc_t *cpc, cpc_set_t *set, const char *fn)
-{
-	const struct cpc_request *req;
-	struct perf_event_attr *attr;
-	int i, t, subcode;
-
-	for (i = 0; i < set->nreqs; i++) {
-		req = &set->reqs[i];
-		for (t = 0; t < req->enc.nterms; t++) {
-			attr = &set->attrs[req->first_event + t];
-			cpclib_request_to_attr(req, t, attr);
-			if ((subcode = cpclib_attr_apply(cpc, req, attr)) != 0) {
-				cpclib_err_subcode(cpc, fn, subcode);
-				errno = EINVAL;
-				return -1;
-			}
-		}
-	}
 	return 0;
 }
 
@@ -284,8 +254,6 @@ prepare(cpc_t *cpc, cpc_set_t *set, const char *fn)
 	if (check_requests(cpc, set, fn) != 0 || layout_events(set) != 0)
 		return -1;
 	set->fits = group_fits(cpc, set);
-	if (event_attrs(cpc, set, fn) != 0)
-		return -1;
 	set->lost_format = set->asks_overflow && cpclib_set_buffers(set);
 	if (size_readbuf(set) != 0)
 		return -1;
@@ -302,9 +270,16 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 {
 	struct cpc_request *req = &set->reqs[i];
 	int e = req->first_event + t, group = inherit || e == 0 ? -1 : set->fds[0];
-	struct perf_event_attr attr = set->attrs[e];
+	struct perf_event_attr attr;
 	bool explained = false;
+	int subcode;
 
+	cpclib_request_to_attr(req, t, &attr);
+	if ((subcode = cpclib_attr_apply(cpc, req, &attr)) != 0) {
+		cpclib_err_subcode(cpc, fn, subcode);
+		errno = EINVAL;
+		return -1;
+	}
 	if (inherit) {
 		attr.inherit = 1;
 		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;

@@ -51,7 +51,6 @@ cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 		request_free(&set->reqs[i]);
 	free(set->reqs);
 	free(set->fds);
-	free(set->attrs);
 	free(set->readbuf);
 	free(set);
 	return 0;
