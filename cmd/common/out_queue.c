@@ -15,8 +15,9 @@
  * waking a sleeping writer is a cross-CPU wakeup paid on the command's own
  * time. So a writer that has just written naps (NAP_NS) instead of
  * sleeping until kicked: a kick wakes a sleeping writer, never a napping
- * one, which comes back on its own. More than a quarter of the queue
- * waiting wakes it either way.
+ * one, which comes back on its own. More than a sixteenth of the queue
+ * waiting wakes it either way: a burst of thousands of rows (a tick of
+ * thousands of LWPs) is rendered while it is made, not stored whole.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -287,7 +288,7 @@ out_queue_put(struct out_queue *q, const struct iovec *parts, int n,
 		at += parts[i].iov_len;
 	}
 	q->head += need;
-	if (q->head - q->tail > q->cap / 4)
+	if (q->head - q->tail > q->cap / 16)
 		wake(q);
 	pthread_mutex_unlock(&q->lock);
 	return true;

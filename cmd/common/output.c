@@ -42,20 +42,32 @@
 
 /*
  * A record in the queue: text already rendered (REC_TEXT: the title, the
- * stream's head), or a row (REC_ROW), at t ns after the start. After it
- * come the row's values (nvalues), then each string of STRINGS that it
- * has (a bit each in strings), NUL-terminated: the row's, and text that
- * goes before it (cpustat -T's timestamp line; a REC_TEXT's text).
+ * stream's head), or a row (REC_ROW), at t ns after the start, with what
+ * the formats write of a struct out_row. After it come the row's values
+ * (nvalues), then each string of STRINGS that it has (a bit each in
+ * strings), NUL-terminated: the row's, and text that goes before it
+ * (cpustat -T's timestamp line; a REC_TEXT's text).
  */
 enum rec_kind { REC_TEXT, REC_ROW };
 enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, STRINGS };
 
 struct row_rec {
-	enum rec_kind	 kind;
-	unsigned	 strings;
-	int		 nvalues;
+	const char	*label;		/* a literal */
 	hrtime_t	 t;
-	struct out_row	 row;
+	uint64_t	 tick;
+	uint64_t	 enabled_ns;
+	uint64_t	 running_ns;
+	unsigned long	 intervals;
+	pid_t		 pid;
+	pid_t		 tid;
+	pid_t		 child;
+	int		 lwp;
+	int		 cpu;
+	int		 ncpus;
+	int		 setno;
+	uint16_t	 nvalues;
+	uint8_t		 kind;
+	uint8_t		 strings;
 };
 
 static out_record_fn render;
@@ -347,7 +359,13 @@ static void
 queue_record(struct output *o, enum rec_kind kind, const struct out_row *r,
     hrtime_t t)
 {
-	struct row_rec rec = { .kind = kind, .t = t, .row = *r };
+	struct row_rec rec = {
+		.label = r->label, .t = t, .tick = r->tick,
+		.enabled_ns = r->enabled_ns, .running_ns = r->running_ns,
+		.intervals = r->intervals, .pid = r->pid, .tid = r->tid,
+		.child = r->child, .lwp = r->lwp, .cpu = r->cpu,
+		.ncpus = r->ncpus, .setno = r->setno, .kind = (uint8_t)kind,
+	};
 	const char *strings[STRINGS] = {
 		r->not_counted, r->partial, r->args,
 		o->rec.len > 0 ? o->rec.data : NULL,
@@ -361,13 +379,13 @@ queue_record(struct output *o, enum rec_kind kind, const struct out_row *r,
 		return;
 	}
 	if (r->values != NULL && r->not_counted == NULL) {
-		rec.nvalues = o->run.specs[r->setno]->nreqs;
+		rec.nvalues = (uint16_t)o->run.specs[r->setno]->nreqs;
 		parts[n++] = (struct iovec){ (void *)r->values,
 		    (size_t)rec.nvalues * sizeof(uint64_t) };
 	}
 	for (i = 0; i < STRINGS; i++)
 		if (strings[i] != NULL) {
-			rec.strings |= 1u << i;
+			rec.strings |= (uint8_t)(1u << i);
 			parts[n++] = (struct iovec){ (void *)strings[i],
 			    strlen(strings[i]) + 1 };
 		}
@@ -385,15 +403,20 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 	const struct output *o = arg;
 	const struct row_rec *rec = data;
 	const char *at = (const char *)(rec + 1), *before = NULL;
-	struct out_row row = rec->row;
+	struct out_row row = {
+		.label = rec->label, .pid = rec->pid, .lwp = rec->lwp,
+		.tid = rec->tid, .cpu = rec->cpu, .ncpus = rec->ncpus,
+		.intervals = rec->intervals, .setno = rec->setno,
+		.values = rec->nvalues > 0 ? (const uint64_t *)at : NULL,
+		.tick = rec->tick, .enabled_ns = rec->enabled_ns,
+		.running_ns = rec->running_ns, .child = rec->child,
+	};
 	const char **strings[STRINGS] = {
 		&row.not_counted, &row.partial, &row.args, &before,
 	};
 	int i;
 
 	(void)len;
-	row.values = rec->nvalues > 0 ? (const uint64_t *)at : NULL;
-	row.comm = NULL;
 	at += (size_t)rec->nvalues * sizeof(uint64_t);
 	for (i = 0; i < STRINGS; i++) {
 		*strings[i] = NULL;
