@@ -2,11 +2,13 @@
 /*
  * Record buffers and text escapes (see out_buf.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "out_buf.h"
 
@@ -17,6 +19,24 @@ out_buf_reset(struct out_buf *b)
 {
 	b->len = 0;
 	b->failed = false;
+}
+
+int
+out_buf_write(const struct out_buf *b, int fd)
+{
+	size_t done = 0;
+	ssize_t w;
+
+	if (b->failed)
+		return ENOMEM;
+	while (done < b->len) {
+		w = write(fd, b->data + done, b->len - done);
+		if (w < 0 && errno != EINTR)
+			return errno;
+		if (w > 0)
+			done += (size_t)w;
+	}
+	return 0;
 }
 
 void

@@ -18,6 +18,8 @@ struct out_buf {
 };
 
 void out_buf_reset(struct out_buf *b);
+/* Write b whole to fd: 0, or an errno (ENOMEM when b lost a record). */
+int out_buf_write(const struct out_buf *b, int fd);
 void out_buf_free(struct out_buf *b);
 void out_buf_add(struct out_buf *b, const void *p, size_t n);
 void out_buf_str(struct out_buf *b, const char *s);

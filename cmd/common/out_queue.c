@@ -115,25 +115,6 @@ render_records(struct out_queue *q, uint64_t pos, uint64_t end)
 	return pos;
 }
 
-/* Write the text whole: 0, or an errno. */
-static int
-write_text(struct out_queue *q)
-{
-	size_t done = 0;
-	ssize_t w;
-
-	if (q->text.failed)
-		return ENOMEM;
-	while (done < q->text.len) {
-		w = write(q->fd, q->text.data + done, q->text.len - done);
-		if (w < 0 && errno != EINTR)
-			return errno;
-		if (w > 0)
-			done += (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Render and write the waiting records, the lock held on entry and on
  * return, not while rendering and writing.
@@ -149,7 +130,7 @@ write_out(struct out_queue *q)
 		end = q->head;
 		pthread_mutex_unlock(&q->lock);
 		end = render_records(q, from, end);
-		err = write_text(q);
+		err = out_buf_write(&q->text, q->fd);
 		pthread_mutex_lock(&q->lock);
 		q->tail = end;
 		if (err != 0) {

@@ -160,9 +160,8 @@ replace_file(void *arg)
 {
 	struct output *o = arg;
 	const char *path = o->run.cfg.path;
-	size_t len = strlen(path), done = 0;
+	size_t len = strlen(path);
 	char *tmp;
-	ssize_t w;
 	int fd, err = 0;
 
 	pthread_mutex_lock(&o->lock);
@@ -170,8 +169,6 @@ replace_file(void *arg)
 	out_metrics_render(o->metrics, &o->snap,
 	    o->run.cfg.format == OUT_OPENMETRICS, output_now());
 	pthread_mutex_unlock(&o->lock);
-	if (o->snap.failed)
-		return ENOMEM;
 	if ((tmp = malloc(len + 8)) == NULL)
 		return ENOMEM;
 	memcpy(tmp, path, len);
@@ -181,13 +178,7 @@ replace_file(void *arg)
 		free(tmp);
 		return err;
 	}
-	while (done < o->snap.len && err == 0) {
-		w = write(fd, o->snap.data + done, o->snap.len - done);
-		if (w < 0 && errno != EINTR)
-			err = errno;
-		else if (w > 0)
-			done += (size_t)w;
-	}
+	err = out_buf_write(&o->snap, fd);
 	if (err == 0 && fchmod(fd, o->file_mode) != 0)
 		err = errno;
 	if (close(fd) != 0 && err == 0)
@@ -639,22 +630,10 @@ output_flush(struct output *o)
 static int
 write_metrics(struct output *o)
 {
-	size_t done = 0;
-	ssize_t w;
-
 	out_buf_reset(&o->rec);
 	out_metrics_render(o->metrics, &o->rec,
 	    o->run.cfg.format == OUT_OPENMETRICS, output_now());
-	if (o->rec.failed)
-		return ENOMEM;
-	while (done < o->rec.len) {
-		w = write(o->fd, o->rec.data + done, o->rec.len - done);
-		if (w < 0 && errno != EINTR)
-			return errno;
-		if (w > 0)
-			done += (size_t)w;
-	}
-	return 0;
+	return out_buf_write(&o->rec, o->fd);
 }
 
 /* How many rows were dropped, of which kinds, on one line. */
