@@ -3,7 +3,7 @@
 # configures, builds and runs it). One package per install component:
 #
 #   cpctools       bin      the commands, their man pages and completions,
-#                           the tmpfiles.d entry for /run/cpctools
+#                           the cpustat exporter's systemd unit
 #   libcpc1        libcpc   libcpc.so.1
 #   libpctx1       libpctx  libpctx.so.1
 #   cpctools-dev   dev      headers, libcpc.a and libpctx.a, the .so links,
@@ -50,12 +50,10 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Debug symbols in <package>-dbgsym_<version>_<arch>.ddeb, as Debian does.
 set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
 set(exact "(= ${PROJECT_VERSION})")
-set(dist ${PROJECT_SOURCE_DIR}/dist/debian)
 
 set(CPACK_DEBIAN_BIN_PACKAGE_NAME cpctools)
 set(CPACK_DEBIAN_BIN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_BIN_PACKAGE_RECOMMENDS "bash-completion")
-set(CPACK_DEBIAN_BIN_PACKAGE_CONTROL_EXTRA "${dist}/postinst")
 set(CPACK_COMPONENT_BIN_DESCRIPTION
 "Solaris cputrack and cpustat for Linux performance counters
 cputrack counts hardware, software and tracepoint events per process and

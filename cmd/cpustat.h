@@ -33,6 +33,7 @@ struct cpustat_opts {
 	const char	*listen;	/* --listen ADDR:PORT, or NULL */
 	bool		 have_cpus;
 	cpu_set_t	 cpus;		/* --cpus */
+	bool		 shared;	/* --shared: the PMU is not held */
 };
 
 struct cpustat;

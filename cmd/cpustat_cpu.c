@@ -146,27 +146,52 @@ emit_row(struct cpu_worker *w, int s, unsigned long n)
 	pthread_mutex_unlock(&cs->out_lock);
 }
 
+/* A number from a /proc/sys file, or fallback. */
+static int
+sysctl_int(const char *path, int fallback)
+{
+	FILE *f;
+	int v;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return fallback;
+	if (fscanf(f, "%d", &v) != 1)
+		v = fallback;
+	fclose(f);
+	return v;
+}
+
+/* What the user can do about a CPU that cannot be bound, said once. */
+static void
+hint_cpu_error(struct cpustat *cs, int err)
+{
+	if (cs->hint_given)
+		return;
+	if (err == EACCES || err == EPERM) {
+		diag(NULL, "system-wide counting needs root, CAP_PERFMON or "
+		    "CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 0 "
+		    "(it is %d)\n", sysctl_int(
+		    "/proc/sys/kernel/perf_event_paranoid", -9));
+	} else if (err == EAGAIN) {
+		diag(NULL, "another CPU-wide counter holds the PMU%s; "
+		    "--shared counts beside it\n",
+		    sysctl_int("/proc/sys/kernel/nmi_watchdog", 0) > 0 ?
+		    " (the kernel's NMI watchdog keeps one on every CPU: "
+		    "sysctl kernel.nmi_watchdog=0 frees it)" : "");
+	} else
+		return;
+	cs->hint_given = true;
+}
+
 static void
 report_cpu_error(struct cpu_worker *w)
 {
 	struct cpustat *cs = w->cs;
-	int err = errno, paranoid = -9;
-	FILE *f;
+	int err = errno;
 
 	pthread_mutex_lock(&cs->out_lock);
 	diag(NULL, "cpu%d - %s\n", w->cpu, strerror(err));
-	if ((err == EACCES || err == EPERM) && !cs->hint_given) {
-		cs->hint_given = true;
-		if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "r")) !=
-		    NULL) {
-			if (fscanf(f, "%d", &paranoid) != 1)
-				paranoid = -9;
-			fclose(f);
-		}
-		diag(NULL, "system-wide counting needs root, CAP_PERFMON or "
-		    "CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 0 "
-		    "(it is %d)\n", paranoid);
-	}
+	hint_cpu_error(cs, err);
 	pthread_mutex_unlock(&cs->out_lock);
 	w->status = 3;
 }
@@ -290,7 +315,7 @@ cpu_worker_main(void *arg)
 	struct cpu_worker *w = arg;
 	struct cpustat *cs = w->cs;
 
-	if (setgrp_bind_cpu(w->grp, w->cpu) != 0) {
+	if (setgrp_bind_cpu(w->grp, w->cpu, cs->opt.shared) != 0) {
 		if (errno != ENOSYS || !cpu_lost(w, errno))
 			report_cpu_error(w);
 	} else {

@@ -18,7 +18,7 @@
 
 enum {
 	OPT_FORMAT = 256, OPT_CPUS, OPT_OUTPUT, OPT_OUTPUT_FD, OPT_LISTEN,
-	OPT_HELP, OPT_VERSION, OPT_LIST
+	OPT_HELP, OPT_VERSION, OPT_LIST, OPT_SHARED
 };
 
 static const struct option long_options[] = {
@@ -27,6 +27,7 @@ static const struct option long_options[] = {
 	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "list", optional_argument, NULL, OPT_LIST },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -53,7 +54,7 @@ usage(FILE *out)
 	    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
 	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus]\n"
 	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
-	    "\t\t[--cpus=list] [interval [count]]\n"
+	    "\t\t[--cpus=list] [--shared] [interval [count]]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
 	    "\t-c spec\t  specify processor events to be monitored\n"
@@ -74,6 +75,7 @@ usage(FILE *out)
 	    "\t\t  serve the counts as metrics over HTTP at /metrics\n"
 	    "\t--cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
+	    "\t--shared  count hardware events without holding the PMU\n"
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"
@@ -262,6 +264,9 @@ option(struct cpustat *cs, struct parse *p, int c, int argc, char **argv)
 			p->bad = true;
 		}
 		o->have_cpus = true;
+		break;
+	case OPT_SHARED:
+		o->shared = true;
 		break;
 	case OPT_HELP:
 		p->usage = true;

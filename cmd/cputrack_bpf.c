@@ -173,13 +173,9 @@ static void
 counts_missing(struct bpf_track *bt, const struct bthread *t,
     const char *where)
 {
-	if (bpfeng_valid(bt->eng) != 0)
-		fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
-		    "invalidated\n", (int)t->proc->pid, where, (int)t->lwpid);
-	else
-		fprintf(stderr, "%6d: %s: lwp%d: can't access perf counters - "
-		    "the BPF engine could not keep the thread\n",
-		    (int)t->proc->pid, where, (int)t->lwpid);
+	fprintf(stderr, "%6d: %s: lwp%d: can't access perf counters - "
+	    "the BPF engine could not keep the thread\n",
+	    (int)t->proc->pid, where, (int)t->lwpid);
 	end_run(bt, 1);
 }
 
@@ -461,8 +457,6 @@ engine_open(struct bpf_track *bt, bool quiet)
 	if (s == n && (bt->eng = bpfeng_open(ct->cpc, sets, n, flags,
 	    &track_ops, bt, bt->why, sizeof(bt->why))) != NULL)
 		ret = 0;
-	else if (s == n && errno == EAGAIN)
-		ret = 1;	/* cpustat holds the CPUs: as ptrace would say */
 	sets_free(sets, s < n ? s + 1 : n);
 	return ret;
 }
@@ -644,28 +638,12 @@ grace_over(struct bpf_track *bt)
 }
 
 /*
- * What the engine could not do: counts invalidated by a cpustat (every
- * LWP says so, and the run ends), counts lost (said once; the run goes
- * on and ends with 1), or anything else (said; the run ends).
+ * What the engine could not do: counts lost (said once; the run goes on
+ * and ends with 1), or anything else (said; the run ends).
  */
 static void
-engine_failed(struct bpf_track *bt, const char *where)
+engine_failed(struct bpf_track *bt)
 {
-	struct bthread *t;
-	struct row_lwp who;
-
-	if (errno == EAGAIN) {
-		RB_FOREACH(t, bthread_tree, &bt->threads) {
-			fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
-			    "invalidated\n", (int)t->proc->pid, where,
-			    (int)t->lwpid);
-			who = who_of(t);
-			row_not_counted(bt->ct, &who, where, bt->current,
-			    "counters invalidated: a cpustat took the CPUs");
-		}
-		end_run(bt, 1);
-		return;
-	}
 	if (errno == ENOBUFS) {
 		if (!bt->lost_said)
 			diag(NULL, "%s\n", bt->why);
@@ -775,14 +753,14 @@ tick(struct bpf_track *bt, uint64_t expirations)
 
 	/* What happened before the tick first; lost counts do not stop it. */
 	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
-		engine_failed(bt, "tick");
+		engine_failed(bt);
 	if (bt->ended)
 		return;
 	bt->nticked = 0;
 	bt->tick_when = output_now();
 	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why,
 	    sizeof(bt->why)) != 0) {
-		engine_failed(bt, "tick");
+		engine_failed(bt);
 		return;
 	}
 	sort_ticked(bt);
@@ -873,7 +851,7 @@ loop(struct bpf_track *bt)
 			take_signals(bt);
 		if (!bt->ended && bpfeng_dispatch(bt->eng, bt->why,
 		    sizeof(bt->why)) != 0)
-			engine_failed(bt, "fini_lwp");
+			engine_failed(bt);
 		if (!bt->ended && (fds[2].revents & POLLIN) &&
 		    read(bt->timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations))

@@ -101,8 +101,6 @@ reason_of(int err)
 	case EACCES:
 	case EPERM:
 		return "permission denied";
-	case EAGAIN:
-		return "counters invalidated: a cpustat took the CPUs";
 	case EMFILE:
 	case ENFILE:
 		return "out of file descriptors";
@@ -150,21 +148,13 @@ child_lost(struct cputrack *ct, struct tproc *p, pid_t pid)
 	ct->uncounted = true;
 }
 
-/* The counts could not be read: said, and the set's row is no number. */
+/* The counts could not be read: said. */
 static void
 sample_error(const struct tlwp *l, const char *where, const char *access)
 {
-	pid_t pid = l->proc->pid;
-	int set = setgrp_current(l->grp);
-
-	if (errno == EAGAIN) {
-		fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
-		    "invalidated\n", (int)pid, where, (int)l->who.lwpid);
-		row_not_counted(l->proc->ct, &l->who, where, set,
-		    reason_of(EAGAIN));
-	} else
-		fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
-		    (int)pid, where, (int)l->who.lwpid, access, strerror(errno));
+	fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
+	    (int)l->proc->pid, where, (int)l->who.lwpid, access,
+	    strerror(errno));
 }
 
 /*

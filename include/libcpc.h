@@ -232,11 +232,26 @@ const char *cpc_pmu_name(cpc_t *cpc);
  * has its counters open but not counting. cpc_set_switch starts `to`, a
  * standby set, then stops `from`, bound to the same LWP or CPU, which
  * goes to standby: an event falls in one set or, in the microseconds the
- * two overlap, in both. A set keeps its values across its turns, so its
- * samples accumulate. Sets that ask for overflow cannot take turns.
+ * two overlap, in both. Sets that hold a CPU's PMU (below) cannot overlap:
+ * `from` stops before `to` starts, and what happens between the two is
+ * in neither. A set keeps its values across its turns, so its samples
+ * accumulate. Sets that ask for overflow cannot take turns.
  */
 #define CPC_BIND_STANDBY	0x100
 int cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to);
+
+/*
+ * A CPU's hardware counters are scarce, so cpc_bind_cpu takes the PMU of
+ * the CPU for a set with hardware events: the kernel keeps its group on
+ * the PMU alone and always (pinned and exclusive). A second such binding
+ * of that CPU fails with EAGAIN, and a thread's hardware events are not
+ * counted while it runs there (its running time falls behind its enabled
+ * time). Software events and tracepoints never take anything.
+ * CPC_BIND_SHARED counts a set's hardware events without taking the PMU:
+ * they share it with everyone, multiplexed as the kernel decides, and
+ * cpc_set_times tells how long they ran.
+ */
+#define CPC_BIND_SHARED		0x200
 
 /*
  * Buffered overflow (seed 004, "CPC in-kernel buffering"), carried
@@ -288,8 +303,7 @@ int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
 
 /*
  * Counting engines outside libcpc (cputrack's BPF engine) open counters
- * of their own for the requests of a set, and keep the exclusivity with
- * CPU-bound counting that a per-LWP bind keeps.
+ * of their own for the requests of a set.
  *
  * cpc_set_request_attr fills attr (from <linux/perf_event.h>) with what
  * counts request index of set: type, config, the counted modes and the
@@ -298,18 +312,10 @@ int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
  * with errno EINVAL for a bad index or an attribute the event cannot take
  * (the error handler says which), ENOTSUP for an overflow request or a
  * derived one (a sum of several events).
- *
- * cpc_lwp_counting_begin fails with EAGAIN while a CPU binding (cpustat)
- * exists anywhere, as a per-LWP bind does; otherwise it notes the
- * exclusivity generation. cpc_lwp_counting_valid fails with EAGAIN once a
- * CPU binding was made after that: the engine's counts are invalid from
- * then on ("perf counter contents invalidated"). It costs no syscall.
  */
 struct perf_event_attr;
 int cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
     struct perf_event_attr *attr);
-int cpc_lwp_counting_begin(cpc_t *cpc, uint64_t *generation);
-int cpc_lwp_counting_valid(cpc_t *cpc, uint64_t generation);
 
 /*
  * Such an engine hands its counts on in a buffer, filled with cpc_buf_set:
@@ -384,9 +390,6 @@ int cpc_pctx_bind_event(pctx_t *pctx, id_t lwpid, cpc_event_t *event,
 int cpc_pctx_take_sample(pctx_t *pctx, id_t lwpid, cpc_event_t *event);
 int cpc_pctx_rele(pctx_t *pctx, id_t lwpid);
 int cpc_pctx_invalidate(pctx_t *pctx, id_t lwpid);
-
-/* Where the per-CPU exclusivity locks live. */
-#define CPC_LOCK_DIR		"/run/cpctools"
 
 #ifdef __cplusplus
 }

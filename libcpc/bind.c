@@ -47,14 +47,8 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		(void)cpc_unbind(cpc, set);
 	if ((old = cpclib_curlwp_set(cpc)) != NULL)
 		(void)cpc_unbind(cpc, old);
-	/*
-	 * Note the generation before looking for CPU bindings: a CPU
-	 * binder that comes after the look then invalidates this set.
-	 */
-	set->generation = cpclib_excl_generation();
-	if (cpclib_excl_lwp_allowed(cpc) != 0)
-		return -1;
 	set->target_held = false;
+	set->holds_pmu = false;
 	set->standby = false;
 	if (cpclib_group_open(cpc, set, 0, -1,
 	    (flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
@@ -108,14 +102,26 @@ pin_to_cpu(cpc_t *cpc, cpc_set_t *set, processorid_t id)
 	return 0;
 }
 
+/* Whether the set counts anything on the CPU's hardware PMU. */
+static bool
+needs_pmu(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].enc.hardware)
+			return true;
+	return false;
+}
+
 int
 cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 {
 	int saved;
 
 	if (set == NULL || set->cpc != cpc ||
-	    (flags & ~(uint_t)CPC_BIND_STANDBY) != 0 || set->nreqs == 0 ||
-	    !standby_allowed(set, flags)) {
+	    (flags & ~(uint_t)(CPC_BIND_STANDBY | CPC_BIND_SHARED)) != 0 ||
+	    set->nreqs == 0 || !standby_allowed(set, flags)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -124,30 +130,30 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 	if (check_cpu(id) != 0 || (set->asks_overflow &&
 	    cpclib_ovf_check(set, -1, false) != 0))
 		return -1;
-	if (cpclib_excl_cpu_acquire(cpc, id, &set->cpu_lock_fd) != 0)
-		return -1;
 	if (pin_to_cpu(cpc, set, id) != 0)
-		goto fail_lock;
+		return -1;
 	set->target_held = false;
 	set->standby = (flags & CPC_BIND_STANDBY) != 0;
+	set->holds_pmu = !(flags & CPC_BIND_SHARED) && needs_pmu(set);
 	if (cpclib_group_open(cpc, set, -1, id, false,
 	    "cpc_bind_cpu") != 0)
-		goto fail_pin;
+		goto fail;
+	if (set->holds_pmu && !set->standby && cpclib_group_on_pmu(set) != 0) {
+		saved = errno;
+		cpclib_group_close(set);
+		errno = saved;
+		goto fail;
+	}
 	set->bound = CPC_BOUND_CPU;
 	set->cpu = id;
 	set->binder = gettid();
 	return 0;
 
-fail_pin:
+fail:
 	saved = errno;
 	if (CPU_COUNT(&set->saved_affinity) > 0)
 		(void)sched_setaffinity(0, sizeof(set->saved_affinity),
 		    &set->saved_affinity);
-	errno = saved;
-fail_lock:
-	saved = errno;
-	cpclib_excl_cpu_release(cpc, set->cpu_lock_fd);
-	set->cpu_lock_fd = -1;
 	errno = saved;
 	return -1;
 }
@@ -165,8 +171,6 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 		    set->binder == gettid())
 			(void)sched_setaffinity(0, sizeof(set->saved_affinity),
 			    &set->saved_affinity);
-		cpclib_excl_cpu_release(cpc, set->cpu_lock_fd);
-		set->cpu_lock_fd = -1;
 		set->cpu = -1;
 	}
 	set->bound = CPC_UNBOUND;
@@ -181,11 +185,6 @@ curlwp_ioctl(cpc_t *cpc, unsigned long request, bool want_disabled)
 	/* None of its own: maybe its controller bound some (cputrack). */
 	if (set == NULL)
 		return cpclib_pctx_ask_counting(!want_disabled);
-	/* An invalidated context says so before anything else. */
-	if (set->generation != cpclib_excl_generation()) {
-		errno = EAGAIN;
-		return -1;
-	}
 	if (set->disabled == want_disabled) {
 		errno = EINVAL;
 		return -1;
@@ -268,16 +267,49 @@ same_target(const cpc_set_t *a, const cpc_set_t *b)
 	return a->bound == CPC_BOUND_PCTX && a->tid == b->tid;
 }
 
-/*
- * Hand counting from one set to another bound to the same LWP or CPU:
- * the next starts before the current stops, so that no event falls
- * between them.
- */
-int
-cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to)
+/* Start `to`, then stop `from`: no event falls between them. */
+static int
+overlap_switch(cpc_set_t *from, cpc_set_t *to)
 {
 	int saved;
 
+	if (cpclib_group_leader(to, true) != 0)
+		return -1;
+	if (cpclib_group_leader(from, false) != 0) {
+		saved = errno;
+		(void)cpclib_group_leader(to, false);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Two groups that each want the PMU alone cannot both be on it: stop
+ * `from` first. If `to` cannot have the PMU (another took it in
+ * between), `from` counts on and the switch fails with EAGAIN.
+ */
+static int
+handover_switch(cpc_set_t *from, cpc_set_t *to)
+{
+	int saved;
+
+	if (cpclib_group_leader(from, false) != 0)
+		return -1;
+	if (cpclib_group_leader(to, true) == 0 &&
+	    cpclib_group_on_pmu(to) == 0)
+		return 0;
+	saved = errno;
+	(void)cpclib_group_leader(to, false);
+	(void)cpclib_group_leader(from, true);
+	errno = saved;
+	return -1;
+}
+
+/* Hand counting from one set to another bound to the same LWP or CPU. */
+int
+cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to)
+{
 	if (from == NULL || to == NULL || from->cpc != cpc || to->cpc != cpc ||
 	    from == to || from->standby || !to->standby ||
 	    !same_target(from, to)) {
@@ -285,16 +317,9 @@ cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to)
 		return -1;
 	}
 	/* A pair turned off by their LWP (cpc_disable) stays off. */
-	if (!from->disabled) {
-		if (cpclib_group_leader(to, true) != 0)
-			return -1;
-		if (cpclib_group_leader(from, false) != 0) {
-			saved = errno;
-			(void)cpclib_group_leader(to, false);
-			errno = saved;
-			return -1;
-		}
-	}
+	if (!from->disabled && ((from->holds_pmu || to->holds_pmu) ?
+	    handover_switch(from, to) : overlap_switch(from, to)) != 0)
+		return -1;
 	to->disabled = from->disabled;
 	to->standby = false;
 	from->standby = true;

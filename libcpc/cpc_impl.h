@@ -92,11 +92,10 @@ struct __cpc_set {
 	pid_t			 tid;		/* LWP the set counts */
 	int			 cpu;		/* CPU for CPU binds */
 	pid_t			 binder;	/* thread that called cpc_bind_cpu */
-	int			 cpu_lock_fd;
 	cpu_set_t		 saved_affinity;
 	pctx_t			*pctx;
 	id_t			 lwpid;
-	uint64_t		 generation;	/* exclusivity generation at bind */
+	bool			 holds_pmu;	/* a CPU's PMU, pinned and alone */
 	bool			 read_each;	/* counters read one by one */
 	bool			 sampling;	/* overflow.c handles this binding */
 	bool			 standby;	/* bound, waiting for cpc_set_switch */
@@ -164,10 +163,6 @@ struct __cpc {
 	bool			 catalog_ready;
 	double			 tsc_per_ns;	/* for the derived tick */
 	bool			 sample_warm;	/* warm_sample_path done */
-	int			 cpu_sets;	/* CPU-bound sets of this handle */
-	int			 any_cpu_fd;	/* shared lock while cpu_sets>0 */
-	bool			 excl_ok;	/* no CPU binding at excl_ok_gen */
-	uint64_t		 excl_ok_gen;
 	volatile bool		 terminated;
 	struct cpc_event_tree	*events;	/* name -> encoding cache */
 	struct cpc_fits		 fits[CPC_FITS_CACHE];
@@ -209,13 +204,6 @@ const char *cpclib_pfm_pmu_name(const cpc_t *cpc);
 int cpclib_catalog_build(cpc_t *cpc);
 void cpclib_catalog_free(cpc_t *cpc);
 
-/* exclusive.c */
-int cpclib_excl_lwp_allowed(cpc_t *cpc);
-extern volatile uint64_t *cpclib_generation_page;
-uint64_t cpclib_excl_generation_slow(void);
-int cpclib_excl_cpu_acquire(cpc_t *cpc, int cpu, int *lockfd);
-void cpclib_excl_cpu_release(cpc_t *cpc, int lockfd);
-
 /* sample.c */
 int cpclib_set_read(cpc_set_t *set);
 uint64_t cpclib_read_value(const cpc_set_t *set, int i);
@@ -225,6 +213,7 @@ uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);
 void cpclib_group_close(cpc_set_t *set);
+int cpclib_group_on_pmu(cpc_set_t *set);
 int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
 int cpclib_group_leader(cpc_set_t *set, bool on);
 int cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid,
@@ -290,16 +279,6 @@ cpclib_gethrtime(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* The exclusivity generation (exclusive.c), once its page is mapped. */
-static inline uint64_t
-cpclib_excl_generation(void)
-{
-	volatile uint64_t *gen = cpclib_generation_page;
-
-	return gen != NULL ? __atomic_load_n(gen, __ATOMIC_ACQUIRE) :
-	    cpclib_excl_generation_slow();
 }
 
 #endif /* CPC_IMPL_H */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What a counting engine outside libcpc needs from it: the perf attributes
- * of a set's requests, and the exclusivity with CPU-bound counting that a
- * per-LWP bind keeps (see exclusive.c).
+ * of a set's requests.
  */
 #include <errno.h>
 
@@ -46,34 +45,5 @@ cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
 	/* Each counter is read alone, never as a group. */
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 	    PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return 0;
-}
-
-/*
- * The generation is noted before the look for CPU bindings, as a bind
- * does: a CPU binder that comes after the look moves it.
- */
-int
-cpc_lwp_counting_begin(cpc_t *cpc, uint64_t *generation)
-{
-	if (cpc == NULL || generation == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
-	*generation = cpclib_excl_generation();
-	return cpclib_excl_lwp_allowed(cpc);
-}
-
-int
-cpc_lwp_counting_valid(cpc_t *cpc, uint64_t generation)
-{
-	if (cpc == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (generation != cpclib_excl_generation()) {
-		errno = EAGAIN;
-		return -1;
-	}
 	return 0;
 }

@@ -118,7 +118,7 @@ size_readbuf(cpc_set_t *set)
 /*
  * What a sample does besides its read, done once per handle before its
  * first counters open: its first run would fault in pages (the clock's
- * vDSO data, the tick rate's perf page, the generation page), and a
+ * vDSO data, the tick rate's perf page), and a
  * page-fault counter would count that in the caller's first interval.
  */
 static void
@@ -126,7 +126,6 @@ warm_sample_path(cpc_t *cpc)
 {
 	(void)cpclib_gethrtime();
 	(void)cpclib_tick_of(cpc, 0);
-	(void)cpclib_excl_generation();
 	cpc->sample_warm = true;
 }
 
@@ -280,6 +279,8 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 		errno = EINVAL;
 		return -1;
 	}
+	if (e == 0 && set->holds_pmu)
+		attr.pinned = attr.exclusive = 1;
 	if (inherit) {
 		attr.inherit = 1;
 		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
@@ -396,6 +397,23 @@ cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn)
 	set->enabled_base = enabled;
 	set->running_base = running;
 	return 0;
+}
+
+/*
+ * Whether the kernel put a group that wants the PMU alone on it. It
+ * tries at once when the group is enabled; a pinned group it could not
+ * place is put in error state, and reads as end of file from then on.
+ */
+int
+cpclib_group_on_pmu(cpc_set_t *set)
+{
+	ssize_t n = read(set->fds[0], set->readbuf, set->readbuf_len);
+
+	if (n > 0)
+		return 0;
+	if (n == 0)
+		errno = EAGAIN;
+	return -1;
 }
 
 /* Close the group, members before the leader. */

@@ -57,7 +57,6 @@ cpc_open(int ver)
 	}
 	LIST_INIT(&cpc->sets);
 	LIST_INIT(&cpc->bufs);
-	cpc->any_cpu_fd = -1;
 	cpc->tsc_per_ns = 0.0;
 	cpclib_pmu_detect(cpc);
 	return cpc;
@@ -81,8 +80,6 @@ cpc_close(cpc_t *cpc)
 		(void)cpc_buf_destroy(cpc, buf);
 	cpclib_catalog_free(cpc);
 	cpclib_events_free(cpc);
-	if (cpc->any_cpu_fd >= 0)
-		close(cpc->any_cpu_fd);
 	free(cpc);
 	return 0;
 }

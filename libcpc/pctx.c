@@ -56,10 +56,9 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 		return -1;
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
-	set->generation = cpclib_excl_generation();
-	if (cpclib_excl_lwp_allowed(cpc) != 0 ||
-	    pctx_add_client(pctx, &cpc_client, cpc) != 0)
+	if (pctx_add_client(pctx, &cpc_client, cpc) != 0)
 		return -1;
+	set->holds_pmu = false;
 	set->target_held = pctx_lwp_held(pctx, id);
 	set->standby = (flags & CPC_BIND_STANDBY) != 0;
 	if (cpclib_group_open(cpc, set, tid, -1, false,

@@ -111,12 +111,8 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		errno = EINVAL;
 		return -1;
 	}
-	/*
-	 * A CPU's set is read by the thread that bound it; an LWP's set is
-	 * invalidated by a cpustat that came since it was bound.
-	 */
-	if (set->bound == CPC_BOUND_CPU ? set->binder != gettid() :
-	    set->generation != cpclib_excl_generation()) {
+	/* A CPU's set is read by the thread that bound it. */
+	if (set->bound == CPC_BOUND_CPU && set->binder != gettid()) {
 		errno = EAGAIN;
 		return -1;
 	}

@@ -19,7 +19,6 @@ cpc_set_create(cpc_t *cpc)
 	}
 	set->cpc = cpc;
 	set->cpu = -1;
-	set->cpu_lock_fd = -1;
 	LIST_INSERT_HEAD(&cpc->sets, set, link);
 	return set;
 }

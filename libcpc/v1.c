@@ -416,14 +416,6 @@ cpc_access(void)
 		    "inaccessible on this machine\n");
 		return -1;
 	}
-	if (cpclib_excl_lwp_allowed(cpc) != 0) {
-		if (errno == EAGAIN)
-			v1_error("access", "Another process may be sampling "
-			    "system-wide CPU statistics\n");
-		else
-			v1_error("access", "%s\n", strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 

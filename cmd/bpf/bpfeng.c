@@ -121,7 +121,7 @@ lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
 }
 
 static int
-preflight(struct bpfeng *eng, char *why, size_t whylen)
+preflight(char *why, size_t whylen)
 {
 	struct utsname u;
 
@@ -132,11 +132,6 @@ preflight(struct bpfeng *eng, char *why, size_t whylen)
 	if (eng_check_kernel(u.release, "/sys/kernel/btf/vmlinux", why,
 	    whylen) != 0)
 		return -1;
-	if (cpc_lwp_counting_begin(eng->cpc, &eng->generation) != 0) {
-		eng_why(why, whylen, "cannot count per LWP while CPUs are "
-		    "bound (cpustat) - %s", strerror(errno));
-		return -1;
-	}
 	return 0;
 }
 
@@ -306,7 +301,7 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 		return NULL;
 	}
 	lay_out(eng, sets, nsets);
-	if (preflight(eng, why, whylen) != 0)
+	if (preflight(why, whylen) != 0)
 		goto fail;
 	if ((ncpus = libbpf_num_possible_cpus()) <= 0) {
 		eng_why(why, whylen, "cannot tell the number of CPUs");
@@ -339,12 +334,6 @@ uint64_t
 bpfeng_flush_ns(const struct bpfeng *eng)
 {
 	return eng->flush_ns;
-}
-
-int
-bpfeng_valid(const struct bpfeng *eng)
-{
-	return cpc_lwp_counting_valid(eng->cpc, eng->generation);
 }
 
 const struct bpfeng_set_counts *

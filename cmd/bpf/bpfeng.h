@@ -72,8 +72,7 @@ enum bpfeng_origin {
 
 /*
  * What happens, in the order it happened; when_ns is CLOCK_MONOTONIC.
- * counts is NULL when they cannot be trusted: a cpustat took the counters
- * (bpfeng_valid fails), or the engine could not keep the thread. It holds
+ * counts is NULL when the engine could not keep the thread. It holds
  * only during the call. Any member may be NULL.
  *
  * Each counted thread gets one lwp_create, then one lwp_exit, unless its
@@ -203,9 +202,6 @@ uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
  * counts then hold some of the hidden task's.
  */
 uint64_t bpfeng_hidden_switches(const struct bpfeng *eng);
-
-/* 0 while the counts stand; -1 with EAGAIN once a cpustat took CPUs. */
-int bpfeng_valid(const struct bpfeng *eng);
 
 /*
  * Detach and let everything go, with no callbacks. A started command that

@@ -116,10 +116,10 @@ thread_end(struct bpfeng *eng, struct eng_thread *t)
 
 /* The counts a record carries, when they stand. */
 static const struct bpfeng_counts *
-record_counts(struct bpfeng *eng, const struct bpfeng_rec *r,
+record_counts(const struct bpfeng_rec *r,
     const __u64 *slots)
 {
-	if ((r->flags & BPFENG_REC_NO_COUNTS) || bpfeng_valid(eng) != 0)
+	if (r->flags & BPFENG_REC_NO_COUNTS)
 		return NULL;
 	return (const struct bpfeng_counts *)(const void *)slots;
 }
@@ -135,7 +135,7 @@ on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 		eng->ops->lwp_exit(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
 		    ((r->flags & BPFENG_REC_BY_EXEC) ? BPFENG_EXIT_BY_EXEC :
 		    0) | (r->arg != 0 ? BPFENG_EXIT_NONZERO : 0),
-		    record_counts(eng, r, r->data), r->when_ns);
+		    record_counts(r, r->data), r->when_ns);
 	thread_end(eng, t);
 }
 
@@ -188,7 +188,7 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	exec_args(r, args, sizeof(args));
 	if (eng->ops->exec != NULL)
 		eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid, args,
-		    record_counts(eng, r, r->data + BPFENG_ARGS_WORDS),
+		    record_counts(r, r->data + BPFENG_ARGS_WORDS),
 		    followed, r->when_ns);
 	if (t != NULL) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
@@ -354,10 +354,6 @@ bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
 		return -1;
 	}
 	eng_reap_child(eng, false);
-	if (bpfeng_valid(eng) != 0) {
-		eng_why(why, whylen, "perf counter contents invalidated");
-		return -1;
-	}
 	return eng_lost_check(eng, why, whylen);
 }
 

@@ -40,7 +40,6 @@ RB_HEAD(eng_proc_tree, eng_proc);
 
 struct bpfeng {
 	cpc_t			*cpc;
-	uint64_t		 generation;	/* exclusivity, at open */
 	unsigned		 flags;
 	const struct bpfeng_ops	*ops;
 	void			*arg;

@@ -122,14 +122,6 @@ bpfeng_hidden_switches(const struct bpfeng *eng)
 	return 0;
 }
 
-int
-bpfeng_valid(const struct bpfeng *eng)
-{
-	(void)eng;
-	errno = ENOSYS;
-	return -1;
-}
-
 void
 bpfeng_close(struct bpfeng *eng)
 {

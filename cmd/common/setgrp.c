@@ -529,10 +529,17 @@ bind_pctx(setgrp_t *g, cpc_set_t *set, uint_t flags, const void *target)
 	return cpc_bind_pctx(g->cpc, t->pctx, t->lwpid, set, flags);
 }
 
+struct cpu_target {
+	int	 cpu;
+	uint_t	 flags;		/* CPC_BIND_SHARED or 0 */
+};
+
 static int
 bind_cpu(setgrp_t *g, cpc_set_t *set, uint_t flags, const void *target)
 {
-	return cpc_bind_cpu(g->cpc, *(const int *)target, set, flags);
+	const struct cpu_target *t = target;
+
+	return cpc_bind_cpu(g->cpc, t->cpu, set, flags | t->flags);
 }
 
 int
@@ -544,9 +551,11 @@ setgrp_bind_pctx(setgrp_t *g, pctx_t *pctx, id_t lwpid)
 }
 
 int
-setgrp_bind_cpu(setgrp_t *g, int cpu)
+setgrp_bind_cpu(setgrp_t *g, int cpu, bool shared)
 {
-	return bind_all(g, bind_cpu, &cpu);
+	struct cpu_target t = { cpu, shared ? CPC_BIND_SHARED : 0 };
+
+	return bind_all(g, bind_cpu, &t);
 }
 
 void

@@ -68,7 +68,7 @@ setgrp_t *setgrp_accumulator(setgrp_t *master);
 void setgrp_free(setgrp_t *g);
 
 int setgrp_bind_pctx(setgrp_t *g, pctx_t *pctx, id_t lwpid);
-int setgrp_bind_cpu(setgrp_t *g, int cpu);
+int setgrp_bind_cpu(setgrp_t *g, int cpu, bool shared);
 void setgrp_unbind(setgrp_t *g);
 
 /* The set counting now, and the one that a sample is about. */

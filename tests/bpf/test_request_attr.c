@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libcpc's extension for counting engines: cpc_set_request_attr gives the
- * perf attributes that count a request (proved by counting with them),
- * and cpc_lwp_counting_begin/valid keep cpustat's exclusivity: refused
- * while a CPU is bound, invalid once a CPU was bound after the start.
+ * perf attributes that count a request (proved by counting with them).
  */
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -82,43 +80,6 @@ check_attrs(cpc_t *cpc)
 	(void)cpc_set_destroy(cpc, set);
 }
 
-/* Retry while someone else (a cpustat elsewhere) holds a CPU. */
-static int
-begin_patiently(cpc_t *cpc, uint64_t *gen)
-{
-	double deadline = now_seconds() + EXCL_WAIT_SECONDS;
-	int rc;
-
-	while ((rc = cpc_lwp_counting_begin(cpc, gen)) != 0 &&
-	    errno == EAGAIN && now_seconds() < deadline)
-		sleep_ms(50);
-	return rc;
-}
-
-static void
-check_exclusivity(cpc_t *cpc)
-{
-	cpc_set_t *set = cpc_set_create(cpc);
-	uint64_t gen, during;
-
-	CHECK(begin_patiently(cpc, &gen) == 0);
-	CHECK(cpc_lwp_counting_valid(cpc, gen) == 0);
-	CHECK(cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER,
-	    0, NULL) == 0);
-	CHECK(bind_cpu_patiently(cpc, 0, set) == 0);
-	/* A CPU bound: counting per LWP is refused, and what ran is void. */
-	errno = 0;
-	CHECK(cpc_lwp_counting_begin(cpc, &during) == -1 && errno == EAGAIN);
-	errno = 0;
-	CHECK(cpc_lwp_counting_valid(cpc, gen) == -1 && errno == EAGAIN);
-	CHECK(cpc_unbind(cpc, set) == 0);
-	/* Unbound: allowed again, and the old start stays void. */
-	CHECK(begin_patiently(cpc, &during) == 0);
-	CHECK(cpc_lwp_counting_valid(cpc, during) == 0);
-	CHECK(cpc_lwp_counting_valid(cpc, gen) == -1 && errno == EAGAIN);
-	(void)cpc_set_destroy(cpc, set);
-}
-
 int
 main(void)
 {
@@ -128,7 +89,6 @@ main(void)
 		SKIP("cpc_open: %s", strerror(errno));
 	require_tracefs();
 	check_attrs(cpc);
-	check_exclusivity(cpc);
 	cpc_close(cpc);
 	return check_report("test_request_attr");
 }

@@ -1128,49 +1128,26 @@ else:
 # ---------------------------------------------------------------------
 # Exclusivity (the cputrack directions are in the cputrack tests)
 
-@test "a second cpustat on the same CPUs: cpuN - Resource temporarily unavailable, exit 1" {
+# Software events and tracepoints exclude nobody; a CPU's hardware events
+# are held by one cpustat (docs/architecture.md): that needs a PMU, and is
+# proved in the QEMU suite (tests/hw).
+@test "two cpustats of the same software events on the same CPUs both count, exit 0" {
 	env --default-signal=INT "$CPUSTAT" -c task-clock 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
 	BG_PIDS=$!
 	wait_for "$T/first" "$TICK_ROW"
-	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 1
-	assert_failure 1
-	want=$("$PY" -c 'import os; print("\n".join("cpustat: cpu%d - Resource temporarily unavailable" % c for c in sorted(os.sched_getaffinity(0))))')
-	assert_equal "$(printf '%s\n' "$stderr" | grep -v total | sort -V)" "$want"
-	assert_equal "$(printf '%s\n' "$stderr" | grep total)" \
-	    "cpustat: total of set 0: not counted: no CPU could be counted"
-	# The title, then a total of no CPU: no values ("-", never 0), and why.
-	assert_equal "${lines[0]}" "   time cpu event      pic0 "
-	[[ ${lines[1]} =~ ^\ +[0-9]+\.[0-9]{3}\ +0\ total\ {9}-\ \#\ not\ counted:\ no\ CPU\ could\ be\ counted$ ]]
-	[ "${#lines[@]}" -eq 2 ]
+	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 2
+	assert_success
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+if sorted(ticks_by_cpu(rows)) != sorted(CPUS):
+    die("every CPU should have been measured: %r" % sorted(ticks_by_cpu(rows)))
+' "$T/out"
 	# The first one is undisturbed.
 	kill -INT "$BG_PIDS"
 	bg_wait
 	[ ! -s "$T/first.err" ]
-}
-
-@test "only the CPUs in use are refused; disjoint CPU lists run side by side" {
-	[ "$(ncpus)" -ge 2 ] || skip "needs 2 CPUs"
-	a=$("$PY" -c 'import os; print(min(os.sched_getaffinity(0)))')
-	b=$(last_cpu)
-	env --default-signal=INT "$CPUSTAT" --cpus="$a" -c task-clock 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
-	BG_PIDS=$!
-	wait_for "$T/first" "$TICK_ROW"
-	run --separate-stderr "$CPUSTAT" --cpus="$b" -c task-clock 0.1 2
-	assert_success
-	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 2
-	assert_failure 1
-	assert_equal "$stderr" "cpustat: cpu$a - Resource temporarily unavailable
-cpustat: total of set 0 is partial: 1 of $(ncpus) CPUs not counted"
-	# The total counts the one CPU, and says what it leaves out.
-	[[ ${lines[-1]} =~ ^\ +[0-9]+\.[0-9]{3}\ +$(($(ncpus) - 1))\ total\ +[0-9]+\ \#\ partial:\ 1\ of\ $(ncpus)\ CPUs\ not\ counted$ ]]
-	printf '%s\n' "$output" >"$T/out"
-	pycheck '
-rows, _ = parse_table(sys.argv[1])
-if sorted(ticks_by_cpu(rows)) != [int(sys.argv[2])]:
-    die("the free CPU should have been measured")
-' "$T/out" "$b"
-	kill -INT "$BG_PIDS"
-	bg_wait
 }
 
 @test "after a cpustat is killed with SIGKILL, the next cpustat runs" {
@@ -1182,11 +1159,6 @@ if sorted(ticks_by_cpu(rows)) != [int(sys.argv[2])]:
 	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 1
 	assert_success
 	[ -z "$stderr" ]
-	# The lock directory is where the documentation says.
-	[ -d /run/cpctools ]
-	for cpu in $("$PY" -c 'import os; print(*sorted(os.sched_getaffinity(0)))'); do
-		[ -e "/run/cpctools/cpu$cpu.lock" ]
-	done
 }
 
 # ---------------------------------------------------------------------

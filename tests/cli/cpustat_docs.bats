@@ -54,7 +54,8 @@ setup() {
 	[ "$status" -ne 2 ]
 	assert_line --index 0 "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,child,args,not_counted,partial,key,value"
 	assert_line --index 3 "0.000000,,,,,,meta,,,,,,,,,,tool,cpustat"
-	grep -qF "/run/cpctools" <<<"$text"
+	! grep -qF "/run/cpctools" <<<"$text"
+	grep -qF -- "--shared" <<<"$text"
 	grep -qF -- "-DCPCTOOLS_CPUSTAT_NAME=cpc-cpustat" <<<"$text"
 }
 

@@ -25,9 +25,6 @@
 
 #include "check.h"
 
-/* How long a test waits for someone else's CPU binding to go away. */
-#define EXCL_WAIT_SECONDS	60
-
 static inline double
 now_seconds(void)
 {
@@ -66,31 +63,6 @@ require_tracefs(void)
 		SKIP("tracefs is not mounted at /sys/kernel/tracing and "
 		    "mounting it failed (%s): tracepoints cannot be counted",
 		    strerror(errno));
-}
-
-/* Bind to the calling LWP, waiting out other processes' CPU bindings. */
-static inline int
-bind_curlwp_patiently(cpc_t *cpc, cpc_set_t *set, uint_t flags)
-{
-	double deadline = now_seconds() + EXCL_WAIT_SECONDS;
-	int rc;
-
-	while ((rc = cpc_bind_curlwp(cpc, set, flags)) != 0 &&
-	    errno == EAGAIN && now_seconds() < deadline)
-		sleep_ms(50);
-	return rc;
-}
-
-static inline int
-bind_cpu_patiently(cpc_t *cpc, int cpu, cpc_set_t *set)
-{
-	double deadline = now_seconds() + EXCL_WAIT_SECONDS;
-	int rc;
-
-	while ((rc = cpc_bind_cpu(cpc, cpu, set, 0)) != 0 &&
-	    errno == EAGAIN && now_seconds() < deadline)
-		sleep_ms(50);
-	return rc;
 }
 
 /* What the last call of the recording error handler saw. */

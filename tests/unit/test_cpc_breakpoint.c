@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "test_cpc.h"
-#include "test_cpc_ovf_rerun.h"
 
 #define THREADS		4
 #define CALLS		1000
@@ -97,7 +96,7 @@ worker_main(void *arg)
 		    CPC_COUNT_USER, 0, NULL);
 	buf = cpc_buf_create(w->cpc, set);
 	w->rc = bp < 0 || data < 0 || (have_tsc && tsc < 0) ||
-	    bind_curlwp_patiently(w->cpc, set, 0) != 0;
+	    cpc_bind_curlwp(w->cpc, set, 0) != 0;
 	pthread_barrier_wait(&start);
 	if (w->rc == 0) {
 		call_times(w->calls);
@@ -186,7 +185,7 @@ test_overflow_at_the_right_call(cpc_t *cpc)
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	CHECK(ind == 0);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	before = bp_calls;
 	call_times(CALLS);
 	CHECK_EQ_U64(emt_count, 1);
@@ -221,7 +220,7 @@ test_buffered_records(cpc_t *cpc)
 	CHECK(cpc_set_add_request(cpc, set, bp_event, UINT64_MAX,
 	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	call_times(CALLS / 4);
 	n = cpc_set_sample_records(cpc, set, recs, CALLS, &lost);
 	CHECK_EQ_U64(n, CALLS / 4);
@@ -298,9 +297,9 @@ main(void)
 	cpc_set_destroy(cpc, set);
 	have_tsc = cpc_event_status(cpc, "msr/tsc/", NULL, 0) ==
 	    CPC_EVENT_COUNTABLE;
-	RUN(test_calls_per_lwp, cpc);
-	RUN(test_overflow_at_the_right_call, cpc);
-	RUN(test_buffered_records, cpc);
+	test_calls_per_lwp(cpc);
+	test_overflow_at_the_right_call(cpc);
+	test_buffered_records(cpc);
 	cpc_close(cpc);
 	return check_report("test_cpc_breakpoint");
 }

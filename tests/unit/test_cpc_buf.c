@@ -92,7 +92,7 @@ sample_twice(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *first,
 	int tries, rc = -1;
 
 	for (tries = 0; tries < 20 && rc != 0; tries++) {
-		CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+		CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 		if ((rc = cpc_set_sample(cpc, set, first)) == 0) {
 			for (spin = 0; spin < 20000000UL; spin++)
 				;
@@ -164,7 +164,7 @@ ownership(cpc_t *cpc, cpc_set_t *set)
 	buf = cpc_buf_create(cpc, set);
 	small = cpc_buf_create(cpc, set1);
 	CHECK(cpc_set_sample(cpc, set, buf) == -1 && errno == EINVAL);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK(cpc_set_sample(cpc, set, small) == -1 && errno == EINVAL);
 	/* (EAGAIN only if another process bound a CPU meanwhile.) */
 	CHECK(cpc_set_sample(cpc, set, buf) == 0 || errno == EAGAIN);

@@ -117,7 +117,7 @@ exact_writes_and_faults(cpc_t *cpc)
 	cpc_buf_t *after = cpc_buf_create(cpc, set);
 	cpc_buf_t *diff = cpc_buf_create(cpc, set);
 
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	if (sample(cpc, set, before))
 		return RERUN;
 	do_writes(WRITES);
@@ -163,7 +163,7 @@ inherit_counts_new_threads(cpc_t *cpc)
 	cpc_buf_t *before = cpc_buf_create(cpc, set);
 	cpc_buf_t *after = cpc_buf_create(cpc, set);
 
-	CHECK(bind_curlwp_patiently(cpc, set, CPC_BIND_LWP_INHERIT) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT) == 0);
 	if (sample(cpc, set, before))
 		return RERUN;
 	spawn_writers();
@@ -181,7 +181,7 @@ no_inherit_ignores_threads(cpc_t *cpc)
 	cpc_buf_t *before = cpc_buf_create(cpc, set);
 	cpc_buf_t *after = cpc_buf_create(cpc, set);
 
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	if (sample(cpc, set, before))
 		return RERUN;
 	spawn_writers();
@@ -199,7 +199,7 @@ presets_and_restart(cpc_t *cpc)
 	cpc_set_t *set = faults_and_writes(cpc, BIG_PRESET);
 	cpc_buf_t *buf = cpc_buf_create(cpc, set);
 
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	if (sample(cpc, set, buf))
 		return RERUN;
 	CHECK_EQ_U64(value(cpc, buf, 1), BIG_PRESET);
@@ -238,7 +238,7 @@ restart_inherited(cpc_t *cpc)
 	cpc_set_t *set = faults_and_writes(cpc, 0);
 	cpc_buf_t *buf = cpc_buf_create(cpc, set);
 
-	CHECK(bind_curlwp_patiently(cpc, set, CPC_BIND_LWP_INHERIT) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT) == 0);
 	spawn_writers();
 	if (sample(cpc, set, buf))
 		return RERUN;
@@ -278,7 +278,7 @@ disable_enable(cpc_t *cpc, uint_t bindflags)
 	bool rerun = false;
 	uint64_t n;
 
-	CHECK(bind_curlwp_patiently(cpc, set, bindflags) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, bindflags) == 0);
 	CHECK(cpc_enable(cpc) == -1 && errno == EINVAL);
 	CHECK(cpc_disable(cpc) == 0);
 	CHECK(cpc_disable(cpc) == -1 && errno == EINVAL);
@@ -333,7 +333,7 @@ grow_after_unbind(cpc_t *cpc)
 	CHECK(cpc_set_add_request(cpc, set, "syscalls:sys_enter_write", 0,
 	    CPC_COUNT_USER, 0, NULL) == 0);
 	small = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	if (sample(cpc, set, small))
 		return RERUN;
 	CHECK(cpc_unbind(cpc, set) == 0);
@@ -341,7 +341,7 @@ grow_after_unbind(cpc_t *cpc)
 		CHECK(cpc_set_add_request(cpc, set, "page-faults", 0,
 		    CPC_COUNT_USER, 0, NULL) == i);
 	big = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK(cpc_set_sample(cpc, set, small) == -1 && errno == EINVAL);
 	do_writes(9);
 	if (sample(cpc, set, big))

@@ -193,7 +193,7 @@ set_and_bind_errors(cpc_t *cpc)
 	CHECK(errno == EINVAL && walked == 0);
 
 	/* A bound set takes no more requests. */
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK(cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER,
 	    0, NULL) == -1 && errno == EINVAL);
 	CHECK(cpc_unbind(cpc, set) == 0);
@@ -347,7 +347,7 @@ unprivileged_child(int out)
 	    NULL);
 	cpc_set_add_request(cpc, sys, "page-faults", 0,
 	    CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL);
-	r.user_rc = bind_curlwp_patiently(cpc, user, 0);
+	r.user_rc = cpc_bind_curlwp(cpc, user, 0);
 	cpc_unbind(cpc, user);
 	forget_error();
 	r.sys_rc = cpc_bind_curlwp(cpc, sys, 0);

@@ -41,7 +41,7 @@ real_counts(cpc_t *cpc)
 	    CPC_COUNT_USER, 0, NULL) == 1);
 	a = cpc_buf_create(cpc, set);
 	b = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK(cpc_set_sample(cpc, set, a) == 0);
 	spin();
 	CHECK(cpc_set_sample(cpc, set, b) == 0);

@@ -17,7 +17,6 @@
 #include <ucontext.h>
 
 #include "test_cpc.h"
-#include "test_cpc_ovf_rerun.h"
 
 #define WRITE_EVENT	"syscalls:sys_enter_write"
 #define PRESET_FOR(p)	(UINT64_MAX - (uint64_t)(p) + 1)
@@ -130,7 +129,7 @@ test_overflow_and_restart(cpc_t *cpc)
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	CHECK(ind == 0);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK_EQ_U64(sample_value(cpc, set, buf, ind), PRESET_FOR(p));
 
 	CHECK_EQ_U64(writes_until_signal(), p);
@@ -189,7 +188,7 @@ test_precise_and_group_freeze(cpc_t *cpc)
 	b = cpc_set_add_request(cpc, set, WRITE_EVENT, PRESET_FOR(10),
 	    CPC_COUNT_USER, 0, NULL);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK_EQ_U64(writes_until_signal(), 60);
 	CHECK_EQ_U64(emt_count, before + 1);
 	CHECK(cpc_set_sample(cpc, set, buf) == 0);
@@ -228,7 +227,7 @@ worker_main(void *arg)
 	w->tid = (pid_t)syscall(SYS_gettid);
 	cpc_set_add_request(w->cpc, set, WRITE_EVENT, PRESET_FOR(w->period),
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
-	w->bound = bind_curlwp_patiently(w->cpc, set, 0) == 0;
+	w->bound = cpc_bind_curlwp(w->cpc, set, 0) == 0;
 	pthread_barrier_wait(&start_line);
 	for (round = 0; round < 3 && w->bound; round++) {
 		w->writes[round] = writes_until_signal();
@@ -310,7 +309,7 @@ test_inherit(cpc_t *cpc)
 	cpc_set_add_request(cpc, set, WRITE_EVENT, PRESET_FOR(p),
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, CPC_BIND_LWP_INHERIT) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT) == 0);
 	one_write();	/* the binder's own: 1 of its P */
 	memset(&in, 0, sizeof(in));
 	pthread_create(&t, NULL, inheritor_main, &in);
@@ -356,7 +355,7 @@ test_zero_preset_counts(cpc_t *cpc)
 	cpc_set_add_request(cpc, set, WRITE_EVENT, 0,
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	for (i = 0; i < 500; i++)
 		one_write();
 	CHECK_EQ_U64(sample_value(cpc, set, buf, 0), 500);
@@ -387,7 +386,7 @@ test_sigtrap_chain(cpc_t *cpc)
 	sigaction(SIGTRAP, &sa, &old);
 	cpc_set_add_request(cpc, set, WRITE_EVENT, PRESET_FOR(30),
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	raise(SIGTRAP);
 	CHECK_EQ_U64(user_traps, 1);
 	CHECK_EQ_U64(writes_until_signal(), 30);
@@ -407,14 +406,14 @@ main(void)
 	if ((devnull = open("/dev/null", O_WRONLY)) < 0)
 		abort();
 	install_emt_handler();
-	RUN(test_caps, cpc);
-	RUN(test_overflow_and_restart, cpc);
-	RUN(test_precise_and_group_freeze, cpc);
-	RUN(test_threads, cpc);
-	RUN(test_inherit, cpc);
-	RUN(test_cpu_refused, cpc);
-	RUN(test_zero_preset_counts, cpc);
-	RUN(test_sigtrap_chain, cpc);
+	test_caps(cpc);
+	test_overflow_and_restart(cpc);
+	test_precise_and_group_freeze(cpc);
+	test_threads(cpc);
+	test_inherit(cpc);
+	test_cpu_refused(cpc);
+	test_zero_preset_counts(cpc);
+	test_sigtrap_chain(cpc);
 	CHECK_EQ_U64(atomic_load(&emt_wrong_signal), 0);
 	cpc_close(cpc);
 	return check_report("test_cpc_ovf");

@@ -15,7 +15,6 @@
 #include <sys/syscall.h>
 
 #include "test_cpc.h"
-#include "test_cpc_ovf_rerun.h"
 
 #define EVERY_EVENT	UINT64_MAX	/* 2^64 - 1: overflow at each event */
 #define PAGES		200
@@ -79,7 +78,7 @@ test_exact_page_records(cpc_t *cpc)
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
 	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
 	prefault_stack();
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	t0 = now_ns();
 	touch(pages, PAGES);
 	t1 = now_ns();
@@ -171,7 +170,7 @@ test_pcbuf_signal(cpc_t *cpc)
 	handler_set = set;
 	bound_tid = (pid_t)syscall(SYS_gettid);
 	prefault_stack();
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	touch(pages, total);
 	await_signals(3);
 	sleep_ms(20);
@@ -211,7 +210,7 @@ test_lost_records(cpc_t *cpc)
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
 	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
 	prefault_stack();
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	touch(pages, LOST_PAGES);
 	n = cpc_set_sample_records(cpc, set, recs, MAX_RECS, &lost);
 	printf("tiny ring: %d records kept, %llu lost\n", n,
@@ -267,7 +266,7 @@ test_two_requests_and_stacks(cpc_t *cpc)
 	    CPC_OVF_CALLSTACK, 0, NULL);
 	CHECK(pf == 0 && wi == 1);
 	prefault_stack();
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	touch(pages, 50);
 	writes(70);
 	n = cpc_set_sample_records(cpc, set, recs, MAX_RECS, &lost);
@@ -321,11 +320,11 @@ main(void)
 	if (recs == NULL)
 		abort();
 	memset(recs, 0, MAX_RECS * sizeof(*recs));	/* fault it in now */
-	RUN(test_exact_page_records, cpc);
-	RUN(test_pcbuf_signal, cpc);
-	RUN(test_lost_records, cpc);
-	RUN(test_two_requests_and_stacks, cpc);
-	RUN(test_refusals, cpc);
+	test_exact_page_records(cpc);
+	test_pcbuf_signal(cpc);
+	test_lost_records(cpc);
+	test_two_requests_and_stacks(cpc);
+	test_refusals(cpc);
 	free(recs);
 	cpc_close(cpc);
 	return check_report("test_cpc_ovf_buffered");

@@ -51,7 +51,7 @@ test_interrupt(cpc_t *cpc)
 	CHECK(cpc_set_add_request(cpc, set, "instructions", UINT64_MAX - P + 1,
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL) == 0);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	while (signals == 0 && rounds++ < 1000)
 		spin(10000);
 	CHECK_EQ_U64(signals, 1);
@@ -71,7 +71,7 @@ test_buffered(cpc_t *cpc)
 
 	CHECK(cpc_set_add_request(cpc, set, "instructions", 100000,
 	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	spin(1000000);
 	n = cpc_set_sample_records(cpc, set, recs, 64, NULL);
 	CHECK(n > 0);

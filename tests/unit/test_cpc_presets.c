@@ -433,7 +433,7 @@ derived(cpc_t *cpc)
 	b = cpc_buf_create(cpc, set);
 	d = cpc_buf_create(cpc, set);
 	CHECK(cpc_set_check(cpc, set, -1) == 0);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK(cpc_set_sample(cpc, set, a) == 0);
 	for (i = 0; i < 50; i++)
 		CHECK(write(devnull, "x", 1) == 1);

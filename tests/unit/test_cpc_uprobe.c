@@ -45,7 +45,7 @@ count_calls(cpc_t *cpc, const char *event, uint64_t *value)
 		return -1;
 	}
 	buf = cpc_buf_create(cpc, set);
-	if (bind_curlwp_patiently(cpc, set, 0) == 0) {
+	if (cpc_bind_curlwp(cpc, set, 0) == 0) {
 		for (i = 0; i < CALLS; i++) {
 			uprobe_plain_target();
 			uprobe_locked_target();

@@ -163,7 +163,7 @@ check_openable(cpc_t *cpc, const char *event)
 		return;
 	}
 	buf = cpc_buf_create(cpc, set);
-	if (bind_curlwp_patiently(cpc, set, 0) == 0) {
+	if (cpc_bind_curlwp(cpc, set, 0) == 0) {
 		ok = cpc_set_sample(cpc, set, buf) == 0 || errno == EAGAIN;
 		cpc_unbind(cpc, set);
 	}

@@ -83,7 +83,7 @@ library_counts(cpc_t *cpc, int i, int n)
 		return;
 	}
 	buf = cpc_buf_create(cpc, set);
-	if (bind_curlwp_patiently(cpc, set, 0) == 0) {
+	if (cpc_bind_curlwp(cpc, set, 0) == 0) {
 		if (cpc_set_sample(cpc, set, buf) == 0)
 			for (k = 0; k < n; k++)
 				tps[i + k].ours = true;
@@ -194,7 +194,7 @@ exact_values(cpc_t *cpc, const char *steady)
 		CHECK(cpc_set_add_request(cpc, set, exact[e], 0,
 		    CPC_COUNT_USER, 0, NULL) == (int)e);
 	buf = cpc_buf_create(cpc, set);
-	CHECK(bind_curlwp_patiently(cpc, set, 0) == 0);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	for (i = 0; i < WRITES; i++)
 		CHECK(write(fd, "x", 1) == 1);
 	CHECK(cpc_set_sample(cpc, set, buf) == 0);

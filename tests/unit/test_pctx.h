@@ -99,20 +99,6 @@ need_tracefs(void)
 }
 
 /*
- * Per-LWP binds fail with EAGAIN while any cpustat runs on the machine
- * (CPC_LOCK_DIR is shared by all): give the test a private, empty one.
- */
-static inline void
-private_lock_dir(void)
-{
-	if (unshare(CLONE_NEWNS) != 0 ||
-	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0)
-		return;
-	(void)mkdir(CPC_LOCK_DIR, 01777);
-	(void)mount("none", CPC_LOCK_DIR, "tmpfs", 0, "mode=1777");
-}
-
-/*
  * In a sanitizer build the workloads are instrumented too, and
  * LeakSanitizer cannot run under ptrace: it would fail at their exit and
  * write about it, spoiling the counts. The test itself keeps it.
@@ -132,7 +118,6 @@ static inline void
 open_cpc(void)
 {
 	need_tracefs();
-	private_lock_dir();
 	no_leak_check_in_workloads();
 	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
 		SKIP("cpc_open: %s", strerror(errno));
