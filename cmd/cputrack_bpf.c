@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "bpfeng.h"
 #include "cputrack.h"
 #include "diag.h"
@@ -297,7 +298,30 @@ on_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
 	    (hrtime_t)when_ns);
 }
 
+/*
+ * An image this user may not trace (set-id, unreadable): not counted, as
+ * the ptrace engine could not bind it either. The engine lets it run on.
+ */
 static void
+exec_untraceable(struct bpf_track *bt, struct bproc *p)
+{
+	struct row_lwp who = { p->pid, 1, p->pid };
+	pid_t pid = p->pid;
+	int s;
+
+	fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp1 - "
+	    "%s\n", (int)pid, strerror(EACCES));
+	for (s = 0; s < bt->ct->nsets; s++)
+		row_not_counted(bt->ct, &who, "init_lwp", s,
+		    "permission denied");
+	diag(NULL, "%d: execed a program that cannot be tracked\n", (int)pid);
+	bt->ct->uncounted = true;
+	proc_free(bt, p);
+	if (pid == bt->ct->target)
+		end_run(bt, 1);
+}
+
+static bool
 on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
     const struct bpfeng_counts *counts, bool followed, uint64_t when_ns)
 {
@@ -308,7 +332,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	struct row_lwp who = { pid, 1, pid };
 
 	if (p == NULL)
-		return;
+		return true;
 	if (t != NULL) {
 		if (counts == NULL)
 			counts_missing(bt, t, "fini_lwp");
@@ -322,14 +346,19 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	setgrp_reset(p->acc);
 	exec_say(pid, args, !followed ? EXEC_NOT_FOLLOWED :
 	    bt->ct->opt.follow_exec ? EXEC_FOLLOWED : EXEC_FOLLOWED_EARLY);
+	if (followed && !may_trace(pid) && errno != ESRCH) {
+		exec_untraceable(bt, p);
+		return false;
+	}
 	if (followed) {
 		p->next_lwpid = 1;
-		return;
+		return true;
 	}
 	/* No longer counted: as the ptrace engine, the root's ends the run. */
 	proc_free(bt, p);
 	if (pid == bt->ct->target)
 		end_run(bt, 1);
+	return true;
 }
 
 static void
@@ -599,6 +628,16 @@ start_target(struct bpf_track *bt)
 	if (ct->opt.pid != 0) {
 		if (capturable(ct->opt.pid) != 0)
 			goto no_capture;
+		/* What ptrace would refuse, the BPF engine refuses too. */
+		if (!may_trace(ct->opt.pid)) {
+			diag(NULL, "pid %d: %s\n", (int)ct->opt.pid,
+			    errno == EPERM ? "permission denied" :
+			    strerror(errno));
+			diag(NULL, "failed to capture pid %d\n",
+			    (int)ct->opt.pid);
+			trace_refusal_hint(ct->opt.pid);
+			return -1;
+		}
 		if (bpfeng_attach(bt->eng, ct->opt.pid, bt->why,
 		    sizeof(bt->why)) != 0) {
 			diag(NULL, "%s\n", bt->why);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "cputrack.h"
 #include "diag.h"
 #include "fdlimit.h"
@@ -411,38 +412,6 @@ pctx_diag(const char *fn, const char *fmt, va_list ap)
 	diag_errhndlr(fn, -1, fmt, ap);
 }
 
-/*
- * Why a process cannot be captured, when it is the usual reason: it
- * belongs to another user, or Yama allows tracing descendants only.
- */
-static void
-capture_hint(pid_t pid)
-{
-	char path[64];
-	struct stat st;
-	FILE *f;
-	int scope = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	if (geteuid() == 0 || stat(path, &st) != 0)
-		return;
-	if (st.st_uid != geteuid()) {
-		diag(NULL, "pid %d belongs to another user (uid %u): capturing "
-		    "it needs root or CAP_SYS_PTRACE\n", (int)pid,
-		    (unsigned)st.st_uid);
-		return;
-	}
-	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r")) != NULL) {
-		if (fscanf(f, "%d", &scope) != 1)
-			scope = 0;
-		fclose(f);
-	}
-	if (scope > 0)
-		diag(NULL, "kernel.yama.ptrace_scope is %d: only a parent may "
-		    "trace; capturing needs CAP_SYS_PTRACE, or ptrace_scope "
-		    "0\n", scope);
-}
-
 static int
 start_target(struct cputrack *ct)
 {
@@ -452,7 +421,7 @@ start_target(struct cputrack *ct)
 		ct->root = pctx_capture(o->pid, ct, 1, pctx_diag);
 		if (ct->root == NULL) {
 			diag(NULL, "failed to capture pid %d\n", (int)o->pid);
-			capture_hint(o->pid);
+			trace_refusal_hint(o->pid);
 		}
 	} else {
 		ct->root = pctx_create(o->command[0], o->command, ct, 1,

@@ -153,7 +153,7 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 		if (pid > 0)
 			snprintf(buf, len, "Permission denied: the process "
 			    "hides itself from tracers (a set-id or unreadable "
-			    "program?); counting it needs CAP_SYS_PTRACE");
+			    "program?); only root may count it");
 		else
 			snprintf(buf, len, "Permission denied by a security "
 			    "module (lockdown, SELinux, AppArmor), not by "
@@ -189,8 +189,8 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 	else if (pid > 0)
 		snprintf(buf, len, "Permission denied: %scounting another "
 		    "process needs the right to trace it: it runs as another "
-		    "user, or is set-id or not dumpable (root or "
-		    "CAP_SYS_PTRACE may)", userns);
+		    "user, or is set-id or not dumpable (only its "
+		    "owner, or root, may)", userns);
 	else
 		snprintf(buf, len, "Permission denied (%s"
 		    "kernel.perf_event_paranoid is %d)", userns, p.paranoid);

@@ -80,7 +80,9 @@ enum bpfeng_origin {
  * image (its other threads have had their lwp_exit, BY_EXEC). If the exec
  * is followed, lwp_create(FIRST) for the process's one thread (tid == pid)
  * comes next and counts the new image from zero; if not, the process is
- * no longer tracked and has no exit. A process's exit comes after all its
+ * no longer tracked and has no exit. exec returns false to stop counting a
+ * followed process from its exec on (it runs on, untracked, as after
+ * bpfeng_untrack). A process's exit comes after all its
  * threads' lwp_exit. fork comes for every fork of a tracked process; with
  * BPFENG_FOLLOW_FORK, lwp_create(FIRST) for the child comes next.
  */
@@ -91,7 +93,7 @@ struct bpfeng_ops {
 		    const struct bpfeng_counts *counts, uint64_t when_ns);
 	void	(*fork)(void *arg, pid_t parent, pid_t parent_tid,
 		    pid_t child, uint64_t when_ns);
-	void	(*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
+	bool	(*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
 		    const struct bpfeng_counts *counts, bool followed,
 		    uint64_t when_ns);
 	void	(*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);

@@ -180,15 +180,15 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 {
 	struct eng_thread *t = eng_thread_find(eng, (pid_t)r->tid);
 	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
-	bool followed = (r->flags & BPFENG_REC_FOLLOWED) != 0;
+	bool followed = (r->flags & BPFENG_REC_FOLLOWED) != 0, keep = true;
 	char args[BPFENG_ARGS_LEN + 1];
 
 	if (p == NULL)
 		return;
 	exec_args(r, args, sizeof(args));
 	if (eng->ops->exec != NULL)
-		eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid, args,
-		    record_counts(r, r->data + BPFENG_ARGS_WORDS),
+		keep = eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
+		    args, record_counts(r, r->data + BPFENG_ARGS_WORDS),
 		    followed, r->when_ns);
 	if (t != NULL) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
@@ -200,6 +200,10 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 		if (p->pid == eng->child)
 			eng->child_released = true;
 		proc_end(eng, p, false);
+		return;
+	}
+	if (!keep) {
+		bpfeng_untrack(eng, p->pid);
 		return;
 	}
 	(void)eng_announce_thread(eng, p->pid, p->pid, BPFENG_LWP_FIRST,

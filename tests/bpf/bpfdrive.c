@@ -206,7 +206,7 @@ cb_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
 	printf("fork %d %d %d\n", (int)parent, (int)parent_tid, (int)child);
 }
 
-static void
+static bool
 cb_exec(void *arg, pid_t pid, pid_t tid, const char *args,
     const struct bpfeng_counts *c, bool followed, uint64_t when_ns)
 {
@@ -218,6 +218,7 @@ cb_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	totals_print(d, "exec_total", pid);
 	printf("exec %d %d %s '%s'\n", (int)pid, (int)tid,
 	    followed ? "followed" : "released", args);
+	return true;
 }
 
 static void

@@ -301,7 +301,7 @@ start_cpustat_alongside() {
 cpustat_counted_on() {
 	kill -0 "$CS"
 	[ -z "$(cat "$T/cs.err")" ]
-	kill -INT "$CS"
+	kill -TERM "$CS"
 	wait "$CS" || true
 	[ "$(grep -c ' tick ' "$T/cs.out")" -ge 2 ]
 }

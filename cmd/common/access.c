@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The check ptrace(2) makes before an attach, without attaching: nothing
+ * stops or notices. process_vm_readv(2) makes the same check (attach
+ * mode, real credentials) before it touches the target's memory, so a
+ * read of address 0 fails with EFAULT when access was granted and with
+ * EPERM when it was not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "access.h"
+#include "diag.h"
+
+bool
+may_trace(pid_t pid)
+{
+	char byte;
+	struct iovec local = { &byte, 1 }, remote = { NULL, 1 };
+
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) >= 0 ||
+	    errno == EFAULT)
+		return true;
+	if (errno == EACCES)
+		errno = EPERM;
+	return false;
+}
+
+/*
+ * The usual reasons: the process belongs to another user, or Yama lets a
+ * user trace only the processes it started. Nothing here suggests giving
+ * a tracer CAP_SYS_PTRACE: that would let it read every process.
+ */
+void
+trace_refusal_hint(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	FILE *f;
+	int scope = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (getuid() == 0 || stat(path, &st) != 0)
+		return;
+	if (st.st_uid != getuid()) {
+		diag(NULL, "pid %d belongs to another user (uid %u): only that "
+		    "user or root may count it\n", (int)pid,
+		    (unsigned)st.st_uid);
+		return;
+	}
+	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re")) != NULL) {
+		if (fscanf(f, "%d", &scope) != 1)
+			scope = 0;
+		fclose(f);
+	}
+	if (scope > 0)
+		diag(NULL, "kernel.yama.ptrace_scope is %d: a user may trace "
+		    "only the processes it starts; start the command under "
+		    "cputrack, or ask root\n", scope);
+}
