@@ -514,7 +514,8 @@ note_multiplex(struct output *o, const struct out_row *row)
 		return;
 	o->multiplex_noted = true;
 	diag(NULL, "note: set %d ran %.1f%% of its enabled time "
-	    "(counters multiplexed); counts are not scaled\n", row->setno,
+	    "(counters multiplexed, or the PMU held by a CPU-wide counter); "
+	    "counts are not scaled\n", row->setno,
 	    row->enabled_ns ? 100.0 * (double)row->running_ns /
 	    (double)row->enabled_ns : 0.0);
 }
@@ -570,7 +571,8 @@ output_row(struct output *o, const struct out_row *row)
 	if (r.setno >= 0 && r.not_counted == NULL && r.enabled_ns > 0 &&
 	    r.running_ns == 0)
 		r.not_counted = "the kernel never let the set count "
-		    "(multiplexed out)";
+		    "(multiplexed out, or the PMU held by a CPU-wide counter "
+		    "such as cpustat's)";
 	if (when == 0)
 		when = output_now();
 	pthread_mutex_lock(&o->lock);
