@@ -127,11 +127,12 @@ const char *bpfeng_unavailable(void);
 
 /*
  * Load the engine and open its counters; set 0 is in use first. cpc is
- * the caller's libcpc handle, for exclusivity with cpustat. NULL on
- * failure, with errno and why: no privilege, or a pid namespace other
+ * the caller's libcpc handle, which gives the counters' attributes. NULL
+ * on failure, with errno and why: no privilege, or a pid namespace other
  * than the initial one (EPERM), a kernel too old (ENOSYS) or without BTF
- * (ENOENT), a cpustat holding CPUs (EAGAIN), the verifier's refusal with
- * its reason, a counter the kernel will not open, no memory.
+ * (ENOENT), the verifier's refusal with its reason, a counter the kernel
+ * will not open, no memory. A cpustat holding a CPU's PMU refuses nothing:
+ * the hardware counters just do not run there meanwhile.
  */
 struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets,
     int nsets, unsigned flags, const struct bpfeng_ops *ops, void *arg,
@@ -175,8 +176,7 @@ int bpfeng_fd(const struct bpfeng *eng);
 /*
  * Call back for what happened since the last call, without waiting. 0, or
  * -1 with why: counts were lost (a full ring buffer or thread table, a
- * failed counter read: ENOBUFS, said once), or a cpustat took the
- * counters (EAGAIN: "perf counter contents invalidated").
+ * failed counter read: ENOBUFS, said once).
  */
 int bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen);
 

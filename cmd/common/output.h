@@ -73,9 +73,9 @@ struct out_row {
 	pid_t		 child;		/* fork: the child */
 	const char	*args;		/* exec: the new image's arguments */
 	/*
-	 * Why the row's values were not counted (permission refused, counters
-	 * invalidated, out of descriptors, never running): they are then
-	 * written as none, never as 0. And what a total leaves out (LWPs or
+	 * Why the row's values were not counted (permission refused, out of
+	 * descriptors, never running): they are then written as none, never
+	 * as 0. And what a total leaves out (LWPs or
 	 * CPUs that could not be counted), when it does. A set that was
 	 * enabled but never ran (multiplexed out) is found here and said
 	 * the same way.

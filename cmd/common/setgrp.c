@@ -14,7 +14,9 @@
  * to the read that ended it. Nothing falls between two turns or in both.
  * Sets of hardware events take turns on the PMU's counters instead: the
  * next starts before the current stops (cpc_set_switch), and what the LWP
- * does in between is counted by both.
+ * does in between is counted by both; on a CPU whose PMU the sets hold
+ * (cpustat without --shared) the current stops first, and what happens
+ * in between is in neither.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -152,8 +152,9 @@ $(tty_listing)"
 	for where in built installed; do
 		use $where
 		listed "cpustat -" -c -h -T --format= --cpus= --output= \
-		    --output-fd= --listen= --list
+		    --output-fd= --listen= --list --shared
 		expect "cpustat --cp" "cpustat --cpus="
+		expect "cpustat --sh" "cpustat --shared "
 		expect "cpustat --format=cs" "cpustat --format=csv "
 		expect "cpustat --format=pr" "cpustat --format=prometheus "
 		listed "cpustat -c task-clock -T " u d

@@ -122,6 +122,7 @@ $(tty_listing)"
 		expect "cpustat -c pic1=cont" "cpustat -c pic1=context-switches,"
 		expect "cpustat -c sched:sched_swi" "cpustat -c sched:sched_switch,"
 		expect "cpustat --cp" "cpustat --cpus="
+		expect "cpustat --sh" "cpustat --shared "
 		expect "cpustat --format=cs" "cpustat --format=csv "
 		expect "cpustat --format=pr" "cpustat --format=prometheus "
 		listed "cpustat -c task-clock -T " d u

@@ -41,9 +41,18 @@ setup() {
 	done
 	for opt in "-c eventspec" "-h" "-n" "-p period" "-s" "-t" "-T u|d" "-D" \
 	    "--format=format" "--output=file" "--output-fd=fd" \
-	    "--listen=addr:port" "--cpus=list" "interval" "count"; do
-		grep -qE "^       $(sed 's/[|.]/\\&/g' <<<"$opt")( |$)" <<<"$text" ||
+	    "--listen=addr:port" "--cpus=list" "--shared" "--list[=glob]" \
+	    "--help" "--version" "interval" "count"; do
+		grep -qE "^       $(sed 's/[][|.]/\\&/g' <<<"$opt")( |$)" <<<"$text" ||
 			fail "option $opt is not documented"
+	done
+	# Every option the usage text names, long ones included.
+	run "$CPUSTAT" --help
+	assert_success
+	for opt in $(printf '%s\n' "$output" |
+	    sed -n 's/^\t\(--*[A-Za-z][-A-Za-z]*\).*/\1/p'); do
+		grep -qE "^       $opt([ =[]|\$)" <<<"$text" ||
+			fail "option $opt of the usage text is not documented"
 	done
 	# The documented layout is the program's.
 	grep -qF "   time cpu event      pic0      pic1" <<<"$text"
@@ -54,8 +63,19 @@ setup() {
 	[ "$status" -ne 2 ]
 	assert_line --index 0 "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,child,args,not_counted,partial,key,value"
 	assert_line --index 3 "0.000000,,,,,,meta,,,,,,,,,,tool,cpustat"
-	! grep -qF "/run/cpctools" <<<"$text"
+	# Exclusivity is the kernel's: no lock files, no invalidation; the
+	# hint after "Resource temporarily unavailable" is the program's (it
+	# needs a PMU to be seen: tests/hw).
+	if grep -qE "/run/cpctools|flock|any\.lock|contents invalidated" \
+	    <<<"$text"; then
+		fail "the page still describes lock files or invalidation"
+	fi
 	grep -qF -- "--shared" <<<"$text"
+	hint="another CPU-wide counter holds the PMU; --shared counts beside it"
+	mandoc -Tascii -O width=1000 "$MAN" | sed 's/.\x08//g' |
+	    grep -qF "cpustat: $hint" || fail "the hint is not documented"
+	grep -aqF "another CPU-wide counter holds the PMU" "$CPUSTAT"
+	grep -aqF -- "${hint#*PMU}" "$CPUSTAT"
 	grep -qF -- "-DCPCTOOLS_CPUSTAT_NAME=cpc-cpustat" <<<"$text"
 }
 

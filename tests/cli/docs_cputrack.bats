@@ -90,6 +90,17 @@ bash_complete() {
 	done
 }
 
+@test "man page: a cpustat holds hardware counters through the kernel: no lock files, nothing invalidated" {
+	run grep -nE "/run/cpctools|flock|contents invalidated" "$MAN"
+	assert_failure
+	grep -qx '\.SS Counters held by cpustat' "$MAN"
+	# The reason of a row whose set never ran is the one cputrack gives.
+	local reason="the kernel never let the set count (multiplexed out, or the PMU held by a CPU-wide counter such as cpustat's)"
+	grep -qxF ".BR \"$reason\" ," "$MAN"
+	require_cputrack
+	grep -aqF "$reason" "$CPUTRACK"
+}
+
 @test "man page: documents every option of the usage text" {
 	require_cputrack
 	run -2 "$CPUTRACK"
