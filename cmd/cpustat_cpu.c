@@ -73,14 +73,20 @@ schedule_catch_up(const struct cpustat *cs, struct schedule *sch,
 	return n;
 }
 
+/*
+ * Called at every sample: only a change wakes the soaker, which else
+ * would run at each one, in the user-mode slices it is to keep out of.
+ */
 static void
 set_soak(struct cpu_worker *w, bool on)
 {
 	if (!w->soaker_started)
 		return;
 	pthread_mutex_lock(&w->soak_lock);
-	w->soak = on;
-	pthread_cond_signal(&w->soak_cv);
+	if (w->soak != on) {
+		w->soak = on;
+		pthread_cond_signal(&w->soak_cv);
+	}
 	pthread_mutex_unlock(&w->soak_lock);
 }
 
@@ -234,14 +240,16 @@ take_sample(struct cpu_worker *w)
  * After a cycle of the sets (-p), rest until the rest's end, just before
  * the next sample time: the next set takes over at once, and what it
  * counts in the rest is left out by a sample when the rest ends. A rest
- * that ran past the next sample time (cpustat was stopped) is part of
- * the gap that follows, and is kept in its row. 1 when the run was asked
- * to stop meanwhile.
+ * that ran past the sample time after next (cpustat was stopped) is part
+ * of the gap that follows, and is kept in its row; one that ended late,
+ * but in time for a tick, is left out all the same: a tick holds no more
+ * than its own interval. 1 when the run was asked to stop meanwhile.
  */
 static int
 rest(struct cpu_worker *w, const struct schedule *sch)
 {
 	struct cpustat *cs = w->cs;
+	struct schedule after = *sch;
 
 	if (setgrp_rotate(w->grp) != 0)
 		return cpu_lost(w, errno) ? 1 : -1;
@@ -249,7 +257,8 @@ rest(struct cpu_worker *w, const struct schedule *sch)
 	if (cpustat_wait_until(cs, sch->next -
 	    (hrtime_t)cs->opt.interval_ms * MSEC))
 		return 1;
-	if (output_now() < sch->next && setgrp_rebase(w->grp) != 0)
+	(void)schedule_advance(cs, &after);
+	if (output_now() < after.next && setgrp_rebase(w->grp) != 0)
 		return cpu_lost(w, errno) ? 1 : -1;
 	soak_for_current(w);
 	return 0;

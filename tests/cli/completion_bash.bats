@@ -13,7 +13,12 @@ load completion_helper
 
 setup_file() {
 	export STAGE=$BATS_FILE_TMPDIR/prefix
-	cmake --install "$BUILD_DIR" --prefix "$STAGE" >"$BATS_FILE_TMPDIR/install.log" 2>&1 ||
+	# Tests run side by side, and every cmake --install of the build
+	# writes its install_manifest.txt, which package.install_uninstall
+	# reads: installs share the build's install.lock, which that test
+	# takes alone.
+	flock -s "$BUILD_DIR/install.lock" \
+	    cmake --install "$BUILD_DIR" --prefix "$STAGE" >"$BATS_FILE_TMPDIR/install.log" 2>&1 ||
 	    { cat "$BATS_FILE_TMPDIR/install.log"; return 1; }
 	local c=$BATS_FILE_TMPDIR/built/share/bash-completion/completions
 	mkdir -p "$c"

@@ -135,10 +135,11 @@ perf_count() {
 	awk -F, -v e="$event" '$3 == e { print $1 }' "$T/perf"
 }
 
-# Wait (bounded, 10 s) until file $1 exists.
+# Wait until file $1 exists (60 s at most: these bounds are for a run
+# that hangs, not times a test expects).
 wait_file() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		[ -e "$1" ] && return 0
 		sleep 0.1
 	done
@@ -155,10 +156,10 @@ tracer_of() {
 	awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 
-# Wait (bounded, 10 s) until process $1 runs untraced and is not stopped.
+# Wait (60 s at most) until process $1 runs untraced and is not stopped.
 assert_free() {
 	local i st tr
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		st=$(proc_state "$1")
 		tr=$(tracer_of "$1")
 		if [ -n "$st" ] && [ "$st" != T ] && [ "$st" != t ] &&
@@ -185,7 +186,7 @@ counters_taken() {
 	grep -qE 'Resource temporarily unavailable|contents invalidated' "$T/err"
 }
 
-# bg_until PATTERN COMMAND...: run COMMAND in the background and wait (15 s
+# bg_until PATTERN COMMAND...: run COMMAND in the background and wait (60 s
 # at most) until its output ($T/out) matches PATTERN; run it again (up to 8
 # times) if a cpustat elsewhere took the counters first. Sets CPID.
 bg_until() {
@@ -196,7 +197,7 @@ bg_until() {
 		"$@" >"$T/out" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
-		for i in $(seq 150); do
+		for i in $(seq 600); do
 			grep -qE "$pattern" "$T/out" && return 0
 			kill -0 "$CPID" 2>/dev/null || break
 			sleep 0.1

@@ -35,12 +35,13 @@ s.serve_forever()
 	[ -n "$PORT" ]
 }
 
-# get: one request, 2 s at most; prints the status, or "timeout".
+# get: one request, 30 s at most (a bound for a server that hangs);
+# prints the status, or "timeout".
 get() {
 	"$PY" -c '
 import sys, urllib.request
 try:
-    print(urllib.request.urlopen("http://127.0.0.1:%s/" % sys.argv[1], timeout=2).status)
+    print(urllib.request.urlopen("http://127.0.0.1:%s/" % sys.argv[1], timeout=30).status)
 except Exception as e:
     print("timeout", e)
 ' "$PORT"
@@ -57,20 +58,19 @@ tracer_while_counted() {
 }
 
 # SIGTSTP stops a process started here as cputrack is: the kernel
-# discards it where the process group is orphaned (a detached run).
+# discards it where the process group is orphaned (a detached run). A
+# child of 2 s is sent SIGTSTP: it stops, or ends.
 tstp_stops_here() {
-	local p i state=
-	sleep 30 &
-	p=$!
-	kill -TSTP "$p"
-	for i in $(seq 20); do
-		state=$(awk '{ print $3 }' "/proc/$p/stat")
-		[ "$state" = T ] && break
-		sleep 0.05
-	done
-	kill -KILL "$p"
-	wait "$p" 2>/dev/null || true
-	[ "$state" = T ]
+	"$PY" -c '
+import os, signal, subprocess, sys
+p = subprocess.Popen(["sleep", "2"])
+os.kill(p.pid, signal.SIGTSTP)
+_, status = os.waitpid(p.pid, os.WUNTRACED)
+p.kill()
+os.kill(p.pid, signal.SIGCONT)
+p.wait()
+sys.exit(0 if os.WIFSTOPPED(status) else 1)
+'
 }
 
 @test "-p: cputrack stopped (SIGTSTP) for 2 s, the server it tracks goes on answering; on SIGCONT cputrack takes it back and counts on" {
@@ -81,7 +81,7 @@ tstp_stops_here() {
 	[ "$(get)" = 200 ]
 	kill -TSTP "$CPID"
 	local i
-	for i in $(seq 150); do [ "$(awk '{ print $3 }' "/proc/$CPID/stat")" = T ] && break; sleep 0.1; done
+	for i in $(seq 600); do [ "$(awk '{ print $3 }' "/proc/$CPID/stat")" = T ] && break; sleep 0.1; done
 	[ "$(awk '{ print $3 }' "/proc/$CPID/stat")" = T ]
 	# Let go while cputrack is stopped: untraced, and it answers.
 	[ "$(tracer_of_pid "$SERVER")" = 0 ]
@@ -92,12 +92,12 @@ tstp_stops_here() {
 	local rows
 	rows=$(grep -c ' tick ' "$T/out")
 	kill -CONT "$CPID"
-	for i in $(seq 50); do [ "$(tracer_of_pid "$SERVER")" = "$(tracer_while_counted "$CPID")" ] && break; sleep 0.1; done
+	for i in $(seq 600); do [ "$(tracer_of_pid "$SERVER")" = "$(tracer_while_counted "$CPID")" ] && break; sleep 0.1; done
 	[ "$(tracer_of_pid "$SERVER")" = "$(tracer_while_counted "$CPID")" ]
 	# Requests after: new threads, seen and counted again.
 	[ "$(get)" = 200 ]
 	[ "$(get)" = 200 ]
-	for i in $(seq 50); do [ "$(grep -c ' tick ' "$T/out")" -gt $((rows + 2)) ] && break; sleep 0.1; done
+	for i in $(seq 600); do [ "$(grep -c ' tick ' "$T/out")" -gt $((rows + 2)) ] && break; sleep 0.1; done
 	[ "$(grep -c ' tick ' "$T/out")" -gt $((rows + 2)) ]
 	kill -TERM "$CPID"
 	wait "$CPID"
@@ -108,35 +108,64 @@ tstp_stops_here() {
 	[ "$(get)" = 200 ]
 }
 
+# ticks_after N: until $T/rows has more than N tick rows (60 s at most).
+ticks_after() {
+	local i
+	for i in $(seq 600); do
+		[ "$(grep -c ' tick ' "$T/rows" 2>/dev/null)" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# signal_survived PID SIG: send SIG to cputrack PID and to its command,
+# wl_gate, which waits at the gate ($T/gate, open here on descriptor 8);
+# both go on: cputrack writes a tick row after the signal (had it ended,
+# none would come), and the command, let through the gate, ends as it
+# would have.
+signal_survived() {
+	local pid=$1 sig=$2 cmd rows
+	ticks_after 0
+	cmd=$(pgrep -P "$pid")
+	[ -n "$cmd" ]
+	rows=$(grep -c ' tick ' "$T/rows")
+	kill -"$sig" "$cmd" "$pid"
+	ticks_after "$rows"
+	kill -0 "$cmd"
+	echo >&8
+	exec 8>&-
+}
+
+# gate_counted: the rows of a run of wl_gate 1 5 to its end: "ready" and
+# the thread's 5 writes.
+gate_counted() {
+	[ "$(awk '$3 == "exit" { print $4 }' "$T/rows")" = 6 ]
+}
+
 @test "nohup cputrack: SIGHUP ignored at the start stays ignored, for cputrack and its command" {
 	ct_wait_counters
-	nohup "$CT" -T 0.1 -c "$WRITE" -o "$T/rows" "$W/ct_steady" 1 5 100 10 "$T/done" >"$T/nohup.out" 2>&1 &
+	mkfifo "$T/gate"
+	nohup "$CT" -T 0.1 -c "$WRITE" -o "$T/rows" "$W/wl_gate" 1 5 \
+	    <"$T/gate" >"$T/nohup.out" 2>&1 &
 	CPID=$!
 	ct_bg "$CPID"
-	local i
-	for i in $(seq 100); do grep -q ' tick ' "$T/rows" 2>/dev/null && break; sleep 0.1; done
-	kill -HUP "$CPID"
-	sleep 0.3
-	kill -0 "$CPID"
+	exec 8>"$T/gate"
+	signal_survived "$CPID" HUP
 	wait "$CPID"
-	[ -e "$T/done" ]
-	grep -q ' exit ' "$T/rows"
+	gate_counted
 }
 
 @test "SIGINT ignored by a script's & stays ignored: a non-interactive shell's background cputrack outlives SIGINT" {
 	ct_wait_counters
-	bash -c "\"$CT\" -T 0.1 -c \"$WRITE\" -o \"$T/rows\" \"$W/ct_steady\" 1 5 100 10 \"$T/done\" & echo \$! >\"$T/pid\"; wait" &
-	ct_bg $!
-	local i pid
-	for i in $(seq 100); do [ -s "$T/pid" ] && grep -q ' tick ' "$T/rows" 2>/dev/null && break; sleep 0.1; done
-	pid=$(cat "$T/pid")
-	kill -INT "$pid"
-	sleep 0.3
-	kill -0 "$pid"
-	for i in $(seq 100); do [ -e "$T/done" ] && break; sleep 0.1; done
-	[ -e "$T/done" ]
-	for i in $(seq 50); do grep -q ' exit ' "$T/rows" && break; sleep 0.1; done
-	grep -q ' exit ' "$T/rows"
+	mkfifo "$T/gate"
+	bash -c "\"$CT\" -T 0.1 -c \"$WRITE\" -o \"$T/rows\" \"$W/wl_gate\" 1 5 <\"$T/gate\" & echo \$! >\"$T/pid\"; wait" &
+	local sh=$!
+	ct_bg "$sh"
+	exec 8>"$T/gate"
+	wait_file "$T/pid"
+	signal_survived "$(cat "$T/pid")" INT
+	wait "$sh"
+	gate_counted
 }
 
 @test "a created command that handles SIGTERM: cputrack passes it on and tracks the command to its end; a second SIGTERM kills it" {
@@ -148,17 +177,17 @@ while True: time.sleep(0.05)
 '
 	kill -TERM "$CPID"
 	local i
-	for i in $(seq 50); do grep -q 'got TERM' "$T/out" && break; sleep 0.1; done
+	for i in $(seq 600); do grep -q 'got TERM' "$T/out" && break; sleep 0.1; done
 	grep -q 'got TERM' "$T/out"
 	# It lives on, tracked: ticks go on (there may be none yet).
 	local n
 	n=$(grep -c ' tick ' "$T/out" || true)
-	sleep 0.5
+	for i in $(seq 600); do [ "$(grep -c ' tick ' "$T/out")" -gt "$n" ] && break; sleep 0.1; done
 	[ "$(grep -c ' tick ' "$T/out")" -gt "$n" ]
 	kill -TERM "$CPID"
 	status=0
 	wait "$CPID" || status=$?
-	[ "$status" -eq 143 ]
+	[ "$status" -eq 143 ] || { echo "status $status"; cat "$T/err"; false; }
 	grep -q ' exit ' "$T/out"
 }
 

@@ -88,8 +88,11 @@ EOF
 		grep -q 'Resource temporarily unavailable' "$T/err" || break
 	done
 	local i
-	# Let it count a while, then stop it and scrape what it said last.
-	sleep 1
+	# Once it has rows of every CPU, scrape it, then stop it.
+	for i in $(seq 600); do
+		[ "$(grep -cE '"label":"(tick|gap)"' "$T/rows")" -ge "$("$PY" -c 'import os; print(2 * len(os.sched_getaffinity(0)))')" ] && break
+		sleep 0.1
+	done
 	http_get "http://127.0.0.1:$port/metrics" >"$T/m1"
 	promtool_check "$T/m1"
 	kill -TERM "${CT_PIDS[-1]}"
@@ -118,41 +121,68 @@ EOF
 	local dir=$T/textfile
 	mkdir "$dir"
 	ct_wait_counters
+	local before after
+	before=$(date +%s%N)
 	(umask 022; exec "$CS" --format=openmetrics --output="$dir/cpustat.prom" \
 	    -c task-clock 0.01 300 2>"$T/err") &
 	ct_bg $!
-	# Read it as node_exporter does, as fast as we can, while it changes.
+	# Read it as node_exporter does, as fast as we can, while it changes,
+	# and once more when the run has ended (60 s at most: a bound for a
+	# run that hangs).
 	"$PY" - "$dir/cpustat.prom" "${CT_PIDS[-1]}" <<'EOF'
-import os, sys, time
+import re, sys, time
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 path, pid = sys.argv[1], int(sys.argv[2])
-seen, reads = set(), 0
-deadline = time.time() + 60
-while time.time() < deadline:
+
+def running():
+    try:
+        return open("/proc/%d/stat" % pid).read().rsplit(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+def enabled(text):
+    return sum(float(v) for v in re.findall(r"^cpustat_enabled_seconds_total\{[^}]*\} (\S+)$", text, re.M))
+
+seen, reads, last = set(), 0, 0.0
+deadline = time.monotonic() + 60
+while True:
+    alive = running()
     try:
         text = open(path).read()
     except FileNotFoundError:
-        continue
-    reads += 1
-    assert text.endswith("# EOF\n"), "a part of the file: %r" % text[-60:]
-    list(text_string_to_metric_families(text))
-    seen.add(text)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        text = None
+    if text is not None:
+        reads += 1
+        assert text.endswith("# EOF\n"), "a part of the file: %r" % text[-60:]
+        list(text_string_to_metric_families(text))
+        seen.add(text)
+        # Each version holds more than the one before.
+        assert enabled(text) >= last, (enabled(text), last)
+        last = enabled(text)
+    if not alive:
         break
-assert len(seen) > 20, (len(seen), reads)
+    assert time.monotonic() < deadline, "cpustat still runs after 60 s"
+# Read as it changed: more than one version, none of them half written.
+assert len(seen) > 1, (len(seen), reads)
 print(len(seen), "versions in", reads, "reads")
 EOF
 	wait "${CT_PIDS[-1]}"
+	after=$(date +%s%N)
 	[ ! -s "$T/err" ]
 	# No temporary file left beside it; readable by the collector's user.
 	[ "$(ls -A "$dir")" = cpustat.prom ]
 	[ "$(stat -c %a "$dir/cpustat.prom")" = 644 ]
 	om_check "$dir/cpustat.prom"
-	# The last version has the whole run: 300 intervals of 10 ms.
-	grep -qE '^cpustat_enabled_seconds_total\{cpu="[0-9]+",set="0"\} (2\.[89]|3\.[0-2])[0-9]*$' \
-	    "$dir/cpustat.prom"
+	# The last version has the whole run, read when it had ended: every
+	# CPU's time, no more than the run lasted.
+	"$PY" - "$dir/cpustat.prom" "$before" "$after" <<'EOF'
+import os, re, sys
+text = open(sys.argv[1]).read()
+secs = (int(sys.argv[3]) - int(sys.argv[2])) / 1e9
+cpus = {int(c): float(v) for c, v in re.findall(r'^cpustat_enabled_seconds_total\{cpu="(\d+)",set="0"\} (\S+)$', text, re.M)}
+assert sorted(cpus) == sorted(os.sched_getaffinity(0)), cpus
+assert all(0 < v <= secs for v in cpus.values()), (cpus, secs)
+EOF
 }
 
 @test "--output=FILE with a metrics format in a directory that cannot take it: said, exit 1, nothing counted" {

@@ -36,7 +36,12 @@ setup_file() {
 	export EXAMPLE_LDFLAGS=${EXAMPLE_LDFLAGS:-}
 	export STAGE=$BATS_FILE_TMPDIR/stage
 	export EXDIR=$BATS_FILE_TMPDIR/examples
-	cmake --install "$BUILD_DIR" --prefix "$STAGE" \
+	# Tests run side by side, and every cmake --install of the build
+	# writes its install_manifest.txt, which package.install_uninstall
+	# reads: installs share the build's install.lock, which that test
+	# takes alone.
+	flock -s "$BUILD_DIR/install.lock" \
+	    cmake --install "$BUILD_DIR" --prefix "$STAGE" \
 	    >"$BATS_FILE_TMPDIR/install.log" 2>&1 || {
 		cat "$BATS_FILE_TMPDIR/install.log" >&3
 		return 1

@@ -30,7 +30,11 @@ fail() {
 	exit 1
 }
 
-cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
+# Tests run side by side, and every cmake --install of the build writes
+# its install_manifest.txt, which package.install_uninstall reads: installs
+# share the build's install.lock, which that test takes alone.
+flock -s "$build/install.lock" \
+    cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
 	{ cat "$tmp/install.log"; echo "FAIL: cmake --install"; exit 1; }
 pc=$(find "$tmp/prefix" -name cpctools-libcpc.pc | head -n 1)
 [ -n "$pc" ] || { echo "FAIL: no cpctools-libcpc.pc installed"; exit 1; }

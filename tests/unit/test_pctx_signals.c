@@ -102,28 +102,33 @@ static int stop_sig;
 static long at_stop, stop_progress = -1;
 static char stopped_state;
 static int jc_ticks, stop_tick;
+static bool stop_sent;
 
 /*
- * Tick 5: stop it. The stop takes effect when the target next gets a CPU,
- * which a loaded machine may delay: from tick 6 on, wait (up to tick 30)
- * until it shows as stopped. For 5 ticks more it must not move; then
- * continue it.
+ * Once the target has made 5 writes (of 200), stop it. The stop takes
+ * effect when the target next gets a CPU, which a loaded machine may
+ * delay: at each tick from then on, see whether it shows as stopped. For
+ * 5 ticks more it must not move; then continue it. Nothing here waits
+ * for a tick count: were the stop never to take, the target would write
+ * on to its end, and the run end with stop_progress unset.
  */
 static int
 jc_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	(void)pctx; (void)lwpid; (void)arg;
 	jc_ticks++;
-	if (jc_ticks == 5) {
-		kill(pid, stop_sig);
-	} else if (jc_ticks > 5 && stop_tick == 0) {
+	if (!stop_sent) {
+		if (writes_done(pid) >= 5) {
+			kill(pid, stop_sig);
+			stop_sent = true;
+		}
+	} else if (stop_tick == 0) {
 		stopped_state = proc_state(pid);
-		if (stopped_state == 't' || stopped_state == 'T' ||
-		    jc_ticks == 30) {
+		if (stopped_state == 't' || stopped_state == 'T') {
 			stop_tick = jc_ticks;
 			at_stop = writes_done(pid);
 		}
-	} else if (stop_tick != 0 && jc_ticks == stop_tick + 5) {
+	} else if (jc_ticks == stop_tick + 5) {
 		stop_progress = writes_done(pid) - at_stop;
 		kill(pid, SIGCONT);
 	}
@@ -133,23 +138,23 @@ jc_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 static void
 test_job_control(int sig)
 {
-	char *argv[] = { (char *)wl("wl_jobctl"), "40", "10", NULL };
+	char *argv[] = { (char *)wl("wl_jobctl"), "200", "10", NULL };
 	pctx_t *pctx;
 	pid_t pid;
 
 	stop_sig = sig;
 	jc_ticks = stop_tick = 0;
+	stop_sent = false;
 	stopped_state = 0;
 	stop_progress = -1;
 	pctx = create_wl(argv);
 	pid = pctx_pid(pctx);
 	CHECK_EQ_U64(pctx_run(pctx, 20, 0, jc_tick), 0);
-	CHECK(jc_ticks > 12);
 	CHECK_EQ_U64(stop_progress, 0);
 	CHECK(stopped_state == 't' || stopped_state == 'T');
 	CHECK_EQ_U64(proc_of(pid)->exits, 1);
 	CHECK_EQ_U64(proc_of(pid)->exit_status, 0);
-	CHECK(lwp_rec(pid, 0, 1) != NULL && lwp_rec(pid, 0, 1)->count == 40);
+	CHECK(lwp_rec(pid, 0, 1) != NULL && lwp_rec(pid, 0, 1)->count == 200);
 	check_all_paired();
 	pctx_release(pctx);
 }
@@ -158,43 +163,40 @@ test_job_control(int sig)
  * The kernel discards SIGTSTP sent to a process in an orphaned process
  * group (one with no parent in another group of its session), traced or
  * not: a test run detached from any terminal is often one. Whether it
- * stops an untraced child here says what the traced one must do.
+ * stops an untraced child here says what the traced one must do: the
+ * child stops, or ends its 100 writes.
  */
 static bool
 tstp_stops_untraced(void)
 {
-	char *argv[] = { (char *)wl("wl_jobctl"), "1000", "10", NULL };
-	bool stopped = false;
-	int i, status;
+	char *argv[] = { (char *)wl("wl_jobctl"), "100", "10", NULL };
+	bool stopped;
+	int status;
 	pid_t pid;
 
 	if ((pid = fork()) == 0) {
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	usleep(20000);
 	kill(pid, SIGTSTP);
-	for (i = 0; i < 100 && !stopped; i++) {
-		if (waitpid(pid, &status, WUNTRACED | WNOHANG) == pid &&
-		    WIFSTOPPED(status))
-			stopped = true;
-		else
-			usleep(10000);
-	}
+	while (waitpid(pid, &status, WUNTRACED) < 0 && errno == EINTR)
+		;
+	stopped = WIFSTOPPED(status);
 	kill(pid, SIGKILL);
 	kill(pid, SIGCONT);
 	waitpid(pid, &status, 0);
 	return stopped;
 }
 
-/* SIGKILL mid-run: the run ends, every LWP gets fini_lwp. */
-static int kill_at;
-
+/*
+ * SIGKILL mid-run: the run ends, every LWP gets fini_lwp. Killed once
+ * every thread has written (4 x 5 writes, and "ready").
+ */
 static int
 kill_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	(void)pctx; (void)arg;
-	if (lwpid == 1 && ++kill_at == 3)
+	if (lwpid == 1 && writes_done(pid) >= 21)
 		kill(pid, SIGKILL);
 	return 0;
 }
