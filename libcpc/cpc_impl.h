@@ -259,12 +259,15 @@ int cpclib_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
 int cpclib_ring_open(cpc_set_t *set);
 void cpclib_ring_close(cpc_set_t *set);
 
-/* v1.c, v1_strtoevent.c */
+/* v1.c: the v1 layer's handle and error function */
 cpc_t *cpclib_v1_handle(void);
 void cpclib_v1_verror(const char *fn, const char *fmt, va_list ap);
+void cpclib_v1_forget_pctx(pctx_t *pctx);
+
+/* v1_codes.c: the v1 event codes */
 int cpclib_v1_code(cpc_t *cpc, const char *name);
 const char *cpclib_v1_name(cpc_t *cpc, unsigned code);
-void cpclib_v1_forget_pctx(pctx_t *pctx);
+int cpclib_v1_ncodes(cpc_t *cpc);
 
 /* pctx.c: the one file that touches libpctx */
 int cpclib_pctx_ask_counting(bool on);
