@@ -221,11 +221,13 @@ int cpclib_set_read(cpc_set_t *set);
 uint64_t cpclib_read_value(const cpc_set_t *set, int i);
 uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 
+/* ioctl.c */
+int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
+
 /* group.c */
 int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);
 void cpclib_group_close(cpc_set_t *set);
-int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
 int cpclib_group_leader(cpc_set_t *set, bool on);
 int cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid,
     const char *fn);
@@ -242,7 +244,6 @@ cpc_set_t *cpclib_curlwp_set(cpc_t *cpc);
 /* overflow.c: only for sets whose requests ask for overflow */
 uint64_t cpclib_ovf_period(const struct cpc_request *req);
 bool cpclib_set_buffers(const cpc_set_t *set);
-extern const char cpclib_emt_carrier;
 int cpclib_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit);
 int cpclib_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit);
 int cpclib_ovf_open(cpc_set_t *set, struct cpc_request *req,
@@ -253,6 +254,7 @@ void cpclib_ovf_disarm(cpc_set_t *set);
 int cpclib_ovf_reload(cpc_set_t *set);
 
 /* pcbuf.c */
+extern const char cpclib_emt_carrier;
 void cpclib_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr);
 int cpclib_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
     pid_t pid, int cpu, int group_fd);
