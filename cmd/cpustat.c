@@ -17,22 +17,6 @@
 #include "fdlimit.h"
 
 /*
- * After a row (out_lock held, or one thread): a write error (a full disk,
- * /dev/full), said once by the output, stops the run, exit 1.
- */
-void
-cpustat_flush(struct cpustat *cs)
-{
-	if (output_flush(cs->out) == 0 || cs->write_failed)
-		return;
-	cs->write_failed = true;
-	pthread_mutex_lock(&cs->stop_lock);
-	cs->stop = true;
-	pthread_cond_broadcast(&cs->stop_cv);
-	pthread_mutex_unlock(&cs->stop_lock);
-}
-
-/*
  * The rows' destination: stdout, --output's file or --output-fd's
  * descriptor, and --listen's socket. Rows are queued and written by the
  * output's own thread as each comes: a slow reader never holds a CPU's

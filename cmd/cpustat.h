@@ -4,7 +4,8 @@
  *
  *	cpustat.c	main: wires the pieces together, and the totals
  *	cpustat_opts.c	the command line
- *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker
+ *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker;
+ *			the run's schedule and stop, and the rows' flush
  */
 #ifndef CPUSTAT_H
 #define CPUSTAT_H
@@ -77,7 +78,11 @@ bool cpustat_options(struct cpustat *cs, int argc, char **argv,
 void cpustat_errhndlr(const char *fn, int subcode, const char *fmt,
     va_list ap);
 
-/* cpustat_cpu.c */
+/*
+ * cpustat_cpu.c: the threads; sleeping until a sample time (true when the
+ * run was asked to stop); having the rows written after a row (out_lock
+ * held, or one thread), a write error stopping the run.
+ */
 void *cpu_worker_main(void *arg);
 void *cpu_soaker_main(void *arg);
 bool cpustat_wait_until(struct cpustat *cs, hrtime_t when);
