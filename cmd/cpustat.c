@@ -25,14 +25,10 @@
 static int
 open_output(struct cpustat *cs)
 {
-	struct out_config cfg = {
-		.tool = OUT_CPUSTAT, .format = cs->opt.format,
-		.specs = cs->specs, .path = cs->opt.output_path,
-		.fd = cs->opt.have_output_fd ? cs->opt.output_fd : -1,
-		.listen = cs->opt.listen, .title = !cs->opt.no_title,
-		.tsc = cs->opt.tsc, .timestamp = cs->opt.timestamp,
-	};
+	struct out_config cfg = cs->opt.out;
 
+	cfg.specs = cs->specs;
+	cfg.timestamp = cs->opt.timestamp;
 	cs->out = output_open(cs->cpc, &cfg);
 	return cs->out != NULL ? 0 : -1;
 }
@@ -274,8 +270,7 @@ int
 main(int argc, char **argv)
 {
 	struct cpustat cs = {
-		.opt = { .interval_ms = 5000, .rest_ms = -1,
-		    .format = OUT_TABLE },
+		.opt = { .interval_ms = 5000, .rest_ms = -1 },
 	};
 	int status, written;
 

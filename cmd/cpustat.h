@@ -23,15 +23,10 @@ struct cpustat_opts {
 	unsigned	 interval_ms;
 	unsigned long	 count;		/* intervals (-p: cycles); 0: no end */
 	long		 rest_ms;	/* -p: rest after each cycle, or -1 */
-	bool		 tsc;
-	bool		 no_title;
 	bool		 soak;
 	char		 timestamp;	/* 0, 'u' or 'd' */
-	enum out_format	 format;
-	const char	*output_path;	/* --output, or NULL */
-	bool		 have_output_fd;
-	int		 output_fd;	/* --output-fd */
-	const char	*listen;	/* --listen ADDR:PORT, or NULL */
+	/* -n, -t, --format, --output, --output-fd, --listen */
+	struct out_config out;
 	bool		 have_cpus;
 	cpu_set_t	 cpus;		/* --cpus */
 };
