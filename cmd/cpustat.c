@@ -17,22 +17,6 @@
 #include "fdlimit.h"
 
 /*
- * After a row (out_lock held, or one thread): a write error (a full disk,
- * /dev/full), said once by the output, stops the run, exit 1.
- */
-void
-cpustat_flush(struct cpustat *cs)
-{
-	if (output_flush(cs->out) == 0 || cs->write_failed)
-		return;
-	cs->write_failed = true;
-	pthread_mutex_lock(&cs->stop_lock);
-	cs->stop = true;
-	pthread_cond_broadcast(&cs->stop_cv);
-	pthread_mutex_unlock(&cs->stop_lock);
-}
-
-/*
  * The rows' destination: stdout, --output's file or --output-fd's
  * descriptor, and --listen's socket. Rows are queued and written by the
  * output's own thread as each comes: a slow reader never holds a CPU's
@@ -41,14 +25,10 @@ cpustat_flush(struct cpustat *cs)
 static int
 open_output(struct cpustat *cs)
 {
-	struct out_config cfg = {
-		.tool = OUT_CPUSTAT, .format = cs->opt.format,
-		.specs = cs->specs, .path = cs->opt.output_path,
-		.fd = cs->opt.have_output_fd ? cs->opt.output_fd : -1,
-		.listen = cs->opt.listen, .title = !cs->opt.no_title,
-		.tsc = cs->opt.tsc, .timestamp = cs->opt.timestamp,
-	};
+	struct out_config cfg = cs->opt.out;
 
+	cfg.specs = cs->specs;
+	cfg.timestamp = cs->opt.timestamp;
 	cs->out = output_open(cs->cpc, &cfg);
 	return cs->out != NULL ? 0 : -1;
 }
@@ -290,8 +270,7 @@ int
 main(int argc, char **argv)
 {
 	struct cpustat cs = {
-		.opt = { .interval_ms = 5000, .rest_ms = -1,
-		    .format = OUT_TABLE },
+		.opt = { .interval_ms = 5000, .rest_ms = -1 },
 	};
 	int status, written;
 

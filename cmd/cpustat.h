@@ -4,7 +4,8 @@
  *
  *	cpustat.c	main: wires the pieces together, and the totals
  *	cpustat_opts.c	the command line
- *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker
+ *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker;
+ *			the run's schedule and stop, and the rows' flush
  */
 #ifndef CPUSTAT_H
 #define CPUSTAT_H
@@ -22,15 +23,10 @@ struct cpustat_opts {
 	unsigned	 interval_ms;
 	unsigned long	 count;		/* intervals (-p: cycles); 0: no end */
 	long		 rest_ms;	/* -p: rest after each cycle, or -1 */
-	bool		 tsc;
-	bool		 no_title;
 	bool		 soak;
 	char		 timestamp;	/* 0, 'u' or 'd' */
-	enum out_format	 format;
-	const char	*output_path;	/* --output, or NULL */
-	bool		 have_output_fd;
-	int		 output_fd;	/* --output-fd */
-	const char	*listen;	/* --listen ADDR:PORT, or NULL */
+	/* -n, -t, --format, --output, --output-fd, --listen */
+	struct out_config out;
 	bool		 have_cpus;
 	cpu_set_t	 cpus;		/* --cpus */
 	bool		 shared;	/* --shared: the PMU is not held */
@@ -78,7 +74,11 @@ bool cpustat_options(struct cpustat *cs, int argc, char **argv,
 void cpustat_errhndlr(const char *fn, int subcode, const char *fmt,
     va_list ap);
 
-/* cpustat_cpu.c */
+/*
+ * cpustat_cpu.c: the threads; sleeping until a sample time (true when the
+ * run was asked to stop); having the rows written after a row (out_lock
+ * held, or one thread), a write error stopping the run.
+ */
 void *cpu_worker_main(void *arg);
 void *cpu_soaker_main(void *arg);
 bool cpustat_wait_until(struct cpustat *cs, hrtime_t when);

@@ -341,6 +341,22 @@ cpu_worker_main(void *arg)
 }
 
 /*
+ * After a row (out_lock held, or one thread): a write error (a full disk,
+ * /dev/full), said once by the output, stops the run, exit 1.
+ */
+void
+cpustat_flush(struct cpustat *cs)
+{
+	if (output_flush(cs->out) == 0 || cs->write_failed)
+		return;
+	cs->write_failed = true;
+	pthread_mutex_lock(&cs->stop_lock);
+	cs->stop = true;
+	pthread_cond_broadcast(&cs->stop_cv);
+	pthread_mutex_unlock(&cs->stop_lock);
+}
+
+/*
  * Sleep until an absolute time (CLOCK_MONOTONIC ns); true if the run was
  * asked to stop.
  */

@@ -1,47 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cpustat's command line. Nothing here exits: the caller does, with the
- * status it is given.
+ * cpustat's command line: its own options and operands, on the parser
+ * both commands share (cmdline.c). Nothing here exits: the caller does,
+ * with the status it is given.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "caps.h"
-#include "cpctools_version.h"
+#include "cmdline.h"
 #include "cpus.h"
 #include "cpustat.h"
 #include "diag.h"
 
-enum {
-	OPT_FORMAT = 256, OPT_CPUS, OPT_OUTPUT, OPT_OUTPUT_FD, OPT_LISTEN,
-	OPT_HELP, OPT_VERSION, OPT_LIST, OPT_SHARED
-};
+enum { OPT_CPUS = CMDLINE_OWN, OPT_SHARED };
 
-static const struct option long_options[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
-	{ "listen", required_argument, NULL, OPT_LISTEN },
+static const struct option own_options[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "shared", no_argument, NULL, OPT_SHARED },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "list", optional_argument, NULL, OPT_LIST },
-	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
-};
-
-/* What the command line asked for besides a run. */
-struct parse {
-	bool	help;		/* -h: usage and the events */
-	bool	usage;		/* --help */
-	bool	version;
-	bool	list;		/* --list[=GLOB] */
-	const char *glob;
-	bool	bad;
 };
 
 static void
@@ -106,68 +84,6 @@ parse_seconds(const char *arg, double *secs, double min_secs)
 	    *secs >= min_secs && *secs < 1e9;
 }
 
-static bool
-is_number(const char *arg)
-{
-	double secs;
-
-	return parse_seconds(arg, &secs, -1e9);
-}
-
-/*
- * getopt's complaints, under the program's own name. A negative interval
- * or count ("-1") looks like an option to getopt, and is reported as the
- * bad operand it is.
- */
-static void
-option_error(int argc, char **argv)
-{
-	const char *arg = argv[optind - 1];
-
-	if (optind < argc && argv[optind][0] == '-' && optopt != 0 &&
-	    argv[optind][1] == optopt && is_number(argv[optind]))
-		arg = argv[optind];
-	if (optopt != 0 && arg[0] == '-' && arg[1] == optopt &&
-	    is_number(arg))
-		diag(NULL, "invalid argument \"%s\"\n", arg);
-	else if (optopt == 0)
-		diag(NULL, "unrecognized option '%s'\n", arg);
-	else if (optopt >= OPT_FORMAT)
-		diag(NULL, "option '%s' requires an argument\n", arg);
-	else if (strchr("cpT", optopt) != NULL)
-		diag(NULL, "option requires an argument -- '%c'\n", optopt);
-	else
-		diag(NULL, "invalid option -- '%c'\n", optopt);
-}
-
-static void
-output_fd_option(struct cpustat_opts *o, struct parse *p, const char *arg)
-{
-	const char *errstr;
-
-	o->output_fd = (int)strtonum(arg, 0, INT_MAX, &errstr);
-	if (errstr != NULL) {
-		diag(NULL, "invalid descriptor \"%s\"\n", arg);
-		p->bad = true;
-	}
-	o->have_output_fd = true;
-}
-
-static void
-listen_option(struct cpustat_opts *o, struct parse *p, const char *arg)
-{
-	if (output_parse_listen(arg) != 0) {
-		diag(NULL, "invalid listen address \"%s\" (addr:port, "
-		    "[addr6]:port or :port)\n", arg);
-		p->bad = true;
-	} else if (!output_can_listen()) {
-		diag(NULL, "--listen: this build has no HTTP server "
-		    "(libmicrohttpd)\n");
-		p->bad = true;
-	}
-	o->listen = arg;
-}
-
 /* interval [count]; false for a bad operand (said). */
 static bool
 parse_operands(struct cpustat_opts *o, int argc, char **argv)
@@ -196,91 +112,43 @@ parse_operands(struct cpustat_opts *o, int argc, char **argv)
 	return true;
 }
 
-/* One option; a nonzero return is the status to exit with at once. */
+/* One of cpustat's own options. */
 static int
-option(struct cpustat *cs, struct parse *p, int c, int argc, char **argv)
+option(void *arg, int c, const char *value, bool *bad)
 {
-	struct cpustat_opts *o = &cs->opt;
+	struct cpustat_opts *o = &((struct cpustat *)arg)->opt;
 	double period;
-	int status;
 
 	switch (c) {
-	case 'D':
-		diag_set_debug(true);
-		break;
-	case 'c':
-		if ((status = setgrp_add(cs->specs, optarg)) > 0)
-			return status;
-		p->bad = status < 0;
-		break;
-	case 'h':
-		p->help = true;
-		break;
-	case 'n':
-		o->no_title = true;
-		break;
-	case 't':
-		o->tsc = true;
-		break;
 	case 'T':
 		/* Only the first letter counts, as in the original. */
-		if (optarg[0] != 'u' && optarg[0] != 'd') {
+		if (value[0] != 'u' && value[0] != 'd') {
 			diag(NULL, "invalid argument \"%s\" for -T (u or d)\n",
-			    optarg);
-			p->bad = true;
+			    value);
+			*bad = true;
 		}
-		o->timestamp = optarg[0];
+		o->timestamp = value[0];
 		break;
 	case 's':
 		o->soak = true;
 		break;
 	case 'p':
-		if (!parse_seconds(optarg, &period, 0)) {
-			diag(NULL, "invalid parameter \"%s\"\n", optarg);
-			p->bad = true;
+		if (!parse_seconds(value, &period, 0)) {
+			diag(NULL, "invalid parameter \"%s\"\n", value);
+			*bad = true;
 			break;
 		}
 		o->rest_ms = (long)(period * 1000);
 		break;
-	case OPT_FORMAT:
-		if (output_parse_format(optarg, &o->format) != 0) {
-			diag(NULL, "invalid format \"%s\" (table, csv, json, "
-			    "openmetrics or prometheus)\n", optarg);
-			p->bad = true;
-		}
-		break;
-	case OPT_OUTPUT:
-		o->output_path = optarg;
-		break;
-	case OPT_OUTPUT_FD:
-		output_fd_option(o, p, optarg);
-		break;
-	case OPT_LISTEN:
-		listen_option(o, p, optarg);
-		break;
 	case OPT_CPUS:
-		if (cpus_parse_list(optarg, &o->cpus) != 0) {
-			diag(NULL, "invalid CPU list \"%s\"\n", optarg);
-			p->bad = true;
+		if (cpus_parse_list(value, &o->cpus) != 0) {
+			diag(NULL, "invalid CPU list \"%s\"\n", value);
+			*bad = true;
 		}
 		o->have_cpus = true;
 		break;
 	case OPT_SHARED:
 		o->shared = true;
-		break;
-	case OPT_HELP:
-		p->usage = true;
-		break;
-	case OPT_VERSION:
-		p->version = true;
-		break;
-	case OPT_LIST:
-		p->list = true;
-		p->glob = optarg;
-		break;
-	default:
-		option_error(argc, argv);
-		p->bad = true;
 		break;
 	}
 	return 0;
@@ -298,63 +166,22 @@ apply_period(struct cpustat_opts *o, int nsets)
 	o->count *= (unsigned long)nsets;
 }
 
-/* What ends the run before it starts: help, version, a usage error. */
-static bool
-done(struct cpustat *cs, const struct parse *p, int *status)
-{
-	*status = 0;
-	if (p->usage) {
-		usage(stdout);
-		return true;
-	}
-	if (p->version) {
-		printf("%s (cpctools) %s\n", diag_progname(), CPCTOOLS_VERSION);
-		return true;
-	}
-	if (p->list) {
-		if (caps_list(cs->cpc, p->glob, stdout) > 0)
-			return true;
-		if (p->glob != NULL)
-			diag(NULL, "--list: no countable event matches '%s'\n",
-			    p->glob);
-		*status = 1;
-		return true;
-	}
-	if (p->help) {
-		usage(stdout);
-		putchar('\n');
-		caps_print(cs->cpc, stdout);
-		return true;
-	}
-	if (cs->opt.output_path != NULL && cs->opt.have_output_fd)
-		diag(NULL, "--output and --output-fd cannot be given "
-		    "together\n");
-	if (p->bad || setgrp_nsets(cs->specs) == 0 ||
-	    (cs->opt.output_path != NULL && cs->opt.have_output_fd)) {
-		usage(stderr);
-		*status = 2;
-		return true;
-	}
-	return false;
-}
-
 bool
 cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
-	struct parse p = { 0 };
-	int c;
+	struct cmdline cl = {
+		.tool = OUT_CPUSTAT, .optstring = ":Dc:hntT:sp:",
+		.options = own_options, .quote = '"',
+		.output_name = "--output", .stop_at_bad = true,
+		.numeric_operands = true, .usage = usage, .option = option,
+		.arg = cs, .cpc = cs->cpc, .specs = cs->specs,
+	};
 
-	opterr = 0;
-	while (!p.bad && (c = getopt_long(argc, argv, ":Dc:hntT:sp:",
-	    long_options, NULL)) != -1)
-		if ((*status = option(cs, &p, c == ':' ? '?' : c, argc,
-		    argv)) != 0)
-			return false;
-	if (done(cs, &p, status))
+	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
+	cs->opt.out = cl.out;
 	if (!parse_operands(&cs->opt, argc - optind, argv + optind)) {
-		usage(stderr);
-		*status = 2;
+		*status = cmdline_usage_error(&cl);
 		return false;
 	}
 	apply_period(&cs->opt, setgrp_nsets(cs->specs));

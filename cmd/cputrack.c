@@ -67,15 +67,10 @@ install_signals(void)
 static int
 open_output(struct cputrack *ct)
 {
-	struct out_config cfg = {
-		.tool = OUT_CPUTRACK, .format = ct->opt.format,
-		.specs = ct->specs, .path = ct->opt.log_path,
-		.fd = ct->opt.have_output_fd ? ct->opt.output_fd : -1,
-		.listen = ct->opt.listen,
-		.title = !ct->opt.no_title, .tsc = ct->opt.tsc,
-		.pid = ct->opt.follow_fork,
-	};
+	struct out_config cfg = ct->opt.out;
 
+	cfg.specs = ct->specs;
+	cfg.pid = ct->opt.follow_fork;
 	ct->out = output_open(ct->cpc, &cfg);
 	return ct->out != NULL ? 0 : -1;
 }
@@ -210,7 +205,7 @@ int
 main(int argc, char **argv)
 {
 	struct cputrack ct = {
-		.opt = { .interval_ms = 1000, .format = OUT_TABLE },
+		.opt = { .interval_ms = 1000 },
 	};
 	int status;
 

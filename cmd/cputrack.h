@@ -31,16 +31,11 @@ struct cputrack_opts {
 	bool		 follow_exec;
 	bool		 strict_exec;	/* no exec followed without -e */
 	bool		 follow_fork;
-	bool		 tsc;
 	bool		 verbose;
-	bool		 no_title;
 	pid_t		 pid;		/* -p, or 0 */
 	char		**command;	/* the command to start, or NULL */
-	const char	*log_path;	/* -o, --output, or NULL */
-	bool		 have_output_fd;
-	int		 output_fd;	/* --output-fd */
-	const char	*listen;	/* --listen ADDR:PORT, or NULL */
-	enum out_format	 format;
+	/* -n, -t, --format, -o/--output, --output-fd, --listen */
+	struct out_config out;
 	enum track_engine engine;
 };
 

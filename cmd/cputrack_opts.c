@@ -1,46 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack's command line. Nothing here exits: the caller does, with the
- * status it is given.
+ * cputrack's command line: its own options and operands, on the parser
+ * both commands share (cmdline.c). Nothing here exits: the caller does,
+ * with the status it is given.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "caps.h"
-#include "cpctools_version.h"
+#include "cmdline.h"
 #include "cputrack.h"
 #include "diag.h"
 
-enum {
-	OPT_FORMAT = 256, OPT_OUTPUT_FD, OPT_LISTEN, OPT_HELP, OPT_VERSION,
-	OPT_LIST, OPT_STRICT_EXEC, OPT_ENGINE
-};
+enum { OPT_STRICT_EXEC = CMDLINE_OWN, OPT_ENGINE };
 
-static const struct option long_options[] = {
+static const struct option own_options[] = {
 	{ "engine", required_argument, NULL, OPT_ENGINE },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
-	{ "listen", required_argument, NULL, OPT_LISTEN },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "list", optional_argument, NULL, OPT_LIST },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
-	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
-};
-
-/* What the command line asked for besides a run. */
-struct parse {
-	bool	help;		/* -h: usage and the events */
-	bool	usage;		/* --help */
-	bool	version;
-	bool	list;		/* --list[=GLOB] */
-	const char *glob;
-	bool	bad;
 };
 
 static void
@@ -94,7 +73,7 @@ usage(FILE *out)
 }
 
 static void
-parse_interval(struct cputrack_opts *o, struct parse *p, const char *arg)
+parse_interval(struct cputrack_opts *o, bool *bad, const char *arg)
 {
 	double secs;
 	char *end;
@@ -105,14 +84,14 @@ parse_interval(struct cputrack_opts *o, struct parse *p, const char *arg)
 	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
 	    secs * 1000 > (double)UINT_MAX || (secs > 0 && secs < 0.001)) {
 		diag(NULL, "invalid interval '%s'\n", arg);
-		p->bad = true;
+		*bad = true;
 		return;
 	}
 	o->interval_ms = (unsigned)(secs * 1000);
 }
 
 static long long
-parse_number(struct parse *p, const char *what, const char *arg,
+parse_number(bool *bad, const char *what, const char *arg,
     long long min, long long max)
 {
 	const char *errstr;
@@ -120,7 +99,7 @@ parse_number(struct parse *p, const char *what, const char *arg,
 
 	if (errstr != NULL) {
 		diag(NULL, "invalid %s '%s'\n", what, arg);
-		p->bad = true;
+		*bad = true;
 	}
 	return n;
 }
@@ -139,54 +118,19 @@ parse_engine(const char *arg, enum track_engine *engine)
 	return 0;
 }
 
-static void
-listen_option(struct cputrack_opts *o, struct parse *p, const char *arg)
-{
-	if (output_parse_listen(arg) != 0) {
-		diag(NULL, "invalid listen address '%s' (addr:port, "
-		    "[addr6]:port or :port)\n", arg);
-		p->bad = true;
-	} else if (!output_can_listen()) {
-		diag(NULL, "--listen: this build has no HTTP server "
-		    "(libmicrohttpd)\n");
-		p->bad = true;
-	}
-	o->listen = arg;
-}
-
-/* getopt's complaints, under the program's own name. */
-static void
-option_error(char **argv)
-{
-	if (optopt == 0)
-		diag(NULL, "unrecognized option '%s'\n", argv[optind - 1]);
-	else if (optopt >= OPT_FORMAT ||
-	    strncmp(argv[optind - 1], "--", 2) == 0)
-		diag(NULL, "option '%s' requires an argument\n",
-		    argv[optind - 1]);
-	else if (strchr("TNocpr", optopt) != NULL)
-		diag(NULL, "option requires an argument -- '%c'\n", optopt);
-	else
-		diag(NULL, "invalid option -- '%c'\n", optopt);
-}
-
-/* One option; a nonzero return is the status to exit with at once. */
+/* One of cputrack's own options. */
 static int
-option(struct cputrack *ct, struct parse *p, int c, char **argv)
+option(void *arg, int c, const char *value, bool *bad)
 {
-	struct cputrack_opts *o = &ct->opt;
-	int status;
+	struct cputrack_opts *o = &((struct cputrack *)arg)->opt;
 
 	switch (c) {
 	case 'T':
-		parse_interval(o, p, optarg);
+		parse_interval(o, bad, value);
 		break;
 	case 'N':
-		o->nsamples = (unsigned)parse_number(p, "count", optarg, 0,
+		o->nsamples = (unsigned)parse_number(bad, "count", value, 0,
 		    UINT_MAX);
-		break;
-	case 'D':
-		diag_set_debug(true);
 		break;
 	case 'e':
 		o->follow_exec = true;
@@ -194,130 +138,47 @@ option(struct cputrack *ct, struct parse *p, int c, char **argv)
 	case 'f':
 		o->follow_fork = true;
 		break;
-	case 'h':
-		p->help = true;
-		break;
-	case 'n':
-		o->no_title = true;
-		break;
-	case 't':
-		o->tsc = true;
-		break;
 	case 'v':
 		o->verbose = true;
 		break;
-	case 'o':
-		o->log_path = optarg;
-		break;
-	case 'c':
-		if ((status = setgrp_add(ct->specs, optarg)) > 0)
-			return status;
-		if (status < 0)
-			p->bad = true;
-		break;
 	case 'p':
-		o->pid = (pid_t)parse_number(p, "pid", optarg, 1, INT_MAX);
-		break;
-	case OPT_FORMAT:
-		if (output_parse_format(optarg, &o->format) != 0) {
-			diag(NULL, "invalid format '%s' (table, csv, json, "
-			    "openmetrics or prometheus)\n", optarg);
-			p->bad = true;
-		}
-		break;
-	case OPT_OUTPUT_FD:
-		o->output_fd = (int)parse_number(p, "descriptor", optarg, 0,
-		    INT_MAX);
-		o->have_output_fd = true;
-		break;
-	case OPT_LISTEN:
-		listen_option(o, p, optarg);
-		break;
-	case OPT_HELP:
-		p->usage = true;
-		break;
-	case OPT_VERSION:
-		p->version = true;
-		break;
-	case OPT_LIST:
-		p->list = true;
-		p->glob = optarg;
+		o->pid = (pid_t)parse_number(bad, "pid", value, 1, INT_MAX);
 		break;
 	case OPT_STRICT_EXEC:
 		o->strict_exec = true;
 		break;
 	case OPT_ENGINE:
-		if (parse_engine(optarg, &o->engine) != 0) {
+		if (parse_engine(value, &o->engine) != 0) {
 			diag(NULL, "invalid engine '%s' (ptrace, bpf or "
-			    "auto)\n", optarg);
-			p->bad = true;
+			    "auto)\n", value);
+			*bad = true;
 		}
 		break;
 	case 'r':	/* the original accepts it, and ignores it: refused */
-		p->bad = true;
-		break;
-	default:
-		option_error(argv);
-		p->bad = true;
+		*bad = true;
 		break;
 	}
 	return 0;
 }
 
-/* What ends the run before it starts: help, version, a usage error. */
-static bool
-done(struct cputrack *ct, const struct parse *p, int argc, int *status)
-{
-	*status = 0;
-	if (p->usage) {
-		usage(stdout);
-		return true;
-	}
-	if (p->version) {
-		printf("%s (cpctools) %s\n", diag_progname(), CPCTOOLS_VERSION);
-		return true;
-	}
-	if (p->list) {
-		if (caps_list(ct->cpc, p->glob, stdout) > 0)
-			return true;
-		if (p->glob != NULL)
-			diag(NULL, "--list: no countable event matches '%s'\n",
-			    p->glob);
-		*status = 1;
-		return true;
-	}
-	if (p->help) {
-		usage(stdout);
-		putchar('\n');
-		caps_print(ct->cpc, stdout);
-		return true;
-	}
-	if (ct->opt.log_path != NULL && ct->opt.have_output_fd)
-		diag(NULL, "-o and --output-fd cannot be given together\n");
-	if (p->bad || setgrp_nsets(ct->specs) == 0 ||
-	    (ct->opt.log_path != NULL && ct->opt.have_output_fd) ||
-	    (optind >= argc && ct->opt.pid == 0) ||
-	    (optind < argc && ct->opt.pid != 0)) {
-		usage(stderr);
-		*status = 2;
-		return true;
-	}
-	return false;
-}
-
 bool
 cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
-	struct parse p = { 0 };
-	int c;
+	struct cmdline cl = {
+		.tool = OUT_CPUTRACK, .optstring = "+:T:N:Defhntvo:r:c:p:",
+		.options = own_options, .quote = '\'', .output_name = "-o",
+		.usage = usage, .option = option, .arg = ct, .cpc = ct->cpc,
+		.specs = ct->specs,
+	};
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:T:N:Defhntvo:r:c:p:",
-	    long_options, NULL)) != -1)
-		if ((*status = option(ct, &p, c == ':' ? '?' : c, argv)) != 0)
-			return false;
-	if (done(ct, &p, argc, status))
+	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
+	ct->opt.out = cl.out;
+	/* A command to start, or -p: one of them. */
+	if ((optind >= argc) == (ct->opt.pid == 0)) {
+		*status = cmdline_usage_error(&cl);
+		return false;
+	}
 	ct->opt.command = optind < argc ? &argv[optind] : NULL;
 	return true;
 }

@@ -209,12 +209,14 @@ int cpclib_set_read(cpc_set_t *set);
 uint64_t cpclib_read_value(const cpc_set_t *set, int i);
 uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 
+/* ioctl.c */
+int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
+
 /* group.c */
 int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);
 void cpclib_group_close(cpc_set_t *set);
 int cpclib_group_on_pmu(cpc_set_t *set);
-int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
 int cpclib_group_leader(cpc_set_t *set, bool on);
 int cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid,
     const char *fn);
@@ -231,7 +233,6 @@ cpc_set_t *cpclib_curlwp_set(cpc_t *cpc);
 /* overflow.c: only for sets whose requests ask for overflow */
 uint64_t cpclib_ovf_period(const struct cpc_request *req);
 bool cpclib_set_buffers(const cpc_set_t *set);
-extern const char cpclib_emt_carrier;
 int cpclib_ovf_check(const cpc_set_t *set, pid_t pid, bool inherit);
 int cpclib_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit);
 int cpclib_ovf_open(cpc_set_t *set, struct cpc_request *req,
@@ -242,18 +243,22 @@ void cpclib_ovf_disarm(cpc_set_t *set);
 int cpclib_ovf_reload(cpc_set_t *set);
 
 /* pcbuf.c */
+extern const char cpclib_emt_carrier;
 void cpclib_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr);
 int cpclib_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
     pid_t pid, int cpu, int group_fd);
 int cpclib_ring_open(cpc_set_t *set);
 void cpclib_ring_close(cpc_set_t *set);
 
-/* v1.c, v1_strtoevent.c */
+/* v1.c: the v1 layer's handle and error function */
 cpc_t *cpclib_v1_handle(void);
 void cpclib_v1_verror(const char *fn, const char *fmt, va_list ap);
+void cpclib_v1_forget_pctx(pctx_t *pctx);
+
+/* v1_codes.c: the v1 event codes */
 int cpclib_v1_code(cpc_t *cpc, const char *name);
 const char *cpclib_v1_name(cpc_t *cpc, unsigned code);
-void cpclib_v1_forget_pctx(pctx_t *pctx);
+int cpclib_v1_ncodes(cpc_t *cpc);
 
 /* pctx.c: the one file that touches libpctx */
 int cpclib_pctx_ask_counting(bool on);

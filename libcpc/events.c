@@ -3,19 +3,15 @@
  * Event names: what a name means on Linux, how it encodes, and whether
  * this kernel can count it. Each grammar has its own file (evgrammar.c,
  * sysfs_pmu.c, tracefs.c, probes.c, presets.c); this one asks them in
- * turn and caches the answer per handle, because the commands add the
- * same requests for every thread they follow.
+ * turn and caches the answer per handle (the cache is kept by evstate.c),
+ * because the commands add the same requests for every thread they
+ * follow.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* libbsd's RB_*_STATIC expect BSD's __unused. */
-#ifndef __unused
-#define __unused	__attribute__((unused))
-#endif
-#include <sys/tree.h>
 #include <unistd.h>
 
 #include "evname.h"
@@ -40,80 +36,11 @@ entry_cmp(const struct event_entry *a, const struct event_entry *b)
 	return strcmp(a->name, b->name);
 }
 
-RB_HEAD(event_names, event_entry);
 RB_PROTOTYPE_STATIC(event_names, event_entry, node, entry_cmp)
 RB_GENERATE_STATIC(event_names, event_entry, node, entry_cmp)
 
-/*
- * The handle's name cache, and what the grammars read once. Threads may
- * share a handle: the cache is locked while it is searched or grown (not
- * while a name is classified, which may look up other names), and its
- * entries stay until the handle closes.
- */
-struct cpc_event_tree {
-	pthread_mutex_t		 lock;
-	struct event_names	 names;
-	struct ev_state		 state;
-	pthread_mutex_t		 catalog_lock;
-};
-
-static pthread_mutex_t tree_create_lock = PTHREAD_MUTEX_INITIALIZER;
-
 #define PIN_NONE	(-1)	/* no reference taken yet */
 #define PIN_FAILED	(-2)	/* could not take one: do not try again */
-
-static struct cpc_event_tree *
-event_tree(cpc_t *cpc)
-{
-	struct cpc_event_tree *tree;
-
-	pthread_mutex_lock(&tree_create_lock);
-	if ((tree = cpc->events) == NULL &&
-	    (tree = calloc(1, sizeof(*tree))) != NULL) {
-		pthread_mutex_init(&tree->lock, NULL);
-		pthread_mutex_init(&tree->catalog_lock, NULL);
-		RB_INIT(&tree->names);
-		__atomic_store_n(&cpc->events, tree, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&tree_create_lock);
-	return tree;
-}
-
-/* The catalog is built once, by one thread, while others wait. */
-void
-cpclib_catalog_lock(cpc_t *cpc, bool lock)
-{
-	struct cpc_event_tree *tree = event_tree(cpc);
-
-	if (tree == NULL)
-		return;
-	if (lock)
-		pthread_mutex_lock(&tree->catalog_lock);
-	else
-		pthread_mutex_unlock(&tree->catalog_lock);
-}
-
-/* The sysfs PMUs, read once. */
-void
-cpclib_ev_state_lock(cpc_t *cpc, bool lock)
-{
-	struct cpc_event_tree *tree = event_tree(cpc);
-
-	if (tree == NULL)
-		return;
-	if (lock)
-		pthread_mutex_lock(&tree->lock);
-	else
-		pthread_mutex_unlock(&tree->lock);
-}
-
-struct ev_state *
-cpclib_ev_state(cpc_t *cpc)
-{
-	struct cpc_event_tree *tree = event_tree(cpc);
-
-	return tree != NULL ? &tree->state : NULL;
-}
 
 /* The perf attributes of a request's term t with its modes applied. */
 static void
@@ -319,7 +246,7 @@ resolve_forms(cpc_t *cpc, const char *name, struct ev_result *r)
 	    cpclib_resolve_probe(cpc, name, r) ||
 	    cpclib_resolve_pmu_terms(cpc, name, r) ||
 	    cpclib_resolve_legacy(cpc, name, r) ||
-	    cpclib_resolve_solaris(cpc, name, r))
+	    cpclib_resolve_solaris(cpc, name, r, cpclib_event_view))
 		return;
 	/* libpfm4's EVENT:UMASK looks like a tracepoint too. */
 	ev_result_init(&tp);
@@ -469,7 +396,7 @@ lookup(cpc_t *cpc, const char *name)
 	struct event_entry key, *e, *other;
 	struct ev_result *r;
 
-	if (tree == NULL && (tree = event_tree(cpc)) == NULL)
+	if (tree == NULL && (tree = cpclib_event_tree(cpc)) == NULL)
 		return NULL;
 	key.name = (char *)name;
 	pthread_mutex_lock(&tree->lock);
@@ -519,10 +446,8 @@ cpclib_events_free(cpc_t *cpc)
 		entry_free(e);
 	}
 	cpclib_sysfs_free(tree->state.pmus);
-	pthread_mutex_destroy(&tree->lock);
-	pthread_mutex_destroy(&tree->catalog_lock);
-	free(tree);
-	cpc->events = NULL;
+	tree->state.pmus = NULL;
+	cpclib_event_tree_free(cpc);
 }
 
 static bool

@@ -7,8 +7,14 @@
 #ifndef EVNAME_H
 #define EVNAME_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+/* libbsd's RB_* expect BSD's __unused. */
+#ifndef __unused
+#define __unused	__attribute__((unused))
+#endif
+#include <sys/tree.h>
 
 #include "cpc_impl.h"
 
@@ -40,7 +46,12 @@ void ev_desc(struct ev_result *r, const char *fmt, ...)
 struct cpc_event_term *ev_add_term(struct ev_result *r, uint32_t type,
     uint64_t config, int sign);
 
-/* events.c: the handle's event state beside its name cache. */
+/*
+ * evstate.c: the handle's event state, made on first use: the name cache
+ * (events.c's tree of entries), what the grammars read once (sysfs_pmu.c,
+ * tracefs.c), and their locks. events.c empties the cache and frees the
+ * PMUs before cpclib_event_tree_free.
+ */
 struct sysfs_pmus;
 struct ev_state {
 	struct sysfs_pmus	*pmus;		/* read on first use */
@@ -48,6 +59,16 @@ struct ev_state {
 	int			 tp_access;	/* 0 ?, 1 yes, or -errno */
 	char			 tp_denied[128];	/* why not */
 };
+struct event_entry;
+RB_HEAD(event_names, event_entry);
+struct cpc_event_tree {
+	pthread_mutex_t		 lock;	/* the cache's and the state's */
+	struct event_names	 names;
+	struct ev_state		 state;
+	pthread_mutex_t		 catalog_lock;
+};
+struct cpc_event_tree *cpclib_event_tree(cpc_t *cpc);
+void cpclib_event_tree_free(cpc_t *cpc);
 struct ev_state *cpclib_ev_state(cpc_t *cpc);
 void cpclib_ev_state_lock(cpc_t *cpc, bool lock);
 void cpclib_catalog_lock(cpc_t *cpc, bool lock);
@@ -61,7 +82,9 @@ struct ev_entry_view {
 	const char		*note;
 	struct cpc_event_enc	 enc;
 };
-bool cpclib_event_view(cpc_t *cpc, const char *name, struct ev_entry_view *v);
+typedef bool (ev_view_fn)(cpc_t *cpc, const char *name,
+    struct ev_entry_view *v);
+ev_view_fn cpclib_event_view;
 
 /* evtables.c: perf's own names, as data. */
 struct ev_legacy {
@@ -170,8 +193,12 @@ bool cpclib_resolve_probe(cpc_t *cpc, const char *name, struct ev_result *r);
 int cpclib_elf_symbol_offset(const char *path, const char *symbol,
     uint64_t *offset, char *why, size_t whylen);
 
-/* presets.c: the Solaris names. */
-bool cpclib_resolve_solaris(cpc_t *cpc, const char *name, struct ev_result *r);
+/*
+ * presets.c: the Solaris names. A preset built of other names looks each
+ * one up through view, the name cache's (cpclib_event_view), handed down.
+ */
+bool cpclib_resolve_solaris(cpc_t *cpc, const char *name, struct ev_result *r,
+    ev_view_fn *view);
 size_t cpclib_generic_count(void);
 const char *cpclib_generic_name(size_t i);
 size_t cpclib_sparc_count(void);

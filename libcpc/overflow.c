@@ -306,14 +306,7 @@ chain(int sig, siginfo_t *si, void *uc)
 	}
 }
 
-/*
- * The buffered-overflow watcher cannot queue SIGEMT with si_code
- * EMT_CPCOVF to another thread (the kernel lets a thread forge a
- * positive si_code only to itself), so it queues this SIGTRAP instead,
- * and the thread's own handler turns it into SIGEMT.
- */
-const char cpclib_emt_carrier = 'E';
-
+/* The watcher's SIGTRAP that stands for SIGEMT (cpclib_emt_carrier). */
 static TRAP_PATH bool
 is_carrier(const siginfo_t *si)
 {

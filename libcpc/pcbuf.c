@@ -134,7 +134,15 @@ static struct cpc_ring *watched;
 static int watch_fd = -1;
 static int poke_fd = -1;	/* eventfd: a reader took records */
 
-/* Have the bound thread send itself SIGEMT (see cpclib_emt_carrier). */
+/*
+ * The watcher cannot queue SIGEMT with si_code EMT_CPCOVF to another
+ * thread (the kernel lets a thread forge a positive si_code only to
+ * itself), so it queues a SIGTRAP that carries this address instead, and
+ * the thread's own handler (overflow.c) turns it into SIGEMT.
+ */
+const char cpclib_emt_carrier = 'E';
+
+/* Have the bound thread send itself SIGEMT. */
 static void
 notify(const struct cpc_ring *ring)
 {

@@ -364,12 +364,13 @@ fallback_expr(const char *preset)
  * that the name still says exactly what it would count.
  */
 static int
-add_named(cpc_t *cpc, const char *name, int coef, struct ev_result *r)
+add_named(cpc_t *cpc, ev_view_fn *view, const char *name, int coef,
+    struct ev_result *r)
 {
 	struct ev_entry_view v;
 	int t;
 
-	if (!cpclib_event_view(cpc, name, &v)) {
+	if (!view(cpc, name, &v)) {
 		ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s: out of memory", name);
 		return -1;
 	}
@@ -408,7 +409,7 @@ add_named(cpc_t *cpc, const char *name, int coef, struct ev_result *r)
  * native events), and are our own names otherwise.
  */
 static int
-resolve_expr(cpc_t *cpc, const char *expr, const char *pmu,
+resolve_expr(cpc_t *cpc, ev_view_fn *view, const char *expr, const char *pmu,
     struct ev_result *r)
 {
 	char copy[1024], *tok, *rest, name[CPC_MAX_EVENT_LEN], *star;
@@ -431,7 +432,7 @@ resolve_expr(cpc_t *cpc, const char *expr, const char *pmu,
 			snprintf(name, sizeof(name), "%s::%s", pmu, tok);
 		else
 			strlcpy(name, tok, sizeof(name));
-		if (add_named(cpc, name, sign * coef, r) != 0)
+		if (add_named(cpc, view, name, sign * coef, r) != 0)
 			return -1;
 		sign = 1;
 	}
@@ -465,7 +466,8 @@ explain_via(struct ev_result *r, const char *via)
 }
 
 static bool
-resolve_papi(cpc_t *cpc, const char *name, struct ev_result *r)
+resolve_papi(cpc_t *cpc, ev_view_fn *view, const char *name,
+    struct ev_result *r)
 {
 	const struct generic_name *g = generic_find(name);
 	const char *pmu = cpclib_pfm_pmu_name(cpc), *expr, *native = pmu;
@@ -509,7 +511,7 @@ resolve_papi(cpc_t *cpc, const char *name, struct ev_result *r)
 	else
 		snprintf(via, sizeof(via), "%s", expr);
 	ev_desc(r, "%s (%s)", g->meaning, via);
-	if (resolve_expr(cpc, expr, native, r) != 0) {
+	if (resolve_expr(cpc, view, expr, native, r) != 0) {
 		/* The description says what it is counted as. */
 		if (r->status != CPC_EVENT_NO_PMU)
 			explain_via(r, via);
@@ -530,7 +532,8 @@ sparc_find(const char *name)
 }
 
 static bool
-resolve_sparc(cpc_t *cpc, const char *name, struct ev_result *r)
+resolve_sparc(cpc_t *cpc, ev_view_fn *view, const char *name,
+    struct ev_result *r)
 {
 	const struct sparc_name *s = sparc_find(name);
 
@@ -548,15 +551,16 @@ resolve_sparc(cpc_t *cpc, const char *name, struct ev_result *r)
 		    "Linux event to UltraSPARC %s", s->note, s->meaning);
 	ev_desc(r, "UltraSPARC %s, %s %s", s->meaning, s->exact ? "exactly" :
 	    "nearest:", s->expr);
-	if (resolve_expr(cpc, s->expr, NULL, r) != 0)
+	if (resolve_expr(cpc, view, s->expr, NULL, r) != 0)
 		explain_via(r, s->exact ? s->expr : s->note);
 	return true;
 }
 
 bool
-cpclib_resolve_solaris(cpc_t *cpc, const char *name, struct ev_result *r)
+cpclib_resolve_solaris(cpc_t *cpc, const char *name, struct ev_result *r,
+    ev_view_fn *view)
 {
 	if (strncasecmp(name, "PAPI_", 5) == 0)
-		return resolve_papi(cpc, name, r);
-	return resolve_sparc(cpc, name, r);
+		return resolve_papi(cpc, view, name, r);
+	return resolve_sparc(cpc, view, name, r);
 }

@@ -29,8 +29,6 @@ struct v1_binding {
 	bool			 invalid;	/* cpc_pctx_invalidate */
 	int			 shared_fd;	/* cpc_shared_*: its fd */
 	int			 cpu;
-	pctx_t			*pctx;		/* cpc_pctx_*: its LWP */
-	id_t			 lwpid;
 	LIST_ENTRY(v1_binding)	 link;
 };
 
@@ -579,26 +577,28 @@ cpc_shared_close(int fd)
 	pthread_mutex_unlock(&v1_lock);
 }
 
-/* The process is gone: a new pctx at the same address is another one. */
+/*
+ * Nothing to forget when a process goes: a binding finds its LWP through
+ * its set's own record, which the core clears then (client_gone, pctx.c).
+ */
 void
 cpclib_v1_forget_pctx(pctx_t *pctx)
 {
-	struct v1_binding *b;
-
-	pthread_mutex_lock(&v1_lock);
-	LIST_FOREACH(b, &others, link)
-		if (b->pctx == pctx)
-			b->pctx = NULL;
-	pthread_mutex_unlock(&v1_lock);
+	(void)pctx;
 }
 
+/*
+ * The binding of an LWP of a process, as its set was bound; never one
+ * whose process went, though a new pctx may have its address.
+ */
 static struct v1_binding *
 find_pctx(pctx_t *pctx, id_t lwpid)
 {
 	struct v1_binding *b;
 
 	LIST_FOREACH(b, &others, link)
-		if (b->pctx == pctx && b->lwpid == lwpid)
+		if (b->set != NULL && b->set->pctx == pctx &&
+		    b->set->lwpid == lwpid)
 			return b;
 	return NULL;
 }
@@ -640,8 +640,6 @@ cpc_pctx_bind_event(pctx_t *pctx, id_t lwpid, cpc_event_t *event, int flags)
 	(void)cpc_pctx_rele(pctx, lwpid);
 	pthread_mutex_lock(&v1_lock);
 	if ((b = binding_new(cpc, event, 0)) != NULL) {
-		b->pctx = pctx;
-		b->lwpid = lwpid;
 		if (cpc_bind_pctx(cpc, pctx, lwpid, b->set, 0) == 0) {
 			LIST_INSERT_HEAD(&others, b, link);
 		} else {

@@ -1,92 +1,23 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The obsolete CPCv1 event syntax: cpc_strtoevent, cpc_eventtostr,
- * cpc_walk_names, and the table that gives every event name its 8-bit
- * code in a control word. The grammar and the messages are those of the
- * Solaris P6 parser (reference 3.9); the events are this kernel's.
+ * cpc_walk_names, on the table of codes (v1_codes.c). The grammar and the
+ * messages are those of the Solaris P6 parser (reference 3.9); the events
+ * are this kernel's.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpc_impl.h"
 
-#define NCODES		256
-#define WALKED_CODES	192	/* the rest for names met in specs */
 #define PES_DEFAULT	(CPC_PES_USR | CPC_PES_EDGE)
 
 static const char usage[] =
     "pic0=<event0>,pic1=<event1>[,sys[0|1]][,nouser[0|1]][,noedge[0|1]]"
     "[,pc[0|1]][,int[0|1]][,inv[0|1]][,umask[0|1]=<mask>]"
     "[,cmask[0|1]=<mask>]";
-
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *names[NCODES];
-static int nnames;
-static bool names_ready;
-
-static void
-add_walked(void *arg, const char *name)
-{
-	(void)arg;
-	if (nnames < WALKED_CODES && (names[nnames] = strdup(name)) != NULL)
-		nnames++;
-}
-
-/* Codes 0.. are what the walkers list, generic names first. */
-static void
-names_init(cpc_t *cpc)
-{
-	if (names_ready)
-		return;
-	names_ready = true;
-	cpc_walk_generic_events_all(cpc, NULL, add_walked);
-	cpc_walk_events_all(cpc, NULL, add_walked);
-}
-
-static int
-find_code(const char *name)
-{
-	int i;
-
-	for (i = 0; i < nnames; i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-/* The code of a countable name, given one on first use; -1 if none. */
-int
-cpclib_v1_code(cpc_t *cpc, const char *name)
-{
-	struct cpc_event_enc enc;
-	char why[256];
-	int code;
-
-	pthread_mutex_lock(&names_lock);
-	names_init(cpc);
-	if ((code = find_code(name)) < 0 && nnames < NCODES &&
-	    cpclib_event_encode(cpc, name, &enc, why, sizeof(why)) == 0 &&
-	    (names[nnames] = strdup(name)) != NULL)
-		code = nnames++;
-	pthread_mutex_unlock(&names_lock);
-	return code;
-}
-
-const char *
-cpclib_v1_name(cpc_t *cpc, unsigned code)
-{
-	const char *name = NULL;
-
-	pthread_mutex_lock(&names_lock);
-	names_init(cpc);
-	if (code < (unsigned)nnames)
-		name = names[code];
-	pthread_mutex_unlock(&names_lock);
-	return name;
-}
 
 const char *
 cpc_getusage(int cpuver)
@@ -104,13 +35,11 @@ cpc_walk_names(int cpuver, int regno, void *arg,
 	if (cpuver != CPC_LINUX_PERF || regno < 0 || regno > 1 ||
 	    (cpc = cpclib_v1_handle()) == NULL)
 		return;
-	pthread_mutex_lock(&names_lock);
-	names_init(cpc);
-	n = nnames;
-	pthread_mutex_unlock(&names_lock);
-	/* Names are never removed: walking without the lock is safe. */
+	/* Codes are never taken back: those counted now stay named. */
+	n = cpclib_v1_ncodes(cpc);
 	for (i = 0; i < n; i++)
-		action(arg, regno, names[i], (uint8_t)i);
+		action(arg, regno, cpclib_v1_name(cpc, (unsigned)i),
+		    (uint8_t)i);
 }
 
 /* A flag token: its name, and the control-word bit it sets or clears. */
@@ -192,7 +121,7 @@ set_event(struct parse *ps, int pic, const char *value)
 	errno = 0;
 	code = strtol(value, &end, 0);
 	if (*value != '\0' && *end == '\0' && errno == 0) {
-		c = code >= 0 && code < NCODES &&
+		c = code >= 0 && code <= CPC_PES_EVENT_MASK &&
 		    cpclib_v1_name(ps->cpc, (unsigned)code) != NULL ?
 		    (int)code : -1;
 	} else {

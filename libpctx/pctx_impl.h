@@ -10,7 +10,8 @@
  * run.c applies, after each event, whatever the callbacks asked for
  * (release, failure, the end of a process's samples).
  *
- * Files and who calls whom (never both ways; tests/arch checks it), leaves
+ * Files and who calls whom, each file calling only files below it (no
+ * cycle, of two files or more: tests/arch checks it on the objects), leaves
  * last; every file reads the tracer (tracer.c) and writes through error.c:
  *
  *	run.c       loop open/close: events dispatch suspend request tick
@@ -21,15 +22,14 @@
  *	suspend.c   the controller stops: callbacks state detach table
  *	            procfs
  *	forkcopy.c  the Solaris fork model: pctx table
- *	capture.c, create.c   the two ways in: pctx state table procfs
- *	            workers
+ *	capture.c   the way in by pid: pctx state table procfs workers
+ *	create.c    the way in by command: pctx state table procfs
  *	pctx.c      the object, the API's small calls: callbacks state tick
  *	            table procfs
  *	tick.c      ticks: callbacks state workers
  *	workers.c   threads with no clone event: callbacks table
  *	callbacks.c the caller's handlers: state table procfs
  *	state.c     every change of a process's state: detach control table
- *	            workers
  *	detach.c    letting a process go: control table procfs
  *	control.c   restarting or letting go of one thread: table
  *	request.c   pctx_request, both sides: procfs
@@ -324,7 +324,6 @@ void	 pctxlib_stop_signal_seen(struct lwp *lwp);
 /* workers.c */
 int	 pctxlib_seize_unknown_threads(pctx_t *pctx, bool announce_them);
 void	 pctxlib_workers_find(pctx_t *pctx);
-void	 pctxlib_workers_close(pctx_t *pctx);
 
 /* forkcopy.c */
 bool	 pctxlib_fork_copy(pctx_t *parent, struct lwp *by, struct lwp *child);

@@ -13,6 +13,7 @@
  * that handlers never find the ground moved under them.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "pctx_impl.h"
 
@@ -82,7 +83,10 @@ pctxlib_proc_dispose(pctx_t *pctx)
 	pctx->data = NULL;
 	if (data != NULL && pctx->free_data != NULL)
 		pctx->free_data(data);
-	pctxlib_workers_close(pctx);
+	/* Its /proc task directory, if a tick opened it (workers.c). */
+	if (pctx->threads_fd >= 0)
+		close(pctx->threads_fd);
+	pctx->threads_fd = -1;
 	if (pctx->pending != PENDING_NONE)
 		LIST_REMOVE(pctx, pending_entry);
 	pctx->pending = PENDING_NONE;

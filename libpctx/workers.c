@@ -77,7 +77,8 @@ pctxlib_seize_unknown_threads(pctx_t *pctx, bool announce_them)
  * link count of /proc/PID/task (2, and 1 per thread), which fstat(2)
  * gives without reading or walking anything; the directory stays open. A
  * count that a reading found nothing to seize for (a thread on its way in
- * or out, another tracer's) is not read for again until it changes.
+ * or out, another tracer's) is not read for again until it changes. The
+ * directory is closed with the pctx (pctxlib_proc_dispose).
  */
 void
 pctxlib_workers_find(pctx_t *pctx)
@@ -102,12 +103,4 @@ pctxlib_workers_find(pctx_t *pctx)
 	pctx->threads_unseized = n;
 	if (pctxlib_seize_unknown_threads(pctx, true) > 0)
 		pctx->threads_unseized = 0;
-}
-
-void
-pctxlib_workers_close(pctx_t *pctx)
-{
-	if (pctx->threads_fd >= 0)
-		close(pctx->threads_fd);
-	pctx->threads_fd = -1;
 }

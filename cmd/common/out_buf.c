@@ -57,6 +57,11 @@ reserve(struct out_buf *b, size_t n)
 		return false;
 	if (b->len + n + 1 <= b->cap)
 		return true;
+	/* No record is that long; doubling up to it would wrap around. */
+	if (n >= SIZE_MAX / 4 - b->len) {
+		b->failed = true;
+		return false;
+	}
 	for (cap = b->cap ? b->cap : 256; cap < b->len + n + 1; cap *= 2)
 		;
 	if ((grown = realloc(b->data, cap)) == NULL) {

@@ -24,8 +24,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cpustat cs = {
 		.cpc = fuzz_cpc,
-		.opt = { .interval_ms = 5000, .rest_ms = -1,
-		    .format = OUT_TABLE },
+		.opt = { .interval_ms = 5000, .rest_ms = -1 },
 	};
 	int status;
 

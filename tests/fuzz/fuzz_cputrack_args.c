@@ -23,7 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cputrack ct = {
 		.cpc = fuzz_cpc,
-		.opt = { .interval_ms = 1000, .format = OUT_TABLE },
+		.opt = { .interval_ms = 1000 },
 	};
 	int status;
 

@@ -1,78 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Shared by the libpctx tests: real processes, real ptrace, and a libcpc
- * set counting syscalls:sys_enter_write bound to every LWP at init_lwp and
- * read at fini_lwp, so every LWP's exact number of write(2) calls is known.
+ * The libpctx tests' shared records and callbacks (see test_pctx.h).
  */
-#ifndef TEST_PCTX_H
-#define TEST_PCTX_H
+#include "test_pctx.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+struct lwprec lwps[MAXLWPS];
+int nlwps;
+struct procrec procs[MAXPROCS];
+int nprocs;
+cpc_t *cpc;
+int seq;			/* orders the callbacks */
+bool follow_forks;	/* the fork callback runs the child */
+unsigned run_msec, run_nsamples;
+int tick_fail_at;	/* tick number that returns -1, 0: none */
+int nticks;
+int execs_allowed = 1000;
 
-#include "check.h"
-#include "libcpc.h"
-#include "libpctx.h"
-
-#define WRITE_EVENT	"syscalls:sys_enter_write"
-#define MAXLWPS		8192
-#define MAXPROCS	256
-
-/* One LWP of one image of one process. */
-struct lwprec {
-	pid_t		 pid;
-	int		 image;		/* execs the process had done before */
-	id_t		 lwpid;
-	pid_t		 tid;
-	cpc_set_t	*set;
-	uint64_t	 count;		/* final, read at fini_lwp */
-	int		 inits, finis, creates, exits, ticks;
-	bool		 bind_failed;
-	bool		 held;		/* at init_lwp: pctx_lwp_held() said so */
-	char		 state;		/* at init_lwp: its state in /proc */
-	int		 order;		/* event sequence number of init_lwp */
-};
-
-struct procrec {
-	pid_t		 pid;
-	pid_t		 parent;	/* 0 for the process the test started */
-	id_t		 fork_lwpid;
-	int		 images;	/* exec events seen */
-	int		 exits;
-	int		 exit_status;
-	id_t		 exit_lwpid;
-	char		 cmd[96];	/* of the last exec event */
-	int		 exit_order;	/* event sequence number of exit */
-	int		 last_fini_order;
-};
-
-static struct lwprec lwps[MAXLWPS];
-static int nlwps;
-static struct procrec procs[MAXPROCS];
-static int nprocs;
-static cpc_t *cpc;
-static int seq;			/* orders the callbacks */
-static bool follow_forks;	/* the fork callback runs the child */
-static unsigned run_msec, run_nsamples;
-static int tick_fail_at;	/* tick number that returns -1, 0: none */
-static int nticks;
-static int execs_allowed = 1000;
-
-static inline const char *
+const char *
 wl(const char *name)
 {
 	static char path[8][PATH_MAX];
@@ -85,7 +29,7 @@ wl(const char *name)
 }
 
 /* tracefs must be mounted for the tracepoint; skip when it cannot be. */
-static inline void
+void
 need_tracefs(void)
 {
 	struct stat st;
@@ -103,7 +47,7 @@ need_tracefs(void)
  * LeakSanitizer cannot run under ptrace: it would fail at their exit and
  * write about it, spoiling the counts. The test itself keeps it.
  */
-static inline void
+void
 no_leak_check_in_workloads(void)
 {
 	const char *old = getenv("ASAN_OPTIONS");
@@ -114,7 +58,7 @@ no_leak_check_in_workloads(void)
 	setenv("ASAN_OPTIONS", opts, 1);
 }
 
-static inline void
+void
 open_cpc(void)
 {
 	need_tracefs();
@@ -123,7 +67,7 @@ open_cpc(void)
 		SKIP("cpc_open: %s", strerror(errno));
 }
 
-static inline struct procrec *
+struct procrec *
 proc_of(pid_t pid)
 {
 	int i;
@@ -138,7 +82,7 @@ proc_of(pid_t pid)
 }
 
 /* The LWP record of the current image, newest first. */
-static inline struct lwprec *
+struct lwprec *
 find_lwp(pid_t pid, id_t lwpid)
 {
 	int image = proc_of(pid)->images, i;
@@ -150,7 +94,7 @@ find_lwp(pid_t pid, id_t lwpid)
 	return NULL;
 }
 
-static inline struct lwprec *
+struct lwprec *
 lwp_rec(pid_t pid, int image, id_t lwpid)
 {
 	int i;
@@ -162,7 +106,7 @@ lwp_rec(pid_t pid, int image, id_t lwpid)
 	return NULL;
 }
 
-static inline uint64_t
+uint64_t
 sample(cpc_set_t *set)
 {
 	cpc_buf_t *buf;
@@ -177,9 +121,7 @@ sample(cpc_set_t *set)
 	return v;
 }
 
-static inline char proc_state(pid_t pid);
-
-static inline int
+int
 t_init(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r;
@@ -207,7 +149,7 @@ t_init(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return 0;
 }
 
-static inline int
+int
 t_fini(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
@@ -229,7 +171,7 @@ t_fini(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return 0;
 }
 
-static inline int
+int
 t_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
@@ -240,7 +182,7 @@ t_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return 0;
 }
 
-static inline int
+int
 t_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
@@ -251,7 +193,7 @@ t_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	return 0;
 }
 
-static inline int
+int
 t_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 {
 	struct procrec *p = proc_of(pid);
@@ -262,7 +204,7 @@ t_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 	return p->images > execs_allowed ? -1 : 0;
 }
 
-static inline void
+void
 t_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	struct procrec *p = proc_of(pid);
@@ -274,11 +216,7 @@ t_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 	p->exit_order = ++seq;
 }
 
-static int t_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg);
-static void t_fork(pctx_t *child, pid_t ppid, pid_t cpid, id_t lwpid,
-    void *arg);
-
-static inline int
+int
 set_all_events(pctx_t *pctx)
 {
 	/* The records are this process's: children join its own loop. */
@@ -295,7 +233,7 @@ set_all_events(pctx_t *pctx)
 	    PCTX_NULL_EVENT);
 }
 
-static inline void
+void
 t_fork(pctx_t *child, pid_t ppid, pid_t cpid, id_t lwpid, void *arg)
 {
 	struct procrec *p = proc_of(cpid);
@@ -309,7 +247,7 @@ t_fork(pctx_t *child, pid_t ppid, pid_t cpid, id_t lwpid, void *arg)
 	CHECK(pctx_run(child, run_msec, run_nsamples, t_tick) == 0);
 }
 
-static inline int
+int
 t_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
@@ -322,7 +260,7 @@ t_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 }
 
 /* A pctx for a workload, its events set. */
-static inline pctx_t *
+pctx_t *
 create_wl(char *const *argv)
 {
 	pctx_t *pctx = pctx_create(argv[0], argv, NULL, 0, NULL);
@@ -337,7 +275,7 @@ create_wl(char *const *argv)
 }
 
 /* The LWPs recorded for one image of a process. */
-static inline int
+int
 count_lwps(pid_t pid, int image)
 {
 	int i, n = 0;
@@ -349,7 +287,7 @@ count_lwps(pid_t pid, int image)
 }
 
 /* Every LWP recorded was opened once, held, closed once, and counted. */
-static inline void
+void
 check_all_paired(void)
 {
 	int i;
@@ -375,7 +313,7 @@ check_all_paired(void)
 }
 
 /* The state letter of /proc/PID/stat, or 0 if the process is gone. */
-static inline char
+char
 proc_state(pid_t pid)
 {
 	char path[64], buf[512], *p;
@@ -396,7 +334,7 @@ proc_state(pid_t pid)
 }
 
 /* TracerPid of a thread, -1 if it is gone. */
-static inline pid_t
+pid_t
 tracer_of(pid_t pid, pid_t tid)
 {
 	char path[96], buf[4096], *p;
@@ -418,7 +356,7 @@ tracer_of(pid_t pid, pid_t tid)
 }
 
 /* Apply fn to every thread of a process; the number of threads. */
-static inline int
+int
 for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *), void *a)
 {
 	char path[64];
@@ -440,7 +378,7 @@ for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *), void *a)
 	return n;
 }
 
-static inline void
+void
 sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
@@ -450,7 +388,7 @@ sleep_ms(long ms)
 }
 
 /* Start a workload untraced with stdout on a pipe; wait for "ready". */
-static inline pid_t
+pid_t
 spawn_ready(char *const *argv)
 {
 	char buf[16];
@@ -476,7 +414,7 @@ spawn_ready(char *const *argv)
 }
 
 /* Kill a process the test started and reap it if it is still ours. */
-static inline void
+void
 kill_reap(pid_t pid)
 {
 	int status;
@@ -486,11 +424,9 @@ kill_reap(pid_t pid)
 		;
 }
 
-static inline void
+void
 alarm_guard(unsigned seconds)
 {
 	signal(SIGALRM, SIG_DFL);
 	alarm(seconds);
 }
-
-#endif /* TEST_PCTX_H */

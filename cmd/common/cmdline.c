@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The command line both commands share (see cmdline.h). Nothing here
+ * exits: the caller does, with the status it is given.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "caps.h"
+#include "cmdline.h"
+#include "cpctools_version.h"
+#include "diag.h"
+
+enum {
+	OPT_FORMAT = 256, OPT_OUTPUT, OPT_OUTPUT_FD, OPT_LISTEN, OPT_HELP,
+	OPT_VERSION, OPT_LIST
+};
+
+static const struct option shared_options[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "list", optional_argument, NULL, OPT_LIST },
+	{ "version", no_argument, NULL, OPT_VERSION },
+};
+
+#define NSHARED	(sizeof(shared_options) / sizeof(shared_options[0]))
+#define MAX_OPTIONS	32
+
+/* What the command line asked for besides a run. */
+struct parse {
+	bool		 help;		/* -h: usage and the events */
+	bool		 usage;		/* --help */
+	bool		 version;
+	bool		 list;		/* --list[=GLOB] */
+	const char	*glob;
+	bool		 bad;
+};
+
+/* The shared long options and the command's, in one table for getopt. */
+static bool
+all_options(const struct cmdline *cl, struct option *all)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < NSHARED; i++)
+		all[n++] = shared_options[i];
+	for (i = 0; cl->options != NULL && cl->options[i].name != NULL; i++) {
+		if (n == MAX_OPTIONS - 1)
+			return false;
+		all[n++] = cl->options[i];
+	}
+	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	return true;
+}
+
+/* A finite decimal number, wholly consumed. */
+static bool
+is_number(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	return arg[0] != '\0' && *end == '\0' && errno == 0 && v >= -1e9 &&
+	    v < 1e9;
+}
+
+/* Whether the command's letter c takes an argument. */
+static bool
+takes_argument(const struct cmdline *cl, int c)
+{
+	const char *p;
+
+	if (c <= 0 || c > 255 || c == ':' || c == '+')
+		return false;
+	p = strchr(cl->optstring, c);
+	return p != NULL && p[1] == ':';
+}
+
+/*
+ * getopt's complaints, under the program's own name. With
+ * numeric_operands, a negative number ("-1") that getopt took for an
+ * option is reported as the bad operand it is.
+ */
+static void
+option_error(const struct cmdline *cl, int argc, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	char q = cl->quote;
+
+	if (cl->numeric_operands && optopt != 0) {
+		if (optind < argc && argv[optind][0] == '-' &&
+		    argv[optind][1] == optopt && is_number(argv[optind]))
+			arg = argv[optind];
+		if (arg[0] == '-' && arg[1] == optopt && is_number(arg)) {
+			diag(NULL, "invalid argument %c%s%c\n", q, arg, q);
+			return;
+		}
+	}
+	if (optopt == 0)
+		diag(NULL, "unrecognized option '%s'\n", arg);
+	else if (optopt >= OPT_FORMAT)
+		diag(NULL, "option '%s' requires an argument\n", arg);
+	else if (takes_argument(cl, optopt))
+		diag(NULL, "option requires an argument -- '%c'\n", optopt);
+	else
+		diag(NULL, "invalid option -- '%c'\n", optopt);
+}
+
+static void
+output_fd_option(struct cmdline *cl, struct parse *p, const char *arg)
+{
+	const char *errstr;
+
+	cl->out.fd = (int)strtonum(arg, 0, INT_MAX, &errstr);
+	if (errstr != NULL) {
+		diag(NULL, "invalid descriptor %c%s%c\n", cl->quote, arg,
+		    cl->quote);
+		p->bad = true;
+		cl->out.fd = 0;
+	}
+}
+
+static void
+listen_option(struct cmdline *cl, struct parse *p, const char *arg)
+{
+	if (output_parse_listen(arg) != 0) {
+		diag(NULL, "invalid listen address %c%s%c (addr:port, "
+		    "[addr6]:port or :port)\n", cl->quote, arg, cl->quote);
+		p->bad = true;
+	} else if (!output_can_listen()) {
+		diag(NULL, "--listen: this build has no HTTP server "
+		    "(libmicrohttpd)\n");
+		p->bad = true;
+	}
+	cl->out.listen = arg;
+}
+
+/* One option; a nonzero return is the status to exit with at once. */
+static int
+option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
+{
+	int status;
+
+	switch (c) {
+	case 'c':
+		if ((status = setgrp_add(cl->specs, optarg)) > 0)
+			return status;
+		if (status < 0)
+			p->bad = true;
+		break;
+	case 'D':
+		diag_set_debug(true);
+		break;
+	case 'h':
+		p->help = true;
+		break;
+	case 'n':
+		cl->out.title = false;
+		break;
+	case 't':
+		cl->out.tsc = true;
+		break;
+	case 'o':
+	case OPT_OUTPUT:
+		cl->out.path = optarg;
+		break;
+	case OPT_FORMAT:
+		if (output_parse_format(optarg, &cl->out.format) != 0) {
+			diag(NULL, "invalid format %c%s%c (table, csv, json, "
+			    "openmetrics or prometheus)\n", cl->quote, optarg,
+			    cl->quote);
+			p->bad = true;
+		}
+		break;
+	case OPT_OUTPUT_FD:
+		output_fd_option(cl, p, optarg);
+		break;
+	case OPT_LISTEN:
+		listen_option(cl, p, optarg);
+		break;
+	case OPT_HELP:
+		p->usage = true;
+		break;
+	case OPT_VERSION:
+		p->version = true;
+		break;
+	case OPT_LIST:
+		p->list = true;
+		p->glob = optarg;
+		break;
+	case '?':
+	case ':':
+		option_error(cl, argc, argv);
+		p->bad = true;
+		break;
+	default:
+		return cl->option(cl->arg, c, optarg, &p->bad);
+	}
+	return 0;
+}
+
+/* What ends the run before it starts: help, version, a usage error. */
+static bool
+done(const struct cmdline *cl, const struct parse *p, int *status)
+{
+	bool both = cl->out.path != NULL && cl->out.fd >= 0;
+
+	*status = 0;
+	if (p->usage) {
+		cl->usage(stdout);
+		return true;
+	}
+	if (p->version) {
+		printf("%s (cpctools) %s\n", diag_progname(), CPCTOOLS_VERSION);
+		return true;
+	}
+	if (p->list) {
+		if (caps_list(cl->cpc, p->glob, stdout) > 0)
+			return true;
+		if (p->glob != NULL)
+			diag(NULL, "--list: no countable event matches '%s'\n",
+			    p->glob);
+		*status = 1;
+		return true;
+	}
+	if (p->help) {
+		cl->usage(stdout);
+		putchar('\n');
+		caps_print(cl->cpc, stdout);
+		return true;
+	}
+	if (both)
+		diag(NULL, "%s and --output-fd cannot be given together\n",
+		    cl->output_name);
+	if (p->bad || both || setgrp_nsets(cl->specs) == 0) {
+		*status = cmdline_usage_error(cl);
+		return true;
+	}
+	return false;
+}
+
+bool
+cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
+{
+	struct option all[MAX_OPTIONS];
+	struct parse p = { 0 };
+	int c;
+
+	cl->out = (struct out_config){
+		.tool = cl->tool, .format = OUT_TABLE, .fd = -1, .title = true,
+	};
+	if (!all_options(cl, all)) {
+		diag(NULL, "too many options\n");
+		*status = 1;
+		return false;
+	}
+	opterr = 0;
+	while (!(cl->stop_at_bad && p.bad) &&
+	    (c = getopt_long(argc, argv, cl->optstring, all, NULL)) != -1)
+		if ((*status = option(cl, &p, c, argc, argv)) != 0)
+			return false;
+	return !done(cl, &p, status);
+}
+
+int
+cmdline_usage_error(const struct cmdline *cl)
+{
+	cl->usage(stderr);
+	return 2;
+}
