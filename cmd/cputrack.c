@@ -121,18 +121,18 @@ cputrack_early_signal(void)
 
 /*
  * Have the rows written; a reader gone away ends the run. A write error
- * is said by the output, once.
+ * (a full disk) is said by the output, once, and ends the run too, as it
+ * ends cpustat's: a process captured with -p is let go at once rather
+ * than traced, uncounted, until it exits.
  */
 void
 cputrack_flush(struct cputrack *ct)
 {
 	if (output_flush(ct->out) == 0)
 		return;
-	if (errno == EPIPE || pipe_broken) {
-		ct->reader_gone = true;
-		return;
-	}
-	ct->write_failed = true;
+	ct->reader_gone = true;
+	if (errno != EPIPE && !pipe_broken)
+		ct->write_failed = true;
 }
 
 void

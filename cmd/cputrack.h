@@ -56,7 +56,8 @@ struct cputrack {
 	bool		 counted;	/* some LWP's counters were bound */
 	bool		 uncounted;	/* a process was not followed: exit 1 */
 	bool		 write_failed;
-	bool		 reader_gone;	/* EPIPE: the output's reader left */
+	bool		 reader_gone;	/* no more rows can go out: the run
+					   ends (EPIPE, or write_failed) */
 };
 
 /* cputrack_opts.c: false when the run is over, with *status to exit with. */
@@ -69,7 +70,7 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv,
  * clock is the output's). A signal during the run (SIGHUP, SIGINT, SIGQUIT, SIGTERM):
  * 1 when the target is to be let go and the run ended, 0 to go on (a
  * command cputrack started is sent it, and tracked to its end). Rows
- * written out; a reader gone away sets reader_gone.
+ * written out; a reader gone away, or a write error, sets reader_gone.
  */
 int cputrack_early_signal(void);
 void cputrack_title(struct cputrack *ct);

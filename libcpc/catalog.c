@@ -14,8 +14,11 @@
  *
  * Each name but tracepoints is asked of the kernel (opened once). For
  * tracepoints, one is asked for all: each open and close of one costs
- * the kernel a grace period. Forms with a parameter (rNNNN, pmu/term=N/,
- * mem:ADDR, uprobe:PATH:SYMBOL) are listed by the described walk only.
+ * the kernel a grace period. Nothing is asked whose opening changes the
+ * kernel's state: ftrace's own events (ftrace:function turns the
+ * function tracer on), by tracefs's names or libpfm4's, are not listed.
+ * Forms with a parameter (rNNNN, pmu/term=N/, mem:ADDR,
+ * uprobe:PATH:SYMBOL) are listed by the described walk only.
  */
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -141,6 +144,43 @@ add_sysfs(cpc_t *cpc)
 	return 0;
 }
 
+/*
+ * Whether libpfm4 encodes a name as a tracepoint: where debugfs is
+ * mounted, its perf PMU names tracefs's tracepoints again (perf::sub and
+ * perf::sub:event), ftrace's own events among them. Asking the kernel
+ * about each would open each, one grace period apiece, and opening
+ * ftrace:function switches the function tracer on and off across the
+ * whole kernel: listing must change nothing. Those are tracefs's
+ * tracepoints, listed once by their own names and asked once for all.
+ */
+static bool
+pfm_tracepoint(const char *name)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	char *fstr = NULL;
+
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	arg.fstr = &fstr;
+	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
+	    &arg) != PFM_SUCCESS)
+		return false;
+	free(fstr);
+	return attr.type == PERF_TYPE_TRACEPOINT;
+}
+
+/* A libpfm4 name, if it is not a tracepoint and this kernel counts it. */
+static int
+add_pfm_name(cpc_t *cpc, const char *name)
+{
+	if (pfm_tracepoint(name))
+		return 0;
+	return add_countable(cpc, name, false);
+}
+
 /* One libpfm4 event, prefixed by its PMU, and each of its umasks. */
 static int
 add_pfm_event(cpc_t *cpc, const pfm_pmu_info_t *pinfo, int idx, bool bare)
@@ -155,10 +195,10 @@ add_pfm_event(cpc_t *cpc, const pfm_pmu_info_t *pinfo, int idx, bool bare)
 	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) !=
 	    PFM_SUCCESS)
 		return 0;
-	if (bare && add_countable(cpc, einfo.name, false) != 0)
+	if (bare && add_pfm_name(cpc, einfo.name) != 0)
 		return -1;
 	snprintf(name, sizeof(name), "%s::%s", pinfo->name, einfo.name);
-	if (add_countable(cpc, name, false) != 0)
+	if (add_pfm_name(cpc, name) != 0)
 		return -1;
 	for (a = 0; a < einfo.nattrs; a++) {
 		memset(&ainfo, 0, sizeof(ainfo));
@@ -168,7 +208,7 @@ add_pfm_event(cpc_t *cpc, const pfm_pmu_info_t *pinfo, int idx, bool bare)
 			continue;
 		snprintf(name, sizeof(name), "%s::%s:%s", pinfo->name,
 		    einfo.name, ainfo.name);
-		if (add_countable(cpc, name, false) != 0)
+		if (add_pfm_name(cpc, name) != 0)
 			return -1;
 	}
 	return 0;
@@ -208,6 +248,14 @@ add_tracepoint(void *arg, const char *sub, const char *event)
 	struct tp_walk *w = arg;
 	char name[CPC_MAX_EVENT_LEN], desc[320];
 
+	/*
+	 * ftrace's own events are not tracepoints: the kernel decides on
+	 * each when it is opened, and opening ftrace:function switches the
+	 * function tracer on across the whole kernel. Never asked here, so
+	 * not listed.
+	 */
+	if (strcmp(sub, "ftrace") == 0)
+		return 0;
 	snprintf(name, sizeof(name), "%s:%s", sub, event);
 	if (w->asked == 0)
 		w->asked = cpc_event_status(w->cpc, name, NULL, 0) ==

@@ -269,7 +269,9 @@ walk_dirs(const char *dir, void *arg,
 	if ((ds = opendir(path)) == NULL)
 		return -1;
 	while (rc == 0 && (s = readdir(ds)) != NULL) {
-		if (s->d_name[0] == '.' || s->d_type != DT_DIR)
+		/* ftrace's own events, as available_events leaves them out. */
+		if (s->d_name[0] == '.' || s->d_type != DT_DIR ||
+		    strcmp(s->d_name, "ftrace") == 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/events/%s", dir, s->d_name);
 		if ((de = opendir(path)) == NULL)

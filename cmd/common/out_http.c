@@ -3,19 +3,53 @@
  * The metrics over HTTP (see out_http.h).
  *
  * The listening socket is made here, close-on-exec, before anything
- * starts, so that a taken port ends the run before a command is started;
- * libmicrohttpd serves on it. At most OUT_HTTP_CONNECTIONS connections
- * are served at once, and one that sends nothing is closed after
- * OUT_HTTP_TIMEOUT seconds.
+ * starts, so that a taken port ends the run before a command is started.
+ * libmicrohttpd serves on it from one thread of ours that polls its epoll
+ * descriptor: every socket is non-blocking, so a slow client holds no
+ * thread, only a connection.
+ *
+ * What a client can hold is bounded, so that no client, however slow and
+ * however many its sockets, keeps another from being answered at once.
+ * After each turn of the server, once the requests that came in have been
+ * read (bounds_keep):
+ *
+ * - A connection is cut when its request has not come whole within
+ *   OUT_HTTP_REQUEST_MS of its start or of its previous answer, or its
+ *   answer has not been taken within OUT_HTTP_ANSWER_MS. libmicrohttpd's
+ *   own timeout counts from the last byte, which a client that sends one
+ *   byte now and then renews forever.
+ * - A client (an IPv4 address, or an IPv6 /64) keeps OUT_HTTP_PER_CLIENT
+ *   connections; beyond that its own are cut. All clients together keep
+ *   a share of the descriptor limit (conn_limit); beyond that, those of
+ *   the client that has the most are cut. Either way the one cut is the
+ *   one that has gone longest without an answer in progress, and an
+ *   answer is never cut in its first OUT_HTTP_BUSY_MS. So a newcomer is
+ *   always let in: a scraper, which sends its request as it connects, is
+ *   answered, and a client that holds connections loses its oldest
+ *   instead of keeping the door shut, as a bound that refused newcomers
+ *   would (libmicrohttpd's stops accepting; its own bound is only a
+ *   backstop here).
+ * - A connection's request has OUT_HTTP_CONN_MEMORY bytes, and answers
+ *   not yet taken OUT_HTTP_HELD_BYTES together (the first always goes):
+ *   past that, 503.
+ *
+ * Cutting is shutdown(2): libmicrohttpd reads the end of the stream and
+ * closes the connection itself, in this same thread, after telling
+ * conn_notify, so no descriptor is touched after it is closed.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef CPCTOOLS_HTTP
@@ -25,9 +59,40 @@
 #include "diag.h"
 #include "out_http.h"
 
-#define OUT_HTTP_CONNECTIONS	16
-#define OUT_HTTP_TIMEOUT	10
-#define OUT_HTTP_BACKLOG	16
+#define OUT_HTTP_BACKLOG	64
+#define OUT_HTTP_PER_CLIENT	4	/* connections of one client */
+#define OUT_HTTP_FD_SHARE	16	/* all clients: RLIMIT_NOFILE / 16, */
+#define OUT_HTTP_MIN_CONNECTIONS 8	/* at least 8, */
+#define OUT_HTTP_MAX_CONNECTIONS 256	/* at most 256 */
+#define OUT_HTTP_REQUEST_MS	5000	/* to send a whole request */
+#define OUT_HTTP_ANSWER_MS	10000	/* to take the whole answer */
+#define OUT_HTTP_BUSY_MS	1000	/* an answer this young is not cut */
+#define OUT_HTTP_IDLE_S		10	/* libmicrohttpd's: no byte at all */
+#define OUT_HTTP_CONN_MEMORY	16384	/* a connection's request buffers */
+#define OUT_HTTP_HELD_BYTES	((size_t)64 << 20)
+#define OUT_HTTP_TICK_MS	250	/* deadlines are kept this closely */
+
+#define CLIENT_LEN	16
+
+/* A client: the connections from one address (one IPv6 /64). */
+struct client {
+	struct client	*next;
+	unsigned char	 key[CLIENT_LEN];
+	unsigned	 conns;		/* connections, cut or not */
+	unsigned	 live;		/* connections not cut */
+};
+
+/* A connection, as the bounds see it. */
+struct conn {
+	struct conn	*prev, *next;
+	struct client	*client;
+	int		 fd;
+	uint64_t	 since;		/* ms: waiting, or answering, since */
+	uint64_t	 deadline;	/* ms: cut then */
+	size_t		 held;		/* bytes of its answer */
+	bool		 busy;		/* a request is being answered */
+	bool		 cut;		/* shut down, not yet closed */
+};
 
 struct out_http {
 	int		 fd;
@@ -35,6 +100,14 @@ struct out_http {
 	void		*render_arg;
 #ifdef CPCTOOLS_HTTP
 	struct MHD_Daemon *daemon;
+	pthread_t	 thread;
+	bool		 serving;
+	int		 wake;		/* eventfd: stop serving */
+	struct client	*clients;
+	struct conn	*conns;		/* newest first */
+	unsigned	 live;		/* connections not cut */
+	unsigned	 limit;		/* live connections, all clients */
+	size_t		 held;		/* bytes of answers not yet taken */
 #endif
 };
 
@@ -171,6 +244,9 @@ out_http_open(const char *arg, out_render_fn *render, void *render_arg)
 	}
 	h->render = render;
 	h->render_arg = render_arg;
+#ifdef CPCTOOLS_HTTP
+	h->wake = -1;
+#endif
 	if ((h->fd = listen_on(arg)) < 0) {
 		free(h);
 		return NULL;
@@ -184,6 +260,226 @@ static const char openmetrics_type[] =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
 static const char prometheus_type[] =
     "text/plain; version=0.0.4; charset=utf-8";
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Who a peer is, for its bound: its IPv4 address, or its IPv6 /64. */
+static void
+client_key(const struct sockaddr *sa, unsigned char key[CLIENT_LEN])
+{
+	const struct sockaddr_in6 *six;
+	const struct sockaddr_in *four;
+
+	memset(key, 0, CLIENT_LEN);
+	if (sa == NULL)
+		return;
+	if (sa->sa_family == AF_INET) {
+		four = (const struct sockaddr_in *)(const void *)sa;
+		memcpy(key, &four->sin_addr, 4);
+		key[CLIENT_LEN - 1] = 4;
+	} else if (sa->sa_family == AF_INET6) {
+		six = (const struct sockaddr_in6 *)(const void *)sa;
+		if (IN6_IS_ADDR_V4MAPPED(&six->sin6_addr)) {
+			memcpy(key, &six->sin6_addr.s6_addr[12], 4);
+			key[CLIENT_LEN - 1] = 4;
+		} else {
+			memcpy(key, &six->sin6_addr, 8);
+			key[CLIENT_LEN - 1] = 6;
+		}
+	}
+}
+
+/* The client of a new connection's peer, made if it is new: or NULL. */
+static struct client *
+client_get(struct out_http *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info;
+	unsigned char key[CLIENT_LEN];
+	struct client *cl;
+
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	client_key(info != NULL ? info->client_addr : NULL, key);
+	for (cl = h->clients; cl != NULL; cl = cl->next)
+		if (memcmp(cl->key, key, CLIENT_LEN) == 0)
+			return cl;
+	if ((cl = calloc(1, sizeof(*cl))) == NULL)
+		return NULL;
+	memcpy(cl->key, key, CLIENT_LEN);
+	cl->next = h->clients;
+	h->clients = cl;
+	return cl;
+}
+
+static void
+client_put(struct out_http *h, struct client *cl)
+{
+	struct client **pp;
+
+	if (--cl->conns > 0)
+		return;
+	for (pp = &h->clients; *pp != cl; pp = &(*pp)->next)
+		continue;
+	*pp = cl->next;
+	free(cl);
+}
+
+static struct conn *
+conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info;
+
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return info != NULL ? info->socket_context : NULL;
+}
+
+/* Waiting for a request from now on. */
+static void
+conn_wait(struct conn *k, uint64_t now)
+{
+	k->busy = false;
+	k->since = now;
+	k->deadline = now + OUT_HTTP_REQUEST_MS;
+}
+
+/* End a connection (see the top of this file). */
+static void
+conn_cut(struct out_http *h, struct conn *k)
+{
+	(void)shutdown(k->fd, SHUT_RDWR);
+	k->cut = true;
+	k->client->live--;
+	h->live--;
+}
+
+/*
+ * The connection of cl to cut: the one that has gone longest without an
+ * answer in progress, or with an answer older than OUT_HTTP_BUSY_MS; NULL
+ * if none may go.
+ */
+static struct conn *
+conn_victim(struct out_http *h, const struct client *cl, uint64_t now)
+{
+	struct conn *k, *v = NULL;
+
+	for (k = h->conns; k != NULL; k = k->next) {
+		if (k->cut || k->client != cl)
+			continue;
+		if (k->busy && now - k->since < OUT_HTTP_BUSY_MS)
+			continue;
+		if (v == NULL || k->since < v->since)
+			v = k;
+	}
+	return v;
+}
+
+/* The client with the most connections. */
+static struct client *
+client_heaviest(struct out_http *h)
+{
+	struct client *cl, *top = NULL;
+
+	for (cl = h->clients; cl != NULL; cl = cl->next)
+		if (top == NULL || cl->live > top->live)
+			top = cl;
+	return top;
+}
+
+/*
+ * The bounds (see the top of this file): late connections are cut, then
+ * those of each client beyond its own bound, then, beyond the bound of
+ * all, those of the client that has the most.
+ */
+static void
+bounds_keep(struct out_http *h)
+{
+	struct client *cl;
+	struct conn *k;
+	uint64_t now = now_ms();
+
+	for (k = h->conns; k != NULL; k = k->next)
+		if (!k->cut && now >= k->deadline)
+			conn_cut(h, k);
+	for (cl = h->clients; cl != NULL; cl = cl->next)
+		while (cl->live > OUT_HTTP_PER_CLIENT &&
+		    (k = conn_victim(h, cl, now)) != NULL)
+			conn_cut(h, k);
+	while (h->live > h->limit && (cl = client_heaviest(h)) != NULL &&
+	    (k = conn_victim(h, cl, now)) != NULL)
+		conn_cut(h, k);
+}
+
+static void
+conn_notify(void *cls, struct MHD_Connection *c, void **context,
+    enum MHD_ConnectionNotificationCode code)
+{
+	struct out_http *h = cls;
+	const union MHD_ConnectionInfo *info;
+	struct conn *k = *context;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (k == NULL)
+			return;
+		if (k->prev != NULL)
+			k->prev->next = k->next;
+		else
+			h->conns = k->next;
+		if (k->next != NULL)
+			k->next->prev = k->prev;
+		if (!k->cut) {
+			k->client->live--;
+			h->live--;
+		}
+		client_put(h, k->client);
+		h->held -= k->held;
+		free(k);
+		*context = NULL;
+		return;
+	}
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info == NULL)
+		return;
+	if ((k = calloc(1, sizeof(*k))) == NULL ||
+	    (k->client = client_get(h, c)) == NULL) {
+		/* It could not be bounded: it is not served. */
+		free(k);
+		(void)shutdown(info->connect_fd, SHUT_RDWR);
+		return;
+	}
+	k->fd = info->connect_fd;
+	conn_wait(k, now_ms());
+	k->next = h->conns;
+	if (h->conns != NULL)
+		h->conns->prev = k;
+	h->conns = k;
+	k->client->conns++;
+	k->client->live++;
+	h->live++;
+	*context = k;
+}
+
+/* A request answered, or given up: the connection waits for the next. */
+static void
+request_done(void *cls, struct MHD_Connection *c, void **request,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct out_http *h = cls;
+	struct conn *k;
+
+	(void)request;
+	(void)toe;
+	if ((k = conn_of(c)) == NULL)
+		return;
+	h->held -= k->held;
+	k->held = 0;
+	conn_wait(k, now_ms());
+}
 
 static enum MHD_Result
 reply_text(struct MHD_Connection *c, unsigned status, const char *text,
@@ -214,13 +510,22 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	struct out_buf b = { 0 };
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	struct conn *k;
 	const char *accept;
+	uint64_t now;
 	bool om;
 
 	(void)version;
 	(void)upload;
 	(void)upload_size;
 	(void)request;
+	/* The request is in: its answer has its own deadline. */
+	if ((k = conn_of(c)) != NULL && !k->busy) {
+		now = now_ms();
+		k->busy = true;
+		k->since = now;
+		k->deadline = now + OUT_HTTP_ANSWER_MS;
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -238,12 +543,22 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 		    "no memory available\n", NULL);
 	}
+	/* Answers not yet taken are bounded together; the first always goes. */
+	if (h->held > 0 && h->held + b.len > OUT_HTTP_HELD_BYTES) {
+		out_buf_free(&b);
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "too many answers not yet taken; try again\n", NULL);
+	}
 	/* The response takes the buffer, and frees it when it is sent. */
 	r = MHD_create_response_from_buffer(b.len, b.data,
 	    MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		out_buf_free(&b);
 		return MHD_NO;
+	}
+	if (k != NULL) {
+		k->held += b.len;
+		h->held += b.len;
 	}
 	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 	    om ? openmetrics_type : prometheus_type);
@@ -252,39 +567,129 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	return ret;
 }
 
+/*
+ * The server's thread: libmicrohttpd's epoll descriptor, polled at least
+ * every OUT_HTTP_TICK_MS so that deadlines are kept, and the descriptor
+ * out_http_close wakes it with.
+ */
+static void *
+serve(void *arg)
+{
+	struct out_http *h = arg;
+	const union MHD_DaemonInfo *info;
+	MHD_UNSIGNED_LONG_LONG mhd_ms;
+	struct pollfd pfd[2];
+	int timeout;
+
+	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	pfd[0].fd = info->epoll_fd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = h->wake;
+	pfd[1].events = POLLIN;
+	for (;;) {
+		timeout = OUT_HTTP_TICK_MS;
+		if (MHD_get_timeout(h->daemon, &mhd_ms) == MHD_YES &&
+		    mhd_ms < (MHD_UNSIGNED_LONG_LONG)timeout)
+			timeout = (int)mhd_ms;
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents != 0)
+			break;
+		(void)MHD_run(h->daemon);
+		bounds_keep(h);
+	}
+	return NULL;
+}
+
+/* All clients together: a share of the descriptors, within bounds. */
+static unsigned
+conn_limit(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return OUT_HTTP_MIN_CONNECTIONS;
+	n = rl.rlim_cur / OUT_HTTP_FD_SHARE;
+	if (n < OUT_HTTP_MIN_CONNECTIONS)
+		return OUT_HTTP_MIN_CONNECTIONS;
+	if (n > OUT_HTTP_MAX_CONNECTIONS)
+		return OUT_HTTP_MAX_CONNECTIONS;
+	return (unsigned)n;
+}
+
 int
 out_http_start(struct out_http *h)
 {
 	sigset_t all, old;
+	int err;
 
 	if (h->daemon != NULL)
 		return 0;
-	/* Its threads take none of the commands' signals. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	h->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-	    MHD_USE_AUTO, 0, NULL, NULL, answer, h,
-	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)OUT_HTTP_CONNECTIONS,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)OUT_HTTP_TIMEOUT,
-	    MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (h->daemon == NULL) {
-		diag(NULL, "cannot start the HTTP server\n");
+	h->limit = conn_limit();
+	if ((h->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		diag(NULL, "cannot start the HTTP server: %s\n",
+		    strerror(errno));
 		return -1;
 	}
+	/*
+	 * libmicrohttpd's own bound is twice ours: connections cut but not
+	 * yet closed still count there, and it must go on accepting the
+	 * newcomers that cutting makes room for.
+	 */
+	h->daemon = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, answer, h,
+	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
+	    MHD_OPTION_CONNECTION_LIMIT, 2 * h->limit,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)OUT_HTTP_IDLE_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)OUT_HTTP_CONN_MEMORY,
+	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h,
+	    MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
+	    MHD_OPTION_END);
+	if (h->daemon == NULL) {
+		diag(NULL, "cannot start the HTTP server\n");
+		close(h->wake);
+		h->wake = -1;
+		return -1;
+	}
+	/* Its thread takes none of the commands' signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&h->thread, NULL, serve, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err != 0) {
+		diag(NULL, "cannot start the HTTP server: %s\n",
+		    strerror(err));
+		MHD_stop_daemon(h->daemon);	/* closes the socket too */
+		h->daemon = NULL;
+		h->fd = -1;
+		close(h->wake);
+		h->wake = -1;
+		return -1;
+	}
+	h->serving = true;
 	return 0;
 }
 
 void
 out_http_close(struct out_http *h)
 {
+	uint64_t one = 1;
+
 	if (h == NULL)
 		return;
+	if (h->serving) {
+		/* An eventfd takes 1 unless it is at its maximum: it is not. */
+		if (write(h->wake, &one, sizeof(one)) != sizeof(one))
+			diag(NULL, "cannot stop the HTTP server: %s\n",
+			    strerror(errno));
+		pthread_join(h->thread, NULL);
+	}
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon);	/* closes the socket too */
-	else
+	else if (h->fd >= 0)
 		close(h->fd);
+	if (h->wake >= 0)
+		close(h->wake);
 	free(h);
 }
 

@@ -7,7 +7,10 @@
  * rows add their slices; the totals of an LWP (lwp_exit, fini_lwp) or of a
  * process image (exec, exit) replace what the ticks added up to, being
  * exact where the ticks miss the end. A series whose LWP or process ended
- * is kept OUT_METRICS_RETAIN_NS, then dropped. Series are named by their
+ * is kept OUT_METRICS_RETAIN_NS, then dropped; and of those, no more than
+ * the latest OUT_METRICS_MAX_ENDED are kept, the first ended going first
+ * (counted by cputrack_ended_series_dropped_total): a program that churns
+ * through threads leaves a bounded table. Series are named by their
  * labels: when new ones come under the same labels (a pid used again, an
  * image that kept its name), the counter goes on from where it was
  * instead of starting again, so that it never goes down.
@@ -24,6 +27,8 @@
  *   T_set_info               set, spec
  *   cpctools_build_info      tool, version, host
  *   T_start_time_seconds     the run's start, seconds since the epoch
+ *   cputrack_ended_series_dropped_total  series of ended LWPs and
+ *                            processes dropped early by the bound
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,11 +41,15 @@
 #include "cpctools_version.h"
 #include "out_metrics.h"
 
+#define STRINGIFY_(x)	#x
+#define STRINGIFY(x)	STRINGIFY_(x)
+
 enum kind { K_CPU, K_TOTAL, K_LWP, K_PROCESS };
 
 struct series {
 	struct series	*prev, *next;	/* all, oldest first */
 	struct series	*hnext;		/* the same hash bucket */
+	struct series	*eprev, *enext;	/* ended, in the order they ended */
 	enum kind	 kind;
 	int		 cpu;
 	pid_t		 pid;
@@ -58,6 +67,12 @@ struct series {
 	uint64_t	 enabled[2];
 	uint64_t	 running[2];
 	uint64_t	 gap_intervals;	/* cpustat: held in gap rows */
+	/*
+	 * A process's: what the series of its image's LWPs that were
+	 * dropped had (nvalues values, then enabled and running), so that
+	 * its total still divides right among the rest (finish_lwps).
+	 */
+	uint64_t	*gone;
 	int		 nvalues;
 	uint64_t	 values[][2];
 };
@@ -78,9 +93,11 @@ struct out_metrics {
 	struct series	**buckets;
 	size_t		 nbuckets;
 	size_t		 nseries;
+	struct series	*ended_first, *ended_last;
+	size_t		 nended;
+	uint64_t	 dropped;	/* ended series dropped by the bound */
 	struct mproc	*procs[PROC_BUCKETS];
 	bool		 changed;
-	hrtime_t	 pruned_at;
 	struct out_buf	 samples;	/* a family's, while rendered */
 };
 
@@ -104,6 +121,7 @@ out_metrics_new(const struct out_run *run)
 static void
 series_free(struct series *s)
 {
+	free(s->gone);
 	free(s->comm);
 	free(s->not_counted);
 	free(s->partial);
@@ -181,6 +199,23 @@ grow_buckets(struct out_metrics *m)
 	m->nbuckets = n;
 }
 
+/* The series of these labels, or NULL. */
+static struct series *
+series_lookup(const struct out_metrics *m, enum kind kind, int cpu,
+    pid_t pid, int lwp, int set, const char *comm)
+{
+	size_t b = key_hash(kind, cpu, pid, lwp, set, comm) % m->nbuckets;
+	struct series *s;
+
+	for (s = m->buckets[b]; s != NULL; s = s->hnext)
+		if (s->kind == kind && s->cpu == cpu && s->pid == pid &&
+		    s->lwp == lwp && s->set == set &&
+		    strcmp(s->comm, comm) == 0)
+			return s;
+	return NULL;
+}
+
+/* The series of these labels, made if it is new; NULL without memory. */
 static struct series *
 series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
     int lwp, int set, const char *comm)
@@ -189,11 +224,8 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
 	int n = m->run->specs[set]->nreqs;
 	struct series *s;
 
-	for (s = m->buckets[b]; s != NULL; s = s->hnext)
-		if (s->kind == kind && s->cpu == cpu && s->pid == pid &&
-		    s->lwp == lwp && s->set == set &&
-		    strcmp(s->comm, comm) == 0)
-			return s;
+	if ((s = series_lookup(m, kind, cpu, pid, lwp, set, comm)) != NULL)
+		return s;
 	if ((s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->values[0]))) ==
 	    NULL || (s->comm = strdup(comm)) == NULL) {
 		free(s);
@@ -219,11 +251,42 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
 	return s;
 }
 
+/* The ended list: a series that ends goes last. */
+static void
+ended_append(struct out_metrics *m, struct series *s)
+{
+	s->enext = NULL;
+	s->eprev = m->ended_last;
+	if (m->ended_last != NULL)
+		m->ended_last->enext = s;
+	else
+		m->ended_first = s;
+	m->ended_last = s;
+	m->nended++;
+}
+
+static void
+ended_unlink(struct out_metrics *m, struct series *s)
+{
+	if (s->eprev != NULL)
+		s->eprev->enext = s->enext;
+	else
+		m->ended_first = s->enext;
+	if (s->enext != NULL)
+		s->enext->eprev = s->eprev;
+	else
+		m->ended_last = s->eprev;
+	s->eprev = s->enext = NULL;
+	m->nended--;
+}
+
 static void
 series_remove(struct out_metrics *m, struct series *s)
 {
 	struct series **pp = &m->buckets[series_hash(s) % m->nbuckets];
 
+	if (s->ended)
+		ended_unlink(m, s);
 	while (*pp != s)
 		pp = &(*pp)->hnext;
 	*pp = s->hnext;
@@ -239,32 +302,59 @@ series_remove(struct out_metrics *m, struct series *s)
 	series_free(s);
 }
 
-/* Drop the series that ended longer ago than they are kept. */
+/*
+ * Drop an ended series. An LWP's counts of an image still running stay
+ * in its process's series, for its total to divide right at its end.
+ */
+static void
+series_drop(struct out_metrics *m, struct series *s)
+{
+	struct series *proc;
+	int i;
+
+	if (s->kind == K_LWP && s->counted &&
+	    (proc = series_lookup(m, K_PROCESS, -1, s->pid, -1, s->set,
+	    s->comm)) != NULL && !proc->ended && proc->image == s->image &&
+	    (proc->gone != NULL || (proc->gone = calloc((size_t)proc->nvalues +
+	    2, sizeof(*proc->gone))) != NULL)) {
+		for (i = 0; i < s->nvalues; i++)
+			proc->gone[i] += s->values[i][1];
+		proc->gone[s->nvalues] += s->enabled[1];
+		proc->gone[s->nvalues + 1] += s->running[1];
+	}
+	series_remove(m, s);
+	m->changed = true;
+}
+
+/*
+ * Drop the series that ended beyond the latest OUT_METRICS_MAX_ENDED,
+ * first ended first, then those that ended longer ago than they are
+ * kept: the ended list is in the order they ended, so both are at its
+ * head. Done before a row is taken and before the table is written, never
+ * while a row walks the series.
+ */
 static void
 prune(struct out_metrics *m, hrtime_t now)
 {
-	struct series *s, *next;
-
-	if (now - m->pruned_at < 1000000000LL)
-		return;
-	m->pruned_at = now;
-	for (s = m->first; s != NULL; s = next) {
-		next = s->next;
-		if (s->ended && now - s->ended_at > OUT_METRICS_RETAIN_NS) {
-			series_remove(m, s);
-			m->changed = true;
-		}
+	while (m->nended > OUT_METRICS_MAX_ENDED) {
+		series_drop(m, m->ended_first);
+		m->dropped++;
 	}
+	while (m->ended_first != NULL &&
+	    now - m->ended_first->ended_at > OUT_METRICS_RETAIN_NS)
+		series_drop(m, m->ended_first);
 }
 
 /* The counts from now on are a new LWP's, or a new image's. */
 static void
-begin(struct series *s, pid_t tid, unsigned image)
+begin(struct out_metrics *m, struct series *s, pid_t tid, unsigned image)
 {
 	int i;
 
 	if (!s->ended && s->tid == tid && s->image == image)
 		return;
+	if (s->ended)
+		ended_unlink(m, s);
 	for (i = 0; i < s->nvalues; i++) {
 		s->values[i][0] += s->values[i][1];
 		s->values[i][1] = 0;
@@ -272,6 +362,9 @@ begin(struct series *s, pid_t tid, unsigned image)
 	s->enabled[0] += s->enabled[1];
 	s->running[0] += s->running[1];
 	s->enabled[1] = s->running[1] = 0;
+	if (s->gone != NULL)
+		memset(s->gone, 0, ((size_t)s->nvalues + 2) *
+		    sizeof(*s->gone));
 	s->ended = false;
 	s->tid = tid;
 	s->image = image;
@@ -324,11 +417,12 @@ apply(struct series *s, const struct out_row *row,
 }
 
 static void
-end(struct series *s, hrtime_t now)
+end(struct out_metrics *m, struct series *s, hrtime_t now)
 {
 	if (s != NULL && !s->ended) {
 		s->ended = true;
 		s->ended_at = now;
+		ended_append(m, s);
 	}
 }
 
@@ -417,7 +511,7 @@ end_image(struct out_metrics *m, pid_t pid, int set, hrtime_t now)
 	for (s = m->first; s != NULL; s = s->next)
 		if (s->pid == pid && s->set == set &&
 		    (s->kind == K_LWP || s->kind == K_PROCESS))
-			end(s, now);
+			end(m, s, now);
 }
 
 /* The image's LWP series of a set that have counts. */
@@ -428,10 +522,14 @@ of_image(const struct series *s, const struct mproc *p, int set)
 	    s->image == p->image && s->counted;
 }
 
-/* What the image's other LWP series have of value i (-1, -2: times). */
+/*
+ * What the image's other LWP series have of value i (-1, -2: times),
+ * those dropped (in its process's series, proc) among them.
+ */
 static uint64_t
 others(const struct out_metrics *m, const struct mproc *p,
-    const struct series *last, const struct out_row *row, int i)
+    const struct series *proc, const struct series *last,
+    const struct out_row *row, int i)
 {
 	const struct series *s;
 	uint64_t sum = 0;
@@ -440,6 +538,9 @@ others(const struct out_metrics *m, const struct mproc *p,
 		if (of_image(s, p, row->setno) && s != last)
 			sum += i >= 0 ? s->values[i][1] : i == -1 ?
 			    s->enabled[1] : s->running[1];
+	if (proc != NULL && proc->gone != NULL)
+		sum += proc->gone[i >= 0 ? i : i == -1 ? proc->nvalues :
+		    proc->nvalues + 1];
 	return sum;
 }
 
@@ -452,7 +553,7 @@ others(const struct out_metrics *m, const struct mproc *p,
  */
 static void
 finish_lwps(struct out_metrics *m, const struct mproc *p,
-    struct series *last, const struct out_row *row)
+    const struct series *proc, struct series *last, const struct out_row *row)
 {
 	struct series *s;
 	int i, running = 0;
@@ -462,17 +563,17 @@ finish_lwps(struct out_metrics *m, const struct mproc *p,
 		    (++running > 1 || s != last))
 			return;
 	for (i = 0; i < last->nvalues; i++)
-		if (row->values[i] < others(m, p, NULL, row, i))
+		if (row->values[i] < others(m, p, proc, NULL, row, i))
 			return;
-	if (row->enabled_ns < others(m, p, NULL, row, -1) ||
-	    row->running_ns < others(m, p, NULL, row, -2))
+	if (row->enabled_ns < others(m, p, proc, NULL, row, -1) ||
+	    row->running_ns < others(m, p, proc, NULL, row, -2))
 		return;
-	begin(last, row->tid, p->image);
+	begin(m, last, row->tid, p->image);
 	for (i = 0; i < last->nvalues; i++)
 		last->values[i][1] = row->values[i] -
-		    others(m, p, last, row, i);
-	last->enabled[1] = row->enabled_ns - others(m, p, last, row, -1);
-	last->running[1] = row->running_ns - others(m, p, last, row, -2);
+		    others(m, p, proc, last, row, i);
+	last->enabled[1] = row->enabled_ns - others(m, p, proc, last, row, -1);
+	last->running[1] = row->running_ns - others(m, p, proc, last, row, -2);
 	last->counted = true;
 }
 
@@ -494,24 +595,24 @@ cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 	proc = series_find(m, K_PROCESS, -1, row->pid, -1, row->setno, comm);
 	if (is(row, "tick") || is(row, "lwp_create") || is(row, "init_lwp")) {
 		if (lwp != NULL)
-			begin(lwp, row->tid, image);
+			begin(m, lwp, row->tid, image);
 		if (proc != NULL)
-			begin(proc, row->pid, image);
+			begin(m, proc, row->pid, image);
 		apply(lwp, row, false);
 		if (row->not_counted == NULL)
 			apply(proc, row, false);
 	} else if (is(row, "lwp_exit") || is(row, "fini_lwp")) {
 		if (lwp != NULL)
-			begin(lwp, row->tid, image);
+			begin(m, lwp, row->tid, image);
 		apply(lwp, row, true);
 		if (is(row, "lwp_exit"))
-			end(lwp, now);
+			end(m, lwp, now);
 	} else if (is(row, "exec") || is(row, "exit")) {
 		if (proc != NULL)
-			begin(proc, row->pid, image);
+			begin(m, proc, row->pid, image);
 		apply(proc, row, true);
 		if (row->not_counted == NULL && p != NULL && lwp != NULL)
-			finish_lwps(m, p, lwp, row);
+			finish_lwps(m, p, proc, lwp, row);
 		end_image(m, row->pid, row->setno, now);
 		if (is(row, "exit"))
 			proc_forget(m, row->pid);
@@ -805,9 +906,12 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b,
 	    NULL, "1 where values were not counted, with the reason." };
 	static const struct family partial = { NULL, "partial", F_GAUGE, NULL,
 	    "1 where a total leaves something out, with what." };
+	static const struct family dropped = { NULL, "ended_series_dropped",
+	    F_COUNTER, NULL, "Series of ended LWPs and processes dropped "
+	    "before their time, the first ended first, so that no more than "
+	    STRINGIFY(OUT_METRICS_MAX_ENDED) " are kept." };
 	enum kind kind = m->run->cfg.tool == OUT_CPUTRACK ? K_LWP : K_CPU;
 
-	m->pruned_at = 0;
 	prune(m, now);
 	out_buf_reset(&m->samples);
 	events_family(m, b, kind, &events, false, openmetrics);
@@ -817,6 +921,10 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b,
 	if (kind == K_LWP) {
 		events_family(m, b, K_PROCESS, &pevents, false, openmetrics);
 		events_family(m, b, K_PROCESS, &pclocks, true, openmetrics);
+		sample_name(m, &m->samples, &dropped);
+		out_buf_printf(&m->samples, " %llu\n",
+		    (unsigned long long)m->dropped);
+		family_out(m, b, &dropped, openmetrics);
 	} else {
 		gaps_family(m, b, &gaps, openmetrics);
 	}

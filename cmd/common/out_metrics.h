@@ -4,9 +4,10 @@
  * (cpustat: per CPU and set; cputrack: per LWP and per process, and set),
  * which is written out whole, as OpenMetrics or in the Prometheus text
  * format, whenever it is wanted. The table holds the series of what is
- * counted now, and those of what ended for a while (OUT_METRICS_RETAIN_NS)
- * so that a scraper sees their last values: its size does not grow with
- * time, whether a scraper comes or not.
+ * counted now, and those of what ended for a while (OUT_METRICS_RETAIN_NS,
+ * and the latest OUT_METRICS_MAX_ENDED at most) so that a scraper sees
+ * their last values: its size does not grow with time or with churn,
+ * whether a scraper comes or not.
  *
  * The caller serialises every call (the output's lock).
  */
@@ -19,6 +20,7 @@
 #include "out_run.h"
 
 #define OUT_METRICS_RETAIN_NS	(300 * 1000000000LL)
+#define OUT_METRICS_MAX_ENDED	1024	/* series of ended LWPs, processes */
 
 struct out_metrics;
 

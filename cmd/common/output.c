@@ -173,7 +173,8 @@ replace_file(void *arg)
 		return ENOMEM;
 	memcpy(tmp, path, len);
 	memcpy(tmp + len, ".XXXXXX", 8);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+	/* A name no one can foresee, made here (O_EXCL), never followed. */
+	if ((fd = mkostemp(tmp, O_CLOEXEC | O_NOFOLLOW)) < 0) {
 		err = errno;
 		free(tmp);
 		return err;
@@ -202,6 +203,40 @@ render_for_http(void *arg, struct out_buf *b, bool openmetrics)
 	pthread_mutex_unlock(&o->lock);
 }
 
+/*
+ * A path to write the stream to. open(2) never waits: a FIFO that no
+ * process reads is refused at once, rather than holding the run, before
+ * it starts, for ever; writes then block as they should.
+ */
+static int
+open_path(struct output *o, const char *path)
+{
+	struct stat st;
+	int flags, err;
+
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NONBLOCK, 0666);
+	if (o->fd < 0) {
+		err = errno;
+		if (err == ENXIO && stat(path, &st) == 0 &&
+		    S_ISFIFO(st.st_mode))
+			diag(NULL, "cannot open '%s' for writing: a FIFO that "
+			    "no process reads\n", path);
+		else
+			diag(NULL, "cannot open '%s' for writing: %s\n", path,
+			    strerror(err));
+		return -1;
+	}
+	o->own_fd = true;
+	if ((flags = fcntl(o->fd, F_GETFL)) < 0 ||
+	    fcntl(o->fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+		diag(NULL, "cannot write to '%s': %s\n", path,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The stream: the file, the descriptor given, or standard output. */
 static int
 open_stream(struct output *o)
@@ -224,14 +259,7 @@ open_stream(struct output *o)
 	}
 	if (cfg->path != NULL) {
 		snprintf(o->name, sizeof(o->name), "'%s'", cfg->path);
-		o->fd = open(cfg->path, O_WRONLY | O_CREAT | O_TRUNC |
-		    O_CLOEXEC, 0666);
-		if (o->fd < 0) {
-			diag(NULL, "cannot open '%s' for writing\n", cfg->path);
-			return -1;
-		}
-		o->own_fd = true;
-		return 0;
+		return open_path(o, cfg->path);
 	}
 	o->fd = cfg->fd >= 0 ? cfg->fd : STDOUT_FILENO;
 	if (cfg->fd >= 0)

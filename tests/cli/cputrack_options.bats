@@ -211,7 +211,7 @@ assert_usage_error() {
 @test "-o to a file that cannot be opened: message, exit 1, nothing started" {
 	ct_run -o "$T/no/such/dir/f" -c "$WRITE" "$W/ct_marker" "$T/ran"
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "cputrack: cannot open '$T/no/such/dir/f' for writing" ]
+	[ "$stderr" = "cputrack: cannot open '$T/no/such/dir/f' for writing: No such file or directory" ]
 	[ ! -e "$T/ran" ]
 }
 

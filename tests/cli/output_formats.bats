@@ -303,7 +303,7 @@ EOF
 	[ "${stderr_lines[0]}" = "cpustat: --output and --output-fd cannot be given together" ]
 	run --separate-stderr "$CS" --output=/nonexistent/dir/x -c task-clock 0.1 1
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "cpustat: cannot open '/nonexistent/dir/x' for writing" ]
+	[ "$stderr" = "cpustat: cannot open '/nonexistent/dir/x' for writing: No such file or directory" ]
 }
 
 @test "cpustat --output=FILE and --output-fd: the rows there, nothing on stdout" {

@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The metrics keep the series of the latest 1024 LWPs and processes that
+# ended, the first ended going first, and count those dropped
+# (cputrack_ended_series_dropped_total): a program that churns through
+# threads leaves a bounded table, and the process's series keeps the
+# whole count.
+
+load output_helper
+
+setup() {
+	out_setup
+}
+
+teardown() {
+	out_teardown
+}
+
+@test "3000 churned threads: 1024 ended series kept, the latest; 1978 dropped and counted; the process exact" {
+	# 300 rounds of 10 threads, each making 3 writes: 3001 LWP series
+	# and 1 process series, all ended by the exit.
+	ct_run --format=prometheus -o "$T/m.prom" -T 0 -c "$WRITE" \
+	    "$W/wl_churn" 300 10 3
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	prometheus_check "$T/m.prom"
+	grep -qx 'cputrack_ended_series_dropped_total 1978' "$T/m.prom"
+	sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="([0-9]+)",comm="wl_churn",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1 \2/p' \
+	    "$T/m.prom" | sort -n >"$T/lwps"
+	[ "$(grep -c . "$T/lwps")" -eq 1023 ]
+	# The process's count is whole.
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_churn",event="syscalls:sys_enter_write",set="0"\} 9000$' "$T/m.prom"
+	# Kept: the main thread, exact (it wrote nothing: the total's share of
+	# the threads dropped is not put on it), and the 1022 threads that
+	# ended last. Rounds end one after the other, so those are two of
+	# round 197 (LWPs 1972 to 1981) and all of rounds 198 to 299 (LWPs
+	# 1982 to 3001), each with its 3 writes.
+	[ "$(head -1 "$T/lwps")" = "1 0" ]
+	awk 'NR > 1 && ($1 < 1972 || $1 > 3001 || $2 != 3) { print; bad = 1 }
+	    END { exit bad }' "$T/lwps"
+	# The table stays small: 1024 ended series, not 3002.
+	local size
+	size=$(wc -c <"$T/m.prom")
+	echo "metrics: $size bytes"
+	[ "$size" -lt 400000 ]
+}
+
+@test "while the churn runs, a scrape never holds more than the bound; dropped grows" {
+	command -v curl >/dev/null || skip "curl is not installed"
+	if "$CS" --listen=127.0.0.1:1 2>&1 | grep -q 'no HTTP server'; then
+		skip "this build has no HTTP server (libmicrohttpd)"
+	fi
+	local port i n max=0 dropped=0 d
+	port=$(free_port)
+	"$CT" --listen=127.0.0.1:"$port" -o /dev/null -T 0.05 -c "$WRITE" \
+	    "$W/wl_churn" 4000 4 3 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	for i in $(seq 600); do
+		kill -0 "$CPID" 2>/dev/null || break
+		curl -sf "http://127.0.0.1:$port/metrics" >"$T/m" 2>/dev/null || {
+			sleep 0.05
+			continue
+		}
+		n=$(grep -c '^cputrack_events_total{' "$T/m" || true)
+		d=$(sed -n 's/^cputrack_ended_series_dropped_total //p' "$T/m")
+		[ "$n" -gt "$max" ] && max=$n
+		[ "${d:-0}" -gt "$dropped" ] && dropped=$d
+		sleep 0.05
+	done
+	wait "$CPID"
+	[ ! -s "$T/err" ]
+	echo "most series in a scrape: $max; dropped seen: $dropped"
+	# 1024 ended, and those of the LWPs whose end had not come yet (a
+	# round's 4 and the main one, and a few whose exit rows were still
+	# on their way): nowhere near the 16001 LWPs of the run.
+	[ "$max" -le 1100 ]
+	[ "$dropped" -gt 0 ]
+}
