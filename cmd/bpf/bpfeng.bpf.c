@@ -537,7 +537,29 @@ read_args(struct bpfeng_rec *r, struct task_struct *p)
 		r->data[0] = 0;
 }
 
-/* An exec by a tracked thread that is not a started command's first. */
+/*
+ * The old image's thread is no longer tracked; the new image's is, if the
+ * exec is followed and there is room, and otherwise the process is no
+ * longer tracked. Whether the new image is.
+ */
+static __always_inline bool
+replace_image(__u32 pid, __u32 tid, __u32 old, struct bpfeng_thread *t,
+    bool follow)
+{
+	if (t != NULL)
+		bpf_map_delete_elem(&threads, &old);
+	if (follow && track_thread(tid, pid, 0) == 0)
+		return true;
+	bpf_map_delete_elem(&procs, &pid);
+	return false;
+}
+
+/*
+ * An exec by a tracked thread that is not a started command's first. The
+ * record is tested for NULL once, and each path is whole: a verifier
+ * that does not carry the test from one branch to the next (Linux 6.1)
+ * would otherwise see a path on which the record is never submitted.
+ */
 static __always_inline void
 exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
     bool follow)
@@ -547,20 +569,15 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 
 	r = reserve(BPFENG_REC_EXEC, pid, old, 0,
 	    sizeof(*r) + BPFENG_ARGS_LEN + (__u64)nslots * sizeof(__u64));
-	if (r != NULL) {
-		read_args(r, p);
-		copy_counts(r, BPFENG_ARGS_WORDS, t);
+	if (r == NULL) {
+		(void)replace_image(pid, tid, old, t, follow);
+		return;
 	}
-	if (t != NULL)
-		bpf_map_delete_elem(&threads, &old);
-	if (follow && track_thread(tid, pid, 0) == 0) {
-		if (r != NULL)
-			r->flags |= BPFENG_REC_FOLLOWED;
-	} else {
-		bpf_map_delete_elem(&procs, &pid);
-	}
-	if (r != NULL)
-		submit(r);
+	read_args(r, p);
+	copy_counts(r, BPFENG_ARGS_WORDS, t);
+	if (replace_image(pid, tid, old, t, follow))
+		r->flags |= BPFENG_REC_FOLLOWED;
+	submit(r);
 }
 
 SEC("tp_btf/sched_process_exec")
