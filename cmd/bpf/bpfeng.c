@@ -100,6 +100,31 @@ lay_out_joint(struct bpfeng *eng, const struct bpfeng_set *sets)
 	return true;
 }
 
+/*
+ * The counters that count context switches: the kernel counts a switch
+ * after the programs' hook, and the programs give it to the task that
+ * switched (bpfeng.bpf.c).
+ */
+static uint64_t
+switch_counters(const struct bpfeng *eng, const struct bpfeng_set *sets)
+{
+	const struct perf_event_attr *a;
+	uint64_t mask = 0;
+	int s, i, c;
+
+	for (s = 0; s < eng->nsets; s++)
+		for (i = 0; i < sets[s].nattrs; i++) {
+			a = &sets[s].attrs[i];
+			c = eng->joint ? eng->joint_of[s][i] :
+			    eng->set_first[s] + i;
+			if (a->type == PERF_TYPE_SOFTWARE &&
+			    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+			    c < 64)
+				mask |= 1ULL << c;
+		}
+	return mask;
+}
+
 /* Where each set's counts lie in a thread's value (bpfeng_abi.h). */
 static void
 lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
@@ -118,6 +143,7 @@ lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
 	    (size_t)eng->nslots * sizeof(uint64_t);
 	eng->joint = (eng->flags & BPFENG_JOINT_SETS) && nsets > 1 &&
 	    lay_out_joint(eng, sets);
+	eng->switch_counters = switch_counters(eng, sets);
 }
 
 static int
@@ -173,6 +199,7 @@ configure(struct bpfeng *eng)
 	}
 	skel->rodata->joint = eng->joint;
 	skel->rodata->njoint = eng->joint ? (uint32_t)eng->ncounters : 0;
+	skel->rodata->switch_counters = eng->switch_counters;
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
 	skel->rodata->wake_bytes = RING_WAKE_BYTES;

@@ -53,6 +53,7 @@ struct bpfeng {
 	int			 ncounters;	/* per CPU */
 	bool			 joint;		/* BPFENG_JOINT_SETS, taken */
 	int			 joint_of[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
+	uint64_t		 switch_counters; /* bit per counter */
 	int			 nslots;
 	size_t			 value_size;	/* of a thread's value */
 	int			 active;	/* the set in use */
