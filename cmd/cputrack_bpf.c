@@ -802,15 +802,29 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	count_ticks(bt, expirations);
 }
 
+/*
+ * A signal a process sent (kill(2), not the terminal) may have been sent
+ * to the command as well, by the same kill of a whole job, or by its
+ * next step: the engine saw whether it was, and it is not sent again.
+ * The wait for the kill's other half is bounded and happens once.
+ */
+#define SIGNAL_PAIR_MS	100
+
 static void
 take_signals(struct bpf_track *bt)
 {
 	struct signalfd_siginfo si;
+	bool has_it;
 
-	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		if (cputrack_signal(bt->ct, (int)si.ssi_signo,
-		    si.ssi_code) != 0)
+	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		has_it = si.ssi_code <= 0 && si.ssi_pid != 0 &&
+		    bt->ct->opt.pid == 0 && bt->ct->stop_count == 0 &&
+		    bpfeng_command_signaled(bt->eng, (int)si.ssi_signo,
+		    (pid_t)si.ssi_pid, SIGNAL_PAIR_MS);
+		if (cputrack_signal(bt->ct, (int)si.ssi_signo, si.ssi_code,
+		    has_it) != 0)
 			end_run(bt, 0);
+	}
 }
 
 /* Until the grace ends, or the engine's records are due (bpfeng.h). */

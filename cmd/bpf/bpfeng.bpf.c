@@ -81,6 +81,14 @@ __u64 lost_threads;
 __u64 read_errors;
 /* Switches the kernel did not trace, whose counts went to a tracked thread. */
 __u64 hidden_switches;
+/*
+ * The command userspace started, once it runs; for each signal sent to
+ * it, how many times, and by which process the last time: a signal that
+ * ends the run may have reached it already (a whole job signalled).
+ */
+__u32 command_pid;
+__u32 signal_sender[BPFENG_NSIG];
+__u32 signal_count[BPFENG_NSIG];
 
 /* Counter c of CPU n is at c * ncpus + n. */
 struct {
@@ -512,6 +520,24 @@ SEC("raw_tp")
 int whoami(void *ctx)
 {
 	caller_pid = bpf_get_current_pid_tgid() >> 32;
+	return 0;
+}
+
+/* A signal generated for the command: counted, with who sent it. */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info,
+    struct task_struct *task, int group, int result)
+{
+	__u32 n = (__u32)sig;
+
+	if (command_pid == 0 || task->tgid != command_pid ||
+	    n >= BPFENG_NSIG)
+		return 0;
+	/* Below 32 already: the mask, kept, shows the verifier. */
+	barrier_var(n);
+	n &= BPFENG_NSIG - 1;
+	signal_sender[n] = bpf_get_current_pid_tgid() >> 32;
+	__sync_fetch_and_add(&signal_count[n], 1);
 	return 0;
 }
 

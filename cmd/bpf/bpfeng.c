@@ -247,6 +247,9 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 	eng->lost_threads = &eng->skel->bss->lost_threads;
 	eng->read_errors = &eng->skel->bss->read_errors;
 	eng->hidden_switches = &eng->skel->bss->hidden_switches;
+	eng->command_pid = &eng->skel->bss->command_pid;
+	eng->signal_sender = eng->skel->bss->signal_sender;
+	eng->signal_count = eng->skel->bss->signal_count;
 	return 0;
 }
 

@@ -155,6 +155,16 @@ int bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen);
 int bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow);
 
 /*
+ * Whether the command bpfeng_start started was sent signal sig (below
+ * BPFENG_NSIG) by process sender since this last said so, waiting up to
+ * wait_ms milliseconds for it: one kill of a whole job (its process group,
+ * its cgroup) signals the command and its caller one after the other, in
+ * either order.
+ */
+bool bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
+    int wait_ms);
+
+/*
  * Stop counting pid, a tracked process, and let it run on: no callback
  * comes about it any more. A started command is no longer killed at
  * close.

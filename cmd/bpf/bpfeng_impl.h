@@ -74,6 +74,10 @@ struct bpfeng {
 	volatile __u64		*lost_threads;
 	volatile __u64		*read_errors;
 	volatile __u64		*hidden_switches;
+	volatile __u32		*command_pid;
+	volatile __u32		*signal_sender;	/* per signal */
+	volatile __u32		*signal_count;
+	uint32_t		 signals_seen[BPFENG_NSIG];
 	struct ring_buffer	*rb;
 	int			 epfd;		/* the ring and the child */
 

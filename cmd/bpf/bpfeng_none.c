@@ -71,6 +71,17 @@ bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 	return -1;
 }
 
+bool
+bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
+    int wait_ms)
+{
+	(void)eng;
+	(void)sig;
+	(void)sender;
+	(void)wait_ms;
+	return false;
+}
+
 void
 bpfeng_untrack(struct bpfeng *eng, pid_t pid)
 {

@@ -99,6 +99,7 @@ enum {
 	BPF_RB_PROD_POS = 3,
 };
 
+struct kernel_siginfo;
 struct linux_binprm;
 
 struct bpf_perf_event_value {
