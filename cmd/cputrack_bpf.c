@@ -487,6 +487,7 @@ int
 bpf_track_open(struct cputrack *ct, bool quiet)
 {
 	struct bpf_track *bt;
+	const char *log;
 	int status;
 
 	if ((bt = calloc(1, sizeof(*bt))) == NULL) {
@@ -498,11 +499,20 @@ bpf_track_open(struct cputrack *ct, bool quiet)
 	RB_INIT(&bt->procs);
 	RB_INIT(&bt->threads);
 	if ((status = engine_open(bt, quiet)) != 0) {
+		/* A refusal comes with where its whole story is. */
+		log = bpfeng_verifier_log();
 		if (quiet)
 			diag_debug("the BPF engine cannot count here (%s): "
 			    "counting with ptrace\n", bt->why);
 		else
-			diag(NULL, "--engine=bpf: %s\n", bt->why);
+			diag(NULL, "--engine=bpf: %s%s\n", bt->why,
+			    log != NULL ? " (-D prints the verifier's whole "
+			    "log)" : "");
+		if (log != NULL)
+			diag_debug("the kernel verifier's whole log, for a "
+			    "report:\n%s%s", log,
+			    log[0] != '\0' && log[strlen(log) - 1] == '\n' ?
+			    "" : "\n");
 		track_free(bt);
 		return status;
 	}
@@ -600,6 +610,7 @@ static int
 start_target(struct bpf_track *bt)
 {
 	struct cputrack *ct = bt->ct;
+	struct bproc *p;
 	pid_t pid;
 
 	if (ct->opt.pid != 0) {
@@ -620,8 +631,9 @@ start_target(struct bpf_track *bt)
 		return -1;
 	}
 	ct->target = pid;
-	if (exec_grace_ns(ct) != 0) {
-		proc_find(bt, pid)->early = true;
+	/* Not there if its record could not be made (the run is over). */
+	if (exec_grace_ns(ct) != 0 && (p = proc_find(bt, pid)) != NULL) {
+		p->early = true;
 		bt->grace_end = output_now() + exec_grace_ns(ct);
 	}
 	return 0;

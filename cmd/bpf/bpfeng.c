@@ -3,6 +3,7 @@
  * Opening and closing the engine: checks, the layout of the counts, the
  * counters, loading and attaching the BPF programs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,13 @@
 
 #include "bpfeng_impl.h"
 #include "bpfeng.skel.h"
+
+/*
+ * Descriptors the engine takes besides its counters: maps, programs,
+ * BTF, links, the ring's, and those libbpf's feature probes take for a
+ * moment (a probe without one decides a feature is missing).
+ */
+#define ENGINE_FDS	40
 
 /* Tracked threads and processes alive at once, at most. */
 #define MAX_THREADS	16384
@@ -180,6 +188,45 @@ raise_nofile(struct bpfeng *eng)
 	eng->nofile_raised = setrlimit(RLIMIT_NOFILE, &rl) == 0;
 }
 
+/* Descriptors open now. */
+static int
+fds_open(void)
+{
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	if ((dir = opendir("/proc/self/fd")) == NULL)
+		return 0;
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1;	/* the directory's own */
+}
+
+/*
+ * Whether the descriptor limit leaves room for the engine: said before
+ * anything is opened, rather than as whatever step first finds none.
+ */
+static int
+fd_room(struct bpfeng *eng, char *why, size_t whylen)
+{
+	long need = (long)eng->ncounters * eng->ncpus + ENGINE_FDS, left;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY ||
+	    (left = (long)rl.rlim_cur - fds_open()) >= need)
+		return 0;
+	eng_why(why, whylen, "the BPF engine needs %ld file descriptors (one "
+	    "per CPU per event, and %d for itself), and the limit (ulimit -n, "
+	    "%llu) leaves %ld", need, ENGINE_FDS,
+	    (unsigned long long)rl.rlim_cur, left < 0 ? 0 : left);
+	errno = EMFILE;
+	return -1;
+}
+
 static void
 configure(struct bpfeng *eng)
 {
@@ -222,7 +269,6 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 {
 	int err = 0;
 
-	eng_log_begin();
 	if ((eng->skel = bpfeng_bpf__open()) == NULL) {
 		err = errno;
 	} else {
@@ -231,8 +277,7 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 			err = errno;
 	}
 	if (err != 0)
-		eng_load_reason(err, why, whylen);
-	eng_log_end();
+		eng_load_reason(eng_log_text(), err, why, whylen);
 	if (err != 0) {
 		errno = err;
 		return -1;
@@ -282,13 +327,11 @@ attach(struct bpfeng *eng, char *why, size_t whylen)
 {
 	int err = 0;
 
-	eng_log_begin();
 	if (bpfeng_bpf__attach(eng->skel) != 0) {
 		err = errno;
-		eng_why(why, whylen, "cannot attach the BPF programs to the "
-		    "scheduler's tracepoints - %s", strerror(err));
+		eng_fd_reason("cannot attach the BPF programs to the "
+		    "scheduler's tracepoints", err, why, whylen);
 	}
-	eng_log_end();
 	errno = err;
 	return err != 0 ? -1 : 0;
 }
@@ -344,13 +387,20 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 	}
 	eng->ncpus = ncpus;
 	raise_nofile(eng);
+	if (fd_room(eng, why, whylen) != 0)
+		goto fail;
+	/* What libbpf says is kept, not printed (bpfeng_check.c). */
+	eng_log_begin();
 	if (eng_counters_open(eng, sets, why, whylen) != 0 ||
 	    load(eng, why, whylen) != 0 ||
 	    same_pids(eng, why, whylen) != 0 ||
 	    eng_counters_fill(eng, why, whylen) != 0 ||
 	    eng_events_open(eng, why, whylen) != 0 ||
-	    attach(eng, why, whylen) != 0)
+	    attach(eng, why, whylen) != 0) {
+		eng_log_end();
 		goto fail;
+	}
+	eng_log_end();
 	return eng;
 fail:
 	err = errno != 0 ? errno : EINVAL;

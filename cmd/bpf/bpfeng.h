@@ -137,6 +137,14 @@ struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets,
     char *why, size_t whylen);
 
 /*
+ * When the last bpfeng_open failed because the kernel's verifier refused a
+ * program: everything libbpf said while it loaded them, the verifier's
+ * whole log among it, for a report; NULL otherwise. Kept until the next
+ * bpfeng_open.
+ */
+const char *bpfeng_verifier_log(void);
+
+/*
  * The target, once per engine. bpfeng_start runs argv (PATH searched,
  * signal mask cleared) and counts it from its exec on; its pid, or -1.
  * lwp_create(FIRST) is called before it returns. bpfeng_attach counts pid's threads from now on: the leader

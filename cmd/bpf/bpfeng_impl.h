@@ -119,7 +119,8 @@ void eng_log_begin(void);
 void eng_log_end(void);
 const char *eng_log_text(void);
 void eng_verifier_reason(const char *log, char *line, size_t len);
-void eng_load_reason(int err, char *why, size_t whylen);
+void eng_load_reason(const char *log, int err, char *why, size_t whylen);
+void eng_fd_reason(const char *what, int err, char *why, size_t whylen);
 
 /* bpfeng_counters.c */
 int eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,

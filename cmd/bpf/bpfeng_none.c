@@ -71,6 +71,12 @@ bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 	return -1;
 }
 
+const char *
+bpfeng_verifier_log(void)
+{
+	return NULL;
+}
+
 bool
 bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
     int wait_ms)
