@@ -487,6 +487,7 @@ int
 bpf_track_open(struct cputrack *ct, bool quiet)
 {
 	struct bpf_track *bt;
+	char programs[512];
 	const char *log;
 	int status;
 
@@ -516,6 +517,8 @@ bpf_track_open(struct cputrack *ct, bool quiet)
 		track_free(bt);
 		return status;
 	}
+	bpfeng_programs(bt->eng, programs, sizeof(programs));
+	diag_debug("the BPF engine counts: programs %s\n", programs);
 	ct->bpf = bt;
 	return 0;
 }

@@ -409,6 +409,27 @@ fail:
 	return NULL;
 }
 
+void
+bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
+{
+	const struct bpf_object_skeleton *s = eng->skel->skeleton;
+	int i, loaded = 0, attached = 0;
+	size_t at = 0;
+	bool ok;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->prog_cnt; i++) {
+		ok = bpf_program__fd(*s->progs[i].prog) >= 0;
+		loaded += ok;
+		attached += *s->progs[i].link != NULL;
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
+		    "%s%s%s", i > 0 ? " " : "", ok ? "" : "!",
+		    s->progs[i].name);
+	}
+	(void)snprintf(buf + at, at < len ? len - at : 0,
+	    "; %d loaded, %d attached", loaded, attached);
+}
+
 int
 bpfeng_fd(const struct bpfeng *eng)
 {

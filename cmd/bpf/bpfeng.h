@@ -145,6 +145,13 @@ struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets,
 const char *bpfeng_verifier_log(void);
 
 /*
+ * What runs, for -D: every program of the engine and whether the kernel
+ * loaded it ("on_switch" or "!on_switch"), then how many are attached,
+ * e.g. "on_switch flush ... on_exit; 8 loaded, 6 attached".
+ */
+void bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len);
+
+/*
  * The target, once per engine. bpfeng_start runs argv (PATH searched,
  * signal mask cleared) and counts it from its exec on; its pid, or -1.
  * lwp_create(FIRST) is called before it returns. bpfeng_attach counts pid's threads from now on: the leader

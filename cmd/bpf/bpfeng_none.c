@@ -71,6 +71,13 @@ bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 	return -1;
 }
 
+void
+bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
+{
+	(void)eng;
+	snprintf(buf, len, "none");
+}
+
 const char *
 bpfeng_verifier_log(void)
 {
