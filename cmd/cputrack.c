@@ -9,7 +9,8 @@
  * cputrack started is sent the same signal, unless it has it already
  * (from the terminal, or pending), and is tracked until it exits, its
  * rows printed; a second signal kills it. cputrack then dies of the first
- * signal, so that its exit status says the run was cut short. SIGPIPE
+ * signal (SIGQUIT without a core), so that its parent sees the run cut
+ * short. SIGPIPE
  * (the reader of the rows went away) lets everything go and exits 0.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "cputrack.h"
@@ -100,7 +102,8 @@ got_it_too(pid_t pid, int sig, int si_code)
 
 /* SIGHUP, SIGINT, SIGQUIT or SIGTERM during the run: see the top. */
 int
-cputrack_signal(struct cputrack *ct, int sig, int si_code)
+cputrack_signal(struct cputrack *ct, int sig, int si_code,
+    bool target_has_it)
 {
 	if (ct->opt.pid != 0)
 		return 1;
@@ -108,7 +111,7 @@ cputrack_signal(struct cputrack *ct, int sig, int si_code)
 		ct->stop_signal = sig;
 	if (ct->stop_count++ > 0)
 		(void)kill(ct->target, SIGKILL);
-	else if (!got_it_too(ct->target, sig, si_code))
+	else if (!target_has_it && !got_it_too(ct->target, sig, si_code))
 		(void)kill(ct->target, sig);
 	return 0;
 }
@@ -161,15 +164,26 @@ run(struct cputrack *ct)
 	return ct->bpf != NULL ? bpf_track(ct) : ptrace_track(ct);
 }
 
-/* Exit as the signal would have ended us (SIGQUIT without a core). */
+/*
+ * Die of the signal, so that the parent sees WIFSIGNALED (a shell ends a
+ * loop only then), with everything written. The engines keep the signals
+ * that end a run blocked (they read them from a descriptor): it is
+ * raised, then let through. SIGQUIT dumps no core: the process is made
+ * undumpable first. 128 + sig only if it somehow survives.
+ */
 static int
 die_of(int sig)
 {
+	sigset_t set;
+
 	fflush(NULL);
-	if (sig != SIGQUIT) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
+	if (sig == SIGQUIT)
+		(void)prctl(PR_SET_DUMPABLE, 0);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	raise(sig);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
 	return 128 + sig;
 }
 

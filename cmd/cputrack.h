@@ -67,14 +67,16 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv,
 /*
  * cputrack.c, for the engines. A signal that came before the target was
  * there (0 if none). The rows' title, once the target is there (the run's
- * clock is the output's). A signal during the run (SIGHUP, SIGINT, SIGQUIT, SIGTERM):
- * 1 when the target is to be let go and the run ended, 0 to go on (a
- * command cputrack started is sent it, and tracked to its end). Rows
- * written out; a reader gone away, or a write error, sets reader_gone.
+ * clock is the output's). A signal during the run (SIGHUP, SIGINT, SIGQUIT,
+ * SIGTERM): 1 when the target is to be let go and the run ended, 0 to go
+ * on (a command cputrack started is sent it, unless the engine saw it
+ * sent the command too, and tracked to its end). Rows written out; a
+ * reader gone away, or a write error, sets reader_gone.
  */
 int cputrack_early_signal(void);
 void cputrack_title(struct cputrack *ct);
-int cputrack_signal(struct cputrack *ct, int sig, int si_code);
+int cputrack_signal(struct cputrack *ct, int sig, int si_code,
+    bool target_has_it);
 void cputrack_flush(struct cputrack *ct);
 
 /* cputrack_rows.c: the rows both engines print. */

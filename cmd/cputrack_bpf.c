@@ -510,6 +510,8 @@ int
 bpf_track_open(struct cputrack *ct, bool quiet)
 {
 	struct bpf_track *bt;
+	char programs[512];
+	const char *log;
 	int status;
 
 	if ((bt = calloc(1, sizeof(*bt))) == NULL) {
@@ -521,14 +523,25 @@ bpf_track_open(struct cputrack *ct, bool quiet)
 	RB_INIT(&bt->procs);
 	RB_INIT(&bt->threads);
 	if ((status = engine_open(bt, quiet)) != 0) {
+		/* A refusal comes with where its whole story is. */
+		log = bpfeng_verifier_log();
 		if (quiet)
 			diag_debug("the BPF engine cannot count here (%s): "
 			    "counting with ptrace\n", bt->why);
 		else
-			diag(NULL, "--engine=bpf: %s\n", bt->why);
+			diag(NULL, "--engine=bpf: %s%s\n", bt->why,
+			    log != NULL ? " (-D prints the verifier's whole "
+			    "log)" : "");
+		if (log != NULL)
+			diag_debug("the kernel verifier's whole log, for a "
+			    "report:\n%s%s", log,
+			    log[0] != '\0' && log[strlen(log) - 1] == '\n' ?
+			    "" : "\n");
 		track_free(bt);
 		return status;
 	}
+	bpfeng_programs(bt->eng, programs, sizeof(programs));
+	diag_debug("the BPF engine counts: programs %s\n", programs);
 	ct->bpf = bt;
 	return 0;
 }
@@ -623,6 +636,7 @@ static int
 start_target(struct bpf_track *bt)
 {
 	struct cputrack *ct = bt->ct;
+	struct bproc *p;
 	pid_t pid;
 
 	if (ct->opt.pid != 0) {
@@ -653,8 +667,9 @@ start_target(struct bpf_track *bt)
 		return -1;
 	}
 	ct->target = pid;
-	if (exec_grace_ns(ct) != 0) {
-		proc_find(bt, pid)->early = true;
+	/* Not there if its record could not be made (the run is over). */
+	if (exec_grace_ns(ct) != 0 && (p = proc_find(bt, pid)) != NULL) {
+		p->early = true;
 		bt->grace_end = output_now() + exec_grace_ns(ct);
 	}
 	return 0;
@@ -819,15 +834,29 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	count_ticks(bt, expirations);
 }
 
+/*
+ * A signal a process sent (kill(2), not the terminal) may have been sent
+ * to the command as well, by the same kill of a whole job, or by its
+ * next step: the engine saw whether it was, and it is not sent again.
+ * The wait for the kill's other half is bounded and happens once.
+ */
+#define SIGNAL_PAIR_MS	100
+
 static void
 take_signals(struct bpf_track *bt)
 {
 	struct signalfd_siginfo si;
+	bool has_it;
 
-	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		if (cputrack_signal(bt->ct, (int)si.ssi_signo,
-		    si.ssi_code) != 0)
+	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		has_it = si.ssi_code <= 0 && si.ssi_pid != 0 &&
+		    bt->ct->opt.pid == 0 && bt->ct->stop_count == 0 &&
+		    bpfeng_command_signaled(bt->eng, (int)si.ssi_signo,
+		    (pid_t)si.ssi_pid, SIGNAL_PAIR_MS);
+		if (cputrack_signal(bt->ct, (int)si.ssi_signo, si.ssi_code,
+		    has_it) != 0)
 			end_run(bt, 0);
+	}
 }
 
 /* Until the grace ends, or the engine's records are due (bpfeng.h). */

@@ -448,7 +448,7 @@ static int
 on_signal(int sig, int si_code, pid_t sender, void *arg)
 {
 	(void)sender;
-	return cputrack_signal(arg, sig, si_code);
+	return cputrack_signal(arg, sig, si_code, false);
 }
 
 int

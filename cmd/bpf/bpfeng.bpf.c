@@ -28,6 +28,13 @@
  * come, so that such a switch is counted where it lands on a tracked
  * thread, whichever hook marks it, and userspace says so.
  *
+ * A context switch is counted by the kernel's software event after the
+ * switch hook has run, so it lands in the next task's interval: what
+ * counters of that event count between two marks belongs to the task
+ * whose switch opened the interval, and goes to it at the next mark. A
+ * thread's last switch, after its exit, then goes to nobody, as the
+ * kernel's own per-thread counters never see it.
+ *
  * Only its own CPU touches a mark: the switch (interrupts off), the exit
  * and exec handlers (preemption off, marked busy so that a flush that
  * interrupts them backs off), and the flush, which userspace runs on each
@@ -57,6 +64,8 @@ const volatile __u32 set_slot[BPFENG_MAX_SETS];
 const volatile bool joint;
 const volatile __u32 njoint;
 const volatile __u32 set_joint[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
+/* Bit c: counter c counts context switches (PERF_COUNT_SW_CONTEXT_SWITCHES). */
+const volatile __u64 switch_counters;
 const volatile bool follow_fork;
 const volatile bool follow_exec;
 /* Unread bytes in the ring past which userspace is woken at once. */
@@ -72,6 +81,14 @@ __u64 lost_threads;
 __u64 read_errors;
 /* Switches the kernel did not trace, whose counts went to a tracked thread. */
 __u64 hidden_switches;
+/*
+ * The command userspace started, once it runs; for each signal sent to
+ * it, how many times, and by which process the last time: a signal that
+ * ends the run may have reached it already (a whole job signalled).
+ */
+__u32 command_pid;
+__u32 signal_sender[BPFENG_NSIG];
+__u32 signal_count[BPFENG_NSIG];
 
 /* Counter c of CPU n is at c * ncpus + n. */
 struct {
@@ -109,6 +126,8 @@ struct mark {
 	__u32	valid;		/* base was read */
 	__u32	busy;
 	__u32	owner;		/* the task seen to run since the mark */
+	__u32	switched;	/* the task whose switch made the mark */
+	__u32	pad;
 	__u64	since;		/* ns */
 	__u64	base_enabled;
 	__u64	base_running;
@@ -182,12 +201,32 @@ add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
 }
 
 /*
- * Read set's counters on this CPU. With t, add what they counted since
- * the mark to t; with rebase, make the readings the new mark.
+ * What counter c counted since the mark goes to t, or, for a counter of
+ * context switches, to sw: the task whose switch made the mark, which may
+ * run on another CPU by now (so the add is atomic).
+ */
+static __always_inline void
+add_count(struct bpfeng_thread *t, struct bpfeng_thread *sw, __u32 c,
+    __u64 slot, __u64 delta)
+{
+	if (c >= 64 || !(switch_counters & (1ULL << c))) {
+		if (t != NULL)
+			add_slot(t, slot, delta);
+		return;
+	}
+	barrier_var(slot);
+	if (sw != NULL && slot < nslots && slot < BPFENG_MAX_SLOTS)
+		__sync_fetch_and_add(&sw->slots[slot], delta);
+}
+
+/*
+ * Read set's counters on this CPU. Add what they counted since the mark
+ * to t, and switches to sw (add_count), where given; with rebase, make
+ * the readings the new mark.
  */
 static __always_inline int
 read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
-    bool rebase)
+    struct bpfeng_thread *sw, bool rebase)
 {
 	struct bpf_perf_event_value v;
 	__u32 first, n, i;
@@ -204,15 +243,13 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 			__sync_fetch_and_add(&read_errors, 1);
 			return -1;
 		}
-		if (t != NULL) {
-			if (i == 0) {
-				add_slot(t, slot, v.enabled - m->base_enabled);
-				add_slot(t, slot + 1,
-				    v.running - m->base_running);
-			}
-			add_slot(t, slot + BPFENG_SET_HEAD + i,
-			    v.counter - m->base[i]);
+		if (t != NULL && i == 0) {
+			add_slot(t, slot, v.enabled - m->base_enabled);
+			add_slot(t, slot + 1, v.running - m->base_running);
 		}
+		/* Each tested alone: the verifier refuses pointers or'ed. */
+		add_count(t, sw, first + i, slot + BPFENG_SET_HEAD + i,
+		    v.counter - m->base[i]);
 		if (rebase) {
 			m->base[i] = v.counter;
 			if (i == 0) {
@@ -225,11 +262,13 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 }
 
 /*
- * Read the joint counters on this CPU. With t, add what they counted since
- * the mark to t's counts of the mark's set; make the readings the mark.
+ * Read the joint counters on this CPU. Add what they counted since the
+ * mark to the mark's set's counts of t, and switches to sw (add_count),
+ * where given; make the readings the mark.
  */
 static __always_inline int
-read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t)
+read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t,
+    struct bpfeng_thread *sw)
 {
 	struct bpf_perf_event_value v = { 0 };
 	__u64 now[BPFENG_MAX_SET_REQS] = { 0 }, slot;
@@ -244,15 +283,17 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t)
 		now[j] = v.counter;
 	}
 	barrier_var(set);
-	if (t != NULL && set < BPFENG_MAX_SETS) {
+	if (set < BPFENG_MAX_SETS) {
 		slot = set_slot[set];
-		add_slot(t, slot, v.enabled - m->base_enabled);
-		add_slot(t, slot + 1, v.running - m->base_running);
+		if (t != NULL) {
+			add_slot(t, slot, v.enabled - m->base_enabled);
+			add_slot(t, slot + 1, v.running - m->base_running);
+		}
 		for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set];
 		    i++) {
 			/* Below 16 already: the mask shows the verifier. */
 			j = set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1);
-			add_slot(t, slot + BPFENG_SET_HEAD + i,
+			add_count(t, sw, j, slot + BPFENG_SET_HEAD + i,
 			    now[j] - m->base[j]);
 		}
 	}
@@ -263,37 +304,50 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t)
 	return 0;
 }
 
+/* Thread tid, if it is tracked and was when the last mark was made. */
+static __always_inline struct bpfeng_thread *
+counted_thread(struct mark *m, __u32 tid)
+{
+	struct bpfeng_thread *t;
+
+	if (!m->valid || tid == 0 ||
+	    (t = bpf_map_lookup_elem(&threads, &tid)) == NULL ||
+	    t->start_ns > m->since)
+		return NULL;
+	return t;
+}
+
 /*
  * Mark this CPU: what it counted since the last mark goes to thread tid
- * if that is tracked and was tracked when the last mark was made; next
- * runs from here on. Returns whether tid was given the counts.
+ * if that is tracked and was tracked when the last mark was made, but
+ * switches, which go to the task whose switch made the last mark; next
+ * runs from here on. switching: tid switches out now. Returns whether
+ * tid was given the counts.
  */
 static __always_inline bool
-mark_cpu(struct mark *m, __u32 tid, __u32 next)
+mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching)
 {
 	__u32 set = active_set, cpu = bpf_get_smp_processor_id();
-	struct bpfeng_thread *t = NULL;
+	struct bpfeng_thread *t = counted_thread(m, tid), *sw = NULL;
 	__u64 now = bpf_ktime_get_ns();
 
-	if (m->valid && tid != 0 &&
-	    (t = bpf_map_lookup_elem(&threads, &tid)) != NULL &&
-	    t->start_ns > m->since)
-		t = NULL;
+	if (switch_counters != 0)
+		sw = counted_thread(m, m->switched);
 	m->valid = 0;
 	m->owner = next;
+	m->switched = switching ? tid : 0;
 	if (set >= nsets)
 		return false;
 	if (joint) {
 		/* What it counted since the mark was for the set then in use. */
-		if (read_joint(m, cpu, t) != 0)
+		if (read_joint(m, cpu, t, sw) != 0)
 			return false;
 	} else if (set == m->set) {
-		if (read_set(m, set, cpu, t, true) != 0)
+		if (read_set(m, set, cpu, t, sw, true) != 0)
 			return false;
 	} else {
-		if (t != NULL)
-			(void)read_set(m, m->set, cpu, t, false);
-		if (read_set(m, set, cpu, NULL, true) != 0)
+		(void)read_set(m, m->set, cpu, t, sw, false);
+		if (read_set(m, set, cpu, NULL, NULL, true) != 0)
 			return false;
 	}
 	m->set = set;
@@ -310,11 +364,11 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next)
  * switch, a flush, an exec or an exit.
  */
 static __always_inline void
-mark_running(struct mark *m, __u32 tid, __u32 next)
+mark_running(struct mark *m, __u32 tid, __u32 next, bool switching)
 {
 	bool unseen = m->valid && m->owner != tid;
 
-	if (mark_cpu(m, tid, next) && unseen)
+	if (mark_cpu(m, tid, next, switching) && unseen)
 		__sync_fetch_and_add(&hidden_switches, 1);
 }
 
@@ -437,7 +491,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
 	struct mark *m = this_mark();
 
 	if (m != NULL)
-		mark_running(m, prev->pid, next->pid);
+		mark_running(m, prev->pid, next->pid, true);
 	return 0;
 }
 
@@ -457,7 +511,7 @@ int flush(void *ctx)
 	if (m->busy)
 		return 1;
 	tid = current_tid();
-	mark_running(m, tid, tid);
+	mark_running(m, tid, tid, false);
 	return 0;
 }
 
@@ -466,6 +520,24 @@ SEC("raw_tp")
 int whoami(void *ctx)
 {
 	caller_pid = bpf_get_current_pid_tgid() >> 32;
+	return 0;
+}
+
+/* A signal generated for the command: counted, with who sent it. */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info,
+    struct task_struct *task, int group, int result)
+{
+	__u32 n = (__u32)sig;
+
+	if (command_pid == 0 || task->tgid != command_pid ||
+	    n >= BPFENG_NSIG)
+		return 0;
+	/* Below 32 already: the mask, kept, shows the verifier. */
+	barrier_var(n);
+	n &= BPFENG_NSIG - 1;
+	signal_sender[n] = bpf_get_current_pid_tgid() >> 32;
+	__sync_fetch_and_add(&signal_count[n], 1);
 	return 0;
 }
 
@@ -537,7 +609,29 @@ read_args(struct bpfeng_rec *r, struct task_struct *p)
 		r->data[0] = 0;
 }
 
-/* An exec by a tracked thread that is not a started command's first. */
+/*
+ * The old image's thread is no longer tracked; the new image's is, if the
+ * exec is followed and there is room, and otherwise the process is no
+ * longer tracked. Whether the new image is.
+ */
+static __always_inline bool
+replace_image(__u32 pid, __u32 tid, __u32 old, struct bpfeng_thread *t,
+    bool follow)
+{
+	if (t != NULL)
+		bpf_map_delete_elem(&threads, &old);
+	if (follow && track_thread(tid, pid, 0) == 0)
+		return true;
+	bpf_map_delete_elem(&procs, &pid);
+	return false;
+}
+
+/*
+ * An exec by a tracked thread that is not a started command's first. The
+ * record is tested for NULL once, and each path is whole: a verifier
+ * that does not carry the test from one branch to the next (Linux 6.1)
+ * would otherwise see a path on which the record is never submitted.
+ */
 static __always_inline void
 exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
     bool follow)
@@ -547,20 +641,15 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 
 	r = reserve(BPFENG_REC_EXEC, pid, old, 0,
 	    sizeof(*r) + BPFENG_ARGS_LEN + (__u64)nslots * sizeof(__u64));
-	if (r != NULL) {
-		read_args(r, p);
-		copy_counts(r, BPFENG_ARGS_WORDS, t);
+	if (r == NULL) {
+		(void)replace_image(pid, tid, old, t, follow);
+		return;
 	}
-	if (t != NULL)
-		bpf_map_delete_elem(&threads, &old);
-	if (follow && track_thread(tid, pid, 0) == 0) {
-		if (r != NULL)
-			r->flags |= BPFENG_REC_FOLLOWED;
-	} else {
-		bpf_map_delete_elem(&procs, &pid);
-	}
-	if (r != NULL)
-		submit(r);
+	read_args(r, p);
+	copy_counts(r, BPFENG_ARGS_WORDS, t);
+	if (replace_image(pid, tid, old, t, follow))
+		r->flags |= BPFENG_REC_FOLLOWED;
+	submit(r);
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -579,7 +668,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	follow = follow_exec || (proc->flags & BPFENG_PROC_FOLLOW_EXEC);
 	m->busy = 1;
 	/* The old image's counts end here. */
-	mark_running(m, old, p->pid);
+	mark_running(m, old, p->pid, false);
 	t = bpf_map_lookup_elem(&threads, &old);
 	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
 		/* A started command counts from its exec on, as perf does. */
@@ -609,7 +698,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (t != NULL && (m = this_mark()) != NULL) {
 		m->busy = 1;
 		/* Its final counts: what it does from here on is not its. */
-		mark_running(m, tid, tid);
+		mark_running(m, tid, tid, false);
 		r = reserve(BPFENG_REC_LWP_EXIT, pid, tid, p->exit_code,
 		    sizeof(*r) + (__u64)nslots * sizeof(__u64));
 		if (r != NULL) {

@@ -3,6 +3,7 @@
  * Opening and closing the engine: checks, the layout of the counts, the
  * counters, loading and attaching the BPF programs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,13 @@
 
 #include "bpfeng_impl.h"
 #include "bpfeng.skel.h"
+
+/*
+ * Descriptors the engine takes besides its counters: maps, programs,
+ * BTF, links, the ring's, and those libbpf's feature probes take for a
+ * moment (a probe without one decides a feature is missing).
+ */
+#define ENGINE_FDS	40
 
 /* Tracked threads and processes alive at once, at most. */
 #define MAX_THREADS	16384
@@ -100,6 +108,31 @@ lay_out_joint(struct bpfeng *eng, const struct bpfeng_set *sets)
 	return true;
 }
 
+/*
+ * The counters that count context switches: the kernel counts a switch
+ * after the programs' hook, and the programs give it to the task that
+ * switched (bpfeng.bpf.c).
+ */
+static uint64_t
+switch_counters(const struct bpfeng *eng, const struct bpfeng_set *sets)
+{
+	const struct perf_event_attr *a;
+	uint64_t mask = 0;
+	int s, i, c;
+
+	for (s = 0; s < eng->nsets; s++)
+		for (i = 0; i < sets[s].nattrs; i++) {
+			a = &sets[s].attrs[i];
+			c = eng->joint ? eng->joint_of[s][i] :
+			    eng->set_first[s] + i;
+			if (a->type == PERF_TYPE_SOFTWARE &&
+			    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+			    c < 64)
+				mask |= 1ULL << c;
+		}
+	return mask;
+}
+
 /* Where each set's counts lie in a thread's value (bpfeng_abi.h). */
 static void
 lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
@@ -118,6 +151,7 @@ lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
 	    (size_t)eng->nslots * sizeof(uint64_t);
 	eng->joint = (eng->flags & BPFENG_JOINT_SETS) && nsets > 1 &&
 	    lay_out_joint(eng, sets);
+	eng->switch_counters = switch_counters(eng, sets);
 }
 
 static int
@@ -149,6 +183,45 @@ raise_nofile(struct bpfeng *eng)
 	eng->nofile_raised = setrlimit(RLIMIT_NOFILE, &rl) == 0;
 }
 
+/* Descriptors open now. */
+static int
+fds_open(void)
+{
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	if ((dir = opendir("/proc/self/fd")) == NULL)
+		return 0;
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n - 1;	/* the directory's own */
+}
+
+/*
+ * Whether the descriptor limit leaves room for the engine: said before
+ * anything is opened, rather than as whatever step first finds none.
+ */
+static int
+fd_room(struct bpfeng *eng, char *why, size_t whylen)
+{
+	long need = (long)eng->ncounters * eng->ncpus + ENGINE_FDS, left;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY ||
+	    (left = (long)rl.rlim_cur - fds_open()) >= need)
+		return 0;
+	eng_why(why, whylen, "the BPF engine needs %ld file descriptors (one "
+	    "per CPU per event, and %d for itself), and the limit (ulimit -n, "
+	    "%llu) leaves %ld", need, ENGINE_FDS,
+	    (unsigned long long)rl.rlim_cur, left < 0 ? 0 : left);
+	errno = EMFILE;
+	return -1;
+}
+
 static void
 configure(struct bpfeng *eng)
 {
@@ -168,6 +241,7 @@ configure(struct bpfeng *eng)
 	}
 	skel->rodata->joint = eng->joint;
 	skel->rodata->njoint = eng->joint ? (uint32_t)eng->ncounters : 0;
+	skel->rodata->switch_counters = eng->switch_counters;
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
 	skel->rodata->wake_bytes = RING_WAKE_BYTES;
@@ -190,7 +264,6 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 {
 	int err = 0;
 
-	eng_log_begin();
 	if ((eng->skel = bpfeng_bpf__open()) == NULL) {
 		err = errno;
 	} else {
@@ -199,8 +272,7 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 			err = errno;
 	}
 	if (err != 0)
-		eng_load_reason(err, why, whylen);
-	eng_log_end();
+		eng_load_reason(eng_log_text(), err, why, whylen);
 	if (err != 0) {
 		errno = err;
 		return -1;
@@ -215,6 +287,9 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 	eng->lost_threads = &eng->skel->bss->lost_threads;
 	eng->read_errors = &eng->skel->bss->read_errors;
 	eng->hidden_switches = &eng->skel->bss->hidden_switches;
+	eng->command_pid = &eng->skel->bss->command_pid;
+	eng->signal_sender = eng->skel->bss->signal_sender;
+	eng->signal_count = eng->skel->bss->signal_count;
 	return 0;
 }
 
@@ -247,13 +322,11 @@ attach(struct bpfeng *eng, char *why, size_t whylen)
 {
 	int err = 0;
 
-	eng_log_begin();
 	if (bpfeng_bpf__attach(eng->skel) != 0) {
 		err = errno;
-		eng_why(why, whylen, "cannot attach the BPF programs to the "
-		    "scheduler's tracepoints - %s", strerror(err));
+		eng_fd_reason("cannot attach the BPF programs to the "
+		    "scheduler's tracepoints", err, why, whylen);
 	}
-	eng_log_end();
 	errno = err;
 	return err != 0 ? -1 : 0;
 }
@@ -309,19 +382,47 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 	}
 	eng->ncpus = ncpus;
 	raise_nofile(eng);
+	if (fd_room(eng, why, whylen) != 0)
+		goto fail;
+	/* What libbpf says is kept, not printed (bpfeng_check.c). */
+	eng_log_begin();
 	if (eng_counters_open(eng, sets, why, whylen) != 0 ||
 	    load(eng, why, whylen) != 0 ||
 	    same_pids(eng, why, whylen) != 0 ||
 	    eng_counters_fill(eng, why, whylen) != 0 ||
 	    eng_events_open(eng, why, whylen) != 0 ||
-	    attach(eng, why, whylen) != 0)
+	    attach(eng, why, whylen) != 0) {
+		eng_log_end();
 		goto fail;
+	}
+	eng_log_end();
 	return eng;
 fail:
 	err = errno != 0 ? errno : EINVAL;
 	bpfeng_close(eng);
 	errno = err;
 	return NULL;
+}
+
+void
+bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
+{
+	const struct bpf_object_skeleton *s = eng->skel->skeleton;
+	int i, loaded = 0, attached = 0;
+	size_t at = 0;
+	bool ok;
+
+	buf[0] = '\0';
+	for (i = 0; i < s->prog_cnt; i++) {
+		ok = bpf_program__fd(*s->progs[i].prog) >= 0;
+		loaded += ok;
+		attached += *s->progs[i].link != NULL;
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
+		    "%s%s%s", i > 0 ? " " : "", ok ? "" : "!",
+		    s->progs[i].name);
+	}
+	(void)snprintf(buf + at, at < len ? len - at : 0,
+	    "; %d loaded, %d attached", loaded, attached);
 }
 
 int

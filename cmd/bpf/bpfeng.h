@@ -139,6 +139,21 @@ struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets,
     char *why, size_t whylen);
 
 /*
+ * When the last bpfeng_open failed because the kernel's verifier refused a
+ * program: everything libbpf said while it loaded them, the verifier's
+ * whole log among it, for a report; NULL otherwise. Kept until the next
+ * bpfeng_open.
+ */
+const char *bpfeng_verifier_log(void);
+
+/*
+ * What runs, for -D: every program of the engine and whether the kernel
+ * loaded it ("on_switch" or "!on_switch"), then how many are attached,
+ * e.g. "on_switch flush ... on_exit; 8 loaded, 6 attached".
+ */
+void bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len);
+
+/*
  * The target, once per engine. bpfeng_start runs argv (PATH searched,
  * signal mask cleared) and counts it from its exec on; its pid, or -1.
  * lwp_create(FIRST) is called before it returns. bpfeng_attach counts pid's threads from now on: the leader
@@ -155,6 +170,16 @@ int bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen);
  * execs that reach its program (env, nice, #! scripts). 0 or -1.
  */
 int bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow);
+
+/*
+ * Whether the command bpfeng_start started was sent signal sig (below
+ * BPFENG_NSIG) by process sender since this last said so, waiting up to
+ * wait_ms milliseconds for it: one kill of a whole job (its process group,
+ * its cgroup) signals the command and its caller one after the other, in
+ * either order.
+ */
+bool bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
+    int wait_ms);
 
 /*
  * Stop counting pid, a tracked process, and let it run on: no callback

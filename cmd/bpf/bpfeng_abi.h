@@ -17,6 +17,10 @@ _Static_assert((BPFENG_MAX_SET_REQS & (BPFENG_MAX_SET_REQS - 1)) == 0,
 #define BPFENG_SET_HEAD		2
 #define BPFENG_MAX_SLOTS	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + \
     BPFENG_MAX_COUNTERS)
+/* Signals below this are watched for the started command. */
+#define BPFENG_NSIG		32
+_Static_assert((BPFENG_NSIG & (BPFENG_NSIG - 1)) == 0,
+    "BPFENG_NSIG is a power of two");
 /* An exec's argument string, as psargs keeps it. */
 #define BPFENG_ARGS_LEN		80
 

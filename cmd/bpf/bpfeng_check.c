@@ -78,12 +78,14 @@ eng_check_kernel(const char *release, const char *btf_path, char *why,
 }
 
 /*
- * What libbpf says while the engine loads, kept instead of printed: it
- * explains a failure, and is noise otherwise.
+ * What libbpf says while the engine opens, kept instead of printed: it
+ * explains a failure, and is noise otherwise. The log of a load the
+ * verifier refused is kept whole until the next open (bpfeng_verifier_log).
  */
 static char *log_text;
 static size_t log_len, log_cap;
 static libbpf_print_fn_t saved_print;
+static char *refused_log;
 
 static int
 keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -117,6 +119,8 @@ eng_log_begin(void)
 	log_len = 0;
 	if (log_text != NULL)
 		log_text[0] = '\0';
+	free(refused_log);
+	refused_log = NULL;
 	saved_print = libbpf_set_print(keep_log);
 }
 
@@ -127,6 +131,12 @@ eng_log_end(void)
 	free(log_text);
 	log_text = NULL;
 	log_len = log_cap = 0;
+}
+
+const char *
+bpfeng_verifier_log(void)
+{
+	return refused_log;
 }
 
 const char *
@@ -224,18 +234,65 @@ failed_program(const char *log, const char *begin, char *name, size_t len)
 		snprintf(name, len, " '%.*s'", (int)(end - p - 6), p + 6);
 }
 
-/* Why a load failed, from what libbpf logged since eng_log_begin. */
-void
-eng_load_reason(int err, char *why, size_t whylen)
+/*
+ * Errors of a load that are not the verifier's judgement, though libbpf
+ * prints the verifier's log with them: the program passed, and there was
+ * no descriptor or memory for it, or for a map before it.
+ */
+static bool
+resource_error(int err)
 {
-	const char *log = eng_log_text(), *begin;
+	return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
+/* What "too many open files" means for the engine, said once. */
+void
+eng_fd_reason(const char *what, int err, char *why, size_t whylen)
+{
+	struct rlimit rl;
+
+	if ((err == EMFILE || err == ENFILE) &&
+	    getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		eng_why(why, whylen, "%s - %s (the BPF engine needs a "
+		    "descriptor per CPU per event, and more for itself; the "
+		    "limit is %llu)", what, strerror(err),
+		    (unsigned long long)rl.rlim_cur);
+	else
+		eng_why(why, whylen, "%s - %s", what, strerror(err));
+}
+
+/*
+ * Why a load failed with err, from log, what libbpf said meanwhile (since
+ * eng_log_begin: eng_log_text()). A refusal by the verifier keeps log
+ * whole, for bpfeng_verifier_log.
+ */
+void
+eng_load_reason(const char *log, int err, char *why, size_t whylen)
+{
+	const char *begin;
 	char reason[200], name[64];
 
+	/*
+	 * libbpf may also take a feature probe that found no descriptor
+	 * for a missing feature, and load the programs without it: the
+	 * verifier then refuses what is only the lack of descriptors.
+	 */
+	if (!resource_error(err) && strstr(log, strerror(EMFILE)) != NULL)
+		err = EMFILE;
+	else if (!resource_error(err) && strstr(log, strerror(ENFILE)) != NULL)
+		err = ENFILE;
+	if (resource_error(err)) {
+		eng_fd_reason("cannot load the BPF programs", err, why,
+		    whylen);
+		return;
+	}
 	if ((begin = strstr(log, "-- BEGIN PROG LOAD LOG --")) != NULL) {
 		failed_program(log, begin, name, sizeof(name));
 		eng_verifier_reason(log, reason, sizeof(reason));
 		eng_why(why, whylen, "the kernel's verifier refused the BPF "
 		    "program%s: %s", name, reason);
+		free(refused_log);
+		refused_log = strdup(log);
 		return;
 	}
 	if (err == EPERM || err == EACCES) {

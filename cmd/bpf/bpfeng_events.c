@@ -280,14 +280,14 @@ eng_events_open(struct bpfeng *eng, char *why, size_t whylen)
 	eng->rb = ring_buffer__new(eng->records_fd, on_record, eng, NULL);
 	if (eng->rb == NULL ||
 	    (eng->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
-		eng_why(why, whylen, "cannot read the BPF ring buffer - %s",
-		    strerror(errno));
+		eng_fd_reason("cannot read the BPF ring buffer", errno, why,
+		    whylen);
 		return -1;
 	}
 	ev.data.fd = ring_buffer__epoll_fd(eng->rb);
 	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev) != 0) {
-		eng_why(why, whylen, "cannot poll the BPF ring buffer - %s",
-		    strerror(errno));
+		eng_fd_reason("cannot poll the BPF ring buffer", errno, why,
+		    whylen);
 		return -1;
 	}
 	return 0;

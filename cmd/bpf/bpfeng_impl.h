@@ -52,6 +52,7 @@ struct bpfeng {
 	int			 ncounters;	/* per CPU */
 	bool			 joint;		/* BPFENG_JOINT_SETS, taken */
 	int			 joint_of[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
+	uint64_t		 switch_counters; /* bit per counter */
 	int			 nslots;
 	size_t			 value_size;	/* of a thread's value */
 	int			 active;	/* the set in use */
@@ -72,6 +73,10 @@ struct bpfeng {
 	volatile __u64		*lost_threads;
 	volatile __u64		*read_errors;
 	volatile __u64		*hidden_switches;
+	volatile __u32		*command_pid;
+	volatile __u32		*signal_sender;	/* per signal */
+	volatile __u32		*signal_count;
+	uint32_t		 signals_seen[BPFENG_NSIG];
 	struct ring_buffer	*rb;
 	int			 epfd;		/* the ring and the child */
 
@@ -113,7 +118,8 @@ void eng_log_begin(void);
 void eng_log_end(void);
 const char *eng_log_text(void);
 void eng_verifier_reason(const char *log, char *line, size_t len);
-void eng_load_reason(int err, char *why, size_t whylen);
+void eng_load_reason(const char *log, int err, char *why, size_t whylen);
+void eng_fd_reason(const char *what, int err, char *why, size_t whylen);
 
 /* bpfeng_counters.c */
 int eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,

@@ -72,6 +72,30 @@ bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 }
 
 void
+bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
+{
+	(void)eng;
+	snprintf(buf, len, "none");
+}
+
+const char *
+bpfeng_verifier_log(void)
+{
+	return NULL;
+}
+
+bool
+bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
+    int wait_ms)
+{
+	(void)eng;
+	(void)sig;
+	(void)sender;
+	(void)wait_ms;
+	return false;
+}
+
+void
 bpfeng_untrack(struct bpfeng *eng, pid_t pid)
 {
 	(void)eng;

@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -170,6 +171,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	close(report[1]);
 	go[0] = report[1] = -1;
 	watch_child(eng, pid);
+	*eng->command_pid = (uint32_t)pid;
 	if (track_proc(eng, pid, (eng->flags & BPFENG_FOLLOW_START_EXEC) ?
 	    BPFENG_PROC_FOLLOW_EXEC : 0) != 0 ||
 	    track_thread(eng, pid, pid, BPFENG_THREAD_AWAIT_EXEC, 0) != 0 ||
@@ -384,6 +386,29 @@ bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 	uint32_t key = (uint32_t)pid;
 
 	return bpf_map_update_elem(eng->procs_fd, &key, &proc, BPF_EXIST);
+}
+
+bool
+bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
+    int wait_ms)
+{
+	const struct timespec ms = { 0, 1000000 };
+	uint32_t count;
+	int waited;
+
+	if (eng->child <= 0 || sig <= 0 || sig >= BPFENG_NSIG)
+		return false;
+	for (waited = 0;; waited++) {
+		count = __atomic_load_n(&eng->signal_count[sig],
+		    __ATOMIC_ACQUIRE);
+		if (count != eng->signals_seen[sig])
+			break;
+		if (waited >= wait_ms)
+			return false;
+		(void)nanosleep(&ms, NULL);
+	}
+	eng->signals_seen[sig] = count;
+	return eng->signal_sender[sig] == (uint32_t)sender;
 }
 
 void

@@ -75,3 +75,26 @@ start_cpustat() {
 	[ "$(cat "$T/err")" = "bpfdrive: the BPF engine runs only in the initial pid namespace (this one is a container's)" ]
 	[ ! -e "$T/ran" ]
 }
+
+@test "too few file descriptors: at every limit, one line that says so, never the verifier's refusal" {
+	command -v prlimit >/dev/null || skip "prlimit is not installed"
+	local n try
+	for n in $(seq 8 2 60); do
+		for try in $(seq 10); do
+			ct_wait_counters
+			status=0
+			prlimit --nofile=$n:$n "$CPUTRACK" --engine=bpf \
+			    -c "$WRITE,page-faults" "$W/wl_threads" 1 1 \
+			    >"$T/out" 2>"$T/err" || status=$?
+			counters_taken || break
+			sleep 1
+		done
+		echo "ulimit -n $n: exit $status: $(cat "$T/err")"
+		! grep -q verifier "$T/err"
+		! grep -q '^libbpf' "$T/err"
+		[ "$status" -eq 0 ] ||
+		    grep -qE 'file descriptors|open files' "$T/err"
+	done
+	# With room enough, it counts.
+	[ "$status" -eq 0 ]
+}

@@ -62,10 +62,41 @@ check_reason(void)
 	CHECK(strcmp(line, "no verifier log") == 0);
 }
 
+/*
+ * A load that failed for want of descriptors is said as such, though
+ * libbpf prints the verifier's log with it (the program passed, its
+ * descriptor could not be had), or its own probe failed for want of one
+ * and the verifier refused the program made without the feature.
+ */
+static void
+check_descriptors(void)
+{
+	char why[BPFENG_WHY_LEN], probe[512];
+
+	eng_load_reason(load_log, EMFILE, why, sizeof(why));
+	CHECK(strncmp(why, "cannot load the BPF programs - Too many open "
+	    "files", 49) == 0);
+	CHECK(strstr(why, "verifier") == NULL);
+	CHECK(bpfeng_verifier_log() == NULL);
+	snprintf(probe, sizeof(probe), "libbpf: Error in probe_kern_global_"
+	    "data():%s(24). Couldn't create simple array map.\n%s",
+	    strerror(EMFILE), load_log);
+	eng_load_reason(probe, EINVAL, why, sizeof(why));
+	CHECK(strstr(why, "Too many open files") != NULL);
+	CHECK(strstr(why, "verifier") == NULL);
+	/* A refusal, and its log kept whole. */
+	eng_load_reason(load_log, EACCES, why, sizeof(why));
+	CHECK(strstr(why, "the kernel's verifier refused the BPF program "
+	    "'on_switch': R3 unbounded memory access") == why);
+	CHECK(bpfeng_verifier_log() != NULL &&
+	    strcmp(bpfeng_verifier_log(), load_log) == 0);
+}
+
 int
 main(void)
 {
 	check_kernel();
 	check_reason();
+	check_descriptors();
 	return check_report("test_check");
 }

@@ -20,7 +20,8 @@ main(void)
 	    "the kernel's verifier refused the BPF program 'refused': ";
 	char why[BPFENG_WHY_LEN] = "";
 	struct refused_bpf *skel;
-	int err = 0;
+	const char *log, *p;
+	int err = 0, lines = 0;
 
 	if (geteuid() != 0)
 		SKIP("loading BPF programs needs root");
@@ -29,7 +30,7 @@ main(void)
 	    refused_bpf__load(skel) != 0)
 		err = errno;
 	if (err != 0)
-		eng_load_reason(err, why, sizeof(why));
+		eng_load_reason(eng_log_text(), err, why, sizeof(why));
 	eng_log_end();
 	refused_bpf__destroy(skel);
 	printf("%s\n", why);
@@ -38,5 +39,23 @@ main(void)
 	/* The reason itself, not the trace of instructions before it. */
 	CHECK(strstr(why, "invalid mem access") != NULL);
 	CHECK(strchr(why, '\n') == NULL);
+	/* The whole log is kept for a report, after the load is over. */
+	log = bpfeng_verifier_log();
+	CHECK(log != NULL);
+	if (log != NULL) {
+		CHECK(strstr(log, "prog 'refused': -- BEGIN PROG LOAD LOG --") !=
+		    NULL);
+		CHECK(strstr(log, "invalid mem access") != NULL);
+		CHECK(strstr(log, "-- END PROG LOAD LOG --") != NULL);
+		for (p = log; (p = strchr(p, '\n')) != NULL; p++)
+			lines++;
+		/* The trace of the instructions too, not one line. */
+		CHECK(lines > 5);
+		printf("the verifier's log: %d lines\n", lines);
+	}
+	/* Gone at the next load. */
+	eng_log_begin();
+	eng_log_end();
+	CHECK(bpfeng_verifier_log() == NULL);
 	return check_report("test_verifier");
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+# context-switches under the BPF engine: the kernel counts a switch after
+# the engine's hook, and a thread's last switch, after its exit, is no
+# one's. Every row must equal sched:sched_switch, which counts the same
+# switches at the hook, and the ptrace engine's per-thread counters.
+
+load bpf_helper
+
+setup() {
+	bd_setup
+	CT=$CPUTRACK
+}
+
+teardown() {
+	ct_teardown
+}
+
+# Rows "lwp label cs sw" of a table in $1 whose label is lwp_exit or exit.
+end_rows() {
+	awk '$3 == "lwp_exit" || $3 == "exit" { print $2, $3, $4, $5 }' "$1"
+}
+
+@test "thread churn: context-switches equals sched:sched_switch in every LWP's row and the process's" {
+	ct_run --engine=bpf -c context-switches,sched:sched_switch,sys \
+	    "$W/wl_churn" 20 10 5
+	[ "$status" -eq 0 ]
+	end_rows "$T/out" >"$T/rows"
+	# 200 threads and the process.
+	[ "$(awk '$2 == "lwp_exit"' "$T/rows" | wc -l)" -eq 200 ]
+	[ "$(awk '$2 == "exit"' "$T/rows" | wc -l)" -eq 1 ]
+	awk '$3 != $4 { print "lwp " $1 " " $2 ": context-switches " $3 \
+	    ", sched:sched_switch " $4; bad = 1 } END { exit bad }' "$T/rows"
+	# Something was counted: the main thread waits for each round.
+	[ "$(awk '$2 == "exit" { print $3 }' "$T/rows")" -gt 20 ]
+}
+
+@test "threads that sleep: every row has context-switches equal to sched:sched_switch, under both engines" {
+	local engine
+	# Each of 4 threads sleeps 6 times between its writes.
+	for engine in bpf ptrace; do
+		ct_run --engine=$engine \
+		    -c context-switches,sched:sched_switch,sys \
+		    "$W/ct_steady" 4 1 5 6
+		[ "$status" -eq 0 ]
+		end_rows "$T/out" >"$T/rows"
+		[ "$(awk '$2 == "lwp_exit"' "$T/rows" | wc -l)" -eq 4 ]
+		awk -v e=$engine '$3 != $4 { print e ": lwp " $1 " " $2 \
+		    ": context-switches " $3 ", sched:sched_switch " $4; \
+		    bad = 1 } $2 == "lwp_exit" && $3 < 6 { print e \
+		    ": lwp " $1 " switched " $3 " times"; bad = 1 }
+		    END { exit bad }' "$T/rows"
+	done
+}
