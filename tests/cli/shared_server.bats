@@ -174,13 +174,14 @@ cputrack: pid $target belongs to another user (uid 0): only that user or root ma
 	cp "$BIN" "$PRIV/cputrack"
 	setcap cap_perfmon,cap_bpf+ep "$PRIV/cputrack" ||
 	    skip "this file system keeps no capabilities"
-	# A set-user-ID root copy of a program that prints and exits.
-	cp /bin/true "$PRIV/suid_true"
-	chown root:root "$PRIV/suid_true"
-	chmod 4755 "$PRIV/suid_true"
+	# A set-user-ID root copy of a program that lives until the engine
+	# has seen its exec (the check is made when the record is read).
+	cp /bin/sleep "$PRIV/suid_sleep"
+	chown root:root "$PRIV/suid_sleep"
+	chmod 4755 "$PRIV/suid_sleep"
 	status=0
 	as_nobody "$PRIV/cputrack" --engine=bpf -e -c task-clock \
-	    /bin/sh -c "exec $PRIV/suid_true" >"$T/out" 2>"$T/err" || status=$?
+	    /bin/sh -c "exec $PRIV/suid_sleep 1" >"$T/out" 2>"$T/err" || status=$?
 	[ "$status" -eq 1 ]
 	grep -qE "^ *[0-9]+: init_lwp: can't bind perf counters to lwp1 - Permission denied$" "$T/err"
 	grep -qE "^cputrack: [0-9]+: execed a program that cannot be tracked$" "$T/err"
@@ -229,7 +230,7 @@ start = re.sub(r"\$(\w+)", lambda m: env[m.group(1)], start)
 print(start)
 EOF
 )
-	[[ "$cmd" == "$CPUSTAT --listen=127.0.0.1:$port "* ]]
+	[[ "$cmd" == "$CPUSTAT --shared --listen=127.0.0.1:$port "* ]]
 	eval "$cmd" >"$T/exporter.out" 2>"$T/exporter.err" 3>&- &
 	local ex=$!
 	ct_bg "$ex"
