@@ -68,7 +68,8 @@ usage(FILE *out)
 	    "\t--help\t  print this usage and exit\n"
 	    "\t--version print the version and exit\n"
 	    "\n"
-	    "\tUse cpustat(8) to monitor system-wide statistics.\n",
+	    "\tUse " CPCTOOLS_CPUSTAT_NAME
+	    "(1) to monitor system-wide statistics.\n",
 	    p, p, CPC_TICKREG_NAME);
 }
 

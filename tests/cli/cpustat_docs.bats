@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # cpustat's manual page and its renamed copies: lint-clean and complete.
+# The page checked is the one the build configured (man1/ of the build
+# tree), which is the one installed.
 # The completions are tested interactively in completion_bash.bats and
 # completion_zsh.bats.
 
@@ -12,6 +14,8 @@ setup() {
 	[ -x "${CPUSTAT:-}" ] || fail "CPUSTAT must name the cpustat binary (ctest sets it)"
 	[ -d "${SOURCE_DIR:-}" ] || SOURCE_DIR=$BATS_TEST_DIRNAME/../..
 	MAN=$SOURCE_DIR/man1/cpustat.1
+	[ -f "${BUILD_DIR:-}/man1/cpustat.1" ] && MAN=$BUILD_DIR/man1/cpustat.1
+	return 0
 }
 
 @test "man page: mandoc -Tlint -W warning is clean" {
@@ -79,21 +83,39 @@ setup() {
 	grep -qF -- "-DCPCTOOLS_CPUSTAT_NAME=cpc-cpustat" <<<"$text"
 }
 
-@test "man page and completions renamed by CPCTOOLS_CPUSTAT_NAME stay clean" {
+@test "man pages and completions renamed by CPCTOOLS_CPUSTAT_NAME stay clean, and name each other by the installed names" {
 	command -v cmake >/dev/null || skip "cmake is not installed"
 	command -v mandoc >/dev/null || skip "mandoc is not installed"
 	b=$BATS_TEST_TMPDIR/build
 	run cmake -S "$SOURCE_DIR" -B "$b" -DCPCTOOLS_CPUSTAT_NAME=cpc-cpustat
 	assert_success
-	run mandoc -Tlint -W warning "$b/cmd/cpc-cpustat.1"
-	assert_success
-	assert_output ""
-	grep -q '^\.TH CPC\\-CPUSTAT 1 ' "$b/cmd/cpc-cpustat.1"
-	grep -q '^cpc\\-cpustat \\- ' "$b/cmd/cpc-cpustat.1"
+	for page in cpc-cpustat cputrack; do
+		run mandoc -Tlint -W warning "$b/man1/$page.1"
+		assert_success
+		assert_output ""
+	done
+	[ ! -e "$b/man1/cpustat.1" ]
+	grep -q '^\.TH CPC\\-CPUSTAT 1 ' "$b/man1/cpc-cpustat.1"
+	grep -q '^cpc\\-cpustat \\- ' "$b/man1/cpc-cpustat.1"
 	# The CSV/JSON tool field and the metric names keep their names.
-	grep -qF 'meta,,,,,,,,,,tool,cpu\&stat' "$b/cmd/cpc-cpustat.1"
-	grep -qF '"tool":"cpu\&stat"' "$b/cmd/cpc-cpustat.1"
-	grep -qF '.B cpu\&stat_events_total' "$b/cmd/cpc-cpustat.1"
+	grep -qF 'meta,,,,,,,,,,tool,cpu\&stat' "$b/man1/cpc-cpustat.1"
+	grep -qF '"tool":"cpu\&stat"' "$b/man1/cpc-cpustat.1"
+	grep -qF '.B cpu\&stat_events_total' "$b/man1/cpc-cpustat.1"
+	# cputrack(1) sends the reader to the page that is installed.
+	grep -q '^\.BR cpc\\-cpustat (1)' "$b/man1/cputrack.1"
+	run grep -n 'cpustat (1)' "$b/man1/cputrack.1"
+	refute_line --regexp '^[0-9]+:\.BR cpustat '
+	# Both pages carry project(VERSION), nothing left unconfigured.
+	version=$(sed -n 's/^project(cpctools VERSION \([0-9.]*\).*/\1/p' "$SOURCE_DIR/CMakeLists.txt")
+	[ -n "$version" ]
+	for page in cpc-cpustat cputrack; do
+		grep -q "^\\.TH [^ ]* 1 [^ ]* \"cpctools $version\" " "$b/man1/$page.1"
+		run grep -n '@[A-Za-z_]*@' "$b/man1/$page.1"
+		assert_failure
+	done
+	# cputrack -h names cpustat by the installed name too.
+	grep -q '^#define CPCTOOLS_CPUSTAT_NAME[[:space:]]*"cpc-cpustat"$' \
+	    "$b/generated/cpctools_version.h"
 	[ "$(tail -n 1 "$b/cmd/cpc-cpustat.bash")" = "complete -F _cpctools_cpustat cpc-cpustat" ]
 	[ "$(head -n 1 "$b/cmd/_cpc-cpustat")" = "#compdef cpc-cpustat" ]
 }

@@ -56,7 +56,7 @@ usage_text() {
 	    '	--help	  print this usage and exit' \
 	    '	--version print the version and exit' \
 	    '' \
-	    '	Use cpustat(8) to monitor system-wide statistics.'
+	    '	Use cpustat(1) to monitor system-wide statistics.'
 }
 
 # A usage error: exit 2, nothing on stdout, $1 (if any) then the exact

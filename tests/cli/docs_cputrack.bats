@@ -10,6 +10,8 @@ load helper
 setup() {
 	SOURCE_DIR=${SOURCE_DIR:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
 	MAN=$SOURCE_DIR/man1/cputrack.1
+	# The page as the build configured it, the one installed.
+	[ -f "${BUILD_DIR:-}/man1/cputrack.1" ] && MAN=$BUILD_DIR/man1/cputrack.1
 	BASH_COMP=$SOURCE_DIR/completions/cputrack.bash
 	if [ -z "${CPUTRACK:-}" ]; then
 		for CPUTRACK in "$SOURCE_DIR"/build*/cmd/cputrack; do
