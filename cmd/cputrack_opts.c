@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "cpctools_version.h"
 #include "cputrack.h"
 #include "diag.h"
 
