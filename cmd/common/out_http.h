@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * --listen=ADDR:PORT: the metrics over HTTP, at /metrics, served by
- * libmicrohttpd from its own thread, rendered afresh for each request:
- * nothing is kept between requests, so memory stays bounded whether a
- * scraper comes or not. OpenMetrics to a client that asks for it (as
- * Prometheus does), the Prometheus text format to others.
+ * --listen=ADDR:PORT: the metrics over HTTP, at /metrics, served with
+ * libmicrohttpd from a thread of its own, rendered afresh for each
+ * request: nothing is kept between requests, so memory stays bounded
+ * whether a scraper comes or not, and what each client can hold is
+ * bounded, so that slow clients never keep a scrape from being answered.
+ * OpenMetrics to a client that asks for it (as Prometheus does), the
+ * Prometheus text format to others.
  */
 #ifndef OUT_HTTP_H
 #define OUT_HTTP_H
