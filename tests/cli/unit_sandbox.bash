@@ -77,11 +77,10 @@ umask 077
 
 # DynamicUser= (a user and group of its own, no other groups),
 # AmbientCapabilities=CAP_PERFMON, CapabilityBoundingSet=CAP_PERFMON,
-# SecureBits=noroot-locked, NoNewPrivileges=yes.
+# NoNewPrivileges=yes.
 set -- setpriv --reuid="$uid" --regid="$uid" --clear-groups \
     --inh-caps=-all,+perfmon --ambient-caps=-all,+perfmon \
-    --bounding-set=-all,+perfmon --securebits=+noroot,+noroot_locked \
-    --no-new-privs -- "$@"
+    --bounding-set=-all,+perfmon --no-new-privs -- "$@"
 if [ "$trace" != - ]; then
 	exec strace -f -qq -o "$trace" "$@"
 fi
