@@ -40,7 +40,6 @@ wait_line() {
 start_attached() {
 	local try
 	for try in $(seq 10); do
-		ct_wait_counters
 		"$D" -p "$TPID" "$@" >"$T/out" 2>"$T/err" &
 		DPID=$!
 		ct_bg "$DPID"

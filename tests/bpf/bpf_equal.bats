@@ -54,7 +54,6 @@ thrice() {
 	done
 	shift
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		status=0
 		timeout -k 5 300 "$CT" --engine=bpf -D -v -f -e -T 0.05 \
 		    --format=csv -o "$T/bpf.csv" -c "$EV" \

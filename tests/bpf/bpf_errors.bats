@@ -28,7 +28,6 @@ teardown() {
 
 @test "CAP_BPF and CAP_PERFMON without root are enough" {
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
-	ct_wait_counters
 	status=0
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 	    --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
@@ -67,7 +66,6 @@ start_cpustat() {
 
 @test "in a pid namespace of its own: refused, one line, exit 2" {
 	command -v unshare >/dev/null || skip "unshare is not installed"
-	ct_wait_counters
 	status=0
 	timeout 60 unshare -p -f --mount-proc "$D" -c task-clock \
 	    "$W/ct_marker" "$T/ran" >"$T/out" 2>"$T/err" || status=$?
@@ -81,7 +79,6 @@ start_cpustat() {
 	local n try
 	for n in $(seq 8 2 60); do
 		for try in $(seq 10); do
-			ct_wait_counters
 			status=0
 			prlimit --nofile=$n:$n "$CPUTRACK" --engine=bpf \
 			    -c "$WRITE,page-faults" "$W/wl_threads" 1 1 \

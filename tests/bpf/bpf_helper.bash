@@ -18,7 +18,6 @@ bd_setup() {
 bd_run() {
 	local try
 	for try in $(seq 10); do
-		ct_wait_counters
 		status=0
 		timeout -k 5 120 "$D" "$@" >"$T/out" 2>"$T/err" || status=$?
 		counters_taken || break

@@ -100,7 +100,6 @@ strace_p_scenario() {
 	ct_run --engine=ptrace -p "$TPID" -c "$WRITE"
 	PT_STATUS=$status
 	cp "$T/err" "$T/pt.err"
-	ct_wait_counters
 	background "$T/bpf.csv" "$T/bpf.err" "$CT" --engine=bpf --format=csv \
 	    -T 0.1 -p "$TPID" -c "$WRITE"
 	CPID=$BG
@@ -203,7 +202,6 @@ as_nobody_perfmon() {
 setuid_run() {
 	local rc=0
 	rm -f "$2"
-	ct_wait_counters
 	as_nobody_perfmon timeout 60 "$CT" --engine="$1" -e -T 0 \
 	    -c "tracepoint/config=$TP_ID/" "$SHARED/ct_exec" 4 \
 	    "$SHARED/setuid" "$2" 6 >"$T/out" 2>"$T/err" || rc=$?
@@ -259,7 +257,6 @@ for pid in kids:
     os.waitpid(pid, 0)
 '
 	local ev="page-faults:u,page-faults:k"
-	ct_wait_counters
 	background "$T/bpf.csv" "$T/bpf.err" "$CT" --engine=bpf -f -T 0 \
 	    --format=csv -p "$TPID" -c "$ev"
 	BPID=$BG

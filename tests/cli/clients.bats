@@ -20,7 +20,6 @@ teardown() {
 sol_run() {
 	local try
 	for try in $(seq 10); do
-		ct_wait_counters
 		status=0
 		timeout -k 5 60 "$C/sol_track" "$@" >"$T/out" 2>"$T/err" ||
 		    status=$?

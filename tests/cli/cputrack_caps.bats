@@ -37,7 +37,6 @@ as_nobody() {
 
 @test "setcap cap_perfmon: nobody's cputrack starts a command and counts kernel-mode cs per LWP; exit 0" {
 	[ "$PARANOID" -ge 2 ] || skip "kernel.perf_event_paranoid=$PARANOID lets anyone count kernel mode"
-	ct_wait_counters
 	local rc=0
 	as_nobody timeout 60 "$CAPDIR/cputrack" -T 0.2 -c task-clock,cs \
 	    "$CAPDIR/wl_threads" 2 3000000 >"$T/out" 2>"$T/err" || rc=$?
@@ -57,7 +56,6 @@ as_nobody() {
 }
 
 @test "setcap cap_perfmon: nobody's cputrack captures nobody's process with -p, and lets it run on" {
-	ct_wait_counters
 	# Not through a function ($! would be a subshell's) and through a
 	# shell: the first exec after setpriv leaves a program undumpable.
 	setpriv --reuid=nobody --regid=nogroup --clear-groups \

@@ -287,7 +287,6 @@ first_row() {
 	local try
 	for try in 1 2 3 4 5 6; do
 		rm -f "$T/first" "$T/done" "$T/rc"
-		ct_wait_counters
 		(
 			rc=0
 			timeout 60 "$CT" "$@" -T 0.2 -c "$WRITE" "$W/ct_steady" 1 5 100 20 \

@@ -44,33 +44,11 @@ ct_bg() {
 	CT_PIDS+=("$1")
 }
 
-# Wait (60 s at most) until no cpustat holds the counters: a cpustat
-# elsewhere (another test run) makes every cputrack bind fail with EAGAIN.
-ct_wait_counters() {
-	local i
-	for i in $(seq 600); do
-		[ -e /run/cpctools/any.lock ] || return 0
-		flock -n -x /run/cpctools/any.lock true 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "counters still held by a cpustat after 60 s" >&2
-	return 1
-}
-
-# ct_run [cputrack args...]: run cputrack under a timeout, once the
-# counters are free, and again (up to 9 times) if a cpustat elsewhere took
-# them meanwhile. Sets status, output (stdout), lines and stderr; the raw
-# files are $T/out and $T/err.
+# ct_run [cputrack args...]: run cputrack under a timeout. Sets status,
+# output (stdout), lines and stderr; the raw files are $T/out and $T/err.
 ct_run() {
-	local try
-	for try in $(seq 10); do
-		ct_wait_counters
-		status=0
-		timeout -k 5 120 "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
-		grep -qE 'Resource temporarily unavailable|contents invalidated' \
-		    "$T/err" || break
-		sleep 1
-	done
+	status=0
+	timeout -k 5 120 "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
 	output=$(cat "$T/out")
 	stderr=$(cat "$T/err")
 	mapfile -t lines <"$T/out"
@@ -193,7 +171,6 @@ bg_until() {
 	local pattern=$1 try i
 	shift
 	for try in 1 2 3 4 5 6 7 8; do
-		ct_wait_counters
 		"$@" >"$T/out" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"

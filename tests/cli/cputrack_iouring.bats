@@ -50,7 +50,6 @@ iou_command() {
 	while [ "$1" != -- ]; do a+=("$1"); shift; done
 	shift
 	mkfifo "$T/gate"
-	ct_wait_counters
 	"$CT" --format=csv -o "$T/csv" -T 0.1 "${a[@]}" "$IOU" "$@" \
 	    <"$T/gate" >"$T/wl" 2>"$T/err" &
 	CPID=$!
@@ -75,7 +74,6 @@ iou_target() {
 # iou_capture [cputrack args]: cputrack -p the workload, rows in CSV to
 # $T/csv; waits for its first tick row. Sets CPID.
 iou_capture() {
-	ct_wait_counters
 	"$CT" --format=csv -o "$T/csv" -T 0.1 "$@" -p "$WPID" \
 	    >"$T/out" 2>"$T/err" &
 	CPID=$!
@@ -268,7 +266,6 @@ pollers_counted() {
 # The BPF engine, where it runs here. Its counts are exact save where the
 # kernel hid a switch from it (counted_exactly, in cputrack_helper.bash).
 need_bpf() {
-	ct_wait_counters
 	"$CT" --engine=bpf -c task-clock true >/dev/null 2>"$T/bpferr" ||
 	    skip "the BPF engine cannot run here: $(head -1 "$T/bpferr")"
 }

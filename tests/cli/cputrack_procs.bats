@@ -209,7 +209,6 @@ as_nobody() {
 @test "nobody: a set-uid program runs without its privileges (ptrace, with a message) or with them (BPF); counts go on" {
 	make_programs
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
-	ct_wait_counters
 	local rc=0
 	as_nobody timeout 60 "$CPUTRACK" -e -c task-clock "$SHARED/ct_exec" 4 \
 	    "$SHARED/setuid" "$SHARED/ran" 6 >"$T/out" 2>"$T/err" || rc=$?
@@ -231,7 +230,6 @@ as_nobody() {
 @test "nobody: an unreadable (execute-only) program cannot be counted (ptrace: exit 1, it runs on) or is (BPF)" {
 	make_programs
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
-	ct_wait_counters
 	local rc=0
 	as_nobody timeout 60 "$CPUTRACK" -e -c task-clock "$SHARED/ct_exec" 4 \
 	    "$SHARED/xonly" "$SHARED/ran" 0 300 >"$T/out" 2>"$T/err" || rc=$?
@@ -270,7 +268,6 @@ as_nobody() {
 	# The same as nobody.
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	rm -f "$SHARED/failed"
-	ct_wait_counters
 	local rc=0
 	CT_EXEC_FAILED="$SHARED/failed" as_nobody timeout 60 "$CPUTRACK" -e -c task-clock \
 	    "$SHARED/ct_exec" 4 "$SHARED/none" "$SHARED/ran" >"$T/out" 2>"$T/err" || rc=$?
@@ -334,7 +331,6 @@ cpustat_counted_on() {
 }
 
 @test "SIGPIPE: the reader of the pipe goes away; cputrack ends with 0, no message; the command runs on" {
-	ct_wait_counters
 	(
 		rc=0
 		timeout --foreground 60 "$CT" -T 0.1 -c "$WRITE" "$W/ct_steady" 1 5 100 20 "$T/done" \

@@ -57,7 +57,6 @@ with open(out, "w") as f:
 run_and_signal() {
 	local sig=$1 how=$2
 	shift 2
-	ct_wait_counters
 	timeout -k 5 60 "$PY" - "$sig" "$how" "$T/count" "$CT" "$@" \
 	    "$PY" -c "$COUNTER" "$T/count" 3>"$T/out" 2>"$T/err" <<'EOF'
 import os, signal, subprocess, sys, time
@@ -147,7 +146,6 @@ for i in $(seq 20); do
 	echo "round $i over" >&2
 done
 EOF
-	ct_wait_counters
 	result=$(timeout -k 5 120 "$PY" - "$T" "$CT" "$WRITE" "$PY" \
 	    "$COUNTER" 2>"$T/loop.err" <<'EOF'
 import os, signal, subprocess, sys, time

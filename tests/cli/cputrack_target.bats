@@ -143,7 +143,6 @@ gate_counted() {
 }
 
 @test "nohup cputrack: SIGHUP ignored at the start stays ignored, for cputrack and its command" {
-	ct_wait_counters
 	mkfifo "$T/gate"
 	nohup "$CT" -T 0.1 -c "$WRITE" -o "$T/rows" "$W/wl_gate" 1 5 \
 	    <"$T/gate" >"$T/nohup.out" 2>&1 &
@@ -156,7 +155,6 @@ gate_counted() {
 }
 
 @test "SIGINT ignored by a script's & stays ignored: a non-interactive shell's background cputrack outlives SIGINT" {
-	ct_wait_counters
 	mkfifo "$T/gate"
 	bash -c "\"$CT\" -T 0.1 -c \"$WRITE\" -o \"$T/rows\" \"$W/wl_gate\" 1 5 <\"$T/gate\" & echo \$! >\"$T/pid\"; wait" &
 	local sh=$!

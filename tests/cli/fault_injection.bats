@@ -20,7 +20,6 @@ teardown() {
 run_retry() {
 	local try
 	for try in $(seq 10); do
-		ct_wait_counters
 		run --separate-stderr "$@"
 		[[ "$stderr$output" == *"Resource temporarily unavailable"* ]] ||
 			[[ "$stderr$output" == *"contents invalidated"* ]] || return 0
@@ -132,7 +131,6 @@ bg_cputrack_until() {
 @test "ulimit -n 64, 100 threads alive at once: one line names the limit; the LWPs that got counters are counted exactly" {
 	local rc=0 try
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		rc=0
 		(
 			ulimit -n 64 &&
@@ -165,7 +163,6 @@ bg_cputrack_until() {
 	[ "$stderr" = "cputrack: write error on '/dev/full': No space left on device" ]
 	local try rc
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		rc=0
 		timeout 60 "$CT" -c "$WRITE" "$W/wl_threads" 2 3 >/dev/full 2>"$T/err" || rc=$?
 		counters_taken || break
@@ -185,7 +182,6 @@ bg_cputrack_until() {
 @test "cpustat SIGKILLed: its locks go with it, the next cpustat and cputrack run" {
 	local try pid
 	for try in 1 2 3 4 5 6 7 8 9 10; do
-		ct_wait_counters
 		"$CPUSTAT" -c task-clock 0.1 >"$T/first" 2>"$T/first.err" &
 		pid=$!
 		ct_bg "$pid"

@@ -29,7 +29,6 @@ teardown() {
 vg_run() {
 	local try
 	for try in $(seq 10); do
-		ct_wait_counters
 		run --separate-stderr timeout -k 5 300 "${VG[@]}" "$@"
 		[[ "$stderr" == *"Resource temporarily unavailable"* ]] ||
 			[[ "$stderr" == *"contents invalidated"* ]] || return 0
@@ -52,7 +51,6 @@ vg_run() {
 	local target=$!
 	ct_bg "$target"
 	wait_file "$T/idle"
-	ct_wait_counters
 	timeout -k 5 300 "${VG[@]}" "$CT" -T 0.05 -c "$WRITE" -p "$target" \
 	    >"$T/out" 2>"$T/err" &
 	local vg=$!

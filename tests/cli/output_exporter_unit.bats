@@ -85,7 +85,6 @@ EOF
 	[ "${argv[0]}" = "$T/prefix/bin/cpustat" ]
 	local try i
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		"${argv[@]}" >"$T/rows" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"

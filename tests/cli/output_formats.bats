@@ -177,7 +177,6 @@ EOF
 # hold_cpus CPULIST: a cpustat of ours counting on CPULIST, until teardown.
 hold_cpus() {
 	local i
-	ct_wait_counters
 	"$CS" --cpus="$1" -c task-clock 0.2 >"$T/holder" 2>&1 &
 	ct_bg $!
 	for i in $(seq 100); do
@@ -241,7 +240,6 @@ EOF
 @test "--output-fd: the rows on the descriptor, the program's own output apart; the program does not get it" {
 	local try
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		status=0
 		timeout 60 "$CT" --format=json --output-fd=3 -e -T 0 -c "$WRITE" \
 		    sh -c 'ls /proc/$$/fd; exec "$0" 50 7' "$W/wl_print" \

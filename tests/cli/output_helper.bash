@@ -29,7 +29,6 @@ need_py() {
 cs_run() {
 	local try
 	for try in 1 2 3 4 5 6 7 8; do
-		ct_wait_counters
 		status=0
 		timeout -k 5 120 "$CS" "$@" >"$T/out" 2>"$T/err" || status=$?
 		grep -qE 'Resource temporarily unavailable|went offline' "$T/err" ||

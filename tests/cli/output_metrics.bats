@@ -80,7 +80,6 @@ EOF
 	local port try
 	for try in 1 2 3 4 5; do
 		port=$(free_port)
-		ct_wait_counters
 		"$CS" --format=json --listen=127.0.0.1:"$port" -c context-switches,task-clock \
 		    0.1 30 >"$T/rows" 2>"$T/err" &
 		ct_bg $!
@@ -120,7 +119,6 @@ EOF
 @test "--output=FILE with a metrics format: the file is replaced whole at each change, never seen half written" {
 	local dir=$T/textfile
 	mkdir "$dir"
-	ct_wait_counters
 	local before after
 	before=$(date +%s%N)
 	(umask 022; exec "$CS" --format=openmetrics --output="$dir/cpustat.prom" \
@@ -198,7 +196,6 @@ EOF
 @test "cputrack -o FILE.prom while it runs: a thread's counter grows, the process's is exact at its exit" {
 	local try
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		rm -f "$T/m.prom"
 		timeout 60 "$CT" --format=prometheus -o "$T/m.prom" -T 0.1 -c "$WRITE" \
 		    "$W/ct_steady" 1 10 50 30 2>"$T/err" &

@@ -56,7 +56,6 @@ wait_until() {
 @test "cputrack: a stopped reader never holds the target up; ticks are dropped, counted and said, the totals kept; exit 3" {
 	local try
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		rm -f "$T/done"
 		# Threads made one after the other (each waits for the tracer
 		# before its first instruction) while 64 threads tick every
@@ -95,7 +94,6 @@ wait_until() {
 @test "cpustat: a stopped reader never holds the samples up, every interval is a row" {
 	local n
 	n=$("$PY" -c 'import os; print(len(os.sched_getaffinity(0)))')
-	ct_wait_counters
 	# Rows of 8 counters every 2 ms on each CPU: the pipe alone would be
 	# full in well under a second.
 	run_stopped_reader timeout -k 5 120 "$CS" -c \
@@ -127,7 +125,6 @@ EOF
 @test "the queue's end: a reader gone (EPIPE) ends cputrack quietly, as before" {
 	local try
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		status=0
 		timeout -k 5 60 "$CT" -T 0.01 -c "$WRITE" "$W/ct_steady" 2 5 10 300 \
 		    2>"$T/err" | head -n 3 >"$T/out" || status=$?

@@ -131,7 +131,6 @@ run_one() {
 	# Another run's cpustat, or a test taking a CPU offline, disturbs a
 	# run on this machine: then it runs again.
 	for try in 1 2 3 4 5 6 7 8 9 10; do
-		ct_wait_counters
 		rm -f "$R"/*.csv "$R/textfile"/*
 		rc=0
 		if [[ $cmd == *--listen=* ]]; then
@@ -238,7 +237,6 @@ run_all() {
 @test "the jq recipe sums the exit rows even though the program prints lines like JSON rows" {
 	local try
 	for try in 1 2 3 4 5; do
-		ct_wait_counters
 		(cd "$R" && bash -o pipefail -c \
 		    "cputrack --format=json --output-fd=3 -T 0 -c $WRITE ./prog 40 9 1 3>&1 1>&2 |
 		    jq -s 'map(select(.label == \"exit\") | .counters[\"$WRITE\"]) | add'") \

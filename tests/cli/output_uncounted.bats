@@ -35,7 +35,6 @@ fd_limited() {
 @test "fd limit: only the LWPs that fit are counted; the exit total says how many it leaves out, in every format; exit 1" {
 	local fmt rc counted
 	for fmt in table csv json; do
-		ct_wait_counters
 		rc=0
 		fd_limited --format=$fmt || rc=$?
 		[ "$rc" -eq 1 ] || { cat "$T/err"; false; }
@@ -66,7 +65,6 @@ EOF
 }
 
 @test "fd limit under -f: a child that cannot be followed at all is named, and the run exits 1" {
-	ct_wait_counters
 	local rc=0
 	(
 		ulimit -S -n 60 && ulimit -H -n 60 &&
@@ -90,7 +88,6 @@ EOF
 	chmod 0755 "$SHARED/ct_exec"
 	local fmt rc
 	for fmt in table json; do
-		ct_wait_counters
 		rc=0
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
 		    timeout 60 "$CT" --format=$fmt -e -c task-clock -c page-faults \
