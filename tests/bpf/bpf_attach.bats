@@ -27,15 +27,6 @@ start_gated() {
 	wait_line "$T/target.out" '^ready$'
 }
 
-wait_line() {
-	local i
-	for i in $(seq 150); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Attach bpfdrive to $TPID in the background; waits for its first line.
 start_attached() {
 	local try

@@ -22,15 +22,6 @@ teardown() {
 	fi
 }
 
-wait_line() {
-	local i
-	for i in $(seq 150); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # gated COMMAND...: start COMMAND with its stdin on a gate; sets TPID once
 # it printed "ready". open_gate lets it go on.
 gated() {

@@ -39,6 +39,16 @@ ct_teardown() {
 	done
 }
 
+# Wait (15 s at most) for a line matching $2 in file $1.
+wait_line() {
+	local i
+	for i in $(seq 150); do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Remember a background process for teardown.
 ct_bg() {
 	CT_PIDS+=("$1")

@@ -25,16 +25,6 @@ start_target() {
 	ct_bg "$TPID"
 }
 
-# Wait (bounded) for a line matching $2 in file $1.
-wait_line() {
-	local i
-	for i in $(seq 150); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Wait for a background cputrack; sets status.
 wait_cputrack() {
 	status=0

@@ -104,7 +104,7 @@ PY=${PY:-python3}
 	"$CPUSTAT" -c "$WRITE" 0.1 >"$T/cs.out" 2>"$T/cs.err" 3>&- &
 	local cs=$!
 	ct_bg "$cs"
-	wait_line_in "$T/cs.out" ' tick '
+	wait_line "$T/cs.out" ' tick '
 	(
 		cd "$PRIV"
 		for f in any.lock cpu0.lock cpu1.lock generation; do
@@ -189,16 +189,6 @@ cputrack: pid $target belongs to another user (uid 0): only that user or root ma
 	[ "$(ct_count exec)" -ge 1 ]
 	grep -qE ' init_lwp +- +# not counted: permission denied$' "$T/out"
 	[ "$(ct_count exit)" -eq 0 ]
-}
-
-# Wait (bounded) for a line matching $2 in file $1.
-wait_line_in() {
-	local i
-	for i in $(seq 150); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # A TCP port on 127.0.0.1 that nothing listens on now.
