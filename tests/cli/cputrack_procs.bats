@@ -123,10 +123,10 @@ wait_cputrack() {
 }
 
 @test "exec without -e: totals and marker, exit 1, the target runs on untracked" {
-	ct_run --strict-exec -c "$WRITE" "$W/ct_exec" 5 "$W/ct_marker" "$T/ran" 7 400
+	ct_run --strict-exec -c "$WRITE" "$W/ct_exec" 5 "$W/ct_marker" "$T/ran" 7 5000
 	[ "$status" -eq 1 ]
 	[ "$(ct_rows exec | awk 'NF == 2')" = "1 5" ]
-	grep -qF "   1       exec                     # '$(psargs "$W/ct_marker" "$T/ran" 7 400)'" "$T/out"
+	grep -qF "   1       exec                     # '$(psargs "$W/ct_marker" "$T/ran" 7 5000)'" "$T/out"
 	[ "$(ct_count exit)" -eq 0 ]
 	# cputrack is gone; the new image finishes its work on its own.
 	[ ! -e "$T/ran" ]
@@ -149,7 +149,7 @@ wait_cputrack() {
 }
 
 @test "-N: a target started by cputrack keeps running, not stopped, untraced" {
-	ct_run -N 2 -T 0.1 -f -c "$WRITE" "$W/ct_steady" 1 5 100 20 "$T/done"
+	ct_run -N 2 -T 0.1 -f -c "$WRITE" "$W/ct_steady" 1 5 100 100 "$T/done"
 	[ "$status" -eq 0 ]
 	[ "$(ct_rows -f tick | wc -l)" -eq 4 ]
 	local pid
