@@ -15,7 +15,7 @@ usage_text() {
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
 	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--cpus=list] [interval [count]]" \
+	    "		[--cpus=list] [--shared] [interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
 	    "" \
 	    "	-c spec	  specify processor events to be monitored" \
@@ -36,6 +36,7 @@ usage_text() {
 	    "		  serve the counts as metrics over HTTP at /metrics" \
 	    "	--cpus=list" \
 	    "		  measure only these CPUs (e.g. 0-3,6)" \
+	    "	--shared  count hardware events without holding the PMU" \
 	    "	--list[=glob]" \
 	    "		  list every countable event (matching glob), and exit" \
 	    "	--help	  print this usage and exit" \
