@@ -150,6 +150,25 @@ gate_release() {
 	echo >&8
 }
 
+# gate_send TEXT: TEXT through the gate (wl_steps: w for a step, q to end).
+gate_send() {
+	printf '%s' "$1" >&8
+}
+
+# wait_rows_until AWK: until the awk program AWK, run on $T/out, exits 0
+# (60 s at most); fails if the background cputrack ($CPID) ended first.
+wait_rows_until() {
+	local i
+	for i in $(seq 600); do
+		awk "$1" "$T/out" && return 0
+		kill -0 "$CPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "rows not as awaited ($1):" >&2
+	cat "$T/out" "$T/err" >&2
+	return 1
+}
+
 # gone PID: until process PID has ended (a zombie has), 60 s at most.
 gone() {
 	local i
@@ -222,6 +241,12 @@ bg_until() {
 		sleep 1
 	done
 	return 1
+}
+
+# Wait for the background cputrack ($CPID); sets status.
+wait_cputrack() {
+	status=0
+	wait "$CPID" || status=$?
 }
 
 # start_cputrack_until PATTERN [cputrack args...]: bg_until with cputrack
