@@ -54,11 +54,12 @@ ct_bg() {
 	CT_PIDS+=("$1")
 }
 
-# ct_run [cputrack args...]: run cputrack under a timeout. Sets status,
-# output (stdout), lines and stderr; the raw files are $T/out and $T/err.
+# ct_run [cputrack args...]: run cputrack under a timeout (CT_TIMEOUT s,
+# by default 120: a bound for a run that hangs). Sets status, output
+# (stdout), lines and stderr; the raw files are $T/out and $T/err.
 ct_run() {
 	status=0
-	timeout -k 5 120 "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
+	timeout -k 5 "${CT_TIMEOUT:-120}" "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
 	output=$(cat "$T/out")
 	stderr=$(cat "$T/err")
 	mapfile -t lines <"$T/out"
