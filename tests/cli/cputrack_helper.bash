@@ -54,11 +54,12 @@ ct_bg() {
 	CT_PIDS+=("$1")
 }
 
-# ct_run [cputrack args...]: run cputrack under a timeout. Sets status,
-# output (stdout), lines and stderr; the raw files are $T/out and $T/err.
+# ct_run [cputrack args...]: run cputrack under a timeout (CT_TIMEOUT s,
+# by default 120: a bound for a run that hangs). Sets status, output
+# (stdout), lines and stderr; the raw files are $T/out and $T/err.
 ct_run() {
 	status=0
-	timeout -k 5 120 "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
+	timeout -k 5 "${CT_TIMEOUT:-120}" "$CT" "$@" >"$T/out" 2>"$T/err" || status=$?
 	output=$(cat "$T/out")
 	stderr=$(cat "$T/err")
 	mapfile -t lines <"$T/out"
@@ -134,6 +135,51 @@ wait_file() {
 	return 1
 }
 
+# gate_open: a FIFO, $T/gate, held open here (descriptor 8, read and
+# write, so that opening it never blocks) for a command to wait at: one
+# started with <"$T/gate" that reads its input to a newline (wl_gate, a
+# shell's read) waits there until gate_release. A test that waits for an
+# event rather than a time lets its command go on that way. (A command
+# started in the background needs the redirection on itself: bash gives
+# it /dev/null otherwise. bg_until takes it from CT_STDIN.)
+gate_open() {
+	mkfifo "$T/gate"
+	exec 8<>"$T/gate"
+}
+
+gate_release() {
+	echo >&8
+}
+
+# gate_send TEXT: TEXT through the gate (wl_steps: w for a step, q to end).
+gate_send() {
+	printf '%s' "$1" >&8
+}
+
+# wait_rows_until AWK: until the awk program AWK, run on $T/out, exits 0
+# (60 s at most); fails if the background cputrack ($CPID) ended first.
+wait_rows_until() {
+	local i
+	for i in $(seq 600); do
+		awk "$1" "$T/out" && return 0
+		kill -0 "$CPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "rows not as awaited ($1):" >&2
+	cat "$T/out" "$T/err" >&2
+	return 1
+}
+
+# gone PID: until process PID has ended (a zombie has), 60 s at most.
+gone() {
+	local i
+	for i in $(seq 600); do
+		[ -e "/proc/$1" ] && [ "$(proc_state "$1")" != Z ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # The state letter of /proc/PID/stat.
 proc_state() {
 	awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null
@@ -174,14 +220,15 @@ counters_taken() {
 	grep -qE 'Resource temporarily unavailable|contents invalidated' "$T/err"
 }
 
-# bg_until PATTERN COMMAND...: run COMMAND in the background and wait (60 s
-# at most) until its output ($T/out) matches PATTERN; run it again (up to 8
+# bg_until PATTERN COMMAND...: run COMMAND in the background (its input
+# $CT_STDIN, by default /dev/null, as bash gives a background command)
+# and wait (60 s at most) until its output ($T/out) matches PATTERN; run it again (up to 8
 # times) if a cpustat elsewhere took the counters first. Sets CPID.
 bg_until() {
 	local pattern=$1 try i
 	shift
 	for try in 1 2 3 4 5 6 7 8; do
-		"$@" >"$T/out" 2>"$T/err" &
+		"$@" <"${CT_STDIN:-/dev/null}" >"$T/out" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
 		for i in $(seq 600); do
@@ -195,6 +242,12 @@ bg_until() {
 		sleep 1
 	done
 	return 1
+}
+
+# Wait for the background cputrack ($CPID); sets status.
+wait_cputrack() {
+	status=0
+	wait "$CPID" || status=$?
 }
 
 # start_cputrack_until PATTERN [cputrack args...]: bg_until with cputrack

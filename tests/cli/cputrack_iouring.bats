@@ -26,10 +26,11 @@ teardown() {
 	ct_teardown
 }
 
-# Wait (10 s at most) until the workload said $1 on its stdout ($T/wl).
+# Wait (60 s at most: a bound for a run that hangs) until the workload
+# said $1 on its stdout ($T/wl).
 wait_said() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		grep -qx "$1" "$T/wl" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -109,14 +110,14 @@ rows() {
 	    }' off="${3:-0}" "$T/csv" 2>/dev/null
 }
 
-# Wait (10 s at most) for a row labelled $1 of tid $2 ("" any).
+# Wait (60 s at most) for a row labelled $1 of tid $2 ("" any).
 wait_row() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		[ -n "$(rows "$1" "$2")" ] && return 0
 		sleep 0.1
 	done
-	echo "no $1 row for tid '$2' in 10 s" >&2
+	echo "no $1 row for tid '$2' in 60 s" >&2
 	return 1
 }
 
@@ -137,7 +138,7 @@ exit_total() {
 	local perfpid=$! i n=0
 	ct_bg "$perfpid"
 	# 2 submitters, the main thread, 2 workers: 5 counters open.
-	for i in $(seq 100); do
+	for i in $(seq 600); do
 		n=$(ls -l /proc/$perfpid/fd 2>/dev/null | grep -c 'perf_event' || true)
 		[ "$n" -ge 5 ] && break
 		sleep 0.1

@@ -119,10 +119,9 @@ ticks_after() {
 }
 
 # signal_survived PID SIG: send SIG to cputrack PID and to its command,
-# wl_gate, which waits at the gate ($T/gate, open here on descriptor 8);
-# both go on: cputrack writes a tick row after the signal (had it ended,
-# none would come), and the command, let through the gate, ends as it
-# would have.
+# wl_gate, which waits at the gate (gate_open); both go on: cputrack
+# writes a tick row after the signal (had it ended, none would come), and
+# the command, let through the gate, ends as it would have.
 signal_survived() {
 	local pid=$1 sig=$2 cmd rows
 	ticks_after 0
@@ -132,8 +131,7 @@ signal_survived() {
 	kill -"$sig" "$cmd" "$pid"
 	ticks_after "$rows"
 	kill -0 "$cmd"
-	echo >&8
-	exec 8>&-
+	gate_release
 }
 
 # gate_counted: the rows of a run of wl_gate 1 5 to its end: "ready" and
@@ -143,23 +141,21 @@ gate_counted() {
 }
 
 @test "nohup cputrack: SIGHUP ignored at the start stays ignored, for cputrack and its command" {
-	mkfifo "$T/gate"
+	gate_open
 	nohup "$CT" -T 0.1 -c "$WRITE" -o "$T/rows" "$W/wl_gate" 1 5 \
 	    <"$T/gate" >"$T/nohup.out" 2>&1 &
 	CPID=$!
 	ct_bg "$CPID"
-	exec 8>"$T/gate"
 	signal_survived "$CPID" HUP
 	wait "$CPID"
 	gate_counted
 }
 
 @test "SIGINT ignored by a script's & stays ignored: a non-interactive shell's background cputrack outlives SIGINT" {
-	mkfifo "$T/gate"
+	gate_open
 	bash -c "\"$CT\" -T 0.1 -c \"$WRITE\" -o \"$T/rows\" \"$W/wl_gate\" 1 5 <\"$T/gate\" & echo \$! >\"$T/pid\"; wait" &
 	local sh=$!
 	ct_bg "$sh"
-	exec 8>"$T/gate"
 	wait_file "$T/pid"
 	signal_survived "$(cat "$T/pid")" INT
 	wait "$sh"

@@ -26,7 +26,8 @@ teardown() {
 # start_cpustat FUNCTION [HOST]: FUNCTION (which execs cpustat, listening
 # on HOST, 127.0.0.1 by default, port $PORT) in the background, once the
 # CPUs are free, and again if a cpustat elsewhere took one first; until
-# /metrics answers. CSPID is cpustat's pid.
+# /metrics answers (60 s at most: a bound for a run that hangs). CSPID is
+# cpustat's pid.
 start_cpustat() {
 	local try i
 	for try in 1 2 3 4 5 6; do
@@ -34,13 +35,13 @@ start_cpustat() {
 		"$1" >"$T/rows" 2>"$T/err" &
 		CSPID=$!
 		ct_bg "$CSPID"
-		for i in $(seq 100); do
+		for i in $(seq 600); do
 			curl -sf "http://${2:-127.0.0.1}:$PORT/metrics" >/dev/null && break
 			kill -0 "$CSPID" 2>/dev/null || break
 			sleep 0.1
 		done
 		if ! grep -q 'Resource temporarily unavailable' "$T/err"; then
-			kill -0 "$CSPID" 2>/dev/null && return 0
+			curl -sf "http://${2:-127.0.0.1}:$PORT/metrics" >/dev/null && return 0
 			break
 		fi
 		kill -KILL "$CSPID" 2>/dev/null || true
@@ -52,10 +53,10 @@ start_cpustat() {
 }
 
 # wait_sample HOST: until cpustat on HOST:$PORT has counted an interval
-# on every CPU.
+# on every CPU (60 s at most).
 wait_sample() {
 	local i
-	for i in $(seq 150); do
+	for i in $(seq 600); do
 		curl -sf "http://$1:$PORT/metrics" >"$T/sample" &&
 		    every_cpu_counted "$T/sample" && return 0
 		sleep 0.1
@@ -387,7 +388,7 @@ EOF
 	vg() {
 		exec valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		    --error-exitcode=99 "$CS" --listen=127.0.0.1:"$PORT" \
-		    --format=openmetrics --output="$T/v.prom" -c "$WRITE" 0.1 600
+		    --format=openmetrics --output="$T/v.prom" -c "$WRITE" 0.1
 	}
 	start_cpustat vg
 	wait_sample 127.0.0.1

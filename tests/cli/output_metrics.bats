@@ -81,15 +81,16 @@ EOF
 	for try in 1 2 3 4 5; do
 		port=$(free_port)
 		"$CS" --format=json --listen=127.0.0.1:"$port" -c context-switches,task-clock \
-		    0.1 30 >"$T/rows" 2>"$T/err" &
+		    0.1 >"$T/rows" 2>"$T/err" &
 		ct_bg $!
 		sleep 1
 		grep -q 'Resource temporarily unavailable' "$T/err" || break
 	done
-	local i
+	local i rows
 	# Once it has rows of every CPU, scrape it, then stop it.
+	rows=$("$PY" -c 'import os; print(2 * len(os.sched_getaffinity(0)))')
 	for i in $(seq 600); do
-		[ "$(grep -cE '"label":"(tick|gap)"' "$T/rows")" -ge "$("$PY" -c 'import os; print(2 * len(os.sched_getaffinity(0)))')" ] && break
+		[ "$(grep -cE '"label":"(tick|gap)"' "$T/rows")" -ge "$rows" ] && break
 		sleep 0.1
 	done
 	http_get "http://127.0.0.1:$port/metrics" >"$T/m1"
@@ -121,16 +122,21 @@ EOF
 	mkdir "$dir"
 	local before after
 	before=$(date +%s%N)
-	(umask 022; exec "$CS" --format=openmetrics --output="$dir/cpustat.prom" \
-	    -c task-clock 0.01 300 2>"$T/err") &
+	# It stops itself before cpustat starts: the reader lets it go once
+	# it is ready to read.
+	(umask 022; kill -STOP "$BASHPID"; exec "$CS" --format=openmetrics \
+	    --output="$dir/cpustat.prom" -c task-clock 0.01 300 2>"$T/err") &
 	ct_bg $!
 	# Read it as node_exporter does, as fast as we can, while it changes,
 	# and once more when the run has ended (60 s at most: a bound for a
 	# run that hangs).
 	"$PY" - "$dir/cpustat.prom" "${CT_PIDS[-1]}" <<'EOF'
-import re, sys, time
+import os, re, signal, sys, time
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 path, pid = sys.argv[1], int(sys.argv[2])
+while open("/proc/%d/stat" % pid).read().rsplit(") ", 1)[1][0] != "T":
+    time.sleep(0.01)
+os.kill(pid, signal.SIGCONT)
 
 def running():
     try:

@@ -135,12 +135,10 @@ run_one() {
 		rc=0
 		if [[ $cmd == *--listen=* ]]; then
 			run_listening "$cmd" || rc=$?
+		elif [[ $cmd == *cpustat* ]]; then
+			run_counting "$cmd" || rc=$?
 		else
-			# cpustat without a count runs until interrupted, and some
-			# recipes count for minutes: SIGINT after 6 s, as a user
-			# would, and cpustat prints its totals and exits 0.
-			(cd "$R" && timeout --preserve-status -s INT -k 10 \
-			    "$([[ $cmd == *cputrack* ]] && echo 60 || echo 6)" \
+			(cd "$R" && timeout --preserve-status -s INT -k 10 60 \
 			    bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" || rc=$?
 		fi
 		grep -qE 'Resource temporarily unavailable|contents invalidated|went offline' \
@@ -159,6 +157,65 @@ run_one() {
 	check_made "$cmd"
 }
 
+# recipe_counted CMD: what cpustat recipe CMD made so far (its rows on
+# stdout, in a CSV file or a metrics file) has counts of every set on
+# every CPU it measures: those of taskset -c and --cpus= in our affinity
+# mask. A run stopped before a set's turn has no total for it.
+recipe_counted() {
+	"$PY" - "$1" "$T/out" "$R" <<'EOF'
+import csv, glob, os, re, sys
+cmd, out, run = sys.argv[1:4]
+
+def cpulist(text):
+    cpus = set()
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        cpus.update(range(int(a), int(b or a) + 1))
+    return cpus
+
+want = set(os.sched_getaffinity(0))
+for pattern in (r"taskset -c ([0-9,-]+) ", r"--cpus=([0-9,-]+)"):
+    m = re.search(pattern, cmd)
+    if m:
+        want &= cpulist(m.group(1))
+nsets = len(re.findall(r"(?:^| )-c ", cmd))
+seen = {}
+for line in open(out, errors="replace"):
+    f = line.split()
+    if len(f) > 3 and f[2] in ("tick", "gap") and f[1].isdigit():
+        seen.setdefault(int(f[1]), set()).add(line.partition(" # ")[2].split(";")[0])
+for path in glob.glob(run + "/*.csv"):
+    for r in csv.DictReader(open(path)):
+        if r.get("label") in ("tick", "gap"):
+            seen.setdefault(int(r["cpu"]), set()).add(r["set"])
+for path in glob.glob(run + "/textfile/*.prom"):
+    for c, k in re.findall(r'^cpustat_running_seconds_total\{cpu="(\d+)",set="(\d+)"', open(path).read(), re.M):
+        seen.setdefault(int(c), set()).add(k)
+sys.exit(0 if all(len(seen.get(c, ())) >= nsets for c in want) else 1)
+EOF
+}
+
+# run_counting CMD: a cpustat recipe, in $R. One without a count runs
+# until interrupted, and some count for minutes: once it has counted on
+# every CPU it measures (60 s at most), SIGINT, as a user would; cpustat
+# prints its totals and exits 0. A recipe with a count may end first.
+run_counting() {
+	local cmd=$1 pid i rc=0
+	(cd "$R" && exec env --default-signal=INT timeout --preserve-status \
+	    -s INT -k 10 120 bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" &
+	pid=$!
+	for i in $(seq 600); do
+		kill -0 "$pid" 2>/dev/null || break
+		if recipe_counted "$cmd"; then
+			kill -INT "$pid"
+			break
+		fi
+		sleep 0.1
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
 # A recipe that serves /metrics: scrape it while it runs, then SIGTERM.
 run_listening() {
 	local cmd=$1 port i pid
@@ -171,7 +228,7 @@ run_listening() {
 	# A program that ends first ends its cputrack: the last scrape is
 	# what it served.
 	rm -f "$T/scraped"
-	for i in $(seq 150); do
+	for i in $(seq 600); do
 		curl -sf -H "Accept: $PROMETHEUS_ACCEPT" "http://127.0.0.1:$port/metrics" \
 		    >"$T/scrape" && mv "$T/scrape" "$T/scraped" &&
 		    grep -q '_total{' "$T/scraped" &&
