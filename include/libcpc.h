@@ -302,6 +302,11 @@ int cpc_set_sample_records(cpc_t *cpc, cpc_set_t *set, cpc_ovf_record_t *recs,
 int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
 
 /*
+ * Private interfaces, from here to their end below: for cpctools' own
+ * counting engines. libcpc.so.1 exports them at the version node
+ * LIBCPC_PRIVATE, outside the stable ABI of LIBCPC_1: they may change in
+ * any release, and a program outside cpctools should not call them.
+ *
  * Counting engines outside libcpc (cputrack's BPF engine) open counters
  * of their own for the requests of a set.
  *
@@ -324,6 +329,8 @@ int cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
  */
 void cpc_buf_set_time(cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime,
     uint64_t enabled_ns);
+
+/* End of the private interfaces. */
 
 /*
  * The obsolete CPCv1 API (seed 002), on the v2 core. Solaris declared it

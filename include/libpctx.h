@@ -226,6 +226,11 @@ typedef enum {
 int pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model);
 
 /*
+ * Private interfaces, from here to their end below: the seam between
+ * libpctx and libcpc. libpctx.so.1 exports them at the version node
+ * LIBPCTX_PRIVATE, outside the stable ABI of LIBPCTX_1: they may change
+ * in any release, and a program outside cpctools should not call them.
+ *
  * Libraries built on libpctx (libcpc's cpc_bind_pctx) register as clients
  * of a pctx: gone is called when the pctx goes away (released, exited,
  * freed), request when one of its LWPs calls pctx_request. A client is
@@ -240,9 +245,11 @@ typedef struct pctx_client {
 int pctx_add_client(pctx_t *pctx, const pctx_client_t *client, void *arg);
 
 /*
- * Whether an LWP is sure to pass through a ptrace-stop before it runs
- * another user instruction: it is held in one, or its first stop is
- * still due. 1 or 0.
+ * Whether an LWP is held in a ptrace-stop for the controller, so that
+ * counters opened for it now start when it goes on: 1 or 0. A new LWP
+ * whose first stop is still due is not held (it is already running in
+ * the kernel on its way there); libpctx calls init_lwp for it at that
+ * stop, where it is held.
  */
 int pctx_lwp_held(pctx_t *pctx, id_t lwpid);
 
@@ -253,6 +260,8 @@ int pctx_lwp_held(pctx_t *pctx, id_t lwpid);
  * traces the caller, else what the controller's client answered.
  */
 int pctx_request(int code);
+
+/* End of the private interfaces. */
 
 #ifdef __cplusplus
 }
