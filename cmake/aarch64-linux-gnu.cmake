@@ -10,9 +10,11 @@
 # gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (/usr/aarch64-linux-gnu).
 # CPCTOOLS_AARCH64_SYSROOT (a cache variable, or the environment variable
 # of that name) is a directory into which the arm64 packages libpfm4-dev,
-# libbsd-dev, libmd-dev and libjansson-dev were unpacked with dpkg -x; the
-# host needs no arm64 architecture for that. tests/hw/run-qemu-suite makes
-# one. libmicrohttpd is left out (its static link needs GnuTLS's): such a
+# libbsd-dev, libmd-dev and libjansson-dev (and, for cputrack's BPF
+# engine, libbpf-dev, libelf-dev and zlib1g-dev) were unpacked with
+# dpkg -x; the host needs no arm64 architecture for that.
+# tests/hw/run-qemu-suite makes one. The BPF programs are compiled with
+# the host's clang and bpftool. libmicrohttpd is left out (its static link needs GnuTLS's): such a
 # build refuses --listen, saying why.
 # Everything links statically: the binaries run in a bare initramfs.
 

@@ -28,12 +28,14 @@
  * come, so that such a switch is counted where it lands on a tracked
  * thread, whichever hook marks it, and userspace says so.
  *
- * A context switch is counted by the kernel's software event after the
- * switch hook has run, so it lands in the next task's interval: what
- * counters of that event count between two marks belongs to the task
- * whose switch opened the interval, and goes to it at the next mark. A
- * thread's last switch, after its exit, then goes to nobody, as the
- * kernel's own per-thread counters never see it.
+ * The kernel's software event counts a context switch just after the
+ * switch hook has run, in the next task's interval, though the switch is
+ * the leaving task's. So the leaving task is given it at the hook, ahead,
+ * and the next mark on the CPU takes it out of what the counter counted
+ * since. Userspace names only counters that always count then (kernel
+ * mode, in sets the PMU never multiplexes). A thread's last switch,
+ * after its exit, goes to nobody, as the kernel's own per-thread counters
+ * never see it.
  *
  * Only its own CPU touches a mark: the switch (interrupts off), the exit
  * and exec handlers (preemption off, marked busy so that a flush that
@@ -64,7 +66,7 @@ const volatile __u32 set_slot[BPFENG_MAX_SETS];
 const volatile bool joint;
 const volatile __u32 njoint;
 const volatile __u32 set_joint[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
-/* Bit c: counter c counts context switches (PERF_COUNT_SW_CONTEXT_SWITCHES). */
+/* Bit c: counter c counts context switches in kernel mode. */
 const volatile __u64 switch_counters;
 const volatile bool follow_fork;
 const volatile bool follow_exec;
@@ -126,7 +128,7 @@ struct mark {
 	__u32	valid;		/* base was read */
 	__u32	busy;
 	__u32	owner;		/* the task seen to run since the mark */
-	__u32	switched;	/* the task whose switch made the mark */
+	__u32	switch_due;	/* the mark's switch is yet to be counted */
 	__u32	pad;
 	__u64	since;		/* ns */
 	__u64	base_enabled;
@@ -201,36 +203,49 @@ add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
 }
 
 /*
- * What counter c counted since the mark goes to t, or, for a counter of
- * context switches, to sw: the task whose switch made the mark, which may
- * run on another CPU by now (so the add is atomic).
+ * What of a count of counter c since a mark with its switch due is that
+ * switch, given ahead to the task that switched: 1 for a counter of
+ * switches that counted since, else 0. Arithmetic, not branches: the
+ * verifier follows each path through the loops that call it.
  */
-static __always_inline void
-add_count(struct bpfeng_thread *t, struct bpfeng_thread *sw, __u32 c,
-    __u64 slot, __u64 delta)
+static __always_inline __u64
+switch_share(__u32 c, __u64 delta)
 {
-	if (c >= 64 || !(switch_counters & (1ULL << c))) {
-		if (t != NULL)
-			add_slot(t, slot, delta);
+	__u64 counted = (delta | (0 - delta)) >> 63;
+
+	return (switch_counters >> (c & 63)) & counted & 1;
+}
+
+/* The switch of t, given to it ahead in set's counters of switches. */
+static __always_inline void
+give_switch(struct bpfeng_thread *t, __u32 set)
+{
+	__u32 i, c;
+	__u64 slot;
+
+	barrier_var(set);
+	if (set >= BPFENG_MAX_SETS)
 		return;
+	slot = set_slot[set] + BPFENG_SET_HEAD;
+	for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set]; i++) {
+		c = joint ? set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1) :
+		    set_first[set] + i;
+		add_slot(t, slot + i, (switch_counters >> (c & 63)) & 1);
 	}
-	barrier_var(slot);
-	if (sw != NULL && slot < nslots && slot < BPFENG_MAX_SLOTS)
-		__sync_fetch_and_add(&sw->slots[slot], delta);
 }
 
 /*
- * Read set's counters on this CPU. Add what they counted since the mark
- * to t, and switches to sw (add_count), where given; with rebase, make
- * the readings the new mark.
+ * Read set's counters on this CPU. With t, add what they counted since
+ * the mark to t, but for the mark's switch if due (switch_share); with
+ * rebase, make the readings the new mark.
  */
 static __always_inline int
 read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
-    struct bpfeng_thread *sw, bool rebase)
+    bool due, bool rebase)
 {
 	struct bpf_perf_event_value v;
 	__u32 first, n, i;
-	__u64 slot;
+	__u64 slot, delta;
 
 	if (set >= BPFENG_MAX_SETS)
 		return -1;
@@ -243,13 +258,17 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 			__sync_fetch_and_add(&read_errors, 1);
 			return -1;
 		}
-		if (t != NULL && i == 0) {
-			add_slot(t, slot, v.enabled - m->base_enabled);
-			add_slot(t, slot + 1, v.running - m->base_running);
+		if (t != NULL) {
+			if (i == 0) {
+				add_slot(t, slot, v.enabled - m->base_enabled);
+				add_slot(t, slot + 1,
+				    v.running - m->base_running);
+			}
+			delta = v.counter - m->base[i];
+			if (due)
+				delta -= switch_share(first + i, delta);
+			add_slot(t, slot + BPFENG_SET_HEAD + i, delta);
 		}
-		/* Each tested alone: the verifier refuses pointers or'ed. */
-		add_count(t, sw, first + i, slot + BPFENG_SET_HEAD + i,
-		    v.counter - m->base[i]);
 		if (rebase) {
 			m->base[i] = v.counter;
 			if (i == 0) {
@@ -262,16 +281,15 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 }
 
 /*
- * Read the joint counters on this CPU. Add what they counted since the
- * mark to the mark's set's counts of t, and switches to sw (add_count),
- * where given; make the readings the mark.
+ * Read the joint counters on this CPU. With t, add what they counted since
+ * the mark to t's counts of the mark's set, but for the mark's switch if
+ * due (switch_share); make the readings the mark.
  */
 static __always_inline int
-read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t,
-    struct bpfeng_thread *sw)
+read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 {
 	struct bpf_perf_event_value v = { 0 };
-	__u64 now[BPFENG_MAX_SET_REQS] = { 0 }, slot;
+	__u64 now[BPFENG_MAX_SET_REQS] = { 0 }, slot, delta;
 	__u32 set = m->set, i, j;
 
 	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++) {
@@ -283,18 +301,18 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t,
 		now[j] = v.counter;
 	}
 	barrier_var(set);
-	if (set < BPFENG_MAX_SETS) {
+	if (t != NULL && set < BPFENG_MAX_SETS) {
 		slot = set_slot[set];
-		if (t != NULL) {
-			add_slot(t, slot, v.enabled - m->base_enabled);
-			add_slot(t, slot + 1, v.running - m->base_running);
-		}
+		add_slot(t, slot, v.enabled - m->base_enabled);
+		add_slot(t, slot + 1, v.running - m->base_running);
 		for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set];
 		    i++) {
 			/* Below 16 already: the mask shows the verifier. */
 			j = set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1);
-			add_count(t, sw, j, slot + BPFENG_SET_HEAD + i,
-			    now[j] - m->base[j]);
+			delta = now[j] - m->base[j];
+			if (due)
+				delta -= switch_share(j, delta);
+			add_slot(t, slot + BPFENG_SET_HEAD + i, delta);
 		}
 	}
 	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++)
@@ -319,36 +337,41 @@ counted_thread(struct mark *m, __u32 tid)
 
 /*
  * Mark this CPU: what it counted since the last mark goes to thread tid
- * if that is tracked and was tracked when the last mark was made, but
- * switches, which go to the task whose switch made the last mark; next
- * runs from here on. switching: tid switches out now. Returns whether
- * tid was given the counts.
+ * if that is tracked and was tracked when the last mark was made; next
+ * runs from here on. switching: tid switches out now, and is given that
+ * switch ahead. Returns whether tid was given the counts.
  */
 static __always_inline bool
 mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching)
 {
 	__u32 set = active_set, cpu = bpf_get_smp_processor_id();
-	struct bpfeng_thread *t = counted_thread(m, tid), *sw = NULL;
+	struct bpfeng_thread *t = counted_thread(m, tid);
+	bool due = m->valid && m->switch_due;
 	__u64 now = bpf_ktime_get_ns();
 
-	if (switch_counters != 0)
-		sw = counted_thread(m, m->switched);
 	m->valid = 0;
 	m->owner = next;
-	m->switched = switching ? tid : 0;
+	m->switch_due = 0;
 	if (set >= nsets)
 		return false;
 	if (joint) {
 		/* What it counted since the mark was for the set then in use. */
-		if (read_joint(m, cpu, t, sw) != 0)
+		if (read_joint(m, cpu, t, due) != 0)
 			return false;
 	} else if (set == m->set) {
-		if (read_set(m, set, cpu, t, sw, true) != 0)
+		if (read_set(m, set, cpu, t, due, true) != 0)
 			return false;
 	} else {
-		(void)read_set(m, m->set, cpu, t, sw, false);
-		if (read_set(m, set, cpu, NULL, NULL, true) != 0)
+		if (t != NULL)
+			(void)read_set(m, m->set, cpu, t, due, false);
+		if (read_set(m, set, cpu, NULL, false, true) != 0)
 			return false;
+	}
+	/* Every switch is due, given ahead to a tracked thread only. */
+	if (switching && switch_counters != 0) {
+		m->switch_due = 1;
+		if (t != NULL)
+			give_switch(t, set);
 	}
 	m->set = set;
 	m->since = now;

@@ -109,9 +109,28 @@ lay_out_joint(struct bpfeng *eng, const struct bpfeng_set *sets)
 }
 
 /*
- * The counters that count context switches: the kernel counts a switch
- * after the programs' hook, and the programs give it to the task that
- * switched (bpfeng.bpf.c).
+ * Whether the PMU may multiplex set s: it has an event that takes a
+ * hardware counter. Software events and tracepoints never wait for one.
+ */
+static bool
+may_multiplex(const struct bpfeng_set *set)
+{
+	int i;
+
+	for (i = 0; i < set->nattrs; i++)
+		if (set->attrs[i].type != PERF_TYPE_SOFTWARE &&
+		    set->attrs[i].type != PERF_TYPE_TRACEPOINT)
+			return true;
+	return false;
+}
+
+/*
+ * The counters that count context switches, where the kernel counts every
+ * one, after the programs' hook: the programs give each switch to the
+ * task that switched (bpfeng.bpf.c). That is in kernel mode (in user mode
+ * alone it never counts one), in a set the PMU never takes off (one of
+ * hardware events may be off at the switch, and then the switch goes to
+ * the next task, as the counter counts it).
  */
 static uint64_t
 switch_counters(const struct bpfeng *eng, const struct bpfeng_set *sets)
@@ -120,16 +139,19 @@ switch_counters(const struct bpfeng *eng, const struct bpfeng_set *sets)
 	uint64_t mask = 0;
 	int s, i, c;
 
-	for (s = 0; s < eng->nsets; s++)
+	for (s = 0; s < eng->nsets; s++) {
+		if (!eng->joint && may_multiplex(&sets[s]))
+			continue;
 		for (i = 0; i < sets[s].nattrs; i++) {
 			a = &sets[s].attrs[i];
 			c = eng->joint ? eng->joint_of[s][i] :
 			    eng->set_first[s] + i;
 			if (a->type == PERF_TYPE_SOFTWARE &&
 			    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
-			    c < 64)
+			    !a->exclude_kernel && c < 64)
 				mask |= 1ULL << c;
 		}
+	}
 	return mask;
 }
 

@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # context-switches under the BPF engine: the kernel counts a switch after
 # the engine's hook, and a thread's last switch, after its exit, is no
-# one's. Every row must equal sched:sched_switch, which counts the same
-# switches at the hook, and the ptrace engine's per-thread counters.
+# one's. Each row must equal sched:sched_switch, which counts the same
+# switches at the hook, as the ptrace engine's per-thread counters do.
+# Now and then the kernel counts a switch in context-switches and not in
+# sched:sched_switch, under either engine (seen on Linux 6.1 with the
+# ptrace engine): a row one higher, rarely, is the kernel's; one higher in
+# every row is the engine's.
 
 load bpf_helper
 
@@ -21,6 +25,16 @@ end_rows() {
 	awk '$3 == "lwp_exit" || $3 == "exit" { print $2, $3, $4, $5 }' "$1"
 }
 
+# equal_rows ENGINE FILE: in every row of FILE (end_rows), context-switches
+# equals sched:sched_switch, but in at most 2 in 100 rows, one higher.
+equal_rows() {
+	awk -v e="$1" '{ n++ } $3 == $4 + 1 { off++ }
+	    $3 != $4 && $3 != $4 + 1 { bad = 1 }
+	    $3 != $4 { print e ": lwp " $1 " " $2 ": context-switches " $3 \
+	        ", sched:sched_switch " $4 }
+	    END { if (off * 50 > n) bad = 1; exit bad }' "$2"
+}
+
 @test "thread churn: context-switches equals sched:sched_switch in every LWP's row and the process's" {
 	ct_run --engine=bpf -c context-switches,sched:sched_switch,sys \
 	    "$W/wl_churn" 20 10 5
@@ -29,8 +43,7 @@ end_rows() {
 	# 200 threads and the process.
 	[ "$(awk '$2 == "lwp_exit"' "$T/rows" | wc -l)" -eq 200 ]
 	[ "$(awk '$2 == "exit"' "$T/rows" | wc -l)" -eq 1 ]
-	awk '$3 != $4 { print "lwp " $1 " " $2 ": context-switches " $3 \
-	    ", sched:sched_switch " $4; bad = 1 } END { exit bad }' "$T/rows"
+	equal_rows bpf "$T/rows"
 	# Something was counted: the main thread waits for each round.
 	[ "$(awk '$2 == "exit" { print $3 }' "$T/rows")" -gt 20 ]
 }
@@ -45,9 +58,8 @@ end_rows() {
 		[ "$status" -eq 0 ]
 		end_rows "$T/out" >"$T/rows"
 		[ "$(awk '$2 == "lwp_exit"' "$T/rows" | wc -l)" -eq 4 ]
-		awk -v e=$engine '$3 != $4 { print e ": lwp " $1 " " $2 \
-		    ": context-switches " $3 ", sched:sched_switch " $4; \
-		    bad = 1 } $2 == "lwp_exit" && $3 < 6 { print e \
+		equal_rows $engine "$T/rows"
+		awk -v e=$engine '$2 == "lwp_exit" && $3 < 6 { print e \
 		    ": lwp " $1 " switched " $3 " times"; bad = 1 }
 		    END { exit bad }' "$T/rows"
 	done
