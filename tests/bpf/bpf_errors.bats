@@ -19,7 +19,7 @@ teardown() {
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	status=0
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-	    "$D" -c task-clock "$W/wl_threads" 1 1 >"$T/out" 2>"$T/err" ||
+	    "$(nobody_path "$D")" -c task-clock "$W/wl_threads" 1 1 >"$T/out" 2>"$T/err" ||
 	    status=$?
 	[ "$status" -eq 2 ]
 	[ ! -s "$T/out" ]
@@ -31,7 +31,7 @@ teardown() {
 	status=0
 	setpriv --reuid=65534 --regid=65534 --clear-groups \
 	    --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon \
-	    "$D" -c page-faults "$W/wl_threads" 2 10 >"$T/out" 2>"$T/err" ||
+	    "$(nobody_path "$D")" -c page-faults "$(nobody_path "$W/wl_threads")" 2 10 >"$T/out" 2>"$T/err" ||
 	    status=$?
 	counters_taken && skip "a cpustat elsewhere held the counters"
 	[ "$status" -eq 0 ]

@@ -177,6 +177,8 @@ make_setuid() {
 	chmod 4755 "$SHARED/setuid"
 	cp "$W/ct_exec" "$SHARED/ct_exec"
 	chmod 0755 "$SHARED/ct_exec"
+	cp "$CT" "$SHARED/cputrack"
+	chmod 0755 "$SHARED/cputrack"
 }
 
 # As nobody, with CAP_BPF and CAP_PERFMON: all that the BPF engine needs,
@@ -193,7 +195,7 @@ as_nobody_perfmon() {
 setuid_run() {
 	local rc=0
 	rm -f "$2"
-	as_nobody_perfmon timeout 60 "$CT" --engine="$1" -e -T 0 \
+	as_nobody_perfmon timeout 60 "$SHARED/cputrack" --engine="$1" -e -T 0 \
 	    -c "tracepoint/config=$TP_ID/" "$SHARED/ct_exec" 4 \
 	    "$SHARED/setuid" "$2" 6 >"$T/out" 2>"$T/err" || rc=$?
 	status=$rc
@@ -225,7 +227,7 @@ setuid_run() {
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	local rc=0
 	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-	    "$CT" --engine=bpf -c task-clock "$W/ct_marker" "$T/ran" \
+	    "$(nobody_path "$CT")" --engine=bpf -c task-clock "$W/ct_marker" "$T/ran" \
 	    >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" -eq 2 ]
 	[ ! -s "$T/out" ]

@@ -188,6 +188,8 @@ make_programs() {
 	chmod 0000 "$SHARED/none"
 	cp "$W/ct_exec" "$SHARED/ct_exec"
 	chmod 0755 "$SHARED/ct_exec"
+	# The cputrack nobody runs (NB_CT), where nobody can reach it.
+	nobody_cputrack
 }
 
 # As nobody; for the BPF engine with what it needs and no more: CAP_BPF
@@ -215,7 +217,7 @@ as_nobody() {
 	make_programs
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	local rc=0
-	as_nobody timeout 60 "$CPUTRACK" -e -c task-clock "$SHARED/ct_exec" 4 \
+	as_nobody timeout 60 "$NB_CT" -e -c task-clock "$SHARED/ct_exec" 4 \
 	    "$SHARED/setuid" "$SHARED/ran" 6 >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
 	[ "$rc" -eq 0 ] || { cat "$T/err"; false; }
@@ -236,7 +238,7 @@ as_nobody() {
 	make_programs
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	local rc=0
-	as_nobody timeout 60 "$CPUTRACK" -e -c task-clock "$SHARED/ct_exec" 4 \
+	as_nobody timeout 60 "$NB_CT" -e -c task-clock "$SHARED/ct_exec" 4 \
 	    "$SHARED/xonly" "$SHARED/ran" 0 300 >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
 	if [ "$ENGINE" = bpf ]; then
@@ -274,7 +276,7 @@ as_nobody() {
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	rm -f "$SHARED/failed"
 	local rc=0
-	CT_EXEC_FAILED="$SHARED/failed" as_nobody timeout 60 "$CPUTRACK" -e -c task-clock \
+	CT_EXEC_FAILED="$SHARED/failed" as_nobody timeout 60 "$NB_CT" -e -c task-clock \
 	    "$SHARED/ct_exec" 4 "$SHARED/none" "$SHARED/ran" >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
 	[ "$rc" -eq 0 ]

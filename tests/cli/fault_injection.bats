@@ -281,8 +281,13 @@ as_nobody() {
 @test "unprivileged (nobody): permission messages with their hints" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
-	local paranoid
+	local paranoid cs
 	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	# What nobody runs, where nobody can reach it.
+	nobody_cputrack
+	CT=$NB_CT
+	cs=$(nobody_path "$CPUSTAT")
+	W=$(dirname "$(nobody_path "$WORKLOADS/wl_threads")")
 	# Its own program, user mode: counts.
 	run_retry as_nobody "$CT" -c task-clock "$W/wl_threads" 1 3
 	[ "$status" -eq 0 ]
@@ -314,7 +319,7 @@ cputrack: pid $root_pid belongs to another user (uid 0): capturing it needs root
 		[ "$stderr" = "cputrack: task-clock: Permission denied: it counts kernel mode (sys asks for it), which kernel.perf_event_paranoid $paranoid allows only to root or CAP_PERFMON; count user mode only, or lower it to 1" ]
 	fi
 	if [ "$paranoid" -ge 1 ]; then
-		run_retry as_nobody "$CPUSTAT" -c task-clock 0.1 1
+		run_retry as_nobody "$cs" -c task-clock 0.1 1
 		[ "$status" -eq 2 ]
 		[ "$stderr" = "cpustat: task-clock: Permission denied: counting a whole CPU needs root or CAP_PERFMON while kernel.perf_event_paranoid is $paranoid (above 0); lower it to 0, or run with CAP_PERFMON" ]
 	fi

@@ -16,3 +16,37 @@ require_pmu() {
 	ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core|cpu_atom|armv[78]_.*|arm_.*)$' ||
 		skip "no hardware PMU in this kernel (VM without a virtual PMU)"
 }
+
+# nobody_path FILE: a path by which nobody can run FILE, printed. FILE
+# itself where nobody can reach it; otherwise (the build tree under /root,
+# mode 0700, in a fresh root) a copy in the test's own temporary
+# directory, whose directories are made passable to others (0711: they
+# can be crossed, not listed) so that the copy can be reached.
+nobody_path() {
+	local f=$1 d=$BATS_TEST_TMPDIR/nobody p
+	if setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$f"; then
+		echo "$f"
+		return
+	fi
+	if [ ! -d "$d" ]; then
+		mkdir -m 0755 "$d"
+		p=$BATS_TEST_TMPDIR
+		while [ "$p" != "$(dirname "$BATS_RUN_TMPDIR")" ] && [ "$p" != / ]; do
+			chmod o+x "$p"
+			p=$(dirname "$p")
+		done
+	fi
+	cp "$f" "$d/" && chmod 0755 "$d/${f##*/}"
+	echo "$d/${f##*/}"
+}
+
+# nobody_cputrack: sets NB_CT to nobody_path of $CPUTRACK; where that is
+# the BPF engine's wrapper, the command it runs (CPUTRACK_BIN) is made
+# reachable too, and exported for it.
+nobody_cputrack() {
+	if [ -n "${CPUTRACK_BIN:-}" ]; then
+		CPUTRACK_BIN=$(nobody_path "$CPUTRACK_BIN")
+		export CPUTRACK_BIN
+	fi
+	NB_CT=$(nobody_path "$CPUTRACK")
+}
