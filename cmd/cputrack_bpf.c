@@ -323,16 +323,22 @@ exec_untraceable(struct bpf_track *bt, struct bproc *p)
 
 static bool
 on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
-    const struct bpfeng_counts *counts, bool followed, uint64_t when_ns)
+    const struct bpfeng_counts *counts, unsigned flags, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
 	struct bproc *p = proc_find(bt, pid);
 	struct bthread *t = thread_find(bt, tid);
+	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
 	/* The LWP that execs is the new image's LWP 1. */
 	struct row_lwp who = { pid, 1, pid };
 
 	if (p == NULL)
 		return true;
+	if (flags & BPFENG_EXEC_FIRST) {
+		/* The command itself is an image this user may not trace. */
+		exec_untraceable(bt, p);
+		return false;
+	}
 	if (t != NULL) {
 		if (counts == NULL)
 			counts_missing(bt, t, "fini_lwp");
@@ -346,7 +352,12 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	setgrp_reset(p->acc);
 	exec_say(pid, args, !followed ? EXEC_NOT_FOLLOWED :
 	    bt->ct->opt.follow_exec ? EXEC_FOLLOWED : EXEC_FOLLOWED_EARLY);
-	if (followed && !may_trace(pid) && errno != ESRCH) {
+	/*
+	 * The engine tells at the exec itself; ptrace's own check catches
+	 * what only a security module refuses.
+	 */
+	if ((flags & BPFENG_EXEC_UNTRACEABLE) ||
+	    (followed && !may_trace(pid) && errno != ESRCH)) {
 		exec_untraceable(bt, p);
 		return false;
 	}

@@ -70,6 +70,13 @@ const volatile __u32 set_joint[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
 const volatile __u64 switch_counters;
 const volatile bool follow_fork;
 const volatile bool follow_exec;
+/*
+ * Images the caller could not ptrace are not followed, unless it may
+ * ptrace any (CAP_SYS_PTRACE); its real ids decide, as they do ptrace's.
+ */
+const volatile bool follow_untraceable;
+const volatile __u32 caller_uid;
+const volatile __u32 caller_gid;
 /* Unread bytes in the ring past which userspace is woken at once. */
 const volatile __u64 wake_bytes = 1;
 
@@ -633,6 +640,77 @@ read_args(struct bpfeng_rec *r, struct task_struct *p)
 }
 
 /*
+ * The kernel's own view, local to this file: what ptrace(2) looks at to
+ * decide whether a caller may trace a task. mm_struct's flags were an
+ * unsigned long until Linux 6.17 and are a bitmap since; CO-RE keeps the
+ * flavour the running kernel has.
+ */
+#define SUID_DUMP_USER		1
+#define MMF_DUMPABLE_MASK	3
+
+struct kid___ptrace {
+	__u32 val;
+};
+
+struct cred___ptrace {
+	struct kid___ptrace uid, gid, suid, sgid, euid, egid;
+} __attribute__((preserve_access_index));
+
+struct task_struct___ptrace {
+	struct cred___ptrace *cred;
+	struct mm_struct *mm;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___flags_long {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+struct mm_flags___bitmap {
+	unsigned long __mm_flags[1];
+};
+
+struct mm_struct___flags_bitmap {
+	struct mm_flags___bitmap flags;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned long
+mm_flags(struct mm_struct *mm)
+{
+	struct mm_struct___flags_bitmap *bitmap = (void *)mm;
+	struct mm_struct___flags_long *word = (void *)mm;
+
+	if (bpf_core_field_exists(struct mm_struct___flags_bitmap, flags))
+		return BPF_CORE_READ(bitmap, flags.__mm_flags[0]);
+	return BPF_CORE_READ(word, flags);
+}
+
+/*
+ * Whether the caller could ptrace the image p has just exec'd: all its
+ * ids are the caller's, and the kernel left it dumpable (an exec that
+ * gives privilege, set-id or file capabilities, or of a file the caller
+ * may not read, makes it not).
+ */
+static __always_inline bool
+caller_may_trace(struct task_struct *p)
+{
+	struct task_struct___ptrace *task = (void *)p;
+	struct cred___ptrace *c = BPF_CORE_READ(task, cred);
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+
+	if (follow_untraceable)
+		return true;
+	if (c == NULL || mm == NULL ||
+	    BPF_CORE_READ(c, uid.val) != caller_uid ||
+	    BPF_CORE_READ(c, euid.val) != caller_uid ||
+	    BPF_CORE_READ(c, suid.val) != caller_uid ||
+	    BPF_CORE_READ(c, gid.val) != caller_gid ||
+	    BPF_CORE_READ(c, egid.val) != caller_gid ||
+	    BPF_CORE_READ(c, sgid.val) != caller_gid)
+		return false;
+	return (mm_flags(mm) & MMF_DUMPABLE_MASK) == SUID_DUMP_USER;
+}
+
+/*
  * The old image's thread is no longer tracked; the new image's is, if the
  * exec is followed and there is room, and otherwise the process is no
  * longer tracked. Whether the new image is.
@@ -657,7 +735,7 @@ replace_image(__u32 pid, __u32 tid, __u32 old, struct bpfeng_thread *t,
  */
 static __always_inline void
 exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
-    bool follow)
+    bool follow, __u32 flags)
 {
 	__u32 pid = p->tgid, tid = p->pid;
 	struct bpfeng_rec *r;
@@ -670,6 +748,7 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 	}
 	read_args(r, p);
 	copy_counts(r, BPFENG_ARGS_WORDS, t);
+	r->flags = flags;
 	if (replace_image(pid, tid, old, t, follow))
 		r->flags |= BPFENG_REC_FOLLOWED;
 	submit(r);
@@ -679,7 +758,7 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
     struct linux_binprm *bprm)
 {
-	__u32 pid = p->tgid, old = old_pid, i;
+	__u32 pid = p->tgid, old = old_pid, i, flags;
 	struct bpfeng_thread *t;
 	struct bpfeng_proc *proc;
 	struct mark *m;
@@ -689,11 +768,13 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	    (m = this_mark()) == NULL)
 		return 0;
 	follow = follow_exec || (proc->flags & BPFENG_PROC_FOLLOW_EXEC);
+	flags = caller_may_trace(p) ? 0 : BPFENG_REC_UNTRACEABLE;
 	m->busy = 1;
 	/* The old image's counts end here. */
 	mark_running(m, old, p->pid, false);
 	t = bpf_map_lookup_elem(&threads, &old);
-	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
+	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC) &&
+	    flags == 0) {
 		/* A started command counts from its exec on, as perf does. */
 		for (i = 0; i < BPFENG_MAX_SLOTS; i++) {
 			if (i >= nslots)
@@ -701,8 +782,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 			t->slots[i] = 0;
 		}
 		t->flags = 0;
+	} else if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
+		exec_tracked(p, old, t, false, flags | BPFENG_REC_FIRST_IMAGE);
 	} else {
-		exec_tracked(p, old, t, follow);
+		exec_tracked(p, old, t, follow && flags == 0, flags);
 	}
 	m->busy = 0;
 	return 0;

@@ -266,6 +266,9 @@ configure(struct bpfeng *eng)
 	skel->rodata->switch_counters = eng->switch_counters;
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
+	skel->rodata->follow_untraceable = eng_may_trace_any();
+	skel->rodata->caller_uid = (uint32_t)getuid();
+	skel->rodata->caller_gid = (uint32_t)getgid();
 	skel->rodata->wake_bytes = RING_WAKE_BYTES;
 	(void)bpf_map__set_max_entries(skel->maps.counters,
 	    (uint32_t)(eng->ncounters * eng->ncpus));

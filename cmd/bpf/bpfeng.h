@@ -70,6 +70,17 @@ enum bpfeng_origin {
  */
 #define BPFENG_EXIT_NONZERO	0x2
 
+/* flags of exec */
+#define BPFENG_EXEC_FOLLOWED	0x1	/* the new image is counted */
+/*
+ * The new image is one the caller could not ptrace (set-id, file
+ * capabilities, unreadable, or another user's): it is not followed,
+ * whatever the engine's flags, unless the caller has CAP_SYS_PTRACE.
+ */
+#define BPFENG_EXEC_UNTRACEABLE	0x2
+/* The command the engine started, at its first exec: it was never counted. */
+#define BPFENG_EXEC_FIRST	0x4
+
 /*
  * What happens, in the order it happened; when_ns is CLOCK_MONOTONIC.
  * counts is NULL when the engine could not keep the thread. It holds
@@ -94,7 +105,7 @@ struct bpfeng_ops {
 	void	(*fork)(void *arg, pid_t parent, pid_t parent_tid,
 		    pid_t child, uint64_t when_ns);
 	bool	(*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
-		    const struct bpfeng_counts *counts, bool followed,
+		    const struct bpfeng_counts *counts, unsigned flags,
 		    uint64_t when_ns);
 	void	(*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
 };

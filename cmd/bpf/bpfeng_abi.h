@@ -66,6 +66,9 @@ enum bpfeng_rec_type {
 #define BPFENG_REC_FOLLOWED	0x1	/* fork, exec: the new is tracked */
 #define BPFENG_REC_BY_EXEC	0x2	/* lwp_exit: another thread execs */
 #define BPFENG_REC_NO_COUNTS	0x4	/* the thread was not tracked */
+#define BPFENG_REC_UNTRACEABLE	0x8	/* exec: an image the caller could
+					   not ptrace; not followed */
+#define BPFENG_REC_FIRST_IMAGE	0x10	/* exec: a started command's first */
 
 /* A ring buffer record. */
 struct bpfeng_rec {

@@ -15,6 +15,7 @@
 
 #include "bpfeng_impl.h"
 
+#define CAP_SYS_PTRACE_BIT	19
 #define CAP_SYS_ADMIN_BIT	21
 #define CAP_PERFMON_BIT		38
 #define CAP_BPF_BIT		39
@@ -38,6 +39,13 @@ effective_caps(void)
 			caps = strtoull(line + 7, NULL, 16);
 	fclose(f);
 	return caps;
+}
+
+/* CAP_SYS_PTRACE: whatever runs, its caller may trace. */
+bool
+eng_may_trace_any(void)
+{
+	return (effective_caps() & (1ULL << CAP_SYS_PTRACE_BIT)) != 0;
 }
 
 int

@@ -181,6 +181,9 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	struct eng_thread *t = eng_thread_find(eng, (pid_t)r->tid);
 	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
 	bool followed = (r->flags & BPFENG_REC_FOLLOWED) != 0, keep = true;
+	unsigned flags = (followed ? BPFENG_EXEC_FOLLOWED : 0) |
+	    ((r->flags & BPFENG_REC_UNTRACEABLE) ? BPFENG_EXEC_UNTRACEABLE : 0) |
+	    ((r->flags & BPFENG_REC_FIRST_IMAGE) ? BPFENG_EXEC_FIRST : 0);
 	char args[BPFENG_ARGS_LEN + 1];
 
 	if (p == NULL)
@@ -189,7 +192,7 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	if (eng->ops->exec != NULL)
 		keep = eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
 		    args, record_counts(r, r->data + BPFENG_ARGS_WORDS),
-		    followed, r->when_ns);
+		    flags, r->when_ns);
 	if (t != NULL) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
 		free(t);

@@ -112,6 +112,7 @@ void eng_why(char *why, size_t whylen, const char *fmt, ...)
 
 /* bpfeng_check.c */
 int eng_check_privilege(char *why, size_t whylen);
+bool eng_may_trace_any(void);
 int eng_check_kernel(const char *release, const char *btf_path, char *why,
     size_t whylen);
 void eng_log_begin(void);

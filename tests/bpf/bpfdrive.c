@@ -208,7 +208,7 @@ cb_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
 
 static bool
 cb_exec(void *arg, pid_t pid, pid_t tid, const char *args,
-    const struct bpfeng_counts *c, bool followed, uint64_t when_ns)
+    const struct bpfeng_counts *c, unsigned flags, uint64_t when_ns)
 {
 	struct drive *d = arg;
 
@@ -216,8 +216,9 @@ cb_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	if (c != NULL)
 		totals_add(d, pid, c);
 	totals_print(d, "exec_total", pid);
-	printf("exec %d %d %s '%s'\n", (int)pid, (int)tid,
-	    followed ? "followed" : "released", args);
+	printf("exec %d %d %s%s '%s'\n", (int)pid, (int)tid,
+	    (flags & BPFENG_EXEC_FOLLOWED) ? "followed" : "released",
+	    (flags & BPFENG_EXEC_UNTRACEABLE) ? " untraceable" : "", args);
 	return true;
 }
 

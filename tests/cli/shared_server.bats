@@ -174,8 +174,7 @@ cputrack: pid $target belongs to another user (uid 0): only that user or root ma
 	cp "$BIN" "$PRIV/cputrack"
 	setcap cap_perfmon,cap_bpf+ep "$PRIV/cputrack" ||
 	    skip "this file system keeps no capabilities"
-	# A set-user-ID root copy of a program that lives until the engine
-	# has seen its exec (the check is made when the record is read).
+	# A set-user-ID root copy of a program.
 	cp /bin/sleep "$PRIV/suid_sleep"
 	chown root:root "$PRIV/suid_sleep"
 	chmod 4755 "$PRIV/suid_sleep"
