@@ -193,7 +193,7 @@ bg_cputrack_until() {
 	done
 }
 
-@test "cpustat SIGKILLed: its locks go with it, the next cpustat and cputrack run" {
+@test "cpustat SIGKILLed: what it held goes with it, the next cpustat and cputrack run" {
 	local try pid
 	for try in 1 2 3 4 5 6 7 8 9 10; do
 		"$CPUSTAT" -c task-clock 0.1 >"$T/first" 2>"$T/first.err" &
@@ -300,7 +300,7 @@ as_nobody() {
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "cputrack: pid $root_pid: permission denied
 cputrack: failed to capture pid $root_pid
-cputrack: pid $root_pid belongs to another user (uid 0): capturing it needs root or CAP_SYS_PTRACE" ]
+cputrack: pid $root_pid belongs to another user (uid 0): only that user or root may count it" ]
 	assert_free "$root_pid"
 	# Tracepoints, when tracefs is root's only (mode 700 by default).
 	if ! as_nobody test -r /sys/kernel/tracing/events; then
