@@ -227,21 +227,9 @@ stopped() {
 # a test ends with SIGINT is started with it at its default, as from an
 # interactive shell: env --default-signal=INT.
 
-# True when no process holds a CPU binding (libcpc's any.lock is free).
-# The file is never created here: libcpc makes it writable by all.
-cpus_free() {
-	[ ! -e /run/cpctools/any.lock ] || flock -n -x /run/cpctools/any.lock true
-}
-
 setup() {
 	[ -x "${CPUSTAT:-}" ] || fail "CPUSTAT must name the cpustat binary (ctest sets it)"
 	T=$BATS_TEST_TMPDIR
-	# Exclusivity is system-wide: let another run's cpustat finish first.
-	local i
-	for ((i = 0; i < 300; i++)); do
-		cpus_free && return 0
-		sleep 0.1
-	done
 }
 
 # Wait for the cpustat started in the background (BG_PIDS), and forget

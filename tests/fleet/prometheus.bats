@@ -86,10 +86,6 @@ wait_http() {
 	return 1
 }
 
-cpus_free() {
-	[ ! -e /run/cpctools/any.lock ] || flock -n -x /run/cpctools/any.lock true
-}
-
 # gone PID: until the process PID is no more (10 s at most).
 gone() {
 	local i
@@ -106,10 +102,6 @@ gone() {
 start_cpustat() {
 	local try i
 	for try in $(seq 10); do
-		for i in $(seq 600); do
-			cpus_free && break
-			sleep 0.1
-		done
 		rm -f "$D/cpustat.pid" "$D/cpustat.rc"
 		PIDF=$D/cpustat.pid RCF=$D/cpustat.rc bash -c \
 		    '"$@" & echo $! >"$PIDF"; wait $!; echo $? >"$RCF"' sh \

@@ -16,7 +16,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -236,26 +235,6 @@ take_turns(setgrp_t *m, int cpu, const char *mode)
 	setgrp_free(g);
 }
 
-/*
- * CPU bindings take cpustat's exclusive lock files where libcpc keeps
- * them: a private, empty directory (a mount namespace of this test's
- * own) keeps this test and the others from seeing each other's.
- */
-static void
-private_cpu_locks(void)
-{
-#ifdef CPC_LOCK_DIR
-	if (unshare(CLONE_NEWNS) != 0 ||
-	    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		SKIP("no mount namespace of its own (%s): a CPU binding "
-		    "would be seen by every other test", strerror(errno));
-	(void)mkdir(CPC_LOCK_DIR, 01777);
-	if (mount("none", CPC_LOCK_DIR, "tmpfs", 0, "mode=1777") != 0)
-		SKIP("cannot mount a private %s: %s", CPC_LOCK_DIR,
-		    strerror(errno));
-#endif
-}
-
 static void
 test_turns(void)
 {
@@ -267,7 +246,6 @@ test_turns(void)
 	snprintf(b, sizeof(b), "uprobe:%s:setgrp_probe_b", self);
 	if (cpc_event_status(cpc, a, why, sizeof(why)) != CPC_EVENT_COUNTABLE)
 		SKIP("uprobes cannot be counted here: %s", why);
-	private_cpu_locks();
 	if ((cpu = sched_getcpu()) < 0)
 		SKIP("sched_getcpu: %s", strerror(errno));
 	snprintf(s0, sizeof(s0), "%s,%s", a, b);
