@@ -329,6 +329,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	struct bproc *p = proc_find(bt, pid);
 	struct bthread *t = thread_find(bt, tid);
 	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
+	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
 	/* The LWP that execs is the new image's LWP 1. */
 	struct row_lwp who = { pid, 1, pid };
 
@@ -350,14 +351,13 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	row_exec(bt->ct, &who, p->acc, args, NULL);
 	setgrp_reset(p->acc);
-	exec_say(pid, args, !followed ? EXEC_NOT_FOLLOWED :
+	exec_say(pid, args, !followed && !untraceable ? EXEC_NOT_FOLLOWED :
 	    bt->ct->opt.follow_exec ? EXEC_FOLLOWED : EXEC_FOLLOWED_EARLY);
 	/*
 	 * The engine tells at the exec itself; ptrace's own check catches
 	 * what only a security module refuses.
 	 */
-	if ((flags & BPFENG_EXEC_UNTRACEABLE) ||
-	    (followed && !may_trace(pid) && errno != ESRCH)) {
+	if (untraceable || (followed && !may_trace(pid) && errno != ESRCH)) {
 		exec_untraceable(bt, p);
 		return false;
 	}

@@ -785,7 +785,9 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	} else if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
 		exec_tracked(p, old, t, false, flags | BPFENG_REC_FIRST_IMAGE);
 	} else {
-		exec_tracked(p, old, t, follow && flags == 0, flags);
+		/* Untraceable says why an exec that was to be followed is not. */
+		exec_tracked(p, old, t, follow && flags == 0,
+		    follow ? flags : 0);
 	}
 	m->busy = 0;
 	return 0;

@@ -73,9 +73,9 @@ enum bpfeng_origin {
 /* flags of exec */
 #define BPFENG_EXEC_FOLLOWED	0x1	/* the new image is counted */
 /*
- * The new image is one the caller could not ptrace (set-id, file
- * capabilities, unreadable, or another user's): it is not followed,
- * whatever the engine's flags, unless the caller has CAP_SYS_PTRACE.
+ * The exec was to be followed, but the new image is one the caller could
+ * not ptrace (set-id, file capabilities, unreadable, or another user's):
+ * it is not, unless the caller has CAP_SYS_PTRACE.
  */
 #define BPFENG_EXEC_UNTRACEABLE	0x2
 /* The command the engine started, at its first exec: it was never counted. */

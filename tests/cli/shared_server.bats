@@ -220,15 +220,18 @@ print(start)
 EOF
 )
 	[[ "$cmd" == "$CPUSTAT --shared --listen=127.0.0.1:$port "* ]]
-	eval "$cmd" >"$T/exporter.out" 2>"$T/exporter.err" 3>&- &
+	# (exec: the pid is cpustat's, not a subshell's.)
+	eval "exec $cmd" >"$T/exporter.out" 2>"$T/exporter.err" 3>&- &
 	local ex=$!
 	ct_bg "$ex"
 	local i
-	for i in $(seq 100); do
-		curl -sf "http://127.0.0.1:$port/metrics" >"$T/scrape" 2>/dev/null && break
+	# Counting: a first interval is in (the counts are per interval).
+	for i in $(seq 300); do
+		curl -sf "http://127.0.0.1:$port/metrics" >"$T/scrape" 2>/dev/null &&
+		    grep -q '^cpustat_events_total' "$T/scrape" && break
 		sleep 0.1
 	done
-	grep -q '^cpustat_' "$T/scrape"
+	grep -q '^cpustat_events_total' "$T/scrape"
 	local e
 	for e in $(engines); do
 		status=0
@@ -241,8 +244,8 @@ EOF
 	done
 	kill -0 "$ex"
 	curl -sf "http://127.0.0.1:$port/metrics" >"$T/scrape"
-	grep -q '^cpustat_' "$T/scrape"
+	grep -q '^cpustat_events_total' "$T/scrape"
 	kill -TERM "$ex"
 	wait "$ex" || true
-	[ ! -s "$T/exporter.err" ]
+	[ ! -s "$T/exporter.err" ] || { cat "$T/exporter.err"; false; }
 }
