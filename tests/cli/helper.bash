@@ -3,6 +3,14 @@
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
 
+# LeakSanitizer stops a program that runs under ptrace (strace, gdb): the
+# ASAN_OPTIONS for a command of ours that strace runs, which turn its
+# leak check off (the tests that do not trace it keep theirs). Builds
+# without sanitizers ignore them.
+asan_under_ptrace() {
+	echo "${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}
+
 # Tracepoint events need tracefs; mount it when we may.
 ensure_tracefs() {
 	[ -d /sys/kernel/tracing/events ] && return 0

@@ -29,7 +29,7 @@ teardown() {
 # traced COMMAND...: COMMAND under strace (its perf_event_open calls to
 # $T/trace), in a mount namespace of its own where debugfs is mounted.
 traced() {
-	unshare --mount --propagation private sh -c '
+	ASAN_OPTIONS=$(asan_under_ptrace) unshare --mount --propagation private sh -c '
 		mountpoint -q /sys/kernel/debug ||
 		    mount -t debugfs debugfs /sys/kernel/debug || exit 99
 		[ -d /sys/kernel/debug/tracing/events ] || exit 98

@@ -66,7 +66,8 @@ teardown() {
 	# cpustat's output is the same code; cputrack's ptrace engine could
 	# not trace under strace -f.
 	for i in 1 2; do
-		strace -f -qq -e trace=openat -o "$T/trace$i" "$CS" \
+		ASAN_OPTIONS=$(asan_under_ptrace) \
+		    strace -f -qq -e trace=openat -o "$T/trace$i" "$CS" \
 		    --format=prometheus --output="$T/m.prom" -c task-clock 0.1 3 \
 		    2>"$T/err"
 		[ ! -s "$T/err" ]

@@ -73,7 +73,8 @@ PY=${PY:-python3}
 	"$W/ct_steady" 1 5 100 0 >/dev/null 2>&1 3>&- &
 	local target=$!
 	ct_bg "$target"
-	strace -f -qq -e trace=%file -o "$T/ptrace.trace" \
+	ASAN_OPTIONS=$(asan_under_ptrace) \
+	    strace -f -qq -e trace=%file -o "$T/ptrace.trace" \
 	    "$BIN" --engine=ptrace -N 3 -T 0.1 -p "$target" -c "task-clock,$WRITE" \
 	    --format=csv --output="$out" 2>"$T/err"
 	[ -s "$out" ] || { cat "$T/err"; false; }
@@ -81,14 +82,16 @@ PY=${PY:-python3}
 	[ -z "$found" ] || { echo "ptrace engine touched: $found"; false; }
 	assert_free "$target"
 	if bpf_runs; then
-		strace -f -qq -e trace=%file -o "$T/bpf.trace" \
+		ASAN_OPTIONS=$(asan_under_ptrace) \
+		    strace -f -qq -e trace=%file -o "$T/bpf.trace" \
 		    "$BIN" --engine=bpf -c "task-clock,$WRITE" --format=csv \
 		    --output="$out" "$W/wl_threads" 2 10 2>"$T/err"
 		grep -q ',exit,' "$out"
 		found=$(shared_paths "$T/bpf.trace" "$out")
 		[ -z "$found" ] || { echo "BPF engine touched: $found"; false; }
 	fi
-	strace -f -qq -e trace=%file -o "$T/cpustat.trace" \
+	ASAN_OPTIONS=$(asan_under_ptrace) \
+	    strace -f -qq -e trace=%file -o "$T/cpustat.trace" \
 	    "$CPUSTAT" -c "task-clock,$WRITE" --format=csv --output="$out" 0.1 2
 	grep -q ',tick,' "$out"
 	found=$(shared_paths "$T/cpustat.trace" "$out")
