@@ -101,7 +101,17 @@ wait_until() {
 	    task-clock,cpu-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults,cgroup-switches \
 	    0.002 1500
 	wait_file "$T/cs.pid"
-	pid=$(cat "$T/cs.pid")
+	for i in $(seq 600); do
+		pid=$(cat "$T/cs.pid")
+		[ -n "$pid" ] && break
+		sleep 0.1
+	done
+	# Its threads start: one per CPU besides the main thread and the
+	# writer (a slow start has only the main thread for a while).
+	for i in $(seq 600); do
+		[ "$(ls "/proc/$pid/task" | wc -l)" -gt 2 ] && break
+		sleep 0.1
+	done
 	# Every CPU's thread samples its 1500 intervals and ends, the reader
 	# still stopped: cpustat is left with its main thread and the one
 	# that writes the rows (60 s at most).
