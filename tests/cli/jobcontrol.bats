@@ -4,20 +4,30 @@
 # multithreaded spinner, each compared with the same program run bare.
 load cputrack_helper
 
+# Each test's terminal has a tmux server of its own: the other engine's
+# run of this file may start and end its sessions at the same time.
+tmux() {
+	command tmux -L "$S" "$@"
+}
+
 setup() {
 	ct_setup
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	command -v less >/dev/null || skip "less is not installed"
 	S=cpct$$
-	tmux kill-session -t "$S" 2>/dev/null || true
 	tmux new-session -d -s "$S" -x 120 -y 30 "bash --norc --noprofile"
 	sleep 0.3
 }
 
 teardown() {
-	tmux kill-session -t "$S" 2>/dev/null || true
+	local sid
+	sid=$(tmux display-message -p -t "$S" '#{pane_pid}' 2>/dev/null) ||
+	    sid=
+	tmux kill-server 2>/dev/null || true
 	ct_teardown
-	pkill -KILL -f "$W/wl_spin 3" 2>/dev/null || true
+	# The spinners of this test's terminal only.
+	[ -z "$sid" ] || pkill -KILL -s "$sid" -f "$W/wl_spin 3" 2>/dev/null ||
+	    true
 }
 
 keys() {
