@@ -157,19 +157,9 @@ static bool
 pfm_tracepoint(const char *name)
 {
 	struct perf_event_attr attr;
-	pfm_perf_encode_arg_t arg;
-	char *fstr = NULL;
 
-	memset(&attr, 0, sizeof(attr));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &attr;
-	arg.size = sizeof(arg);
-	arg.fstr = &fstr;
-	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-	    &arg) != PFM_SUCCESS)
-		return false;
-	free(fstr);
-	return attr.type == PERF_TYPE_TRACEPOINT;
+	return cpclib_pfm_encode(name, &attr) >= 0 &&
+	    attr.type == PERF_TYPE_TRACEPOINT;
 }
 
 /* A libpfm4 name, if it is not a tracepoint and this kernel counts it. */

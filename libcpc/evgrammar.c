@@ -550,26 +550,40 @@ resolve_perf_prefixed(const char *name, struct ev_result *r)
 	return false;
 }
 
+/*
+ * libpfm4's perf_event encoding of name, user and kernel mode, into attr;
+ * its event index, or -1 when libpfm4 does not know the name.
+ */
+int
+cpclib_pfm_encode(const char *name, struct perf_event_attr *attr)
+{
+	pfm_perf_encode_arg_t arg;
+	char *fstr = NULL;
+
+	memset(attr, 0, sizeof(*attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = attr;
+	arg.size = sizeof(arg);
+	arg.fstr = &fstr;
+	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
+	    &arg) != PFM_SUCCESS)
+		return -1;
+	free(fstr);
+	return arg.idx;
+}
+
 /* Any name libpfm4 knows, with its umasks and its own modifiers. */
 bool
 cpclib_resolve_pfm(cpc_t *cpc, const char *name, struct ev_result *r)
 {
 	struct perf_event_attr attr;
-	pfm_perf_encode_arg_t arg;
 	struct cpc_event_term *t;
-	char *fstr = NULL;
+	int idx;
 
-	memset(&attr, 0, sizeof(attr));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &attr;
-	arg.size = sizeof(arg);
-	arg.fstr = &fstr;
-	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-	    &arg) != PFM_SUCCESS)
+	if ((idx = cpclib_pfm_encode(name, &attr)) < 0)
 		return resolve_perf_prefixed(name, r);
-	free(fstr);
 	r->kind = "libpfm4";
-	describe_pfm(arg.idx, r);
+	describe_pfm(idx, r);
 	if (attr.type == PERF_TYPE_RAW)
 		attr.type = raw_type(cpc);
 	if ((t = ev_add_term(r, attr.type, attr.config, 1)) == NULL)

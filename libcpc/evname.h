@@ -133,6 +133,7 @@ bool cpclib_resolve_raw_r(cpc_t *cpc, const char *name, struct ev_result *r);
 bool cpclib_resolve_raw_code(cpc_t *cpc, const char *name,
     struct ev_result *r);
 bool cpclib_resolve_pfm(cpc_t *cpc, const char *name, struct ev_result *r);
+int cpclib_pfm_encode(const char *name, struct perf_event_attr *attr);
 bool cpclib_parse_u64(const char *s, uint64_t *v);
 bool cpclib_type_is_core(const cpc_t *cpc, uint32_t type);
 bool cpclib_sw_kernel_context(uint64_t config);
