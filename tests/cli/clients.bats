@@ -30,7 +30,9 @@ sol_run() {
 
 @test "a Solaris controller's fork handler runs in a copy of it: every child is tracked to its end, with its own ticks, and the parent too" {
 	# 7 processes; each writes 100, forks, sleeps 0.3 s, writes 100.
-	sol_run -f -T 50 "$WRITE" "$W/wl_forkslow" 2 2 100 300
+	local forkslow
+	forkslow=$(wl_own wl_forkslow)
+	sol_run -f -T 50 "$WRITE" "$forkslow" 2 2 100 300
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	# The copies that track the children may end after the first one,
 	# as their processes may outlive the root: wait for their rows.
@@ -56,7 +58,7 @@ sol_run() {
 	    END { for (p in e) if (s[p] > e[p]) exit 1 }' "$T/out"
 	# Nothing is left behind: no copy, no stopped or traced child.
 	! pgrep -f "sol_track -f -T 50 $WRITE" >/dev/null
-	! pgrep -f "wl_forkslow 2 2 100 300" >/dev/null
+	! pgrep -f "$forkslow 2 2 100 300" >/dev/null
 }
 
 @test "a Solaris controller without -f: the children run untracked, the parent is counted alone" {

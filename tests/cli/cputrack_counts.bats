@@ -287,8 +287,10 @@ teardown() {
 
 @test "-N: stops after N ticks, exit 0, no totals, the target runs on to its end" {
 	# The target waits at the gate until cputrack is done with it.
+	local gated
+	gated=$(wl_own wl_gate)
 	gate_open
-	ct_run -N 3 -T 0.1 -c "$WRITE" "$W/wl_gate" 2 10 <"$T/gate"
+	ct_run -N 3 -T 0.1 -c "$WRITE" "$gated" 2 10 <"$T/gate"
 	[ "$status" -eq 0 ]
 	# 3 intervals: a row of each of the 3 LWPs at each sample (an
 	# interval whose sample time passed while cputrack could not run has
@@ -299,7 +301,7 @@ teardown() {
 	[ "$(ct_count lwp_exit)" -eq 0 ]
 	# cputrack is gone; the target runs on, untraced, to its end.
 	local pid
-	pid=$(pgrep -x -f "$W/wl_gate 2 10")
+	pid=$(pgrep -x -f "$gated 2 10")
 	assert_free "$pid"
 	gate_release
 	gone "$pid"

@@ -17,6 +17,15 @@ ct_setup() {
 	CT_PIDS=()
 }
 
+# wl_own NAME: the path of workload NAME through a link in this test's
+# own directory. Its command line is then this test's alone: pgrep -f
+# finds it, and not the same workload run by a test beside this one (the
+# BPF variants run the same tests at the same time).
+wl_own() {
+	ln -sf "$(realpath "$W/$1")" "$T/$1"
+	echo "$T/$1"
+}
+
 # descendants PID: the processes below PID, deepest last.
 descendants() {
 	local c

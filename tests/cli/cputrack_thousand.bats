@@ -81,11 +81,12 @@ check_children() {
 }
 
 @test "out of file descriptors: children that cannot be counted are named, none hangs or is left" {
-	local rc=0
+	local rc=0 forkmany
+	forkmany=$(wl_own ct_forkmany)
 	(
 		ulimit -S -n 200 && ulimit -H -n 200 &&
 		exec timeout -k 5 "$CT_TIMEOUT" "$CT" -f -T 0 -c "$WRITE,task-clock,page-faults" \
-		    "$W/ct_forkmany" 1000 7
+		    "$forkmany" 1000 7
 	) >"$T/out" 2>"$T/err" || rc=$?
 	grep -q 'Resource temporarily unavailable' "$T/err" && skip "a cpustat elsewhere took the counters"
 	local parent counted lost
@@ -100,7 +101,7 @@ check_children() {
 		[ ! -s "$T/err" ]
 		[ "$counted" -eq 1000 ]
 		[ "$(ct_rows -f exit | awk -v p="$parent" '$1 != p && $3 != 7' | wc -l)" -eq 0 ]
-		[ -z "$(pgrep -f "^$W/ct_forkmany 1000 7\$")" ]
+		[ -z "$(pgrep -f "^$forkmany 1000 7\$")" ]
 		return
 	fi
 	# Children not followed leave the run's counts incomplete.
@@ -114,7 +115,7 @@ check_children() {
 	# writes on a loaded machine; one left stopped never ends).
 	local i left
 	for i in $(seq 100); do
-		left=$(pgrep -f "^$W/ct_forkmany 1000 7\$") || break
+		left=$(pgrep -f "^$forkmany 1000 7\$") || break
 		sleep 0.1
 	done
 	for i in $left; do

@@ -199,25 +199,37 @@ EOF
 	[ ! -e "$T/ran" ]
 }
 
+# thread_writes FILE: the writes of ct_steady's thread (LWP 2) in the
+# metrics file FILE.
+thread_writes() {
+	sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$1"
+}
+
 @test "cputrack -o FILE.prom while it runs: a thread's counter grows, the process's is exact at its exit" {
-	local try
+	local try i early final
 	for try in 1 2 3 4 5; do
-		rm -f "$T/m.prom"
+		rm -f "$T/m.prom" "$T/early.prom"
 		timeout 60 "$CT" --format=prometheus -o "$T/m.prom" -T 0.1 -c "$WRITE" \
 		    "$W/ct_steady" 1 10 50 30 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
-		sleep 0.8
-		cp "$T/m.prom" "$T/early.prom"
+		# A version of the file from while the thread writes: the first
+		# in which it has written.
+		for i in $(seq 600); do
+			cp "$T/m.prom" "$T/early.prom" 2>/dev/null &&
+			    early=$(thread_writes "$T/early.prom") &&
+			    [ "${early:-0}" -gt 0 ] && break
+			kill -0 "$CPID" 2>/dev/null || break
+			sleep 0.05
+		done
 		wait "$CPID" || true
 		counters_taken || break
 		sleep 1
 	done
 	[ ! -s "$T/err" ] || { cat "$T/err"; false; }
 	promtool_check "$T/m.prom"
-	local early final
-	early=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/early.prom")
-	final=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m.prom")
+	early=$(thread_writes "$T/early.prom")
+	final=$(thread_writes "$T/m.prom")
 	[ "$early" -gt 0 ] && [ "$early" -lt 300 ]
 	[ "$final" -eq 300 ]
 	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} 300$' "$T/m.prom"
