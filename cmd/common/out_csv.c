@@ -93,7 +93,7 @@ values(const struct out_run *run, struct out_buf *b,
 	for (i = 0; i < run->nevents; i++) {
 		for (r = 0; spec != NULL && row->not_counted == NULL &&
 		    r < spec->nreqs; r++) {
-			if (strcmp(spec->reqs[r].event,
+			if (strcmp(spec->reqs[r].name,
 			    run->events[i].name) != 0)
 				continue;
 			out_buf_printf(b, "%llu",

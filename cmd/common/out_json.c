@@ -122,7 +122,7 @@ set_object(const struct out_run *run, int s)
 	put(&set, "set", json_integer(s));
 	put(&set, "spec", text(spec->text));
 	for (r = 0; r < spec->nreqs; r++) {
-		e = out_run_event(run, spec->reqs[r].event);
+		e = out_run_event(run, spec->reqs[r].name);
 		event = (struct obj){ json_object(), true };
 		put(&event, "name", text(run->events[e].name));
 		put(&event, "unit", json_string(run->events[e].unit));
@@ -170,7 +170,7 @@ counts(const struct out_run *run, struct obj *row, const struct out_row *r)
 
 	put(row, "spec", text(spec->text));
 	for (i = 0; i < spec->nreqs; i++)
-		put_clean(&counters, spec->reqs[i].event,
+		put_clean(&counters, spec->reqs[i].name,
 		    counted ? count(r->values[i]) : json_null());
 	if (!counters.ok)
 		row->ok = false;

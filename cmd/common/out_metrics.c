@@ -787,10 +787,10 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 			continue;
 		spec = m->run->specs[s->set];
 		for (r = 0; r < s->nvalues; r++) {
-			if (out_run_is_clock(m->run, spec->reqs[r].event) !=
+			if (out_run_is_clock(m->run, spec->reqs[r].name) !=
 			    clocks)
 				continue;
-			sample_start(m, f, s, spec->reqs[r].event, NULL);
+			sample_start(m, f, s, spec->reqs[r].name, NULL);
 			value_out(&m->samples, s->values[r][0] +
 			    s->values[r][1], clocks);
 		}

@@ -81,14 +81,14 @@ collect_events(struct out_run *run)
 	for (s = 0; s < run->nsets; s++) {
 		spec = run->specs[s];
 		for (r = 0; r < spec->nreqs; r++) {
-			if (out_run_event(run, spec->reqs[r].event) >= 0)
+			if (out_run_event(run, spec->reqs[r].name) >= 0)
 				continue;
 			grown = reallocarray(run->events,
 			    (size_t)run->nevents + 1, sizeof(*grown));
 			if (grown == NULL)
 				return -1;
 			run->events = grown;
-			grown[run->nevents].name = spec->reqs[r].event;
+			grown[run->nevents].name = spec->reqs[r].name;
 			grown[run->nevents++].unit =
 			    unit_of(spec->reqs[r].event);
 		}

@@ -533,6 +533,91 @@ make_request(struct parse *p, int pic, struct spec_req *req)
 	return 0;
 }
 
+/* How many of the set's requests count the event. */
+static int
+count_event(const struct spec *spec, const char *event)
+{
+	int i, n = 0;
+
+	for (i = 0; i < spec->nreqs; i++)
+		n += strcmp(spec->reqs[i].event, event) == 0;
+	return n;
+}
+
+/* Whether another of the set's requests is called what request i is. */
+static bool
+name_clashes(const struct spec *spec, int i)
+{
+	int j;
+
+	for (j = 0; j < spec->nreqs; j++)
+		if (j != i && strcmp(spec->reqs[j].name, spec->reqs[i].name) == 0)
+			return true;
+	return false;
+}
+
+/* The event with the modes it counts, unless its name says them. */
+static char *
+name_with_modes(const struct spec_req *req)
+{
+	char modes[4], *name;
+	size_t n = 0;
+
+	if (mode_modifiers(req->event) != NULL || req->flags == 0)
+		return strdup(req->event);
+	if (req->flags & CPC_COUNT_USER)
+		modes[n++] = 'u';
+	if (req->flags & CPC_COUNT_SYSTEM)
+		modes[n++] = 'k';
+	if (req->flags & CPC_COUNT_HV)
+		modes[n++] = 'h';
+	modes[n] = '\0';
+	if (asprintf(&name, "%s:%s", req->event, modes) < 0)
+		return NULL;
+	return name;
+}
+
+/*
+ * The rows' names: the event's, made unique in the set by its modes,
+ * then by its counter. The clashes of the modes are all found before
+ * any counter is added, so that every one of them gets its counter.
+ */
+static int
+name_requests(struct spec *spec)
+{
+	struct spec_req *req;
+	bool *clash;
+	char *picked;
+	int i, rc = -1;
+
+	for (i = 0; i < spec->nreqs; i++) {
+		req = &spec->reqs[i];
+		req->name = count_event(spec, req->event) > 1 ?
+		    name_with_modes(req) : strdup(req->event);
+		if (req->name == NULL)
+			return -1;
+	}
+	if (spec->nreqs <= 0)
+		return 0;
+	if ((clash = calloc((size_t)spec->nreqs, sizeof(*clash))) == NULL)
+		return -1;
+	for (i = 0; i < spec->nreqs; i++)
+		clash[i] = name_clashes(spec, i);
+	for (i = 0; i < spec->nreqs; i++) {
+		req = &spec->reqs[i];
+		if (!clash[i])
+			continue;
+		if (asprintf(&picked, "%s#pic%d", req->name, req->picnum) < 0)
+			goto out;
+		free(req->name);
+		req->name = picked;
+	}
+	rc = 0;
+out:
+	free(clash);
+	return rc;
+}
+
 static int
 build_requests(struct parse *p, struct spec *spec)
 {
@@ -550,7 +635,7 @@ build_requests(struct parse *p, struct spec *spec)
 		if (req->flags & CPC_COUNT_USER)
 			spec->system_only = false;
 	}
-	return 0;
+	return name_requests(spec);
 }
 
 static void
@@ -639,6 +724,7 @@ spec_free(struct spec *spec)
 			free(spec->reqs[i].attrs[j].ca_name);
 		free(spec->reqs[i].attrs);
 		free(spec->reqs[i].event);
+		free(spec->reqs[i].name);
 	}
 	free(spec->reqs);
 	free(spec->text);

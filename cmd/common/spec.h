@@ -13,6 +13,13 @@
 /* One counter of a parsed spec, in ascending counter order. */
 struct spec_req {
 	char		*event;
+	/*
+	 * What the counter is called in rows, unique in its set: the event;
+	 * or, where the set counts that event more than once, the event
+	 * with the modes it counts (page-faults:u, page-faults:k), and its
+	 * counter (page-faults:u#pic1) when even the modes are the same.
+	 */
+	char		*name;
 	uint_t		 flags;
 	uint_t		 nattrs;
 	cpc_attr_t	*attrs;		/* always ends with picnum */

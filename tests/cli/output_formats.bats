@@ -323,3 +323,62 @@ EOF
 	[ -z "$output" ]
 	grep -q ' total ' "$T/err"
 }
+
+# same_event_twice FORMAT FILE: FILE, in FORMAT, names the two counters of
+# one event apart (user and kernel, then the same modes on pic0 and pic1)
+# and gives each its own value: no key, column or series twice.
+same_event_twice() {
+	"$PY" - "$1" "$2" <<'EOF'
+import csv, io, json, re, sys
+fmt, text = sys.argv[1], open(sys.argv[2], encoding="utf-8").read()
+names = {"page-faults:u", "page-faults:k"}
+if fmt == "csv":
+    head = next(csv.reader(io.StringIO(text)))
+    assert len(head) == len(set(head)), head
+    rows = [r for r in csv.DictReader(io.StringIO(text)) if r["set"] == "0"]
+    assert names <= set(head), head
+    assert rows and all(r["page-faults:u"] != "" and r["page-faults:k"] != "" for r in rows), rows
+    assert any(int(r["page-faults:u"]) > 0 for r in rows), rows
+elif fmt == "json":
+    def unique(pairs):
+        keys = [k for k, _ in pairs]
+        assert len(keys) == len(set(keys)), keys
+        return dict(pairs)
+    objs = [json.loads(l, object_pairs_hook=unique) for l in text.splitlines()]
+    assert [e["name"] for e in objs[0]["sets"][0]["events"]] == ["page-faults:u", "page-faults:k"], objs[0]
+    rows = [o for o in objs[1:] if o.get("set") == 0]
+    assert rows and all(set(o["counters"]) == names for o in rows), rows
+    assert any(o["counters"]["page-faults:u"] > 0 for o in rows), rows
+else:
+    series = re.findall(r'^([a-z_]+\{[^}]*\}) \S+$', text, re.M)
+    assert len(series) == len(set(series)), [s for s in series if series.count(s) > 1]
+    events = set(re.findall(r'event="([^"]*)"', text))
+    assert events == names, events
+EOF
+}
+
+@test "one event twice in a set: each counter named apart in every format, both commands" {
+	local fmt spec=page-faults,page-faults,nouser1,sys1
+	for fmt in csv json openmetrics prometheus; do
+		ct_run --format=$fmt -T 0.05 -c "$spec" "$W/ct_steady" 1 10 5 20
+		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+		same_event_twice $fmt "$T/out"
+		case $fmt in
+		openmetrics) om_check "$T/out" ;;
+		prometheus) prometheus_check "$T/out" ;;
+		esac
+		cs_run --format=$fmt -c "$spec" 0.1 2
+		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+		same_event_twice $fmt "$T/out"
+	done
+	# The same modes too: the counter tells them apart; a tracepoint
+	# counts in both modes, so each counts every write.
+	ct_run --format=csv -T 0 -c "$WRITE,$WRITE" "$W/ct_marker" /dev/null 7
+	[ "$status" -eq 0 ]
+	"$PY" - "$T/out" <<'EOF'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] == "exit"]
+w = "syscalls:sys_enter_write:u"
+assert [(r[w + "#pic0"], r[w + "#pic1"]) for r in rows] == [("7", "7")], rows
+EOF
+}
