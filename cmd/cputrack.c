@@ -5,7 +5,8 @@
  *
  * Signals. SIGHUP, SIGINT, SIGQUIT and SIGTERM that are ignored when
  * cputrack starts stay ignored. Otherwise one of them ends the run: a
- * captured process is let go and runs on, and cputrack exits 0; a command
+ * captured process's LWPs get a last tick row (what they counted since
+ * the last tick), it is let go and runs on, and cputrack exits 0; a command
  * cputrack started is sent the same signal, unless it has it already
  * (from the terminal, or pending), and is tracked until it exits, its
  * rows printed; a second signal kills it. cputrack then dies of the first

@@ -13,6 +13,7 @@
 #ifndef CPUTRACK_H
 #define CPUTRACK_H
 
+#include <sys/queue.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ struct cputrack_opts {
 };
 
 struct bpf_track;
+struct tlwp;
 
 /* The run. */
 struct cputrack {
@@ -50,6 +52,7 @@ struct cputrack {
 	struct cputrack_opts opt;
 	pid_t		 target;	/* the command's or -p's pid, or 0 */
 	pctx_t		*root;		/* ptrace: the target's context */
+	LIST_HEAD(, tlwp) lwps;		/* ptrace: the LWPs counting now */
 	struct bpf_track *bpf;		/* the BPF engine, when it counts */
 	int		 stop_signal;	/* the signal that cut the run short */
 	int		 stop_count;

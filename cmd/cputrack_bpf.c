@@ -807,11 +807,14 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 	}
 }
 
-static void
-tick(struct bpf_track *bt, uint64_t expirations)
+/*
+ * Every live thread's tick row: what it counted since the last one, in
+ * the set in use, which then hands over to set next. -1 when the engine
+ * failed (said, and the run ended).
+ */
+static int
+tick_rows(struct bpf_track *bt, int next)
 {
-	int nsets = setgrp_nsets(bt->ct->specs);
-	int next = (bt->current + 1) % nsets;
 	struct row_lwp who;
 	struct bthread *t;
 	size_t i;
@@ -820,13 +823,13 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 		engine_failed(bt);
 	if (bt->ended)
-		return;
+		return -1;
 	bt->nticked = 0;
 	bt->tick_when = output_now();
 	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why,
 	    sizeof(bt->why)) != 0) {
 		engine_failed(bt);
-		return;
+		return -1;
 	}
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++) {
@@ -835,6 +838,18 @@ tick(struct bpf_track *bt, uint64_t expirations)
 		row_counts(bt->ct, &who, "tick", bt->current,
 		    setgrp_slice(t->grp, bt->current));
 	}
+	return 0;
+}
+
+static void
+tick(struct bpf_track *bt, uint64_t expirations)
+{
+	int nsets = setgrp_nsets(bt->ct->specs);
+	int next = (bt->current + 1) % nsets;
+	struct bthread *t;
+
+	if (tick_rows(bt, next) != 0)
+		return;
 	RB_FOREACH(t, bthread_tree, &bt->threads) {
 		setgrp_set_current(t->grp, next);
 		t->turns |= 1u << next;
@@ -865,8 +880,16 @@ take_signals(struct bpf_track *bt)
 		    bpfeng_command_signaled(bt->eng, (int)si.ssi_signo,
 		    (pid_t)si.ssi_pid, SIGNAL_PAIR_MS);
 		if (cputrack_signal(bt->ct, (int)si.ssi_signo, si.ssi_code,
-		    has_it) != 0)
-			end_run(bt, 0);
+		    has_it) == 0)
+			continue;
+		/*
+		 * A captured process is let go between ticks: what was
+		 * counted since the last one is a last tick row, so that
+		 * the rows hold everything counted.
+		 */
+		(void)tick_rows(bt, bt->current);
+		end_run(bt, 0);
+		return;
 	}
 }
 

@@ -45,6 +45,8 @@ struct tlwp {
 	struct row_lwp	 who;		/* its pid, lwpid and tid, for rows */
 	setgrp_t	*grp;		/* NULL: not counted */
 	bool		 finished;	/* its counts are final and summed */
+	bool		 listed;	/* in ct->lwps, while it counts */
+	LIST_ENTRY(tlwp) counting;
 };
 
 static void
@@ -80,6 +82,8 @@ tlwp_free(void *arg)
 {
 	struct tlwp *l = arg;
 
+	if (l->listed)
+		LIST_REMOVE(l, counting);
 	setgrp_free(l->grp);
 	free(l);
 }
@@ -226,6 +230,8 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
+	LIST_INSERT_HEAD(&p->ct->lwps, l, counting);
+	l->listed = true;
 	p->ct->counted = true;
 	if (p->ct->opt.verbose && (c = setgrp_sample(l->grp)) != NULL)
 		row_counts(p->ct, &l->who, "init_lwp", c->set, c);
@@ -444,11 +450,57 @@ idle(void *arg)
 		pctx_terminate(ct->root);
 }
 
+/* A last tick's rows in the order of a tick's: by process, then LWP. */
+static int
+tick_order(const void *a, const void *b)
+{
+	const struct tlwp *x = *(struct tlwp *const *)a;
+	const struct tlwp *y = *(struct tlwp *const *)b;
+
+	if (x->who.pid != y->who.pid)
+		return x->who.pid < y->who.pid ? -1 : 1;
+	return (x->who.lwpid > y->who.lwpid) - (x->who.lwpid < y->who.lwpid);
+}
+
+/*
+ * A captured process is let go between ticks: what its LWPs counted
+ * since the last one is a last tick row each, so that the rows hold
+ * everything counted. Counters are read as they run: nothing stops.
+ */
+static void
+last_tick(struct cputrack *ct)
+{
+	const struct set_counts *c;
+	struct tlwp *l, **all;
+	size_t n = 0, i;
+
+	LIST_FOREACH(l, &ct->lwps, counting)
+		n++;
+	if (n == 0 || (all = calloc(n, sizeof(*all))) == NULL)
+		return;
+	n = 0;
+	LIST_FOREACH(l, &ct->lwps, counting)
+		if (!l->finished)
+			all[n++] = l;
+	qsort(all, n, sizeof(*all), tick_order);
+	for (i = 0; i < n; i++)
+		if ((c = setgrp_sample(all[i]->grp)) != NULL)
+			row_counts(ct, &all[i]->who, "tick", c->set, c);
+		else
+			sample_error(all[i], "tick", "perf counter");
+	free(all);
+}
+
 static int
 on_signal(int sig, int si_code, pid_t sender, void *arg)
 {
+	struct cputrack *ct = arg;
+
 	(void)sender;
-	return cputrack_signal(arg, sig, si_code, false);
+	if (cputrack_signal(ct, sig, si_code, false) == 0)
+		return 0;
+	last_tick(ct);
+	return 1;
 }
 
 int

@@ -58,6 +58,23 @@ wait_line() {
 	return 1
 }
 
+# Writes pid $1 has made so far (/proc/PID/io syscw): the kernel's own
+# count, to wait on.
+syscw() {
+	awk '$1 == "syscw:" { print $2 }' "/proc/$1/io"
+}
+
+# writes_past PID N: until pid PID has made more than N writes (60 s at
+# most: a busy machine may run it late, but runs it).
+writes_past() {
+	local i
+	for i in $(seq 600); do
+		[ "$(syscw "$1")" -gt "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Remember a background process for teardown.
 ct_bg() {
 	CT_PIDS+=("$1")

@@ -107,6 +107,29 @@ start_target() {
 	done
 }
 
+@test "-p ended by SIGINT, SIGTERM or SIGHUP between ticks: a last tick row holds what was counted since the last" {
+	# Each thread writes 10 a step; no tick comes in the minute.
+	gate_open
+	CT_STDIN=$T/gate start_target "$W/wl_steps" 2 10
+	local sig before
+	for sig in INT TERM HUP; do
+		start_cputrack_until ' lwp ' -T 60 -p "$TPID" -c "$WRITE"
+		before=$(syscw "$TPID")
+		gate_send ww
+		writes_past "$TPID" $((before + 39))
+		kill -"$sig" "$CPID"
+		wait_cputrack
+		[ "$status" -eq 0 ] || { echo "SIG$sig: $status"; cat "$T/err"; false; }
+		[ -z "$(cat "$T/err")" ]
+		# One row per LWP: the main thread's none, each worker's 20.
+		[ "$(ct_rows tick | tr '\n' ' ')" = "1 0 2 20 3 20 " ]
+		! grep -qE ' (exit|lwp_exit) ' "$T/out"
+		assert_free "$TPID"
+	done
+	gate_send q
+	gone "$TPID"
+}
+
 @test "created command: SIGINT and SIGTERM to cputrack alone reach the command; its exit rows are printed; cputrack dies of the signal" {
 	local sig pid
 	gate_open
