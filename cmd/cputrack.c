@@ -209,6 +209,9 @@ finish(struct cputrack *ct, int status)
 	/* A process not followed leaves the run's counts incomplete. */
 	if (status == 0 && ct->uncounted)
 		status = 1;
+	/* A run that failed says so; one that did not may be transparent. */
+	if (status == 0 && ct->opt.pass_status && ct->command_status >= 0)
+		status = ct->command_status;
 	setgrp_free(ct->specs);
 	cpc_close(ct->cpc);
 	if (ct->stop_signal != 0 && !ct->reader_gone)
@@ -221,6 +224,7 @@ main(int argc, char **argv)
 {
 	struct cputrack ct = {
 		.opt = { .interval_ms = 1000 },
+		.command_status = -1,
 	};
 	int status;
 

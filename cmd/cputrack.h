@@ -31,6 +31,7 @@ struct cputrack_opts {
 	unsigned	 nsamples;	/* 0: unlimited */
 	bool		 follow_exec;
 	bool		 strict_exec;	/* no exec followed without -e */
+	bool		 pass_status;	/* exit with the command's status */
 	bool		 follow_fork;
 	bool		 verbose;
 	pid_t		 pid;		/* -p, or 0 */
@@ -54,6 +55,8 @@ struct cputrack {
 	pctx_t		*root;		/* ptrace: the target's context */
 	LIST_HEAD(, tlwp) lwps;		/* ptrace: the LWPs counting now */
 	struct bpf_track *bpf;		/* the BPF engine, when it counts */
+	int		 command_status; /* the started command's exit status
+					   (128 + signal), or -1 */
 	int		 stop_signal;	/* the signal that cut the run short */
 	int		 stop_count;
 	bool		 counted;	/* some LWP's counters were bound */

@@ -382,6 +382,9 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 	if (p == NULL)
 		return;
 	row_totals(bt->ct, &p->leader, "exit", p->acc, NULL);
+	if (p->started)
+		bt->ct->command_status = WIFSIGNALED(status) ?
+		    128 + WTERMSIG(status) : WEXITSTATUS(status);
 	/* Said of a process that a signal ended, as libpctx says it. */
 	if (WIFSIGNALED(status))
 		diag("run", "%d: process terminated\n", (int)pid);

@@ -15,10 +15,11 @@
 #include "cputrack.h"
 #include "diag.h"
 
-enum { OPT_STRICT_EXEC = CMDLINE_OWN, OPT_ENGINE };
+enum { OPT_STRICT_EXEC = CMDLINE_OWN, OPT_ENGINE, OPT_PASS_STATUS };
 
 static const struct option own_options[] = {
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
 	{ NULL, 0, NULL, 0 }
 };
@@ -33,7 +34,7 @@ usage(FILE *out)
 	    "\t%s [-T secs] [-N count] [-Defhntv] [-o file]\n"
 	    "\t\t[--format=table|csv|json|openmetrics|prometheus]\n"
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
-	    "\t\t[--engine=ptrace|bpf|auto]\n"
+	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status]\n"
 	    "\t\t-c events [command [args] | -p pid]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
@@ -64,6 +65,9 @@ usage(FILE *out)
 	    "\t--strict-exec\n"
 	    "\t\t  without -e, not even an exec before the first sample is\n"
 	    "\t\t  followed\n"
+	    "\t--pass-status\n"
+	    "\t\t  exit with the command's status (128 + signal if a\n"
+	    "\t\t  signal ended it) when the run itself succeeded\n"
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"
@@ -149,6 +153,9 @@ option(void *arg, int c, const char *value, bool *bad)
 	case OPT_STRICT_EXEC:
 		o->strict_exec = true;
 		break;
+	case OPT_PASS_STATUS:
+		o->pass_status = true;
+		break;
 	case OPT_ENGINE:
 		if (parse_engine(value, &o->engine) != 0) {
 			diag(NULL, "invalid engine '%s' (ptrace, bpf or "
@@ -179,6 +186,12 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	/* A command to start, or -p: one of them. */
 	if ((optind >= argc) == (ct->opt.pid == 0)) {
 		*status = cmdline_usage_error(&cl);
+		return false;
+	}
+	/* A captured process's status is its parent's, not cputrack's. */
+	if (ct->opt.pass_status && ct->opt.pid != 0) {
+		diag(NULL, "--pass-status needs a command to start, not -p\n");
+		*status = 2;
 		return false;
 	}
 	ct->opt.command = optind < argc ? &argv[optind] : NULL;

@@ -338,7 +338,8 @@ cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 	struct tproc *p = arg;
 	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid) };
 
-	(void)status;
+	if (p->started)
+		p->ct->command_status = status;
 	row_totals(p->ct, &who, "exit", p->acc, partial_of(p));
 }
 

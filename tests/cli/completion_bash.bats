@@ -131,7 +131,7 @@ $(tty_listing)"
 	for where in built installed; do
 		use $where
 		listed "cputrack -" -c -p -T -N -o --format= --output= \
-		    --output-fd= --listen= --engine= --strict-exec --list
+		    --output-fd= --listen= --engine= --strict-exec --pass-status --list
 		expect "cputrack --form" "cputrack --format="
 		expect "cputrack --format=j" "cputrack --format=json "
 		expect "cputrack --format=op" "cputrack --format=openmetrics "

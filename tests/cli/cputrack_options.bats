@@ -20,7 +20,7 @@ usage_text() {
 	    '	cputrack [-T secs] [-N count] [-Defhntv] [-o file]' \
 	    '		[--format=table|csv|json|openmetrics|prometheus]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
-	    '		[--engine=ptrace|bpf|auto]' \
+	    '		[--engine=ptrace|bpf|auto] [--pass-status]' \
 	    '		-c events [command [args] | -p pid]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
@@ -51,6 +51,9 @@ usage_text() {
 	    '	--strict-exec' \
 	    '		  without -e, not even an exec before the first sample is' \
 	    '		  followed' \
+	    '	--pass-status' \
+	    "		  exit with the command's status (128 + signal if a" \
+	    '		  signal ended it) when the run itself succeeded' \
 	    '	--list[=glob]' \
 	    '		  list every countable event (matching glob), and exit' \
 	    '	--help	  print this usage and exit' \
@@ -305,4 +308,22 @@ cputrack: failed to capture pid 999999" ]
 	ct_run -c "$WRITE" "$W/wl_threads" 1 5 -T 0
 	[ "$status" -eq 0 ]
 	[ "$(ct_sum exit)" -eq 5 ]
+}
+
+@test "--pass-status: the command's exit status, or 128 + its signal; cputrack's own failure keeps its status" {
+	ct_run -T 0 -c "$WRITE" sh -c 'exit 7'
+	[ "$status" -eq 0 ]
+	ct_run --pass-status -T 0 -c "$WRITE" sh -c 'exit 7'
+	[ "$status" -eq 7 ]
+	[ "$(ct_rows exit | wc -l)" -eq 1 ]
+	ct_run --pass-status -T 0 -c "$WRITE" "$W/ct_marker" "$T/ran" 3
+	[ "$status" -eq 0 ]
+	ct_run --pass-status -T 0 -c "$WRITE" sh -c 'kill -USR1 $$'
+	[ "$status" -eq $((128 + $(kill -l USR1))) ]
+	# An exec not followed ends the run with 1, whatever the command does.
+	ct_run --pass-status --strict-exec -T 0 -c "$WRITE" sh -c 'exec sh -c "exit 7"'
+	[ "$status" -eq 1 ]
+	ct_run --pass-status -p 1 -c "$WRITE"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: --pass-status needs a command to start, not -p" ]
 }
