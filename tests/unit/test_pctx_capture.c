@@ -174,11 +174,38 @@ expect_traced_task(pid_t pid, pid_t tid, void *arg)
 
 static int spawner_ticks;
 
+/* Threads of pid seen born, and of those, seen from birth to exit. */
+static void
+spawner_seen(pid_t pid, int *born, int *full)
+{
+	int i;
+
+	*born = *full = 0;
+	for (i = 0; i < nlwps; i++) {
+		if (lwps[i].pid != pid || lwps[i].creates != 1)
+			continue;
+		(*born)++;
+		if (lwps[i].finis == 1)
+			(*full)++;
+	}
+}
+
+/*
+ * The run lasts until enough threads came and went, however slowly a
+ * loaded machine runs the spawner (nsamples bounds it).
+ */
 static int
 spawner_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
+	int born, full;
+
 	if (lwpid == 1 && ++spawner_ticks == 3)
 		(void)for_each_task(pid, expect_traced_task, NULL);
+	if (lwpid == 1 && spawner_ticks >= 6) {
+		spawner_seen(pid, &born, &full);
+		if (born > 10 && full > 10)
+			pctx_terminate(pctx);
+	}
 	return t_tick(pctx, pid, lwpid, arg);
 }
 
@@ -201,22 +228,19 @@ test_capture_spawner(void)
 	}
 	CHECK(set_all_events(pctx) == 0);
 	(void)proc_of(pid);
-	CHECK_EQ_U64(pctx_run(pctx, 50, 6, spawner_tick), 0);
+	CHECK_EQ_U64(pctx_run(pctx, 50, 1200, spawner_tick), 0);
 	CHECK_EQ_U64(untraced_tasks, 0);
 	for (i = 0; i < nlwps; i++) {
 		r = &lwps[i];
 		if (r->pid != pid)
 			continue;
 		CHECK_EQ_U64(r->inits, 1);
-		if (r->creates == 1) {
-			born++;
-			if (r->finis == 1) {
-				full++;
-				CHECK_EQ_U64(r->count, 2);
-				CHECK_EQ_U64(r->exits, 1);
-			}
+		if (r->creates == 1 && r->finis == 1) {
+			CHECK_EQ_U64(r->count, 2);
+			CHECK_EQ_U64(r->exits, 1);
 		}
 	}
+	spawner_seen(pid, &born, &full);
 	CHECK(born > 10 && full > 10);
 	pctx_release(pctx);
 	check_running_free(pid);
