@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "nearest.h"
 #include "spec.h"
 
 #define MAX_ATTRS	50
@@ -169,10 +170,48 @@ countable_hint(cpc_t *cpc)
 }
 
 /*
- * Check that an event can go on a counter. Names of no form are syntax
- * errors; names of a known form this machine cannot count are reported,
- * each on its own line with the reason, and parsing goes on so that all
- * of them are named. Names counted by their nearest equivalent get a
+ * What is wrong with a name, then the names nearest it, on one line; or,
+ * with none near, where to find the names (when what does not say).
+ */
+static void
+said_with_nearest(struct parse *p, const char *what, const char *event,
+    bool say_list)
+{
+	char near[NEAREST_MAX * (CPC_MAX_EVENT_LEN + 2)];
+
+	nearest_events(p->cpc, event, near, sizeof(near));
+	if (near[0] != '\0')
+		diag("cpc_strtoset", "%s; did you mean %s?\n", what, near);
+	else if (say_list)
+		diag("cpc_strtoset", "%s: no event has that name (--list "
+		    "lists them)\n", what);
+	else
+		diag("cpc_strtoset", "%s\n", what);
+}
+
+/*
+ * A name of no event: Solaris's words, then the names nearest it. Not a
+ * usage error: the line says all there is to say.
+ */
+static void
+unknown_event(struct parse *p, int pic, const char *event)
+{
+	char what[CPC_MAX_EVENT_LEN + 64];
+
+	if (pic >= 0)
+		snprintf(what, sizeof(what), "pic%d cannot measure event '%s' "
+		    "on this cpu", pic, event);
+	else
+		snprintf(what, sizeof(what), "bad token '%s'", event);
+	said_with_nearest(p, what, event, true);
+	p->uncountable = true;
+}
+
+/*
+ * Check that an event can go on a counter. Names of no form, and names
+ * of a known form this machine cannot count, are reported, each on its
+ * own line with the reason (or the names nearest it), and parsing goes on
+ * so that all of them are named. Names counted by their nearest equivalent get a
  * note saying what is counted.
  */
 static bool
@@ -200,17 +239,15 @@ event_ok(struct parse *p, const char *event, int pic)
 		    st == CPC_EVENT_NO_TRACEFS)
 			diag("cpc_strtoset", "%s; %s\n", why,
 			    countable_hint(p->cpc));
+		else if (st == CPC_EVENT_UNKNOWN)
+			said_with_nearest(p, why, event, false);
 		else
 			diag("cpc_strtoset", "%s\n", why);
 		p->uncountable = true;
 		return true;
 	}
 unknown:
-	if (pic >= 0)
-		syntax(p, "pic%d cannot measure event '%s' on this cpu\n", pic,
-		    event);
-	else
-		syntax(p, "bad token '%s'\n", event);
+	unknown_event(p, pic, event);
 	return false;
 }
 

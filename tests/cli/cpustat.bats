@@ -991,10 +991,15 @@ bad_input() {
 	bad_input 'cpustat: invalid parameter "abc"' -p abc -c task-clock
 	bad_input 'cpustat: invalid parameter "-1"' -p -1 -c task-clock
 	bad_input 'cpustat: invalid parameter "1s"' -p 1s -c task-clock
-	bad_input "cpustat: bad token 'foo'" -c foo
 	bad_input "cpustat: bad token 'foo=bar'" -c task-clock,foo=bar
 	bad_input "cpustat: repeated 'pic0' token" -c pic0=task-clock,pic0=cs
-	bad_input "cpustat: cpc_strtoset: bad token 'foo'" -D -c foo
+	# A name of no event: one line, with the nearest names, no usage.
+	run --separate-stderr "$CPUSTAT" -c foo
+	assert_failure 2
+	assert_equal "$stderr" "cpustat: bad token 'foo': no event has that name (--list lists them)"
+	run --separate-stderr "$CPUSTAT" -D -c task-clok 1 1
+	assert_failure 2
+	assert_equal "$stderr" "cpustat: cpc_strtoset: bad token 'task-clok'; did you mean task-clock?"
 	bad_input "" 
 	bad_input "" 1 2
 	bad_input "cpustat: invalid option -- 'x'" -x -c task-clock

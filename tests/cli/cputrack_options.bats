@@ -225,7 +225,8 @@ assert_usage_error() {
 	[ "$(grep -v '^cputrack: the BPF engine counts: programs ' <<<"$stderr")" = "cputrack: capture: pid 999999 doesn't exist
 cputrack: failed to capture pid 999999" ]
 	ct_run -D -c foo true
-	assert_usage_error "cputrack: cpc_strtoset: bad token 'foo'"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: cpc_strtoset: bad token 'foo': no event has that name (--list lists them)" ]
 }
 
 @test "bad pid: doesn't exist, exit 1" {
@@ -244,9 +245,21 @@ cputrack: failed to capture pid 999999" ]
 	done
 }
 
-@test "bad spec: bad token, usage, exit 2, nothing started" {
+@test "bad spec: a name of no event is one line, with the nearest names; other bad tokens the usage; exit 2, nothing started" {
 	ct_run -c foo "$W/ct_marker" "$T/ran"
-	assert_usage_error "cputrack: bad token 'foo'"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ "$stderr" = "cputrack: bad token 'foo': no event has that name (--list lists them)" ]
+	ct_run -c task-clok "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: bad token 'task-clok'; did you mean task-clock?" ]
+	ct_run -c "$WRITE,pagefaults" "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: bad token 'pagefaults'; did you mean page-faults?" ]
+	ct_run -c syscalls:sys_enter_wrte "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[[ "$stderr" == "cputrack: syscalls:sys_enter_wrte: no such tracepoint in this kernel "*"; did you mean syscalls:sys_enter_write, "* ]]
+	[ "$(wc -l <"$T/err")" -eq 1 ]
 	ct_run -c "$WRITE" -c foo=bar "$W/ct_marker" "$T/ran"
 	assert_usage_error "cputrack: bad token 'foo=bar'"
 	[ ! -e "$T/ran" ]

@@ -59,6 +59,25 @@ expect_error(const char *text, const char *message)
 	spec_free(spec);
 }
 
+/* A name of no event: said on one line, not a usage error. */
+static void
+expect_unknown(const char *text, const char *message)
+{
+	enum spec_error err;
+	struct spec *spec = parse(text, &err);
+	char want[512];
+
+	snprintf(want, sizeof(want), "test_spec: %s\n", message);
+	CHECK(spec == NULL);
+	CHECK(err == SPEC_UNCOUNTABLE);
+	if (strcmp(errbuf, want) != 0) {
+		check_failures++;
+		fprintf(stderr, "spec '%s': got '%s', want '%s'\n", text,
+		    errbuf, want);
+	}
+	spec_free(spec);
+}
+
 static void
 test_bare_events_fill_left_to_right(void)
 {
@@ -120,11 +139,19 @@ test_messages(void)
 	expect_error("page-faults,pic0=task-clock", "repeated 'pic0' token");
 	expect_error("pic1=", "missing 'pic1' value");
 	expect_error("pic2", "missing 'pic2' value");
-	expect_error("pic0=nonsense_event",
-	    "pic0 cannot measure event 'nonsense_event' on this cpu");
+	expect_unknown("pic0=nonsense_event",
+	    "pic0 cannot measure event 'nonsense_event' on this cpu: no event "
+	    "has that name (--list lists them)");
 	expect_error("foo=bar", "bad token 'foo=bar'");
-	expect_error("task-clock,foo", "bad token 'foo'");
-	expect_error("0", "bad token '0'");
+	expect_unknown("task-clock,foo",
+	    "bad token 'foo': no event has that name (--list lists them)");
+	expect_unknown("0",
+	    "bad token '0': no event has that name (--list lists them)");
+	/* A misspelled name: the nearest names instead. */
+	expect_unknown("task-clok", "bad token 'task-clok'; did you mean "
+	    "task-clock?");
+	expect_unknown("pic1=page-fualts", "pic1 cannot measure event "
+	    "'page-fualts' on this cpu; did you mean page-faults?");
 	expect_error("pic7=task-clock,page-faults", "bad token 'page-faults'");
 }
 
@@ -400,7 +427,8 @@ test_known_forms_refused(void)
 		spec_free(s);
 	}
 	/* Names of no form at all stay Solaris's bad token. */
-	expect_error("nonsense_event", "bad token 'nonsense_event'");
+	expect_unknown("nonsense_event", "bad token 'nonsense_event': no event "
+	    "has that name (--list lists them)");
 }
 
 /* A name counted by its nearest equivalent says so, once. */
