@@ -89,7 +89,8 @@ parse_interval(struct cputrack_opts *o, bool *bad, const char *arg)
 	/* !(secs >= 0) also refuses "nan". */
 	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
 	    secs * 1000 > (double)UINT_MAX || (secs > 0 && secs < 0.001)) {
-		diag(NULL, "invalid interval '%s'\n", arg);
+		diag(NULL, "invalid interval '%s' (0, or from 0.001 to %u "
+		    "seconds)\n", arg, UINT_MAX / 1000);
 		*bad = true;
 		return;
 	}

@@ -269,7 +269,7 @@ cputrack: failed to capture pid 999999" ]
 	local v
 	for v in abc -1 1x "" 0.0001 nan inf; do
 		ct_run -T "$v" -c "$WRITE" "$W/ct_marker" "$T/ran"
-		assert_usage_error "cputrack: invalid interval '$v'"
+		assert_usage_error "cputrack: invalid interval '$v' (0, or from 0.001 to 4294967 seconds)"
 	done
 	[ ! -e "$T/ran" ]
 }
