@@ -87,9 +87,11 @@ void cputrack_flush(struct cputrack *ct);
 
 /* cputrack_rows.c: the rows both engines print. */
 struct row_lwp {
-	pid_t	pid;
-	id_t	lwpid;
-	pid_t	tid;
+	pid_t		 pid;
+	id_t		 lwpid;
+	pid_t		 tid;
+	const char	*comm;	/* its process's name, or NULL: read from
+				   /proc when the output needs it */
 };
 
 void row_counts(struct cputrack *ct, const struct row_lwp *who,

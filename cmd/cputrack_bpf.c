@@ -30,6 +30,7 @@
 #include "bpfeng.h"
 #include "cputrack.h"
 #include "diag.h"
+#include "procname.h"
 
 /* A tracked process. */
 struct bproc {
@@ -43,6 +44,8 @@ struct bproc {
 	bool		 started;	/* the command cputrack started */
 	bool		 sampled;	/* a tick has come */
 	bool		 early;		/* its execs followed without -e */
+	char		 comm[16];	/* its image's name, for rows: read
+					   when it is first seen, and at exec */
 };
 
 /* A tracked LWP: an accumulator clone fed with the engine's counts. */
@@ -124,7 +127,8 @@ proc_new(struct bpf_track *bt, pid_t pid)
 	p->pid = pid;
 	p->seq = bt->nprocs++;
 	p->next_lwpid = 1;
-	p->leader = (struct row_lwp){ pid, 1, pid };
+	proc_comm(pid, p->comm, sizeof(p->comm));
+	p->leader = (struct row_lwp){ pid, 1, pid, p->comm };
 	p->remaining = ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0;
 	/* The first process is the command cputrack started, or -p's. */
 	p->started = p->seq == 0 && ct->opt.pid == 0;
@@ -157,7 +161,8 @@ proc_free(struct bpf_track *bt, struct bproc *p)
 static struct row_lwp
 who_of(const struct bthread *t)
 {
-	return (struct row_lwp){ t->proc->pid, t->lwpid, t->tid };
+	return (struct row_lwp){ t->proc->pid, t->lwpid, t->tid,
+	    t->proc->comm };
 }
 
 /* The run is over: status (the worst one) to exit with. */
@@ -305,7 +310,7 @@ on_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
 static void
 exec_untraceable(struct bpf_track *bt, struct bproc *p)
 {
-	struct row_lwp who = { p->pid, 1, p->pid };
+	struct row_lwp who = { p->pid, 1, p->pid, p->comm };
 	pid_t pid = p->pid;
 	int s;
 
@@ -331,10 +336,11 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
 	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
 	/* The LWP that execs is the new image's LWP 1. */
-	struct row_lwp who = { pid, 1, pid };
+	struct row_lwp who = { pid, 1, pid, NULL };
 
 	if (p == NULL)
 		return true;
+	who.comm = p->comm;
 	if (flags & BPFENG_EXEC_FIRST) {
 		/* The command itself is an image this user may not trace. */
 		exec_untraceable(bt, p);
@@ -363,6 +369,8 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	if (followed) {
 		p->next_lwpid = 1;
+		/* Read late, the name may be gone: then it is not known. */
+		proc_comm(pid, p->comm, sizeof(p->comm));
 		return true;
 	}
 	/* No longer counted: as the ptrace engine, the root's ends the run. */

@@ -20,6 +20,7 @@
 #include "cputrack.h"
 #include "diag.h"
 #include "fdlimit.h"
+#include "procname.h"
 
 /* A tracked process: the totals of its current image's LWPs that ended. */
 struct tproc {
@@ -31,6 +32,8 @@ struct tproc {
 	bool		 lost;		/* said that it cannot be followed */
 	bool		 sampled;	/* a tick has come */
 	hrtime_t	 born;		/* when tracking began */
+	char		 comm[16];	/* its image's name, for rows: read
+					   while it is there to read */
 	int		 uncounted;	/* LWPs of the image left uncounted */
 	char		 partial[96];	/* what the totals leave out */
 };
@@ -69,6 +72,7 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started)
 	p->pid = pctx_pid(pctx);
 	p->started = started;
 	p->born = output_now();
+	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL ||
 	    pctx_set_proc_data(pctx, p, tproc_free) != 0) {
 		tproc_free(p);
@@ -226,7 +230,8 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return -1;
 	}
 	l->proc = p;
-	l->who = (struct row_lwp){ pid, lwpid, pctx_lwp_tid(pctx, lwpid) };
+	l->who = (struct row_lwp){ pid, lwpid, pctx_lwp_tid(pctx, lwpid),
+	    p->comm };
 	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
@@ -336,7 +341,8 @@ static void
 cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	struct tproc *p = arg;
-	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid) };
+	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid),
+	    p->comm };
 
 	if (p->started)
 		p->ct->command_status = status;
@@ -363,11 +369,13 @@ static int
 cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 {
 	struct tproc *p = arg;
-	struct row_lwp who = { pid, lwpid, pid };
+	struct row_lwp who = { pid, lwpid, pid, p->comm };
 	const char *args = cmd != NULL ? cmd : "(unknown)";
 
 	(void)pctx;
 	row_exec(p->ct, &who, p->acc, args, partial_of(p));
+	/* Stopped at the exec: the new image's name is there to read. */
+	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	setgrp_reset(p->acc);
 	p->uncounted = 0;
 	return follows_exec(p, args) ? 0 : -1;

@@ -14,8 +14,8 @@ row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
 {
 	struct out_row row = {
 		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
-		.tid = who->tid, .cpu = -1, .ncpus = -1, .setno = set,
-		.when = c->when, .values = c->values, .tick = c->tick,
+		.tid = who->tid, .comm = who->comm, .cpu = -1, .ncpus = -1,
+		.setno = set, .when = c->when, .values = c->values, .tick = c->tick,
 		.enabled_ns = c->times.enabled_ns,
 		.running_ns = c->times.running_ns,
 	};
@@ -29,8 +29,8 @@ row_not_counted(struct cputrack *ct, const struct row_lwp *who,
 {
 	struct out_row row = {
 		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
-		.tid = who->tid, .cpu = -1, .ncpus = -1, .setno = set,
-		.not_counted = why,
+		.tid = who->tid, .comm = who->comm, .cpu = -1, .ncpus = -1,
+		.setno = set, .not_counted = why,
 	};
 
 	output_row(ct->out, &row);
@@ -49,7 +49,8 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		c = setgrp_total(g, s);
 		output_row(ct->out, &(struct out_row){
 			.label = label, .pid = who->pid,
-			.lwp = (int)who->lwpid, .tid = who->tid, .cpu = -1,
+			.lwp = (int)who->lwpid, .tid = who->tid,
+			.comm = who->comm, .cpu = -1,
 			.ncpus = -1, .setno = s, .when = c->when,
 			.values = c->values, .tick = c->tick,
 			.enabled_ns = c->times.enabled_ns,

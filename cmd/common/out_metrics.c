@@ -40,6 +40,7 @@
 
 #include "cpctools_version.h"
 #include "out_metrics.h"
+#include "procname.h"
 
 #define STRINGIFY_(x)	#x
 #define STRINGIFY(x)	STRINGIFY_(x)
@@ -428,25 +429,6 @@ end(struct out_metrics *m, struct series *s, hrtime_t now)
 
 /* cputrack's processes. */
 
-static void
-read_comm(pid_t pid, char *comm, size_t size)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	comm[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	n = read(fd, comm, size - 1);
-	close(fd);
-	if (n <= 0)
-		n = 0;
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
-}
-
 static struct mproc **
 proc_slot(struct out_metrics *m, pid_t pid)
 {
@@ -471,7 +453,7 @@ proc_of(struct out_metrics *m, pid_t pid, const char *comm)
 	if (comm != NULL)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	else
-		read_comm(pid, p->comm, sizeof(p->comm));
+		proc_comm(pid, p->comm, sizeof(p->comm));
 	*pp = p;
 	return p;
 }
@@ -488,7 +470,7 @@ proc_exec(struct out_metrics *m, pid_t pid, const char *comm)
 	if (comm != NULL)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	else
-		read_comm(pid, p->comm, sizeof(p->comm));
+		proc_comm(pid, p->comm, sizeof(p->comm));
 }
 
 static void

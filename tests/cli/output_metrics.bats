@@ -276,3 +276,14 @@ EOF
 	[ -c /dev/null ]
 	[ -z "$(ls /dev | grep -F 'null.')" ]
 }
+
+@test "cputrack metrics under -T 0: the comm label of a command whose first row is its exit" {
+	# No row comes before the exit: the name is the one the command had
+	# while it ran, not read after it was gone.
+	ct_run --format=openmetrics -T 0 -c "$WRITE" "$W/ct_marker" "$T/ran" 3
+	[ "$status" -eq 0 ]
+	om_check "$T/out"
+	grep -qE '^cputrack_events_total\{pid="[0-9]+",lwp="1",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
+	[ "$(grep -c 'comm=""' "$T/out")" -eq 0 ]
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A process's name, as the kernel keeps it (/proc/PID/comm): the metrics'
+ * comm label, read while the process is there to read.
+ */
+#ifndef PROCNAME_H
+#define PROCNAME_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The name into comm (size bytes), or "" when it cannot be read. */
+void proc_comm(pid_t pid, char *comm, size_t size);
+
+#endif /* PROCNAME_H */
