@@ -41,8 +41,10 @@ parse(const char *text, enum spec_error *err)
 	return spec;
 }
 
+/* The spec is refused as want says, with message, on one line. */
 static void
-expect_error(const char *text, const char *message)
+expect_refused(const char *text, enum spec_error want_err,
+    const char *message)
 {
 	enum spec_error err;
 	struct spec *spec = parse(text, &err);
@@ -50,7 +52,7 @@ expect_error(const char *text, const char *message)
 
 	snprintf(want, sizeof(want), "test_spec: %s\n", message);
 	CHECK(spec == NULL);
-	CHECK(err == SPEC_SYNTAX);
+	CHECK(err == want_err);
 	if (strcmp(errbuf, want) != 0) {
 		check_failures++;
 		fprintf(stderr, "spec '%s': got '%s', want '%s'\n", text,
@@ -59,23 +61,18 @@ expect_error(const char *text, const char *message)
 	spec_free(spec);
 }
 
+/* A usage error. */
+static void
+expect_error(const char *text, const char *message)
+{
+	expect_refused(text, SPEC_SYNTAX, message);
+}
+
 /* A name of no event: said on one line, not a usage error. */
 static void
 expect_unknown(const char *text, const char *message)
 {
-	enum spec_error err;
-	struct spec *spec = parse(text, &err);
-	char want[512];
-
-	snprintf(want, sizeof(want), "test_spec: %s\n", message);
-	CHECK(spec == NULL);
-	CHECK(err == SPEC_UNCOUNTABLE);
-	if (strcmp(errbuf, want) != 0) {
-		check_failures++;
-		fprintf(stderr, "spec '%s': got '%s', want '%s'\n", text,
-		    errbuf, want);
-	}
-	spec_free(spec);
+	expect_refused(text, SPEC_UNCOUNTABLE, message);
 }
 
 static void
