@@ -300,11 +300,8 @@ teardown() {
 	gate_open
 	ct_run -N 3 -T 0.1 -c "$WRITE" "$gated" 2 10 <"$T/gate"
 	[ "$status" -eq 0 ]
-	# 3 intervals: a row of each of the 3 LWPs at each sample (an
-	# interval whose sample time passed while cputrack could not run has
-	# none).
-	[[ "$(ct_count tick)" =~ ^[369]$ ]]
-	[ "$(ct_rows tick | awk '{ print $1 }' | sort | uniq -c | awk '{ print $1 }' | sort -u | wc -l)" -eq 1 ]
+	# 3 intervals: a row of each of the 3 LWPs there at each sample.
+	ticks_sampled 3 3
 	[ "$(ct_count exit)" -eq 0 ]
 	[ "$(ct_count lwp_exit)" -eq 0 ]
 	# cputrack is gone; the target runs on, untraced, to its end.

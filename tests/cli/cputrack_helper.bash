@@ -75,6 +75,20 @@ writes_past() {
 	return 1
 }
 
+# ticks_sampled [-f] SAMPLES LWPS: $T/out's tick rows come from SAMPLES
+# samples at most, each with a row for each of LWPs 1 to LWPS there then
+# and no other (on a loaded machine, a sample can come before a thread
+# starts, or be skipped: a deadline missed). -f: the pid column is there.
+ticks_sampled() {
+	local pc=0
+	if [ "$1" = -f ]; then pc=1; shift; fi
+	awk -v pc=$pc -v samples="$1" -v lwps="$2" '
+	    $(3 + pc) != "tick" { next }
+	    $(2 + pc) < 1 || $(2 + pc) > lwps || seen[$1 " " $(2 + pc)]++ { bad = 1 }
+	    !t[$1]++ { n++ }
+	    END { exit bad || n == 0 || n > samples }' "$T/out"
+}
+
 # Remember a background process for teardown.
 ct_bg() {
 	CT_PIDS+=("$1")

@@ -189,10 +189,7 @@ start_target() {
 	[ "$status" -eq 0 ]
 	# 2 samples at most, a row at each for each of the 2 LWPs there then
 	# (on a loaded machine, the first can come before the thread).
-	awk '$4 != "tick" { next }
-	    ($3 != 1 && $3 != 2) || seen[$1 " " $3]++ { bad = 1 }
-	    !t[$1]++ { n++ }
-	    END { exit bad || n == 0 || n > 2 }' "$T/out"
+	ticks_sampled -f 2 2
 	# (The workload's "ready" shares the output.)
 	local pid
 	pid=$(awk '$4 == "tick" { print $2; exit }' "$T/out")
