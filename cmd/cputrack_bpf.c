@@ -56,6 +56,8 @@ struct bthread {
 	id_t		 lwpid;
 	setgrp_t	*grp;
 	uint32_t	 turns;		/* a bit per set that counted for it */
+	bool		 made;		/* made by a tracked thread: its
+					   lwp_create row is due */
 };
 
 RB_HEAD(bproc_tree, bproc);
@@ -239,6 +241,7 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	t->tid = tid;
 	t->proc = p;
 	t->lwpid = p->next_lwpid++;
+	t->made = origin == BPFENG_LWP_NEW;
 	setgrp_set_current(t->grp, bt->current);
 	t->turns = 1u << bt->current;
 	RB_INSERT(bthread_tree, &bt->threads, t);
@@ -919,7 +922,12 @@ poll_timeout(const struct bpf_track *bt)
 	    (int)(left / 1000000) + 1 : BPFENG_READ_MS;
 }
 
-/* The title; then the LWPs there from the start have their -v rows. */
+/*
+ * The title; then the LWPs there from the start have the rows they would
+ * have had with the title out: -v's init_lwp, and lwp_create for those
+ * the command made before it (the command runs from its start, not held
+ * as under ptrace).
+ */
 static void
 begin(struct bpf_track *bt)
 {
@@ -929,8 +937,6 @@ begin(struct bpf_track *bt)
 
 	cputrack_title(bt->ct);
 	bt->begun = true;
-	if (!bt->ct->opt.verbose)
-		return;
 	bt->nticked = 0;
 	RB_FOREACH(t, bthread_tree, &bt->threads)
 		ticked_add(bt, t);
@@ -938,8 +944,12 @@ begin(struct bpf_track *bt)
 	for (i = 0; i < bt->nticked; i++) {
 		t = bt->ticked[i];
 		who = who_of(t);
-		row_counts(bt->ct, &who, "init_lwp", bt->current,
-		    setgrp_slice(t->grp, bt->current));
+		if (bt->ct->opt.verbose)
+			row_counts(bt->ct, &who, "init_lwp", bt->current,
+			    setgrp_slice(t->grp, bt->current));
+		if (t->made)
+			row_counts(bt->ct, &who, "lwp_create", bt->current,
+			    setgrp_total(t->grp, bt->current));
 	}
 }
 
