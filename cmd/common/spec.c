@@ -210,9 +210,9 @@ unknown_event(struct parse *p, int pic, const char *event)
 /*
  * Check that an event can go on a counter. Names of no form, and names
  * of a known form this machine cannot count, are reported, each on its
- * own line with the reason (or the names nearest it), and parsing goes on
- * so that all of them are named. Names counted by their nearest equivalent get a
- * note saying what is counted.
+ * own line with the reason (or the names nearest it), and parsing goes
+ * on so that all of them are named. Names counted by their nearest
+ * equivalent get a note saying what is counted.
  */
 static bool
 event_ok(struct parse *p, const char *event, int pic)
