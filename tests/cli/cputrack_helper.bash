@@ -82,15 +82,19 @@ writes_past() {
 	return 1
 }
 
-# ticks_sampled [-f] SAMPLES LWPS: $T/out's tick rows come from SAMPLES
-# samples at most, each with a row for each of LWPs 1 to LWPS there then
-# and no other (on a loaded machine, a sample can come before a thread
-# starts, or be skipped: a deadline missed). -f: the pid column is there.
+# ticks_sampled [-f] SAMPLES LWPS: $T/out's tick rows are of LWPs 1 to
+# LWPS, each with SAMPLES rows at most, one a sample it was there for (on
+# a loaded machine, a sample can come before a thread starts, or be
+# skipped: a deadline missed). The rows of one sample are read one after
+# the other, so their times may differ. -f: the pid column is there.
 ticks_sampled() {
 	local pc=0
 	if [ "$1" = -f ]; then pc=1; shift; fi
 	awk -v pc=$pc -v samples="$1" -v lwps="$2" '
 	    $(3 + pc) != "tick" { next }
+	    $(2 + pc) < 1 || $(2 + pc) > lwps || ++rows[$(2 + pc)] > samples { bad = 1 }
+	    END { exit bad || length(rows) == 0 }' "$T/out"
+}
 	    $(2 + pc) < 1 || $(2 + pc) > lwps || seen[$1 " " $(2 + pc)]++ { bad = 1 }
 	    !t[$1]++ { n++ }
 	    END { exit bad || n == 0 || n > samples }' "$T/out"
