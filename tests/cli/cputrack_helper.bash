@@ -95,10 +95,6 @@ ticks_sampled() {
 	    $(2 + pc) < 1 || $(2 + pc) > lwps || ++rows[$(2 + pc)] > samples { bad = 1 }
 	    END { exit bad || length(rows) == 0 }' "$T/out"
 }
-	    $(2 + pc) < 1 || $(2 + pc) > lwps || seen[$1 " " $(2 + pc)]++ { bad = 1 }
-	    !t[$1]++ { n++ }
-	    END { exit bad || n == 0 || n > samples }' "$T/out"
-}
 
 # Remember a background process for teardown.
 ct_bg() {
