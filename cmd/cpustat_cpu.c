@@ -51,21 +51,21 @@ schedule_advance(const struct cpustat *cs, struct schedule *sch)
 }
 
 /*
- * The sample time awaited has passed. The intervals its sample stands
- * for: 1, and 1 more for each later sample time that has passed as well
- * (at most left), the schedule moved on to the last of them.
+ * The sample time awaited has passed, and the sample was read at read.
+ * The intervals it stands for: 1, and 1 more for each later sample time
+ * that had passed as well by then (at most left), the schedule moved on
+ * to the last of them.
  */
 static unsigned long
 schedule_catch_up(const struct cpustat *cs, struct schedule *sch,
-    unsigned long left)
+    unsigned long left, hrtime_t read)
 {
 	struct schedule later = *sch;
-	hrtime_t now = output_now();
 	unsigned long n = 1;
 
 	while (n < left) {
 		(void)schedule_advance(cs, &later);
-		if (later.next > now)
+		if (later.next > read)
 			break;
 		*sch = later;
 		n++;
@@ -265,20 +265,27 @@ rest(struct cpu_worker *w, const struct schedule *sch)
 }
 
 /*
- * One sample standing for n intervals and its row, then the next set's
+ * One sample and its row, standing for the intervals whose sample times
+ * had passed when it was read (taken from *left), then the next set's
  * turn; 1 ends the loop quietly, -1 with an error. After the last sample
- * nothing follows.
+ * nothing follows. The intervals are counted from the read, not from
+ * the wake-up before it: a stop in between is in the row, which is then
+ * a gap row.
  */
 static int
-sample_once(struct cpu_worker *w, struct schedule *sch, unsigned long n,
-    bool last)
+sample_once(struct cpu_worker *w, struct schedule *sch, unsigned long *left)
 {
 	int measured = setgrp_current(w->grp), r;
+	unsigned long n;
 
 	if ((r = take_sample(w)) != 0)
 		return r;
+	n = schedule_catch_up(w->cs, sch, *left,
+	    setgrp_slice(w->grp, measured)->when);
+	if (w->cs->opt.count != 0)
+		*left -= n;
 	emit_row(w, measured, n);
-	if (last)
+	if (*left == 0)
 		return 0;
 	if (schedule_advance(w->cs, sch))
 		return rest(w, sch);
@@ -301,14 +308,10 @@ sampling_loop(struct cpu_worker *w)
 		.next = cs->start + (hrtime_t)cs->opt.interval_ms * MSEC,
 	};
 	unsigned long left = cs->opt.count != 0 ? cs->opt.count : ULONG_MAX;
-	unsigned long n;
 	int r;
 
 	while (!cpustat_wait_until(cs, sch.next)) {
-		n = schedule_catch_up(cs, &sch, left);
-		if (cs->opt.count != 0)
-			left -= n;
-		if ((r = sample_once(w, &sch, n, left == 0)) != 0) {
+		if ((r = sample_once(w, &sch, &left)) != 0) {
 			if (r < 0)
 				report_cpu_error(w);
 			return;
