@@ -105,9 +105,13 @@ void row_not_counted(struct cputrack *ct, const struct row_lwp *who,
  */
 void row_totals(struct cputrack *ct, const struct row_lwp *who,
     const char *label, const setgrp_t *g, const char *partial);
-/* The old image's totals, then the marker with the new one's arguments. */
+/*
+ * The old image's totals, then the marker with the new one's arguments
+ * and name (image_comm; NULL: read from /proc when the output needs it).
+ */
 void row_exec(struct cputrack *ct, const struct row_lwp *who,
-    const setgrp_t *acc, const char *args, const char *partial);
+    const setgrp_t *acc, const char *args, const char *image_comm,
+    const char *partial);
 /* A fork marker, at when (0: now). */
 void row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child,
     hrtime_t when);

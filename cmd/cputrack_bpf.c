@@ -340,10 +340,13 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
 	/* The LWP that execs is the new image's LWP 1. */
 	struct row_lwp who = { pid, 1, pid, NULL };
+	char image[sizeof(p->comm)];
 
 	if (p == NULL)
 		return true;
 	who.comm = p->comm;
+	/* Read late, the name may be gone: then it is not known. */
+	proc_comm(pid, image, sizeof(image));
 	if (flags & BPFENG_EXEC_FIRST) {
 		/* The command itself is an image this user may not trace. */
 		exec_untraceable(bt, p);
@@ -358,7 +361,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 		}
 		thread_free(bt, t);
 	}
-	row_exec(bt->ct, &who, p->acc, args, NULL);
+	row_exec(bt->ct, &who, p->acc, args, image, NULL);
 	setgrp_reset(p->acc);
 	exec_say(pid, args, !followed && !untraceable ? EXEC_NOT_FOLLOWED :
 	    bt->ct->opt.follow_exec ? EXEC_FOLLOWED : EXEC_FOLLOWED_EARLY);
@@ -372,8 +375,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	if (followed) {
 		p->next_lwpid = 1;
-		/* Read late, the name may be gone: then it is not known. */
-		proc_comm(pid, p->comm, sizeof(p->comm));
+		memcpy(p->comm, image, sizeof(p->comm));
 		return true;
 	}
 	/* No longer counted: as the ptrace engine, the root's ends the run. */

@@ -61,8 +61,9 @@ tproc_free(void *arg)
 	free(p);
 }
 
+/* comm: its name, known (a fork's is its parent's), or NULL: read it. */
 static struct tproc *
-tproc_new(struct cputrack *ct, pctx_t *pctx, bool started)
+tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 {
 	struct tproc *p;
 
@@ -72,7 +73,10 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started)
 	p->pid = pctx_pid(pctx);
 	p->started = started;
 	p->born = output_now();
-	proc_comm(p->pid, p->comm, sizeof(p->comm));
+	if (comm != NULL)
+		strlcpy(p->comm, comm, sizeof(p->comm));
+	else
+		proc_comm(p->pid, p->comm, sizeof(p->comm));
 	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL ||
 	    pctx_set_proc_data(pctx, p, tproc_free) != 0) {
 		tproc_free(p);
@@ -369,13 +373,15 @@ static int
 cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 {
 	struct tproc *p = arg;
-	struct row_lwp who = { pid, lwpid, pid, p->comm };
+	char old[sizeof(p->comm)];
+	struct row_lwp who = { pid, lwpid, pid, old };
 	const char *args = cmd != NULL ? cmd : "(unknown)";
 
 	(void)pctx;
-	row_exec(p->ct, &who, p->acc, args, partial_of(p));
 	/* Stopped at the exec: the new image's name is there to read. */
+	memcpy(old, p->comm, sizeof(old));
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
+	row_exec(p->ct, &who, p->acc, args, p->comm, partial_of(p));
 	setgrp_reset(p->acc);
 	p->uncounted = 0;
 	return follows_exec(p, args) ? 0 : -1;
@@ -392,7 +398,7 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	row_fork(ct, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
-	if ((p = tproc_new(ct, child, false)) == NULL) {
+	if ((p = tproc_new(ct, child, false, parent->comm)) == NULL) {
 		child_lost(ct, NULL, pid);
 		return;
 	}
@@ -537,7 +543,7 @@ ptrace_track(struct cputrack *ct)
 	output_start_clock(ct->out);
 	pctx_set_idle(idle, ct);
 	pctx_set_signal_hook(on_signal, ct);
-	if (tproc_new(ct, ct->root, ct->opt.pid == 0) == NULL) {
+	if (tproc_new(ct, ct->root, ct->opt.pid == 0, NULL) == NULL) {
 		diag(NULL, "no memory available\n");
 		return 1;
 	}

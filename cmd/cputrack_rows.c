@@ -75,12 +75,13 @@ totals_time(const setgrp_t *g)
 
 void
 row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
-    const char *args, const char *partial)
+    const char *args, const char *image_comm, const char *partial)
 {
 	hrtime_t last = totals_time(acc);
 	struct out_row marker = {
 		.when = last, .at_start = last == 0, .label = "exec",
-		.pid = who->pid, .lwp = 1, .tid = who->pid, .cpu = -1,
+		.pid = who->pid, .lwp = 1, .tid = who->pid,
+		.comm = image_comm, .cpu = -1,
 		.ncpus = -1, .setno = -1,
 		.args = args != NULL ? args : "(unknown)",
 	};
