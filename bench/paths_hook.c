@@ -16,7 +16,7 @@
 #define NO_TRACE __attribute__((no_instrument_function))
 
 /* Far above what the program opens, so that none of it closes ours. */
-#define TRACE_FD_MIN	900
+#define TRACE_FD_MIN 900
 
 void __cyg_profile_func_enter(void *fn, void *site) NO_TRACE;
 void __cyg_profile_func_exit(void *fn, void *site) NO_TRACE;
@@ -31,8 +31,8 @@ trace_open(void)
 	int fd, high;
 
 	if (path == NULL ||
-	    (fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-	    0644)) < 0)
+	    (fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) <
+		0)
 		return -1;
 	if ((high = fcntl(fd, F_DUPFD_CLOEXEC, TRACE_FD_MIN)) >= 0) {
 		close(fd);

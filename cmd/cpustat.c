@@ -52,8 +52,8 @@ start_workers(struct cpustat *cs, const cpu_set_t *cpus)
 		pthread_cond_init(&w->soak_cv, NULL);
 		if ((w->grp = setgrp_clone(cs->specs)) == NULL)
 			return -1;
-		if (cs->opt.soak && pthread_create(&w->soaker, NULL,
-		    cpu_soaker_main, w) == 0)
+		if (cs->opt.soak &&
+		    pthread_create(&w->soaker, NULL, cpu_soaker_main, w) == 0)
 			w->soaker_started = true;
 	}
 	cs->nworkers = n;
@@ -132,7 +132,11 @@ print_totals(struct cpustat *cs)
 {
 	setgrp_t *acc = setgrp_accumulator(cs->specs);
 	struct out_row row = {
-		.label = "total", .pid = -1, .lwp = -1, .tid = -1, .cpu = -1,
+		.label = "total",
+		.pid = -1,
+		.lwp = -1,
+		.tid = -1,
+		.cpu = -1,
 	};
 	const struct set_counts *total;
 	char partial[64];
@@ -151,8 +155,10 @@ print_totals(struct cpustat *cs)
 		row.not_counted = row.ncpus == 0 ? never_counted(cs, s) : NULL;
 		row.partial = NULL;
 		if (row.ncpus > 0 && row.ncpus < cs->nworkers) {
-			snprintf(partial, sizeof(partial), "%d of %d CPUs not "
-			    "counted", cs->nworkers - row.ncpus, cs->nworkers);
+			snprintf(partial, sizeof(partial),
+			    "%d of %d CPUs not "
+			    "counted",
+			    cs->nworkers - row.ncpus, cs->nworkers);
 			row.partial = partial;
 		}
 		total = setgrp_total(acc, s);
@@ -232,11 +238,13 @@ run(struct cpustat *cs)
 	sigset_t sigs;
 	int cpu;
 
-	if (cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus :
-	    NULL) != 0 || CPU_COUNT(&cpus) == 0) {
-		diag(NULL, "no CPU to measure: none is online and in this "
-		    "process's affinity mask%s\n", cs->opt.have_cpus ?
-		    " and --cpus" : "");
+	if (cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus : NULL) !=
+		0 ||
+	    CPU_COUNT(&cpus) == 0) {
+		diag(NULL,
+		    "no CPU to measure: none is online and in this "
+		    "process's affinity mask%s\n",
+		    cs->opt.have_cpus ? " and --cpus" : "");
 		return 1;
 	}
 	/* Every request is tried on a CPU to be measured, before any bind. */

@@ -20,59 +20,57 @@
 
 /* The command line. */
 struct cpustat_opts {
-	unsigned	 interval_ms;
-	unsigned long	 count;		/* intervals (-p: cycles); 0: no end */
-	long		 rest_ms;	/* -p: rest after each cycle, or -1 */
-	bool		 soak;
-	char		 timestamp;	/* 0, 'u' or 'd' */
+	unsigned interval_ms;
+	unsigned long count; /* intervals (-p: cycles); 0: no end */
+	long rest_ms;	     /* -p: rest after each cycle, or -1 */
+	bool soak;
+	char timestamp; /* 0, 'u' or 'd' */
 	/* -n, -t, --format, --output, --output-fd, --listen */
 	struct out_config out;
-	bool		 have_cpus;
-	cpu_set_t	 cpus;		/* --cpus */
-	bool		 shared;	/* --shared: the PMU is not held */
+	bool have_cpus;
+	cpu_set_t cpus; /* --cpus */
+	bool shared;	/* --shared: the PMU is not held */
 };
 
 struct cpustat;
 
 /* One measured CPU: its sampling thread, its sets, and its soaker. */
 struct cpu_worker {
-	struct cpustat	*cs;
-	int		 cpu;
-	pthread_t	 thread;
-	bool		 started;
-	setgrp_t	*grp;
-	int		 status;	/* 0 ok, 3 bind or sample failed */
-	pthread_t	 soaker;
-	bool		 soaker_started;
-	bool		 soak;		/* a system-only set is bound */
-	bool		 soaker_exit;
-	pthread_mutex_t	 soak_lock;
-	pthread_cond_t	 soak_cv;
+	struct cpustat *cs;
+	int cpu;
+	pthread_t thread;
+	bool started;
+	setgrp_t *grp;
+	int status; /* 0 ok, 3 bind or sample failed */
+	pthread_t soaker;
+	bool soaker_started;
+	bool soak; /* a system-only set is bound */
+	bool soaker_exit;
+	pthread_mutex_t soak_lock;
+	pthread_cond_t soak_cv;
 };
 
 struct cpustat {
-	cpc_t		*cpc;
-	setgrp_t	*specs;		/* the -c specs (master group) */
+	cpc_t *cpc;
+	setgrp_t *specs; /* the -c specs (master group) */
 	struct cpustat_opts opt;
-	struct output	*out;
-	hrtime_t	 start;		/* the samples' common schedule starts */
-	pthread_mutex_t	 out_lock;
-	pthread_mutex_t	 stop_lock;
-	pthread_cond_t	 stop_cv;
-	bool		 stop;
-	int		 running;	/* workers not yet finished */
-	pthread_t	 main_thread;
+	struct output *out;
+	hrtime_t start; /* the samples' common schedule starts */
+	pthread_mutex_t out_lock;
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cv;
+	bool stop;
+	int running; /* workers not yet finished */
+	pthread_t main_thread;
 	struct cpu_worker *workers;
-	int		 nworkers;
-	bool		 hint_given;
-	bool		 write_failed;	/* said once, run stopped */
+	int nworkers;
+	bool hint_given;
+	bool write_failed; /* said once, run stopped */
 };
 
 /* cpustat_opts.c: false when the run is over, with *status to exit with. */
-bool cpustat_options(struct cpustat *cs, int argc, char **argv,
-    int *status);
-void cpustat_errhndlr(const char *fn, int subcode, const char *fmt,
-    va_list ap);
+bool cpustat_options(struct cpustat *cs, int argc, char **argv, int *status);
+void cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 
 /*
  * cpustat_cpu.c: the threads; sleeping until a sample time (true when the

@@ -23,13 +23,13 @@
 #include "cpustat.h"
 #include "diag.h"
 
-#define NSEC	1000000000LL
-#define MSEC	1000000LL
+#define NSEC 1000000000LL
+#define MSEC 1000000LL
 
 /* A CPU's schedule: the sample time awaited, and where in a -p cycle. */
 struct schedule {
-	hrtime_t	 next;
-	unsigned long	 in_cycle;	/* sample times of this cycle so far */
+	hrtime_t next;
+	unsigned long in_cycle; /* sample times of this cycle so far */
 };
 
 /*
@@ -110,11 +110,13 @@ cpu_soaker_main(void *arg)
 	CPU_ZERO(&one);
 	CPU_SET(w->cpu, &one);
 	if (sched_setaffinity(0, sizeof(one), &one) != 0)
-		diag(NULL, "couldn't bind soaker thread to cpu%d: %s\n",
-		    w->cpu, strerror(errno));
+		diag(NULL, "couldn't bind soaker thread to cpu%d: %s\n", w->cpu,
+		    strerror(errno));
 	if (sched_setscheduler(0, SCHED_IDLE, &none) != 0)
-		diag(NULL, "couldn't put soaker thread in the idle "
-		    "scheduling class: %s\n", strerror(errno));
+		diag(NULL,
+		    "couldn't put soaker thread in the idle "
+		    "scheduling class: %s\n",
+		    strerror(errno));
 	for (;;) {
 		pthread_mutex_lock(&w->soak_lock);
 		while (!w->soak && !w->soaker_exit)
@@ -138,10 +140,18 @@ emit_row(struct cpu_worker *w, int s, unsigned long n)
 	struct cpustat *cs = w->cs;
 	const struct set_counts *c = setgrp_slice(w->grp, s);
 	struct out_row row = {
-		.label = n > 1 ? "gap" : "tick", .pid = -1, .lwp = -1,
-		.tid = -1, .cpu = w->cpu, .ncpus = -1, .setno = s,
-		.intervals = n, .when = c->when, .values = c->values,
-		.tick = c->tick, .enabled_ns = c->times.enabled_ns,
+		.label = n > 1 ? "gap" : "tick",
+		.pid = -1,
+		.lwp = -1,
+		.tid = -1,
+		.cpu = w->cpu,
+		.ncpus = -1,
+		.setno = s,
+		.intervals = n,
+		.when = c->when,
+		.values = c->values,
+		.tick = c->tick,
+		.enabled_ns = c->times.enabled_ns,
 		.running_ns = c->times.running_ns,
 	};
 
@@ -174,16 +184,19 @@ hint_cpu_error(struct cpustat *cs, int err)
 	if (cs->hint_given)
 		return;
 	if (err == EACCES || err == EPERM) {
-		diag(NULL, "system-wide counting needs root, CAP_PERFMON or "
+		diag(NULL,
+		    "system-wide counting needs root, CAP_PERFMON or "
 		    "CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 0 "
-		    "(it is %d)\n", sysctl_int(
-		    "/proc/sys/kernel/perf_event_paranoid", -9));
+		    "(it is %d)\n",
+		    sysctl_int("/proc/sys/kernel/perf_event_paranoid", -9));
 	} else if (err == EAGAIN) {
-		diag(NULL, "another CPU-wide counter holds the PMU%s; "
+		diag(NULL,
+		    "another CPU-wide counter holds the PMU%s; "
 		    "--shared counts beside it\n",
 		    sysctl_int("/proc/sys/kernel/nmi_watchdog", 0) > 0 ?
-		    " (the kernel's NMI watchdog keeps one on every CPU: "
-		    "sysctl kernel.nmi_watchdog=0 frees it)" : "");
+			" (the kernel's NMI watchdog keeps one on every CPU: "
+			"sysctl kernel.nmi_watchdog=0 frees it)" :
+			"");
 	} else
 		return;
 	cs->hint_given = true;
@@ -254,8 +267,8 @@ rest(struct cpu_worker *w, const struct schedule *sch)
 	if (setgrp_rotate(w->grp) != 0)
 		return cpu_lost(w, errno) ? 1 : -1;
 	set_soak(w, false);
-	if (cpustat_wait_until(cs, sch->next -
-	    (hrtime_t)cs->opt.interval_ms * MSEC))
+	if (cpustat_wait_until(
+		cs, sch->next - (hrtime_t)cs->opt.interval_ms * MSEC))
 		return 1;
 	(void)schedule_advance(cs, &after);
 	if (output_now() < after.next && setgrp_rebase(w->grp) != 0)
@@ -280,8 +293,8 @@ sample_once(struct cpu_worker *w, struct schedule *sch, unsigned long *left)
 
 	if ((r = take_sample(w)) != 0)
 		return r;
-	n = schedule_catch_up(w->cs, sch, *left,
-	    setgrp_slice(w->grp, measured)->when);
+	n = schedule_catch_up(
+	    w->cs, sch, *left, setgrp_slice(w->grp, measured)->when);
 	if (w->cs->opt.count != 0)
 		*left -= n;
 	emit_row(w, measured, n);
@@ -367,7 +380,8 @@ bool
 cpustat_wait_until(struct cpustat *cs, hrtime_t when)
 {
 	struct timespec ts = {
-		.tv_sec = (time_t)(when / NSEC), .tv_nsec = (long)(when % NSEC),
+		.tv_sec = (time_t)(when / NSEC),
+		.tv_nsec = (long)(when % NSEC),
 	};
 	bool stop;
 

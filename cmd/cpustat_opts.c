@@ -16,11 +16,9 @@
 
 enum { OPT_CPUS = CMDLINE_OWN, OPT_SHARED };
 
-static const struct option own_options[] = {
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "shared", no_argument, NULL, OPT_SHARED },
-	{ NULL, 0, NULL, 0 }
-};
+static const struct option own_options[] = { { "cpus", required_argument, NULL,
+						 OPT_CPUS },
+	{ "shared", no_argument, NULL, OPT_SHARED }, { NULL, 0, NULL, 0 } };
 
 static void
 usage(FILE *out)
@@ -94,8 +92,8 @@ parse_operands(struct cpustat_opts *o, int argc, char **argv)
 	if (argc > 2)
 		return false;
 	if (argc == 2) {
-		o->count = (unsigned long)strtonum(argv[1], 1, LLONG_MAX,
-		    &errstr);
+		o->count =
+		    (unsigned long)strtonum(argv[1], 1, LLONG_MAX, &errstr);
 		if (errstr != NULL) {
 			diag(NULL, "invalid argument \"%s\"\n", argv[1]);
 			return false;
@@ -170,11 +168,18 @@ bool
 cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
-		.tool = OUT_CPUSTAT, .optstring = ":Dc:hntT:sp:",
-		.options = own_options, .quote = '"',
-		.output_name = "--output", .stop_at_bad = true,
-		.numeric_operands = true, .usage = usage, .option = option,
-		.arg = cs, .cpc = cs->cpc, .specs = cs->specs,
+		.tool = OUT_CPUSTAT,
+		.optstring = ":Dc:hntT:sp:",
+		.options = own_options,
+		.quote = '"',
+		.output_name = "--output",
+		.stop_at_bad = true,
+		.numeric_operands = true,
+		.usage = usage,
+		.option = option,
+		.arg = cs,
+		.cpc = cs->cpc,
+		.specs = cs->specs,
 	};
 
 	if (!cmdline_parse(&cl, argc, argv, status))

@@ -94,7 +94,7 @@ got_it_too(pid_t pid, int sig, int si_code)
 		return false;
 	while (!got && fgets(line, sizeof(line), f) != NULL)
 		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
-		    sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+			sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
 		    (mask & (1ULL << (sig - 1))))
 			got = true;
 	fclose(f);
@@ -103,8 +103,7 @@ got_it_too(pid_t pid, int sig, int si_code)
 
 /* SIGHUP, SIGINT, SIGQUIT or SIGTERM during the run: see the top. */
 int
-cputrack_signal(struct cputrack *ct, int sig, int si_code,
-    bool target_has_it)
+cputrack_signal(struct cputrack *ct, int sig, int si_code, bool target_has_it)
 {
 	if (ct->opt.pid != 0)
 		return 1;

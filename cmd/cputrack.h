@@ -27,15 +27,15 @@ enum track_engine { ENGINE_PTRACE, ENGINE_BPF, ENGINE_AUTO };
 
 /* The command line. */
 struct cputrack_opts {
-	unsigned	 interval_ms;
-	unsigned	 nsamples;	/* 0: unlimited */
-	bool		 follow_exec;
-	bool		 strict_exec;	/* no exec followed without -e */
-	bool		 pass_status;	/* exit with the command's status */
-	bool		 follow_fork;
-	bool		 verbose;
-	pid_t		 pid;		/* -p, or 0 */
-	char		**command;	/* the command to start, or NULL */
+	unsigned interval_ms;
+	unsigned nsamples; /* 0: unlimited */
+	bool follow_exec;
+	bool strict_exec; /* no exec followed without -e */
+	bool pass_status; /* exit with the command's status */
+	bool follow_fork;
+	bool verbose;
+	pid_t pid;	/* -p, or 0 */
+	char **command; /* the command to start, or NULL */
 	/* -n, -t, --format, -o/--output, --output-fd, --listen */
 	struct out_config out;
 	enum track_engine engine;
@@ -46,29 +46,28 @@ struct tlwp;
 
 /* The run. */
 struct cputrack {
-	cpc_t		*cpc;
-	setgrp_t	*specs;		/* the -c specs (master group) */
-	int		 nsets;		/* how many, once the options are read */
-	struct output	*out;
+	cpc_t *cpc;
+	setgrp_t *specs; /* the -c specs (master group) */
+	int nsets;	 /* how many, once the options are read */
+	struct output *out;
 	struct cputrack_opts opt;
-	pid_t		 target;	/* the command's or -p's pid, or 0 */
-	pctx_t		*root;		/* ptrace: the target's context */
-	LIST_HEAD(, tlwp) lwps;		/* ptrace: the LWPs counting now */
-	struct bpf_track *bpf;		/* the BPF engine, when it counts */
-	int		 command_status; /* the started command's exit status
-					   (128 + signal), or -1 */
-	int		 stop_signal;	/* the signal that cut the run short */
-	int		 stop_count;
-	bool		 counted;	/* some LWP's counters were bound */
-	bool		 uncounted;	/* a process was not followed: exit 1 */
-	bool		 write_failed;
-	bool		 reader_gone;	/* no more rows can go out: the run
-					   ends (EPIPE, or write_failed) */
+	pid_t target;		/* the command's or -p's pid, or 0 */
+	pctx_t *root;		/* ptrace: the target's context */
+	LIST_HEAD(, tlwp) lwps; /* ptrace: the LWPs counting now */
+	struct bpf_track *bpf;	/* the BPF engine, when it counts */
+	int command_status;	/* the started command's exit status
+				  (128 + signal), or -1 */
+	int stop_signal;	/* the signal that cut the run short */
+	int stop_count;
+	bool counted;	/* some LWP's counters were bound */
+	bool uncounted; /* a process was not followed: exit 1 */
+	bool write_failed;
+	bool reader_gone; /* no more rows can go out: the run
+			     ends (EPIPE, or write_failed) */
 };
 
 /* cputrack_opts.c: false when the run is over, with *status to exit with. */
-bool cputrack_options(struct cputrack *ct, int argc, char **argv,
-    int *status);
+bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
 
 /*
  * cputrack.c, for the engines. A signal that came before the target was
@@ -81,17 +80,17 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv,
  */
 int cputrack_early_signal(void);
 void cputrack_title(struct cputrack *ct);
-int cputrack_signal(struct cputrack *ct, int sig, int si_code,
-    bool target_has_it);
+int cputrack_signal(
+    struct cputrack *ct, int sig, int si_code, bool target_has_it);
 void cputrack_flush(struct cputrack *ct);
 
 /* cputrack_rows.c: the rows both engines print. */
 struct row_lwp {
-	pid_t		 pid;
-	id_t		 lwpid;
-	pid_t		 tid;
-	const char	*comm;	/* its process's name, or NULL: read from
-				   /proc when the output needs it */
+	pid_t pid;
+	id_t lwpid;
+	pid_t tid;
+	const char *comm; /* its process's name, or NULL: read from
+			     /proc when the output needs it */
 };
 
 void row_counts(struct cputrack *ct, const struct row_lwp *who,
@@ -113,12 +112,12 @@ void row_exec(struct cputrack *ct, const struct row_lwp *who,
     const setgrp_t *acc, const char *args, const char *image_comm,
     const char *partial);
 /* A fork marker, at when (0: now). */
-void row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child,
-    hrtime_t when);
+void row_fork(
+    struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child, hrtime_t when);
 
 enum exec_follow {
-	EXEC_FOLLOWED,		/* -e */
-	EXEC_FOLLOWED_EARLY,	/* the started command, before its first sample */
+	EXEC_FOLLOWED,	     /* -e */
+	EXEC_FOLLOWED_EARLY, /* the started command, before its first sample */
 	EXEC_NOT_FOLLOWED
 };
 hrtime_t exec_grace_ns(const struct cputrack *ct);

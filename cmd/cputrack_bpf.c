@@ -34,53 +34,53 @@
 
 /* A tracked process. */
 struct bproc {
-	RB_ENTRY(bproc)	 node;
-	pid_t		 pid;
-	unsigned	 seq;		/* its rows come in this order */
-	setgrp_t	*acc;		/* its image's LWPs that ended */
-	id_t		 next_lwpid;
-	struct row_lwp	 leader;	/* its exit row's LWP */
-	unsigned	 remaining;	/* -N: ticks left; 0: unlimited */
-	bool		 started;	/* the command cputrack started */
-	bool		 sampled;	/* a tick has come */
-	bool		 early;		/* its execs followed without -e */
-	char		 comm[16];	/* its image's name, for rows: read
-					   when it is first seen, and at exec */
+	RB_ENTRY(bproc) node;
+	pid_t pid;
+	unsigned seq;  /* its rows come in this order */
+	setgrp_t *acc; /* its image's LWPs that ended */
+	id_t next_lwpid;
+	struct row_lwp leader; /* its exit row's LWP */
+	unsigned remaining;    /* -N: ticks left; 0: unlimited */
+	bool started;	       /* the command cputrack started */
+	bool sampled;	       /* a tick has come */
+	bool early;	       /* its execs followed without -e */
+	char comm[16];	       /* its image's name, for rows: read
+				  when it is first seen, and at exec */
 };
 
 /* A tracked LWP: an accumulator clone fed with the engine's counts. */
 struct bthread {
 	RB_ENTRY(bthread) node;
-	pid_t		 tid;
-	struct bproc	*proc;
-	id_t		 lwpid;
-	setgrp_t	*grp;
-	uint32_t	 turns;		/* a bit per set that counted for it */
-	bool		 made;		/* made by a tracked thread: its
-					   lwp_create row is due */
+	pid_t tid;
+	struct bproc *proc;
+	id_t lwpid;
+	setgrp_t *grp;
+	uint32_t turns; /* a bit per set that counted for it */
+	bool made;	/* made by a tracked thread: its
+			   lwp_create row is due */
 };
 
 RB_HEAD(bproc_tree, bproc);
 RB_HEAD(bthread_tree, bthread);
 
 struct bpf_track {
-	struct cputrack	*ct;
-	struct bpfeng	*eng;
+	struct cputrack *ct;
+	struct bpfeng *eng;
 	struct bproc_tree procs;
 	struct bthread_tree threads;
-	unsigned	 nprocs;	/* ever tracked */
-	int		 current;	/* the set counting now */
-	hrtime_t	 tick_when;
-	hrtime_t	 grace_end;	/* the started command's early execs */
-	uint64_t	*zeros;		/* a set's values at an LWP's start */
-	struct bthread	**ticked;	/* a tick's rows, put in order */
-	size_t		 nticked, room;
-	int		 sigfd, timerfd;
-	bool		 begun;		/* the title is out */
-	bool		 ended;		/* the run is over */
-	int		 status;
-	bool		 lost_said;
-	char		 why[BPFENG_WHY_LEN];
+	unsigned nprocs; /* ever tracked */
+	int current;	 /* the set counting now */
+	hrtime_t tick_when;
+	hrtime_t grace_end;	 /* the started command's early execs */
+	uint64_t *zeros;	 /* a set's values at an LWP's start */
+	struct bthread **ticked; /* a tick's rows, put in order */
+	size_t nticked, room;
+	int sigfd, timerfd;
+	bool begun; /* the title is out */
+	bool ended; /* the run is over */
+	int status;
+	bool lost_said;
+	char why[BPFENG_WHY_LEN];
 };
 
 static int
@@ -130,7 +130,7 @@ proc_new(struct bpf_track *bt, pid_t pid)
 	p->seq = bt->nprocs++;
 	p->next_lwpid = 1;
 	proc_comm(pid, p->comm, sizeof(p->comm));
-	p->leader = (struct row_lwp){ pid, 1, pid, p->comm };
+	p->leader = (struct row_lwp) { pid, 1, pid, p->comm };
 	p->remaining = ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0;
 	/* The first process is the command cputrack started, or -p's. */
 	p->started = p->seq == 0 && ct->opt.pid == 0;
@@ -152,7 +152,7 @@ proc_free(struct bpf_track *bt, struct bproc *p)
 {
 	struct bthread *t, *next;
 
-	RB_FOREACH_SAFE(t, bthread_tree, &bt->threads, next)
+	RB_FOREACH_SAFE (t, bthread_tree, &bt->threads, next)
 		if (t->proc == p)
 			thread_free(bt, t);
 	RB_REMOVE(bproc_tree, &bt->procs, p);
@@ -163,8 +163,8 @@ proc_free(struct bpf_track *bt, struct bproc *p)
 static struct row_lwp
 who_of(const struct bthread *t)
 {
-	return (struct row_lwp){ t->proc->pid, t->lwpid, t->tid,
-	    t->proc->comm };
+	return (
+	    struct row_lwp) { t->proc->pid, t->lwpid, t->tid, t->proc->comm };
 }
 
 /* The run is over: status (the worst one) to exit with. */
@@ -178,10 +178,10 @@ end_run(struct bpf_track *bt, int status)
 
 /* Counts the engine could not give: why, as the ptrace engine says it. */
 static void
-counts_missing(struct bpf_track *bt, const struct bthread *t,
-    const char *where)
+counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
 {
-	fprintf(stderr, "%6d: %s: lwp%d: can't access perf counters - "
+	fprintf(stderr,
+	    "%6d: %s: lwp%d: can't access perf counters - "
 	    "the BPF engine could not keep the thread\n",
 	    (int)t->proc->pid, where, (int)t->lwpid);
 	end_run(bt, 1);
@@ -200,9 +200,9 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 		if (!(t->turns & (1u << s)) ||
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
 			continue;
-		times = (struct set_times){ sc->enabled_ns, sc->running_ns };
-		setgrp_sample_counts(t->grp, s, sc->values, &times,
-		    (hrtime_t)when);
+		times = (struct set_times) { sc->enabled_ns, sc->running_ns };
+		setgrp_sample_counts(
+		    t->grp, s, sc->values, &times, (hrtime_t)when);
 	}
 }
 
@@ -214,7 +214,8 @@ lwp_final(struct bpf_track *bt, struct bthread *t)
 	struct row_lwp who = who_of(t);
 
 	if (bt->ct->opt.verbose)
-		row_counts(bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c));
+		row_counts(
+		    bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c));
 	setgrp_accumulate(t->proc->acc, t->grp);
 	if (t->tid == t->proc->pid)
 		t->proc->leader = who;
@@ -247,8 +248,8 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	RB_INSERT(bthread_tree, &bt->threads, t);
 	bt->ct->counted = true;
 	/* It starts from zero, as a bind shows it (-v), then and there. */
-	setgrp_sample_counts(t->grp, bt->current, bt->zeros, &no_time,
-	    (hrtime_t)when_ns);
+	setgrp_sample_counts(
+	    t->grp, bt->current, bt->zeros, &no_time, (hrtime_t)when_ns);
 	/* The target's first LWPs have theirs once the title is out. */
 	if (!bt->begun)
 		return;
@@ -289,21 +290,21 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 	 * only its fini.
 	 */
 	who = who_of(t);
-	if (tid != pid && !(flags & (BPFENG_EXIT_BY_EXEC |
-	    BPFENG_EXIT_NONZERO)))
+	if (tid != pid &&
+	    !(flags & (BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO)))
 		row_totals(bt->ct, &who, "lwp_exit", t->grp, NULL);
 	thread_free(bt, t);
 }
 
 static void
-on_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
-    uint64_t when_ns)
+on_fork(
+    void *arg, pid_t parent, pid_t parent_tid, pid_t child, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, parent_tid);
 
-	row_fork(bt->ct, parent, t != NULL ? t->lwpid : 1, child,
-	    (hrtime_t)when_ns);
+	row_fork(
+	    bt->ct, parent, t != NULL ? t->lwpid : 1, child, (hrtime_t)when_ns);
 }
 
 /*
@@ -317,11 +318,13 @@ exec_untraceable(struct bpf_track *bt, struct bproc *p)
 	pid_t pid = p->pid;
 	int s;
 
-	fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp1 - "
-	    "%s\n", (int)pid, strerror(EACCES));
+	fprintf(stderr,
+	    "%6d: init_lwp: can't bind perf counters to lwp1 - "
+	    "%s\n",
+	    (int)pid, strerror(EACCES));
 	for (s = 0; s < bt->ct->nsets; s++)
-		row_not_counted(bt->ct, &who, "init_lwp", s,
-		    "permission denied");
+		row_not_counted(
+		    bt->ct, &who, "init_lwp", s, "permission denied");
 	diag(NULL, "%d: execed a program that cannot be tracked\n", (int)pid);
 	bt->ct->uncounted = true;
 	proc_free(bt, p);
@@ -363,8 +366,10 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	row_exec(bt->ct, &who, p->acc, args, image, NULL);
 	setgrp_reset(p->acc);
-	exec_say(pid, args, !followed && !untraceable ? EXEC_NOT_FOLLOWED :
-	    bt->ct->opt.follow_exec ? EXEC_FOLLOWED : EXEC_FOLLOWED_EARLY);
+	exec_say(pid, args,
+	    !followed && !untraceable	? EXEC_NOT_FOLLOWED :
+		bt->ct->opt.follow_exec ? EXEC_FOLLOWED :
+					  EXEC_FOLLOWED_EARLY);
 	/*
 	 * The engine tells at the exec itself; ptrace's own check catches
 	 * what only a security module refuses.
@@ -397,7 +402,8 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 	row_totals(bt->ct, &p->leader, "exit", p->acc, NULL);
 	if (p->started)
 		bt->ct->command_status = WIFSIGNALED(status) ?
-		    128 + WTERMSIG(status) : WEXITSTATUS(status);
+		    128 + WTERMSIG(status) :
+		    WEXITSTATUS(status);
 	/* Said of a process that a signal ended, as libpctx says it. */
 	if (WIFSIGNALED(status))
 		diag("run", "%d: process terminated\n", (int)pid);
@@ -426,12 +432,14 @@ static void
 request_refused(struct bpf_track *bt, const char *event, int err)
 {
 	if (err == ENOTSUP)
-		snprintf(bt->why, sizeof(bt->why), "'%s' is counted only by "
+		snprintf(bt->why, sizeof(bt->why),
+		    "'%s' is counted only by "
 		    "the ptrace engine (a derived event, a sum of several, or "
-		    "an overflow request)", event);
+		    "an overflow request)",
+		    event);
 	else
-		snprintf(bt->why, sizeof(bt->why), "'%s': %s", event,
-		    strerror(err));
+		snprintf(
+		    bt->why, sizeof(bt->why), "'%s': %s", event, strerror(err));
 }
 
 /* Set s as the engine takes it: libcpc gives each request's attributes. */
@@ -461,7 +469,7 @@ engine_set(struct bpf_track *bt, int s, struct bpfeng_set *out)
 		}
 	}
 	(void)cpc_set_destroy(bt->ct->cpc, set);
-	*out = (struct bpfeng_set){ attrs, names, spec->nreqs };
+	*out = (struct bpfeng_set) { attrs, names, spec->nreqs };
 	return err == 0 ? 0 : -1;
 }
 
@@ -510,8 +518,9 @@ engine_open(struct bpf_track *bt, bool quiet)
 		if (engine_set(bt, s, &sets[s]) != 0)
 			break;
 	(void)cpc_seterrhndlr(ct->cpc, diag_errhndlr);
-	if (s == n && (bt->eng = bpfeng_open(ct->cpc, sets, n, flags,
-	    &track_ops, bt, bt->why, sizeof(bt->why))) != NULL)
+	if (s == n &&
+	    (bt->eng = bpfeng_open(ct->cpc, sets, n, flags, &track_ops, bt,
+		 bt->why, sizeof(bt->why))) != NULL)
 		ret = 0;
 	sets_free(sets, s < n ? s + 1 : n);
 	return ret;
@@ -522,7 +531,7 @@ track_free(struct bpf_track *bt)
 {
 	struct bproc *p, *next;
 
-	RB_FOREACH_SAFE(p, bproc_tree, &bt->procs, next)
+	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
 		proc_free(bt, p);
 	if (bt->sigfd >= 0)
 		close(bt->sigfd);
@@ -554,16 +563,20 @@ bpf_track_open(struct cputrack *ct, bool quiet)
 		log = bpfeng_verifier_log();
 		if (quiet)
 			diag_debug("the BPF engine cannot count here (%s): "
-			    "counting with ptrace\n", bt->why);
+				   "counting with ptrace\n",
+			    bt->why);
 		else
 			diag(NULL, "--engine=bpf: %s%s\n", bt->why,
 			    log != NULL ? " (-D prints the verifier's whole "
-			    "log)" : "");
+					  "log)" :
+					  "");
 		if (log != NULL)
 			diag_debug("the kernel verifier's whole log, for a "
-			    "report:\n%s%s", log,
+				   "report:\n%s%s",
+			    log,
 			    log[0] != '\0' && log[strlen(log) - 1] == '\n' ?
-			    "" : "\n");
+				"" :
+				"\n");
 		track_free(bt);
 		return status;
 	}
@@ -609,15 +622,15 @@ open_timer(struct bpf_track *bt)
 	its.it_interval.tv_sec = ms / 1000;
 	its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000;
 	its.it_value = its.it_interval;
-	if ((bt->timerfd = timerfd_create(CLOCK_MONOTONIC,
-	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0 ||
+	if ((bt->timerfd = timerfd_create(
+		 CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0 ||
 	    timerfd_settime(bt->timerfd, 0, &its, NULL) != 0)
 		return -1;
 	return 0;
 }
 
 /* A kernel thread, in /proc/PID/stat's flags. */
-#define PF_KTHREAD	0x00200000
+#define PF_KTHREAD 0x00200000
 
 /*
  * The refusals of a capture, said as the ptrace engine says them. A
@@ -673,24 +686,25 @@ start_target(struct bpf_track *bt)
 		if (!may_trace(ct->opt.pid)) {
 			diag(NULL, "pid %d: %s\n", (int)ct->opt.pid,
 			    errno == EPERM ? "permission denied" :
-			    strerror(errno));
+					     strerror(errno));
 			diag(NULL, "failed to capture pid %d\n",
 			    (int)ct->opt.pid);
 			trace_refusal_hint(ct->opt.pid);
 			return -1;
 		}
-		if (bpfeng_attach(bt->eng, ct->opt.pid, bt->why,
-		    sizeof(bt->why)) != 0) {
+		if (bpfeng_attach(
+			bt->eng, ct->opt.pid, bt->why, sizeof(bt->why)) != 0) {
 			diag(NULL, "%s\n", bt->why);
 			goto no_capture;
 		}
 		ct->target = ct->opt.pid;
 		return 0;
 	}
-	if ((pid = bpfeng_start(bt->eng, ct->opt.command, bt->why,
-	    sizeof(bt->why))) < 0) {
+	if ((pid = bpfeng_start(
+		 bt->eng, ct->opt.command, bt->why, sizeof(bt->why))) < 0) {
 		diag(NULL, "%s\n", bt->why);
-		diag(NULL, "failed to start program '%s'\n", ct->opt.command[0]);
+		diag(
+		    NULL, "failed to start program '%s'\n", ct->opt.command[0]);
 		return -1;
 	}
 	ct->target = pid;
@@ -772,9 +786,9 @@ on_tick(void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *counts)
 		counts_missing(bt, t, "tick");
 		return;
 	}
-	times = (struct set_times){ sc->enabled_ns, sc->running_ns };
-	setgrp_sample_counts(t->grp, bt->current, sc->values, &times,
-	    bt->tick_when);
+	times = (struct set_times) { sc->enabled_ns, sc->running_ns };
+	setgrp_sample_counts(
+	    t->grp, bt->current, sc->values, &times, bt->tick_when);
 	ticked_add(bt, t);
 }
 
@@ -795,8 +809,7 @@ static void
 sort_ticked(struct bpf_track *bt)
 {
 	if (bt->nticked > 1)
-		qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked),
-		    tick_order);
+		qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked), tick_order);
 }
 
 /*
@@ -810,12 +823,12 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 	struct bproc *p, *next;
 	uint64_t skipped = expirations - 1;
 
-	RB_FOREACH_SAFE(p, bproc_tree, &bt->procs, next) {
+	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next) {
 		p->sampled = true;
 		if (p->remaining == 0)
 			continue;
 		p->remaining -= skipped < p->remaining - 1 ? (unsigned)skipped :
-		    p->remaining - 1;
+							     p->remaining - 1;
 		if (--p->remaining == 0) {
 			bpfeng_untrack(bt->eng, p->pid);
 			proc_free(bt, p);
@@ -842,8 +855,8 @@ tick_rows(struct bpf_track *bt, int next)
 		return -1;
 	bt->nticked = 0;
 	bt->tick_when = output_now();
-	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why,
-	    sizeof(bt->why)) != 0) {
+	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why, sizeof(bt->why)) !=
+	    0) {
 		engine_failed(bt);
 		return -1;
 	}
@@ -866,7 +879,7 @@ tick(struct bpf_track *bt, uint64_t expirations)
 
 	if (tick_rows(bt, next) != 0)
 		return;
-	RB_FOREACH(t, bthread_tree, &bt->threads) {
+	RB_FOREACH (t, bthread_tree, &bt->threads) {
 		setgrp_set_current(t->grp, next);
 		t->turns |= 1u << next;
 	}
@@ -882,7 +895,7 @@ tick(struct bpf_track *bt, uint64_t expirations)
  * next step: the engine saw whether it was, and it is not sent again.
  * The wait for the kill's other half is bounded and happens once.
  */
-#define SIGNAL_PAIR_MS	100
+#define SIGNAL_PAIR_MS 100
 
 static void
 take_signals(struct bpf_track *bt)
@@ -894,9 +907,9 @@ take_signals(struct bpf_track *bt)
 		has_it = si.ssi_code <= 0 && si.ssi_pid != 0 &&
 		    bt->ct->opt.pid == 0 && bt->ct->stop_count == 0 &&
 		    bpfeng_command_signaled(bt->eng, (int)si.ssi_signo,
-		    (pid_t)si.ssi_pid, SIGNAL_PAIR_MS);
-		if (cputrack_signal(bt->ct, (int)si.ssi_signo, si.ssi_code,
-		    has_it) == 0)
+			(pid_t)si.ssi_pid, SIGNAL_PAIR_MS);
+		if (cputrack_signal(
+			bt->ct, (int)si.ssi_signo, si.ssi_code, has_it) == 0)
 			continue;
 		/*
 		 * A captured process is let go between ticks: what was
@@ -920,8 +933,8 @@ poll_timeout(const struct bpf_track *bt)
 	left = bt->grace_end - output_now();
 	if (left <= 0)
 		return 0;
-	return left / 1000000 < BPFENG_READ_MS ?
-	    (int)(left / 1000000) + 1 : BPFENG_READ_MS;
+	return left / 1000000 < BPFENG_READ_MS ? (int)(left / 1000000) + 1 :
+						 BPFENG_READ_MS;
 }
 
 /*
@@ -940,7 +953,7 @@ begin(struct bpf_track *bt)
 	cputrack_title(bt->ct);
 	bt->begun = true;
 	bt->nticked = 0;
-	RB_FOREACH(t, bthread_tree, &bt->threads)
+	RB_FOREACH (t, bthread_tree, &bt->threads)
 		ticked_add(bt, t);
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++) {
@@ -974,12 +987,12 @@ loop(struct bpf_track *bt)
 		}
 		if (fds[1].revents & POLLIN)
 			take_signals(bt);
-		if (!bt->ended && bpfeng_dispatch(bt->eng, bt->why,
-		    sizeof(bt->why)) != 0)
+		if (!bt->ended &&
+		    bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 			engine_failed(bt);
 		if (!bt->ended && (fds[2].revents & POLLIN) &&
 		    read(bt->timerfd, &expirations, sizeof(expirations)) ==
-		    (ssize_t)sizeof(expirations))
+			(ssize_t)sizeof(expirations))
 			tick(bt, expirations);
 		if (bt->grace_end != 0 && output_now() >= bt->grace_end)
 			grace_over(bt);
@@ -1001,7 +1014,8 @@ note_hidden(const struct bpf_track *bt)
 	uint64_t n = bpfeng_hidden_switches(bt->eng);
 
 	if (n > 0)
-		diag_debug("note: the kernel hid %llu switches out of a task it "
+		diag_debug(
+		    "note: the kernel hid %llu switches out of a task it "
 		    "does not trace; what that task counted went to the "
 		    "tracked thread that ran next on its CPU\n",
 		    (unsigned long long)n);
@@ -1045,7 +1059,7 @@ bpf_let_go(struct cputrack *ct)
 
 	if (bt == NULL)
 		return;
-	RB_FOREACH(p, bproc_tree, &bt->procs)
+	RB_FOREACH (p, bproc_tree, &bt->procs)
 		bpfeng_untrack(bt->eng, p->pid);
 	bpfeng_close(bt->eng);
 	track_free(bt);

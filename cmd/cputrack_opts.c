@@ -17,12 +17,11 @@
 
 enum { OPT_STRICT_EXEC = CMDLINE_OWN, OPT_ENGINE, OPT_PASS_STATUS };
 
-static const struct option own_options[] = {
-	{ "engine", required_argument, NULL, OPT_ENGINE },
+static const struct option own_options[] = { { "engine", required_argument,
+						 NULL, OPT_ENGINE },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
-	{ NULL, 0, NULL, 0 }
-};
+	{ NULL, 0, NULL, 0 } };
 
 static void
 usage(FILE *out)
@@ -89,8 +88,10 @@ parse_interval(struct cputrack_opts *o, bool *bad, const char *arg)
 	/* !(secs >= 0) also refuses "nan". */
 	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
 	    secs * 1000 > (double)UINT_MAX || (secs > 0 && secs < 0.001)) {
-		diag(NULL, "invalid interval '%s' (0, or from 0.001 to %u "
-		    "seconds)\n", arg, UINT_MAX / 1000);
+		diag(NULL,
+		    "invalid interval '%s' (0, or from 0.001 to %u "
+		    "seconds)\n",
+		    arg, UINT_MAX / 1000);
 		*bad = true;
 		return;
 	}
@@ -98,8 +99,8 @@ parse_interval(struct cputrack_opts *o, bool *bad, const char *arg)
 }
 
 static long long
-parse_number(bool *bad, const char *what, const char *arg,
-    long long min, long long max)
+parse_number(
+    bool *bad, const char *what, const char *arg, long long min, long long max)
 {
 	const char *errstr;
 	long long n = strtonum(arg, min, max, &errstr);
@@ -136,8 +137,8 @@ option(void *arg, int c, const char *value, bool *bad)
 		parse_interval(o, bad, value);
 		break;
 	case 'N':
-		o->nsamples = (unsigned)parse_number(bad, "count", value, 0,
-		    UINT_MAX);
+		o->nsamples =
+		    (unsigned)parse_number(bad, "count", value, 0, UINT_MAX);
 		break;
 	case 'e':
 		o->follow_exec = true;
@@ -159,12 +160,14 @@ option(void *arg, int c, const char *value, bool *bad)
 		break;
 	case OPT_ENGINE:
 		if (parse_engine(value, &o->engine) != 0) {
-			diag(NULL, "invalid engine '%s' (ptrace, bpf or "
-			    "auto)\n", value);
+			diag(NULL,
+			    "invalid engine '%s' (ptrace, bpf or "
+			    "auto)\n",
+			    value);
 			*bad = true;
 		}
 		break;
-	case 'r':	/* the original accepts it, and ignores it: refused */
+	case 'r': /* the original accepts it, and ignores it: refused */
 		*bad = true;
 		break;
 	}
@@ -175,9 +178,15 @@ bool
 cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
-		.tool = OUT_CPUTRACK, .optstring = "+:T:N:Defhntvo:r:c:p:",
-		.options = own_options, .quote = '\'', .output_name = "-o",
-		.usage = usage, .option = option, .arg = ct, .cpc = ct->cpc,
+		.tool = OUT_CPUTRACK,
+		.optstring = "+:T:N:Defhntvo:r:c:p:",
+		.options = own_options,
+		.quote = '\'',
+		.output_name = "-o",
+		.usage = usage,
+		.option = option,
+		.arg = ct,
+		.cpc = ct->cpc,
 		.specs = ct->specs,
 	};
 

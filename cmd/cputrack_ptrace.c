@@ -24,18 +24,18 @@
 
 /* A tracked process: the totals of its current image's LWPs that ended. */
 struct tproc {
-	struct cputrack	*ct;
-	pid_t		 pid;
-	setgrp_t	*acc;
-	bool		 started;	/* the command cputrack started */
-	bool		 forked;	/* a child followed with -f */
-	bool		 lost;		/* said that it cannot be followed */
-	bool		 sampled;	/* a tick has come */
-	hrtime_t	 born;		/* when tracking began */
-	char		 comm[16];	/* its image's name, for rows: read
-					   while it is there to read */
-	int		 uncounted;	/* LWPs of the image left uncounted */
-	char		 partial[96];	/* what the totals leave out */
+	struct cputrack *ct;
+	pid_t pid;
+	setgrp_t *acc;
+	bool started;	  /* the command cputrack started */
+	bool forked;	  /* a child followed with -f */
+	bool lost;	  /* said that it cannot be followed */
+	bool sampled;	  /* a tick has come */
+	hrtime_t born;	  /* when tracking began */
+	char comm[16];	  /* its image's name, for rows: read
+			     while it is there to read */
+	int uncounted;	  /* LWPs of the image left uncounted */
+	char partial[96]; /* what the totals leave out */
 };
 
 /*
@@ -44,11 +44,11 @@ struct tproc {
  * about it then finds it, rather than its process's record.
  */
 struct tlwp {
-	struct tproc	*proc;
-	struct row_lwp	 who;		/* its pid, lwpid and tid, for rows */
-	setgrp_t	*grp;		/* NULL: not counted */
-	bool		 finished;	/* its counts are final and summed */
-	bool		 listed;	/* in ct->lwps, while it counts */
+	struct tproc *proc;
+	struct row_lwp who; /* its pid, lwpid and tid, for rows */
+	setgrp_t *grp;	    /* NULL: not counted */
+	bool finished;	    /* its counts are final and summed */
+	bool listed;	    /* in ct->lwps, while it counts */
 	LIST_ENTRY(tlwp) counting;
 };
 
@@ -129,8 +129,8 @@ not_counted_rows(const struct tlwp *l, int err)
 	int s;
 
 	for (s = 0; s < setgrp_nsets(l->grp); s++)
-		row_not_counted(l->proc->ct, &l->who, "init_lwp", s,
-		    reason_of(err));
+		row_not_counted(
+		    l->proc->ct, &l->who, "init_lwp", s, reason_of(err));
 }
 
 /* What the process's totals leave out, or NULL. */
@@ -139,9 +139,10 @@ partial_of(struct tproc *p)
 {
 	if (p->uncounted == 0)
 		return NULL;
-	snprintf(p->partial, sizeof(p->partial), "%d LWP%s not counted "
-	    "(out of file descriptors)", p->uncounted,
-	    p->uncounted == 1 ? "" : "s");
+	snprintf(p->partial, sizeof(p->partial),
+	    "%d LWP%s not counted "
+	    "(out of file descriptors)",
+	    p->uncounted, p->uncounted == 1 ? "" : "s");
 	return p->partial;
 }
 
@@ -208,8 +209,10 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 			return 0;
 		}
 	}
-	fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp%d - "
-	    "%s\n", (int)p->pid, (int)l->who.lwpid, strerror(err));
+	fprintf(stderr,
+	    "%6d: init_lwp: can't bind perf counters to lwp%d - "
+	    "%s\n",
+	    (int)p->pid, (int)l->who.lwpid, strerror(err));
 	not_counted_rows(l, err);
 	if (p->forked && l->who.lwpid == 1)
 		child_lost(p->ct, p, p->pid);
@@ -234,8 +237,8 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return -1;
 	}
 	l->proc = p;
-	l->who = (struct row_lwp){ pid, lwpid, pctx_lwp_tid(pctx, lwpid),
-	    p->comm };
+	l->who =
+	    (struct row_lwp) { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm };
 	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
@@ -258,8 +261,8 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)lwpid;
 	if (l->grp == NULL)
 		return 0;
-	row_counts(l->proc->ct, &l->who, "lwp_create", 0,
-	    setgrp_total(l->grp, 0));
+	row_counts(
+	    l->proc->ct, &l->who, "lwp_create", 0, setgrp_total(l->grp, 0));
 	return 0;
 }
 
@@ -303,8 +306,10 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 			lwp_final(l);
 			return 0;
 		}
-		fprintf(stderr, "%6d: tick: lwp%d: can't switch perf counters "
-		    "- %s\n", (int)pid, (int)lwpid, strerror(err));
+		fprintf(stderr,
+		    "%6d: tick: lwp%d: can't switch perf counters "
+		    "- %s\n",
+		    (int)pid, (int)lwpid, strerror(err));
 		return -1;
 	}
 	return 0;
@@ -345,8 +350,7 @@ static void
 cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	struct tproc *p = arg;
-	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid),
-	    p->comm };
+	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm };
 
 	if (p->started)
 		p->ct->command_status = status;
@@ -404,8 +408,8 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	}
 	p->forked = true;
 	if (track_setup(ct, child) != 0 ||
-	    pctx_run(child, ct->opt.interval_ms, ct->opt.nsamples,
-	    cb_tick) != 0)
+	    pctx_run(child, ct->opt.interval_ms, ct->opt.nsamples, cb_tick) !=
+		0)
 		child_lost(ct, p, pid);
 }
 
@@ -416,15 +420,11 @@ track_setup(struct cputrack *ct, pctx_t *pctx)
 	(void)ct;
 	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0)
 		return -1;
-	return pctx_set_events(pctx,
-	    PCTX_SYSC_EXEC_EVENT, cb_exec,
-	    PCTX_SYSC_FORK_EVENT, cb_fork,
-	    PCTX_SYSC_EXIT_EVENT, cb_exit,
-	    PCTX_SYSC_LWP_CREATE_EVENT, cb_lwp_create,
-	    PCTX_INIT_LWP_EVENT, cb_init_lwp,
-	    PCTX_FINI_LWP_EVENT, cb_fini_lwp,
-	    PCTX_SYSC_LWP_EXIT_EVENT, cb_lwp_exit,
-	    PCTX_NULL_EVENT);
+	return pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, cb_exec,
+	    PCTX_SYSC_FORK_EVENT, cb_fork, PCTX_SYSC_EXIT_EVENT, cb_exit,
+	    PCTX_SYSC_LWP_CREATE_EVENT, cb_lwp_create, PCTX_INIT_LWP_EVENT,
+	    cb_init_lwp, PCTX_FINI_LWP_EVENT, cb_fini_lwp,
+	    PCTX_SYSC_LWP_EXIT_EVENT, cb_lwp_exit, PCTX_NULL_EVENT);
 }
 
 static void
@@ -445,8 +445,8 @@ start_target(struct cputrack *ct)
 			trace_refusal_hint(o->pid);
 		}
 	} else {
-		ct->root = pctx_create(o->command[0], o->command, ct, 1,
-		    pctx_diag);
+		ct->root =
+		    pctx_create(o->command[0], o->command, ct, 1, pctx_diag);
 		if (ct->root == NULL)
 			diag(NULL, "failed to start program '%s'\n",
 			    o->command[0]);
@@ -489,12 +489,12 @@ last_tick(struct cputrack *ct)
 	struct tlwp *l, **all;
 	size_t n = 0, i;
 
-	LIST_FOREACH(l, &ct->lwps, counting)
+	LIST_FOREACH (l, &ct->lwps, counting)
 		n++;
 	if (n == 0 || (all = calloc(n, sizeof(*all))) == NULL)
 		return;
 	n = 0;
-	LIST_FOREACH(l, &ct->lwps, counting)
+	LIST_FOREACH (l, &ct->lwps, counting)
 		if (!l->finished)
 			all[n++] = l;
 	qsort(all, n, sizeof(*all), tick_order);
@@ -547,8 +547,7 @@ ptrace_track(struct cputrack *ct)
 		diag(NULL, "no memory available\n");
 		return 1;
 	}
-	rc = pctx_run(ct->root, ct->opt.interval_ms, ct->opt.nsamples,
-	    cb_tick);
+	rc = pctx_run(ct->root, ct->opt.interval_ms, ct->opt.nsamples, cb_tick);
 	/* A command held since its start, never counted, dies unseen. */
 	if (rc != 0 && ct->opt.pid == 0 && !ct->counted)
 		(void)kill(ct->target, SIGKILL);

@@ -13,9 +13,17 @@ row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
     int set, const struct set_counts *c)
 {
 	struct out_row row = {
-		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
-		.tid = who->tid, .comm = who->comm, .cpu = -1, .ncpus = -1,
-		.setno = set, .when = c->when, .values = c->values, .tick = c->tick,
+		.label = label,
+		.pid = who->pid,
+		.lwp = (int)who->lwpid,
+		.tid = who->tid,
+		.comm = who->comm,
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = set,
+		.when = c->when,
+		.values = c->values,
+		.tick = c->tick,
 		.enabled_ns = c->times.enabled_ns,
 		.running_ns = c->times.running_ns,
 	};
@@ -28,9 +36,15 @@ row_not_counted(struct cputrack *ct, const struct row_lwp *who,
     const char *label, int set, const char *why)
 {
 	struct out_row row = {
-		.label = label, .pid = who->pid, .lwp = (int)who->lwpid,
-		.tid = who->tid, .comm = who->comm, .cpu = -1, .ncpus = -1,
-		.setno = set, .not_counted = why,
+		.label = label,
+		.pid = who->pid,
+		.lwp = (int)who->lwpid,
+		.tid = who->tid,
+		.comm = who->comm,
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = set,
+		.not_counted = why,
 	};
 
 	output_row(ct->out, &row);
@@ -47,15 +61,23 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		if (!setgrp_sampled(g, s))
 			continue;
 		c = setgrp_total(g, s);
-		output_row(ct->out, &(struct out_row){
-			.label = label, .pid = who->pid,
-			.lwp = (int)who->lwpid, .tid = who->tid,
-			.comm = who->comm, .cpu = -1,
-			.ncpus = -1, .setno = s, .when = c->when,
-			.values = c->values, .tick = c->tick,
+		output_row(ct->out,
+		    &(struct out_row) {
+			.label = label,
+			.pid = who->pid,
+			.lwp = (int)who->lwpid,
+			.tid = who->tid,
+			.comm = who->comm,
+			.cpu = -1,
+			.ncpus = -1,
+			.setno = s,
+			.when = c->when,
+			.values = c->values,
+			.tick = c->tick,
 			.enabled_ns = c->times.enabled_ns,
-			.running_ns = c->times.running_ns, .partial = partial,
-		});
+			.running_ns = c->times.running_ns,
+			.partial = partial,
+		    });
 	}
 }
 
@@ -79,10 +101,16 @@ row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
 {
 	hrtime_t last = totals_time(acc);
 	struct out_row marker = {
-		.when = last, .at_start = last == 0, .label = "exec",
-		.pid = who->pid, .lwp = 1, .tid = who->pid,
-		.comm = image_comm, .cpu = -1,
-		.ncpus = -1, .setno = -1,
+		.when = last,
+		.at_start = last == 0,
+		.label = "exec",
+		.pid = who->pid,
+		.lwp = 1,
+		.tid = who->pid,
+		.comm = image_comm,
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = -1,
 		.args = args != NULL ? args : "(unknown)",
 	};
 
@@ -91,13 +119,19 @@ row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
 }
 
 void
-row_fork(struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child,
-    hrtime_t when)
+row_fork(
+    struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child, hrtime_t when)
 {
 	struct out_row marker = {
 		.when = when,
-		.label = "fork", .pid = ppid, .lwp = (int)lwpid, .tid = -1,
-		.cpu = -1, .ncpus = -1, .setno = -1, .child = child,
+		.label = "fork",
+		.pid = ppid,
+		.lwp = (int)lwpid,
+		.tid = -1,
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = -1,
+		.child = child,
 	};
 
 	output_row(ct->out, &marker);
@@ -128,12 +162,16 @@ exec_say(pid_t pid, const char *args, enum exec_follow how)
 	case EXEC_FOLLOWED:
 		break;
 	case EXEC_FOLLOWED_EARLY:
-		diag(NULL, "pid %d exec'd '%s' before its first sample: "
-		    "followed (-e follows every exec)\n", (int)pid, args);
+		diag(NULL,
+		    "pid %d exec'd '%s' before its first sample: "
+		    "followed (-e follows every exec)\n",
+		    (int)pid, args);
 		break;
 	case EXEC_NOT_FOLLOWED:
-		diag(NULL, "pid %d exec'd '%s': not followed, its counts end "
-		    "here (-e follows execs)\n", (int)pid, args);
+		diag(NULL,
+		    "pid %d exec'd '%s': not followed, its counts end "
+		    "here (-e follows execs)\n",
+		    (int)pid, args);
 		break;
 	}
 }

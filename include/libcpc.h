@@ -40,33 +40,33 @@ typedef struct {
 	uint64_t ca_val;
 } cpc_attr_t;
 
-#define CPC_VER_NONE		0
-#define CPC_VER_1		1
-#define CPC_VER_CURRENT		2
+#define CPC_VER_NONE	0
+#define CPC_VER_1	1
+#define CPC_VER_CURRENT 2
 
 /* Request flags. */
-#define CPC_OVF_NOTIFY_EMT	0x1
-#define CPC_COUNT_USER		0x2
-#define CPC_COUNT_SYSTEM	0x4
-#define CPC_COUNT_HV		0x8
+#define CPC_OVF_NOTIFY_EMT 0x1
+#define CPC_COUNT_USER	   0x2
+#define CPC_COUNT_SYSTEM   0x4
+#define CPC_COUNT_HV	   0x8
 /* Linux extension: buffer overflow records in the kernel (seed 004). */
-#define CPC_OVF_BUFFERED	0x10
+#define CPC_OVF_BUFFERED   0x10
 
 /* Set (bind) flags. */
-#define CPC_BIND_LWP_INHERIT	0x1
-#define CPC_BIND_EMT_OVF	0x2
+#define CPC_BIND_LWP_INHERIT 0x1
+#define CPC_BIND_EMT_OVF     0x2
 
 /* Capabilities. */
-#define CPC_CAP_OVERFLOW_INTERRUPT	0x1
-#define CPC_CAP_OVERFLOW_PRECISE	0x2
+#define CPC_CAP_OVERFLOW_INTERRUPT 0x1
+#define CPC_CAP_OVERFLOW_PRECISE   0x2
 
-#define CPC_MAX_EVENT_LEN	512
-#define CPC_MAX_ATTR_LEN	32
-#define CPC_MAX_IMPL_NAME	512
-#define CPC_MAX_CPUREF		1024
+#define CPC_MAX_EVENT_LEN 512
+#define CPC_MAX_ATTR_LEN  32
+#define CPC_MAX_IMPL_NAME 512
+#define CPC_MAX_CPUREF	  1024
 
 /* Name of the virtualized cycle counter column (cpc_buf_tick). */
-#define CPC_TICKREG_NAME	"tsc"
+#define CPC_TICKREG_NAME "tsc"
 
 /*
  * Linux has no SIGEMT on x86, arm64 or riscv. Overflow notification uses
@@ -79,25 +79,25 @@ typedef struct {
  * Architectures with a real SIGEMT (mips, sparc, alpha) keep theirs.
  */
 #ifndef SIGEMT
-#define SIGEMT			SIGSTKFLT
+#define SIGEMT SIGSTKFLT
 #endif
-#define EMT_CPCOVF		1
+#define EMT_CPCOVF 1
 
 /* Error subcodes passed to the error handler. */
-#define CPC_INVALID_EVENT		1
-#define CPC_INVALID_PICNUM		2
-#define CPC_INVALID_ATTRIBUTE		3
-#define CPC_ATTRIBUTE_OUT_OF_RANGE	4
-#define CPC_RESOURCE_UNAVAIL		5
-#define CPC_PIC_NOT_CAPABLE		6
-#define CPC_REQ_INVALID_FLAGS		7
-#define CPC_CONFLICTING_REQS		8
-#define CPC_ATTR_REQUIRES_PRIVILEGE	9
-#define CPC_PBIND_FAILED		10
-#define CPC_HV_NO_ACCESS		11
+#define CPC_INVALID_EVENT	    1
+#define CPC_INVALID_PICNUM	    2
+#define CPC_INVALID_ATTRIBUTE	    3
+#define CPC_ATTRIBUTE_OUT_OF_RANGE  4
+#define CPC_RESOURCE_UNAVAIL	    5
+#define CPC_PIC_NOT_CAPABLE	    6
+#define CPC_REQ_INVALID_FLAGS	    7
+#define CPC_CONFLICTING_REQS	    8
+#define CPC_ATTR_REQUIRES_PRIVILEGE 9
+#define CPC_PBIND_FAILED	    10
+#define CPC_HV_NO_ACCESS	    11
 
-typedef void (cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt,
-    va_list ap);
+typedef void(cpc_errhndlr_t)(
+    const char *fn, int subcode, const char *fmt, va_list ap);
 
 /* Handle. */
 cpc_t *cpc_open(int ver);
@@ -109,16 +109,16 @@ const char *cpc_cpuref(cpc_t *cpc);
 int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
 
 /* Walkers. */
-void cpc_walk_events_all(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event));
-void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event));
+void cpc_walk_events_all(
+    cpc_t *cpc, void *arg, void (*action)(void *arg, const char *event));
+void cpc_walk_generic_events_all(
+    cpc_t *cpc, void *arg, void (*action)(void *arg, const char *event));
 void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event));
 void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event));
-void cpc_walk_attrs(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *attr));
+void cpc_walk_attrs(
+    cpc_t *cpc, void *arg, void (*action)(void *arg, const char *attr));
 
 /* Sets and requests. */
 cpc_set_t *cpc_set_create(cpc_t *cpc);
@@ -127,12 +127,12 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
     uint64_t preset, uint_t flags, uint_t nattrs, const cpc_attr_t *attrs);
 void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
     void (*action)(void *arg, int index, const char *event, uint64_t preset,
-    uint_t flags, int nattrs, const cpc_attr_t *attrs));
+	uint_t flags, int nattrs, const cpc_attr_t *attrs));
 
 /* Binding. */
 int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags);
-int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
-    uint_t flags);
+int cpc_bind_pctx(
+    cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags);
 int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags);
 int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
 int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
@@ -163,20 +163,20 @@ void cpc_terminate(cpc_t *cpc);
 /* Why an event name can or cannot be counted on this machine. */
 typedef enum {
 	CPC_EVENT_COUNTABLE = 0,
-	CPC_EVENT_UNKNOWN,		/* no such name anywhere */
-	CPC_EVENT_NO_PMU,		/* hardware event, kernel has no PMU */
-	CPC_EVENT_NO_EQUIVALENT,	/* Solaris name with no exact Linux event */
-	CPC_EVENT_UNSUPPORTED,		/* the kernel refuses it (ENOENT, ...) */
-	CPC_EVENT_NO_PERMISSION,	/* perf_event_paranoid or capabilities */
-	CPC_EVENT_NO_TRACEFS		/* tracepoint, but tracefs is missing */
+	CPC_EVENT_UNKNOWN,	 /* no such name anywhere */
+	CPC_EVENT_NO_PMU,	 /* hardware event, kernel has no PMU */
+	CPC_EVENT_NO_EQUIVALENT, /* Solaris name with no exact Linux event */
+	CPC_EVENT_UNSUPPORTED,	 /* the kernel refuses it (ENOENT, ...) */
+	CPC_EVENT_NO_PERMISSION, /* perf_event_paranoid or capabilities */
+	CPC_EVENT_NO_TRACEFS	 /* tracepoint, but tracefs is missing */
 } cpc_event_status_t;
 
 /*
  * Classify an event name. A one-line explanation (the event's Linux
  * meaning and the reason) is written to why, which may be NULL.
  */
-cpc_event_status_t cpc_event_status(cpc_t *cpc, const char *event,
-    char *why, size_t whylen);
+cpc_event_status_t cpc_event_status(
+    cpc_t *cpc, const char *event, char *why, size_t whylen);
 
 /*
  * The kind of an event name: "software", "hardware", "cache", "tool",
@@ -202,8 +202,8 @@ int cpc_event_note(cpc_t *cpc, const char *event, char *note, size_t len);
  * capitals where a value goes; those are not names to add as such).
  */
 void cpc_walk_events_described(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event, const char *kind,
-    const char *desc));
+    void (*action)(
+	void *arg, const char *event, const char *kind, const char *desc));
 
 /*
  * Check, before binding, that every request of a set can count as it
@@ -220,8 +220,8 @@ int cpc_set_check(cpc_t *cpc, cpc_set_t *set, int cpuid);
 const char *cpc_subcode_text(int subcode);
 
 /* Times from the last sample of a set: enabled and running nanoseconds. */
-int cpc_set_times(cpc_t *cpc, cpc_set_t *set, uint64_t *enabled_ns,
-    uint64_t *running_ns);
+int cpc_set_times(
+    cpc_t *cpc, cpc_set_t *set, uint64_t *enabled_ns, uint64_t *running_ns);
 
 /* Name of the PMU driving hardware events ("cpu", "armv8_pmuv3_0"), or NULL. */
 const char *cpc_pmu_name(cpc_t *cpc);
@@ -237,7 +237,7 @@ const char *cpc_pmu_name(cpc_t *cpc);
  * in neither. A set keeps its values across its turns, so its samples
  * accumulate. Sets that ask for overflow cannot take turns.
  */
-#define CPC_BIND_STANDBY	0x100
+#define CPC_BIND_STANDBY 0x100
 int cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to);
 
 /*
@@ -251,7 +251,7 @@ int cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to);
  * they share it with everyone, multiplexed as the kernel decides, and
  * cpc_set_times tells how long they ran.
  */
-#define CPC_BIND_SHARED		0x200
+#define CPC_BIND_SHARED 0x200
 
 /*
  * Buffered overflow (seed 004, "CPC in-kernel buffering"), carried
@@ -262,40 +262,40 @@ int cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to);
  * consumes) up to CPC_PCBUF_SIZE PCs, as the proposal describes;
  * cpc_set_sample_records copies out whole records. See docs/libcpc.md.
  */
-#define CPC_PCBUF_SIZE		256
+#define CPC_PCBUF_SIZE	  256
 /* Request flag: also record the user call stack (Linux extension). */
-#define CPC_OVF_CALLSTACK	0x20
+#define CPC_OVF_CALLSTACK 0x20
 /* Deepest call stack a record keeps. */
-#define CPC_OVF_MAX_STACK	64
+#define CPC_OVF_MAX_STACK 64
 
 /* Which fields of a record the kernel filled (cr_valid). */
-#define CPC_REC_PC		0x01	/* cr_pc */
-#define CPC_REC_PRECISE_PC	0x02	/* cr_precise_pc */
-#define CPC_REC_TID		0x04	/* cr_pid, cr_tid */
-#define CPC_REC_TIME		0x08	/* cr_time */
-#define CPC_REC_VADDR		0x10	/* cr_vaddr */
-#define CPC_REC_PADDR		0x20	/* cr_paddr */
-#define CPC_REC_STACK		0x40	/* cr_nstack, cr_stack */
+#define CPC_REC_PC	   0x01 /* cr_pc */
+#define CPC_REC_PRECISE_PC 0x02 /* cr_precise_pc */
+#define CPC_REC_TID	   0x04 /* cr_pid, cr_tid */
+#define CPC_REC_TIME	   0x08 /* cr_time */
+#define CPC_REC_VADDR	   0x10 /* cr_vaddr */
+#define CPC_REC_PADDR	   0x20 /* cr_paddr */
+#define CPC_REC_STACK	   0x40 /* cr_nstack, cr_stack */
 
 typedef struct cpc_ovf_record {
-	int		cr_index;	/* request that overflowed */
-	uint_t		cr_valid;	/* CPC_REC_* */
-	uint64_t	cr_pc;		/* PC when the overflow interrupted */
-	uint64_t	cr_precise_pc;	/* PC of the instruction that caused it */
-	pid_t		cr_pid;
-	pid_t		cr_tid;
-	hrtime_t	cr_time;	/* CLOCK_MONOTONIC ns, as cpc_buf_hrtime */
-	uint64_t	cr_vaddr;	/* data virtual address */
-	uint64_t	cr_paddr;	/* physical address of cr_vaddr */
-	uint_t		cr_nstack;	/* frames in cr_stack, innermost first */
-	uint64_t	cr_stack[CPC_OVF_MAX_STACK];
+	int cr_index;		/* request that overflowed */
+	uint_t cr_valid;	/* CPC_REC_* */
+	uint64_t cr_pc;		/* PC when the overflow interrupted */
+	uint64_t cr_precise_pc; /* PC of the instruction that caused it */
+	pid_t cr_pid;
+	pid_t cr_tid;
+	hrtime_t cr_time;  /* CLOCK_MONOTONIC ns, as cpc_buf_hrtime */
+	uint64_t cr_vaddr; /* data virtual address */
+	uint64_t cr_paddr; /* physical address of cr_vaddr */
+	uint_t cr_nstack;  /* frames in cr_stack, innermost first */
+	uint64_t cr_stack[CPC_OVF_MAX_STACK];
 } cpc_ovf_record_t;
 
 /* Error subcode (Linux extension): the ring filled before it was read. */
-#define CPC_OVF_RECORDS_LOST	64
+#define CPC_OVF_RECORDS_LOST 64
 
-int cpc_set_sample_pcbuf(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
-    uint64_t *pcbuf);
+int cpc_set_sample_pcbuf(
+    cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, uint64_t *pcbuf);
 int cpc_set_sample_records(cpc_t *cpc, cpc_set_t *set, cpc_ovf_record_t *recs,
     int nrecs, uint64_t *lost);
 /* Size of the set's ring in pages (a power of two), before binding. */
@@ -319,16 +319,16 @@ int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
  * derived one (a sum of several events).
  */
 struct perf_event_attr;
-int cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
-    struct perf_event_attr *attr);
+int cpc_set_request_attr(
+    cpc_t *cpc, cpc_set_t *set, int index, struct perf_event_attr *attr);
 
 /*
  * Such an engine hands its counts on in a buffer, filled with cpc_buf_set:
  * cpc_buf_set_time gives it the time of the counts and the tick of a
  * thread that was enabled_ns on a CPU, as cpc_set_sample would have.
  */
-void cpc_buf_set_time(cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime,
-    uint64_t enabled_ns);
+void cpc_buf_set_time(
+    cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime, uint64_t enabled_ns);
 
 /* End of the private interfaces. */
 
@@ -341,31 +341,31 @@ void cpc_buf_set_time(cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime,
  * pc (19), int (20), inv (23), cmask (24-31). See docs/libcpc.md.
  */
 typedef struct {
-	int		ce_cpuver;
-	hrtime_t	ce_hrt;		/* when the counters were sampled */
-	uint64_t	ce_tsc;		/* virtualized cycle counter */
-	uint64_t	ce_pic[2];	/* counts, or presets for a bind */
-	uint32_t	ce_pes[2];	/* control words */
-#define	ce_cesr	ce_pes[0]
+	int ce_cpuver;
+	hrtime_t ce_hrt;    /* when the counters were sampled */
+	uint64_t ce_tsc;    /* virtualized cycle counter */
+	uint64_t ce_pic[2]; /* counts, or presets for a bind */
+	uint32_t ce_pes[2]; /* control words */
+#define ce_cesr ce_pes[0]
 } cpc_event_t;
 
 /* The virtualized cycle counter of a v1 sample, as on x86 Solaris. */
-#define CPC_TICKREG(ev)		((ev)->ce_tsc)
+#define CPC_TICKREG(ev) ((ev)->ce_tsc)
 
 /* The cpuver of Linux perf_event: two counters, any countable event. */
-#define CPC_LINUX_PERF		4000
+#define CPC_LINUX_PERF 4000
 
-#define CPC_PES_EVENT_MASK	0x000000ffu
-#define CPC_PES_UMASK_SHIFT	8
-#define CPC_PES_USR		(1u << 16)
-#define CPC_PES_OS		(1u << 17)
-#define CPC_PES_EDGE		(1u << 18)
-#define CPC_PES_PC		(1u << 19)
-#define CPC_PES_INT		(1u << 20)
-#define CPC_PES_INV		(1u << 23)
-#define CPC_PES_CMASK_SHIFT	24
+#define CPC_PES_EVENT_MASK  0x000000ffu
+#define CPC_PES_UMASK_SHIFT 8
+#define CPC_PES_USR	    (1u << 16)
+#define CPC_PES_OS	    (1u << 17)
+#define CPC_PES_EDGE	    (1u << 18)
+#define CPC_PES_PC	    (1u << 19)
+#define CPC_PES_INT	    (1u << 20)
+#define CPC_PES_INV	    (1u << 23)
+#define CPC_PES_CMASK_SHIFT 24
 
-typedef void (cpc_errfn_t)(const char *fn, const char *fmt, va_list ap);
+typedef void(cpc_errfn_t)(const char *fn, const char *fmt, va_list ap);
 
 uint_t cpc_version(uint_t ver);
 int cpc_getcpuver(void);
@@ -378,8 +378,7 @@ void cpc_walk_names(int cpuver, int regno, void *arg,
 int cpc_strtoevent(int cpuver, const char *spec, cpc_event_t *event);
 char *cpc_eventtostr(cpc_event_t *event);
 void cpc_event_accum(cpc_event_t *accum, cpc_event_t *event);
-void cpc_event_diff(cpc_event_t *diff, cpc_event_t *after,
-    cpc_event_t *before);
+void cpc_event_diff(cpc_event_t *diff, cpc_event_t *after, cpc_event_t *before);
 int cpc_bind_event(cpc_event_t *event, int flags);
 int cpc_take_sample(cpc_event_t *event);
 int cpc_rele(void);
@@ -392,8 +391,8 @@ void cpc_shared_close(int fd);
 int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags);
 int cpc_shared_take_sample(int fd, cpc_event_t *event);
 int cpc_shared_rele(int fd);
-int cpc_pctx_bind_event(pctx_t *pctx, id_t lwpid, cpc_event_t *event,
-    int flags);
+int cpc_pctx_bind_event(
+    pctx_t *pctx, id_t lwpid, cpc_event_t *event, int flags);
 int cpc_pctx_take_sample(pctx_t *pctx, id_t lwpid, cpc_event_t *event);
 int cpc_pctx_rele(pctx_t *pctx, id_t lwpid);
 int cpc_pctx_invalidate(pctx_t *pctx, id_t lwpid);

@@ -37,10 +37,10 @@
  * - exec (also by a thread other than the leader): fini_lwp for every
  *   LWP, exec(lwpid 1, the new argument string, at most 80 characters,
  *   control characters shown as '?'), then init_lwp(1). Without an exec
- *   handler the process is released (it runs on) and its run ends with 0; a failing exec handler releases
- *   it and the run returns -1. A failed execve is invisible without
- *   syscall stops: Solaris's fini/init of all LWPs around it does not
- *   happen. A set-id image exec'd under a tracer without CAP_SYS_PTRACE
+ *   handler the process is released (it runs on) and its run ends with 0; a
+ * failing exec handler releases it and the run returns -1. A failed execve is
+ * invisible without syscall stops: Solaris's fini/init of all LWPs around it
+ * does not happen. A set-id image exec'd under a tracer without CAP_SYS_PTRACE
  *   runs without its privileges: this is reported through the error
  *   function; control is never lost.
  *
@@ -72,10 +72,10 @@
  *
  * - Ticks come from one timerfd for the run, with absolute deadlines (no
  *   drift) at the interval of the first process that ticks; a process
- *   followed later joins that schedule. Ticks stop nothing. Deadlines missed are skipped, counted (pctx_missed_ticks) and,
- *   as on Solaris, taken from nsamples except the last one. After nsamples
- *   ticks the process is released (runs on) and pctx_run returns 0.
- *   msec 0: no ticks, unlimited samples.
+ *   followed later joins that schedule. Ticks stop nothing. Deadlines missed
+ * are skipped, counted (pctx_missed_ticks) and, as on Solaris, taken from
+ * nsamples except the last one. After nsamples ticks the process is released
+ * (runs on) and pctx_run returns 0. msec 0: no ticks, unlimited samples.
  *
  * - Signals are delivered unchanged. Job control works: SIGSTOP, SIGTSTP,
  *   SIGTTIN, SIGTTOU stop every thread of the target and SIGCONT resumes
@@ -130,7 +130,7 @@ extern "C" {
 
 typedef struct __pctx pctx_t;
 
-typedef void (pctx_errfn_t)(const char *fn, const char *fmt, va_list ap);
+typedef void(pctx_errfn_t)(const char *fn, const char *fmt, va_list ap);
 
 typedef enum {
 	PCTX_NULL_EVENT = 0,
@@ -196,8 +196,8 @@ void pctx_set_idle(void (*idle)(void *arg), void *arg);
  * on (the hook may release or kill processes meanwhile). NULL, the
  * default: every such signal ends the run.
  */
-void pctx_set_signal_hook(int (*hook)(int sig, int si_code, pid_t pid,
-    void *arg), void *arg);
+void pctx_set_signal_hook(
+    int (*hook)(int sig, int si_code, pid_t pid, void *arg), void *arg);
 
 /*
  * Data of the caller's own, one record per process and per LWP. Once set,
@@ -213,16 +213,13 @@ void pctx_set_signal_hook(int (*hook)(int sig, int si_code, pid_t pid,
  * process's when its pctx is freed. Setting new data frees the old.
  * 0, or -1 with errno ESRCH for an unknown LWP.
  */
-typedef void (pctx_free_t)(void *data);
+typedef void(pctx_free_t)(void *data);
 int pctx_set_proc_data(pctx_t *pctx, void *data, pctx_free_t *free_data);
-int pctx_set_lwp_data(pctx_t *pctx, id_t lwpid, void *data,
-    pctx_free_t *free_data);
+int pctx_set_lwp_data(
+    pctx_t *pctx, id_t lwpid, void *data, pctx_free_t *free_data);
 
 /* How a fork callback runs: see "fork and vfork" above. */
-typedef enum {
-	PCTX_FORK_COPY = 0,
-	PCTX_FORK_ADOPT
-} pctx_fork_model_t;
+typedef enum { PCTX_FORK_COPY = 0, PCTX_FORK_ADOPT } pctx_fork_model_t;
 int pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model);
 
 /*
@@ -239,8 +236,8 @@ int pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model);
  * not its own, so that the next client is asked.
  */
 typedef struct pctx_client {
-	void	(*gone)(pctx_t *pctx, void *arg);
-	int	(*request)(pctx_t *pctx, id_t lwpid, int code, void *arg);
+	void (*gone)(pctx_t *pctx, void *arg);
+	int (*request)(pctx_t *pctx, id_t lwpid, int code, void *arg);
 } pctx_client_t;
 int pctx_add_client(pctx_t *pctx, const pctx_client_t *client, void *arg);
 

@@ -20,7 +20,7 @@ cpclib_curlwp_set(cpc_t *cpc)
 	pid_t self = gettid();
 	cpc_set_t *set;
 
-	LIST_FOREACH(set, &cpc->sets, link)
+	LIST_FOREACH (set, &cpc->sets, link)
 		if (set->bound == CPC_BOUND_CURLWP && set->tid == self)
 			return set;
 	return NULL;
@@ -51,7 +51,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	set->holds_pmu = false;
 	set->standby = false;
 	if (cpclib_group_open(cpc, set, 0, -1,
-	    (flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
+		(flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
 		return -1;
 	set->bound = CPC_BOUND_CURLWP;
 	set->tid = gettid();
@@ -71,8 +71,8 @@ check_cpu(processorid_t id)
 		errno = EINVAL;
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-	    id);
+	snprintf(
+	    path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", id);
 	if ((f = fopen(path, "r")) != NULL) {
 		if (fscanf(f, "%d", &online) != 1)
 			online = 1;
@@ -90,8 +90,8 @@ pin_to_cpu(cpc_t *cpc, cpc_set_t *set, processorid_t id)
 {
 	cpu_set_t one;
 
-	if (sched_getaffinity(0, sizeof(set->saved_affinity),
-	    &set->saved_affinity) != 0)
+	if (sched_getaffinity(
+		0, sizeof(set->saved_affinity), &set->saved_affinity) != 0)
 		CPU_ZERO(&set->saved_affinity);
 	CPU_ZERO(&one);
 	CPU_SET(id, &one);
@@ -127,16 +127,15 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 	}
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
-	if (check_cpu(id) != 0 || (set->asks_overflow &&
-	    cpclib_ovf_check(set, -1, false) != 0))
+	if (check_cpu(id) != 0 ||
+	    (set->asks_overflow && cpclib_ovf_check(set, -1, false) != 0))
 		return -1;
 	if (pin_to_cpu(cpc, set, id) != 0)
 		return -1;
 	set->target_held = false;
 	set->standby = (flags & CPC_BIND_STANDBY) != 0;
 	set->holds_pmu = !(flags & CPC_BIND_SHARED) && needs_pmu(set);
-	if (cpclib_group_open(cpc, set, -1, id, false,
-	    "cpc_bind_cpu") != 0)
+	if (cpclib_group_open(cpc, set, -1, id, false, "cpc_bind_cpu") != 0)
 		goto fail;
 	if (set->holds_pmu && !set->standby && cpclib_group_on_pmu(set) != 0) {
 		saved = errno;
@@ -152,8 +151,8 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 fail:
 	saved = errno;
 	if (CPU_COUNT(&set->saved_affinity) > 0)
-		(void)sched_setaffinity(0, sizeof(set->saved_affinity),
-		    &set->saved_affinity);
+		(void)sched_setaffinity(
+		    0, sizeof(set->saved_affinity), &set->saved_affinity);
 	errno = saved;
 	return -1;
 }
@@ -243,15 +242,16 @@ cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 		if (cpclib_set_read(set) != 0)
 			return -1;
 	} else if (ioctl(set->fds[0], PERF_EVENT_IOC_RESET,
-	    PERF_IOC_FLAG_GROUP) != 0)
+		       PERF_IOC_FLAG_GROUP) != 0)
 		return -1;
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].start = set->reqs[i].preset;
-		set->reqs[i].base = set->read_each ?
-		    cpclib_read_value(set, i) : 0;
+		set->reqs[i].base =
+		    set->read_each ? cpclib_read_value(set, i) : 0;
 	}
 	set->frozen = false;
-	if (!set->standby && cpclib_group_ioctl(set, PERF_EVENT_IOC_ENABLE) != 0)
+	if (!set->standby &&
+	    cpclib_group_ioctl(set, PERF_EVENT_IOC_ENABLE) != 0)
 		return -1;
 	set->disabled = false;
 	return 0;
@@ -296,8 +296,7 @@ handover_switch(cpc_set_t *from, cpc_set_t *to)
 
 	if (cpclib_group_leader(from, false) != 0)
 		return -1;
-	if (cpclib_group_leader(to, true) == 0 &&
-	    cpclib_group_on_pmu(to) == 0)
+	if (cpclib_group_leader(to, true) == 0 && cpclib_group_on_pmu(to) == 0)
 		return 0;
 	saved = errno;
 	(void)cpclib_group_leader(to, false);
@@ -317,8 +316,10 @@ cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to)
 		return -1;
 	}
 	/* A pair turned off by their LWP (cpc_disable) stays off. */
-	if (!from->disabled && ((from->holds_pmu || to->holds_pmu) ?
-	    handover_switch(from, to) : overlap_switch(from, to)) != 0)
+	if (!from->disabled &&
+	    ((from->holds_pmu || to->holds_pmu) ?
+		    handover_switch(from, to) :
+		    overlap_switch(from, to)) != 0)
 		return -1;
 	to->disabled = from->disabled;
 	to->standby = false;

@@ -67,8 +67,8 @@ cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val)
 }
 
 void
-cpc_buf_set_time(cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime,
-    uint64_t enabled_ns)
+cpc_buf_set_time(
+    cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime, uint64_t enabled_ns)
 {
 	buf->hrtime = hrtime;
 	buf->tick = cpclib_tick_of(cpc, enabled_ns);

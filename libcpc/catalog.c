@@ -67,8 +67,8 @@ add_countable(cpc_t *cpc, const char *name, bool generic)
 		return 0;
 	kind = cpc_event_kind(cpc, name);
 	desc = cpclib_event_desc(cpc, name);
-	return cat_add(&cpc->catalog, name, kind != NULL ? kind : "",
-	    desc, generic, false);
+	return cat_add(&cpc->catalog, name, kind != NULL ? kind : "", desc,
+	    generic, false);
 }
 
 static int
@@ -193,8 +193,9 @@ add_pfm_event(cpc_t *cpc, const pfm_pmu_info_t *pinfo, int idx, bool bare)
 	for (a = 0; a < einfo.nattrs; a++) {
 		memset(&ainfo, 0, sizeof(ainfo));
 		ainfo.size = sizeof(ainfo);
-		if (pfm_get_event_attr_info(idx, a, PFM_OS_PERF_EVENT_EXT,
-		    &ainfo) != PFM_SUCCESS || ainfo.type != PFM_ATTR_UMASK)
+		if (pfm_get_event_attr_info(
+			idx, a, PFM_OS_PERF_EVENT_EXT, &ainfo) != PFM_SUCCESS ||
+		    ainfo.type != PFM_ATTR_UMASK)
 			continue;
 		snprintf(name, sizeof(name), "%s::%s:%s", pinfo->name,
 		    einfo.name, ainfo.name);
@@ -219,17 +220,17 @@ add_pfm(cpc_t *cpc)
 		    !pinfo.is_present || strcmp(pinfo.name, "perf_raw") == 0)
 			continue;
 		for (idx = pinfo.first_event; idx != -1;
-		    idx = pfm_get_event_next(idx))
-			if (add_pfm_event(cpc, &pinfo, idx,
-			    (int)p == cpc->pfm_pmu) != 0)
+		     idx = pfm_get_event_next(idx))
+			if (add_pfm_event(
+				cpc, &pinfo, idx, (int)p == cpc->pfm_pmu) != 0)
 				return -1;
 	}
 	return 0;
 }
 
 struct tp_walk {
-	cpc_t	*cpc;
-	int	 asked;		/* 0 not yet, 1 countable, -1 not */
+	cpc_t *cpc;
+	int asked; /* 0 not yet, 1 countable, -1 not */
 };
 
 static int
@@ -249,12 +250,14 @@ add_tracepoint(void *arg, const char *sub, const char *event)
 	snprintf(name, sizeof(name), "%s:%s", sub, event);
 	if (w->asked == 0)
 		w->asked = cpc_event_status(w->cpc, name, NULL, 0) ==
-		    CPC_EVENT_COUNTABLE ? 1 : -1;
+			CPC_EVENT_COUNTABLE ?
+		    1 :
+		    -1;
 	if (w->asked < 0)
-		return 1;	/* none of them, then */
+		return 1; /* none of them, then */
 	snprintf(desc, sizeof(desc), "tracepoint of the %s subsystem", sub);
-	return cat_add(&w->cpc->catalog, name, "tracepoint", desc, false,
-	    false);
+	return cat_add(
+	    &w->cpc->catalog, name, "tracepoint", desc, false, false);
 }
 
 static int
@@ -275,8 +278,10 @@ add_forms(cpc_t *cpc)
 	int i, j, rc = 0;
 
 	if (cpc->pmu_type >= 0)
-		rc |= cat_add(cat, "rNNNN", "raw", "raw hexadecimal code of "
-		    "the core PMU's event select (perf's rNNNN)", false, true);
+		rc |= cat_add(cat, "rNNNN", "raw",
+		    "raw hexadecimal code of "
+		    "the core PMU's event select (perf's rNNNN)",
+		    false, true);
 	for (i = 0; pmus != NULL && i < pmus->npmu; i++) {
 		const struct sysfs_pmu *p = &pmus->pmu[i];
 
@@ -284,8 +289,10 @@ add_forms(cpc_t *cpc)
 		    strcmp(p->name, "kprobe") == 0)
 			continue;
 		snprintf(name, sizeof(name), "%s/TERM=VALUE,.../", p->name);
-		snprintf(desc, sizeof(desc), "an event of the %s PMU by its "
-		    "fields:", p->name);
+		snprintf(desc, sizeof(desc),
+		    "an event of the %s PMU by its "
+		    "fields:",
+		    p->name);
 		for (j = 0; j < p->nfmt; j++) {
 			strlcat(desc, " ", sizeof(desc));
 			strlcat(desc, p->fmt[j].name, sizeof(desc));
@@ -295,7 +302,8 @@ add_forms(cpc_t *cpc)
 	if (cpclib_sysfs_pmu(cpc, "breakpoint") != NULL)
 		rc |= cat_add(cat, "mem:ADDR[/LEN][:r|w|rw|x]", "breakpoint",
 		    "accesses to (or executions of) an address, counted by a "
-		    "debug register", false, true);
+		    "debug register",
+		    false, true);
 	if (cpclib_sysfs_pmu(cpc, "uprobe") != NULL) {
 		rc |= cat_add(cat, "uprobe:PATH:SYMBOL[+OFFSET]", "uprobe",
 		    "executions of an instruction of a program or library",

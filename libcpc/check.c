@@ -55,8 +55,8 @@ bad_attribute(cpc_t *cpc, const struct cpc_request *req,
 		    !cpclib_deposit(f->config, f->mask, a->ca_val, &copy)) {
 			cpclib_err(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE,
 			    "%s: %s=%#" PRIx64 " does not fit the attribute's "
-			    "bits of the event select\n", req->event,
-			    a->ca_name, a->ca_val);
+			    "bits of the event select\n",
+			    req->event, a->ca_name, a->ca_val);
 			return;
 		}
 	}
@@ -88,10 +88,11 @@ check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
 	int t, fd, err;
 
 	if (req->enc.nterms > 1 && cpclib_ovf_period(req) != 0) {
-		cpclib_err(cpc, fn, CPC_INVALID_EVENT, "%s: counted as the sum "
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
+		    "%s: counted as the sum "
 		    "of %d events, so it has no single counter to overflow; "
-		    "ask overflow of one of them instead\n", req->event,
-		    req->enc.nterms);
+		    "ask overflow of one of them instead\n",
+		    req->event, req->enc.nterms);
 		return -1;
 	}
 	for (t = 0; t < req->enc.nterms; t++) {
@@ -106,11 +107,11 @@ check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
 			continue;
 		}
 		if ((err = errno) == EMFILE || err == ENFILE)
-			continue;	/* says nothing of the event */
-		cpclib_explain_open_error(cpc, req, err, pid, cpuid, why,
-		    sizeof(why));
-		cpclib_err(cpc, fn, subcode_of(err), "%s: %s\n", req->event,
-		    why);
+			continue; /* says nothing of the event */
+		cpclib_explain_open_error(
+		    cpc, req, err, pid, cpuid, why, sizeof(why));
+		cpclib_err(
+		    cpc, fn, subcode_of(err), "%s: %s\n", req->event, why);
 		return -1;
 	}
 	return 0;
@@ -145,16 +146,17 @@ check_hardware_fit(cpc_t *cpc, const cpc_set_t *set, int cpuid, int hw)
 			attr.exclude_user = attr.exclude_kernel = 1;
 			attr.exclude_hv = 1;
 			if ((fds[n] = cpclib_perf_open(&attr, pid, cpuid,
-			    n == 0 ? -1 : fds[0])) >= 0) {
+				 n == 0 ? -1 : fds[0])) >= 0) {
 				n++;
 				continue;
 			}
 			if (errno == EINVAL && n > 0) {
-				cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL, "%s: "
+				cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL,
+				    "%s: "
 				    "the set's %d hardware events do not fit "
 				    "the PMU's counters together; put some in "
-				    "another set (another -c)\n", req->event,
-				    hw);
+				    "another set (another -c)\n",
+				    req->event, hw);
 				rc = -1;
 			}
 			close_all(fds, n);
@@ -185,16 +187,18 @@ check_together(cpc_t *cpc, const cpc_set_t *set, int cpuid, int nevents)
 			(void)cpclib_attr_apply(cpc, req, &attr);
 			attr.disabled = n == 0;
 			if ((fds[n] = cpclib_perf_open(&attr, pid, cpuid,
-			    n == 0 ? -1 : fds[0])) >= 0) {
+				 n == 0 ? -1 : fds[0])) >= 0) {
 				n++;
 				continue;
 			}
 			if ((err = errno) == EMFILE || err == ENFILE)
 				break;
-			cpclib_explain_open_error(cpc, req, err, pid, cpuid,
-			    why, sizeof(why));
-			cpclib_err(cpc, fn, subcode_of(err), "%s: with the "
-			    "set's other events: %s\n", req->event, why);
+			cpclib_explain_open_error(
+			    cpc, req, err, pid, cpuid, why, sizeof(why));
+			cpclib_err(cpc, fn, subcode_of(err),
+			    "%s: with the "
+			    "set's other events: %s\n",
+			    req->event, why);
 			close_all(fds, n);
 			return -1;
 		}

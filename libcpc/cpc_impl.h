@@ -29,8 +29,8 @@
  * instructions), or 0 for an event that only has to count alongside.
  */
 struct cpc_event_term {
-	struct perf_event_attr	 attr;	/* type, config: what the name fixes */
-	int			 sign;	/* the weight */
+	struct perf_event_attr attr; /* type, config: what the name fixes */
+	int sign;		     /* the weight */
 };
 
 /*
@@ -38,38 +38,38 @@ struct cpc_event_term {
  * whose weighted sum the library computes (a derived preset). The terms
  * belong to the handle's name cache and live as long as the handle.
  */
-#define CPC_MAX_TERMS	32
+#define CPC_MAX_TERMS 32
 struct cpc_event_enc {
 	const struct cpc_event_term *term;
-	int			 nterms;
-	bool			 hardware;	/* needs the core PMU */
-	bool			 kernel_context; /* fires in the kernel only */
-	bool			 all_modes;	/* no mode can be excluded */
-	uint_t			 modes;		/* CPC_COUNT_* it fixes, or 0 */
-	int			*pin;		/* tracepoint kept: events.c */
+	int nterms;
+	bool hardware;	     /* needs the core PMU */
+	bool kernel_context; /* fires in the kernel only */
+	bool all_modes;	     /* no mode can be excluded */
+	uint_t modes;	     /* CPC_COUNT_* it fixes, or 0 */
+	int *pin;	     /* tracepoint kept: events.c */
 };
 
 struct cpc_request {
-	char		*event;
-	uint64_t	 preset;	/* loaded at bind and at restart */
-	uint64_t	 start;		/* the preset counting began from */
-	uint64_t	 base;		/* kernel value at that moment */
-	uint_t		 flags;
-	uint_t		 nattrs;
-	cpc_attr_t	*attrs;		/* names owned, copied at add time */
-	int		 picnum;	/* -1 when the kernel may choose */
+	char *event;
+	uint64_t preset; /* loaded at bind and at restart */
+	uint64_t start;	 /* the preset counting began from */
+	uint64_t base;	 /* kernel value at that moment */
+	uint_t flags;
+	uint_t nattrs;
+	cpc_attr_t *attrs; /* names owned, copied at add time */
+	int picnum;	   /* -1 when the kernel may choose */
 	struct cpc_event_enc enc;
-	int		 first_event;	/* its first perf event in the group */
-	uint64_t	 sample_type;	/* of a buffered request's records */
-	uint64_t	 id;		/* kernel event id, names its records */
-	uint64_t	 period;	/* sample_period it was opened with */
-	int		 precise_ip;	/* skid level the PMU accepted */
+	int first_event;      /* its first perf event in the group */
+	uint64_t sample_type; /* of a buffered request's records */
+	uint64_t id;	      /* kernel event id, names its records */
+	uint64_t period;      /* sample_period it was opened with */
+	int precise_ip;	      /* skid level the PMU accepted */
 };
 
 struct cpc_ring;
 
 /* The request flags that hand a set to overflow.c. */
-#define CPC_OVF_FLAGS	(CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED)
+#define CPC_OVF_FLAGS (CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED)
 
 enum cpc_bind_kind {
 	CPC_UNBOUND = 0,
@@ -79,47 +79,47 @@ enum cpc_bind_kind {
 };
 
 struct __cpc_set {
-	cpc_t			*cpc;
-	LIST_ENTRY(__cpc_set)	 link;
-	struct cpc_request	*reqs;
-	int			 nreqs;
-	enum cpc_bind_kind	 bound;
-	bool			 asks_overflow;	/* a request asks for overflow */
-	bool			 prepared;	/* checked and laid out: group.c */
-	bool			 fits;		/* the PMU takes the group whole */
-	int			 nevents;	/* perf events: a request has 1 or 2 */
-	int			*fds;		/* per event; fds[0] leads the group */
-	pid_t			 tid;		/* LWP the set counts */
-	int			 cpu;		/* CPU for CPU binds */
-	pid_t			 binder;	/* thread that called cpc_bind_cpu */
-	cpu_set_t		 saved_affinity;
-	pctx_t			*pctx;
-	id_t			 lwpid;
-	bool			 holds_pmu;	/* a CPU's PMU, pinned and alone */
-	bool			 read_each;	/* counters read one by one */
-	bool			 sampling;	/* overflow.c handles this binding */
-	bool			 standby;	/* bound, waiting for cpc_set_switch */
-	bool			 disabled;	/* cpc_disable()d */
-	bool			 target_held;	/* bound while libpctx held it stopped */
-	uint64_t		*readbuf;	/* group read scratch, sized once */
-	size_t			 readbuf_len;
-	uint64_t		 enabled_ns, running_ns;	/* at the last sample */
-	uint64_t		 enabled_base, running_base;	/* before a reopen */
-	volatile bool		 frozen;	/* by an overflow, until restart */
-	bool			 live;		/* registered for SIGTRAP */
-	size_t			 ring_pages;	/* data pages, 0: the default */
-	struct cpc_ring		*ring;		/* buffered overflow records */
-	bool			 lost_format;	/* reads carry lost samples */
-	int			 read_stride;	/* words per event in readbuf */
+	cpc_t *cpc;
+	LIST_ENTRY(__cpc_set) link;
+	struct cpc_request *reqs;
+	int nreqs;
+	enum cpc_bind_kind bound;
+	bool asks_overflow; /* a request asks for overflow */
+	bool prepared;	    /* checked and laid out: group.c */
+	bool fits;	    /* the PMU takes the group whole */
+	int nevents;	    /* perf events: a request has 1 or 2 */
+	int *fds;	    /* per event; fds[0] leads the group */
+	pid_t tid;	    /* LWP the set counts */
+	int cpu;	    /* CPU for CPU binds */
+	pid_t binder;	    /* thread that called cpc_bind_cpu */
+	cpu_set_t saved_affinity;
+	pctx_t *pctx;
+	id_t lwpid;
+	bool holds_pmu;	   /* a CPU's PMU, pinned and alone */
+	bool read_each;	   /* counters read one by one */
+	bool sampling;	   /* overflow.c handles this binding */
+	bool standby;	   /* bound, waiting for cpc_set_switch */
+	bool disabled;	   /* cpc_disable()d */
+	bool target_held;  /* bound while libpctx held it stopped */
+	uint64_t *readbuf; /* group read scratch, sized once */
+	size_t readbuf_len;
+	uint64_t enabled_ns, running_ns;     /* at the last sample */
+	uint64_t enabled_base, running_base; /* before a reopen */
+	volatile bool frozen;		     /* by an overflow, until restart */
+	bool live;			     /* registered for SIGTRAP */
+	size_t ring_pages;		     /* data pages, 0: the default */
+	struct cpc_ring *ring;		     /* buffered overflow records */
+	bool lost_format;		     /* reads carry lost samples */
+	int read_stride;		     /* words per event in readbuf */
 };
 
 struct __cpc_buf {
-	cpc_t			*cpc;
-	LIST_ENTRY(__cpc_buf)	 link;
-	int			 nreqs;
-	hrtime_t		 hrtime;
-	uint64_t		 tick;
-	uint64_t		 data[];
+	cpc_t *cpc;
+	LIST_ENTRY(__cpc_buf) link;
+	int nreqs;
+	hrtime_t hrtime;
+	uint64_t tick;
+	uint64_t data[];
 };
 
 /*
@@ -128,45 +128,45 @@ struct __cpc_buf {
  * that take a parameter (listed by the described walk only).
  */
 struct cpc_catalog_entry {
-	char		*name;
-	const char	*kind;
-	char		*desc;
-	bool		 generic;	/* a PAPI_* name */
-	bool		 form;		/* mem:ADDR and the like */
+	char *name;
+	const char *kind;
+	char *desc;
+	bool generic; /* a PAPI_* name */
+	bool form;    /* mem:ADDR and the like */
 };
 struct cpc_catalog {
 	struct cpc_catalog_entry *entry;
-	int		 n;
-	int		 nalloc;
+	int n;
+	int nalloc;
 };
 
 /* Whether a set's hardware requests fit the PMU together, remembered. */
-#define CPC_FITS_CACHE	8
+#define CPC_FITS_CACHE 8
 struct cpc_fits {
-	uint64_t	 signature;
-	bool		 fits;
-	bool		 valid;
+	uint64_t signature;
+	bool fits;
+	bool valid;
 };
 
 struct __cpc {
-	LIST_HEAD(, __cpc_set)	 sets;
-	LIST_HEAD(, __cpc_buf)	 bufs;
-	cpc_errhndlr_t		*errfn;
-	uint_t			 npic;
-	char			 cciname[CPC_MAX_IMPL_NAME];
-	char			 cpuref[CPC_MAX_CPUREF];
-	char			 pmu_name[64];	/* empty: no hardware PMU */
-	int			 pmu_type;	/* perf type of that PMU */
-	int			 pfm_pmu;	/* libpfm4 core PMU id, or -1 */
-	const char *const	*attr_names;	/* attribute names offered */
-	struct cpc_catalog	 catalog;
-	bool			 catalog_ready;
-	double			 tsc_per_ns;	/* for the derived tick */
-	bool			 sample_warm;	/* warm_sample_path done */
-	volatile bool		 terminated;
-	struct cpc_event_tree	*events;	/* name -> encoding cache */
-	struct cpc_fits		 fits[CPC_FITS_CACHE];
-	unsigned		 fits_next;
+	LIST_HEAD(, __cpc_set) sets;
+	LIST_HEAD(, __cpc_buf) bufs;
+	cpc_errhndlr_t *errfn;
+	uint_t npic;
+	char cciname[CPC_MAX_IMPL_NAME];
+	char cpuref[CPC_MAX_CPUREF];
+	char pmu_name[64];	       /* empty: no hardware PMU */
+	int pmu_type;		       /* perf type of that PMU */
+	int pfm_pmu;		       /* libpfm4 core PMU id, or -1 */
+	const char *const *attr_names; /* attribute names offered */
+	struct cpc_catalog catalog;
+	bool catalog_ready;
+	double tsc_per_ns; /* for the derived tick */
+	bool sample_warm;  /* warm_sample_path done */
+	volatile bool terminated;
+	struct cpc_event_tree *events; /* name -> encoding cache */
+	struct cpc_fits fits[CPC_FITS_CACHE];
+	unsigned fits_next;
 };
 
 /* error.c */
@@ -177,20 +177,20 @@ void cpclib_err_subcode(cpc_t *cpc, const char *fn, int subcode);
 /* events.c */
 int cpclib_event_encode(cpc_t *cpc, const char *name, struct cpc_event_enc *enc,
     char *why, size_t whylen);
-int cpclib_attr_apply(cpc_t *cpc, const struct cpc_request *req,
-    struct perf_event_attr *attr);
+int cpclib_attr_apply(
+    cpc_t *cpc, const struct cpc_request *req, struct perf_event_attr *attr);
 bool cpclib_attr_known(cpc_t *cpc, const char *name);
 void cpclib_events_free(cpc_t *cpc);
-void cpclib_request_to_attr(const struct cpc_request *req, int t,
-    struct perf_event_attr *attr);
+void cpclib_request_to_attr(
+    const struct cpc_request *req, int t, struct perf_event_attr *attr);
 const char *cpclib_event_desc(cpc_t *cpc, const char *name);
 
 /* pmu.c */
 /* An attribute: bits of one config word of the core PMU's encoding. */
 struct cpc_attr_field {
-	const char	*name;
-	int		 config;	/* 0: config, 1: config1, 2: config2 */
-	uint64_t	 mask;
+	const char *name;
+	int config; /* 0: config, 1: config1, 2: config2 */
+	uint64_t mask;
 };
 void cpclib_pmu_detect(cpc_t *cpc);
 bool cpclib_sysfs_format(const char *text, int *word, uint64_t *mask);
@@ -218,8 +218,7 @@ int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 void cpclib_group_close(cpc_set_t *set);
 int cpclib_group_on_pmu(cpc_set_t *set);
 int cpclib_group_leader(cpc_set_t *set, bool on);
-int cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid,
-    const char *fn);
+int cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn);
 
 /* open_error.c */
 void cpclib_report_open_error(cpc_t *cpc, const char *fn,
@@ -244,7 +243,8 @@ int cpclib_ovf_reload(cpc_set_t *set);
 
 /* pcbuf.c */
 extern const char cpclib_emt_carrier;
-void cpclib_ring_attr(const struct cpc_request *req, struct perf_event_attr *attr);
+void cpclib_ring_attr(
+    const struct cpc_request *req, struct perf_event_attr *attr);
 int cpclib_ring_perf_open(struct cpc_request *req, struct perf_event_attr *attr,
     pid_t pid, int cpu, int group_fd);
 int cpclib_ring_open(cpc_set_t *set);
@@ -270,8 +270,7 @@ void cpclib_pctx_terminate_all(cpc_t *cpc);
  * Small enough for the per-tick and per-thread paths to call in place.
  */
 static inline int
-cpclib_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-    int group_fd)
+cpclib_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
 	    PERF_FLAG_FD_CLOEXEC);

@@ -8,13 +8,13 @@
 #include "cpc_impl.h"
 
 /* Flags an engine that only counts can honour. */
-#define ENGINE_FLAGS	(CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_COUNT_HV)
-#define OVERFLOW_FLAGS	(CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED | \
-    CPC_OVF_CALLSTACK)
+#define ENGINE_FLAGS (CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_COUNT_HV)
+#define OVERFLOW_FLAGS \
+	(CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED | CPC_OVF_CALLSTACK)
 
 int
-cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
-    struct perf_event_attr *attr)
+cpc_set_request_attr(
+    cpc_t *cpc, cpc_set_t *set, int index, struct perf_event_attr *attr)
 {
 	static const char fn[] = "cpc_set_request_attr";
 	const struct cpc_request *req;
@@ -43,7 +43,7 @@ cpc_set_request_attr(cpc_t *cpc, cpc_set_t *set, int index,
 		return -1;
 	}
 	/* Each counter is read alone, never as a group. */
-	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-	    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr->read_format =
+	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	return 0;
 }

@@ -44,8 +44,8 @@ default_errfn(const char *fn, int subcode, const char *fmt, va_list ap)
 static void
 call_handler(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
 {
-	cpc_errhndlr_t *handler = cpc != NULL && cpc->errfn != NULL ?
-	    cpc->errfn : default_errfn;
+	cpc_errhndlr_t *handler =
+	    cpc != NULL && cpc->errfn != NULL ? cpc->errfn : default_errfn;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -57,8 +57,8 @@ call_handler(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
 void
 cpclib_err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)
 {
-	cpc_errhndlr_t *handler = cpc != NULL && cpc->errfn != NULL ?
-	    cpc->errfn : default_errfn;
+	cpc_errhndlr_t *handler =
+	    cpc != NULL && cpc->errfn != NULL ? cpc->errfn : default_errfn;
 	int saved = errno;
 	va_list ap;
 

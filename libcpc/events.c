@@ -17,17 +17,17 @@
 #include "evname.h"
 
 struct event_entry {
-	RB_ENTRY(event_entry)	 node;
-	char			*name;
-	cpc_event_status_t	 status;
-	const char		*kind;
-	char			*reason;	/* why not countable, or NULL */
-	char			*desc;		/* what it counts, or NULL */
-	char			*note;		/* what is counted instead */
-	struct cpc_event_term	*terms;
-	struct cpc_event_enc	 enc;
-	char			*owned[2];
-	int			 pin;		/* see cpclib_request_to_attr */
+	RB_ENTRY(event_entry) node;
+	char *name;
+	cpc_event_status_t status;
+	const char *kind;
+	char *reason; /* why not countable, or NULL */
+	char *desc;   /* what it counts, or NULL */
+	char *note;   /* what is counted instead */
+	struct cpc_event_term *terms;
+	struct cpc_event_enc enc;
+	char *owned[2];
+	int pin; /* see cpclib_request_to_attr */
 };
 
 static int
@@ -39,8 +39,8 @@ entry_cmp(const struct event_entry *a, const struct event_entry *b)
 RB_PROTOTYPE_STATIC(event_names, event_entry, node, entry_cmp)
 RB_GENERATE_STATIC(event_names, event_entry, node, entry_cmp)
 
-#define PIN_NONE	(-1)	/* no reference taken yet */
-#define PIN_FAILED	(-2)	/* could not take one: do not try again */
+#define PIN_NONE   (-1) /* no reference taken yet */
+#define PIN_FAILED (-2) /* could not take one: do not try again */
 
 /* The perf attributes of a request's term t with its modes applied. */
 static void
@@ -52,7 +52,7 @@ term_attr(const struct cpc_event_enc *enc, uint_t flags, int t,
 	*attr = enc->term[t].attr;
 	attr->size = sizeof(*attr);
 	if (enc->modes != 0) {
-		modes = enc->modes;	/* the name's modifiers, as perf */
+		modes = enc->modes; /* the name's modifiers, as perf */
 	} else if (enc->all_modes) {
 		modes = CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_COUNT_HV;
 	} else {
@@ -86,8 +86,9 @@ take_pin(int *pin, const struct perf_event_attr *attr)
 	a.read_format = 0;
 	fd = cpclib_perf_open(&a, 0, -1, -1);
 	if (!__atomic_compare_exchange_n(pin, &expected,
-	    fd >= 0 ? fd : PIN_FAILED, false, __ATOMIC_ACQ_REL,
-	    __ATOMIC_ACQUIRE) && fd >= 0)
+		fd >= 0 ? fd : PIN_FAILED, false, __ATOMIC_ACQ_REL,
+		__ATOMIC_ACQUIRE) &&
+	    fd >= 0)
 		close(fd);
 }
 
@@ -95,8 +96,8 @@ take_pin(int *pin, const struct perf_event_attr *attr)
  * The perf attributes of term t of a request, before attribute fields.
  */
 void
-cpclib_request_to_attr(const struct cpc_request *req, int t,
-    struct perf_event_attr *attr)
+cpclib_request_to_attr(
+    const struct cpc_request *req, int t, struct perf_event_attr *attr)
 {
 	const struct cpc_event_enc *enc = &req->enc;
 
@@ -146,8 +147,10 @@ probe_failed(cpc_t *cpc, const char *name, struct ev_result *r, int err)
 	req.enc.all_modes = r->all_modes;
 	req.enc.modes = r->modes;
 	cpclib_explain_open_error(cpc, &req, err, 0, -1, why, sizeof(why));
-	ev_fail(r, err == EACCES || err == EPERM ? CPC_EVENT_NO_PERMISSION :
-	    CPC_EVENT_UNSUPPORTED, "%s", why);
+	ev_fail(r,
+	    err == EACCES || err == EPERM ? CPC_EVENT_NO_PERMISSION :
+					    CPC_EVENT_UNSUPPORTED,
+	    "%s", why);
 }
 
 /*
@@ -177,8 +180,10 @@ static void
 probe(cpc_t *cpc, const char *name, struct ev_result *r)
 {
 	struct cpc_event_enc enc = {
-		.term = r->term, .nterms = r->nterms,
-		.kernel_context = r->kernel_context, .modes = r->modes,
+		.term = r->term,
+		.nterms = r->nterms,
+		.kernel_context = r->kernel_context,
+		.modes = r->modes,
 	};
 	struct perf_event_attr attr;
 	bool tracepoint;
@@ -205,7 +210,8 @@ probe(cpc_t *cpc, const char *name, struct ev_result *r)
 			if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0 &&
 			    enc.modes != 0) {
 				close(fd);
-				ev_fail(r, CPC_EVENT_UNSUPPORTED, "the PMU "
+				ev_fail(r, CPC_EVENT_UNSUPPORTED,
+				    "the PMU "
 				    "counts every mode together and cannot "
 				    "count only some: drop the modifier");
 				return;
@@ -220,7 +226,7 @@ probe(cpc_t *cpc, const char *name, struct ev_result *r)
 			continue;
 		}
 		if (errno == EMFILE || errno == ENFILE)
-			continue;	/* says nothing of the event */
+			continue; /* says nothing of the event */
 		probe_failed(cpc, name, r, errno);
 		return;
 	}
@@ -252,7 +258,7 @@ resolve_forms(cpc_t *cpc, const char *name, struct ev_result *r)
 	ev_result_init(&tp);
 	if (cpclib_resolve_tracepoint(cpc, name, &tp) &&
 	    (tp.status == CPC_EVENT_COUNTABLE ||
-	    tp.status == CPC_EVENT_NO_PERMISSION)) {
+		tp.status == CPC_EVENT_NO_PERMISSION)) {
 		*r = tp;
 		return;
 	}
@@ -281,10 +287,11 @@ explain_unknown(const char *name, struct ev_result *r)
 			continue;
 		r->kind = "modifier";
 		r->desc[0] = '\0';
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "perf's modifier '%c' (%s) "
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "perf's modifier '%c' (%s) "
 		    "means nothing when counting; the modifiers here are "
-		    ":u :k :h :H :G :p :pp :ppp", *m,
-		    cpclib_modifier_meaning(*m));
+		    ":u :k :h :H :G :p :pp :ppp",
+		    *m, cpclib_modifier_meaning(*m));
 		return;
 	}
 }
@@ -301,8 +308,8 @@ classify(cpc_t *cpc, const char *name, struct ev_result *r)
 	if (cpclib_split_modifiers(name, base, sizeof(base), &mods) &&
 	    !is_tracepoint(name)) {
 		if (!cpclib_event_view(cpc, base, &v)) {
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s",
-			    strerror(ENOMEM));
+			ev_fail(
+			    r, CPC_EVENT_UNSUPPORTED, "%s", strerror(ENOMEM));
 			return;
 		}
 		copy_view(&v, r);
@@ -323,7 +330,8 @@ classify(cpc_t *cpc, const char *name, struct ev_result *r)
 		    strcmp(r->kind, "ultrasparc") == 0;
 	}
 	if (r->hardware && cpc->pmu_name[0] == '\0') {
-		ev_fail(r, CPC_EVENT_NO_PMU, "a hardware event, and this "
+		ev_fail(r, CPC_EVENT_NO_PMU,
+		    "a hardware event, and this "
 		    "kernel has no hardware counters (no PMU; a VM without a "
 		    "virtual PMU?)");
 		return;
@@ -364,16 +372,17 @@ entry_fill(struct event_entry *e, struct ev_result *r)
 	e->owned[0] = r->owned[0];
 	e->owned[1] = r->owned[1];
 	if ((r->status != CPC_EVENT_COUNTABLE &&
-	    (e->reason = dup_or_null(r->why)) == NULL && r->why[0] != '\0') ||
+		(e->reason = dup_or_null(r->why)) == NULL &&
+		r->why[0] != '\0') ||
 	    ((e->desc = dup_or_null(r->desc)) == NULL && r->desc[0] != '\0') ||
 	    ((e->note = dup_or_null(r->note)) == NULL && r->note[0] != '\0'))
 		return false;
 	if (r->nterms > 0) {
-		if ((e->terms = calloc((size_t)r->nterms,
-		    sizeof(*e->terms))) == NULL)
+		if ((e->terms = calloc((size_t)r->nterms, sizeof(*e->terms))) ==
+		    NULL)
 			return false;
-		memcpy(e->terms, r->term, (size_t)r->nterms *
-		    sizeof(*e->terms));
+		memcpy(
+		    e->terms, r->term, (size_t)r->nterms * sizeof(*e->terms));
 	}
 	e->enc.term = e->terms;
 	e->enc.nterms = r->nterms;
@@ -391,8 +400,8 @@ entry_fill(struct event_entry *e, struct ev_result *r)
 static struct event_entry *
 lookup(cpc_t *cpc, const char *name)
 {
-	struct cpc_event_tree *tree = __atomic_load_n(&cpc->events,
-	    __ATOMIC_ACQUIRE);
+	struct cpc_event_tree *tree =
+	    __atomic_load_n(&cpc->events, __ATOMIC_ACQUIRE);
 	struct event_entry key, *e, *other;
 	struct ev_result *r;
 
@@ -441,7 +450,7 @@ cpclib_events_free(cpc_t *cpc)
 
 	if (tree == NULL)
 		return;
-	RB_FOREACH_SAFE(e, event_names, &tree->names, next) {
+	RB_FOREACH_SAFE (e, event_names, &tree->names, next) {
 		RB_REMOVE(event_names, &tree->names, e);
 		entry_free(e);
 	}
@@ -488,11 +497,11 @@ compose_why(const struct event_entry *e, char *why, size_t whylen)
 	else if (e->status == CPC_EVENT_COUNTABLE)
 		snprintf(why, whylen, "%s", e->name);
 	else if (e->desc != NULL && e->reason != NULL)
-		snprintf(why, whylen, "%s (%s): %s", e->name, e->desc,
-		    e->reason);
+		snprintf(
+		    why, whylen, "%s (%s): %s", e->name, e->desc, e->reason);
 	else
-		snprintf(why, whylen, "%s: %s", e->name, e->reason != NULL ?
-		    e->reason : "unknown event");
+		snprintf(why, whylen, "%s: %s", e->name,
+		    e->reason != NULL ? e->reason : "unknown event");
 }
 
 cpc_event_status_t
@@ -508,8 +517,8 @@ cpc_event_status(cpc_t *cpc, const char *event, char *why, size_t whylen)
 	}
 	if ((e = lookup(cpc, event)) == NULL) {
 		if (why != NULL && whylen > 0)
-			snprintf(why, whylen, "%s: %s", event,
-			    strerror(ENOMEM));
+			snprintf(
+			    why, whylen, "%s: %s", event, strerror(ENOMEM));
 		return CPC_EVENT_UNSUPPORTED;
 	}
 	if (why != NULL && whylen > 0)
@@ -561,9 +570,10 @@ cpclib_event_encode(cpc_t *cpc, const char *name, struct cpc_event_enc *enc,
 
 	if (!valid_name(name) || (e = lookup(cpc, name)) == NULL) {
 		if (why != NULL && whylen > 0)
-			snprintf(why, whylen, "%s: %s", name != NULL ? name :
-			    "", valid_name(name) ? strerror(ENOMEM) :
-			    "not an event name");
+			snprintf(why, whylen, "%s: %s",
+			    name != NULL ? name : "",
+			    valid_name(name) ? strerror(ENOMEM) :
+					       "not an event name");
 		return -1;
 	}
 	if (e->status != CPC_EVENT_COUNTABLE &&
@@ -594,8 +604,8 @@ cpclib_attr_known(cpc_t *cpc, const char *name)
  * the subcode that explains the failure.
  */
 int
-cpclib_attr_apply(cpc_t *cpc, const struct cpc_request *req,
-    struct perf_event_attr *attr)
+cpclib_attr_apply(
+    cpc_t *cpc, const struct cpc_request *req, struct perf_event_attr *attr)
 {
 	const struct cpc_attr_field *f;
 	const cpc_attr_t *a;

@@ -18,8 +18,8 @@
 #include "evname.h"
 
 /* The modifiers that mean something when counting. */
-#define COUNTING_MODIFIERS	"ukhHGp"
-#define MAX_PRECISE		3
+#define COUNTING_MODIFIERS "ukhHGp"
+#define MAX_PRECISE	   3
 
 void
 ev_result_init(struct ev_result *r)
@@ -57,8 +57,10 @@ ev_add_term(struct ev_result *r, uint32_t type, uint64_t config, int sign)
 	struct cpc_event_term *t;
 
 	if (r->nterms >= CPC_MAX_TERMS) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "more than %d events in one "
-		    "name", CPC_MAX_TERMS);
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "more than %d events in one "
+		    "name",
+		    CPC_MAX_TERMS);
 		return NULL;
 	}
 	t = &r->term[r->nterms++];
@@ -76,8 +78,8 @@ cpclib_parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' || isspace(
-	    (unsigned char)s[0]))
+	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' ||
+	    isspace((unsigned char)s[0]))
 		return false;
 	errno = 0;
 	*v = strtoull(s, &end, 0);
@@ -89,8 +91,8 @@ cpclib_parse_u64(const char *s, uint64_t *v)
  * counting modifiers. False, with base the whole name, when there is none.
  */
 bool
-cpclib_split_modifiers(const char *name, char *base, size_t len,
-    const char **mods)
+cpclib_split_modifiers(
+    const char *name, char *base, size_t len, const char **mods)
 {
 	const char *colon = strrchr(name, ':');
 	size_t n;
@@ -126,15 +128,29 @@ cpclib_apply_modifiers(const char *mods, struct ev_result *r)
 
 	for (m = mods; *m != '\0'; m++) {
 		switch (*m) {
-		case 'u':	modes |= CPC_COUNT_USER; break;
-		case 'k':	modes |= CPC_COUNT_SYSTEM; break;
-		case 'h':	modes |= CPC_COUNT_HV; break;
-		case 'H':	host = true; break;
-		case 'G':	guest = true; break;
-		case 'p':	precise++; break;
+		case 'u':
+			modes |= CPC_COUNT_USER;
+			break;
+		case 'k':
+			modes |= CPC_COUNT_SYSTEM;
+			break;
+		case 'h':
+			modes |= CPC_COUNT_HV;
+			break;
+		case 'H':
+			host = true;
+			break;
+		case 'G':
+			guest = true;
+			break;
+		case 'p':
+			precise++;
+			break;
 		default:
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "modifier '%c' is "
-			    "not one of %s", *m, COUNTING_MODIFIERS);
+			ev_fail(r, CPC_EVENT_UNSUPPORTED,
+			    "modifier '%c' is "
+			    "not one of %s",
+			    *m, COUNTING_MODIFIERS);
 			return -1;
 		}
 	}
@@ -182,8 +198,7 @@ cpclib_sw_kernel_context(uint64_t config)
  * the longest when several do. Its length goes to *len.
  */
 static const struct ev_cache_word *
-cache_word(const struct ev_cache_word *w, size_t n, const char *s,
-    size_t *len)
+cache_word(const struct ev_cache_word *w, size_t n, const char *s, size_t *len)
 {
 	const struct ev_cache_word *best = NULL;
 	size_t i, l;
@@ -223,15 +238,18 @@ resolve_cache(cpc_t *cpc, const char *name, struct ev_result *r)
 
 	(void)cpc;
 	if ((unit = cache_word(cpclib_cache_units, cpclib_ncache_units, name,
-	    &len)) == NULL || name[len] == '\0')
+		 &len)) == NULL ||
+	    name[len] == '\0')
 		return false;
 	for (p = name + len; *p == '-'; p += len) {
 		p++;
-		if (op == NULL && (w = cache_word(cpclib_cache_ops,
-		    cpclib_ncache_ops, p, &len)) != NULL)
+		if (op == NULL &&
+		    (w = cache_word(
+			 cpclib_cache_ops, cpclib_ncache_ops, p, &len)) != NULL)
 			op = w;
-		else if (res == NULL && (w = cache_word(cpclib_cache_results,
-		    cpclib_ncache_results, p, &len)) != NULL)
+		else if (res == NULL &&
+		    (w = cache_word(cpclib_cache_results, cpclib_ncache_results,
+			 p, &len)) != NULL)
 			res = w;
 		else
 			return false;
@@ -241,20 +259,23 @@ resolve_cache(cpc_t *cpc, const char *name, struct ev_result *r)
 	opid = op != NULL ? op->id : PERF_COUNT_HW_CACHE_OP_READ;
 	resid = res != NULL ? res->id : PERF_COUNT_HW_CACHE_RESULT_ACCESS;
 	r->kind = "cache";
-	ev_desc(r, "%s %s %s", cache_desc(cpclib_cache_units,
-	    cpclib_ncache_units, unit->id), cache_desc(cpclib_cache_ops,
-	    cpclib_ncache_ops, opid), cache_desc(cpclib_cache_results,
-	    cpclib_ncache_results, resid));
+	ev_desc(r, "%s %s %s",
+	    cache_desc(cpclib_cache_units, cpclib_ncache_units, unit->id),
+	    cache_desc(cpclib_cache_ops, cpclib_ncache_ops, opid),
+	    cache_desc(cpclib_cache_results, cpclib_ncache_results, resid));
 	if (!(cpclib_cache_valid_ops[unit->id] & (1u << opid))) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "the kernel's generic cache "
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "the kernel's generic cache "
 		    "events have no %s operation for the %s",
 		    cache_desc(cpclib_cache_ops, cpclib_ncache_ops, opid),
-		    cache_desc(cpclib_cache_units, cpclib_ncache_units,
-		    unit->id));
+		    cache_desc(
+			cpclib_cache_units, cpclib_ncache_units, unit->id));
 		return true;
 	}
-	if (ev_add_term(r, PERF_TYPE_HW_CACHE, (uint64_t)unit->id |
-	    (uint64_t)opid << 8 | (uint64_t)resid << 16, 1) == NULL)
+	if (ev_add_term(r, PERF_TYPE_HW_CACHE,
+		(uint64_t)unit->id | (uint64_t)opid << 8 |
+		    (uint64_t)resid << 16,
+		1) == NULL)
 		return true;
 	r->hardware = true;
 	r->status = CPC_EVENT_COUNTABLE;
@@ -273,8 +294,8 @@ cpclib_resolve_legacy(cpc_t *cpc, const char *name, struct ev_result *r)
 			continue;
 		r->kind = "tool";
 		ev_desc(r, "computed by perf, not counted by the kernel");
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s",
-		    cpclib_perf_tools[i].why);
+		ev_fail(
+		    r, CPC_EVENT_UNSUPPORTED, "%s", cpclib_perf_tools[i].why);
 		return true;
 	}
 	if (l == NULL)
@@ -304,11 +325,12 @@ raw_type(const cpc_t *cpc)
  * lowest bits of the field. False when the value does not fit.
  */
 bool
-cpclib_deposit(int word, uint64_t mask, uint64_t val,
-    struct perf_event_attr *attr)
+cpclib_deposit(
+    int word, uint64_t mask, uint64_t val, struct perf_event_attr *attr)
 {
-	uint64_t *w = word == 0 ? &attr->config : word == 1 ? &attr->config1 :
-	    &attr->config2;
+	uint64_t *w = word == 0 ? &attr->config :
+	    word == 1		? &attr->config1 :
+				  &attr->config2;
 	uint64_t bits = 0;
 	int b;
 
@@ -380,10 +402,17 @@ parse_access(const char *s, uint32_t *type)
 	*type = 0;
 	for (; *s != '\0'; s++) {
 		switch (*s) {
-		case 'r':	*type |= HW_BREAKPOINT_R; break;
-		case 'w':	*type |= HW_BREAKPOINT_W; break;
-		case 'x':	*type |= HW_BREAKPOINT_X; break;
-		default:	return false;
+		case 'r':
+			*type |= HW_BREAKPOINT_R;
+			break;
+		case 'w':
+			*type |= HW_BREAKPOINT_W;
+			break;
+		case 'x':
+			*type |= HW_BREAKPOINT_X;
+			break;
+		default:
+			return false;
 		}
 	}
 	return *type != 0;
@@ -393,10 +422,14 @@ static const char *
 access_words(uint32_t type)
 {
 	switch (type) {
-	case HW_BREAKPOINT_X:	return "executions of";
-	case HW_BREAKPOINT_R:	return "reads of";
-	case HW_BREAKPOINT_W:	return "writes to";
-	default:		return "accesses to";
+	case HW_BREAKPOINT_X:
+		return "executions of";
+	case HW_BREAKPOINT_R:
+		return "reads of";
+	case HW_BREAKPOINT_W:
+		return "writes to";
+	default:
+		return "accesses to";
 	}
 }
 
@@ -419,35 +452,41 @@ cpclib_resolve_breakpoint(const char *name, struct ev_result *r)
 	if ((colon = strchr(addr, ':')) != NULL) {
 		*colon++ = '\0';
 		if (!parse_access(colon, &type)) {
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "'%s' is not a "
-			    "breakpoint access (r, w, rw or x)", colon);
+			ev_fail(r, CPC_EVENT_UNSUPPORTED,
+			    "'%s' is not a "
+			    "breakpoint access (r, w, rw or x)",
+			    colon);
 			return true;
 		}
 	}
 	if ((slash = strchr(addr, '/')) != NULL) {
 		*slash++ = '\0';
-		if (!cpclib_parse_u64(slash, &len) || (len != 1 && len != 2 &&
-		    len != 4 && len != 8)) {
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "'%s' is not a "
-			    "breakpoint length (1, 2, 4 or 8 bytes)", slash);
+		if (!cpclib_parse_u64(slash, &len) ||
+		    (len != 1 && len != 2 && len != 4 && len != 8)) {
+			ev_fail(r, CPC_EVENT_UNSUPPORTED,
+			    "'%s' is not a "
+			    "breakpoint length (1, 2, 4 or 8 bytes)",
+			    slash);
 			return true;
 		}
 	}
 	if (!cpclib_parse_u64(addr, &a)) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "'%s' is not an address",
-		    addr);
+		ev_fail(
+		    r, CPC_EVENT_UNSUPPORTED, "'%s' is not an address", addr);
 		return true;
 	}
 	if (len == 0)
 		len = type == HW_BREAKPOINT_X ? sizeof(long) :
-		    HW_BREAKPOINT_LEN_4;
+						HW_BREAKPOINT_LEN_4;
 	if ((t = ev_add_term(r, PERF_TYPE_BREAKPOINT, 0, 1)) == NULL)
 		return true;
 	t->attr.bp_type = type;
 	t->attr.bp_addr = a;
 	t->attr.bp_len = len;
-	ev_desc(r, "%s address 0x%" PRIx64 " (%" PRIu64 " bytes, a debug "
-	    "register)", access_words(type), a, len);
+	ev_desc(r,
+	    "%s address 0x%" PRIx64 " (%" PRIu64 " bytes, a debug "
+	    "register)",
+	    access_words(type), a, len);
 	r->status = CPC_EVENT_COUNTABLE;
 	return true;
 }
@@ -464,7 +503,7 @@ describe_pfm(int idx, struct ev_result *r)
 	memset(&pinfo, 0, sizeof(pinfo));
 	pinfo.size = sizeof(pinfo);
 	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &einfo) !=
-	    PFM_SUCCESS ||
+		PFM_SUCCESS ||
 	    pfm_get_pmu_info(einfo.pmu, &pinfo) != PFM_SUCCESS)
 		return;
 	if (einfo.desc != NULL && strcmp(einfo.desc, einfo.name) != 0)
@@ -479,8 +518,8 @@ kname_word(const struct ev_cache_word *w, size_t n, const char *s, size_t len)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (strlen(w[i].name) == len && strncasecmp(w[i].name, s,
-		    len) == 0)
+		if (strlen(w[i].name) == len &&
+		    strncasecmp(w[i].name, s, len) == 0)
 			return &w[i];
 	return NULL;
 }
@@ -494,13 +533,13 @@ resolve_cache_kname(const char *s, struct ev_result *r)
 	int res = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
 	size_t len = strcspn(s, ":");
 
-	if ((unit = kname_word(cpclib_cache_knames, cpclib_ncache_knames, s,
-	    len)) == NULL)
+	if ((unit = kname_word(
+		 cpclib_cache_knames, cpclib_ncache_knames, s, len)) == NULL)
 		return false;
 	for (s += len; *s == ':'; s += len) {
 		len = strcspn(++s, ":");
 		if ((w = kname_word(cpclib_cache_op_knames,
-		    cpclib_ncache_op_knames, s, len)) == NULL)
+			 cpclib_ncache_op_knames, s, len)) == NULL)
 			return false;
 		if (w->id >= 16)
 			res = w->id - 16;
@@ -509,8 +548,9 @@ resolve_cache_kname(const char *s, struct ev_result *r)
 	}
 	r->kind = "libpfm4";
 	ev_desc(r, "perf::PERF_COUNT_HW_CACHE_%s", unit->name);
-	if (ev_add_term(r, PERF_TYPE_HW_CACHE, (uint64_t)unit->id |
-	    (uint64_t)op << 8 | (uint64_t)res << 16, 1) != NULL) {
+	if (ev_add_term(r, PERF_TYPE_HW_CACHE,
+		(uint64_t)unit->id | (uint64_t)op << 8 | (uint64_t)res << 16,
+		1) != NULL) {
 		r->hardware = true;
 		r->status = CPC_EVENT_COUNTABLE;
 	}
@@ -565,8 +605,8 @@ cpclib_pfm_encode(const char *name, struct perf_event_attr *attr)
 	arg.attr = attr;
 	arg.size = sizeof(arg);
 	arg.fstr = &fstr;
-	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-	    &arg) != PFM_SUCCESS)
+	if (pfm_get_os_event_encoding(
+		name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
 		return -1;
 	free(fstr);
 	return arg.idx;

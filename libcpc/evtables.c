@@ -10,11 +10,11 @@
 
 #include "evname.h"
 
-#define SW	PERF_TYPE_SOFTWARE
-#define HW	PERF_TYPE_HARDWARE
+#define SW PERF_TYPE_SOFTWARE
+#define HW PERF_TYPE_HARDWARE
 
 /* The kernel's enum name and value, from one token. */
-#define KNAME(k)	#k, k
+#define KNAME(k) #k, k
 
 const struct ev_legacy cpclib_perf_names[] = {
 	{ "cpu-clock", KNAME(PERF_COUNT_SW_CPU_CLOCK), NULL, SW, false,
@@ -25,65 +25,54 @@ const struct ev_legacy cpclib_perf_names[] = {
 	    "page faults" },
 	{ "faults", KNAME(PERF_COUNT_SW_PAGE_FAULTS), "page-faults", SW, false,
 	    "page faults" },
-	{ "context-switches", KNAME(PERF_COUNT_SW_CONTEXT_SWITCHES),
-	    NULL, SW, true,
-	    "context switches" },
-	{ "cs", KNAME(PERF_COUNT_SW_CONTEXT_SWITCHES),
-	    "context-switches", SW, true,
-	    "context switches" },
+	{ "context-switches", KNAME(PERF_COUNT_SW_CONTEXT_SWITCHES), NULL, SW,
+	    true, "context switches" },
+	{ "cs", KNAME(PERF_COUNT_SW_CONTEXT_SWITCHES), "context-switches", SW,
+	    true, "context switches" },
 	{ "cpu-migrations", KNAME(PERF_COUNT_SW_CPU_MIGRATIONS), NULL, SW, true,
 	    "moves of the task to another CPU" },
-	{ "migrations", KNAME(PERF_COUNT_SW_CPU_MIGRATIONS),
-	    "cpu-migrations", SW, true,
-	    "moves of the task to another CPU" },
+	{ "migrations", KNAME(PERF_COUNT_SW_CPU_MIGRATIONS), "cpu-migrations",
+	    SW, true, "moves of the task to another CPU" },
 	{ "minor-faults", KNAME(PERF_COUNT_SW_PAGE_FAULTS_MIN), NULL, SW, false,
 	    "page faults served without I/O" },
 	{ "major-faults", KNAME(PERF_COUNT_SW_PAGE_FAULTS_MAJ), NULL, SW, false,
 	    "page faults that needed I/O" },
-	{ "alignment-faults", KNAME(PERF_COUNT_SW_ALIGNMENT_FAULTS),
-	    NULL, SW, false,
-	    "unaligned accesses the kernel fixed up" },
-	{ "emulation-faults", KNAME(PERF_COUNT_SW_EMULATION_FAULTS),
-	    NULL, SW, false,
-	    "instructions the kernel emulated" },
+	{ "alignment-faults", KNAME(PERF_COUNT_SW_ALIGNMENT_FAULTS), NULL, SW,
+	    false, "unaligned accesses the kernel fixed up" },
+	{ "emulation-faults", KNAME(PERF_COUNT_SW_EMULATION_FAULTS), NULL, SW,
+	    false, "instructions the kernel emulated" },
 	{ "dummy", KNAME(PERF_COUNT_SW_DUMMY), NULL, SW, false,
 	    "counts nothing (a placeholder event)" },
 	{ "bpf-output", KNAME(PERF_COUNT_SW_BPF_OUTPUT), NULL, SW, false,
 	    "records BPF programs send (counts 0 without one)" },
-	{ "cgroup-switches", KNAME(PERF_COUNT_SW_CGROUP_SWITCHES),
-	    NULL, SW, true,
-	    "context switches to a task of another cgroup" },
+	{ "cgroup-switches", KNAME(PERF_COUNT_SW_CGROUP_SWITCHES), NULL, SW,
+	    true, "context switches to a task of another cgroup" },
 	{ "cpu-cycles", KNAME(PERF_COUNT_HW_CPU_CYCLES), NULL, HW, false,
 	    "CPU cycles" },
 	{ "cycles", KNAME(PERF_COUNT_HW_CPU_CYCLES), "cpu-cycles", HW, false,
 	    "CPU cycles" },
 	{ "instructions", KNAME(PERF_COUNT_HW_INSTRUCTIONS), NULL, HW, false,
 	    "instructions retired" },
-	{ "cache-references", KNAME(PERF_COUNT_HW_CACHE_REFERENCES),
-	    NULL, HW, false,
-	    "last-level cache accesses" },
+	{ "cache-references", KNAME(PERF_COUNT_HW_CACHE_REFERENCES), NULL, HW,
+	    false, "last-level cache accesses" },
 	{ "cache-misses", KNAME(PERF_COUNT_HW_CACHE_MISSES), NULL, HW, false,
 	    "last-level cache misses" },
-	{ "branch-instructions", KNAME(PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
-	    NULL, HW, false,
-	    "branch instructions retired" },
+	{ "branch-instructions", KNAME(PERF_COUNT_HW_BRANCH_INSTRUCTIONS), NULL,
+	    HW, false, "branch instructions retired" },
 	{ "branches", KNAME(PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
-	    "branch-instructions", HW, false,
-	    "branch instructions retired" },
+	    "branch-instructions", HW, false, "branch instructions retired" },
 	{ "branch-misses", KNAME(PERF_COUNT_HW_BRANCH_MISSES), NULL, HW, false,
 	    "mispredicted branches" },
 	{ "bus-cycles", KNAME(PERF_COUNT_HW_BUS_CYCLES), NULL, HW, false,
 	    "bus cycles" },
 	{ "stalled-cycles-frontend",
-	    KNAME(PERF_COUNT_HW_STALLED_CYCLES_FRONTEND),
-	    NULL, HW, false,
+	    KNAME(PERF_COUNT_HW_STALLED_CYCLES_FRONTEND), NULL, HW, false,
 	    "cycles the front end issued nothing" },
 	{ "idle-cycles-frontend", KNAME(PERF_COUNT_HW_STALLED_CYCLES_FRONTEND),
 	    "stalled-cycles-frontend", HW, false,
 	    "cycles the front end issued nothing" },
 	{ "stalled-cycles-backend", KNAME(PERF_COUNT_HW_STALLED_CYCLES_BACKEND),
-	    NULL, HW, false,
-	    "cycles the back end retired nothing" },
+	    NULL, HW, false, "cycles the back end retired nothing" },
 	{ "idle-cycles-backend", KNAME(PERF_COUNT_HW_STALLED_CYCLES_BACKEND),
 	    "stalled-cycles-backend", HW, false,
 	    "cycles the back end retired nothing" },
@@ -151,9 +140,9 @@ const struct ev_cache_word cpclib_cache_results[] = {
 const size_t cpclib_ncache_results =
     sizeof(cpclib_cache_results) / sizeof(cpclib_cache_results[0]);
 
-#define R	(1u << PERF_COUNT_HW_CACHE_OP_READ)
-#define W	(1u << PERF_COUNT_HW_CACHE_OP_WRITE)
-#define P	(1u << PERF_COUNT_HW_CACHE_OP_PREFETCH)
+#define R (1u << PERF_COUNT_HW_CACHE_OP_READ)
+#define W (1u << PERF_COUNT_HW_CACHE_OP_WRITE)
+#define P (1u << PERF_COUNT_HW_CACHE_OP_PREFETCH)
 /* The operations perf accepts for each unit, by unit id. */
 const unsigned cpclib_cache_valid_ops[PERF_COUNT_HW_CACHE_MAX] = {
 	[PERF_COUNT_HW_CACHE_L1D] = R | W | P,
@@ -193,13 +182,16 @@ const size_t cpclib_ncache_op_knames =
  * commands' output, so they are refused with the reason.
  */
 const struct ev_tool cpclib_perf_tools[] = {
-	{ "duration_time", "a perf tool event: perf stat's wall-clock time "
+	{ "duration_time",
+	    "a perf tool event: perf stat's wall-clock time "
 	    "of its whole run, not a kernel counter; the time column of "
 	    "cputrack and cpustat already gives it" },
-	{ "user_time", "a perf tool event: the user CPU time of perf stat's "
+	{ "user_time",
+	    "a perf tool event: the user CPU time of perf stat's "
 	    "command from its resource usage at exit, not a kernel counter; "
 	    "count task-clock:u per thread instead" },
-	{ "system_time", "a perf tool event: the system CPU time of perf "
+	{ "system_time",
+	    "a perf tool event: the system CPU time of perf "
 	    "stat's command from its resource usage at exit, not a kernel "
 	    "counter; count task-clock:k per thread instead" },
 };
@@ -211,22 +203,36 @@ const char *
 cpclib_modifier_meaning(char c)
 {
 	switch (c) {
-	case 'u':	return "count user mode";
-	case 'k':	return "count kernel mode";
-	case 'h':	return "count hypervisor mode";
-	case 'H':	return "count on the host only";
-	case 'G':	return "count in guests only";
-	case 'p':	return "ask for a precise (skid-free) PC";
-	case 'P':	return "the most precise PC the PMU can give "
-			    "(perf record)";
-	case 'I':	return "leave out the idle task (system-wide "
-			    "sampling)";
-	case 'S':	return "read the group at each sample (perf record)";
-	case 'D':	return "pin the event to the PMU";
-	case 'W':	return "group sample weights (perf record)";
-	case 'e':	return "exclusive use of the PMU";
-	case 'b':	return "count with a BPF program (perf stat "
-			    "--bpf-counters)";
-	default:	return NULL;
+	case 'u':
+		return "count user mode";
+	case 'k':
+		return "count kernel mode";
+	case 'h':
+		return "count hypervisor mode";
+	case 'H':
+		return "count on the host only";
+	case 'G':
+		return "count in guests only";
+	case 'p':
+		return "ask for a precise (skid-free) PC";
+	case 'P':
+		return "the most precise PC the PMU can give "
+		       "(perf record)";
+	case 'I':
+		return "leave out the idle task (system-wide "
+		       "sampling)";
+	case 'S':
+		return "read the group at each sample (perf record)";
+	case 'D':
+		return "pin the event to the PMU";
+	case 'W':
+		return "group sample weights (perf record)";
+	case 'e':
+		return "exclusive use of the PMU";
+	case 'b':
+		return "count with a BPF program (perf stat "
+		       "--bpf-counters)";
+	default:
+		return NULL;
 	}
 }

@@ -37,7 +37,8 @@ static bool
 request_flags_valid(const cpc_set_t *set)
 {
 	const uint_t known = CPC_OVF_NOTIFY_EMT | CPC_COUNT_USER |
-	    CPC_COUNT_SYSTEM | CPC_COUNT_HV | CPC_OVF_BUFFERED | CPC_OVF_CALLSTACK;
+	    CPC_COUNT_SYSTEM | CPC_COUNT_HV | CPC_OVF_BUFFERED |
+	    CPC_OVF_CALLSTACK;
 	int i;
 
 	for (i = 0; i < set->nreqs; i++)
@@ -166,11 +167,11 @@ group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
 		for (t = 0; t < req->enc.nterms; t++) {
 			cpclib_request_to_attr(req, t, &attr);
 			if (cpclib_attr_apply(cpc, req, &attr) != 0)
-				goto done;	/* the real open reports it */
+				goto done; /* the real open reports it */
 			attr.exclude_user = attr.exclude_kernel = 1;
 			attr.exclude_hv = 1;
-			if ((fds[n] = cpclib_perf_open(&attr, 0, -1,
-			    n == 0 ? -1 : fds[0])) < 0) {
+			if ((fds[n] = cpclib_perf_open(
+				 &attr, 0, -1, n == 0 ? -1 : fds[0])) < 0) {
 				fits = !(errno == EINVAL && n > 0 &&
 				    req->enc.hardware);
 				goto done;
@@ -195,7 +196,7 @@ fnv_step(uint64_t h, uint64_t v)
 static uint64_t
 set_signature(const cpc_set_t *set)
 {
-	uint64_t h = 1469598103934665603ULL;	/* the FNV offset basis */
+	uint64_t h = 1469598103934665603ULL; /* the FNV offset basis */
 	const struct cpc_request *r;
 	const struct perf_event_attr *a;
 	uint_t k;
@@ -268,7 +269,8 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
     bool inherit, const char *fn)
 {
 	struct cpc_request *req = &set->reqs[i];
-	int e = req->first_event + t, group = inherit || e == 0 ? -1 : set->fds[0];
+	int e = req->first_event + t,
+	    group = inherit || e == 0 ? -1 : set->fds[0];
 	struct perf_event_attr attr;
 	bool explained = false;
 	int subcode;
@@ -295,8 +297,8 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 		attr.disabled = 1;
 	}
 	if (set->sampling)
-		set->fds[e] = cpclib_ovf_open(set, req, &attr, pid, cpu, group,
-		    &explained);
+		set->fds[e] = cpclib_ovf_open(
+		    set, req, &attr, pid, cpu, group, &explained);
 	else
 		set->fds[e] = cpclib_perf_open(&attr, pid, cpu, group);
 	if (set->fds[e] < 0) {
@@ -322,8 +324,8 @@ open_all(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 		req->period = 0;
 		req->sample_type = 0;
 		for (t = 0; t < req->enc.nterms; t++)
-			if (open_event(cpc, set, i, t, pid, cpu, inherit,
-			    fn) != 0)
+			if (open_event(cpc, set, i, t, pid, cpu, inherit, fn) !=
+			    0)
 				return -1;
 	}
 	return 0;
@@ -334,8 +336,8 @@ open_all(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
  * -1). The set's standby and target_held say how it starts.
  */
 int
-cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
-    bool inherit, const char *fn)
+cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
+    const char *fn)
 {
 	int saved;
 
@@ -353,7 +355,7 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
 	if (open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
 	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
 	    (!inherit && starts_disabled(set) && !set->standby &&
-	    ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0))
+		ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0))
 		goto fail;
 	set->enabled_ns = set->running_ns = 0;
 	set->enabled_base = set->running_base = 0;
@@ -382,8 +384,8 @@ cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn)
 	if (cpclib_set_read(set) != 0)
 		return -1;
 	for (i = 0; i < set->nreqs; i++)
-		start[i] = set->reqs[i].start + (cpclib_read_value(set, i) -
-		    set->reqs[i].base);
+		start[i] = set->reqs[i].start +
+		    (cpclib_read_value(set, i) - set->reqs[i].base);
 	enabled = set->enabled_base + set->readbuf[1];
 	running = set->running_base + set->readbuf[2];
 	cpclib_group_close(set);
@@ -438,6 +440,6 @@ cpclib_group_close(cpc_set_t *set)
 int
 cpclib_group_leader(cpc_set_t *set, bool on)
 {
-	return ioctl(set->fds[0], on ? PERF_EVENT_IOC_ENABLE :
-	    PERF_EVENT_IOC_DISABLE, 0);
+	return ioctl(set->fds[0],
+	    on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 }

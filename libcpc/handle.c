@@ -70,7 +70,7 @@ cpc_close(cpc_t *cpc)
 
 	if (cpc == NULL)
 		return 0;
-	LIST_FOREACH(set, &cpc->sets, link)
+	LIST_FOREACH (set, &cpc->sets, link)
 		if (set->bound != CPC_UNBOUND)
 			(void)cpc_unbind(cpc, set);
 	cpclib_pctx_release_all(cpc);

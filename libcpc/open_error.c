@@ -13,17 +13,17 @@
 
 #include "evname.h"
 
-#define CAP_SYS_ADMIN_BIT	21
-#define CAP_PERFMON_BIT		38
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT	  38
 /* The kernel's own "not supported", which reaches user space as is. */
-#define KERNEL_ENOTSUPP		524
+#define KERNEL_ENOTSUPP	  524
 
 /* Who the caller is, for performance counters. */
 struct privilege {
-	bool	capable;	/* CAP_PERFMON or CAP_SYS_ADMIN, counting */
-	bool	userns;		/* in a user namespace other than the first */
-	bool	caps_here;	/* capable in its own namespace */
-	int	paranoid;
+	bool capable;	/* CAP_PERFMON or CAP_SYS_ADMIN, counting */
+	bool userns;	/* in a user namespace other than the first */
+	bool caps_here; /* capable in its own namespace */
+	int paranoid;
 };
 
 static int
@@ -144,56 +144,72 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 	privilege_read(&p);
 	*capable = p.capable;
 	if (strncmp(req->event, "ftrace:", 7) == 0) {
-		snprintf(buf, len, "Permission denied: the kernel keeps "
+		snprintf(buf, len,
+		    "Permission denied: the kernel keeps "
 		    "ftrace's own events for the ftrace tracers; perf_event "
 		    "cannot count them, whoever asks");
 		return;
 	}
 	if (p.capable) {
 		if (pid > 0)
-			snprintf(buf, len, "Permission denied: the process "
+			snprintf(buf, len,
+			    "Permission denied: the process "
 			    "hides itself from tracers (a set-id or unreadable "
 			    "program?); only root may count it");
 		else
-			snprintf(buf, len, "Permission denied by a security "
+			snprintf(buf, len,
+			    "Permission denied by a security "
 			    "module (lockdown, SELinux, AppArmor), not by "
 			    "kernel.perf_event_paranoid");
 		return;
 	}
 	if (p.userns && p.caps_here)
-		userns = "uid 0 of a user namespace has no privilege for "
+		userns =
+		    "uid 0 of a user namespace has no privilege for "
 		    "performance counters (only capabilities in the initial "
 		    "namespace count); ";
 	if (is_probe_pmu(cpc, req))
-		snprintf(buf, len, "Permission denied: %suprobes and kprobes "
+		snprintf(buf, len,
+		    "Permission denied: %suprobes and kprobes "
 		    "need root or CAP_PERFMON, whatever "
-		    "kernel.perf_event_paranoid says", userns);
+		    "kernel.perf_event_paranoid says",
+		    userns);
 	else if (p.paranoid >= 3)
-		snprintf(buf, len, "Permission denied: %s"
+		snprintf(buf, len,
+		    "Permission denied: %s"
 		    "kernel.perf_event_paranoid is %d, which allows "
 		    "performance counters only to root or CAP_PERFMON; lower "
-		    "it to 2 (user mode) or 1 (kernel mode too)", userns,
-		    p.paranoid);
+		    "it to 2 (user mode) or 1 (kernel mode too)",
+		    userns, p.paranoid);
 	else if (pid == -1 && cpu >= 0)
-		snprintf(buf, len, "Permission denied: %scounting a whole CPU "
+		snprintf(buf, len,
+		    "Permission denied: %scounting a whole CPU "
 		    "needs root or CAP_PERFMON while "
 		    "kernel.perf_event_paranoid is %d (above 0); lower it to "
-		    "0, or run with CAP_PERFMON", userns, p.paranoid);
+		    "0, or run with CAP_PERFMON",
+		    userns, p.paranoid);
 	else if (request_modes(req) & CPC_COUNT_SYSTEM)
-		snprintf(buf, len, "Permission denied: %sit counts kernel mode "
+		snprintf(buf, len,
+		    "Permission denied: %sit counts kernel mode "
 		    "(%s), which kernel.perf_event_paranoid %d allows only to "
-		    "root or CAP_PERFMON; %s", userns, kernel_mode_reason(req),
-		    p.paranoid, req->enc.kernel_context ? "lower it to 1, or "
-		    "run with CAP_PERFMON" : "count user mode only, or lower "
-		    "it to 1");
+		    "root or CAP_PERFMON; %s",
+		    userns, kernel_mode_reason(req), p.paranoid,
+		    req->enc.kernel_context ? "lower it to 1, or "
+					      "run with CAP_PERFMON" :
+					      "count user mode only, or lower "
+					      "it to 1");
 	else if (pid > 0)
-		snprintf(buf, len, "Permission denied: %scounting another "
+		snprintf(buf, len,
+		    "Permission denied: %scounting another "
 		    "process needs the right to trace it: it runs as another "
 		    "user, or is set-id or not dumpable (only its "
-		    "owner, or root, may)", userns);
+		    "owner, or root, may)",
+		    userns);
 	else
-		snprintf(buf, len, "Permission denied (%s"
-		    "kernel.perf_event_paranoid is %d)", userns, p.paranoid);
+		snprintf(buf, len,
+		    "Permission denied (%s"
+		    "kernel.perf_event_paranoid is %d)",
+		    userns, p.paranoid);
 }
 
 static bool
@@ -216,19 +232,21 @@ asks_precise(const struct cpc_request *req)
 
 /* err: the errno of the failed open, of a request on pid or cpu. */
 void
-cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req,
-    int err, pid_t pid, int cpu, char *buf, size_t len)
+cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req, int err,
+    pid_t pid, int cpu, char *buf, size_t len)
 {
 	bool capable;
 
-	if (is_probe_pmu(cpc, req) && (err == ENOENT || err == EINVAL ||
-	    err == KERNEL_ENOTSUPP)) {
+	if (is_probe_pmu(cpc, req) &&
+	    (err == ENOENT || err == EINVAL || err == KERNEL_ENOTSUPP)) {
 		snprintf(buf, len, "the kernel cannot probe there: %s",
-		    err == KERNEL_ENOTSUPP ? "uprobes refuse some "
-		    "instructions (a locked one, for one); probe another" :
-		    err == ENOENT ? "no such function (the kernel's are in "
-		    "/proc/kallsyms), or one kprobes may not probe" :
-		    "not an instruction boundary, or not a function");
+		    err == KERNEL_ENOTSUPP ?
+			"uprobes refuse some "
+			"instructions (a locked one, for one); probe another" :
+			err == ENOENT ?
+			"no such function (the kernel's are in "
+			"/proc/kallsyms), or one kprobes may not probe" :
+			"not an instruction boundary, or not a function");
 		return;
 	}
 	switch (err) {
@@ -237,35 +255,46 @@ cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req,
 		explain_permission(cpc, req, pid, cpu, buf, len, &capable);
 		break;
 	case ENOSPC:
-		snprintf(buf, len, is_breakpoint(req) ? "every debug register "
-		    "of the CPU is taken (x86 has 4 for breakpoints): count "
-		    "fewer breakpoints at once, or put some in another set "
-		    "(another -c)" : "the PMU has no free counter for it");
+		snprintf(buf, len,
+		    is_breakpoint(req) ?
+			"every debug register "
+			"of the CPU is taken (x86 has 4 for breakpoints): count "
+			"fewer breakpoints at once, or put some in another set "
+			"(another -c)" :
+			"the PMU has no free counter for it");
 		break;
 	case EBUSY:
-		snprintf(buf, len, "the PMU is busy: someone else holds it "
+		snprintf(buf, len,
+		    "the PMU is busy: someone else holds it "
 		    "exclusively");
 		break;
 	case ENODEV:
 		if (cpu >= 0)
-			snprintf(buf, len, "CPU %d is offline, or its PMU does "
-			    "not cover it", cpu);
+			snprintf(buf, len,
+			    "CPU %d is offline, or its PMU does "
+			    "not cover it",
+			    cpu);
 		else
 			snprintf(buf, len, "not supported by this kernel (%s)",
 			    strerror(err));
 		break;
 	case EINVAL:
 		if (is_breakpoint(req))
-			snprintf(buf, len, "not a breakpoint the CPU can set "
+			snprintf(buf, len,
+			    "not a breakpoint the CPU can set "
 			    "(address, length and access must suit its debug "
 			    "registers; execution takes a word)");
 		else if (asks_precise(req))
-			snprintf(buf, len, "the PMU cannot give a precise PC "
+			snprintf(buf, len,
+			    "the PMU cannot give a precise PC "
 			    "(the :p modifier): not supported by this kernel "
-			    "(%s)", strerror(err));
+			    "(%s)",
+			    strerror(err));
 		else
-			snprintf(buf, len, "the kernel refuses its encoding "
-			    "(%s)", strerror(err));
+			snprintf(buf, len,
+			    "the kernel refuses its encoding "
+			    "(%s)",
+			    strerror(err));
 		break;
 	case EMFILE:
 	case ENFILE:
@@ -274,9 +303,11 @@ cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req,
 		break;
 	case EOPNOTSUPP:
 		if (asks_precise(req)) {
-			snprintf(buf, len, "the PMU cannot give a precise PC "
+			snprintf(buf, len,
+			    "the PMU cannot give a precise PC "
 			    "(the :p modifier): not supported by this kernel "
-			    "(%s)", strerror(err));
+			    "(%s)",
+			    strerror(err));
 			break;
 		}
 		/* FALLTHROUGH */
@@ -299,15 +330,16 @@ cpclib_report_open_error(cpc_t *cpc, const char *fn,
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		explain_permission(cpc, req, pid, -1, why, sizeof(why),
-		    &capable);
+		explain_permission(
+		    cpc, req, pid, -1, why, sizeof(why), &capable);
 		/* What scripts read first, then the cause and the fix. */
 		if (!capable && strncmp(why, "Permission denied: ", 19) == 0)
-			cpclib_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE, "%s: "
+			cpclib_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
+			    "%s: "
 			    "Permission denied (kernel.perf_event_paranoid is "
 			    "%d; needs CAP_PERFMON or root, or a lower "
-			    "kernel.perf_event_paranoid): %s\n", req->event,
-			    read_paranoid(), why + 19);
+			    "kernel.perf_event_paranoid): %s\n",
+			    req->event, read_paranoid(), why + 19);
 		else
 			cpclib_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
 			    "%s: %s\n", req->event, why);
@@ -321,18 +353,18 @@ cpclib_report_open_error(cpc_t *cpc, const char *fn,
 			cpclib_err_subcode(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE);
 		break;
 	case ENOSPC:
-		cpclib_explain_open_error(cpc, req, err, pid, -1, why,
-		    sizeof(why));
-		cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL, "%s: %s\n",
-		    req->event, why);
+		cpclib_explain_open_error(
+		    cpc, req, err, pid, -1, why, sizeof(why));
+		cpclib_err(
+		    cpc, fn, CPC_RESOURCE_UNAVAIL, "%s: %s\n", req->event, why);
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:
 	case KERNEL_ENOTSUPP:
-		cpclib_explain_open_error(cpc, req, err, pid, -1, why,
-		    sizeof(why));
-		cpclib_err(cpc, fn, CPC_INVALID_EVENT, "%s: %s\n", req->event,
-		    why);
+		cpclib_explain_open_error(
+		    cpc, req, err, pid, -1, why, sizeof(why));
+		cpclib_err(
+		    cpc, fn, CPC_INVALID_EVENT, "%s: %s\n", req->event, why);
 		errno = EINVAL;
 		break;
 	default:

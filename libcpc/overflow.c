@@ -36,19 +36,18 @@
  * instrumented code would fault in shadow pages first. It touches nothing
  * the sanitizer needs to check.
  */
-#define TRAP_PATH	__attribute__((section("cpc_trap_path"), \
-			    no_sanitize_address))
+#define TRAP_PATH __attribute__((section("cpc_trap_path"), no_sanitize_address))
 extern const char __start_cpc_trap_path[], __stop_cpc_trap_path[];
 
 #ifndef TRAP_PERF
-#define TRAP_PERF	6
+#define TRAP_PERF 6
 #endif
 
 /* Linux 6.0's PERF_FORMAT_LOST; this system's headers predate it. */
-#define FORMAT_LOST	(UINT64_C(1) << 4)
+#define FORMAT_LOST (UINT64_C(1) << 4)
 
 /* perf rejects periods with bit 63 set. */
-#define PERIOD_LIMIT	(UINT64_C(1) << 63)
+#define PERIOD_LIMIT (UINT64_C(1) << 63)
 
 /*
  * sig_data names the set. On 64-bit systems a tag in the top bits (user
@@ -56,11 +55,11 @@ extern const char __start_cpc_trap_path[], __stop_cpc_trap_path[];
  * sigtrap, even after the set is gone.
  */
 #if UINTPTR_MAX > 0xffffffffu
-#define SIGDATA_TAG	(UINT64_C(0xc9c0) << 48)
-#define SIGDATA_MASK	(UINT64_C(0xffff) << 48)
+#define SIGDATA_TAG  (UINT64_C(0xc9c0) << 48)
+#define SIGDATA_MASK (UINT64_C(0xffff) << 48)
 #else
-#define SIGDATA_TAG	0
-#define SIGDATA_MASK	0
+#define SIGDATA_TAG  0
+#define SIGDATA_MASK 0
 #endif
 
 /*
@@ -68,8 +67,8 @@ extern const char __start_cpc_trap_path[], __stop_cpc_trap_path[];
  * that the handler can walk the list at any moment without a lock.
  */
 struct live_slot {
-	_Atomic(cpc_set_t *)	 set;
-	struct live_slot	*next;
+	_Atomic(cpc_set_t *) set;
+	struct live_slot *next;
 };
 
 static _Atomic(struct live_slot *) live_head;
@@ -165,7 +164,7 @@ ovf_attr(const cpc_set_t *set, const struct cpc_request *req,
 		cpclib_ring_attr(req, attr);
 	if (req_traps(req)) {
 		attr->sigtrap = 1;
-		attr->remove_on_exec = 1;	/* the kernel requires it */
+		attr->remove_on_exec = 1; /* the kernel requires it */
 		attr->sig_data = SIGDATA_TAG | (uint64_t)(uintptr_t)set;
 	}
 }
@@ -228,8 +227,9 @@ perf_data(const siginfo_t *si)
 {
 	unsigned long data;
 
-	memcpy(&data, (const char *)si + offsetof(siginfo_t, si_addr) +
-	    sizeof(void *), sizeof(data));
+	memcpy(&data,
+	    (const char *)si + offsetof(siginfo_t, si_addr) + sizeof(void *),
+	    sizeof(data));
 	return data;
 }
 
@@ -262,8 +262,8 @@ freeze(cpc_set_t *set)
 		for (i = 0; i < set->nevents; i++)
 			(void)ioctl(set->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	} else {
-		(void)ioctl(set->fds[0], PERF_EVENT_IOC_DISABLE,
-		    PERF_IOC_FLAG_GROUP);
+		(void)ioctl(
+		    set->fds[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	}
 	set->frozen = true;
 }
@@ -283,8 +283,7 @@ send_emt(uintptr_t pc)
 	info.si_signo = SIGEMT;
 	info.si_code = EMT_CPCOVF;
 	info.si_addr = (void *)pc;
-	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGEMT,
-	    &info);
+	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGEMT, &info);
 }
 
 /* A SIGTRAP that is not ours goes where it would have gone without us. */
@@ -367,7 +366,7 @@ install_trap_handler(void)
 	prefault_trap_path();
 	if (sigaction(SIGTRAP, NULL, &cur) == 0 &&
 	    ((cur.sa_flags & SA_SIGINFO) == 0 ||
-	    cur.sa_sigaction != on_sigtrap)) {
+		cur.sa_sigaction != on_sigtrap)) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = on_sigtrap;
 		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
@@ -436,8 +435,8 @@ cpclib_ovf_prepare(cpc_t *cpc, cpc_set_t *set, pid_t pid, bool inherit)
  * opens: the hardware has no overflow interrupt (ENOTSUP, as Solaris).
  */
 static bool
-overflow_unsupported(struct perf_event_attr *attr, pid_t pid, int cpu,
-    int group_fd)
+overflow_unsupported(
+    struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
 	int saved = errno, fd;
 
@@ -539,12 +538,12 @@ cpclib_ovf_reload(cpc_set_t *set)
 	for (i = 0; i < set->nreqs; i++) {
 		req = &set->reqs[i];
 		if (req->period == 0)
-			continue;	/* opened counting only: stays so */
+			continue; /* opened counting only: stays so */
 		if ((period = cpclib_ovf_period(req)) == 0)
-			period = PERIOD_LIMIT - 1;	/* "never" */
+			period = PERIOD_LIMIT - 1; /* "never" */
 		req->period = period;
 		if (ioctl(set->fds[req->first_event], PERF_EVENT_IOC_PERIOD,
-		    &period) != 0)
+			&period) != 0)
 			return -1;
 	}
 	return 0;

@@ -27,26 +27,27 @@
 
 #include "cpc_impl.h"
 
-#define DEFAULT_PAGES		16	/* 64 KiB: >= 2 * CPC_PCBUF_SIZE PCs */
-#define DEFAULT_STACK_PAGES	256	/* records with call stacks */
-#define RECORD_MAX		65536	/* header.size is 16 bits */
+#define DEFAULT_PAGES	    16	  /* 64 KiB: >= 2 * CPC_PCBUF_SIZE PCs */
+#define DEFAULT_STACK_PAGES 256	  /* records with call stacks */
+#define RECORD_MAX	    65536 /* header.size is 16 bits */
 
-#define PLAIN_SAMPLE_TYPE	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
-	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR)
+#define PLAIN_SAMPLE_TYPE                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+	    PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR)
 
 struct cpc_ring {
-	int		 fd;		/* the event that owns the mapping */
+	int fd; /* the event that owns the mapping */
 	struct perf_event_mmap_page *meta;
-	size_t		 map_len;
-	unsigned char	*data;
-	size_t		 data_size;	/* a power of two */
-	pid_t		 notify_tid;	/* gets SIGEMT, or 0 */
-	_Atomic uint64_t consumed;	/* samples the reader took */
-	_Atomic uint64_t acked;		/* signals the reader has answered */
-	uint64_t	 signalled;	/* signals sent (watcher only) */
-	uint64_t	 lost_seen;	/* losses already reported */
-	unsigned char	 record[RECORD_MAX];
-	struct cpc_ring	*next_watched;
+	size_t map_len;
+	unsigned char *data;
+	size_t data_size;	   /* a power of two */
+	pid_t notify_tid;	   /* gets SIGEMT, or 0 */
+	_Atomic uint64_t consumed; /* samples the reader took */
+	_Atomic uint64_t acked;	   /* signals the reader has answered */
+	uint64_t signalled;	   /* signals sent (watcher only) */
+	uint64_t lost_seen;	   /* losses already reported */
+	unsigned char record[RECORD_MAX];
+	struct cpc_ring *next_watched;
 };
 
 static pthread_once_t phys_once = PTHREAD_ONCE_INIT;
@@ -132,7 +133,7 @@ ring_copy(const struct cpc_ring *ring, uint64_t off, void *dst, size_t len)
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cpc_ring *watched;
 static int watch_fd = -1;
-static int poke_fd = -1;	/* eventfd: a reader took records */
+static int poke_fd = -1; /* eventfd: a reader took records */
 
 /*
  * The watcher cannot queue SIGEMT with si_code EMT_CPCOVF to another
@@ -154,8 +155,8 @@ notify(const struct cpc_ring *ring)
 	info.si_pid = getpid();
 	info.si_uid = getuid();
 	info.si_value.sival_ptr = (void *)&cpclib_emt_carrier;
-	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), ring->notify_tid,
-	    SIGTRAP, &info);
+	(void)syscall(
+	    SYS_rt_tgsigqueueinfo, getpid(), ring->notify_tid, SIGTRAP, &info);
 }
 
 /*
@@ -213,9 +214,9 @@ watch_loop(void *arg)
 	(void)arg;
 	for (;;) {
 		if (epoll_wait(watch_fd, ev, 16, -1) < 0)
-			continue;	/* EINTR: nothing else can fail */
+			continue; /* EINTR: nothing else can fail */
 		if (read(poke_fd, &pokes, sizeof(pokes)) < 0)
-			pokes = 0;	/* EAGAIN: not poked this time */
+			pokes = 0; /* EAGAIN: not poked this time */
 		pthread_mutex_lock(&watch_lock);
 		for (ring = watched; ring != NULL; ring = ring->next_watched)
 			maybe_notify(ring);
@@ -305,7 +306,8 @@ unwatch(struct cpc_ring *ring)
 	for (rp = &watched; *rp != NULL; rp = &(*rp)->next_watched) {
 		if (*rp == ring) {
 			*rp = ring->next_watched;
-			(void)epoll_ctl(watch_fd, EPOLL_CTL_DEL, ring->fd, NULL);
+			(void)epoll_ctl(
+			    watch_fd, EPOLL_CTL_DEL, ring->fd, NULL);
 			break;
 		}
 	}
@@ -395,7 +397,8 @@ map_ring(cpc_set_t *set, struct cpc_ring *ring)
 			}
 			ring->data = (unsigned char *)ring->meta + page;
 			prefault(ring);
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) != 0) {
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) !=
+		    0) {
 			return -1;
 		}
 	}
@@ -468,8 +471,8 @@ take(const unsigned char **p, const unsigned char *end, uint64_t *v)
 }
 
 static void
-decode_stack(const unsigned char **p, const unsigned char *end,
-    cpc_ovf_record_t *rec)
+decode_stack(
+    const unsigned char **p, const unsigned char *end, cpc_ovf_record_t *rec)
 {
 	uint64_t nr, ip, i;
 
@@ -478,7 +481,7 @@ decode_stack(const unsigned char **p, const unsigned char *end,
 	rec->cr_valid |= CPC_REC_STACK;
 	for (i = 0; i < nr && take(p, end, &ip); i++) {
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
-			continue;	/* a context marker, not a frame */
+			continue; /* a context marker, not a frame */
 		if (rec->cr_nstack < CPC_OVF_MAX_STACK)
 			rec->cr_stack[rec->cr_nstack++] = ip;
 	}
@@ -519,8 +522,8 @@ decode_sample(const cpc_set_t *set, const unsigned char *p,
 	}
 	if (req->sample_type & PERF_SAMPLE_CALLCHAIN)
 		decode_stack(&p, end, rec);
-	if ((req->sample_type & PERF_SAMPLE_PHYS_ADDR) &&
-	    take(&p, end, &v) && v != 0) {
+	if ((req->sample_type & PERF_SAMPLE_PHYS_ADDR) && take(&p, end, &v) &&
+	    v != 0) {
 		rec->cr_paddr = v;
 		rec->cr_valid |= CPC_REC_PADDR;
 	}
@@ -545,14 +548,14 @@ drain(cpc_set_t *set, cpc_ovf_record_t *recs, uint64_t *pcs, int max)
 	while (tail < head && n < max) {
 		ring_copy(ring, tail, &hdr, sizeof(hdr));
 		if (hdr.size < sizeof(hdr))
-			break;	/* cannot happen; never spin on it */
+			break; /* cannot happen; never spin on it */
 		ring_copy(ring, tail + sizeof(hdr), ring->record,
 		    hdr.size - sizeof(hdr));
 		/* PERF_RECORD_LOST comes late; losses are read instead. */
 		if (hdr.type == PERF_RECORD_SAMPLE &&
 		    decode_sample(set, ring->record,
-		    ring->record + hdr.size - sizeof(hdr),
-		    recs != NULL ? &recs[n] : &one) == 0) {
+			ring->record + hdr.size - sizeof(hdr),
+			recs != NULL ? &recs[n] : &one) == 0) {
 			if (pcs != NULL)
 				pcs[n] = one.cr_pc;
 			n++;
@@ -599,13 +602,13 @@ check_buffered(cpc_t *cpc, cpc_set_t *set)
  * last call are reported through the error handler.
  */
 int
-cpc_set_sample_pcbuf(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf,
-    uint64_t *pcbuf)
+cpc_set_sample_pcbuf(
+    cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, uint64_t *pcbuf)
 {
 	uint64_t lost;
 	int n;
 
-	if (check_buffered(cpc, set) != 0 || pcbuf == NULL)  {
+	if (check_buffered(cpc, set) != 0 || pcbuf == NULL) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -17,8 +17,8 @@
 #include "cpc_impl.h"
 
 /* libcpc's request codes, a family of their own among pctx requests. */
-#define REQ_FAMILY	0x63706300	/* "cpc\0" */
-#define REQ_MASK	0xffffff00
+#define REQ_FAMILY 0x63706300 /* "cpc\0" */
+#define REQ_MASK   0xffffff00
 enum cpc_request_code {
 	REQ_ENABLE = 1,
 	REQ_DISABLE,
@@ -43,8 +43,8 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 
 	if (set == NULL || set->cpc != cpc ||
 	    (flags & ~(uint_t)CPC_BIND_STANDBY) != 0 || pctx == NULL ||
-	    set->nreqs == 0 || ((flags & CPC_BIND_STANDBY) &&
-	    set->asks_overflow)) {
+	    set->nreqs == 0 ||
+	    ((flags & CPC_BIND_STANDBY) && set->asks_overflow)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -61,8 +61,7 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 	set->holds_pmu = false;
 	set->target_held = pctx_lwp_held(pctx, id);
 	set->standby = (flags & CPC_BIND_STANDBY) != 0;
-	if (cpclib_group_open(cpc, set, tid, -1, false,
-	    "cpc_bind_pctx") != 0)
+	if (cpclib_group_open(cpc, set, tid, -1, false, "cpc_bind_pctx") != 0)
 		return -1;
 	set->bound = CPC_BOUND_PCTX;
 	set->tid = tid;
@@ -78,7 +77,7 @@ client_gone(pctx_t *pctx, void *arg)
 	cpc_t *cpc = arg;
 	cpc_set_t *set;
 
-	LIST_FOREACH(set, &cpc->sets, link)
+	LIST_FOREACH (set, &cpc->sets, link)
 		if (set->pctx == pctx)
 			set->pctx = NULL;
 	cpclib_v1_forget_pctx(pctx);
@@ -122,11 +121,12 @@ apply(cpc_t *cpc, cpc_set_t *set, int what)
 		return switch_counting(set, false);
 	case REQ_USER_ON:
 	case REQ_USER_OFF:
-		return switch_mode(cpc, set, CPC_COUNT_USER, what == REQ_USER_ON);
+		return switch_mode(
+		    cpc, set, CPC_COUNT_USER, what == REQ_USER_ON);
 	case REQ_SYSTEM_ON:
 	case REQ_SYSTEM_OFF:
-		return switch_mode(cpc, set, CPC_COUNT_SYSTEM,
-		    what == REQ_SYSTEM_ON);
+		return switch_mode(
+		    cpc, set, CPC_COUNT_SYSTEM, what == REQ_SYSTEM_ON);
 	default:
 		errno = EINVAL;
 		return -1;
@@ -147,7 +147,7 @@ client_request(pctx_t *pctx, id_t lwpid, int code, void *arg)
 
 	if (((unsigned)code & REQ_MASK) != REQ_FAMILY)
 		return -ENOSYS;
-	LIST_FOREACH(set, &cpc->sets, link) {
+	LIST_FOREACH (set, &cpc->sets, link) {
 		if (set->bound != CPC_BOUND_PCTX || set->pctx != pctx ||
 		    set->tid != tid)
 			continue;
@@ -196,12 +196,12 @@ cpclib_pctx_release_all(cpc_t *cpc)
 	/* Releasing may free sets (the caller's data): start over each time. */
 	for (;;) {
 		pctx = NULL;
-		LIST_FOREACH(set, &cpc->sets, link)
+		LIST_FOREACH (set, &cpc->sets, link)
 			if ((pctx = set->pctx) != NULL)
 				break;
 		if (pctx == NULL)
 			return;
-		LIST_FOREACH(set, &cpc->sets, link)
+		LIST_FOREACH (set, &cpc->sets, link)
 			if (set->pctx == pctx)
 				set->pctx = NULL;
 		pctx_release(pctx);
@@ -214,7 +214,7 @@ cpclib_pctx_terminate_all(cpc_t *cpc)
 {
 	cpc_set_t *set;
 
-	LIST_FOREACH(set, &cpc->sets, link)
+	LIST_FOREACH (set, &cpc->sets, link)
 		if (set->pctx != NULL)
 			pctx_terminate(set->pctx);
 }

@@ -17,24 +17,28 @@
 
 #include "cpc_impl.h"
 
-#define PMU_SYSFS	"/sys/bus/event_source/devices"
-#define MIN_NPIC	8
+#define PMU_SYSFS "/sys/bus/event_source/devices"
+#define MIN_NPIC  8
 
 /* sysfs names of PMUs that count CPU core events. */
 static const char *const core_pmu_patterns[] = {
-	"cpu", "cpu_core", "cpu_atom", "armv8_*", "armv7_*", "arm_*",
-	"riscv-pmu*", "cpum_cf",
+	"cpu",
+	"cpu_core",
+	"cpu_atom",
+	"armv8_*",
+	"armv7_*",
+	"arm_*",
+	"riscv-pmu*",
+	"cpum_cf",
 };
 
 #if defined(__x86_64__) || defined(__i386__)
-#define CPC_X86_ATTRS	1
+#define CPC_X86_ATTRS 1
 /* Solaris attribute names, as fields of the x86 event-select register. */
-static const char *const x86_intel_attrs[] = {
-	"edge", "inv", "umask", "cmask", "anythr", NULL
-};
-static const char *const x86_amd_attrs[] = {
-	"edge", "pc", "inv", "cmask", "umask", NULL
-};
+static const char *const x86_intel_attrs[] = { "edge", "inv", "umask", "cmask",
+	"anythr", NULL };
+static const char *const x86_amd_attrs[] = { "edge", "pc", "inv", "cmask",
+	"umask", NULL };
 static const struct cpc_attr_field x86_fields[] = {
 	{ "umask", 0, 0xffULL << 8 },
 	{ "edge", 0, 1ULL << 18 },
@@ -51,7 +55,7 @@ static const struct cpc_attr_field x86_fields[] = {
  * and threshold fields on newer kernels. Read once: the machine's PMU does
  * not change.
  */
-#define MAX_FORMATS	16
+#define MAX_FORMATS 16
 static struct cpc_attr_field sysfs_fields[MAX_FORMATS];
 static char sysfs_names[MAX_FORMATS][32];
 static const char *sysfs_attrs[MAX_FORMATS + 1];
@@ -81,8 +85,8 @@ is_core_pmu(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(core_pmu_patterns) / sizeof(core_pmu_patterns[0]);
-	    i++)
+	for (i = 0;
+	     i < sizeof(core_pmu_patterns) / sizeof(core_pmu_patterns[0]); i++)
 		if (fnmatch(core_pmu_patterns[i], name, 0) == 0)
 			return true;
 	return false;
@@ -164,13 +168,14 @@ load_sysfs_formats(void)
 		    cpclib_sysfs_format(text, &f.config, &f.mask)) {
 			/* Sorted by name, for a stable listing. */
 			for (i = nsysfs_fields; i > 0 &&
-			    strcmp(sysfs_names[i - 1], de->d_name) > 0; i--) {
+			     strcmp(sysfs_names[i - 1], de->d_name) > 0;
+			     i--) {
 				memcpy(sysfs_names[i], sysfs_names[i - 1],
 				    sizeof(sysfs_names[0]));
 				sysfs_fields[i] = sysfs_fields[i - 1];
 			}
-			strlcpy(sysfs_names[i], de->d_name,
-			    sizeof(sysfs_names[0]));
+			strlcpy(
+			    sysfs_names[i], de->d_name, sizeof(sysfs_names[0]));
 			sysfs_fields[i] = f;
 			nsysfs_fields++;
 		}
@@ -264,7 +269,8 @@ cpclib_pmu_detect(cpc_t *cpc)
 		counters = 0;
 		snprintf(cpc->cciname, sizeof(cpc->cciname),
 		    "%s: no hardware PMU in this kernel "
-		    "(software events and tracepoints only)", model);
+		    "(software events and tracepoints only)",
+		    model);
 	}
 	cpc->npic = counters > MIN_NPIC ? counters : MIN_NPIC;
 	snprintf(cpc->cpuref, sizeof(cpc->cpuref),
@@ -290,7 +296,7 @@ cpclib_tsc_per_ns(void)
 	int fd;
 
 	cpclib_dummy_attr(&attr);
-	attr.disabled = 0;	/* the kernel fills in the page of a live event */
+	attr.disabled = 0; /* the kernel fills in the page of a live event */
 	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) < 0)
 		return rate;
 	page = mmap(NULL, (size_t)pagesz, PROT_READ, MAP_SHARED, fd, 0);

@@ -14,8 +14,8 @@
 #include "evname.h"
 
 struct generic_name {
-	const char	*name;		/* illumos spelling */
-	const char	*meaning;
+	const char *name; /* illumos spelling */
+	const char *meaning;
 };
 
 /*
@@ -144,8 +144,8 @@ static const struct generic_name generic_names[] = {
  * it, or PAPI does not), the generic events that count the same.
  */
 struct fallback {
-	const char	*preset;
-	const char	*expr;
+	const char *preset;
+	const char *expr;
 };
 static const struct fallback generic_fallback[] = {
 	{ "PAPI_TOT_CYC", "cycles" },
@@ -172,11 +172,11 @@ static const struct fallback generic_fallback[] = {
  * exact: the same quantity, so no note is needed.
  */
 struct sparc_name {
-	const char	*name;
-	const char	*meaning;
-	const char	*expr;
-	bool		 exact;
-	const char	*note;
+	const char *name;
+	const char *meaning;
+	const char *expr;
+	bool exact;
+	const char *note;
 };
 static const struct sparc_name sparc_names[] = {
 	{ "Cycle_cnt", "cycles", "cycles", true, NULL },
@@ -193,15 +193,15 @@ static const struct sparc_name sparc_names[] = {
 	    "LLC load misses (LLC-load-misses)" },
 	{ "EC_ic_hit", "E-cache hits on instruction fetches", "PAPI_l3_ich",
 	    false, "L3 instruction cache hits (PAPI_l3_ich)" },
-	{ "EC_ic_miss", "E-cache misses on instruction fetches",
-	    "PAPI_l3_icm", false,
-	    "L3 instruction cache misses (PAPI_l3_icm)" },
+	{ "EC_ic_miss", "E-cache misses on instruction fetches", "PAPI_l3_icm",
+	    false, "L3 instruction cache misses (PAPI_l3_icm)" },
 	{ "EC_snoop_inv", "E-cache invalidations by snoops", "PAPI_ca_inv",
 	    false, "requests for cache line invalidation (PAPI_ca_inv)" },
-	{ "EC_snoop_cb", "E-cache copybacks for snoops", "PAPI_ca_itv",
-	    false, "requests for cache line intervention (PAPI_ca_itv)" },
+	{ "EC_snoop_cb", "E-cache copybacks for snoops", "PAPI_ca_itv", false,
+	    "requests for cache line intervention (PAPI_ca_itv)" },
 	{ "EC_write_hit_RDO", "E-cache hits on read-to-own requests", NULL,
-	    false, "no Linux event counts read-to-own hits; the CPU's own "
+	    false,
+	    "no Linux event counts read-to-own hits; the CPU's own "
 	    "coherence events (-h) may" },
 	{ "EC_wb", "E-cache writebacks", NULL, false,
 	    "no generic Linux event counts cache writebacks; the CPU's own "
@@ -209,7 +209,8 @@ static const struct sparc_name sparc_names[] = {
 	{ "IC_ref", "I-cache references", "L1-icache-loads", false,
 	    "L1 instruction cache loads (L1-icache-loads)" },
 	{ "IC_hit", "I-cache hits", "L1-icache-loads - L1-icache-load-misses",
-	    false, "L1 instruction cache hits (L1-icache-loads - "
+	    false,
+	    "L1 instruction cache hits (L1-icache-loads - "
 	    "L1-icache-load-misses)" },
 	{ "IC_miss", "I-cache misses", "L1-icache-load-misses", false,
 	    "L1 instruction cache misses (L1-icache-load-misses)" },
@@ -227,8 +228,8 @@ static const struct sparc_name sparc_names[] = {
 	    "L1-dcache-store-misses)" },
 	{ "DC_rd_miss", "D-cache read misses", "L1-dcache-load-misses", false,
 	    "L1 data cache load misses (L1-dcache-load-misses)" },
-	{ "DC_wr_miss", "D-cache write misses", "L1-dcache-store-misses",
-	    false, "L1 data cache store misses (L1-dcache-store-misses)" },
+	{ "DC_wr_miss", "D-cache write misses", "L1-dcache-store-misses", false,
+	    "L1 data cache store misses (L1-dcache-store-misses)" },
 	{ "DC_miss", "D-cache misses", "PAPI_l1_dcm", false,
 	    "L1 data cache misses (PAPI_l1_dcm)" },
 	{ "ITLB_miss", "instruction TLB misses", "iTLB-load-misses", false,
@@ -243,15 +244,17 @@ static const struct sparc_name sparc_names[] = {
 	{ "Load_use", "stall cycles on load use", "stalled-cycles-backend",
 	    false, "back-end stall cycles (stalled-cycles-backend)" },
 	{ "Dispatch0_mispred", "stall cycles on branch mispredictions", NULL,
-	    false, "Linux counts mispredicted branches (branch-misses), not "
+	    false,
+	    "Linux counts mispredicted branches (branch-misses), not "
 	    "the cycles they cost" },
 	{ "Dispatch0_storeBuf", "stall cycles on a full store buffer", NULL,
-	    false, "no generic Linux event counts store-buffer stalls; the "
+	    false,
+	    "no generic Linux event counts store-buffer stalls; the "
 	    "CPU's own resource-stall events (-h) may" },
 	{ "Dispatch0_FP_use", "stall cycles on floating point results", NULL,
 	    false, "no generic Linux event counts them" },
-	{ "Dispatch0_br_target", "stall cycles on branch targets", NULL,
-	    false, "no generic Linux event counts them" },
+	{ "Dispatch0_br_target", "stall cycles on branch targets", NULL, false,
+	    "no generic Linux event counts them" },
 	{ "Dispatch0_2nd_br", "stall cycles on a second branch", NULL, false,
 	    "no generic Linux event counts them" },
 	{ "Load_use_RAW", "stall cycles on read-after-write hazards", NULL,
@@ -274,8 +277,8 @@ static const struct sparc_name sparc_names[] = {
 	    "branch instructions retired (branch-instructions)" },
 	{ "Br_taken", "branches taken", "PAPI_br_tkn", false,
 	    "conditional branches taken (PAPI_br_tkn)" },
-	{ "L2_imiss", "L2 misses on instruction fetches", "PAPI_l2_icm",
-	    false, "L2 instruction cache misses (PAPI_l2_icm)" },
+	{ "L2_imiss", "L2 misses on instruction fetches", "PAPI_l2_icm", false,
+	    "L2 instruction cache misses (PAPI_l2_icm)" },
 	{ "L2_dmiss_ld", "L2 misses on loads", "PAPI_l2_ldm", false,
 	    "L2 load misses (PAPI_l2_ldm)" },
 	{ "Atomics", "atomic instructions", NULL, false,
@@ -288,7 +291,7 @@ static const struct sparc_name sparc_names[] = {
 	    "no generic Linux event counts them" },
 };
 
-#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 size_t
 cpclib_generic_count(void)
@@ -378,16 +381,18 @@ add_named(cpc_t *cpc, ev_view_fn *view, const char *name, int coef,
 	    v.status != CPC_EVENT_NO_PERMISSION &&
 	    v.status != CPC_EVENT_NO_PMU) {
 		if (v.status == CPC_EVENT_UNKNOWN)
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "libpfm4 cannot "
+			ev_fail(r, CPC_EVENT_UNSUPPORTED,
+			    "libpfm4 cannot "
 			    "encode %s on this CPU (PAPI cannot count it here "
-			    "either)", name);
+			    "either)",
+			    name);
 		else
 			ev_fail(r, v.status, "%s", v.why);
 		return -1;
 	}
 	for (t = 0; t < v.enc.nterms; t++) {
-		struct cpc_event_term *term = ev_add_term(r,
-		    v.enc.term[t].attr.type, 0, coef * v.enc.term[t].sign);
+		struct cpc_event_term *term = ev_add_term(
+		    r, v.enc.term[t].attr.type, 0, coef * v.enc.term[t].sign);
 
 		if (term == NULL)
 			return -1;
@@ -398,7 +403,7 @@ add_named(cpc_t *cpc, ev_view_fn *view, const char *name, int coef,
 	/* The worst status of the parts is the whole's. */
 	if (v.status == CPC_EVENT_NO_PMU ||
 	    (v.status == CPC_EVENT_NO_PERMISSION &&
-	    r->status == CPC_EVENT_COUNTABLE))
+		r->status == CPC_EVENT_COUNTABLE))
 		ev_fail(r, v.status, "%s", v.why);
 	return 0;
 }
@@ -457,17 +462,19 @@ explain_via(struct ev_result *r, const char *via)
 	char why[EV_WHY_LEN];
 
 	if (r->status == CPC_EVENT_NO_PMU)
-		snprintf(why, sizeof(why), "a hardware event (counted as %s), "
+		snprintf(why, sizeof(why),
+		    "a hardware event (counted as %s), "
 		    "and this kernel has no hardware counters (no PMU; a VM "
-		    "without a virtual PMU?)", via);
+		    "without a virtual PMU?)",
+		    via);
 	else
 		snprintf(why, sizeof(why), "counted as %s: %s", via, r->why);
 	strlcpy(r->why, why, sizeof(r->why));
 }
 
 static bool
-resolve_papi(cpc_t *cpc, ev_view_fn *view, const char *name,
-    struct ev_result *r)
+resolve_papi(
+    cpc_t *cpc, ev_view_fn *view, const char *name, struct ev_result *r)
 {
 	const struct generic_name *g = generic_find(name);
 	const char *pmu = cpclib_pfm_pmu_name(cpc), *expr, *native = pmu;
@@ -494,14 +501,19 @@ resolve_papi(cpc_t *cpc, ev_view_fn *view, const char *name,
 	if (expr == NULL) {
 		ev_desc(r, "%s", g->meaning);
 		if (pmu != NULL && covered)
-			ev_fail(r, CPC_EVENT_NO_EQUIVALENT, "no equivalent on "
+			ev_fail(r, CPC_EVENT_NO_EQUIVALENT,
+			    "no equivalent on "
 			    "this CPU: PAPI's preset tables count no event as "
-			    "%s (%s) on %s", preset, g->meaning, pmu);
+			    "%s (%s) on %s",
+			    preset, g->meaning, pmu);
 		else
-			ev_fail(r, CPC_EVENT_NO_EQUIVALENT, "no equivalent on "
+			ev_fail(r, CPC_EVENT_NO_EQUIVALENT,
+			    "no equivalent on "
 			    "this CPU: %s, and no generic Linux event counts "
-			    "%s", pmu != NULL ? "PAPI's preset tables do not "
-			    "cover it" : "libpfm4 does not know it",
+			    "%s",
+			    pmu != NULL ? "PAPI's preset tables do not "
+					  "cover it" :
+					  "libpfm4 does not know it",
 			    g->meaning);
 		return true;
 	}
@@ -532,8 +544,8 @@ sparc_find(const char *name)
 }
 
 static bool
-resolve_sparc(cpc_t *cpc, ev_view_fn *view, const char *name,
-    struct ev_result *r)
+resolve_sparc(
+    cpc_t *cpc, ev_view_fn *view, const char *name, struct ev_result *r)
 {
 	const struct sparc_name *s = sparc_find(name);
 
@@ -542,23 +554,27 @@ resolve_sparc(cpc_t *cpc, ev_view_fn *view, const char *name,
 	r->kind = "ultrasparc";
 	ev_desc(r, "UltraSPARC %s", s->meaning);
 	if (s->expr == NULL) {
-		ev_fail(r, CPC_EVENT_NO_EQUIVALENT, "no equivalent on this "
-		    "CPU: %s", s->note);
+		ev_fail(r, CPC_EVENT_NO_EQUIVALENT,
+		    "no equivalent on this "
+		    "CPU: %s",
+		    s->note);
 		return true;
 	}
 	if (!s->exact)
-		snprintf(r->note, sizeof(r->note), "counted as %s, the nearest "
-		    "Linux event to UltraSPARC %s", s->note, s->meaning);
-	ev_desc(r, "UltraSPARC %s, %s %s", s->meaning, s->exact ? "exactly" :
-	    "nearest:", s->expr);
+		snprintf(r->note, sizeof(r->note),
+		    "counted as %s, the nearest "
+		    "Linux event to UltraSPARC %s",
+		    s->note, s->meaning);
+	ev_desc(r, "UltraSPARC %s, %s %s", s->meaning,
+	    s->exact ? "exactly" : "nearest:", s->expr);
 	if (resolve_expr(cpc, view, s->expr, NULL, r) != 0)
 		explain_via(r, s->exact ? s->expr : s->note);
 	return true;
 }
 
 bool
-cpclib_resolve_solaris(cpc_t *cpc, const char *name, struct ev_result *r,
-    ev_view_fn *view)
+cpclib_resolve_solaris(
+    cpc_t *cpc, const char *name, struct ev_result *r, ev_view_fn *view)
 {
 	if (strncasecmp(name, "PAPI_", 5) == 0)
 		return resolve_papi(cpc, view, name, r);

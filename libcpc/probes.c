@@ -31,8 +31,8 @@
 #include "evname.h"
 
 struct elf_image {
-	const unsigned char	*base;
-	size_t			 size;
+	const unsigned char *base;
+	size_t size;
 };
 
 static const void *
@@ -82,14 +82,14 @@ find_in_table(const struct elf_image *im, const Elf64_Ehdr *eh,
 		return false;
 	n = sh->sh_size / sizeof(Elf64_Sym);
 	for (i = 0; i < n; i++) {
-		sym = at(im, sh->sh_offset + i * sizeof(Elf64_Sym),
-		    sizeof(*sym));
+		sym =
+		    at(im, sh->sh_offset + i * sizeof(Elf64_Sym), sizeof(*sym));
 		if (sym == NULL || sym->st_name >= strsh->sh_size)
 			return false;
 		if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0)
 			continue;
 		if (strncmp(strtab + sym->st_name, symbol,
-		    strsh->sh_size - sym->st_name) == 0) {
+			strsh->sh_size - sym->st_name) == 0) {
 			*value = sym->st_value;
 			return true;
 		}
@@ -114,17 +114,19 @@ symbol_in_image(const struct elf_image *im, const char *symbol,
 	/* The full symbol table first, then the dynamic one. */
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < eh->e_shnum; i++) {
-			sh = at(im, eh->e_shoff + (uint64_t)i *
-			    eh->e_shentsize, sizeof(*sh));
+			sh = at(im, eh->e_shoff + (uint64_t)i * eh->e_shentsize,
+			    sizeof(*sh));
 			if (sh == NULL)
 				break;
-			if (sh->sh_type != (pass == 0 ? SHT_SYMTAB :
-			    SHT_DYNSYM) ||
+			if (sh->sh_type !=
+				(pass == 0 ? SHT_SYMTAB : SHT_DYNSYM) ||
 			    !find_in_table(im, eh, sh, symbol, &value))
 				continue;
 			if (!vaddr_to_offset(im, eh, value, offset)) {
-				snprintf(why, whylen, "symbol %s is in no "
-				    "loadable segment", symbol);
+				snprintf(why, whylen,
+				    "symbol %s is in no "
+				    "loadable segment",
+				    symbol);
 				return -1;
 			}
 			return 0;
@@ -136,8 +138,8 @@ symbol_in_image(const struct elf_image *im, const char *symbol,
 
 /* The file offset of a symbol of an ELF file, as uprobes want it. */
 int
-cpclib_elf_symbol_offset(const char *path, const char *symbol,
-    uint64_t *offset, char *why, size_t whylen)
+cpclib_elf_symbol_offset(const char *path, const char *symbol, uint64_t *offset,
+    char *why, size_t whylen)
 {
 	struct elf_image im;
 	struct stat st;
@@ -197,10 +199,11 @@ probe_pmu(cpc_t *cpc, const char *pmuname, bool ret, struct ev_result *r,
 
 	*t = NULL;
 	if (pmu == NULL) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "this kernel has no %s PMU "
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "this kernel has no %s PMU "
 		    "(no /sys/bus/event_source/devices/%s; it needs "
-		    "CONFIG_%s_EVENTS)", pmuname, pmuname,
-		    pmuname[0] == 'u' ? "UPROBE" : "KPROBE");
+		    "CONFIG_%s_EVENTS)",
+		    pmuname, pmuname, pmuname[0] == 'u' ? "UPROBE" : "KPROBE");
 		return NULL;
 	}
 	if ((*t = ev_add_term(r, (uint32_t)pmu->type, 0, 1)) == NULL)
@@ -208,8 +211,10 @@ probe_pmu(cpc_t *cpc, const char *pmuname, bool ret, struct ev_result *r,
 	if (ret) {
 		if (!cpclib_sysfs_format_bit(pmu, "retprobe", &word, &mask) ||
 		    !cpclib_deposit(word, mask, 1, &(*t)->attr)) {
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "the %s PMU of this "
-			    "kernel describes no retprobe bit", pmuname);
+			ev_fail(r, CPC_EVENT_UNSUPPORTED,
+			    "the %s PMU of this "
+			    "kernel describes no retprobe bit",
+			    pmuname);
 			return NULL;
 		}
 	}
@@ -227,19 +232,21 @@ resolve_uprobe(cpc_t *cpc, const char *spec, bool ret, struct ev_result *r)
 	strlcpy(copy, spec, sizeof(copy));
 	if ((colon = strrchr(copy, ':')) == NULL ||
 	    !split_location(colon + 1, &sym, &off)) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "write %s:PATH:SYMBOL"
-		    "[+OFFSET] or %s:PATH:0xFILEOFFSET", ret ? "uretprobe" :
-		    "uprobe", ret ? "uretprobe" : "uprobe");
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "write %s:PATH:SYMBOL"
+		    "[+OFFSET] or %s:PATH:0xFILEOFFSET",
+		    ret ? "uretprobe" : "uprobe", ret ? "uretprobe" : "uprobe");
 		return true;
 	}
 	*colon = '\0';
 	if (realpath(copy, real) == NULL) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s: %s", copy,
-		    strerror(errno));
+		ev_fail(
+		    r, CPC_EVENT_UNSUPPORTED, "%s: %s", copy, strerror(errno));
 		return true;
 	}
-	if (sym != NULL && cpclib_elf_symbol_offset(real, sym, &symoff, why,
-	    sizeof(why)) != 0) {
+	if (sym != NULL &&
+	    cpclib_elf_symbol_offset(real, sym, &symoff, why, sizeof(why)) !=
+		0) {
 		ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s: %s", real, why);
 		return true;
 	}
@@ -273,22 +280,24 @@ resolve_kprobe(cpc_t *cpc, const char *spec, bool ret, struct ev_result *r)
 	r->kind = "kprobe";
 	strlcpy(copy, spec, sizeof(copy));
 	if (!split_location(copy, &sym, &off)) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "write %s:FUNCTION[+OFFSET] "
-		    "or kprobe:0xADDRESS", ret ? "kretprobe" : "kprobe");
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "write %s:FUNCTION[+OFFSET] "
+		    "or kprobe:0xADDRESS",
+		    ret ? "kretprobe" : "kprobe");
 		return true;
 	}
 	if (probe_pmu(cpc, "kprobe", ret, r, &t) == NULL)
 		return true;
 	if (sym != NULL) {
 		if ((r->owned[0] = strdup(sym)) == NULL) {
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s",
-			    strerror(ENOMEM));
+			ev_fail(
+			    r, CPC_EVENT_UNSUPPORTED, "%s", strerror(ENOMEM));
 			return true;
 		}
 		t->attr.config1 = (uint64_t)(uintptr_t)r->owned[0];
 		t->attr.config2 = off;
-		ev_desc(r, "%s of kernel function %s", ret ? "returns" :
-		    "calls", sym);
+		ev_desc(r, "%s of kernel function %s",
+		    ret ? "returns" : "calls", sym);
 	} else {
 		t->attr.config2 = off;
 		ev_desc(r, "executions of kernel address 0x%" PRIx64, off);

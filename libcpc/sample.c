@@ -20,8 +20,8 @@ static int
 read_members(cpc_set_t *set, bool groups_of_one)
 {
 	int e, stride = set->read_stride, at = groups_of_one ? 3 : 0;
-	size_t words = groups_of_one ? 3 + (size_t)stride :
-	    (set->lost_format ? 5 : 4);
+	size_t words =
+	    groups_of_one ? 3 + (size_t)stride : (set->lost_format ? 5 : 4);
 	uint64_t rec[6];
 	ssize_t n;
 
@@ -82,8 +82,8 @@ uint64_t
 cpclib_read_value(const cpc_set_t *set, int i)
 {
 	const struct cpc_request *req = &set->reqs[i];
-	const uint64_t *value = &set->readbuf[3 + set->read_stride *
-	    req->first_event];
+	const uint64_t *value =
+	    &set->readbuf[3 + set->read_stride * req->first_event];
 	uint64_t v = 0;
 	int t;
 
@@ -98,7 +98,8 @@ uint64_t
 cpclib_read_lost(const cpc_set_t *set, int i)
 {
 	return set->lost_format ?
-	    set->readbuf[5 + 3 * set->reqs[i].first_event] : 0;
+	    set->readbuf[5 + 3 * set->reqs[i].first_event] :
+	    0;
 }
 
 int
@@ -129,8 +130,8 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 }
 
 int
-cpc_set_times(cpc_t *cpc, cpc_set_t *set, uint64_t *enabled_ns,
-    uint64_t *running_ns)
+cpc_set_times(
+    cpc_t *cpc, cpc_set_t *set, uint64_t *enabled_ns, uint64_t *running_ns)
 {
 	if (set == NULL || set->cpc != cpc) {
 		errno = EINVAL;

@@ -147,7 +147,7 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 void
 cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
     void (*action)(void *arg, int index, const char *event, uint64_t preset,
-    uint_t flags, int nattrs, const cpc_attr_t *attrs))
+	uint_t flags, int nattrs, const cpc_attr_t *attrs))
 {
 	int i;
 

@@ -14,12 +14,17 @@
 
 #include "evname.h"
 
-#define PMU_SYSFS	"/sys/bus/event_source/devices"
-#define MAX_TERMS_TEXT	512
+#define PMU_SYSFS      "/sys/bus/event_source/devices"
+#define MAX_TERMS_TEXT 512
 
 /* Terms every PMU takes: the config words, and perf's sampling terms. */
 static const char *const generic_terms[] = {
-	"config", "config1", "config2", "period", "freq", "name",
+	"config",
+	"config1",
+	"config2",
+	"period",
+	"freq",
+	"name",
 };
 
 static char *
@@ -102,8 +107,8 @@ read_formats(const char *dir, struct sysfs_pmu *pmu)
 		    !cpclib_sysfs_format(text, &f.word, &f.mask))
 			continue;
 		strlcpy(f.name, de->d_name, sizeof(f.name));
-		grown = reallocarray(pmu->fmt, (size_t)pmu->nfmt + 1,
-		    sizeof(*grown));
+		grown = reallocarray(
+		    pmu->fmt, (size_t)pmu->nfmt + 1, sizeof(*grown));
 		if (grown == NULL)
 			break;
 		pmu->fmt = grown;
@@ -136,8 +141,8 @@ read_aliases(const char *dir, struct sysfs_pmu *pmu)
 		snprintf(path, sizeof(path), "%s/events/%s", dir, de->d_name);
 		if (read_line(path, text, sizeof(text)) == NULL)
 			continue;
-		grown = reallocarray(pmu->alias, (size_t)pmu->nalias + 1,
-		    sizeof(*grown));
+		grown = reallocarray(
+		    pmu->alias, (size_t)pmu->nalias + 1, sizeof(*grown));
 		if (grown == NULL)
 			break;
 		pmu->alias = grown;
@@ -189,8 +194,8 @@ read_pmus(void)
 		snprintf(path, sizeof(path), "%s/type", dir);
 		if (read_line(path, text, sizeof(text)) == NULL)
 			continue;
-		grown = reallocarray(pmus->pmu, (size_t)pmus->npmu + 1,
-		    sizeof(*grown));
+		grown = reallocarray(
+		    pmus->pmu, (size_t)pmus->npmu + 1, sizeof(*grown));
 		if (grown == NULL)
 			break;
 		pmus->pmu = grown;
@@ -206,8 +211,8 @@ read_pmus(void)
 	}
 	closedir(d);
 	if (pmus->npmu > 1)
-		qsort(pmus->pmu, (size_t)pmus->npmu, sizeof(*pmus->pmu),
-		    pmu_cmp);
+		qsort(
+		    pmus->pmu, (size_t)pmus->npmu, sizeof(*pmus->pmu), pmu_cmp);
 	return pmus;
 }
 
@@ -274,8 +279,8 @@ find_format(const struct sysfs_pmu *pmu, const char *name)
 }
 
 bool
-cpclib_sysfs_format_bit(const struct sysfs_pmu *pmu, const char *fmt,
-    int *word, uint64_t *mask)
+cpclib_sysfs_format_bit(
+    const struct sysfs_pmu *pmu, const char *fmt, int *word, uint64_t *mask)
 {
 	const struct sysfs_format *f = find_format(pmu, fmt);
 
@@ -322,8 +327,11 @@ list_terms(const struct sysfs_pmu *pmu, char *buf, size_t len)
 	}
 	for (i = 0; i < sizeof(generic_terms) / sizeof(generic_terms[0]); i++) {
 		strlcat(buf, generic_terms[i], len);
-		strlcat(buf, i + 1 < sizeof(generic_terms) /
-		    sizeof(generic_terms[0]) ? ", " : "", len);
+		strlcat(buf,
+		    i + 1 < sizeof(generic_terms) / sizeof(generic_terms[0]) ?
+			", " :
+			"",
+		    len);
 	}
 	if (pmu->nalias > 0) {
 		strlcat(buf, "; its events: ", len);
@@ -354,21 +362,26 @@ apply_term(const struct sysfs_pmu *pmu, char *term,
 	if (value == NULL && (a = find_alias(pmu, term)) != NULL)
 		return apply_terms(pmu, a->terms, attr, depth + 1, r);
 	if (value != NULL && strcmp(value, "?") == 0) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "term '%s' of PMU %s needs "
-		    "a value (%s=N)", term, pmu->name, term);
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "term '%s' of PMU %s needs "
+		    "a value (%s=N)",
+		    term, pmu->name, term);
 		return -1;
 	}
 	if (value != NULL && !cpclib_parse_u64(value, &v) &&
 	    strcmp(term, "name") != 0) {
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "'%s' is not a number for "
-		    "term '%s'", value, term);
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "'%s' is not a number for "
+		    "term '%s'",
+		    value, term);
 		return -1;
 	}
 	if ((f = find_format(pmu, term)) != NULL) {
 		if (!cpclib_deposit(f->word, f->mask, v, attr)) {
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "%s=%s does not fit "
-			    "the bits of term '%s' of PMU %s", term,
-			    value != NULL ? value : "1", term, pmu->name);
+			ev_fail(r, CPC_EVENT_UNSUPPORTED,
+			    "%s=%s does not fit "
+			    "the bits of term '%s' of PMU %s",
+			    term, value != NULL ? value : "1", term, pmu->name);
 			return -1;
 		}
 		return 0;
@@ -382,8 +395,10 @@ apply_term(const struct sysfs_pmu *pmu, char *term,
 	else if (!is_generic_term(term)) {
 		/* period, freq and name change nothing that is counted. */
 		list_terms(pmu, known, sizeof(known));
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "unknown term '%s' for PMU "
-		    "%s (its terms: %s)", term, pmu->name, known);
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "unknown term '%s' for PMU "
+		    "%s (its terms: %s)",
+		    term, pmu->name, known);
 		return -1;
 	}
 	return 0;
@@ -418,14 +433,14 @@ pmu_event(cpc_t *cpc, const struct sysfs_pmu *pmu, struct ev_result *r)
 	r->hardware = cpclib_type_is_core(cpc, (uint32_t)pmu->type);
 	r->kernel_context = t->attr.type == PERF_TYPE_TRACEPOINT ||
 	    (t->attr.type == PERF_TYPE_SOFTWARE &&
-	    cpclib_sw_kernel_context(t->attr.config));
+		cpclib_sw_kernel_context(t->attr.config));
 	r->status = CPC_EVENT_COUNTABLE;
 }
 
 /* A legacy name with perf's per-event terms: cpu-clock/period=1000/. */
 static bool
-legacy_terms(cpc_t *cpc, const char *pmu, const char *terms,
-    struct ev_result *r)
+legacy_terms(
+    cpc_t *cpc, const char *pmu, const char *terms, struct ev_result *r)
 {
 	char copy[MAX_TERMS_TEXT], *term, *rest, *eq;
 
@@ -439,9 +454,10 @@ legacy_terms(cpc_t *cpc, const char *pmu, const char *terms,
 			*eq = '\0';
 		if (term[0] != '\0' && strcmp(term, "period") != 0 &&
 		    strcmp(term, "freq") != 0 && strcmp(term, "name") != 0) {
-			ev_fail(r, CPC_EVENT_UNSUPPORTED, "unknown term '%s' "
-			    "for %s (its terms: period, freq, name)", term,
-			    pmu);
+			ev_fail(r, CPC_EVENT_UNSUPPORTED,
+			    "unknown term '%s' "
+			    "for %s (its terms: period, freq, name)",
+			    term, pmu);
 			return true;
 		}
 	}
@@ -453,16 +469,19 @@ static void
 missing_pmu(cpc_t *cpc, const char *pmu, struct ev_result *r)
 {
 	r->kind = "pmu";
-	if (cpc->pmu_name[0] == '\0' && (strcmp(pmu, "cpu") == 0 ||
-	    strncmp(pmu, "cpu_", 4) == 0 || strncmp(pmu, "armv", 4) == 0)) {
+	if (cpc->pmu_name[0] == '\0' &&
+	    (strcmp(pmu, "cpu") == 0 || strncmp(pmu, "cpu_", 4) == 0 ||
+		strncmp(pmu, "armv", 4) == 0)) {
 		r->hardware = true;
-		ev_fail(r, CPC_EVENT_NO_PMU, "a hardware event, and this "
-		    "kernel has no hardware counters (no PMU '%s' in "
-		    PMU_SYSFS "; a VM without a virtual PMU?)", pmu);
+		ev_fail(r, CPC_EVENT_NO_PMU,
+		    "a hardware event, and this "
+		    "kernel has no hardware counters (no PMU '%s' in " PMU_SYSFS
+		    "; a VM without a virtual PMU?)",
+		    pmu);
 		return;
 	}
-	ev_fail(r, CPC_EVENT_UNSUPPORTED, "no PMU '%s' in this kernel (see "
-	    PMU_SYSFS ")", pmu);
+	ev_fail(r, CPC_EVENT_UNSUPPORTED,
+	    "no PMU '%s' in this kernel (see " PMU_SYSFS ")", pmu);
 }
 
 /* Whether s is only counting modifiers, perhaps after a ':'. */
@@ -490,8 +509,9 @@ cpclib_resolve_pmu_terms(cpc_t *cpc, const char *name, struct ev_result *r)
 	    (size_t)(close - open) > sizeof(terms))
 		return false;
 	n = (size_t)(open - name);
-	if (strspn(name, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+	if (strspn(name,
+		"abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
 		return false;
 	if ((mods = trailing_modifiers(close + 1)) == NULL)
 		return false;
@@ -506,11 +526,12 @@ cpclib_resolve_pmu_terms(cpc_t *cpc, const char *name, struct ev_result *r)
 	} else if (strcmp(pmuname, "uprobe") == 0 ||
 	    strcmp(pmuname, "kprobe") == 0) {
 		r->kind = pmuname[0] == 'u' ? "uprobe" : "kprobe";
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "the %s PMU needs a %s and "
-		    "an offset that its terms cannot give: write %s", pmuname,
-		    pmuname[0] == 'u' ? "file" : "kernel function",
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "the %s PMU needs a %s and "
+		    "an offset that its terms cannot give: write %s",
+		    pmuname, pmuname[0] == 'u' ? "file" : "kernel function",
 		    pmuname[0] == 'u' ? "uprobe:PATH:SYMBOL[+OFFSET]" :
-		    "kprobe:FUNCTION[+OFFSET]");
+					"kprobe:FUNCTION[+OFFSET]");
 	} else if ((t = ev_add_term(r, (uint32_t)pmu->type, 0, 1)) != NULL &&
 	    apply_terms(pmu, terms, &t->attr, 0, r) == 0) {
 		pmu_event(cpc, pmu, r);
@@ -543,9 +564,10 @@ cpclib_resolve_pmu_alias(cpc_t *cpc, const char *name, struct ev_result *r)
 		return false;
 	if (matches > 1) {
 		r->kind = "pmu";
-		ev_fail(r, CPC_EVENT_UNSUPPORTED, "%d PMUs have an event "
-		    "named %s: name the PMU, as in %s/%s/", matches, name,
-		    found->name, name);
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "%d PMUs have an event "
+		    "named %s: name the PMU, as in %s/%s/",
+		    matches, name, found->name, name);
 		return true;
 	}
 	if ((t = ev_add_term(r, (uint32_t)found->type, 0, 1)) != NULL &&

@@ -17,11 +17,13 @@
 #include "evname.h"
 
 static const char *const tracefs_dirs[] = {
-	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+	"/sys/kernel/tracing",
+	"/sys/kernel/debug/tracing",
 };
 
-#define NAME_CHARS	"abcdefghijklmnopqrstuvwxyz" \
-			"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+#define NAME_CHARS                   \
+	"abcdefghijklmnopqrstuvwxyz" \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 
 /* subsystem:event, both parts of tracefs's characters. */
 bool
@@ -104,8 +106,8 @@ cpclib_tracepoint_exists(const char *name)
  * is handed back to be kept (*fd), so that the question costs nothing.
  */
 int
-cpclib_tracepoint_access(cpc_t *cpc, const struct perf_event_attr *tp,
-    const char *name, int *fd)
+cpclib_tracepoint_access(
+    cpc_t *cpc, const struct perf_event_attr *tp, const char *name, int *fd)
 {
 	struct ev_state *st = cpclib_ev_state(cpc);
 	struct perf_event_attr attr = *tp;
@@ -126,7 +128,7 @@ cpclib_tracepoint_access(cpc_t *cpc, const struct perf_event_attr *tp,
 	}
 	st->tp_access = -errno;
 	if (errno == EMFILE || errno == ENFILE) {
-		st->tp_access = 0;	/* ask again later */
+		st->tp_access = 0; /* ask again later */
 		return 1;
 	}
 	memset(&req, 0, sizeof(req));
@@ -170,8 +172,10 @@ own_probe(cpc_t *cpc, const struct perf_event_attr *tp, const char *name,
 	req.enc.kernel_context = true;
 	req.flags = CPC_COUNT_USER | CPC_COUNT_SYSTEM;
 	cpclib_explain_open_error(cpc, &req, err, 0, -1, why, sizeof(why));
-	ev_fail(r, err == EACCES || err == EPERM ? CPC_EVENT_NO_PERMISSION :
-	    CPC_EVENT_UNSUPPORTED, "%s", why);
+	ev_fail(r,
+	    err == EACCES || err == EPERM ? CPC_EVENT_NO_PERMISSION :
+					    CPC_EVENT_UNSUPPORTED,
+	    "%s", why);
 }
 
 bool
@@ -191,19 +195,23 @@ cpclib_resolve_tracepoint(cpc_t *cpc, const char *name, struct ev_result *r)
 	r->kind = "tracepoint";
 	if ((dir = usable_dir(&denied)) == NULL) {
 		if (denied != NULL)
-			ev_fail(r, CPC_EVENT_NO_TRACEFS, "tracepoint, but this "
+			ev_fail(r, CPC_EVENT_NO_TRACEFS,
+			    "tracepoint, but this "
 			    "user may not read tracefs (%s: %s); tracepoints "
-			    "need root, or read access to %s/events", denied,
-			    strerror(EACCES), denied);
+			    "need root, or read access to %s/events",
+			    denied, strerror(EACCES), denied);
 		else
-			ev_fail(r, CPC_EVENT_NO_TRACEFS, "tracepoint, but "
+			ev_fail(r, CPC_EVENT_NO_TRACEFS,
+			    "tracepoint, but "
 			    "tracefs is not mounted (mount -t tracefs nodev "
 			    "/sys/kernel/tracing)");
 		return true;
 	}
 	if (!read_id(dir, sub, colon + 1, &id)) {
-		ev_fail(r, CPC_EVENT_UNKNOWN, "no such tracepoint in this "
-		    "kernel (none at %s/events/%s/%s)", dir, sub, colon + 1);
+		ev_fail(r, CPC_EVENT_UNKNOWN,
+		    "no such tracepoint in this "
+		    "kernel (none at %s/events/%s/%s)",
+		    dir, sub, colon + 1);
 		return true;
 	}
 	if ((t = ev_add_term(r, PERF_TYPE_TRACEPOINT, id, 1)) == NULL)
@@ -229,7 +237,7 @@ cpclib_resolve_tracepoint(cpc_t *cpc, const char *name, struct ev_result *r)
 	return true;
 }
 
-#define UNREADABLE	INT_MIN
+#define UNREADABLE INT_MIN
 
 /* available_events: "subsystem:event" per line. */
 static int

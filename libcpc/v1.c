@@ -22,14 +22,14 @@ static cpc_errfn_t *v1_errfn;
 
 /* A v1 binding: what was bound, and the set that counts it. */
 struct v1_binding {
-	cpc_set_t		*set;
-	cpc_buf_t		*buf;
-	uint32_t		 pes[2];	/* returned by take_sample */
-	int			 flags;		/* cpc_bind_event flags */
-	bool			 invalid;	/* cpc_pctx_invalidate */
-	int			 shared_fd;	/* cpc_shared_*: its fd */
-	int			 cpu;
-	LIST_ENTRY(v1_binding)	 link;
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	uint32_t pes[2]; /* returned by take_sample */
+	int flags;	 /* cpc_bind_event flags */
+	bool invalid;	 /* cpc_pctx_invalidate */
+	int shared_fd;	 /* cpc_shared_*: its fd */
+	int cpu;
+	LIST_ENTRY(v1_binding) link;
 };
 
 /* The calling LWP's binding (cpc_bind_event). */
@@ -51,8 +51,7 @@ cpclib_v1_verror(const char *fn, const char *fmt, va_list ap)
 	errno = saved;
 }
 
-static void
-v1_error(const char *fn, const char *fmt, ...)
+static void v1_error(const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
@@ -127,7 +126,8 @@ cpc_getcpuref(int cpuver)
 {
 	return cpuver == CPC_LINUX_PERF ?
 	    "See perf_event_open(2), perf list(1), and the processor "
-	    "vendor's manual for its hardware events" : NULL;
+	    "vendor's manual for its hardware events" :
+	    NULL;
 }
 
 uint_t
@@ -179,28 +179,27 @@ pes_attrs(cpc_t *cpc, const char *name, uint32_t pes, cpc_attr_t *attrs)
 
 	if (cpclib_event_encode(cpc, name, &enc, why, sizeof(why)) != 0 ||
 	    !enc.hardware)
-		return 0;	/* software events have no such bits */
+		return 0; /* software events have no such bits */
 	if ((pes >> CPC_PES_UMASK_SHIFT) & 0xff)
-		attrs[n++] = (cpc_attr_t){ "umask",
-		    (pes >> CPC_PES_UMASK_SHIFT) & 0xff };
+		attrs[n++] = (cpc_attr_t) { "umask",
+			(pes >> CPC_PES_UMASK_SHIFT) & 0xff };
 	if ((pes >> CPC_PES_CMASK_SHIFT) & 0xff)
-		attrs[n++] = (cpc_attr_t){ "cmask",
-		    (pes >> CPC_PES_CMASK_SHIFT) & 0xff };
+		attrs[n++] = (cpc_attr_t) { "cmask",
+			(pes >> CPC_PES_CMASK_SHIFT) & 0xff };
 	if (pes & CPC_PES_INV)
-		attrs[n++] = (cpc_attr_t){ "inv", 1 };
+		attrs[n++] = (cpc_attr_t) { "inv", 1 };
 	if (pes & CPC_PES_PC)
-		attrs[n++] = (cpc_attr_t){ "pc", 1 };
+		attrs[n++] = (cpc_attr_t) { "pc", 1 };
 	if (!(pes & CPC_PES_EDGE))
-		attrs[n++] = (cpc_attr_t){ "edge", 0 };
+		attrs[n++] = (cpc_attr_t) { "edge", 0 };
 	return n;
 }
 
 static int
-add_pic(cpc_t *cpc, cpc_set_t *set, const cpc_event_t *ev, int flags,
-    int pic)
+add_pic(cpc_t *cpc, cpc_set_t *set, const cpc_event_t *ev, int flags, int pic)
 {
-	const char *name = cpclib_v1_name(cpc, ev->ce_pes[pic] &
-	    CPC_PES_EVENT_MASK);
+	const char *name =
+	    cpclib_v1_name(cpc, ev->ce_pes[pic] & CPC_PES_EVENT_MASK);
 	cpc_attr_t attrs[5];
 	uint_t rflags = 0, nattrs;
 
@@ -216,7 +215,9 @@ add_pic(cpc_t *cpc, cpc_set_t *set, const cpc_event_t *ev, int flags,
 		rflags |= CPC_OVF_NOTIFY_EMT;
 	nattrs = pes_attrs(cpc, name, ev->ce_pes[pic], attrs);
 	return cpc_set_add_request(cpc, set, name, ev->ce_pic[pic], rflags,
-	    nattrs, attrs) == pic ? 0 : -1;
+		   nattrs, attrs) == pic ?
+	    0 :
+	    -1;
 }
 
 /* A new binding with its set and buffer; NULL with errno. */
@@ -259,7 +260,7 @@ binding_free(cpc_t *cpc, struct v1_binding *b)
 {
 	if (b == NULL)
 		return;
-	cpc_set_destroy(cpc, b->set);	/* unbinds */
+	cpc_set_destroy(cpc, b->set); /* unbinds */
 	cpc_buf_destroy(cpc, b->buf);
 	free(b);
 }
@@ -338,8 +339,10 @@ cpc_bind_event(cpc_event_t *event, int flags)
 	(void)cpc_rele();
 	pthread_mutex_lock(&v1_lock);
 	b = binding_new(cpc, event, flags);
-	if (b != NULL && cpc_bind_curlwp(cpc, b->set,
-	    (flags & CPC_BIND_LWP_INHERIT) ? CPC_BIND_LWP_INHERIT : 0) != 0) {
+	if (b != NULL &&
+	    cpc_bind_curlwp(cpc, b->set,
+		(flags & CPC_BIND_LWP_INHERIT) ? CPC_BIND_LWP_INHERIT : 0) !=
+		0) {
 		saved = errno;
 		binding_free(cpc, b);
 		b = NULL;
@@ -372,10 +375,11 @@ count_events(uint32_t bit, int enable)
 
 	/* None of its own: maybe its controller bound some (cputrack). */
 	if (b == NULL)
-		return cpclib_pctx_ask_mode(bit == CPC_PES_USR ?
-		    CPC_COUNT_USER : CPC_COUNT_SYSTEM, enable != 0);
+		return cpclib_pctx_ask_mode(
+		    bit == CPC_PES_USR ? CPC_COUNT_USER : CPC_COUNT_SYSTEM,
+		    enable != 0);
 	if (bit == CPC_PES_OS && enable && (b->flags & CPC_BIND_EMT_OVF)) {
-		errno = EINVAL;	/* only user events can be profiled */
+		errno = EINVAL; /* only user events can be profiled */
 		return -1;
 	}
 	if (cpc_take_sample(&ev) != 0)
@@ -410,7 +414,8 @@ cpc_access(void)
 	if ((cpc = cpclib_v1_handle()) == NULL) {
 		if (errno == ENXIO)
 			errno = ENOSYS;
-		v1_error("access", "CPU performance counters are "
+		v1_error("access",
+		    "CPU performance counters are "
 		    "inaccessible on this machine\n");
 		return -1;
 	}
@@ -438,7 +443,7 @@ find_shared(int fd)
 {
 	struct v1_binding *b;
 
-	LIST_FOREACH(b, &others, link)
+	LIST_FOREACH (b, &others, link)
 		if (b->shared_fd == fd)
 			return b;
 	return NULL;
@@ -534,7 +539,7 @@ cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 	if ((b = find_shared(fd)) == NULL) {
 		errno = EINVAL;
 	} else if (bound_cpu() != b->cpu) {
-		errno = EAGAIN;		/* the LWP left its CPU */
+		errno = EAGAIN; /* the LWP left its CPU */
 	} else if ((fresh = binding_new(v1_cpc, event, 0)) != NULL) {
 		drop_set(v1_cpc, b);
 		adopt(b, fresh);
@@ -596,7 +601,7 @@ find_pctx(pctx_t *pctx, id_t lwpid)
 {
 	struct v1_binding *b;
 
-	LIST_FOREACH(b, &others, link)
+	LIST_FOREACH (b, &others, link)
 		if (b->set != NULL && b->set->pctx == pctx &&
 		    b->set->lwpid == lwpid)
 			return b;

@@ -11,8 +11,8 @@
 
 #include "cpc_impl.h"
 
-#define NCODES		256
-#define WALKED_CODES	192	/* the rest for names met in specs */
+#define NCODES	     256
+#define WALKED_CODES 192 /* the rest for names met in specs */
 
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *names[NCODES];

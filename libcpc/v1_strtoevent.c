@@ -12,7 +12,7 @@
 
 #include "cpc_impl.h"
 
-#define PES_DEFAULT	(CPC_PES_USR | CPC_PES_EDGE)
+#define PES_DEFAULT (CPC_PES_USR | CPC_PES_EDGE)
 
 static const char usage[] =
     "pic0=<event0>,pic1=<event1>[,sys[0|1]][,nouser[0|1]][,noedge[0|1]]"
@@ -38,15 +38,15 @@ cpc_walk_names(int cpuver, int regno, void *arg,
 	/* Codes are never taken back: those counted now stay named. */
 	n = cpclib_v1_ncodes(cpc);
 	for (i = 0; i < n; i++)
-		action(arg, regno, cpclib_v1_name(cpc, (unsigned)i),
-		    (uint8_t)i);
+		action(
+		    arg, regno, cpclib_v1_name(cpc, (unsigned)i), (uint8_t)i);
 }
 
 /* A flag token: its name, and the control-word bit it sets or clears. */
 struct flag_token {
-	const char	*name;
-	uint32_t	 bit;
-	bool		 sets;	/* the token sets the bit (else clears it) */
+	const char *name;
+	uint32_t bit;
+	bool sets; /* the token sets the bit (else clears it) */
 };
 
 static const struct flag_token flag_tokens[] = {
@@ -59,16 +59,15 @@ static const struct flag_token flag_tokens[] = {
 };
 
 struct parse {
-	cpc_t		*cpc;
-	cpc_event_t	*ev;
-	int		 errors;
-	bool		 have_pic[2];
-	char		 seen[32][16];	/* tokens met, for "repeated" */
-	int		 nseen;
+	cpc_t *cpc;
+	cpc_event_t *ev;
+	int errors;
+	bool have_pic[2];
+	char seen[32][16]; /* tokens met, for "repeated" */
+	int nseen;
 };
 
-static void
-parse_error(struct parse *ps, const char *fmt, ...)
+static void parse_error(struct parse *ps, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
@@ -122,8 +121,9 @@ set_event(struct parse *ps, int pic, const char *value)
 	code = strtol(value, &end, 0);
 	if (*value != '\0' && *end == '\0' && errno == 0) {
 		c = code >= 0 && code <= CPC_PES_EVENT_MASK &&
-		    cpclib_v1_name(ps->cpc, (unsigned)code) != NULL ?
-		    (int)code : -1;
+			cpclib_v1_name(ps->cpc, (unsigned)code) != NULL ?
+		    (int)code :
+		    -1;
 	} else {
 		c = cpclib_v1_code(ps->cpc, value);
 	}
@@ -132,8 +132,8 @@ set_event(struct parse *ps, int pic, const char *value)
 		    pic, value);
 		return;
 	}
-	ps->ev->ce_pes[pic] = (ps->ev->ce_pes[pic] & ~CPC_PES_EVENT_MASK) |
-	    (uint32_t)c;
+	ps->ev->ce_pes[pic] =
+	    (ps->ev->ce_pes[pic] & ~CPC_PES_EVENT_MASK) | (uint32_t)c;
 	ps->have_pic[pic] = true;
 }
 
@@ -147,13 +147,12 @@ set_mask(struct parse *ps, const char *tok, int pic, unsigned shift,
 
 	errno = 0;
 	v = strtol(value, &end, 0);
-	if (*value == '\0' || *end != '\0' || errno != 0 || v < 0 ||
-	    v > 255) {
+	if (*value == '\0' || *end != '\0' || errno != 0 || v < 0 || v > 255) {
 		parse_error(ps, "bad '%s' value\n", tok);
 		return;
 	}
-	ps->ev->ce_pes[pic] = (ps->ev->ce_pes[pic] & ~(0xffu << shift)) |
-	    ((uint32_t)v << shift);
+	ps->ev->ce_pes[pic] =
+	    (ps->ev->ce_pes[pic] & ~(0xffu << shift)) | ((uint32_t)v << shift);
 }
 
 static bool
@@ -260,8 +259,7 @@ cpc_strtoevent(int cpuver, const char *spec, cpc_event_t *event)
 	return ps.errors;
 }
 
-static void
-append(char *buf, size_t len, const char *fmt, ...)
+static void append(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
@@ -290,7 +288,10 @@ append_event(cpc_t *cpc, char *buf, size_t len, int pic, uint32_t pes)
 static void
 append_masks(char *buf, size_t len, const uint32_t *pes)
 {
-	static const struct { const char *name; unsigned shift; } m[] = {
+	static const struct {
+		const char *name;
+		unsigned shift;
+	} m[] = {
 		{ "cmask", CPC_PES_CMASK_SHIFT },
 		{ "umask", CPC_PES_UMASK_SHIFT },
 	};
@@ -301,8 +302,8 @@ append_masks(char *buf, size_t len, const uint32_t *pes)
 	for (i = 0; i < 2; i++)
 		for (pic = 0; pic < 2; pic++)
 			if ((v = (pes[pic] >> m[i].shift) & 0xff) != 0)
-				append(buf, len, ",%s%d=0x%x", m[i].name, pic,
-				    v);
+				append(
+				    buf, len, ",%s%d=0x%x", m[i].name, pic, v);
 }
 
 /* Flags that differ from the defaults, unsuffixed when on both. */

@@ -12,8 +12,8 @@
 
 /* Every name (not form) of the catalog, generic or not. */
 static void
-walk_names(cpc_t *cpc, bool generic, void *arg,
-    void (*action)(void *, const char *))
+walk_names(
+    cpc_t *cpc, bool generic, void *arg, void (*action)(void *, const char *))
 {
 	const struct cpc_catalog *cat = &cpc->catalog;
 	int i;
@@ -44,15 +44,15 @@ walk_names_pic(cpc_t *cpc, bool generic, uint_t picno, void *arg,
 }
 
 void
-cpc_walk_events_all(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event))
+cpc_walk_events_all(
+    cpc_t *cpc, void *arg, void (*action)(void *arg, const char *event))
 {
 	walk_names(cpc, false, arg, action);
 }
 
 void
-cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event))
+cpc_walk_generic_events_all(
+    cpc_t *cpc, void *arg, void (*action)(void *arg, const char *event))
 {
 	walk_names(cpc, true, arg, action);
 }
@@ -73,8 +73,8 @@ cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
 
 void
 cpc_walk_events_described(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event, const char *kind,
-    const char *desc))
+    void (*action)(
+	void *arg, const char *event, const char *kind, const char *desc))
 {
 	const struct cpc_catalog *cat = &cpc->catalog;
 	int i;
@@ -87,8 +87,8 @@ cpc_walk_events_described(cpc_t *cpc, void *arg,
 }
 
 void
-cpc_walk_attrs(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *attr))
+cpc_walk_attrs(
+    cpc_t *cpc, void *arg, void (*action)(void *arg, const char *attr))
 {
 	const char *const *a;
 

@@ -79,8 +79,10 @@ pctx_set_events(pctx_t *pctx, ...)
 	while ((ev = va_arg(ap, int)) != PCTX_NULL_EVENT) {
 		if (set_handler(&h, ev, va_arg(ap, void *)) != 0) {
 			va_end(ap);
-			pctxlib_error(pctx, "set_events", "unknown event type "
-			    "%x\n", (unsigned)ev);
+			pctxlib_error(pctx, "set_events",
+			    "unknown event type "
+			    "%x\n",
+			    (unsigned)ev);
 			return -1;
 		}
 	}
@@ -111,8 +113,8 @@ pctxlib_cb_init_lwp(pctx_t *pctx, struct lwp *lwp)
 		return;
 	}
 	lwp->flags |= LWP_INITED;
-	if (pctx->h.init_lwp != NULL && pctx->h.init_lwp(pctx, pctx->pid,
-	    lwp->lwpid, proc_arg(pctx)) != 0)
+	if (pctx->h.init_lwp != NULL &&
+	    pctx->h.init_lwp(pctx, pctx->pid, lwp->lwpid, proc_arg(pctx)) != 0)
 		pctxlib_proc_request(pctx, PENDING_FAIL);
 }
 
@@ -138,8 +140,8 @@ pctxlib_cb_lwp_create(pctx_t *pctx, struct lwp *lwp)
 		return;
 	}
 	if (pctxlib_proc_live(pctx) && pctx->h.lwp_create != NULL &&
-	    pctx->h.lwp_create(pctx, pctx->pid, lwp->lwpid,
-	    lwp_arg(pctx, lwp)) != 0)
+	    pctx->h.lwp_create(
+		pctx, pctx->pid, lwp->lwpid, lwp_arg(pctx, lwp)) != 0)
 		pctxlib_proc_request(pctx, PENDING_FAIL);
 }
 
@@ -150,8 +152,9 @@ pctxlib_cb_fini_lwp(pctx_t *pctx, struct lwp *lwp)
 	if (!(lwp->flags & LWP_INITED) || !pctxlib_proc_live(pctx))
 		return;
 	lwp->flags &= ~LWP_INITED;
-	if (pctx->h.fini_lwp != NULL && pctx->h.fini_lwp(pctx, pctx->pid,
-	    lwp->lwpid, lwp_arg(pctx, lwp)) != 0)
+	if (pctx->h.fini_lwp != NULL &&
+	    pctx->h.fini_lwp(pctx, pctx->pid, lwp->lwpid, lwp_arg(pctx, lwp)) !=
+		0)
 		pctx->failed = true;
 }
 
@@ -173,8 +176,8 @@ void
 pctxlib_cb_lwp_exit(pctx_t *pctx, struct lwp *lwp)
 {
 	if (pctxlib_proc_live(pctx) && pctx->h.lwp_exit != NULL)
-		(void)pctx->h.lwp_exit(pctx, pctx->pid, lwp->lwpid,
-		    lwp_arg(pctx, lwp));
+		(void)pctx->h.lwp_exit(
+		    pctx, pctx->pid, lwp->lwpid, lwp_arg(pctx, lwp));
 }
 
 /* The exec handler, with the new image's argument string. */
@@ -201,8 +204,7 @@ pctxlib_cb_exit(pctx_t *pctx, id_t lwpid, int code)
 void
 pctxlib_cb_fork(pctx_t *parent, pctx_t *child, id_t lwpid)
 {
-	parent->h.fork(child, parent->pid, child->pid, lwpid,
-	    proc_arg(parent));
+	parent->h.fork(child, parent->pid, child->pid, lwpid, proc_arg(parent));
 }
 
 void

@@ -29,21 +29,23 @@ check_capturable(pid_t pid, pctx_errfn_t *errfn)
 		return -1;
 	}
 	if (pid <= 0 || pctxlib_procfs_stat(pid, &state, &flags) != 0) {
-		pctxlib_error_to(errfn, "capture", "pid %d doesn't exist\n", pid);
+		pctxlib_error_to(
+		    errfn, "capture", "pid %d doesn't exist\n", pid);
 		return -1;
 	}
 	if (flags & PF_KTHREAD) {
-		pctxlib_error_to(errfn, "capture", "pid %d is a system process\n",
-		    pid);
+		pctxlib_error_to(
+		    errfn, "capture", "pid %d is a system process\n", pid);
 		return -1;
 	}
 	if (state == 'Z' || state == 'X') {
 		pctxlib_error_to(errfn, "capture", "pid %d is a zombie\n", pid);
 		return -1;
 	}
-	if (pctxlib_procfs_ids(pid, NULL, NULL, &tracer_pid) == 0 && tracer_pid != 0) {
-		pctxlib_error_to(errfn, "capture",
-		    "pid %d is already being traced\n", pid);
+	if (pctxlib_procfs_ids(pid, NULL, NULL, &tracer_pid) == 0 &&
+	    tracer_pid != 0) {
+		pctxlib_error_to(
+		    errfn, "capture", "pid %d is already being traced\n", pid);
 		return -1;
 	}
 	return 0;
@@ -58,7 +60,8 @@ pctx_capture(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 	if (check_capturable(pid, errfn) != 0)
 		return NULL;
 	if ((pctx = pctxlib_alloc(pid, arg, verbose, errfn)) == NULL) {
-		pctxlib_error_to(errfn, "capture", "pid %d: out of memory\n", pid);
+		pctxlib_error_to(
+		    errfn, "capture", "pid %d: out of memory\n", pid);
 		return NULL;
 	}
 	/* Forks are always reported; unfollowed children are let go. */
@@ -70,23 +73,25 @@ pctx_capture(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 			pctxlib_error_to(errfn, "capture",
 			    "pid %d: permission denied\n", pid);
 		else
-			pctxlib_error_to(errfn, "capture",
-			    "pid %d doesn't exist\n", pid);
+			pctxlib_error_to(
+			    errfn, "capture", "pid %d doesn't exist\n", pid);
 		return NULL;
 	}
 	if (pctxlib_lwp_add(pctx, pid, LWP_ANNOUNCED) == NULL) {
 		(void)ptrace(PTRACE_DETACH, pid, 0, 0);
 		pctxlib_proc_dispose(pctx);
-		pctxlib_error_to(errfn, "capture", "pid %d: out of memory\n", pid);
+		pctxlib_error_to(
+		    errfn, "capture", "pid %d: out of memory\n", pid);
 		return NULL;
 	}
 	/* Two quiet passes: a readdir racing with exiting threads can skip. */
 	for (quiet = 0; quiet < 2 &&
-	    (n = pctxlib_seize_unknown_threads(pctx, false)) >= 0; )
+	     (n = pctxlib_seize_unknown_threads(pctx, false)) >= 0;)
 		quiet = n == 0 ? quiet + 1 : 0;
 	if (n < 0) {
 		pctxlib_proc_release_now(pctx);
-		pctxlib_error_to(errfn, "capture", "pid %d doesn't exist\n", pid);
+		pctxlib_error_to(
+		    errfn, "capture", "pid %d doesn't exist\n", pid);
 		return NULL;
 	}
 	return pctx;

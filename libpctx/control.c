@@ -45,7 +45,8 @@ static int
 pending_signal(const struct lwp *lwp)
 {
 	return ((unsigned)lwp->held_status >> 16) == 0 ?
-	    WSTOPSIG(lwp->held_status) : 0;
+	    WSTOPSIG(lwp->held_status) :
+	    0;
 }
 
 static bool
@@ -69,7 +70,7 @@ let_new_child_go(pctx_t *pctx, pid_t tid)
 
 	if ((child = pctxlib_lwp_by_tid(tid)) != NULL) {
 		if (child->proc != NULL && child->proc != pctx)
-			return;		/* a child followed on its own */
+			return; /* a child followed on its own */
 		if (child->flags & LWP_DEAD)
 			pctxlib_lwp_bury(child);
 		else if (child->flags & LWP_HELD)
@@ -134,14 +135,14 @@ pctxlib_apply_opts(pctx_t *pctx)
 	if (want == pctx->opts)
 		return;
 	for (next = 1; (lwp = pctxlib_lwp_at_or_after(pctx, next)) != NULL;
-	    next = lwp->lwpid + 1)
+	     next = lwp->lwpid + 1)
 		if (!(lwp->flags & (LWP_HELD | LWP_NEW)))
 			return;
 	for (next = 1; (lwp = pctxlib_lwp_at_or_after(pctx, next)) != NULL;
-	    next = lwp->lwpid + 1) {
+	     next = lwp->lwpid + 1) {
 		if (lwp->flags & LWP_HELD)
-			(void)ptrace(PTRACE_SETOPTIONS, lwp->tid, 0,
-			    (long)want);
+			(void)ptrace(
+			    PTRACE_SETOPTIONS, lwp->tid, 0, (long)want);
 		else
 			lwp->flags |= LWP_SETOPTS;
 	}

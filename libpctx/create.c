@@ -35,7 +35,7 @@ find_program(const char *file, char *path, size_t len)
 	}
 	if ((dirs = getenv("PATH")) == NULL)
 		dirs = "/bin:/usr/bin";
-	for (p = dirs; ; p = end + 1) {
+	for (p = dirs;; p = end + 1) {
 		if ((end = strchr(p, ':')) == NULL)
 			end = p + strlen(p);
 		dlen = (size_t)(end - p);
@@ -79,7 +79,7 @@ child_exec(const char *file, char *const *argv, int go, int report)
 	execvp(file, argv);
 	err = errno;
 	n = write(report, &err, sizeof(err));
-	(void)n;	/* lost too: the parent still sees exit status 127 */
+	(void)n; /* lost too: the parent still sees exit status 127 */
 	_exit(127);
 }
 
@@ -100,8 +100,8 @@ await_exec(pid_t pid)
 		if ((unsigned)status >> 16 == PTRACE_EVENT_EXEC)
 			return 0;
 		if ((unsigned)status >> 16 == 0)
-			(void)ptrace(PTRACE_CONT, pid, 0,
-			    (long)WSTOPSIG(status));
+			(void)ptrace(
+			    PTRACE_CONT, pid, 0, (long)WSTOPSIG(status));
 		else
 			(void)ptrace(PTRACE_CONT, pid, 0, 0);
 	}
@@ -160,8 +160,8 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
-		pctxlib_error_to(errfn, "create", "cannot fork, program '%s'\n",
-		    file);
+		pctxlib_error_to(
+		    errfn, "create", "cannot fork, program '%s'\n", file);
 		return NULL;
 	}
 	if ((pid = fork_dumpable()) == 0) {
@@ -174,8 +174,8 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	if (pid < 0) {
 		close(go[1]);
 		close(report[0]);
-		pctxlib_error_to(errfn, "create", "cannot fork, program '%s'\n",
-		    file);
+		pctxlib_error_to(
+		    errfn, "create", "cannot fork, program '%s'\n", file);
 		return NULL;
 	}
 	if (ptrace(PTRACE_SEIZE, pid, 0, (long)opts) != 0) {
@@ -183,8 +183,8 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 		close(go[1]);
 		close(report[0]);
 		reap(pid);
-		pctxlib_error_to(errfn, "create", "%s, program '%s'\n",
-		    strerror(err), file);
+		pctxlib_error_to(
+		    errfn, "create", "%s, program '%s'\n", strerror(err), file);
 		return NULL;
 	}
 	close(go[1]);
@@ -193,8 +193,8 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	if (err != 0) {
 		reap(pid);
 		if (err == ENOENT)
-			pctxlib_error_to(errfn, "create",
-			    "cannot findprogram '%s'\n", file);
+			pctxlib_error_to(
+			    errfn, "create", "cannot findprogram '%s'\n", file);
 		else
 			pctxlib_error_to(errfn, "create",
 			    "cannot execute program '%s': %s\n", file,
@@ -203,17 +203,18 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	}
 	if (await_exec(pid) != 0) {
 		reap(pid);
-		pctxlib_error_to(errfn, "create", "cannot execute program '%s'\n",
-		    file);
+		pctxlib_error_to(
+		    errfn, "create", "cannot execute program '%s'\n", file);
 		return NULL;
 	}
 	if ((pctx = pctxlib_alloc(pid, arg, verbose, errfn)) == NULL ||
-	    (lwp = pctxlib_lwp_add(pctx, pid, LWP_HELD | LWP_ANNOUNCED)) == NULL) {
+	    (lwp = pctxlib_lwp_add(pctx, pid, LWP_HELD | LWP_ANNOUNCED)) ==
+		NULL) {
 		if (pctx != NULL)
 			pctxlib_proc_dispose(pctx);
 		reap(pid);
-		pctxlib_error_to(errfn, "create", "cannot fork, program '%s'\n",
-		    file);
+		pctxlib_error_to(
+		    errfn, "create", "cannot fork, program '%s'\n", file);
 		return NULL;
 	}
 	lwp->held_status = (PTRACE_EVENT_EXEC << 16) | (SIGTRAP << 8) | 0x7f;
@@ -233,8 +234,8 @@ pctx_create(const char *filename, char *const *argv, void *arg, int verbose,
 		return NULL;
 	}
 	if (find_program(filename, path, sizeof(path)) != 0) {
-		pctxlib_error_to(errfn, "create", "cannot findprogram '%s'\n",
-		    filename);
+		pctxlib_error_to(
+		    errfn, "create", "cannot findprogram '%s'\n", filename);
 		return NULL;
 	}
 	if (untraceable(path)) {

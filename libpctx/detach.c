@@ -19,7 +19,7 @@
 
 #include "pctx_impl.h"
 
-#define DETACH_PATIENCE_NS	(3 * 1000000000LL)
+#define DETACH_PATIENCE_NS (3 * 1000000000LL)
 
 static long long
 now_ns(void)
@@ -66,12 +66,12 @@ start_detach(struct lwp *lwp)
 		pctxlib_detach_lwp_now(lwp);
 	else if (lwp->flags & LWP_NEW) {
 		if (pctxlib_tracer.looping)
-			pctxlib_lwp_orphan_to_detach(lwp);	/* the loop will */
+			pctxlib_lwp_orphan_to_detach(lwp); /* the loop will */
 		else
 			lwp->flags |= LWP_DETACH;
 	} else if (ptrace(PTRACE_INTERRUPT, lwp->tid, 0, 0) != 0 ||
 	    is_zombie_leader(lwp))
-		pctxlib_lwp_bury(lwp);	/* only its death report is left */
+		pctxlib_lwp_bury(lwp); /* only its death report is left */
 	else
 		lwp->flags |= LWP_DETACH;
 }
@@ -162,10 +162,12 @@ wait_detached(pctx_t *pctx)
 
 	while (detach_pending(pctx)) {
 		if (now_ns() > deadline) {
-			while ((lwp = pctxlib_lwp_at_or_after(pctx, 1)) !=
-			    NULL) {
-				pctxlib_error(pctx, "run", "%d: lwp %d won't "
-				    "stop\n", pctx->pid, lwp->tid);
+			while (
+			    (lwp = pctxlib_lwp_at_or_after(pctx, 1)) != NULL) {
+				pctxlib_error(pctx, "run",
+				    "%d: lwp %d won't "
+				    "stop\n",
+				    pctx->pid, lwp->tid);
 				pctxlib_lwp_bury(lwp);
 			}
 			return;

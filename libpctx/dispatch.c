@@ -32,8 +32,10 @@ new_thread(pctx_t *pctx, pid_t tid, unsigned flags, int status)
 	struct lwp *lwp;
 
 	if ((lwp = pctxlib_lwp_add(pctx, tid, flags)) == NULL) {
-		pctxlib_error(pctx, "run", "%d: cannot track lwp %d: out of "
-		    "memory\n", pctx->pid, tid);
+		pctxlib_error(pctx, "run",
+		    "%d: cannot track lwp %d: out of "
+		    "memory\n",
+		    pctx->pid, tid);
 		return;
 	}
 	lwp->held_status = status;
@@ -51,9 +53,11 @@ fork_adopt(pctx_t *parent, struct lwp *by, struct lwp *child)
 	pctx_t *pctx;
 
 	if ((pctx = pctxlib_alloc(child->tid, parent->arg, parent->verbose,
-	    parent->errfn)) == NULL) {
-		pctxlib_error(parent, "run", "cannot follow pid %d: out of "
-		    "memory\n", child->tid);
+		 parent->errfn)) == NULL) {
+		pctxlib_error(parent, "run",
+		    "cannot follow pid %d: out of "
+		    "memory\n",
+		    child->tid);
 		pctxlib_let_child_go(child);
 		return;
 	}
@@ -175,8 +179,10 @@ check_setid_image(pctx_t *pctx)
 	if ((!(st.st_mode & S_ISUID) || st.st_uid == geteuid()) &&
 	    (!(st.st_mode & S_ISGID) || st.st_gid == getegid()))
 		return;
-	pctxlib_error(pctx, "run", "%d: set-id program runs without its "
-	    "privileges while traced\n", pctx->pid);
+	pctxlib_error(pctx, "run",
+	    "%d: set-id program runs without its "
+	    "privileges while traced\n",
+	    pctx->pid);
 }
 
 /*
@@ -199,8 +205,8 @@ on_exec(struct event *ev)
 	pctxlib_cb_exec(pctx);
 	ev->lwp->flags &= ~LWP_HELD;
 	pctxlib_lwp_forget_all(pctx);
-	ev->lwp = leader = pctxlib_lwp_add(pctx, pctx->pid,
-	    LWP_HELD | LWP_ANNOUNCED);
+	ev->lwp = leader =
+	    pctxlib_lwp_add(pctx, pctx->pid, LWP_HELD | LWP_ANNOUNCED);
 	if (leader == NULL) {
 		(void)ptrace(PTRACE_CONT, pctx->pid, 0, 0);
 		pctxlib_proc_request(pctx, PENDING_FAIL);
@@ -220,14 +226,14 @@ on_exec(struct event *ev)
 static void
 process_died(pctx_t *pctx, id_t lwpid, int status)
 {
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) :
-	    128 + WTERMSIG(status);
+	int code =
+	    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 
 	pctxlib_cb_fini_all(pctx);
 	pctxlib_cb_exit(pctx, lwpid, code);
 	if (WIFSIGNALED(status))
-		pctxlib_verbose(pctx, "run", "%d: process terminated\n",
-		    pctx->pid);
+		pctxlib_verbose(
+		    pctx, "run", "%d: process terminated\n", pctx->pid);
 	pctxlib_proc_exited(pctx);
 }
 
@@ -287,8 +293,8 @@ on_stop(struct event *ev)
 	pctxlib_stop_signal_seen(lwp);
 	if (lwp->flags & LWP_SETOPTS) {
 		lwp->flags &= ~LWP_SETOPTS;
-		(void)ptrace(PTRACE_SETOPTIONS, lwp->tid, 0,
-		    (long)lwp->proc->opts);
+		(void)ptrace(
+		    PTRACE_SETOPTIONS, lwp->tid, 0, (long)lwp->proc->opts);
 	}
 }
 
@@ -343,7 +349,7 @@ pctxlib_dispatch_event(pctx_t *root, struct event *ev)
 	case EVT_TERMINATE:
 		if (pctxlib_tracer.signal_hook == NULL ||
 		    pctxlib_tracer.signal_hook(ev->signo, ev->sender_code,
-		    ev->sender_pid, pctxlib_tracer.signal_arg) != 0)
+			ev->sender_pid, pctxlib_tracer.signal_arg) != 0)
 			root->terminate = true;
 		break;
 	case EVT_SUSPEND:

@@ -19,8 +19,8 @@
 
 #include "pctx_impl.h"
 
-#define MAX_DRAIN		4096	/* reports in a row: ticks get a turn */
-#define SAFETY_TIMEOUT_MS	1000	/* a lost SIGCHLD costs latency, not a hang */
+#define MAX_DRAIN	  4096 /* reports in a row: ticks get a turn */
+#define SAFETY_TIMEOUT_MS 1000 /* a lost SIGCHLD costs latency, not a hang */
 
 /* What a stop of a known thread means; it is held from now on. */
 static enum event_kind
@@ -33,7 +33,7 @@ stop_kind(struct event *ev)
 	if (lwp->flags & LWP_DETACH)
 		return EVT_DETACH_DUE;
 	if (lwp->proc == NULL)
-		return EVT_NONE;		/* a forked child awaiting its parent */
+		return EVT_NONE; /* a forked child awaiting its parent */
 	if (lwp->flags & (LWP_INIT_DUE | LWP_CREATE_DUE))
 		return EVT_OPEN;
 	switch ((unsigned)ev->status >> 16) {
@@ -45,7 +45,7 @@ stop_kind(struct event *ev)
 		return EVT_EXEC;
 	case 0:
 		return pctxlib_is_request(lwp, &ev->si) ? EVT_REQUEST :
-		    EVT_STOP;
+							  EVT_STOP;
 	default:
 		return EVT_STOP;
 	}
@@ -60,7 +60,8 @@ decode(pid_t tid, int status, struct event *ev)
 	ev->lwp = pctxlib_lwp_by_tid(tid);
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		ev->kind = ev->lwp != NULL && !(ev->lwp->flags & LWP_DEAD) ?
-		    EVT_DIED : EVT_NONE;
+		    EVT_DIED :
+		    EVT_NONE;
 		return;
 	}
 	if (!WIFSTOPPED(status)) {
@@ -126,13 +127,13 @@ wait_for_more(struct event *ev, int timeout_ms)
 
 	n = epoll_wait(pctxlib_tracer.epfd, evs, 2, timeout_ms);
 	if (n == 0 && timeout_ms != 0)
-		pctxlib_tracer.chld_pending = true;	/* a SIGCHLD was lost? */
+		pctxlib_tracer.chld_pending = true; /* a SIGCHLD was lost? */
 	for (i = 0; i < n; i++) {
 		if (evs[i].data.ptr == NULL) {
 			if (read_signals(ev))
 				return true;
 		} else {
-			ev->kind = EVT_TICK;	/* the timerfd is readable */
+			ev->kind = EVT_TICK; /* the timerfd is readable */
 			return true;
 		}
 	}
@@ -207,10 +208,12 @@ pctxlib_next_event(pctx_t *root, struct event *ev)
 			return;
 		}
 		/* While a stop is due, look often whether it may stop now. */
-		if (!root->terminate && wait_for_more(ev, t->suspend_signo != 0 ?
-		    PCTX_STOP_POLL_MS : SAFETY_TIMEOUT_MS))
+		if (!root->terminate &&
+		    wait_for_more(ev,
+			t->suspend_signo != 0 ? PCTX_STOP_POLL_MS :
+						SAFETY_TIMEOUT_MS))
 			return;
 		if (t->suspend_signo != 0)
-			return;		/* EVT_NONE: time to look again */
+			return; /* EVT_NONE: time to look again */
 	}
 }

@@ -32,16 +32,16 @@
 #include "pctx_impl.h"
 
 /* Below the stack pointer, past x86-64's 128-byte red zone. */
-#define MASK_BELOW_SP	256
+#define MASK_BELOW_SP 256
 
 #if defined(__x86_64__)
-#define CAN_PARK	1
+#define CAN_PARK 1
 typedef struct user_regs_struct regs_t;
-#define SYSCALL_INSN		0x050fUL	/* syscall, little-endian */
-#define SYSCALL_INSN_LEN	2
-#define SYSCALL_INSN_MASK	0xffffUL
-#define REG_PC(r)		((r)->rip)
-#define REG_SP(r)		((r)->rsp)
+#define SYSCALL_INSN	  0x050fUL /* syscall, little-endian */
+#define SYSCALL_INSN_LEN  2
+#define SYSCALL_INSN_MASK 0xffffUL
+#define REG_PC(r)	  ((r)->rip)
+#define REG_SP(r)	  ((r)->rsp)
 
 static void
 set_sigsuspend(regs_t *r, unsigned long mask_addr)
@@ -49,16 +49,16 @@ set_sigsuspend(regs_t *r, unsigned long mask_addr)
 	r->rax = SYS_rt_sigsuspend;
 	r->rdi = mask_addr;
 	r->rsi = 8;
-	r->orig_rax = (unsigned long)-1;	/* no syscall to restart */
+	r->orig_rax = (unsigned long)-1; /* no syscall to restart */
 }
 #elif defined(__aarch64__)
-#define CAN_PARK	1
+#define CAN_PARK	  1
 typedef struct user_regs_struct regs_t;
-#define SYSCALL_INSN		0xd4000001UL	/* svc #0 */
-#define SYSCALL_INSN_LEN	4
-#define SYSCALL_INSN_MASK	0xffffffffUL
-#define REG_PC(r)		((r)->pc)
-#define REG_SP(r)		((r)->sp)
+#define SYSCALL_INSN	  0xd4000001UL /* svc #0 */
+#define SYSCALL_INSN_LEN  4
+#define SYSCALL_INSN_MASK 0xffffffffUL
+#define REG_PC(r)	  ((r)->pc)
+#define REG_SP(r)	  ((r)->sp)
 
 static void
 set_sigsuspend(regs_t *r, unsigned long mask_addr)
@@ -71,8 +71,8 @@ set_sigsuspend(regs_t *r, unsigned long mask_addr)
 
 #ifdef CAN_PARK
 struct parked {
-	regs_t	 regs;		/* at the child's first stop */
-	int	 syscallno;	/* arm64 keeps it apart from the registers */
+	regs_t regs;   /* at the child's first stop */
+	int syscallno; /* arm64 keeps it apart from the registers */
 };
 
 static int
@@ -118,10 +118,10 @@ park(pid_t tid, struct parked *p)
 		return -1;
 	r = p->regs;
 	errno = 0;
-	insn = (unsigned long)ptrace(PTRACE_PEEKTEXT, tid,
-	    REG_PC(&r) - SYSCALL_INSN_LEN, 0);
+	insn = (unsigned long)ptrace(
+	    PTRACE_PEEKTEXT, tid, REG_PC(&r) - SYSCALL_INSN_LEN, 0);
 	if (errno != 0 || (insn & SYSCALL_INSN_MASK) != SYSCALL_INSN) {
-		errno = ENOTSUP;	/* not just after a system call */
+		errno = ENOTSUP; /* not just after a system call */
 		return -1;
 	}
 	mask_addr = (REG_SP(&r) - MASK_BELOW_SP) & ~7UL;
@@ -165,15 +165,15 @@ await_first_stop(struct lwp *child)
 
 /* What the copy needs from its parent's pctx, taken before it is lost. */
 struct lineage {
-	pctx_sysc_forkfn_t	*fork;
-	pid_t			 ppid;
-	id_t			 lwpid;
-	void			*arg;		/* as the parent's callbacks get it */
-	void			*child_arg;	/* as pctx_create's arg */
-	int			 verbose;
-	pctx_errfn_t		*errfn;
-	bool			 created;
-	int			 opts;
+	pctx_sysc_forkfn_t *fork;
+	pid_t ppid;
+	id_t lwpid;
+	void *arg;	 /* as the parent's callbacks get it */
+	void *child_arg; /* as pctx_create's arg */
+	int verbose;
+	pctx_errfn_t *errfn;
+	bool created;
+	int opts;
 };
 
 /*
@@ -181,8 +181,7 @@ struct lineage {
  * its end of the pipe), take it over, and call the fork callback.
  */
 static void __attribute__((noreturn))
-run_copy(const struct lineage *from, pid_t tid, struct parked *p,
-    int go[2])
+run_copy(const struct lineage *from, pid_t tid, struct parked *p, int go[2])
 {
 	struct lwp *lwp;
 	pctx_t *pctx;
@@ -196,12 +195,14 @@ run_copy(const struct lineage *from, pid_t tid, struct parked *p,
 	pthread_sigmask(SIG_SETMASK, &pctxlib_tracer.caller_mask, NULL);
 	pctxlib_tracer_abandon();
 	if (unpark(tid, from->opts, p, &status) != 0 ||
-	    (pctx = pctxlib_alloc(tid, from->child_arg, from->verbose,
-	    from->errfn)) == NULL ||
+	    (pctx = pctxlib_alloc(
+		 tid, from->child_arg, from->verbose, from->errfn)) == NULL ||
 	    (lwp = pctxlib_lwp_add(pctx, tid, LWP_HELD | LWP_ANNOUNCED)) ==
-	    NULL) {
-		pctxlib_error_to(from->errfn, "run", "cannot follow pid %d: "
-		    "%s\n", (int)tid, strerror(errno));
+		NULL) {
+		pctxlib_error_to(from->errfn, "run",
+		    "cannot follow pid %d: "
+		    "%s\n",
+		    (int)tid, strerror(errno));
 		_exit(1);
 	}
 	lwp->held_status = status;
@@ -220,20 +221,23 @@ bool
 pctxlib_fork_copy(pctx_t *parent, struct lwp *by, struct lwp *child)
 {
 	struct lineage from = {
-		.fork = parent->h.fork, .ppid = parent->pid,
+		.fork = parent->h.fork,
+		.ppid = parent->pid,
 		.lwpid = by->lwpid,
 		.arg = parent->data != NULL ? parent->data : parent->arg,
-		.child_arg = parent->arg, .verbose = parent->verbose,
-		.errfn = parent->errfn, .created = parent->created,
-		.opts = SEIZE_OPTS_BASE |
-		    (parent->created ? PTRACE_O_EXITKILL : 0),
+		.child_arg = parent->arg,
+		.verbose = parent->verbose,
+		.errfn = parent->errfn,
+		.created = parent->created,
+		.opts =
+		    SEIZE_OPTS_BASE | (parent->created ? PTRACE_O_EXITKILL : 0),
 	};
 	struct parked p;
 	pid_t tid = child->tid, copy;
 	int go[2];
 
 	if (!(child->flags & LWP_HELD) && await_first_stop(child) != 0) {
-		pctxlib_lwp_bury(child);	/* it died at birth */
+		pctxlib_lwp_bury(child); /* it died at birth */
 		return true;
 	}
 	if (pipe2(go, O_CLOEXEC) != 0)

@@ -94,8 +94,7 @@ pctx_set_proc_data(pctx_t *pctx, void *data, pctx_free_t *free_data)
 }
 
 int
-pctx_set_lwp_data(pctx_t *pctx, id_t lwpid, void *data,
-    pctx_free_t *free_data)
+pctx_set_lwp_data(pctx_t *pctx, id_t lwpid, void *data, pctx_free_t *free_data)
 {
 	struct lwp *lwp;
 
@@ -196,8 +195,8 @@ pctx_set_idle(void (*idle)(void *arg), void *arg)
 }
 
 void
-pctx_set_signal_hook(int (*hook)(int sig, int si_code, pid_t pid, void *arg),
-    void *arg)
+pctx_set_signal_hook(
+    int (*hook)(int sig, int si_code, pid_t pid, void *arg), void *arg)
 {
 	pctxlib_tracer.signal_hook = hook;
 	pctxlib_tracer.signal_arg = arg;

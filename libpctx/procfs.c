@@ -12,7 +12,7 @@
 
 #include "pctx_impl.h"
 
-#define CAP_SYS_PTRACE_BIT	19
+#define CAP_SYS_PTRACE_BIT 19
 
 static ssize_t
 read_small_file(const char *path, char *buf, size_t len)

@@ -29,9 +29,9 @@
 
 #include "pctx_impl.h"
 
-#define REQUEST_SIGNAL	SIGURG
-#define REQUEST_CODE	0x70637478	/* "pctx"; > 0: only to oneself */
-#define NO_ANSWER	(-0x7fffffffL)
+#define REQUEST_SIGNAL SIGURG
+#define REQUEST_CODE   0x70637478 /* "pctx"; > 0: only to oneself */
+#define NO_ANSWER      (-0x7fffffffL)
 
 static socklen_t
 beacon_name(pid_t tracer, struct sockaddr_un *sun)
@@ -74,8 +74,8 @@ beacon_lit(pid_t tracer)
 
 	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
 		return false;
-	lit = bind(fd, (struct sockaddr *)&sun, len) != 0 &&
-	    errno == EADDRINUSE;
+	lit =
+	    bind(fd, (struct sockaddr *)&sun, len) != 0 && errno == EADDRINUSE;
 	close(fd);
 	return lit;
 }
@@ -98,8 +98,8 @@ send_request(int code, volatile long *answer)
 	sigemptyset(&only);
 	sigaddset(&only, REQUEST_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &only, &old);
-	rc = (int)syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(),
-	    REQUEST_SIGNAL, &si);
+	rc = (int)syscall(
+	    SYS_rt_tgsigqueueinfo, getpid(), gettid(), REQUEST_SIGNAL, &si);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
 }
@@ -147,8 +147,8 @@ ask_clients(pctx_t *pctx, id_t lwpid, int code)
 	for (i = 0; i < MAX_CLIENTS && pctx->clients[i].ops != NULL; i++) {
 		if (pctx->clients[i].ops->request == NULL)
 			continue;
-		rc = pctx->clients[i].ops->request(pctx, lwpid, code,
-		    pctx->clients[i].arg);
+		rc = pctx->clients[i].ops->request(
+		    pctx, lwpid, code, pctx->clients[i].arg);
 		if (rc != -ENOSYS)
 			return rc;
 	}
@@ -168,7 +168,7 @@ pctxlib_serve_request(struct lwp *lwp, const siginfo_t *si)
 
 	if (process_vm_writev(lwp->tid, &local, 1, &remote, 1, 0) !=
 	    (ssize_t)sizeof(answer))
-		(void)ptrace(PTRACE_POKEDATA, lwp->tid,
-		    si->si_value.sival_ptr, (void *)answer);
+		(void)ptrace(PTRACE_POKEDATA, lwp->tid, si->si_value.sival_ptr,
+		    (void *)answer);
 	lwp->held_status &= ~0xff00;
 }

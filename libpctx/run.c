@@ -26,8 +26,8 @@ ignored(int sig)
 {
 	struct sigaction sa;
 
-	return sigaction(sig, NULL, &sa) == 0 &&
-	    !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_IGN;
+	return sigaction(sig, NULL, &sa) == 0 && !(sa.sa_flags & SA_SIGINFO) &&
+	    sa.sa_handler == SIG_IGN;
 }
 
 /* The signals the loop reads from its signalfd. */
@@ -53,8 +53,8 @@ take_sigchld(struct sigaction *saved, bool *changed)
 	struct sigaction dfl;
 
 	sigaction(SIGCHLD, NULL, saved);
-	*changed = saved->sa_handler == SIG_IGN ||
-	    (saved->sa_flags & SA_NOCLDSTOP);
+	*changed =
+	    saved->sa_handler == SIG_IGN || (saved->sa_flags & SA_NOCLDSTOP);
 	if (*changed) {
 		memset(&dfl, 0, sizeof(dfl));
 		dfl.sa_handler = SIG_DFL;
@@ -63,8 +63,8 @@ take_sigchld(struct sigaction *saved, bool *changed)
 }
 
 struct saved_signals {
-	struct sigaction	chld;
-	bool			chld_changed;
+	struct sigaction chld;
+	bool chld_changed;
 };
 
 static int
@@ -99,7 +99,7 @@ loop_close(pctx_t *root, struct saved_signals *saved)
 
 	/* Processes left followed (terminate) stay traced until released. */
 	pctxlib_apply_pending();
-	LIST_FOREACH(pctx, &t->all, all_entry)
+	LIST_FOREACH (pctx, &t->all, all_entry)
 		if (pctx->root == root)
 			pctxlib_proc_idle(pctx);
 	t->looping = false;
@@ -187,10 +187,11 @@ follow(pctx_t *pctx, unsigned msec, unsigned nsamples, pctx_tickfn_t *tick)
 static int
 adopt(pctx_t *pctx, unsigned msec, unsigned nsamples, pctx_tickfn_t *tick)
 {
-	if (pctx->state != PROC_FORKING ||
-	    pctx->root != pctxlib_tracer.root) {
-		pctxlib_error(pctx, "run", "pid %d: a run is already in "
-		    "progress\n", pctx->pid);
+	if (pctx->state != PROC_FORKING || pctx->root != pctxlib_tracer.root) {
+		pctxlib_error(pctx, "run",
+		    "pid %d: a run is already in "
+		    "progress\n",
+		    pctx->pid);
 		return -1;
 	}
 	if (follow(pctx, msec, nsamples, tick) == 0)
@@ -230,20 +231,23 @@ pctx_run(pctx_t *pctx, unsigned int msec, unsigned int nsamples,
 	if (pctxlib_tracer.looping)
 		return adopt(pctx, msec, nsamples, tick);
 	if (pctx->root != pctx || pctx->state != PROC_IDLE) {
-		pctxlib_verbose(pctx, "run", "%d: process terminated\n",
-		    pctx->pid);
+		pctxlib_verbose(
+		    pctx, "run", "%d: process terminated\n", pctx->pid);
 		return -1;
 	}
 	pctx->failed = pctx->terminate = false;
 	if (loop_open(pctx, &saved) == 0) {
 		settle(pctx);
 		if (follow(pctx, msec, nsamples, tick) != 0) {
-			/* Stays held and traced: a created command dies with us. */
+			/* Stays held and traced: a created command dies with
+			 * us. */
 			if (pctx->pending != PENDING_NONE)
 				LIST_REMOVE(pctx, pending_entry);
 			pctx->pending = PENDING_NONE;
-			pctxlib_verbose(pctx, "run", "%d: lwp discovery "
-			    "failed\n", pctx->pid);
+			pctxlib_verbose(pctx, "run",
+			    "%d: lwp discovery "
+			    "failed\n",
+			    pctx->pid);
 		} else {
 			resume_held(pctx);
 			loop(pctx);

@@ -46,8 +46,8 @@ pctxlib_proc_forking(pctx_t *pctx, pctx_t *parent)
 }
 
 void
-pctxlib_proc_activate(pctx_t *pctx, unsigned msec, unsigned nsamples,
-    pctx_tickfn_t *tick)
+pctxlib_proc_activate(
+    pctx_t *pctx, unsigned msec, unsigned nsamples, pctx_tickfn_t *tick)
 {
 	pctx->msec = msec;
 	pctx->remaining = msec != 0 ? nsamples : 0;
@@ -78,8 +78,7 @@ pctxlib_proc_dispose(pctx_t *pctx)
 
 	for (i = 0; i < MAX_CLIENTS && pctx->clients[i].ops != NULL; i++)
 		if (pctx->clients[i].ops->gone != NULL)
-			pctx->clients[i].ops->gone(pctx,
-			    pctx->clients[i].arg);
+			pctx->clients[i].ops->gone(pctx, pctx->clients[i].arg);
 	pctx->data = NULL;
 	if (data != NULL && pctx->free_data != NULL)
 		pctx->free_data(data);
@@ -93,8 +92,8 @@ pctxlib_proc_dispose(pctx_t *pctx)
 	LIST_REMOVE(pctx, all_entry);
 	pctx->released = true;
 	if (pctxlib_tracer.looping)
-		SLIST_INSERT_HEAD(&pctxlib_tracer.pctx_graves, pctx,
-		    grave_entry);
+		SLIST_INSERT_HEAD(
+		    &pctxlib_tracer.pctx_graves, pctx, grave_entry);
 	else
 		free(pctx);
 }
@@ -134,7 +133,7 @@ pctxlib_proc_release_now(pctx_t *pctx)
 	pctx_t *p, *next;
 
 	if (pctx->root == pctx)
-		LIST_FOREACH_SAFE(p, &pctxlib_tracer.all, all_entry, next)
+		LIST_FOREACH_SAFE (p, &pctxlib_tracer.all, all_entry, next)
 			if (p->root == pctx && p != pctx && !p->released)
 				pctxlib_proc_release_now(p);
 	pctx->released = true;
@@ -184,10 +183,12 @@ pctxlib_proc_vanished(pctx_t *root)
 {
 	pctx_t *pctx, *next;
 
-	LIST_FOREACH_SAFE(pctx, &pctxlib_tracer.all, all_entry, next)
+	LIST_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
 		if (pctx->root == root && pctx->state == PROC_ACTIVE) {
-			pctxlib_verbose(pctx, "run", "%d: process "
-			    "terminated\n", pctx->pid);
+			pctxlib_verbose(pctx, "run",
+			    "%d: process "
+			    "terminated\n",
+			    pctx->pid);
 			pctxlib_proc_request(pctx, PENDING_FAIL);
 		}
 }

@@ -31,8 +31,8 @@
 
 #include "pctx_impl.h"
 
-#define STOP_GRACE_MS		50
-#define STOP_PATIENCE_MS	2000
+#define STOP_GRACE_MS	 50
+#define STOP_PATIENCE_MS 2000
 
 static long long
 now_ns(void)
@@ -59,13 +59,13 @@ cont_pending(pid_t pid, pid_t tid)
 	bool pending = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
-	    (int)tid);
+	snprintf(
+	    path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	if ((f = fopen(path, "re")) == NULL)
 		return false;
 	while (!pending && fgets(line, sizeof(line), f) != NULL)
 		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
-		    sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+			sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
 		    (mask & (1ULL << (SIGCONT - 1))))
 			pending = true;
 	fclose(f);
@@ -110,7 +110,7 @@ stopped(pctx_t *pctx)
 {
 	struct lwp *lwp;
 
-	TAILQ_FOREACH(lwp, &pctx->order, order_entry)
+	TAILQ_FOREACH (lwp, &pctx->order, order_entry)
 		if (!(lwp->flags & LWP_LISTENING))
 			return false;
 	return true;
@@ -122,12 +122,11 @@ commands_stopped(pctx_t *root, long long waited_ms)
 {
 	pctx_t *pctx;
 
-	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry) {
+	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry) {
 		if (pctx->root != root || !pctx->created ||
 		    !pctxlib_proc_live(pctx))
 			continue;
-		if (pctx->stopping ? !stopped(pctx) :
-		    waited_ms < STOP_GRACE_MS)
+		if (pctx->stopping ? !stopped(pctx) : waited_ms < STOP_GRACE_MS)
 			return false;
 	}
 	return true;
@@ -159,7 +158,7 @@ take_loose(pctx_t *pctx, pid_t tid)
 {
 	struct lwp *lwp, *prev = NULL;
 
-	SLIST_FOREACH(lwp, &pctx->loose, grave_entry) {
+	SLIST_FOREACH (lwp, &pctx->loose, grave_entry) {
 		if (lwp->tid == tid) {
 			if (prev == NULL)
 				SLIST_REMOVE_HEAD(&pctx->loose, grave_entry);
@@ -240,7 +239,7 @@ retake(pctx_t *pctx)
 	pctx->loosening = false;
 	if (pctxlib_procfs_stat(pctx->pid, &state, &flags) == 0 &&
 	    state != 'Z' && state != 'X') {
-		/* Two quiet passes: a readdir racing with new threads can skip. */
+		/* Two quiet passes: a readdir racing new threads can skip. */
 		for (quiet = 0; quiet < 2 && retake_pass(pctx) >= 0; quiet++)
 			;
 	}
@@ -258,13 +257,13 @@ suspend(pctx_t *root, int signo)
 
 	/* Outside the loop's ways: every detach waits for its thread. */
 	pctxlib_tracer.looping = false;
-	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry)
+	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
 		if (pctx->root == root && pctxlib_proc_live(pctx) &&
 		    !pctx->created)
 			loosen(pctx);
 	stop_self(signo);
 	pctxlib_tracer.looping = true;
-	LIST_FOREACH_SAFE(pctx, &pctxlib_tracer.all, all_entry, next)
+	LIST_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
 		if (pctx->root == root && pctxlib_proc_live(pctx) &&
 		    !pctx->created)
 			retake(pctx);
@@ -284,7 +283,7 @@ pctxlib_suspend_if_ready(pctx_t *root)
 	if (waited_ms < STOP_PATIENCE_MS && !commands_stopped(root, waited_ms))
 		return;
 	pctxlib_tracer.suspend_signo = 0;
-	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry)
+	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
 		pctx->stopping = false;
 	suspend(root, signo);
 }

@@ -16,7 +16,7 @@
 
 /* libbsd's RB_*_STATIC expect BSD's __unused. */
 #ifndef __unused
-#define __unused	__attribute__((unused))
+#define __unused __attribute__((unused))
 #endif
 
 static inline int
@@ -125,7 +125,7 @@ order_insert(pctx_t *pctx, struct lwp *lwp)
 {
 	struct lwp *before;
 
-	TAILQ_FOREACH_REVERSE(before, &pctx->order, lwp_order, order_entry)
+	TAILQ_FOREACH_REVERSE (before, &pctx->order, lwp_order, order_entry)
 		if (before->lwpid < lwp->lwpid)
 			break;
 	if (before == NULL)
@@ -245,7 +245,7 @@ pctxlib_lwp_forget_all(pctx_t *pctx)
 {
 	struct lwp *lwp, *next;
 
-	RB_FOREACH_SAFE(lwp, tid_tree, &pctxlib_tracer.tids, next)
+	RB_FOREACH_SAFE (lwp, tid_tree, &pctxlib_tracer.tids, next)
 		if (lwp->proc == pctx)
 			pctxlib_lwp_bury(lwp);
 	if (!pctx->loosening)

@@ -22,14 +22,13 @@ static int
 timer_open(unsigned msec)
 {
 	struct itimerspec its = { 0 };
-	struct epoll_event ev = {
-		.events = EPOLLIN, .data.ptr = &pctxlib_tracer.timerfd
-	};
+	struct epoll_event ev = { .events = EPOLLIN,
+		.data.ptr = &pctxlib_tracer.timerfd };
 	struct timespec now;
 	int fd;
 
-	if ((fd = timerfd_create(CLOCK_MONOTONIC,
-	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
+	if ((fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) <
+	    0)
 		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	its.it_interval.tv_sec = msec / 1000;
@@ -96,17 +95,18 @@ pctxlib_tick_serve(void)
 	struct lwp *lwp;
 	pctx_t *pctx;
 
-	if (pctxlib_tracer.timerfd < 0 || read(pctxlib_tracer.timerfd,
-	    &expirations, sizeof(expirations)) != sizeof(expirations))
-		return;		/* woken for nothing */
-	LIST_FOREACH(pctx, &pctxlib_tracer.all, all_entry) {
+	if (pctxlib_tracer.timerfd < 0 ||
+	    read(pctxlib_tracer.timerfd, &expirations, sizeof(expirations)) !=
+		sizeof(expirations))
+		return; /* woken for nothing */
+	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry) {
 		if (pctx->root != pctxlib_tracer.root || !pctx->ticking ||
 		    !pctxlib_proc_live(pctx))
 			continue;
 		if (expirations > 1)
 			skip_missed(pctx, expirations);
 		pctxlib_workers_find(pctx);
-		TAILQ_FOREACH(lwp, &pctx->order, order_entry)
+		TAILQ_FOREACH (lwp, &pctx->order, order_entry)
 			pctxlib_cb_tick(pctx, lwp);
 		if (pctx->remaining != 0 && --pctx->remaining == 0)
 			pctxlib_proc_request(pctx, PENDING_FINISH);

@@ -55,7 +55,7 @@ pctxlib_seize_unknown_threads(pctx_t *pctx, bool announce_them)
 		if (errstr != NULL || pctxlib_lwp_by_tid(tid) != NULL)
 			continue;
 		if (ptrace(PTRACE_SEIZE, tid, 0, (long)pctx->opts) != 0)
-			continue;	/* gone (ESRCH) or ours already (EPERM) */
+			continue; /* gone (ESRCH) or ours already (EPERM) */
 		if ((lwp = pctxlib_lwp_add(pctx, tid, LWP_ANNOUNCED)) == NULL) {
 			(void)ptrace(PTRACE_DETACH, tid, 0, 0);
 			closedir(dir);
@@ -89,8 +89,8 @@ pctxlib_workers_find(pctx_t *pctx)
 
 	if (pctx->threads_fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%d/task", pctx->pid);
-		if ((pctx->threads_fd = open(path, O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC)) < 0)
+		if ((pctx->threads_fd =
+			    open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 			return;
 	}
 	n = fstat(pctx->threads_fd, &st) == 0 ? (long)st.st_nlink - 2 : 0;

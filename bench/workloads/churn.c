@@ -35,7 +35,8 @@ main(int argc, char **argv)
 		unsigned long n = total - done < batch ? total - done : batch;
 
 		for (i = 0; i < n; i++)
-			if ((err = pthread_create(&t[i], &attr, body, &count))) {
+			if ((err = pthread_create(
+				 &t[i], &attr, body, &count))) {
 				fprintf(stderr, "churn: pthread_create: %s\n",
 				    strerror(err));
 				return 1;

@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define FOLLOW_ALL	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | \
-			 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | \
-			 PTRACE_O_EXITKILL)
+#define FOLLOW_ALL                                                        \
+	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
+	    PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)
 
 /*
  * A stop's signal goes back to the tracee, except the SIGSTOP with which
@@ -44,13 +44,14 @@ follow(pid_t root)
 		if (tid < 0) {
 			if (errno == EINTR)
 				continue;
-			return root_status;	/* ECHILD: all are gone */
+			return root_status; /* ECHILD: all are gone */
 		}
 		if (WIFSTOPPED(status))
-			(void)ptrace(PTRACE_CONT, tid, 0,
-			    (long)signal_to_pass(status));
+			(void)ptrace(
+			    PTRACE_CONT, tid, 0, (long)signal_to_pass(status));
 		else if (tid == root)
-			root_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+			root_status = WIFEXITED(status) ?
+			    WEXITSTATUS(status) :
 			    128 + WTERMSIG(status);
 	}
 }

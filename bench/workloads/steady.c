@@ -37,5 +37,5 @@ main(int argc, char **argv)
 		__asm__ volatile("" : "+r"(x));
 	}
 	fprintf(stderr, "steady: %lld ns\n", now_ns() - start);
-	return x == 42;	/* keeps x alive; practically always 0 */
+	return x == 42; /* keeps x alive; practically always 0 */
 }

@@ -52,8 +52,8 @@
 /* The helpers used here are offered to GPL-compatible programs only. */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define SIGNAL_GROUP_EXIT	0x00000004
-#define PF_IO_WORKER		0x00000010
+#define SIGNAL_GROUP_EXIT 0x00000004
+#define PF_IO_WORKER	  0x00000010
 
 /* Fixed by userspace before load. */
 const volatile __u32 ncpus = 1;
@@ -131,16 +131,16 @@ struct {
 } procs SEC(".maps");
 
 struct mark {
-	__u32	set;		/* the set base holds, or counts for (joint) */
-	__u32	valid;		/* base was read */
-	__u32	busy;
-	__u32	owner;		/* the task seen to run since the mark */
-	__u32	switch_due;	/* the mark's switch is yet to be counted */
-	__u32	pad;
-	__u64	since;		/* ns */
-	__u64	base_enabled;
-	__u64	base_running;
-	__u64	base[BPFENG_MAX_SET_REQS];
+	__u32 set;   /* the set base holds, or counts for (joint) */
+	__u32 valid; /* base was read */
+	__u32 busy;
+	__u32 owner;	  /* the task seen to run since the mark */
+	__u32 switch_due; /* the mark's switch is yet to be counted */
+	__u32 pad;
+	__u64 since; /* ns */
+	__u64 base_enabled;
+	__u64 base_running;
+	__u64 base[BPFENG_MAX_SET_REQS];
 };
 
 struct {
@@ -236,7 +236,7 @@ give_switch(struct bpfeng_thread *t, __u32 set)
 	slot = set_slot[set] + BPFENG_SET_HEAD;
 	for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set]; i++) {
 		c = joint ? set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1) :
-		    set_first[set] + i;
+			    set_first[set] + i;
 		add_slot(t, slot + i, (switch_counters >> (c & 63)) & 1);
 	}
 }
@@ -261,15 +261,15 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 	slot = set_slot[set];
 	for (i = 0; i < BPFENG_MAX_SET_REQS && i < n; i++) {
 		if ((i == 0 ? read_counter(first, cpu, &v) :
-		    read_count(first + i, cpu, &v)) != 0) {
+			      read_count(first + i, cpu, &v)) != 0) {
 			__sync_fetch_and_add(&read_errors, 1);
 			return -1;
 		}
 		if (t != NULL) {
 			if (i == 0) {
 				add_slot(t, slot, v.enabled - m->base_enabled);
-				add_slot(t, slot + 1,
-				    v.running - m->base_running);
+				add_slot(
+				    t, slot + 1, v.running - m->base_running);
 			}
 			delta = v.counter - m->base[i];
 			if (due)
@@ -301,7 +301,7 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 
 	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++) {
 		if ((j == 0 ? read_counter(0, cpu, &v) :
-		    read_count(j, cpu, &v)) != 0) {
+			      read_count(j, cpu, &v)) != 0) {
 			__sync_fetch_and_add(&read_errors, 1);
 			return -1;
 		}
@@ -313,7 +313,7 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 		add_slot(t, slot, v.enabled - m->base_enabled);
 		add_slot(t, slot + 1, v.running - m->base_running);
 		for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set];
-		    i++) {
+		     i++) {
 			/* Below 16 already: the mask shows the verifier. */
 			j = set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1);
 			delta = now[j] - m->base[j];
@@ -362,7 +362,7 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching)
 	if (set >= nsets)
 		return false;
 	if (joint) {
-		/* What it counted since the mark was for the set then in use. */
+		/* What it counted since the mark is the set then in use's. */
 		if (read_joint(m, cpu, t, due) != 0)
 			return false;
 	} else if (set == m->set) {
@@ -506,8 +506,8 @@ ended_by_exec(struct task_struct *p)
 	if (bpf_core_field_exists(sig->group_exec_task))
 		execer = BPF_CORE_READ(sig, group_exec_task);
 	else
-		execer = BPF_CORE_READ((struct signal_struct___pre518 *)sig,
-		    group_exit_task);
+		execer = BPF_CORE_READ(
+		    (struct signal_struct___pre518 *)sig, group_exit_task);
 	return execer != NULL && execer != p;
 }
 
@@ -515,8 +515,9 @@ ended_by_exec(struct task_struct *p)
  * Every context switch, before it: what the CPU counted goes to prev.
  */
 SEC("tp_btf/sched_switch")
-int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
-    struct task_struct *next)
+int
+BPF_PROG(
+    on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct mark *m = this_mark();
 
@@ -531,7 +532,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
  * a handler at work on the mark: userspace tries again.
  */
 SEC("raw_tp")
-int flush(void *ctx)
+int
+flush(void *ctx)
 {
 	struct mark *m = this_mark();
 	__u32 tid;
@@ -547,7 +549,8 @@ int flush(void *ctx)
 
 /* Run once by userspace: its pid as the programs will see pids. */
 SEC("raw_tp")
-int whoami(void *ctx)
+int
+whoami(void *ctx)
 {
 	caller_pid = bpf_get_current_pid_tgid() >> 32;
 	return 0;
@@ -555,13 +558,13 @@ int whoami(void *ctx)
 
 /* A signal generated for the command: counted, with who sent it. */
 SEC("tp_btf/signal_generate")
-int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info,
+int
+BPF_PROG(on_signal, int sig, struct kernel_siginfo *info,
     struct task_struct *task, int group, int result)
 {
 	__u32 n = (__u32)sig;
 
-	if (command_pid == 0 || task->tgid != command_pid ||
-	    n >= BPFENG_NSIG)
+	if (command_pid == 0 || task->tgid != command_pid || n >= BPFENG_NSIG)
 		return 0;
 	/* Below 32 already: the mask, kept, shows the verifier. */
 	barrier_var(n);
@@ -572,7 +575,8 @@ int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info,
 }
 
 SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+int
+BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid = parent->tgid, cpid = child->tgid, ctid = child->pid;
 	struct bpfeng_proc fresh_proc = { 0 };
@@ -586,12 +590,12 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0);
 		return 0;
 	}
-	if ((r = reserve(BPFENG_REC_FORK, ppid, parent->pid, cpid,
-	    sizeof(*r))) == NULL)
+	if ((r = reserve(
+		 BPFENG_REC_FORK, ppid, parent->pid, cpid, sizeof(*r))) == NULL)
 		return 0;
 	if (follow_fork) {
-		if (bpf_map_update_elem(&procs, &cpid, &fresh_proc,
-		    BPF_ANY) != 0)
+		if (bpf_map_update_elem(&procs, &cpid, &fresh_proc, BPF_ANY) !=
+		    0)
 			__sync_fetch_and_add(&lost_threads, 1);
 		else if (track_thread(ctid, cpid, 0) == 0)
 			r->flags |= BPFENG_REC_FOLLOWED;
@@ -608,7 +612,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * does, for every new task, once its ids are set.
  */
 SEC("tp_btf/task_newtask")
-int BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
+int
+BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
 {
 	__u32 pid = p->tgid, tid = p->pid;
 
@@ -645,8 +650,8 @@ read_args(struct bpfeng_rec *r, struct task_struct *p)
  * unsigned long until Linux 6.17 and are a bitmap since; CO-RE keeps the
  * flavour the running kernel has.
  */
-#define SUID_DUMP_USER		1
-#define MMF_DUMPABLE_MASK	3
+#define SUID_DUMP_USER	  1
+#define MMF_DUMPABLE_MASK 3
 
 struct kid___ptrace {
 	__u32 val;
@@ -716,8 +721,8 @@ caller_may_trace(struct task_struct *p)
  * longer tracked. Whether the new image is.
  */
 static __always_inline bool
-replace_image(__u32 pid, __u32 tid, __u32 old, struct bpfeng_thread *t,
-    bool follow)
+replace_image(
+    __u32 pid, __u32 tid, __u32 old, struct bpfeng_thread *t, bool follow)
 {
 	if (t != NULL)
 		bpf_map_delete_elem(&threads, &old);
@@ -755,8 +760,9 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 }
 
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
-    struct linux_binprm *bprm)
+int
+BPF_PROG(
+    on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 pid = p->tgid, old = old_pid, i, flags;
 	struct bpfeng_thread *t;
@@ -773,8 +779,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	/* The old image's counts end here. */
 	mark_running(m, old, p->pid, false);
 	t = bpf_map_lookup_elem(&threads, &old);
-	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC) &&
-	    flags == 0) {
+	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC) && flags == 0) {
 		/* A started command counts from its exec on, as perf does. */
 		for (i = 0; i < BPFENG_MAX_SLOTS; i++) {
 			if (i >= nslots)
@@ -785,16 +790,17 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	} else if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
 		exec_tracked(p, old, t, false, flags | BPFENG_REC_FIRST_IMAGE);
 	} else {
-		/* Untraceable says why an exec that was to be followed is not. */
-		exec_tracked(p, old, t, follow && flags == 0,
-		    follow ? flags : 0);
+		/* Untraceable: why an exec that was to be followed is not. */
+		exec_tracked(
+		    p, old, t, follow && flags == 0, follow ? flags : 0);
 	}
 	m->busy = 0;
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
+int
+BPF_PROG(on_exit, struct task_struct *p)
 {
 	__u32 pid = p->tgid, tid = p->pid;
 	struct bpfeng_thread *t = bpf_map_lookup_elem(&threads, &tid);

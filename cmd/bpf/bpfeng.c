@@ -22,7 +22,7 @@
  * BTF, links, the ring's, and those libbpf's feature probes take for a
  * moment (a probe without one decides a feature is missing).
  */
-#define ENGINE_FDS	40
+#define ENGINE_FDS 40
 
 /* Tracked threads and processes alive at once, at most. */
 #define MAX_THREADS	16384
@@ -33,7 +33,7 @@
  */
 #define RING_BYTES	(4u << 20)
 /* Unread records that wake userspace before its next read: a quarter. */
-#define RING_WAKE_BYTES	(RING_BYTES / 4)
+#define RING_WAKE_BYTES (RING_BYTES / 4)
 
 const char *
 bpfeng_unavailable(void)
@@ -66,15 +66,19 @@ check_sets(const struct bpfeng_set *sets, int nsets, char *why, size_t whylen)
 	for (s = 0; s < nsets; s++) {
 		if (sets[s].nattrs < 1 ||
 		    sets[s].nattrs > BPFENG_MAX_SET_REQS) {
-			eng_why(why, whylen, "the BPF engine counts 1 to %d "
-			    "events per set", BPFENG_MAX_SET_REQS);
+			eng_why(why, whylen,
+			    "the BPF engine counts 1 to %d "
+			    "events per set",
+			    BPFENG_MAX_SET_REQS);
 			return -1;
 		}
 		total += sets[s].nattrs;
 	}
 	if (total > BPFENG_MAX_COUNTERS) {
-		eng_why(why, whylen, "the BPF engine counts at most %d events "
-		    "in all sets together", BPFENG_MAX_COUNTERS);
+		eng_why(why, whylen,
+		    "the BPF engine counts at most %d events "
+		    "in all sets together",
+		    BPFENG_MAX_COUNTERS);
 		return -1;
 	}
 	return 0;
@@ -96,7 +100,7 @@ lay_out_joint(struct bpfeng *eng, const struct bpfeng_set *sets)
 		for (i = 0; i < sets[s].nattrs; i++) {
 			for (j = 0; j < n; j++)
 				if (memcmp(seen[j], &sets[s].attrs[i],
-				    sizeof(*seen[j])) == 0)
+					sizeof(*seen[j])) == 0)
 					break;
 			if (j == n && n == BPFENG_MAX_SET_REQS)
 				return false;
@@ -145,7 +149,7 @@ switch_counters(const struct bpfeng *eng, const struct bpfeng_set *sets)
 		for (i = 0; i < sets[s].nattrs; i++) {
 			a = &sets[s].attrs[i];
 			c = eng->joint ? eng->joint_of[s][i] :
-			    eng->set_first[s] + i;
+					 eng->set_first[s] + i;
 			if (a->type == PERF_TYPE_SOFTWARE &&
 			    a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
 			    !a->exclude_kernel && c < 64)
@@ -185,8 +189,8 @@ preflight(char *why, size_t whylen)
 		return -1;
 	if (uname(&u) != 0)
 		snprintf(u.release, sizeof(u.release), "unknown");
-	if (eng_check_kernel(u.release, "/sys/kernel/btf/vmlinux", why,
-	    whylen) != 0)
+	if (eng_check_kernel(
+		u.release, "/sys/kernel/btf/vmlinux", why, whylen) != 0)
 		return -1;
 	return 0;
 }
@@ -219,7 +223,7 @@ fds_open(void)
 		if (d->d_name[0] != '.')
 			n++;
 	closedir(dir);
-	return n - 1;	/* the directory's own */
+	return n - 1; /* the directory's own */
 }
 
 /*
@@ -236,10 +240,12 @@ fd_room(struct bpfeng *eng, char *why, size_t whylen)
 	    rl.rlim_cur == RLIM_INFINITY ||
 	    (left = (long)rl.rlim_cur - fds_open()) >= need)
 		return 0;
-	eng_why(why, whylen, "the BPF engine needs %ld file descriptors (one "
+	eng_why(why, whylen,
+	    "the BPF engine needs %ld file descriptors (one "
 	    "per CPU per event, and %d for itself), and the limit (ulimit -n, "
-	    "%llu) leaves %ld", need, ENGINE_FDS,
-	    (unsigned long long)rl.rlim_cur, left < 0 ? 0 : left);
+	    "%llu) leaves %ld",
+	    need, ENGINE_FDS, (unsigned long long)rl.rlim_cur,
+	    left < 0 ? 0 : left);
 	errno = EMFILE;
 	return -1;
 }
@@ -270,13 +276,13 @@ configure(struct bpfeng *eng)
 	skel->rodata->caller_uid = (uint32_t)getuid();
 	skel->rodata->caller_gid = (uint32_t)getgid();
 	skel->rodata->wake_bytes = RING_WAKE_BYTES;
-	(void)bpf_map__set_max_entries(skel->maps.counters,
-	    (uint32_t)(eng->ncounters * eng->ncpus));
-	(void)bpf_map__set_value_size(skel->maps.threads,
-	    (uint32_t)eng->value_size);
+	(void)bpf_map__set_max_entries(
+	    skel->maps.counters, (uint32_t)(eng->ncounters * eng->ncpus));
+	(void)bpf_map__set_value_size(
+	    skel->maps.threads, (uint32_t)eng->value_size);
 	(void)bpf_map__set_max_entries(skel->maps.threads, MAX_THREADS);
-	(void)bpf_map__set_value_size(skel->maps.fresh,
-	    (uint32_t)eng->value_size);
+	(void)bpf_map__set_value_size(
+	    skel->maps.fresh, (uint32_t)eng->value_size);
 	(void)bpf_map__set_max_entries(skel->maps.procs, MAX_PROCS);
 	(void)bpf_map__set_max_entries(skel->maps.records, RING_BYTES);
 	/* Run by hand, never attached. */
@@ -327,14 +333,15 @@ same_pids(struct bpfeng *eng, char *why, size_t whylen)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(eng->skel->progs.whoami),
-	    &opts) != 0) {
+	if (bpf_prog_test_run_opts(
+		bpf_program__fd(eng->skel->progs.whoami), &opts) != 0) {
 		eng_why(why, whylen, "cannot run the BPF programs - %s",
 		    strerror(errno));
 		return -1;
 	}
 	if (eng->skel->bss->caller_pid != (uint32_t)getpid()) {
-		eng_why(why, whylen, "the BPF engine runs only in the initial "
+		eng_why(why, whylen,
+		    "the BPF engine runs only in the initial "
 		    "pid namespace (this one is a container's)");
 		errno = EPERM;
 		return -1;
@@ -350,15 +357,15 @@ attach(struct bpfeng *eng, char *why, size_t whylen)
 	if (bpfeng_bpf__attach(eng->skel) != 0) {
 		err = errno;
 		eng_fd_reason("cannot attach the BPF programs to the "
-		    "scheduler's tracepoints", err, why, whylen);
+			      "scheduler's tracepoints",
+		    err, why, whylen);
 	}
 	errno = err;
 	return err != 0 ? -1 : 0;
 }
 
 static struct bpfeng *
-engine_new(cpc_t *cpc, unsigned flags, const struct bpfeng_ops *ops,
-    void *arg)
+engine_new(cpc_t *cpc, unsigned flags, const struct bpfeng_ops *ops, void *arg)
 {
 	static const struct bpfeng_ops no_ops;
 	struct bpfeng *eng = calloc(1, sizeof(*eng));
@@ -388,8 +395,8 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 	int err, ncpus;
 
 	eng_why(why, whylen, "no error");
-	if (cpc == NULL || sets == NULL || check_sets(sets, nsets, why,
-	    whylen) != 0) {
+	if (cpc == NULL || sets == NULL ||
+	    check_sets(sets, nsets, why, whylen) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -412,8 +419,7 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 	/* What libbpf says is kept, not printed (bpfeng_check.c). */
 	eng_log_begin();
 	if (eng_counters_open(eng, sets, why, whylen) != 0 ||
-	    load(eng, why, whylen) != 0 ||
-	    same_pids(eng, why, whylen) != 0 ||
+	    load(eng, why, whylen) != 0 || same_pids(eng, why, whylen) != 0 ||
 	    eng_counters_fill(eng, why, whylen) != 0 ||
 	    eng_events_open(eng, why, whylen) != 0 ||
 	    attach(eng, why, whylen) != 0) {
@@ -463,15 +469,15 @@ bpfeng_flush_ns(const struct bpfeng *eng)
 }
 
 const struct bpfeng_set_counts *
-bpfeng_set_counts(const struct bpfeng *eng, const struct bpfeng_counts *counts,
-    int set)
+bpfeng_set_counts(
+    const struct bpfeng *eng, const struct bpfeng_counts *counts, int set)
 {
 	const uint64_t *slots = (const uint64_t *)(const void *)counts;
 
 	if (counts == NULL || set < 0 || set >= eng->nsets)
 		return NULL;
-	return (const struct bpfeng_set_counts *)(const void *)
-	    (slots + eng->set_slot[set]);
+	return (const struct bpfeng_set_counts *)(const void *)(slots +
+	    eng->set_slot[set]);
 }
 
 void

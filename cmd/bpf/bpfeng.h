@@ -36,9 +36,9 @@ struct bpfeng;
  * (may be NULL) serve only in messages.
  */
 struct bpfeng_set {
-	const struct perf_event_attr	*attrs;
-	const char *const		*names;
-	int				 nattrs;
+	const struct perf_event_attr *attrs;
+	const char *const *names;
+	int nattrs;
 };
 
 /* A thread's counts, all sets (opaque): read with bpfeng_set_counts. */
@@ -46,38 +46,38 @@ struct bpfeng_counts;
 
 /* One set's share of a thread's counts. */
 struct bpfeng_set_counts {
-	uint64_t	enabled_ns;	/* on a CPU, counted with the set */
-	uint64_t	running_ns;	/* of that, its counters ran */
-	uint64_t	values[];	/* one per request */
+	uint64_t enabled_ns; /* on a CPU, counted with the set */
+	uint64_t running_ns; /* of that, its counters ran */
+	uint64_t values[];   /* one per request */
 };
 
 /* NULL for NULL counts or no such set. */
-const struct bpfeng_set_counts *bpfeng_set_counts(const struct bpfeng *eng,
-    const struct bpfeng_counts *counts, int set);
+const struct bpfeng_set_counts *bpfeng_set_counts(
+    const struct bpfeng *eng, const struct bpfeng_counts *counts, int set);
 
 /* Why a thread begins to be counted (lwp_create). */
 enum bpfeng_origin {
-	BPFENG_LWP_NEW,		/* made by a tracked thread */
-	BPFENG_LWP_FIRST,	/* a process's first: started, forked, execed */
-	BPFENG_LWP_FOUND	/* there when the engine attached */
+	BPFENG_LWP_NEW,	  /* made by a tracked thread */
+	BPFENG_LWP_FIRST, /* a process's first: started, forked, execed */
+	BPFENG_LWP_FOUND  /* there when the engine attached */
 };
 
 /* flags of lwp_exit */
-#define BPFENG_EXIT_BY_EXEC	0x1	/* ended by another thread's exec */
+#define BPFENG_EXIT_BY_EXEC 0x1 /* ended by another thread's exec */
 /*
  * Its exit status was not 0: its process's exit or a fatal signal took
  * it (a thread that leaves alone, or is taken by exit(0), has status 0).
  */
-#define BPFENG_EXIT_NONZERO	0x2
+#define BPFENG_EXIT_NONZERO 0x2
 
 /* flags of exec */
-#define BPFENG_EXEC_FOLLOWED	0x1	/* the new image is counted */
+#define BPFENG_EXEC_FOLLOWED	0x1 /* the new image is counted */
 /*
  * The exec was to be followed, but the new image is one the caller could
  * not ptrace (set-id, file capabilities, unreadable, or another user's):
  * it is not, unless the caller has CAP_SYS_PTRACE.
  */
-#define BPFENG_EXEC_UNTRACEABLE	0x2
+#define BPFENG_EXEC_UNTRACEABLE 0x2
 /* The command the engine started, at its first exec: it was never counted. */
 #define BPFENG_EXEC_FIRST	0x4
 
@@ -98,25 +98,25 @@ enum bpfeng_origin {
  * BPFENG_FOLLOW_FORK, lwp_create(FIRST) for the child comes next.
  */
 struct bpfeng_ops {
-	void	(*lwp_create)(void *arg, pid_t pid, pid_t tid,
-		    enum bpfeng_origin origin, uint64_t when_ns);
-	void	(*lwp_exit)(void *arg, pid_t pid, pid_t tid, unsigned flags,
-		    const struct bpfeng_counts *counts, uint64_t when_ns);
-	void	(*fork)(void *arg, pid_t parent, pid_t parent_tid,
-		    pid_t child, uint64_t when_ns);
-	bool	(*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
-		    const struct bpfeng_counts *counts, unsigned flags,
-		    uint64_t when_ns);
-	void	(*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
+	void (*lwp_create)(void *arg, pid_t pid, pid_t tid,
+	    enum bpfeng_origin origin, uint64_t when_ns);
+	void (*lwp_exit)(void *arg, pid_t pid, pid_t tid, unsigned flags,
+	    const struct bpfeng_counts *counts, uint64_t when_ns);
+	void (*fork)(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
+	    uint64_t when_ns);
+	bool (*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
+	    const struct bpfeng_counts *counts, unsigned flags,
+	    uint64_t when_ns);
+	void (*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
 };
 
 /* A live thread's counts at a tick (held only during the call). */
-typedef void (bpfeng_tick_fn)(void *arg, pid_t pid, pid_t tid,
-    const struct bpfeng_counts *counts);
+typedef void(bpfeng_tick_fn)(
+    void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *counts);
 
 /* open flags */
-#define BPFENG_FOLLOW_FORK	0x1	/* count forked children too */
-#define BPFENG_FOLLOW_EXEC	0x2	/* go on counting across exec */
+#define BPFENG_FOLLOW_FORK	 0x1 /* count forked children too */
+#define BPFENG_FOLLOW_EXEC	 0x2 /* go on counting across exec */
 /* A started command's execs are followed (until bpfeng_follow_exec). */
 #define BPFENG_FOLLOW_START_EXEC 0x4
 /*
@@ -125,10 +125,10 @@ typedef void (bpfeng_tick_fn)(void *arg, pid_t pid, pid_t tid,
  * take turns as bookkeeping, exactly. Without it, each set has counters
  * of its own, and a tick hands over from one set's to the next's.
  */
-#define BPFENG_JOINT_SETS	0x8
+#define BPFENG_JOINT_SETS	 0x8
 
 /* Room for a reason: every why below is one line, without a newline. */
-#define BPFENG_WHY_LEN		256
+#define BPFENG_WHY_LEN 256
 
 /*
  * NULL when the engine was built; otherwise why not, and bpfeng_open
@@ -145,9 +145,9 @@ const char *bpfeng_unavailable(void);
  * will not open, no memory. A cpustat holding a CPU's PMU refuses nothing:
  * the hardware counters just do not run there meanwhile.
  */
-struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets,
-    int nsets, unsigned flags, const struct bpfeng_ops *ops, void *arg,
-    char *why, size_t whylen);
+struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
+    unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,
+    size_t whylen);
 
 /*
  * When the last bpfeng_open failed because the kernel's verifier refused a
@@ -167,12 +167,13 @@ void bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len);
 /*
  * The target, once per engine. bpfeng_start runs argv (PATH searched,
  * signal mask cleared) and counts it from its exec on; its pid, or -1.
- * lwp_create(FIRST) is called before it returns. bpfeng_attach counts pid's threads from now on: the leader
- * FIRST, the others FOUND, before it returns; a thread on a CPU counts
- * from the flush of that CPU that ends the attach. 0 or -1.
+ * lwp_create(FIRST) is called before it returns. bpfeng_attach counts pid's
+ * threads from now on: the leader FIRST, the others FOUND, before it returns; a
+ * thread on a CPU counts from the flush of that CPU that ends the attach. 0 or
+ * -1.
  */
-pid_t bpfeng_start(struct bpfeng *eng, char *const argv[], char *why,
-    size_t whylen);
+pid_t bpfeng_start(
+    struct bpfeng *eng, char *const argv[], char *why, size_t whylen);
 int bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen);
 
 /*
@@ -189,8 +190,8 @@ int bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow);
  * its cgroup) signals the command and its caller one after the other, in
  * either order.
  */
-bool bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
-    int wait_ms);
+bool bpfeng_command_signaled(
+    struct bpfeng *eng, int sig, pid_t sender, int wait_ms);
 
 /*
  * Stop counting pid, a tracked process, and let it run on: no callback
@@ -206,7 +207,7 @@ void bpfeng_untrack(struct bpfeng *eng, pid_t pid);
  * target an interrupt and a switch per record: the caller dispatches at
  * least every BPFENG_READ_MS, which bounds how late their rows are.
  */
-#define BPFENG_READ_MS	10
+#define BPFENG_READ_MS 10
 int bpfeng_fd(const struct bpfeng *eng);
 
 /*
@@ -230,8 +231,8 @@ bool bpfeng_done(const struct bpfeng *eng);
  * all threads at once. bpfeng_flush_ns says how long the flush of every
  * CPU took. -1 with why as bpfeng_dispatch, or EINVAL for no such set.
  */
-int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn,
-    void *arg, char *why, size_t whylen);
+int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+    char *why, size_t whylen);
 uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
 
 /*

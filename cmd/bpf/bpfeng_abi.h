@@ -7,45 +7,45 @@
 #ifndef BPFENG_ABI_H
 #define BPFENG_ABI_H
 
-#define BPFENG_MAX_SETS		16	/* sets in rotation */
-#define BPFENG_MAX_SET_REQS	16	/* requests of one set */
+#define BPFENG_MAX_SETS	    16 /* sets in rotation */
+#define BPFENG_MAX_SET_REQS 16 /* requests of one set */
 /* The programs bound a joint counter's index with a mask. */
 _Static_assert((BPFENG_MAX_SET_REQS & (BPFENG_MAX_SET_REQS - 1)) == 0,
     "BPFENG_MAX_SET_REQS is a power of two");
-#define BPFENG_MAX_COUNTERS	64	/* requests of all sets together */
+#define BPFENG_MAX_COUNTERS 64 /* requests of all sets together */
 /* Per set: enabled ns, running ns, then one value per request. */
-#define BPFENG_SET_HEAD		2
-#define BPFENG_MAX_SLOTS	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + \
-    BPFENG_MAX_COUNTERS)
+#define BPFENG_SET_HEAD	    2
+#define BPFENG_MAX_SLOTS \
+	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + BPFENG_MAX_COUNTERS)
 /* Signals below this are watched for the started command. */
-#define BPFENG_NSIG		32
-_Static_assert((BPFENG_NSIG & (BPFENG_NSIG - 1)) == 0,
-    "BPFENG_NSIG is a power of two");
+#define BPFENG_NSIG 32
+_Static_assert(
+    (BPFENG_NSIG & (BPFENG_NSIG - 1)) == 0, "BPFENG_NSIG is a power of two");
 /* An exec's argument string, as psargs keeps it. */
-#define BPFENG_ARGS_LEN		80
+#define BPFENG_ARGS_LEN 80
 
 /*
  * A tracked thread, keyed by tid. The map's value size is fixed at load:
  * the header, then nslots counts laid out set after set.
  */
 struct bpfeng_thread {
-	__u32	pid;		/* its process */
-	__u32	flags;		/* BPFENG_THREAD_* */
-	__u64	start_ns;	/* counts nothing from before this */
-	__u64	slots[];
+	__u32 pid;	/* its process */
+	__u32 flags;	/* BPFENG_THREAD_* */
+	__u64 start_ns; /* counts nothing from before this */
+	__u64 slots[];
 };
 
 /* Counted only from its first exec: a command the engine started. */
-#define BPFENG_THREAD_AWAIT_EXEC	0x1
+#define BPFENG_THREAD_AWAIT_EXEC 0x1
 
 /* A tracked process, keyed by pid. */
 struct bpfeng_proc {
-	__u32	flags;		/* BPFENG_PROC_* */
-	__u32	pad;
+	__u32 flags; /* BPFENG_PROC_* */
+	__u32 pad;
 };
 
 /* Its execs are followed, whatever the engine's default. */
-#define BPFENG_PROC_FOLLOW_EXEC		0x1
+#define BPFENG_PROC_FOLLOW_EXEC 0x1
 
 /*
  * Records: LWP_CREATE (pid, tid); FORK (pid, tid: the parent; arg: the
@@ -62,26 +62,28 @@ enum bpfeng_rec_type {
 	BPFENG_REC_EXIT
 };
 
-/* flags of a record */
-#define BPFENG_REC_FOLLOWED	0x1	/* fork, exec: the new is tracked */
-#define BPFENG_REC_BY_EXEC	0x2	/* lwp_exit: another thread execs */
-#define BPFENG_REC_NO_COUNTS	0x4	/* the thread was not tracked */
-#define BPFENG_REC_UNTRACEABLE	0x8	/* exec: an image the caller could
-					   not ptrace; not followed */
-#define BPFENG_REC_FIRST_IMAGE	0x10	/* exec: a started command's first */
+/*
+ * flags of a record. BPFENG_REC_UNTRACEABLE: an exec of an image the
+ * caller could not ptrace, so not followed.
+ */
+#define BPFENG_REC_FOLLOWED    0x1 /* fork, exec: the new is tracked */
+#define BPFENG_REC_BY_EXEC     0x2 /* lwp_exit: another thread execs */
+#define BPFENG_REC_NO_COUNTS   0x4 /* the thread was not tracked */
+#define BPFENG_REC_UNTRACEABLE 0x8
+#define BPFENG_REC_FIRST_IMAGE 0x10 /* exec: a started command's first */
 
 /* A ring buffer record. */
 struct bpfeng_rec {
-	__u32	type;
-	__u32	pid;
-	__u32	tid;
-	__u32	arg;
-	__u32	flags;
-	__u32	pad;
-	__u64	when_ns;	/* CLOCK_MONOTONIC */
-	__u64	data[];
+	__u32 type;
+	__u32 pid;
+	__u32 tid;
+	__u32 arg;
+	__u32 flags;
+	__u32 pad;
+	__u64 when_ns; /* CLOCK_MONOTONIC */
+	__u64 data[];
 };
 
-#define BPFENG_ARGS_WORDS	(BPFENG_ARGS_LEN / 8)
+#define BPFENG_ARGS_WORDS (BPFENG_ARGS_LEN / 8)
 
 #endif /* BPFENG_ABI_H */

@@ -15,15 +15,15 @@
 
 #include "bpfeng_impl.h"
 
-#define CAP_SYS_PTRACE_BIT	19
-#define CAP_SYS_ADMIN_BIT	21
-#define CAP_PERFMON_BIT		38
-#define CAP_BPF_BIT		39
+#define CAP_SYS_PTRACE_BIT 19
+#define CAP_SYS_ADMIN_BIT  21
+#define CAP_PERFMON_BIT	   38
+#define CAP_BPF_BIT	   39
 
 /* The oldest kernel with everything used: ring buffer, tp_btf, and
  * BPF_PROG_TEST_RUN on a chosen CPU for raw tracepoints. */
-#define MIN_MAJOR		5
-#define MIN_MINOR		10
+#define MIN_MAJOR 5
+#define MIN_MINOR 10
 
 static uint64_t
 effective_caps(void)
@@ -56,29 +56,33 @@ eng_check_privilege(char *why, size_t whylen)
 
 	if ((caps & both) == both || (caps & (1ULL << CAP_SYS_ADMIN_BIT)))
 		return 0;
-	eng_why(why, whylen, "the BPF engine needs CAP_BPF and CAP_PERFMON "
+	eng_why(why, whylen,
+	    "the BPF engine needs CAP_BPF and CAP_PERFMON "
 	    "(or root)");
 	errno = EPERM;
 	return -1;
 }
 
 int
-eng_check_kernel(const char *release, const char *btf_path, char *why,
-    size_t whylen)
+eng_check_kernel(
+    const char *release, const char *btf_path, char *why, size_t whylen)
 {
 	int major = 0, minor = 0;
 
 	if (sscanf(release, "%d.%d", &major, &minor) != 2 ||
 	    major < MIN_MAJOR || (major == MIN_MAJOR && minor < MIN_MINOR)) {
-		eng_why(why, whylen, "kernel %s is too old: the BPF engine "
-		    "needs Linux %d.%d or later", release, MIN_MAJOR,
-		    MIN_MINOR);
+		eng_why(why, whylen,
+		    "kernel %s is too old: the BPF engine "
+		    "needs Linux %d.%d or later",
+		    release, MIN_MAJOR, MIN_MINOR);
 		errno = ENOSYS;
 		return -1;
 	}
 	if (access(btf_path, R_OK) != 0) {
-		eng_why(why, whylen, "the kernel has no BTF (%s is missing; it "
-		    "needs CONFIG_DEBUG_INFO_BTF)", btf_path);
+		eng_why(why, whylen,
+		    "the kernel has no BTF (%s is missing; it "
+		    "needs CONFIG_DEBUG_INFO_BTF)",
+		    btf_path);
 		errno = ENOENT;
 		return -1;
 	}
@@ -116,8 +120,8 @@ keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 		log_text = grown;
 		log_cap = need + 4096;
 	}
-	log_len += (size_t)vsnprintf(log_text + log_len, log_cap - log_len, fmt,
-	    ap);
+	log_len +=
+	    (size_t)vsnprintf(log_text + log_len, log_cap - log_len, fmt, ap);
 	return len;
 }
 
@@ -157,12 +161,10 @@ eng_log_text(void)
 static bool
 trace_line(const char *s, size_t n)
 {
-	static const char *const prefixes[] = {
-		"; ", "from ", "func#", "Validating ", "last_idx ",
-		"regs=", "parent ", "mark_precise", "Live regs",
-		"verification time", "stack depth", "processed ",
-		"-- END", "-- BEGIN", "libbpf: ", "Func#", "func '"
-	};
+	static const char *const prefixes[] = { "; ", "from ", "func#",
+		"Validating ", "last_idx ", "regs=", "parent ", "mark_precise",
+		"Live regs", "verification time", "stack depth", "processed ",
+		"-- END", "-- BEGIN", "libbpf: ", "Func#", "func '" };
 	size_t i;
 
 	while (n > 0 && isspace((unsigned char)*s)) {
@@ -261,10 +263,11 @@ eng_fd_reason(const char *what, int err, char *why, size_t whylen)
 
 	if ((err == EMFILE || err == ENFILE) &&
 	    getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		eng_why(why, whylen, "%s - %s (the BPF engine needs a "
+		eng_why(why, whylen,
+		    "%s - %s (the BPF engine needs a "
 		    "descriptor per CPU per event, and more for itself; the "
-		    "limit is %llu)", what, strerror(err),
-		    (unsigned long long)rl.rlim_cur);
+		    "limit is %llu)",
+		    what, strerror(err), (unsigned long long)rl.rlim_cur);
 	else
 		eng_why(why, whylen, "%s - %s", what, strerror(err));
 }
@@ -290,25 +293,27 @@ eng_load_reason(const char *log, int err, char *why, size_t whylen)
 	else if (!resource_error(err) && strstr(log, strerror(ENFILE)) != NULL)
 		err = ENFILE;
 	if (resource_error(err)) {
-		eng_fd_reason("cannot load the BPF programs", err, why,
-		    whylen);
+		eng_fd_reason("cannot load the BPF programs", err, why, whylen);
 		return;
 	}
 	if ((begin = strstr(log, "-- BEGIN PROG LOAD LOG --")) != NULL) {
 		failed_program(log, begin, name, sizeof(name));
 		eng_verifier_reason(log, reason, sizeof(reason));
-		eng_why(why, whylen, "the kernel's verifier refused the BPF "
-		    "program%s: %s", name, reason);
+		eng_why(why, whylen,
+		    "the kernel's verifier refused the BPF "
+		    "program%s: %s",
+		    name, reason);
 		free(refused_log);
 		refused_log = strdup(log);
 		return;
 	}
 	if (err == EPERM || err == EACCES) {
-		eng_why(why, whylen, "the BPF engine needs CAP_BPF and "
+		eng_why(why, whylen,
+		    "the BPF engine needs CAP_BPF and "
 		    "CAP_PERFMON (or root): loading was refused - %s",
 		    strerror(err));
 		return;
 	}
-	eng_why(why, whylen, "cannot load the BPF programs - %s",
-	    strerror(err));
+	eng_why(
+	    why, whylen, "cannot load the BPF programs - %s", strerror(err));
 }

@@ -22,8 +22,8 @@
 static int
 perf_open(struct perf_event_attr *attr, int cpu, int group_fd)
 {
-	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, group_fd,
-	    PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(
+	    SYS_perf_event_open, attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Mark the CPUs named by a list such as "0-3,6,8-9" as online. */
@@ -82,18 +82,24 @@ open_error(const struct bpfeng_set *set, int s, int r, int cpu, int err,
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		eng_why(why, whylen, "%s: permission denied counting on every "
-		    "CPU (needs CAP_PERFMON or root)", name);
+		eng_why(why, whylen,
+		    "%s: permission denied counting on every "
+		    "CPU (needs CAP_PERFMON or root)",
+		    name);
 		break;
 	case EMFILE:
 	case ENFILE:
-		eng_why(why, whylen, "%s: too many open files (one counter per "
-		    "CPU per event)", name);
+		eng_why(why, whylen,
+		    "%s: too many open files (one counter per "
+		    "CPU per event)",
+		    name);
 		break;
 	case EINVAL:
 		if (r > 0) {
-			eng_why(why, whylen, "%s: cannot be counted together "
-			    "with the set's other events on cpu%d", name, cpu);
+			eng_why(why, whylen,
+			    "%s: cannot be counted together "
+			    "with the set's other events on cpu%d",
+			    name, cpu);
 			break;
 		}
 		/* FALLTHROUGH */
@@ -151,14 +157,14 @@ joint_set(const struct bpfeng *eng, const struct bpfeng_set *sets,
 		for (i = sets[s].nattrs - 1; i >= 0; i--) {
 			j = eng->joint_of[s][i];
 			attrs[j] = sets[s].attrs[i];
-			names[j] = sets[s].names != NULL ?
-			    sets[s].names[i] : NULL;
+			names[j] =
+			    sets[s].names != NULL ? sets[s].names[i] : NULL;
 		}
 }
 
 int
-eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,
-    char *why, size_t whylen)
+eng_counters_open(
+    struct bpfeng *eng, const struct bpfeng_set *sets, char *why, size_t whylen)
 {
 	size_t n = (size_t)eng->ncounters * (size_t)eng->ncpus, i;
 	struct perf_event_attr attrs[BPFENG_MAX_SET_REQS];
@@ -177,8 +183,9 @@ eng_counters_open(struct bpfeng *eng, const struct bpfeng_set *sets,
 		joint_set(eng, sets, attrs, names);
 	for (s = 0; s < nsets; s++)
 		for (cpu = 0; cpu < eng->ncpus; cpu++)
-			if (eng->online[cpu] && open_group(eng, eng->joint ?
-			    &joint : &sets[s], s, cpu, why, whylen) != 0)
+			if (eng->online[cpu] &&
+			    open_group(eng, eng->joint ? &joint : &sets[s], s,
+				cpu, why, whylen) != 0)
 				return -1;
 	return 0;
 }
@@ -194,8 +201,10 @@ eng_counters_fill(struct bpfeng *eng, char *why, size_t whylen)
 		if (eng->fds[i] < 0)
 			continue;
 		if (bpf_map_update_elem(map, &i, &eng->fds[i], BPF_ANY) != 0) {
-			eng_why(why, whylen, "cannot give counters to the BPF "
-			    "program - %s", strerror(errno));
+			eng_why(why, whylen,
+			    "cannot give counters to the BPF "
+			    "program - %s",
+			    strerror(errno));
 			return -1;
 		}
 	}
@@ -210,8 +219,10 @@ eng_counters_enable(struct bpfeng *eng, int set, bool on)
 
 	for (cpu = 0; cpu < eng->ncpus; cpu++) {
 		fd = eng->fds[eng->set_first[set] * eng->ncpus + cpu];
-		if (fd >= 0 && ioctl(fd, on ? PERF_EVENT_IOC_ENABLE :
-		    PERF_EVENT_IOC_DISABLE, 0) != 0)
+		if (fd >= 0 &&
+		    ioctl(fd,
+			on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
+			0) != 0)
 			ret = -1;
 	}
 	return ret;

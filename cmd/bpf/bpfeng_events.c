@@ -116,8 +116,7 @@ thread_end(struct bpfeng *eng, struct eng_thread *t)
 
 /* The counts a record carries, when they stand. */
 static const struct bpfeng_counts *
-record_counts(const struct bpfeng_rec *r,
-    const __u64 *slots)
+record_counts(const struct bpfeng_rec *r, const __u64 *slots)
 {
 	if (r->flags & BPFENG_REC_NO_COUNTS)
 		return NULL;
@@ -134,7 +133,8 @@ on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 	if (eng->ops->lwp_exit != NULL)
 		eng->ops->lwp_exit(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
 		    ((r->flags & BPFENG_REC_BY_EXEC) ? BPFENG_EXIT_BY_EXEC :
-		    0) | (r->arg != 0 ? BPFENG_EXIT_NONZERO : 0),
+						       0) |
+			(r->arg != 0 ? BPFENG_EXIT_NONZERO : 0),
 		    record_counts(r, r->data), r->when_ns);
 	thread_end(eng, t);
 }
@@ -148,12 +148,12 @@ on_fork(struct bpfeng *eng, const struct bpfeng_rec *r)
 	if (proc_find(eng, (pid_t)r->pid) == NULL)
 		return;
 	if (eng->ops->fork != NULL)
-		eng->ops->fork(eng->arg, (pid_t)r->pid, (pid_t)r->tid, child,
-		    r->when_ns);
+		eng->ops->fork(
+		    eng->arg, (pid_t)r->pid, (pid_t)r->tid, child, r->when_ns);
 	if ((r->flags & BPFENG_REC_FOLLOWED) &&
 	    eng_announce_proc(eng, child) == 0)
-		(void)eng_announce_thread(eng, child, child, BPFENG_LWP_FIRST,
-		    r->when_ns);
+		(void)eng_announce_thread(
+		    eng, child, child, BPFENG_LWP_FIRST, r->when_ns);
 }
 
 /* psargs: NULs between arguments as spaces, control characters as '?'. */
@@ -170,8 +170,9 @@ exec_args(const struct bpfeng_rec *r, char *args, size_t len)
 		return;
 	}
 	for (i = 0; i < n && i + 1 < len; i++)
-		args[i] = raw[i] == '\0' ? ' ' : raw[i] < 0x20 ||
-		    raw[i] == 0x7f ? '?' : (char)raw[i];
+		args[i] = raw[i] == '\0'	    ? ' ' :
+		    raw[i] < 0x20 || raw[i] == 0x7f ? '?' :
+						      (char)raw[i];
 	args[i] = '\0';
 }
 
@@ -182,7 +183,8 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
 	bool followed = (r->flags & BPFENG_REC_FOLLOWED) != 0, keep = true;
 	unsigned flags = (followed ? BPFENG_EXEC_FOLLOWED : 0) |
-	    ((r->flags & BPFENG_REC_UNTRACEABLE) ? BPFENG_EXEC_UNTRACEABLE : 0) |
+	    ((r->flags & BPFENG_REC_UNTRACEABLE) ? BPFENG_EXEC_UNTRACEABLE :
+						   0) |
 	    ((r->flags & BPFENG_REC_FIRST_IMAGE) ? BPFENG_EXEC_FIRST : 0);
 	char args[BPFENG_ARGS_LEN + 1];
 
@@ -191,8 +193,8 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	exec_args(r, args, sizeof(args));
 	if (eng->ops->exec != NULL)
 		keep = eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
-		    args, record_counts(r, r->data + BPFENG_ARGS_WORDS),
-		    flags, r->when_ns);
+		    args, record_counts(r, r->data + BPFENG_ARGS_WORDS), flags,
+		    r->when_ns);
 	if (t != NULL) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
 		free(t);
@@ -209,8 +211,8 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 		bpfeng_untrack(eng, p->pid);
 		return;
 	}
-	(void)eng_announce_thread(eng, p->pid, p->pid, BPFENG_LWP_FIRST,
-	    r->when_ns);
+	(void)eng_announce_thread(
+	    eng, p->pid, p->pid, BPFENG_LWP_FIRST, r->when_ns);
 }
 
 static void
@@ -228,8 +230,7 @@ on_proc_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 }
 
 static bool
-record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r,
-    size_t size)
+record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 {
 	size_t counts = (size_t)eng->nslots * sizeof(uint64_t);
 
@@ -281,16 +282,15 @@ eng_events_open(struct bpfeng *eng, char *why, size_t whylen)
 	struct epoll_event ev = { .events = EPOLLIN };
 
 	eng->rb = ring_buffer__new(eng->records_fd, on_record, eng, NULL);
-	if (eng->rb == NULL ||
-	    (eng->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
-		eng_fd_reason("cannot read the BPF ring buffer", errno, why,
-		    whylen);
+	if (eng->rb == NULL || (eng->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		eng_fd_reason(
+		    "cannot read the BPF ring buffer", errno, why, whylen);
 		return -1;
 	}
 	ev.data.fd = ring_buffer__epoll_fd(eng->rb);
 	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev) != 0) {
-		eng_fd_reason("cannot poll the BPF ring buffer", errno, why,
-		    whylen);
+		eng_fd_reason(
+		    "cannot poll the BPF ring buffer", errno, why, whylen);
 		return -1;
 	}
 	return 0;
@@ -324,7 +324,7 @@ eng_forget_proc(struct bpfeng *eng, pid_t pid)
 	struct eng_proc *p;
 	uint32_t key;
 
-	RB_FOREACH_SAFE(t, eng_thread_tree, &eng->threads, next) {
+	RB_FOREACH_SAFE (t, eng_thread_tree, &eng->threads, next) {
 		if (t->pid != pid)
 			continue;
 		key = (uint32_t)t->tid;
@@ -342,11 +342,11 @@ eng_forget_all(struct bpfeng *eng)
 	struct eng_thread *t, *tnext;
 	struct eng_proc *p, *pnext;
 
-	RB_FOREACH_SAFE(t, eng_thread_tree, &eng->threads, tnext) {
+	RB_FOREACH_SAFE (t, eng_thread_tree, &eng->threads, tnext) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
 		free(t);
 	}
-	RB_FOREACH_SAFE(p, eng_proc_tree, &eng->procs, pnext) {
+	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, pnext) {
 		RB_REMOVE(eng_proc_tree, &eng->procs, p);
 		free(p);
 	}

@@ -20,90 +20,90 @@ struct ring_buffer;
 
 /* A thread announced to the caller. */
 struct eng_thread {
-	RB_ENTRY(eng_thread)	 node;
-	pid_t			 tid;
-	pid_t			 pid;
+	RB_ENTRY(eng_thread) node;
+	pid_t tid;
+	pid_t pid;
 };
 
 /* A process announced to the caller, until its exit is delivered. */
 struct eng_proc {
-	RB_ENTRY(eng_proc)	 node;
-	pid_t			 pid;
-	int			 nthreads;	/* announced, not ended */
-	bool			 exited;	/* its exit waits for them */
-	int			 status;
-	uint64_t		 exit_ns;
+	RB_ENTRY(eng_proc) node;
+	pid_t pid;
+	int nthreads; /* announced, not ended */
+	bool exited;  /* its exit waits for them */
+	int status;
+	uint64_t exit_ns;
 };
 
 RB_HEAD(eng_thread_tree, eng_thread);
 RB_HEAD(eng_proc_tree, eng_proc);
 
 struct bpfeng {
-	cpc_t			*cpc;
-	unsigned		 flags;
-	const struct bpfeng_ops	*ops;
-	void			*arg;
+	cpc_t *cpc;
+	unsigned flags;
+	const struct bpfeng_ops *ops;
+	void *arg;
 
 	/* The sets, as laid out in a thread's counts. */
-	int			 nsets;
-	int			 set_nreqs[BPFENG_MAX_SETS];
-	int			 set_first[BPFENG_MAX_SETS]; /* counter */
-	int			 set_slot[BPFENG_MAX_SETS];
-	int			 ncounters;	/* per CPU */
-	bool			 joint;		/* BPFENG_JOINT_SETS, taken */
-	int			 joint_of[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
-	uint64_t		 switch_counters; /* bit per counter */
-	int			 nslots;
-	size_t			 value_size;	/* of a thread's value */
-	int			 active;	/* the set in use */
+	int nsets;
+	int set_nreqs[BPFENG_MAX_SETS];
+	int set_first[BPFENG_MAX_SETS]; /* counter */
+	int set_slot[BPFENG_MAX_SETS];
+	int ncounters; /* per CPU */
+	bool joint;    /* BPFENG_JOINT_SETS, taken */
+	int joint_of[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
+	uint64_t switch_counters; /* bit per counter */
+	int nslots;
+	size_t value_size; /* of a thread's value */
+	int active;	   /* the set in use */
 
 	/* Counter c of CPU n is fds[c * ncpus + n]; -1 where none. */
-	int			 ncpus;
-	int			*fds;
-	bool			*online;	/* per CPU */
+	int ncpus;
+	int *fds;
+	bool *online; /* per CPU */
 
-	struct bpfeng_bpf	*skel;
-	int			 counters_fd;	/* maps */
-	int			 threads_fd;
-	int			 procs_fd;
-	int			 records_fd;
-	int			 flush_fd;	/* the flush program */
-	volatile __u32		*active_set;	/* the programs' data */
-	volatile __u64		*lost_records;
-	volatile __u64		*lost_threads;
-	volatile __u64		*read_errors;
-	volatile __u64		*hidden_switches;
-	volatile __u32		*command_pid;
-	volatile __u32		*signal_sender;	/* per signal */
-	volatile __u32		*signal_count;
-	uint32_t		 signals_seen[BPFENG_NSIG];
-	struct ring_buffer	*rb;
-	int			 epfd;		/* the ring and the child */
+	struct bpfeng_bpf *skel;
+	int counters_fd; /* maps */
+	int threads_fd;
+	int procs_fd;
+	int records_fd;
+	int flush_fd;		    /* the flush program */
+	volatile __u32 *active_set; /* the programs' data */
+	volatile __u64 *lost_records;
+	volatile __u64 *lost_threads;
+	volatile __u64 *read_errors;
+	volatile __u64 *hidden_switches;
+	volatile __u32 *command_pid;
+	volatile __u32 *signal_sender; /* per signal */
+	volatile __u32 *signal_count;
+	uint32_t signals_seen[BPFENG_NSIG];
+	struct ring_buffer *rb;
+	int epfd; /* the ring and the child */
 
-	pid_t			 target;	/* 0 until there is one */
-	pid_t			 child;		/* a started command */
-	bool			 child_released; /* its exec not followed */
-	int			 child_fd;	/* its pidfd */
-	pid_t			 discard;	/* its records are dropped */
+	pid_t target;	     /* 0 until there is one */
+	pid_t child;	     /* a started command */
+	bool child_released; /* its exec not followed */
+	int child_fd;	     /* its pidfd */
+	pid_t discard;	     /* its records are dropped */
 
-	struct eng_thread_tree	 threads;
-	struct eng_proc_tree	 procs;
+	struct eng_thread_tree threads;
+	struct eng_proc_tree procs;
 
 	/* A tick's batched reads of the thread map. */
-	uint32_t		*batch_keys;
-	void			*batch_values;
-	uint32_t		 batch_len;
+	uint32_t *batch_keys;
+	void *batch_values;
+	uint32_t batch_len;
 
 	/*
 	 * The descriptor limit the caller had: the engine raises its own to
 	 * open a counter per CPU, and gives a started command this one.
 	 */
-	struct rlimit		 nofile;
-	bool			 nofile_raised;
+	struct rlimit nofile;
+	bool nofile_raised;
 
-	uint64_t		 flush_ns;
-	uint64_t		 lost_seen;	/* losses reported */
-	void			*zero_value;	/* a thread's, zeroed */
+	uint64_t flush_ns;
+	uint64_t lost_seen; /* losses reported */
+	void *zero_value;   /* a thread's, zeroed */
 };
 
 /* bpfeng.c */
@@ -113,8 +113,8 @@ void eng_why(char *why, size_t whylen, const char *fmt, ...)
 /* bpfeng_check.c */
 int eng_check_privilege(char *why, size_t whylen);
 bool eng_may_trace_any(void);
-int eng_check_kernel(const char *release, const char *btf_path, char *why,
-    size_t whylen);
+int eng_check_kernel(
+    const char *release, const char *btf_path, char *why, size_t whylen);
 void eng_log_begin(void);
 void eng_log_end(void);
 const char *eng_log_text(void);

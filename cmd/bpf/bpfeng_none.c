@@ -34,8 +34,8 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 /* No engine is ever open: what follows is never reached with one. */
 
 const struct bpfeng_set_counts *
-bpfeng_set_counts(const struct bpfeng *eng, const struct bpfeng_counts *counts,
-    int set)
+bpfeng_set_counts(
+    const struct bpfeng *eng, const struct bpfeng_counts *counts, int set)
 {
 	(void)eng;
 	(void)counts;
@@ -85,8 +85,7 @@ bpfeng_verifier_log(void)
 }
 
 bool
-bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
-    int wait_ms)
+bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender, int wait_ms)
 {
 	(void)eng;
 	(void)sig;

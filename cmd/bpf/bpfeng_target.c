@@ -23,7 +23,7 @@
 
 /* Passes over /proc/PID/task before a process that never stops making
  * threads is given up on. */
-#define ATTACH_PASSES	1000
+#define ATTACH_PASSES 1000
 
 static int
 track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags)
@@ -47,8 +47,8 @@ untrack_proc(struct bpfeng *eng, pid_t pid)
  * EEXIST when BPF tracks it already.
  */
 static int
-track_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t flags,
-    uint64_t start_ns)
+track_thread(
+    struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t flags, uint64_t start_ns)
 {
 	struct bpfeng_thread *t;
 	uint32_t key = (uint32_t)tid;
@@ -172,8 +172,10 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	go[0] = report[1] = -1;
 	watch_child(eng, pid);
 	*eng->command_pid = (uint32_t)pid;
-	if (track_proc(eng, pid, (eng->flags & BPFENG_FOLLOW_START_EXEC) ?
-	    BPFENG_PROC_FOLLOW_EXEC : 0) != 0 ||
+	if (track_proc(eng, pid,
+		(eng->flags & BPFENG_FOLLOW_START_EXEC) ?
+		    BPFENG_PROC_FOLLOW_EXEC :
+		    0) != 0 ||
 	    track_thread(eng, pid, pid, BPFENG_THREAD_AWAIT_EXEC, 0) != 0 ||
 	    eng_announce_proc(eng, pid) != 0) {
 		err = errno;
@@ -198,8 +200,8 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	close_pair(go);
 	close_pair(report);
 	eng->child = eng->target = pid;
-	(void)eng_announce_thread(eng, pid, pid, BPFENG_LWP_FIRST,
-	    eng_now_ns());
+	(void)eng_announce_thread(
+	    eng, pid, pid, BPFENG_LWP_FIRST, eng_now_ns());
 	return pid;
 }
 
@@ -249,8 +251,8 @@ thread_state(pid_t pid, pid_t tid)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
-	    (int)tid);
+	snprintf(
+	    path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, text, sizeof(text) - 1);
@@ -334,8 +336,10 @@ check_process(pid_t pid, char *why, size_t whylen)
 			tgid = strtol(line + 5, NULL, 10);
 	fclose(f);
 	if (tgid != pid) {
-		eng_why(why, whylen, "pid %d is a thread of process %ld, not a "
-		    "process", (int)pid, tgid);
+		eng_why(why, whylen,
+		    "pid %d is a thread of process %ld, not a "
+		    "process",
+		    (int)pid, tgid);
 		errno = EINVAL;
 		return -1;
 	}
@@ -380,17 +384,15 @@ fail:
 int
 bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 {
-	struct bpfeng_proc proc = {
-		.flags = follow ? BPFENG_PROC_FOLLOW_EXEC : 0
-	};
+	struct bpfeng_proc proc = { .flags =
+					follow ? BPFENG_PROC_FOLLOW_EXEC : 0 };
 	uint32_t key = (uint32_t)pid;
 
 	return bpf_map_update_elem(eng->procs_fd, &key, &proc, BPF_EXIST);
 }
 
 bool
-bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
-    int wait_ms)
+bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender, int wait_ms)
 {
 	const struct timespec ms = { 0, 1000000 };
 	uint32_t count;
@@ -399,8 +401,8 @@ bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender,
 	if (eng->child <= 0 || sig <= 0 || sig >= BPFENG_NSIG)
 		return false;
 	for (waited = 0;; waited++) {
-		count = __atomic_load_n(&eng->signal_count[sig],
-		    __ATOMIC_ACQUIRE);
+		count =
+		    __atomic_load_n(&eng->signal_count[sig], __ATOMIC_ACQUIRE);
 		if (count != eng->signals_seen[sig])
 			break;
 		if (waited >= wait_ms)

@@ -14,14 +14,13 @@
 
 /* A flush that interrupts a handler at work is tried again; handlers
  * take microseconds, so this many tries mean something is wrong. */
-#define FLUSH_TRIES	100000
-#define BATCH_FIRST	256
+#define FLUSH_TRIES 100000
+#define BATCH_FIRST 256
 
 static int
 flush_cpu(struct bpfeng *eng, int cpu)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-	    .flags = BPF_F_TEST_RUN_ON_CPU,
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
 	    .cpu = (uint32_t)cpu);
 	int tries;
 
@@ -46,8 +45,10 @@ eng_flush(struct bpfeng *eng, char *why, size_t whylen)
 		if (!eng->online[cpu])
 			continue;
 		if (flush_cpu(eng, cpu) != 0) {
-			eng_why(why, whylen, "cannot flush the counts of cpu%d "
-			    "- %s", cpu, strerror(errno));
+			eng_why(why, whylen,
+			    "cannot flush the counts of cpu%d "
+			    "- %s",
+			    cpu, strerror(errno));
 			return -1;
 		}
 	}
@@ -70,7 +71,8 @@ eng_lost_check(struct bpfeng *eng, char *why, size_t whylen)
 	if (records + threads + reads == eng->lost_seen)
 		return 0;
 	eng->lost_seen = records + threads + reads;
-	eng_why(why, whylen, "counts are incomplete: %llu records and %llu "
+	eng_why(why, whylen,
+	    "counts are incomplete: %llu records and %llu "
 	    "threads could not be kept, %llu counter reads failed",
 	    (unsigned long long)records, (unsigned long long)threads,
 	    (unsigned long long)reads);
@@ -110,7 +112,7 @@ deliver(struct bpfeng *eng, uint32_t n, bpfeng_tick_fn *fn, void *arg)
 		/* Not yet counted, or not yet announced: next tick. */
 		if ((value->flags & BPFENG_THREAD_AWAIT_EXEC) ||
 		    (t = eng_thread_find(eng, (pid_t)eng->batch_keys[i])) ==
-		    NULL)
+			NULL)
 			continue;
 		fn(arg, t->pid, t->tid,
 		    (const struct bpfeng_counts *)(const void *)value->slots);
@@ -149,8 +151,8 @@ read_threads(struct bpfeng *eng, bpfeng_tick_fn *fn, void *arg)
 }
 
 int
-bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn,
-    void *arg, char *why, size_t whylen)
+bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+    char *why, size_t whylen)
 {
 	int prev = eng->active;
 
@@ -168,8 +170,7 @@ bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn,
 	 */
 	if (next_set != prev && !eng->joint)
 		(void)eng_counters_enable(eng, next_set, true);
-	__atomic_store_n(eng->active_set, (uint32_t)next_set,
-	    __ATOMIC_RELEASE);
+	__atomic_store_n(eng->active_set, (uint32_t)next_set, __ATOMIC_RELEASE);
 	if (eng_flush(eng, why, whylen) != 0)
 		return -1;
 	if (next_set != prev && !eng->joint)

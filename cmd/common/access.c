@@ -46,9 +46,10 @@ trace_refusal_hint(pid_t pid)
 	if (getuid() == 0 || stat(path, &st) != 0)
 		return;
 	if (st.st_uid != getuid()) {
-		diag(NULL, "pid %d belongs to another user (uid %u): only that "
-		    "user or root may count it\n", (int)pid,
-		    (unsigned)st.st_uid);
+		diag(NULL,
+		    "pid %d belongs to another user (uid %u): only that "
+		    "user or root may count it\n",
+		    (int)pid, (unsigned)st.st_uid);
 		return;
 	}
 	if ((f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re")) != NULL) {
@@ -57,7 +58,9 @@ trace_refusal_hint(pid_t pid)
 		fclose(f);
 	}
 	if (scope > 0)
-		diag(NULL, "kernel.yama.ptrace_scope is %d: a user may trace "
+		diag(NULL,
+		    "kernel.yama.ptrace_scope is %d: a user may trace "
 		    "only the processes it starts; start the command under "
-		    "cputrack, or ask root\n", scope);
+		    "cputrack, or ask root\n",
+		    scope);
 }

@@ -13,12 +13,12 @@
 
 #include "caps.h"
 
-#define WRAP_AT		76
-#define EVENT_INDENT	17
+#define WRAP_AT	     76
+#define EVENT_INDENT 17
 
 struct names {
-	FILE	*out;
-	int	 col;
+	FILE *out;
+	int col;
 };
 
 /*
@@ -27,18 +27,17 @@ struct names {
  * lists bare; the forms that take a parameter go on a line of their own.
  */
 struct platform {
-	const char	**name;
-	bool		 *generic;
-	int		  n, ngeneric;
-	const char	**form;
-	int		  nform;
-	int		  ntracepoints;
-	bool		  nomem;
+	const char **name;
+	bool *generic;
+	int n, ngeneric;
+	const char **form;
+	int nform;
+	int ntracepoints;
+	bool nomem;
 };
 
 static void
-collect_listed(void *arg, const char *event, const char *kind,
-    const char *desc)
+collect_listed(void *arg, const char *event, const char *kind, const char *desc)
 {
 	struct platform *pl = arg;
 	const char **grown;
@@ -55,10 +54,11 @@ collect_listed(void *arg, const char *event, const char *kind,
 		return;
 	if (strpbrk(event, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != NULL &&
 	    (strstr(event, "ADDR") != NULL || strstr(event, "PATH") != NULL ||
-	    strstr(event, "FUNCTION") != NULL || strstr(event, "TERM=") !=
-	    NULL || strcmp(event, "rNNNN") == 0)) {
+		strstr(event, "FUNCTION") != NULL ||
+		strstr(event, "TERM=") != NULL ||
+		strcmp(event, "rNNNN") == 0)) {
 		if ((grown = reallocarray(pl->form, (size_t)pl->nform + 1,
-		    sizeof(*grown))) == NULL) {
+			 sizeof(*grown))) == NULL) {
 			pl->nomem = true;
 			return;
 		}
@@ -169,32 +169,37 @@ caps_print(cpc_t *cpc, FILE *out)
 	int i;
 
 	cpc_walk_events_described(cpc, &pl, collect_listed);
-	fprintf(out, "\tCPU performance counter interface: %s\n",
-	    cpc_cciname(cpc));
+	fprintf(
+	    out, "\tCPU performance counter interface: %s\n", cpc_cciname(cpc));
 	fputs("\n\tevent specification syntax:\n", out);
 	fputs("\t[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>"
-	    "[,attr[n][=<val>]],...]\n", out);
+	      "[,attr[n][=<val>]],...]\n",
+	    out);
 	/* Only names that map on this CPU; none, no line at all. */
 	if (pl.ngeneric > 0) {
 		fputs("\n\tGeneric Events:\n", out);
 		event_line(cpc, out, &pl, true);
 		fputs("\n\tSee generic_events(3CPC) for descriptions of these "
-		    "events\n", out);
+		      "events\n",
+		    out);
 	}
 	fputs("\n\tPlatform Specific Events:\n", out);
 	event_line(cpc, out, &pl, false);
 	if (pl.ntracepoints > 0)
-		fprintf(out, "\n\tTracepoints: subsystem:event, %d in "
+		fprintf(out,
+		    "\n\tTracepoints: subsystem:event, %d in "
 		    "/sys/kernel/tracing/events (e.g. syscalls:sys_enter_write)"
-		    ";\n\t--list='syscalls:*' names them\n", pl.ntracepoints);
+		    ";\n\t--list='syscalls:*' names them\n",
+		    pl.ntracepoints);
 	else if (tracefs_denied())
 		fputs("\n\tTracepoints: none readable by this user "
-		    "(/sys/kernel/tracing: Permission denied;\n\tthey need "
-		    "root, or read access to /sys/kernel/tracing/events)\n",
+		      "(/sys/kernel/tracing: Permission denied;\n\tthey need "
+		      "root, or read access to /sys/kernel/tracing/events)\n",
 		    out);
 	else
 		fputs("\n\tTracepoints: none (tracefs is not mounted at "
-		    "/sys/kernel/tracing)\n", out);
+		      "/sys/kernel/tracing)\n",
+		    out);
 	if (pl.nform > 0) {
 		struct names f = { out, 20 };
 
@@ -213,9 +218,9 @@ caps_print(cpc_t *cpc, FILE *out)
 }
 
 struct listing {
-	FILE		*out;
-	const char	*glob;
-	int		 n;
+	FILE *out;
+	const char *glob;
+	int n;
 };
 
 static void

@@ -14,8 +14,13 @@
 #include "diag.h"
 
 enum {
-	OPT_FORMAT = 256, OPT_OUTPUT, OPT_OUTPUT_FD, OPT_LISTEN, OPT_HELP,
-	OPT_VERSION, OPT_LIST
+	OPT_FORMAT = 256,
+	OPT_OUTPUT,
+	OPT_OUTPUT_FD,
+	OPT_LISTEN,
+	OPT_HELP,
+	OPT_VERSION,
+	OPT_LIST
 };
 
 static const struct option shared_options[] = {
@@ -28,17 +33,17 @@ static const struct option shared_options[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 };
 
-#define NSHARED	(sizeof(shared_options) / sizeof(shared_options[0]))
-#define MAX_OPTIONS	32
+#define NSHARED	    (sizeof(shared_options) / sizeof(shared_options[0]))
+#define MAX_OPTIONS 32
 
 /* What the command line asked for besides a run. */
 struct parse {
-	bool		 help;		/* -h: usage and the events */
-	bool		 usage;		/* --help */
-	bool		 version;
-	bool		 list;		/* --list[=GLOB] */
-	const char	*glob;
-	bool		 bad;
+	bool help;  /* -h: usage and the events */
+	bool usage; /* --help */
+	bool version;
+	bool list; /* --list[=GLOB] */
+	const char *glob;
+	bool bad;
 };
 
 /* The shared long options and the command's, in one table for getopt. */
@@ -54,7 +59,7 @@ all_options(const struct cmdline *cl, struct option *all)
 			return false;
 		all[n++] = cl->options[i];
 	}
-	all[n] = (struct option){ NULL, 0, NULL, 0 };
+	all[n] = (struct option) { NULL, 0, NULL, 0 };
 	return true;
 }
 
@@ -131,11 +136,14 @@ static void
 listen_option(struct cmdline *cl, struct parse *p, const char *arg)
 {
 	if (output_parse_listen(arg) != 0) {
-		diag(NULL, "invalid listen address %c%s%c (addr:port, "
-		    "[addr6]:port or :port)\n", cl->quote, arg, cl->quote);
+		diag(NULL,
+		    "invalid listen address %c%s%c (addr:port, "
+		    "[addr6]:port or :port)\n",
+		    cl->quote, arg, cl->quote);
 		p->bad = true;
 	} else if (!output_can_listen()) {
-		diag(NULL, "--listen: this build has no HTTP server "
+		diag(NULL,
+		    "--listen: this build has no HTTP server "
 		    "(libmicrohttpd)\n");
 		p->bad = true;
 	}
@@ -173,9 +181,10 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 		break;
 	case OPT_FORMAT:
 		if (output_parse_format(optarg, &cl->out.format) != 0) {
-			diag(NULL, "invalid format %c%s%c (table, csv, json, "
-			    "openmetrics or prometheus)\n", cl->quote, optarg,
-			    cl->quote);
+			diag(NULL,
+			    "invalid format %c%s%c (table, csv, json, "
+			    "openmetrics or prometheus)\n",
+			    cl->quote, optarg, cl->quote);
 			p->bad = true;
 		}
 		break;
@@ -253,8 +262,11 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 	struct parse p = { 0 };
 	int c;
 
-	cl->out = (struct out_config){
-		.tool = cl->tool, .format = OUT_TABLE, .fd = -1, .title = true,
+	cl->out = (struct out_config) {
+		.tool = cl->tool,
+		.format = OUT_TABLE,
+		.fd = -1,
+		.title = true,
 	};
 	if (!all_options(cl, all)) {
 		diag(NULL, "too many options\n");

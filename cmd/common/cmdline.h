@@ -19,29 +19,28 @@
 #include "setgrp.h"
 
 /* The first value of a command's own long options. */
-#define CMDLINE_OWN	512
+#define CMDLINE_OWN 512
 
 struct cmdline {
 	/* What the command gives. */
-	enum out_tool	 tool;
+	enum out_tool tool;
 	/* getopt's: its own letters and c: D h n t (o: for -o FILE) */
-	const char	*optstring;
-	const struct option *options;	/* its own, ending with { 0 } */
-	char		 quote;		/* around a bad argument */
-	const char	*output_name;	/* "-o" or "--output" */
-	bool		 stop_at_bad;	/* the first bad option ends the parse */
+	const char *optstring;
+	const struct option *options; /* its own, ending with { 0 } */
+	char quote;		      /* around a bad argument */
+	const char *output_name;      /* "-o" or "--output" */
+	bool stop_at_bad;	      /* the first bad option ends the parse */
 	/* "-1" after the options is a bad operand, not a bad option. */
-	bool		 numeric_operands;
-	void		(*usage)(FILE *out);
+	bool numeric_operands;
+	void (*usage)(FILE *out);
 	/*
 	 * One of its own options, c with its argument value: 0, or the
 	 * status to exit with at once; *bad for a bad argument, said.
 	 */
-	int		(*option)(void *arg, int c, const char *value,
-			    bool *bad);
-	void		*arg;
-	cpc_t		*cpc;
-	setgrp_t	*specs;		/* -c adds to it */
+	int (*option)(void *arg, int c, const char *value, bool *bad);
+	void *arg;
+	cpc_t *cpc;
+	setgrp_t *specs; /* -c adds to it */
 
 	/* What the command line said: the output's options (out.specs and
 	   what only the command knows are left to it). */

@@ -23,7 +23,8 @@ cpus_parse_list(const char *list, cpu_set_t *out)
 		if ((dash = strchr(item, '-')) != NULL)
 			*dash = '\0';
 		lo = strtonum(item, 0, CPU_SETSIZE - 1, &e1);
-		hi = dash != NULL ? strtonum(dash + 1, 0, CPU_SETSIZE - 1, &e2) :
+		hi = dash != NULL ?
+		    strtonum(dash + 1, 0, CPU_SETSIZE - 1, &e2) :
 		    lo;
 		if (e1 != NULL || (dash != NULL && e2 != NULL) || hi < lo) {
 			free(copy);
@@ -43,8 +44,8 @@ cpu_is_online(int cpu)
 	FILE *f;
 	int online = 1;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-	    cpu);
+	snprintf(
+	    path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
 	/* CPUs without the file cannot be taken offline. */
 	if ((f = fopen(path, "r")) == NULL)
 		return true;

@@ -38,11 +38,14 @@ fd_limit_reached(void)
 		return;
 	said = true;
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		diag(NULL, "out of file descriptors (RLIMIT_NOFILE): LWPs "
+		diag(NULL,
+		    "out of file descriptors (RLIMIT_NOFILE): LWPs "
 		    "beyond the limit are not counted; raise it with "
 		    "ulimit -n\n");
 	else
-		diag(NULL, "out of file descriptors: the limit is %llu open "
+		diag(NULL,
+		    "out of file descriptors: the limit is %llu open "
 		    "files (RLIMIT_NOFILE); LWPs beyond it are not counted; "
-		    "raise it with ulimit -n\n", (unsigned long long)rl.rlim_cur);
+		    "raise it with ulimit -n\n",
+		    (unsigned long long)rl.rlim_cur);
 }

@@ -16,18 +16,18 @@
 
 #include "nearest.h"
 
-#define NEAR_EDITS	3
+#define NEAR_EDITS 3
 
 struct candidate {
-	char	name[CPC_MAX_EVENT_LEN];
-	int	distance;
+	char name[CPC_MAX_EVENT_LEN];
+	int distance;
 };
 
 struct search {
-	const char	*name;
-	size_t		 len;
+	const char *name;
+	size_t len;
 	struct candidate best[NEAREST_MAX];
-	int		 nbest;
+	int nbest;
 };
 
 static bool
@@ -62,10 +62,11 @@ nearest_distance(const char *a, const char *b)
 		row[0] = (int)i;
 		for (j = 1; j <= lb; j++) {
 			d = !same(a[i - 1], b[j - 1]);
-			row[j] = min3(prev[j] + 1, row[j - 1] + 1,
-			    prev[j - 1] + d);
+			row[j] =
+			    min3(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + d);
 			if (i > 1 && j > 1 && d && same(a[i - 1], b[j - 2]) &&
-			    same(a[i - 2], b[j - 1]) && prev2[j - 2] + 1 < row[j])
+			    same(a[i - 2], b[j - 1]) &&
+			    prev2[j - 2] + 1 < row[j])
 				row[j] = prev2[j - 2] + 1;
 		}
 		spare = prev2;
@@ -87,8 +88,7 @@ consider(struct search *s, const char *event, int distance)
 	for (i = 0; i < s->nbest; i++)
 		if (strcmp(s->best[i].name, event) == 0)
 			return;
-	for (at = s->nbest; at > 0 && s->best[at - 1].distance > distance;
-	    at--)
+	for (at = s->nbest; at > 0 && s->best[at - 1].distance > distance; at--)
 		;
 	if (at >= NEAREST_MAX)
 		return;
@@ -113,8 +113,9 @@ visit(void *arg, const char *event, const char *kind, const char *desc)
 	if (limit > NEAR_EDITS)
 		limit = NEAR_EDITS;
 	/* Lengths alone put it too far: no need to compare. */
-	if (limit == 0 || (len > s->len ? len - s->len : s->len - len) >
-	    (size_t)limit || len >= CPC_MAX_EVENT_LEN)
+	if (limit == 0 ||
+	    (len > s->len ? len - s->len : s->len - len) > (size_t)limit ||
+	    len >= CPC_MAX_EVENT_LEN)
 		return;
 	if ((distance = nearest_distance(s->name, event)) <= limit &&
 	    strcmp(s->name, event) != 0)

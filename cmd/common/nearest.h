@@ -11,7 +11,7 @@
 #include "libcpc.h"
 
 /* How many names a hint gives at most. */
-#define NEAREST_MAX	3
+#define NEAREST_MAX 3
 
 /*
  * The names this machine can count nearest to name (letters compared

@@ -12,7 +12,7 @@
 
 #include "out_buf.h"
 
-#define REPLACEMENT	"\xef\xbf\xbd"	/* U+FFFD in UTF-8 */
+#define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD in UTF-8 */
 
 void
 out_buf_reset(struct out_buf *b)

@@ -11,10 +11,10 @@
 #include <stddef.h>
 
 struct out_buf {
-	char	*data;
-	size_t	 len;
-	size_t	 cap;
-	bool	 failed;	/* an allocation failed: the record is lost */
+	char *data;
+	size_t len;
+	size_t cap;
+	bool failed; /* an allocation failed: the record is lost */
 };
 
 void out_buf_reset(struct out_buf *b);

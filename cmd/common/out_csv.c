@@ -85,19 +85,20 @@ number(struct out_buf *b, long long v)
 
 /* The event columns: this row's set's values, the others empty. */
 static void
-values(const struct out_run *run, struct out_buf *b,
-    const struct out_row *row, const struct spec *spec)
+values(const struct out_run *run, struct out_buf *b, const struct out_row *row,
+    const struct spec *spec)
 {
 	int i, r;
 
 	for (i = 0; i < run->nevents; i++) {
 		for (r = 0; spec != NULL && row->not_counted == NULL &&
-		    r < spec->nreqs; r++) {
-			if (strcmp(spec->reqs[r].name,
-			    run->events[i].name) != 0)
+		     r < spec->nreqs;
+		     r++) {
+			if (strcmp(spec->reqs[r].name, run->events[i].name) !=
+			    0)
 				continue;
-			out_buf_printf(b, "%llu",
-			    (unsigned long long)row->values[r]);
+			out_buf_printf(
+			    b, "%llu", (unsigned long long)row->values[r]);
 			break;
 		}
 		out_buf_str(b, ",");
@@ -108,8 +109,8 @@ void
 out_csv_row(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
 {
-	const struct spec *spec = row->setno >= 0 ?
-	    run->specs[row->setno] : NULL;
+	const struct spec *spec =
+	    row->setno >= 0 ? run->specs[row->setno] : NULL;
 	bool counted = spec != NULL && row->not_counted == NULL;
 
 	out_buf_printf(b, "%.6f,", (double)t / 1e9);

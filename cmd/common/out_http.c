@@ -60,55 +60,55 @@
 #include "diag.h"
 #include "out_http.h"
 
-#define OUT_HTTP_BACKLOG	64
-#define OUT_HTTP_PER_CLIENT	4	/* connections of one client */
-#define OUT_HTTP_FD_SHARE	16	/* all clients: RLIMIT_NOFILE / 16, */
-#define OUT_HTTP_MIN_CONNECTIONS 8	/* at least 8, */
-#define OUT_HTTP_MAX_CONNECTIONS 256	/* at most 256 */
-#define OUT_HTTP_REQUEST_MS	5000	/* to send a whole request */
-#define OUT_HTTP_ANSWER_MS	10000	/* to take the whole answer */
-#define OUT_HTTP_BUSY_MS	1000	/* an answer this young is not cut */
-#define OUT_HTTP_IDLE_S		10	/* libmicrohttpd's: no byte at all */
-#define OUT_HTTP_CONN_MEMORY	16384	/* a connection's request buffers */
-#define OUT_HTTP_HELD_BYTES	((size_t)64 << 20)
-#define OUT_HTTP_TICK_MS	250	/* deadlines are kept this closely */
+#define OUT_HTTP_BACKLOG	 64
+#define OUT_HTTP_PER_CLIENT	 4     /* connections of one client */
+#define OUT_HTTP_FD_SHARE	 16    /* all clients: RLIMIT_NOFILE / 16, */
+#define OUT_HTTP_MIN_CONNECTIONS 8     /* at least 8, */
+#define OUT_HTTP_MAX_CONNECTIONS 256   /* at most 256 */
+#define OUT_HTTP_REQUEST_MS	 5000  /* to send a whole request */
+#define OUT_HTTP_ANSWER_MS	 10000 /* to take the whole answer */
+#define OUT_HTTP_BUSY_MS	 1000  /* an answer this young is not cut */
+#define OUT_HTTP_IDLE_S		 10    /* libmicrohttpd's: no byte at all */
+#define OUT_HTTP_CONN_MEMORY	 16384 /* a connection's request buffers */
+#define OUT_HTTP_HELD_BYTES	 ((size_t)64 << 20)
+#define OUT_HTTP_TICK_MS	 250 /* deadlines are kept this closely */
 
-#define CLIENT_LEN	16
+#define CLIENT_LEN 16
 
 /* A client: the connections from one address (one IPv6 /64). */
 struct client {
-	struct client	*next;
-	unsigned char	 key[CLIENT_LEN];
-	unsigned	 conns;		/* connections, cut or not */
-	unsigned	 live;		/* connections not cut */
+	struct client *next;
+	unsigned char key[CLIENT_LEN];
+	unsigned conns; /* connections, cut or not */
+	unsigned live;	/* connections not cut */
 };
 
 /* A connection, as the bounds see it. */
 struct conn {
-	struct conn	*prev, *next;
-	struct client	*client;
-	int		 fd;
-	uint64_t	 since;		/* ms: waiting, or answering, since */
-	uint64_t	 deadline;	/* ms: cut then */
-	size_t		 held;		/* bytes of its answer */
-	bool		 busy;		/* a request is being answered */
-	bool		 cut;		/* shut down, not yet closed */
+	struct conn *prev, *next;
+	struct client *client;
+	int fd;
+	uint64_t since;	   /* ms: waiting, or answering, since */
+	uint64_t deadline; /* ms: cut then */
+	size_t held;	   /* bytes of its answer */
+	bool busy;	   /* a request is being answered */
+	bool cut;	   /* shut down, not yet closed */
 };
 
 struct out_http {
-	int		 fd;
-	out_render_fn	*render;
-	void		*render_arg;
+	int fd;
+	out_render_fn *render;
+	void *render_arg;
 #ifdef CPCTOOLS_HTTP
 	struct MHD_Daemon *daemon;
-	pthread_t	 thread;
-	bool		 serving;
-	int		 wake;		/* eventfd: stop serving */
-	struct client	*clients;
-	struct conn	*conns;		/* newest first */
-	unsigned	 live;		/* connections not cut */
-	unsigned	 limit;		/* live connections, all clients */
-	size_t		 held;		/* bytes of answers not yet taken */
+	pthread_t thread;
+	bool serving;
+	int wake; /* eventfd: stop serving */
+	struct client *clients;
+	struct conn *conns; /* newest first */
+	unsigned live;	    /* connections not cut */
+	unsigned limit;	    /* live connections, all clients */
+	size_t held;	    /* bytes of answers not yet taken */
 #endif
 };
 
@@ -173,14 +173,14 @@ bind_one(const struct addrinfo *ai, bool dual)
 {
 	int fd, on = 1, off = 0, err;
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-	    ai->ai_protocol);
+	fd = socket(
+	    ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 	if (fd < 0)
 		return -1;
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	if (dual && ai->ai_family == AF_INET6)
-		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off,
-		    sizeof(off));
+		(void)setsockopt(
+		    fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
 	if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
 	    listen(fd, OUT_HTTP_BACKLOG) != 0) {
 		err = errno;
@@ -210,10 +210,10 @@ listen_on(const char *arg)
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	if ((rc = getaddrinfo(host[0] != '\0' ? host : NULL, port, &hints,
-	    &res)) != 0) {
-		diag(NULL, "cannot listen on '%s': %s\n", arg,
-		    gai_strerror(rc));
+	if ((rc = getaddrinfo(
+		 host[0] != '\0' ? host : NULL, port, &hints, &res)) != 0) {
+		diag(
+		    NULL, "cannot listen on '%s': %s\n", arg, gai_strerror(rc));
 		return -1;
 	}
 	for (pass = 0; pass < 2 && fd < 0; pass++)
@@ -235,8 +235,10 @@ out_http_open(const char *arg, out_render_fn *render, void *render_arg)
 	struct out_http *h;
 
 	if (!out_http_available()) {
-		diag(NULL, "cannot listen on '%s': this build has no HTTP "
-		    "server (libmicrohttpd)\n", arg);
+		diag(NULL,
+		    "cannot listen on '%s': this build has no HTTP "
+		    "server (libmicrohttpd)\n",
+		    arg);
 		return NULL;
 	}
 	if ((h = calloc(1, sizeof(*h))) == NULL) {
@@ -489,12 +491,12 @@ reply_text(struct MHD_Connection *c, unsigned status, const char *text,
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(strlen(text), (void *)text,
-	    MHD_RESPMEM_PERSISTENT);
+	r = MHD_create_response_from_buffer(
+	    strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
 		return MHD_NO;
-	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-	    "text/plain; charset=utf-8");
+	(void)MHD_add_response_header(
+	    r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (allow != NULL)
 		(void)MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
 	ret = MHD_queue_response(c, status, r);
@@ -503,9 +505,9 @@ reply_text(struct MHD_Connection *c, unsigned status, const char *text,
 }
 
 static enum MHD_Result
-answer(void *cls, struct MHD_Connection *c, const char *url,
-    const char *method, const char *version, const char *upload,
-    size_t *upload_size, void **request)
+answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+    const char *version, const char *upload, size_t *upload_size,
+    void **request)
 {
 	struct out_http *h = cls;
 	struct out_buf b = { 0 };
@@ -534,8 +536,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 	if (strcmp(url, "/metrics") != 0)
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 		    "the metrics are at /metrics\n", NULL);
-	accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-	    MHD_HTTP_HEADER_ACCEPT);
+	accept = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	om = accept != NULL &&
 	    strstr(accept, "application/openmetrics-text") != NULL;
 	h->render(h->render_arg, &b, om);
@@ -551,8 +553,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url,
 		    "too many answers not yet taken; try again\n", NULL);
 	}
 	/* The response takes the buffer, and frees it when it is sent. */
-	r = MHD_create_response_from_buffer(b.len, b.data,
-	    MHD_RESPMEM_MUST_FREE);
+	r = MHD_create_response_from_buffer(
+	    b.len, b.data, MHD_RESPMEM_MUST_FREE);
 	if (r == NULL) {
 		out_buf_free(&b);
 		return MHD_NO;
@@ -644,8 +646,7 @@ out_http_start(struct out_http *h)
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)OUT_HTTP_IDLE_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)OUT_HTTP_CONN_MEMORY,
 	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h,
-	    MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
-	    MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, request_done, h, MHD_OPTION_END);
 	if (h->daemon == NULL) {
 		diag(NULL, "cannot start the HTTP server\n");
 		close(h->wake);
@@ -658,9 +659,8 @@ out_http_start(struct out_http *h)
 	err = pthread_create(&h->thread, NULL, serve, h);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err != 0) {
-		diag(NULL, "cannot start the HTTP server: %s\n",
-		    strerror(err));
-		MHD_stop_daemon(h->daemon);	/* closes the socket too */
+		diag(NULL, "cannot start the HTTP server: %s\n", strerror(err));
+		MHD_stop_daemon(h->daemon); /* closes the socket too */
 		h->daemon = NULL;
 		h->fd = -1;
 		close(h->wake);
@@ -686,7 +686,7 @@ out_http_close(struct out_http *h)
 		pthread_join(h->thread, NULL);
 	}
 	if (h->daemon != NULL)
-		MHD_stop_daemon(h->daemon);	/* closes the socket too */
+		MHD_stop_daemon(h->daemon); /* closes the socket too */
 	else if (h->fd >= 0)
 		close(h->fd);
 	if (h->wake >= 0)

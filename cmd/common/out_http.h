@@ -18,15 +18,15 @@
 struct out_http;
 
 /* Render the metrics into b, in OpenMetrics or the Prometheus format. */
-typedef void (out_render_fn)(void *arg, struct out_buf *b, bool openmetrics);
+typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics);
 
 /* Whether this build can serve HTTP (libmicrohttpd). */
 bool out_http_available(void);
 /* ADDR:PORT, [ADDR6]:PORT or :PORT, PORT 1 to 65535: 0, or -1. */
 int out_http_parse(const char *arg);
 /* Bind and listen now (errors said on stderr): NULL if it cannot. */
-struct out_http *out_http_open(const char *arg, out_render_fn *render,
-    void *render_arg);
+struct out_http *out_http_open(
+    const char *arg, out_render_fn *render, void *render_arg);
 /* Start serving, from a thread that blocks every signal: 0 or -1. */
 int out_http_start(struct out_http *h);
 void out_http_close(struct out_http *h);

@@ -27,8 +27,8 @@
 
 /* Building one object; ok turns false when anything could not be made. */
 struct obj {
-	json_t	*json;
-	bool	 ok;
+	json_t *json;
+	bool ok;
 };
 
 /* Add key: value, the value's reference taken in every case. */
@@ -102,8 +102,9 @@ append(const char *data, size_t size, void *arg)
 static void
 dump(struct obj *o, struct out_buf *b)
 {
-	if (!o->ok || json_dump_callback(o->json, append, b,
-	    JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
+	if (!o->ok ||
+	    json_dump_callback(o->json, append, b,
+		JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
 		b->failed = true;
 	else
 		out_buf_str(b, "\n");
@@ -123,12 +124,11 @@ set_object(const struct out_run *run, int s)
 	put(&set, "spec", text(spec->text));
 	for (r = 0; r < spec->nreqs; r++) {
 		e = out_run_event(run, spec->reqs[r].name);
-		event = (struct obj){ json_object(), true };
+		event = (struct obj) { json_object(), true };
 		put(&event, "name", text(run->events[e].name));
 		put(&event, "unit", json_string(run->events[e].unit));
 		/* jansson takes the reference, appended or not. */
-		if (json_array_append_new(events, event.json) != 0 ||
-		    !event.ok)
+		if (json_array_append_new(events, event.json) != 0 || !event.ok)
 			set.ok = false;
 	}
 	put(&set, "events", events);

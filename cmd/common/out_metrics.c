@@ -42,64 +42,64 @@
 #include "out_metrics.h"
 #include "procname.h"
 
-#define STRINGIFY_(x)	#x
-#define STRINGIFY(x)	STRINGIFY_(x)
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x)  STRINGIFY_(x)
 
 enum kind { K_CPU, K_TOTAL, K_LWP, K_PROCESS };
 
 struct series {
-	struct series	*prev, *next;	/* all, oldest first */
-	struct series	*hnext;		/* the same hash bucket */
-	struct series	*eprev, *enext;	/* ended, in the order they ended */
-	enum kind	 kind;
-	int		 cpu;
-	pid_t		 pid;
-	int		 lwp;
-	int		 set;
-	char		*comm;
-	pid_t		 tid;		/* whose counts they are now */
-	unsigned	 image;		/* of its process, now */
-	bool		 ended;
-	hrtime_t	 ended_at;
-	bool		 counted;	/* some values came */
-	char		*not_counted;
-	char		*partial;
+	struct series *prev, *next;   /* all, oldest first */
+	struct series *hnext;	      /* the same hash bucket */
+	struct series *eprev, *enext; /* ended, in the order they ended */
+	enum kind kind;
+	int cpu;
+	pid_t pid;
+	int lwp;
+	int set;
+	char *comm;
+	pid_t tid;	/* whose counts they are now */
+	unsigned image; /* of its process, now */
+	bool ended;
+	hrtime_t ended_at;
+	bool counted; /* some values came */
+	char *not_counted;
+	char *partial;
 	/* [0]: what ended incarnations counted; [1]: the one counting now */
-	uint64_t	 enabled[2];
-	uint64_t	 running[2];
-	uint64_t	 gap_intervals;	/* cpustat: held in gap rows */
+	uint64_t enabled[2];
+	uint64_t running[2];
+	uint64_t gap_intervals; /* cpustat: held in gap rows */
 	/*
 	 * A process's: what the series of its image's LWPs that were
 	 * dropped had (nvalues values, then enabled and running), so that
 	 * its total still divides right among the rest (finish_lwps).
 	 */
-	uint64_t	*gone;
-	int		 nvalues;
-	uint64_t	 values[][2];
+	uint64_t *gone;
+	int nvalues;
+	uint64_t values[][2];
 };
 
 /* A process of cputrack: its name, for the series' comm label. */
 struct mproc {
-	struct mproc	*hnext;
-	pid_t		 pid;
-	char		 comm[64];
-	unsigned	 image;		/* execs so far */
+	struct mproc *hnext;
+	pid_t pid;
+	char comm[64];
+	unsigned image; /* execs so far */
 };
 
-#define PROC_BUCKETS	1024
+#define PROC_BUCKETS 1024
 
 struct out_metrics {
 	const struct out_run *run;
-	struct series	*first, *last;
-	struct series	**buckets;
-	size_t		 nbuckets;
-	size_t		 nseries;
-	struct series	*ended_first, *ended_last;
-	size_t		 nended;
-	uint64_t	 dropped;	/* ended series dropped by the bound */
-	struct mproc	*procs[PROC_BUCKETS];
-	bool		 changed;
-	struct out_buf	 samples;	/* a family's, while rendered */
+	struct series *first, *last;
+	struct series **buckets;
+	size_t nbuckets;
+	size_t nseries;
+	struct series *ended_first, *ended_last;
+	size_t nended;
+	uint64_t dropped; /* ended series dropped by the bound */
+	struct mproc *procs[PROC_BUCKETS];
+	bool changed;
+	struct out_buf samples; /* a family's, while rendered */
 };
 
 struct out_metrics *
@@ -160,16 +160,15 @@ out_metrics_changed(const struct out_metrics *m)
 
 /* FNV-1a over the labels that name a series. */
 static size_t
-key_hash(enum kind kind, int cpu, pid_t pid, int lwp, int set,
-    const char *comm)
+key_hash(enum kind kind, int cpu, pid_t pid, int lwp, int set, const char *comm)
 {
 	uint64_t h = 14695981039346656037ULL;
 	int parts[5] = { (int)kind, cpu, (int)pid, lwp, set };
 	const unsigned char *p;
 	size_t i;
 
-	for (p = (const unsigned char *)parts; p < (const unsigned char *)
-	    (parts + 5); p++)
+	for (p = (const unsigned char *)parts;
+	     p < (const unsigned char *)(parts + 5); p++)
 		h = (h ^ *p) * 1099511628211ULL;
 	for (i = 0; comm[i] != '\0'; i++)
 		h = (h ^ (unsigned char)comm[i]) * 1099511628211ULL;
@@ -189,7 +188,7 @@ grow_buckets(struct out_metrics *m)
 	size_t n = m->nbuckets * 2, b;
 
 	if ((grown = calloc(n, sizeof(*grown))) == NULL)
-		return;		/* longer chains, still right */
+		return; /* longer chains, still right */
 	for (s = m->first; s != NULL; s = s->next) {
 		b = series_hash(s) % n;
 		s->hnext = grown[b];
@@ -202,8 +201,8 @@ grow_buckets(struct out_metrics *m)
 
 /* The series of these labels, or NULL. */
 static struct series *
-series_lookup(const struct out_metrics *m, enum kind kind, int cpu,
-    pid_t pid, int lwp, int set, const char *comm)
+series_lookup(const struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
+    int lwp, int set, const char *comm)
 {
 	size_t b = key_hash(kind, cpu, pid, lwp, set, comm) % m->nbuckets;
 	struct series *s;
@@ -218,8 +217,8 @@ series_lookup(const struct out_metrics *m, enum kind kind, int cpu,
 
 /* The series of these labels, made if it is new; NULL without memory. */
 static struct series *
-series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
-    int lwp, int set, const char *comm)
+series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid, int lwp,
+    int set, const char *comm)
 {
 	size_t b = key_hash(kind, cpu, pid, lwp, set, comm) % m->nbuckets;
 	int n = m->run->specs[set]->nreqs;
@@ -228,7 +227,8 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
 	if ((s = series_lookup(m, kind, cpu, pid, lwp, set, comm)) != NULL)
 		return s;
 	if ((s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->values[0]))) ==
-	    NULL || (s->comm = strdup(comm)) == NULL) {
+		NULL ||
+	    (s->comm = strdup(comm)) == NULL) {
 		free(s);
 		return NULL;
 	}
@@ -314,10 +314,12 @@ series_drop(struct out_metrics *m, struct series *s)
 	int i;
 
 	if (s->kind == K_LWP && s->counted &&
-	    (proc = series_lookup(m, K_PROCESS, -1, s->pid, -1, s->set,
-	    s->comm)) != NULL && !proc->ended && proc->image == s->image &&
-	    (proc->gone != NULL || (proc->gone = calloc((size_t)proc->nvalues +
-	    2, sizeof(*proc->gone))) != NULL)) {
+	    (proc = series_lookup(
+		 m, K_PROCESS, -1, s->pid, -1, s->set, s->comm)) != NULL &&
+	    !proc->ended && proc->image == s->image &&
+	    (proc->gone != NULL ||
+		(proc->gone = calloc((size_t)proc->nvalues + 2,
+		     sizeof(*proc->gone))) != NULL)) {
 		for (i = 0; i < s->nvalues; i++)
 			proc->gone[i] += s->values[i][1];
 		proc->gone[s->nvalues] += s->enabled[1];
@@ -364,8 +366,7 @@ begin(struct out_metrics *m, struct series *s, pid_t tid, unsigned image)
 	s->running[0] += s->running[1];
 	s->enabled[1] = s->running[1] = 0;
 	if (s->gone != NULL)
-		memset(s->gone, 0, ((size_t)s->nvalues + 2) *
-		    sizeof(*s->gone));
+		memset(s->gone, 0, ((size_t)s->nvalues + 2) * sizeof(*s->gone));
 	s->ended = false;
 	s->tid = tid;
 	s->image = image;
@@ -373,8 +374,7 @@ begin(struct out_metrics *m, struct series *s, pid_t tid, unsigned image)
 
 /* A slice adds to what is counting now; a total replaces it. */
 static void
-take(struct series *s, const struct out_row *row,
-    bool total)
+take(struct series *s, const struct out_row *row, bool total)
 {
 	uint64_t v;
 	int i;
@@ -383,10 +383,10 @@ take(struct series *s, const struct out_row *row,
 		v = row->values[i];
 		s->values[i][1] = total ? v : s->values[i][1] + v;
 	}
-	s->enabled[1] = total ? row->enabled_ns : s->enabled[1] +
-	    row->enabled_ns;
-	s->running[1] = total ? row->running_ns : s->running[1] +
-	    row->running_ns;
+	s->enabled[1] =
+	    total ? row->enabled_ns : s->enabled[1] + row->enabled_ns;
+	s->running[1] =
+	    total ? row->running_ns : s->running[1] + row->running_ns;
 	s->counted = true;
 }
 
@@ -405,8 +405,7 @@ note(char **where, const char *reason)
 
 /* What a row says about a series: its values, or why there are none. */
 static void
-apply(struct series *s, const struct out_row *row,
-    bool total)
+apply(struct series *s, const struct out_row *row, bool total)
 {
 	if (s == NULL)
 		return;
@@ -518,11 +517,13 @@ others(const struct out_metrics *m, const struct mproc *p,
 
 	for (s = m->first; s != NULL; s = s->next)
 		if (of_image(s, p, row->setno) && s != last)
-			sum += i >= 0 ? s->values[i][1] : i == -1 ?
-			    s->enabled[1] : s->running[1];
+			sum += i >= 0 ? s->values[i][1] :
+			    i == -1   ? s->enabled[1] :
+					s->running[1];
 	if (proc != NULL && proc->gone != NULL)
-		sum += proc->gone[i >= 0 ? i : i == -1 ? proc->nvalues :
-		    proc->nvalues + 1];
+		sum += proc->gone[i >= 0 ? i :
+			i == -1		 ? proc->nvalues :
+					   proc->nvalues + 1];
 	return sum;
 }
 
@@ -552,8 +553,8 @@ finish_lwps(struct out_metrics *m, const struct mproc *p,
 		return;
 	begin(m, last, row->tid, p->image);
 	for (i = 0; i < last->nvalues; i++)
-		last->values[i][1] = row->values[i] -
-		    others(m, p, proc, last, row, i);
+		last->values[i][1] =
+		    row->values[i] - others(m, p, proc, last, row, i);
 	last->enabled[1] = row->enabled_ns - others(m, p, proc, last, row, -1);
 	last->running[1] = row->running_ns - others(m, p, proc, last, row, -2);
 	last->counted = true;
@@ -605,8 +606,8 @@ cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 static void
 cpustat_row(struct out_metrics *m, const struct out_row *row)
 {
-	struct series *s = series_find(m, K_CPU, row->cpu, -1, -1,
-	    row->setno, "");
+	struct series *s =
+	    series_find(m, K_CPU, row->cpu, -1, -1, row->setno, "");
 
 	apply(s, row, false);
 	if (s != NULL && row->intervals > 1)
@@ -614,8 +615,7 @@ cpustat_row(struct out_metrics *m, const struct out_row *row)
 }
 
 void
-out_metrics_row(struct out_metrics *m, const struct out_row *row,
-    hrtime_t now)
+out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 {
 	prune(m, now);
 	if (row->setno < 0) {
@@ -625,8 +625,7 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row,
 		if (row->child > 0) {
 			(void)proc_of(m, row->pid, row->comm);
 			(void)proc_of(m, row->child, NULL);
-		}
-		else if (row->args != NULL)
+		} else if (row->args != NULL)
 			proc_exec(m, row->pid, row->comm);
 		return;
 	}
@@ -636,8 +635,8 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row,
 	else if (row->cpu >= 0)
 		cpustat_row(m, row);
 	else
-		apply(series_find(m, K_TOTAL, -1, -1, -1, row->setno, ""),
-		    row, true);
+		apply(series_find(m, K_TOTAL, -1, -1, -1, row->setno, ""), row,
+		    true);
 }
 
 /* Rendering. */
@@ -651,11 +650,11 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row,
 enum family_type { F_COUNTER, F_GAUGE };
 
 struct family {
-	const char	*prefix;	/* NULL: the tool's name */
-	const char	*name;
+	const char *prefix; /* NULL: the tool's name */
+	const char *name;
 	enum family_type type;
-	const char	*unit;		/* "seconds", or NULL */
-	const char	*help;
+	const char *unit; /* "seconds", or NULL */
+	const char *help;
 };
 
 static const char *const type_names[] = { "counter", "gauge" };
@@ -671,25 +670,25 @@ prefix_of(const struct out_metrics *m, const struct family *f)
 static void
 sample_name(struct out_metrics *m, struct out_buf *b, const struct family *f)
 {
-	out_buf_printf(b, "%s_%s%s", prefix_of(m, f), f->name,
-	    sample_suffix[f->type]);
+	out_buf_printf(
+	    b, "%s_%s%s", prefix_of(m, f), f->name, sample_suffix[f->type]);
 }
 
 /* The family's metadata, then its samples, if it has any. */
 static void
-family_out(struct out_metrics *m, struct out_buf *b, const struct family *f,
-    bool om)
+family_out(
+    struct out_metrics *m, struct out_buf *b, const struct family *f, bool om)
 {
 	const char *prefix = prefix_of(m, f), *name = f->name;
 
 	if (m->samples.len == 0)
 		return;
 	if (om) {
-		out_buf_printf(b, "# TYPE %s_%s %s\n", prefix, name,
-		    type_names[f->type]);
+		out_buf_printf(
+		    b, "# TYPE %s_%s %s\n", prefix, name, type_names[f->type]);
 		if (f->unit != NULL)
-			out_buf_printf(b, "# UNIT %s_%s %s\n", prefix, name,
-			    f->unit);
+			out_buf_printf(
+			    b, "# UNIT %s_%s %s\n", prefix, name, f->unit);
 		out_buf_printf(b, "# HELP %s_%s %s\n", prefix, name, f->help);
 	} else {
 		out_buf_printf(b, "# HELP %s_%s%s %s\n", prefix, name,
@@ -773,8 +772,8 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 			    clocks)
 				continue;
 			sample_start(m, f, s, spec->reqs[r].name, NULL);
-			value_out(&m->samples, s->values[r][0] +
-			    s->values[r][1], clocks);
+			value_out(&m->samples,
+			    s->values[r][0] + s->values[r][1], clocks);
 		}
 	}
 	family_out(m, b, f, om);
@@ -790,16 +789,18 @@ times_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 		if (s->kind != kind || !s->counted)
 			continue;
 		sample_start(m, f, s, NULL, NULL);
-		value_out(&m->samples, running ? s->running[0] + s->running[1] :
-		    s->enabled[0] + s->enabled[1], true);
+		value_out(&m->samples,
+		    running ? s->running[0] + s->running[1] :
+			      s->enabled[0] + s->enabled[1],
+		    true);
 	}
 	family_out(m, b, f, om);
 }
 
 /* cpustat: the intervals of each CPU's gap rows, 0 when there were none. */
 static void
-gaps_family(struct out_metrics *m, struct out_buf *b, const struct family *f,
-    bool om)
+gaps_family(
+    struct out_metrics *m, struct out_buf *b, const struct family *f, bool om)
 {
 	struct series *s;
 
@@ -832,12 +833,14 @@ static void
 run_families(struct out_metrics *m, struct out_buf *b, bool om)
 {
 	static const struct family sets = { NULL, "set_info", F_GAUGE, NULL,
-	    "The event specification (-c) of each set." };
-	static const struct family build = { "cpctools", "build_info",
-	    F_GAUGE, NULL, "The tool, its version, and the host it counts "
-	    "on." };
+		"The event specification (-c) of each set." };
+	static const struct family build = { "cpctools", "build_info", F_GAUGE,
+		NULL,
+		"The tool, its version, and the host it counts "
+		"on." };
 	static const struct family start = { NULL, "start_time_seconds",
-	    F_GAUGE, "seconds", "When the run started, in seconds since the epoch." };
+		F_GAUGE, "seconds",
+		"When the run started, in seconds since the epoch." };
 	const struct out_run *run = m->run;
 	bool first;
 	int s;
@@ -864,34 +867,41 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 }
 
 void
-out_metrics_render(struct out_metrics *m, struct out_buf *b,
-    bool openmetrics, hrtime_t now)
+out_metrics_render(
+    struct out_metrics *m, struct out_buf *b, bool openmetrics, hrtime_t now)
 {
 	static const struct family events = { NULL, "events", F_COUNTER, NULL,
-	    "Events counted, from the start of the run." };
+		"Events counted, from the start of the run." };
 	static const struct family clocks = { NULL, "event_seconds", F_COUNTER,
-	    "seconds", "Clock events (cpu-clock, task-clock), from the start "
-	    "of the run." };
+		"seconds",
+		"Clock events (cpu-clock, task-clock), from the start "
+		"of the run." };
 	static const struct family enabled = { NULL, "enabled_seconds",
-	    F_COUNTER, "seconds", "Time the counters of the set were enabled." };
+		F_COUNTER, "seconds",
+		"Time the counters of the set were enabled." };
 	static const struct family running = { NULL, "running_seconds",
-	    F_COUNTER, "seconds", "Time the counters of the set were counting." };
+		F_COUNTER, "seconds",
+		"Time the counters of the set were counting." };
 	static const struct family pevents = { NULL, "process_events",
-	    F_COUNTER, NULL, "Events counted by all the LWPs of a process image." };
+		F_COUNTER, NULL,
+		"Events counted by all the LWPs of a process image." };
 	static const struct family pclocks = { NULL, "process_event_seconds",
-	    F_COUNTER, "seconds", "Clock events counted by all the LWPs of a "
-	    "process image." };
+		F_COUNTER, "seconds",
+		"Clock events counted by all the LWPs of a "
+		"process image." };
 	static const struct family gaps = { NULL, "gap_intervals", F_COUNTER,
-	    NULL, "Intervals held in gap rows: their sample times were "
-	    "missed (cpustat was stopped, or not run in time)." };
+		NULL,
+		"Intervals held in gap rows: their sample times were "
+		"missed (cpustat was stopped, or not run in time)." };
 	static const struct family not_counted = { NULL, "not_counted", F_GAUGE,
-	    NULL, "1 where values were not counted, with the reason." };
+		NULL, "1 where values were not counted, with the reason." };
 	static const struct family partial = { NULL, "partial", F_GAUGE, NULL,
-	    "1 where a total leaves something out, with what." };
+		"1 where a total leaves something out, with what." };
 	static const struct family dropped = { NULL, "ended_series_dropped",
-	    F_COUNTER, NULL, "Series of ended LWPs and processes dropped "
-	    "before their time, the first ended first, so that no more than "
-	    STRINGIFY(OUT_METRICS_MAX_ENDED) " are kept." };
+		F_COUNTER, NULL,
+		"Series of ended LWPs and processes dropped "
+		"before their time, the first ended first, so that no more than " STRINGIFY(
+		    OUT_METRICS_MAX_ENDED) " are kept." };
 	enum kind kind = m->run->cfg.tool == OUT_CPUTRACK ? K_LWP : K_CPU;
 
 	prune(m, now);
@@ -904,8 +914,8 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b,
 		events_family(m, b, K_PROCESS, &pevents, false, openmetrics);
 		events_family(m, b, K_PROCESS, &pclocks, true, openmetrics);
 		sample_name(m, &m->samples, &dropped);
-		out_buf_printf(&m->samples, " %llu\n",
-		    (unsigned long long)m->dropped);
+		out_buf_printf(
+		    &m->samples, " %llu\n", (unsigned long long)m->dropped);
 		family_out(m, b, &dropped, openmetrics);
 	} else {
 		gaps_family(m, b, &gaps, openmetrics);

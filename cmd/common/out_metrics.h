@@ -19,20 +19,20 @@
 #include "out_buf.h"
 #include "out_run.h"
 
-#define OUT_METRICS_RETAIN_NS	(300 * 1000000000LL)
-#define OUT_METRICS_MAX_ENDED	1024	/* series of ended LWPs, processes */
+#define OUT_METRICS_RETAIN_NS (300 * 1000000000LL)
+#define OUT_METRICS_MAX_ENDED 1024 /* series of ended LWPs, processes */
 
 struct out_metrics;
 
 struct out_metrics *out_metrics_new(const struct out_run *run);
 void out_metrics_free(struct out_metrics *m);
 /* A row, at now (CLOCK_MONOTONIC ns). */
-void out_metrics_row(struct out_metrics *m, const struct out_row *row,
-    hrtime_t now);
+void out_metrics_row(
+    struct out_metrics *m, const struct out_row *row, hrtime_t now);
 /* Whether a row changed anything since the last render. */
 bool out_metrics_changed(const struct out_metrics *m);
 /* The whole table: OpenMetrics 1.0, or the Prometheus text format 0.0.4. */
-void out_metrics_render(struct out_metrics *m, struct out_buf *b,
-    bool openmetrics, hrtime_t now);
+void out_metrics_render(
+    struct out_metrics *m, struct out_buf *b, bool openmetrics, hrtime_t now);
 
 #endif /* OUT_METRICS_H */

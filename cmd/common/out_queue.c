@@ -5,10 +5,10 @@
  * The queue is a ring of records, each one whole: its room (a size_t: its
  * own, the record's bytes, their padding to a multiple of 8), then the
  * bytes. A record that does not fit before the ring's end starts at its
- * beginning, and a room of WRAP where it would have been says so. head and tail count the bytes ever
- * put and ever taken; head - tail are waiting. Only the writer moves
- * tail, and it renders and writes without the lock held: the records
- * between tail and head are never touched by a producer, which copies
+ * beginning, and a room of WRAP where it would have been says so. head and tail
+ * count the bytes ever put and ever taken; head - tail are waiting. Only the
+ * writer moves tail, and it renders and writes without the lock held: the
+ * records between tail and head are never touched by a producer, which copies
  * only into the free part beyond head.
  *
  * Rows come in bursts (a tick's rows, threads that are born and die), and
@@ -30,30 +30,30 @@
 
 #include "out_queue.h"
 
-#define NAP_NS	10000000L	/* what a row may wait in a burst: 10 ms */
-#define BATCH	65536		/* text rendered per write, about */
-#define ALIGN	8
-#define WRAP	SIZE_MAX	/* the next record is at the ring's start */
+#define NAP_NS 10000000L /* what a row may wait in a burst: 10 ms */
+#define BATCH  65536	 /* text rendered per write, about */
+#define ALIGN  8
+#define WRAP   SIZE_MAX /* the next record is at the ring's start */
 
 struct out_queue {
-	pthread_mutex_t	 lock;
-	pthread_cond_t	 wake;		/* the writer waits on it */
-	char		*ring;
-	size_t		 cap;		/* a multiple of ALIGN */
-	uint64_t	 head;
-	uint64_t	 tail;
-	int		 fd;
-	out_record_fn	*render;
-	out_replace_fn	*replace;
-	void		*arg;
-	struct out_buf	 text;		/* the writer's: records rendered */
-	bool		 replace_wanted;
-	bool		 closing;
-	bool		 waiting;	/* the writer sleeps on wake */
-	bool		 napping;	/* the writer waits NAP_NS at most */
-	int		 err;
-	pthread_t	 thread;
-	bool		 started;
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* the writer waits on it */
+	char *ring;
+	size_t cap; /* a multiple of ALIGN */
+	uint64_t head;
+	uint64_t tail;
+	int fd;
+	out_record_fn *render;
+	out_replace_fn *replace;
+	void *arg;
+	struct out_buf text; /* the writer's: records rendered */
+	bool replace_wanted;
+	bool closing;
+	bool waiting; /* the writer sleeps on wake */
+	bool napping; /* the writer waits NAP_NS at most */
+	int err;
+	pthread_t thread;
+	bool started;
 };
 
 /* The writer's naps are timed on the monotonic clock. */
@@ -230,8 +230,8 @@ wake(struct out_queue *q)
 }
 
 bool
-out_queue_put(struct out_queue *q, const struct iovec *parts, int n,
-    bool reserve)
+out_queue_put(
+    struct out_queue *q, const struct iovec *parts, int n, bool reserve)
 {
 	size_t need = sizeof(size_t) + ALIGN - 1, room, off, skip;
 	char *at;
@@ -259,7 +259,7 @@ out_queue_put(struct out_queue *q, const struct iovec *parts, int n,
 		return false;
 	}
 	if (skip > 0) {
-		memcpy(q->ring + off, &(size_t){ WRAP }, sizeof(size_t));
+		memcpy(q->ring + off, &(size_t) { WRAP }, sizeof(size_t));
 		q->head += skip;
 		off = 0;
 	}
@@ -284,7 +284,7 @@ out_queue_kick(struct out_queue *q)
 	if (q->head != q->tail && q->waiting)
 		pthread_cond_signal(&q->wake);
 	else if (!q->started)
-		write_out(q);	/* no writer thread: from here */
+		write_out(q); /* no writer thread: from here */
 	err = q->err;
 	pthread_mutex_unlock(&q->lock);
 	return err;

@@ -26,10 +26,10 @@ struct out_queue;
  * One record, appended to text as it is to be written; len is its bytes
  * and their padding.
  */
-typedef void (out_record_fn)(void *arg, const void *rec, size_t len,
-    struct out_buf *text);
+typedef void(out_record_fn)(
+    void *arg, const void *rec, size_t len, struct out_buf *text);
 /* The replacement job: 0, or the errno of its failure. */
-typedef int (out_replace_fn)(void *arg);
+typedef int(out_replace_fn)(void *arg);
 
 /*
  * Records rendered for fd (or -1: none), cap bytes of them at most
@@ -44,8 +44,8 @@ int out_queue_start(struct out_queue *q);
  * not fit. The last eighth of the queue is kept for records that may use
  * the reserve.
  */
-bool out_queue_put(struct out_queue *q, const struct iovec *parts, int n,
-    bool reserve);
+bool out_queue_put(
+    struct out_queue *q, const struct iovec *parts, int n, bool reserve);
 /*
  * Have the writer write what is queued: at once if it sleeps, within its
  * nap (10 ms) if it has just written. The errno of the first failed write

@@ -30,10 +30,11 @@ unit_of(const char *name)
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT,
-	    &arg) == PFM_SUCCESS && attr.type == PERF_TYPE_SOFTWARE &&
+	if (pfm_get_os_event_encoding(
+		name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg) == PFM_SUCCESS &&
+	    attr.type == PERF_TYPE_SOFTWARE &&
 	    (attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-	    attr.config == PERF_COUNT_SW_TASK_CLOCK))
+		attr.config == PERF_COUNT_SW_TASK_CLOCK))
 		return "ns";
 	return "count";
 }
@@ -134,10 +135,10 @@ out_run_start(struct out_run *run)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	run->start = (hrtime_t)mono.tv_sec * 1000000000LL + mono.tv_nsec;
 	gmtime_r(&run->start_real.tv_sec, &tm);
-	n = strftime(run->start_text, sizeof(run->start_text),
-	    "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(run->start_text + n, sizeof(run->start_text) - n,
-	    ".%09ldZ", run->start_real.tv_nsec);
+	n = strftime(
+	    run->start_text, sizeof(run->start_text), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(run->start_text + n, sizeof(run->start_text) - n, ".%09ldZ",
+	    run->start_real.tv_nsec);
 }
 
 unsigned long long

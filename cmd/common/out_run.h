@@ -14,26 +14,25 @@
 
 /* One distinct event of the run's sets, in set and counter order. */
 struct out_event {
-	const char	*name;
-	const char	*unit;		/* "ns" or "count" */
+	const char *name;
+	const char *unit; /* "ns" or "count" */
 };
 
 struct out_run {
 	struct out_config cfg;
-	cpc_t		*cpc;
-	const char	*tool;		/* "cputrack" or "cpustat" */
-	char		 host[256];
+	cpc_t *cpc;
+	const char *tool; /* "cputrack" or "cpustat" */
+	char host[256];
 	struct out_event *events;
-	int		  nevents;
-	const struct spec **specs;	/* the run's -c specs, nsets of them */
-	int		  nsets;
-	hrtime_t	  start;	/* CLOCK_MONOTONIC ns: row time 0 */
-	struct timespec	  start_real;	/* CLOCK_REALTIME at the same moment */
-	char		  start_text[40];	/* start_real, RFC 3339, UTC */
+	int nevents;
+	const struct spec **specs; /* the run's -c specs, nsets of them */
+	int nsets;
+	hrtime_t start;		    /* CLOCK_MONOTONIC ns: row time 0 */
+	struct timespec start_real; /* CLOCK_REALTIME at the same moment */
+	char start_text[40];	    /* start_real, RFC 3339, UTC */
 };
 
-int out_run_init(struct out_run *run, cpc_t *cpc,
-    const struct out_config *cfg);
+int out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg);
 void out_run_fini(struct out_run *run);
 /* Take the start on both clocks, now. */
 void out_run_start(struct out_run *run);

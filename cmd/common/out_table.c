@@ -54,13 +54,13 @@ out_table_title(const struct out_run *run, struct out_buf *b)
 }
 
 static void
-prefix(const struct out_run *run, struct out_buf *b,
-    const struct out_row *row, hrtime_t t)
+prefix(const struct out_run *run, struct out_buf *b, const struct out_row *row,
+    hrtime_t t)
 {
 	out_buf_printf(b, "%7.3f ", (double)t / 1e9);
 	if (run->cfg.tool == OUT_CPUSTAT) {
-		out_buf_printf(b, "%3d %5s ", row->cpu >= 0 ? row->cpu :
-		    row->ncpus, row->label);
+		out_buf_printf(b, "%3d %5s ",
+		    row->cpu >= 0 ? row->cpu : row->ncpus, row->label);
 		return;
 	}
 	if (run->cfg.pid)
@@ -82,12 +82,13 @@ gap_comment(struct out_buf *b, const struct out_row *row, const char *sep)
  * holds, and what is amiss.
  */
 static void
-trailer(const struct out_run *run, struct out_buf *b,
-    const struct out_row *row, const struct spec *spec)
+trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
+    const struct spec *spec)
 {
 	bool several = run->nsets > 1, gap = row->intervals > 1;
 	const char *why = row->not_counted != NULL ? "not counted" :
-	    row->partial != NULL ? "partial" : NULL;
+	    row->partial != NULL		   ? "partial" :
+						     NULL;
 
 	if (!several && !gap && why == NULL)
 		return;
@@ -98,13 +99,12 @@ trailer(const struct out_run *run, struct out_buf *b,
 		gap_comment(b, row, several ? "; " : "");
 	if (why != NULL)
 		out_buf_printf(b, "%s%s: %s", several || gap ? "; " : "", why,
-		    row->not_counted != NULL ? row->not_counted :
-		    row->partial);
+		    row->not_counted != NULL ? row->not_counted : row->partial);
 }
 
 static void
-counts(const struct out_run *run, struct out_buf *b,
-    const struct out_row *row, hrtime_t t)
+counts(const struct out_run *run, struct out_buf *b, const struct out_row *row,
+    hrtime_t t)
 {
 	const struct spec *spec = run->specs[row->setno];
 	bool none = row->not_counted != NULL;
@@ -127,8 +127,8 @@ counts(const struct out_run *run, struct out_buf *b,
 }
 
 static void
-marker(const struct out_run *run, struct out_buf *b,
-    const struct out_row *row, hrtime_t t)
+marker(const struct out_run *run, struct out_buf *b, const struct out_row *row,
+    hrtime_t t)
 {
 	prefix(run, b, row, t);
 	if (run->cfg.tsc)

@@ -37,8 +37,8 @@
 #include "out_table.h"
 #include "output.h"
 
-#define MAX_KINDS	16	/* labels counted apart when rows are dropped */
-#define MAX_NOTES	16	/* reasons for values not counted, said once */
+#define MAX_KINDS 16 /* labels counted apart when rows are dropped */
+#define MAX_NOTES 16 /* reasons for values not counted, said once */
 
 /*
  * A record in the queue: text already rendered (REC_TEXT: the title, the
@@ -52,62 +52,64 @@ enum rec_kind { REC_TEXT, REC_ROW };
 enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, STRINGS };
 
 struct row_rec {
-	const char	*label;		/* a literal */
-	hrtime_t	 t;
-	uint64_t	 tick;
-	uint64_t	 enabled_ns;
-	uint64_t	 running_ns;
-	unsigned long	 intervals;
-	pid_t		 pid;
-	pid_t		 tid;
-	pid_t		 child;
-	int		 lwp;
-	int		 cpu;
-	int		 ncpus;
-	int		 setno;
-	uint16_t	 nvalues;
-	uint8_t		 kind;
-	uint8_t		 strings;
+	const char *label; /* a literal */
+	hrtime_t t;
+	uint64_t tick;
+	uint64_t enabled_ns;
+	uint64_t running_ns;
+	unsigned long intervals;
+	pid_t pid;
+	pid_t tid;
+	pid_t child;
+	int lwp;
+	int cpu;
+	int ncpus;
+	int setno;
+	uint16_t nvalues;
+	uint8_t kind;
+	uint8_t strings;
 };
 
 static out_record_fn render;
 
 struct drops {
-	const char	*label;
+	const char *label;
 	unsigned long long n;
 };
 
 struct output {
-	struct out_run	 run;
-	pthread_mutex_t	 lock;
-	hrtime_t	 last;		/* the latest row's time */
-	struct out_buf	 rec;		/* text for the next record */
-	struct out_buf	 snap;		/* the writer's: the metrics file */
+	struct out_run run;
+	pthread_mutex_t lock;
+	hrtime_t last;	     /* the latest row's time */
+	struct out_buf rec;  /* text for the next record */
+	struct out_buf snap; /* the writer's: the metrics file */
 	struct out_queue *queue;
 	struct out_metrics *metrics;
-	struct out_http	*http;
-	int		 fd;		/* the stream's descriptor, or -1 */
-	bool		 own_fd;
-	bool		 replace;	/* metrics: a file replaced whole */
-	char		 name[PATH_MAX + 8];	/* for messages */
-	mode_t		 file_mode;	/* of a replaced file: 0666 & ~umask */
-	bool		 rows;		/* a stream of rows: not the metrics */
-	bool		 title_wanted;
-	bool		 started;
-	bool		 incomplete;	/* a row not counted, or partial */
-	bool		 err_told;	/* output_flush gave the error */
-	bool		 multiplex_noted;
-	struct drops	 drops[MAX_KINDS + 1];	/* the last: any other */
+	struct out_http *http;
+	int fd; /* the stream's descriptor, or -1 */
+	bool own_fd;
+	bool replace;		 /* metrics: a file replaced whole */
+	char name[PATH_MAX + 8]; /* for messages */
+	mode_t file_mode;	 /* of a replaced file: 0666 & ~umask */
+	bool rows;		 /* a stream of rows: not the metrics */
+	bool title_wanted;
+	bool started;
+	bool incomplete; /* a row not counted, or partial */
+	bool err_told;	 /* output_flush gave the error */
+	bool multiplex_noted;
+	struct drops drops[MAX_KINDS + 1]; /* the last: any other */
 	unsigned long long dropped;
-	char		*noted[MAX_NOTES];
-	int		 nnoted;
+	char *noted[MAX_NOTES];
+	int nnoted;
 };
 
 int
 output_parse_format(const char *arg, enum out_format *format)
 {
 	static const char *const names[] = {
-		[OUT_TABLE] = "table", [OUT_CSV] = "csv", [OUT_JSON] = "json",
+		[OUT_TABLE] = "table",
+		[OUT_CSV] = "csv",
+		[OUT_JSON] = "json",
 		[OUT_OPENMETRICS] = "openmetrics",
 		[OUT_PROMETHEUS] = "prometheus",
 	};
@@ -214,14 +216,16 @@ open_path(struct output *o, const char *path)
 	struct stat st;
 	int flags, err;
 
-	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	    O_NONBLOCK, 0666);
+	o->fd = open(
+	    path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
 	if (o->fd < 0) {
 		err = errno;
 		if (err == ENXIO && stat(path, &st) == 0 &&
 		    S_ISFIFO(st.st_mode))
-			diag(NULL, "cannot open '%s' for writing: a FIFO that "
-			    "no process reads\n", path);
+			diag(NULL,
+			    "cannot open '%s' for writing: a FIFO that "
+			    "no process reads\n",
+			    path);
 		else
 			diag(NULL, "cannot open '%s' for writing: %s\n", path,
 			    strerror(err));
@@ -230,8 +234,7 @@ open_path(struct output *o, const char *path)
 	o->own_fd = true;
 	if ((flags = fcntl(o->fd, F_GETFL)) < 0 ||
 	    fcntl(o->fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-		diag(NULL, "cannot write to '%s': %s\n", path,
-		    strerror(errno));
+		diag(NULL, "cannot write to '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -264,7 +267,7 @@ open_stream(struct output *o)
 	o->fd = cfg->fd >= 0 ? cfg->fd : STDOUT_FILENO;
 	if (cfg->fd >= 0)
 		snprintf(o->name, sizeof(o->name), "descriptor %d", cfg->fd);
-	else	/* as each command has always said it */
+	else /* as each command has always said it */
 		snprintf(o->name, sizeof(o->name), "%s",
 		    cfg->tool == OUT_CPUTRACK ? "'stdout'" : "stdout");
 	if (cfg->fd < 0)
@@ -273,7 +276,7 @@ open_stream(struct output *o)
 	    (flags & O_ACCMODE) == O_RDONLY) {
 		diag(NULL, "cannot write to descriptor %d: %s\n", o->fd,
 		    flags < 0 ? strerror(errno) :
-		    "it is open for reading only");
+				"it is open for reading only");
 		return -1;
 	}
 	/* Ours alone: a command started does not inherit it. */
@@ -330,8 +333,9 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
-	if (cfg->listen != NULL && (o->http = out_http_open(cfg->listen,
-	    render_for_http, o)) == NULL) {
+	if (cfg->listen != NULL &&
+	    (o->http = out_http_open(cfg->listen, render_for_http, o)) ==
+		NULL) {
 		output_free(o);
 		return NULL;
 	}
@@ -375,18 +379,29 @@ count_drop(struct output *o, const char *label)
  * have the queue's reserve too.
  */
 static void
-queue_record(struct output *o, enum rec_kind kind, const struct out_row *r,
-    hrtime_t t)
+queue_record(
+    struct output *o, enum rec_kind kind, const struct out_row *r, hrtime_t t)
 {
 	struct row_rec rec = {
-		.label = r->label, .t = t, .tick = r->tick,
-		.enabled_ns = r->enabled_ns, .running_ns = r->running_ns,
-		.intervals = r->intervals, .pid = r->pid, .tid = r->tid,
-		.child = r->child, .lwp = r->lwp, .cpu = r->cpu,
-		.ncpus = r->ncpus, .setno = r->setno, .kind = (uint8_t)kind,
+		.label = r->label,
+		.t = t,
+		.tick = r->tick,
+		.enabled_ns = r->enabled_ns,
+		.running_ns = r->running_ns,
+		.intervals = r->intervals,
+		.pid = r->pid,
+		.tid = r->tid,
+		.child = r->child,
+		.lwp = r->lwp,
+		.cpu = r->cpu,
+		.ncpus = r->ncpus,
+		.setno = r->setno,
+		.kind = (uint8_t)kind,
 	};
 	const char *strings[STRINGS] = {
-		r->not_counted, r->partial, r->args,
+		r->not_counted,
+		r->partial,
+		r->args,
 		o->rec.len > 0 ? o->rec.data : NULL,
 	};
 	struct iovec parts[2 + STRINGS];
@@ -399,16 +414,16 @@ queue_record(struct output *o, enum rec_kind kind, const struct out_row *r,
 	}
 	if (r->values != NULL && r->not_counted == NULL) {
 		rec.nvalues = (uint16_t)o->run.specs[r->setno]->nreqs;
-		parts[n++] = (struct iovec){ (void *)r->values,
-		    (size_t)rec.nvalues * sizeof(uint64_t) };
+		parts[n++] = (struct iovec) { (void *)r->values,
+			(size_t)rec.nvalues * sizeof(uint64_t) };
 	}
 	for (i = 0; i < STRINGS; i++)
 		if (strings[i] != NULL) {
 			rec.strings |= (uint8_t)(1u << i);
-			parts[n++] = (struct iovec){ (void *)strings[i],
-			    strlen(strings[i]) + 1 };
+			parts[n++] = (struct iovec) { (void *)strings[i],
+				strlen(strings[i]) + 1 };
 		}
-	parts[0] = (struct iovec){ &rec, sizeof(rec) };
+	parts[0] = (struct iovec) { &rec, sizeof(rec) };
 	if (!out_queue_put(o->queue, parts, n, strcmp(r->label, "tick") != 0))
 		count_drop(o, r->label);
 	if (o->rec.len > 0)
@@ -423,15 +438,25 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 	const struct row_rec *rec = data;
 	const char *at = (const char *)(rec + 1), *before = NULL;
 	struct out_row row = {
-		.label = rec->label, .pid = rec->pid, .lwp = rec->lwp,
-		.tid = rec->tid, .cpu = rec->cpu, .ncpus = rec->ncpus,
-		.intervals = rec->intervals, .setno = rec->setno,
+		.label = rec->label,
+		.pid = rec->pid,
+		.lwp = rec->lwp,
+		.tid = rec->tid,
+		.cpu = rec->cpu,
+		.ncpus = rec->ncpus,
+		.intervals = rec->intervals,
+		.setno = rec->setno,
 		.values = rec->nvalues > 0 ? (const uint64_t *)at : NULL,
-		.tick = rec->tick, .enabled_ns = rec->enabled_ns,
-		.running_ns = rec->running_ns, .child = rec->child,
+		.tick = rec->tick,
+		.enabled_ns = rec->enabled_ns,
+		.running_ns = rec->running_ns,
+		.child = rec->child,
 	};
 	const char **strings[STRINGS] = {
-		&row.not_counted, &row.partial, &row.args, &before,
+		&row.not_counted,
+		&row.partial,
+		&row.args,
+		&before,
 	};
 	int i;
 
@@ -474,8 +499,10 @@ start_threads(struct output *o)
 		return;
 	o->started = true;
 	if ((err = out_queue_start(o->queue)) != 0)
-		diag(NULL, "cannot start the output thread: %s; rows are "
-		    "written as they come\n", strerror(err));
+		diag(NULL,
+		    "cannot start the output thread: %s; rows are "
+		    "written as they come\n",
+		    strerror(err));
 	if (o->http != NULL && out_http_start(o->http) != 0) {
 		out_http_close(o->http);
 		o->http = NULL;
@@ -501,8 +528,8 @@ write_head(struct output *o)
 		break;
 	}
 	if (o->rec.len > 0)
-		queue_record(o, REC_TEXT, &(struct out_row){ .label = "title" },
-		    0);
+		queue_record(
+		    o, REC_TEXT, &(struct out_row) { .label = "title" }, 0);
 }
 
 hrtime_t
@@ -541,25 +568,28 @@ note_multiplex(struct output *o, const struct out_row *row)
 	if (row->setno < 0 || row->not_counted != NULL)
 		return;
 	o->multiplex_noted = true;
-	diag(NULL, "note: set %d ran %.1f%% of its enabled time "
+	diag(NULL,
+	    "note: set %d ran %.1f%% of its enabled time "
 	    "(counters multiplexed, or the PMU held by a CPU-wide counter); "
-	    "counts are not scaled\n", row->setno,
-	    row->enabled_ns ? 100.0 * (double)row->running_ns /
-	    (double)row->enabled_ns : 0.0);
+	    "counts are not scaled\n",
+	    row->setno,
+	    row->enabled_ns ?
+		100.0 * (double)row->running_ns / (double)row->enabled_ns :
+		0.0);
 }
 
 /* Who a row is about, for a message. */
 static void
-row_subject(const struct output *o, const struct out_row *row, char *buf,
-    size_t size)
+row_subject(
+    const struct output *o, const struct out_row *row, char *buf, size_t size)
 {
 	if (o->run.cfg.tool == OUT_CPUSTAT && row->cpu >= 0)
 		snprintf(buf, size, "cpu%d %s", row->cpu, row->label);
 	else if (o->run.cfg.tool == OUT_CPUSTAT)
 		snprintf(buf, size, "%s", row->label);
 	else
-		snprintf(buf, size, "pid %d lwp %d %s", (int)row->pid,
-		    row->lwp, row->label);
+		snprintf(buf, size, "pid %d lwp %d %s", (int)row->pid, row->lwp,
+		    row->label);
 }
 
 /*
@@ -585,8 +615,8 @@ say_incomplete(struct output *o, const struct out_row *row)
 	    (o->noted[o->nnoted] = strdup(row->not_counted)) != NULL)
 		o->nnoted++;
 	diag(NULL, "%s of set %d: not counted: %s%s\n", who, row->setno,
-	    row->not_counted, o->nnoted < MAX_NOTES ? "" :
-	    " (and maybe more reasons, not said)");
+	    row->not_counted,
+	    o->nnoted < MAX_NOTES ? "" : " (and maybe more reasons, not said)");
 }
 
 void
@@ -598,7 +628,8 @@ output_row(struct output *o, const struct out_row *row)
 	/* A set enabled but never given a counter counted nothing. */
 	if (r.setno >= 0 && r.not_counted == NULL && r.enabled_ns > 0 &&
 	    r.running_ns == 0)
-		r.not_counted = "the kernel never let the set count "
+		r.not_counted =
+		    "the kernel never let the set count "
 		    "(multiplexed out, or the PMU held by a CPU-wide counter "
 		    "such as cpustat's)";
 	if (when == 0)
@@ -676,11 +707,14 @@ say_drops(struct output *o)
 	for (i = 0; i <= MAX_KINDS; i++)
 		if (o->drops[i].n > 0)
 			out_buf_printf(&b, "%s %llu %s", b.len ? "," : "",
-			    o->drops[i].n, o->drops[i].label != NULL ?
-			    o->drops[i].label : "other");
-	diag(NULL, "%llu rows dropped: the output to %s did not keep up (a "
-	    "queue of %d bytes was full):%s\n", o->dropped, o->name,
-	    OUTPUT_QUEUE_BYTES, b.data != NULL ? b.data : "");
+			    o->drops[i].n,
+			    o->drops[i].label != NULL ? o->drops[i].label :
+							"other");
+	diag(NULL,
+	    "%llu rows dropped: the output to %s did not keep up (a "
+	    "queue of %d bytes was full):%s\n",
+	    o->dropped, o->name, OUTPUT_QUEUE_BYTES,
+	    b.data != NULL ? b.data : "");
 	out_buf_free(&b);
 }
 

@@ -24,54 +24,58 @@
 #include "libcpc.h"
 #include "setgrp.h"
 
-#define OUTPUT_SCHEMA_VERSION	2
+#define OUTPUT_SCHEMA_VERSION 2
 
 /* The bound of the queue of rendered rows, in bytes. */
-#define OUTPUT_QUEUE_BYTES	(4 * 1024 * 1024)
+#define OUTPUT_QUEUE_BYTES (4 * 1024 * 1024)
 
 /* output_close's status when rows were dropped and nothing else failed. */
-#define OUTPUT_STATUS_DROPPED	3
+#define OUTPUT_STATUS_DROPPED 3
 
 enum out_format {
-	OUT_TABLE, OUT_CSV, OUT_JSON, OUT_OPENMETRICS, OUT_PROMETHEUS
+	OUT_TABLE,
+	OUT_CSV,
+	OUT_JSON,
+	OUT_OPENMETRICS,
+	OUT_PROMETHEUS
 };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
 struct out_config {
-	enum out_tool	 tool;
-	enum out_format	 format;
-	const setgrp_t	*specs;		/* the run's master set group */
-	const char	*path;		/* -o/--output FILE, or NULL */
-	int		 fd;		/* --output-fd, or -1: standard output */
-	const char	*listen;	/* --listen ADDR:PORT, or NULL */
-	bool		 title;		/* table: the title line (not -n) */
-	bool		 tsc;		/* -t: the tsc column */
-	bool		 pid;		/* cputrack -f: the pid column */
-	char		 timestamp;	/* cpustat -T: 'u', 'd', or 0 */
+	enum out_tool tool;
+	enum out_format format;
+	const setgrp_t *specs; /* the run's master set group */
+	const char *path;      /* -o/--output FILE, or NULL */
+	int fd;		       /* --output-fd, or -1: standard output */
+	const char *listen;    /* --listen ADDR:PORT, or NULL */
+	bool title;	       /* table: the title line (not -n) */
+	bool tsc;	       /* -t: the tsc column */
+	bool pid;	       /* cputrack -f: the pid column */
+	char timestamp;	       /* cpustat -T: 'u', 'd', or 0 */
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */
 struct out_row {
-	hrtime_t	 when;		/* CLOCK_MONOTONIC ns: when its counts
-					   were read; 0: when it is written */
-	bool		 at_start;	/* timed at the run's start instead */
-	const char	*label;		/* tick, exit, ...: a literal */
-	pid_t		 pid;
-	int		 lwp;
-	pid_t		 tid;
-	const char	*comm;		/* the process's name, or NULL:
-					   read from /proc when needed */
-	int		 cpu;		/* a cpustat tick row's CPU */
-	int		 ncpus;		/* a cpustat total row's CPUs counted */
-	unsigned long	 intervals;	/* a cpustat row's intervals: more
-					   than 1 in a gap row */
-	int		 setno;		/* -1: a row without counts */
-	const uint64_t	*values;	/* the set's, one per request */
-	uint64_t	 tick;		/* -t: its enabled time in TSC ticks */
-	uint64_t	 enabled_ns;
-	uint64_t	 running_ns;
-	pid_t		 child;		/* fork: the child */
-	const char	*args;		/* exec: the new image's arguments */
+	hrtime_t when;	   /* CLOCK_MONOTONIC ns: when its counts
+			      were read; 0: when it is written */
+	bool at_start;	   /* timed at the run's start instead */
+	const char *label; /* tick, exit, ...: a literal */
+	pid_t pid;
+	int lwp;
+	pid_t tid;
+	const char *comm;	 /* the process's name, or NULL:
+				    read from /proc when needed */
+	int cpu;		 /* a cpustat tick row's CPU */
+	int ncpus;		 /* a cpustat total row's CPUs counted */
+	unsigned long intervals; /* a cpustat row's intervals: more
+				    than 1 in a gap row */
+	int setno;		 /* -1: a row without counts */
+	const uint64_t *values;	 /* the set's, one per request */
+	uint64_t tick;		 /* -t: its enabled time in TSC ticks */
+	uint64_t enabled_ns;
+	uint64_t running_ns;
+	pid_t child;	  /* fork: the child */
+	const char *args; /* exec: the new image's arguments */
 	/*
 	 * Why the row's values were not counted (permission refused, out of
 	 * descriptors, never running): they are then written as none, never
@@ -80,8 +84,8 @@ struct out_row {
 	 * enabled but never ran (multiplexed out) is found here and said
 	 * the same way.
 	 */
-	const char	*not_counted;
-	const char	*partial;
+	const char *not_counted;
+	const char *partial;
 };
 
 struct output;

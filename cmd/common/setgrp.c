@@ -25,52 +25,52 @@
 #include "diag.h"
 #include "setgrp.h"
 
-#define MAX_SPARES	64	/* freed clones a master keeps, of each kind */
+#define MAX_SPARES 64 /* freed clones a master keeps, of each kind */
 
 /* One spec's set in a clone, and what it has counted. */
 struct slot {
-	cpc_set_t	*set;
-	cpc_buf_t	*now;		/* the latest sample */
-	uint64_t	*last;		/* the values at the previous sample */
-	uint64_t	*slice_values;	/* the slice's and the total's */
-	uint64_t	*total_values;
-	hrtime_t	 last_when;
-	uint64_t	 last_tick;
+	cpc_set_t *set;
+	cpc_buf_t *now;		/* the latest sample */
+	uint64_t *last;		/* the values at the previous sample */
+	uint64_t *slice_values; /* the slice's and the total's */
+	uint64_t *total_values;
+	hrtime_t last_when;
+	uint64_t last_tick;
 	struct set_times last_times;
-	struct set_counts slice;	/* now - last */
-	struct set_counts total;	/* the sum of the slices */
-	bool		 had_turn;	/* has counted: its rows are due */
-	bool		 sampled;
+	struct set_counts slice; /* now - last */
+	struct set_counts total; /* the sum of the slices */
+	bool had_turn;		 /* has counted: its rows are due */
+	bool sampled;
 	/*
 	 * In a joint set: while its turn lasts, what the set counted is the
 	 * joint reading less origin; between turns it is held.
 	 */
-	uint64_t	*origin, *held;
+	uint64_t *origin, *held;
 	struct set_times origin_times, held_times;
-	hrtime_t	 held_when;
+	hrtime_t held_when;
 };
 
 struct setgrp {
-	cpc_t		*cpc;
-	bool		 is_master;
-	setgrp_t	*master;	/* a clone's */
-	setgrp_t	*next_spare;	/* a freed clone's, in its master */
-	setgrp_t	*spares[2];	/* a master's: accumulators, counting */
-	int		 nspares[2];
-	struct spec	**specs;	/* the master's, shared by its clones */
-	cpc_set_t	**templates;	/* the master's: to size buffers */
-	int		  nsets;
-	struct slot	*slots;		/* a clone's, nsets of them */
-	bool		  has_sets;	/* a clone with sets to bind */
-	bool		  joint;	/* its sets count at once: see above */
-	int		**joint_at;	/* the master's: per spec, each request's
-					   place in the joint set */
-	int		  njoint_at;	/* specs joint_at has room for */
-	bool		  bound;
-	int		  current;
-	cpc_set_t	 *joint_set;	/* a joint clone's one set */
-	cpc_buf_t	 *reading;	/* the joint set's latest sample */
-	struct set_times  reading_times;
+	cpc_t *cpc;
+	bool is_master;
+	setgrp_t *master;     /* a clone's */
+	setgrp_t *next_spare; /* a freed clone's, in its master */
+	setgrp_t *spares[2];  /* a master's: accumulators, counting */
+	int nspares[2];
+	struct spec **specs;   /* the master's, shared by its clones */
+	cpc_set_t **templates; /* the master's: to size buffers */
+	int nsets;
+	struct slot *slots; /* a clone's, nsets of them */
+	bool has_sets;	    /* a clone with sets to bind */
+	bool joint;	    /* its sets count at once: see above */
+	int **joint_at;	    /* the master's: per spec, each request's
+			       place in the joint set */
+	int njoint_at;	    /* specs joint_at has room for */
+	bool bound;
+	int current;
+	cpc_set_t *joint_set; /* a joint clone's one set */
+	cpc_buf_t *reading;   /* the joint set's latest sample */
+	struct set_times reading_times;
 };
 
 setgrp_t *
@@ -95,8 +95,8 @@ master_grow(setgrp_t *g, struct spec *spec, cpc_set_t *template)
 	if (specs == NULL)
 		return -1;
 	g->specs = specs;
-	templates = reallocarray(g->templates, (size_t)g->nsets + 1,
-	    sizeof(*templates));
+	templates = reallocarray(
+	    g->templates, (size_t)g->nsets + 1, sizeof(*templates));
 	if (templates == NULL)
 		return -1;
 	g->templates = templates;
@@ -152,9 +152,8 @@ earlier_place(const setgrp_t *g, int s, const struct spec_req *r)
 static bool
 unlimited_kind(const char *kind)
 {
-	static const char *const kinds[] = {
-		"software", "tracepoint", "kprobe", "uprobe"
-	};
+	static const char *const kinds[] = { "software", "tracepoint", "kprobe",
+		"uprobe" };
 	size_t i;
 
 	for (i = 0; kind != NULL && i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -192,8 +191,8 @@ plan_joint(setgrp_t *g)
 		return false;
 	g->njoint_at = g->nsets;
 	for (s = 0; s < g->nsets; s++) {
-		if ((g->joint_at[s] = calloc((size_t)g->specs[s]->nreqs,
-		    sizeof(int))) == NULL)
+		if ((g->joint_at[s] = calloc(
+			 (size_t)g->specs[s]->nreqs, sizeof(int))) == NULL)
 			goto no;
 		for (i = 0; i < g->specs[s]->nreqs; i++) {
 			r = &g->specs[s]->reqs[i];
@@ -274,8 +273,9 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	if (g->has_sets && !g->joint &&
 	    (sl->set = spec_build_set(cpc, master->specs[s])) == NULL)
 		return -1;
-	if (g->joint && ((sl->origin = calloc(nreqs, sizeof(uint64_t))) ==
-	    NULL || (sl->held = calloc(nreqs, sizeof(uint64_t))) == NULL))
+	if (g->joint &&
+	    ((sl->origin = calloc(nreqs, sizeof(uint64_t))) == NULL ||
+		(sl->held = calloc(nreqs, sizeof(uint64_t))) == NULL))
 		return -1;
 	if ((sl->now = cpc_buf_create(cpc, master->templates[s])) == NULL ||
 	    (sl->last = calloc(3 * nreqs, sizeof(uint64_t))) == NULL)
@@ -304,10 +304,10 @@ slot_zero(const setgrp_t *g, struct slot *sl, int s)
 	sl->last_when = sl->held_when = 0;
 	sl->last_tick = 0;
 	sl->last_times = sl->origin_times = sl->held_times =
-	    (struct set_times){ 0 };
+	    (struct set_times) { 0 };
 	sl->slice.when = sl->total.when = 0;
 	sl->slice.tick = sl->total.tick = 0;
-	sl->slice.times = sl->total.times = (struct set_times){ 0 };
+	sl->slice.times = sl->total.times = (struct set_times) { 0 };
 	sl->had_turn = sl->sampled = false;
 }
 
@@ -331,13 +331,14 @@ joint_init(setgrp_t *g)
 				continue;
 			r = &g->specs[s]->reqs[i];
 			if (cpc_set_add_request(g->cpc, g->joint_set, r->event,
-			    0, r->flags, attrs_but_pic(r), r->attrs) < 0)
+				0, r->flags, attrs_but_pic(r), r->attrs) < 0)
 				return -1;
 			n++;
 		}
 	}
 	return (g->reading = cpc_buf_create(g->cpc, g->joint_set)) == NULL ?
-	    -1 : 0;
+	    -1 :
+	    0;
 }
 
 static void clone_free(setgrp_t *g);
@@ -484,13 +485,14 @@ joint_start(setgrp_t *g)
 	sl->origin_times.enabled_ns = -sl->held_times.enabled_ns;
 	sl->origin_times.running_ns = -sl->held_times.running_ns;
 	cpc_buf_zero(g->cpc, g->reading);
-	g->reading_times = (struct set_times){ 0 };
+	g->reading_times = (struct set_times) { 0 };
 }
 
 /* Bind every set through bind(set, flags), the current one counting. */
 static int
-bind_all(setgrp_t *g, int (*bind)(setgrp_t *, cpc_set_t *, uint_t,
-    const void *), const void *target)
+bind_all(setgrp_t *g,
+    int (*bind)(setgrp_t *, cpc_set_t *, uint_t, const void *),
+    const void *target)
 {
 	int s, saved;
 
@@ -503,8 +505,8 @@ bind_all(setgrp_t *g, int (*bind)(setgrp_t *, cpc_set_t *, uint_t,
 		return 0;
 	}
 	for (s = 0; s < g->nsets; s++) {
-		if (bind(g, g->slots[s].set, s == g->current ? 0 :
-		    CPC_BIND_STANDBY, target) != 0)
+		if (bind(g, g->slots[s].set,
+			s == g->current ? 0 : CPC_BIND_STANDBY, target) != 0)
 			goto fail;
 	}
 	g->bound = true;
@@ -519,8 +521,8 @@ fail:
 }
 
 struct pctx_target {
-	pctx_t	*pctx;
-	id_t	 lwpid;
+	pctx_t *pctx;
+	id_t lwpid;
 };
 
 static int
@@ -532,8 +534,8 @@ bind_pctx(setgrp_t *g, cpc_set_t *set, uint_t flags, const void *target)
 }
 
 struct cpu_target {
-	int	 cpu;
-	uint_t	 flags;		/* CPC_BIND_SHARED or 0 */
+	int cpu;
+	uint_t flags; /* CPC_BIND_SHARED or 0 */
 };
 
 static int
@@ -602,8 +604,8 @@ add_to_total(struct slot *sl, const struct set_counts *c, int n)
  * into the total when add.
  */
 static void
-take_slice(setgrp_t *g, struct slot *sl, uint64_t enabled, uint64_t running,
-    bool add)
+take_slice(
+    setgrp_t *g, struct slot *sl, uint64_t enabled, uint64_t running, bool add)
 {
 	struct set_counts *slice = &sl->slice;
 	hrtime_t when = cpc_buf_hrtime(g->cpc, sl->now);
@@ -633,8 +635,8 @@ joint_read(setgrp_t *g)
 {
 	if (cpc_set_sample(g->cpc, g->joint_set, g->reading) != 0)
 		return -1;
-	(void)cpc_set_times(g->cpc, g->joint_set,
-	    &g->reading_times.enabled_ns, &g->reading_times.running_ns);
+	(void)cpc_set_times(g->cpc, g->joint_set, &g->reading_times.enabled_ns,
+	    &g->reading_times.running_ns);
 	return 0;
 }
 
@@ -664,10 +666,10 @@ joint_sample_slot(setgrp_t *g, struct slot *sl, bool add)
 			return -1;
 		for (i = 0; i < g->specs[s]->nreqs; i++)
 			sl->held[i] = reading_of(g, s, i) - sl->origin[i];
-		t.enabled_ns = g->reading_times.enabled_ns -
-		    sl->origin_times.enabled_ns;
-		t.running_ns = g->reading_times.running_ns -
-		    sl->origin_times.running_ns;
+		t.enabled_ns =
+		    g->reading_times.enabled_ns - sl->origin_times.enabled_ns;
+		t.running_ns =
+		    g->reading_times.running_ns - sl->origin_times.running_ns;
 		sl->held_times = t;
 		when = sl->held_when = cpc_buf_hrtime(g->cpc, g->reading);
 	}
@@ -690,10 +692,10 @@ joint_rotate(setgrp_t *g, int next)
 
 	for (i = 0; i < g->specs[next]->nreqs; i++)
 		sl->origin[i] = reading_of(g, next, i) - sl->held[i];
-	sl->origin_times.enabled_ns = g->reading_times.enabled_ns -
-	    sl->held_times.enabled_ns;
-	sl->origin_times.running_ns = g->reading_times.running_ns -
-	    sl->held_times.running_ns;
+	sl->origin_times.enabled_ns =
+	    g->reading_times.enabled_ns - sl->held_times.enabled_ns;
+	sl->origin_times.running_ns =
+	    g->reading_times.running_ns - sl->held_times.running_ns;
 }
 
 /* Sample set s: what it counted since its previous sample. */
@@ -767,8 +769,8 @@ setgrp_rotate(setgrp_t *g)
 		return 0;
 	if (g->joint)
 		joint_rotate(g, next);
-	else if (cpc_set_switch(g->cpc, g->slots[g->current].set,
-	    g->slots[next].set) != 0)
+	else if (cpc_set_switch(
+		     g->cpc, g->slots[g->current].set, g->slots[next].set) != 0)
 		return -1;
 	g->current = next;
 	g->slots[next].had_turn = true;

@@ -26,17 +26,17 @@ typedef struct setgrp setgrp_t;
 
 /* Enabled and running nanoseconds of a sample's slice, or of a total. */
 struct set_times {
-	uint64_t	enabled_ns;
-	uint64_t	running_ns;
+	uint64_t enabled_ns;
+	uint64_t running_ns;
 };
 
 /* What a set counted over a span. */
 struct set_counts {
-	const uint64_t		*values;	/* one per request of its spec */
-	hrtime_t		 when;	/* its end, CLOCK_MONOTONIC ns */
-	uint64_t		 tick;	/* its enabled time in TSC ticks */
-	struct set_times	 times;
-	int			 set;	/* which set counted it */
+	const uint64_t *values; /* one per request of its spec */
+	hrtime_t when;		/* its end, CLOCK_MONOTONIC ns */
+	uint64_t tick;		/* its enabled time in TSC ticks */
+	struct set_times times;
+	int set; /* which set counted it */
 };
 
 setgrp_t *setgrp_new(cpc_t *cpc);

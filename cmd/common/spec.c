@@ -25,28 +25,28 @@
 #include "nearest.h"
 #include "spec.h"
 
-#define MAX_ATTRS	50
-#define MODE_MODIFIERS	"ukhHGp"
+#define MAX_ATTRS      50
+#define MODE_MODIFIERS "ukhHGp"
 
 struct counter {
-	char		*event;
-	uint_t		 flags;
-	cpc_attr_t	 attrs[MAX_ATTRS];
-	uint_t		 nattrs;
-	bool		 nouser, sys;
+	char *event;
+	uint_t flags;
+	cpc_attr_t attrs[MAX_ATTRS];
+	uint_t nattrs;
+	bool nouser, sys;
 };
 
 struct parse {
-	cpc_t		*cpc;
-	uint_t		 npic;
-	struct counter	*ctr;		/* npic of them */
-	struct counter	 all;		/* unsuffixed attributes and flags */
-	int		 highest;	/* highest counter assigned so far */
-	char		**attr_names;
-	int		 nattr_names;
-	bool		 syntax_error;
-	bool		 uncountable;
-	bool		 nomem;
+	cpc_t *cpc;
+	uint_t npic;
+	struct counter *ctr; /* npic of them */
+	struct counter all;  /* unsuffixed attributes and flags */
+	int highest;	     /* highest counter assigned so far */
+	char **attr_names;
+	int nattr_names;
+	bool syntax_error;
+	bool uncountable;
+	bool nomem;
 };
 
 static void
@@ -57,8 +57,8 @@ collect_attr(void *arg, const char *attr)
 
 	if (strcmp(attr, "picnum") == 0 || p->nomem)
 		return;
-	grown = reallocarray(p->attr_names, (size_t)p->nattr_names + 1,
-	    sizeof(char *));
+	grown = reallocarray(
+	    p->attr_names, (size_t)p->nattr_names + 1, sizeof(char *));
 	if (grown == NULL || (grown[p->nattr_names] = strdup(attr)) == NULL) {
 		p->attr_names = grown != NULL ? grown : p->attr_names;
 		p->nomem = true;
@@ -68,8 +68,7 @@ collect_attr(void *arg, const char *attr)
 	p->nattr_names++;
 }
 
-static void
-syntax(struct parse *p, const char *fmt, ...)
+static void syntax(struct parse *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static void
@@ -134,14 +133,16 @@ modifier_modes(const char *event)
 	uint_t modes = 0;
 
 	for (; m != NULL && *m != '\0'; m++)
-		modes |= *m == 'u' ? CPC_COUNT_USER : *m == 'k' ?
-		    CPC_COUNT_SYSTEM : *m == 'h' ? CPC_COUNT_HV : 0;
+		modes |= *m == 'u' ? CPC_COUNT_USER :
+		    *m == 'k'	   ? CPC_COUNT_SYSTEM :
+		    *m == 'h'	   ? CPC_COUNT_HV :
+				     0;
 	return modes;
 }
 
 struct hint {
-	char	buf[256];
-	int	n;
+	char buf[256];
+	int n;
 };
 
 static void
@@ -174,8 +175,8 @@ countable_hint(cpc_t *cpc)
  * with none near, where to find the names (when what does not say).
  */
 static void
-said_with_nearest(struct parse *p, const char *what, const char *event,
-    bool say_list)
+said_with_nearest(
+    struct parse *p, const char *what, const char *event, bool say_list)
 {
 	char near[NEAREST_MAX * (CPC_MAX_EVENT_LEN + 2)];
 
@@ -183,8 +184,10 @@ said_with_nearest(struct parse *p, const char *what, const char *event,
 	if (near[0] != '\0')
 		diag("cpc_strtoset", "%s; did you mean %s?\n", what, near);
 	else if (say_list)
-		diag("cpc_strtoset", "%s: no event has that name (--list "
-		    "lists them)\n", what);
+		diag("cpc_strtoset",
+		    "%s: no event has that name (--list "
+		    "lists them)\n",
+		    what);
 	else
 		diag("cpc_strtoset", "%s\n", what);
 }
@@ -199,8 +202,10 @@ unknown_event(struct parse *p, int pic, const char *event)
 	char what[CPC_MAX_EVENT_LEN + 64];
 
 	if (pic >= 0)
-		snprintf(what, sizeof(what), "pic%d cannot measure event '%s' "
-		    "on this cpu", pic, event);
+		snprintf(what, sizeof(what),
+		    "pic%d cannot measure event '%s' "
+		    "on this cpu",
+		    pic, event);
 	else
 		snprintf(what, sizeof(what), "bad token '%s'", event);
 	said_with_nearest(p, what, event, true);
@@ -289,10 +294,10 @@ bare_event(struct parse *p, const char *event)
 }
 
 struct glob {
-	const char	*pattern;
-	char		**match;
-	int		 n;
-	bool		 nomem;
+	const char *pattern;
+	char **match;
+	int n;
+	bool nomem;
 };
 
 static void
@@ -305,8 +310,8 @@ glob_match(void *arg, const char *event, const char *kind, const char *desc)
 	if (g->nomem || strcmp(kind, "tracepoint") != 0 ||
 	    fnmatch(g->pattern, event, 0) != 0)
 		return;
-	if ((grown = reallocarray(g->match, (size_t)g->n + 1,
-	    sizeof(char *))) == NULL ||
+	if ((grown = reallocarray(
+		 g->match, (size_t)g->n + 1, sizeof(char *))) == NULL ||
 	    (grown[g->n] = strdup(event)) == NULL) {
 		g->match = grown != NULL ? grown : g->match;
 		g->nomem = true;
@@ -345,14 +350,18 @@ glob_events(struct parse *p, char *item)
 	if (g.nomem) {
 		p->nomem = true;
 	} else if (g.n == 0) {
-		diag("cpc_strtoset", "%s: no tracepoint of this kernel matches "
-		    "it\n", item);
+		diag("cpc_strtoset",
+		    "%s: no tracepoint of this kernel matches "
+		    "it\n",
+		    item);
 		p->uncountable = true;
 	} else if (g.n > left) {
-		diag("cpc_strtoset", "%s: matches %d tracepoints, more than "
+		diag("cpc_strtoset",
+		    "%s: matches %d tracepoints, more than "
 		    "the %d counters left in this set (a set counts at most "
 		    "%u events); narrow the pattern, or spread it over more "
-		    "-c sets\n", item, g.n, left, p->npic);
+		    "-c sets\n",
+		    item, g.n, left, p->npic);
 		p->uncountable = true;
 	} else {
 		for (i = 0; i < g.n; i++) {
@@ -367,8 +376,8 @@ glob_events(struct parse *p, char *item)
 }
 
 static void
-add_attr(struct parse *p, struct counter *c, const char *name,
-    const char *value)
+add_attr(
+    struct parse *p, struct counter *c, const char *name, const char *value)
 {
 	long long v = 1;
 	char *end;
@@ -422,7 +431,8 @@ attribute_item(struct parse *p, const char *name, const char *value)
 static const char *
 terms_start(const char *s)
 {
-	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	size_t n = strspn(s,
+	    "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-");
 
 	return n > 0 && s[n] == '/' ? s + n : NULL;
@@ -469,8 +479,9 @@ group_item(struct parse *p, char *item)
 	bool more;
 
 	if (close == NULL || strchr(inner, '{') != NULL ||
-	    (close[1] != '\0' && (close[1] != ':' ||
-	    strspn(close + 2, MODE_MODIFIERS) != strlen(close + 2)))) {
+	    (close[1] != '\0' &&
+		(close[1] != ':' ||
+		    strspn(close + 2, MODE_MODIFIERS) != strlen(close + 2)))) {
 		syntax(p, "bad token '%s'\n", item);
 		return;
 	}
@@ -483,8 +494,7 @@ group_item(struct parse *p, char *item)
 		if (*inner == '\0')
 			continue;
 		if (mods != NULL && *mods != '\0' &&
-		    mode_modifiers(inner) == NULL &&
-		    strchr(inner, '=') == NULL)
+		    mode_modifiers(inner) == NULL && strchr(inner, '=') == NULL)
 			snprintf(member, sizeof(member), "%s:%s", inner, mods);
 		else
 			strlcpy(member, inner, sizeof(member));
@@ -588,7 +598,8 @@ name_clashes(const struct spec *spec, int i)
 	int j;
 
 	for (j = 0; j < spec->nreqs; j++)
-		if (j != i && strcmp(spec->reqs[j].name, spec->reqs[i].name) == 0)
+		if (j != i &&
+		    strcmp(spec->reqs[j].name, spec->reqs[i].name) == 0)
 			return true;
 	return false;
 }
@@ -630,7 +641,8 @@ name_requests(struct spec *spec)
 	for (i = 0; i < spec->nreqs; i++) {
 		req = &spec->reqs[i];
 		req->name = count_event(spec, req->event) > 1 ?
-		    name_with_modes(req) : strdup(req->event);
+		    name_with_modes(req) :
+		    strdup(req->event);
 		if (req->name == NULL)
 			return -1;
 	}
@@ -727,7 +739,8 @@ spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 	if (p.nomem)
 		goto out;
 	*err = p.syntax_error ? SPEC_SYNTAX :
-	    p.uncountable ? SPEC_UNCOUNTABLE : SPEC_OK;
+	    p.uncountable     ? SPEC_UNCOUNTABLE :
+				SPEC_OK;
 	if (*err == SPEC_OK && p.highest < 0) {
 		syntax(&p, "bad token '%s'\n", text);
 		*err = SPEC_SYNTAX;
@@ -780,9 +793,11 @@ spec_build_set(cpc_t *cpc, const struct spec *spec)
 		const struct spec_req *r = &spec->reqs[i];
 
 		if (cpc_set_add_request(cpc, set, r->event, 0, r->flags,
-		    r->nattrs, r->attrs) < 0) {
-			diag("cpc_strtoset", "cpc_set_add_request() failed: "
-			    "%s\n", strerror(errno));
+			r->nattrs, r->attrs) < 0) {
+			diag("cpc_strtoset",
+			    "cpc_set_add_request() failed: "
+			    "%s\n",
+			    strerror(errno));
 			(void)cpc_set_destroy(cpc, set);
 			return NULL;
 		}

@@ -12,31 +12,31 @@
 
 /* One counter of a parsed spec, in ascending counter order. */
 struct spec_req {
-	char		*event;
+	char *event;
 	/*
 	 * What the counter is called in rows, unique in its set: the event;
 	 * or, where the set counts that event more than once, the event
 	 * with the modes it counts (page-faults:u, page-faults:k), and its
 	 * counter (page-faults:u#pic1) when even the modes are the same.
 	 */
-	char		*name;
-	uint_t		 flags;
-	uint_t		 nattrs;
-	cpc_attr_t	*attrs;		/* always ends with picnum */
-	int		 picnum;
+	char *name;
+	uint_t flags;
+	uint_t nattrs;
+	cpc_attr_t *attrs; /* always ends with picnum */
+	int picnum;
 };
 
 struct spec {
-	char		*text;		/* the -c argument, unchanged */
-	struct spec_req	*reqs;
-	int		 nreqs;
-	bool		 system_only;	/* no request counts user mode */
+	char *text; /* the -c argument, unchanged */
+	struct spec_req *reqs;
+	int nreqs;
+	bool system_only; /* no request counts user mode */
 };
 
 enum spec_error {
 	SPEC_OK = 0,
-	SPEC_SYNTAX,		/* a usage error: message printed */
-	SPEC_UNCOUNTABLE,	/* known events this machine cannot count */
+	SPEC_SYNTAX,	  /* a usage error: message printed */
+	SPEC_UNCOUNTABLE, /* known events this machine cannot count */
 	SPEC_NOMEM
 };
 

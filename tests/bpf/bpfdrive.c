@@ -46,23 +46,23 @@
 #include "spec.h"
 
 struct totals {
-	pid_t		 pid;
-	uint64_t	*values;	/* per set: enabled, running, values */
-	struct totals	*next;
+	pid_t pid;
+	uint64_t *values; /* per set: enabled, running, values */
+	struct totals *next;
 };
 
 struct drive {
-	cpc_t		*cpc;
-	setgrp_t	*grp;
-	struct bpfeng	*eng;
-	struct totals	*totals;
-	int		 nslots;
-	int		 current;
-	int		 interval_ms;
-	int		 nticks;
-	bool		 rotate;
+	cpc_t *cpc;
+	setgrp_t *grp;
+	struct bpfeng *eng;
+	struct totals *totals;
+	int nslots;
+	int current;
+	int interval_ms;
+	int nticks;
+	bool rotate;
 	volatile uint64_t *spin;
-	char		 why[BPFENG_WHY_LEN];
+	char why[BPFENG_WHY_LEN];
 };
 
 static volatile sig_atomic_t interrupted;
@@ -128,8 +128,8 @@ totals_add(struct drive *d, pid_t pid, const struct bpfeng_counts *c)
 }
 
 static void
-print_values(const struct drive *d, int set, uint64_t enabled,
-    uint64_t running, const uint64_t *values)
+print_values(const struct drive *d, int set, uint64_t enabled, uint64_t running,
+    const uint64_t *values)
 {
 	int i;
 
@@ -157,8 +157,8 @@ totals_print(struct drive *d, const char *label, pid_t pid)
 }
 
 static void
-print_counts(struct drive *d, const char *label, pid_t pid, pid_t tid,
-    int set, const struct bpfeng_counts *c, const char *note)
+print_counts(struct drive *d, const char *label, pid_t pid, pid_t tid, int set,
+    const struct bpfeng_counts *c, const char *note)
 {
 	const struct bpfeng_set_counts *sc = bpfeng_set_counts(d->eng, c, set);
 
@@ -166,8 +166,8 @@ print_counts(struct drive *d, const char *label, pid_t pid, pid_t tid,
 	if (sc == NULL)
 		printf(" %d invalid", set);
 	else
-		print_values(d, set, sc->enabled_ns, sc->running_ns,
-		    sc->values);
+		print_values(
+		    d, set, sc->enabled_ns, sc->running_ns, sc->values);
 	printf("%s\n", note);
 }
 
@@ -198,8 +198,8 @@ cb_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 }
 
 static void
-cb_fork(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
-    uint64_t when_ns)
+cb_fork(
+    void *arg, pid_t parent, pid_t parent_tid, pid_t child, uint64_t when_ns)
 {
 	(void)arg;
 	(void)when_ns;
@@ -248,10 +248,10 @@ static const struct bpfeng_ops ops = {
 	.exit = cb_exit,
 };
 
-static void __attribute__((noreturn))
-usage(void)
+static void __attribute__((noreturn)) usage(void)
 {
-	fprintf(stderr, "usage: bpfdrive [-fer] [-T ms] [-N ticks] [-S file] "
+	fprintf(stderr,
+	    "usage: bpfdrive [-fer] [-T ms] [-N ticks] [-S file] "
 	    "-c spec ... (-p pid | command [args])\n       bpfdrive -u\n");
 	exit(2);
 }
@@ -264,8 +264,8 @@ map_spin(struct drive *d, const char *path)
 
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
 	    ftruncate(fd, sizeof(uint64_t)) != 0 ||
-	    (p = mmap(NULL, sizeof(uint64_t), PROT_READ, MAP_SHARED, fd,
-	    0)) == MAP_FAILED) {
+	    (p = mmap(NULL, sizeof(uint64_t), PROT_READ, MAP_SHARED, fd, 0)) ==
+		MAP_FAILED) {
 		fprintf(stderr, "bpfdrive: %s: %s\n", path, strerror(errno));
 		exit(2);
 	}
@@ -277,7 +277,8 @@ map_spin(struct drive *d, const char *path)
 static struct bpfeng_set *
 make_sets(struct drive *d)
 {
-	struct bpfeng_set *sets = calloc((size_t)setgrp_nsets(d->grp), sizeof(*sets));
+	struct bpfeng_set *sets =
+	    calloc((size_t)setgrp_nsets(d->grp), sizeof(*sets));
 	struct perf_event_attr *attrs;
 	const char **names;
 	cpc_set_t *set;
@@ -288,7 +289,8 @@ make_sets(struct drive *d)
 		attrs = calloc((size_t)n, sizeof(*attrs));
 		names = calloc((size_t)n, sizeof(*names));
 		if (attrs == NULL || names == NULL ||
-		    (set = spec_build_set(d->cpc, setgrp_spec(d->grp, s))) == NULL)
+		    (set = spec_build_set(d->cpc, setgrp_spec(d->grp, s))) ==
+			NULL)
 			exit(1);
 		for (i = 0; i < n; i++) {
 			names[i] = setgrp_spec(d->grp, s)->reqs[i].event;
@@ -300,7 +302,7 @@ make_sets(struct drive *d)
 			}
 		}
 		(void)cpc_set_destroy(d->cpc, set);
-		sets[s] = (struct bpfeng_set){ attrs, names, n };
+		sets[s] = (struct bpfeng_set) { attrs, names, n };
 		d->nslots += 2 + n;
 	}
 	return sets;
@@ -309,7 +311,8 @@ make_sets(struct drive *d)
 static int
 tick(struct drive *d)
 {
-	int next = d->rotate ? (d->current + 1) % setgrp_nsets(d->grp) : d->current;
+	int next =
+	    d->rotate ? (d->current + 1) % setgrp_nsets(d->grp) : d->current;
 	uint64_t before = d->spin != NULL ? *d->spin : 0;
 	int ret;
 
@@ -346,7 +349,9 @@ run(struct drive *d)
 	while (!interrupted && !bpfeng_done(d->eng)) {
 		left = deadline - now_ms();
 		timeout = d->interval_ms == 0 || left > BPFENG_READ_MS ?
-		    BPFENG_READ_MS : left > 0 ? (int)left : 0;
+		    BPFENG_READ_MS :
+		    left > 0 ? (int)left :
+			       0;
 		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
 			return -1;
 		if (bpfeng_dispatch(d->eng, d->why, sizeof(d->why)) != 0) {
@@ -458,21 +463,22 @@ main(int argc, char **argv)
 	sets = make_sets(&d);
 	if (setgrp_joint(d.grp))
 		flags |= BPFENG_JOINT_SETS;
-	if ((d.eng = bpfeng_open(d.cpc, sets, setgrp_nsets(d.grp), flags,
-	    &ops, &d, d.why, sizeof(d.why))) == NULL) {
+	if ((d.eng = bpfeng_open(d.cpc, sets, setgrp_nsets(d.grp), flags, &ops,
+		 &d, d.why, sizeof(d.why))) == NULL) {
 		fprintf(stderr, "bpfdrive: %s\n", d.why);
 		free_all(&d, sets);
 		return 2;
 	}
 	if ((pid != 0 ? bpfeng_attach(d.eng, pid, d.why, sizeof(d.why)) :
-	    bpfeng_start(d.eng, &argv[optind], d.why, sizeof(d.why))) < 0) {
+			bpfeng_start(
+			    d.eng, &argv[optind], d.why, sizeof(d.why))) < 0) {
 		fprintf(stderr, "bpfdrive: %s\n", d.why);
 		ret = -1;
 	} else {
 		fflush(stdout);
 		ret = run(&d);
-		printf("hidden %llu\n", (unsigned long long)
-		    bpfeng_hidden_switches(d.eng));
+		printf("hidden %llu\n",
+		    (unsigned long long)bpfeng_hidden_switches(d.eng));
 	}
 	bpfeng_close(d.eng);
 	fflush(stdout);

@@ -18,8 +18,9 @@ struct {
 } values SEC(".maps");
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(refused, bool preempt, struct task_struct *prev,
-    struct task_struct *next)
+int
+BPF_PROG(
+    refused, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u32 zero = 0;
 	__u64 *v = bpf_map_lookup_elem(&values, &zero);

@@ -17,21 +17,22 @@ check_kernel(void)
 	char why[BPFENG_WHY_LEN];
 
 	CHECK(eng_check_kernel("6.18.44-fc-v595", "/sys/kernel/btf/vmlinux",
-	    why, sizeof(why)) == 0 || access("/sys/kernel/btf/vmlinux",
-	    R_OK) != 0);
+		  why, sizeof(why)) == 0 ||
+	    access("/sys/kernel/btf/vmlinux", R_OK) != 0);
 	CHECK(eng_check_kernel("5.10.0", "/", why, sizeof(why)) == 0);
 	CHECK(eng_check_kernel("5.9.16", "/", why, sizeof(why)) == -1);
 	CHECK(errno == ENOSYS);
-	CHECK(strcmp(why, "kernel 5.9.16 is too old: the BPF engine needs "
-	    "Linux 5.10 or later") == 0);
-	CHECK(eng_check_kernel("4.19.0-27-amd64", "/", why, sizeof(why)) ==
-	    -1);
+	CHECK(strcmp(why,
+		  "kernel 5.9.16 is too old: the BPF engine needs "
+		  "Linux 5.10 or later") == 0);
+	CHECK(eng_check_kernel("4.19.0-27-amd64", "/", why, sizeof(why)) == -1);
 	CHECK(eng_check_kernel("garbage", "/", why, sizeof(why)) == -1);
-	CHECK(eng_check_kernel("6.1.0", "/nonexistent/vmlinux", why,
-	    sizeof(why)) == -1);
+	CHECK(eng_check_kernel(
+		  "6.1.0", "/nonexistent/vmlinux", why, sizeof(why)) == -1);
 	CHECK(errno == ENOENT);
-	CHECK(strcmp(why, "the kernel has no BTF (/nonexistent/vmlinux is "
-	    "missing; it needs CONFIG_DEBUG_INFO_BTF)") == 0);
+	CHECK(strcmp(why,
+		  "the kernel has no BTF (/nonexistent/vmlinux is "
+		  "missing; it needs CONFIG_DEBUG_INFO_BTF)") == 0);
 }
 
 /* A load log in the shape libbpf prints it, from a 6.x verifier. */
@@ -56,8 +57,9 @@ check_reason(void)
 	char line[200];
 
 	eng_verifier_reason(load_log, line, sizeof(line));
-	CHECK(strcmp(line, "R3 unbounded memory access, make sure to bounds "
-	    "check any such access") == 0);
+	CHECK(strcmp(line,
+		  "R3 unbounded memory access, make sure to bounds "
+		  "check any such access") == 0);
 	eng_verifier_reason("libbpf: no log here\n", line, sizeof(line));
 	CHECK(strcmp(line, "no verifier log") == 0);
 }
@@ -74,11 +76,14 @@ check_descriptors(void)
 	char why[BPFENG_WHY_LEN], probe[512];
 
 	eng_load_reason(load_log, EMFILE, why, sizeof(why));
-	CHECK(strncmp(why, "cannot load the BPF programs - Too many open "
-	    "files", 49) == 0);
+	CHECK(strncmp(why,
+		  "cannot load the BPF programs - Too many open "
+		  "files",
+		  49) == 0);
 	CHECK(strstr(why, "verifier") == NULL);
 	CHECK(bpfeng_verifier_log() == NULL);
-	snprintf(probe, sizeof(probe), "libbpf: Error in probe_kern_global_"
+	snprintf(probe, sizeof(probe),
+	    "libbpf: Error in probe_kern_global_"
 	    "data():%s(24). Couldn't create simple array map.\n%s",
 	    strerror(EMFILE), load_log);
 	eng_load_reason(probe, EINVAL, why, sizeof(why));
@@ -86,8 +91,9 @@ check_descriptors(void)
 	CHECK(strstr(why, "verifier") == NULL);
 	/* A refusal, and its log kept whole. */
 	eng_load_reason(load_log, EACCES, why, sizeof(why));
-	CHECK(strstr(why, "the kernel's verifier refused the BPF program "
-	    "'on_switch': R3 unbounded memory access") == why);
+	CHECK(strstr(why,
+		  "the kernel's verifier refused the BPF program "
+		  "'on_switch': R3 unbounded memory access") == why);
 	CHECK(bpfeng_verifier_log() != NULL &&
 	    strcmp(bpfeng_verifier_log(), load_log) == 0);
 }

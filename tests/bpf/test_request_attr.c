@@ -44,17 +44,17 @@ check_attrs(cpc_t *cpc)
 	uint64_t count = 0;
 
 	CHECK(cpc_set_add_request(cpc, set, "syscalls:sys_enter_write", 0,
-	    CPC_COUNT_USER, 0, NULL) == 0);
+		  CPC_COUNT_USER, 0, NULL) == 0);
 	/* add_request returns the request's index. */
-	CHECK(cpc_set_add_request(cpc, set, "page-faults", 0,
-	    CPC_COUNT_USER, 0, NULL) == 1);
+	CHECK(cpc_set_add_request(
+		  cpc, set, "page-faults", 0, CPC_COUNT_USER, 0, NULL) == 1);
 	CHECK(cpc_set_request_attr(cpc, set, 0, &attr) == 0);
 	CHECK(attr.type == PERF_TYPE_TRACEPOINT);
 	CHECK(attr.size == sizeof(attr));
 	/* A tracepoint counts in the kernel, whatever the modes asked. */
 	CHECK(attr.exclude_kernel == 0 && attr.exclude_user == 0);
-	CHECK(attr.read_format == (PERF_FORMAT_TOTAL_TIME_ENABLED |
-	    PERF_FORMAT_TOTAL_TIME_RUNNING));
+	CHECK(attr.read_format ==
+	    (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING));
 	CHECK(attr.sample_period == 0 && attr.inherit == 0);
 	CHECK(count_own_writes(&attr, 321, &count) == 0);
 	CHECK_EQ_U64(count, 321);
@@ -63,20 +63,20 @@ check_attrs(cpc_t *cpc)
 	CHECK(attr.config == PERF_COUNT_SW_PAGE_FAULTS);
 	/* No such request. */
 	errno = 0;
-	CHECK(cpc_set_request_attr(cpc, set, 2, &attr) == -1 &&
-	    errno == EINVAL);
-	CHECK(cpc_set_request_attr(cpc, set, -1, &attr) == -1 &&
-	    errno == EINVAL);
-	CHECK(cpc_set_request_attr(cpc, NULL, 0, &attr) == -1 &&
-	    errno == EINVAL);
+	CHECK(
+	    cpc_set_request_attr(cpc, set, 2, &attr) == -1 && errno == EINVAL);
+	CHECK(
+	    cpc_set_request_attr(cpc, set, -1, &attr) == -1 && errno == EINVAL);
+	CHECK(
+	    cpc_set_request_attr(cpc, NULL, 0, &attr) == -1 && errno == EINVAL);
 	(void)cpc_set_destroy(cpc, set);
 
 	/* An overflow request needs what only a bind gives. */
 	set = cpc_set_create(cpc);
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", 0,
-	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL) == 0);
-	CHECK(cpc_set_request_attr(cpc, set, 0, &attr) == -1 &&
-	    errno == ENOTSUP);
+		  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL) == 0);
+	CHECK(
+	    cpc_set_request_attr(cpc, set, 0, &attr) == -1 && errno == ENOTSUP);
 	(void)cpc_set_destroy(cpc, set);
 }
 

@@ -43,8 +43,8 @@ main(void)
 	log = bpfeng_verifier_log();
 	CHECK(log != NULL);
 	if (log != NULL) {
-		CHECK(strstr(log, "prog 'refused': -- BEGIN PROG LOAD LOG --") !=
-		    NULL);
+		CHECK(strstr(log,
+			  "prog 'refused': -- BEGIN PROG LOAD LOG --") != NULL);
 		CHECK(strstr(log, "invalid mem access") != NULL);
 		CHECK(strstr(log, "-- END PROG LOAD LOG --") != NULL);
 		for (p = log; (p = strchr(p, '\n')) != NULL; p++)

@@ -18,8 +18,7 @@
 #include <unistd.h>
 
 /* Not instrumented: a sanitizer build would fault in shadow pages too. */
-static void __attribute__((no_sanitize_address))
-touch(long pages)
+static void __attribute__((no_sanitize_address)) touch(long pages)
 {
 	long page = sysconf(_SC_PAGESIZE), i;
 	volatile char *p;
@@ -55,14 +54,14 @@ main(int argc, char **argv)
 	inside = atol(argv[2]);
 	touch(outside);
 	if (cpc_count_usr_events(1) != 0) {
-		fprintf(stderr, "cpc_count_usr_events(1): %s\n",
-		    strerror(errno));
+		fprintf(
+		    stderr, "cpc_count_usr_events(1): %s\n", strerror(errno));
 		return 3;
 	}
 	touch(inside);
 	if (cpc_count_usr_events(0) != 0) {
-		fprintf(stderr, "cpc_count_usr_events(0): %s\n",
-		    strerror(errno));
+		fprintf(
+		    stderr, "cpc_count_usr_events(0): %s\n", strerror(errno));
 		return 3;
 	}
 	touch(outside);

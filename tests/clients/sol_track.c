@@ -23,16 +23,16 @@
 #include <unistd.h>
 #include <stdlib.h>
 
-#define MAXLWPS		4096
+#define MAXLWPS 4096
 
 static struct state {
-	cpc_t		*cpc;
-	const char	*event;
-	unsigned	 msec;
-	int		 follow;
-	cpc_set_t	*sets[MAXLWPS];		/* by LWP id - 1 */
-	uint64_t	 last[MAXLWPS];		/* at the last tick */
-	uint64_t	 total;			/* of the LWPs that ended */
+	cpc_t *cpc;
+	const char *event;
+	unsigned msec;
+	int follow;
+	cpc_set_t *sets[MAXLWPS]; /* by LWP id - 1 */
+	uint64_t last[MAXLWPS];	  /* at the last tick */
+	uint64_t total;		  /* of the LWPs that ended */
 } state;
 
 static int ptick(pctx_t *, pid_t, id_t, void *);
@@ -62,8 +62,8 @@ pinit_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)arg;
 	if (lwpid < 1 || lwpid > MAXLWPS ||
 	    (set = cpc_set_create(state.cpc)) == NULL ||
-	    cpc_set_add_request(state.cpc, set, state.event, 0,
-	    CPC_COUNT_USER, 0, NULL) < 0 ||
+	    cpc_set_add_request(
+		state.cpc, set, state.event, 0, CPC_COUNT_USER, 0, NULL) < 0 ||
 	    cpc_bind_pctx(state.cpc, pctx, lwpid, set, 0) != 0)
 		return -1;
 	state.sets[lwpid - 1] = set;
@@ -116,11 +116,9 @@ static void pfork(pctx_t *, pid_t, pid_t, id_t, void *);
 static int
 set_events(pctx_t *pctx)
 {
-	return pctx_set_events(pctx,
-	    PCTX_SYSC_FORK_EVENT, state.follow ? pfork : NULL,
-	    PCTX_SYSC_EXIT_EVENT, pexit,
-	    PCTX_INIT_LWP_EVENT, pinit_lwp,
-	    PCTX_FINI_LWP_EVENT, pfini_lwp,
+	return pctx_set_events(pctx, PCTX_SYSC_FORK_EVENT,
+	    state.follow ? pfork : NULL, PCTX_SYSC_EXIT_EVENT, pexit,
+	    PCTX_INIT_LWP_EVENT, pinit_lwp, PCTX_FINI_LWP_EVENT, pfini_lwp,
 	    PCTX_NULL_EVENT);
 }
 
@@ -163,8 +161,9 @@ main(int argc, char **argv)
 		return 2;
 	state.event = argv[i];
 	if ((state.cpc = cpc_open(CPC_VER_CURRENT)) == NULL ||
-	    (pctx = pctx_create(argv[i + 1], &argv[i + 1], NULL, 0,
-	    NULL)) == NULL || set_events(pctx) != 0)
+	    (pctx = pctx_create(argv[i + 1], &argv[i + 1], NULL, 0, NULL)) ==
+		NULL ||
+	    set_events(pctx) != 0)
 		return 1;
 	rc = pctx_run(pctx, state.msec, 0, ptick);
 	printf("%d 0 run %d\n", (int)pctx_pid(pctx), rc);

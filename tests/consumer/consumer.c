@@ -19,15 +19,15 @@
 #include <libcpc.h>
 #include <libpctx.h>
 
-#define NWRITES	1000
+#define NWRITES 1000
 #define EVENT	"syscalls:sys_enter_write"
 
 struct counter {
-	cpc_t		*cpc;
-	cpc_set_t	*set;
-	cpc_buf_t	*buf;
-	int		index;
-	uint64_t	total;
+	cpc_t *cpc;
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	int index;
+	uint64_t total;
 };
 
 static int
@@ -51,8 +51,8 @@ counter_init(cpc_t *cpc, struct counter *c)
 	c->total = 0;
 	if ((c->set = cpc_set_create(cpc)) == NULL)
 		return -1;
-	c->index = cpc_set_add_request(cpc, c->set, EVENT, 0,
-	    CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL);
+	c->index = cpc_set_add_request(
+	    cpc, c->set, EVENT, 0, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL);
 	if (c->index < 0)
 		return -1;
 	if ((c->buf = cpc_buf_create(cpc, c->set)) == NULL)
@@ -123,10 +123,8 @@ count_self(cpc_t *cpc, uint64_t *n)
 {
 	struct counter c;
 
-	if (counter_init(cpc, &c) != 0 ||
-	    cpc_bind_curlwp(cpc, c.set, 0) != 0 ||
-	    write_many(NWRITES) != 0 ||
-	    counter_take(&c) != 0 ||
+	if (counter_init(cpc, &c) != 0 || cpc_bind_curlwp(cpc, c.set, 0) != 0 ||
+	    write_many(NWRITES) != 0 || counter_take(&c) != 0 ||
 	    cpc_unbind(cpc, c.set) != 0)
 		return -1;
 	*n = c.total;
@@ -153,20 +151,21 @@ main(int argc, char **argv)
 	}
 	if (cpc_event_status(cpc, EVENT, why, sizeof(why)) !=
 	    CPC_EVENT_COUNTABLE) {
-		fprintf(stderr, "consumer: cannot count %s here: %s\n", EVENT,
-		    why);
+		fprintf(
+		    stderr, "consumer: cannot count %s here: %s\n", EVENT, why);
 		return 77;
 	}
 	/* This program; under valgrind /proc/self/exe is valgrind's. */
-	if (count_child(cpc, strchr(argv[0], '/') != NULL ? argv[0] :
-	    "/proc/self/exe", &child) != 0) {
+	if (count_child(cpc,
+		strchr(argv[0], '/') != NULL ? argv[0] : "/proc/self/exe",
+		&child) != 0) {
 		fprintf(stderr, "consumer: counting the child: %s\n",
 		    strerror(errno));
 		return 1;
 	}
 	if (count_self(cpc, &self) != 0) {
-		fprintf(stderr, "consumer: counting itself: %s\n",
-		    strerror(errno));
+		fprintf(
+		    stderr, "consumer: counting itself: %s\n", strerror(errno));
 		return 1;
 	}
 	(void)cpc_close(cpc);

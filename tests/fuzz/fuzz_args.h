@@ -21,7 +21,7 @@
 #include "diag.h"
 #include "libcpc.h"
 
-#define MAX_ARGS	64
+#define MAX_ARGS 64
 
 /*
  * The handle a target parses with, set up as the command's main() does:
@@ -35,8 +35,8 @@ fuzz_cpc_open(const char *prog, cpc_errhndlr_t *handler)
 	setlocale(LC_NUMERIC, "C");
 	diag_init(prog);
 	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
-		fprintf(stderr, "fuzz %s: cpc_open: %s\n", prog,
-		    strerror(errno));
+		fprintf(
+		    stderr, "fuzz %s: cpc_open: %s\n", prog, strerror(errno));
 		exit(1);
 	}
 	(void)cpc_seterrhndlr(cpc, handler);
@@ -44,14 +44,14 @@ fuzz_cpc_open(const char *prog, cpc_errhndlr_t *handler)
 }
 
 struct fuzz_argv {
-	char	*buf;
-	char	*argv[MAX_ARGS + 2];
-	int	 argc;
+	char *buf;
+	char *argv[MAX_ARGS + 2];
+	int argc;
 };
 
 static int
-fuzz_split(struct fuzz_argv *a, const char *argv0, const uint8_t *data,
-    size_t size)
+fuzz_split(
+    struct fuzz_argv *a, const char *argv0, const uint8_t *data, size_t size)
 {
 	char *p, *line;
 
@@ -61,10 +61,10 @@ fuzz_split(struct fuzz_argv *a, const char *argv0, const uint8_t *data,
 	a->buf[size] = '\0';
 	a->argc = 0;
 	a->argv[a->argc++] = (char *)argv0;
-	for (p = a->buf; a->argc <= MAX_ARGS &&
-	    (line = strsep(&p, "\n")) != NULL;) {
+	for (p = a->buf;
+	     a->argc <= MAX_ARGS && (line = strsep(&p, "\n")) != NULL;) {
 		if (p == NULL && line[0] == '\0')
-			break;		/* the newline that ends the file */
+			break; /* the newline that ends the file */
 		a->argv[a->argc++] = line;
 	}
 	a->argv[a->argc] = NULL;

@@ -33,7 +33,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((cs.specs = setgrp_new(fuzz_cpc)) == NULL)
 		abort();
 	diag_set_debug(false);
-	optind = 0;		/* glibc: start a new scan */
+	optind = 0; /* glibc: start a new scan */
 	if (cpustat_options(&cs, args.argc, args.argv, &status)) {
 		if (setgrp_nsets(cs.specs) == 0 || cs.opt.interval_ms == 0)
 			abort();

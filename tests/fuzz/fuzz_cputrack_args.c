@@ -32,7 +32,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((ct.specs = setgrp_new(fuzz_cpc)) == NULL)
 		abort();
 	diag_set_debug(false);
-	optind = 0;		/* glibc: start a new scan */
+	optind = 0; /* glibc: start a new scan */
 	if (cputrack_options(&ct, args.argc, args.argv, &status)) {
 		/* Parsed: a spec, and a command or a pid, not both. */
 		if (setgrp_nsets(ct.specs) == 0 ||

@@ -51,14 +51,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	if (cpc_strtoevent(cpuver, text, &ev) == 0) {
 		if ((str = cpc_eventtostr(&ev)) == NULL) {
-			fprintf(stderr, "cpc_eventtostr failed on '%s'\n", text);
+			fprintf(
+			    stderr, "cpc_eventtostr failed on '%s'\n", text);
 			abort();
 		}
 		if (cpc_strtoevent(cpuver, str, &again) != 0 ||
 		    again.ce_pes[0] != ev.ce_pes[0] ||
 		    again.ce_pes[1] != ev.ce_pes[1]) {
-			fprintf(stderr, "'%s' -> '%s' does not parse back "
-			    "the same\n", text, str);
+			fprintf(stderr,
+			    "'%s' -> '%s' does not parse back "
+			    "the same\n",
+			    text, str);
 			abort();
 		}
 		free(str);

@@ -12,22 +12,20 @@
 void hw_loop(uint64_t n);
 extern const char hw_loop_start[], hw_loop_end[];
 
-#define HW_LOOP_DEFINE							\
-__asm__(								\
-"	.text\n"							\
-"	.globl	hw_loop\n"						\
-"	.type	hw_loop, %function\n"					\
-"hw_loop:\n"								\
-"	cbz	x0, 2f\n"						\
-"	.globl	hw_loop_start\n"					\
-"hw_loop_start:\n"							\
-"1:	subs	x0, x0, #1\n"						\
-"	.globl	hw_loop_end\n"						\
-"hw_loop_end:\n"							\
-"	b.ne	1b\n"							\
-"2:	ret\n"								\
-"	.size	hw_loop, . - hw_loop\n"					\
-)
+#define HW_LOOP_DEFINE                        \
+	__asm__("	.text\n"                    \
+		"	.globl	hw_loop\n"           \
+		"	.type	hw_loop, %function\n" \
+		"hw_loop:\n"                  \
+		"	cbz	x0, 2f\n"               \
+		"	.globl	hw_loop_start\n"     \
+		"hw_loop_start:\n"            \
+		"1:	subs	x0, x0, #1\n"        \
+		"	.globl	hw_loop_end\n"       \
+		"hw_loop_end:\n"              \
+		"	b.ne	1b\n"                  \
+		"2:	ret\n"                    \
+		"	.size	hw_loop, . - hw_loop\n")
 
 /* Whether a PC is one of the loop's two instructions. */
 static inline int

@@ -29,9 +29,9 @@
 
 HW_LOOP_DEFINE;
 
-#define PRESET	(UINT64_MAX - 999ull)
-#define ITERS	20
-#define LOOP_N	5000		/* 10000 instructions each */
+#define PRESET (UINT64_MAX - 999ull)
+#define ITERS  20
+#define LOOP_N 5000 /* 10000 instructions each */
 
 static cpc_t *cpc;
 static cpc_set_t *set;
@@ -80,8 +80,8 @@ emt_handler(int sig, siginfo_t *sip, void *arg)
 		error("cannot set preset for request %d: %s", ind,
 		    strerror(errno));
 	if (cpc_set_restart(cpc, set) != 0)
-		error("cannot restart lwp%d: %s", (int)gettid(),
-		    strerror(errno));
+		error(
+		    "cannot restart lwp%d: %s", (int)gettid(), strerror(errno));
 }
 
 int
@@ -103,28 +103,29 @@ main(void)
 		error("sigaction: %s", strerror(errno));
 
 	if ((ind = cpc_set_add_request(cpc, set, event, PRESET,
-	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL)) != 0)
+		 CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL)) != 0)
 		error("cannot add request to set: %s", strerror(errno));
 	if ((buf = cpc_buf_create(cpc, set)) == NULL)
 		error("cannot create buffer: %s", strerror(errno));
 	if (cpc_bind_curlwp(cpc, set, 0) == -1) {
 		if (errno == ENOTSUP) {
 			printf("hw_ovf: overflow notification not supported "
-			    "here: %s\n", strerror(errno));
+			       "here: %s\n",
+			    strerror(errno));
 			return 77;
 		}
 		error("cannot bind lwp%d: %s", (int)gettid(), strerror(errno));
 	}
 
 	for (iter = 1; iter <= ITERS; iter++)
-		hw_loop(LOOP_N);	/* the computation measured */
+		hw_loop(LOOP_N); /* the computation measured */
 
-	cpc_unbind(cpc, set);	/* done */
+	cpc_unbind(cpc, set); /* done */
 
 	/* One overflow per 1000 events of 20 x 10000 in the loop. */
 	expected = ITERS * 2 * LOOP_N / 1000;
-	printf("hw_ovf: signals %d expected %d in_loop %d wrong %d\n",
-	    signals, expected, in_loop, wrong);
+	printf("hw_ovf: signals %d expected %d in_loop %d wrong %d\n", signals,
+	    expected, in_loop, wrong);
 	cpc_close(cpc);
 	return 0;
 }

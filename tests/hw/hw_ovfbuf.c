@@ -20,9 +20,9 @@
 
 HW_LOOP_DEFINE;
 
-#define PERIOD	100000ull
-#define LOOP_N	10000000ull	/* 2e7 instructions */
-#define MAXREC	1024
+#define PERIOD 100000ull
+#define LOOP_N 10000000ull /* 2e7 instructions */
+#define MAXREC 1024
 
 static cpc_ovf_record_t recs[MAXREC];
 
@@ -41,7 +41,7 @@ main(void)
 		return 1;
 	}
 	if (cpc_set_add_request(cpc, set, event, UINT64_MAX - PERIOD + 1,
-	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) != 0) {
+		CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) != 0) {
 		printf("hw_ovfbuf: add %s: %s\n", event, strerror(errno));
 		return 1;
 	}
@@ -52,8 +52,8 @@ main(void)
 	hw_loop(LOOP_N);
 	n = cpc_set_sample_records(cpc, set, recs, MAXREC, &lost);
 	if (n < 0) {
-		printf("hw_ovfbuf: cpc_set_sample_records: %s\n",
-		    strerror(errno));
+		printf(
+		    "hw_ovfbuf: cpc_set_sample_records: %s\n", strerror(errno));
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
@@ -61,14 +61,14 @@ main(void)
 		    hw_in_loop(recs[i].cr_pc);
 		tid_ok += recs[i].cr_tid == gettid();
 		if (i < 3 || (!hw_in_loop(recs[i].cr_pc) && i < 20))
-			printf("record %d: pc %#" PRIx64 " (loop %p-%p)\n",
-			    i, recs[i].cr_pc, (void *)hw_loop_start,
+			printf("record %d: pc %#" PRIx64 " (loop %p-%p)\n", i,
+			    recs[i].cr_pc, (void *)hw_loop_start,
 			    (void *)hw_loop_end);
 	}
 	cpc_unbind(cpc, set);
 	printf("hw_ovfbuf: records %d expected %llu in_loop %d lost %llu "
-	    "tid %d\n", n, 2 * LOOP_N / PERIOD, in_loop,
-	    (unsigned long long)lost, tid_ok);
+	       "tid %d\n",
+	    n, 2 * LOOP_N / PERIOD, in_loop, (unsigned long long)lost, tid_ok);
 	cpc_close(cpc);
 	return 0;
 }

@@ -32,7 +32,8 @@ main(int argc, char **argv)
 	int fds[64], n, i, on, off, total, elapsed;
 
 	if (argc != 5) {
-		fprintf(stderr, "usage: hw_pinned ncounters on_ms off_ms "
+		fprintf(stderr,
+		    "usage: hw_pinned ncounters on_ms off_ms "
 		    "total_ms\n");
 		return 2;
 	}
@@ -49,8 +50,7 @@ main(int argc, char **argv)
 	attr.pinned = 1;
 	attr.disabled = 1;
 	for (i = 0; i < n; i++) {
-		fds[i] = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1,
-		    0);
+		fds[i] = (int)syscall(SYS_perf_event_open, &attr, -1, 0, -1, 0);
 		if (fds[i] < 0) {
 			perror("hw_pinned: perf_event_open");
 			return 1;

@@ -10,7 +10,6 @@ int check_count;
 int
 check_report(const char *name)
 {
-	printf("%s: %d checks, %d failed\n", name, check_count,
-	    check_failures);
+	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
 	return check_failures == 0 ? 0 : 1;
 }

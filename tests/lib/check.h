@@ -14,33 +14,36 @@
 extern int check_failures;
 extern int check_count;
 
-#define CHECK(cond) do {						\
-	check_count++;							\
-	if (!(cond)) {							\
-		check_failures++;					\
-		fprintf(stderr, "%s:%d: CHECK failed: %s\n",		\
-		    __FILE__, __LINE__, #cond);				\
-	}								\
-} while (0)
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		check_count++;                                                 \
+		if (!(cond)) {                                                 \
+			check_failures++;                                      \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+			    __LINE__, #cond);                                  \
+		}                                                              \
+	} while (0)
 
-#define CHECK_EQ_U64(got, want) do {					\
-	unsigned long long g_ = (unsigned long long)(got);		\
-	unsigned long long w_ = (unsigned long long)(want);		\
-	check_count++;							\
-	if (g_ != w_) {							\
-		check_failures++;					\
-		fprintf(stderr, "%s:%d: %s is %llu, expected %llu\n",	\
-		    __FILE__, __LINE__, #got, g_, w_);			\
-	}								\
-} while (0)
+#define CHECK_EQ_U64(got, want)                                               \
+	do {                                                                  \
+		unsigned long long g_ = (unsigned long long)(got);            \
+		unsigned long long w_ = (unsigned long long)(want);           \
+		check_count++;                                                \
+		if (g_ != w_) {                                               \
+			check_failures++;                                     \
+			fprintf(stderr, "%s:%d: %s is %llu, expected %llu\n", \
+			    __FILE__, __LINE__, #got, g_, w_);                \
+		}                                                             \
+	} while (0)
 
 /* CTest treats exit status 77 as skipped (SKIP_RETURN_CODE). */
-#define SKIP(...) do {							\
-	printf("SKIP: ");						\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
-	exit(77);							\
-} while (0)
+#define SKIP(...)                    \
+	do {                         \
+		printf("SKIP: ");    \
+		printf(__VA_ARGS__); \
+		printf("\n");        \
+		exit(77);            \
+	} while (0)
 
 /* Say how many checks ran and failed: the exit status, 0 or 1. */
 int check_report(const char *name);

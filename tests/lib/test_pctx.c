@@ -9,10 +9,10 @@ int nlwps;
 struct procrec procs[MAXPROCS];
 int nprocs;
 cpc_t *cpc;
-int seq;			/* orders the callbacks */
-bool follow_forks;	/* the fork callback runs the child */
+int seq;	   /* orders the callbacks */
+bool follow_forks; /* the fork callback runs the child */
 unsigned run_msec, run_nsamples;
-int tick_fail_at;	/* tick number that returns -1, 0: none */
+int tick_fail_at; /* tick number that returns -1, 0: none */
 int nticks;
 int execs_allowed = 1000;
 
@@ -140,8 +140,9 @@ t_init(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	r->order = ++seq;
 	r->count = UINT64_MAX;
 	if ((r->set = cpc_set_create(cpc)) == NULL ||
-	    cpc_set_add_request(cpc, r->set, WRITE_EVENT, 0, CPC_COUNT_USER,
-	    0, NULL) < 0 || cpc_bind_pctx(cpc, pctx, lwpid, r->set, 0) != 0) {
+	    cpc_set_add_request(
+		cpc, r->set, WRITE_EVENT, 0, CPC_COUNT_USER, 0, NULL) < 0 ||
+	    cpc_bind_pctx(cpc, pctx, lwpid, r->set, 0) != 0) {
 		fprintf(stderr, "bind %d/%d: %s\n", (int)pid, (int)lwpid,
 		    strerror(errno));
 		r->bind_failed = true;
@@ -154,7 +155,8 @@ t_fini(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
 
-	(void)pctx; (void)arg;
+	(void)pctx;
+	(void)arg;
 	if (r == NULL) {
 		fprintf(stderr, "fini of unknown lwp %d/%d\n", (int)pid,
 		    (int)lwpid);
@@ -176,7 +178,8 @@ t_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
 
-	(void)pctx; (void)arg;
+	(void)pctx;
+	(void)arg;
 	if (r != NULL)
 		r->creates++;
 	return 0;
@@ -187,7 +190,8 @@ t_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
 
-	(void)pctx; (void)arg;
+	(void)pctx;
+	(void)arg;
 	if (r != NULL)
 		r->exits++;
 	return 0;
@@ -198,7 +202,9 @@ t_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 {
 	struct procrec *p = proc_of(pid);
 
-	(void)pctx; (void)lwpid; (void)arg;
+	(void)pctx;
+	(void)lwpid;
+	(void)arg;
 	p->images++;
 	strlcpy(p->cmd, cmd, sizeof(p->cmd));
 	return p->images > execs_allowed ? -1 : 0;
@@ -209,7 +215,8 @@ t_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	struct procrec *p = proc_of(pid);
 
-	(void)pctx; (void)arg;
+	(void)pctx;
+	(void)arg;
 	p->exits++;
 	p->exit_status = status;
 	p->exit_lwpid = lwpid;
@@ -222,15 +229,11 @@ set_all_events(pctx_t *pctx)
 	/* The records are this process's: children join its own loop. */
 	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0)
 		return -1;
-	return pctx_set_events(pctx,
-	    PCTX_SYSC_EXEC_EVENT, t_exec,
-	    PCTX_SYSC_FORK_EVENT, t_fork,
-	    PCTX_SYSC_EXIT_EVENT, t_exit,
-	    PCTX_SYSC_LWP_CREATE_EVENT, t_lwp_create,
-	    PCTX_INIT_LWP_EVENT, t_init,
-	    PCTX_FINI_LWP_EVENT, t_fini,
-	    PCTX_SYSC_LWP_EXIT_EVENT, t_lwp_exit,
-	    PCTX_NULL_EVENT);
+	return pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, t_exec,
+	    PCTX_SYSC_FORK_EVENT, t_fork, PCTX_SYSC_EXIT_EVENT, t_exit,
+	    PCTX_SYSC_LWP_CREATE_EVENT, t_lwp_create, PCTX_INIT_LWP_EVENT,
+	    t_init, PCTX_FINI_LWP_EVENT, t_fini, PCTX_SYSC_LWP_EXIT_EVENT,
+	    t_lwp_exit, PCTX_NULL_EVENT);
 }
 
 void
@@ -252,7 +255,8 @@ t_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct lwprec *r = find_lwp(pid, lwpid);
 
-	(void)pctx; (void)arg;
+	(void)pctx;
+	(void)arg;
 	if (r != NULL)
 		r->ticks++;
 	nticks++;
@@ -302,7 +306,8 @@ check_all_paired(void)
 		    !lwps[i].bind_failed && lwps[i].count != UINT64_MAX &&
 		    lwps[i].held && lwps[i].state == 't')
 			continue;
-		fprintf(stderr, "lwp %d/%d image %d: inits %d finis %d "
+		fprintf(stderr,
+		    "lwp %d/%d image %d: inits %d finis %d "
 		    "bind_failed %d count %llu held %d state %c\n",
 		    (int)lwps[i].pid, (int)lwps[i].lwpid, lwps[i].image,
 		    lwps[i].inits, lwps[i].finis, lwps[i].bind_failed,
@@ -341,8 +346,8 @@ tracer_of(pid_t pid, pid_t tid)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid,
-	    (int)tid);
+	snprintf(
+	    path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	if ((fd = open(path, O_RDONLY)) < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);

@@ -29,36 +29,36 @@
 #include "libcpc.h"
 #include "libpctx.h"
 
-#define WRITE_EVENT	"syscalls:sys_enter_write"
-#define MAXLWPS		8192
-#define MAXPROCS	256
+#define WRITE_EVENT "syscalls:sys_enter_write"
+#define MAXLWPS	    8192
+#define MAXPROCS    256
 
 /* One LWP of one image of one process. */
 struct lwprec {
-	pid_t		 pid;
-	int		 image;		/* execs the process had done before */
-	id_t		 lwpid;
-	pid_t		 tid;
-	cpc_set_t	*set;
-	uint64_t	 count;		/* final, read at fini_lwp */
-	int		 inits, finis, creates, exits, ticks;
-	bool		 bind_failed;
-	bool		 held;		/* at init_lwp: pctx_lwp_held() said so */
-	char		 state;		/* at init_lwp: its state in /proc */
-	int		 order;		/* event sequence number of init_lwp */
+	pid_t pid;
+	int image; /* execs the process had done before */
+	id_t lwpid;
+	pid_t tid;
+	cpc_set_t *set;
+	uint64_t count; /* final, read at fini_lwp */
+	int inits, finis, creates, exits, ticks;
+	bool bind_failed;
+	bool held;  /* at init_lwp: pctx_lwp_held() said so */
+	char state; /* at init_lwp: its state in /proc */
+	int order;  /* event sequence number of init_lwp */
 };
 
 struct procrec {
-	pid_t		 pid;
-	pid_t		 parent;	/* 0 for the process the test started */
-	id_t		 fork_lwpid;
-	int		 images;	/* exec events seen */
-	int		 exits;
-	int		 exit_status;
-	id_t		 exit_lwpid;
-	char		 cmd[96];	/* of the last exec event */
-	int		 exit_order;	/* event sequence number of exit */
-	int		 last_fini_order;
+	pid_t pid;
+	pid_t parent; /* 0 for the process the test started */
+	id_t fork_lwpid;
+	int images; /* exec events seen */
+	int exits;
+	int exit_status;
+	id_t exit_lwpid;
+	char cmd[96];	/* of the last exec event */
+	int exit_order; /* event sequence number of exit */
+	int last_fini_order;
 };
 
 /* What the callbacks recorded, and what the tests set before a run. */
@@ -67,10 +67,10 @@ extern int nlwps;
 extern struct procrec procs[MAXPROCS];
 extern int nprocs;
 extern cpc_t *cpc;
-extern int seq;			/* orders the callbacks */
-extern bool follow_forks;	/* the fork callback runs the child */
+extern int seq;		  /* orders the callbacks */
+extern bool follow_forks; /* the fork callback runs the child */
 extern unsigned run_msec, run_nsamples;
-extern int tick_fail_at;	/* tick number that returns -1, 0: none */
+extern int tick_fail_at; /* tick number that returns -1, 0: none */
 extern int nticks;
 extern int execs_allowed;
 
@@ -111,8 +111,7 @@ char proc_state(pid_t pid);
 /* TracerPid of a thread, -1 if it is gone. */
 pid_t tracer_of(pid_t pid, pid_t tid);
 /* Apply fn to every thread of a process; the number of threads. */
-int for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *),
-    void *a);
+int for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *), void *a);
 void sleep_ms(long ms);
 /* Start a workload untraced with stdout on a pipe; wait for "ready". */
 pid_t spawn_ready(char *const *argv);

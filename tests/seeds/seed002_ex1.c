@@ -20,44 +20,44 @@
 #include <string.h>
 #include <errno.h>
 
- #include <inttypes.h>
- #include <stdlib.h>
- #include <stdio.h>
- #include <unistd.h>
- #include <libcpc.h>
- int
- main(int argc, char *argv[])
- {
- int cpuver, iter;
- char *setting = NULL;
- cpc_event_t event;
- if (cpc_version(CPC_VER_CURRENT) != CPC_VER_CURRENT)
-  error("application:library cpc version mismatch!");
- if ((cpuver = cpc_getcpuver()) == -1)
-  error("no performance counter hardware!");
- if ((setting = getenv("PERFEVENTS")) == NULL)
-  setting = "pic0=EC_ref,pic1=EC_hit";
- if (cpc_strtoevent(cpuver, setting, &event) != 0)
-  error("can't measure '%s' on this processor", setting);
- setting = cpc_eventtostr(&event);
- if (cpc_access() == -1)
-  error("can't access perf counters: %s", strerror(errno));
- if (cpc_bind_event(&event, 0) == -1)
-  error("can't bind lwp%d: %s", _lwp_self(), strerror(errno));
- for (iter = 1; iter <= 20; iter++) {
-  cpc_event_t before, after;
-  if (cpc_take_sample(&before) == -1)
-  break;
-  /* ==> Computation to be measured goes here <== */
-  compute(iter);
-  if (cpc_take_sample(&after) == -1)
-  break;
-  (void) printf("%3d: %" PRId64 " %" PRId64 "\n", iter,
-  after.ce_pic[0] - before.ce_pic[0],
-  after.ce_pic[1] - before.ce_pic[1]);
- }
- if (iter != 21)
-  error("can't sample '%s': %s", setting, strerror(errno));
- free(setting);
- return (0);
- }
+#include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <libcpc.h>
+int
+main(int argc, char *argv[])
+{
+	int cpuver, iter;
+	char *setting = NULL;
+	cpc_event_t event;
+	if (cpc_version(CPC_VER_CURRENT) != CPC_VER_CURRENT)
+		error("application:library cpc version mismatch!");
+	if ((cpuver = cpc_getcpuver()) == -1)
+		error("no performance counter hardware!");
+	if ((setting = getenv("PERFEVENTS")) == NULL)
+		setting = "pic0=EC_ref,pic1=EC_hit";
+	if (cpc_strtoevent(cpuver, setting, &event) != 0)
+		error("can't measure '%s' on this processor", setting);
+	setting = cpc_eventtostr(&event);
+	if (cpc_access() == -1)
+		error("can't access perf counters: %s", strerror(errno));
+	if (cpc_bind_event(&event, 0) == -1)
+		error("can't bind lwp%d: %s", _lwp_self(), strerror(errno));
+	for (iter = 1; iter <= 20; iter++) {
+		cpc_event_t before, after;
+		if (cpc_take_sample(&before) == -1)
+			break;
+		/* ==> Computation to be measured goes here <== */
+		compute(iter);
+		if (cpc_take_sample(&after) == -1)
+			break;
+		(void)printf("%3d: %" PRId64 " %" PRId64 "\n", iter,
+		    after.ce_pic[0] - before.ce_pic[0],
+		    after.ce_pic[1] - before.ce_pic[1]);
+	}
+	if (iter != 21)
+		error("can't sample '%s': %s", setting, strerror(errno));
+	free(setting);
+	return (0);
+}

@@ -36,70 +36,70 @@
 #include <ucontext.h>
 
 #if defined(__x86_64__)
-#define	PC	REG_RIP
-#define	USP	REG_RSP
+#define PC  REG_RIP
+#define USP REG_RSP
 #else
 #error "the ucontext register names are given for x86-64 only"
 #endif
 
- #define PRESET0 (UINT64_MAX - UINT64_C(999))
- #define PRESET1 0
+#define PRESET0 (UINT64_MAX - UINT64_C(999))
+#define PRESET1 0
 
- void
- emt_handler(int sig, siginfo_t *sip, void *arg)
- {
- ucontext_t *uap = arg;
- cpc_event_t sample;
- if (sig != SIGEMT || sip->si_code != EMT_CPCOVF) {
-  psignal(sig, "example");
-  psiginfo(sip, "example");
-  return;
- }
- (void) printf("lwp%d - si_addr %p ucontext: %%pc %p %%sp %p\n",
-  _lwp_self(), (void *)sip->si_addr,
-  (void *)uap->uc_mcontext.gregs[PC],
-  (void *)uap->uc_mcontext.gregs[USP]);
- if (cpc_take_sample(&sample) == -1)
-  error("can't sample: %s", strerror(errno));
- (void) printf("0x%" PRIx64 " 0x%" PRIx64 "\n",
-  sample.ce_pic[0], sample.ce_pic[1]);
- (void) fflush(stdout);
- sample.ce_pic[0] = PRESET0;
- sample.ce_pic[1] = PRESET1;
- if (cpc_bind_event(&sample, CPC_BIND_EMT_OVF) == -1)
-  error("cannot bind lwp%d: %s", _lwp_self(), strerror(errno));
- }
+void
+emt_handler(int sig, siginfo_t *sip, void *arg)
+{
+	ucontext_t *uap = arg;
+	cpc_event_t sample;
+	if (sig != SIGEMT || sip->si_code != EMT_CPCOVF) {
+		psignal(sig, "example");
+		psiginfo(sip, "example");
+		return;
+	}
+	(void)printf("lwp%d - si_addr %p ucontext: %%pc %p %%sp %p\n",
+	    _lwp_self(), (void *)sip->si_addr,
+	    (void *)uap->uc_mcontext.gregs[PC],
+	    (void *)uap->uc_mcontext.gregs[USP]);
+	if (cpc_take_sample(&sample) == -1)
+		error("can't sample: %s", strerror(errno));
+	(void)printf("0x%" PRIx64 " 0x%" PRIx64 "\n", sample.ce_pic[0],
+	    sample.ce_pic[1]);
+	(void)fflush(stdout);
+	sample.ce_pic[0] = PRESET0;
+	sample.ce_pic[1] = PRESET1;
+	if (cpc_bind_event(&sample, CPC_BIND_EMT_OVF) == -1)
+		error("cannot bind lwp%d: %s", _lwp_self(), strerror(errno));
+}
 
- int
- main(int argc, char *argv[])
- {
- int cpuver, iter;
- char *setting = NULL;
- cpc_event_t event;
- if (cpc_version(CPC_VER_CURRENT) != CPC_VER_CURRENT)
-  error("application:library cpc version mismatch!");
- if ((cpuver = cpc_getcpuver()) == -1)
-  error("no performance counter hardware!");
- if ((setting = getenv("PERFEVENTS")) == NULL)
-  setting = "pic0=EC_ref,pic1=EC_hit";
- if (cpc_strtoevent(cpuver, setting, &event) != 0)
-  error("can't measure '%s' on this processor", setting);
+int
+main(int argc, char *argv[])
+{
+	int cpuver, iter;
+	char *setting = NULL;
+	cpc_event_t event;
+	if (cpc_version(CPC_VER_CURRENT) != CPC_VER_CURRENT)
+		error("application:library cpc version mismatch!");
+	if ((cpuver = cpc_getcpuver()) == -1)
+		error("no performance counter hardware!");
+	if ((setting = getenv("PERFEVENTS")) == NULL)
+		setting = "pic0=EC_ref,pic1=EC_hit";
+	if (cpc_strtoevent(cpuver, setting, &event) != 0)
+		error("can't measure '%s' on this processor", setting);
 
- struct sigaction act;
- 
- act.sa_sigaction = emt_handler;
- bzero(&act.sa_mask, sizeof (act.sa_mask));
- act.sa_flags = SA_RESTART|SA_SIGINFO;
- if (sigaction(SIGEMT, &act, NULL) == -1)
-  error("sigaction: %s", strerror(errno));
- event.ce_pic[0] = PRESET0;
- event.ce_pic[1] = PRESET1;
- if (cpc_bind_event(&event, CPC_BIND_EMT_OVF) == -1)
-  error("cannot bind lwp%d: %s", _lwp_self(), strerror(errno));
- for (iter = 1; iter <= 20; iter++) {
-  /* ==> Computation to be measured goes here <== */
-  compute(1000);
- }
- cpc_bind_event(NULL, 0); /* done */
- return (0);
- }
+	struct sigaction act;
+
+	act.sa_sigaction = emt_handler;
+	bzero(&act.sa_mask, sizeof(act.sa_mask));
+	act.sa_flags = SA_RESTART | SA_SIGINFO;
+	if (sigaction(SIGEMT, &act, NULL) == -1)
+		error("sigaction: %s", strerror(errno));
+	event.ce_pic[0] = PRESET0;
+	event.ce_pic[1] = PRESET1;
+	if (cpc_bind_event(&event, CPC_BIND_EMT_OVF) == -1)
+		error("cannot bind lwp%d: %s", _lwp_self(), strerror(errno));
+	for (iter = 1; iter <= 20; iter++) {
+		/* ==> Computation to be measured goes here <== */
+		compute(1000);
+	}
+	cpc_bind_event(NULL, 0); /* done */
+	return (0);
+}

@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 /* Not instrumented: ASan would fault in shadow pages, more page faults. */
-static void __attribute__((no_sanitize_address))
-compute(int n)
+static void __attribute__((no_sanitize_address)) compute(int n)
 {
 	long pagesz = sysconf(_SC_PAGESIZE);
 	static int devnull = -1;

@@ -24,12 +24,12 @@ error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	(void) vfprintf(stderr, fmt, ap);
+	(void)vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	(void) fputc('\n', stderr);
+	(void)fputc('\n', stderr);
 	exit(1);
 }
 
-#define	_lwp_self()	((int)gettid())
+#define _lwp_self() ((int)gettid())
 
 #endif /* SEED_ERROR_H */

@@ -14,10 +14,11 @@
  *
  * Every process image appends one line "PID WRITES THREADS NODE HOW" to
  * the file RECORD: the write(2) calls it made (that line's included), the
- * threads it created, and how it ends: exit, exec or signal. Every write goes through tt_write, which counts it;
- * nothing else writes (no stdio). Processes run one after another except
- * in the side-by-side action, whose subtrees print nothing, so what is
- * printed on standard output, and the exit status, depend on SEED only.
+ * threads it created, and how it ends: exit, exec or signal. Every write goes
+ * through tt_write, which counts it; nothing else writes (no stdio). Processes
+ * run one after another except in the side-by-side action, whose subtrees print
+ * nothing, so what is printed on standard output, and the exit status, depend
+ * on SEED only.
  *
  * NODE, DEPTH and QUIET are for the program's own execs: the node of the
  * behaviour tree to run, how deep it is, and whether it may print.
@@ -44,10 +45,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_DEPTH	3
-#define MAX_THREADS	4
-#define RT_SIG		(SIGRTMIN + 2)
-#define WRAPPER_NODE	999999
+#define MAX_DEPTH    3
+#define MAX_THREADS  4
+#define RT_SIG	     (SIGRTMIN + 2)
+#define WRAPPER_NODE 999999
 
 static uint64_t seed;
 static const char *record_path;
@@ -133,12 +134,11 @@ record(int extra, const char *how)
 	tt_write(recfd, buf, (size_t)n);
 }
 
-static void __attribute__((noreturn))
-die(const char *what)
+static void __attribute__((noreturn)) die(const char *what)
 {
 	char buf[128];
-	int n = snprintf(buf, sizeof(buf), "tt_torture: %s: %s\n", what,
-	    strerror(errno));
+	int n = snprintf(
+	    buf, sizeof(buf), "tt_torture: %s: %s\n", what, strerror(errno));
 
 	(void)write(2, buf, (size_t)n);
 	_exit(120);
@@ -175,7 +175,7 @@ exec_node(uint64_t n, int d, bool q)
 {
 	char sseed[32], snode[32], sdepth[16];
 	char *argv[] = { (char *)self, sseed, (char *)record_path, snode,
-	    sdepth, q ? "1" : "0", NULL };
+		sdepth, q ? "1" : "0", NULL };
 
 	snprintf(sseed, sizeof(sseed), "%" PRIu64, seed);
 	snprintf(snode, sizeof(snode), "%" PRIu64, n);
@@ -202,8 +202,8 @@ fork_node(uint64_t n, bool q)
 /* --- threads --- */
 
 struct burner {
-	pthread_t	t;
-	unsigned	n;
+	pthread_t t;
+	unsigned n;
 };
 
 static void *
@@ -299,7 +299,7 @@ act_signal_rt(void)
 		if (sigqueue(getpid(), RT_SIG, v) != 0)
 			die("sigqueue");
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);	/* all n are delivered */
+	sigprocmask(SIG_SETMASK, &old, NULL); /* all n are delivered */
 	handle(RT_SIG, SIG_DFL);
 	say("%u real-time signals queued, %d handled\n", n,
 	    atomic_load(&handled));
@@ -329,7 +329,7 @@ act_signal_thread(void)
 	handle(SIGUSR1, on_signal);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &set, &old);	/* the thread inherits it */
+	pthread_sigmask(SIG_BLOCK, &set, &old); /* the thread inherits it */
 	spawn(&t, waiter_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_kill(t, SIGUSR1);
@@ -364,8 +364,8 @@ fds_text(char *buf, size_t len)
 	self_fd = dirfd(d);
 	while ((e = readdir(d)) != NULL && used + 8 < len)
 		if (e->d_name[0] != '.' && atoi(e->d_name) != self_fd)
-			used += (size_t)snprintf(buf + used, len - used, " %s",
-			    e->d_name);
+			used += (size_t)snprintf(
+			    buf + used, len - used, " %s", e->d_name);
 	closedir(d);
 }
 
@@ -390,7 +390,7 @@ static void
 act_environment(void)
 {
 	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP,
-	    SIGTTIN, SIGTTOU, SIGPIPE, SIGUSR2, SIGCHLD };
+		SIGTTIN, SIGTTOU, SIGPIPE, SIGUSR2, SIGCHLD };
 	char soft[24], hard[24], fds[128], disp[16];
 	unsigned long long blocked = 0;
 	struct rlimit rl;
@@ -500,7 +500,8 @@ act_vfork(unsigned i)
 static void
 act_fatal(unsigned i)
 {
-	static const int sigs[] = { SIGTERM, SIGUSR1, SIGHUP, SIGALRM, SIGUSR2 };
+	static const int sigs[] = { SIGTERM, SIGUSR1, SIGHUP, SIGALRM,
+		SIGUSR2 };
 	int sig = sigs[draw(5)];
 	char buf[64];
 	pid_t pid;
@@ -595,8 +596,8 @@ act_stopcont(unsigned i)
 	while (waitpid(pid, &st, WCONTINUED) < 0)
 		if (errno != EINTR)
 			die("waitpid");
-	say("child %u %s\n", i, WIFCONTINUED(st) ? "continued" :
-	    "NOT CONTINUED");
+	say("child %u %s\n", i,
+	    WIFCONTINUED(st) ? "continued" : "NOT CONTINUED");
 	tt_write(down[1], "g", 1);
 	close(up[0]);
 	close(down[1]);
@@ -676,8 +677,10 @@ cpu_ticks(pid_t pid)
 		return 0;
 	if (fgets(line, sizeof(line), f) != NULL &&
 	    (p = strrchr(line, ')')) != NULL)
-		(void)sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
-		    "%*u %llu %llu", &utime, &stime);
+		(void)sscanf(p + 2,
+		    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+		    "%*u %llu %llu",
+		    &utime, &stime);
 	fclose(f);
 	return utime + stime;
 }
@@ -733,17 +736,17 @@ act_jobstop(unsigned i)
 	stopped = WIFSTOPPED(st) && all_stopped(pid);
 	before = cpu_ticks(pid);
 	pause_ms(200);
-	say("job child %u: %s, %s, %s\n", i, WIFSTOPPED(st) ?
-	    strsignal(WSTOPSIG(st)) : "NOT STOPPED", stopped ?
-	    "every thread stopped" : "NOT EVERY THREAD STOPPED",
+	say("job child %u: %s, %s, %s\n", i,
+	    WIFSTOPPED(st) ? strsignal(WSTOPSIG(st)) : "NOT STOPPED",
+	    stopped ? "every thread stopped" : "NOT EVERY THREAD STOPPED",
 	    cpu_ticks(pid) == before ? "no CPU time while stopped" :
-	    "CPU TIME WHILE STOPPED");
+				       "CPU TIME WHILE STOPPED");
 	kill(pid, SIGCONT);
 	while (waitpid(pid, &st, WCONTINUED) < 0)
 		if (errno != EINTR)
 			die("waitpid");
-	say("job child %u %s\n", i, WIFCONTINUED(st) ? "continued" :
-	    "NOT CONTINUED");
+	say("job child %u %s\n", i,
+	    WIFCONTINUED(st) ? "continued" : "NOT CONTINUED");
 	tt_write(down[1], "g", 1);
 	close(up[0]);
 	close(down[1]);
@@ -767,8 +770,7 @@ act_parallel(unsigned i)
 
 /* --- endings --- */
 
-static void __attribute__((noreturn))
-end_exit(void)
+static void __attribute__((noreturn)) end_exit(void)
 {
 	int code = (int)draw(10);
 
@@ -777,8 +779,7 @@ end_exit(void)
 	_exit(code);
 }
 
-static void __attribute__((noreturn))
-end_exec(void)
+static void __attribute__((noreturn)) end_exec(void)
 {
 	uint64_t next = node * 64 + 63;
 
@@ -807,8 +808,7 @@ execer_main(void *arg)
 }
 
 /* exec from a thread that is not the leader, which blocks meanwhile. */
-static void __attribute__((noreturn))
-end_exec_nonleader(void)
+static void __attribute__((noreturn)) end_exec_nonleader(void)
 {
 	pthread_t t;
 
@@ -822,8 +822,7 @@ end_exec_nonleader(void)
 /* Threads that have made their writes and block, for an early end. */
 static atomic_int parked;
 
-static void * __attribute__((noreturn))
-parker_main(void *arg)
+static void *__attribute__((noreturn)) parker_main(void *arg)
 {
 	burn(((struct burner *)arg)->n);
 	atomic_fetch_add(&parked, 1);
@@ -845,8 +844,7 @@ exiter_main(void *arg)
  * An early exit: some threads are blocked, and the process ends either
  * from the main thread or from another thread while main waits.
  */
-static void __attribute__((noreturn))
-end_early(void)
+static void __attribute__((noreturn)) end_early(void)
 {
 	static struct burner b[MAX_THREADS + 1];
 	unsigned i, n = 1 + draw(MAX_THREADS - 1);
@@ -871,8 +869,7 @@ end_early(void)
 	_exit(exit_code);
 }
 
-static void __attribute__((noreturn))
-run_node(void)
+static void __attribute__((noreturn)) run_node(void)
 {
 	unsigned i, nact = 1 + draw(depth == 0 ? 4 : 3), a;
 
@@ -884,28 +881,62 @@ run_node(void)
 		 */
 		a = draw(depth == 0 ? 15 : depth < MAX_DEPTH ? 14 : 8);
 		switch (a) {
-		case 0: act_threads(); break;
-		case 1: act_signal_handled(); break;
-		case 2: act_signal_ignored(); break;
-		case 3: act_signal_rt(); break;
-		case 4: act_signal_thread(); break;
-		case 5: burn(draw(50)); break;
-		case 6: act_environment(); break;
-		case 7: act_stall_tracer(); break;
-		case 8: act_fork(i); break;
-		case 9: act_vfork(i); break;
-		case 10: act_fatal(i); break;
-		case 11: act_kill9(i); break;
-		case 12: act_stopcont(i); break;
-		case 13: act_jobstop(i); break;
-		default: act_parallel(i); break;
+		case 0:
+			act_threads();
+			break;
+		case 1:
+			act_signal_handled();
+			break;
+		case 2:
+			act_signal_ignored();
+			break;
+		case 3:
+			act_signal_rt();
+			break;
+		case 4:
+			act_signal_thread();
+			break;
+		case 5:
+			burn(draw(50));
+			break;
+		case 6:
+			act_environment();
+			break;
+		case 7:
+			act_stall_tracer();
+			break;
+		case 8:
+			act_fork(i);
+			break;
+		case 9:
+			act_vfork(i);
+			break;
+		case 10:
+			act_fatal(i);
+			break;
+		case 11:
+			act_kill9(i);
+			break;
+		case 12:
+			act_stopcont(i);
+			break;
+		case 13:
+			act_jobstop(i);
+			break;
+		default:
+			act_parallel(i);
+			break;
 		}
 	}
 	switch (depth < MAX_DEPTH ? draw(6) : draw(2) * 3) {
-	case 1: end_exec();
-	case 2: end_exec_nonleader();
-	case 3: end_early();
-	default: end_exit();
+	case 1:
+		end_exec();
+	case 2:
+		end_exec_nonleader();
+	case 3:
+		end_early();
+	default:
+		end_exit();
 	}
 }
 
@@ -930,8 +961,8 @@ main(int argc, char **argv)
 	seed = strtoull(argv[1], NULL, 10);
 	record_path = argv[2];
 	if ((devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0 ||
-	    (recfd = open(record_path, O_WRONLY | O_APPEND | O_CREAT |
-	    O_CLOEXEC, 0644)) < 0)
+	    (recfd = open(record_path,
+		 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)) < 0)
 		die("open");
 	/* SIGCHLD interrupts (and restarts) the waits. */
 	handle(SIGCHLD, on_chld);

@@ -61,16 +61,16 @@ require_tracefs(void)
 {
 	if (!tracefs_ready())
 		SKIP("tracefs is not mounted at /sys/kernel/tracing and "
-		    "mounting it failed (%s): tracepoints cannot be counted",
+		     "mounting it failed (%s): tracepoints cannot be counted",
 		    strerror(errno));
 }
 
 /* What the last call of the recording error handler saw. */
 struct recorded_error {
-	int	 calls;
-	char	 fn[64];
-	int	 subcode;
-	char	 msg[512];
+	int calls;
+	char fn[64];
+	int subcode;
+	char msg[512];
 };
 
 static struct recorded_error last_error;

@@ -14,18 +14,18 @@
 
 #include "test_cpc.h"
 
-#define SLEEP_MS	50
+#define SLEEP_MS 50
 /* Slack between the kernel's clock and CLOCK_MONOTONIC readings. */
-#define SLACK_NS	2000000.0
+#define SLACK_NS 2000000.0
 
 struct cpu_job {
-	cpc_t		*cpc;
-	cpc_set_t	*set;
-	int		 cpu;
-	int		 bound;		/* 1 bound, -1 failed, 0 not yet */
-	pthread_mutex_t	 lock;
-	pthread_cond_t	 cond;
-	bool		 sampled_elsewhere;
+	cpc_t *cpc;
+	cpc_set_t *set;
+	int cpu;
+	int bound; /* 1 bound, -1 failed, 0 not yet */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool sampled_elsewhere;
 };
 
 static bool
@@ -38,8 +38,8 @@ online_cpu(int cpu)
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
 	if (access(path, F_OK) != 0)
 		return false;
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-	    cpu);
+	snprintf(
+	    path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
 	if ((f = fopen(path, "r")) != NULL) {
 		if (fscanf(f, "%d", &online) != 1)
 			online = 1;
@@ -95,8 +95,8 @@ measure_bound(struct cpu_job *job)
 	CHECK(got <= (t3 - t0) * 1e9 + SLACK_NS);
 	CHECK(got >= SLEEP_MS * 1e6 - SLACK_NS);
 	printf("cpu%d: task-clock %.3f ms over a %.3f..%.3f ms window, "
-	    "%llu context switches\n", job->cpu, got / 1e6, (t2 - t1) * 1e3,
-	    (t3 - t0) * 1e3,
+	       "%llu context switches\n",
+	    job->cpu, got / 1e6, (t2 - t1) * 1e3, (t3 - t0) * 1e3,
 	    (unsigned long long)(get(cpc, b, 0) - get(cpc, a, 0)));
 	/* This thread slept there and woke there: at least two switches. */
 	CHECK(get(cpc, b, 0) - get(cpc, a, 0) >= 2);
@@ -187,8 +187,7 @@ missing_cpus(cpc_t *cpc, cpc_set_t *set)
 	CHECK(cpc_bind_cpu(cpc, (int)configured, set, 0) == -1 &&
 	    errno == EINVAL);
 	CHECK(cpc_bind_cpu(cpc, 4096, set, 0) == -1 && errno == EINVAL);
-	CHECK(cpc_bind_cpu(cpc, CPU_SETSIZE, set, 0) == -1 &&
-	    errno == EINVAL);
+	CHECK(cpc_bind_cpu(cpc, CPU_SETSIZE, set, 0) == -1 && errno == EINVAL);
 	CHECK(sched_getaffinity(0, sizeof(after), &after) == 0);
 	CHECK(same_mask(&before, &after));
 }
@@ -199,8 +198,8 @@ write_online(int cpu, int value)
 	char path[96], c = value ? '1' : '0';
 	int fd, ok;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
-	    cpu);
+	snprintf(
+	    path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
 		return -1;
 	ok = write(fd, &c, 1) == 1;
@@ -226,12 +225,13 @@ offline_cpu(cpc_t *cpc, cpc_set_t *set)
 	}
 	if (victim < 0 || geteuid() != 0) {
 		printf("note: no CPU can be taken offline here; the ENOSYS "
-		    "check is skipped\n");
+		       "check is skipped\n");
 		return;
 	}
 	if (write_online(victim, 0) != 0) {
 		printf("note: cpu%d cannot be taken offline (%s); the ENOSYS "
-		    "check is skipped\n", victim, strerror(errno));
+		       "check is skipped\n",
+		    victim, strerror(errno));
 		return;
 	}
 	rc = cpc_bind_cpu(cpc, victim, set, 0);
@@ -260,9 +260,9 @@ main(void)
 	}
 	set = cpc_set_create(cpc);
 	CHECK(cpc_set_add_request(cpc, set, "context-switches", 0,
-	    CPC_COUNT_USER, 0, NULL) == 0);
+		  CPC_COUNT_USER, 0, NULL) == 0);
 	CHECK(cpc_set_add_request(cpc, set, "task-clock", 0,
-	    CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == 1);
+		  CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == 1);
 	n = every_online_cpu(cpc, set);
 	printf("bound to %d online CPUs in turn\n", n);
 	CHECK(n >= 1);

@@ -23,11 +23,11 @@
 
 #include "test_cpc.h"
 
-#define THREADS		4
-#define CALLS		1000
-#define PRESET_FOR(p)	(UINT64_MAX - (uint64_t)(p) + 1)
+#define THREADS	      4
+#define CALLS	      1000
+#define PRESET_FOR(p) (UINT64_MAX - (uint64_t)(p) + 1)
 
-static volatile unsigned long bp_calls;	/* calls that have begun */
+static volatile unsigned long bp_calls; /* calls that have begun */
 static volatile unsigned long bp_data;	/* written once per call */
 static char bp_event[64], data_event[64];
 static bool have_tsc;
@@ -60,10 +60,10 @@ sample_value(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, int index)
 }
 
 struct worker {
-	cpc_t		*cpc;
-	long		 calls;
-	uint64_t	 counted, data_writes, tsc1, tsc2;
-	int		 rc;
+	cpc_t *cpc;
+	long calls;
+	uint64_t counted, data_writes, tsc1, tsc2;
+	int rc;
 };
 
 static pthread_barrier_t start;
@@ -87,13 +87,13 @@ worker_main(void *arg)
 	}
 	set = cpc_set_create(w->cpc);
 
-	bp = cpc_set_add_request(w->cpc, set, bp_event, 0, CPC_COUNT_USER, 0,
-	    NULL);
-	data = cpc_set_add_request(w->cpc, set, data_event, 0,
-	    CPC_COUNT_USER, 0, NULL);
+	bp = cpc_set_add_request(
+	    w->cpc, set, bp_event, 0, CPC_COUNT_USER, 0, NULL);
+	data = cpc_set_add_request(
+	    w->cpc, set, data_event, 0, CPC_COUNT_USER, 0, NULL);
 	if (have_tsc)
-		tsc = cpc_set_add_request(w->cpc, set, "msr/tsc/", 0,
-		    CPC_COUNT_USER, 0, NULL);
+		tsc = cpc_set_add_request(
+		    w->cpc, set, "msr/tsc/", 0, CPC_COUNT_USER, 0, NULL);
 	buf = cpc_buf_create(w->cpc, set);
 	w->rc = bp < 0 || data < 0 || (have_tsc && tsc < 0) ||
 	    cpc_bind_curlwp(w->cpc, set, 0) != 0;
@@ -123,10 +123,10 @@ test_calls_per_lwp(cpc_t *cpc)
 	pthread_t t[THREADS];
 	int i;
 
-	(void)cpc;	/* each thread has its own */
+	(void)cpc; /* each thread has its own */
 	pthread_barrier_init(&start, NULL, THREADS);
 	for (i = 0; i < THREADS; i++) {
-		w[i] = (struct worker){ .calls = CALLS * (i + 1) };
+		w[i] = (struct worker) { .calls = CALLS * (i + 1) };
 		CHECK(pthread_create(&t[i], NULL, worker_main, &w[i]) == 0);
 	}
 	for (i = 0; i < THREADS; i++)
@@ -142,9 +142,9 @@ test_calls_per_lwp(cpc_t *cpc)
 		}
 	}
 	printf("%s per LWP: %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-	    " calls; msr/tsc/ %s\n", bp_event, w[0].counted, w[1].counted,
-	    w[2].counted, w[3].counted, have_tsc ? "above 0, growing" :
-	    "(no msr PMU)");
+	       " calls; msr/tsc/ %s\n",
+	    bp_event, w[0].counted, w[1].counted, w[2].counted, w[3].counted,
+	    have_tsc ? "above 0, growing" : "(no msr PMU)");
 }
 
 static volatile int emt_count, emt_code;
@@ -196,8 +196,8 @@ test_overflow_at_the_right_call(cpc_t *cpc)
 	CHECK_EQ_U64(sample_value(cpc, set, buf, ind), 0);
 	call_times(10);
 	CHECK_EQ_U64(sample_value(cpc, set, buf, ind), 0);
-	printf("SIGEMT at call %lu of %d, PC %p (%s)\n", emt_at_calls - before +
-	    1, CALLS, emt_addr, bp_event);
+	printf("SIGEMT at call %lu of %d, PC %p (%s)\n",
+	    emt_at_calls - before + 1, CALLS, emt_addr, bp_event);
 	CHECK(cpc_set_restart(cpc, set) == 0);
 	CHECK_EQ_U64(sample_value(cpc, set, buf, ind), PRESET_FOR(CALLS - 1));
 	call_times(CALLS - 1);
@@ -218,7 +218,7 @@ test_buffered_records(cpc_t *cpc)
 	int n, i, at = 0;
 
 	CHECK(cpc_set_add_request(cpc, set, bp_event, UINT64_MAX,
-	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
+		  CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
 	buf = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	call_times(CALLS / 4);
@@ -280,23 +280,23 @@ main(void)
 	if (cpc == NULL)
 		SKIP("cpc_open failed: %s", strerror(errno));
 	snprintf(bp_event, sizeof(bp_event), "mem:%p:x", (void *)bp_target);
-	snprintf(data_event, sizeof(data_event), "mem:%p/8:w",
-	    (void *)&bp_data);
+	snprintf(
+	    data_event, sizeof(data_event), "mem:%p/8:w", (void *)&bp_data);
 	if (cpc_event_status(cpc, bp_event, why, sizeof(why)) !=
 	    CPC_EVENT_COUNTABLE)
 		SKIP("no hardware breakpoints here: %s", why);
 	if (!breakpoints_fire())
 		SKIP("hardware breakpoints do not fire here: the kernel's own "
-		    "breakpoint on a function called 10 times did not count "
-		    "10 (the hypervisor gives the guest no debug registers)");
+		     "breakpoint on a function called 10 times did not count "
+		     "10 (the hypervisor gives the guest no debug registers)");
 	set = cpc_set_create(cpc);
-	CHECK(cpc_set_add_request(cpc, set, bp_event, 0, CPC_COUNT_USER, 0,
-	    NULL) == 0);
+	CHECK(cpc_set_add_request(
+		  cpc, set, bp_event, 0, CPC_COUNT_USER, 0, NULL) == 0);
 	if (cpc_set_check(cpc, set, -1) != 0)
 		SKIP("the debug registers cannot be used here");
 	cpc_set_destroy(cpc, set);
-	have_tsc = cpc_event_status(cpc, "msr/tsc/", NULL, 0) ==
-	    CPC_EVENT_COUNTABLE;
+	have_tsc =
+	    cpc_event_status(cpc, "msr/tsc/", NULL, 0) == CPC_EVENT_COUNTABLE;
 	test_calls_per_lwp(cpc);
 	test_overflow_at_the_right_call(cpc);
 	test_buffered_records(cpc);

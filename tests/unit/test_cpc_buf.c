@@ -14,7 +14,7 @@ set_of(cpc_t *cpc, int nreqs)
 
 	for (i = 0; i < nreqs; i++)
 		CHECK(cpc_set_add_request(cpc, set, "task-clock", 0,
-		    CPC_COUNT_USER, 0, NULL) == i);
+			  CPC_COUNT_USER, 0, NULL) == i);
 	return set;
 }
 
@@ -85,8 +85,7 @@ arithmetic(cpc_t *cpc, cpc_set_t *set2, cpc_set_t *set3)
 
 /* Two samples around some CPU work; again if a CPU binding intervened. */
 static void
-sample_twice(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *first,
-    cpc_buf_t *second)
+sample_twice(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *first, cpc_buf_t *second)
 {
 	volatile unsigned long spin;
 	int tries, rc = -1;

@@ -11,10 +11,10 @@
 
 #include "test_cpc.h"
 
-#define WRITES		1000
-#define PAGES		100
-#define THREADS		4
-#define BIG_PRESET	1000000ULL
+#define WRITES	   1000
+#define PAGES	   100
+#define THREADS	   4
+#define BIG_PRESET 1000000ULL
 
 /* A scenario either ran, or met someone's CPU binding and must rerun. */
 enum outcome { RAN, RERUN };
@@ -89,7 +89,8 @@ run(enum outcome (*scenario)(cpc_t *), const char *name)
 		}
 		cpc_close(cpc);
 		printf("%s: invalidated by a CPU binding elsewhere, "
-		    "running it again\n", name);
+		       "running it again\n",
+		    name);
 		sleep_ms(200);
 	}
 	CHECK(!"scenario kept being invalidated");
@@ -103,9 +104,9 @@ faults_and_writes(cpc_t *cpc, uint64_t preset)
 
 	CHECK(set != NULL);
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", preset,
-	    CPC_COUNT_USER, 0, NULL) == 0);
-	CHECK(cpc_set_add_request(cpc, set, "syscalls:sys_enter_write",
-	    preset, CPC_COUNT_USER, 0, NULL) == 1);
+		  CPC_COUNT_USER, 0, NULL) == 0);
+	CHECK(cpc_set_add_request(cpc, set, "syscalls:sys_enter_write", preset,
+		  CPC_COUNT_USER, 0, NULL) == 1);
 	return set;
 }
 
@@ -252,8 +253,8 @@ restart_inherited(cpc_t *cpc)
 }
 
 static uint64_t
-writes_while(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *a, cpc_buf_t *b,
-    int writes, int pages, bool *rerun)
+writes_while(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *a, cpc_buf_t *b, int writes,
+    int pages, bool *rerun)
 {
 	if (sample(cpc, set, a)) {
 		*rerun = true;
@@ -331,7 +332,7 @@ grow_after_unbind(cpc_t *cpc)
 	int i;
 
 	CHECK(cpc_set_add_request(cpc, set, "syscalls:sys_enter_write", 0,
-	    CPC_COUNT_USER, 0, NULL) == 0);
+		  CPC_COUNT_USER, 0, NULL) == 0);
 	small = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	if (sample(cpc, set, small))
@@ -339,7 +340,7 @@ grow_after_unbind(cpc_t *cpc)
 	CHECK(cpc_unbind(cpc, set) == 0);
 	for (i = 1; i < 6; i++)
 		CHECK(cpc_set_add_request(cpc, set, "page-faults", 0,
-		    CPC_COUNT_USER, 0, NULL) == i);
+			  CPC_COUNT_USER, 0, NULL) == i);
 	big = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK(cpc_set_sample(cpc, set, small) == -1 && errno == EINVAL);

@@ -44,13 +44,13 @@ default_texts(void)
 
 /* add_request fails with EINVAL and reports one subcode. */
 static void
-expect_add_fails(cpc_t *cpc, cpc_set_t *set, const char *event,
-    uint_t nattrs, const cpc_attr_t *attrs, int subcode)
+expect_add_fails(cpc_t *cpc, cpc_set_t *set, const char *event, uint_t nattrs,
+    const cpc_attr_t *attrs, int subcode)
 {
 	forget_error();
 	errno = 0;
-	CHECK(cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER,
-	    nattrs, attrs) == -1);
+	CHECK(cpc_set_add_request(
+		  cpc, set, event, 0, CPC_COUNT_USER, nattrs, attrs) == -1);
 	/* The recording handler set ENOTTY; libcpc must restore EINVAL. */
 	CHECK(errno == EINVAL);
 	CHECK(last_error.calls == 1);
@@ -71,37 +71,39 @@ request_errors(cpc_t *cpc)
 	cpc_attr_t pic_ok = { "picnum", cpc_npic(cpc) - 1 };
 	char longname[CPC_MAX_EVENT_LEN + 8];
 
-	expect_add_fails(cpc, set, "nonsense_event", 0, NULL,
-	    CPC_INVALID_EVENT);
+	expect_add_fails(
+	    cpc, set, "nonsense_event", 0, NULL, CPC_INVALID_EVENT);
 	CHECK(strcmp(last_error.msg, "Unknown event\n") == 0);
-	expect_add_fails(cpc, set, "PAPI_no_such_thing", 0, NULL,
-	    CPC_INVALID_EVENT);
+	expect_add_fails(
+	    cpc, set, "PAPI_no_such_thing", 0, NULL, CPC_INVALID_EVENT);
 	CHECK(strcmp(last_error.msg, "Unknown event\n") == 0);
 	expect_add_fails(cpc, set, "", 0, NULL, CPC_INVALID_EVENT);
 	memset(longname, 'a', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	expect_add_fails(cpc, set, longname, 0, NULL, CPC_INVALID_EVENT);
 	/* The event is checked before the attributes. */
-	expect_add_fails(cpc, set, "nonsense_event", 1, &bad_attr,
-	    CPC_INVALID_EVENT);
+	expect_add_fails(
+	    cpc, set, "nonsense_event", 1, &bad_attr, CPC_INVALID_EVENT);
 
-	expect_add_fails(cpc, set, "page-faults", 1, &bad_attr,
-	    CPC_INVALID_ATTRIBUTE);
+	expect_add_fails(
+	    cpc, set, "page-faults", 1, &bad_attr, CPC_INVALID_ATTRIBUTE);
 	CHECK(strcmp(last_error.msg, "Unknown attribute\n") == 0);
-	expect_add_fails(cpc, set, "page-faults", 1, &empty_attr,
-	    CPC_INVALID_ATTRIBUTE);
-	expect_add_fails(cpc, set, "page-faults", 1, &pic_high,
-	    CPC_INVALID_PICNUM);
+	expect_add_fails(
+	    cpc, set, "page-faults", 1, &empty_attr, CPC_INVALID_ATTRIBUTE);
+	expect_add_fails(
+	    cpc, set, "page-faults", 1, &pic_high, CPC_INVALID_PICNUM);
 	CHECK(strcmp(last_error.msg, "Invalid counter number\n") == 0);
-	CHECK(cpc_set_add_request(cpc, set, "page-faults", 0, CPC_COUNT_USER,
-	    1, &pic_ok) == 0);
+	CHECK(cpc_set_add_request(
+		  cpc, set, "page-faults", 0, CPC_COUNT_USER, 1, &pic_ok) == 0);
 
 	/* No message for misuse without a subcode. */
 	forget_error();
-	CHECK(cpc_set_add_request(cpc, set, "page-faults", 0, CPC_COUNT_USER,
-	    1, NULL) == -1 && errno == EINVAL);
-	CHECK(cpc_set_add_request(cpc, NULL, "page-faults", 0, CPC_COUNT_USER,
-	    0, NULL) == -1 && errno == EINVAL);
+	CHECK(cpc_set_add_request(
+		  cpc, set, "page-faults", 0, CPC_COUNT_USER, 1, NULL) == -1 &&
+	    errno == EINVAL);
+	CHECK(cpc_set_add_request(
+		  cpc, NULL, "page-faults", 0, CPC_COUNT_USER, 0, NULL) == -1 &&
+	    errno == EINVAL);
 	CHECK(last_error.calls == 0);
 }
 
@@ -120,8 +122,8 @@ default_handler(cpc_t *cpc)
 	dup2(fds[1], 2);
 	CHECK(cpc_seterrhndlr(cpc, NULL) == 0);
 	errno = 0;
-	CHECK(cpc_set_add_request(cpc, set, "nonsense_event", 0,
-	    CPC_COUNT_USER, 0, NULL) == -1);
+	CHECK(cpc_set_add_request(cpc, set, "nonsense_event", 0, CPC_COUNT_USER,
+		  0, NULL) == -1);
 	CHECK(errno == EINVAL);
 	fflush(stderr);
 	dup2(saved, 2);
@@ -130,8 +132,7 @@ default_handler(cpc_t *cpc)
 	n = read(fds[0], out, sizeof(out) - 1);
 	close(fds[0]);
 	out[n > 0 ? n : 0] = '\0';
-	CHECK(strcmp(out,
-	    "libcpc: cpc_set_add_request: Unknown event\n") == 0);
+	CHECK(strcmp(out, "libcpc: cpc_set_add_request: Unknown event\n") == 0);
 	if (strcmp(out, "libcpc: cpc_set_add_request: Unknown event\n") != 0)
 		fprintf(stderr, "default handler printed '%s'\n", out);
 	CHECK(cpc_seterrhndlr(cpc, recording_handler) == 0);
@@ -163,10 +164,10 @@ set_and_bind_errors(cpc_t *cpc)
 	cpc_set_t *foreign = cpc_set_create(other);
 	int walked = 0;
 
-	CHECK(cpc_set_add_request(cpc, set, "page-faults", 0, CPC_COUNT_USER,
-	    0, NULL) == 0);
+	CHECK(cpc_set_add_request(
+		  cpc, set, "page-faults", 0, CPC_COUNT_USER, 0, NULL) == 0);
 	CHECK(cpc_set_add_request(other, foreign, "page-faults", 0,
-	    CPC_COUNT_USER, 0, NULL) == 0);
+		  CPC_COUNT_USER, 0, NULL) == 0);
 
 	CHECK(cpc_bind_curlwp(cpc, empty, 0) == -1 && errno == EINVAL);
 	CHECK(cpc_bind_curlwp(cpc, set, CPC_BIND_EMT_OVF) == -1 &&
@@ -188,14 +189,15 @@ set_and_bind_errors(cpc_t *cpc)
 	cpc_walk_events_pic(cpc, cpc_npic(cpc), &walked, count_walk);
 	CHECK(errno == EINVAL && walked == 0);
 	errno = 0;
-	cpc_walk_generic_events_pic(cpc, cpc_npic(cpc) + 5, &walked,
-	    count_walk);
+	cpc_walk_generic_events_pic(
+	    cpc, cpc_npic(cpc) + 5, &walked, count_walk);
 	CHECK(errno == EINVAL && walked == 0);
 
 	/* A bound set takes no more requests. */
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
-	CHECK(cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER,
-	    0, NULL) == -1 && errno == EINVAL);
+	CHECK(cpc_set_add_request(
+		  cpc, set, "task-clock", 0, CPC_COUNT_USER, 0, NULL) == -1 &&
+	    errno == EINVAL);
 	CHECK(cpc_unbind(cpc, set) == 0);
 	CHECK(cpc_unbind(cpc, set) == -1 && errno == EINVAL);
 	cpc_close(other);
@@ -213,7 +215,7 @@ bind_time_errors(cpc_t *cpc)
 
 	/* Flags are not checked when the request is added... */
 	CHECK(cpc_set_add_request(cpc, flags, "page-faults", 0,
-	    CPC_COUNT_USER | 0x100, 0, NULL) == 0);
+		  CPC_COUNT_USER | 0x100, 0, NULL) == 0);
 	/* ...but at bind, with their subcode. */
 	forget_error();
 	CHECK(cpc_bind_curlwp(cpc, flags, 0) == -1 && errno == EINVAL);
@@ -223,13 +225,13 @@ bind_time_errors(cpc_t *cpc)
 
 	for (i = 0; i <= cpc_npic(cpc); i++)
 		CHECK(cpc_set_add_request(cpc, many, "task-clock", 0,
-		    CPC_COUNT_USER, 0, NULL) == (int)i);
+			  CPC_COUNT_USER, 0, NULL) == (int)i);
 	CHECK(cpc_bind_curlwp(cpc, many, 0) == -1 && errno == EINVAL);
 
-	CHECK(cpc_set_add_request(cpc, dup, "task-clock", 0, CPC_COUNT_USER,
-	    1, &pic0) == 0);
-	CHECK(cpc_set_add_request(cpc, dup, "page-faults", 0, CPC_COUNT_USER,
-	    1, &pic0) == 1);
+	CHECK(cpc_set_add_request(
+		  cpc, dup, "task-clock", 0, CPC_COUNT_USER, 1, &pic0) == 0);
+	CHECK(cpc_set_add_request(
+		  cpc, dup, "page-faults", 0, CPC_COUNT_USER, 1, &pic0) == 1);
 	CHECK(cpc_bind_curlwp(cpc, dup, 0) == -1 && errno == EINVAL);
 }
 
@@ -238,8 +240,13 @@ static void
 no_pmu_events(cpc_t *cpc)
 {
 	static const char *const hw[] = {
-		"cycles", "PAPI_tot_ins", "0xc0", "Cycle_cnt", "instructions",
-		"PAPI_tot_cyc", "Instr_cnt",
+		"cycles",
+		"PAPI_tot_ins",
+		"0xc0",
+		"Cycle_cnt",
+		"instructions",
+		"PAPI_tot_cyc",
+		"Instr_cnt",
 	};
 	cpc_set_t *set = cpc_set_create(cpc);
 	char why[512];
@@ -247,7 +254,8 @@ no_pmu_events(cpc_t *cpc)
 
 	if (cpc_pmu_name(cpc) != NULL) {
 		printf("note: this kernel has a PMU (%s); the no-PMU "
-		    "checks do not apply\n", cpc_pmu_name(cpc));
+		       "checks do not apply\n",
+		    cpc_pmu_name(cpc));
 		for (i = 0; i < sizeof(hw) / sizeof(hw[0]); i++)
 			CHECK(cpc_event_status(cpc, hw[i], NULL, 0) ==
 			    CPC_EVENT_COUNTABLE);
@@ -274,13 +282,13 @@ unmapped_events(cpc_t *cpc)
 	/* UltraSPARC names map to their nearest Linux event, or say why not. */
 	CHECK(cpc_event_status(cpc, "EC_ref", why, sizeof(why)) ==
 	    (cpc_pmu_name(cpc) != NULL ? CPC_EVENT_COUNTABLE :
-	    CPC_EVENT_NO_PMU));
+					 CPC_EVENT_NO_PMU));
 	CHECK(strstr(why, "cache-references") != NULL);
 	CHECK(cpc_event_status(cpc, "Dispatch0_mispred", why, sizeof(why)) ==
 	    CPC_EVENT_NO_EQUIVALENT);
 	CHECK(strstr(why, "no equivalent") != NULL);
-	expect_add_fails(cpc, set, "Dispatch0_mispred", 0, NULL,
-	    CPC_INVALID_EVENT);
+	expect_add_fails(
+	    cpc, set, "Dispatch0_mispred", 0, NULL, CPC_INVALID_EVENT);
 	CHECK(strstr(last_error.msg, "branch-misses") != NULL);
 
 	CHECK(cpc_event_status(cpc, "nonsense_event", why, sizeof(why)) ==
@@ -289,16 +297,16 @@ unmapped_events(cpc_t *cpc)
 	    CPC_EVENT_COUNTABLE);
 	if (!tracefs_ready()) {
 		printf("note: tracefs unavailable, tracepoint status "
-		    "checks skipped\n");
+		       "checks skipped\n");
 		return;
 	}
 	CHECK(cpc_event_status(cpc, "sched:no_such_tracepoint", why,
-	    sizeof(why)) == CPC_EVENT_UNKNOWN);
+		  sizeof(why)) == CPC_EVENT_UNKNOWN);
 	CHECK(strstr(why, "no such tracepoint") != NULL);
 	CHECK(cpc_event_status(cpc, "no_such_subsystem:event", NULL, 0) ==
 	    CPC_EVENT_UNKNOWN);
-	expect_add_fails(cpc, set, "sched:no_such_tracepoint", 0, NULL,
-	    CPC_INVALID_EVENT);
+	expect_add_fails(
+	    cpc, set, "sched:no_such_tracepoint", 0, NULL, CPC_INVALID_EVENT);
 	CHECK(strcmp(last_error.msg, "Unknown event\n") == 0);
 	CHECK(cpc_event_status(cpc, "syscalls:sys_enter_write", NULL, 0) ==
 	    CPC_EVENT_COUNTABLE);
@@ -320,11 +328,11 @@ read_paranoid(void)
 
 /* What the unprivileged child saw, sent back through a pipe. */
 struct child_report {
-	int	user_rc;	/* user-mode page-faults: allowed */
-	int	sys_rc;
-	int	sys_errno;
-	int	subcode;
-	char	msg[400];
+	int user_rc; /* user-mode page-faults: allowed */
+	int sys_rc;
+	int sys_errno;
+	int subcode;
+	char msg[400];
 };
 
 static void
@@ -343,8 +351,8 @@ unprivileged_child(int out)
 	cpc_seterrhndlr(cpc, recording_handler);
 	user = cpc_set_create(cpc);
 	sys = cpc_set_create(cpc);
-	cpc_set_add_request(cpc, user, "page-faults", 0, CPC_COUNT_USER, 0,
-	    NULL);
+	cpc_set_add_request(
+	    cpc, user, "page-faults", 0, CPC_COUNT_USER, 0, NULL);
 	cpc_set_add_request(cpc, sys, "page-faults", 0,
 	    CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL);
 	r.user_rc = cpc_bind_curlwp(cpc, user, 0);
@@ -374,8 +382,9 @@ permission(void)
 	}
 	if (paranoid < 2) {
 		printf("note: kernel.perf_event_paranoid is %d (< 2): "
-		    "unprivileged kernel counting is allowed here, the "
-		    "permission check is skipped\n", paranoid);
+		       "unprivileged kernel counting is allowed here, the "
+		       "permission check is skipped\n",
+		    paranoid);
 		return;
 	}
 	CHECK(pipe(fds) == 0);

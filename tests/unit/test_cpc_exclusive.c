@@ -23,13 +23,13 @@
 
 #include "test_cpc.h"
 
-#define HELD_CPU	0
-#define WRITES		1000
+#define HELD_CPU 0
+#define WRITES	 1000
 
 struct holder {
-	pid_t	pid;
-	int	cmd;	/* test -> holder: closed to end it */
-	int	reply;	/* holder -> test: 0 or the bind's errno */
+	pid_t pid;
+	int cmd;   /* test -> holder: closed to end it */
+	int reply; /* holder -> test: 0 or the bind's errno */
 };
 
 static cpc_set_t *
@@ -50,8 +50,9 @@ holder_main(const char *event, uint_t flags, int cmd, int out)
 	char c;
 
 	if (cpc == NULL ||
-	    cpc_bind_cpu(cpc, HELD_CPU, one_request_set(cpc, event,
-	    CPC_COUNT_USER | CPC_COUNT_SYSTEM), flags) != 0)
+	    cpc_bind_cpu(cpc, HELD_CPU,
+		one_request_set(cpc, event, CPC_COUNT_USER | CPC_COUNT_SYSTEM),
+		flags) != 0)
 		err = errno != 0 ? errno : EINVAL;
 	if (write(out, &err, sizeof(err)) != (ssize_t)sizeof(err))
 		_exit(9);
@@ -125,11 +126,11 @@ writes_counted(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 static void
 software_excludes_nobody(cpc_t *cpc)
 {
-	cpc_set_t *writes = one_request_set(cpc, "syscalls:sys_enter_write",
-	    CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+	cpc_set_t *writes = one_request_set(
+	    cpc, "syscalls:sys_enter_write", CPC_COUNT_USER | CPC_COUNT_SYSTEM);
 	cpc_set_t *mine = one_request_set(cpc, "task-clock", CPC_COUNT_USER);
-	cpc_set_t *late = one_request_set(cpc, "context-switches",
-	    CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+	cpc_set_t *late = one_request_set(
+	    cpc, "context-switches", CPC_COUNT_USER | CPC_COUNT_SYSTEM);
 	cpc_buf_t *buf = cpc_buf_create(cpc, writes);
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	struct holder h;
@@ -142,7 +143,7 @@ software_excludes_nobody(cpc_t *cpc)
 	do_writes(devnull, WRITES);
 	CHECK_EQ_U64(writes_counted(cpc, writes, buf) - before, WRITES);
 	CHECK(cpc_bind_cpu(cpc, HELD_CPU, mine, 0) == 0);
-	CHECK(cpc_enable(cpc) == -1 && errno == EINVAL);	/* already on */
+	CHECK(cpc_enable(cpc) == -1 && errno == EINVAL); /* already on */
 	CHECK(cpc_disable(cpc) == 0 && cpc_enable(cpc) == 0);
 	do_writes(devnull, WRITES);
 	CHECK_EQ_U64(writes_counted(cpc, writes, buf) - before, 2 * WRITES);
@@ -163,8 +164,8 @@ software_excludes_nobody(cpc_t *cpc)
 	CHECK(cpc_unbind(cpc, late) == 0);
 	close(devnull);
 	printf("software events: bindings of cpu%d by two processes and "
-	    "ours excluded nobody; %d writes counted exactly\n", HELD_CPU,
-	    3 * WRITES);
+	       "ours excluded nobody; %d writes counted exactly\n",
+	    HELD_CPU, 3 * WRITES);
 }
 
 /* Whether a CPU binding of a hardware event can be made here at all. */
@@ -177,8 +178,8 @@ pmu_present(cpc_t *cpc)
 	if (cpc_pmu_name(cpc) == NULL)
 		return false;
 	set = cpc_set_create(cpc);
-	ok = cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0,
-	    CPC_COUNT_USER, 0, NULL) == 0 &&
+	ok = cpc_set_add_request(
+		 cpc, set, "PAPI_tot_ins", 0, CPC_COUNT_USER, 0, NULL) == 0 &&
 	    cpc_bind_cpu(cpc, HELD_CPU, set, CPC_BIND_SHARED) == 0;
 	if (ok)
 		(void)cpc_unbind(cpc, set);
@@ -190,10 +191,10 @@ pmu_present(cpc_t *cpc)
 static void
 hardware_takes_the_pmu(cpc_t *cpc)
 {
-	cpc_set_t *second = one_request_set(cpc, "PAPI_tot_ins",
-	    CPC_COUNT_USER);
-	cpc_set_t *shared = one_request_set(cpc, "PAPI_tot_ins",
-	    CPC_COUNT_USER);
+	cpc_set_t *second =
+	    one_request_set(cpc, "PAPI_tot_ins", CPC_COUNT_USER);
+	cpc_set_t *shared =
+	    one_request_set(cpc, "PAPI_tot_ins", CPC_COUNT_USER);
 	cpu_set_t before, after;
 	struct holder h;
 	int err;
@@ -201,15 +202,14 @@ hardware_takes_the_pmu(cpc_t *cpc)
 	if ((err = start_holder(&h, "PAPI_tot_ins", 0)) != 0) {
 		/* Someone outside the test (the NMI watchdog) holds it. */
 		printf("note: cpu%d's PMU cannot be held here (%s); the "
-		    "hardware checks are left to the QEMU suite\n", HELD_CPU,
-		    strerror(err));
+		       "hardware checks are left to the QEMU suite\n",
+		    HELD_CPU, strerror(err));
 		stop_holder(&h);
 		return;
 	}
 	CHECK(sched_getaffinity(0, sizeof(before), &before) == 0);
 	errno = 0;
-	CHECK(cpc_bind_cpu(cpc, HELD_CPU, second, 0) == -1 &&
-	    errno == EAGAIN);
+	CHECK(cpc_bind_cpu(cpc, HELD_CPU, second, 0) == -1 && errno == EAGAIN);
 	CHECK(sched_getaffinity(0, sizeof(after), &after) == 0);
 	CHECK(CPU_EQUAL(&before, &after));
 	CHECK(cpc_bind_cpu(cpc, HELD_CPU, shared, CPC_BIND_SHARED) == 0);
@@ -218,7 +218,8 @@ hardware_takes_the_pmu(cpc_t *cpc)
 	CHECK(cpc_bind_cpu(cpc, HELD_CPU, second, 0) == 0);
 	CHECK(cpc_unbind(cpc, second) == 0);
 	printf("hardware events: a second holder of cpu%d refused with "
-	    "EAGAIN, a shared binding made beside it\n", HELD_CPU);
+	       "EAGAIN, a shared binding made beside it\n",
+	    HELD_CPU);
 }
 
 int
@@ -236,9 +237,10 @@ main(void)
 		hardware_takes_the_pmu(cpc);
 	else
 		printf("note: no hardware PMU here (%s): the hardware "
-		    "exclusivity checks run in the QEMU suite, tests/hw\n",
-		    cpc_pmu_name(cpc) == NULL ? "no core PMU" :
-		    "PAPI_tot_ins cannot be bound to a CPU");
+		       "exclusivity checks run in the QEMU suite, tests/hw\n",
+		    cpc_pmu_name(cpc) == NULL ?
+			"no core PMU" :
+			"PAPI_tot_ins cannot be bound to a CPU");
 	cpc_close(cpc);
 	return check_report("test_cpc_exclusive");
 }

@@ -8,7 +8,7 @@
  */
 #include "test_cpc.h"
 
-#define SPIN	10000000UL
+#define SPIN 10000000UL
 
 static uint64_t
 get(cpc_t *cpc, cpc_buf_t *buf, int index)
@@ -35,10 +35,10 @@ real_counts(cpc_t *cpc)
 	cpc_set_t *set = cpc_set_create(cpc);
 	cpc_buf_t *a, *b;
 
-	CHECK(cpc_set_add_request(cpc, set, "cycles", 0, CPC_COUNT_USER, 0,
-	    NULL) == 0);
-	CHECK(cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0,
-	    CPC_COUNT_USER, 0, NULL) == 1);
+	CHECK(cpc_set_add_request(
+		  cpc, set, "cycles", 0, CPC_COUNT_USER, 0, NULL) == 0);
+	CHECK(cpc_set_add_request(
+		  cpc, set, "PAPI_tot_ins", 0, CPC_COUNT_USER, 0, NULL) == 1);
 	a = cpc_buf_create(cpc, set);
 	b = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
@@ -68,10 +68,9 @@ listed(cpc_t *cpc)
 
 	cpc_walk_generic_events_all(cpc, &generic, count_name);
 	CHECK(generic > 0);
-	CHECK(cpc_event_status(cpc, "cycles", NULL, 0) ==
-	    CPC_EVENT_COUNTABLE);
-	CHECK(cpc_event_status(cpc, "Cycle_cnt", NULL, 0) ==
-	    CPC_EVENT_COUNTABLE);
+	CHECK(cpc_event_status(cpc, "cycles", NULL, 0) == CPC_EVENT_COUNTABLE);
+	CHECK(
+	    cpc_event_status(cpc, "Cycle_cnt", NULL, 0) == CPC_EVENT_COUNTABLE);
 }
 
 /*
@@ -90,8 +89,8 @@ resource_unavail(cpc_t *cpc)
 	if (cpc_event_status(cpc, event, NULL, 0) != CPC_EVENT_COUNTABLE)
 		event = "instructions";
 	for (i = 0; i < cpc_npic(cpc); i++)
-		CHECK(cpc_set_add_request(cpc, set, event, 0,
-		    CPC_COUNT_USER, 0, NULL) == (int)i);
+		CHECK(cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0,
+			  NULL) == (int)i);
 	forget_error();
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == -1 && errno == EINVAL);
 	CHECK(last_error.subcode == CPC_RESOURCE_UNAVAIL);
@@ -109,9 +108,9 @@ main(void)
 	if (cpc_pmu_name(cpc) == NULL) {
 		cpc_close(cpc);
 		SKIP("no hardware PMU in this kernel (nothing like cpu, "
-		    "cpu_core or armv8_pmuv3 under "
-		    "/sys/bus/event_source/devices): hardware counting, "
-		    "PAPI names and CPC_RESOURCE_UNAVAIL cannot be tested");
+		     "cpu_core or armv8_pmuv3 under "
+		     "/sys/bus/event_source/devices): hardware counting, "
+		     "PAPI names and CPC_RESOURCE_UNAVAIL cannot be tested");
 	}
 	cpc_seterrhndlr(cpc, recording_handler);
 	listed(cpc);

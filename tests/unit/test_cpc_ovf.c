@@ -18,11 +18,11 @@
 
 #include "test_cpc.h"
 
-#define WRITE_EVENT	"syscalls:sys_enter_write"
-#define PRESET_FOR(p)	(UINT64_MAX - (uint64_t)(p) + 1)
-#define ROUNDS		5
-#define THREADS		4
-#define LIMIT		100000
+#define WRITE_EVENT   "syscalls:sys_enter_write"
+#define PRESET_FOR(p) (UINT64_MAX - (uint64_t)(p) + 1)
+#define ROUNDS	      5
+#define THREADS	      4
+#define LIMIT	      100000
 
 static int devnull = -1;
 
@@ -108,8 +108,8 @@ sample_value(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, int index)
 static void
 test_caps(cpc_t *cpc)
 {
-	CHECK(cpc_caps(cpc) == (CPC_CAP_OVERFLOW_INTERRUPT |
-	    CPC_CAP_OVERFLOW_PRECISE));
+	CHECK(cpc_caps(cpc) ==
+	    (CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE));
 	CHECK(SIGEMT != SIGIO);
 	CHECK(EMT_CPCOVF == 1);
 }
@@ -124,7 +124,7 @@ test_overflow_and_restart(cpc_t *cpc)
 	int ind, round;
 	long n;
 
-	emt_count = 0;		/* a rerun starts afresh */
+	emt_count = 0; /* a rerun starts afresh */
 	ind = cpc_set_add_request(cpc, set, WRITE_EVENT, PRESET_FOR(p),
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	CHECK(ind == 0);
@@ -185,8 +185,8 @@ test_precise_and_group_freeze(cpc_t *cpc)
 	/* b is 10 short of wrapping but does not notify. */
 	a = cpc_set_add_request(cpc, set, WRITE_EVENT, PRESET_FOR(60),
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
-	b = cpc_set_add_request(cpc, set, WRITE_EVENT, PRESET_FOR(10),
-	    CPC_COUNT_USER, 0, NULL);
+	b = cpc_set_add_request(
+	    cpc, set, WRITE_EVENT, PRESET_FOR(10), CPC_COUNT_USER, 0, NULL);
 	buf = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	CHECK_EQ_U64(writes_until_signal(), 60);
@@ -195,7 +195,7 @@ test_precise_and_group_freeze(cpc_t *cpc)
 	cpc_buf_get(cpc, buf, a, &v);
 	CHECK_EQ_U64(v, 0);
 	cpc_buf_get(cpc, buf, b, &v);
-	CHECK_EQ_U64(v, 50);	/* wrapped silently, then frozen with a */
+	CHECK_EQ_U64(v, 50); /* wrapped silently, then frozen with a */
 	one_write();
 	CHECK(cpc_set_sample(cpc, set, buf) == 0);
 	cpc_buf_get(cpc, buf, b, &v);
@@ -205,13 +205,13 @@ test_precise_and_group_freeze(cpc_t *cpc)
 }
 
 struct worker {
-	cpc_t		*cpc;
-	long		 period;
-	long		 writes[3];
-	int		 signals;
-	pid_t		 tid, signalled_tid;
-	int		 code;
-	int		 bound;
+	cpc_t *cpc;
+	long period;
+	long writes[3];
+	int signals;
+	pid_t tid, signalled_tid;
+	int code;
+	int bound;
 };
 
 static pthread_barrier_t start_line;
@@ -272,9 +272,9 @@ test_threads(cpc_t *cpc)
 }
 
 struct inheritor {
-	long	 writes;
-	int	 signals;
-	pid_t	 tid, signalled_tid;
+	long writes;
+	int signals;
+	pid_t tid, signalled_tid;
 };
 
 static void *
@@ -310,14 +310,14 @@ test_inherit(cpc_t *cpc)
 	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	buf = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, CPC_BIND_LWP_INHERIT) == 0);
-	one_write();	/* the binder's own: 1 of its P */
+	one_write(); /* the binder's own: 1 of its P */
 	memset(&in, 0, sizeof(in));
 	pthread_create(&t, NULL, inheritor_main, &in);
 	pthread_join(t, NULL);
 	CHECK_EQ_U64(in.writes, p);
 	CHECK_EQ_U64(in.signals, 1);
 	CHECK(in.signalled_tid == in.tid);
-	CHECK_EQ_U64(emt_count, mine);		/* the binder got none */
+	CHECK_EQ_U64(emt_count, mine); /* the binder got none */
 	/* The binder's view is the family's sum, frozen: 1 + P. */
 	cpc_set_sample(cpc, set, buf);
 	cpc_buf_get(cpc, buf, 0, &v);

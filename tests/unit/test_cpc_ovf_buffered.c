@@ -16,10 +16,10 @@
 
 #include "test_cpc.h"
 
-#define EVERY_EVENT	UINT64_MAX	/* 2^64 - 1: overflow at each event */
-#define PAGES		200
-#define LOST_PAGES	2000
-#define MAX_RECS	4096
+#define EVERY_EVENT UINT64_MAX /* 2^64 - 1: overflow at each event */
+#define PAGES	    200
+#define LOST_PAGES  2000
+#define MAX_RECS    4096
 
 static long pagesz;
 static cpc_ovf_record_t *recs;
@@ -28,8 +28,8 @@ static int devnull = -1;
 static char *
 fresh_pages(int n)
 {
-	char *p = mmap(NULL, (size_t)n * (size_t)pagesz,
-	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, (size_t)n * (size_t)pagesz, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		abort();
@@ -37,8 +37,7 @@ fresh_pages(int n)
 }
 
 /* Not instrumented: ASan would fault in shadow pages, more page faults. */
-static void __attribute__((noinline, no_sanitize_address))
-touch(char *p, int n)
+static void __attribute__((noinline, no_sanitize_address)) touch(char *p, int n)
 {
 	int i;
 
@@ -47,8 +46,7 @@ touch(char *p, int n)
 }
 
 /* Fault in this much stack now, so that the test proper does not. */
-static void __attribute__((noinline))
-prefault_stack(void)
+static void __attribute__((noinline)) prefault_stack(void)
 {
 	volatile char big[64 * 1024];
 	size_t i;
@@ -76,7 +74,7 @@ test_exact_page_records(cpc_t *cpc)
 	int n, i, exact = 0, mine = 0, timely = 0, pcs = 0, phys = 0;
 
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
-	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
+		  CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
 	prefault_stack();
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	t0 = now_ns();
@@ -86,8 +84,8 @@ test_exact_page_records(cpc_t *cpc)
 	CHECK_EQ_U64(n, PAGES);
 	CHECK_EQ_U64(lost, 0);
 	for (i = 0; i < n && i < PAGES; i++) {
-		exact += recs[i].cr_vaddr == (uint64_t)(uintptr_t)
-		    (pages + (long)i * pagesz) &&
+		exact += recs[i].cr_vaddr ==
+			(uint64_t)(uintptr_t)(pages + (long)i * pagesz) &&
 		    (recs[i].cr_valid & CPC_REC_VADDR);
 		mine += recs[i].cr_tid == (pid_t)syscall(SYS_gettid) &&
 		    recs[i].cr_pid == getpid() &&
@@ -104,7 +102,8 @@ test_exact_page_records(cpc_t *cpc)
 	CHECK((recs[0].cr_valid & CPC_REC_PRECISE_PC) == 0);
 	/* The page is not mapped yet when its fault is counted. */
 	printf("physical addresses given for %d of %d page-fault records "
-	    "(%s)\n", phys, n, geteuid() == 0 ? "root" : "not root");
+	       "(%s)\n",
+	    phys, n, geteuid() == 0 ? "root" : "not root");
 	CHECK(cpc_unbind(cpc, set) == 0);
 	cpc_set_destroy(cpc, set);
 	munmap(pages, (size_t)PAGES * (size_t)pagesz);
@@ -129,8 +128,8 @@ on_full(int sig, siginfo_t *si, void *uc)
 		wrong_code++;
 	if ((pid_t)syscall(SYS_gettid) != bound_tid)
 		wrong_thread++;
-	if ((n = cpc_set_sample_pcbuf(handler_cpc, handler_set, NULL,
-	    pcbuf)) > 0)
+	if ((n = cpc_set_sample_pcbuf(handler_cpc, handler_set, NULL, pcbuf)) >
+	    0)
 		drained_in_handler += n;
 }
 
@@ -163,8 +162,8 @@ test_pcbuf_signal(cpc_t *cpc)
 	sigaction(SIGEMT, &sa, NULL);
 	/* The proposal passes the period itself as the preset. */
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", 1,
-	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED, 0,
-	    NULL) == 0);
+		  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED, 0,
+		  NULL) == 0);
 	buf = cpc_buf_create(cpc, set);
 	handler_cpc = cpc;
 	handler_set = set;
@@ -208,7 +207,7 @@ test_lost_records(cpc_t *cpc)
 	CHECK(cpc_set_ring_pages(cpc, set, 3) == -1 && errno == EINVAL);
 	CHECK(cpc_set_ring_pages(cpc, set, 1) == 0);
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
-	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
+		  CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
 	prefault_stack();
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	touch(pages, LOST_PAGES);
@@ -222,7 +221,7 @@ test_lost_records(cpc_t *cpc)
 	/* cpc_set_sample_pcbuf says so through the error handler. */
 	cpc_seterrhndlr(cpc, recording_handler);
 	forget_error();
-	touch(pages, LOST_PAGES);	/* no new faults: already mapped */
+	touch(pages, LOST_PAGES); /* no new faults: already mapped */
 	munmap(pages, (size_t)LOST_PAGES * (size_t)pagesz);
 	pages = fresh_pages(LOST_PAGES);
 	touch(pages, LOST_PAGES);
@@ -233,15 +232,14 @@ test_lost_records(cpc_t *cpc)
 	CHECK(strcmp(last_error.fn, "cpc_set_sample_pcbuf") == 0);
 	CHECK(strstr(last_error.msg, "overflow records lost") != NULL);
 	CHECK(strcmp(cpc_subcode_text(CPC_OVF_RECORDS_LOST),
-	    "Overflow records lost") == 0);
+		  "Overflow records lost") == 0);
 	cpc_seterrhndlr(cpc, NULL);
 	CHECK(cpc_unbind(cpc, set) == 0);
 	cpc_set_destroy(cpc, set);
 	munmap(pages, (size_t)LOST_PAGES * (size_t)pagesz);
 }
 
-static void __attribute__((noinline))
-writes(int n)
+static void __attribute__((noinline)) writes(int n)
 {
 	int i;
 
@@ -262,8 +260,8 @@ test_two_requests_and_stacks(cpc_t *cpc)
 	pf = cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
 	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL);
 	wi = cpc_set_add_request(cpc, set, "syscalls:sys_enter_write",
-	    EVERY_EVENT, CPC_COUNT_USER | CPC_OVF_BUFFERED |
-	    CPC_OVF_CALLSTACK, 0, NULL);
+	    EVERY_EVENT, CPC_COUNT_USER | CPC_OVF_BUFFERED | CPC_OVF_CALLSTACK,
+	    0, NULL);
 	CHECK(pf == 0 && wi == 1);
 	prefault_stack();
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
@@ -319,7 +317,7 @@ main(void)
 	recs = calloc(MAX_RECS, sizeof(*recs));
 	if (recs == NULL)
 		abort();
-	memset(recs, 0, MAX_RECS * sizeof(*recs));	/* fault it in now */
+	memset(recs, 0, MAX_RECS * sizeof(*recs)); /* fault it in now */
 	test_exact_page_records(cpc);
 	test_pcbuf_signal(cpc);
 	test_lost_records(cpc);

@@ -12,8 +12,8 @@
 
 #include "test_cpc.h"
 
-#define P	1000000ULL
-#define SKID	10000ULL
+#define P    1000000ULL
+#define SKID 10000ULL
 
 static volatile int signals, code;
 
@@ -26,8 +26,7 @@ on_emt(int sig, siginfo_t *si, void *uc)
 	signals++;
 }
 
-static void __attribute__((noinline))
-spin(long n)
+static void __attribute__((noinline)) spin(long n)
 {
 	volatile long x = 0;
 
@@ -49,7 +48,7 @@ test_interrupt(cpc_t *cpc)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGEMT, &sa, NULL);
 	CHECK(cpc_set_add_request(cpc, set, "instructions", UINT64_MAX - P + 1,
-	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL) == 0);
+		  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL) == 0);
 	buf = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	while (signals == 0 && rounds++ < 1000)
@@ -70,14 +69,15 @@ test_buffered(cpc_t *cpc)
 	int n;
 
 	CHECK(cpc_set_add_request(cpc, set, "instructions", 100000,
-	    CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
+		  CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	spin(1000000);
 	n = cpc_set_sample_records(cpc, set, recs, 64, NULL);
 	CHECK(n > 0);
-	printf("hardware records: %d, precise PC %s\n", n, n > 0 &&
-	    (recs[0].cr_valid & CPC_REC_PRECISE_PC) ? "given" :
-	    "not given by this PMU");
+	printf("hardware records: %d, precise PC %s\n", n,
+	    n > 0 && (recs[0].cr_valid & CPC_REC_PRECISE_PC) ?
+		"given" :
+		"not given by this PMU");
 	CHECK(cpc_unbind(cpc, set) == 0);
 }
 
@@ -90,7 +90,8 @@ main(void)
 		SKIP("cpc_open: %s", strerror(errno));
 	if (cpc_pmu_name(cpc) == NULL) {
 		cpc_close(cpc);
-		SKIP("no hardware PMU in this kernel (nothing like cpu, "
+		SKIP(
+		    "no hardware PMU in this kernel (nothing like cpu, "
 		    "cpu_core or armv8_pmuv3 in /sys/bus/event_source/devices):"
 		    " hardware overflow cannot be tested here");
 	}

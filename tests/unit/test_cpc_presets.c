@@ -27,35 +27,118 @@
 #include "../../libcpc/evname.h"
 
 static const char *const generic[] = {
-	"PAPI_br_cn", "PAPI_br_ins", "PAPI_br_msp", "PAPI_br_ntk",
-	"PAPI_br_prc", "PAPI_br_ucn", "PAPI_bru_idl", "PAPI_btac_m",
-	"PAPI_ca_cln", "PAPI_ca_inv", "PAPI_ca_itv", "PAPI_ca_shr",
-	"PAPI_ca_snp", "PAPI_csr_fal", "PAPI_csr_suc", "PAPI_csr_tot",
-	"PAPI_fad_ins", "PAPI_fdv_ins", "PAPI_fma_ins", "PAPI_fml_ins",
-	"PAPI_fnv_ins", "PAPI_fp_ops", "PAPI_fp_stal", "PAPI_fpu_idl",
-	"PAPI_fsq_ins", "PAPI_ful_ccy", "PAPI_ful_icy", "PAPI_fxu_idl",
-	"PAPI_hw_int", "PAPI_int_ins", "PAPI_tot_cyc", "PAPI_tot_iis",
-	"PAPI_tot_ins", "PAPI_vec_ins", "PAPI_l1_dca", "PAPI_l1_dch",
-	"PAPI_l1_dcm", "PAPI_l1_dcr", "PAPI_l1_dcw", "PAPI_l1_ica",
-	"PAPI_l1_ich", "PAPI_l1_icm", "PAPI_l1_icr", "PAPI_l1_icw",
-	"PAPI_l1_ldm", "PAPI_l1_stm", "PAPI_l1_tca", "PAPI_l1_tch",
-	"PAPI_l1_tcm", "PAPI_l1_tcr", "PAPI_l1_tcw", "PAPI_l2_dca",
-	"PAPI_l2_dch", "PAPI_l2_dcm", "PAPI_l2_dcr", "PAPI_l2_dcw",
-	"PAPI_l2_ica", "PAPI_l2_ich", "PAPI_l2_icm", "PAPI_l2_icr",
-	"PAPI_l2_icw", "PAPI_l2_ldm", "PAPI_l2_stm", "PAPI_l2_tca",
-	"PAPI_l2_tch", "PAPI_l2_tcm", "PAPI_l2_tcr", "PAPI_l2_tcw",
-	"PAPI_l3_dca", "PAPI_l3_dch", "PAPI_l3_dcm", "PAPI_l3_dcr",
-	"PAPI_l3_dcw", "PAPI_l3_ica", "PAPI_l3_ich", "PAPI_l3_icm",
-	"PAPI_l3_icr", "PAPI_l3_icw", "PAPI_l3_ldm", "PAPI_l3_stm",
-	"PAPI_l3_tca", "PAPI_l3_tch", "PAPI_l3_tcm", "PAPI_l3_tcr",
-	"PAPI_l3_tcw", "PAPI_ld_ins", "PAPI_lst_ins", "PAPI_lsu_idl",
-	"PAPI_mem_rcy", "PAPI_mem_scy", "PAPI_mem_wcy", "PAPI_prf_dm",
-	"PAPI_res_stl", "PAPI_sr_ins", "PAPI_stl_ccy", "PAPI_syc_ins",
-	"PAPI_tlb_dm", "PAPI_tlb_im", "PAPI_tlb_sd", "PAPI_tlb_tl",
+	"PAPI_br_cn",
+	"PAPI_br_ins",
+	"PAPI_br_msp",
+	"PAPI_br_ntk",
+	"PAPI_br_prc",
+	"PAPI_br_ucn",
+	"PAPI_bru_idl",
+	"PAPI_btac_m",
+	"PAPI_ca_cln",
+	"PAPI_ca_inv",
+	"PAPI_ca_itv",
+	"PAPI_ca_shr",
+	"PAPI_ca_snp",
+	"PAPI_csr_fal",
+	"PAPI_csr_suc",
+	"PAPI_csr_tot",
+	"PAPI_fad_ins",
+	"PAPI_fdv_ins",
+	"PAPI_fma_ins",
+	"PAPI_fml_ins",
+	"PAPI_fnv_ins",
+	"PAPI_fp_ops",
+	"PAPI_fp_stal",
+	"PAPI_fpu_idl",
+	"PAPI_fsq_ins",
+	"PAPI_ful_ccy",
+	"PAPI_ful_icy",
+	"PAPI_fxu_idl",
+	"PAPI_hw_int",
+	"PAPI_int_ins",
+	"PAPI_tot_cyc",
+	"PAPI_tot_iis",
+	"PAPI_tot_ins",
+	"PAPI_vec_ins",
+	"PAPI_l1_dca",
+	"PAPI_l1_dch",
+	"PAPI_l1_dcm",
+	"PAPI_l1_dcr",
+	"PAPI_l1_dcw",
+	"PAPI_l1_ica",
+	"PAPI_l1_ich",
+	"PAPI_l1_icm",
+	"PAPI_l1_icr",
+	"PAPI_l1_icw",
+	"PAPI_l1_ldm",
+	"PAPI_l1_stm",
+	"PAPI_l1_tca",
+	"PAPI_l1_tch",
+	"PAPI_l1_tcm",
+	"PAPI_l1_tcr",
+	"PAPI_l1_tcw",
+	"PAPI_l2_dca",
+	"PAPI_l2_dch",
+	"PAPI_l2_dcm",
+	"PAPI_l2_dcr",
+	"PAPI_l2_dcw",
+	"PAPI_l2_ica",
+	"PAPI_l2_ich",
+	"PAPI_l2_icm",
+	"PAPI_l2_icr",
+	"PAPI_l2_icw",
+	"PAPI_l2_ldm",
+	"PAPI_l2_stm",
+	"PAPI_l2_tca",
+	"PAPI_l2_tch",
+	"PAPI_l2_tcm",
+	"PAPI_l2_tcr",
+	"PAPI_l2_tcw",
+	"PAPI_l3_dca",
+	"PAPI_l3_dch",
+	"PAPI_l3_dcm",
+	"PAPI_l3_dcr",
+	"PAPI_l3_dcw",
+	"PAPI_l3_ica",
+	"PAPI_l3_ich",
+	"PAPI_l3_icm",
+	"PAPI_l3_icr",
+	"PAPI_l3_icw",
+	"PAPI_l3_ldm",
+	"PAPI_l3_stm",
+	"PAPI_l3_tca",
+	"PAPI_l3_tch",
+	"PAPI_l3_tcm",
+	"PAPI_l3_tcr",
+	"PAPI_l3_tcw",
+	"PAPI_ld_ins",
+	"PAPI_lst_ins",
+	"PAPI_lsu_idl",
+	"PAPI_mem_rcy",
+	"PAPI_mem_scy",
+	"PAPI_mem_wcy",
+	"PAPI_prf_dm",
+	"PAPI_res_stl",
+	"PAPI_sr_ins",
+	"PAPI_stl_ccy",
+	"PAPI_syc_ins",
+	"PAPI_tlb_dm",
+	"PAPI_tlb_im",
+	"PAPI_tlb_sd",
+	"PAPI_tlb_tl",
 	/* The platform tables' additions, and PAPI's later presets. */
-	"PAPI_br_tkn", "PAPI_tlb_tm", "PAPI_stl_icy", "PAPI_fp_ins",
-	"PAPI_ref_cyc", "PAPI_sp_ops", "PAPI_dp_ops", "PAPI_vec_sp",
-	"PAPI_vec_dp", "PAPI_hp_ops", "PAPI_vec_hp",
+	"PAPI_br_tkn",
+	"PAPI_tlb_tm",
+	"PAPI_stl_icy",
+	"PAPI_fp_ins",
+	"PAPI_ref_cyc",
+	"PAPI_sp_ops",
+	"PAPI_dp_ops",
+	"PAPI_vec_sp",
+	"PAPI_vec_dp",
+	"PAPI_hp_ops",
+	"PAPI_vec_hp",
 };
 
 /* Facts of PAPI's tables (papi_events.csv), read there, checked here. */
@@ -65,13 +148,15 @@ static const struct {
 	{ "skl", "PAPI_tot_ins", "INST_RETIRED:ANY_P" },
 	{ "skl", "PAPI_br_prc",
 	    "BR_INST_RETIRED:CONDITIONAL - BR_MISP_RETIRED:CONDITIONAL" },
-	{ "skx", "PAPI_dp_ops", "FP_ARITH:SCALAR_DOUBLE + "
+	{ "skx", "PAPI_dp_ops",
+	    "FP_ARITH:SCALAR_DOUBLE + "
 	    "2*FP_ARITH:128B_PACKED_DOUBLE + 4*FP_ARITH:256B_PACKED_DOUBLE + "
 	    "8*FP_ARITH:512B_PACKED_DOUBLE" },
 	{ "amd64_k8_revb", "PAPI_l1_dch",
 	    "DATA_CACHE_ACCESSES - DATA_CACHE_MISSES" },
 	{ "amd64_fam17h_zen1", "PAPI_tot_cyc", "CYCLES_NOT_IN_HALT" },
-	{ "amd64_fam17h_zen1", "PAPI_tlb_im", "L1_ITLB_MISS_L2_ITLB_HIT + "
+	{ "amd64_fam17h_zen1", "PAPI_tlb_im",
+	    "L1_ITLB_MISS_L2_ITLB_HIT + "
 	    "L1_ITLB_MISS_L2_ITLB_MISS:IF1G:IF2M:IF4K" },
 	{ "amd64_fam17h_zen2", "PAPI_l1_dca",
 	    "perf::PERF_COUNT_HW_CACHE_L1D:ACCESS" },
@@ -124,8 +209,8 @@ pfm_config(cpc_t *cpc, const char *pmu, const char *native, uint64_t *config,
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-	    &arg) != PFM_SUCCESS)
+	if (pfm_get_os_event_encoding(
+		name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
 		return false;
 	*config = attr.config;
 	*type = attr.type;
@@ -176,14 +261,14 @@ terms_match(cpc_t *cpc, const char *pmu, const char *name, const char *expr,
 			tok = star + 1;
 		}
 		if (!pfm_config(cpc, pmu, tok, &config, &type)) {
-			*lacking = true;	/* this libpfm4 lacks it */
+			*lacking = true; /* this libpfm4 lacks it */
 			return true;
 		}
 		if (t >= v->enc.nterms ||
 		    v->enc.term[t].attr.config != config ||
 		    v->enc.term[t].sign != sign * coef ||
 		    (type != PERF_TYPE_RAW &&
-		    v->enc.term[t].attr.type != type)) {
+			v->enc.term[t].attr.type != type)) {
 			fprintf(stderr, "%s on %s: term %d is not %s (%d)\n",
 			    name, pmu, t, tok, sign * coef);
 			return false;
@@ -206,8 +291,7 @@ weighted(const struct ev_entry_view *v)
 }
 
 static void
-check_generic(cpc_t *cpc, const char *pmu, const char *name,
-    struct tally *tl)
+check_generic(cpc_t *cpc, const char *pmu, const char *name, struct tally *tl)
 {
 	struct ev_entry_view v;
 	const char *expr;
@@ -222,8 +306,9 @@ check_generic(cpc_t *cpc, const char *pmu, const char *name,
 	CHECK(cpclib_event_view(cpc, name, &v));
 	CHECK(v.status != CPC_EVENT_UNKNOWN);
 	CHECK(v.kind != NULL && strcmp(v.kind, "generic") == 0);
-	if (expr == NULL && (strcmp(upper, "PAPI_TOT_CYC") == 0 ||
-	    strcmp(upper, "PAPI_TOT_INS") == 0)) {
+	if (expr == NULL &&
+	    (strcmp(upper, "PAPI_TOT_CYC") == 0 ||
+		strcmp(upper, "PAPI_TOT_INS") == 0)) {
 		/* PAPI gives every CPU these, as perf's generic events. */
 		CHECK(v.enc.nterms == 1 &&
 		    v.enc.term[0].attr.type == PERF_TYPE_HARDWARE);
@@ -235,7 +320,7 @@ check_generic(cpc_t *cpc, const char *pmu, const char *name,
 		/* A CPU PAPI's tables leave out: perf's generic events. */
 		CHECK(v.enc.nterms == 1 &&
 		    (v.enc.term[0].attr.type == PERF_TYPE_HARDWARE ||
-		    v.enc.term[0].attr.type == PERF_TYPE_HW_CACHE));
+			v.enc.term[0].attr.type == PERF_TYPE_HW_CACHE));
 		tl->generic++;
 		return;
 	}
@@ -294,14 +379,14 @@ child_pmu(const char *pmu)
 	}
 	if (covered(pmu))
 		printf("%s: %d of %zu generic names map as PAPI's tables say "
-		    "(%d derived, %d weighted), %d have none there, %d name "
-		    "events this libpfm4 lacks\n", pmu, tl.maps,
-		    sizeof(generic) / sizeof(generic[0]), tl.derived,
-		    tl.weighted, tl.none, tl.lacking);
+		       "(%d derived, %d weighted), %d have none there, %d name "
+		       "events this libpfm4 lacks\n",
+		    pmu, tl.maps, sizeof(generic) / sizeof(generic[0]),
+		    tl.derived, tl.weighted, tl.none, tl.lacking);
 	else
 		printf("%s: not in PAPI's tables: %d generic names map to "
-		    "perf's generic events, %d have none\n", pmu,
-		    tl.maps + tl.generic, tl.none);
+		       "perf's generic events, %d have none\n",
+		    pmu, tl.maps + tl.generic, tl.none);
 	CHECK(tl.maps + tl.none + tl.lacking + tl.generic ==
 	    (int)(sizeof(generic) / sizeof(generic[0])));
 	cpc_close(cpc);
@@ -362,12 +447,13 @@ ultrasparc(cpc_t *cpc)
 		CHECK(v.status != CPC_EVENT_UNKNOWN);
 		CHECK(strcmp(v.kind, "ultrasparc") == 0);
 		if (v.status == CPC_EVENT_NO_EQUIVALENT)
-			CHECK(strstr(v.why, "no equivalent on this CPU") !=
-			    NULL);
-		if (v.status == CPC_EVENT_COUNTABLE && strcmp(name,
-		    "Cycle_cnt") != 0 && strcmp(name, "Instr_cnt") != 0)
-			CHECK(cpc_event_note(cpc, name, note, sizeof(note)) ==
-			    1);
+			CHECK(
+			    strstr(v.why, "no equivalent on this CPU") != NULL);
+		if (v.status == CPC_EVENT_COUNTABLE &&
+		    strcmp(name, "Cycle_cnt") != 0 &&
+		    strcmp(name, "Instr_cnt") != 0)
+			CHECK(
+			    cpc_event_note(cpc, name, note, sizeof(note)) == 1);
 	}
 	CHECK(cpclib_event_view(cpc, "EC_hit", &v));
 	CHECK(v.enc.nterms == 2);
@@ -384,13 +470,15 @@ ultrasparc(cpc_t *cpc)
 	    v.enc.term[0].attr.config == PERF_COUNT_HW_CACHE_REFERENCES);
 	if (cpc_pmu_name(cpc) == NULL) {
 		CHECK(v.status == CPC_EVENT_NO_PMU);
-		CHECK(strstr(v.why, "counted as LLC references "
-		    "(cache-references)), and this kernel has no hardware "
-		    "counters") != NULL);
+		CHECK(
+		    strstr(v.why,
+			"counted as LLC references "
+			"(cache-references)), and this kernel has no hardware "
+			"counters") != NULL);
 	} else if (v.status == CPC_EVENT_COUNTABLE) {
 		CHECK(cpc_event_note(cpc, "EC_ref", note, sizeof(note)) == 1);
-		CHECK(strstr(note, "EC_ref: counted as LLC references") ==
-		    note);
+		CHECK(
+		    strstr(note, "EC_ref: counted as LLC references") == note);
 	}
 }
 
@@ -424,9 +512,9 @@ derived(cpc_t *cpc)
 	terms[0].sign = 1;
 	terms[1].sign = -1;
 	CHECK(cpc_set_add_request(cpc, set, "syscalls:sys_enter_write", 0,
-	    CPC_COUNT_USER, 0, NULL) == 0);
+		  CPC_COUNT_USER, 0, NULL) == 0);
 	CHECK(cpc_set_add_request(cpc, set, "syscalls:sys_enter_write", 0,
-	    CPC_COUNT_USER, 0, NULL) == 1);
+		  CPC_COUNT_USER, 0, NULL) == 1);
 	set->reqs[0].enc.term = terms;
 	set->reqs[0].enc.nterms = 2;
 	a = cpc_buf_create(cpc, set);
@@ -457,8 +545,9 @@ derived(cpc_t *cpc)
 	set->prepared = false;
 	forget_error();
 	CHECK(cpc_set_check(cpc, set, -1) == 1);
-	CHECK(strstr(last_error.msg, "counted as the sum of 2 events, so it "
-	    "has no single counter to overflow") != NULL);
+	CHECK(strstr(last_error.msg,
+		  "counted as the sum of 2 events, so it "
+		  "has no single counter to overflow") != NULL);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == -1 && errno == ENOTSUP);
 	cpc_buf_destroy(cpc, a);
 	cpc_buf_destroy(cpc, b);

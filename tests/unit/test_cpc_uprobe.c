@@ -11,7 +11,7 @@
 
 #include "test_cpc.h"
 
-#define CALLS	321
+#define CALLS 321
 
 static volatile unsigned long plain_count;
 static atomic_ulong locked_count;
@@ -39,8 +39,8 @@ count_calls(cpc_t *cpc, const char *event, uint64_t *value)
 	cpc_buf_t *buf;
 	int i, rc = -1;
 
-	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0,
-	    NULL) != 0) {
+	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0, NULL) !=
+	    0) {
 		cpc_set_destroy(cpc, set);
 		return -1;
 	}
@@ -79,8 +79,8 @@ main(void)
 	CHECK(strcmp(cpc_event_kind(cpc, event), "uprobe") == 0);
 	CHECK(count_calls(cpc, event, &v) == 0);
 	CHECK_EQ_U64(v, CALLS);
-	snprintf(event, sizeof(event), "uretprobe:%s:uprobe_plain_target",
-	    self);
+	snprintf(
+	    event, sizeof(event), "uretprobe:%s:uprobe_plain_target", self);
 	CHECK(count_calls(cpc, event, &v) == 0);
 	CHECK_EQ_U64(v, CALLS);
 	printf("uprobe and uretprobe on uprobe_plain_target: %d calls each\n",
@@ -88,7 +88,7 @@ main(void)
 
 	/* Names that cannot be: no such file, no such symbol. */
 	CHECK(cpc_event_status(cpc, "uprobe:/no/such/file:f", why,
-	    sizeof(why)) == CPC_EVENT_UNSUPPORTED);
+		  sizeof(why)) == CPC_EVENT_UNSUPPORTED);
 	CHECK(strstr(why, "No such file or directory") != NULL);
 	snprintf(event, sizeof(event), "uprobe:%s:no_such_symbol", self);
 	CHECK(cpc_event_status(cpc, event, why, sizeof(why)) ==
@@ -97,14 +97,14 @@ main(void)
 
 #if defined(__x86_64__) || defined(__i386__)
 	/* The kernel refuses to place it, and that is what is said. */
-	snprintf(event, sizeof(event), "uprobe:%s:uprobe_locked_target",
-	    self);
+	snprintf(event, sizeof(event), "uprobe:%s:uprobe_locked_target", self);
 	(void)cpc_seterrhndlr(cpc, recording_handler);
 	forget_error();
 	CHECK(count_calls(cpc, event, &v) != 0);
 	CHECK(last_error.subcode == CPC_INVALID_EVENT);
-	CHECK(strstr(last_error.msg, "the kernel cannot probe there: uprobes "
-	    "refuse some instructions") != NULL);
+	CHECK(strstr(last_error.msg,
+		  "the kernel cannot probe there: uprobes "
+		  "refuse some instructions") != NULL);
 	printf("on a locked instruction: %s", last_error.msg);
 #endif
 	cpc_close(cpc);

@@ -18,7 +18,7 @@
 #include "test_cpc.h"
 #include "libpctx.h"
 
-#define SPEC	"pic0=syscalls:sys_enter_write,pic1=page-faults"
+#define SPEC "pic0=syscalls:sys_enter_write,pic1=page-faults"
 
 static int devnull = -1;
 static int cpuver;
@@ -34,8 +34,7 @@ writes(int n)
 }
 
 /* Not instrumented: ASan would fault in shadow pages, more page faults. */
-static void __attribute__((no_sanitize_address))
-touch_fresh_pages(int n)
+static void __attribute__((no_sanitize_address)) touch_fresh_pages(int n)
 {
 	long pagesz = sysconf(_SC_PAGESIZE);
 	volatile char *p;
@@ -74,7 +73,7 @@ test_identity(void)
 	CHECK(strcmp(cpc_getcciname(cpuver), "Linux perf_event") == 0);
 	CHECK(cpc_getcpuref(cpuver) != NULL);
 	CHECK(strncmp(cpc_getusage(cpuver), "pic0=<event0>,pic1=<event1>",
-	    27) == 0);
+		  27) == 0);
 	CHECK_EQ_U64(cpc_getnpic(cpuver), 2);
 	CHECK(cpc_getcciname(2002) == NULL);
 	CHECK(cpc_getcpuref(-1) == NULL);
@@ -84,9 +83,9 @@ test_identity(void)
 }
 
 struct walked {
-	int	 n;
-	int	 next_code_ok;
-	bool	 page_faults;
+	int n;
+	int next_code_ok;
+	bool page_faults;
 };
 
 static void
@@ -111,10 +110,10 @@ test_walk_names(void)
 	cpc_walk_names(cpuver, 1, &w, walk_one);
 	CHECK(w.n > 0 && w.next_code_ok == w.n);
 	CHECK(w.page_faults);
-	cpc_walk_names(cpuver, 2, &none, (void (*)(void *, int,
-	    const char *, uint8_t))abort);
-	cpc_walk_names(2002, 0, &none, (void (*)(void *, int,
-	    const char *, uint8_t))abort);
+	cpc_walk_names(cpuver, 2, &none,
+	    (void (*)(void *, int, const char *, uint8_t))abort);
+	cpc_walk_names(2002, 0, &none,
+	    (void (*)(void *, int, const char *, uint8_t))abort);
 }
 
 static void
@@ -171,8 +170,8 @@ expect_error(const char *spec, int errors, const char *msg)
 	CHECK(strcmp(v1_fn, "strtoevent") == 0);
 	CHECK(strcmp(v1_msg, msg) == 0);
 	if (strcmp(v1_msg, msg) != 0)
-		fprintf(stderr, "  '%s': got '%s', want '%s'\n", spec,
-		    v1_msg, msg);
+		fprintf(
+		    stderr, "  '%s': got '%s', want '%s'\n", spec, v1_msg, msg);
 }
 
 static void
@@ -184,15 +183,14 @@ test_strtoevent_errors(void)
 	ssize_t n;
 
 	cpc_seterrfn(v1_recorder);
-	expect_error("pic0=page-faults,pic1=page-faults,foo", 1,
-	    "bad token 'foo'\n");
+	expect_error(
+	    "pic0=page-faults,pic1=page-faults,foo", 1, "bad token 'foo'\n");
 	expect_error("pic0,pic1=page-faults", 1, "missing 'pic0' value\n");
-	expect_error("pic0=page-faults", 1,
-	    "two events must be specified\n");
+	expect_error("pic0=page-faults", 1, "two events must be specified\n");
 	expect_error("pic0=page-faults,pic1=task-clock,sys,sys", 1,
 	    "repeated 'sys' token\n");
-	expect_error("pic0=page-faults,pic1=task-clock,sys=1", 1,
-	    "bad arg to 'sys'\n");
+	expect_error(
+	    "pic0=page-faults,pic1=task-clock,sys=1", 1, "bad arg to 'sys'\n");
 	expect_error("pic0=page-faults,pic1=no_such_event", 1,
 	    "PerfCtr1 cannot measure 'no_such_event' on this cpu\n");
 	expect_error("pic0=255,pic1=page-faults", 1,
@@ -211,8 +209,8 @@ test_strtoevent_errors(void)
 		abort();
 	saved_stderr = dup(2);
 	dup2(pipefd[1], 2);
-	CHECK_EQ_U64(cpc_strtoevent(cpuver, "pic0=page-faults,pic1=x,bar",
-	    &ev), 2);
+	CHECK_EQ_U64(
+	    cpc_strtoevent(cpuver, "pic0=page-faults,pic1=x,bar", &ev), 2);
 	fflush(stderr);
 	dup2(saved_stderr, 2);
 	close(saved_stderr);
@@ -220,8 +218,9 @@ test_strtoevent_errors(void)
 	n = read(pipefd[0], out, sizeof(out) - 1);
 	out[n > 0 ? n : 0] = '\0';
 	close(pipefd[0]);
-	CHECK(strcmp(out, "libcpc: strtoevent: PerfCtr1 cannot measure 'x' "
-	    "on this cpu\nlibcpc: strtoevent: bad token 'bar'\n") == 0);
+	CHECK(strcmp(out,
+		  "libcpc: strtoevent: PerfCtr1 cannot measure 'x' "
+		  "on this cpu\nlibcpc: strtoevent: bad token 'bar'\n") == 0);
 }
 
 static void
@@ -231,8 +230,14 @@ test_accum_diff(void)
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.ce_pic[0] = 10; a.ce_pic[1] = 20; a.ce_tsc = 30; a.ce_hrt = 5;
-	b.ce_pic[0] = 1; b.ce_pic[1] = 2; b.ce_tsc = 3; b.ce_hrt = 9;
+	a.ce_pic[0] = 10;
+	a.ce_pic[1] = 20;
+	a.ce_tsc = 30;
+	a.ce_hrt = 5;
+	b.ce_pic[0] = 1;
+	b.ce_pic[1] = 2;
+	b.ce_tsc = 3;
+	b.ce_hrt = 9;
 	cpc_event_diff(&d, &a, &b);
 	CHECK(d.ce_pic[0] == 9 && d.ce_pic[1] == 18 && d.ce_tsc == 27);
 	CHECK(d.ce_hrt == 5);
@@ -258,7 +263,8 @@ test_bind_and_sample(cpc_t *unused)
 	CHECK_EQ_U64(diff.ce_pic[1], 50);
 	CHECK(after.ce_hrt > before.ce_hrt);
 	CHECK(after.ce_cpuver == CPC_LINUX_PERF);
-	CHECK(after.ce_pes[0] == ev.ce_pes[0] && after.ce_pes[1] == ev.ce_pes[1]);
+	CHECK(
+	    after.ce_pes[0] == ev.ce_pes[0] && after.ce_pes[1] == ev.ce_pes[1]);
 
 	/* User page faults stop while user counting is off. */
 	CHECK(cpc_count_usr_events(0) == 0);
@@ -339,8 +345,10 @@ test_overflow(cpc_t *unused)
 	cpc_bind_event(NULL, 0);
 
 	/* int1: only pic1 interrupts; pic0 wraps silently. */
-	CHECK_EQ_U64(cpc_strtoevent(cpuver,
-	    "pic0=syscalls:sys_enter_write,pic1=page-faults,int1", &ev), 0);
+	CHECK_EQ_U64(
+	    cpc_strtoevent(cpuver,
+		"pic0=syscalls:sys_enter_write,pic1=page-faults,int1", &ev),
+	    0);
 	ev.ce_pic[0] = UINT64_MAX - 9;
 	ev.ce_pic[1] = 0;
 	CHECK(cpc_bind_event(&ev, CPC_BIND_EMT_OVF) == 0);
@@ -358,15 +366,16 @@ test_shared(void)
 	cpc_event_t ev, before, after;
 	int fd;
 
-	CHECK(cpc_shared_open() == -1 && errno == EINVAL);	/* unbound */
+	CHECK(cpc_shared_open() == -1 && errno == EINVAL); /* unbound */
 	sched_getaffinity(0, sizeof(saved), &saved);
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
 	sched_setaffinity(0, sizeof(one), &one);
 	fd = cpc_shared_open();
 	CHECK(fd >= 0);
-	CHECK_EQ_U64(cpc_strtoevent(cpuver,
-	    "pic0=syscalls:sys_enter_write,pic1=context-switches,sys", &ev),
+	CHECK_EQ_U64(
+	    cpc_strtoevent(cpuver,
+		"pic0=syscalls:sys_enter_write,pic1=context-switches,sys", &ev),
 	    0);
 	CHECK(cpc_shared_bind_event(fd, &ev, 0) == 0);
 	CHECK(cpc_shared_bind_event(fd, &ev, 1) == -1 && errno == EINVAL);
@@ -409,8 +418,7 @@ v1_fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		pctx_finis++;
 	}
 	CHECK(cpc_pctx_invalidate(pctx, lwpid) == 0);
-	CHECK(cpc_pctx_take_sample(pctx, lwpid, &ev) == -1 &&
-	    errno == EAGAIN);
+	CHECK(cpc_pctx_take_sample(pctx, lwpid, &ev) == -1 && errno == EAGAIN);
 	CHECK(cpc_pctx_rele(pctx, lwpid) == 0);
 	CHECK(cpc_pctx_rele(pctx, lwpid) == -1 && errno == ESRCH);
 	return 0;

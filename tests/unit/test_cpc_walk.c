@@ -26,8 +26,8 @@
 #include "test_cpc.h"
 
 struct names {
-	int	 n, nalloc;
-	char	**name;
+	int n, nalloc;
+	char **name;
 };
 
 static void
@@ -63,8 +63,8 @@ cmp(const void *a, const void *b)
 static struct names
 sorted(const struct names *l)
 {
-	struct names s = { l->n, l->n, malloc((size_t)(l->n + 1) *
-	    sizeof(char *)) };
+	struct names s = { l->n, l->n,
+		malloc((size_t)(l->n + 1) * sizeof(char *)) };
 
 	if (l->n > 0) {
 		memcpy(s.name, l->name, (size_t)l->n * sizeof(char *));
@@ -76,8 +76,8 @@ sorted(const struct names *l)
 static bool
 contains(const struct names *s, const char *name)
 {
-	return s->n > 0 && bsearch(&name, s->name, (size_t)s->n,
-	    sizeof(char *), cmp) != NULL;
+	return s->n > 0 &&
+	    bsearch(&name, s->name, (size_t)s->n, sizeof(char *), cmp) != NULL;
 }
 
 static void
@@ -101,50 +101,154 @@ is_tracepoint(cpc_t *cpc, const char *name)
 
 /* Perf's generic hardware and cache names: all need a PMU. */
 static const char *const hardware_names[] = {
-	"cycles", "cpu-cycles", "instructions", "cache-references",
-	"cache-misses", "branch-instructions", "branches", "branch-misses",
-	"bus-cycles", "ref-cycles", "stalled-cycles-frontend",
-	"stalled-cycles-backend", "L1-dcache-loads", "L1-dcache-load-misses",
-	"L1-dcache-stores", "L1-icache-loads", "L1-icache-load-misses",
-	"LLC-loads", "LLC-load-misses", "dTLB-loads", "dTLB-load-misses",
-	"iTLB-loads", "iTLB-load-misses", "branch-loads", "branch-load-misses",
+	"cycles",
+	"cpu-cycles",
+	"instructions",
+	"cache-references",
+	"cache-misses",
+	"branch-instructions",
+	"branches",
+	"branch-misses",
+	"bus-cycles",
+	"ref-cycles",
+	"stalled-cycles-frontend",
+	"stalled-cycles-backend",
+	"L1-dcache-loads",
+	"L1-dcache-load-misses",
+	"L1-dcache-stores",
+	"L1-icache-loads",
+	"L1-icache-load-misses",
+	"LLC-loads",
+	"LLC-load-misses",
+	"dTLB-loads",
+	"dTLB-load-misses",
+	"iTLB-loads",
+	"iTLB-load-misses",
+	"branch-loads",
+	"branch-load-misses",
 };
 
 /* The kernel's software events, perf's names (perf_event.h). */
 static const char *const software_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "faults", "context-switches",
-	"cs", "cpu-migrations", "migrations", "minor-faults", "major-faults",
-	"alignment-faults", "emulation-faults", "dummy", "bpf-output",
+	"cpu-clock",
+	"task-clock",
+	"page-faults",
+	"faults",
+	"context-switches",
+	"cs",
+	"cpu-migrations",
+	"migrations",
+	"minor-faults",
+	"major-faults",
+	"alignment-faults",
+	"emulation-faults",
+	"dummy",
+	"bpf-output",
 	"cgroup-switches",
 };
 
 /* generic_events(3CPC)'s names, as illumos lists them. */
 static const char *const illumos_generic[] = {
-	"PAPI_br_cn", "PAPI_br_ins", "PAPI_br_msp", "PAPI_br_ntk",
-	"PAPI_br_prc", "PAPI_br_ucn", "PAPI_bru_idl", "PAPI_btac_m",
-	"PAPI_ca_cln", "PAPI_ca_inv", "PAPI_ca_itv", "PAPI_ca_shr",
-	"PAPI_ca_snp", "PAPI_csr_fal", "PAPI_csr_suc", "PAPI_csr_tot",
-	"PAPI_fad_ins", "PAPI_fdv_ins", "PAPI_fma_ins", "PAPI_fml_ins",
-	"PAPI_fnv_ins", "PAPI_fp_ops", "PAPI_fp_stal", "PAPI_fpu_idl",
-	"PAPI_fsq_ins", "PAPI_ful_ccy", "PAPI_ful_icy", "PAPI_fxu_idl",
-	"PAPI_hw_int", "PAPI_int_ins", "PAPI_tot_cyc", "PAPI_tot_iis",
-	"PAPI_tot_ins", "PAPI_vec_ins", "PAPI_l1_dca", "PAPI_l1_dch",
-	"PAPI_l1_dcm", "PAPI_l1_dcr", "PAPI_l1_dcw", "PAPI_l1_ica",
-	"PAPI_l1_ich", "PAPI_l1_icm", "PAPI_l1_icr", "PAPI_l1_icw",
-	"PAPI_l1_ldm", "PAPI_l1_stm", "PAPI_l1_tca", "PAPI_l1_tch",
-	"PAPI_l1_tcm", "PAPI_l1_tcr", "PAPI_l1_tcw", "PAPI_l2_dca",
-	"PAPI_l2_dch", "PAPI_l2_dcm", "PAPI_l2_dcr", "PAPI_l2_dcw",
-	"PAPI_l2_ica", "PAPI_l2_ich", "PAPI_l2_icm", "PAPI_l2_icr",
-	"PAPI_l2_icw", "PAPI_l2_ldm", "PAPI_l2_stm", "PAPI_l2_tca",
-	"PAPI_l2_tch", "PAPI_l2_tcm", "PAPI_l2_tcr", "PAPI_l2_tcw",
-	"PAPI_l3_dca", "PAPI_l3_dch", "PAPI_l3_dcm", "PAPI_l3_dcr",
-	"PAPI_l3_dcw", "PAPI_l3_ica", "PAPI_l3_ich", "PAPI_l3_icm",
-	"PAPI_l3_icr", "PAPI_l3_icw", "PAPI_l3_ldm", "PAPI_l3_stm",
-	"PAPI_l3_tca", "PAPI_l3_tch", "PAPI_l3_tcm", "PAPI_l3_tcr",
-	"PAPI_l3_tcw", "PAPI_ld_ins", "PAPI_lst_ins", "PAPI_lsu_idl",
-	"PAPI_mem_rcy", "PAPI_mem_scy", "PAPI_mem_wcy", "PAPI_prf_dm",
-	"PAPI_res_stl", "PAPI_sr_ins", "PAPI_stl_ccy", "PAPI_syc_ins",
-	"PAPI_tlb_dm", "PAPI_tlb_im", "PAPI_tlb_sd", "PAPI_tlb_tl",
+	"PAPI_br_cn",
+	"PAPI_br_ins",
+	"PAPI_br_msp",
+	"PAPI_br_ntk",
+	"PAPI_br_prc",
+	"PAPI_br_ucn",
+	"PAPI_bru_idl",
+	"PAPI_btac_m",
+	"PAPI_ca_cln",
+	"PAPI_ca_inv",
+	"PAPI_ca_itv",
+	"PAPI_ca_shr",
+	"PAPI_ca_snp",
+	"PAPI_csr_fal",
+	"PAPI_csr_suc",
+	"PAPI_csr_tot",
+	"PAPI_fad_ins",
+	"PAPI_fdv_ins",
+	"PAPI_fma_ins",
+	"PAPI_fml_ins",
+	"PAPI_fnv_ins",
+	"PAPI_fp_ops",
+	"PAPI_fp_stal",
+	"PAPI_fpu_idl",
+	"PAPI_fsq_ins",
+	"PAPI_ful_ccy",
+	"PAPI_ful_icy",
+	"PAPI_fxu_idl",
+	"PAPI_hw_int",
+	"PAPI_int_ins",
+	"PAPI_tot_cyc",
+	"PAPI_tot_iis",
+	"PAPI_tot_ins",
+	"PAPI_vec_ins",
+	"PAPI_l1_dca",
+	"PAPI_l1_dch",
+	"PAPI_l1_dcm",
+	"PAPI_l1_dcr",
+	"PAPI_l1_dcw",
+	"PAPI_l1_ica",
+	"PAPI_l1_ich",
+	"PAPI_l1_icm",
+	"PAPI_l1_icr",
+	"PAPI_l1_icw",
+	"PAPI_l1_ldm",
+	"PAPI_l1_stm",
+	"PAPI_l1_tca",
+	"PAPI_l1_tch",
+	"PAPI_l1_tcm",
+	"PAPI_l1_tcr",
+	"PAPI_l1_tcw",
+	"PAPI_l2_dca",
+	"PAPI_l2_dch",
+	"PAPI_l2_dcm",
+	"PAPI_l2_dcr",
+	"PAPI_l2_dcw",
+	"PAPI_l2_ica",
+	"PAPI_l2_ich",
+	"PAPI_l2_icm",
+	"PAPI_l2_icr",
+	"PAPI_l2_icw",
+	"PAPI_l2_ldm",
+	"PAPI_l2_stm",
+	"PAPI_l2_tca",
+	"PAPI_l2_tch",
+	"PAPI_l2_tcm",
+	"PAPI_l2_tcr",
+	"PAPI_l2_tcw",
+	"PAPI_l3_dca",
+	"PAPI_l3_dch",
+	"PAPI_l3_dcm",
+	"PAPI_l3_dcr",
+	"PAPI_l3_dcw",
+	"PAPI_l3_ica",
+	"PAPI_l3_ich",
+	"PAPI_l3_icm",
+	"PAPI_l3_icr",
+	"PAPI_l3_icw",
+	"PAPI_l3_ldm",
+	"PAPI_l3_stm",
+	"PAPI_l3_tca",
+	"PAPI_l3_tch",
+	"PAPI_l3_tcm",
+	"PAPI_l3_tcr",
+	"PAPI_l3_tcw",
+	"PAPI_ld_ins",
+	"PAPI_lst_ins",
+	"PAPI_lsu_idl",
+	"PAPI_mem_rcy",
+	"PAPI_mem_scy",
+	"PAPI_mem_wcy",
+	"PAPI_prf_dm",
+	"PAPI_res_stl",
+	"PAPI_sr_ins",
+	"PAPI_stl_ccy",
+	"PAPI_syc_ins",
+	"PAPI_tlb_dm",
+	"PAPI_tlb_im",
+	"PAPI_tlb_sd",
+	"PAPI_tlb_tl",
 };
 
 /* Every listed name can be added, bound to this thread and sampled. */
@@ -155,8 +259,8 @@ check_openable(cpc_t *cpc, const char *event)
 	cpc_buf_t *buf;
 	int ok = 0;
 
-	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0,
-	    NULL) != 0) {
+	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0, NULL) !=
+	    0) {
 		fprintf(stderr, "listed event %s cannot be added\n", event);
 		CHECK(!"listed event can be added");
 		cpc_set_destroy(cpc, set);
@@ -179,10 +283,10 @@ check_openable(cpc_t *cpc, const char *event)
 static void
 check_accepted(cpc_t *cpc, cpc_set_t *set, const char *event)
 {
-	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0,
-	    NULL) < 0) {
-		fprintf(stderr, "listed tracepoint %s cannot be added\n",
-		    event);
+	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0, NULL) <
+	    0) {
+		fprintf(
+		    stderr, "listed tracepoint %s cannot be added\n", event);
 		CHECK(!"listed tracepoint can be added");
 	}
 }
@@ -204,17 +308,19 @@ walked_are_accepted(cpc_t *cpc, const struct names *all)
 		tracepoints++;
 		check_accepted(cpc, tps, all->name[i]);
 		colon = strchr(all->name[i], ':');
-		if (strncmp(all->name[i], sub, (size_t)(colon -
-		    all->name[i])) == 0 && sub[colon - all->name[i]] == '\0')
+		if (strncmp(all->name[i], sub,
+			(size_t)(colon - all->name[i])) == 0 &&
+		    sub[colon - all->name[i]] == '\0')
 			continue;
-		snprintf(sub, sizeof(sub), "%.*s", (int)(colon -
-		    all->name[i]), all->name[i]);
+		snprintf(sub, sizeof(sub), "%.*s", (int)(colon - all->name[i]),
+		    all->name[i]);
 		check_openable(cpc, all->name[i]);
 		bound++;
 	}
 	cpc_set_destroy(cpc, tps);
 	printf("%d names walked: all accepted, %d bound (%d tracepoints "
-	    "accepted)\n", all->n, bound, tracepoints);
+	       "accepted)\n",
+	    all->n, bound, tracepoints);
 }
 
 static void
@@ -278,8 +384,8 @@ sysfs_walked(cpc_t *cpc, const struct names *walked, int *checked)
 		while ((e = readdir(de)) != NULL) {
 			if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
 				continue;
-			snprintf(name, sizeof(name), "%s/%s/", p->d_name,
-			    e->d_name);
+			snprintf(
+			    name, sizeof(name), "%s/%s/", p->d_name, e->d_name);
 			if (countable(cpc, name))
 				expect_walked(walked, name, checked);
 		}
@@ -305,11 +411,11 @@ pfm_walked(cpc_t *cpc, const struct names *walked, int *checked)
 		    !pinfo.is_present || strcmp(pinfo.name, "perf_raw") == 0)
 			continue;
 		for (idx = pinfo.first_event; idx != -1;
-		    idx = pfm_get_event_next(idx)) {
+		     idx = pfm_get_event_next(idx)) {
 			memset(&einfo, 0, sizeof(einfo));
 			einfo.size = sizeof(einfo);
 			if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT,
-			    &einfo) != PFM_SUCCESS)
+				&einfo) != PFM_SUCCESS)
 				continue;
 			snprintf(name, sizeof(name), "%s::%s", pinfo.name,
 			    einfo.name);
@@ -320,21 +426,21 @@ pfm_walked(cpc_t *cpc, const struct names *walked, int *checked)
 }
 
 struct form_seen {
-	char	 kinds[32][16];
-	int	 n;
+	char kinds[32][16];
+	int n;
 };
 
 static void
-collect_forms(void *arg, const char *event, const char *kind,
-    const char *desc)
+collect_forms(void *arg, const char *event, const char *kind, const char *desc)
 {
 	struct form_seen *f = arg;
 
 	(void)desc;
 	if (strpbrk(event, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == NULL ||
 	    (strstr(event, "ADDR") == NULL && strstr(event, "PATH") == NULL &&
-	    strstr(event, "TERM=") == NULL && strcmp(event, "rNNNN") != 0 &&
-	    strstr(event, "FUNCTION") == NULL) || f->n == 32)
+		strstr(event, "TERM=") == NULL && strcmp(event, "rNNNN") != 0 &&
+		strstr(event, "FUNCTION") == NULL) ||
+	    f->n == 32)
 		return;
 	strlcpy(f->kinds[f->n++], kind, sizeof(f->kinds[0]));
 }
@@ -355,7 +461,9 @@ static void
 forms_described(cpc_t *cpc)
 {
 	static const char *const examples[] = {
-		"mem:0x1000:x", "r1a8", "msr/event=0x0/",
+		"mem:0x1000:x",
+		"r1a8",
+		"msr/event=0x0/",
 		"uprobe:/proc/self/exe:main",
 	};
 	struct form_seen f = { .n = 0 };
@@ -365,8 +473,9 @@ forms_described(cpc_t *cpc)
 	cpc_walk_events_described(cpc, &f, collect_forms);
 	for (i = 0; i < sizeof(examples) / sizeof(examples[0]); i++) {
 		kind = cpc_event_kind(cpc, examples[i]);
-		if (kind == NULL || cpc_event_status(cpc, examples[i], NULL,
-		    0) != CPC_EVENT_COUNTABLE)
+		if (kind == NULL ||
+		    cpc_event_status(cpc, examples[i], NULL, 0) !=
+			CPC_EVENT_COUNTABLE)
 			continue;
 		if (!form_listed(&f, kind))
 			fprintf(stderr, "%s accepted, no %s form described\n",
@@ -382,12 +491,11 @@ kinds_walked(cpc_t *cpc, const struct names *all, const struct names *gen)
 	int checked = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(software_names) / sizeof(software_names[0]);
-	    i++)
+	for (i = 0; i < sizeof(software_names) / sizeof(software_names[0]); i++)
 		if (countable(cpc, software_names[i]))
 			expect_walked(&walked, software_names[i], &checked);
 	for (i = 0; i < sizeof(illumos_generic) / sizeof(illumos_generic[0]);
-	    i++)
+	     i++)
 		if (countable(cpc, illumos_generic[i]))
 			expect_walked(&generic, illumos_generic[i], &checked);
 	tracefs_walked(cpc, &walked, &checked);
@@ -395,7 +503,8 @@ kinds_walked(cpc_t *cpc, const struct names *all, const struct names *gen)
 	pfm_walked(cpc, &walked, &checked);
 	forms_described(cpc);
 	printf("%d names accepted, enumerated outside the library: all "
-	    "walked\n", checked);
+	       "walked\n",
+	    checked);
 	free(walked.name);
 	free(generic.name);
 }
@@ -441,8 +550,9 @@ events_all(cpc_t *cpc)
 	for (j = 0; j < generic.n; j++)
 		CHECK(strncmp(generic.name[j], "PAPI", 4) == 0);
 	if (cpc_pmu_name(cpc) == NULL) {
-		for (i = 0; i < sizeof(hardware_names) /
-		    sizeof(hardware_names[0]); i++) {
+		for (i = 0;
+		     i < sizeof(hardware_names) / sizeof(hardware_names[0]);
+		     i++) {
 			if (contains(&s, hardware_names[i]))
 				fprintf(stderr, "hardware event listed: %s\n",
 				    hardware_names[i]);
@@ -486,7 +596,7 @@ attrs(cpc_t *cpc)
 		attr.ca_name = l.name[i];
 		attr.ca_val = 0;
 		CHECK(cpc_set_add_request(cpc, set, "page-faults", 0,
-		    CPC_COUNT_USER, 1, &attr) == i);
+			  CPC_COUNT_USER, 1, &attr) == i);
 	}
 	printf("%d attributes, the last picnum\n", l.n);
 	cpc_set_destroy(cpc, set);

@@ -29,14 +29,14 @@
 
 #include "test_cpc.h"
 
-#define BATCH		200
-#define PER_SET		8
-#define WRITES		777
+#define BATCH	200
+#define PER_SET 8
+#define WRITES	777
 
 struct tp {
-	char	*name;
-	bool	 ours;		/* the library counted it */
-	int	 perf;		/* 1 counted, 0 refused, -1 not asked yet */
+	char *name;
+	bool ours; /* the library counted it */
+	int perf;  /* 1 counted, 0 refused, -1 not asked yet */
 	uint64_t perf_value;
 };
 
@@ -73,8 +73,8 @@ library_counts(cpc_t *cpc, int i, int n)
 	cpc_buf_t *buf;
 
 	for (k = 0; k < n; k++) {
-		idx[k] = cpc_set_add_request(cpc, set, tps[i + k].name, 0,
-		    CPC_COUNT_USER, 0, NULL);
+		idx[k] = cpc_set_add_request(
+		    cpc, set, tps[i + k].name, 0, CPC_COUNT_USER, 0, NULL);
 		added += idx[k] >= 0;
 	}
 	if (added < n) {
@@ -195,7 +195,8 @@ static void
 exact_values(cpc_t *cpc, const char *steady)
 {
 	static const char *const exact[] = {
-		"syscalls:sys_enter_write", "syscalls:sys_exit_write",
+		"syscalls:sys_enter_write",
+		"syscalls:sys_exit_write",
 	};
 	cpc_set_t *set = cpc_set_create(cpc);
 	cpc_buf_t *buf = NULL;
@@ -205,8 +206,8 @@ exact_values(cpc_t *cpc, const char *steady)
 	int i, fd = open("/dev/null", O_WRONLY);
 
 	for (e = 0; e < 2; e++)
-		CHECK(cpc_set_add_request(cpc, set, exact[e], 0,
-		    CPC_COUNT_USER, 0, NULL) == (int)e);
+		CHECK(cpc_set_add_request(cpc, set, exact[e], 0, CPC_COUNT_USER,
+			  0, NULL) == (int)e);
 	buf = cpc_buf_create(cpc, set);
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	for (i = 0; i < WRITES; i++)
@@ -227,7 +228,8 @@ exact_values(cpc_t *cpc, const char *steady)
 		CHECK_EQ_U64(v, WRITES);
 		CHECK_EQ_U64(t->perf_value, WRITES);
 		printf("%s: %" PRIu64 " here, %" PRIu64 " by perf stat, of "
-		    "%d writes\n", exact[e], v, t->perf_value, WRITES);
+		       "%d writes\n",
+		    exact[e], v, t->perf_value, WRITES);
 	}
 	cpc_buf_destroy(cpc, buf);
 	cpc_set_destroy(cpc, set);
@@ -259,8 +261,7 @@ main(void)
 	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
 		SKIP("cpc_open failed: %s", strerror(errno));
 	for (i = 0; i < ntps; i += PER_SET)
-		library_counts(cpc, i, ntps - i < PER_SET ? ntps - i :
-		    PER_SET);
+		library_counts(cpc, i, ntps - i < PER_SET ? ntps - i : PER_SET);
 	perf_compare("true");
 	for (i = 0; i < ntps; i++) {
 		if (tps[i].ours && tps[i].perf == 1) {
@@ -278,7 +279,8 @@ main(void)
 	CHECK(differ == 0);
 	exact_values(cpc, steady);
 	printf("%d tracepoints of perf list: %d counted by both, %d refused "
-	    "by both, %d differ\n", ntps, both, neither, differ);
+	       "by both, %d differ\n",
+	    ntps, both, neither, differ);
 	cpc_close(cpc);
 	return check_report("test_events_perf");
 }

@@ -58,7 +58,8 @@ compare_entry(size_t i, const char *field[3], const char *where)
 	if (strcmp(p->preset, field[0]) != 0 ||
 	    strcmp(p->pmus, field[1]) != 0 || strcmp(p->expr, field[2]) != 0) {
 		check_failures++;
-		fprintf(stderr, "%s: the table's entry %zu is\n"
+		fprintf(stderr,
+		    "%s: the table's entry %zu is\n"
 		    "  %s | %s | %s\nnot the data's\n  %s | %s | %s\n",
 		    where, i, p->preset, p->pmus, p->expr, field[0], field[1],
 		    field[2]);

@@ -72,8 +72,8 @@ test_refusals(void)
 	if ((zombie = fork()) == 0)
 		_exit(0);
 	sleep_ms(100);
-	snprintf(want, sizeof(want), "capture: pid %d is a zombie\n",
-	    (int)zombie);
+	snprintf(
+	    want, sizeof(want), "capture: pid %d is a zombie\n", (int)zombie);
 	expect_refusal(zombie, want);
 	waitpid(zombie, NULL, 0);
 
@@ -100,8 +100,8 @@ expect_untraced_task(pid_t pid, pid_t tid, void *arg)
 
 	(void)arg;
 	CHECK(tracer_of(pid, tid) == 0 || tracer_of(pid, tid) == -1);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid,
-	    (int)tid);
+	snprintf(
+	    path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	if ((f = fopen(path, "r")) != NULL) {
 		if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
 			state = 0;
@@ -278,7 +278,9 @@ test_sigint(void)
 static int
 terminate_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
-	(void)pid; (void)lwpid; (void)arg;
+	(void)pid;
+	(void)lwpid;
+	(void)arg;
 	pctx_terminate(pctx);
 	return 0;
 }

@@ -24,8 +24,8 @@ expect_failure(char *const *argv, const char *want)
 	errtext[0] = '\0';
 	CHECK(pctx_create(argv[0], argv, NULL, 0, errfn) == NULL);
 	if (strncmp(errtext, want, strlen(want)) != 0) {
-		fprintf(stderr, "create %s: got \"%s\", want \"%s\"\n",
-		    argv[0], errtext, want);
+		fprintf(stderr, "create %s: got \"%s\", want \"%s\"\n", argv[0],
+		    errtext, want);
 		check_failures++;
 	}
 }
@@ -35,14 +35,14 @@ static const char *
 setid_program(void)
 {
 	static const char *candidates[] = { "/usr/bin/passwd", "/bin/su",
-	    "/usr/bin/su", "/usr/bin/chsh", "/usr/bin/newgrp",
-	    "/usr/bin/mount", "/bin/mount" };
+		"/usr/bin/su", "/usr/bin/chsh", "/usr/bin/newgrp",
+		"/usr/bin/mount", "/bin/mount" };
 	struct stat st;
 	size_t i;
 
 	for (i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++)
-		if (stat(candidates[i], &st) == 0 &&
-		    (st.st_mode & S_ISUID) && st.st_uid == 0)
+		if (stat(candidates[i], &st) == 0 && (st.st_mode & S_ISUID) &&
+		    st.st_uid == 0)
 			return candidates[i];
 	return NULL;
 }
@@ -58,9 +58,10 @@ test_failures(void)
 	ssize_t n;
 	pid_t child;
 
-	expect_failure(missing,
-	    "create: cannot findprogram 'no-such-program-pctx'\n");
-	expect_failure(noexec, "create: cannot execute program "
+	expect_failure(
+	    missing, "create: cannot findprogram 'no-such-program-pctx'\n");
+	expect_failure(noexec,
+	    "create: cannot execute program "
 	    "'/etc/passwd': Permission denied\n");
 	if ((setid[0] = (char *)setid_program()) == NULL) {
 		printf("no set-id program found: refusal not tested\n");
@@ -84,8 +85,10 @@ test_failures(void)
 	got[n > 0 ? n : 0] = '\0';
 	close(fds[0]);
 	waitpid(child, NULL, 0);
-	snprintf(want, sizeof(want), "create: cannot trace set-id or "
-	    "unreadable program '%s'\n", setid[0]);
+	snprintf(want, sizeof(want),
+	    "create: cannot trace set-id or "
+	    "unreadable program '%s'\n",
+	    setid[0]);
 	CHECK(strcmp(got, want) == 0);
 }
 
@@ -141,8 +144,7 @@ test_exitkill(void)
 		exit(1);
 	if ((tracer = fork()) == 0) {
 		close(fds[0]);
-		if ((pctx = pctx_create(argv[0], argv, NULL, 0, NULL)) ==
-		    NULL)
+		if ((pctx = pctx_create(argv[0], argv, NULL, 0, NULL)) == NULL)
 			_exit(1);
 		target = pctx_pid(pctx);
 		(void)write(fds[1], &target, sizeof(target));

@@ -44,7 +44,7 @@ static void
 test_nonleader_exec(void)
 {
 	char *argv[] = { (char *)wl("wl_nonleader_exec"), "4",
-	    (char *)wl("wl_threads"), "2", "6", "1", NULL };
+		(char *)wl("wl_threads"), "2", "6", "1", NULL };
 	struct lwprec *r;
 	struct procrec *p;
 	pctx_t *pctx;
@@ -62,8 +62,8 @@ test_nonleader_exec(void)
 	r = lwp_rec(pid, 0, 1);
 	CHECK(r != NULL && r->count == 4 && r->tid == pid && r->exits == 0);
 	r = lwp_rec(pid, 0, 2);
-	CHECK(r != NULL && r->count == 4 && r->tid != pid &&
-	    r->creates == 1 && r->exits == 0);
+	CHECK(r != NULL && r->count == 4 && r->tid != pid && r->creates == 1 &&
+	    r->exits == 0);
 	CHECK_EQ_U64(count_lwps(pid, 1), 3);
 	r = lwp_rec(pid, 1, 1);
 	CHECK(r != NULL && r->count == 1 && r->tid == pid);
@@ -94,8 +94,9 @@ test_exec_unhandled(void)
 
 	pctx = create_wl(argv);
 	pid = pctx_pid(pctx);
-	CHECK_EQ_U64(pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, NULL,
-	    PCTX_NULL_EVENT), 0);
+	CHECK_EQ_U64(
+	    pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, NULL, PCTX_NULL_EVENT),
+	    0);
 	CHECK_EQ_U64(pctx_run(pctx, 0, 0, t_tick), 0);
 	CHECK_EQ_U64(proc_of(pid)->exits, 0);
 	CHECK(lwp_rec(pid, 0, 1) != NULL && lwp_rec(pid, 0, 1)->count == 3 &&

@@ -69,7 +69,7 @@ static void
 test_vfork_exec(void)
 {
 	char *argv[] = { (char *)wl("wl_vfork_exec"), "3",
-	    (char *)wl("wl_threads"), "1", "4", "2", NULL };
+		(char *)wl("wl_threads"), "1", "4", "2", NULL };
 	struct procrec *c = NULL;
 	pctx_t *pctx;
 	pid_t pid;

@@ -115,7 +115,9 @@ static bool stop_sent;
 static int
 jc_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
-	(void)pctx; (void)lwpid; (void)arg;
+	(void)pctx;
+	(void)lwpid;
+	(void)arg;
 	jc_ticks++;
 	if (!stop_sent) {
 		if (writes_done(pid) >= 5) {
@@ -195,7 +197,8 @@ tstp_stops_untraced(void)
 static int
 kill_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
-	(void)pctx; (void)arg;
+	(void)pctx;
+	(void)arg;
 	if (lwpid == 1 && writes_done(pid) >= 21)
 		kill(pid, SIGKILL);
 	return 0;
@@ -239,7 +242,7 @@ main(void)
 		test_job_control(SIGTSTP);
 	else
 		printf("note: SIGTSTP does not stop even an untraced process "
-		    "here (orphaned process group); that case is skipped\n");
+		       "here (orphaned process group); that case is skipped\n");
 	test_sigkill();
 	cpc_close(cpc);
 	return check_report("test_pctx_signals");

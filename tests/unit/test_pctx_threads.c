@@ -32,8 +32,8 @@ test_threads(void)
 	CHECK_EQ_U64(count_lwps(pid, 0), 5);
 	check_all_paired();
 	r = lwp_rec(pid, 0, 1);
-	CHECK(r != NULL && r->tid == pid && r->count == 7 &&
-	    r->creates == 0 && r->exits == 0);
+	CHECK(r != NULL && r->tid == pid && r->count == 7 && r->creates == 0 &&
+	    r->exits == 0);
 	for (id = 2; id <= 5; id++) {
 		r = lwp_rec(pid, 0, id);
 		CHECK(r != NULL);
@@ -73,10 +73,11 @@ test_churn(void)
 		n++;
 		if (r->count != 3 || r->creates != 1 || r->exits != 1 ||
 		    r->lwpid > 201) {
-			fprintf(stderr, "churn lwp %d: count %llu creates %d "
-			    "exits %d\n", (int)r->lwpid,
-			    (unsigned long long)r->count, r->creates,
-			    r->exits);
+			fprintf(stderr,
+			    "churn lwp %d: count %llu creates %d "
+			    "exits %d\n",
+			    (int)r->lwpid, (unsigned long long)r->count,
+			    r->creates, r->exits);
 			check_failures++;
 		}
 	}
@@ -87,8 +88,7 @@ test_churn(void)
 }
 
 /* Unknown event tags are refused, and nothing changes. */
-static int
-errfn_calls;
+static int errfn_calls;
 static char errfn_text[256];
 
 static void
@@ -114,12 +114,14 @@ test_set_events(void)
 		return;
 	pid = pctx_pid(pctx);
 	CHECK_EQ_U64(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, t_init,
-	    (pctx_event_t)42, t_fini, PCTX_NULL_EVENT), (uint64_t)-1);
+			 (pctx_event_t)42, t_fini, PCTX_NULL_EVENT),
+	    (uint64_t)-1);
 	CHECK_EQ_U64(errfn_calls, 1);
 	CHECK(strcmp(errfn_text, "set_events: unknown event type 2a\n") == 0);
 	/* Only init and fini: the others keep their defaults. */
 	CHECK_EQ_U64(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, t_init,
-	    PCTX_FINI_LWP_EVENT, t_fini, PCTX_NULL_EVENT), 0);
+			 PCTX_FINI_LWP_EVENT, t_fini, PCTX_NULL_EVENT),
+	    0);
 	CHECK_EQ_U64(pctx_run(pctx, 0, 0, NULL), 0);
 	CHECK_EQ_U64(proc_of(pid)->exits, 0);
 	CHECK(lwp_rec(pid, 0, 1) != NULL && lwp_rec(pid, 0, 1)->count == 2);

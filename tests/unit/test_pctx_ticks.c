@@ -7,7 +7,7 @@
  */
 #include "test_pctx.h"
 
-#define MAXT	64
+#define MAXT 64
 
 static long long tick_ns[MAXT];
 static int nt;
@@ -63,8 +63,7 @@ test_ticks(void)
 	CHECK_EQ_U64(pctx_run(pctx, 100, 5, timed_tick), 0);
 	missed = pctx_missed_ticks(pctx);
 	CHECK_EQ_U64(nt + missed, 5);
-	CHECK(lwp_rec(pid, 0, 1) != NULL &&
-	    lwp_rec(pid, 0, 1)->ticks == nt);
+	CHECK(lwp_rec(pid, 0, 1) != NULL && lwp_rec(pid, 0, 1)->ticks == nt);
 	for (i = 0; i < nt; i++) {
 		/* The (i + 1)-th tick: i + 1 deadlines, or more, passed. */
 		CHECK(tick_ns[i] - start >= (i + 1) * 100000000LL);

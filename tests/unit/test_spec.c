@@ -43,8 +43,7 @@ parse(const char *text, enum spec_error *err)
 
 /* The spec is refused as want says, with message, on one line. */
 static void
-expect_refused(const char *text, enum spec_error want_err,
-    const char *message)
+expect_refused(const char *text, enum spec_error want_err, const char *message)
 {
 	enum spec_error err;
 	struct spec *spec = parse(text, &err);
@@ -90,7 +89,7 @@ test_bare_events_fill_left_to_right(void)
 	CHECK(s->reqs[0].flags == CPC_COUNT_USER);
 	CHECK(!s->system_only);
 	CHECK(strcmp(s->reqs[0].attrs[s->reqs[0].nattrs - 1].ca_name,
-	    "picnum") == 0);
+		  "picnum") == 0);
 	spec_free(s);
 }
 
@@ -142,12 +141,14 @@ test_messages(void)
 	expect_error("foo=bar", "bad token 'foo=bar'");
 	expect_unknown("task-clock,foo",
 	    "bad token 'foo': no event has that name (--list lists them)");
-	expect_unknown("0",
-	    "bad token '0': no event has that name (--list lists them)");
+	expect_unknown(
+	    "0", "bad token '0': no event has that name (--list lists them)");
 	/* A misspelled name: the nearest names instead. */
-	expect_unknown("task-clok", "bad token 'task-clok'; did you mean "
+	expect_unknown("task-clok",
+	    "bad token 'task-clok'; did you mean "
 	    "task-clock?");
-	expect_unknown("pic1=page-fualts", "pic1 cannot measure event "
+	expect_unknown("pic1=page-fualts",
+	    "pic1 cannot measure event "
 	    "'page-fualts' on this cpu; did you mean page-faults?");
 	expect_error("pic7=task-clock,page-faults", "bad token 'page-faults'");
 }
@@ -182,12 +183,13 @@ test_attributes(void)
 	cpc_walk_attrs(cpc, NULL, find_umask);
 	if (!have_attr) {
 		printf("note: this CPU has no 'umask' attribute; attribute "
-		    "checks skipped\n");
+		       "checks skipped\n");
 		return;
 	}
 	expect_error("task-clock,umask=0x3zz",
 	    "invalid value '0x3zz' for attribute 'umask'");
-	expect_error("task-clock,umask0=", "invalid value '' for attribute "
+	expect_error("task-clock,umask0=",
+	    "invalid value '' for attribute "
 	    "'umask'");
 	s = parse("task-clock,page-faults,umask1=0x12,cmask", &err);
 	CHECK(s != NULL);
@@ -222,10 +224,12 @@ test_uncountable_named_each(void)
 	/* Counted as LLC events where there are hardware counters. */
 	s = parse("EC_ref,EC_hit", &err);
 	CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
-	CHECK(strstr(errbuf, "test_spec: EC_ref (UltraSPARC E-cache "
-	    "references") == errbuf);
-	CHECK(strstr(errbuf, "counted as LLC references (cache-references)), "
-	    "and this kernel has no hardware counters") != NULL);
+	CHECK(strstr(errbuf,
+		  "test_spec: EC_ref (UltraSPARC E-cache "
+		  "references") == errbuf);
+	CHECK(strstr(errbuf,
+		  "counted as LLC references (cache-references)), "
+		  "and this kernel has no hardware counters") != NULL);
 	CHECK(strstr(errbuf, "\ntest_spec: EC_hit") != NULL);
 	CHECK(strstr(errbuf, "LLC hits (cache-references - cache-misses)") !=
 	    NULL);
@@ -296,13 +300,14 @@ test_perf_syntax(void)
 	/* Commas inside a term list do not end the item. */
 	expect_events("msr/event=0x0,config1=0/,task-clock",
 	    "msr/event=0x0,config1=0/ task-clock");
-	expect_events("pic2=msr/event=0x0,config2=0/,sys",
-	    "msr/event=0x0,config2=0/");
-	expect_events("cpu-clock/period=1000,name=x/", "cpu-clock/period=1000,"
+	expect_events(
+	    "pic2=msr/event=0x0,config2=0/,sys", "msr/event=0x0,config2=0/");
+	expect_events("cpu-clock/period=1000,name=x/",
+	    "cpu-clock/period=1000,"
 	    "name=x/");
 	/* A group: its modifiers go to each member without its own. */
-	expect_events("{task-clock,page-faults:k}:u",
-	    "task-clock:u page-faults:k");
+	expect_events(
+	    "{task-clock,page-faults:k}:u", "task-clock:u page-faults:k");
 	expect_events("{task-clock,msr/tsc/},cs", "task-clock msr/tsc/ cs");
 	expect_events("{cs,syscalls:sys_enter_write}:k",
 	    "cs:k syscalls:sys_enter_write:k");
@@ -377,11 +382,13 @@ test_globs(void)
 	CHECK(strstr(errbuf, "test_spec: syscalls:sys_enter_*: matches ") ==
 	    errbuf);
 	CHECK(strstr(errbuf, "more than the 8 counters left in this set") !=
-	    NULL || cpc_npic(cpc) != 8);
+		NULL ||
+	    cpc_npic(cpc) != 8);
 	s = parse("syscalls:no_such_*", &err);
 	CHECK(s == NULL && err == SPEC_UNCOUNTABLE);
-	CHECK(strcmp(errbuf, "test_spec: syscalls:no_such_*: no tracepoint of "
-	    "this kernel matches it\n") == 0);
+	CHECK(strcmp(errbuf,
+		  "test_spec: syscalls:no_such_*: no tracepoint of "
+		  "this kernel matches it\n") == 0);
 	test_long_glob();
 }
 
@@ -392,12 +399,14 @@ test_known_forms_refused(void)
 	static const struct {
 		const char *spec, *says;
 	} cases[] = {
-		{ "syscalls:nonexistent", "syscalls:nonexistent: no such "
+		{ "syscalls:nonexistent",
+		    "syscalls:nonexistent: no such "
 		    "tracepoint in this kernel" },
 		{ "duration_time", "a perf tool event" },
 		{ "task-clock:S", "perf's modifier 'S'" },
 		{ "msr/bogus/", "unknown term 'bogus' for PMU msr" },
-		{ "no_such_pmu/event=1/", "no PMU 'no_such_pmu' in this "
+		{ "no_such_pmu/event=1/",
+		    "no PMU 'no_such_pmu' in this "
 		    "kernel" },
 		{ "L1-icache-stores", "no store operation" },
 		{ "Dispatch0_mispred", "no equivalent on this CPU" },
@@ -418,13 +427,16 @@ test_known_forms_refused(void)
 		    strstr(errbuf, "bad token") != NULL ||
 		    strchr(errbuf, '\n') != errbuf + strlen(errbuf) - 1) {
 			check_failures++;
-			fprintf(stderr, "spec '%s': '%s', want one line with "
-			    "'%s'\n", cases[i].spec, errbuf, cases[i].says);
+			fprintf(stderr,
+			    "spec '%s': '%s', want one line with "
+			    "'%s'\n",
+			    cases[i].spec, errbuf, cases[i].says);
 		}
 		spec_free(s);
 	}
 	/* Names of no form at all stay Solaris's bad token. */
-	expect_unknown("nonsense_event", "bad token 'nonsense_event': no event "
+	expect_unknown("nonsense_event",
+	    "bad token 'nonsense_event': no event "
 	    "has that name (--list lists them)");
 }
 
@@ -437,15 +449,17 @@ test_notes(void)
 
 	if (cpc_pmu_name(cpc) == NULL) {
 		printf("note: no PMU; the nearest-equivalent note is checked "
-		    "where EC_ref can count\n");
+		       "where EC_ref can count\n");
 		return;
 	}
 	s = parse("EC_ref,EC_hit", &err);
 	CHECK(s != NULL && err == SPEC_OK);
-	CHECK(strstr(errbuf, "test_spec: note: EC_ref: counted as LLC "
-	    "references (cache-references)") == errbuf);
-	CHECK(strstr(errbuf, "\ntest_spec: note: EC_hit: counted as LLC "
-	    "hits") != NULL);
+	CHECK(strstr(errbuf,
+		  "test_spec: note: EC_ref: counted as LLC "
+		  "references (cache-references)") == errbuf);
+	CHECK(strstr(errbuf,
+		  "\ntest_spec: note: EC_hit: counted as LLC "
+		  "hits") != NULL);
 	spec_free(s);
 }
 

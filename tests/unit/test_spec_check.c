@@ -55,9 +55,9 @@ captured(int (*fn)(void *), void *arg)
 }
 
 struct check_arg {
-	const char	*text;
-	int		 cpuid;
-	enum spec_error	 err;
+	const char *text;
+	int cpuid;
+	enum spec_error err;
 };
 
 /* The function: parse a -c text, then check it; -2 if it did not parse. */
@@ -97,8 +97,8 @@ lines(const char *s)
 
 /* spec_check refuses n requests of text, each line saying all of says. */
 static void
-expect_refused(const char *text, int cpuid, int n, const char *says,
-    const char *says2)
+expect_refused(
+    const char *text, int cpuid, int n, const char *says, const char *says2)
 {
 	enum spec_error err;
 	int rc = spec_checked(text, cpuid, &err);
@@ -106,8 +106,10 @@ expect_refused(const char *text, int cpuid, int n, const char *says,
 	if (rc != n || lines(errbuf) != n || strstr(errbuf, says) == NULL ||
 	    (says2 != NULL && strstr(errbuf, says2) == NULL)) {
 		check_failures++;
-		fprintf(stderr, "'%s' on cpu %d: %d refused, '%s'; want %d "
-		    "with '%s' '%s'\n", text, cpuid, rc, errbuf, n, says,
+		fprintf(stderr,
+		    "'%s' on cpu %d: %d refused, '%s'; want %d "
+		    "with '%s' '%s'\n",
+		    text, cpuid, rc, errbuf, n, says,
 		    says2 != NULL ? says2 : "");
 	}
 	check_count++;
@@ -170,7 +172,7 @@ library_check(const char *const *events, int nevents, uint_t flags,
 	(void)cpc_seterrhndlr(cpc, record);
 	for (i = 0; i < nevents; i++)
 		CHECK(cpc_set_add_request(cpc, set, events[i], 0, flags,
-		    attr != NULL ? 1 : 0, attr) == i);
+			  attr != NULL ? 1 : 0, attr) == i);
 	rc = cpc_set_check(cpc, set, cpuid);
 	(void)cpc_seterrhndlr(cpc, diag_errhndlr);
 	cpc_set_destroy(cpc, set);
@@ -185,8 +187,8 @@ has_attr(const char *name)
 	int rc;
 
 	(void)cpc_seterrhndlr(cpc, record);
-	rc = cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER, 1,
-	    &a);
+	rc = cpc_set_add_request(
+	    cpc, set, "task-clock", 0, CPC_COUNT_USER, 1, &a);
 	(void)cpc_seterrhndlr(cpc, diag_errhndlr);
 	cpc_set_destroy(cpc, set);
 	return rc == 0;
@@ -203,16 +205,19 @@ test_attribute_on_software_event(void)
 		printf("note: no umask attribute on this CPU\n");
 		return;
 	}
-	expect_refused("task-clock,umask=3", -1, 1, "task-clock: umask=0x3 "
-	    "is a hardware event attribute", "task-clock is a software "
+	expect_refused("task-clock,umask=3", -1, 1,
+	    "task-clock: umask=0x3 "
+	    "is a hardware event attribute",
+	    "task-clock is a software "
 	    "event");
 	expect_refused("page-faults,task-clock,umask1=3", -1, 1,
 	    "task-clock: umask=0x3", NULL);
 	expect_accepted("task-clock,page-faults", -1);
 	CHECK(library_check(ev, 1, CPC_COUNT_USER, &umask, -1) == 1);
 	CHECK(libsubcode == CPC_ATTRIBUTE_OUT_OF_RANGE);
-	CHECK(strstr(libmsgs, "task-clock: umask=0x3 is a hardware event "
-	    "attribute") == libmsgs);
+	CHECK(strstr(libmsgs,
+		  "task-clock: umask=0x3 is a hardware event "
+		  "attribute") == libmsgs);
 	CHECK(library_check(ev, 1, CPC_COUNT_USER, NULL, -1) == 0);
 	CHECK(libmsgs[0] == '\0');
 }
@@ -227,8 +232,8 @@ test_too_many_breakpoints(void)
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		snprintf(five[i], sizeof(five[i]), "mem:%p/1:w",
-		    (void *)&data[i]);
+		snprintf(
+		    five[i], sizeof(five[i]), "mem:%p/1:w", (void *)&data[i]);
 		ev[i] = five[i];
 		if (i > 0)
 			strlcat(text, ",", sizeof(text));
@@ -244,8 +249,10 @@ test_too_many_breakpoints(void)
 	CHECK(libsubcode == CPC_RESOURCE_UNAVAIL);
 	CHECK(strstr(libmsgs, "every debug register of the CPU is taken") !=
 	    NULL);
-	expect_refused(text, -1, 1, "with the set's other events: every "
-	    "debug register", "another set");
+	expect_refused(text, -1, 1,
+	    "with the set's other events: every "
+	    "debug register",
+	    "another set");
 #else
 	(void)text;
 #endif
@@ -258,23 +265,26 @@ test_refused_when_read(void)
 	char why[512];
 
 	if (access("/sys/kernel/tracing/events/syscalls", F_OK) == 0) {
-		expect_unparsed("syscalls:nonexistent", "syscalls:nonexistent: "
+		expect_unparsed("syscalls:nonexistent",
+		    "syscalls:nonexistent: "
 		    "no such tracepoint in this kernel");
 		CHECK(cpc_event_status(cpc, "syscalls:nonexistent", why,
-		    sizeof(why)) == CPC_EVENT_UNKNOWN);
+			  sizeof(why)) == CPC_EVENT_UNKNOWN);
 		CHECK(strstr(why, "no such tracepoint") != NULL);
 		CHECK(strcmp(cpc_event_kind(cpc, "syscalls:nonexistent"),
-		    "tracepoint") == 0);
+			  "tracepoint") == 0);
 	}
 	if (cpc_pmu_name(cpc) == NULL) {
-		expect_unparsed("cycles", "cycles (CPU cycles (same as "
+		expect_unparsed("cycles",
+		    "cycles (CPU cycles (same as "
 		    "cpu-cycles)): a hardware event, and this kernel has no "
 		    "hardware counters");
-		expect_unparsed("EC_ref", "a hardware event (counted as LLC "
+		expect_unparsed("EC_ref",
+		    "a hardware event (counted as LLC "
 		    "references (cache-references)), and this kernel has no "
 		    "hardware counters");
-		CHECK(cpc_event_status(cpc, "PAPI_tot_ins", why, sizeof(why))
-		    == CPC_EVENT_NO_PMU);
+		CHECK(cpc_event_status(cpc, "PAPI_tot_ins", why, sizeof(why)) ==
+		    CPC_EVENT_NO_PMU);
 	}
 }
 
@@ -298,16 +308,19 @@ child_userns(void)
 	/* uid 0, but of a user namespace: unprivileged for perf. */
 	expect_accepted("task-clock", -1);
 	if (paranoid >= 2) {
-		expect_refused("cs", -1, 1, "cs: Permission denied: uid 0 of "
+		expect_refused("cs", -1, 1,
+		    "cs: Permission denied: uid 0 of "
 		    "a user namespace has no privilege for performance "
-		    "counters", "it counts kernel mode");
+		    "counters",
+		    "it counts kernel mode");
 		CHECK(strstr(errbuf, "hides itself") == NULL);
 		CHECK(library_check(cs, 1, CPC_COUNT_USER, NULL, -1) == 1);
 		CHECK(libsubcode == CPC_ATTR_REQUIRES_PRIVILEGE);
 		CHECK(strstr(libmsgs, "uid 0 of a user namespace") != NULL);
 	}
 	if (paranoid >= 1)
-		expect_refused("task-clock", 0, 1, "counting a whole CPU needs "
+		expect_refused("task-clock", 0, 1,
+		    "counting a whole CPU needs "
 		    "root or CAP_PERFMON while kernel.perf_event_paranoid is",
 		    "user namespace");
 	return check_report("test_spec_check (user namespace)");
@@ -325,11 +338,12 @@ child_no_tracefs(void)
 		printf("note: tracefs could not be unmounted here\n");
 		return check_report("test_spec_check (no tracefs)");
 	}
-	expect_unparsed("syscalls:sys_enter_write", "syscalls:sys_enter_write: "
+	expect_unparsed("syscalls:sys_enter_write",
+	    "syscalls:sys_enter_write: "
 	    "tracepoint, but tracefs is not mounted (mount -t tracefs nodev "
 	    "/sys/kernel/tracing)");
 	CHECK(cpc_event_status(cpc, "syscalls:sys_enter_write", why,
-	    sizeof(why)) == CPC_EVENT_NO_TRACEFS);
+		  sizeof(why)) == CPC_EVENT_NO_TRACEFS);
 	expect_accepted("task-clock", -1);
 	return check_report("test_spec_check (no tracefs)");
 }
@@ -341,27 +355,33 @@ child_nobody(void)
 
 	expect_accepted("task-clock,page-faults", -1);
 	if (paranoid >= 2) {
-		expect_refused("task-clock,sys", -1, 1, "task-clock: "
+		expect_refused("task-clock,sys", -1, 1,
+		    "task-clock: "
 		    "Permission denied: it counts kernel mode (sys asks for "
-		    "it), which kernel.perf_event_paranoid", "count user mode "
+		    "it), which kernel.perf_event_paranoid",
+		    "count user mode "
 		    "only, or lower it to 1");
-		expect_refused("cs", -1, 1, "cs: Permission denied", "the "
+		expect_refused("cs", -1, 1, "cs: Permission denied",
+		    "the "
 		    "kernel counts it in its own context");
 		expect_refused("task-clock:k,page-faults:u", -1, 1,
 		    "task-clock:k: Permission denied", "its :k modifier");
 		CHECK(library_check(tc, 1, CPC_COUNT_USER | CPC_COUNT_SYSTEM,
-		    NULL, -1) == 1);
+			  NULL, -1) == 1);
 		CHECK(libsubcode == CPC_ATTR_REQUIRES_PRIVILEGE);
 	}
 	if (paranoid >= 1) {
-		expect_refused("task-clock", 0, 1, "counting a whole CPU needs "
-		    "root or CAP_PERFMON", "lower it to 0");
+		expect_refused("task-clock", 0, 1,
+		    "counting a whole CPU needs "
+		    "root or CAP_PERFMON",
+		    "lower it to 0");
 		CHECK(library_check(tc, 1, CPC_COUNT_USER, NULL, 0) == 1);
 		CHECK(strstr(libmsgs, "whole CPU") != NULL);
 	}
 	if (access("/sys/kernel/tracing/events", R_OK) != 0 &&
 	    access("/sys/kernel/tracing", F_OK) == 0)
-		expect_unparsed("syscalls:sys_enter_write", "this user may not "
+		expect_unparsed("syscalls:sys_enter_write",
+		    "this user may not "
 		    "read tracefs");
 	return check_report("test_spec_check (nobody)");
 }
@@ -426,7 +446,8 @@ copy_of_self(const char *self, char *copy, size_t len, char *dir)
 static void
 run_child(const char *what, char *const wrapper[], const char *mode)
 {
-	char *argv[16], self[4096], copy[4096], dir[] = "/tmp/spec-check.XXXXXX";
+	char *argv[16], self[4096], copy[4096],
+	    dir[] = "/tmp/spec-check.XXXXXX";
 	char *probe[16];
 	int i, n = 0, status;
 	ssize_t len;
@@ -440,7 +461,8 @@ run_child(const char *what, char *const wrapper[], const char *mode)
 	probe[i] = NULL;
 	if (run_status(probe, true) != 0) {
 		printf("note: %s: %s is refused here (in a chroot or a "
-		    "container?); skipped\n", what, wrapper[0]);
+		       "container?); skipped\n",
+		    what, wrapper[0]);
 		return;
 	}
 	if (!copy_of_self(self, copy, sizeof(copy), dir)) {
@@ -491,7 +513,7 @@ main(int argc, char **argv)
 	char *userns[] = { "unshare", "-Urpf", NULL };
 	char *mountns[] = { "unshare", "-m", NULL };
 	char *nobody[] = { "setpriv", "--reuid=nobody", "--regid=nogroup",
-	    "--clear-groups", NULL };
+		"--clear-groups", NULL };
 	const char *mode = argc > 1 ? argv[1] : "";
 
 	diag_init("test_spec_check");
@@ -518,7 +540,7 @@ main(int argc, char **argv)
 		run_child("nobody", nobody, "--nobody");
 	} else {
 		printf("note: not root: the namespace and nobody cases are "
-		    "skipped\n");
+		       "skipped\n");
 	}
 	cpc_close(cpc);
 	return check_report("test_spec_check");

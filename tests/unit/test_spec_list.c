@@ -101,12 +101,14 @@ test_list_all(void)
 		if (is_form(name))
 			continue;
 		if (cpc_event_status(cpc, name, NULL, 0) !=
-		    CPC_EVENT_COUNTABLE ||
+			CPC_EVENT_COUNTABLE ||
 		    cpc_event_kind(cpc, name) == NULL ||
 		    strcmp(cpc_event_kind(cpc, name), kind) != 0) {
 			check_failures++;
-			fprintf(stderr, "listed '%s' (%s) is not countable, or "
-			    "of another kind\n", name, kind);
+			fprintf(stderr,
+			    "listed '%s' (%s) is not countable, or "
+			    "of another kind\n",
+			    name, kind);
 		}
 	}
 	check_count++;
@@ -152,7 +154,7 @@ test_list_glob(void)
 }
 
 struct counter {
-	int	n;
+	int n;
 };
 
 static void
@@ -177,23 +179,29 @@ test_help(void)
 	fclose(f);
 	cpc_walk_generic_events_all(cpc, &generic, count_generic);
 	CHECK(strncmp(buf, "\tCPU performance counter interface: ", 36) == 0);
-	CHECK(strstr(buf, "\n\tevent specification syntax:\n\t[picn=]<eventn>"
-	    "[,attr[n][=<val>]][,[picn=]<eventn>[,attr[n][=<val>]],...]\n") !=
+	CHECK(
+	    strstr(buf,
+		"\n\tevent specification syntax:\n\t[picn=]<eventn>"
+		"[,attr[n][=<val>]][,[picn=]<eventn>[,attr[n][=<val>]],...]\n") !=
 	    NULL);
 	/* Generic events only where some map on this CPU. */
 	CHECK((strstr(buf, "\n\tGeneric Events:\n\n\tevent[0-") != NULL) ==
 	    (generic.n > 0));
-	CHECK((strstr(buf, "\n\tSee generic_events(3CPC) for descriptions of "
-	    "these events\n") != NULL) == (generic.n > 0));
+	CHECK((strstr(buf,
+		   "\n\tSee generic_events(3CPC) for descriptions of "
+		   "these events\n") != NULL) == (generic.n > 0));
 	CHECK(strstr(buf, "\n\tGeneric Events:\n\n\tevent[0-7]: \n") == NULL);
-	snprintf(want, sizeof(want), "\n\tPlatform Specific Events:\n\n"
-	    "\tevent[0-%u]: ", cpc_npic(cpc) - 1);
+	snprintf(want, sizeof(want),
+	    "\n\tPlatform Specific Events:\n\n"
+	    "\tevent[0-%u]: ",
+	    cpc_npic(cpc) - 1);
 	CHECK((p = strstr(buf, want)) != NULL);
 	if (p != NULL)
 		CHECK(strstr(p, " task-clock ") != NULL);
 	CHECK(strstr(buf, "syscalls:sys_enter_write ") == NULL);
 	if (tracepoints > 0) {
-		snprintf(want, sizeof(want), "\n\tTracepoints: "
+		snprintf(want, sizeof(want),
+		    "\n\tTracepoints: "
 		    "subsystem:event, %d in /sys/kernel/tracing/events",
 		    tracepoints);
 		CHECK(strstr(buf, want) != NULL);

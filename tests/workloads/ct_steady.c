@@ -56,7 +56,8 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		pthread_join(t[i], NULL);
 	if (argc > 5) {
-		if ((fd = open(argv[5], O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+		if ((fd = open(argv[5], O_WRONLY | O_CREAT | O_TRUNC, 0644)) <
+		    0)
 			return 1;
 		close(fd);
 	}

@@ -75,8 +75,8 @@ main(int argc, char **argv)
 	    NULL)
 		return 1;
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&t[i], NULL, worker, (void *)(intptr_t)
-		    (i + 1)) != 0)
+		if (pthread_create(
+			&t[i], NULL, worker, (void *)(intptr_t)(i + 1)) != 0)
 			return 1;
 	for (i = 0; i < nthreads; i++)
 		pthread_join(t[i], NULL);

@@ -25,7 +25,8 @@ copy_file(FILE *out, const char *path, const char *prefix)
 	if ((in = fopen(path, "r")) == NULL)
 		exit(1);
 	while (fgets(line, sizeof(line), in) != NULL)
-		if (prefix == NULL || strncmp(line, prefix, strlen(prefix)) == 0)
+		if (prefix == NULL ||
+		    strncmp(line, prefix, strlen(prefix)) == 0)
 			fputs(line, out);
 	fclose(in);
 }
@@ -69,8 +70,8 @@ describe(const char *path)
 	copy_file(out, "/proc/self/status", "Sig");
 	list_fds(out);
 	fprintf(out, "group leader %d\n", getpgrp() == getpid());
-	fprintf(out, "same session as parent %d\n",
-	    getsid(0) == getsid(getppid()));
+	fprintf(
+	    out, "same session as parent %d\n", getsid(0) == getsid(getppid()));
 	fclose(out);
 }
 

@@ -49,20 +49,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define EXIT_NO_URING	3
+#define EXIT_NO_URING 3
 
 struct ring {
-	int		 fd;
-	unsigned	 entries_mask;
-	unsigned	*sq_tail;
-	unsigned	*sq_array;
-	unsigned	*sq_flags;
-	unsigned	*cq_head;
-	unsigned	*cq_tail;
-	unsigned	 cq_mask;
+	int fd;
+	unsigned entries_mask;
+	unsigned *sq_tail;
+	unsigned *sq_array;
+	unsigned *sq_flags;
+	unsigned *cq_head;
+	unsigned *cq_tail;
+	unsigned cq_mask;
 	struct io_uring_cqe *cqes;
 	struct io_uring_sqe *sqes;
-	unsigned	 setup_flags;
+	unsigned setup_flags;
 };
 
 static int zero_fd;
@@ -91,7 +91,7 @@ ring_open(struct ring *r)
 	memset(&p, 0, sizeof(p));
 	if (sqpoll) {
 		p.flags = IORING_SETUP_SQPOLL;
-		p.sq_thread_idle = 10;	/* ms: it sleeps soon, not to spin */
+		p.sq_thread_idle = 10; /* ms: it sleeps soon, not to spin */
 	}
 	if ((r->fd = (int)syscall(__NR_io_uring_setup, 4, &p)) < 0)
 		return -1;
@@ -102,10 +102,11 @@ ring_open(struct ring *r)
 		sq_len = cq_len = sq_len > cq_len ? sq_len : cq_len;
 	if ((sq = map_ring(r->fd, sq_len, IORING_OFF_SQ_RING)) == NULL)
 		return -1;
-	cq = (p.features & IORING_FEAT_SINGLE_MMAP) ? sq :
+	cq = (p.features & IORING_FEAT_SINGLE_MMAP) ?
+	    sq :
 	    map_ring(r->fd, cq_len, IORING_OFF_CQ_RING);
-	r->sqes = map_ring(r->fd, p.sq_entries * sizeof(struct io_uring_sqe),
-	    IORING_OFF_SQES);
+	r->sqes = map_ring(
+	    r->fd, p.sq_entries * sizeof(struct io_uring_sqe), IORING_OFF_SQES);
 	if (cq == NULL || r->sqes == NULL)
 		return -1;
 	r->entries_mask = *(unsigned *)(sq + p.sq_off.ring_mask);
@@ -117,8 +118,9 @@ ring_open(struct ring *r)
 	r->cq_mask = *(unsigned *)(cq + p.cq_off.ring_mask);
 	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
 	/* One io-wq worker per thread, so that the tests know how many. */
-	if (!sqpoll && syscall(__NR_io_uring_register, r->fd,
-	    IORING_REGISTER_IOWQ_MAX_WORKERS, limits, 2) != 0)
+	if (!sqpoll &&
+	    syscall(__NR_io_uring_register, r->fd,
+		IORING_REGISTER_IOWQ_MAX_WORKERS, limits, 2) != 0)
 		return -1;
 	return 0;
 }
@@ -140,16 +142,17 @@ ring_read_once(struct ring *r, void *buf, size_t len)
 	sqe->flags = sqpoll ? 0 : IOSQE_ASYNC;
 	r->sq_array[idx] = idx;
 	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	if (sqpoll && (__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) &
-	    IORING_SQ_NEED_WAKEUP))
+	if (sqpoll &&
+	    (__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) &
+		IORING_SQ_NEED_WAKEUP))
 		enter_flags |= IORING_ENTER_SQ_WAKEUP;
-	if (syscall(__NR_io_uring_enter, r->fd, sqpoll ? 0 : 1, 1,
-	    enter_flags, NULL, 0) < 0)
+	if (syscall(__NR_io_uring_enter, r->fd, sqpoll ? 0 : 1, 1, enter_flags,
+		NULL, 0) < 0)
 		return -1;
 	head = *r->cq_head;
 	while (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE))
 		if (syscall(__NR_io_uring_enter, r->fd, 0, 1,
-		    IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+			IORING_ENTER_GETEVENTS, NULL, 0) < 0)
 			return -1;
 	cqe = r->cqes[head & r->cq_mask];
 	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
@@ -216,7 +219,8 @@ submitter(void *arg)
 	if (ring_open(&r) != 0) {
 		fprintf(stderr, "wl_iouring: io_uring: %s\n", strerror(errno));
 		rc = errno == ENOSYS || errno == EPERM || errno == EACCES ?
-		    EXIT_NO_URING : 1;
+		    EXIT_NO_URING :
+		    1;
 	} else if (warm && read_fresh(&r, 1) != 0) {
 		fprintf(stderr, "wl_iouring: read: %s\n", strerror(errno));
 		rc = 1;
@@ -262,7 +266,8 @@ step(pthread_barrier_t *before, pthread_barrier_t *after, bool wait,
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: wl_iouring [-s] [-w] [-g] [-h] [-t nthreads] "
+	fprintf(stderr,
+	    "usage: wl_iouring [-s] [-w] [-g] [-h] [-t nthreads] "
 	    "pages\n");
 	return 2;
 }

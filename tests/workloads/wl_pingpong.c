@@ -49,8 +49,8 @@ cpu_ns(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-	    1000000000LL + ((long long)ru.ru_utime.tv_usec +
-	    ru.ru_stime.tv_usec) * 1000LL;
+	    1000000000LL +
+	    ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
 }
 
 int

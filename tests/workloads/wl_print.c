@@ -35,8 +35,8 @@ main(int argc, char **argv)
 	long i;
 
 	for (i = 0; i < lines; i++) {
-		n = snprintf(line, sizeof(line), "line %ld: %s\n", i,
-		    looks_like[i % 4]);
+		n = snprintf(
+		    line, sizeof(line), "line %ld: %s\n", i, looks_like[i % 4]);
 		if (write(STDOUT_FILENO, line, (size_t)n) != n)
 			return 1;
 		nanosleep(&delay, NULL);

@@ -30,7 +30,8 @@ on_usr1(int sig)
 static void
 on_rt(int sig, siginfo_t *si, void *ctx)
 {
-	(void)sig; (void)ctx;
+	(void)sig;
+	(void)ctx;
 	rt++;
 	rtsum += si->si_value.sival_int;
 }

@@ -35,7 +35,7 @@ main(int argc, char **argv)
 	if ((fd = open(argv[1], O_RDWR | O_CREAT, 0644)) < 0 ||
 	    ftruncate(fd, sizeof(*count)) != 0 ||
 	    (count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE,
-	    MAP_SHARED, fd, 0)) == MAP_FAILED ||
+		 MAP_SHARED, fd, 0)) == MAP_FAILED ||
 	    (devnull = open("/dev/null", O_WRONLY)) < 0)
 		return 1;
 	end = now() + atof(argv[2]);

@@ -17,7 +17,7 @@
 #include "check.h"
 #include "out_buf.h"
 
-#define FFFD	"\xef\xbf\xbd"
+#define FFFD "\xef\xbf\xbd"
 
 /* What fn makes of s, compared with want; said in full when they differ. */
 static void
@@ -34,16 +34,18 @@ expect(void (*fn)(struct out_buf *, const char *), const char *fname,
 	if (b.failed || b.data == NULL || b.len != strlen(want) ||
 	    memcmp(b.data, want, b.len) != 0 || b.data[b.len] != '\0') {
 		check_failures++;
-		fprintf(stderr, "%s(\"%s\"): got \"%.*s\" (%zu bytes), "
-		    "expected \"%s\"\n", fname, s, (int)b.len,
-		    b.data != NULL ? b.data : "", b.len, want);
+		fprintf(stderr,
+		    "%s(\"%s\"): got \"%.*s\" (%zu bytes), "
+		    "expected \"%s\"\n",
+		    fname, s, (int)b.len, b.data != NULL ? b.data : "", b.len,
+		    want);
 	}
 	out_buf_free(&b);
 }
 
-#define UTF8(s, want)	expect(out_buf_utf8, "out_buf_utf8", s, want)
-#define CSV(s, want)	expect(out_buf_csv, "out_buf_csv", s, want)
-#define LABEL(s, want)	expect(out_buf_label, "out_buf_label", s, want)
+#define UTF8(s, want)  expect(out_buf_utf8, "out_buf_utf8", s, want)
+#define CSV(s, want)   expect(out_buf_csv, "out_buf_csv", s, want)
+#define LABEL(s, want) expect(out_buf_label, "out_buf_label", s, want)
 
 /* Well-formed text of every length of sequence passes unchanged. */
 static void
@@ -51,16 +53,16 @@ test_utf8_well_formed(void)
 {
 	UTF8("", "");
 	UTF8("plain ascii ~", "plain ascii ~");
-	UTF8("caf\xc3\xa9", "caf\xc3\xa9");			/* U+00E9 */
-	UTF8("\xc2\x80", "\xc2\x80");				/* U+0080 */
-	UTF8("\xdf\xbf", "\xdf\xbf");				/* U+07FF */
-	UTF8("\xe0\xa0\x80", "\xe0\xa0\x80");			/* U+0800 */
-	UTF8("\xe2\x82\xac", "\xe2\x82\xac");			/* U+20AC */
-	UTF8("\xed\x9f\xbf", "\xed\x9f\xbf");			/* U+D7FF */
-	UTF8("\xee\x80\x80", "\xee\x80\x80");			/* U+E000 */
-	UTF8("\xef\xbf\xbf", "\xef\xbf\xbf");			/* U+FFFF */
-	UTF8("\xf0\x90\x80\x80", "\xf0\x90\x80\x80");		/* U+10000 */
-	UTF8("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf");		/* U+10FFFF */
+	UTF8("caf\xc3\xa9", "caf\xc3\xa9");	      /* U+00E9 */
+	UTF8("\xc2\x80", "\xc2\x80");		      /* U+0080 */
+	UTF8("\xdf\xbf", "\xdf\xbf");		      /* U+07FF */
+	UTF8("\xe0\xa0\x80", "\xe0\xa0\x80");	      /* U+0800 */
+	UTF8("\xe2\x82\xac", "\xe2\x82\xac");	      /* U+20AC */
+	UTF8("\xed\x9f\xbf", "\xed\x9f\xbf");	      /* U+D7FF */
+	UTF8("\xee\x80\x80", "\xee\x80\x80");	      /* U+E000 */
+	UTF8("\xef\xbf\xbf", "\xef\xbf\xbf");	      /* U+FFFF */
+	UTF8("\xf0\x90\x80\x80", "\xf0\x90\x80\x80"); /* U+10000 */
+	UTF8("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"); /* U+10FFFF */
 	/* Not a format's business: line ends and quotes stay as they are. */
 	UTF8("a\"b\nc\\", "a\"b\nc\\");
 }
@@ -72,23 +74,27 @@ test_utf8_well_formed(void)
 static void
 test_utf8_ill_formed(void)
 {
-	UTF8("\x80", FFFD);				/* a lone continuation */
-	UTF8("a\xbf" "b", "a" FFFD "b");
-	UTF8("\xc0\xaf", FFFD FFFD);			/* overlong '/' */
-	UTF8("\xc1\xbf", FFFD FFFD);			/* overlong U+007F */
-	UTF8("\xe0\x80\xaf", FFFD FFFD FFFD);		/* overlong, 3 bytes */
-	UTF8("\xe0\x9f\xbf", FFFD FFFD FFFD);		/* U+07FF in 3 bytes */
-	UTF8("\xf0\x8f\xbf\xbf", FFFD FFFD FFFD FFFD);	/* U+FFFF in 4 */
-	UTF8("\xed\xa0\x80", FFFD FFFD FFFD);		/* surrogate U+D800 */
-	UTF8("\xed\xbf\xbf", FFFD FFFD FFFD);		/* surrogate U+DFFF */
-	UTF8("\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD);	/* U+110000 */
-	UTF8("\xf5\x80\x80\x80", FFFD FFFD FFFD FFFD);	/* no such lead */
+	UTF8("\x80", FFFD); /* a lone continuation */
+	UTF8("a\xbf"
+	     "b",
+	    "a" FFFD "b");
+	UTF8("\xc0\xaf", FFFD FFFD);		       /* overlong '/' */
+	UTF8("\xc1\xbf", FFFD FFFD);		       /* overlong U+007F */
+	UTF8("\xe0\x80\xaf", FFFD FFFD FFFD);	       /* overlong, 3 bytes */
+	UTF8("\xe0\x9f\xbf", FFFD FFFD FFFD);	       /* U+07FF in 3 bytes */
+	UTF8("\xf0\x8f\xbf\xbf", FFFD FFFD FFFD FFFD); /* U+FFFF in 4 */
+	UTF8("\xed\xa0\x80", FFFD FFFD FFFD);	       /* surrogate U+D800 */
+	UTF8("\xed\xbf\xbf", FFFD FFFD FFFD);	       /* surrogate U+DFFF */
+	UTF8("\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD); /* U+110000 */
+	UTF8("\xf5\x80\x80\x80", FFFD FFFD FFFD FFFD); /* no such lead */
 	UTF8("\xfe\xff", FFFD FFFD);
 	/* Cut short, by the string's end or by another character. */
 	UTF8("\xe2\x82", FFFD FFFD);
 	UTF8("\xe2\x82z", FFFD FFFD "z");
 	UTF8("\xf0\x90\x80", FFFD FFFD FFFD);
-	UTF8("\xc3" "\xc3\xa9", FFFD "\xc3\xa9");
+	UTF8("\xc3"
+	     "\xc3\xa9",
+	    FFFD "\xc3\xa9");
 	/* A well-formed sequence right after a bad byte is kept. */
 	UTF8("\xff\xe2\x82\xac", FFFD "\xe2\x82\xac");
 }

@@ -23,22 +23,23 @@
 #include "out_metrics.h"
 #include "out_run.h"
 
-#define SEC	1000000000LL
+#define SEC 1000000000LL
 
 static cpc_t *cpc;
 
 struct store {
-	setgrp_t		*specs;
-	struct out_run		 run;
-	struct out_metrics	*m;
-	struct out_buf		 text;
+	setgrp_t *specs;
+	struct out_run run;
+	struct out_metrics *m;
+	struct out_buf text;
 };
 
 static void
 store_open(struct store *s, enum out_tool tool)
 {
-	struct out_config cfg = { .tool = tool, .format = OUT_OPENMETRICS,
-	    .fd = -1 };
+	struct out_config cfg = {
+		.tool = tool, .format = OUT_OPENMETRICS, .fd = -1
+	};
 
 	memset(s, 0, sizeof(*s));
 	if ((s->specs = setgrp_new(cpc)) == NULL ||
@@ -98,8 +99,8 @@ expect_line(const char *text, const char *line, bool there, int at)
 	}
 }
 
-#define HAS(text, line)		expect_line((text), (line), true, __LINE__)
-#define LACKS(text, line)	expect_line((text), (line), false, __LINE__)
+#define HAS(text, line)	  expect_line((text), (line), true, __LINE__)
+#define LACKS(text, line) expect_line((text), (line), false, __LINE__)
 
 /* Lines of text that begin with prefix. */
 static int
@@ -109,8 +110,8 @@ count_lines(const char *text, const char *prefix)
 	const char *p;
 	int count = 0;
 
-	for (p = text; p != NULL && *p != '\0'; p = strchr(p, '\n'),
-	    p = p != NULL ? p + 1 : NULL)
+	for (p = text; p != NULL && *p != '\0';
+	     p = strchr(p, '\n'), p = p != NULL ? p + 1 : NULL)
 		if (strncmp(p, prefix, n) == 0)
 			count++;
 	return count;
@@ -119,10 +120,19 @@ count_lines(const char *text, const char *prefix)
 static struct out_row
 cpu_row(int cpu, int set, const uint64_t *values, uint64_t enabled)
 {
-	return (struct out_row){
-		.label = "tick", .pid = -1, .lwp = -1, .tid = -1, .cpu = cpu,
-		.ncpus = -1, .intervals = 1, .setno = set, .values = values,
-		.enabled_ns = enabled, .running_ns = enabled / 2, .child = -1,
+	return (struct out_row) {
+		.label = "tick",
+		.pid = -1,
+		.lwp = -1,
+		.tid = -1,
+		.cpu = cpu,
+		.ncpus = -1,
+		.intervals = 1,
+		.setno = set,
+		.values = values,
+		.enabled_ns = enabled,
+		.running_ns = enabled / 2,
+		.child = -1,
 	};
 }
 
@@ -141,7 +151,8 @@ test_cpustat(void)
 	CHECK(!out_metrics_changed(s.m));
 	/* Nothing counted yet: the run's facts only. */
 	CHECK(count_lines(text, "cpustat_events_total") == 0);
-	HAS(text, "cpustat_set_info{set=\"0\",spec=\"page-faults,task-clock\"} 1");
+	HAS(text,
+	    "cpustat_set_info{set=\"0\",spec=\"page-faults,task-clock\"} 1");
 	HAS(text, "cpustat_set_info{set=\"1\",spec=\"context-switches\"} 1");
 	CHECK(strstr(text, "cpctools_build_info{tool=\"cpustat\",version=\"") !=
 	    NULL);
@@ -169,18 +180,26 @@ test_cpustat(void)
 
 	text = render(&s, true, 15 * SEC);
 	HAS(text, "# TYPE cpustat_events counter");
-	HAS(text, "# HELP cpustat_events Events counted, from the start of the run.");
-	HAS(text, "cpustat_events_total{cpu=\"0\",event=\"page-faults\",set=\"0\"} 22");
+	HAS(text,
+	    "# HELP cpustat_events Events counted, from the start of the run.");
+	HAS(text,
+	    "cpustat_events_total{cpu=\"0\",event=\"page-faults\",set=\"0\"} 22");
 	HAS(text, "# TYPE cpustat_event_seconds counter");
 	HAS(text, "# UNIT cpustat_event_seconds seconds");
-	HAS(text, "cpustat_event_seconds_total{cpu=\"0\",event=\"task-clock\",set=\"0\"} 3.000000000");
-	HAS(text, "cpustat_events_total{cpu=\"0\",event=\"context-switches\",set=\"1\"} 42");
-	HAS(text, "cpustat_enabled_seconds_total{cpu=\"0\",set=\"0\"} 6.000000000");
-	HAS(text, "cpustat_running_seconds_total{cpu=\"0\",set=\"0\"} 3.000000000");
-	HAS(text, "cpustat_running_seconds_total{cpu=\"0\",set=\"1\"} 0.500000000");
+	HAS(text,
+	    "cpustat_event_seconds_total{cpu=\"0\",event=\"task-clock\",set=\"0\"} 3.000000000");
+	HAS(text,
+	    "cpustat_events_total{cpu=\"0\",event=\"context-switches\",set=\"1\"} 42");
+	HAS(text,
+	    "cpustat_enabled_seconds_total{cpu=\"0\",set=\"0\"} 6.000000000");
+	HAS(text,
+	    "cpustat_running_seconds_total{cpu=\"0\",set=\"0\"} 3.000000000");
+	HAS(text,
+	    "cpustat_running_seconds_total{cpu=\"0\",set=\"1\"} 0.500000000");
 	HAS(text, "cpustat_gap_intervals_total{cpu=\"0\",set=\"0\"} 3");
 	HAS(text, "cpustat_gap_intervals_total{cpu=\"0\",set=\"1\"} 0");
-	HAS(text, "cpustat_not_counted{cpu=\"1\",set=\"0\",reason=\"permission refused\"} 1");
+	HAS(text,
+	    "cpustat_not_counted{cpu=\"1\",set=\"0\",reason=\"permission refused\"} 1");
 	HAS(text, "cpustat_partial{set=\"0\",reason=\"CPU 1 not counted\"} 1");
 	/* Neither CPU 1 nor the total row is a series of counts. */
 	CHECK(count_lines(text, "cpustat_events_total{cpu=\"1\"") == 0);
@@ -188,14 +207,16 @@ test_cpustat(void)
 	CHECK(count_lines(text, "cpustat_events_total{") == 2);
 	/* OpenMetrics ends with its EOF, once. */
 	CHECK(count_lines(text, "# EOF") == 1);
-	CHECK(strlen(text) > 6 && strcmp(text + strlen(text) - 6, "# EOF\n") ==
-	    0);
+	CHECK(strlen(text) > 6 &&
+	    strcmp(text + strlen(text) - 6, "# EOF\n") == 0);
 
 	/* The Prometheus text format: sample names in TYPE, no UNIT, no EOF. */
 	text = render(&s, false, 15 * SEC);
 	HAS(text, "# TYPE cpustat_events_total counter");
-	HAS(text, "# HELP cpustat_event_seconds_total Clock events (cpu-clock, task-clock), from the start of the run.");
-	HAS(text, "cpustat_events_total{cpu=\"0\",event=\"page-faults\",set=\"0\"} 22");
+	HAS(text,
+	    "# HELP cpustat_event_seconds_total Clock events (cpu-clock, task-clock), from the start of the run.");
+	HAS(text,
+	    "cpustat_events_total{cpu=\"0\",event=\"page-faults\",set=\"0\"} 22");
 	CHECK(count_lines(text, "# UNIT") == 0);
 	CHECK(count_lines(text, "# EOF") == 0);
 	HAS(text, "# TYPE cpustat_set_info gauge");
@@ -206,7 +227,8 @@ test_cpustat(void)
 	CHECK(!out_metrics_changed(s.m));
 	/* CPU series never end: still there long after. */
 	text = render(&s, true, 1000 * SEC);
-	HAS(text, "cpustat_events_total{cpu=\"0\",event=\"page-faults\",set=\"0\"} 22");
+	HAS(text,
+	    "cpustat_events_total{cpu=\"0\",event=\"page-faults\",set=\"0\"} 22");
 	store_close(&s);
 }
 
@@ -214,10 +236,18 @@ static struct out_row
 lwp_row(const char *label, pid_t pid, int lwp, const char *comm,
     const uint64_t *values)
 {
-	return (struct out_row){
-		.label = label, .pid = pid, .lwp = lwp, .tid = pid + lwp - 1,
-		.comm = comm, .cpu = -1, .ncpus = -1, .setno = 0,
-		.values = values, .enabled_ns = SEC, .running_ns = SEC,
+	return (struct out_row) {
+		.label = label,
+		.pid = pid,
+		.lwp = lwp,
+		.tid = pid + lwp - 1,
+		.comm = comm,
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = 0,
+		.values = values,
+		.enabled_ns = SEC,
+		.running_ns = SEC,
 		.child = -1,
 	};
 }
@@ -236,13 +266,13 @@ feed_for(struct store *s, const char *label, pid_t pid, int lwp,
 
 /* A row of one second's. */
 static void
-feed(struct store *s, const char *label, pid_t pid, int lwp,
-    const char *comm, uint64_t faults, hrtime_t now)
+feed(struct store *s, const char *label, pid_t pid, int lwp, const char *comm,
+    uint64_t faults, hrtime_t now)
 {
 	feed_for(s, label, pid, lwp, comm, faults, 1, now);
 }
 
-#define APP	"my\\\"app\\\\"		/* the label value of comm my"app\ */
+#define APP "my\\\"app\\\\" /* the label value of comm my"app\ */
 
 static void
 test_cputrack_lwps(void)
@@ -258,16 +288,28 @@ test_cputrack_lwps(void)
 	feed(&s, "lwp_create", 100, 2, comm, 0, 3 * SEC);
 	feed(&s, "tick", 100, 2, comm, 10, 4 * SEC);
 	text = render(&s, true, 4 * SEC);
-	HAS(text, "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 7");
-	HAS(text, "cputrack_events_total{pid=\"100\",lwp=\"2\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 10");
-	HAS(text, "cputrack_process_events_total{pid=\"100\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 17");
-	HAS(text, "cputrack_enabled_seconds_total{pid=\"100\",lwp=\"1\",comm=\"" APP "\",set=\"0\"} 3.000000000");
+	HAS(text,
+	    "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 7");
+	HAS(text,
+	    "cputrack_events_total{pid=\"100\",lwp=\"2\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 10");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"100\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 17");
+	HAS(text,
+	    "cputrack_enabled_seconds_total{pid=\"100\",lwp=\"1\",comm=\"" APP
+	    "\",set=\"0\"} 3.000000000");
 
 	/* An LWP's total replaces what its ticks added up to. */
 	feed(&s, "lwp_exit", 100, 2, comm, 12, 5 * SEC);
 	text = render(&s, true, 5 * SEC);
-	HAS(text, "cputrack_events_total{pid=\"100\",lwp=\"2\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 12");
-	HAS(text, "cputrack_process_events_total{pid=\"100\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 17");
+	HAS(text,
+	    "cputrack_events_total{pid=\"100\",lwp=\"2\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 12");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"100\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 17");
 
 	/*
 	 * The process's total at its exit: its series has it, and LWP 1,
@@ -277,9 +319,15 @@ test_cputrack_lwps(void)
 	feed(&s, "tick", 100, 1, comm, 1, 6 * SEC);
 	feed_for(&s, "exit", 100, 1, comm, 25, 10, 6 * SEC);
 	text = render(&s, true, 6 * SEC);
-	HAS(text, "cputrack_process_events_total{pid=\"100\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 25");
-	HAS(text, "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 13");
-	HAS(text, "cputrack_enabled_seconds_total{pid=\"100\",lwp=\"1\",comm=\"" APP "\",set=\"0\"} 9.000000000");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"100\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 25");
+	HAS(text,
+	    "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 13");
+	HAS(text,
+	    "cputrack_enabled_seconds_total{pid=\"100\",lwp=\"1\",comm=\"" APP
+	    "\",set=\"0\"} 9.000000000");
 
 	/*
 	 * The pid used again by a process of the same name, while the old
@@ -288,18 +336,26 @@ test_cputrack_lwps(void)
 	feed(&s, "init_lwp", 100, 1, comm, 0, 100 * SEC);
 	feed(&s, "tick", 100, 1, comm, 2, 101 * SEC);
 	text = render(&s, true, 101 * SEC);
-	HAS(text, "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 15");
-	HAS(text, "cputrack_process_events_total{pid=\"100\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 27");
+	HAS(text,
+	    "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 15");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"100\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 27");
 	/* LWP 2 ended at 5 s: kept OUT_METRICS_RETAIN_NS, then dropped. */
-	HAS(text, "cputrack_events_total{pid=\"100\",lwp=\"2\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 12");
+	HAS(text,
+	    "cputrack_events_total{pid=\"100\",lwp=\"2\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 12");
 	text = render(&s, true, 5 * SEC + OUT_METRICS_RETAIN_NS);
-	CHECK(count_lines(text, "cputrack_events_total{pid=\"100\",lwp=\"2\"") ==
-	    1);
+	CHECK(count_lines(
+		  text, "cputrack_events_total{pid=\"100\",lwp=\"2\"") == 1);
 	text = render(&s, true, 5 * SEC + OUT_METRICS_RETAIN_NS + 1);
-	CHECK(count_lines(text, "cputrack_events_total{pid=\"100\",lwp=\"2\"") ==
-	    0);
+	CHECK(count_lines(
+		  text, "cputrack_events_total{pid=\"100\",lwp=\"2\"") == 0);
 	/* Those still counting stay. */
-	HAS(text, "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP "\",event=\"page-faults\",set=\"0\"} 15");
+	HAS(text,
+	    "cputrack_events_total{pid=\"100\",lwp=\"1\",comm=\"" APP
+	    "\",event=\"page-faults\",set=\"0\"} 15");
 	store_close(&s);
 }
 
@@ -324,10 +380,14 @@ test_cputrack_exec(void)
 	feed(&s, "init_lwp", 200, 1, "ls", 0, 3 * SEC);
 	feed(&s, "tick", 200, 1, "ls", 2, 4 * SEC);
 	text = render(&s, true, 4 * SEC);
-	HAS(text, "cputrack_process_events_total{pid=\"200\",comm=\"sh\",event=\"page-faults\",set=\"0\"} 6");
-	HAS(text, "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"sh\",event=\"page-faults\",set=\"0\"} 6");
-	HAS(text, "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 2");
-	HAS(text, "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 2");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"200\",comm=\"sh\",event=\"page-faults\",set=\"0\"} 6");
+	HAS(text,
+	    "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"sh\",event=\"page-faults\",set=\"0\"} 6");
+	HAS(text,
+	    "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 2");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 2");
 
 	/* An exec that keeps the name: the counters go on, never down. */
 	feed_for(&s, "exec", 200, 1, "ls", 3, 10, 5 * SEC);
@@ -336,8 +396,10 @@ test_cputrack_exec(void)
 	feed(&s, "init_lwp", 200, 1, "ls", 0, 5 * SEC);
 	feed(&s, "tick", 200, 1, "ls", 4, 6 * SEC);
 	text = render(&s, true, 6 * SEC);
-	HAS(text, "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 7");
-	HAS(text, "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 7");
+	HAS(text,
+	    "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 7");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 7");
 	/* And again: what each image counted adds up. */
 	feed_for(&s, "exec", 200, 1, "ls", 5, 10, 7 * SEC);
 	row.args = "ls -d";
@@ -345,19 +407,23 @@ test_cputrack_exec(void)
 	feed(&s, "init_lwp", 200, 1, "ls", 0, 7 * SEC);
 	feed(&s, "tick", 200, 1, "ls", 1, 7 * SEC);
 	text = render(&s, true, 7 * SEC);
-	HAS(text, "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 9");
-	HAS(text, "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 9");
+	HAS(text,
+	    "cputrack_events_total{pid=\"200\",lwp=\"1\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 9");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 9");
 
 	/* Not counted: said for the LWP, nothing added to its process. */
 	row = lwp_row("tick", 200, 2, NULL, none);
-	row.values = (uint64_t[]){ 1000, 0 };
+	row.values = (uint64_t[]) { 1000, 0 };
 	row.not_counted = "out of descriptors";
 	out_metrics_row(s.m, &row, 7 * SEC);
 	text = render(&s, true, 7 * SEC);
-	HAS(text, "cputrack_not_counted{pid=\"200\",lwp=\"2\",comm=\"ls\",set=\"0\",reason=\"out of descriptors\"} 1");
-	HAS(text, "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 9");
-	CHECK(count_lines(text, "cputrack_events_total{pid=\"200\",lwp=\"2\"") ==
-	    0);
+	HAS(text,
+	    "cputrack_not_counted{pid=\"200\",lwp=\"2\",comm=\"ls\",set=\"0\",reason=\"out of descriptors\"} 1");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"200\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 9");
+	CHECK(count_lines(
+		  text, "cputrack_events_total{pid=\"200\",lwp=\"2\"") == 0);
 
 	/* A fork: the child's name is read from /proc while it lives. */
 	row = lwp_row("fork", 200, 1, "ls", none);
@@ -371,9 +437,11 @@ test_cputrack_exec(void)
 	{
 		char line[256];
 
-		snprintf(line, sizeof(line), "cputrack_process_events_total"
+		snprintf(line, sizeof(line),
+		    "cputrack_process_events_total"
 		    "{pid=\"%d\",comm=\"test_out_metric\",event=\"page-faults\","
-		    "set=\"0\"} 9", (int)getpid());
+		    "set=\"0\"} 9",
+		    (int)getpid());
 		HAS(text, line);
 	}
 	store_close(&s);
@@ -396,12 +464,15 @@ test_many_series(void)
 	text = render(&s, false, 4 * SEC);
 	CHECK(count_lines(text, "cputrack_events_total{pid=\"300\"") == 3000);
 	for (lwp = 1; lwp <= 3000; lwp += 997) {
-		snprintf(line, sizeof(line), "cputrack_events_total{pid=\"300\","
+		snprintf(line, sizeof(line),
+		    "cputrack_events_total{pid=\"300\","
 		    "lwp=\"%d\",comm=\"many\",event=\"page-faults\",set=\"0\"} "
-		    "%d", lwp, 3 * lwp);
+		    "%d",
+		    lwp, 3 * lwp);
 		HAS(text, line);
 	}
-	HAS(text, "cputrack_process_events_total{pid=\"300\",comm=\"many\",event=\"page-faults\",set=\"0\"} 13504500");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"300\",comm=\"many\",event=\"page-faults\",set=\"0\"} 13504500");
 	store_close(&s);
 }
 

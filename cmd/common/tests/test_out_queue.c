@@ -25,10 +25,10 @@
 
 /* A record as the tests put it: who, which, and a payload of len bytes. */
 struct rec {
-	uint32_t	producer;
-	uint32_t	seq;
-	uint32_t	len;
-	uint32_t	pad;
+	uint32_t producer;
+	uint32_t seq;
+	uint32_t len;
+	uint32_t pad;
 };
 
 /* The payload of a record: bytes that say whose and which it is. */
@@ -53,9 +53,7 @@ put(struct out_queue *q, uint32_t producer, uint32_t seq, uint32_t len,
 {
 	struct rec r = { producer, seq, len, 0 };
 	char text[4096];
-	struct iovec parts[2] = {
-		{ &r, sizeof(r) }, { text, len }
-	};
+	struct iovec parts[2] = { { &r, sizeof(r) }, { text, len } };
 
 	payload(text, producer, seq, len);
 	return out_queue_put(q, parts, 2, reserve);
@@ -86,10 +84,10 @@ no_replace(void *arg)
 
 /* Everything read from a descriptor until its end. */
 struct drain {
-	int		 fd;
-	char		*data;
-	size_t		 len;
-	pthread_t	 thread;
+	int fd;
+	char *data;
+	size_t len;
+	pthread_t thread;
 };
 
 static void *
@@ -126,7 +124,7 @@ check_lines(char *text, int nproducers, const uint32_t *want, bool sized)
 	int n, bad = 0, p;
 
 	for (line = strtok_r(text, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%u %u %n", &producer, &seq, &n) != 2 ||
 		    producer >= (uint32_t)nproducers) {
 			if (bad++ == 0)
@@ -134,12 +132,13 @@ check_lines(char *text, int nproducers, const uint32_t *want, bool sized)
 			continue;
 		}
 		len = sized ? payload_len(producer, seq) :
-		    (uint32_t)strlen(line + n);
+			      (uint32_t)strlen(line + n);
 		payload(expect, producer, seq, len);
 		if (seq != next[producer] || strlen(line + n) != len ||
 		    memcmp(line + n, expect, len) != 0) {
 			if (bad++ == 0)
-				fprintf(stderr, "producer %u: record %u came "
+				fprintf(stderr,
+				    "producer %u: record %u came "
 				    "where %u was due, or changed: \"%s\"\n",
 				    producer, seq, next[producer], line);
 		}
@@ -150,14 +149,14 @@ check_lines(char *text, int nproducers, const uint32_t *want, bool sized)
 		CHECK_EQ_U64(next[p], want[p]);
 }
 
-#define NPRODUCERS	4
-#define PER_PRODUCER	20000
+#define NPRODUCERS   4
+#define PER_PRODUCER 20000
 
 struct producer {
 	struct out_queue *q;
-	uint32_t	 id;
-	unsigned long	 refused;
-	pthread_t	 thread;
+	uint32_t id;
+	unsigned long refused;
+	pthread_t thread;
 };
 
 /* Put every record, waiting for room when the queue is full. */
@@ -168,8 +167,8 @@ producer_main(void *arg)
 	uint32_t seq;
 
 	for (seq = 0; seq < PER_PRODUCER; seq++)
-		while (!put(p->q, p->id, seq, payload_len(p->id, seq),
-		    seq % 5 == 0)) {
+		while (!put(
+		    p->q, p->id, seq, payload_len(p->id, seq), seq % 5 == 0)) {
 			p->refused++;
 			(void)out_queue_kick(p->q);
 			sched_yield();
@@ -181,8 +180,7 @@ static sigset_t writer_mask;
 static atomic_int writer_mask_taken;
 
 static void
-render_noting_mask(void *arg, const void *rec, size_t len,
-    struct out_buf *text)
+render_noting_mask(void *arg, const void *rec, size_t len, struct out_buf *text)
 {
 	if (atomic_exchange(&writer_mask_taken, 1) == 0)
 		pthread_sigmask(SIG_BLOCK, NULL, &writer_mask);
@@ -216,7 +214,7 @@ test_many_producers(void)
 	CHECK(out_queue_start(q) == 0);
 	pthread_create(&d.thread, NULL, drain_main, &d);
 	for (i = 0; i < NPRODUCERS; i++) {
-		prod[i] = (struct producer){ .q = q, .id = (uint32_t)i };
+		prod[i] = (struct producer) { .q = q, .id = (uint32_t)i };
 		want[i] = PER_PRODUCER;
 		pthread_create(&prod[i].thread, NULL, producer_main, &prod[i]);
 	}
@@ -229,7 +227,8 @@ test_many_producers(void)
 	pthread_join(d.thread, NULL);
 	close(fds[0]);
 	printf("many producers: %d records, %lu times refused for room, "
-	    "%zu bytes written\n", NPRODUCERS * PER_PRODUCER, refused, d.len);
+	       "%zu bytes written\n",
+	    NPRODUCERS * PER_PRODUCER, refused, d.len);
 	check_lines(d.data, NPRODUCERS, want, true);
 	free(d.data);
 	/* The writer blocks every signal the commands take, not SIGPIPE. */
@@ -321,7 +320,7 @@ test_too_large(void)
 		return;
 	CHECK(!put(q, 0, 0, 300, true));
 	CHECK(put(q, 0, 0, 100, false));
-	CHECK(out_queue_kick(q) == 0);	/* no writer: from here */
+	CHECK(out_queue_kick(q) == 0); /* no writer: from here */
 	text = read_back(fd);
 	CHECK(text != NULL && strncmp(text, "0 0 ", 4) == 0 &&
 	    strlen(text) == 4 + 100 + 1);
@@ -368,16 +367,16 @@ test_wrap(void)
 	CHECK(q != NULL && out_queue_start(q) == 0);
 	if (q == NULL)
 		return;
-	CHECK(put(q, 0, 0, a, true));		/* [0, 640) */
-	sem_wait(&entered);			/* the writer renders A */
-	CHECK(put(q, 0, 1, b, true));		/* [640, 960) */
-	sem_post(&go);				/* A written */
-	sem_wait(&entered);			/* the writer renders B */
+	CHECK(put(q, 0, 0, a, true)); /* [0, 640) */
+	sem_wait(&entered);	      /* the writer renders A */
+	CHECK(put(q, 0, 1, b, true)); /* [640, 960) */
+	sem_post(&go);		      /* A written */
+	sem_wait(&entered);	      /* the writer renders B */
 	/* C needs 336 bytes: 64 are left at the end, 640 at the start. */
 	CHECK(room_of(c) > cap - room_of(a) - room_of(b));
 	CHECK(put(q, 0, 2, c, true));
-	sem_post(&go);				/* B written */
-	sem_wait(&entered);			/* the writer renders C */
+	sem_post(&go);	    /* B written */
+	sem_wait(&entered); /* the writer renders C */
 	sem_post(&go);
 	CHECK(out_queue_finish(q) == 0);
 	CHECK(nrendered == 3);
@@ -424,7 +423,7 @@ test_reader_gone(void)
 	}
 	CHECK_EQ_U64(err, EPIPE);
 	CHECK(out_queue_error(q) == EPIPE);
-	CHECK(put(q, 0, 1, 10, false));	/* taken, and dropped */
+	CHECK(put(q, 0, 1, 10, false)); /* taken, and dropped */
 	CHECK(out_queue_finish(q) == EPIPE);
 	close(fds[1]);
 	sigaction(SIGPIPE, &old, NULL);
@@ -461,7 +460,7 @@ test_replace(void)
 	out_queue_replace(q);
 	out_queue_replace(q);
 	out_queue_replace(q);
-	CHECK(replaced == 0);			/* no writer: at finish */
+	CHECK(replaced == 0); /* no writer: at finish */
 	CHECK(out_queue_finish(q) == 0);
 	CHECK(replaced == 1);
 

@@ -63,16 +63,17 @@ values(const setgrp_t *g, const struct set_counts *c)
 	return text;
 }
 
-#define CHECK_VALUES(g, c, want) do {					\
-	const struct set_counts *c_ = (c);				\
-	const char *got_ = c_ != NULL ? values((g), c_) : "(none)";	\
-	check_count++;							\
-	if (strcmp(got_, (want)) != 0) {				\
-		check_failures++;					\
-		fprintf(stderr, "%s:%d: %s is %s, expected %s\n",	\
-		    __FILE__, __LINE__, #c, got_, (want));		\
-	}								\
-} while (0)
+#define CHECK_VALUES(g, c, want)                                            \
+	do {                                                                \
+		const struct set_counts *c_ = (c);                          \
+		const char *got_ = c_ != NULL ? values((g), c_) : "(none)"; \
+		check_count++;                                              \
+		if (strcmp(got_, (want)) != 0) {                            \
+			check_failures++;                                   \
+			fprintf(stderr, "%s:%d: %s is %s, expected %s\n",   \
+			    __FILE__, __LINE__, #c, got_, (want));          \
+		}                                                           \
+	} while (0)
 
 static setgrp_t *
 master_of(const char *spec0, const char *spec1)

@@ -36,15 +36,17 @@ names(const char *text)
 	return got;
 }
 
-#define CHECK_NAMES(text, want) do {					\
-	const char *got_ = names(text);					\
-	check_count++;							\
-	if (strcmp(got_, (want)) != 0) {				\
-		check_failures++;					\
-		fprintf(stderr, "%s:%d: '%s' names '%s', expected '%s'\n", \
-		    __FILE__, __LINE__, (text), got_, (want));		\
-	}								\
-} while (0)
+#define CHECK_NAMES(text, want)                                        \
+	do {                                                           \
+		const char *got_ = names(text);                        \
+		check_count++;                                         \
+		if (strcmp(got_, (want)) != 0) {                       \
+			check_failures++;                              \
+			fprintf(stderr,                                \
+			    "%s:%d: '%s' names '%s', expected '%s'\n", \
+			    __FILE__, __LINE__, (text), got_, (want)); \
+		}                                                      \
+	} while (0)
 
 int
 main(void)
@@ -55,8 +57,8 @@ main(void)
 		SKIP("%u counters: three are needed", cpc_npic(cpc));
 	/* Each event once: its own name, whatever its modes. */
 	CHECK_NAMES("page-faults,task-clock,sys1", "page-faults task-clock");
-	CHECK_NAMES("page-faults:k,page-faults:u",
-	    "page-faults:k page-faults:u");
+	CHECK_NAMES(
+	    "page-faults:k,page-faults:u", "page-faults:k page-faults:u");
 	/* Twice, in other modes: the modes tell them apart. */
 	CHECK_NAMES("page-faults,page-faults,nouser1,sys1",
 	    "page-faults:u page-faults:k");
@@ -71,7 +73,7 @@ main(void)
 	    "page-faults:u#pic0 page-faults:u#pic1 page-faults:uk");
 	/* Other events beside them keep their names. */
 	CHECK_NAMES("syscalls:sys_enter_write,task-clock,"
-	    "syscalls:sys_enter_write,sys2",
+		    "syscalls:sys_enter_write,sys2",
 	    "syscalls:sys_enter_write:u task-clock syscalls:sys_enter_write:uk");
 	cpc_close(cpc);
 	return check_report("test_spec_names");
