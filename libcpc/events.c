@@ -402,12 +402,11 @@ lookup(cpc_t *cpc, const char *name)
 {
 	struct cpc_event_tree *tree =
 	    __atomic_load_n(&cpc->events, __ATOMIC_ACQUIRE);
-	struct event_entry key, *e, *other;
+	struct event_entry key = { .name = (char *)name }, *e, *other;
 	struct ev_result *r;
 
 	if (tree == NULL && (tree = cpclib_event_tree(cpc)) == NULL)
 		return NULL;
-	key.name = (char *)name;
 	pthread_mutex_lock(&tree->lock);
 	e = RB_FIND(event_names, &tree->names, &key);
 	pthread_mutex_unlock(&tree->lock);

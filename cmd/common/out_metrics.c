@@ -516,7 +516,7 @@ others(const struct out_metrics *m, const struct mproc *p,
 	uint64_t sum = 0;
 
 	for (s = m->first; s != NULL; s = s->next)
-		if (of_image(s, p, row->setno) && s != last)
+		if (s != last && of_image(s, p, row->setno))
 			sum += i >= 0 ? s->values[i][1] :
 			    i == -1   ? s->enabled[1] :
 					s->running[1];
