@@ -253,14 +253,28 @@ void cpclib_ring_close(cpc_set_t *set);
 /* v1.c: the v1 layer's handle and error function */
 cpc_t *cpclib_v1_handle(void);
 void cpclib_v1_verror(const char *fn, const char *fmt, va_list ap);
-void cpclib_v1_forget_pctx(pctx_t *pctx);
 
 /* v1_codes.c: the v1 event codes */
 int cpclib_v1_code(cpc_t *cpc, const char *name);
 const char *cpclib_v1_name(cpc_t *cpc, unsigned code);
 int cpclib_v1_ncodes(cpc_t *cpc);
 
-/* pctx.c: the one file that touches libpctx */
+/*
+ * libcpc's requests to a tracer, a family of their own among pctx
+ * requests: asked by pctx_ask.c in the traced process, served by pctx.c.
+ */
+#define CPCLIB_REQ_FAMILY 0x63706300 /* "cpc\0" */
+#define CPCLIB_REQ_MASK	  0xffffff00
+enum cpclib_request_code {
+	CPCLIB_REQ_ENABLE = 1,
+	CPCLIB_REQ_DISABLE,
+	CPCLIB_REQ_USER_ON,
+	CPCLIB_REQ_USER_OFF,
+	CPCLIB_REQ_SYSTEM_ON,
+	CPCLIB_REQ_SYSTEM_OFF
+};
+
+/* pctx_ask.c and pctx.c: the only files that touch libpctx */
 int cpclib_pctx_ask_counting(bool on);
 int cpclib_pctx_ask_mode(uint_t flag, bool on);
 void cpclib_pctx_release_all(cpc_t *cpc);

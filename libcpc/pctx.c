@@ -3,9 +3,9 @@
  * Everything in libcpc that touches a libpctx process: binding a set to
  * one of its LWPs, forgetting the process when it goes away, serving the
  * requests its LWPs make (cpc_enable, cpc_disable and the v1 mode
- * switches, called in the traced process), asking such a request when
- * this process is the traced one, and letting processes go at cpc_close
- * and cpc_terminate.
+ * switches, called in the traced process), and letting processes go at
+ * cpc_close and cpc_terminate. Asking such a request, when this process
+ * is the traced one, is pctx_ask.c's.
  *
  * libpctx knows nothing of libcpc: a handle registers itself as a client
  * of every pctx it binds to, and libpctx calls it back.
@@ -15,18 +15,6 @@
 #include <sys/ioctl.h>
 
 #include "cpc_impl.h"
-
-/* libcpc's request codes, a family of their own among pctx requests. */
-#define REQ_FAMILY 0x63706300 /* "cpc\0" */
-#define REQ_MASK   0xffffff00
-enum cpc_request_code {
-	REQ_ENABLE = 1,
-	REQ_DISABLE,
-	REQ_USER_ON,
-	REQ_USER_OFF,
-	REQ_SYSTEM_ON,
-	REQ_SYSTEM_OFF
-};
 
 static void client_gone(pctx_t *pctx, void *arg);
 static int client_request(pctx_t *pctx, id_t lwpid, int code, void *arg);
@@ -80,7 +68,6 @@ client_gone(pctx_t *pctx, void *arg)
 	LIST_FOREACH (set, &cpc->sets, link)
 		if (set->pctx == pctx)
 			set->pctx = NULL;
-	cpclib_v1_forget_pctx(pctx);
 }
 
 /* Count user or system mode from now on, or stop; what was counted stays. */
@@ -115,18 +102,18 @@ static int
 apply(cpc_t *cpc, cpc_set_t *set, int what)
 {
 	switch (what) {
-	case REQ_ENABLE:
+	case CPCLIB_REQ_ENABLE:
 		return switch_counting(set, true);
-	case REQ_DISABLE:
+	case CPCLIB_REQ_DISABLE:
 		return switch_counting(set, false);
-	case REQ_USER_ON:
-	case REQ_USER_OFF:
+	case CPCLIB_REQ_USER_ON:
+	case CPCLIB_REQ_USER_OFF:
 		return switch_mode(
-		    cpc, set, CPC_COUNT_USER, what == REQ_USER_ON);
-	case REQ_SYSTEM_ON:
-	case REQ_SYSTEM_OFF:
+		    cpc, set, CPC_COUNT_USER, what == CPCLIB_REQ_USER_ON);
+	case CPCLIB_REQ_SYSTEM_ON:
+	case CPCLIB_REQ_SYSTEM_OFF:
 		return switch_mode(
-		    cpc, set, CPC_COUNT_SYSTEM, what == REQ_SYSTEM_ON);
+		    cpc, set, CPC_COUNT_SYSTEM, what == CPCLIB_REQ_SYSTEM_ON);
 	default:
 		errno = EINVAL;
 		return -1;
@@ -145,45 +132,17 @@ client_request(pctx_t *pctx, id_t lwpid, int code, void *arg)
 	cpc_set_t *set;
 	int found = 0;
 
-	if (((unsigned)code & REQ_MASK) != REQ_FAMILY)
+	if (((unsigned)code & CPCLIB_REQ_MASK) != CPCLIB_REQ_FAMILY)
 		return -ENOSYS;
 	LIST_FOREACH (set, &cpc->sets, link) {
 		if (set->bound != CPC_BOUND_PCTX || set->pctx != pctx ||
 		    set->tid != tid)
 			continue;
-		if (apply(cpc, set, code & ~REQ_MASK) != 0)
+		if (apply(cpc, set, code & ~CPCLIB_REQ_MASK) != 0)
 			return -errno;
 		found++;
 	}
 	return found > 0 ? 0 : -EINVAL;
-}
-
-/*
- * In a traced process with no counters of its own: have the controller
- * act on those it bound to this LWP. EINVAL when there are none.
- */
-static int
-ask(int what)
-{
-	if (pctx_request(REQ_FAMILY | what) >= 0)
-		return 0;
-	if (errno == ENOTSUP)
-		errno = EINVAL;
-	return -1;
-}
-
-int
-cpclib_pctx_ask_counting(bool on)
-{
-	return ask(on ? REQ_ENABLE : REQ_DISABLE);
-}
-
-int
-cpclib_pctx_ask_mode(uint_t flag, bool on)
-{
-	if (flag == CPC_COUNT_USER)
-		return ask(on ? REQ_USER_ON : REQ_USER_OFF);
-	return ask(on ? REQ_SYSTEM_ON : REQ_SYSTEM_OFF);
 }
 
 /* cpc_close: let every process the handle's sets were bound to go, once. */

@@ -583,16 +583,6 @@ cpc_shared_close(int fd)
 }
 
 /*
- * Nothing to forget when a process goes: a binding finds its LWP through
- * its set's own record, which the core clears then (client_gone, pctx.c).
- */
-void
-cpclib_v1_forget_pctx(pctx_t *pctx)
-{
-	(void)pctx;
-}
-
-/*
  * The binding of an LWP of a process, as its set was bound; never one
  * whose process went, though a new pctx may have its address.
  */
