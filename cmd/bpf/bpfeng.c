@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Opening and closing the engine: checks, the layout of the counts, the
- * counters, loading and attaching the BPF programs.
+ * The engine's facade. Opening and closing it: checks, the layout of the
+ * counts, the counters, loading and attaching the BPF programs; and the
+ * dispatch of what its programs recorded.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -39,18 +40,6 @@ const char *
 bpfeng_unavailable(void)
 {
 	return NULL;
-}
-
-void
-eng_why(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || whylen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
 }
 
 static int
@@ -433,6 +422,49 @@ fail:
 	bpfeng_close(eng);
 	errno = err;
 	return NULL;
+}
+
+int
+bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
+{
+	if (eng_events_drain(eng) != 0) {
+		eng_why(why, whylen, "cannot read the BPF ring buffer - %s",
+		    strerror(errno));
+		return -1;
+	}
+	eng_reap_child(eng, false);
+	return eng_lost_check(eng, why, whylen);
+}
+
+/*
+ * The records before the tick first: a thread that ended before it has
+ * its end reported, not a tick row.
+ */
+int
+bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+    char *why, size_t whylen)
+{
+	if (next_set < 0 || next_set >= eng->nsets) {
+		eng_why(why, whylen, "no set %d", next_set);
+		errno = EINVAL;
+		return -1;
+	}
+	if (bpfeng_dispatch(eng, why, whylen) != 0)
+		return -1;
+	return eng_tick(eng, next_set, fn, arg, why, whylen);
+}
+
+void
+bpfeng_untrack(struct bpfeng *eng, pid_t pid)
+{
+	eng_untrack(eng, pid);
+}
+
+bool
+bpfeng_done(const struct bpfeng *eng)
+{
+	return eng->target != 0 && RB_EMPTY(&eng->procs) &&
+	    (eng->child <= 0 || eng->child_released);
 }
 
 void

@@ -25,6 +25,18 @@
 #define MIN_MAJOR 5
 #define MIN_MINOR 10
 
+void
+eng_why(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL || whylen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+}
+
 static uint64_t
 effective_caps(void)
 {

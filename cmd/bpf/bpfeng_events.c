@@ -208,7 +208,7 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 		return;
 	}
 	if (!keep) {
-		bpfeng_untrack(eng, p->pid);
+		eng_untrack(eng, p->pid);
 		return;
 	}
 	(void)eng_announce_thread(
@@ -336,6 +336,19 @@ eng_forget_proc(struct bpfeng *eng, pid_t pid)
 		proc_end(eng, p, false);
 }
 
+/* A process no longer tracked: it runs on, uncounted. */
+void
+eng_untrack(struct bpfeng *eng, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid;
+
+	/* The process first: it makes no tracked thread from now on. */
+	(void)bpf_map_delete_elem(eng->procs_fd, &key);
+	eng_forget_proc(eng, pid);
+	if (pid == eng->child)
+		eng->child_released = true;
+}
+
 void
 eng_forget_all(struct bpfeng *eng)
 {
@@ -350,23 +363,4 @@ eng_forget_all(struct bpfeng *eng)
 		RB_REMOVE(eng_proc_tree, &eng->procs, p);
 		free(p);
 	}
-}
-
-int
-bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
-{
-	if (eng_events_drain(eng) != 0) {
-		eng_why(why, whylen, "cannot read the BPF ring buffer - %s",
-		    strerror(errno));
-		return -1;
-	}
-	eng_reap_child(eng, false);
-	return eng_lost_check(eng, why, whylen);
-}
-
-bool
-bpfeng_done(const struct bpfeng *eng)
-{
-	return eng->target != 0 && RB_EMPTY(&eng->procs) &&
-	    (eng->child <= 0 || eng->child_released);
 }

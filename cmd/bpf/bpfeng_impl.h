@@ -106,11 +106,9 @@ struct bpfeng {
 	void *zero_value;   /* a thread's, zeroed */
 };
 
-/* bpfeng.c */
+/* bpfeng_check.c */
 void eng_why(char *why, size_t whylen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* bpfeng_check.c */
 int eng_check_privilege(char *why, size_t whylen);
 bool eng_may_trace_any(void);
 int eng_check_kernel(
@@ -139,6 +137,7 @@ int eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid,
 int eng_announce_proc(struct bpfeng *eng, pid_t pid);
 void eng_forget_proc(struct bpfeng *eng, pid_t pid);
 void eng_forget_all(struct bpfeng *eng);
+void eng_untrack(struct bpfeng *eng, pid_t pid);
 uint64_t eng_now_ns(void);
 
 /* bpfeng_target.c */
@@ -148,5 +147,7 @@ void eng_kill_child(struct bpfeng *eng);
 /* bpfeng_tick.c */
 int eng_flush(struct bpfeng *eng, char *why, size_t whylen);
 int eng_lost_check(struct bpfeng *eng, char *why, size_t whylen);
+int eng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+    char *why, size_t whylen);
 
 #endif /* BPFENG_IMPL_H */

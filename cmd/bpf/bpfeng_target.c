@@ -412,13 +412,3 @@ bpfeng_command_signaled(struct bpfeng *eng, int sig, pid_t sender, int wait_ms)
 	eng->signals_seen[sig] = count;
 	return eng->signal_sender[sig] == (uint32_t)sender;
 }
-
-void
-bpfeng_untrack(struct bpfeng *eng, pid_t pid)
-{
-	/* The process first: it makes no tracked thread from now on. */
-	untrack_proc(eng, pid);
-	eng_forget_proc(eng, pid);
-	if (pid == eng->child)
-		eng->child_released = true;
-}

@@ -150,19 +150,13 @@ read_threads(struct bpfeng *eng, bpfeng_tick_fn *fn, void *arg)
 	}
 }
 
+/* A tick once the records before it are dispatched (bpfeng_tick). */
 int
-bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+eng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
     char *why, size_t whylen)
 {
 	int prev = eng->active;
 
-	if (next_set < 0 || next_set >= eng->nsets) {
-		eng_why(why, whylen, "no set %d", next_set);
-		errno = EINVAL;
-		return -1;
-	}
-	if (bpfeng_dispatch(eng, why, whylen) != 0)
-		return -1;
 	/*
 	 * Both sets count while the CPUs hand over, one by one, at their
 	 * flush or at a switch before it: no time is lost in between. Joint
