@@ -1,18 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cputrack: count CPU performance events per process and per LWP of a
- * command or a running process, interval by interval.
- *
- * Signals. SIGHUP, SIGINT, SIGQUIT and SIGTERM that are ignored when
- * cputrack starts stay ignored. Otherwise one of them ends the run: a
- * captured process's LWPs get a last tick row (what they counted since
- * the last tick), it is let go and runs on, and cputrack exits 0; a command
- * cputrack started is sent the same signal, unless it has it already
- * (from the terminal, or pending), and is tracked until it exits, its
- * rows printed; a second signal kills it. cputrack then dies of the first
- * signal (SIGQUIT without a core), so that its parent sees the run cut
- * short. SIGPIPE
- * (the reader of the rows went away) lets everything go and exits 0.
+ * command or a running process, interval by interval. This file wires
+ * the pieces together: the options, the engine, the output, the end.
  */
 #include <errno.h>
 #include <locale.h>
@@ -25,40 +15,6 @@
 
 #include "cputrack.h"
 #include "diag.h"
-
-/* A signal that came before the run, when nothing else could take it. */
-static volatile sig_atomic_t early_signal;
-static volatile sig_atomic_t pipe_broken;
-
-static void
-note_signal(int sig)
-{
-	if (sig == SIGPIPE)
-		pipe_broken = 1;
-	else if (early_signal == 0)
-		early_signal = sig;
-}
-
-/* As the original: HUP, INT, QUIT and TERM unless ignored, and PIPE. */
-static void
-install_signals(void)
-{
-	static const int maybe_ignored[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
-	struct sigaction sa, old;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = note_signal;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(maybe_ignored) / sizeof(int); i++) {
-		if (sigaction(maybe_ignored[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(maybe_ignored[i], &sa, NULL);
-	}
-	/* A handler, not SIG_IGN: a command started must not inherit it. */
-	sigaction(SIGPIPE, &sa, NULL);
-}
 
 /*
  * The rows' destination: stdout, -o's file, --output-fd's descriptor (none
@@ -78,73 +34,6 @@ open_output(struct cputrack *ct)
 	return ct->out != NULL ? 0 : -1;
 }
 
-/* Whether a created command got the signal too: pending, or from the tty. */
-static bool
-got_it_too(pid_t pid, int sig, int si_code)
-{
-	char path[64], line[256];
-	unsigned long long mask;
-	bool got = false;
-	FILE *f;
-
-	if (si_code == SI_KERNEL && getpgid(pid) == getpgrp())
-		return true;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;
-	while (!got && fgets(line, sizeof(line), f) != NULL)
-		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
-			sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
-		    (mask & (1ULL << (sig - 1))))
-			got = true;
-	fclose(f);
-	return got;
-}
-
-/* SIGHUP, SIGINT, SIGQUIT or SIGTERM during the run: see the top. */
-int
-cputrack_signal(struct cputrack *ct, int sig, int si_code, bool target_has_it)
-{
-	if (ct->opt.pid != 0)
-		return 1;
-	if (ct->stop_signal == 0)
-		ct->stop_signal = sig;
-	if (ct->stop_count++ > 0)
-		(void)kill(ct->target, SIGKILL);
-	else if (!target_has_it && !got_it_too(ct->target, sig, si_code))
-		(void)kill(ct->target, sig);
-	return 0;
-}
-
-int
-cputrack_early_signal(void)
-{
-	return early_signal;
-}
-
-/*
- * Have the rows written; a reader gone away ends the run. A write error
- * (a full disk) is said by the output, once, and ends the run too, as it
- * ends cpustat's: a process captured with -p is let go at once rather
- * than traced, uncounted, until it exits.
- */
-void
-cputrack_flush(struct cputrack *ct)
-{
-	if (output_flush(ct->out) == 0)
-		return;
-	ct->reader_gone = true;
-	if (errno != EPIPE && !pipe_broken)
-		ct->write_failed = true;
-}
-
-void
-cputrack_title(struct cputrack *ct)
-{
-	output_title(ct->out);
-	cputrack_flush(ct);
-}
-
 /*
  * The engine first (the BPF engine may refuse, or auto fall back to
  * ptrace), then the rows' stream, then the target.
@@ -160,7 +49,7 @@ run(struct cputrack *ct)
 		return status;
 	if (open_output(ct) != 0)
 		return 1;
-	install_signals();
+	cputrack_install_signals();
 	return ct->bpf != NULL ? bpf_track(ct) : ptrace_track(ct);
 }
 

@@ -2,7 +2,9 @@
 /*
  * cputrack: per-process, per-LWP counting of a command or a running pid.
  *
- *	cputrack.c	  main: wires the pieces together; signals, output
+ *	cputrack.c	  main: wires the pieces together; output, the end
+ *	cputrack_signals.c the signals of a run and the flush of its rows,
+ *			  for main and both engines
  *	cputrack_opts.c	  the command line
  *	cputrack_rows.c	  the rows, and the exec policy, of both engines
  *	cputrack_ptrace.c the ptrace engine: libpctx's callbacks, each LWP
@@ -70,7 +72,8 @@ struct cputrack {
 bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
 
 /*
- * cputrack.c, for the engines. A signal that came before the target was
+ * cputrack_signals.c, for main and the engines. The handlers, installed
+ * once the output is open. A signal that came before the target was
  * there (0 if none). The rows' title, once the target is there (the run's
  * clock is the output's). A signal during the run (SIGHUP, SIGINT, SIGQUIT,
  * SIGTERM): 1 when the target is to be let go and the run ended, 0 to go
@@ -78,6 +81,7 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
  * sent the command too, and tracked to its end). Rows written out; a
  * reader gone away, or a write error, sets reader_gone.
  */
+void cputrack_install_signals(void);
 int cputrack_early_signal(void);
 void cputrack_title(struct cputrack *ct);
 int cputrack_signal(
