@@ -96,6 +96,22 @@ wait_state() {
 	return 1
 }
 
+# all_stopped PID: until every thread of PID is stopped (60 s). A traced
+# process's first thread shows t from its signal-delivery-stop on, while
+# its other threads run until the tracer passes the signal on.
+all_stopped() {
+	local i
+	for i in $(seq 600); do
+		awk '{ sub(/^[0-9]+ \(.*\) /, ""); if ($1 != "t" && $1 != "T") n++ }
+		    END { exit n > 0 }' /proc/"$1"/task/*/stat 2>/dev/null &&
+		    return 0
+		sleep 0.1
+	done
+	echo "threads of $1 not stopped:" >&2
+	cat /proc/"$1"/task/*/stat >&2
+	return 1
+}
+
 # run_in_terminal "PREFIX" PROGRAM ARGS: start it at the prompt.
 run_in_terminal() {
 	local prefix=$1
@@ -139,7 +155,7 @@ spinner_job() {
 	p=$(wait_for wl_spin)
 	all_run "$p"
 	keys C-z
-	wait_state "$p" tT
+	all_stopped "$p"
 	sleep 0.3
 	a=$(cpu "$p"); sleep 1; b=$(cpu "$p")
 	keys bg Enter
@@ -174,7 +190,7 @@ spinner_job() {
 	g=$(awk '{ print $5 }' "/proc/$p/stat")
 	all_run "$p"
 	kill -TSTP -- "-$g"
-	wait_state "$p" tT
+	all_stopped "$p"
 	sleep 0.3
 	a=$(cpu "$p"); sleep 1; b=$(cpu "$p")
 	keys bg Enter
