@@ -89,8 +89,13 @@ parse_operands(struct cpustat_opts *o, int argc, char **argv)
 	const char *errstr;
 	double secs;
 
-	if (argc > 2)
+	if (argc > 2) {
+		diag(NULL,
+		    "too many operands: \"%s\" (an interval and a count at "
+		    "most)\n",
+		    argv[2]);
 		return false;
+	}
 	if (argc == 2) {
 		o->count =
 		    (unsigned long)strtonum(argv[1], 1, LLONG_MAX, &errstr);
@@ -186,7 +191,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 		return false;
 	cs->opt.out = cl.out;
 	if (!parse_operands(&cs->opt, argc - optind, argv + optind)) {
-		*status = cmdline_usage_error(&cl);
+		*status = 2; /* said */
 		return false;
 	}
 	apply_period(&cs->opt, setgrp_nsets(cs->specs));

@@ -168,6 +168,7 @@ option(void *arg, int c, const char *value, bool *bad)
 		}
 		break;
 	case 'r': /* the original accepts it, and ignores it: refused */
+		diag(NULL, "invalid option -- 'r'\n");
 		*bad = true;
 		break;
 	}
@@ -194,8 +195,15 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		return false;
 	ct->opt.out = cl.out;
 	/* A command to start, or -p: one of them. */
-	if ((optind >= argc) == (ct->opt.pid == 0)) {
-		*status = cmdline_usage_error(&cl);
+	if (optind >= argc && ct->opt.pid == 0) {
+		*status = cmdline_usage_error(
+		    "no command and no -p: give a command to start, or -p pid");
+		return false;
+	}
+	if (optind < argc && ct->opt.pid != 0) {
+		*status = cmdline_usage_error(
+		    "-p and a command ('%s') cannot be given together",
+		    argv[optind]);
 		return false;
 	}
 	/* A captured process's status is its parent's, not cputrack's. */

@@ -193,8 +193,8 @@ start_traced(const char *file, char *const *argv, void *arg, int verbose,
 	if (err != 0) {
 		reap(pid);
 		if (err == ENOENT)
-			pctxlib_error_to(
-			    errfn, "create", "cannot findprogram '%s'\n", file);
+			pctxlib_error_to(errfn, "create",
+			    "cannot find program '%s'\n", file);
 		else
 			pctxlib_error_to(errfn, "create",
 			    "cannot execute program '%s': %s\n", file,
@@ -235,7 +235,7 @@ pctx_create(const char *filename, char *const *argv, void *arg, int verbose,
 	}
 	if (find_program(filename, path, sizeof(path)) != 0) {
 		pctxlib_error_to(
-		    errfn, "create", "cannot findprogram '%s'\n", filename);
+		    errfn, "create", "cannot find program '%s'\n", filename);
 		return NULL;
 	}
 	if (untraceable(path)) {

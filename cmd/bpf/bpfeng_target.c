@@ -192,8 +192,13 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 		close_pair(go);
 		close_pair(report);
 		abandon_child(eng, pid);
-		eng_why(why, whylen, "cannot run program '%s' - %s", argv[0],
-		    strerror(err));
+		/* As the ptrace engine (libpctx) says it. */
+		if (err == ENOENT)
+			eng_why(
+			    why, whylen, "cannot find program '%s'", argv[0]);
+		else
+			eng_why(why, whylen, "cannot execute program '%s': %s",
+			    argv[0], strerror(err));
 		errno = err;
 		return -1;
 	}

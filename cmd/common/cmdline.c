@@ -248,8 +248,14 @@ done(const struct cmdline *cl, const struct parse *p, int *status)
 	if (both)
 		diag(NULL, "%s and --output-fd cannot be given together\n",
 		    cl->output_name);
-	if (p->bad || both || setgrp_nsets(cl->specs) == 0) {
-		*status = cmdline_usage_error(cl);
+	/* Each bad option said what is wrong with it, in one line. */
+	if (p->bad || both) {
+		*status = 2;
+		return true;
+	}
+	if (setgrp_nsets(cl->specs) == 0) {
+		*status = cmdline_usage_error(
+		    "no events to count: name them with -c (--list lists them)");
 		return true;
 	}
 	return false;
@@ -273,6 +279,12 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 		*status = 1;
 		return false;
 	}
+	/* Nothing asked at all: how to ask. */
+	if (argc <= 1) {
+		cl->usage(stderr);
+		*status = 2;
+		return false;
+	}
 	opterr = 0;
 	while (!(cl->stop_at_bad && p.bad) &&
 	    (c = getopt_long(argc, argv, cl->optstring, all, NULL)) != -1)
@@ -282,8 +294,14 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 }
 
 int
-cmdline_usage_error(const struct cmdline *cl)
+cmdline_usage_error(const char *fmt, ...)
 {
-	cl->usage(stderr);
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	diag(NULL, "%s\n", line);
 	return 2;
 }

@@ -50,15 +50,17 @@ struct cmdline {
 /*
  * Parse argv. False when the run is over before it starts, with *status:
  * --help, --version, -h (0), --list (0, or 1 when no event matches), a
- * -c spec that cannot count (its status), or a usage error (said, with
- * the usage on stderr: 2). True to go on; optind is at the first operand.
+ * -c spec that cannot count (its status), or a usage error (2): one line
+ * on stderr that says what is wrong, or, with no argument at all, the
+ * usage. True to go on; optind is at the first operand.
  */
 bool cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status);
 
 /*
- * The usage on stderr and status 2: a usage error the command found in
- * what cmdline_parse left (its operands).
+ * A usage error the command found in what cmdline_parse left (its
+ * operands): its one line on stderr, and status 2.
  */
-int cmdline_usage_error(const struct cmdline *cl);
+int cmdline_usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 
 #endif /* CMDLINE_H */

@@ -153,7 +153,7 @@ teardown() {
 	[[ "$output" == *"TracerPid:	0"* ]]
 	bd_run -c "$WRITE" "$T/no-such-program"
 	[ "$status" -eq 1 ]
-	[ "$stderr" = "bpfdrive: cannot run program '$T/no-such-program' - No such file or directory" ]
+	[ "$stderr" = "bpfdrive: cannot find program '$T/no-such-program'" ]
 }
 
 @test "one run counted by both engines at once: the same page faults and writes, per thread and in all" {

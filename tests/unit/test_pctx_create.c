@@ -59,7 +59,7 @@ test_failures(void)
 	pid_t child;
 
 	expect_failure(
-	    missing, "create: cannot findprogram 'no-such-program-pctx'\n");
+	    missing, "create: cannot find program 'no-such-program-pctx'\n");
 	expect_failure(noexec,
 	    "create: cannot execute program "
 	    "'/etc/passwd': Permission denied\n");
