@@ -443,6 +443,7 @@ start_target(struct cputrack *ct)
 		if (ct->root == NULL) {
 			diag(NULL, "failed to capture pid %d\n", (int)o->pid);
 			trace_refusal_hint(o->pid);
+			tracer_hint(o->pid);
 		}
 	} else {
 		ct->root =

@@ -14,6 +14,7 @@
 
 #include "access.h"
 #include "diag.h"
+#include "procname.h"
 
 bool
 may_trace(pid_t pid)
@@ -63,4 +64,28 @@ trace_refusal_hint(pid_t pid)
 		    "only the processes it starts; start the command under "
 		    "cputrack, or ask root\n",
 		    scope);
+}
+
+/* A process has one tracer: a debugger, strace, another cputrack. */
+void
+tracer_hint(pid_t pid)
+{
+	char path[64], line[256], comm[16];
+	int tracer = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	if (tracer <= 0)
+		return;
+	proc_comm(tracer, comm, sizeof(comm));
+	diag(NULL,
+	    "pid %d is traced by pid %d (%s), and a process has one "
+	    "tracer: --engine=bpf counts it without tracing it\n",
+	    (int)pid, tracer, comm[0] != '\0' ? comm : "?");
 }

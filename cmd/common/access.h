@@ -17,4 +17,10 @@ bool may_trace(pid_t pid);
 /* Why pid cannot be traced, said on stderr when it is the usual reason. */
 void trace_refusal_hint(pid_t pid);
 
+/*
+ * For an engine that traces: when pid has a tracer already, name it, and
+ * say that the BPF engine counts without tracing.
+ */
+void tracer_hint(pid_t pid);
+
 #endif /* CPCCMD_ACCESS_H */

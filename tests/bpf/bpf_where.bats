@@ -107,14 +107,15 @@ strace_p_scenario() {
 	cp "$T/bpf.err" "$T/err"
 }
 
-@test "-p: a process that strace traces: the ptrace engine refuses; the BPF engine counts every thread exactly, as strace and perf stat see them" {
+@test "-p: a process that strace traces: the ptrace engine refuses, naming strace and the BPF engine; the BPF engine counts every thread exactly, as strace and perf stat see them" {
 	command -v strace >/dev/null || skip "strace is not installed"
 	command -v perf >/dev/null || skip "perf is not installed"
 	strace_p_scenario
 	counters_taken && skip "a cpustat elsewhere took the counters"
 	[ "$PT_STATUS" -eq 1 ]
 	[ "$(cat "$T/pt.err")" = "cputrack: pid $TPID is already being traced
-cputrack: failed to capture pid $TPID" ]
+cputrack: failed to capture pid $TPID
+cputrack: pid $TPID is traced by pid $SPID (strace), and a process has one tracer: --engine=bpf counts it without tracing it" ]
 	[ "$status" -eq 0 ]
 	[ ! -s "$T/err" ]
 	# 100 writes each before the attach, 700 after: the BPF engine counts
