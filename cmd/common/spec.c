@@ -143,14 +143,19 @@ modifier_modes(const char *event)
 struct hint {
 	char buf[256];
 	int n;
+	bool tracepoints; /* listed: this user may count them */
 };
 
 static void
 hint_add(void *arg, const char *event)
 {
 	struct hint *h = arg;
+	const char *colon = strchr(event, ':');
 
-	if (h->n++ < 6) {
+	/* subsystem:event; libpfm4's are pmu::event. */
+	if (colon != NULL && colon[1] != ':')
+		h->tracepoints = true;
+	else if (h->n++ < 6) {
 		strlcat(h->buf, event, sizeof(h->buf));
 		strlcat(h->buf, ", ", sizeof(h->buf));
 	}
@@ -166,7 +171,10 @@ countable_hint(cpc_t *cpc)
 		return h.buf;
 	strlcpy(h.buf, "countable here: ", sizeof(h.buf));
 	cpc_walk_events_all(cpc, &h, hint_add);
-	strlcat(h.buf, "... and tracepoints (-h lists them)", sizeof(h.buf));
+	strlcat(h.buf,
+	    h.tracepoints ? "... and tracepoints (-h lists them)" :
+			    "... (-h lists them)",
+	    sizeof(h.buf));
 	return h.buf;
 }
 
