@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "evname.h"
@@ -130,24 +131,47 @@ kernel_mode_reason(const struct cpc_request *req)
 }
 
 /*
+ * Whether this user may trace pid, as perf_event_open(2) asks of another
+ * process whatever perf_event_paranoid says. process_vm_readv(2) makes
+ * the same check before it reads: of address 0, EFAULT when allowed.
+ */
+static bool
+may_trace(pid_t pid)
+{
+	char byte;
+	struct iovec local = { &byte, 1 }, remote = { NULL, 1 };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) >= 0 ||
+	    (errno != EPERM && errno != EACCES);
+}
+
+/*
  * Why this user may not: "Permission denied: " and the cause and fix.
- * *capable: whether the caller is privileged for performance counters
- * (then perf_event_paranoid is not the cause).
+ * *by_paranoid: whether lowering perf_event_paranoid (or CAP_PERFMON)
+ * would let it, so that the message may say that first.
  */
 static void
 explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
-    int cpu, char *buf, size_t len, bool *capable)
+    int cpu, char *buf, size_t len, bool *by_paranoid)
 {
 	struct privilege p;
 	const char *userns = "";
 
 	privilege_read(&p);
-	*capable = p.capable;
+	*by_paranoid = false;
 	if (strncmp(req->event, "ftrace:", 7) == 0) {
 		snprintf(buf, len,
 		    "Permission denied: the kernel keeps "
 		    "ftrace's own events for the ftrace tracers; perf_event "
 		    "cannot count them, whoever asks");
+		return;
+	}
+	/* No privilege for counters lets a user count what it may not trace. */
+	if (pid > 0 && !p.capable && !may_trace(pid)) {
+		snprintf(buf, len,
+		    "Permission denied: this user may not trace the "
+		    "process (another user's, or a set-id or unreadable "
+		    "program): only its owner, or root, may count it");
 		return;
 	}
 	if (p.capable) {
@@ -168,13 +192,26 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 		    "uid 0 of a user namespace has no privilege for "
 		    "performance counters (only capabilities in the initial "
 		    "namespace count); ";
-	if (is_probe_pmu(cpc, req))
+	if (is_probe_pmu(cpc, req)) {
 		snprintf(buf, len,
 		    "Permission denied: %suprobes and kprobes "
 		    "need root or CAP_PERFMON, whatever "
 		    "kernel.perf_event_paranoid says",
 		    userns);
-	else if (p.paranoid >= 3)
+		return;
+	}
+	if (pid > 0 && (request_modes(req) & CPC_COUNT_SYSTEM) == 0 &&
+	    p.paranoid < 3) {
+		snprintf(buf, len,
+		    "Permission denied: %scounting another "
+		    "process needs the right to trace it: it runs as another "
+		    "user, or is set-id or not dumpable (only its "
+		    "owner, or root, may)",
+		    userns);
+		return;
+	}
+	*by_paranoid = true;
+	if (p.paranoid >= 3)
 		snprintf(buf, len,
 		    "Permission denied: %s"
 		    "kernel.perf_event_paranoid is %d, which allows "
@@ -198,13 +235,6 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 					      "run with CAP_PERFMON" :
 					      "count user mode only, or lower "
 					      "it to 1");
-	else if (pid > 0)
-		snprintf(buf, len,
-		    "Permission denied: %scounting another "
-		    "process needs the right to trace it: it runs as another "
-		    "user, or is set-id or not dumpable (only its "
-		    "owner, or root, may)",
-		    userns);
 	else
 		snprintf(buf, len,
 		    "Permission denied (%s"
@@ -235,7 +265,7 @@ void
 cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req, int err,
     pid_t pid, int cpu, char *buf, size_t len)
 {
-	bool capable;
+	bool by_paranoid;
 
 	if (is_probe_pmu(cpc, req) &&
 	    (err == ENOENT || err == EINVAL || err == KERNEL_ENOTSUPP)) {
@@ -252,7 +282,7 @@ cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req, int err,
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		explain_permission(cpc, req, pid, cpu, buf, len, &capable);
+		explain_permission(cpc, req, pid, cpu, buf, len, &by_paranoid);
 		break;
 	case ENOSPC:
 		snprintf(buf, len,
@@ -325,15 +355,15 @@ cpclib_report_open_error(cpc_t *cpc, const char *fn,
 {
 	char why[EV_WHY_LEN];
 	int err = errno;
-	bool capable;
+	bool by_paranoid;
 
 	switch (err) {
 	case EACCES:
 	case EPERM:
 		explain_permission(
-		    cpc, req, pid, -1, why, sizeof(why), &capable);
+		    cpc, req, pid, -1, why, sizeof(why), &by_paranoid);
 		/* What scripts read first, then the cause and the fix. */
-		if (!capable && strncmp(why, "Permission denied: ", 19) == 0)
+		if (by_paranoid && strncmp(why, "Permission denied: ", 19) == 0)
 			cpclib_err(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
 			    "%s: "
 			    "Permission denied (kernel.perf_event_paranoid is "

@@ -269,7 +269,7 @@ as_nobody() {
 @test "unprivileged (nobody): permission messages with their hints" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to become nobody"
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
-	local paranoid cs
+	local paranoid cs xo
 	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 	# What nobody runs, where nobody can reach it.
 	nobody_cputrack
@@ -299,6 +299,16 @@ cputrack: pid $root_pid belongs to another user (uid 0): only that user or root 
 		run as_nobody "$CT" -h
 		[[ "$output" == *"Tracepoints: none readable by this user (/sys/kernel/tracing: Permission denied;"* ]]
 	fi
+	# An execute-only program, exec'd under -e: the kernel hides it from
+	# its user's tracers, and perf_event_paranoid has nothing to do with it.
+	xo=$(nobody_dir)/xo
+	cp "$WORKLOADS/wl_threads" "$xo"
+	chmod 0711 "$xo"
+	run_retry as_nobody "$CT" -e -c task-clock sh -c "exec $xo 1 1"
+	[ "$status" -eq 1 ]
+	[[ "$stderr" == "cputrack: task-clock: Permission denied: this user may not trace the process (another user's, or a set-id or unreadable program): only its owner, or root, may count it"* ]]
+	[[ "$stderr" == *"cputrack: "*": execed a program that cannot be tracked" ]]
+	[[ "$stderr" != *perf_event_paranoid* ]]
 	# kernel.perf_event_paranoid is global, not per namespace: it cannot
 	# be raised for this test alone. What it forbids now is checked.
 	# Refused before anything starts: exit 2, one line with the cause.

@@ -31,11 +31,19 @@ require_pmu() {
 # directory, whose directories are made passable to others (0711: they
 # can be crossed, not listed) so that the copy can be reached.
 nobody_path() {
-	local f=$1 d=$BATS_TEST_TMPDIR/nobody p
+	local f=$1 d
 	if setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$f"; then
 		echo "$f"
 		return
 	fi
+	d=$(nobody_dir)
+	cp "$f" "$d/" && chmod 0755 "$d/${f##*/}"
+	echo "$d/${f##*/}"
+}
+
+# nobody_dir: the test's directory that nobody can reach, made, printed.
+nobody_dir() {
+	local d=$BATS_TEST_TMPDIR/nobody p
 	if [ ! -d "$d" ]; then
 		mkdir -m 0755 "$d"
 		p=$BATS_TEST_TMPDIR
@@ -44,8 +52,7 @@ nobody_path() {
 			p=$(dirname "$p")
 		done
 	fi
-	cp "$f" "$d/" && chmod 0755 "$d/${f##*/}"
-	echo "$d/${f##*/}"
+	echo "$d"
 }
 
 # nobody_cputrack: sets NB_CT to nobody_path of $CPUTRACK; where that is
