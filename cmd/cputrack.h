@@ -99,6 +99,9 @@ struct row_lwp {
 
 void row_counts(struct cputrack *ct, const struct row_lwp *who,
     const char *label, int set, const struct set_counts *c);
+/* A tick row, or, holding more than one interval, a gap row. */
+void row_tick(struct cputrack *ct, const struct row_lwp *who, int set,
+    const struct set_counts *c, unsigned long intervals);
 /* A set's row whose values are no number, with the reason. */
 void row_not_counted(struct cputrack *ct, const struct row_lwp *who,
     const char *label, int set, const char *why);

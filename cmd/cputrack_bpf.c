@@ -838,11 +838,12 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 
 /*
  * Every live thread's tick row: what it counted since the last one, in
- * the set in use, which then hands over to set next. -1 when the engine
- * failed (said, and the run ended).
+ * the set in use, which then hands over to set next; a gap row when it
+ * holds more than one interval. -1 when the engine failed (said, and the
+ * run ended).
  */
 static int
-tick_rows(struct bpf_track *bt, int next)
+tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 {
 	struct row_lwp who;
 	struct bthread *t;
@@ -864,8 +865,8 @@ tick_rows(struct bpf_track *bt, int next)
 	for (i = 0; i < bt->nticked; i++) {
 		t = bt->ticked[i];
 		who = who_of(t);
-		row_counts(bt->ct, &who, "tick", bt->current,
-		    setgrp_slice(t->grp, bt->current));
+		row_tick(bt->ct, &who, bt->current,
+		    setgrp_slice(t->grp, bt->current), intervals);
 	}
 	return 0;
 }
@@ -877,7 +878,7 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	int next = (bt->current + 1) % nsets;
 	struct bthread *t;
 
-	if (tick_rows(bt, next) != 0)
+	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
 		return;
 	RB_FOREACH (t, bthread_tree, &bt->threads) {
 		setgrp_set_current(t->grp, next);
@@ -916,7 +917,7 @@ take_signals(struct bpf_track *bt)
 		 * counted since the last one is a last tick row, so that
 		 * the rows hold everything counted.
 		 */
-		(void)tick_rows(bt, bt->current);
+		(void)tick_rows(bt, bt->current, 1);
 		end_run(bt, 0);
 		return;
 	}

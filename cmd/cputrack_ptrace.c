@@ -45,10 +45,11 @@ struct tproc {
  */
 struct tlwp {
 	struct tproc *proc;
-	struct row_lwp who; /* its pid, lwpid and tid, for rows */
-	setgrp_t *grp;	    /* NULL: not counted */
-	bool finished;	    /* its counts are final and summed */
-	bool listed;	    /* in ct->lwps, while it counts */
+	struct row_lwp who;	   /* its pid, lwpid and tid, for rows */
+	setgrp_t *grp;		   /* NULL: not counted */
+	unsigned long missed_seen; /* its process's missed ticks then */
+	bool finished;		   /* its counts are final and summed */
+	bool listed;		   /* in ct->lwps, while it counts */
 	LIST_ENTRY(tlwp) counting;
 };
 
@@ -237,6 +238,7 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return -1;
 	}
 	l->proc = p;
+	l->missed_seen = pctx_missed_ticks(pctx);
 	l->who =
 	    (struct row_lwp) { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm };
 	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
@@ -285,6 +287,7 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tlwp *l = arg;
 	const struct set_counts *c;
+	unsigned long missed;
 	int err;
 
 	if (l->finished)
@@ -294,7 +297,10 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		sample_error(l, "tick", "perf counter");
 		return -1;
 	}
-	row_counts(l->proc->ct, &l->who, "tick", c->set, c);
+	missed = pctx_missed_ticks(pctx);
+	row_tick(
+	    l->proc->ct, &l->who, c->set, c, 1 + (missed - l->missed_seen));
+	l->missed_seen = missed;
 	if (l->proc->ct->nsets > 1 && setgrp_rotate(l->grp) != 0) {
 		err = errno;
 		/*

@@ -8,12 +8,13 @@
 #include "cputrack.h"
 #include "diag.h"
 
-void
-row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
-    int set, const struct set_counts *c)
+static void
+counts_row(struct cputrack *ct, const struct row_lwp *who, const char *label,
+    int set, const struct set_counts *c, unsigned long intervals)
 {
 	struct out_row row = {
 		.label = label,
+		.intervals = intervals,
 		.pid = who->pid,
 		.lwp = (int)who->lwpid,
 		.tid = who->tid,
@@ -29,6 +30,24 @@ row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
 	};
 
 	output_row(ct->out, &row);
+}
+
+void
+row_counts(struct cputrack *ct, const struct row_lwp *who, const char *label,
+    int set, const struct set_counts *c)
+{
+	counts_row(ct, who, label, set, c, 0);
+}
+
+/*
+ * A tick came late, sample times passed unserved (cputrack stopped, or
+ * not scheduled): the row that holds them all is a gap row, as cpustat's.
+ */
+void
+row_tick(struct cputrack *ct, const struct row_lwp *who, int set,
+    const struct set_counts *c, unsigned long intervals)
+{
+	counts_row(ct, who, intervals > 1 ? "gap" : "tick", set, c, intervals);
 }
 
 void

@@ -576,7 +576,8 @@ cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 
 	lwp = series_find(m, K_LWP, -1, row->pid, row->lwp, row->setno, comm);
 	proc = series_find(m, K_PROCESS, -1, row->pid, -1, row->setno, comm);
-	if (is(row, "tick") || is(row, "lwp_create") || is(row, "init_lwp")) {
+	if (is(row, "tick") || is(row, "gap") || is(row, "lwp_create") ||
+	    is(row, "init_lwp")) {
 		if (lwp != NULL)
 			begin(m, lwp, row->tid, image);
 		if (proc != NULL)

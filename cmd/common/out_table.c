@@ -5,8 +5,8 @@
  * or cpustat's "%3d %5s" cpu and label; "%9lld" tsc with -t; "%9lld" per
  * counter; each field followed by a space; and " # spec" when there are
  * several sets (cpustat's total rows have "# spec" right after the last
- * value's space, as the original's do). A cpustat gap row says how many
- * intervals it holds, in how long: "# 3 intervals in 0.312 s". Rows
+ * value's space, as the original's do). A gap row says how many intervals
+ * it holds, and cpustat's in how long: "# 3 intervals in 0.312 s". Rows
  * without counts (fork, exec) have a blank tsc field, two blank value
  * fields and "# note".
  *
@@ -68,12 +68,15 @@ prefix(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	out_buf_printf(b, "%3d %10s ", row->lwp, row->label);
 }
 
-/* A cpustat gap row: the intervals it holds, and in how long. */
+/*
+ * A gap row: the intervals it holds, and for cpustat's, in how long (the
+ * enabled time of a CPU's counters is wall time; an LWP's is its own).
+ */
 static void
 gap_comment(struct out_buf *b, const struct out_row *row, const char *sep)
 {
 	out_buf_printf(b, "%s%lu intervals", sep, row->intervals);
-	if (row->not_counted == NULL)
+	if (row->not_counted == NULL && row->cpu >= 0)
 		out_buf_printf(b, " in %.3f s", (double)row->enabled_ns / 1e9);
 }
 

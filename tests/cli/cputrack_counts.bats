@@ -312,6 +312,46 @@ teardown() {
 	gone "$pid"
 }
 
+# A stopped cputrack (SIGSTOP, as a debugger or Ctrl-Z would) misses
+# sample times. When it runs again, each LWP's next row is a gap row that
+# holds them all and says how many; -N counts intervals, not rows. A stop
+# of 0.6 s at -T 0.1 passes 5 sample times at least, whenever it starts.
+@test "cputrack stopped for 6 intervals: a gap row per LWP holds them, saying how many; -N counts intervals" {
+	local gated pid
+	gated=$(wl_own wl_gate)
+	gate_open
+	CT_STDIN=$T/gate bg_until ' tick ' "$CT" -N 30 -T 0.1 -c "$WRITE" \
+	    "$gated" 2 10
+	# Every LWP counted before the stop (under BPF on a busy machine the
+	# first ticks may come before the threads are made).
+	wait_rows_until '$3 == "tick" { s[$2] = 1 } END { exit length(s) != 3 }'
+	kill -STOP "$CPID"
+	sleep 0.6
+	kill -CONT "$CPID"
+	wait "$CPID"
+	cat "$T/out" "$T/err"
+	[ ! -s "$T/err" ]
+	# Each of the 3 LWPs has a gap row of at least 5 intervals that says
+	# how many it holds; LWP 1's rows hold the 30 intervals, the others'
+	# those since they were made.
+	awk '$3 == "tick" { n[$2]++ }
+	    $3 == "gap" {
+		if ($5 != "#" || $6 !~ /^[0-9]+$/ || $7 != "intervals" || NF != 7)
+			exit 1
+		n[$2] += $6; if ($6 >= 5) gaps[$2]++
+	    }
+	    END {
+		for (l = 1; l <= 3; l++)
+			if (n[l] > 30 || n[l] < 6 || gaps[l] < 1) exit 1
+		exit length(n) != 3 || n[1] != 30
+	    }' "$T/out"
+	# Let go after its 30 intervals, it runs on.
+	pid=$(pgrep -x -f "$gated 2 10")
+	assert_free "$pid"
+	gate_release
+	gone "$pid"
+}
+
 # first_row FORMAT_ARGS...: run cputrack on a workload that waits at a
 # gate (wl_steps, whose main thread writes nothing), with its output into
 # a pipe, whose reader notes the first tick row
