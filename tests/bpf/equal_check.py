@@ -95,7 +95,7 @@ class Run:
                 raise SystemExit("%s twice for pid %d image %d tid %d"
                                  % (label, *key))
             d[key] = (int(r["lwp"]), c)
-        elif label == "tick":
+        elif label in ("tick", "gap"):
             t = self.ticks[(pid, img, int(r["tid"]))]
             for i, v in enumerate(c):
                 t[i] += v

@@ -71,6 +71,6 @@ as_nobody() {
 	as_nobody timeout 60 "$CAPDIR/cputrack" -N 2 -T 0.2 -p "$tpid" \
 	    -c task-clock >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" -eq 0 ] || { cat "$T/err"; false; }
-	[ "$(awk '$3 == "tick"' "$T/out" | wc -l)" -ge 2 ]
+	[ "$(ct_count tick)" -ge 2 ]
 	assert_free "$tpid"
 }

@@ -222,7 +222,7 @@ teardown() {
 	[ "$(ct_rows tick | awk '$1 == 1 && $2 != 0' | wc -l)" -eq 0 ]
 	[ "$(ct_rows exit)" = "1 120" ]
 	# Tick rows come in time order.
-	awk '$3 == "tick" && $2 == 1 { print $1 }' "$T/out" >"$T/times"
+	awk '$3 == "tick" && $2 == 1 { print $1 }' <(gaps_as_ticks "$T/out") >"$T/times"
 	[ "$(wc -l <"$T/times")" -ge 4 ]
 	sort -n -c "$T/times"
 }
@@ -257,7 +257,7 @@ teardown() {
 	[ "$ENGINE" = bpf ] || grep -qE "^ +[0-9.]+ +2 +lwp_create +0  # $a\$" "$T/out"
 	for n in 1 2 3; do
 		awk -v n=$n '$3 == "tick" && $2 == n { print ($NF == "'"$a"'") ? "a" : "b" }' \
-		    "$T/out" | tr -d '\n' >"$T/seq"
+		    <(gaps_as_ticks "$T/out") | tr -d '\n' >"$T/seq"
 		# (A thread that starts in b: as if its a had come before.)
 		if [ "$n" -gt 1 ] && [ "$ENGINE" = bpf ]; then
 			sed -i 's/^b/ab/' "$T/seq"
@@ -265,14 +265,14 @@ teardown() {
 		[[ "$(cat "$T/seq")" =~ ^(ab)+a?$ ]]
 	done
 	# Set b has two values, set a one.
-	[ "$(grep -E "tick .* # $b\$" "$T/out" | awk '{ print NF }' | sort -u)" -eq 7 ]
-	[ "$(grep -E "tick .* # $a\$" "$T/out" | awk '{ print NF }' | sort -u)" -eq 6 ]
+	[ "$(gaps_as_ticks "$T/out" | grep -E "tick .* # $b\$" | awk '{ print NF }' | sort -u)" -eq 7 ]
+	[ "$(gaps_as_ticks "$T/out" | grep -E "tick .* # $a\$" | awk '{ print NF }' | sort -u)" -eq 6 ]
 	# Totals: one row per set; each is the sum of that set's ticks.
 	for n in 2 3; do
 		[ "$(grep -cE "^ +[0-9.]+ +$n +lwp_exit " "$T/out")" -eq 2 ]
 		local ta tb ea eb
-		ta=$(awk -v n=$n '$3 == "tick" && $2 == n && $NF == "'"$a"'" { s += $4 } END { print s + 0 }' "$T/out")
-		tb=$(awk -v n=$n '$3 == "tick" && $2 == n && $NF == "'"$b"'" { s += $5 } END { print s + 0 }' "$T/out")
+		ta=$(awk -v n=$n '$3 == "tick" && $2 == n && $NF == "'"$a"'" { s += $4 } END { print s + 0 }' <(gaps_as_ticks "$T/out"))
+		tb=$(awk -v n=$n '$3 == "tick" && $2 == n && $NF == "'"$b"'" { s += $5 } END { print s + 0 }' <(gaps_as_ticks "$T/out"))
 		ea=$(awk -v n=$n '$3 == "lwp_exit" && $2 == n && $NF == "'"$a"'" { print $4 }' "$T/out")
 		eb=$(awk -v n=$n '$3 == "lwp_exit" && $2 == n && $NF == "'"$b"'" { print $5 }' "$T/out")
 		[ "$ta" -eq "$ea" ]
@@ -415,7 +415,7 @@ for r in rows:
     last = float(r["time"])
     assert int(r["pid"]) == pid
     assert r["cpu"] == "" and r["ncpus"] == ""
-    assert r["label"] in ("tick", "lwp_create", "lwp_exit", "exit"), r
+    assert r["label"] in ("tick", "gap", "lwp_create", "lwp_exit", "exit"), r
     s = int(r["set"])
     assert s in (0, 1)
     tid, lwp = int(r["tid"]), int(r["lwp"])
@@ -436,13 +436,13 @@ assert len(ex) == 4, ex
 for lwp in (2, 3):
     assert sum(int(r[w]) for r in ex if int(r["lwp"]) == lwp) == 20
     for s in (0, 1):
-        ticks = sum(int(r[w]) for r in rows if r["label"] == "tick" and
+        ticks = sum(int(r[w]) for r in rows if r["label"] in ("tick", "gap") and
                     int(r["lwp"]) == lwp and int(r["set"]) == s)
         tot = [int(r[w]) for r in ex if int(r["lwp"]) == lwp and int(r["set"]) == s]
         assert tot == [ticks], (lwp, s, tot, ticks)
 exits = [r for r in rows if r["label"] == "exit"]
 assert sum(int(r[w]) for r in exits) == 40
-assert any(int(r["enabled_ns"]) > 0 for r in rows if r["label"] == "tick")
+assert any(int(r["enabled_ns"]) > 0 for r in rows if r["label"] in ("tick", "gap"))
 EOF
 	# No multiplexing note: software events are never multiplexed.
 	refute_output --partial "multiplexed"
@@ -518,7 +518,7 @@ EOF
 	python3 - "$T/out" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()][1:]
-ticks = [r for r in rows if r["label"] == "tick"]
+ticks = [r for r in rows if r["label"] in ("tick", "gap")]
 assert ticks, rows
 for r in ticks:
     assert isinstance(r["enabled_ns"], int) and isinstance(r["running_ns"], int)
@@ -532,7 +532,7 @@ EOF
 
 @test "csv/json: flushed per row, a row arrives through a pipe while the target runs" {
 	first_row --format=json
-	python3 -c 'import json,sys; assert json.loads(sys.argv[1])["label"] == "tick"' "$(cat "$T/first")"
+	python3 -c 'import json,sys; assert json.loads(sys.argv[1])["label"] in ("tick", "gap")' "$(cat "$T/first")"
 	first_row --format=csv
 	[[ "$(cat "$T/first")" =~ ,tick,0, ]]
 }

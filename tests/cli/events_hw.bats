@@ -64,7 +64,7 @@ teardown() {
 	# rows its total: the ticks never add up to more.
 	assert_equal "$(ct_rows lwp_exit | sort -n | tr '\n' ' ')" \
 	    "2 400000 3 600000 "
-	run awk '$3 == "tick" { s[$2] += $4 }
+	run awk '$3 == "tick" || $3 == "gap" { s[$2] += $4 }
 	    $3 == "lwp_exit" || $3 == "exit" { t[$2] = $4 }
 	    END { for (l in t) if (s[l] > t[l] || t[l] == 0) print l, s[l], t[l] }' "$T/out"
 	[ -z "$output" ]
@@ -122,7 +122,7 @@ teardown() {
 	[ "$(ct_count lwp_exit)" -eq 2 ]
 	run awk '$2 != 1 && $3 == "lwp_exit" && $4 <= 0' "$T/out"
 	[ -z "$output" ]
-	run awk '$2 != 1 && $3 == "tick" { s[$2] += $4 }
+	run awk '$2 != 1 && ($3 == "tick" || $3 == "gap") { s[$2] += $4 }
 	    $2 != 1 && $3 == "lwp_exit" && s[$2] > $4 { print }' "$T/out"
 	[ -z "$output" ]
 }

@@ -246,7 +246,7 @@ EOF
 import json, sys
 n = int(sys.argv[1])
 rows = [json.loads(l) for l in open(sys.argv[2])][1:]
-ticks = [r for r in rows if r["label"] == "tick"]
+ticks = [r for r in rows if r["label"] in ("tick", "gap")]
 total = [r for r in rows if r["label"] == "total"]
 assert len(total) == 1 and total[0]["ncpus"] == n - 1, total
 assert total[0]["partial"] == "1 of %d CPUs not counted" % n, total

@@ -105,7 +105,7 @@ def main():
                 errors.append("LWP %d of pid %d exited, never created"
                               % (lwp, pid))
             exited.add(key)
-        elif label != "tick":
+        elif label not in ("tick", "gap"):
             errors.append("unexpected row: %r" % line)
 
     pids = set(want_writes)
