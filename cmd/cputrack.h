@@ -124,10 +124,11 @@ void row_fork(
 
 enum exec_follow {
 	EXEC_FOLLOWED,	     /* -e */
-	EXEC_FOLLOWED_EARLY, /* the started command, before its first sample */
+	EXEC_FOLLOWED_EARLY, /* the started command, having made no thread or
+				process */
 	EXEC_NOT_FOLLOWED
 };
-hrtime_t exec_grace_ns(const struct cputrack *ct);
+bool follows_wrapper_execs(const struct cputrack *ct);
 void exec_say(pid_t pid, const char *args, enum exec_follow how);
 
 /*

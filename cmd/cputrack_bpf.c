@@ -42,8 +42,6 @@ struct bproc {
 	struct row_lwp leader; /* its exit row's LWP */
 	unsigned remaining;    /* -N: ticks left; 0: unlimited */
 	bool started;	       /* the command cputrack started */
-	bool sampled;	       /* a tick has come */
-	bool early;	       /* its execs followed without -e */
 	char comm[16];	       /* its image's name, for rows: read
 				  when it is first seen, and at exec */
 };
@@ -71,7 +69,6 @@ struct bpf_track {
 	unsigned nprocs; /* ever tracked */
 	int current;	 /* the set counting now */
 	hrtime_t tick_when;
-	hrtime_t grace_end;	 /* the started command's early execs */
 	uint64_t *zeros;	 /* a set's values at an LWP's start */
 	struct bthread **ticked; /* a tick's rows, put in order */
 	size_t nticked, room;
@@ -492,7 +489,7 @@ engine_open(struct bpf_track *bt, bool quiet)
 	int s, n = setgrp_nsets(ct->specs), most = 1, ret = 2;
 	unsigned flags = (ct->opt.follow_fork ? BPFENG_FOLLOW_FORK : 0) |
 	    (ct->opt.follow_exec ? BPFENG_FOLLOW_EXEC : 0) |
-	    (exec_grace_ns(ct) != 0 ? BPFENG_FOLLOW_START_EXEC : 0) |
+	    (follows_wrapper_execs(ct) ? BPFENG_FOLLOW_START_EXEC : 0) |
 	    (setgrp_joint(ct->specs) ? BPFENG_JOINT_SETS : 0);
 	struct bpfeng_set *sets;
 
@@ -676,7 +673,6 @@ static int
 start_target(struct bpf_track *bt)
 {
 	struct cputrack *ct = bt->ct;
-	struct bproc *p;
 	pid_t pid;
 
 	if (ct->opt.pid != 0) {
@@ -708,28 +704,10 @@ start_target(struct bpf_track *bt)
 		return -1;
 	}
 	ct->target = pid;
-	/* Not there if its record could not be made (the run is over). */
-	if (exec_grace_ns(ct) != 0 && (p = proc_find(bt, pid)) != NULL) {
-		p->early = true;
-		bt->grace_end = output_now() + exec_grace_ns(ct);
-	}
 	return 0;
 no_capture:
 	diag(NULL, "failed to capture pid %d\n", (int)ct->opt.pid);
 	return -1;
-}
-
-/* The started command's first sample, or its grace, is past. */
-static void
-grace_over(struct bpf_track *bt)
-{
-	struct bproc *p = proc_find(bt, bt->ct->target);
-
-	bt->grace_end = 0;
-	if (p != NULL && p->early) {
-		p->early = false;
-		(void)bpfeng_follow_exec(bt->eng, p->pid, false);
-	}
 }
 
 /*
@@ -824,7 +802,6 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 	uint64_t skipped = expirations - 1;
 
 	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next) {
-		p->sampled = true;
 		if (p->remaining == 0)
 			continue;
 		p->remaining -= skipped < p->remaining - 1 ? (unsigned)skipped :
@@ -885,8 +862,6 @@ tick(struct bpf_track *bt, uint64_t expirations)
 		t->turns |= 1u << next;
 	}
 	bt->current = next;
-	if (bt->grace_end != 0)
-		grace_over(bt);
 	count_ticks(bt, expirations);
 }
 
@@ -921,21 +896,6 @@ take_signals(struct bpf_track *bt)
 		end_run(bt, 0);
 		return;
 	}
-}
-
-/* Until the grace ends, or the engine's records are due (bpfeng.h). */
-static int
-poll_timeout(const struct bpf_track *bt)
-{
-	hrtime_t left;
-
-	if (bt->grace_end == 0)
-		return BPFENG_READ_MS;
-	left = bt->grace_end - output_now();
-	if (left <= 0)
-		return 0;
-	return left / 1000000 < BPFENG_READ_MS ? (int)(left / 1000000) + 1 :
-						 BPFENG_READ_MS;
 }
 
 /*
@@ -981,7 +941,7 @@ loop(struct bpf_track *bt)
 	uint64_t expirations;
 
 	while (!bt->ended && !bpfeng_done(bt->eng)) {
-		if (poll(fds, 3, poll_timeout(bt)) < 0 && errno != EINTR) {
+		if (poll(fds, 3, BPFENG_READ_MS) < 0 && errno != EINTR) {
 			diag(NULL, "poll failed - %s\n", strerror(errno));
 			end_run(bt, 1);
 			break;
@@ -995,8 +955,6 @@ loop(struct bpf_track *bt)
 		    read(bt->timerfd, &expirations, sizeof(expirations)) ==
 			(ssize_t)sizeof(expirations))
 			tick(bt, expirations);
-		if (bt->grace_end != 0 && output_now() >= bt->grace_end)
-			grace_over(bt);
 		cputrack_flush(bt->ct);
 		if (bt->ct->reader_gone)
 			end_run(bt, 0);

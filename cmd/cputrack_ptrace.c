@@ -30,8 +30,7 @@ struct tproc {
 	bool started;	  /* the command cputrack started */
 	bool forked;	  /* a child followed with -f */
 	bool lost;	  /* said that it cannot be followed */
-	bool sampled;	  /* a tick has come */
-	hrtime_t born;	  /* when tracking began */
+	bool made;	  /* it made a thread or a process */
 	char comm[16];	  /* its image's name, for rows: read
 			     while it is there to read */
 	int uncounted;	  /* LWPs of the image left uncounted */
@@ -73,7 +72,6 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 	p->ct = ct;
 	p->pid = pctx_pid(pctx);
 	p->started = started;
-	p->born = output_now();
 	if (comm != NULL)
 		strlcpy(p->comm, comm, sizeof(p->comm));
 	else
@@ -260,7 +258,8 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 
 	(void)pctx;
 	(void)pid;
-	(void)lwpid;
+	if (lwpid != 1)
+		l->proc->made = true;
 	if (l->grp == NULL)
 		return 0;
 	row_counts(
@@ -292,7 +291,6 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 
 	if (l->finished)
 		return 0;
-	l->proc->sampled = true;
 	if ((c = setgrp_sample(l->grp)) == NULL) {
 		sample_error(l, "tick", "perf counter");
 		return -1;
@@ -372,8 +370,7 @@ follows_exec(const struct tproc *p, const char *args)
 
 	if (ct->opt.follow_exec)
 		how = EXEC_FOLLOWED;
-	else if (p->started && !p->sampled &&
-	    output_now() - p->born < exec_grace_ns(ct))
+	else if (p->started && !p->made && follows_wrapper_execs(ct))
 		how = EXEC_FOLLOWED_EARLY;
 	exec_say(p->pid, args, how);
 	return how != EXEC_NOT_FOLLOWED;
@@ -405,6 +402,7 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	struct tproc *parent = arg, *p;
 	struct cputrack *ct = parent->ct;
 
+	parent->made = true;
 	row_fork(ct, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;

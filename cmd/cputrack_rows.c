@@ -157,21 +157,19 @@ row_fork(
 }
 
 /*
- * How long the command cputrack started may still exec and be followed
- * without -e: until its first sample (#!/usr/bin/env scripts, env, nice
- * and shims reach the program they are about so), unless --strict-exec
- * asks for Solaris's way, where every exec without -e ends the tracking.
- * 0: no such exec is followed.
+ * Whether, without -e, the command cputrack started has its execs
+ * followed until it makes its first thread or process: #!/usr/bin/env
+ * scripts, env, nice, sh -c 'exec ...' and shims reach the program they
+ * are about so, and a program that has made either runs as itself. A
+ * rule of what the command does, not of when. --strict-exec asks for
+ * Solaris's way, where every exec without -e ends the tracking.
  */
-hrtime_t
-exec_grace_ns(const struct cputrack *ct)
+bool
+follows_wrapper_execs(const struct cputrack *ct)
 {
 	const struct cputrack_opts *o = &ct->opt;
 
-	if (o->follow_exec || o->strict_exec || o->pid != 0)
-		return 0;
-	return (hrtime_t)(o->interval_ms != 0 ? o->interval_ms : 1000) *
-	    1000000LL;
+	return !o->follow_exec && !o->strict_exec && o->pid == 0;
 }
 
 void
@@ -182,8 +180,8 @@ exec_say(pid_t pid, const char *args, enum exec_follow how)
 		break;
 	case EXEC_FOLLOWED_EARLY:
 		diag(NULL,
-		    "pid %d exec'd '%s' before its first sample: "
-		    "followed (-e follows every exec)\n",
+		    "pid %d exec'd '%s' before making a thread or a "
+		    "process: followed (-e follows every exec)\n",
 		    (int)pid, args);
 		break;
 	case EXEC_NOT_FOLLOWED:

@@ -579,12 +579,14 @@ int
 BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid = parent->tgid, cpid = child->tgid, ctid = child->pid;
-	struct bpfeng_proc fresh_proc = { 0 };
+	struct bpfeng_proc fresh_proc = { 0 }, *parent_proc;
 	struct bpfeng_rec *r;
 
 	if ((child->flags & PF_IO_WORKER) ||
-	    bpf_map_lookup_elem(&procs, &ppid) == NULL)
+	    (parent_proc = bpf_map_lookup_elem(&procs, &ppid)) == NULL)
 		return 0;
+	/* Having made a thread or a process, it runs its own program. */
+	parent_proc->flags &= ~BPFENG_PROC_FOLLOW_EXEC;
 	if (cpid == ppid) {
 		if (track_thread(ctid, ppid, 0) == 0)
 			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0);

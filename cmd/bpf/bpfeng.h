@@ -117,7 +117,10 @@ typedef void(bpfeng_tick_fn)(
 /* open flags */
 #define BPFENG_FOLLOW_FORK	 0x1 /* count forked children too */
 #define BPFENG_FOLLOW_EXEC	 0x2 /* go on counting across exec */
-/* A started command's execs are followed (until bpfeng_follow_exec). */
+/*
+ * A started command's execs are followed until it makes a thread or a
+ * process (or bpfeng_follow_exec says otherwise).
+ */
 #define BPFENG_FOLLOW_START_EXEC 0x4
 /*
  * The sets' events have no counter limit (software events, tracepoints):

@@ -49,8 +49,8 @@ usage_text() {
 	    '		  default), BPF at each context switch, or BPF where it' \
 	    '		  can run' \
 	    '	--strict-exec' \
-	    '		  without -e, not even an exec before the first sample is' \
-	    '		  followed' \
+	    "		  without -e, no exec is followed, not even a wrapper's" \
+	    '		  (env, nice) before it makes a thread or a process' \
 	    '	--pass-status' \
 	    "		  exit with the command's status (128 + signal if a" \
 	    '		  signal ended it) when the run itself succeeded' \
