@@ -378,6 +378,18 @@ count_drop(struct output *o, const char *label)
  * Interval rows (tick) go first: the other rows, the totals among them,
  * have the queue's reserve too.
  */
+
+/*
+ * A row of one interval (a tick, a gap, a cgroup's): the queue may drop
+ * it when full, as the totals that follow hold its counts too.
+ */
+static bool
+interval_row(const char *label)
+{
+	return strcmp(label, "tick") == 0 || strcmp(label, "gap") == 0 ||
+	    strcmp(label, "cgroup") == 0;
+}
+
 static void
 queue_record(
     struct output *o, enum rec_kind kind, const struct out_row *r, hrtime_t t)
@@ -424,7 +436,7 @@ queue_record(
 				strlen(strings[i]) + 1 };
 		}
 	parts[0] = (struct iovec) { &rec, sizeof(rec) };
-	if (!out_queue_put(o->queue, parts, n, strcmp(r->label, "tick") != 0))
+	if (!out_queue_put(o->queue, parts, n, !interval_row(r->label)))
 		count_drop(o, r->label);
 	if (o->rec.len > 0)
 		out_buf_reset(&o->rec);
