@@ -29,7 +29,7 @@ open_output(struct cputrack *ct)
 	struct out_config cfg = ct->opt.out;
 
 	cfg.specs = ct->specs;
-	cfg.pid = ct->opt.follow_fork;
+	cfg.pid = ct->opt.follow_fork || ct->opt.cgroup != NULL;
 	ct->out = output_open(ct->cpc, &cfg);
 	return ct->out != NULL ? 0 : -1;
 }
@@ -102,6 +102,7 @@ finish(struct cputrack *ct, int status)
 		status = ct->command_status;
 	setgrp_free(ct->specs);
 	cpc_close(ct->cpc);
+	free(ct->opt.cgroup);
 	if (ct->stop_signal != 0 && !ct->reader_gone)
 		status = die_of(ct->stop_signal);
 	return status;

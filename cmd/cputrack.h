@@ -22,6 +22,7 @@
 
 #include "libcpc.h"
 #include "libpctx.h"
+#include "cgroupdir.h"
 #include "output.h"
 #include "setgrp.h"
 
@@ -38,9 +39,12 @@ struct cputrack_opts {
 	bool verbose;
 	pid_t pid;	/* -p, or 0 */
 	char **command; /* the command to start, or NULL */
+	/* --cgroup's directory, resolved, or NULL */
+	struct cgroup_dir *cgroup;
 	/* -n, -t, --format, -o/--output, --output-fd, --listen */
 	struct out_config out;
 	enum track_engine engine;
+	bool engine_given; /* --engine */
 };
 
 struct bpf_track;
@@ -118,6 +122,9 @@ void row_totals(struct cputrack *ct, const struct row_lwp *who,
 void row_exec(struct cputrack *ct, const struct row_lwp *who,
     const setgrp_t *acc, const char *args, const char *image_comm,
     const char *partial);
+/* --cgroup: what its threads together counted since its last row. */
+void row_cgroup(struct cputrack *ct, const struct row_lwp *who, int set,
+    const struct set_counts *c, unsigned long intervals);
 /* A fork marker, at when (0: now). */
 void row_fork(
     struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child, hrtime_t when);

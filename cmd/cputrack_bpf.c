@@ -78,6 +78,15 @@ struct bpf_track {
 	int status;
 	bool lost_said;
 	char why[BPFENG_WHY_LEN];
+	/*
+	 * --cgroup: its rows' group, sampled with the sum of its threads'
+	 * totals and of those of the threads gone (cg_gone); its ticks left
+	 * with -N.
+	 */
+	setgrp_t *cg, *cg_gone;
+	uint64_t *cg_sum;
+	struct row_lwp cg_who;
+	unsigned cg_ticks_left;
 };
 
 static int
@@ -128,16 +137,22 @@ proc_new(struct bpf_track *bt, pid_t pid)
 	p->next_lwpid = 1;
 	proc_comm(pid, p->comm, sizeof(p->comm));
 	p->leader = (struct row_lwp) { pid, 1, pid, p->comm };
-	p->remaining = ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0;
+	/* -N counts a cgroup's ticks, not each of its processes'. */
+	p->remaining = ct->opt.interval_ms != 0 && ct->opt.cgroup == NULL ?
+	    ct->opt.nsamples :
+	    0;
 	/* The first process is the command cputrack started, or -p's. */
-	p->started = p->seq == 0 && ct->opt.pid == 0;
+	p->started = p->seq == 0 && ct->opt.command != NULL;
 	RB_INSERT(bproc_tree, &bt->procs, p);
 	return p;
 }
 
+/* A thread's counts stay in its cgroup's when it goes. */
 static void
 thread_free(struct bpf_track *bt, struct bthread *t)
 {
+	if (bt->cg_gone != NULL)
+		setgrp_accumulate(bt->cg_gone, t->grp);
 	RB_REMOVE(bthread_tree, &bt->threads, t);
 	setgrp_free(t->grp);
 	free(t);
@@ -288,7 +303,8 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 	 */
 	who = who_of(t);
 	if (tid != pid &&
-	    !(flags & (BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO)))
+	    !(flags &
+		(BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO | BPFENG_EXIT_LEFT)))
 		row_totals(bt->ct, &who, "lwp_exit", t->grp, NULL);
 	thread_free(bt, t);
 }
@@ -407,12 +423,27 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 	proc_free(bt, p);
 }
 
+/* A process that left the cgroup runs on: its totals, as at an exit. */
+static void
+on_proc_left(void *arg, pid_t pid, uint64_t when_ns)
+{
+	struct bpf_track *bt = arg;
+	struct bproc *p = proc_find(bt, pid);
+
+	(void)when_ns;
+	if (p == NULL)
+		return;
+	row_totals(bt->ct, &p->leader, "leave", p->acc, NULL);
+	proc_free(bt, p);
+}
+
 static const struct bpfeng_ops track_ops = {
 	.lwp_create = on_lwp_create,
 	.lwp_exit = on_lwp_exit,
 	.fork = on_fork,
 	.exec = on_exec,
 	.exit = on_proc_exit,
+	.left = on_proc_left,
 };
 
 static void
@@ -530,6 +561,9 @@ track_free(struct bpf_track *bt)
 
 	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
 		proc_free(bt, p);
+	setgrp_free(bt->cg);
+	setgrp_free(bt->cg_gone);
+	free(bt->cg_sum);
 	if (bt->sigfd >= 0)
 		close(bt->sigfd);
 	if (bt->timerfd >= 0)
@@ -669,12 +703,41 @@ capturable(pid_t pid)
 	return 0;
 }
 
+/* The cgroup's rows come from a group of their own. */
+static int
+start_cgroup(struct bpf_track *bt)
+{
+	struct cputrack *ct = bt->ct;
+	const struct cgroup_dir *cg = ct->opt.cgroup;
+	int s, most = 1;
+
+	for (s = 0; s < ct->nsets; s++)
+		if (setgrp_spec(ct->specs, s)->nreqs > most)
+			most = setgrp_spec(ct->specs, s)->nreqs;
+	if ((bt->cg = setgrp_accumulator(ct->specs)) == NULL ||
+	    (bt->cg_gone = setgrp_accumulator(ct->specs)) == NULL ||
+	    (bt->cg_sum = calloc((size_t)most, sizeof(uint64_t))) == NULL) {
+		diag(NULL, "no memory available\n");
+		return -1;
+	}
+	bt->cg_who = (struct row_lwp) { 0, 0, 0, cg->name };
+	bt->cg_ticks_left = ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0;
+	if (bpfeng_attach_cgroup(bt->eng, cg->id, cg->level, cg->path, bt->why,
+		sizeof(bt->why)) != 0) {
+		diag(NULL, "%s\n", bt->why);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 start_target(struct bpf_track *bt)
 {
 	struct cputrack *ct = bt->ct;
 	pid_t pid;
 
+	if (ct->opt.cgroup != NULL)
+		return start_cgroup(bt);
 	if (ct->opt.pid != 0) {
 		if (capturable(ct->opt.pid) != 0)
 			goto no_capture;
@@ -801,6 +864,11 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 	struct bproc *p, *next;
 	uint64_t skipped = expirations - 1;
 
+	if (bt->cg_ticks_left > 0 &&
+	    (bt->cg_ticks_left -= expirations < bt->cg_ticks_left ?
+		    (unsigned)expirations :
+		    bt->cg_ticks_left) == 0)
+		end_run(bt, 0);
 	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next) {
 		if (p->remaining == 0)
 			continue;
@@ -811,6 +879,38 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 			proc_free(bt, p);
 		}
 	}
+}
+
+/*
+ * The cgroup's row at a tick: the sum of the totals of its threads, live
+ * and gone, less that of its last row.
+ */
+static void
+cgroup_row(struct bpf_track *bt, unsigned long intervals)
+{
+	int s = bt->current, n = setgrp_spec(bt->ct->specs, s)->nreqs, i;
+	const struct set_counts *c;
+	struct set_times times = { 0, 0 };
+	struct bthread *t;
+
+	memset(bt->cg_sum, 0, (size_t)n * sizeof(uint64_t));
+	if (setgrp_sampled(bt->cg_gone, s)) {
+		c = setgrp_total(bt->cg_gone, s);
+		times = c->times;
+		for (i = 0; i < n; i++)
+			bt->cg_sum[i] = c->values[i];
+	}
+	RB_FOREACH (t, bthread_tree, &bt->threads) {
+		if (!setgrp_sampled(t->grp, s))
+			continue;
+		c = setgrp_total(t->grp, s);
+		times.enabled_ns += c->times.enabled_ns;
+		times.running_ns += c->times.running_ns;
+		for (i = 0; i < n; i++)
+			bt->cg_sum[i] += c->values[i];
+	}
+	setgrp_sample_counts(bt->cg, s, bt->cg_sum, &times, bt->tick_when);
+	row_cgroup(bt->ct, &bt->cg_who, s, setgrp_slice(bt->cg, s), intervals);
 }
 
 /*
@@ -845,6 +945,8 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 		row_tick(bt->ct, &who, bt->current,
 		    setgrp_slice(t->grp, bt->current), intervals);
 	}
+	if (bt->cg != NULL)
+		cgroup_row(bt, intervals);
 	return 0;
 }
 
@@ -881,7 +983,7 @@ take_signals(struct bpf_track *bt)
 
 	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		has_it = si.ssi_code <= 0 && si.ssi_pid != 0 &&
-		    bt->ct->opt.pid == 0 && bt->ct->stop_count == 0 &&
+		    bt->ct->opt.command != NULL && bt->ct->stop_count == 0 &&
 		    bpfeng_command_signaled(bt->eng, (int)si.ssi_signo,
 			(pid_t)si.ssi_pid, SIGNAL_PAIR_MS);
 		if (cputrack_signal(
@@ -997,7 +1099,7 @@ bpf_track(struct cputrack *ct)
 	if (start_target(bt) != 0)
 		return 1;
 	if (cputrack_early_signal() != 0) {
-		if (ct->opt.pid == 0) {
+		if (ct->opt.command != NULL) {
 			ct->stop_signal = cputrack_early_signal();
 			(void)kill(ct->target, SIGKILL);
 		}
@@ -1005,6 +1107,8 @@ bpf_track(struct cputrack *ct)
 	}
 	begin(bt);
 	loop(bt);
+	if (bt->cg != NULL)
+		row_totals(ct, &bt->cg_who, "total", bt->cg, NULL);
 	note_hidden(bt);
 	return bt->status == 0 && !ct->write_failed ? 0 : 1;
 }

@@ -15,10 +15,11 @@
 #include "cputrack.h"
 #include "diag.h"
 
-enum { OPT_STRICT_EXEC = CMDLINE_OWN, OPT_ENGINE, OPT_PASS_STATUS };
+enum { OPT_STRICT_EXEC = CMDLINE_OWN, OPT_ENGINE, OPT_PASS_STATUS, OPT_CGROUP };
 
 static const struct option own_options[] = { { "engine", required_argument,
 						 NULL, OPT_ENGINE },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
 	{ NULL, 0, NULL, 0 } };
@@ -34,7 +35,7 @@ usage(FILE *out)
 	    "\t\t[--format=table|csv|json|openmetrics|prometheus]\n"
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
 	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status]\n"
-	    "\t\t-c events [command [args] | -p pid]\n"
+	    "\t\t-c events [command [args] | -p pid | --cgroup=dir]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
 	    "\t-T secs\t  seconds between samples, default 1\n"
@@ -49,6 +50,9 @@ usage(FILE *out)
 	    "\t-o file\t  write cpu statistics to this file\n"
 	    "\t-c events specify processor events to be monitored\n"
 	    "\t-p pid\t  pid of existing process to capture\n"
+	    "\t--cgroup=dir\n"
+	    "\t\t  every process in a cgroup (v2) and below it, those\n"
+	    "\t\t  that come included, while they are there (BPF engine)\n"
 	    "\t--format=table|csv|json|openmetrics|prometheus\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
@@ -126,6 +130,48 @@ parse_engine(const char *arg, enum track_engine *engine)
 	return 0;
 }
 
+/* Resolved at once: a bad directory is bad input, said before anything. */
+static void
+parse_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
+{
+	char why[PATH_MAX + 128];
+
+	free(o->cgroup);
+	if ((o->cgroup = malloc(sizeof(*o->cgroup))) == NULL) {
+		diag(NULL, "no memory available\n");
+		*bad = true;
+		return;
+	}
+	if (cgroup_dir_resolve(arg, o->cgroup, why, sizeof(why)) != 0) {
+		diag(NULL, "%s\n", why);
+		*bad = true;
+	}
+}
+
+/*
+ * Only the BPF engine sees a process come into a cgroup, so --cgroup
+ * counts with it. 0, or the status to exit with.
+ */
+static int
+cgroup_engine(struct cputrack_opts *o)
+{
+	if (o->engine_given && o->engine == ENGINE_PTRACE) {
+		diag(NULL,
+		    "--cgroup needs the BPF engine: the ptrace engine cannot "
+		    "see a process come into a cgroup\n");
+		return 2;
+	}
+	o->engine = ENGINE_BPF;
+	/* Whatever its processes make or run is the cgroup's. */
+	o->follow_fork = o->follow_exec = true;
+	if (o->pass_status) {
+		diag(NULL,
+		    "--pass-status needs a command to start, not --cgroup\n");
+		return 2;
+	}
+	return 0;
+}
+
 /* One of cputrack's own options. */
 static int
 option(void *arg, int c, const char *value, bool *bad)
@@ -155,10 +201,14 @@ option(void *arg, int c, const char *value, bool *bad)
 	case OPT_STRICT_EXEC:
 		o->strict_exec = true;
 		break;
+	case OPT_CGROUP:
+		parse_cgroup(o, bad, value);
+		break;
 	case OPT_PASS_STATUS:
 		o->pass_status = true;
 		break;
 	case OPT_ENGINE:
+		o->engine_given = true;
 		if (parse_engine(value, &o->engine) != 0) {
 			diag(NULL,
 			    "invalid engine '%s' (ptrace, bpf or "
@@ -194,10 +244,27 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	ct->opt.out = cl.out;
+	if (ct->opt.cgroup != NULL) {
+		if (ct->opt.pid != 0) {
+			*status = cmdline_usage_error(
+			    "--cgroup and -p cannot be given together");
+			return false;
+		}
+		if (optind < argc) {
+			*status = cmdline_usage_error(
+			    "--cgroup and a command ('%s') cannot be given "
+			    "together",
+			    argv[optind]);
+			return false;
+		}
+		*status = cgroup_engine(&ct->opt);
+		return *status == 0;
+	}
 	/* A command to start, or -p: one of them. */
 	if (optind >= argc && ct->opt.pid == 0) {
 		*status = cmdline_usage_error(
-		    "no command and no -p: give a command to start, or -p pid");
+		    "no command and no -p: give a command to start, -p pid "
+		    "or --cgroup=dir");
 		return false;
 	}
 	if (optind < argc && ct->opt.pid != 0) {

@@ -50,6 +50,17 @@ row_tick(struct cputrack *ct, const struct row_lwp *who, int set,
 	counts_row(ct, who, intervals > 1 ? "gap" : "tick", set, c, intervals);
 }
 
+/*
+ * A cgroup's row, beside its threads' tick rows: pid and LWP 0, its
+ * name for the process's.
+ */
+void
+row_cgroup(struct cputrack *ct, const struct row_lwp *who, int set,
+    const struct set_counts *c, unsigned long intervals)
+{
+	counts_row(ct, who, "cgroup", set, c, intervals);
+}
+
 void
 row_not_counted(struct cputrack *ct, const struct row_lwp *who,
     const char *label, int set, const char *why)
@@ -169,7 +180,7 @@ follows_wrapper_execs(const struct cputrack *ct)
 {
 	const struct cputrack_opts *o = &ct->opt;
 
-	return !o->follow_exec && !o->strict_exec && o->pid == 0;
+	return !o->follow_exec && !o->strict_exec && o->command != NULL;
 }
 
 void

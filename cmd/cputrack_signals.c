@@ -5,9 +5,9 @@
  *
  * SIGHUP, SIGINT, SIGQUIT and SIGTERM that are ignored when cputrack
  * starts stay ignored. Otherwise one of them ends the run: a captured
- * process's LWPs get a last tick row (what they counted since the last
- * tick), it is let go and runs on, and cputrack exits 0; a command
- * cputrack started is sent the same signal, unless it has it already
+ * process's LWPs (a cgroup's) get a last tick row (what they counted
+ * since the last tick), they are let go and run on, and cputrack exits 0; a
+ * command cputrack started is sent the same signal, unless it has it already
  * (from the terminal, or pending), and is tracked until it exits, its
  * rows printed; a second signal kills it. cputrack then dies of the first
  * signal (SIGQUIT without a core; main's die_of), so that its parent sees
@@ -83,7 +83,8 @@ got_it_too(pid_t pid, int sig, int si_code)
 int
 cputrack_signal(struct cputrack *ct, int sig, int si_code, bool target_has_it)
 {
-	if (ct->opt.pid != 0)
+	/* Only a command cputrack started is its to signal. */
+	if (ct->opt.command == NULL)
 		return 1;
 	if (ct->stop_signal == 0)
 		ct->stop_signal = sig;

@@ -186,6 +186,8 @@ _cputrack()
 			arg=o
 		elif [[ $w == --output-fd || $w == --listen ]]; then
 			arg=N
+		elif [[ $w == --cgroup ]]; then
+			arg=cgroup
 		elif [[ $w == --* ]]; then
 			:
 		elif [[ $w == -?* ]]; then
@@ -230,6 +232,9 @@ _cputrack()
 	engine)
 		COMPREPLY=($(compgen -W 'ptrace bpf auto' -- "$cur"))
 		;;
+	cgroup)
+		_filedir -d
+		;;
 	T | N | r) ;;
 	*)
 		case $cur in
@@ -243,6 +248,10 @@ _cputrack()
 			;;
 		--output=*)
 			COMPREPLY=($(compgen -f -P --output= -- "${cur#--output=}"))
+			;;
+		--cgroup=*)
+			COMPREPLY=($(compgen -d -P --cgroup= -- "${cur#--cgroup=}"))
+			compopt -o nospace
 			;;
 		--output-fd=* | --listen=*) ;;
 		-c?*)

@@ -54,6 +54,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define SIGNAL_GROUP_EXIT 0x00000004
 #define PF_IO_WORKER	  0x00000010
+#define PF_EXITING	  0x00000004
+#define PF_KTHREAD	  0x00200000
 
 /* Fixed by userspace before load. */
 const volatile __u32 ncpus = 1;
@@ -98,6 +100,14 @@ __u64 hidden_switches;
 __u32 command_pid;
 __u32 signal_sender[BPFENG_NSIG];
 __u32 signal_count[BPFENG_NSIG];
+/*
+ * A target cgroup, by its id and its level in the hierarchy, or 0: a
+ * thread seen running in it or below it is tracked from then on, and a
+ * tracked one seen running outside it is not any more. Set by userspace
+ * once the programs run.
+ */
+__u64 target_cgroup;
+__u32 target_level;
 
 /* Counter c of CPU n is at c * ncpus + n. */
 struct {
@@ -512,6 +522,125 @@ ended_by_exec(struct task_struct *p)
 }
 
 /*
+ * The kernel's cgroups, local to this file: a task's cgroup in the
+ * unified hierarchy, its depth there, its parent, and its id (its
+ * directory's kernfs node's).
+ */
+struct kernfs_node___cg {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct cgroup_subsys_state___cg {
+	struct cgroup_subsys_state___cg *parent;
+} __attribute__((preserve_access_index));
+
+struct cgroup___cg {
+	struct cgroup_subsys_state___cg self;
+	struct kernfs_node___cg *kn;
+	int level;
+} __attribute__((preserve_access_index));
+
+struct css_set___cg {
+	struct cgroup___cg *dfl_cgrp;
+} __attribute__((preserve_access_index));
+
+struct task_struct___cg {
+	struct css_set___cg *cgroups;
+} __attribute__((preserve_access_index));
+
+/* Whether p is in the target cgroup or below it. */
+static __always_inline bool
+in_target(struct task_struct *p)
+{
+	struct task_struct___cg *task = (void *)p;
+	struct cgroup___cg *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+	struct cgroup_subsys_state___cg *css;
+	int steps, i;
+
+	if (cg == NULL)
+		return false;
+	steps = BPF_CORE_READ(cg, level) - (int)target_level;
+	if (steps < 0 || steps > BPFENG_CGROUP_DEPTH)
+		return false;
+	for (i = 0; i < BPFENG_CGROUP_DEPTH && i < steps; i++) {
+		/* A cgroup's parent is its own css's, which it holds. */
+		css = BPF_CORE_READ(cg, self.parent);
+		if (css == NULL)
+			return false;
+		cg = (void *)((char *)css -
+		    bpf_core_field_offset(struct cgroup___cg, self));
+	}
+	return BPF_CORE_READ(cg, kn, id) == target_cgroup;
+}
+
+static __always_inline bool caller_may_trace(struct task_struct *p);
+
+/*
+ * A thread of the target cgroup, seen running: tracked, and counted from
+ * the CPU's mark just made, if the caller may count it.
+ */
+static __always_inline void
+enter(struct task_struct *p, __u32 tid)
+{
+	struct bpfeng_proc fresh_proc = { 0 };
+	__u32 pid = BPF_CORE_READ(p, tgid);
+
+	if (!caller_may_trace(p))
+		return;
+	(void)bpf_map_update_elem(&procs, &pid, &fresh_proc, BPF_NOEXIST);
+	if (track_thread(tid, pid, 0) == 0)
+		send(BPFENG_REC_ENTER, pid, tid, 0);
+}
+
+/*
+ * A tracked thread seen running outside the target cgroup, its counts
+ * marked: they go with the record, and the thread and its process are
+ * no longer tracked (its other threads leave when they are seen, or
+ * userspace lets them go). The record is tested for NULL once (see
+ * exec_tracked).
+ */
+static __always_inline void
+leave(__u32 tid, struct bpfeng_thread *t)
+{
+	__u32 pid = t->pid;
+	struct bpfeng_rec *r;
+
+	r = reserve(BPFENG_REC_LEAVE, pid, tid, 0,
+	    sizeof(*r) + (__u64)nslots * sizeof(__u64));
+	if (r == NULL) {
+		bpf_map_delete_elem(&procs, &pid);
+		bpf_map_delete_elem(&threads, &tid);
+		return;
+	}
+	copy_counts(r, 0, t);
+	if (bpf_map_delete_elem(&procs, &pid) == 0)
+		r->flags |= BPFENG_REC_PROC_LEFT;
+	bpf_map_delete_elem(&threads, &tid);
+	submit(r);
+}
+
+/*
+ * With a target cgroup: p (the task that was running, its counts marked,
+ * or the one that runs next, or the one a flush found) if it just crossed
+ * the cgroup's border. One on its way out (its exit already seen) never
+ * comes in.
+ */
+static __always_inline void
+watch_cgroup(struct task_struct *p, __u32 tid)
+{
+	struct bpfeng_thread *t;
+
+	if (tid == 0)
+		return;
+	if ((t = bpf_map_lookup_elem(&threads, &tid)) != NULL) {
+		if (!in_target(p))
+			leave(tid, t);
+	} else if (!(BPF_CORE_READ(p, flags) & (PF_KTHREAD | PF_EXITING)) &&
+	    in_target(p))
+		enter(p, tid);
+}
+
+/*
  * Every context switch, before it: what the CPU counted goes to prev.
  */
 SEC("tp_btf/sched_switch")
@@ -523,6 +652,10 @@ BPF_PROG(
 
 	if (m != NULL)
 		mark_running(m, prev->pid, next->pid, true);
+	if (target_cgroup != 0) {
+		watch_cgroup(prev, prev->pid);
+		watch_cgroup(next, next->pid);
+	}
 	return 0;
 }
 
@@ -536,6 +669,7 @@ int
 flush(void *ctx)
 {
 	struct mark *m = this_mark();
+	struct task_struct *task;
 	__u32 tid;
 
 	if (m == NULL)
@@ -544,6 +678,10 @@ flush(void *ctx)
 		return 1;
 	tid = current_tid();
 	mark_running(m, tid, tid, false);
+	if (target_cgroup != 0) {
+		task = (struct task_struct *)bpf_get_current_task();
+		watch_cgroup(task, tid);
+	}
 	return 0;
 }
 

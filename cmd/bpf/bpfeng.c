@@ -310,6 +310,8 @@ load(struct bpfeng *eng, char *why, size_t whylen)
 	eng->command_pid = &eng->skel->bss->command_pid;
 	eng->signal_sender = eng->skel->bss->signal_sender;
 	eng->signal_count = eng->skel->bss->signal_count;
+	eng->target_cgroup = &eng->skel->bss->target_cgroup;
+	eng->target_level = &eng->skel->bss->target_level;
 	return 0;
 }
 
@@ -463,7 +465,7 @@ bpfeng_untrack(struct bpfeng *eng, pid_t pid)
 bool
 bpfeng_done(const struct bpfeng *eng)
 {
-	return eng->target != 0 && RB_EMPTY(&eng->procs) &&
+	return eng->target != 0 && !eng->by_cgroup && RB_EMPTY(&eng->procs) &&
 	    (eng->child <= 0 || eng->child_released);
 }
 
@@ -531,5 +533,6 @@ bpfeng_close(struct bpfeng *eng)
 	free(eng->batch_keys);
 	free(eng->batch_values);
 	free(eng->zero_value);
+	free(eng->read_value);
 	free(eng);
 }

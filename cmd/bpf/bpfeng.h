@@ -69,6 +69,8 @@ enum bpfeng_origin {
  * it (a thread that leaves alone, or is taken by exit(0), has status 0).
  */
 #define BPFENG_EXIT_NONZERO 0x2
+/* It left the target cgroup (its process with it): it runs on, uncounted. */
+#define BPFENG_EXIT_LEFT    0x4
 
 /* flags of exec */
 #define BPFENG_EXEC_FOLLOWED	0x1 /* the new image is counted */
@@ -108,6 +110,11 @@ struct bpfeng_ops {
 	    const struct bpfeng_counts *counts, unsigned flags,
 	    uint64_t when_ns);
 	void (*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
+	/*
+	 * With a target cgroup: the process left it, and runs on, no
+	 * longer counted; its threads have had their lwp_exit (LEFT).
+	 */
+	void (*left)(void *arg, pid_t pid, uint64_t when_ns);
 };
 
 /* A live thread's counts at a tick (held only during the call). */
@@ -178,6 +185,19 @@ void bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len);
 pid_t bpfeng_start(
     struct bpfeng *eng, char *const argv[], char *why, size_t whylen);
 int bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen);
+
+/*
+ * The target is a cgroup (v2), by the id and level cgroupdir.h gives
+ * and its directory: every thread of every process in it or below it,
+ * those there now and those that come, from then on, until it leaves
+ * (lwp_exit LEFT, then left). The processes there now are FIRST, their
+ * other threads FOUND, before it returns; a thread that comes later is
+ * FOUND when it is first seen running there (its process with it), and
+ * counts from then. A process the caller could not ptrace is not counted
+ * unless it may ptrace any. The engine is never done. 0 or -1 with why.
+ */
+int bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
+    const char *dir, char *why, size_t whylen);
 
 /*
  * Whether pid's execs are followed (a tracked process), whatever the

@@ -52,14 +52,18 @@ struct bpfeng_proc {
  * child's pid); LWP_EXIT (pid, tid; arg: the thread's exit status; data:
  * the counts); EXEC (pid, tid:
  * the exec'ing thread's before; data: the argument string, then the
- * counts); EXIT (pid, tid; arg: the wait status).
+ * counts); EXIT (pid, tid; arg: the wait status). With a target cgroup:
+ * ENTER (pid, tid: a thread found in it, counted from now on), LEAVE
+ * (pid, tid: a thread found outside it; data: the counts).
  */
 enum bpfeng_rec_type {
 	BPFENG_REC_LWP_CREATE = 1,
 	BPFENG_REC_FORK,
 	BPFENG_REC_LWP_EXIT,
 	BPFENG_REC_EXEC,
-	BPFENG_REC_EXIT
+	BPFENG_REC_EXIT,
+	BPFENG_REC_ENTER,
+	BPFENG_REC_LEAVE
 };
 
 /*
@@ -71,6 +75,9 @@ enum bpfeng_rec_type {
 #define BPFENG_REC_NO_COUNTS   0x4 /* the thread was not tracked */
 #define BPFENG_REC_UNTRACEABLE 0x8
 #define BPFENG_REC_FIRST_IMAGE 0x10 /* exec: a started command's first */
+#define BPFENG_REC_PROC_LEFT   0x20 /* leave: its process is untracked */
+/* Cgroups this deep below the target's level are not looked into. */
+#define BPFENG_CGROUP_DEPTH    64
 
 /* A ring buffer record. */
 struct bpfeng_rec {

@@ -96,7 +96,9 @@ eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid,
 static void
 proc_end(struct bpfeng *eng, struct eng_proc *p, bool report)
 {
-	if (report && eng->ops->exit != NULL)
+	if (report && p->left && eng->ops->left != NULL)
+		eng->ops->left(eng->arg, p->pid, p->exit_ns);
+	else if (report && !p->left && eng->ops->exit != NULL)
 		eng->ops->exit(eng->arg, p->pid, p->status, p->exit_ns);
 	RB_REMOVE(eng_proc_tree, &eng->procs, p);
 	free(p);
@@ -137,6 +139,73 @@ on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 			(r->arg != 0 ? BPFENG_EXIT_NONZERO : 0),
 		    record_counts(r, r->data), r->when_ns);
 	thread_end(eng, t);
+}
+
+/* A thread seen in the target cgroup: its process comes with it. */
+static void
+on_enter(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	pid_t pid = (pid_t)r->pid, tid = (pid_t)r->tid;
+
+	if (eng_announce_proc(eng, pid) == 0)
+		(void)eng_announce_thread(eng, pid, tid,
+		    tid == pid ? BPFENG_LWP_FIRST : BPFENG_LWP_FOUND,
+		    r->when_ns);
+}
+
+/*
+ * A thread the programs let go, or one userspace does (counts NULL: read
+ * from the map, if the programs have not let it go meanwhile; they then
+ * send it).
+ */
+static void
+thread_left(struct bpfeng *eng, struct eng_thread *t, const __u64 *counts,
+    uint64_t when_ns)
+{
+	uint32_t key = (uint32_t)t->tid;
+	const struct bpfeng_thread *value = eng->read_value;
+
+	if (counts == NULL) {
+		if (bpf_map_lookup_elem(
+			eng->threads_fd, &key, eng->read_value) != 0 ||
+		    bpf_map_delete_elem(eng->threads_fd, &key) != 0)
+			return;
+		counts = value->slots;
+	}
+	if (eng->ops->lwp_exit != NULL)
+		eng->ops->lwp_exit(eng->arg, t->pid, t->tid, BPFENG_EXIT_LEFT,
+		    (const struct bpfeng_counts *)(const void *)counts,
+		    when_ns);
+	thread_end(eng, t);
+}
+
+/*
+ * A thread seen outside the target cgroup. The first of its process ends
+ * the process's tracking: the others go now, and its end comes after them.
+ */
+static void
+on_leave(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	struct eng_thread *t = eng_thread_find(eng, (pid_t)r->tid), *u, *next;
+	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
+	pid_t pid = (pid_t)r->pid;
+
+	if (p != NULL && (r->flags & BPFENG_REC_PROC_LEFT)) {
+		p->left = p->exited = true;
+		p->exit_ns = r->when_ns;
+	}
+	if (t != NULL)
+		thread_left(eng, t, r->data, r->when_ns);
+	if (!(r->flags & BPFENG_REC_PROC_LEFT))
+		return;
+	if (eng->read_value != NULL ||
+	    (eng->read_value = malloc(eng->value_size)) != NULL)
+		RB_FOREACH_SAFE (u, eng_thread_tree, &eng->threads, next)
+			if (u->pid == pid)
+				thread_left(eng, u, NULL, r->when_ns);
+	/* None of its threads was announced: it ends all the same. */
+	if ((p = proc_find(eng, pid)) != NULL && p->left && p->nthreads == 0)
+		proc_end(eng, p, true);
 }
 
 static void
@@ -236,6 +305,7 @@ record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 
 	switch (r->type) {
 	case BPFENG_REC_LWP_EXIT:
+	case BPFENG_REC_LEAVE:
 		return size >= sizeof(*r) + counts;
 	case BPFENG_REC_EXEC:
 		return size >= sizeof(*r) + BPFENG_ARGS_LEN + counts;
@@ -269,6 +339,12 @@ on_record(void *ctx, void *data, size_t size)
 		break;
 	case BPFENG_REC_EXIT:
 		on_proc_exit(eng, r);
+		break;
+	case BPFENG_REC_ENTER:
+		on_enter(eng, r);
+		break;
+	case BPFENG_REC_LEAVE:
+		on_leave(eng, r);
 		break;
 	default:
 		break;

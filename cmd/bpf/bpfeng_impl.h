@@ -31,6 +31,7 @@ struct eng_proc {
 	pid_t pid;
 	int nthreads; /* announced, not ended */
 	bool exited;  /* its exit waits for them */
+	bool left;    /* it left the target cgroup: no exit comes */
 	int status;
 	uint64_t exit_ns;
 };
@@ -76,11 +77,14 @@ struct bpfeng {
 	volatile __u32 *command_pid;
 	volatile __u32 *signal_sender; /* per signal */
 	volatile __u32 *signal_count;
+	volatile __u64 *target_cgroup;
+	volatile __u32 *target_level;
 	uint32_t signals_seen[BPFENG_NSIG];
 	struct ring_buffer *rb;
 	int epfd; /* the ring and the child */
 
 	pid_t target;	     /* 0 until there is one */
+	bool by_cgroup;	     /* the target is a cgroup: never done */
 	pid_t child;	     /* a started command */
 	bool child_released; /* its exec not followed */
 	int child_fd;	     /* its pidfd */
@@ -104,6 +108,7 @@ struct bpfeng {
 	uint64_t flush_ns;
 	uint64_t lost_seen; /* losses reported */
 	void *zero_value;   /* a thread's, zeroed */
+	void *read_value;   /* a thread's, read from the map */
 };
 
 /* bpfeng_check.c */
@@ -141,6 +146,8 @@ void eng_untrack(struct bpfeng *eng, pid_t pid);
 uint64_t eng_now_ns(void);
 
 /* bpfeng_target.c */
+int eng_track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags);
+int eng_adopt_process(struct bpfeng *eng, pid_t pid);
 void eng_reap_child(struct bpfeng *eng, bool wait);
 void eng_kill_child(struct bpfeng *eng);
 

@@ -62,6 +62,18 @@ bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
 }
 
 int
+bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
+    const char *dir, char *why, size_t whylen)
+{
+	(void)eng;
+	(void)id;
+	(void)level;
+	(void)dir;
+	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	return -1;
+}
+
+int
 bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 {
 	(void)eng;

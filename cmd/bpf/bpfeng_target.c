@@ -25,8 +25,8 @@
  * threads is given up on. */
 #define ATTACH_PASSES 1000
 
-static int
-track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags)
+int
+eng_track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags)
 {
 	struct bpfeng_proc proc = { .flags = flags };
 	uint32_t key = (uint32_t)pid;
@@ -172,7 +172,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	go[0] = report[1] = -1;
 	watch_child(eng, pid);
 	*eng->command_pid = (uint32_t)pid;
-	if (track_proc(eng, pid,
+	if (eng_track_proc(eng, pid,
 		(eng->flags & BPFENG_FOLLOW_START_EXEC) ?
 		    BPFENG_PROC_FOLLOW_EXEC :
 		    0) != 0 ||
@@ -351,11 +351,32 @@ check_process(pid_t pid, char *why, size_t whylen)
 	return 0;
 }
 
+/*
+ * Track pid and every thread it has, found in /proc, from now on; its
+ * leader FIRST. 0 or -1 (errno).
+ */
 int
-bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
+eng_adopt_process(struct bpfeng *eng, pid_t pid)
 {
 	int pass, added;
 
+	/* The process first: threads it makes from now on are tracked. */
+	if (eng_track_proc(eng, pid, 0) != 0 ||
+	    eng_announce_proc(eng, pid) != 0 ||
+	    adopt_thread(eng, pid, pid) != 0)
+		return -1;
+	for (pass = 0; pass < ATTACH_PASSES; pass++) {
+		if ((added = adopt_pass(eng, pid)) < 0)
+			return -1;
+		if (added == 0)
+			break;
+	}
+	return 0;
+}
+
+int
+bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
+{
 	if (eng->target != 0) {
 		eng_why(why, whylen, "the engine has a target already");
 		errno = EINVAL;
@@ -363,16 +384,8 @@ bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
 	}
 	if (check_process(pid, why, whylen) != 0)
 		return -1;
-	/* The process first: threads it makes from now on are tracked. */
-	if (track_proc(eng, pid, 0) != 0 || eng_announce_proc(eng, pid) != 0 ||
-	    adopt_thread(eng, pid, pid) != 0)
+	if (eng_adopt_process(eng, pid) != 0)
 		goto fail;
-	for (pass = 0; pass < ATTACH_PASSES; pass++) {
-		if ((added = adopt_pass(eng, pid)) < 0)
-			goto fail;
-		if (added == 0)
-			break;
-	}
 	eng->target = pid;
 	/*
 	 * A thread on a CPU now counts from that CPU's flush, not from its

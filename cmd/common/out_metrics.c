@@ -45,7 +45,7 @@
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x)  STRINGIFY_(x)
 
-enum kind { K_CPU, K_TOTAL, K_LWP, K_PROCESS };
+enum kind { K_CPU, K_TOTAL, K_LWP, K_PROCESS, K_CGROUP };
 
 struct series {
 	struct series *prev, *next;   /* all, oldest first */
@@ -566,6 +566,20 @@ is(const struct out_row *row, const char *label)
 	return strcmp(row->label, label) == 0;
 }
 
+/*
+ * --cgroup's rows: pid 0, the cgroup's name for comm. Each of its interval
+ * rows adds to its series, which never end; its total at the end of the
+ * run is their sum.
+ */
+static void
+cgroup_row(struct out_metrics *m, const struct out_row *row)
+{
+	if (is(row, "cgroup"))
+		apply(series_find(m, K_CGROUP, -1, 0, -1, row->setno,
+			  row->comm != NULL ? row->comm : ""),
+		    row, false);
+}
+
 static void
 cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 {
@@ -591,14 +605,14 @@ cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 		apply(lwp, row, true);
 		if (is(row, "lwp_exit"))
 			end(m, lwp, now);
-	} else if (is(row, "exec") || is(row, "exit")) {
+	} else if (is(row, "exec") || is(row, "exit") || is(row, "leave")) {
 		if (proc != NULL)
 			begin(m, proc, row->pid, image);
 		apply(proc, row, true);
 		if (row->not_counted == NULL && p != NULL && lwp != NULL)
 			finish_lwps(m, p, proc, lwp, row);
 		end_image(m, row->pid, row->setno, now);
-		if (is(row, "exit"))
+		if (!is(row, "exec"))
 			proc_forget(m, row->pid);
 	}
 }
@@ -631,7 +645,9 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 		return;
 	}
 	m->changed = true;
-	if (m->run->cfg.tool == OUT_CPUTRACK)
+	if (m->run->cfg.tool == OUT_CPUTRACK && row->pid == 0)
+		cgroup_row(m, row);
+	else if (m->run->cfg.tool == OUT_CPUTRACK)
 		cputrack_row(m, row, now);
 	else if (row->cpu >= 0)
 		cpustat_row(m, row);
@@ -736,6 +752,8 @@ sample_start(struct out_metrics *m, const struct family *f,
 		label_int(b, &first, "lwp", s->lwp);
 	if (s->kind == K_LWP || s->kind == K_PROCESS)
 		label(b, &first, "comm", s->comm);
+	if (s->kind == K_CGROUP)
+		label(b, &first, "cgroup", s->comm);
 	if (event != NULL)
 		label(b, &first, "event", event);
 	label_int(b, &first, "set", s->set);
@@ -890,6 +908,21 @@ out_metrics_render(
 		F_COUNTER, "seconds",
 		"Clock events counted by all the LWPs of a "
 		"process image." };
+	static const struct family cevents = { NULL, "cgroup_events", F_COUNTER,
+		NULL,
+		"Events counted by the threads of a cgroup (--cgroup) while "
+		"they were in it." };
+	static const struct family cclocks = { NULL, "cgroup_event_seconds",
+		F_COUNTER, "seconds",
+		"Clock events counted by the threads of a cgroup while they "
+		"were in it." };
+	static const struct family cenabled = {
+		NULL, "cgroup_enabled_seconds", F_COUNTER, "seconds",
+		"Time the set was enabled on the threads of a cgroup, summed."
+	};
+	static const struct family crunning = { NULL, "cgroup_running_seconds",
+		F_COUNTER, "seconds",
+		"Time the set counted on the threads of a cgroup, summed." };
 	static const struct family gaps = { NULL, "gap_intervals", F_COUNTER,
 		NULL,
 		"Intervals held in gap rows: their sample times were "
@@ -914,6 +947,10 @@ out_metrics_render(
 	if (kind == K_LWP) {
 		events_family(m, b, K_PROCESS, &pevents, false, openmetrics);
 		events_family(m, b, K_PROCESS, &pclocks, true, openmetrics);
+		events_family(m, b, K_CGROUP, &cevents, false, openmetrics);
+		events_family(m, b, K_CGROUP, &cclocks, true, openmetrics);
+		times_family(m, b, K_CGROUP, &cenabled, false, openmetrics);
+		times_family(m, b, K_CGROUP, &crunning, true, openmetrics);
 		sample_name(m, &m->samples, &dropped);
 		out_buf_printf(
 		    &m->samples, " %llu\n", (unsigned long long)m->dropped);

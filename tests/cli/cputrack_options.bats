@@ -21,7 +21,7 @@ usage_text() {
 	    '		[--format=table|csv|json|openmetrics|prometheus]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status]' \
-	    '		-c events [command [args] | -p pid]' \
+	    '		-c events [command [args] | -p pid | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
 	    '	-T secs	  seconds between samples, default 1' \
@@ -36,6 +36,9 @@ usage_text() {
 	    '	-o file	  write cpu statistics to this file' \
 	    '	-c events specify processor events to be monitored' \
 	    '	-p pid	  pid of existing process to capture' \
+	    '	--cgroup=dir' \
+	    '		  every process in a cgroup (v2) and below it, those' \
+	    '		  that come included, while they are there (BPF engine)' \
 	    '	--format=table|csv|json|openmetrics|prometheus' \
 	    '		  output format, default table' \
 	    '	--output=file' \
@@ -287,7 +290,7 @@ cputrack: failed to capture pid 999999" ]
 	ct_run "$W/ct_marker" "$T/ran"
 	assert_usage_error "cputrack: no events to count: name them with -c (--list lists them)"
 	ct_run -c "$WRITE"
-	assert_usage_error "cputrack: no command and no -p: give a command to start, or -p pid"
+	assert_usage_error "cputrack: no command and no -p: give a command to start, -p pid or --cgroup=dir"
 	ct_run -c "$WRITE" -p $$ "$W/ct_marker" "$T/ran"
 	assert_usage_error "cputrack: -p and a command ('$W/ct_marker') cannot be given together"
 	[ ! -e "$T/ran" ]

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A cgroup as the target. The programs find each thread that runs in it
+ * or below it, and each tracked one that runs outside it, at its switch
+ * or at a flush; the processes there at the start are adopted from
+ * cgroup.procs here, as -p's is, so that each has its rows from the
+ * start, sleeping or not.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpfeng_impl.h"
+
+/* The processes of one cgroup; a process gone meanwhile is let go. */
+static void
+adopt_procs(struct bpfeng *eng, int dirfd)
+{
+	char line[32], *end;
+	FILE *f;
+	long pid;
+	int fd;
+
+	if ((fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if ((f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		pid = strtol(line, &end, 10);
+		if (pid <= 0 || (*end != '\n' && *end != '\0') ||
+		    eng_thread_find(eng, (pid_t)pid) != NULL)
+			continue;
+		if (eng_adopt_process(eng, (pid_t)pid) != 0)
+			eng_untrack(eng, (pid_t)pid);
+	}
+	fclose(f);
+}
+
+/* The cgroup's processes, then its children's, depth levels down at most. */
+static void
+adopt_tree(struct bpfeng *eng, int dirfd, int depth)
+{
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	adopt_procs(eng, dirfd);
+	if (depth >= BPFENG_CGROUP_DEPTH || (fd = dup(dirfd)) < 0)
+		return;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_type != DT_DIR || strcmp(d->d_name, ".") == 0 ||
+		    strcmp(d->d_name, "..") == 0)
+			continue;
+		fd = openat(dirfd, d->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		adopt_tree(eng, fd, depth + 1);
+		close(fd);
+	}
+	closedir(dir);
+}
+
+int
+bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
+    const char *dir, char *why, size_t whylen)
+{
+	int fd;
+
+	if (eng->target != 0) {
+		eng_why(why, whylen, "the engine has a target already");
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		eng_why(why, whylen, "cannot open the cgroup %s - %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	eng->target = -1;
+	eng->by_cgroup = true;
+	*eng->target_level = (uint32_t)level;
+	/* From here on the programs find what comes. */
+	__atomic_store_n(eng->target_cgroup, id, __ATOMIC_RELEASE);
+	/* Of those there now, the programs check each one as it runs. */
+	if (eng_may_trace_any())
+		adopt_tree(eng, fd, 0);
+	close(fd);
+	/* A thread on a CPU now counts from that CPU's flush. */
+	return eng_flush(eng, why, whylen);
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --cgroup's directory. Systems mount the unified hierarchy in different
+ * places (/sys/fs/cgroup, or /sys/fs/cgroup/unified beside v1
+ * controllers), so the mount comes from mountinfo; the kernel knows a
+ * cgroup by the id that name_to_handle_at(2) gives for its directory, and
+ * by its depth.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include "cgroupdir.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* mountinfo writes space, tab, newline and backslash as \ooo. */
+static void
+unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else
+			*out++ = *s;
+	}
+	*out = '\0';
+}
+
+/*
+ * "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ...":
+ * the optional fields end at a lone "-".
+ */
+static int
+mount_line(char *line, char **root, char **mnt, char **type)
+{
+	char *field, *save = NULL;
+	int i;
+
+	*root = *mnt = *type = NULL;
+	for (i = 0;
+	     (field = strtok_r(i == 0 ? line : NULL, " \n", &save)) != NULL;
+	     i++) {
+		if (i == 3)
+			*root = field;
+		else if (i == 4)
+			*mnt = field;
+		else if (i > 5 && strcmp(field, "-") == 0) {
+			*type = strtok_r(NULL, " \n", &save);
+			break;
+		}
+	}
+	return *root != NULL && *mnt != NULL && *type != NULL ? 0 : -1;
+}
+
+int
+cgroup2_mount(
+    FILE *mountinfo, char *mnt, size_t mntlen, char *root, size_t rootlen)
+{
+	char *line = NULL, *r, *m, *type;
+	size_t room = 0;
+	int found = -1;
+
+	while (found != 0 && getline(&line, &room, mountinfo) > 0) {
+		if (mount_line(line, &r, &m, &type) != 0 ||
+		    strcmp(type, "cgroup2") != 0)
+			continue;
+		unescape(r);
+		unescape(m);
+		if (strlen(m) < mntlen && strlen(r) < rootlen) {
+			strcpy(mnt, m);
+			strcpy(root, r);
+			found = 0;
+		}
+	}
+	free(line);
+	return found;
+}
+
+/* path is dir or below it. */
+static const char *
+below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return path;
+	if (strncmp(path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return NULL;
+	return path + n;
+}
+
+/* Where arg names a directory, before symbolic links are resolved. */
+static int
+spelled_path(const char *arg, const char *mnt, char *path, size_t len)
+{
+	int n;
+
+	if (arg[0] == '/' && below(arg, mnt) != NULL)
+		n = snprintf(path, len, "%s", arg);
+	else
+		n = snprintf(path, len, "%s%s%s",
+		    strcmp(mnt, "/") == 0 ? "" : mnt, arg[0] == '/' ? "" : "/",
+		    arg);
+	return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int
+depth(const char *name)
+{
+	int level = 0;
+
+	for (; *name != '\0'; name++)
+		if (name[0] == '/' && name[1] != '/' && name[1] != '\0')
+			level++;
+	return level;
+}
+
+/* The name in the hierarchy: the mount's root, then what is below it. */
+static int
+hierarchy_name(struct cgroup_dir *cg, const char *root, const char *rest)
+{
+	int n;
+
+	if (strcmp(root, "/") == 0)
+		root = "";
+	n = snprintf(cg->name, sizeof(cg->name), "%s%s", root, rest);
+	if (n < 0 || (size_t)n >= sizeof(cg->name))
+		return -1;
+	if (cg->name[0] == '\0')
+		strcpy(cg->name, "/");
+	cg->level = depth(cg->name);
+	return 0;
+}
+
+static int
+cgroup_id(const char *path, uint64_t *id)
+{
+	union {
+		struct file_handle fh;
+		char room[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h;
+	int mount_id;
+
+	h.fh.handle_bytes = sizeof(uint64_t);
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) != 0)
+		return -1;
+	if (h.fh.handle_bytes != sizeof(uint64_t)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+int
+cgroup_dir_resolve(
+    const char *arg, struct cgroup_dir *cg, char *why, size_t whylen)
+{
+	char mnt[PATH_MAX], root[PATH_MAX], spelled[PATH_MAX];
+	const char *rest;
+	struct statfs fs;
+	struct stat st;
+	FILE *f;
+	int found;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL) {
+		snprintf(why, whylen,
+		    "--cgroup '%s': cannot read /proc/self/mountinfo - %s", arg,
+		    strerror(errno));
+		return -1;
+	}
+	found = cgroup2_mount(f, mnt, sizeof(mnt), root, sizeof(root));
+	fclose(f);
+	if (found != 0) {
+		snprintf(why, whylen,
+		    "--cgroup '%s': no cgroup v2 hierarchy is mounted", arg);
+		return -1;
+	}
+	if (arg[0] == '\0' ||
+	    spelled_path(arg, mnt, spelled, sizeof(spelled)) != 0 ||
+	    realpath(spelled, cg->path) == NULL) {
+		snprintf(why, whylen, "--cgroup '%s': no such cgroup under %s",
+		    arg, mnt);
+		return -1;
+	}
+	if ((rest = below(cg->path, mnt)) == NULL ||
+	    statfs(cg->path, &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC ||
+	    stat(cg->path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen,
+		    "--cgroup '%s': not a cgroup v2 directory (the hierarchy "
+		    "is mounted on %s)",
+		    arg, mnt);
+		return -1;
+	}
+	if (hierarchy_name(cg, root, rest) != 0 ||
+	    cgroup_id(cg->path, &cg->id) != 0) {
+		snprintf(why, whylen, "--cgroup '%s': cannot tell its id - %s",
+		    arg, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A cgroup v2 directory named on the command line: where the unified
+ * hierarchy is mounted (from /proc/self/mountinfo, never assumed), the
+ * directory, and the numbers the kernel knows it by.
+ */
+#ifndef CGROUPDIR_H
+#define CGROUPDIR_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct cgroup_dir {
+	char path[PATH_MAX]; /* the directory */
+	char name[PATH_MAX]; /* in the hierarchy, as /proc/PID/cgroup says:
+				"/" or "/a/b" */
+	uint64_t id;	     /* the kernel's cgroup id */
+	int level;	     /* below the hierarchy's root: "/" is 0 */
+};
+
+/*
+ * The first cgroup2 mount in a mountinfo text: its mount point and the
+ * directory of the hierarchy it shows (its root, "/" but in a cgroup
+ * namespace or a bind mount). 0, or -1 when there is none.
+ */
+int cgroup2_mount(
+    FILE *mountinfo, char *mnt, size_t mntlen, char *root, size_t rootlen);
+
+/*
+ * arg as --cgroup takes it: a directory under the cgroup2 mount, or a
+ * path in the hierarchy ("/system.slice/x.service", as /proc/PID/cgroup
+ * writes it, or relative: "system.slice/x.service"). 0, or -1 with why, a
+ * line that names arg.
+ */
+int cgroup_dir_resolve(
+    const char *arg, struct cgroup_dir *cg, char *why, size_t whylen);
+
+#endif /* CGROUPDIR_H */

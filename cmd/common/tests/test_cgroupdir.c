@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cgroupdir.c: the cgroup2 mount found in mountinfo texts of the layouts
+ * systems have, and --cgroup's spellings resolved on this machine's own
+ * hierarchy, in a cgroup the test makes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroupdir.h"
+#include "check.h"
+
+static int
+mount_of(const char *text, char *mnt, char *root)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	if (f == NULL)
+		return -2;
+	ret = cgroup2_mount(f, mnt, PATH_MAX, root, PATH_MAX);
+	fclose(f);
+	return ret;
+}
+
+static void
+test_mountinfo(void)
+{
+	char mnt[PATH_MAX], root[PATH_MAX];
+
+	/* systemd's unified layout. */
+	CHECK(mount_of("22 1 0:20 / /sys rw shared:7 - sysfs sysfs rw\n"
+		       "26 22 0:23 / /sys/fs/cgroup rw,nosuid shared:9 - "
+		       "cgroup2 cgroup2 rw,nsdelegate\n",
+		  mnt, root) == 0);
+	CHECK(strcmp(mnt, "/sys/fs/cgroup") == 0 && strcmp(root, "/") == 0);
+	/* The hybrid layout: v1 controllers, v2 beside them. */
+	CHECK(mount_of("31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+		       "32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup "
+		       "rw,cpu\n"
+		       "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 "
+		       "cgroup2 rw\n",
+		  mnt, root) == 0);
+	CHECK(strcmp(mnt, "/sys/fs/cgroup/unified") == 0);
+	/* No optional fields; an escaped space; a container's root. */
+	CHECK(mount_of("50 40 0:40 /kube\\040pods /mnt/my\\040cg rw - "
+		       "cgroup2 none rw\n",
+		  mnt, root) == 0);
+	CHECK(
+	    strcmp(mnt, "/mnt/my cg") == 0 && strcmp(root, "/kube pods") == 0);
+	/* Only v1, and a v1 hierarchy named like it: none. */
+	CHECK(mount_of("32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup "
+		       "rw,cpu\n"
+		       "33 31 0:30 / /cgroup2 rw - cgroup cgroup2 rw\n",
+		  mnt, root) == -1);
+	CHECK(mount_of("", mnt, root) == -1);
+}
+
+static void
+check_same(const char *arg, const struct cgroup_dir *want)
+{
+	struct cgroup_dir got;
+	char why[512];
+
+	check_count++;
+	if (cgroup_dir_resolve(arg, &got, why, sizeof(why)) != 0 ||
+	    strcmp(got.path, want->path) != 0 ||
+	    strcmp(got.name, want->name) != 0 || got.id != want->id ||
+	    got.level != want->level) {
+		check_failures++;
+		fprintf(stderr, "'%s': not resolved as '%s' (%s)\n", arg,
+		    want->path, why);
+	}
+}
+
+static void
+check_refused(const char *arg, const char *reason)
+{
+	struct cgroup_dir got;
+	char why[512] = "";
+
+	check_count++;
+	if (cgroup_dir_resolve(arg, &got, why, sizeof(why)) == 0 ||
+	    strstr(why, arg) == NULL || strstr(why, reason) == NULL) {
+		check_failures++;
+		fprintf(stderr, "'%s': '%s', expected it refused: %s\n", arg,
+		    why, reason);
+	}
+}
+
+/* Every spelling of one cgroup is the same cgroup; its id is its inode's. */
+static void
+test_resolve(void)
+{
+	char mnt[PATH_MAX], root[PATH_MAX], dir[PATH_MAX + 64], name[128];
+	char sub[PATH_MAX + 128], spelled[PATH_MAX + 128];
+	struct cgroup_dir top, cg;
+	struct stat st;
+	char why[512];
+	FILE *f;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		SKIP("cannot read /proc/self/mountinfo");
+	if (cgroup2_mount(f, mnt, sizeof(mnt), root, sizeof(root)) != 0)
+		SKIP("no cgroup v2 hierarchy is mounted here");
+	fclose(f);
+	snprintf(name, sizeof(name), "cpctools-test-%d", (int)getpid());
+	snprintf(dir, sizeof(dir), "%s/%s", mnt, name);
+	if (mkdir(dir, 0755) != 0)
+		SKIP("cannot make a cgroup in %s (%s): making one needs root",
+		    mnt, strerror(errno));
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	CHECK(mkdir(sub, 0755) == 0);
+	CHECK(cgroup_dir_resolve(sub, &cg, why, sizeof(why)) == 0);
+	CHECK(stat(sub, &st) == 0 && (uint64_t)st.st_ino == cg.id);
+	snprintf(spelled, sizeof(spelled), "/%s/sub", name);
+	if (strcmp(root, "/") == 0)
+		CHECK(strcmp(cg.name, spelled) == 0 && cg.level == 2);
+	check_same(spelled, &cg);
+	check_same(spelled + 1, &cg);
+	snprintf(spelled, sizeof(spelled), "%s/../%s/sub/", dir, name);
+	check_same(spelled, &cg);
+	CHECK(cgroup_dir_resolve("/", &top, why, sizeof(why)) == 0 &&
+	    top.level == 0 && strcmp(top.path, mnt) == 0);
+	check_refused("no-such-cgroup-here", "no such cgroup");
+	check_refused("", "no such cgroup");
+	snprintf(spelled, sizeof(spelled), "%s/cgroup.procs", name);
+	check_refused(spelled, "not a cgroup v2 directory");
+	check_refused("/proc/self/..", "no such cgroup");
+	CHECK(rmdir(sub) == 0 && rmdir(dir) == 0);
+}
+
+int
+main(void)
+{
+	test_mountinfo();
+	test_resolve();
+	return check_report("test_cgroupdir");
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+# cputrack --cgroup: every thread of every process in a real cgroup v2
+# directory and below it, those there at the start, started in it and
+# moved into it, counted exactly from then on, and nothing outside it;
+# a process that leaves is let go with its totals. The ptrace engine
+# refuses it before anything starts.
+
+load bpf_helper
+
+setup() {
+	bd_setup
+	CGM=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") print $5; break } }' \
+	    /proc/self/mountinfo | head -n 1)
+	[ -n "$CGM" ] || skip "no cgroup v2 hierarchy is mounted here"
+	NAME=cpctools-bats-$$-$BATS_TEST_NUMBER
+	CG=$CGM/$NAME
+	mkdir "$CG" "$CG/sub" ||
+	    skip "cannot make a cgroup under $CGM (a container's read-only one)"
+}
+
+teardown() {
+	local p
+	for p in $(cat "$CG/sub/cgroup.procs" "$CG/cgroup.procs" \
+	    2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	ct_teardown
+	rmdir "$CG/sub" "$CG" 2>/dev/null || true
+}
+
+# gated NAME THREADS K [into CGROUP_DIR]: wl_gate THREADS K behind the
+# gate $T/NAME.gate, its pid in $T/NAME.pid, waiting once it is ready. With
+# "into", a shell puts itself into the cgroup, waits to be let on
+# ($T/NAME.hold), then execs the workload: it is found there only once
+# it runs again, and its "ready" write is counted.
+gated() {
+	local name=$1 threads=$2 k=$3
+	mkfifo "$T/$name.gate"
+	if [ "${4:-}" = into ]; then
+		mkfifo "$T/$name.hold"
+		sh -c 'echo $$ >"$1/cgroup.procs"; read x <"$2"; exec "$3" "$4" "$5"' \
+		    sh "$5" "$T/$name.hold" "$W/wl_gate" "$threads" "$k" \
+		    <"$T/$name.gate" >"$T/$name.out" &
+	else
+		"$W/wl_gate" "$threads" "$k" <"$T/$name.gate" >"$T/$name.out" &
+	fi
+	echo $! >"$T/$name.pid"
+	ct_bg $!
+	# Opened for writing only after the reader: the fifo blocks till then.
+	eval "exec {fd}>\"$T/$name.gate\""
+	echo "$fd" >"$T/$name.fd"
+	[ "${4:-}" = into ] && echo >"$T/$name.hold"
+	wait_line "$T/$name.out" '^ready$'
+}
+
+open_gate() {
+	local fd
+	fd=$(cat "$T/$1.fd")
+	echo >&"$fd"
+	eval "exec $fd>&-"
+}
+
+pid_of() {
+	cat "$T/$1.pid"
+}
+
+# The value of the rows of pid $1 labelled $2, one per line, LWPs in order.
+rows_of() {
+	awk -v pid="$1" -v label="$2" '$2 == pid && $4 == label { print $5 }' \
+	    "$T/out"
+}
+
+wait_rows() {
+	local i
+	for i in $(seq 300); do
+		[ "$(awk -v want="$1" '$4 == want' "$T/out" | wc -l)" -ge "$2" ] &&
+		    return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+@test "--cgroup: there at the start, started in it, moved into it, below it: counted exactly; outside: not" {
+	gated before 2 100 into "$CG"
+	start_cputrack_until ' cgroup ' --cgroup="/$NAME" -T 0.2 -c "$WRITE"
+	# Started in a cgroup below it; moved into it from outside; outside.
+	gated started 3 50 into "$CG/sub"
+	gated moved 1 70
+	echo "$(pid_of moved)" >"$CG/cgroup.procs"
+	gated outside 1 33
+	open_gate before
+	open_gate started
+	open_gate moved
+	open_gate outside
+	wait_rows exit 3 || { cat "$T/out" "$T/err"; false; }
+	kill -INT "$CPID"
+	wait_cputrack
+	cat "$T/err"
+	[ "$status" -eq 0 ]
+	# Its "ready" came before the run; the workers' writes after it.
+	[ "$(rows_of "$(pid_of before)" exit)" = 200 ]
+	[ "$(rows_of "$(pid_of before)" lwp_exit | sort | tr '\n' ' ')" = "100 100 " ]
+	[ "$(rows_of "$(pid_of started)" exit)" = 151 ]
+	[ "$(rows_of "$(pid_of started)" lwp_exit | tr '\n' ' ')" = "50 50 50 " ]
+	[ "$(rows_of "$(pid_of moved)" exit)" = 70 ]
+	[ -z "$(awk -v pid="$(pid_of outside)" '$2 == pid' "$T/out")" ]
+	# The cgroup's rows add up to its processes' totals, and so does its
+	# total at the end.
+	[ "$(awk '$4 == "cgroup" { s += $5 } END { print s }' "$T/out")" = 421 ]
+	[ "$(awk '$2 == 0 && $4 == "total" { print $5 }' "$T/out")" = 421 ]
+}
+
+@test "--cgroup: a process that leaves is let go with its totals (leave), counted no more; the run goes on while the cgroup is empty" {
+	gated leaving 1 40 into "$CG"
+	start_cputrack_until ' cgroup ' --cgroup="$CG" -T 0.2 -c "$WRITE"
+	wait_rows cgroup 2
+	echo "$(pid_of leaving)" >"$CGM/cgroup.procs"
+	open_gate leaving
+	wait_rows leave 1 || { cat "$T/out" "$T/err"; false; }
+	wait "$(pid_of leaving)"
+	# Empty now: it goes on ticking.
+	local n
+	n=$(awk '$4 == "cgroup"' "$T/out" | wc -l)
+	wait_rows cgroup $((n + 3))
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	# Its ready write came before the run; its 40 after it left are
+	# not counted.
+	[ "$(rows_of "$(pid_of leaving)" leave)" = 0 ]
+	[ -z "$(rows_of "$(pid_of leaving)" exit)" ]
+	[ "$(awk '$2 == 0 && $4 == "total" { print $5 }' "$T/out")" = 0 ]
+}
+
+@test "--cgroup: the ptrace engine, -p, a command and a bad directory are refused before anything starts" {
+	run -2 "$CPUTRACK" --engine=ptrace --cgroup="/$NAME" -c "$WRITE"
+	[ "$output" = "cputrack: --cgroup needs the BPF engine: the ptrace engine cannot see a process come into a cgroup" ]
+	run -2 "$CPUTRACK" --cgroup="/$NAME" -p 1 -c "$WRITE"
+	[ "${lines[0]}" = "cputrack: --cgroup and -p cannot be given together" ]
+	run -2 "$CPUTRACK" --cgroup="/$NAME" -c "$WRITE" true
+	[ "${lines[0]}" = "cputrack: --cgroup and a command ('true') cannot be given together" ]
+	run -2 "$CPUTRACK" --cgroup=/no-such-cgroup-"$NAME" -c "$WRITE"
+	[ "$output" = "cputrack: --cgroup '/no-such-cgroup-$NAME': no such cgroup under $CGM" ]
+	run -2 "$CPUTRACK" --cgroup="$NAME/cgroup.procs" -c "$WRITE"
+	[ "$output" = "cputrack: --cgroup '$NAME/cgroup.procs': not a cgroup v2 directory (the hierarchy is mounted on $CGM)" ]
+	run -2 "$CPUTRACK" --cgroup="/$NAME" --pass-status -c "$WRITE"
+	[ "$output" = "cputrack: --pass-status needs a command to start, not --cgroup" ]
+}
+
+@test "--cgroup in OpenMetrics: a series per cgroup holds what its threads counted there; its rows make no process series" {
+	gated moved 2 30
+	echo "$(pid_of moved)" >"$CG/cgroup.procs"
+	"$CPUTRACK" --cgroup="/$NAME" -T 0.2 --format=openmetrics \
+	    -o "$T/m.prom" -c "$WRITE" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	local series="cputrack_cgroup_events_total{cgroup=\"/$NAME\",event=\"$WRITE\",set=\"0\"}"
+	wait_file "$T/m.prom"
+	open_gate moved
+	wait "$(pid_of moved)"
+	local i
+	for i in $(seq 100); do
+		grep -qxF "$series 60" "$T/m.prom" && break
+		sleep 0.1
+	done
+	grep -qxF "$series 60" "$T/m.prom" || { cat "$T/m.prom"; false; }
+	grep -q "^cputrack_cgroup_running_seconds_total{cgroup=\"/$NAME\",set=\"0\"} " "$T/m.prom"
+	! grep -q 'pid="0"' "$T/m.prom"
+	kill -TERM "$CPID"
+	wait "$CPID"
+}
