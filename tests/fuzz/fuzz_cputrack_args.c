@@ -34,14 +34,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_set_debug(false);
 	optind = 0; /* glibc: start a new scan */
 	if (cputrack_options(&ct, args.argc, args.argv, &status)) {
-		/* Parsed: a spec, and a command or a pid, not both. */
+		/* Parsed: a spec, and one target: a command, a pid or a
+		 * cgroup. */
 		if (setgrp_nsets(ct.specs) == 0 ||
-		    (ct.opt.command != NULL) == (ct.opt.pid != 0))
+		    (ct.opt.command != NULL) + (ct.opt.pid != 0) +
+			    (ct.opt.cgroup != NULL) !=
+			1)
 			abort();
 	} else if (status != 0 && status != 1 && status != 2) {
 		abort();
 	}
 	setgrp_free(ct.specs);
+	free(ct.opt.cgroup);
 	free(args.buf);
 	return 0;
 }
