@@ -122,7 +122,8 @@ start_target() {
 		[ "$status" -eq 0 ] || { echo "SIG$sig: $status"; cat "$T/err"; false; }
 		[ -z "$(cat "$T/err")" ]
 		# One row per LWP: the main thread's none, each worker's 20.
-		[ "$(ct_rows tick | tr '\n' ' ')" = "1 0 2 20 3 20 " ]
+		[ "$(ct_rows tick | tr '\n' ' ')" = "1 0 2 20 3 20 " ] ||
+		    { echo "SIG$sig"; cat "$T/out"; false; }
 		! grep -qE ' (exit|lwp_exit) ' "$T/out"
 		assert_free "$TPID"
 	done
