@@ -68,6 +68,7 @@ struct series {
 	uint64_t enabled[2];
 	uint64_t running[2];
 	uint64_t gap_intervals; /* cpustat: held in gap rows */
+	uint64_t set_ns;	/* a cgroup's: time its set was in use */
 	/*
 	 * A process's: what the series of its image's LWPs that were
 	 * dropped had (nvalues values, then enabled and running), so that
@@ -100,6 +101,7 @@ struct out_metrics {
 	struct mproc *procs[PROC_BUCKETS];
 	bool changed;
 	struct out_buf samples; /* a family's, while rendered */
+	hrtime_t cgroup_row_at; /* the last cgroup row's time, or 0 */
 };
 
 struct out_metrics *
@@ -574,10 +576,23 @@ is(const struct out_row *row, const char *label)
 static void
 cgroup_row(struct out_metrics *m, const struct out_row *row)
 {
-	if (is(row, "cgroup"))
-		apply(series_find(m, K_CGROUP, -1, 0, -1, row->setno,
-			  row->comm != NULL ? row->comm : ""),
-		    row, false);
+	hrtime_t since =
+	    m->cgroup_row_at != 0 ? m->cgroup_row_at : m->run->start;
+	struct series *s;
+
+	if (!is(row, "cgroup"))
+		return;
+	s = series_find(m, K_CGROUP, -1, 0, -1, row->setno,
+	    row->comm != NULL ? row->comm : "");
+	apply(s, row, false);
+	/*
+	 * The sets take turns at the ticks, for every thread at once: the
+	 * time since the last row is this row's set's.
+	 */
+	if (s != NULL && row->when > since)
+		s->set_ns += (uint64_t)(row->when - since);
+	if (row->when > m->cgroup_row_at)
+		m->cgroup_row_at = row->when;
 }
 
 static void
@@ -798,6 +813,22 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 	family_out(m, b, f, om);
 }
 
+/* A cgroup's sets' turns: the run's time each was in use. */
+static void
+set_time_family(
+    struct out_metrics *m, struct out_buf *b, const struct family *f, bool om)
+{
+	struct series *s;
+
+	for (s = m->first; s != NULL; s = s->next) {
+		if (s->kind != K_CGROUP || !s->counted)
+			continue;
+		sample_start(m, f, s, NULL, NULL);
+		value_out(&m->samples, s->set_ns, true);
+	}
+	family_out(m, b, f, om);
+}
+
 static void
 times_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
     const struct family *f, bool running, bool om)
@@ -923,6 +954,10 @@ out_metrics_render(
 	static const struct family crunning = { NULL, "cgroup_running_seconds",
 		F_COUNTER, "seconds",
 		"Time the set counted on the threads of a cgroup, summed." };
+	static const struct family cset = { NULL, "cgroup_set_seconds",
+		F_COUNTER, "seconds",
+		"Time of the run the set was in use (the sets take turns at "
+		"the ticks): its rate is the set's share." };
 	static const struct family gaps = { NULL, "gap_intervals", F_COUNTER,
 		NULL,
 		"Intervals held in gap rows: their sample times were "
@@ -951,6 +986,7 @@ out_metrics_render(
 		events_family(m, b, K_CGROUP, &cclocks, true, openmetrics);
 		times_family(m, b, K_CGROUP, &cenabled, false, openmetrics);
 		times_family(m, b, K_CGROUP, &crunning, true, openmetrics);
+		set_time_family(m, b, &cset, openmetrics);
 		sample_name(m, &m->samples, &dropped);
 		out_buf_printf(
 		    &m->samples, " %llu\n", (unsigned long long)m->dropped);

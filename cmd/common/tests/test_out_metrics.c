@@ -476,6 +476,60 @@ test_many_series(void)
 	store_close(&s);
 }
 
+/* A --cgroup row of set: pid and LWP 0, the cgroup's name for comm. */
+static void
+feed_cgroup(struct store *s, const char *label, int set, const uint64_t *values,
+    hrtime_t when)
+{
+	struct out_row row = lwp_row(label, 0, 0, "/svc", values);
+
+	row.tid = 0;
+	row.setno = set;
+	row.when = when;
+	out_metrics_row(s->m, &row, when);
+}
+
+/*
+ * A cgroup's rows add up in its series, which count the time each set was
+ * in use between them; its total adds nothing; a process that left has
+ * its totals, as at an exit.
+ */
+static void
+test_cputrack_cgroup(void)
+{
+	uint64_t faults5[] = { 5, 0 }, faults4[] = { 4, 0 }, cs7[] = { 7 };
+	uint64_t total[] = { 9, 0 };
+	struct store s;
+	const char *text;
+
+	store_open(&s, OUT_CPUTRACK);
+	s.run.start = 10 * SEC;
+	feed_cgroup(&s, "cgroup", 0, faults5, 11 * SEC);
+	feed_cgroup(&s, "cgroup", 1, cs7, 12 * SEC);
+	feed_cgroup(&s, "cgroup", 0, faults4, 13 * SEC + SEC / 2);
+	feed_cgroup(&s, "total", 0, total, 14 * SEC);
+	feed(&s, "tick", 100, 1, "svc", 3, 12 * SEC);
+	feed(&s, "leave", 100, 1, "svc", 5, 13 * SEC);
+	text = render(&s, true, 14 * SEC);
+	HAS(text,
+	    "cputrack_cgroup_events_total{cgroup=\"/svc\",event=\"page-"
+	    "faults\",set=\"0\"} 9");
+	HAS(text,
+	    "cputrack_cgroup_events_total{cgroup=\"/svc\",event=\"context-"
+	    "switches\",set=\"1\"} 7");
+	HAS(text,
+	    "cputrack_cgroup_set_seconds_total{cgroup=\"/svc\",set=\"0\"} "
+	    "2.500000000");
+	HAS(text,
+	    "cputrack_cgroup_set_seconds_total{cgroup=\"/svc\",set=\"1\"} "
+	    "1.000000000");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"100\",comm=\"svc\",event="
+	    "\"page-faults\",set=\"0\"} 5");
+	CHECK(strstr(text, "pid=\"0\"") == NULL);
+	store_close(&s);
+}
+
 int
 main(void)
 {
@@ -485,6 +539,7 @@ main(void)
 	test_cputrack_lwps();
 	test_cputrack_exec();
 	test_many_series();
+	test_cputrack_cgroup();
 	cpc_close(cpc);
 	return check_report("test_out_metrics");
 }
