@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# cputrack as a service's exporter, end to end: a "service" in a real
+# cgroup v2 directory makes write(2) calls at an exactly known pace
+# (wl_paced); cputrack --cgroup --listen counts it with two sets taking
+# turns at its ticks; Debian's Prometheus scrapes it every second and evaluates the
+# shipped rules (dist/prometheus/cpctools.rules.yml). The service is
+# restarted inside the cgroup: a new process, a new pid. The cgroup's
+# series goes on without a reset, and the rules' scaled rate of each set
+# is the service's pace within 2 %, where each set's raw rate is only its
+# share of it.
+#
+# Everything listens on 127.0.0.1, on free ports, with its own
+# configuration and data in the test's directory, and is stopped by the
+# test.
+
+bats_require_minimum_version 1.5.0
+
+load fleet_helper
+
+WRITE=syscalls:sys_enter_write
+RATE=2000
+
+# start_service: the service's process puts itself into the cgroup and
+# runs the paced workload; its pid in $D/svc.pid.
+start_service() {
+	sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" "$3"' sh "$CG" \
+	    "$WORKLOADS/wl_paced" "$RATE" >/dev/null 2>&1 &
+	echo $! >"$D/svc.pid"
+}
+
+stop_service() {
+	local p
+	p=$(cat "$D/svc.pid")
+	kill -TERM "$p" 2>/dev/null || true
+	gone "$p" || kill -KILL "$p" 2>/dev/null || true
+}
+
+start_cputrack() {
+	PIDF=$D/cputrack.pid RCF=$D/cputrack.rc bash -c \
+	    '"$@" & echo $! >"$PIDF"; wait $!; echo $? >"$RCF"' sh \
+	    "$CPUTRACK" --cgroup="$CG" -T 0.5 --format=openmetrics \
+	    --listen=127.0.0.1:"$CT_PORT" -o /dev/null \
+	    -c "$WRITE" -c "$WRITE,task-clock" \
+	    >"$D/cputrack.out" 2>"$D/cputrack.err" &
+	wait_http "http://127.0.0.1:$CT_PORT/metrics" 30
+}
+
+setup_file() {
+	export D=$BATS_FILE_TMPDIR
+	[ -x "${CPUTRACK:-}" ] || return 0
+	[ "$(id -u)" -eq 0 ] ||
+	    { echo "the BPF engine needs root" >"$D/skip"; return 0; }
+	command -v curl >/dev/null ||
+	    { echo "curl is not installed" >"$D/skip"; return 0; }
+	if ! install_packages; then
+		echo "cannot install prometheus: $(tail -1 "$D/apt.log" 2>/dev/null)" >"$D/skip"
+		return 0
+	fi
+	export CGM CG CT_PORT PROM_PORT
+	CGM=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") print $5; break } }' \
+	    /proc/self/mountinfo | head -n 1)
+	[ -n "$CGM" ] ||
+	    { echo "no cgroup v2 hierarchy is mounted here" >"$D/skip"; return 0; }
+	CG=$CGM/cpctools-fleet-$$
+	mkdir "$CG" ||
+	    { echo "cannot make a cgroup under $CGM" >"$D/skip"; return 0; }
+	if ! [ -d /sys/kernel/tracing/events/syscalls/sys_enter_write ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+	fi
+	CT_PORT=$(free_port)
+	PROM_PORT=$(free_port)
+	mkdir -p "$D/data"
+	cat >"$D/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		  scrape_timeout: 1s
+		  evaluation_interval: 1s
+		rule_files:
+		  - $SOURCE_DIR/dist/prometheus/cpctools.rules.yml
+		scrape_configs:
+		  - job_name: cputrack
+		    static_configs:
+		      - targets: ['127.0.0.1:$CT_PORT']
+	EOF
+	start_service
+	if ! start_cputrack; then
+		echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/skip"
+		return 0
+	fi
+	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
+	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
+	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
+	echo $! >"$D/prometheus.pid"
+	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || true
+}
+
+stop_all() {
+	local f p i
+	for f in cputrack prometheus; do
+		[ -s "$D/$f.pid" ] || continue
+		p=$(cat "$D/$f.pid")
+		kill -TERM "$p" 2>/dev/null || true
+		gone "$p" || kill -KILL "$p" 2>/dev/null || true
+		gone "$p" || true
+	done
+	for i in $(seq 100); do
+		[ -s "$D/cputrack.rc" ] || [ ! -s "$D/cputrack.pid" ] && break
+		sleep 0.1
+	done
+	[ -s "$D/svc.pid" ] && stop_service
+}
+
+teardown_file() {
+	stop_all
+	[ -n "${CG:-}" ] && rmdir "$CG" 2>/dev/null || true
+}
+
+setup() {
+	[ -x "${CPUTRACK:-}" ] || fail "CPUTRACK must name the cputrack binary (ctest sets it)"
+	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
+	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
+}
+
+now() {
+	"$PY" -c 'import time; print("%.3f" % time.time())'
+}
+
+# wait_value EXPR: until the instant query EXPR has one numeric value.
+wait_value() {
+	local i
+	for i in $(seq 90); do
+		[[ $(promql "$1" "$(now)") =~ ^[0-9.e+-]+$ ]] && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# within PERCENT VALUE WANT
+within() {
+	"$PY" -c 'import sys; p, v, w = map(float, sys.argv[1:]); sys.exit(abs(v - w) > w * p / 100)' "$@"
+}
+
+@test "through a restart of the service in its cgroup the series goes on, and the rules' scaled rate of each set is its pace within 2 %" {
+	local set scaled raw old new t
+	old=$(cat "$D/svc.pid")
+	echo "$old" >"$D/old.pid"
+	wait_value "cgroup_event:cputrack_cgroup_events:rate1m{job=\"cputrack\",set=\"1\"}" ||
+	    { cat "$D/prometheus.log" "$D/cputrack.err"; false; }
+	# The first process, then the second, till the rules' whole window
+	# (1m) holds samples of the run: rate() then extrapolates nothing.
+	sleep 35
+	stop_service
+	start_service
+	new=$(cat "$D/svc.pid")
+	sleep 30
+	t=$(now)
+	for set in 0 1; do
+		scaled=$(promql "cgroup_event:cputrack_cgroup_events:rate1m{job=\"cputrack\",cgroup=\"/${CG#"$CGM"/}\",event=\"$WRITE\",set=\"$set\"}" "$t")
+		raw=$(promql "rate(cputrack_cgroup_events_total{job=\"cputrack\",event=\"$WRITE\",set=\"$set\"}[1m])" "$t")
+		echo "set $set: scaled $scaled, raw $raw, pace $RATE"
+		within 2 "$scaled" "$RATE"
+		# The sets took turns: each counted only part of the time.
+		"$PY" -c 'import sys; r, w = map(float, sys.argv[1:]); sys.exit(not 0.2 * w < r < 0.8 * w)' "$raw" "$RATE"
+		# One series throughout: no reset at the restart.
+		[ "$(promql "resets(cputrack_cgroup_events_total{job=\"cputrack\",event=\"$WRITE\",set=\"$set\"}[2m])" "$t")" = 0 ]
+	done
+	# The restarted service is a new process: a new pid label.
+	[[ $(promql "max(cputrack_process_events_total{job=\"cputrack\",pid=\"$old\",set=\"0\"})" "$t") =~ ^[0-9]+$ ]]
+	[[ $(promql "max(cputrack_process_events_total{job=\"cputrack\",pid=\"$new\",set=\"0\"})" "$t") =~ ^[0-9]+$ ]]
+}
+
+@test "everything stops: cputrack exits 0, having said only that a signal ended the first service; nothing is left listening" {
+	stop_all
+	cat "$D/cputrack.err"
+	[ "$(cat "$D/cputrack.rc")" -eq 0 ]
+	[ "$(cat "$D/cputrack.err")" = "cputrack: $(cat "$D/old.pid"): process terminated" ]
+	local p
+	for p in cputrack prometheus; do
+		! kill -0 "$(cat "$D/$p.pid")" 2>/dev/null
+	done
+	for p in "$CT_PORT" "$PROM_PORT"; do
+		! curl -s -o /dev/null "http://127.0.0.1:$p/"
+	done
+}

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# Shared by the fleet tests: Debian's Prometheus installed where it is
+# missing (its services kept from starting), free loopback ports, and
+# queries of a Prometheus this test started ($PROM_PORT).
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# Install what is missing, services kept from starting.
+install_packages() {
+	local need= p
+	for p in prometheus prometheus-node-exporter; do
+		command -v "$p" >/dev/null || need="$need $p"
+	done
+	[ -n "$need" ] || return 0
+	[ "$(id -u)" -eq 0 ] || return 1
+	# What runs already (another monitoring setup on this machine, another
+	# test's instances) is not this install's.
+	daemons >"$BATS_FILE_TMPDIR/daemons.before"
+	command -v apt-get >/dev/null || return 1
+	local ours=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		ours=1
+	fi
+	local rc=0
+	{
+		apt-get update -qq &&
+		    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		    --no-install-recommends $need
+	} >"$BATS_FILE_TMPDIR/apt.log" 2>&1 || rc=$?
+	[ -z "$ours" ] || rm -f /usr/sbin/policy-rc.d
+	return "$rc"
+}
+
+# daemons: the pid and arguments of each prometheus or node_exporter
+# running on this machine, a line each.
+daemons() {
+	"$PY" - <<'EOF'
+import os
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+    except OSError:
+        continue
+    name = os.path.basename(argv[0]).decode(errors="replace")
+    if name in ("prometheus", "prometheus-node-exporter"):
+        print(pid, *(a.decode(errors="replace") for a in argv[1:] if a))
+EOF
+}
+
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_http URL SECONDS: until URL answers 200.
+wait_http() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		curl -sf -o /dev/null "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# gone PID: until the process PID is no more (10 s at most).
+gone() {
+	local i
+	for i in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# promql EXPR TIME: the value of an instant query, or "none".
+promql() {
+	"$PY" - "$PROM_PORT" "$1" "$2" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+port, expr, t = sys.argv[1:4]
+url = "http://127.0.0.1:%s/api/v1/query?%s" % (port,
+    urllib.parse.urlencode({"query": expr, "time": t}))
+reply = json.load(urllib.request.urlopen(url, timeout=10))
+assert reply["status"] == "success", reply
+res = reply["data"]["result"]
+print(res[0]["value"][1] if len(res) == 1 else "none" if not res else "many: %r" % res)
+EOF
+}
