@@ -1,0 +1,155 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# dist/cpctools-cputrack-exporter@.service: a template unit, the instance
+# naming the cgroup; installed, never enabled, accepted by systemd-analyze
+# and rated 2.5 or lower by its security review; and its command line, as
+# systemd would run it for an instance with its environment, exports a
+# real cgroup's counts exactly and stops at SIGTERM with status 0.
+
+load bpf_helper
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+setup() {
+	bd_setup
+	SRC=${SOURCE_DIR:-$BATS_TEST_DIRNAME/../..}
+	command -v cmake >/dev/null || skip "cmake is not installed"
+	cmake -S "$SRC" -B "$T/b" -DCMAKE_INSTALL_PREFIX="$T/prefix" \
+	    >"$T/cmake.log" 2>&1 || { cat "$T/cmake.log"; false; }
+	UNIT=$T/b/cmd/cpctools-cputrack-exporter@.service
+	mkdir -p "$T/prefix/bin"
+	cp "$CPUTRACK" "$T/prefix/bin/cputrack"
+}
+
+teardown() {
+	local p
+	if [ -n "${CG:-}" ]; then
+		for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null || true
+		done
+	fi
+	ct_teardown
+	[ -z "${CG:-}" ] || rmdir "$CG" 2>/dev/null || true
+}
+
+# instance_file INSTANCE: the unit as systemd would load that instance.
+instance_file() {
+	cp "$UNIT" "$T/cpctools-cputrack-exporter@$1.service"
+	echo "$T/cpctools-cputrack-exporter@$1.service"
+}
+
+# unit_argv INSTANCE LISTEN EVENTS: argv, the unit's ExecStart for the
+# instance (%I its unescaped name), with its Environment= and
+# CPUTRACK_LISTEN and CPUTRACK_EVENTS set as "systemctl edit" would:
+# ${VAR} is one word, $VAR is split at blanks.
+unit_argv() {
+	local unescaped
+	unescaped=$(systemd-escape --unescape "$1")
+	"$PY" - "$UNIT" "$unescaped" "$2" "$3" >"$T/argv" <<'EOF'
+import re, shlex, sys
+unit, instance, listen, events = sys.argv[1:5]
+env, execstart = {}, None
+for line in open(unit):
+    line = line.strip()
+    if line.startswith("Environment="):
+        for item in shlex.split(line[len("Environment="):]):
+            k, v = item.split("=", 1)
+            env[k] = v
+    elif line.startswith("ExecStart="):
+        execstart = line[len("ExecStart="):]
+env["CPUTRACK_LISTEN"] = listen
+env["CPUTRACK_EVENTS"] = events
+argv = []
+for word in execstart.split():
+    word = word.replace("%I", instance)
+    m = re.fullmatch(r"\$([A-Z_]+)", word)
+    if m:
+        argv += env[m.group(1)].split()
+    else:
+        argv.append(re.sub(r"\$\{([A-Z_]+)\}", lambda g: env[g.group(1)], word))
+print("\n".join(argv))
+EOF
+	mapfile -t argv <"$T/argv"
+}
+
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+@test "the template unit is installed under lib/systemd/system and left disabled; its instance names the cgroup" {
+	grep -F 'file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}/lib/systemd/system" TYPE FILE FILES "'"$UNIT"'")' \
+	    "$T/b/cmd/cmake_install.cmake"
+	! grep -rq 'wants' "$T/b/cmd/cmake_install.cmake"
+	grep -qx 'WantedBy=multi-user.target' "$UNIT"
+	grep -qx "ExecStart=$T/prefix/bin/cputrack --cgroup=/%I --format=openmetrics --listen=\${CPUTRACK_LISTEN} --output=/dev/null -T \${CPUTRACK_INTERVAL} \$CPUTRACK_EVENTS" "$UNIT"
+	grep -qx 'Environment=CPUTRACK_LISTEN=127.0.0.1:9418' "$UNIT"
+	grep -qx 'IPAddressAllow=localhost' "$UNIT"
+}
+
+@test "systemd-analyze verify accepts an instance of the unit" {
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
+	run systemd-analyze verify --man=no "$(instance_file system.slice-nginx.service)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "systemd-analyze security rates the unit 2.5 or lower" {
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed (Debian's systemd package)"
+	systemd-analyze security --help 2>&1 | grep -q -- '--offline' ||
+		skip "this systemd-analyze cannot review a unit file offline (systemd 250 or later can)"
+	local f
+	f=$(instance_file system.slice-nginx.service)
+	run systemd-analyze security --offline=yes --no-pager "$f"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	systemd-analyze security --offline=yes --no-pager --threshold=25 "$f" >/dev/null
+}
+
+@test "its command, run as systemd runs it for an instance, exports the cgroup's counts exactly; SIGTERM stops it, status 0" {
+	command -v systemd-escape >/dev/null || skip "systemd-escape is not installed (Debian's systemd package)"
+	local cgm name port i
+	cgm=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") print $5; break } }' \
+	    /proc/self/mountinfo | head -n 1)
+	[ -n "$cgm" ] || skip "no cgroup v2 hierarchy is mounted here"
+	name=cpctools-unit-$$-$BATS_TEST_NUMBER
+	mkdir "$cgm/$name" || skip "cannot make a cgroup under $cgm"
+	CG=$cgm/$name
+	port=$(free_port)
+	unit_argv "$(systemd-escape --path "/$name")" "127.0.0.1:$port" "-c $WRITE"
+	echo "${argv[*]}"
+	[ "${argv[0]}" = "$T/prefix/bin/cputrack" ]
+	[ "${argv[1]}" = "--cgroup=/$name" ]
+	mkfifo "$T/gate"
+	"$W/wl_gate" 2 25 <"$T/gate" >"$T/target.out" &
+	TPID=$!
+	ct_bg "$TPID"
+	exec 7>"$T/gate"
+	wait_line "$T/target.out" '^ready$'
+	echo "$TPID" >"$CG/cgroup.procs"
+	"${argv[@]}" >"$T/rows" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	local series="cputrack_cgroup_events_total{cgroup=\"/$name\",event=\"$WRITE\",set=\"0\"}"
+	for i in $(seq 150); do
+		curl -sf "http://127.0.0.1:$port/metrics" >"$T/m" &&
+		    grep -qF "$series " "$T/m" && break
+		sleep 0.1
+	done
+	echo >&7
+	exec 7>&-
+	wait "$TPID"
+	for i in $(seq 100); do
+		curl -sf "http://127.0.0.1:$port/metrics" >"$T/m"
+		grep -qxF "$series 50" "$T/m" && break
+		sleep 0.1
+	done
+	grep -qxF "$series 50" "$T/m" || { cat "$T/m" "$T/err"; false; }
+	kill -TERM "$CPID"
+	wait "$CPID"
+	[ ! -s "$T/err" ]
+	[ ! -s "$T/rows" ]
+}
