@@ -113,7 +113,10 @@ start_target() {
 	CT_STDIN=$T/gate start_target "$W/wl_steps" 2 10
 	local sig before
 	for sig in INT TERM HUP; do
-		start_cputrack_until ' lwp ' -T 60 -p "$TPID" -c "$WRITE"
+		# Once every LWP's counters are bound (-v: its init_lwp row),
+		# not once the title is out: the writes must come after.
+		start_cputrack_until ' 3 +init_lwp ' -v -T 60 -p "$TPID" \
+		    -c "$WRITE"
 		before=$(syscw "$TPID")
 		gate_send ww
 		writes_past "$TPID" $((before + 39))
