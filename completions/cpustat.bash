@@ -226,6 +226,9 @@ _cpctools_cpustat()
 		--output=*)
 			COMPREPLY=($(compgen -f -P --output= -- "${cur#--output=}"))
 			;;
+		--web-config=*)
+			COMPREPLY=($(compgen -f -P --web-config= -- "${cur#--web-config=}"))
+			;;
 		--cpus=* | --output-fd=* | --listen=*) ;;
 		-c?*)
 			_cpctools_cpustat_spec "$cmd" "${cur#-c}"

@@ -182,7 +182,7 @@ _cputrack()
 			break
 		elif [[ $w == --format || $w == --engine ]]; then
 			arg=${w#--}
-		elif [[ $w == --output ]]; then
+		elif [[ $w == --output || $w == --web-config ]]; then
 			arg=o
 		elif [[ $w == --output-fd || $w == --listen ]]; then
 			arg=N
@@ -248,6 +248,9 @@ _cputrack()
 			;;
 		--output=*)
 			COMPREPLY=($(compgen -f -P --output= -- "${cur#--output=}"))
+			;;
+		--web-config=*)
+			COMPREPLY=($(compgen -f -P --web-config= -- "${cur#--web-config=}"))
 			;;
 		--cgroup=*)
 			COMPREPLY=($(compgen -d -P --cgroup= -- "${cur#--cgroup=}"))

@@ -18,6 +18,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_OUTPUT_FD,
 	OPT_LISTEN,
+	OPT_WEB_CONFIG,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_LIST
@@ -28,6 +29,7 @@ static const struct option shared_options[] = {
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "list", optional_argument, NULL, OPT_LIST },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -194,6 +196,9 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 	case OPT_LISTEN:
 		listen_option(cl, p, optarg);
 		break;
+	case OPT_WEB_CONFIG:
+		cl->out.web_config = optarg;
+		break;
 	case OPT_HELP:
 		p->usage = true;
 		break;
@@ -256,6 +261,11 @@ done(const struct cmdline *cl, const struct parse *p, int *status)
 	if (setgrp_nsets(cl->specs) == 0) {
 		*status = cmdline_usage_error(
 		    "no events to count: name them with -c (--list lists them)");
+		return true;
+	}
+	if (cl->out.web_config != NULL && cl->out.listen == NULL) {
+		*status = cmdline_usage_error(
+		    "--web-config needs --listen: it says how to serve it");
 		return true;
 	}
 	return false;

@@ -55,6 +55,8 @@
 
 #ifdef CPCTOOLS_HTTP
 #include <microhttpd.h>
+
+#include "webconfig.h"
 #endif
 
 #include "diag.h"
@@ -100,6 +102,7 @@ struct out_http {
 	out_render_fn *render;
 	void *render_arg;
 #ifdef CPCTOOLS_HTTP
+	struct web_config *web; /* --web-config, or NULL */
 	struct MHD_Daemon *daemon;
 	pthread_t thread;
 	bool serving;
@@ -229,8 +232,64 @@ listen_on(const char *arg)
 	return fd;
 }
 
+#ifdef CPCTOOLS_HTTP
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
+    const char *url, const char *method, const char *version,
+    const char *upload, size_t *upload_size, void **request);
+
+/*
+ * Whether libmicrohttpd takes the certificate and key (a pair, in PEM):
+ * a daemon that listens nowhere is started with them, and stopped, so
+ * that a bad file is said before the run, not when serving would begin.
+ */
+static bool
+tls_usable(struct out_http *h)
+{
+	struct MHD_Daemon *d;
+
+	d = MHD_start_daemon(MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET, 0, NULL,
+	    NULL, answer, h, MHD_OPTION_HTTPS_MEM_KEY, h->web->key_pem,
+	    MHD_OPTION_HTTPS_MEM_CERT, h->web->cert_pem, MHD_OPTION_END);
+	if (d == NULL)
+		return false;
+	MHD_stop_daemon(d);
+	return true;
+}
+
+/* The web configuration, read before anything listens: 0 or -1 (said). */
+static int
+web_open(struct out_http *h, const char *path)
+{
+	char why[1024];
+
+	if (path == NULL)
+		return 0;
+	if ((h->web = web_config_load(path, why, sizeof(why))) == NULL) {
+		diag(NULL, "%s\n", why);
+		return -1;
+	}
+	if (h->web->cert_pem != NULL &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		diag(NULL,
+		    "--web-config '%s': this build's libmicrohttpd has no "
+		    "TLS\n",
+		    path);
+		return -1;
+	}
+	if (h->web->cert_pem != NULL && !tls_usable(h)) {
+		diag(NULL,
+		    "--web-config '%s': its cert_file and key_file are not a "
+		    "certificate and its key (PEM)\n",
+		    path);
+		return -1;
+	}
+	return 0;
+}
+#endif
+
 struct out_http *
-out_http_open(const char *arg, out_render_fn *render, void *render_arg)
+out_http_open(const char *arg, const char *web_config, out_render_fn *render,
+    void *render_arg)
 {
 	struct out_http *h;
 
@@ -247,11 +306,18 @@ out_http_open(const char *arg, out_render_fn *render, void *render_arg)
 	}
 	h->render = render;
 	h->render_arg = render_arg;
+	h->fd = -1;
 #ifdef CPCTOOLS_HTTP
 	h->wake = -1;
+	if (web_open(h, web_config) != 0) {
+		out_http_close(h);
+		return NULL;
+	}
+#else
+	(void)web_config;
 #endif
 	if ((h->fd = listen_on(arg)) < 0) {
-		free(h);
+		out_http_close(h);
 		return NULL;
 	}
 	return h;
@@ -504,6 +570,41 @@ reply_text(struct MHD_Connection *c, unsigned status, const char *text,
 	return ret;
 }
 
+/* With users in the web configuration, only they are answered. */
+static bool
+authorized(const struct out_http *h, struct MHD_Connection *c)
+{
+	char *user, *password = NULL;
+	bool ok;
+
+	if (h->web == NULL || h->web->nusers == 0)
+		return true;
+	user = MHD_basic_auth_get_username_password(c, &password);
+	ok = user != NULL && password != NULL &&
+	    web_config_allows(h->web, user, password);
+	MHD_free(user);
+	MHD_free(password);
+	return ok;
+}
+
+static enum MHD_Result
+refuse(struct MHD_Connection *c)
+{
+	static const char text[] = "the metrics need a user and password\n";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(
+	    strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	(void)MHD_add_response_header(
+	    r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	ret = MHD_queue_basic_auth_fail_response(c, "cpctools", r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result
 answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
     const char *version, const char *upload, size_t *upload_size,
@@ -529,6 +630,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		k->since = now;
 		k->deadline = now + OUT_HTTP_ANSWER_MS;
 	}
+	if (!authorized(h, c))
+		return refuse(c);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -624,6 +727,14 @@ conn_limit(void)
 int
 out_http_start(struct out_http *h)
 {
+	bool tls = h->web != NULL && h->web->cert_pem != NULL;
+	struct MHD_OptionItem tls_options[] = {
+		{ tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0,
+		    tls ? h->web->key_pem : NULL },
+		{ tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0,
+		    tls ? h->web->cert_pem : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
 	sigset_t all, old;
 	int err;
 
@@ -640,13 +751,23 @@ out_http_start(struct out_http *h)
 	 * yet closed still count there, and it must go on accepting the
 	 * newcomers that cutting makes room for.
 	 */
-	h->daemon = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, answer, h,
-	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
+	h->daemon = MHD_start_daemon(MHD_USE_EPOLL | (tls ? MHD_USE_TLS : 0), 0,
+	    NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
 	    MHD_OPTION_CONNECTION_LIMIT, 2 * h->limit,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)OUT_HTTP_IDLE_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)OUT_HTTP_CONN_MEMORY,
 	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h,
-	    MHD_OPTION_NOTIFY_COMPLETED, request_done, h, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, request_done, h, MHD_OPTION_ARRAY,
+	    tls_options, MHD_OPTION_END);
+	if (h->daemon == NULL && tls) {
+		diag(NULL,
+		    "cannot start the HTTPS server: the certificate or the "
+		    "key of '%s' cannot be used\n",
+		    h->web->path);
+		close(h->wake);
+		h->wake = -1;
+		return -1;
+	}
 	if (h->daemon == NULL) {
 		diag(NULL, "cannot start the HTTP server\n");
 		close(h->wake);
@@ -691,6 +812,7 @@ out_http_close(struct out_http *h)
 		close(h->fd);
 	if (h->wake >= 0)
 		close(h->wake);
+	web_config_free(h->web);
 	free(h);
 }
 
@@ -708,7 +830,8 @@ out_http_close(struct out_http *h)
 {
 	if (h == NULL)
 		return;
-	close(h->fd);
+	if (h->fd >= 0)
+		close(h->fd);
 	free(h);
 }
 

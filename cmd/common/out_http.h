@@ -6,7 +6,8 @@
  * whether a scraper comes or not, and what each client can hold is
  * bounded, so that slow clients never keep a scrape from being answered.
  * OpenMetrics to a client that asks for it (as Prometheus does), the
- * Prometheus text format to others.
+ * Prometheus text format to others. With --web-config, over TLS and to
+ * the users it names alone.
  */
 #ifndef OUT_HTTP_H
 #define OUT_HTTP_H
@@ -24,9 +25,12 @@ typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics);
 bool out_http_available(void);
 /* ADDR:PORT, [ADDR6]:PORT or :PORT, PORT 1 to 65535: 0, or -1. */
 int out_http_parse(const char *arg);
-/* Bind and listen now (errors said on stderr): NULL if it cannot. */
-struct out_http *out_http_open(
-    const char *arg, out_render_fn *render, void *render_arg);
+/*
+ * Bind and listen now, with web_config's TLS and users if it is not NULL
+ * (webconfig.h; errors said on stderr): NULL if it cannot.
+ */
+struct out_http *out_http_open(const char *arg, const char *web_config,
+    out_render_fn *render, void *render_arg);
 /* Start serving, from a thread that blocks every signal: 0 or -1. */
 int out_http_start(struct out_http *h);
 void out_http_close(struct out_http *h);

@@ -334,8 +334,8 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		return NULL;
 	}
 	if (cfg->listen != NULL &&
-	    (o->http = out_http_open(cfg->listen, render_for_http, o)) ==
-		NULL) {
+	    (o->http = out_http_open(
+		 cfg->listen, cfg->web_config, render_for_http, o)) == NULL) {
 		output_free(o);
 		return NULL;
 	}

@@ -44,14 +44,15 @@ enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 struct out_config {
 	enum out_tool tool;
 	enum out_format format;
-	const setgrp_t *specs; /* the run's master set group */
-	const char *path;      /* -o/--output FILE, or NULL */
-	int fd;		       /* --output-fd, or -1: standard output */
-	const char *listen;    /* --listen ADDR:PORT, or NULL */
-	bool title;	       /* table: the title line (not -n) */
-	bool tsc;	       /* -t: the tsc column */
-	bool pid;	       /* cputrack -f: the pid column */
-	char timestamp;	       /* cpustat -T: 'u', 'd', or 0 */
+	const setgrp_t *specs;	/* the run's master set group */
+	const char *path;	/* -o/--output FILE, or NULL */
+	int fd;			/* --output-fd, or -1: standard output */
+	const char *listen;	/* --listen ADDR:PORT, or NULL */
+	const char *web_config; /* --web-config FILE, or NULL */
+	bool title;		/* table: the title line (not -n) */
+	bool tsc;		/* -t: the tsc column */
+	bool pid;		/* cputrack -f: the pid column */
+	char timestamp;		/* cpustat -T: 'u', 'd', or 0 */
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */

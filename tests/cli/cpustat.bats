@@ -15,7 +15,7 @@ usage_text() {
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
 	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--cpus=list] [--shared] [interval [count]]" \
+	    "		[--web-config=file] [--cpus=list] [--shared] [interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
 	    "" \
 	    "	-c spec	  specify processor events to be monitored" \
@@ -34,6 +34,8 @@ usage_text() {
 	    "		  write cpu statistics to this open descriptor" \
 	    "	--listen=addr:port" \
 	    "		  serve the counts as metrics over HTTP at /metrics" \
+	    "	--web-config=file" \
+	    "		  TLS and users for --listen (Prometheus's web config)" \
 	    "	--cpus=list" \
 	    "		  measure only these CPUs (e.g. 0-3,6)" \
 	    "	--shared  count hardware events without holding the PMU" \

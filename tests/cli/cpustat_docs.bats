@@ -45,7 +45,7 @@ setup() {
 	done
 	for opt in "-c eventspec" "-h" "-n" "-p period" "-s" "-t" "-T u|d" "-D" \
 	    "--format=format" "--output=file" "--output-fd=fd" \
-	    "--listen=addr:port" "--cpus=list" "--shared" "--list[=glob]" \
+	    "--listen=addr:port" "--web-config=file" "--cpus=list" "--shared" "--list[=glob]" \
 	    "--help" "--version" "interval" "count"; do
 		grep -qE "^       $(sed 's/[][|.]/\\&/g' <<<"$opt")( |$)" <<<"$text" ||
 			fail "option $opt is not documented"

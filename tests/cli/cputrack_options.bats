@@ -20,7 +20,7 @@ usage_text() {
 	    '	cputrack [-T secs] [-N count] [-Defhntv] [-o file]' \
 	    '		[--format=table|csv|json|openmetrics|prometheus]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
-	    '		[--engine=ptrace|bpf|auto] [--pass-status]' \
+	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
 	    '		-c events [command [args] | -p pid | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
@@ -47,6 +47,8 @@ usage_text() {
 	    '		  write cpu statistics to this open descriptor' \
 	    '	--listen=addr:port' \
 	    '		  serve the counts as metrics over HTTP at /metrics' \
+	    '	--web-config=file' \
+	    "		  TLS and users for --listen (Prometheus's web config)" \
 	    '	--engine=ptrace|bpf|auto' \
 	    '		  how threads are followed and counted: ptrace (the' \
 	    '		  default), BPF at each context switch, or BPF where it' \

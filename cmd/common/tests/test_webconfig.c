@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * webconfig.c: the exporter toolkit's web configuration read from real
+ * files, its refusals (each naming the file, the line and the reason),
+ * and bcrypt passwords checked with libcrypt.
+ */
+#include <crypt.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "webconfig.h"
+
+static char dir[] = "/tmp/test_webconfig.XXXXXX";
+static char hash[128];
+
+static const char *
+write_file(const char *name, const char *text, mode_t mode)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) < 0 ||
+	    fclose(f) != 0 || chmod(path, mode) != 0) {
+		fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return path;
+}
+
+static void
+check_refused(
+    const char *name, const char *text, mode_t mode, const char *reason)
+{
+	char why[1024] = "";
+	struct web_config *wc;
+
+	wc = web_config_load(write_file(name, text, mode), why, sizeof(why));
+	check_count++;
+	if (wc != NULL || strstr(why, name) == NULL ||
+	    strstr(why, reason) == NULL) {
+		check_failures++;
+		fprintf(stderr, "%s: '%s', expected it refused: %s\n", name,
+		    why, reason);
+	}
+	web_config_free(wc);
+}
+
+static void
+test_good(void)
+{
+	char text[512], why[1024] = "";
+	struct web_config *wc;
+
+	write_file("server.crt", "CERT\n", 0644);
+	write_file("server.key", "KEY\n", 0600);
+	snprintf(text, sizeof(text),
+	    "# as the exporter toolkit writes it\n"
+	    "tls_server_config:\n"
+	    "  cert_file: server.crt\n"
+	    "  key_file: %s/server.key\n"
+	    "basic_auth_users:\n"
+	    "  prometheus: %s\n"
+	    "  'other': \"%s\"\n",
+	    dir, hash, hash);
+	wc = web_config_load(
+	    write_file("web.yml", text, 0644), why, sizeof(why));
+	CHECK(wc != NULL);
+	if (wc == NULL) {
+		fprintf(stderr, "%s\n", why);
+		return;
+	}
+	CHECK(strcmp(wc->cert_pem, "CERT\n") == 0);
+	CHECK(strcmp(wc->key_pem, "KEY\n") == 0);
+	CHECK(wc->nusers == 2);
+	CHECK(web_config_allows(wc, "prometheus", "s3cret"));
+	CHECK(web_config_allows(wc, "other", "s3cret"));
+	CHECK(!web_config_allows(wc, "prometheus", "s3cre"));
+	CHECK(!web_config_allows(wc, "prometheus", ""));
+	CHECK(!web_config_allows(wc, "nobody", "s3cret"));
+	web_config_free(wc);
+	/* An empty file: no TLS, no users. */
+	wc = web_config_load(
+	    write_file("empty.yml", "", 0644), why, sizeof(why));
+	CHECK(wc != NULL && wc->cert_pem == NULL && wc->nusers == 0);
+	web_config_free(wc);
+}
+
+static void
+test_refused(void)
+{
+	char text[512];
+
+	check_refused(
+	    "unknown.yml", "foo: 1\n", 0644, "line 1: unknown key 'foo'");
+	check_refused("min.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: server.key\n  min_version: TLS13\n",
+	    0644, "line 4: tls_server_config: 'min_version' is not supported");
+	check_refused("half.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n", 0644,
+	    "needs both cert_file and key_file");
+	check_refused("nokey.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: missing.key\n",
+	    0644, "cannot open key_file");
+	check_refused("plain.yml", "basic_auth_users:\n  u: secret\n", 0644,
+	    "line 2: the password of user 'u' is not a bcrypt hash");
+	check_refused("http.yml", "http_server_config:\n  http2: false\n", 0644,
+	    "'http_server_config' is not supported");
+	check_refused("list.yml", "- a\n- b\n", 0644, "must be a mapping");
+	check_refused("broken.yml", "a: [\n", 0644, "line 2:");
+	snprintf(text, sizeof(text), "basic_auth_users:\n  u: %s\n", hash);
+	check_refused(
+	    "shared.yml", text, 0664, "may be written by other users");
+	write_file("open.key", "KEY\n", 0666);
+	check_refused("openkey.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: open.key\n",
+	    0644, "open.key' may be written by other users");
+}
+
+int
+main(void)
+{
+	struct crypt_data cd = { 0 };
+	char salt[128];
+	const char *h;
+
+	if (mkdtemp(dir) == NULL)
+		SKIP("mkdtemp: %s", strerror(errno));
+	/* A real bcrypt hash, of the lowest cost, made here. */
+	if (crypt_gensalt_rn("$2b$", 4, NULL, 0, salt, sizeof(salt)) == NULL ||
+	    (h = crypt_r("s3cret", salt, &cd)) == NULL || h[0] == '*')
+		SKIP("this libcrypt makes no bcrypt hash");
+	snprintf(hash, sizeof(hash), "%s", h);
+	test_good();
+	test_refused();
+	snprintf(salt, sizeof(salt), "rm -rf %s", dir);
+	if (system(salt) != 0)
+		check_failures++;
+	return check_report("test_webconfig");
+}

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The exporter toolkit's web configuration, parsed with libyaml, its
+ * passwords checked with libcrypt's bcrypt.
+ */
+#include <crypt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "webconfig.h"
+
+/* Larger files than this are not configuration or certificates. */
+#define WEB_FILE_MAX (1024 * 1024)
+
+/* The toolkit's keys that this exporter does not implement. */
+static const char *const tls_unsupported[] = { "cert", "key",
+	"client_auth_type", "client_ca_file", "client_allowed_sans",
+	"cipher_suites", "curve_preferences", "min_version", "max_version",
+	"prefer_server_cipher_suites", NULL };
+
+struct loader {
+	struct web_config *wc;
+	yaml_document_t doc;
+	char *dir; /* the file's directory, for relative paths */
+	char *why;
+	size_t whylen;
+};
+
+static int fail(struct loader *l, const yaml_node_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+fail(struct loader *l, const yaml_node_t *at, const char *fmt, ...)
+{
+	char reason[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (at != NULL)
+		snprintf(l->why, l->whylen, "--web-config '%s': line %lu: %s",
+		    l->wc->path, (unsigned long)at->start_mark.line + 1,
+		    reason);
+	else
+		snprintf(l->why, l->whylen, "--web-config '%s': %s",
+		    l->wc->path, reason);
+	return -1;
+}
+
+/*
+ * A file the configuration relies on: the caller's or root's, and
+ * writable by nobody else, or another user could change what is served
+ * or who may read it. Its text, NUL-terminated, or NULL with why.
+ */
+static char *
+read_trusted(const char *path, const char *what, char *why, size_t whylen)
+{
+	struct stat st;
+	char *text = NULL;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(why, whylen, "cannot open %s '%s': %s", what, path,
+		    strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		snprintf(
+		    why, whylen, "%s '%s' is not a regular file", what, path);
+	else if (st.st_uid != 0 && st.st_uid != getuid())
+		snprintf(why, whylen,
+		    "%s '%s' belongs to another user (uid %u): it must be "
+		    "yours or root's",
+		    what, path, (unsigned)st.st_uid);
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		snprintf(why, whylen,
+		    "%s '%s' may be written by other users: chmod go-w it",
+		    what, path);
+	else if (st.st_size > WEB_FILE_MAX)
+		snprintf(why, whylen, "%s '%s' is too large", what, path);
+	else if ((text = malloc((size_t)st.st_size + 1)) == NULL)
+		snprintf(why, whylen, "no memory available");
+	else if ((n = read(fd, text, (size_t)st.st_size)) != st.st_size) {
+		snprintf(why, whylen, "cannot read %s '%s': %s", what, path,
+		    n < 0 ? strerror(errno) : "it changed");
+		free(text);
+		text = NULL;
+	} else
+		text[n] = '\0';
+	close(fd);
+	return text;
+}
+
+static const char *
+scalar(const yaml_node_t *n)
+{
+	return n != NULL && n->type == YAML_SCALAR_NODE ?
+	    (const char *)n->data.scalar.value :
+	    NULL;
+}
+
+static bool
+listed(const char *key, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(key, *list) == 0)
+			return true;
+	return false;
+}
+
+/* A file named in the configuration, relative to its directory. */
+static int
+named_file(
+    struct loader *l, const yaml_node_t *v, const char *what, char **text)
+{
+	const char *name = scalar(v);
+	char path[4096], reason[512];
+
+	if (name == NULL || name[0] == '\0')
+		return fail(l, v, "%s must be a file name", what);
+	if (snprintf(path, sizeof(path), "%s%s%s", name[0] == '/' ? "" : l->dir,
+		name[0] == '/' ? "" : "/", name) >= (int)sizeof(path))
+		return fail(l, v, "%s: the path is too long", what);
+	if ((*text = read_trusted(path, what, reason, sizeof(reason))) == NULL)
+		return fail(l, v, "%s", reason);
+	return 0;
+}
+
+static int
+tls_section(struct loader *l, const yaml_node_t *map)
+{
+	yaml_node_pair_t *p;
+	const char *key;
+	yaml_node_t *v;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return fail(l, map, "tls_server_config must be a mapping");
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		key = scalar(yaml_document_get_node(&l->doc, p->key));
+		v = yaml_document_get_node(&l->doc, p->value);
+		if (key == NULL)
+			return fail(l, v, "a key must be a name");
+		if (strcmp(key, "cert_file") == 0 && l->wc->cert_pem == NULL) {
+			if (named_file(l, v, "cert_file", &l->wc->cert_pem) !=
+			    0)
+				return -1;
+		} else if (strcmp(key, "key_file") == 0 &&
+		    l->wc->key_pem == NULL) {
+			if (named_file(l, v, "key_file", &l->wc->key_pem) != 0)
+				return -1;
+		} else if (listed(key, tls_unsupported))
+			return fail(l, v,
+			    "tls_server_config: '%s' is not supported here "
+			    "(cert_file and key_file are)",
+			    key);
+		else
+			return fail(
+			    l, v, "tls_server_config: unknown key '%s'", key);
+	}
+	if ((l->wc->cert_pem == NULL) != (l->wc->key_pem == NULL))
+		return fail(l, map,
+		    "tls_server_config needs both cert_file and key_file");
+	return 0;
+}
+
+static int
+users_section(struct loader *l, const yaml_node_t *map)
+{
+	const char *name, *hash;
+	yaml_node_pair_t *p;
+	yaml_node_t *v;
+	size_t n;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return fail(l, map, "basic_auth_users must be a mapping");
+	n = (size_t)(map->data.mapping.pairs.top -
+	    map->data.mapping.pairs.start);
+	if ((l->wc->users = calloc(n + 1, sizeof(*l->wc->users))) == NULL)
+		return fail(l, NULL, "no memory available");
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		name = scalar(yaml_document_get_node(&l->doc, p->key));
+		v = yaml_document_get_node(&l->doc, p->value);
+		hash = scalar(v);
+		if (name == NULL || name[0] == '\0' || strchr(name, ':'))
+			return fail(l, v,
+			    "a user's name must be a name, "
+			    "without ':'");
+		/* bcrypt, as the toolkit takes: $2a$, $2b$ or $2y$. */
+		if (hash == NULL || strncmp(hash, "$2", 2) != 0 ||
+		    strchr("aby", hash[2]) == NULL || hash[2] == '\0' ||
+		    hash[3] != '$' || strlen(hash) != 60)
+			return fail(l, v,
+			    "the password of user '%s' is not a bcrypt hash",
+			    name);
+		l->wc->users[l->wc->nusers].name = strdup(name);
+		l->wc->users[l->wc->nusers].hash = strdup(hash);
+		if (l->wc->users[l->wc->nusers].name == NULL ||
+		    l->wc->users[l->wc->nusers++].hash == NULL)
+			return fail(l, NULL, "no memory available");
+	}
+	return 0;
+}
+
+static int
+top_level(struct loader *l, const yaml_node_t *root)
+{
+	yaml_node_pair_t *p;
+	const char *key;
+	yaml_node_t *v;
+
+	/* An empty file: no TLS, no users, as the toolkit takes it. */
+	if (root == NULL)
+		return 0;
+	if (root->type != YAML_MAPPING_NODE)
+		return fail(l, root, "the file must be a mapping");
+	for (p = root->data.mapping.pairs.start;
+	     p < root->data.mapping.pairs.top; p++) {
+		key = scalar(yaml_document_get_node(&l->doc, p->key));
+		v = yaml_document_get_node(&l->doc, p->value);
+		if (key != NULL && strcmp(key, "tls_server_config") == 0) {
+			if (tls_section(l, v) != 0)
+				return -1;
+		} else if (key != NULL &&
+		    strcmp(key, "basic_auth_users") == 0) {
+			if (users_section(l, v) != 0)
+				return -1;
+		} else if (key != NULL &&
+		    (strcmp(key, "http_server_config") == 0 ||
+			strcmp(key, "rate_limit") == 0))
+			return fail(l, v, "'%s' is not supported here", key);
+		else
+			return fail(
+			    l, v, "unknown key '%s'", key != NULL ? key : "?");
+	}
+	return 0;
+}
+
+static int
+parse(struct loader *l, const char *text)
+{
+	yaml_parser_t parser;
+	int ret;
+
+	if (!yaml_parser_initialize(&parser))
+		return fail(l, NULL, "no memory available");
+	yaml_parser_set_input_string(
+	    &parser, (const unsigned char *)text, strlen(text));
+	if (!yaml_parser_load(&parser, &l->doc)) {
+		snprintf(l->why, l->whylen, "--web-config '%s': line %lu: %s",
+		    l->wc->path, (unsigned long)parser.problem_mark.line + 1,
+		    parser.problem != NULL ? parser.problem : "not YAML");
+		yaml_parser_delete(&parser);
+		return -1;
+	}
+	ret = top_level(l, yaml_document_get_root_node(&l->doc));
+	yaml_document_delete(&l->doc);
+	yaml_parser_delete(&parser);
+	return ret;
+}
+
+struct web_config *
+web_config_load(const char *path, char *why, size_t whylen)
+{
+	struct loader l = { .why = why, .whylen = whylen };
+	char reason[512], *text, *slash;
+
+	if ((l.wc = calloc(1, sizeof(*l.wc))) == NULL ||
+	    (l.wc->path = strdup(path)) == NULL ||
+	    (l.dir = strdup(path)) == NULL) {
+		snprintf(why, whylen, "no memory available");
+		goto fail;
+	}
+	slash = strrchr(l.dir, '/');
+	if (slash == NULL)
+		strcpy(l.dir, ".");
+	else
+		slash[slash == l.dir ? 1 : 0] = '\0';
+	if ((text = read_trusted(path, "the file", reason, sizeof(reason))) ==
+	    NULL) {
+		snprintf(why, whylen, "--web-config '%s': %s", path, reason);
+		goto fail;
+	}
+	if (parse(&l, text) != 0) {
+		free(text);
+		goto fail;
+	}
+	free(text);
+	free(l.dir);
+	return l.wc;
+fail:
+	free(l.dir);
+	web_config_free(l.wc);
+	return NULL;
+}
+
+void
+web_config_free(struct web_config *wc)
+{
+	size_t i;
+
+	if (wc == NULL)
+		return;
+	for (i = 0; i < wc->nusers; i++) {
+		free(wc->users[i].name);
+		free(wc->users[i].hash);
+	}
+	free(wc->users);
+	free(wc->cert_pem);
+	free(wc->key_pem);
+	free(wc->path);
+	free(wc);
+}
+
+static bool
+same(const char *a, const char *b)
+{
+	size_t n = strlen(a), i;
+	unsigned char diff = n != strlen(b);
+
+	for (i = 0; i < n && b[i] != '\0'; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+bool
+web_config_allows(
+    const struct web_config *wc, const char *user, const char *password)
+{
+	/* An unknown user costs a bcrypt too: the time tells nothing. */
+	static const char decoy[] =
+	    "$2b$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234";
+	const char *hash = decoy, *out;
+	struct crypt_data *cd;
+	bool ok;
+	size_t i;
+
+	for (i = 0; i < wc->nusers; i++)
+		if (strcmp(wc->users[i].name, user) == 0)
+			hash = wc->users[i].hash;
+	if ((cd = calloc(1, sizeof(*cd))) == NULL)
+		return false;
+	out = crypt_r(password, hash, cd);
+	ok = hash != decoy && out != NULL && same(out, hash);
+	free(cd);
+	return ok;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --web-config=FILE: TLS and basic authentication for --listen, from the
+ * YAML file that Prometheus's exporters share (the exporter toolkit's
+ * web configuration):
+ *
+ *	tls_server_config:
+ *	  cert_file: server.crt	(relative to the file's directory)
+ *	  key_file: server.key
+ *	basic_auth_users:
+ *	  prometheus: $2y$10$...	(bcrypt hashes)
+ *
+ * A key the toolkit has and this does not is refused by name, as a key
+ * nobody has is: a setting is never silently ignored.
+ */
+#ifndef WEBCONFIG_H
+#define WEBCONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct web_user {
+	char *name;
+	char *hash; /* bcrypt */
+};
+
+struct web_config {
+	char *path;	/* the file, for messages */
+	char *cert_pem; /* NULL: plain HTTP */
+	char *key_pem;
+	struct web_user *users; /* none: no authentication */
+	size_t nusers;
+};
+
+/*
+ * Read and check path and the files it names: each must be owned by the
+ * caller or root and writable by nobody else. NULL with why, one line
+ * that names the file (and the line in it) and the reason.
+ */
+struct web_config *web_config_load(const char *path, char *why, size_t whylen);
+void web_config_free(struct web_config *wc);
+
+/* Whether user and password are one of the file's users (constant time). */
+bool web_config_allows(
+    const struct web_config *wc, const char *user, const char *password);
+
+#endif /* WEBCONFIG_H */

@@ -1,0 +1,181 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# --listen across a network: TLS and basic authentication from the
+# exporter toolkit's web configuration (--web-config). The test makes a
+# CA, a certificate for 127.0.0.1 and a bcrypt password; Debian's
+# Prometheus scrapes cpustat over TLS with the CA, with the right
+# credentials (up), with none and with a wrong password (refused: down),
+# and without TLS (down). curl says the same, status by status.
+#
+# Everything listens on 127.0.0.1, on free ports, with its own files in
+# the test's directory, and is stopped by the test.
+
+bats_require_minimum_version 1.5.0
+
+load fleet_helper
+
+# ca, then a certificate for 127.0.0.1 that it signs; a password hashed
+# with bcrypt; the web configuration naming them.
+make_credentials() {
+	local d=$D/tls
+	mkdir -p "$d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	    -nodes -keyout "$d/ca.key" -out "$d/ca.crt" -days 2 \
+	    -subj /CN=cpctools-test-ca 2>/dev/null &&
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	    -nodes -keyout "$d/server.key" -out "$d/server.csr" \
+	    -subj /CN=127.0.0.1 2>/dev/null &&
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$d/ext" &&
+	openssl x509 -req -in "$d/server.csr" -CA "$d/ca.crt" \
+	    -CAkey "$d/ca.key" -CAcreateserial -out "$d/server.crt" -days 2 \
+	    -extfile "$d/ext" 2>/dev/null || return 1
+	chmod 600 "$d/server.key"
+	HASH=$(/usr/bin/python3 -W ignore -c 'import crypt, sys
+print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))' "$PASSWORD")
+	[[ $HASH == '$2'* ]] || return 1
+	cat >"$d/web.yml" <<-EOF
+		tls_server_config:
+		  cert_file: server.crt
+		  key_file: server.key
+		basic_auth_users:
+		  prometheus: $HASH
+	EOF
+}
+
+setup_file() {
+	export D=$BATS_FILE_TMPDIR PASSWORD=correct-horse
+	[ -x "${CPUSTAT:-}" ] || return 0
+	local c
+	for c in curl openssl /usr/bin/python3; do
+		command -v "$c" >/dev/null ||
+		    { echo "$c is not installed" >"$D/skip"; return 0; }
+	done
+	if ! install_packages; then
+		echo "cannot install prometheus: $(tail -1 "$D/apt.log" 2>/dev/null)" >"$D/skip"
+		return 0
+	fi
+	make_credentials ||
+	    { echo "cannot make a certificate or a bcrypt hash here" >"$D/skip"; return 0; }
+	export CS_PORT PROM_PORT
+	CS_PORT=$(free_port)
+	PROM_PORT=$(free_port)
+	mkdir -p "$D/data"
+	cat >"$D/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		  scrape_timeout: 1s
+		scrape_configs:
+		  - job_name: auth
+		    scheme: https
+		    tls_config:
+		      ca_file: $D/tls/ca.crt
+		    basic_auth:
+		      username: prometheus
+		      password: $PASSWORD
+		    static_configs:
+		      - targets: ['127.0.0.1:$CS_PORT']
+		  - job_name: nocredentials
+		    scheme: https
+		    tls_config:
+		      ca_file: $D/tls/ca.crt
+		    static_configs:
+		      - targets: ['127.0.0.1:$CS_PORT']
+		  - job_name: wrongpassword
+		    scheme: https
+		    tls_config:
+		      ca_file: $D/tls/ca.crt
+		    basic_auth:
+		      username: prometheus
+		      password: wrong-$PASSWORD
+		    static_configs:
+		      - targets: ['127.0.0.1:$CS_PORT']
+		  - job_name: plainhttp
+		    static_configs:
+		      - targets: ['127.0.0.1:$CS_PORT']
+	EOF
+	"$CPUSTAT" --shared --listen=127.0.0.1:"$CS_PORT" \
+	    --web-config="$D/tls/web.yml" --output=/dev/null -c task-clock 0.5 \
+	    >"$D/cpustat.out" 2>"$D/cpustat.err" &
+	echo $! >"$D/cpustat.pid"
+	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
+	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
+	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
+	echo $! >"$D/prometheus.pid"
+	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || true
+}
+
+stop_all() {
+	local f p
+	for f in cpustat prometheus; do
+		[ -s "$D/$f.pid" ] || continue
+		p=$(cat "$D/$f.pid")
+		kill -TERM "$p" 2>/dev/null || true
+		gone "$p" || kill -KILL "$p" 2>/dev/null || true
+		gone "$p" || true
+	done
+}
+
+teardown_file() {
+	stop_all
+}
+
+setup() {
+	[ -x "${CPUSTAT:-}" ] || fail "CPUSTAT must name the cpustat binary (ctest sets it)"
+	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
+	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
+}
+
+# status_of ARGS...: the HTTP status curl gets from cpustat's /metrics
+# over TLS, the CA trusted; 000 where there was no HTTP answer.
+status_of() {
+	curl -s -o /dev/null -w '%{http_code}' --cacert "$D/tls/ca.crt" "$@" \
+	    "https://127.0.0.1:$CS_PORT/metrics" || true
+}
+
+now() {
+	"$PY" -c 'import time; print("%.3f" % time.time())'
+}
+
+@test "curl: the metrics over TLS to the right user and password; 401 to none, a wrong one or an unknown user; nothing over plain HTTP" {
+	local i
+	for i in $(seq 100); do
+		[ "$(status_of -u "prometheus:$PASSWORD")" = 200 ] && break
+		sleep 0.1
+	done
+	[ "$(status_of -u "prometheus:$PASSWORD")" = 200 ]
+	curl -sf --cacert "$D/tls/ca.crt" -u "prometheus:$PASSWORD" \
+	    "https://127.0.0.1:$CS_PORT/metrics" | grep -q '^cpctools_build_info{tool="cpustat"'
+	[ "$(status_of)" = 401 ]
+	[ "$(status_of -u "prometheus:wrong")" = 401 ]
+	[ "$(status_of -u "someone:$PASSWORD")" = 401 ]
+	curl -sI --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/metrics" |
+	    grep -qi '^www-authenticate: basic realm="cpctools"'
+	# A client that does not trust the CA is refused by TLS itself.
+	! curl -sf -o /dev/null -u "prometheus:$PASSWORD" \
+	    "https://127.0.0.1:$CS_PORT/metrics"
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CS_PORT/metrics" || true)" != 200 ]
+}
+
+@test "Prometheus scrapes with the right credentials (up 1, series stored) and is refused without them, with a wrong password and without TLS (up 0)" {
+	local i job up
+	for i in $(seq 60); do
+		[ "$(promql 'up{job="auth"}' "$(now)")" = 1 ] &&
+		    [ "$(promql 'up{job="plainhttp"}' "$(now)")" = 0 ] && break
+		sleep 1
+	done
+	for job in auth nocredentials wrongpassword plainhttp; do
+		up=$(promql "up{job=\"$job\"}" "$(now)")
+		echo "$job: up $up"
+		if [ "$job" = auth ]; then [ "$up" = 1 ]; else [ "$up" = 0 ]; fi
+	done
+	[[ $(promql 'count(cpustat_event_seconds_total{job="auth"})' "$(now)") =~ ^[1-9][0-9]*$ ]]
+	[ "$(promql 'count(cpustat_event_seconds_total{job="nocredentials"})' "$(now)")" = none ]
+}
+
+@test "everything stops: cpustat exits 0 and said nothing" {
+	stop_all
+	[ ! -s "$D/cpustat.err" ] || { cat "$D/cpustat.err"; false; }
+	! kill -0 "$(cat "$D/cpustat.pid")" 2>/dev/null
+	! curl -s -o /dev/null --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/"
+}
