@@ -30,6 +30,7 @@ open_output(struct cputrack *ct)
 
 	cfg.specs = ct->specs;
 	cfg.pid = ct->opt.follow_fork || ct->opt.cgroup != NULL;
+	cfg.engine = ct->bpf != NULL ? "bpf" : "ptrace";
 	ct->out = output_open(ct->cpc, &cfg);
 	return ct->out != NULL ? 0 : -1;
 }

@@ -29,13 +29,20 @@
  *   T_start_time_seconds     the run's start, seconds since the epoch
  *   cputrack_ended_series_dropped_total  series of ended LWPs and
  *                            processes dropped early by the bound
+ *   cputrack_cgroup_*        --cgroup: the cgroup's events, enabled,
+ *                            running and set seconds
+ * and over HTTP (out_health): process_* as Prometheus clients have them,
+ * T_rows_dropped_total, T_scrape_duration_seconds, cputrack_engine_info.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpctools_version.h"
@@ -916,9 +923,138 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 	family_out(m, b, &start, om);
 }
 
+/* One sample of a family with no labels, its value as text. */
+static void
+single(struct out_metrics *m, struct out_buf *b, const struct family *f,
+    const char *value, bool om)
+{
+	sample_name(m, &m->samples, f);
+	out_buf_printf(&m->samples, " %s\n", value);
+	family_out(m, b, f, om);
+}
+
+static long long
+open_fds(void)
+{
+	struct dirent *d;
+	long long n = 0;
+	DIR *dir;
+
+	if ((dir = opendir("/proc/self/fd")) == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	/* Less the one that reads the directory. */
+	return n - 1;
+}
+
+/* Its start, in seconds since the epoch: the boot's, plus its own. */
+static double
+process_start(void)
+{
+	unsigned long long ticks = 0, btime = 0;
+	char text[1024], *p;
+	FILE *f;
+	int i;
+
+	if ((f = fopen("/proc/self/stat", "re")) == NULL)
+		return -1;
+	p = fgets(text, sizeof(text), f);
+	fclose(f);
+	if (p == NULL || (p = strrchr(text, ')')) == NULL)
+		return -1;
+	/* Field 22, starttime; the 2nd ends at the ')'. */
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p, " %llu", &ticks) != 1 ||
+	    (f = fopen("/proc/stat", "re")) == NULL)
+		return -1;
+	while (fgets(text, sizeof(text), f) != NULL)
+		if (sscanf(text, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	return (double)btime + (double)ticks / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void
+health_families(struct out_metrics *m, struct out_buf *b,
+    const struct out_health *h, bool om)
+{
+	static const struct family cpu = { "process", "cpu_seconds", F_COUNTER,
+		"seconds", "User and system CPU time the exporter spent." };
+	static const struct family rss = { "process", "resident_memory_bytes",
+		F_GAUGE, "bytes", "The exporter's resident memory." };
+	static const struct family vsz = { "process", "virtual_memory_bytes",
+		F_GAUGE, "bytes", "The exporter's virtual memory." };
+	static const struct family fds = { "process", "open_fds", F_GAUGE, NULL,
+		"The exporter's open file descriptors." };
+	static const struct family maxfds = { "process", "max_fds", F_GAUGE,
+		NULL, "The exporter's limit of open file descriptors." };
+	static const struct family started = { "process", "start_time_seconds",
+		F_GAUGE, "seconds",
+		"When the exporter started, in seconds since the epoch." };
+	static const struct family dropped = { NULL, "rows_dropped", F_COUNTER,
+		NULL,
+		"Rows the output could not keep up with and dropped (ticks; "
+		"totals are kept)." };
+	static const struct family engine = { NULL, "engine_info", F_GAUGE,
+		NULL, "The engine that follows and counts the threads." };
+	static const struct family took = { NULL, "scrape_duration_seconds",
+		F_GAUGE, "seconds", "How long this scrape took to make." };
+	unsigned long long size = 0, resident = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	struct rusage ru;
+	struct rlimit rl;
+	char value[64];
+	bool first = true;
+	FILE *f;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		snprintf(value, sizeof(value), "%ld.%06ld",
+		    (long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000,
+		    (long)((ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) %
+			1000000));
+		single(m, b, &cpu, value, om);
+	}
+	if ((f = fopen("/proc/self/statm", "re")) != NULL) {
+		if (fscanf(f, "%llu %llu", &size, &resident) == 2) {
+			snprintf(value, sizeof(value), "%llu",
+			    resident * (unsigned long long)page);
+			single(m, b, &rss, value, om);
+			snprintf(value, sizeof(value), "%llu",
+			    size * (unsigned long long)page);
+			single(m, b, &vsz, value, om);
+		}
+		fclose(f);
+	}
+	snprintf(value, sizeof(value), "%lld", open_fds());
+	single(m, b, &fds, value, om);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		snprintf(value, sizeof(value), "%llu",
+		    (unsigned long long)rl.rlim_cur);
+		single(m, b, &maxfds, value, om);
+	}
+	snprintf(value, sizeof(value), "%.2f", process_start());
+	single(m, b, &started, value, om);
+	snprintf(value, sizeof(value), "%llu", h->rows_dropped);
+	single(m, b, &dropped, value, om);
+	if (h->engine != NULL) {
+		sample_name(m, &m->samples, &engine);
+		label(&m->samples, &first, "engine", h->engine);
+		out_buf_str(&m->samples, "} 1\n");
+		family_out(m, b, &engine, om);
+	}
+	snprintf(value, sizeof(value), "%.6f",
+	    (double)(output_now() - h->scrape_start) / 1e9);
+	single(m, b, &took, value, om);
+}
+
 void
-out_metrics_render(
-    struct out_metrics *m, struct out_buf *b, bool openmetrics, hrtime_t now)
+out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
+    hrtime_t now, const struct out_health *health)
 {
 	static const struct family events = { NULL, "events", F_COUNTER, NULL,
 		"Events counted, from the start of the run." };
@@ -997,6 +1133,8 @@ out_metrics_render(
 	notes_family(m, b, &not_counted, false, openmetrics);
 	notes_family(m, b, &partial, true, openmetrics);
 	run_families(m, b, openmetrics);
+	if (health != NULL)
+		health_families(m, b, health, openmetrics);
 	if (openmetrics)
 		out_buf_str(b, "# EOF\n");
 	m->changed = false;

@@ -31,8 +31,23 @@ void out_metrics_row(
     struct out_metrics *m, const struct out_row *row, hrtime_t now);
 /* Whether a row changed anything since the last render. */
 bool out_metrics_changed(const struct out_metrics *m);
-/* The whole table: OpenMetrics 1.0, or the Prometheus text format 0.0.4. */
-void out_metrics_render(
-    struct out_metrics *m, struct out_buf *b, bool openmetrics, hrtime_t now);
+/*
+ * What a scrape of --listen adds about the exporter itself: the process_*
+ * metrics every Prometheus client exports (CPU, memory, descriptors, its
+ * start), the rows the output dropped, the engine, and how long the
+ * scrape took. Not in a textfile: node_exporter has process_* of its own.
+ */
+struct out_health {
+	const char *engine; /* cputrack's, or NULL */
+	unsigned long long rows_dropped;
+	hrtime_t scrape_start; /* CLOCK_MONOTONIC ns */
+};
+
+/*
+ * The whole table: OpenMetrics 1.0, or the Prometheus text format 0.0.4;
+ * with health, the exporter's own metrics too.
+ */
+void out_metrics_render(struct out_metrics *m, struct out_buf *b,
+    bool openmetrics, hrtime_t now, const struct out_health *health);
 
 #endif /* OUT_METRICS_H */

@@ -169,7 +169,7 @@ replace_file(void *arg)
 	pthread_mutex_lock(&o->lock);
 	out_buf_reset(&o->snap);
 	out_metrics_render(o->metrics, &o->snap,
-	    o->run.cfg.format == OUT_OPENMETRICS, output_now());
+	    o->run.cfg.format == OUT_OPENMETRICS, output_now(), NULL);
 	pthread_mutex_unlock(&o->lock);
 	if ((tmp = malloc(len + 8)) == NULL)
 		return ENOMEM;
@@ -200,8 +200,12 @@ render_for_http(void *arg, struct out_buf *b, bool openmetrics)
 {
 	struct output *o = arg;
 
+	struct out_health health = { .scrape_start = output_now() };
+
 	pthread_mutex_lock(&o->lock);
-	out_metrics_render(o->metrics, b, openmetrics, output_now());
+	health.engine = o->run.cfg.engine;
+	health.rows_dropped = o->dropped;
+	out_metrics_render(o->metrics, b, openmetrics, output_now(), &health);
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -705,7 +709,7 @@ write_metrics(struct output *o)
 {
 	out_buf_reset(&o->rec);
 	out_metrics_render(o->metrics, &o->rec,
-	    o->run.cfg.format == OUT_OPENMETRICS, output_now());
+	    o->run.cfg.format == OUT_OPENMETRICS, output_now(), NULL);
 	return out_buf_write(&o->rec, o->fd);
 }
 

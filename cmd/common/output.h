@@ -49,6 +49,7 @@ struct out_config {
 	int fd;			/* --output-fd, or -1: standard output */
 	const char *listen;	/* --listen ADDR:PORT, or NULL */
 	const char *web_config; /* --web-config FILE, or NULL */
+	const char *engine;	/* cputrack's engine, for the metrics */
 	bool title;		/* table: the title line (not -n) */
 	bool tsc;		/* -t: the tsc column */
 	bool pid;		/* cputrack -f: the pid column */

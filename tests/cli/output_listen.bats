@@ -88,6 +88,51 @@ wait_sample() {
 	[ ! -s "$T/rows" ]
 }
 
+@test "/metrics says how the exporter itself does: process_*, rows dropped, the scrape's time, cputrack's engine; a textfile does not" {
+	start_cpustat_port() { exec "$CS" --listen=127.0.0.1:"$PORT" --format=openmetrics --output="$T/file.prom" -c task-clock 0.1; }
+	start_cpustat start_cpustat_port
+	wait_sample 127.0.0.1
+	http_get "http://127.0.0.1:$PORT/metrics" "$PROMETHEUS_ACCEPT" >"$T/om"
+	om_check "$T/om"
+	local f pid
+	pid=$CSPID
+	for f in process_cpu_seconds_total process_resident_memory_bytes \
+	    process_virtual_memory_bytes process_open_fds process_max_fds \
+	    process_start_time_seconds cpustat_rows_dropped_total \
+	    cpustat_scrape_duration_seconds; do
+		grep -qE "^$f [0-9.]+\$" "$T/om" || fail "no $f"
+	done
+	grep -qx 'cpustat_rows_dropped_total 0' "$T/om"
+	# What the kernel says of the process: its limit exactly, and its
+	# descriptors give or take the scrape's own connections.
+	local fds max
+	fds=$(awk '$1 == "process_open_fds" { print $2 }' "$T/om")
+	max=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
+	[ "$(awk '$1 == "process_max_fds" { print $2 }' "$T/om")" = "$max" ]
+	[ "$fds" -gt 2 ] && [ "$fds" -le $(($(ls "/proc/$pid/fd" | wc -l) + 4)) ]
+	# cpustat has no engine; its textfile, which node_exporter merges with
+	# its own process_*, has none of these.
+	! grep -q 'engine_info' "$T/om"
+	! grep -qE '^(process_|cpustat_rows_dropped|cpustat_scrape_duration)' "$T/file.prom"
+	kill -TERM "$CSPID"
+	wait "$CSPID"
+	# cputrack names its engine.
+	PORT=$(free_port)
+	"$CT" --listen=127.0.0.1:"$PORT" --format=openmetrics -o /dev/null \
+	    -T 0.1 -c task-clock "$W/wl_idle" 1 3 >"$T/ct.out" 2>"$T/ct.err" &
+	CSPID=$!
+	ct_bg "$CSPID"
+	local i
+	for i in $(seq 100); do
+		curl -sf "http://127.0.0.1:$PORT/metrics" >"$T/ct.m" &&
+		    grep -q engine_info "$T/ct.m" && break
+		sleep 0.1
+	done
+	grep -qx 'cputrack_engine_info{engine="ptrace"} 1' "$T/ct.m"
+	kill -TERM "$CSPID"
+	wait "$CSPID" || true
+}
+
 @test "--listen on IPv6 and on every address" {
 	"$PY" -c 'import socket; s = socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null ||
 		skip "no IPv6 loopback here"

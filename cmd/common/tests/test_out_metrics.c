@@ -70,7 +70,7 @@ static const char *
 render(struct store *s, bool openmetrics, hrtime_t now)
 {
 	out_buf_reset(&s->text);
-	out_metrics_render(s->m, &s->text, openmetrics, now);
+	out_metrics_render(s->m, &s->text, openmetrics, now, NULL);
 	CHECK(!s->text.failed);
 	return s->text.data != NULL ? s->text.data : "";
 }
