@@ -172,6 +172,48 @@ within() {
 	[[ $(promql "max(cputrack_process_events_total{job=\"cputrack\",pid=\"$new\",set=\"0\"})" "$t") =~ ^[0-9]+$ ]]
 }
 
+@test "the Grafana dashboard: its panels are whole, each query is one Prometheus takes, and the service's show its series" {
+	"$PY" - "$SOURCE_DIR/dist/grafana/cpctools-dashboard.json" "$PROM_PORT" \
+	    "/${CG#"$CGM"/}" <<'EOF'
+import json, sys, urllib.parse, urllib.request
+path, port, cgroup = sys.argv[1:4]
+dash = json.load(open(path))
+assert dash["uid"] and dash["title"] and dash["schemaVersion"] >= 30
+names = [v["name"] for v in dash["templating"]["list"]]
+assert names[0] == "datasource", names
+ids, exprs = set(), []
+for p in dash["panels"]:
+    assert p["id"] not in ids, p["id"]
+    ids.add(p["id"])
+    g = p["gridPos"]
+    assert g["x"] + g["w"] <= 24 and g["w"] > 0 and g["h"] > 0, p["title"]
+    for t in p.get("targets", []):
+        assert t["datasource"]["uid"] == "${datasource}", p["title"]
+        exprs.append((p["title"], t["expr"]))
+for v in dash["templating"]["list"][1:]:
+    q = v["query"]["query"]
+    assert q.startswith("label_values(") and q.endswith(")"), q
+    exprs.append((v["name"], q[len("label_values("):].rsplit(",", 1)[0]))
+assert len(exprs) >= 10, exprs
+def query(expr):
+    url = "http://127.0.0.1:%s/api/v1/query?%s" % (port,
+        urllib.parse.urlencode({"query": expr}))
+    try:
+        reply = json.load(urllib.request.urlopen(url, timeout=10))
+    except urllib.error.HTTPError as e:
+        reply = json.load(e)
+    assert reply["status"] == "success", (expr, reply)
+    return reply["data"]["result"]
+for title, expr in exprs:
+    expr = (expr.replace("$__rate_interval", "1m").replace("$job", ".*")
+            .replace("$cgroup", cgroup).replace("$event", ".*"))
+    result = query(expr)
+    print("%-45s %d series" % (title, len(result)))
+    if title == "Events a second, per service":
+        assert len(result) == 2, result  # one per set
+EOF
+}
+
 @test "everything stops: cputrack exits 0, having said only that a signal ended the first service; nothing is left listening" {
 	stop_all
 	cat "$D/cputrack.err"
