@@ -550,6 +550,20 @@ request_done(void *cls, struct MHD_Connection *c, void **request,
 	conn_wait(k, now_ms());
 }
 
+/* A short text answer, from a literal. */
+static struct MHD_Response *
+text_response(const char *text)
+{
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_buffer(
+	    strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	if (r != NULL)
+		(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+		    "text/plain; charset=utf-8");
+	return r;
+}
+
 static enum MHD_Result
 reply_text(struct MHD_Connection *c, unsigned status, const char *text,
     const char *allow)
@@ -557,12 +571,8 @@ reply_text(struct MHD_Connection *c, unsigned status, const char *text,
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(
-	    strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
-	if (r == NULL)
+	if ((r = text_response(text)) == NULL)
 		return MHD_NO;
-	(void)MHD_add_response_header(
-	    r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (allow != NULL)
 		(void)MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
 	ret = MHD_queue_response(c, status, r);
@@ -590,16 +600,12 @@ authorized(const struct out_http *h, struct MHD_Connection *c)
 static enum MHD_Result
 refuse(struct MHD_Connection *c)
 {
-	static const char text[] = "the metrics need a user and password\n";
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(
-	    strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
-	if (r == NULL)
+	if ((r = text_response("the metrics need a user and password\n")) ==
+	    NULL)
 		return MHD_NO;
-	(void)MHD_add_response_header(
-	    r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	ret = MHD_queue_basic_auth_fail_response(c, "cpctools", r);
 	MHD_destroy_response(r);
 	return ret;

@@ -42,35 +42,12 @@ instance_file() {
 
 # unit_argv INSTANCE LISTEN EVENTS: argv, the unit's ExecStart for the
 # instance (%I its unescaped name), with its Environment= and
-# CPUTRACK_LISTEN and CPUTRACK_EVENTS set as "systemctl edit" would:
-# ${VAR} is one word, $VAR is split at blanks.
+# CPUTRACK_LISTEN and CPUTRACK_EVENTS set as "systemctl edit" would
+# (unit_argv.py).
 unit_argv() {
-	local unescaped
-	unescaped=$(systemd-escape --unescape "$1")
-	"$PY" - "$UNIT" "$unescaped" "$2" "$3" >"$T/argv" <<'EOF'
-import re, shlex, sys
-unit, instance, listen, events = sys.argv[1:5]
-env, execstart = {}, None
-for line in open(unit):
-    line = line.strip()
-    if line.startswith("Environment="):
-        for item in shlex.split(line[len("Environment="):]):
-            k, v = item.split("=", 1)
-            env[k] = v
-    elif line.startswith("ExecStart="):
-        execstart = line[len("ExecStart="):]
-env["CPUTRACK_LISTEN"] = listen
-env["CPUTRACK_EVENTS"] = events
-argv = []
-for word in execstart.split():
-    word = word.replace("%I", instance)
-    m = re.fullmatch(r"\$([A-Z_]+)", word)
-    if m:
-        argv += env[m.group(1)].split()
-    else:
-        argv.append(re.sub(r"\$\{([A-Z_]+)\}", lambda g: env[g.group(1)], word))
-print("\n".join(argv))
-EOF
+	"$PY" "$BATS_TEST_DIRNAME/../cli/unit_argv.py" "$UNIT" \
+	    "%I=$(systemd-escape --unescape "$1")" CPUTRACK_LISTEN="$2" \
+	    CPUTRACK_EVENTS="$3" >"$T/argv"
 	mapfile -t argv <"$T/argv"
 }
 

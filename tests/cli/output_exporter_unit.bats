@@ -25,30 +25,10 @@ teardown() {
 }
 
 # unit_argv LISTEN: argv, the unit's ExecStart with its Environment=,
-# CPUSTAT_LISTEN set to LISTEN as "systemctl edit" would: ${VAR} is one
-# word, $VAR is split at blanks.
+# CPUSTAT_LISTEN set to LISTEN as "systemctl edit" would (unit_argv.py).
 unit_argv() {
-	"$PY" - "$UNIT" "$1" >"$T/argv" <<'EOF'
-import re, shlex, sys
-env, execstart = {}, None
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if line.startswith("Environment="):
-        for item in shlex.split(line[len("Environment="):]):
-            k, v = item.split("=", 1)
-            env[k] = v
-    elif line.startswith("ExecStart="):
-        execstart = line[len("ExecStart="):]
-env["CPUSTAT_LISTEN"] = sys.argv[2]
-argv = []
-for word in execstart.split():
-    m = re.fullmatch(r"\$([A-Z_]+)", word)
-    if m:
-        argv += env[m.group(1)].split()
-    else:
-        argv.append(re.sub(r"\$\{([A-Z_]+)\}", lambda g: env[g.group(1)], word))
-print("\n".join(argv))
-EOF
+	"$PY" "$BATS_TEST_DIRNAME/unit_argv.py" "$UNIT" CPUSTAT_LISTEN="$1" \
+	    >"$T/argv"
 	mapfile -t argv <"$T/argv"
 }
 

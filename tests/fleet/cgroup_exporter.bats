@@ -72,7 +72,6 @@ setup_file() {
 	fi
 	CT_PORT=$(free_port)
 	PROM_PORT=$(free_port)
-	mkdir -p "$D/data"
 	cat >"$D/prometheus.yml" <<-EOF
 		global:
 		  scrape_interval: 1s
@@ -90,11 +89,7 @@ setup_file() {
 		echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/skip"
 		return 0
 	fi
-	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
-	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
-	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
-	echo $! >"$D/prometheus.pid"
-	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || true
+	start_prometheus || true
 }
 
 stop_all() {

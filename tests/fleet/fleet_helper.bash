@@ -74,6 +74,18 @@ gone() {
 	return 1
 }
 
+# start_prometheus: Debian's Prometheus on 127.0.0.1:$PROM_PORT with
+# $D/prometheus.yml, its data in $D/data, its log in $D/prometheus.log and
+# its pid in $D/prometheus.pid; until it is ready (60 s at most).
+start_prometheus() {
+	mkdir -p "$D/data"
+	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
+	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
+	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
+	echo $! >"$D/prometheus.pid"
+	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60
+}
+
 # promql EXPR TIME: the value of an instant query, or "none".
 promql() {
 	"$PY" - "$PROM_PORT" "$1" "$2" <<'EOF'

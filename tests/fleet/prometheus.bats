@@ -73,7 +73,7 @@ setup_file() {
 	NE_PORT=$(free_port)
 	PROM_PORT=$(free_port)
 	CPU=$("$PY" -c 'import os; print(max(os.sched_getaffinity(0)))')
-	mkdir -p "$D/textfile" "$D/data"
+	mkdir -p "$D/textfile"
 	cat >"$D/prometheus.yml" <<-EOF
 		global:
 		  scrape_interval: 1s
@@ -91,12 +91,8 @@ setup_file() {
 	    --collector.disable-defaults --collector.textfile \
 	    --collector.textfile.directory="$D/textfile" >"$D/node.log" 2>&1 &
 	echo $! >"$D/node.pid"
-	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
-	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
-	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
-	echo $! >"$D/prometheus.pid"
+	start_prometheus || true
 	wait_http "http://127.0.0.1:$NE_PORT/metrics" 30 || true
-	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || true
 }
 
 # Stop what is ours, by pid, with SIGTERM (cpustat prints its totals,

@@ -60,7 +60,6 @@ setup_file() {
 	export CS_PORT PROM_PORT
 	CS_PORT=$(free_port)
 	PROM_PORT=$(free_port)
-	mkdir -p "$D/data"
 	cat >"$D/prometheus.yml" <<-EOF
 		global:
 		  scrape_interval: 1s
@@ -98,11 +97,7 @@ setup_file() {
 	    --web-config="$D/tls/web.yml" --output=/dev/null -c task-clock 0.5 \
 	    >"$D/cpustat.out" 2>"$D/cpustat.err" &
 	echo $! >"$D/cpustat.pid"
-	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
-	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
-	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
-	echo $! >"$D/prometheus.pid"
-	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60 || true
+	start_prometheus || true
 }
 
 stop_all() {
