@@ -1005,6 +1005,7 @@ health_families(struct out_metrics *m, struct out_buf *b,
 		F_GAUGE, "seconds", "How long this scrape took to make." };
 	unsigned long long size = 0, resident = 0;
 	long page = sysconf(_SC_PAGESIZE);
+	struct timespec ts;
 	struct rusage ru;
 	struct rlimit rl;
 	char value[64];
@@ -1047,8 +1048,11 @@ health_families(struct out_metrics *m, struct out_buf *b,
 		out_buf_str(&m->samples, "} 1\n");
 		family_out(m, b, &engine, om);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(value, sizeof(value), "%.6f",
-	    (double)(output_now() - h->scrape_start) / 1e9);
+	    ((double)ts.tv_sec * 1e9 + (double)ts.tv_nsec -
+		(double)h->scrape_start) /
+		1e9);
 	single(m, b, &took, value, om);
 }
 

@@ -266,13 +266,13 @@ EOF
 	cat "$T/fifo" >"$T/got" &
 	ct_bg $!
 	cs_run --format=openmetrics --output="$T/fifo" -c task-clock 0.1 2
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || { echo "status $status: $stderr"; false; }
 	wait "${CT_PIDS[-1]}"
 	[ -p "$T/fifo" ]
 	[ "$(grep -c '^# EOF$' "$T/got")" -eq 1 ]
 	om_check "$T/got"
 	cs_run --format=prometheus --output=/dev/null -c task-clock 0.1 1
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || { echo "status $status: $stderr"; false; }
 	[ -c /dev/null ]
 	[ -z "$(ls /dev | grep -F 'null.')" ]
 }
