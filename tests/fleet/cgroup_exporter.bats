@@ -93,14 +93,8 @@ setup_file() {
 }
 
 stop_all() {
-	local f p i
-	for f in cputrack prometheus; do
-		[ -s "$D/$f.pid" ] || continue
-		p=$(cat "$D/$f.pid")
-		kill -TERM "$p" 2>/dev/null || true
-		gone "$p" || kill -KILL "$p" 2>/dev/null || true
-		gone "$p" || true
-	done
+	local i
+	stop_daemons cputrack prometheus
 	for i in $(seq 100); do
 		[ -s "$D/cputrack.rc" ] || [ ! -s "$D/cputrack.pid" ] && break
 		sleep 0.1

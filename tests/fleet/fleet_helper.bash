@@ -69,6 +69,10 @@ gone() {
 	local i
 	for i in $(seq 100); do
 		kill -0 "$1" 2>/dev/null || return 0
+		# A zombie whose parent is gone (setup_file's shell) waits for
+		# a reaper that may never come: it has ended all the same.
+		[ "$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ] &&
+		    return 0
 		sleep 0.1
 	done
 	return 1
@@ -84,6 +88,19 @@ start_prometheus() {
 	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
 	echo $! >"$D/prometheus.pid"
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60
+}
+
+# stop_daemons NAME...: each daemon whose pid is in $D/NAME.pid, with
+# SIGTERM, then SIGKILL if it is not gone in 10 s.
+stop_daemons() {
+	local f p
+	for f in "$@"; do
+		[ -s "$D/$f.pid" ] || continue
+		p=$(cat "$D/$f.pid")
+		kill -TERM "$p" 2>/dev/null || true
+		gone "$p" || kill -KILL "$p" 2>/dev/null || true
+		gone "$p" || true
+	done
 }
 
 # promql EXPR TIME: the value of an instant query, or "none".

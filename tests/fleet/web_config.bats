@@ -101,14 +101,7 @@ setup_file() {
 }
 
 stop_all() {
-	local f p
-	for f in cpustat prometheus; do
-		[ -s "$D/$f.pid" ] || continue
-		p=$(cat "$D/$f.pid")
-		kill -TERM "$p" 2>/dev/null || true
-		gone "$p" || kill -KILL "$p" 2>/dev/null || true
-		gone "$p" || true
-	done
+	stop_daemons cpustat prometheus
 }
 
 teardown_file() {
