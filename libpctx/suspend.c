@@ -8,7 +8,8 @@
  * tracer, and handlers (less, vim, top) do their work and stop themselves
  * in turn. So the controller stops only once each such command has
  * stopped in every thread, or shows no sign of a stop signal within
- * STOP_GRACE_MS, or STOP_PATIENCE_MS have passed.
+ * STOP_GRACE_MS (a stop signal still pending for it, not yet delivered,
+ * is such a sign), or STOP_PATIENCE_MS have passed.
  *
  * A stopped tracer would hold up every tracee at its next ptrace-stop,
  * so first every captured process is let go, its records kept. The
@@ -50,26 +51,53 @@ is_stop_signal(int sig)
 	    sig == SIGTTOU;
 }
 
-/* Whether the process has a SIGCONT on its way: a stop before it is void. */
+#define SIGBIT(sig) (1ULL << ((sig)-1))
+#define STOP_SIGNALS \
+	(SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | SIGBIT(SIGTTOU))
+
+/* Whether a signal of mask waits for the thread, or for its process. */
 static bool
-cont_pending(pid_t pid, pid_t tid)
+pending(pid_t pid, pid_t tid, unsigned long long signals)
 {
 	char path[64], line[128];
 	unsigned long long mask;
-	bool pending = false;
+	bool found = false;
 	FILE *f;
 
 	snprintf(
 	    path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)tid);
 	if ((f = fopen(path, "re")) == NULL)
 		return false;
-	while (!pending && fgets(line, sizeof(line), f) != NULL)
+	while (!found && fgets(line, sizeof(line), f) != NULL)
 		if ((sscanf(line, "SigPnd: %llx", &mask) == 1 ||
 			sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
-		    (mask & (1ULL << (SIGCONT - 1))))
-			pending = true;
+		    (mask & signals))
+			found = true;
 	fclose(f);
-	return pending;
+	return found;
+}
+
+/* Whether the process has a SIGCONT on its way: a stop before it is void. */
+static bool
+cont_pending(pid_t pid, pid_t tid)
+{
+	return pending(pid, tid, SIGBIT(SIGCONT));
+}
+
+/*
+ * Whether a stop signal waits to be delivered to the process: sent (a
+ * Ctrl-Z reaches the whole job at once) but not yet taken by one of its
+ * threads, which a busy machine may leave it for a while.
+ */
+static bool
+stop_coming(pctx_t *pctx)
+{
+	struct lwp *lwp;
+
+	TAILQ_FOREACH (lwp, &pctx->order, order_entry)
+		if (pending(pctx->pid, lwp->tid, STOP_SIGNALS))
+			return true;
+	return false;
 }
 
 /*
@@ -126,7 +154,9 @@ commands_stopped(pctx_t *root, long long waited_ms)
 		if (pctx->root != root || !pctx->created ||
 		    !pctxlib_proc_live(pctx))
 			continue;
-		if (pctx->stopping ? !stopped(pctx) : waited_ms < STOP_GRACE_MS)
+		if (pctx->stopping ?
+			!stopped(pctx) :
+			waited_ms < STOP_GRACE_MS || stop_coming(pctx))
 			return false;
 	}
 	return true;
