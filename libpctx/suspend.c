@@ -85,18 +85,26 @@ cont_pending(pid_t pid, pid_t tid)
 }
 
 /*
- * Whether a stop signal waits to be delivered to the process: sent (a
- * Ctrl-Z reaches the whole job at once) but not yet taken by one of its
- * threads, which a busy machine may leave it for a while.
+ * Whether a stop may be on its way to the process, which a busy machine
+ * may hold up for a while: a stop signal sent (a Ctrl-Z reaches the whole
+ * job at once) but not yet taken by one of its threads, or a thread in a
+ * ptrace-stop that the tracer has not collected yet (its delivery-stop).
  */
 static bool
 stop_coming(pctx_t *pctx)
 {
+	unsigned long flags;
 	struct lwp *lwp;
+	char state;
 
-	TAILQ_FOREACH (lwp, &pctx->order, order_entry)
+	TAILQ_FOREACH (lwp, &pctx->order, order_entry) {
 		if (pending(pctx->pid, lwp->tid, STOP_SIGNALS))
 			return true;
+		if (!(lwp->flags & (LWP_HELD | LWP_LISTENING)) &&
+		    pctxlib_procfs_stat(lwp->tid, &state, &flags) == 0 &&
+		    state == 't')
+			return true;
+	}
 	return false;
 }
 

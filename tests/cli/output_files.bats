@@ -39,8 +39,19 @@ teardown() {
 
 @test "-o FIFO with a reader: the rows go there, written as to any file" {
 	mkfifo "$T/fifo"
-	cat "$T/fifo" >"$T/got" &
+	# A reader from the start: it holds the FIFO open without waiting for
+	# a writer (which a reader's plain open would, so that on a busy
+	# machine cputrack could come first and find no reader), then reads
+	# it to its end.
+	"$PY" -c 'import os, sys
+fifo, out, ready = sys.argv[1:4]
+hold = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+open(ready, "w").close()
+with open(fifo, "rb") as f, open(out, "wb") as o:
+    os.close(hold)
+    o.write(f.read())' "$T/fifo" "$T/got" "$T/ready" &
 	ct_bg $!
+	wait_file "$T/ready"
 	ct_run -o "$T/fifo" -T 0 -c "$WRITE" "$W/wl_threads" 2 100
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
