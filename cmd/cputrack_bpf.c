@@ -70,6 +70,7 @@ struct bpf_track {
 	int current;	 /* the set counting now */
 	hrtime_t tick_when;
 	uint64_t *zeros;	 /* a set's values at an LWP's start */
+	int most;		 /* requests of the largest set */
 	struct bthread **ticked; /* a tick's rows, put in order */
 	size_t nticked, room;
 	int sigfd, timerfd;
@@ -535,6 +536,7 @@ engine_open(struct bpf_track *bt, bool quiet)
 	for (s = 0; s < n; s++)
 		if (setgrp_spec(ct->specs, s)->nreqs > most)
 			most = setgrp_spec(ct->specs, s)->nreqs;
+	bt->most = most;
 	if ((bt->zeros = calloc((size_t)most, sizeof(uint64_t))) == NULL) {
 		free(sets);
 		snprintf(bt->why, sizeof(bt->why), "no memory available");
@@ -709,14 +711,10 @@ start_cgroup(struct bpf_track *bt)
 {
 	struct cputrack *ct = bt->ct;
 	const struct cgroup_dir *cg = ct->opt.cgroup;
-	int s, most = 1;
 
-	for (s = 0; s < ct->nsets; s++)
-		if (setgrp_spec(ct->specs, s)->nreqs > most)
-			most = setgrp_spec(ct->specs, s)->nreqs;
 	if ((bt->cg = setgrp_accumulator(ct->specs)) == NULL ||
 	    (bt->cg_gone = setgrp_accumulator(ct->specs)) == NULL ||
-	    (bt->cg_sum = calloc((size_t)most, sizeof(uint64_t))) == NULL) {
+	    (bt->cg_sum = calloc((size_t)bt->most, sizeof(uint64_t))) == NULL) {
 		diag(NULL, "no memory available\n");
 		return -1;
 	}

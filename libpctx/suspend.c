@@ -8,8 +8,9 @@
  * tracer, and handlers (less, vim, top) do their work and stop themselves
  * in turn. So the controller stops only once each such command has
  * stopped in every thread, or shows no sign of a stop signal within
- * STOP_GRACE_MS (a stop signal still pending for it, not yet delivered,
- * is such a sign), or STOP_PATIENCE_MS have passed.
+ * STOP_GRACE_MS (a stop signal still pending for it, or a thread in a
+ * ptrace-stop the tracer has yet to collect, is such a sign), or
+ * STOP_PATIENCE_MS have passed.
  *
  * A stopped tracer would hold up every tracee at its next ptrace-stop,
  * so first every captured process is let go, its records kept. The
