@@ -90,10 +90,13 @@ finish(struct cputrack *ct, int status)
 	bpf_let_go(ct);
 	if (ct->out != NULL) {
 		cputrack_flush(ct);
-		/* Rows not counted, partial or dropped change the status. */
+		/*
+		 * Rows not counted, partial or dropped change the status, as
+		 * does a write error met by this last flush.
+		 */
 		written = output_close(ct->out);
 		if (status == 0)
-			status = written;
+			status = ct->write_failed ? 1 : written;
 	}
 	/* A process not followed leaves the run's counts incomplete. */
 	if (status == 0 && ct->uncounted)
