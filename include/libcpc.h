@@ -196,6 +196,14 @@ const char *cpc_event_kind(cpc_t *cpc, const char *event);
 int cpc_event_note(cpc_t *cpc, const char *event, char *note, size_t len);
 
 /*
+ * The canonical spelling of an event name into name (len bytes): perf's
+ * aliases by the names they stand for ("cs" -> "context-switches",
+ * "cycles:u" -> "cpu-cycles:u"), every other name as it is. 0, or -1 with
+ * errno EINVAL (not an event name) or ERANGE (name too small).
+ */
+int cpc_event_canonical(cpc_t *cpc, const char *event, char *name, size_t len);
+
+/*
  * Every name the walkers list (generic ones included), each with its kind
  * and a one-line description, then the forms that take a parameter, such
  * as "mem:ADDR[/LEN][:r|w|rw|x]" or "msr/TERM=VALUE,.../" (written with

@@ -548,6 +548,35 @@ cpc_event_note(cpc_t *cpc, const char *event, char *note, size_t len)
 	return 1;
 }
 
+/*
+ * Aliases are perf's own table, read without resolving the name: a
+ * spelling is canonical whether or not this machine can count it.
+ */
+int
+cpc_event_canonical(cpc_t *cpc, const char *event, char *name, size_t len)
+{
+	char base[CPC_MAX_EVENT_LEN];
+	const char *mods, *alias_of;
+	int n;
+
+	(void)cpc;
+	if (!valid_name(event)) {
+		errno = EINVAL;
+		return -1;
+	}
+	(void)cpclib_split_modifiers(event, base, sizeof(base), &mods);
+	if ((alias_of = cpclib_legacy_alias_of(base)) == NULL)
+		n = snprintf(name, len, "%s", event);
+	else
+		n = snprintf(name, len, "%s%s%s", alias_of,
+		    mods != NULL ? ":" : "", mods != NULL ? mods : "");
+	if (n < 0 || (size_t)n >= len) {
+		errno = ERANGE;
+		return -1;
+	}
+	return 0;
+}
+
 /* What a name counts, for the described walk; NULL if unknown. */
 const char *
 cpclib_event_desc(cpc_t *cpc, const char *name)

@@ -180,6 +180,14 @@ legacy_find(const char *name)
 	return NULL;
 }
 
+const char *
+cpclib_legacy_alias_of(const char *name)
+{
+	const struct ev_legacy *l = legacy_find(name);
+
+	return l != NULL ? l->alias_of : NULL;
+}
+
 /* Whether perf's generic software events say this one counts in kernel. */
 bool
 cpclib_sw_kernel_context(uint64_t config)

@@ -127,6 +127,8 @@ bool cpclib_split_modifiers(
     const char *name, char *base, size_t len, const char **mods);
 int cpclib_apply_modifiers(const char *mods, struct ev_result *r);
 bool cpclib_resolve_legacy(cpc_t *cpc, const char *name, struct ev_result *r);
+/* The name a perf alias stands for, or NULL for a name of no alias. */
+const char *cpclib_legacy_alias_of(const char *name);
 bool cpclib_resolve_breakpoint(const char *name, struct ev_result *r);
 bool cpclib_resolve_raw_r(cpc_t *cpc, const char *name, struct ev_result *r);
 bool cpclib_resolve_raw_code(cpc_t *cpc, const char *name, struct ev_result *r);

@@ -588,14 +588,14 @@ make_request(struct parse *p, int pic, struct spec_req *req)
 	return 0;
 }
 
-/* How many of the set's requests count the event. */
+/* How many of the set's requests are called name. */
 static int
-count_event(const struct spec *spec, const char *event)
+count_named(const struct spec *spec, const char *name)
 {
 	int i, n = 0;
 
 	for (i = 0; i < spec->nreqs; i++)
-		n += strcmp(spec->reqs[i].event, event) == 0;
+		n += strcmp(spec->reqs[i].name, name) == 0;
 	return n;
 }
 
@@ -603,16 +603,10 @@ count_event(const struct spec *spec, const char *event)
 static bool
 name_clashes(const struct spec *spec, int i)
 {
-	int j;
-
-	for (j = 0; j < spec->nreqs; j++)
-		if (j != i &&
-		    strcmp(spec->reqs[j].name, spec->reqs[i].name) == 0)
-			return true;
-	return false;
+	return count_named(spec, spec->reqs[i].name) > 1;
 }
 
-/* The event with the modes it counts, unless its name says them. */
+/* The request's name with the modes it counts, unless the name says them. */
 static char *
 name_with_modes(const struct spec_req *req)
 {
@@ -620,7 +614,7 @@ name_with_modes(const struct spec_req *req)
 	size_t n = 0;
 
 	if (mode_modifiers(req->event) != NULL || req->flags == 0)
-		return strdup(req->event);
+		return strdup(req->name);
 	if (req->flags & CPC_COUNT_USER)
 		modes[n++] = 'u';
 	if (req->flags & CPC_COUNT_SYSTEM)
@@ -628,51 +622,85 @@ name_with_modes(const struct spec_req *req)
 	if (req->flags & CPC_COUNT_HV)
 		modes[n++] = 'h';
 	modes[n] = '\0';
-	if (asprintf(&name, "%s:%s", req->event, modes) < 0)
+	if (asprintf(&name, "%s:%s", req->name, modes) < 0)
 		return NULL;
 	return name;
 }
 
 /*
- * The rows' names: the event's, made unique in the set by its modes,
- * then by its counter. The clashes of the modes are all found before
- * any counter is added, so that every one of them gets its counter.
+ * Every request is first called by its event's canonical name, so that
+ * one event spelled two ways (cs, context-switches) has one name in
+ * every format and series.
  */
 static int
-name_requests(struct spec *spec)
+name_canonically(cpc_t *cpc, struct spec *spec)
 {
+	char canonical[CPC_MAX_EVENT_LEN];
 	struct spec_req *req;
-	bool *clash;
-	char *picked;
-	int i, rc = -1;
+	int i;
 
 	for (i = 0; i < spec->nreqs; i++) {
 		req = &spec->reqs[i];
-		req->name = count_event(spec, req->event) > 1 ?
-		    name_with_modes(req) :
-		    strdup(req->event);
-		if (req->name == NULL)
+		if (cpc_event_canonical(
+			cpc, req->event, canonical, sizeof(canonical)) != 0)
+			strlcpy(canonical, req->event, sizeof(canonical));
+		if ((req->name = strdup(canonical)) == NULL)
 			return -1;
 	}
-	if (spec->nreqs <= 0)
-		return 0;
+	return 0;
+}
+
+/* Names that clash, each replaced by what make_name makes of it. */
+static int
+rename_clashes(struct spec *spec, char *(*make_name)(const struct spec_req *))
+{
+	bool *clash;
+	char *renamed;
+	int i, rc = -1;
+
 	if ((clash = calloc((size_t)spec->nreqs, sizeof(*clash))) == NULL)
 		return -1;
+	/* All found first, so that every one of them is renamed. */
 	for (i = 0; i < spec->nreqs; i++)
 		clash[i] = name_clashes(spec, i);
 	for (i = 0; i < spec->nreqs; i++) {
-		req = &spec->reqs[i];
 		if (!clash[i])
 			continue;
-		if (asprintf(&picked, "%s#pic%d", req->name, req->picnum) < 0)
+		if ((renamed = make_name(&spec->reqs[i])) == NULL)
 			goto out;
-		free(req->name);
-		req->name = picked;
+		free(spec->reqs[i].name);
+		spec->reqs[i].name = renamed;
 	}
 	rc = 0;
 out:
 	free(clash);
 	return rc;
+}
+
+static char *
+name_with_counter(const struct spec_req *req)
+{
+	char *name;
+
+	if (asprintf(&name, "%s#pic%d", req->name, req->picnum) < 0)
+		return NULL;
+	return name;
+}
+
+/*
+ * The rows' names: the event's canonical name, made unique in the set by
+ * its modes, then by its counter.
+ */
+static int
+name_requests(cpc_t *cpc, struct spec *spec)
+{
+	if (spec->nreqs <= 0)
+		return 0;
+	if (name_canonically(cpc, spec) != 0 ||
+	    rename_clashes(spec, name_with_modes) != 0 ||
+	    rename_clashes(spec, name_with_counter) != 0)
+		return -1;
+	return 0;
 }
 
 static int
@@ -692,7 +720,7 @@ build_requests(struct parse *p, struct spec *spec)
 		if (req->flags & CPC_COUNT_USER)
 			spec->system_only = false;
 	}
-	return name_requests(spec);
+	return name_requests(p->cpc, spec);
 }
 
 static void

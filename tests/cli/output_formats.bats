@@ -100,7 +100,7 @@ EOF
 	[ "$status" -eq 0 ]
 	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,unit.perf::TASK-CLOCK,ns' "$T/out"
 	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,unit.perf::PERF_COUNT_SW_CPU_CLOCK,ns' "$T/out"
-	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,unit.cs,count' "$T/out"
+	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,unit.context-switches,count' "$T/out"
 	grep -qE "^0.000000,,,,,,meta,,,,,,,,,,,,tool_version,[0-9.]+\$" "$T/out"
 }
 
@@ -395,4 +395,28 @@ rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] == "exit"]
 w = "syscalls:sys_enter_write:u"
 assert [(r[w + "#pic0"], r[w + "#pic1"]) for r in rows] == [("7", "7")], rows
 EOF
+}
+
+@test "one event in two spellings: one column and one series, by its canonical name; the spec as written" {
+	ct_run --format=csv -T 0 -c faults -c page-faults "$W/ct_marker" /dev/null 3
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	head -1 "$T/out" | tr , '\n' >"$T/columns"
+	[ "$(grep -cx page-faults "$T/columns")" -eq 1 ]
+	! grep -qx faults "$T/columns"
+	grep -q ',meta,.*,set.0,faults$' "$T/out"
+	grep -q ',meta,.*,set.1,page-faults$' "$T/out"
+	ct_run --format=json -T 0 -c cs:k "$W/ct_marker" /dev/null 3
+	[ "$status" -eq 0 ]
+	"$PY" - "$T/out" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert lines[0]["sets"][0]["spec"] == "cs:k", lines[0]
+assert [e["name"] for e in lines[0]["sets"][0]["events"]] == ["context-switches:k"]
+assert all(list(r["counters"]) == ["context-switches:k"] for r in lines[1:] if r.get("counters")), lines
+PY
+	cs_run --format=openmetrics -c cs,sys 0.1 1
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	grep -q 'event="context-switches"' "$T/out"
+	! grep -q 'event="cs"' "$T/out"
+	grep -q '^cpustat_set_info{set="0",spec="cs,sys"} 1$' "$T/out"
 }

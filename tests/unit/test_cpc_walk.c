@@ -622,6 +622,40 @@ handle_facts(cpc_t *cpc)
 	printf("cciname: %s\n", cpc_cciname(cpc));
 }
 
+/* perf's aliases, by the names perf documents them for. */
+static void
+canonical_names(cpc_t *cpc)
+{
+	static const char *const pairs[][2] = {
+		{ "cs", "context-switches" },
+		{ "faults", "page-faults" },
+		{ "migrations", "cpu-migrations" },
+		{ "cycles", "cpu-cycles" },
+		{ "branches", "branch-instructions" },
+		{ "idle-cycles-backend", "stalled-cycles-backend" },
+		{ "cs:uk", "context-switches:uk" },
+		{ "cycles:k", "cpu-cycles:k" },
+		{ "context-switches", "context-switches" },
+		{ "syscalls:sys_enter_write", "syscalls:sys_enter_write" },
+		{ "PAPI_tot_ins", "PAPI_tot_ins" },
+		{ "no-such-event", "no-such-event" },
+	};
+	char name[CPC_MAX_EVENT_LEN], small[4];
+	size_t i;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		CHECK(cpc_event_canonical(
+			  cpc, pairs[i][0], name, sizeof(name)) == 0);
+		CHECK(strcmp(name, pairs[i][1]) == 0);
+	}
+	errno = 0;
+	CHECK(cpc_event_canonical(cpc, "", name, sizeof(name)) == -1 &&
+	    errno == EINVAL);
+	errno = 0;
+	CHECK(cpc_event_canonical(cpc, "cs", small, sizeof(small)) == -1 &&
+	    errno == ERANGE);
+}
+
 int
 main(void)
 {
@@ -639,6 +673,7 @@ main(void)
 		return check_report("test_cpc_walk");
 	}
 	handle_facts(cpc);
+	canonical_names(cpc);
 	attrs(cpc);
 	events_all(cpc);
 	cpc_close(cpc);

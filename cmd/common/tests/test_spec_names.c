@@ -75,6 +75,15 @@ main(void)
 	CHECK_NAMES("syscalls:sys_enter_write,task-clock,"
 		    "syscalls:sys_enter_write,sys2",
 	    "syscalls:sys_enter_write:u task-clock syscalls:sys_enter_write:uk");
+	/* perf's aliases go by the names they stand for, modifiers kept. */
+	CHECK_NAMES("cs,faults,migrations",
+	    "context-switches page-faults cpu-migrations");
+	CHECK_NAMES("cs:k,page-faults", "context-switches:k page-faults");
+	/* One event spelled two ways is one event counted twice. */
+	CHECK_NAMES(
+	    "faults,page-faults,nouser1,sys1", "page-faults:u page-faults:k");
+	CHECK_NAMES("cs,context-switches",
+	    "context-switches:u#pic0 context-switches:u#pic1");
 	cpc_close(cpc);
 	return check_report("test_spec_names");
 }
