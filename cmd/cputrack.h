@@ -65,8 +65,9 @@ struct cputrack {
 				  (128 + signal), or -1 */
 	int stop_signal;	/* the signal that cut the run short */
 	int stop_count;
-	bool counted;	/* some LWP's counters were bound */
-	bool uncounted; /* a process was not followed: exit 1 */
+	bool counted;		  /* some LWP's counters were bound */
+	bool uncounted;		  /* a process was not followed: exit 1 */
+	unsigned long procs_seen; /* the last process key given */
 	bool write_failed;
 	bool reader_gone; /* no more rows can go out: the run
 			     ends (EPIPE, or write_failed) */
@@ -91,14 +92,20 @@ void cputrack_title(struct cputrack *ct);
 int cputrack_signal(
     struct cputrack *ct, int sig, int si_code, bool target_has_it);
 void cputrack_flush(struct cputrack *ct);
+/*
+ * A new process's key for its rows: its number in the run, so that rows
+ * tell apart two processes that had one pid.
+ */
+unsigned long cputrack_proc_key(struct cputrack *ct);
 
 /* cputrack_rows.c: the rows both engines print. */
 struct row_lwp {
 	pid_t pid;
 	id_t lwpid;
 	pid_t tid;
-	const char *comm; /* its process's name, or NULL: read from
-			     /proc when the output needs it */
+	const char *comm;   /* its process's name, or NULL: read from
+			       /proc when the output needs it */
+	unsigned long proc; /* its process's key: cputrack_proc_key's */
 };
 
 void row_counts(struct cputrack *ct, const struct row_lwp *who,
@@ -125,9 +132,9 @@ void row_exec(struct cputrack *ct, const struct row_lwp *who,
 /* --cgroup: what its threads together counted since its last row. */
 void row_cgroup(struct cputrack *ct, const struct row_lwp *who, int set,
     const struct set_counts *c, unsigned long intervals);
-/* A fork marker, at when (0: now). */
-void row_fork(
-    struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child, hrtime_t when);
+/* A fork marker in the parent's LWP, at when (0: now). */
+void row_fork(struct cputrack *ct, const struct row_lwp *parent, pid_t child,
+    hrtime_t when);
 
 enum exec_follow {
 	EXEC_FOLLOWED,	     /* -e */

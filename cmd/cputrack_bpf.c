@@ -36,8 +36,9 @@
 struct bproc {
 	RB_ENTRY(bproc) node;
 	pid_t pid;
-	unsigned seq;  /* its rows come in this order */
-	setgrp_t *acc; /* its image's LWPs that ended */
+	unsigned seq;	   /* its rows come in this order */
+	unsigned long key; /* for its rows, through execs */
+	setgrp_t *acc;	   /* its image's LWPs that ended */
 	id_t next_lwpid;
 	struct row_lwp leader; /* its exit row's LWP */
 	unsigned remaining;    /* -N: ticks left; 0: unlimited */
@@ -135,9 +136,10 @@ proc_new(struct bpf_track *bt, pid_t pid)
 	}
 	p->pid = pid;
 	p->seq = bt->nprocs++;
+	p->key = cputrack_proc_key(ct);
 	p->next_lwpid = 1;
 	proc_comm(pid, p->comm, sizeof(p->comm));
-	p->leader = (struct row_lwp) { pid, 1, pid, p->comm };
+	p->leader = (struct row_lwp) { pid, 1, pid, p->comm, p->key };
 	/* -N counts a cgroup's ticks, not each of its processes'. */
 	p->remaining = ct->opt.interval_ms != 0 && ct->opt.cgroup == NULL ?
 	    ct->opt.nsamples :
@@ -176,8 +178,8 @@ proc_free(struct bpf_track *bt, struct bproc *p)
 static struct row_lwp
 who_of(const struct bthread *t)
 {
-	return (
-	    struct row_lwp) { t->proc->pid, t->lwpid, t->tid, t->proc->comm };
+	return (struct row_lwp) { t->proc->pid, t->lwpid, t->tid, t->proc->comm,
+		t->proc->key };
 }
 
 /* The run is over: status (the worst one) to exit with. */
@@ -316,9 +318,11 @@ on_fork(
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, parent_tid);
+	struct bproc *p = t != NULL ? t->proc : proc_find(bt, parent);
+	struct row_lwp who = { parent, t != NULL ? t->lwpid : 1, -1, NULL,
+		p != NULL ? p->key : 0 };
 
-	row_fork(
-	    bt->ct, parent, t != NULL ? t->lwpid : 1, child, (hrtime_t)when_ns);
+	row_fork(bt->ct, &who, child, (hrtime_t)when_ns);
 }
 
 /*
@@ -328,7 +332,7 @@ on_fork(
 static void
 exec_untraceable(struct bpf_track *bt, struct bproc *p)
 {
-	struct row_lwp who = { p->pid, 1, p->pid, p->comm };
+	struct row_lwp who = { p->pid, 1, p->pid, p->comm, p->key };
 	pid_t pid = p->pid;
 	int s;
 
@@ -356,12 +360,13 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
 	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
 	/* The LWP that execs is the new image's LWP 1. */
-	struct row_lwp who = { pid, 1, pid, NULL };
+	struct row_lwp who = { pid, 1, pid, NULL, 0 };
 	char image[sizeof(p->comm)];
 
 	if (p == NULL)
 		return true;
 	who.comm = p->comm;
+	who.proc = p->key;
 	/* Read late, the name may be gone: then it is not known. */
 	proc_comm(pid, image, sizeof(image));
 	if (flags & BPFENG_EXEC_FIRST) {
@@ -718,7 +723,7 @@ start_cgroup(struct bpf_track *bt)
 		diag(NULL, "no memory available\n");
 		return -1;
 	}
-	bt->cg_who = (struct row_lwp) { 0, 0, 0, cg->name };
+	bt->cg_who = (struct row_lwp) { 0, 0, 0, cg->name, 0 };
 	bt->cg_ticks_left = ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0;
 	if (bpfeng_attach_cgroup(bt->eng, cg->id, cg->level, cg->path, bt->why,
 		sizeof(bt->why)) != 0) {

@@ -26,6 +26,7 @@
 struct tproc {
 	struct cputrack *ct;
 	pid_t pid;
+	unsigned long key; /* for its rows, through execs */
 	setgrp_t *acc;
 	bool started;	  /* the command cputrack started */
 	bool forked;	  /* a child followed with -f */
@@ -71,6 +72,7 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 		return NULL;
 	p->ct = ct;
 	p->pid = pctx_pid(pctx);
+	p->key = cputrack_proc_key(ct);
 	p->started = started;
 	if (comm != NULL)
 		strlcpy(p->comm, comm, sizeof(p->comm));
@@ -237,8 +239,8 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	}
 	l->proc = p;
 	l->missed_seen = pctx_missed_ticks(pctx);
-	l->who =
-	    (struct row_lwp) { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm };
+	l->who = (struct row_lwp) { pid, lwpid, pctx_lwp_tid(pctx, lwpid),
+		p->comm, p->key };
 	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
@@ -354,7 +356,8 @@ static void
 cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	struct tproc *p = arg;
-	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm };
+	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm,
+		p->key };
 
 	if (p->started)
 		p->ct->command_status = status;
@@ -381,7 +384,7 @@ cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 {
 	struct tproc *p = arg;
 	char old[sizeof(p->comm)];
-	struct row_lwp who = { pid, lwpid, pid, old };
+	struct row_lwp who = { pid, lwpid, pid, old, p->key };
 	const char *args = cmd != NULL ? cmd : "(unknown)";
 
 	(void)pctx;
@@ -403,7 +406,8 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	struct cputrack *ct = parent->ct;
 
 	parent->made = true;
-	row_fork(ct, ppid, lwpid, pid, 0);
+	row_fork(ct, &(struct row_lwp) { ppid, lwpid, -1, NULL, parent->key },
+	    pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
 	if ((p = tproc_new(ct, child, false, parent->comm)) == NULL) {

@@ -16,6 +16,7 @@ counts_row(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		.label = label,
 		.intervals = intervals,
 		.pid = who->pid,
+		.proc = who->proc,
 		.lwp = (int)who->lwpid,
 		.tid = who->tid,
 		.comm = who->comm,
@@ -30,6 +31,12 @@ counts_row(struct cputrack *ct, const struct row_lwp *who, const char *label,
 	};
 
 	output_row(ct->out, &row);
+}
+
+unsigned long
+cputrack_proc_key(struct cputrack *ct)
+{
+	return ++ct->procs_seen;
 }
 
 void
@@ -68,6 +75,7 @@ row_not_counted(struct cputrack *ct, const struct row_lwp *who,
 	struct out_row row = {
 		.label = label,
 		.pid = who->pid,
+		.proc = who->proc,
 		.lwp = (int)who->lwpid,
 		.tid = who->tid,
 		.comm = who->comm,
@@ -95,6 +103,7 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		    &(struct out_row) {
 			.label = label,
 			.pid = who->pid,
+			.proc = who->proc,
 			.lwp = (int)who->lwpid,
 			.tid = who->tid,
 			.comm = who->comm,
@@ -135,6 +144,7 @@ row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
 		.at_start = last == 0,
 		.label = "exec",
 		.pid = who->pid,
+		.proc = who->proc,
 		.lwp = 1,
 		.tid = who->pid,
 		.comm = image_comm,
@@ -149,14 +159,15 @@ row_exec(struct cputrack *ct, const struct row_lwp *who, const setgrp_t *acc,
 }
 
 void
-row_fork(
-    struct cputrack *ct, pid_t ppid, id_t lwpid, pid_t child, hrtime_t when)
+row_fork(struct cputrack *ct, const struct row_lwp *parent, pid_t child,
+    hrtime_t when)
 {
 	struct out_row marker = {
 		.when = when,
 		.label = "fork",
-		.pid = ppid,
-		.lwp = (int)lwpid,
+		.pid = parent->pid,
+		.proc = parent->proc,
+		.lwp = (int)parent->lwpid,
 		.tid = -1,
 		.cpu = -1,
 		.ncpus = -1,

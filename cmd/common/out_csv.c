@@ -4,7 +4,7 @@
  * any CSV reader takes it as one:
  *
  *   time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,
- *   <event>...,child,args,not_counted,partial,key,value
+ *   <event>...,proc,child,args,not_counted,partial,key,value
  *
  * with one column per distinct event of all sets, in set order. The rows
  * that follow first are the run's facts, label "meta", one key and value
@@ -22,7 +22,7 @@
 static const char *const fixed_columns =
     "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc";
 static const char *const closing_columns =
-    "child,args,not_counted,partial,key,value";
+    "proc,child,args,not_counted,partial,key,value";
 
 static void
 meta(const struct out_run *run, struct out_buf *b, const char *key,
@@ -34,8 +34,8 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	out_buf_str(b, "0.000000,,,,,,meta,,,,,");
 	for (i = 0; i < run->nevents; i++)
 		out_buf_str(b, ",");
-	/* ...child to partial, then the key and the value. */
-	out_buf_str(b, ",,,,");
+	/* ...proc to partial, then the key and the value. */
+	out_buf_str(b, ",,,,,");
 	out_buf_str(b, key);
 	if (key_tail != NULL) {
 		out_buf_str(b, ".");
@@ -132,6 +132,7 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
 		out_buf_printf(b, "%llu", (unsigned long long)row->tick);
 	out_buf_str(b, ",");
 	values(run, b, row, spec);
+	number(b, row->proc > 0 ? (long long)row->proc : -1);
 	number(b, row->child > 0 ? row->child : -1);
 	if (row->args != NULL)
 		out_buf_csv(b, row->args);

@@ -10,7 +10,7 @@
  *    "host":H,"start":RFC3339,"start_epoch_ns":N,
  *    "sets":[{"set":0,"spec":S,"events":[{"name":E,"unit":"ns"},...]}]}
  * A row:
- *   {"time":s,"pid":..,"lwp":..,"tid":..,"cpu":..,"ncpus":..,"label":L,
+ *   {"time":s,"pid":..,"proc":..,"lwp":..,"tid":..,"cpu":..,"ncpus":..,"label":L,
  *    "set":n,"spec":S,"counters":{E:v,...},"enabled_ns":..,
  *    "running_ns":..,["tsc":..,]["child":..,]["args":..,]
  *    "not_counted":R,"partial":R}
@@ -189,6 +189,8 @@ out_json_row(const struct out_run *run, struct out_buf *b,
 
 	put(&row, "time", json_real((double)(t / 1000) / 1e6));
 	put(&row, "pid", number_or_null(r->pid));
+	put(&row, "proc",
+	    r->proc > 0 ? json_integer((json_int_t)r->proc) : json_null());
 	put(&row, "lwp", number_or_null(r->lwp));
 	put(&row, "tid", number_or_null(r->tid));
 	put(&row, "cpu", number_or_null(r->cpu));

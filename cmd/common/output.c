@@ -58,6 +58,7 @@ struct row_rec {
 	uint64_t enabled_ns;
 	uint64_t running_ns;
 	unsigned long intervals;
+	unsigned long proc;
 	pid_t pid;
 	pid_t tid;
 	pid_t child;
@@ -406,6 +407,7 @@ queue_record(
 		.running_ns = r->running_ns,
 		.intervals = r->intervals,
 		.pid = r->pid,
+		.proc = r->proc,
 		.tid = r->tid,
 		.child = r->child,
 		.lwp = r->lwp,
@@ -456,6 +458,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 	struct out_row row = {
 		.label = rec->label,
 		.pid = rec->pid,
+		.proc = rec->proc,
 		.lwp = rec->lwp,
 		.tid = rec->tid,
 		.cpu = rec->cpu,

@@ -63,6 +63,11 @@ struct out_row {
 	bool at_start;	   /* timed at the run's start instead */
 	const char *label; /* tick, exit, ...: a literal */
 	pid_t pid;
+	/*
+	 * cputrack: the process's number in the run, 1 for the first seen;
+	 * never another's, as a pid may be once reused; 0: none.
+	 */
+	unsigned long proc;
 	int lwp;
 	pid_t tid;
 	const char *comm;	 /* the process's name, or NULL:

@@ -232,8 +232,8 @@ EOF
 	equal
 	[ -x "$T/proj/prog" ]
 	# The compiler proper ran once per source file, in both engines.
-	[ "$(awk -F, '$7 == "exec" && $8 == "" && $16 ~ /cc1 /' "$T/pt.csv" | wc -l)" -eq 7 ]
-	[ "$(awk -F, '$7 == "exec" && $8 == "" && $16 ~ /(^|\/)as /' "$T/pt.csv" | wc -l)" -eq 7 ]
+	[ "$(awk -F, '$7 == "exec" && $8 == "" && $17 ~ /cc1 /' "$T/pt.csv" | wc -l)" -eq 7 ]
+	[ "$(awk -F, '$7 == "exec" && $8 == "" && $17 ~ /(^|\/)as /' "$T/pt.csv" | wc -l)" -eq 7 ]
 }
 
 @test "Python with threads and subprocesses: every thread and process equal" {

@@ -151,10 +151,10 @@ cputrack: pid $TPID is traced by pid $SPID (strace), and a process has one trace
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# The workload's process: 400 writes in each of its 3 threads (its
-	# exec marker's arguments in column 14, with one event).
+	# exec marker's arguments in column 15, with one event).
 	local child
 	child=$(awk -F, -v w="$W/wl_threads 3 400" '$7 == "exec" &&
-	    $14 == w { print $2 }' "$T/bpf.csv")
+	    $15 == w { print $2 }' "$T/bpf.csv")
 	[ -n "$child" ]
 	[ "$(awk -F, -v p="$child" '$7 == "lwp_exit" && $2 == p { print $12 }' \
 	    "$T/bpf.csv" | sort -u)" = 400 ]

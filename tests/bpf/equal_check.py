@@ -38,7 +38,7 @@ import sys
 
 FIXED = ["time", "pid", "lwp", "tid", "cpu", "ncpus", "label", "set",
          "enabled_ns", "running_ns", "tsc"]
-TAIL = ["child", "args", "not_counted", "partial", "key", "value"]
+TAIL = ["proc", "child", "args", "not_counted", "partial", "key", "value"]
 
 
 class Run:
@@ -51,7 +51,7 @@ class Run:
             raise SystemExit("%s: no rows" % path)
         self.path = path
         names = list(rows[0].keys())
-        self.events = names[len(FIXED):names.index("child")]
+        self.events = names[len(FIXED):names.index(TAIL[0])]
         self.first_pid = None
         self.image = collections.Counter()   # pid: execs so far
         self.args = {}                       # (pid, image): its arguments

@@ -481,7 +481,7 @@ check_totals(rows, 1)
 	run --separate-stderr "$CPUSTAT" --format=csv -c context-switches \
 	    -c task-clock,context-switches 0.1 4
 	assert_success
-	assert_equal "${lines[0]}" "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,context-switches,task-clock,child,args,not_counted,partial,key,value"
+	assert_equal "${lines[0]}" "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,context-switches,task-clock,proc,child,args,not_counted,partial,key,value"
 	printf '%s\n' "$output" >"$T/out"
 	pycheck '
 every = list(csv.DictReader(open(sys.argv[1])))
@@ -559,7 +559,7 @@ if head != {"schema": "cpctools", "version": 2, "tool": "cpustat", "sets": [
     die("head object %r" % head)
 isint = lambda v: type(v) is int
 for r in rows:
-    for k in ("time", "pid", "lwp", "tid", "cpu", "ncpus", "label", "set", "spec", "counters", "enabled_ns", "running_ns", "tsc", "not_counted", "partial"):
+    for k in ("time", "pid", "proc", "lwp", "tid", "cpu", "ncpus", "label", "set", "spec", "counters", "enabled_ns", "running_ns", "tsc", "not_counted", "partial"):
         if k not in r:
             die("%s missing: %r" % (k, r))
     if r["pid"] is not None or r["lwp"] is not None or r["tid"] is not None:

@@ -60,13 +60,13 @@ setup() {
 	done
 	# The documented layout is the program's.
 	grep -qF "   time cpu event      pic0      pic1" <<<"$text"
-	grep -qF "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,child,args,not_counted,partial,key,value" <<<"$text"
-	grep -qF "0.000000,,,,,,meta,,,,,,,,,,tool,cpustat" <<<"$text"
+	grep -qF "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,proc,child,args,not_counted,partial,key,value" <<<"$text"
+	grep -qF "0.000000,,,,,,meta,,,,,,,,,,,tool,cpustat" <<<"$text"
 	# The layout shown is the program's.
 	run --separate-stderr "$CPUSTAT" --format=csv -c task-clock 0.1 1
 	[ "$status" -ne 2 ]
-	assert_line --index 0 "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,child,args,not_counted,partial,key,value"
-	assert_line --index 3 "0.000000,,,,,,meta,,,,,,,,,,tool,cpustat"
+	assert_line --index 0 "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,proc,child,args,not_counted,partial,key,value"
+	assert_line --index 3 "0.000000,,,,,,meta,,,,,,,,,,,tool,cpustat"
 	# Exclusivity is the kernel's: no lock files, no invalidation; the
 	# hint after "Resource temporarily unavailable" is the program's (it
 	# needs a PMU to be seen: tests/hw).
@@ -98,7 +98,7 @@ setup() {
 	grep -q '^\.TH CPC\\-CPUSTAT 1 ' "$b/man1/cpc-cpustat.1"
 	grep -q '^cpc\\-cpustat \\- ' "$b/man1/cpc-cpustat.1"
 	# The CSV/JSON tool field and the metric names keep their names.
-	grep -qF 'meta,,,,,,,,,,tool,cpu\&stat' "$b/man1/cpc-cpustat.1"
+	grep -qF 'meta,,,,,,,,,,,tool,cpu\&stat' "$b/man1/cpc-cpustat.1"
 	grep -qF '"tool":"cpu\&stat"' "$b/man1/cpc-cpustat.1"
 	grep -qF '.B cpu\&stat_events_total' "$b/man1/cpc-cpustat.1"
 	# cputrack(1) sends the reader to the page that is installed.

@@ -398,7 +398,7 @@ lines = open(sys.argv[1]).read().splitlines()
 every = list(csv.DictReader(lines))
 assert list(every[0].keys()) == ["time", "pid", "lwp", "tid", "cpu", "ncpus",
     "label", "set", "enabled_ns", "running_ns", "tsc",
-    "syscalls:sys_enter_write", "task-clock", "child", "args",
+    "syscalls:sys_enter_write", "task-clock", "proc", "child", "args",
     "not_counted", "partial", "key", "value"], list(every[0].keys())
 meta = {r["key"]: r["value"] for r in every if r["label"] == "meta"}
 assert meta["schema"] == "cpctools" and meta["version"] == "2", meta
@@ -466,6 +466,42 @@ assert int(marker[0]["pid"]) == child
 tot = {int(r["pid"]): int(r["syscalls:sys_enter_write"]) for r in rows if r["label"] == "exit"}
 assert tot == {int(fork[0]["pid"]): 3, child: 4}, tot
 EOF
+}
+
+@test "csv/json: a pid used twice in a run is two processes, each with its own proc key and exact counts" {
+	local fmt
+	for fmt in csv json; do
+		ct_run --format=$fmt -f -T 0 -c "$WRITE" "$W/wl_pidreuse" 3 5 "$T/pid"
+		[ "$status" -ne 4 ] || skip "the pid could not be had again: ns_last_pid refused, or others took it every time"
+		[ "$status" -eq 0 ]
+		python3 - "$fmt" "$T/out" "$(cat "$T/pid")" <<'EOF'
+import csv, json, sys
+fmt, path, reused = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if fmt == "csv":
+    rows = [r for r in csv.DictReader(open(path)) if r["label"] != "meta"]
+    num = lambda v: int(v) if v != "" else None
+    rows = [dict(r, pid=num(r["pid"]), proc=num(r["proc"]),
+                 writes=num(r["syscalls:sys_enter_write"])) for r in rows]
+else:
+    lines = [json.loads(l) for l in open(path)][1:]
+    rows = [dict(r, writes=(r.get("counters") or {}).get("syscalls:sys_enter_write"))
+            for r in lines]
+# A key stands for one pid; every row of a process has one.
+pid_of = {}
+for r in rows:
+    assert r["proc"] is not None and r["proc"] > 0, r
+    assert pid_of.setdefault(r["proc"], r["pid"]) == r["pid"], r
+exits = [(r["proc"], r["writes"]) for r in rows
+         if r["label"] == "exit" and r["pid"] == reused]
+# The first child wrote 3, the one with its pid again 5, under two keys.
+assert [w for _, w in exits] == [3, 5], exits
+assert exits[0][0] != exits[1][0], exits
+# Each fork row is the parent's: its key is the parent's exit's.
+parent = [r for r in rows if r["label"] == "exit" and r["pid"] != reused]
+assert len(parent) == 1
+assert all(r["proc"] == parent[0]["proc"] for r in rows if r["label"] == "fork")
+EOF
+	done
 }
 
 @test "json: the head object, numbers are numbers, per-row flush, totals add up" {

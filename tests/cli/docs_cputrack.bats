@@ -123,11 +123,11 @@ bash_complete() {
 	    -c task-clock,page-faults true
 	[ "$status" -ne 2 ] || skip "cputrack cannot count task-clock here: $stderr"
 	assert_line --index 0 \
-	    'time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,page-faults,child,args,not_counted,partial,key,value'
-	assert_line --index 1 '0.000000,,,,,,meta,,,,,,,,,,,schema,cpctools'
-	assert_line --index 2 '0.000000,,,,,,meta,,,,,,,,,,,version,2'
-	grep -qF 'time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,\fIevent\fP...,child,args,not_counted,partial,key,value' "$MAN"
-	grep -qF '0.000000,,,,,,meta,,,,,,,,,,schema,cpctools' "$MAN"
+	    'time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,page-faults,proc,child,args,not_counted,partial,key,value'
+	assert_line --index 1 '0.000000,,,,,,meta,,,,,,,,,,,,schema,cpctools'
+	assert_line --index 2 '0.000000,,,,,,meta,,,,,,,,,,,,version,2'
+	grep -qF 'time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,\fIevent\fP...,proc,child,args,not_counted,partial,key,value' "$MAN"
+	grep -qF '0.000000,,,,,,meta,,,,,,,,,,,schema,cpctools' "$MAN"
 
 	run --separate-stderr "$CPUTRACK" --format=json -T 0 \
 	    -c task-clock,page-faults true

@@ -98,10 +98,10 @@ EOF
 	# The clocks in any spelling libpfm4 knows are nanoseconds.
 	ct_run --format=csv -T 0 -c perf::TASK-CLOCK,perf::PERF_COUNT_SW_CPU_CLOCK,cs "$W/wl_threads" 1 5
 	[ "$status" -eq 0 ]
-	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,unit.perf::TASK-CLOCK,ns' "$T/out"
-	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,unit.perf::PERF_COUNT_SW_CPU_CLOCK,ns' "$T/out"
-	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,unit.context-switches,count' "$T/out"
-	grep -qE "^0.000000,,,,,,meta,,,,,,,,,,,,tool_version,[0-9.]+\$" "$T/out"
+	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,,unit.perf::TASK-CLOCK,ns' "$T/out"
+	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,,unit.perf::PERF_COUNT_SW_CPU_CLOCK,ns' "$T/out"
+	grep -qx '0.000000,,,,,,meta,,,,,,,,,,,,,unit.context-switches,count' "$T/out"
+	grep -qE "^0.000000,,,,,,meta,,,,,,,,,,,,,tool_version,[0-9.]+\$" "$T/out"
 }
 
 @test "rows are in time order: per-set totals of cputrack and cpustat never go back" {
