@@ -749,8 +749,8 @@ start_target(struct bpf_track *bt)
 			trace_refusal_hint(ct->opt.pid);
 			return -1;
 		}
-		if (bpfeng_attach(
-			bt->eng, ct->opt.pid, bt->why, sizeof(bt->why)) != 0) {
+		if (bpfeng_attach(bt->eng, &ct->opt.pid, 1, bt->why,
+			sizeof(bt->why)) != 0) {
 			diag(NULL, "%s\n", bt->why);
 			goto no_capture;
 		}
