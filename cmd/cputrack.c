@@ -29,7 +29,9 @@ open_output(struct cputrack *ct)
 	struct out_config cfg = ct->opt.out;
 
 	cfg.specs = ct->specs;
-	cfg.pid = ct->opt.follow_fork || ct->opt.cgroup != NULL;
+	/* Rows of more than one process say whose they are. */
+	cfg.pid =
+	    ct->opt.follow_fork || ct->opt.cgroup != NULL || ct->opt.npids > 1;
 	cfg.engine = ct->bpf != NULL ? "bpf" : "ptrace";
 	ct->out = output_open(ct->cpc, &cfg);
 	return ct->out != NULL ? 0 : -1;
@@ -107,6 +109,7 @@ finish(struct cputrack *ct, int status)
 	setgrp_free(ct->specs);
 	cpc_close(ct->cpc);
 	free(ct->opt.cgroup);
+	free(ct->opt.pids);
 	if (ct->stop_signal != 0 && !ct->reader_gone)
 		status = die_of(ct->stop_signal);
 	return status;

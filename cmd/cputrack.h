@@ -37,7 +37,8 @@ struct cputrack_opts {
 	bool pass_status; /* exit with the command's status */
 	bool follow_fork;
 	bool verbose;
-	pid_t pid;	/* -p, or 0 */
+	pid_t *pids; /* -p's, in the order given, or NULL */
+	size_t npids;
 	char **command; /* the command to start, or NULL */
 	/* --cgroup's directory, resolved, or NULL */
 	struct cgroup_dir *cgroup;
@@ -57,8 +58,9 @@ struct cputrack {
 	int nsets;	 /* how many, once the options are read */
 	struct output *out;
 	struct cputrack_opts opt;
-	pid_t target;		/* the command's or -p's pid, or 0 */
-	pctx_t *root;		/* ptrace: the target's context */
+	pid_t target;		/* the command's or -p's first pid, or 0 */
+	pctx_t *root;		/* ptrace: the target's context; -p's
+				   other pids are joined to it */
 	LIST_HEAD(, tlwp) lwps; /* ptrace: the LWPs counting now */
 	struct bpf_track *bpf;	/* the BPF engine, when it counts */
 	int command_status;	/* the started command's exit status

@@ -191,6 +191,27 @@ end_run(struct bpf_track *bt, int status)
 		bt->status = status;
 }
 
+/*
+ * A process of the run's own (the command, -p's) is counted no more: the
+ * run fails. Under ptrace too, one of several -p's leaves the others
+ * counted to their end.
+ */
+static void
+target_lost(struct bpf_track *bt, pid_t pid)
+{
+	const struct cputrack_opts *o = &bt->ct->opt;
+	size_t i;
+
+	if (o->npids <= 1) {
+		if (pid == bt->ct->target)
+			end_run(bt, 1);
+		return;
+	}
+	for (i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			bt->status = 1;
+}
+
 /* Counts the engine could not give: why, as the ptrace engine says it. */
 static void
 counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
@@ -346,8 +367,7 @@ exec_untraceable(struct bpf_track *bt, struct bproc *p)
 	diag(NULL, "%d: execed a program that cannot be tracked\n", (int)pid);
 	bt->ct->uncounted = true;
 	proc_free(bt, p);
-	if (pid == bt->ct->target)
-		end_run(bt, 1);
+	target_lost(bt, pid);
 }
 
 static bool
@@ -404,8 +424,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	/* No longer counted: as the ptrace engine, the root's ends the run. */
 	proc_free(bt, p);
-	if (pid == bt->ct->target)
-		end_run(bt, 1);
+	target_lost(bt, pid);
 	return true;
 }
 
@@ -733,6 +752,50 @@ start_cgroup(struct bpf_track *bt)
 	return 0;
 }
 
+/*
+ * What ptrace would refuse, the BPF engine refuses too: said as the
+ * ptrace engine says it.
+ */
+static int
+attachable(pid_t pid)
+{
+	if (capturable(pid) != 0) {
+		diag(NULL, "failed to capture pid %d\n", (int)pid);
+		return -1;
+	}
+	if (!may_trace(pid)) {
+		diag(NULL, "pid %d: %s\n", (int)pid,
+		    errno == EPERM ? "permission denied" : strerror(errno));
+		diag(NULL, "failed to capture pid %d\n", (int)pid);
+		trace_refusal_hint(pid);
+		return -1;
+	}
+	return 0;
+}
+
+/* -p's processes: every one is looked at before any is counted. */
+static int
+attach_all(struct bpf_track *bt)
+{
+	struct cputrack *ct = bt->ct;
+	size_t i;
+
+	for (i = 0; i < ct->opt.npids; i++)
+		if (attachable(ct->opt.pids[i]) != 0)
+			return -1;
+	if (bpfeng_attach(bt->eng, ct->opt.pids, ct->opt.npids, bt->why,
+		sizeof(bt->why)) != 0) {
+		/* The reason names the pid. */
+		diag(NULL, "%s\n", bt->why);
+		if (ct->opt.npids == 1)
+			diag(NULL, "failed to capture pid %d\n",
+			    (int)ct->opt.pids[0]);
+		return -1;
+	}
+	ct->target = ct->opt.pids[0];
+	return 0;
+}
+
 static int
 start_target(struct bpf_track *bt)
 {
@@ -741,27 +804,8 @@ start_target(struct bpf_track *bt)
 
 	if (ct->opt.cgroup != NULL)
 		return start_cgroup(bt);
-	if (ct->opt.pid != 0) {
-		if (capturable(ct->opt.pid) != 0)
-			goto no_capture;
-		/* What ptrace would refuse, the BPF engine refuses too. */
-		if (!may_trace(ct->opt.pid)) {
-			diag(NULL, "pid %d: %s\n", (int)ct->opt.pid,
-			    errno == EPERM ? "permission denied" :
-					     strerror(errno));
-			diag(NULL, "failed to capture pid %d\n",
-			    (int)ct->opt.pid);
-			trace_refusal_hint(ct->opt.pid);
-			return -1;
-		}
-		if (bpfeng_attach(
-			bt->eng, ct->opt.pid, bt->why, sizeof(bt->why)) != 0) {
-			diag(NULL, "%s\n", bt->why);
-			goto no_capture;
-		}
-		ct->target = ct->opt.pid;
-		return 0;
-	}
+	if (ct->opt.npids != 0)
+		return attach_all(bt);
 	if ((pid = bpfeng_start(
 		 bt->eng, ct->opt.command, bt->why, sizeof(bt->why))) < 0) {
 		diag(NULL, "%s\n", bt->why);
@@ -771,9 +815,6 @@ start_target(struct bpf_track *bt)
 	}
 	ct->target = pid;
 	return 0;
-no_capture:
-	diag(NULL, "failed to capture pid %d\n", (int)ct->opt.pid);
-	return -1;
 }
 
 /*

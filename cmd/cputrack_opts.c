@@ -35,7 +35,7 @@ usage(FILE *out)
 	    "\t\t[--format=table|csv|json|openmetrics|prometheus]\n"
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
 	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]\n"
-	    "\t\t-c events [command [args] | -p pid | --cgroup=dir]\n"
+	    "\t\t-c events [command [args] | -p pid[,pid]... | --cgroup=dir]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
 	    "\t-T secs\t  seconds between samples, default 1\n"
@@ -49,7 +49,9 @@ usage(FILE *out)
 	    "\t-v\t  verbose mode\n"
 	    "\t-o file\t  write cpu statistics to this file\n"
 	    "\t-c events specify processor events to be monitored\n"
-	    "\t-p pid\t  pid of existing process to capture\n"
+	    "\t-p pid[,pid]...\n"
+	    "\t\t  pids of existing processes to capture (-p may be\n"
+	    "\t\t  repeated)\n"
 	    "\t--cgroup=dir\n"
 	    "\t\t  every process in a cgroup (v2) and below it, those\n"
 	    "\t\t  that come included, while they are there (BPF engine)\n"
@@ -116,6 +118,76 @@ parse_number(
 		*bad = true;
 	}
 	return n;
+}
+
+/* Why a pid token is bad, from strtonum's answer. */
+static const char *
+pid_fault(const char *tok, const char *errstr)
+{
+	if (tok[0] == '\0')
+		return "empty";
+	if (strcmp(errstr, "too small") == 0)
+		return "a pid is 1 or more";
+	if (strcmp(errstr, "too large") == 0)
+		return "too large";
+	return "not a number";
+}
+
+/* One pid of -p's list, tok within arg; false when it is bad (said). */
+static bool
+add_pid(struct cputrack_opts *o, const char *tok, const char *arg)
+{
+	const char *errstr;
+	pid_t pid = (pid_t)strtonum(tok, 1, INT_MAX, &errstr);
+	pid_t *more;
+	size_t i;
+
+	if (errstr != NULL || tok[0] == '\0') {
+		if (strcmp(tok, arg) == 0)
+			diag(NULL, "invalid pid '%s'\n", arg);
+		else
+			diag(NULL, "invalid pid '%s' in '%s' (%s)\n", tok, arg,
+			    pid_fault(tok, errstr != NULL ? errstr : ""));
+		return false;
+	}
+	for (i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid) {
+			diag(NULL, "pid %d is listed twice\n", (int)pid);
+			return false;
+		}
+	if ((more = reallocarray(o->pids, o->npids + 1, sizeof(*more))) ==
+	    NULL) {
+		diag(NULL, "no memory available\n");
+		return false;
+	}
+	o->pids = more;
+	o->pids[o->npids++] = pid;
+	return true;
+}
+
+/*
+ * -p's argument: pids separated by commas; -p again adds to the list.
+ * The first bad one is said.
+ */
+static void
+parse_pids(struct cputrack_opts *o, bool *bad, const char *arg)
+{
+	char *copy, *tok, *rest;
+
+	if ((copy = strdup(arg)) == NULL) {
+		diag(NULL, "no memory available\n");
+		*bad = true;
+		return;
+	}
+	rest = copy;
+	do {
+		tok = strsep(&rest, ",");
+		if (!add_pid(o, tok, arg)) {
+			*bad = true;
+			break;
+		}
+	} while (rest != NULL);
+	free(copy);
 }
 
 static int
@@ -198,7 +270,7 @@ option(void *arg, int c, const char *value, bool *bad)
 		o->verbose = true;
 		break;
 	case 'p':
-		o->pid = (pid_t)parse_number(bad, "pid", value, 1, INT_MAX);
+		parse_pids(o, bad, value);
 		break;
 	case OPT_STRICT_EXEC:
 		o->strict_exec = true;
@@ -247,7 +319,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		return false;
 	ct->opt.out = cl.out;
 	if (ct->opt.cgroup != NULL) {
-		if (ct->opt.pid != 0) {
+		if (ct->opt.npids != 0) {
 			*status = cmdline_usage_error(
 			    "--cgroup and -p cannot be given together");
 			return false;
@@ -263,20 +335,20 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		return *status == 0;
 	}
 	/* A command to start, or -p: one of them. */
-	if (optind >= argc && ct->opt.pid == 0) {
+	if (optind >= argc && ct->opt.npids == 0) {
 		*status = cmdline_usage_error(
 		    "no command and no -p: give a command to start, -p pid "
 		    "or --cgroup=dir");
 		return false;
 	}
-	if (optind < argc && ct->opt.pid != 0) {
+	if (optind < argc && ct->opt.npids != 0) {
 		*status = cmdline_usage_error(
 		    "-p and a command ('%s') cannot be given together",
 		    argv[optind]);
 		return false;
 	}
 	/* A captured process's status is its parent's, not cputrack's. */
-	if (ct->opt.pass_status && ct->opt.pid != 0) {
+	if (ct->opt.pass_status && ct->opt.npids != 0) {
 		diag(NULL, "--pass-status needs a command to start, not -p\n");
 		*status = 2;
 		return false;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack's ptrace engine: libpctx starts or captures the target and
- * calls back at every LWP's start and end, fork, exec, exit and tick.
+ * cputrack's ptrace engine: libpctx starts the command, or captures -p's
+ * processes into one loop (the first is its root, pctx_join adds the
+ * others as its peers), and calls back at every LWP's start and end,
+ * fork, exec, exit and tick.
  * Every LWP gets its own clone of the set group at init_lwp, hung on
  * libpctx's record of the LWP, so each callback receives it directly;
  * ticks print per-LWP slices; the counts of LWPs that end are summed into
@@ -441,26 +443,78 @@ pctx_diag(const char *fn, const char *fmt, va_list ap)
 	diag_errhndlr(fn, -1, fmt, ap);
 }
 
+/* A process to follow: its callbacks, and its record. */
+static int
+track_proc(struct cputrack *ct, pctx_t *pctx, bool started)
+{
+	if (track_setup(ct, pctx) != 0) {
+		diag(NULL, "can't bind process context ops to process\n");
+		return -1;
+	}
+	if (tproc_new(ct, pctx, started, NULL) == NULL) {
+		diag(NULL, "no memory available\n");
+		return -1;
+	}
+	return 0;
+}
+
+static pctx_t *
+capture(struct cputrack *ct, pid_t pid)
+{
+	pctx_t *pctx = pctx_capture(pid, ct, 1, pctx_diag);
+
+	if (pctx == NULL) {
+		diag(NULL, "failed to capture pid %d\n", (int)pid);
+		trace_refusal_hint(pid);
+		tracer_hint(pid);
+	}
+	return pctx;
+}
+
+/*
+ * -p's processes, in one loop: the first is its root, the others join
+ * it. All or none: a refusal lets go of those taken, before anything is
+ * counted, so that no process is left traced.
+ */
+static int
+capture_all(struct cputrack *ct)
+{
+	pctx_t *pctx;
+	size_t i;
+
+	for (i = 0; i < ct->opt.npids; i++) {
+		if ((pctx = capture(ct, ct->opt.pids[i])) == NULL)
+			break;
+		if (ct->root == NULL)
+			ct->root = pctx;
+		else if (pctx_join(pctx, ct->root) != 0) {
+			diag(NULL, "failed to capture pid %d - %s\n",
+			    (int)ct->opt.pids[i], strerror(errno));
+			pctx_release(pctx);
+			break;
+		}
+		if (track_proc(ct, pctx, false) != 0)
+			break;
+	}
+	if (i == ct->opt.npids)
+		return 0;
+	ptrace_let_go(ct);
+	return -1;
+}
+
 static int
 start_target(struct cputrack *ct)
 {
 	struct cputrack_opts *o = &ct->opt;
 
-	if (o->pid != 0) {
-		ct->root = pctx_capture(o->pid, ct, 1, pctx_diag);
-		if (ct->root == NULL) {
-			diag(NULL, "failed to capture pid %d\n", (int)o->pid);
-			trace_refusal_hint(o->pid);
-			tracer_hint(o->pid);
-		}
-	} else {
-		ct->root =
-		    pctx_create(o->command[0], o->command, ct, 1, pctx_diag);
-		if (ct->root == NULL)
-			diag(NULL, "failed to start program '%s'\n",
-			    o->command[0]);
+	if (o->npids != 0)
+		return capture_all(ct);
+	ct->root = pctx_create(o->command[0], o->command, ct, 1, pctx_diag);
+	if (ct->root == NULL) {
+		diag(NULL, "failed to start program '%s'\n", o->command[0]);
+		return -1;
 	}
-	return ct->root != NULL ? 0 : -1;
+	return track_proc(ct, ct->root, true);
 }
 
 /* Between events: the rows out; a reader gone away ends the run. */
@@ -537,12 +591,8 @@ ptrace_track(struct cputrack *ct)
 	ct->target = pctx_pid(ct->root);
 	/* After the start: the command keeps the limit it was given. */
 	raise_fd_limit(false);
-	if (track_setup(ct, ct->root) != 0) {
-		diag(NULL, "can't bind process context ops to process\n");
-		return 1;
-	}
 	if (cputrack_early_signal() != 0) {
-		if (ct->opt.pid == 0) {
+		if (ct->opt.command != NULL) {
 			ct->stop_signal = cputrack_early_signal();
 			(void)kill(ct->target, SIGKILL);
 		}
@@ -552,18 +602,17 @@ ptrace_track(struct cputrack *ct)
 	output_start_clock(ct->out);
 	pctx_set_idle(idle, ct);
 	pctx_set_signal_hook(on_signal, ct);
-	if (tproc_new(ct, ct->root, ct->opt.pid == 0, NULL) == NULL) {
-		diag(NULL, "no memory available\n");
-		return 1;
-	}
 	rc = pctx_run(ct->root, ct->opt.interval_ms, ct->opt.nsamples, cb_tick);
 	/* A command held since its start, never counted, dies unseen. */
-	if (rc != 0 && ct->opt.pid == 0 && !ct->counted)
+	if (rc != 0 && ct->opt.command != NULL && !ct->counted)
 		(void)kill(ct->target, SIGKILL);
 	return rc == 0 && !ct->write_failed ? 0 : 1;
 }
 
-/* The processes still tracked run on; their records hold sets of ct. */
+/*
+ * The processes still tracked run on, -p's joined ones with the root;
+ * their records hold sets of ct.
+ */
 void
 ptrace_let_go(struct cputrack *ct)
 {

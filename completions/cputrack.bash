@@ -221,7 +221,11 @@ _cputrack()
 		_cputrack_spec "$cmd" "$cur"
 		;;
 	p)
-		_pids
+		# A list: the pid after its last comma.
+		local listed=
+		[[ $cur == *,* ]] && listed=${cur%,*},
+		cur=${cur##*,} _pids
+		COMPREPLY=("${COMPREPLY[@]/#/$listed}")
 		;;
 	o)
 		_filedir

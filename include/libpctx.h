@@ -223,10 +223,11 @@ typedef enum { PCTX_FORK_COPY = 0, PCTX_FORK_ADOPT } pctx_fork_model_t;
 int pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model);
 
 /*
- * Private interfaces, from here to their end below: the seam between
- * libpctx and libcpc. libpctx.so.1 exports them at the version node
- * LIBPCTX_PRIVATE, outside the stable ABI of LIBPCTX_1: they may change
- * in any release, and a program outside cpctools should not call them.
+ * Private interfaces, from here to their end below: the seams between
+ * libpctx and libcpc, and cputrack's ptrace engine. libpctx.so.1
+ * exports them at the version node LIBPCTX_PRIVATE, outside the stable
+ * ABI of LIBPCTX_1: they may change in any release, and a program
+ * outside cpctools should not call them.
  *
  * Libraries built on libpctx (libcpc's cpc_bind_pctx) register as clients
  * of a pctx: gone is called when the pctx goes away (released, exited,
@@ -249,6 +250,21 @@ int pctx_add_client(pctx_t *pctx, const pctx_client_t *client, void *arg);
  * stop, where it is held.
  */
 int pctx_lwp_held(pctx_t *pctx, id_t lwpid);
+
+/*
+ * Have root's pctx_run follow pctx too, as a process of the run's own
+ * beside root, not as a child of it: so a controller follows several
+ * captured processes in one loop. Both are captured or created, and not
+ * run yet; pctx was joined by no other. The run follows each with its
+ * msec, nsamples and tick, and each process's forks as its fork handler
+ * says; it starts them all or none (a failed init_lwp of any leaves them
+ * all held and traced), returns when no followed process is left, and
+ * returns -1 when a callback of any of them failed. pctx is freed by
+ * the library when it exits or is let go; pctx_release of root lets go
+ * of every process joined to it, pctx_terminate of either ends the run.
+ * 0, or -1 with errno EINVAL (not as said), EBUSY (inside pctx_run).
+ */
+int pctx_join(pctx_t *pctx, pctx_t *root);
 
 /*
  * Called in a traced process: ask the controller, if it is a libpctx

@@ -155,7 +155,7 @@ pctxlib_cb_fini_lwp(pctx_t *pctx, struct lwp *lwp)
 	if (pctx->h.fini_lwp != NULL &&
 	    pctx->h.fini_lwp(pctx, pctx->pid, lwp->lwpid, lwp_arg(pctx, lwp)) !=
 		0)
-		pctx->failed = true;
+		pctxlib_proc_failed(pctx);
 }
 
 /* fini_lwp for every LWP of the process in LWP order. */

@@ -121,6 +121,36 @@ pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model)
 	return 0;
 }
 
+/* Whether other processes were joined to pctx. */
+static bool
+has_joined(const pctx_t *pctx)
+{
+	const pctx_t *p;
+
+	LIST_FOREACH (p, &pctxlib_tracer.all, all_entry)
+		if (p->root == pctx && p != pctx)
+			return true;
+	return false;
+}
+
+int
+pctx_join(pctx_t *pctx, pctx_t *root)
+{
+	if (pctxlib_tracer.looping) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (pctx == NULL || root == NULL || pctx == root ||
+	    pctx->root != pctx || root->root != root ||
+	    pctx->state != PROC_IDLE || root->state != PROC_IDLE ||
+	    has_joined(pctx)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pctxlib_proc_join(pctx, root);
+	return 0;
+}
+
 int
 pctx_add_client(pctx_t *pctx, const pctx_client_t *client, void *arg)
 {

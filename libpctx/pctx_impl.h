@@ -3,8 +3,9 @@
  * libpctx internals.
  *
  * One tracer thread runs one event loop for a whole tree of processes: the
- * process given to pctx_run and every forked child its fork callback chose
- * to follow. The loop reads as two verbs, dispatch_event(next_event()):
+ * process given to pctx_run (the root), those joined to it (pctx_join),
+ * and every forked child a fork callback chose to follow. Each has the
+ * root as its root. The loop reads as two verbs, dispatch_event(next_event()):
  * events.c turns each wait status (and each signal or tick of the tracer)
  * into one event of one kind, dispatch.c has one handler per kind, and
  * run.c applies, after each event, whatever the callbacks asked for
@@ -144,6 +145,7 @@ struct __pctx {
 	bool released;	/* freed as soon as the loop lets go of it */
 	bool terminate; /* pctx_terminate: the run returns 0 */
 	bool failed;	/* a callback failed: pctx_run returns -1 */
+	bool joined;	/* pctx_join: its root's peer, not its child */
 	int opts;	/* ptrace options of all its threads */
 	pctx_fork_model_t fork_model;
 	struct lwpid_tree lwps;
@@ -283,6 +285,8 @@ void pctxlib_settle_orphans(void);
 
 /* state.c */
 void pctxlib_proc_request(pctx_t *pctx, enum proc_pending what);
+void pctxlib_proc_failed(pctx_t *pctx);
+void pctxlib_proc_join(pctx_t *pctx, pctx_t *root);
 bool pctxlib_proc_traced(const pctx_t *pctx);
 void pctxlib_proc_forking(pctx_t *pctx, pctx_t *parent);
 void pctxlib_proc_activate(

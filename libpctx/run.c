@@ -183,6 +183,41 @@ follow(pctx_t *pctx, unsigned msec, unsigned nsamples, pctx_tickfn_t *tick)
 	return 0;
 }
 
+/*
+ * The run's own processes: root, then those joined to it (pctx_join),
+ * all followed or none. A failure leaves every one held and traced, what
+ * the callbacks asked for undone: the caller lets them go.
+ */
+static int
+follow_all(pctx_t *root, unsigned msec, unsigned nsamples, pctx_tickfn_t *tick)
+{
+	pctx_t *pctx, *next;
+	int rc = follow(root, msec, nsamples, tick);
+
+	LIST_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
+		if (rc == 0 && pctx->joined && pctx->root == root &&
+		    pctx->state == PROC_IDLE)
+			rc = follow(pctx, msec, nsamples, tick);
+	if (rc == 0)
+		return 0;
+	while ((pctx = LIST_FIRST(&pctxlib_tracer.pending)) != NULL) {
+		LIST_REMOVE(pctx, pending_entry);
+		pctx->pending = PENDING_NONE;
+	}
+	return -1;
+}
+
+/* Every held thread of the run's own processes goes on. */
+static void
+resume_all(pctx_t *root)
+{
+	pctx_t *pctx;
+
+	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
+		if (pctx->root == root && (pctx == root || pctx->joined))
+			resume_held(pctx);
+}
+
 /* Called from a fork callback (PCTX_FORK_ADOPT): join the running loop. */
 static int
 adopt(pctx_t *pctx, unsigned msec, unsigned nsamples, pctx_tickfn_t *tick)
@@ -238,18 +273,14 @@ pctx_run(pctx_t *pctx, unsigned int msec, unsigned int nsamples,
 	pctx->failed = pctx->terminate = false;
 	if (loop_open(pctx, &saved) == 0) {
 		settle(pctx);
-		if (follow(pctx, msec, nsamples, tick) != 0) {
-			/* Stays held and traced: a created command dies with
-			 * us. */
-			if (pctx->pending != PENDING_NONE)
-				LIST_REMOVE(pctx, pending_entry);
-			pctx->pending = PENDING_NONE;
+		/* Stays held and traced: a created command dies with us. */
+		if (follow_all(pctx, msec, nsamples, tick) != 0) {
 			pctxlib_verbose(pctx, "run",
 			    "%d: lwp discovery "
 			    "failed\n",
 			    pctx->pid);
 		} else {
-			resume_held(pctx);
+			resume_all(pctx);
 			loop(pctx);
 			rc = pctx->failed && !pctx->terminate ? -1 : 0;
 		}

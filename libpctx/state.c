@@ -3,7 +3,8 @@
  * The life of a traced process, in one place: every change of a pctx's
  * state is made here, and so is every request to stop following one.
  *
- *	IDLE --pctx_run--> ACTIVE --exit--> EXITED
+ *	IDLE --pctx_run (of it, or of the root it joined)--> ACTIVE --exit-->
+ *	EXITED
  *	FORKING (in its parent's fork callback) --pctx_run--> ACTIVE
  *	IDLE, FORKING, ACTIVE --let go--> DETACHED
  *
@@ -155,6 +156,26 @@ apply(pctx_t *pctx, enum proc_pending what)
 }
 
 /*
+ * A callback of the process failed. A joined process is one of the
+ * processes the run was given: its failure is the run's.
+ */
+void
+pctxlib_proc_failed(pctx_t *pctx)
+{
+	pctx->failed = true;
+	if (pctx->joined)
+		pctx->root->failed = true;
+}
+
+/* pctx_join: root's runs follow it too, and root's release lets it go. */
+void
+pctxlib_proc_join(pctx_t *pctx, pctx_t *root)
+{
+	pctx->root = root;
+	pctx->joined = true;
+}
+
+/*
  * Ask for a process to be let go. In the loop this waits for the event at
  * hand to be handled; outside it, it is done now. The strongest request
  * wins; a failure is remembered whatever else is asked.
@@ -163,7 +184,7 @@ void
 pctxlib_proc_request(pctx_t *pctx, enum proc_pending what)
 {
 	if (what == PENDING_FAIL)
-		pctx->failed = true;
+		pctxlib_proc_failed(pctx);
 	if (!pctxlib_tracer.looping) {
 		apply(pctx, what);
 		return;

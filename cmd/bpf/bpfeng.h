@@ -177,14 +177,16 @@ void bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len);
 /*
  * The target, once per engine. bpfeng_start runs argv (PATH searched,
  * signal mask cleared) and counts it from its exec on; its pid, or -1.
- * lwp_create(FIRST) is called before it returns. bpfeng_attach counts pid's
- * threads from now on: the leader FIRST, the others FOUND, before it returns; a
- * thread on a CPU counts from the flush of that CPU that ends the attach. 0 or
- * -1.
+ * lwp_create(FIRST) is called before it returns. bpfeng_attach counts the
+ * threads of each of npids processes from now on: each leader FIRST, the
+ * others FOUND, before it returns; a thread on a CPU counts from the flush
+ * of that CPU that ends the attach. All or none: every pid is checked
+ * before any is counted, and a failure lets go of those taken. 0 or -1.
  */
 pid_t bpfeng_start(
     struct bpfeng *eng, char *const argv[], char *why, size_t whylen);
-int bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen);
+int bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids,
+    char *why, size_t whylen);
 
 /*
  * The target is a cgroup (v2), by the id and level cgroupdir.h gives

@@ -53,10 +53,12 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 }
 
 int
-bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
+bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
+    size_t whylen)
 {
 	(void)eng;
-	(void)pid;
+	(void)pids;
+	(void)npids;
 	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
 	return -1;
 }
@@ -123,7 +125,7 @@ bpfeng_fd(const struct bpfeng *eng)
 int
 bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
 {
-	return bpfeng_attach(eng, 0, why, whylen);
+	return bpfeng_attach(eng, NULL, 0, why, whylen);
 }
 
 bool
@@ -140,7 +142,7 @@ bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
 	(void)next_set;
 	(void)fn;
 	(void)arg;
-	return bpfeng_attach(eng, 0, why, whylen);
+	return bpfeng_attach(eng, NULL, 0, why, whylen);
 }
 
 uint64_t

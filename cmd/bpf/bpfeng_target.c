@@ -374,29 +374,46 @@ eng_adopt_process(struct bpfeng *eng, pid_t pid)
 	return 0;
 }
 
-int
-bpfeng_attach(struct bpfeng *eng, pid_t pid, char *why, size_t whylen)
+/* Those of pids adopted before pids[failed], and it, are let go. */
+static void
+attach_undo(struct bpfeng *eng, const pid_t *pids, size_t failed)
 {
-	if (eng->target != 0) {
-		eng_why(why, whylen, "the engine has a target already");
+	size_t i;
+
+	for (i = 0; i <= failed; i++)
+		eng_untrack(eng, pids[i]);
+}
+
+int
+bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
+    size_t whylen)
+{
+	size_t i;
+
+	if (eng->target != 0 || npids == 0) {
+		eng_why(why, whylen,
+		    npids == 0 ? "no pid to attach to" :
+				 "the engine has a target already");
 		errno = EINVAL;
 		return -1;
 	}
-	if (check_process(pid, why, whylen) != 0)
-		return -1;
-	if (eng_adopt_process(eng, pid) != 0)
-		goto fail;
-	eng->target = pid;
+	/* Every pid is looked at before any is counted. */
+	for (i = 0; i < npids; i++)
+		if (check_process(pids[i], why, whylen) != 0)
+			return -1;
+	for (i = 0; i < npids; i++)
+		if (eng_adopt_process(eng, pids[i]) != 0) {
+			eng_why(why, whylen, "cannot attach to pid %d - %s",
+			    (int)pids[i], strerror(errno));
+			attach_undo(eng, pids, i);
+			return -1;
+		}
+	eng->target = pids[0];
 	/*
 	 * A thread on a CPU now counts from that CPU's flush, not from its
 	 * next switch.
 	 */
 	return eng_flush(eng, why, whylen);
-fail:
-	eng_why(why, whylen, "cannot attach to pid %d - %s", (int)pid,
-	    strerror(errno));
-	untrack_proc(eng, pid);
-	return -1;
 }
 
 int

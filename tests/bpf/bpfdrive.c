@@ -469,7 +469,7 @@ main(int argc, char **argv)
 		free_all(&d, sets);
 		return 2;
 	}
-	if ((pid != 0 ? bpfeng_attach(d.eng, pid, d.why, sizeof(d.why)) :
+	if ((pid != 0 ? bpfeng_attach(d.eng, &pid, 1, d.why, sizeof(d.why)) :
 			bpfeng_start(
 			    d.eng, &argv[optind], d.why, sizeof(d.why))) < 0) {
 		fprintf(stderr, "bpfdrive: %s\n", d.why);

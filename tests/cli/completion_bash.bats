@@ -139,6 +139,9 @@ $(tty_listing)"
 		expect "cputrack -c task-clock -T 0.5 ech" "cputrack -c task-clock -T 0.5 echo "
 		expect "cputrack -c task-clock ls /et" "cputrack -c task-clock ls /etc/"
 		listed "cputrack -p " 1
+		# A list, after its last comma.
+		listed "cputrack -p 1," 1,1
+		listed "cputrack -p $$,1 -p 1," 1,1
 	done
 }
 

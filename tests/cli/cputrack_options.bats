@@ -21,7 +21,7 @@ usage_text() {
 	    '		[--format=table|csv|json|openmetrics|prometheus]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
-	    '		-c events [command [args] | -p pid | --cgroup=dir]' \
+	    '		-c events [command [args] | -p pid[,pid]... | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
 	    '	-T secs	  seconds between samples, default 1' \
@@ -35,7 +35,9 @@ usage_text() {
 	    '	-v	  verbose mode' \
 	    '	-o file	  write cpu statistics to this file' \
 	    '	-c events specify processor events to be monitored' \
-	    '	-p pid	  pid of existing process to capture' \
+	    '	-p pid[,pid]...' \
+	    '		  pids of existing processes to capture (-p may be' \
+	    '		  repeated)' \
 	    '	--cgroup=dir' \
 	    '		  every process in a cgroup (v2) and below it, those' \
 	    '		  that come included, while they are there (BPF engine)' \
@@ -243,6 +245,35 @@ cputrack: failed to capture pid 999999" ]
 		ct_run -p "$p" -c "$WRITE"
 		assert_usage_error "cputrack: invalid pid '$p'"
 	done
+}
+
+@test "bad pid lists are usage errors naming the token and why; nothing is captured" {
+	"$W/wl_idle" 1 0 >"$T/target.out" 2>&1 </dev/null &
+	local p=$!
+	CT_PIDS+=("$p")
+	wait_line "$T/target.out" '^ready$'
+	ct_run -p "$p,abc" -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid 'abc' in '$p,abc' (not a number)"
+	ct_run -p "$p,,1" -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid '' in '$p,,1' (empty)"
+	ct_run -p "$p," -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid '' in '$p,' (empty)"
+	ct_run -p ",$p" -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid '' in ',$p' (empty)"
+	ct_run -p "$p,0" -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid '0' in '$p,0' (a pid is 1 or more)"
+	ct_run -p "$p,-5" -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid '-5' in '$p,-5' (a pid is 1 or more)"
+	ct_run -p "$p,99999999999" -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid '99999999999' in '$p,99999999999' (too large)"
+	ct_run -p "$p,$p" -c "$WRITE"
+	assert_usage_error "cputrack: pid $p is listed twice"
+	ct_run -p "$p" -p "1,$p" -c "$WRITE"
+	assert_usage_error "cputrack: pid $p is listed twice"
+	ct_run -p "$p" -p abc -c "$WRITE"
+	assert_usage_error "cputrack: invalid pid 'abc'"
+	[ "$(tracer_of "$p")" = 0 ]
+	[ "$(proc_state "$p")" = S ]
 }
 
 @test "bad spec: one line, a name of no event with the nearest names; exit 2, nothing started" {

@@ -134,6 +134,172 @@ start_target() {
 	gone "$TPID"
 }
 
+# -p with a list: several processes in one run.
+
+# start_gated NAME COMMAND...: start COMMAND in the background with its
+# input a FIFO of its own, $T/NAME.gate, held open here; its output in
+# $T/NAME.out. Sets TPID, and GATE: the descriptor that feeds it.
+start_gated() {
+	local fifo=$T/$1.gate
+	mkfifo "$fifo"
+	exec {GATE}<>"$fifo"
+	"${@:2}" <"$fifo" >"$T/$1.out" 2>&1 &
+	TPID=$!
+	ct_bg "$TPID"
+}
+
+# threads PID N: until process PID has N threads (60 s at most).
+threads() {
+	local i
+	for i in $(seq 600); do
+		[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pid_rows LABEL PID: "lwp value" of PID's rows labelled LABEL, by LWP.
+pid_rows() {
+	ct_rows -f "$1" | awk -v p="$2" '$1 == p { $1 = ""; print substr($0, 2) }' |
+	    sort -n | tr '\n' ' '
+}
+
+@test "-p list: three processes in one run (a list, and -p again), each counted exactly, with the pid column; the run ends when the last exits" {
+	local a b c ga gb gc
+	start_gated a "$W/wl_gate" 1 10
+	a=$TPID ga=$GATE
+	start_gated b "$W/wl_gate" 2 20
+	b=$TPID gb=$GATE
+	start_gated c "$W/wl_gate" 3 30
+	c=$TPID gc=$GATE
+	wait_line "$T/a.out" '^ready$'
+	wait_line "$T/b.out" '^ready$'
+	wait_line "$T/c.out" '^ready$'
+	# Once every LWP's counters are bound (-v: its init_lwp row), the
+	# gates open: every write comes after.
+	start_cputrack_until ' init_lwp ' -v -T 0.1 -p "$a,$b" -p "$c" -c "$WRITE"
+	wait_rows_until '$4 == "init_lwp" { n++ } END { exit n != 9 }'
+	echo >&"$ga"
+	echo >&"$gb"
+	echo >&"$gc"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ -z "$(cat "$T/err")" ]
+	head -n 1 "$T/out" | grep -qE '^ +time +pid +lwp +event '
+	# Each worker wrote K, each process N * K, and nothing else counted.
+	[ "$(pid_rows exit "$a")" = "1 10 " ]
+	[ "$(pid_rows exit "$b")" = "1 40 " ]
+	[ "$(pid_rows exit "$c")" = "1 90 " ]
+	[ "$(pid_rows lwp_exit "$a")" = "2 10 " ]
+	[ "$(pid_rows lwp_exit "$b")" = "2 20 3 20 " ]
+	[ "$(pid_rows lwp_exit "$c")" = "2 30 3 30 4 30 " ]
+	[ "$(ct_rows -f tick | awk -v a="$a" -v b="$b" -v c="$c" \
+	    '$1 != a && $1 != b && $1 != c' | wc -l)" -eq 0 ]
+}
+
+@test "-p list ended by SIGINT or SIGTERM: every process runs on, untraced and not stopped, with a last tick row each of what was counted since the last" {
+	local a b ga gb sig before_a before_b
+	start_gated a "$W/wl_steps" 1 10
+	a=$TPID ga=$GATE
+	start_gated b "$W/wl_steps" 2 5
+	b=$TPID gb=$GATE
+	threads "$a" 2
+	threads "$b" 3
+	for sig in INT TERM; do
+		# No tick comes in the minute: the signal ends it.
+		start_cputrack_until ' init_lwp ' -v -T 60 -p "$a,$b" -c "$WRITE"
+		wait_rows_until '$4 == "init_lwp" { n++ } END { exit n != 5 }'
+		before_a=$(syscw "$a")
+		before_b=$(syscw "$b")
+		printf w >&"$ga"
+		printf w >&"$gb"
+		writes_past "$a" $((before_a + 9))
+		writes_past "$b" $((before_b + 9))
+		kill -"$sig" "$CPID"
+		wait_cputrack
+		[ "$status" -eq 0 ] || { echo "SIG$sig: $status"; cat "$T/err"; false; }
+		[ -z "$(cat "$T/err")" ]
+		[ "$(pid_rows tick "$a")" = "1 0 2 10 " ] || { echo "SIG$sig"; cat "$T/out"; false; }
+		[ "$(pid_rows tick "$b")" = "1 0 2 5 3 5 " ] || { echo "SIG$sig"; cat "$T/out"; false; }
+		! grep -qE ' (exit|lwp_exit) ' "$T/out"
+		assert_free "$a"
+		assert_free "$b"
+	done
+	printf q >&"$ga"
+	printf q >&"$gb"
+	gone "$a"
+	gone "$b"
+}
+
+@test "-p list with a pid that does not exist: refused before anything counts, exit 1; the others are left untraced and not stopped" {
+	start_target "$W/wl_idle" 2 0
+	wait_line "$T/target.out" '^ready$'
+	ct_run -T 0.1 -p "$TPID,999999" -c "$WRITE"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "cputrack: pid 999999 doesn't exist
+cputrack: failed to capture pid 999999" ]
+	assert_free "$TPID"
+	# Captured again: the refusal left nothing behind.
+	ct_run -N 1 -T 0.1 -p "$TPID" -c "$WRITE"
+	[ "$status" -eq 0 ]
+	[ "$(ct_count tick)" -eq 3 ]
+	assert_free "$TPID"
+}
+
+@test "-p list with a pid this user may not trace: refused before anything counts, naming it and why; exit 1, the others untraced" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run a process as nobody beside root's"
+	local own
+	nobody_cputrack
+	start_target "$W/wl_idle" 1 0
+	wait_line "$T/target.out" '^ready$'
+	# (Not through as_nobody: a function in the background is a subshell.)
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    "$(nobody_path "$W/wl_idle")" 1 0 >"$T/own.out" 2>&1 </dev/null &
+	own=$!
+	ct_bg "$own"
+	wait_line "$T/own.out" '^ready$'
+	status=0
+	as_nobody timeout 60 "$NB_CT" -T 0.1 -p "$own,$TPID" -c task-clock \
+	    >"$T/out" 2>"$T/err" || status=$?
+	[ "$status" -eq 1 ]
+	[ ! -s "$T/out" ]
+	grep -qx "cputrack: failed to capture pid $TPID" "$T/err"
+	grep -qx "cputrack: pid $TPID belongs to another user (uid 0): only that user or root may count it" "$T/err"
+	! grep -q "pid $own" "$T/err"
+	assert_free "$own"
+	assert_free "$TPID"
+}
+
+@test "-p list with a pid another tracer holds (ptrace): refused before anything counts, naming the tracer; exit 1, the others untraced" {
+	[ "$ENGINE" = ptrace ] || skip "the BPF engine counts a traced process without tracing it"
+	local a b holder
+	start_target "$W/wl_idle" 1 0
+	a=$TPID
+	wait_line "$T/target.out" '^ready$'
+	"$W/wl_idle" 1 0 >"$T/b.out" 2>&1 </dev/null &
+	b=$!
+	ct_bg "$b"
+	wait_line "$T/b.out" '^ready$'
+	# A first cputrack holds b.
+	"$CT" -T 0 -p "$b" -c "$WRITE" >"$T/holder.out" 2>&1 </dev/null &
+	holder=$!
+	ct_bg "$holder"
+	local i
+	for i in $(seq 600); do
+		[ "$(tracer_of "$b")" = "$holder" ] && break
+		sleep 0.1
+	done
+	ct_run -T 0.1 -p "$a,$b" -c "$WRITE"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "cputrack: pid $b is already being traced
+cputrack: failed to capture pid $b
+cputrack: pid $b is traced by pid $holder (cputrack), and a process has one tracer: --engine=bpf counts it without tracing it" ]
+	assert_free "$a"
+	[ "$(tracer_of "$b")" = "$holder" ]
+}
+
 @test "created command: SIGINT and SIGTERM to cputrack alone reach the command; its exit rows are printed; cputrack dies of the signal" {
 	local sig pid
 	gate_open
