@@ -28,7 +28,7 @@ usage(FILE *out)
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
-	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus]\n"
+	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
 	    "\t\t[--web-config=file] [--cpus=list] [--shared] [interval [count]]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
@@ -41,7 +41,7 @@ usage(FILE *out)
 	    "\t-T d|u\t  Display a timestamp in date (d) or unix time_t (u)\n"
 	    "\t-D\t  enable debug mode\n"
 	    "\t-h\t  print extended usage information\n"
-	    "\t--format=table|csv|json|openmetrics|prometheus\n"
+	    "\t--format=table|csv|json|openmetrics|prometheus|trace\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
 	    "\t\t  write cpu statistics to this file\n"

@@ -32,7 +32,7 @@ usage(FILE *out)
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s [-T secs] [-N count] [-Defhntv] [-o file]\n"
-	    "\t\t[--format=table|csv|json|openmetrics|prometheus]\n"
+	    "\t\t[--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
 	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]\n"
 	    "\t\t-c events [command [args] | -p pid[,pid]... | --cgroup=dir]\n"
@@ -55,7 +55,7 @@ usage(FILE *out)
 	    "\t--cgroup=dir\n"
 	    "\t\t  every process in a cgroup (v2) and below it, those\n"
 	    "\t\t  that come included, while they are there (BPF engine)\n"
-	    "\t--format=table|csv|json|openmetrics|prometheus\n"
+	    "\t--format=table|csv|json|openmetrics|prometheus|trace\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
 	    "\t\t  the same as -o file\n"

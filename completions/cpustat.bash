@@ -221,7 +221,7 @@ _cpctools_cpustat()
 		case $cur in
 		--format=*)
 			COMPREPLY=($(compgen -P --format= \
-			    -W 'table csv json openmetrics prometheus' -- "${cur#--format=}"))
+			    -W 'table csv json openmetrics prometheus trace' -- "${cur#--format=}"))
 			;;
 		--output=*)
 			COMPREPLY=($(compgen -f -P --output= -- "${cur#--output=}"))

@@ -231,7 +231,7 @@ _cputrack()
 		_filedir
 		;;
 	format)
-		COMPREPLY=($(compgen -W 'table csv json openmetrics prometheus' -- "$cur"))
+		COMPREPLY=($(compgen -W 'table csv json openmetrics prometheus trace' -- "$cur"))
 		;;
 	engine)
 		COMPREPLY=($(compgen -W 'ptrace bpf auto' -- "$cur"))
@@ -244,7 +244,7 @@ _cputrack()
 		case $cur in
 		--format=*)
 			COMPREPLY=($(compgen -P --format= \
-			    -W 'table csv json openmetrics prometheus' -- "${cur#--format=}"))
+			    -W 'table csv json openmetrics prometheus trace' -- "${cur#--format=}"))
 			;;
 		--engine=*)
 			COMPREPLY=($(compgen -P --engine= -W 'ptrace bpf auto' \

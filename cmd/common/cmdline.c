@@ -185,7 +185,7 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 		if (output_parse_format(optarg, &cl->out.format) != 0) {
 			diag(NULL,
 			    "invalid format %c%s%c (table, csv, json, "
-			    "openmetrics or prometheus)\n",
+			    "openmetrics, prometheus or trace)\n",
 			    cl->quote, optarg, cl->quote);
 			p->bad = true;
 		}

@@ -43,8 +43,8 @@ put(struct obj *o, const char *key, json_t *value)
 	}
 }
 
-static json_t *
-text(const char *s)
+json_t *
+out_json_text(const char *s)
 {
 	struct out_buf clean = { 0 };
 	json_t *j;
@@ -87,7 +87,7 @@ count(uint64_t v)
 static json_t *
 text_or_null(const char *s)
 {
-	return s != NULL ? text(s) : json_null();
+	return s != NULL ? out_json_text(s) : json_null();
 }
 
 static int
@@ -121,11 +121,11 @@ set_object(const struct out_run *run, int s)
 	int r, e;
 
 	put(&set, "set", json_integer(s));
-	put(&set, "spec", text(spec->text));
+	put(&set, "spec", out_json_text(spec->text));
 	for (r = 0; r < spec->nreqs; r++) {
 		e = out_run_event(run, spec->reqs[r].name);
 		event = (struct obj) { json_object(), true };
-		put(&event, "name", text(run->events[e].name));
+		put(&event, "name", out_json_text(run->events[e].name));
 		put(&event, "unit", json_string(run->events[e].unit));
 		/* jansson takes the reference, appended or not. */
 		if (json_array_append_new(events, event.json) != 0 || !event.ok)
@@ -139,23 +139,35 @@ set_object(const struct out_run *run, int s)
 	return set.json;
 }
 
+json_t *
+out_json_sets(const struct out_run *run)
+{
+	json_t *sets = json_array();
+	int s;
+
+	for (s = 0; s < run->nsets; s++)
+		if (json_array_append_new(sets, set_object(run, s)) != 0) {
+			json_decref(sets);
+			return NULL;
+		}
+	return sets;
+}
+
 void
 out_json_head(const struct out_run *run, struct out_buf *b)
 {
 	struct obj head = { json_object(), true };
-	json_t *sets = json_array();
-	int s;
+	json_t *sets = out_json_sets(run);
 
 	put(&head, "schema", json_string("cpctools"));
 	put(&head, "version", json_integer(OUTPUT_SCHEMA_VERSION));
 	put(&head, "tool", json_string(run->tool));
 	put(&head, "tool_version", json_string(CPCTOOLS_VERSION));
-	put(&head, "host", text(run->host));
+	put(&head, "host", out_json_text(run->host));
 	put(&head, "start", json_string(run->start_text));
 	put(&head, "start_epoch_ns", count(out_run_start_ns(run)));
-	for (s = 0; s < run->nsets; s++)
-		if (json_array_append_new(sets, set_object(run, s)) != 0)
-			head.ok = false;
+	if (sets == NULL)
+		head.ok = false;
 	put(&head, "sets", sets);
 	dump(&head, b);
 }
@@ -168,7 +180,7 @@ counts(const struct out_run *run, struct obj *row, const struct out_row *r)
 	bool counted = r->not_counted == NULL;
 	int i;
 
-	put(row, "spec", text(spec->text));
+	put(row, "spec", out_json_text(spec->text));
 	for (i = 0; i < spec->nreqs; i++)
 		put_clean(&counters, spec->reqs[i].name,
 		    counted ? count(r->values[i]) : json_null());
@@ -195,14 +207,14 @@ out_json_row(const struct out_run *run, struct out_buf *b,
 	put(&row, "tid", number_or_null(r->tid));
 	put(&row, "cpu", number_or_null(r->cpu));
 	put(&row, "ncpus", number_or_null(r->ncpus));
-	put(&row, "label", text(r->label));
+	put(&row, "label", out_json_text(r->label));
 	put(&row, "set", number_or_null(r->setno));
 	if (r->setno >= 0)
 		counts(run, &row, r);
 	if (r->child > 0)
 		put(&row, "child", json_integer(r->child));
 	if (r->args != NULL)
-		put(&row, "args", text(r->args));
+		put(&row, "args", out_json_text(r->args));
 	put(&row, "not_counted", text_or_null(r->not_counted));
 	put(&row, "partial", text_or_null(r->partial));
 	dump(&row, b);

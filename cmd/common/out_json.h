@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * JSON Lines, made by jansson: a head object, then an object a row.
+ * JSON Lines, made by jansson: a head object, then an object a row. The
+ * trace format (out_trace.c) builds its objects from the same pieces.
  */
 #ifndef OUT_JSON_H
 #define OUT_JSON_H
+
+#include <jansson.h>
 
 #include "out_buf.h"
 #include "out_run.h"
@@ -11,5 +14,10 @@
 void out_json_head(const struct out_run *run, struct out_buf *b);
 void out_json_row(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t);
+
+/* s, made valid UTF-8, as a JSON string; NULL when memory ran out. */
+json_t *out_json_text(const char *s);
+/* The head's "sets": each set's spec and events with their units. */
+json_t *out_json_sets(const struct out_run *run);
 
 #endif /* OUT_JSON_H */

@@ -5,12 +5,11 @@
  * A row goes at once, under the output's lock, as it is (a struct
  * row_rec with its values and strings) into the bounded queue
  * (out_queue.c); the writer thread renders it (out_table.c, out_csv.c,
- * out_json.c) and writes it out, so that the commands spend no time on
- * formatting. A row also updates the
- * metrics (out_metrics.c) when they are wanted: for the metrics formats,
- * written whole into a file that each change replaces (by the writer:
- * a temporary file in the same directory, then rename(2)), or to the
- * stream once at the end; and for --listen (out_http.c).
+ * out_json.c, out_trace.c) and writes it out, so that the commands spend no
+ * time on formatting. A row also updates the metrics (out_metrics.c) when they
+ * are wanted: for the metrics formats, written whole into a file that each
+ * change replaces (by the writer: a temporary file in the same directory, then
+ * rename(2)), or to the stream once at the end; and for --listen (out_http.c).
  *
  * Rows are in time order: a row's time is when its counts were read, or
  * when it was written for a row without counts, and never earlier than
@@ -35,6 +34,7 @@
 #include "out_metrics.h"
 #include "out_queue.h"
 #include "out_table.h"
+#include "out_trace.h"
 #include "output.h"
 
 #define MAX_KINDS 16 /* labels counted apart when rows are dropped */
@@ -46,10 +46,11 @@
  * the formats write of a struct out_row. After it come the row's values
  * (nvalues), then each string of STRINGS that it has (a bit each in
  * strings), NUL-terminated: the row's, and text that goes before it
- * (cpustat -T's timestamp line; a REC_TEXT's text).
+ * (cpustat -T's timestamp line; a REC_TEXT's text). The process's name
+ * goes only where the format writes it (the trace).
  */
 enum rec_kind { REC_TEXT, REC_ROW };
-enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, STRINGS };
+enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, S_COMM, STRINGS };
 
 struct row_rec {
 	const char *label; /* a literal */
@@ -87,13 +88,15 @@ struct output {
 	struct out_queue *queue;
 	struct out_metrics *metrics;
 	struct out_http *http;
-	int fd; /* the stream's descriptor, or -1 */
+	struct out_trace *trace; /* the writer's: what the trace named */
+	int fd;			 /* the stream's descriptor, or -1 */
 	bool own_fd;
 	bool replace;		 /* metrics: a file replaced whole */
 	char name[PATH_MAX + 8]; /* for messages */
 	mode_t file_mode;	 /* of a replaced file: 0666 & ~umask */
 	bool rows;		 /* a stream of rows: not the metrics */
 	bool title_wanted;
+	bool head_written;
 	bool started;
 	bool incomplete; /* a row not counted, or partial */
 	bool err_told;	 /* output_flush gave the error */
@@ -113,6 +116,7 @@ output_parse_format(const char *arg, enum out_format *format)
 		[OUT_JSON] = "json",
 		[OUT_OPENMETRICS] = "openmetrics",
 		[OUT_PROMETHEUS] = "prometheus",
+		[OUT_TRACE] = "trace",
 	};
 	size_t i;
 
@@ -296,6 +300,7 @@ output_free(struct output *o)
 	out_http_close(o->http);
 	(void)out_queue_finish(o->queue);
 	out_metrics_free(o->metrics);
+	out_trace_free(o->trace);
 	if (o->own_fd)
 		(void)close(o->fd);
 	out_buf_free(&o->rec);
@@ -348,6 +353,12 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 	if (o->replace && (errno = replace_file(o)) != 0) {
 		diag(NULL, "cannot write '%s': %s\n", cfg->path,
 		    strerror(errno));
+		output_free(o);
+		return NULL;
+	}
+	if (cfg->format == OUT_TRACE &&
+	    (o->trace = out_trace_new(o->run.tool)) == NULL) {
+		diag(NULL, "no memory available\n");
 		output_free(o);
 		return NULL;
 	}
@@ -421,6 +432,7 @@ queue_record(
 		r->partial,
 		r->args,
 		o->rec.len > 0 ? o->rec.data : NULL,
+		o->trace != NULL ? r->comm : NULL,
 	};
 	struct iovec parts[2 + STRINGS];
 	int n = 1, i;
@@ -476,6 +488,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 		&row.partial,
 		&row.args,
 		&before,
+		&row.comm,
 	};
 	int i;
 
@@ -501,6 +514,9 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 		break;
 	case OUT_JSON:
 		out_json_row(&o->run, text, &row, rec->t);
+		break;
+	case OUT_TRACE:
+		out_trace_row(o->trace, &o->run, text, &row, rec->t);
 		break;
 	case OUT_OPENMETRICS:
 	case OUT_PROMETHEUS:
@@ -541,6 +557,10 @@ write_head(struct output *o)
 		break;
 	case OUT_JSON:
 		out_json_head(&o->run, &o->rec);
+		break;
+	case OUT_TRACE:
+		out_trace_head(o->trace, &o->run, &o->rec);
+		o->head_written = true;
 		break;
 	case OUT_OPENMETRICS:
 	case OUT_PROMETHEUS:
@@ -716,6 +736,15 @@ write_metrics(struct output *o)
 	return out_buf_write(&o->rec, o->fd);
 }
 
+/* The trace's end, after every row: a whole JSON document. */
+static int
+write_trace_tail(struct output *o)
+{
+	out_buf_reset(&o->rec);
+	out_trace_tail(&o->rec);
+	return out_buf_write(&o->rec, o->fd);
+}
+
 /* How many rows were dropped, of which kinds, on one line. */
 static void
 say_drops(struct output *o)
@@ -755,6 +784,8 @@ output_close(struct output *o)
 	o->queue = NULL;
 	if (err == 0 && metrics_format(o) && o->fd >= 0)
 		err = write_metrics(o);
+	if (err == 0 && o->head_written)
+		err = write_trace_tail(o);
 	if (err != 0 && err != EPIPE && !o->err_told) {
 		diag(NULL, "write error on %s: %s\n", o->name, strerror(err));
 		status = 1;

@@ -5,8 +5,9 @@
  * alone decides how it is written: the table layout of the originals, the
  * machine-readable streams (CSV and JSON Lines, one schema,
  * OUTPUT_SCHEMA_VERSION, described in the man pages and docs/output.md),
- * or the counters as metrics (OpenMetrics or the Prometheus text format)
- * in a file that each interval replaces, or served over HTTP.
+ * the counters as metrics (OpenMetrics or the Prometheus text format)
+ * in a file that each interval replaces, or served over HTTP, or a trace
+ * for the timeline viewers (the Trace Event format).
  *
  * Writing never blocks the command: rows go at once, as they are, into a
  * bounded queue, and a writer thread renders and writes them. When the
@@ -37,7 +38,8 @@ enum out_format {
 	OUT_CSV,
 	OUT_JSON,
 	OUT_OPENMETRICS,
-	OUT_PROMETHEUS
+	OUT_PROMETHEUS,
+	OUT_TRACE
 };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 

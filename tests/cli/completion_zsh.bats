@@ -114,6 +114,7 @@ $(tty_listing)"
 		expect "cputrack --form" "cputrack --format="
 		expect "cputrack --format=j" "cputrack --format=json "
 		expect "cputrack --format=op" "cputrack --format=openmetrics "
+		expect "cputrack --format=tr" "cputrack --format=trace "
 		expect "cputrack --engine=b" "cputrack --engine=bpf "
 		expect "cputrack -c task-clock -T 0.5 ech" "cputrack -c task-clock -T 0.5 echo"
 		expect "cputrack -c task-clock -T 0.5 echo /et" "cputrack -c task-clock -T 0.5 echo /etc/"
@@ -130,6 +131,7 @@ $(tty_listing)"
 		expect "cpustat --sh" "cpustat --shared "
 		expect "cpustat --format=cs" "cpustat --format=csv "
 		expect "cpustat --format=pr" "cpustat --format=prometheus "
+		expect "cpustat --format=tr" "cpustat --format=trace "
 		listed "cpustat -c task-clock -T " d u
 	done
 }

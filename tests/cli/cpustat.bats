@@ -13,7 +13,7 @@ load cpustat_helper
 usage_text() {
 	printf '%s\n' "Usage:" \
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
-	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus]" \
+	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
 	    "		[--web-config=file] [--cpus=list] [--shared] [interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
@@ -26,7 +26,7 @@ usage_text() {
 	    "	-T d|u	  Display a timestamp in date (d) or unix time_t (u)" \
 	    "	-D	  enable debug mode" \
 	    "	-h	  print extended usage information" \
-	    "	--format=table|csv|json|openmetrics|prometheus" \
+	    "	--format=table|csv|json|openmetrics|prometheus|trace" \
 	    "		  output format, default table" \
 	    "	--output=file" \
 	    "		  write cpu statistics to this file" \
@@ -1001,7 +1001,7 @@ bad_input() {
 	bad_input "cpustat: invalid option -- 'x'" -x -c task-clock
 	bad_input "cpustat: option requires an argument -- 'c'" -c
 	bad_input "cpustat: unrecognized option '--bogus'" --bogus -c task-clock
-	bad_input 'cpustat: invalid format "xml" (table, csv, json, openmetrics or prometheus)' --format=xml -c task-clock
+	bad_input 'cpustat: invalid format "xml" (table, csv, json, openmetrics, prometheus or trace)' --format=xml -c task-clock
 	bad_input 'cpustat: invalid CPU list "1-0"' --cpus=1-0 -c task-clock
 	bad_input 'cpustat: invalid CPU list "x"' --cpus=x -c task-clock
 }

@@ -18,7 +18,7 @@ usage_text() {
 	printf '%s\n' \
 	    'Usage:' \
 	    '	cputrack [-T secs] [-N count] [-Defhntv] [-o file]' \
-	    '		[--format=table|csv|json|openmetrics|prometheus]' \
+	    '		[--format=table|csv|json|openmetrics|prometheus|trace]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
 	    '		-c events [command [args] | -p pid[,pid]... | --cgroup=dir]' \
@@ -41,7 +41,7 @@ usage_text() {
 	    '	--cgroup=dir' \
 	    '		  every process in a cgroup (v2) and below it, those' \
 	    '		  that come included, while they are there (BPF engine)' \
-	    '	--format=table|csv|json|openmetrics|prometheus' \
+	    '	--format=table|csv|json|openmetrics|prometheus|trace' \
 	    '		  output format, default table' \
 	    '	--output=file' \
 	    '		  the same as -o file' \
@@ -316,7 +316,7 @@ cputrack: failed to capture pid 999999" ]
 
 @test "bad --format is a usage error naming it" {
 	ct_run --format=xml -c "$WRITE" "$W/ct_marker" "$T/ran"
-	assert_usage_error "cputrack: invalid format 'xml' (table, csv, json, openmetrics or prometheus)"
+	assert_usage_error "cputrack: invalid format 'xml' (table, csv, json, openmetrics, prometheus or trace)"
 }
 
 @test "no -c, no target, both a command and -p: one line each, exit 2" {

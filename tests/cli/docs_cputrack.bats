@@ -143,11 +143,11 @@ bash_complete() {
 	assert_success
 }
 
-@test "bash completion: --format= offers csv json openmetrics prometheus table" {
+@test "bash completion: --format= offers csv json openmetrics prometheus table trace" {
 	require_bash_completion
 	run bash_complete "cputrack --format="
 	assert_success
-	assert_output $'csv\njson\nopenmetrics\nprometheus\ntable'
+	assert_output $'csv\njson\nopenmetrics\nprometheus\ntable\ntrace'
 	run bash_complete "cputrack -c cs --format=j"
 	assert_output "json"
 }
