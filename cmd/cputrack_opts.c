@@ -15,13 +15,20 @@
 #include "cputrack.h"
 #include "diag.h"
 
-enum { OPT_STRICT_EXEC = CMDLINE_OWN, OPT_ENGINE, OPT_PASS_STATUS, OPT_CGROUP };
+enum {
+	OPT_STRICT_EXEC = CMDLINE_OWN,
+	OPT_ENGINE,
+	OPT_PASS_STATUS,
+	OPT_CGROUP,
+	OPT_THREAD_SERIES
+};
 
 static const struct option own_options[] = { { "engine", required_argument,
 						 NULL, OPT_ENGINE },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
+	{ "thread-series", no_argument, NULL, OPT_THREAD_SERIES },
 	{ NULL, 0, NULL, 0 } };
 
 static void
@@ -35,6 +42,7 @@ usage(FILE *out)
 	    "\t\t[--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
 	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]\n"
+	    "\t\t[--thread-series]\n"
 	    "\t\t-c events [command [args] | -p pid[,pid]... | --cgroup=dir]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
@@ -65,6 +73,9 @@ usage(FILE *out)
 	    "\t\t  serve the counts as metrics over HTTP at /metrics\n"
 	    "\t--web-config=file\n"
 	    "\t\t  TLS and users for --listen (Prometheus's web config)\n"
+	    "\t--thread-series\n"
+	    "\t\t  the metrics have a series per LWP as well as per\n"
+	    "\t\t  process and cgroup\n"
 	    "\t--engine=ptrace|bpf|auto\n"
 	    "\t\t  how threads are followed and counted: ptrace (the\n"
 	    "\t\t  default), BPF at each context switch, or BPF where it\n"
@@ -246,6 +257,13 @@ cgroup_engine(struct cputrack_opts *o)
 	return 0;
 }
 
+static bool
+metrics_wanted(const struct out_config *out)
+{
+	return out->listen != NULL || out->format == OUT_OPENMETRICS ||
+	    out->format == OUT_PROMETHEUS;
+}
+
 /* One of cputrack's own options. */
 static int
 option(void *arg, int c, const char *value, bool *bad)
@@ -280,6 +298,9 @@ option(void *arg, int c, const char *value, bool *bad)
 		break;
 	case OPT_PASS_STATUS:
 		o->pass_status = true;
+		break;
+	case OPT_THREAD_SERIES:
+		o->thread_series = true;
 		break;
 	case OPT_ENGINE:
 		o->engine_given = true;
@@ -318,6 +339,13 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	ct->opt.out = cl.out;
+	if (ct->opt.thread_series && !metrics_wanted(&cl.out)) {
+		*status = cmdline_usage_error(
+		    "--thread-series needs metrics: --format=openmetrics, "
+		    "--format=prometheus or --listen");
+		return false;
+	}
+	ct->opt.out.thread_series = ct->opt.thread_series;
 	if (ct->opt.cgroup != NULL) {
 		if (ct->opt.npids != 0) {
 			*status = cmdline_usage_error(

@@ -1079,6 +1079,14 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 		F_COUNTER, "seconds",
 		"Clock events counted by all the LWPs of a "
 		"process image." };
+	static const struct family penabled = { NULL, "process_enabled_seconds",
+		F_COUNTER, "seconds",
+		"Time the set was enabled on the LWPs of a process image, "
+		"summed." };
+	static const struct family prunning = { NULL, "process_running_seconds",
+		F_COUNTER, "seconds",
+		"Time the set counted on the LWPs of a process image, "
+		"summed." };
 	static const struct family cevents = { NULL, "cgroup_events", F_COUNTER,
 		NULL,
 		"Events counted by the threads of a cgroup (--cgroup) while "
@@ -1115,13 +1123,18 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 
 	prune(m, now);
 	out_buf_reset(&m->samples);
-	events_family(m, b, kind, &events, false, openmetrics);
-	events_family(m, b, kind, &clocks, true, openmetrics);
-	times_family(m, b, kind, &enabled, false, openmetrics);
-	times_family(m, b, kind, &running, true, openmetrics);
+	/* A series per thread only when asked: they are most of a host's. */
+	if (kind == K_CPU || m->run->cfg.thread_series) {
+		events_family(m, b, kind, &events, false, openmetrics);
+		events_family(m, b, kind, &clocks, true, openmetrics);
+		times_family(m, b, kind, &enabled, false, openmetrics);
+		times_family(m, b, kind, &running, true, openmetrics);
+	}
 	if (kind == K_LWP) {
 		events_family(m, b, K_PROCESS, &pevents, false, openmetrics);
 		events_family(m, b, K_PROCESS, &pclocks, true, openmetrics);
+		times_family(m, b, K_PROCESS, &penabled, false, openmetrics);
+		times_family(m, b, K_PROCESS, &prunning, true, openmetrics);
 		events_family(m, b, K_CGROUP, &cevents, false, openmetrics);
 		events_family(m, b, K_CGROUP, &cclocks, true, openmetrics);
 		times_family(m, b, K_CGROUP, &cenabled, false, openmetrics);

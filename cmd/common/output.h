@@ -55,6 +55,7 @@ struct out_config {
 	bool title;		/* table: the title line (not -n) */
 	bool tsc;		/* -t: the tsc column */
 	bool pid;		/* cputrack -f: the pid column */
+	bool thread_series;	/* cputrack: metrics per LWP too */
 	char timestamp;		/* cpustat -T: 'u', 'd', or 0 */
 };
 

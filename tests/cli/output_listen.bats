@@ -185,7 +185,7 @@ open(sys.argv[2], "w").close(); time.sleep(30)' "$port" "$T/taken" &
 	local try port i
 	for try in 1 2 3 4 5; do
 		port=$(free_port)
-		"$CT" --listen=127.0.0.1:"$port" -o "$T/rows" -e -T 0.1 -c "$WRITE" \
+		"$CT" --thread-series --listen=127.0.0.1:"$port" -o "$T/rows" -e -T 0.1 -c "$WRITE" \
 		    sh -c 'ls -l /proc/$$/fd >"$1"; exec "$2" 1 10 50 40' sh \
 		    "$T/fds" "$W/ct_steady" 2>"$T/err" &
 		CPID=$!

@@ -22,7 +22,7 @@ samples() {
 }
 
 @test "cputrack --format=openmetrics: families, units, labels pid/lwp/comm/event/set, exact counts, # EOF" {
-	ct_run --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
+	ct_run --thread-series --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	om_check "$T/out"
@@ -193,7 +193,7 @@ EOF
 	run --separate-stderr "$CS" --format=openmetrics --output=/nonexistent/x.prom -c task-clock 0.1 1
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "cpustat: cannot write '/nonexistent/x.prom': No such file or directory" ]
-	run --separate-stderr "$CT" --format=prometheus -o /nonexistent/x.prom -c "$WRITE" "$W/ct_marker" "$T/ran"
+	run --separate-stderr "$CT" --thread-series --format=prometheus -o /nonexistent/x.prom -c "$WRITE" "$W/ct_marker" "$T/ran"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "cputrack: cannot write '/nonexistent/x.prom': No such file or directory" ]
 	[ ! -e "$T/ran" ]
@@ -209,7 +209,7 @@ thread_writes() {
 	local try i early final
 	for try in 1 2 3 4 5; do
 		rm -f "$T/m.prom" "$T/early.prom"
-		timeout 60 "$CT" --format=prometheus -o "$T/m.prom" -T 0.1 -c "$WRITE" \
+		timeout 60 "$CT" --thread-series --format=prometheus -o "$T/m.prom" -T 0.1 -c "$WRITE" \
 		    "$W/ct_steady" 1 10 50 30 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
@@ -236,7 +236,7 @@ thread_writes() {
 }
 
 @test "cputrack metrics across execs (-e) and forks (-f): counters never go down, names follow the image" {
-	ct_run --format=openmetrics -e -T 0 -c "$WRITE" "$W/wl_exec_chain" 3 5
+	ct_run --thread-series --format=openmetrics -e -T 0 -c "$WRITE" "$W/wl_exec_chain" 3 5
 	[ "$status" -eq 0 ]
 	om_check "$T/out"
 	# Four images, five writes each, all LWP 1: its counter goes on.
@@ -250,7 +250,7 @@ assert sum(s.value for s in fams["cputrack_process_events"].samples) == 20
 en = sum(s.value for s in fams["cputrack_enabled_seconds"].samples)
 assert en > 0, en
 EOF
-	ct_run --format=openmetrics -ef -T 0 -c "$WRITE" "$W/wl_vfork_exec" 3 "$W/wl_threads" 2 4
+	ct_run --thread-series --format=openmetrics -ef -T 0 -c "$WRITE" "$W/wl_vfork_exec" 3 "$W/wl_threads" 2 4
 	[ "$status" -eq 0 ]
 	om_check "$T/out"
 	# The child under its first name until its exec, and its new image's
@@ -280,10 +280,42 @@ EOF
 @test "cputrack metrics under -T 0: the comm label of a command whose first row is its exit" {
 	# No row comes before the exit: the name is the one the command had
 	# while it ran, not read after it was gone.
-	ct_run --format=openmetrics -T 0 -c "$WRITE" "$W/ct_marker" "$T/ran" 3
+	ct_run --thread-series --format=openmetrics -T 0 -c "$WRITE" "$W/ct_marker" "$T/ran" 3
 	[ "$status" -eq 0 ]
 	om_check "$T/out"
 	grep -qE '^cputrack_events_total\{pid="[0-9]+",lwp="1",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
 	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
 	[ "$(grep -c 'comm=""' "$T/out")" -eq 0 ]
+}
+
+@test "cputrack metrics by default: a series per process, none per LWP; --thread-series adds them, summing to the process's" {
+	ct_run --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
+	[ "$status" -eq 0 ]
+	om_check "$T/out"
+	! grep -q 'lwp="' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_threads",event="syscalls:sys_enter_write",set="0"\} 2007$' "$T/out"
+	grep -qE '^cputrack_process_enabled_seconds_total\{pid="[0-9]+",comm="wl_threads",set="0"\} [0-9.]+$' "$T/out"
+	grep -qE '^cputrack_process_running_seconds_total\{pid="[0-9]+",comm="wl_threads",set="0"\} [0-9.]+$' "$T/out"
+	cp "$T/out" "$T/plain"
+	ct_run --thread-series --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
+	[ "$status" -eq 0 ]
+	"$PY" - "$T/out" <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+for lwp, proc in (("cputrack_events", "cputrack_process_events"),
+                  ("cputrack_enabled_seconds", "cputrack_process_enabled_seconds"),
+                  ("cputrack_running_seconds", "cputrack_process_running_seconds")):
+    keys = lambda s: tuple(sorted((k, v) for k, v in s.labels.items() if k != "lwp"))
+    sums = {}
+    for s in fams[lwp].samples:
+        sums[keys(s)] = sums.get(keys(s), 0) + s.value
+    whole = {keys(s): s.value for s in fams[proc].samples}
+    assert sums.keys() == whole.keys(), (sums, whole)
+    assert all(abs(sums[k] - whole[k]) < 1e-6 for k in sums), (lwp, sums, whole)
+PY
+	run --separate-stderr "$CT" --thread-series -c "$WRITE" "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: --thread-series needs metrics: --format=openmetrics, --format=prometheus or --listen" ]
+	[ ! -e "$T/ran" ]
 }

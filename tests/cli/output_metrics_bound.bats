@@ -20,7 +20,7 @@ teardown() {
 @test "3000 churned threads: 1024 ended series kept, the latest; 1978 dropped and counted; the process exact" {
 	# 300 rounds of 10 threads, each making 3 writes: 3001 LWP series
 	# and 1 process series, all ended by the exit.
-	ct_run --format=prometheus -o "$T/m.prom" -T 0 -c "$WRITE" \
+	ct_run --thread-series --format=prometheus -o "$T/m.prom" -T 0 -c "$WRITE" \
 	    "$W/wl_churn" 300 10 3
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
@@ -53,7 +53,7 @@ teardown() {
 	fi
 	local port i n max=0 dropped=0 d
 	port=$(free_port)
-	"$CT" --listen=127.0.0.1:"$port" -o /dev/null -T 0.05 -c "$WRITE" \
+	"$CT" --thread-series --listen=127.0.0.1:"$port" -o /dev/null -T 0.05 -c "$WRITE" \
 	    "$W/wl_churn" 4000 4 3 2>"$T/err" &
 	CPID=$!
 	ct_bg "$CPID"

@@ -35,11 +35,12 @@ struct store {
 };
 
 static void
-store_open(struct store *s, enum out_tool tool)
+store_open_as(struct store *s, enum out_tool tool, bool thread_series)
 {
-	struct out_config cfg = {
-		.tool = tool, .format = OUT_OPENMETRICS, .fd = -1
-	};
+	struct out_config cfg = { .tool = tool,
+		.format = OUT_OPENMETRICS,
+		.fd = -1,
+		.thread_series = thread_series };
 
 	memset(s, 0, sizeof(*s));
 	if ((s->specs = setgrp_new(cpc)) == NULL ||
@@ -54,6 +55,13 @@ store_open(struct store *s, enum out_tool tool)
 		fprintf(stderr, "out_metrics_new: %s\n", strerror(errno));
 		exit(1);
 	}
+}
+
+/* With the series of each LWP, which most of the tests look at. */
+static void
+store_open(struct store *s, enum out_tool tool)
+{
+	store_open_as(s, tool, true);
 }
 
 static void
@@ -359,6 +367,37 @@ test_cputrack_lwps(void)
 	store_close(&s);
 }
 
+/*
+ * By default a process's series only, with its LWPs' enabled and running
+ * time summed: what rules scale its rates by.
+ */
+static void
+test_cputrack_process_only(void)
+{
+	struct store s;
+	const char *text;
+
+	store_open_as(&s, OUT_CPUTRACK, false);
+	feed(&s, "init_lwp", 100, 1, "app", 0, 1 * SEC);
+	feed(&s, "tick", 100, 1, "app", 3, 2 * SEC);
+	feed(&s, "lwp_create", 100, 2, "app", 0, 2 * SEC);
+	feed_for(&s, "tick", 100, 2, "app", 10, 2, 3 * SEC);
+	text = render(&s, true, 3 * SEC);
+	CHECK(count_lines(text, "cputrack_events_total{") == 0);
+	CHECK(count_lines(text, "cputrack_enabled_seconds_total{") == 0);
+	CHECK(count_lines(text, "cputrack_running_seconds_total{") == 0);
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"100\",comm=\"app\","
+	    "event=\"page-faults\",set=\"0\"} 13");
+	HAS(text,
+	    "cputrack_process_enabled_seconds_total{pid=\"100\","
+	    "comm=\"app\",set=\"0\"} 5.000000000");
+	HAS(text,
+	    "cputrack_process_running_seconds_total{pid=\"100\","
+	    "comm=\"app\",set=\"0\"} 5.000000000");
+	store_close(&s);
+}
+
 static void
 test_cputrack_exec(void)
 {
@@ -537,6 +576,7 @@ main(void)
 		SKIP("cpc_open: %s", strerror(errno));
 	test_cpustat();
 	test_cputrack_lwps();
+	test_cputrack_process_only();
 	test_cputrack_exec();
 	test_many_series();
 	test_cputrack_cgroup();
