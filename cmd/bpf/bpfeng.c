@@ -26,8 +26,8 @@
 #define ENGINE_FDS 40
 
 /* Tracked threads and processes alive at once, at most. */
-#define MAX_THREADS	16384
-#define MAX_PROCS	16384
+#define MAX_THREADS	65536
+#define MAX_PROCS	32768
 /*
  * Records waiting for userspace: a thread's exit, with one set of four
  * events, takes 88 bytes, so this holds tens of thousands.

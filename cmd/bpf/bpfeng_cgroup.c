@@ -36,8 +36,12 @@ adopt_procs(struct bpfeng *eng, int dirfd)
 		if (pid <= 0 || (*end != '\n' && *end != '\0') ||
 		    eng_thread_find(eng, (pid_t)pid) != NULL)
 			continue;
-		if (eng_adopt_process(eng, (pid_t)pid) != 0)
+		if (eng_adopt_process(eng, (pid_t)pid) != 0) {
+			/* One gone since it was listed was never there. */
+			if (errno != ESRCH)
+				eng->unadopted++;
 			eng_untrack(eng, (pid_t)pid);
+		}
 	}
 	fclose(f);
 }

@@ -107,6 +107,8 @@ struct bpfeng {
 
 	uint64_t flush_ns;
 	uint64_t lost_seen; /* losses reported */
+	uint64_t unadopted; /* a cgroup's processes that could not be
+			       tracked (the maps were full) */
 	void *zero_value;   /* a thread's, zeroed */
 	void *read_value;   /* a thread's, read from the map */
 };

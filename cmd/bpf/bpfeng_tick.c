@@ -68,14 +68,15 @@ eng_lost_check(struct bpfeng *eng, char *why, size_t whylen)
 	uint64_t records = *eng->lost_records, threads = *eng->lost_threads;
 	uint64_t reads = *eng->read_errors;
 
-	if (records + threads + reads == eng->lost_seen)
+	if (records + threads + reads + eng->unadopted == eng->lost_seen)
 		return 0;
-	eng->lost_seen = records + threads + reads;
+	eng->lost_seen = records + threads + reads + eng->unadopted;
 	eng_why(why, whylen,
 	    "counts are incomplete: %llu records and %llu "
-	    "threads could not be kept, %llu counter reads failed",
+	    "threads could not be kept, %llu processes could not be "
+	    "tracked, %llu counter reads failed",
 	    (unsigned long long)records, (unsigned long long)threads,
-	    (unsigned long long)reads);
+	    (unsigned long long)eng->unadopted, (unsigned long long)reads);
 	errno = ENOBUFS;
 	return -1;
 }
