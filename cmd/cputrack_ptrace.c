@@ -480,8 +480,19 @@ static int
 capture_all(struct cputrack *ct)
 {
 	pctx_t *pctx;
+	pid_t tgid;
 	size_t i;
 
+	/* A thread of a process is not one: said before any is taken. */
+	for (i = 0; i < ct->opt.npids; i++)
+		if ((tgid = proc_tgid(ct->opt.pids[i])) > 0 &&
+		    tgid != ct->opt.pids[i]) {
+			diag(NULL,
+			    "pid %d is a thread of process %d, not a "
+			    "process\n",
+			    (int)ct->opt.pids[i], (int)tgid);
+			return -1;
+		}
 	for (i = 0; i < ct->opt.npids; i++) {
 		if ((pctx = capture(ct, ct->opt.pids[i])) == NULL)
 			break;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A process's name, as the kernel keeps it (/proc/PID/comm): the metrics'
- * comm label, read while the process is there to read.
+ * comm label, read while the process is there to read; and whose thread
+ * a thread id is.
  */
 #ifndef PROCNAME_H
 #define PROCNAME_H
@@ -11,5 +12,7 @@
 
 /* The name into comm (size bytes), or "" when it cannot be read. */
 void proc_comm(pid_t pid, char *comm, size_t size);
+/* The process a thread id belongs to (itself for a process), or -1. */
+pid_t proc_tgid(pid_t tid);
 
 #endif /* PROCNAME_H */

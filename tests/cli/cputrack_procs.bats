@@ -247,6 +247,19 @@ cputrack: failed to capture pid 999999" ]
 	assert_free "$TPID"
 }
 
+@test "-p list with a thread of a listed process: refused before anything counts, naming its process; exit 1, nothing traced" {
+	local tid
+	start_target "$W/wl_idle" 2 0
+	wait_line "$T/target.out" '^ready$'
+	tid=$(ls "/proc/$TPID/task" | sort -n | tail -1)
+	[ "$tid" != "$TPID" ]
+	ct_run -T 0.1 -p "$TPID,$tid" -c "$WRITE"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "${stderr%%$'\n'*}" = "cputrack: pid $tid is a thread of process $TPID, not a process" ]
+	assert_free "$TPID"
+}
+
 @test "-p list with a pid this user may not trace: refused before anything counts, naming it and why; exit 1, the others untraced" {
 	[ "$(id -u)" -eq 0 ] || skip "needs root to run a process as nobody beside root's"
 	local own
