@@ -249,7 +249,9 @@ tls_usable(struct out_http *h)
 
 	d = MHD_start_daemon(MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET, 0, NULL,
 	    NULL, answer, h, MHD_OPTION_HTTPS_MEM_KEY, h->web->key_pem,
-	    MHD_OPTION_HTTPS_MEM_CERT, h->web->cert_pem, MHD_OPTION_END);
+	    MHD_OPTION_HTTPS_MEM_CERT, h->web->cert_pem,
+	    MHD_OPTION_HTTPS_PRIORITIES, h->web->tls_priorities,
+	    MHD_OPTION_END);
 	if (d == NULL)
 		return false;
 	MHD_stop_daemon(d);
@@ -739,6 +741,8 @@ out_http_start(struct out_http *h)
 		    tls ? h->web->key_pem : NULL },
 		{ tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0,
 		    tls ? h->web->cert_pem : NULL },
+		{ tls ? MHD_OPTION_HTTPS_PRIORITIES : MHD_OPTION_END, 0,
+		    tls ? h->web->tls_priorities : NULL },
 		{ MHD_OPTION_END, 0, NULL },
 	};
 	sigset_t all, old;

@@ -24,8 +24,13 @@
 /* The toolkit's keys that this exporter does not implement. */
 static const char *const tls_unsupported[] = { "cert", "key",
 	"client_auth_type", "client_ca_file", "client_allowed_sans",
-	"cipher_suites", "curve_preferences", "min_version", "max_version",
-	"prefer_server_cipher_suites", NULL };
+	"cipher_suites", "curve_preferences", "prefer_server_cipher_suites",
+	NULL };
+
+/* The toolkit's names of TLS versions, 1.0 to 1.3. */
+static const char *const tls_versions[] = { "TLS10", "TLS11", "TLS12",
+	"TLS13" };
+#define NTLS_VERSIONS (int)(sizeof(tls_versions) / sizeof(tls_versions[0]))
 
 struct loader {
 	struct web_config *wc;
@@ -137,6 +142,36 @@ named_file(
 	return 0;
 }
 
+/* min_version or max_version: *minor of TLS 1.minor. */
+static int
+tls_version(struct loader *l, const yaml_node_t *v, const char *key, int *minor)
+{
+	const char *name = scalar(v);
+	int i;
+
+	for (i = 0; name != NULL && i < NTLS_VERSIONS; i++)
+		if (strcmp(name, tls_versions[i]) == 0) {
+			*minor = i;
+			return 0;
+		}
+	return fail(l, v, "%s: '%s' is not TLS10, TLS11, TLS12 or TLS13", key,
+	    name != NULL ? name : "?");
+}
+
+/* GnuTLS's words for the versions from 1.min to 1.max. */
+static void
+tls_priorities(struct web_config *wc)
+{
+	size_t at;
+	int i;
+
+	at = (size_t)snprintf(
+	    wc->tls_priorities, sizeof(wc->tls_priorities), "NORMAL:-VERS-ALL");
+	for (i = wc->tls_max; i >= wc->tls_min; i--)
+		at += (size_t)snprintf(wc->tls_priorities + at,
+		    sizeof(wc->tls_priorities) - at, ":+VERS-TLS1.%d", i);
+}
+
 static int
 tls_section(struct loader *l, const yaml_node_t *map)
 {
@@ -160,10 +195,17 @@ tls_section(struct loader *l, const yaml_node_t *map)
 		    l->wc->key_pem == NULL) {
 			if (named_file(l, v, "key_file", &l->wc->key_pem) != 0)
 				return -1;
+		} else if (strcmp(key, "min_version") == 0) {
+			if (tls_version(l, v, key, &l->wc->tls_min) != 0)
+				return -1;
+		} else if (strcmp(key, "max_version") == 0) {
+			if (tls_version(l, v, key, &l->wc->tls_max) != 0)
+				return -1;
 		} else if (listed(key, tls_unsupported))
 			return fail(l, v,
 			    "tls_server_config: '%s' is not supported here "
-			    "(cert_file and key_file are)",
+			    "(cert_file, key_file, min_version and "
+			    "max_version are)",
 			    key);
 		else
 			return fail(
@@ -172,6 +214,12 @@ tls_section(struct loader *l, const yaml_node_t *map)
 	if ((l->wc->cert_pem == NULL) != (l->wc->key_pem == NULL))
 		return fail(l, map,
 		    "tls_server_config needs both cert_file and key_file");
+	if (l->wc->tls_min > l->wc->tls_max)
+		return fail(l, map,
+		    "tls_server_config: min_version %s is above max_version "
+		    "%s",
+		    tls_versions[l->wc->tls_min], tls_versions[l->wc->tls_max]);
+	tls_priorities(l->wc);
 	return 0;
 }
 
@@ -283,6 +331,9 @@ web_config_load(const char *path, char *why, size_t whylen)
 		snprintf(why, whylen, "no memory available");
 		goto fail;
 	}
+	/* The toolkit's defaults: TLS 1.2 and 1.3. */
+	l.wc->tls_min = 2;
+	l.wc->tls_max = 3;
 	slash = strrchr(l.dir, '/');
 	if (slash == NULL)
 		strcpy(l.dir, ".");

@@ -7,6 +7,8 @@
  *	tls_server_config:
  *	  cert_file: server.crt	(relative to the file's directory)
  *	  key_file: server.key
+ *	  min_version: TLS12	(the default; TLS10, TLS11, TLS13)
+ *	  max_version: TLS13	(the default)
  *	basic_auth_users:
  *	  prometheus: $2y$10$...	(bcrypt hashes)
  *
@@ -28,6 +30,10 @@ struct web_config {
 	char *path;	/* the file, for messages */
 	char *cert_pem; /* NULL: plain HTTP */
 	char *key_pem;
+	/* The TLS versions served, 1.min to 1.max: 0 is 1.0, 3 is 1.3. */
+	int tls_min, tls_max;
+	/* GnuTLS's priority string for them: libmicrohttpd takes it. */
+	char tls_priorities[96];
 	struct web_user *users; /* none: no authentication */
 	size_t nusers;
 };

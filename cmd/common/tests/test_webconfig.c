@@ -77,12 +77,26 @@ test_good(void)
 	}
 	CHECK(strcmp(wc->cert_pem, "CERT\n") == 0);
 	CHECK(strcmp(wc->key_pem, "KEY\n") == 0);
+	/* The toolkit's default versions, in GnuTLS's words. */
+	CHECK(strcmp(wc->tls_priorities,
+		  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2") == 0);
 	CHECK(wc->nusers == 2);
 	CHECK(web_config_allows(wc, "prometheus", "s3cret"));
 	CHECK(web_config_allows(wc, "other", "s3cret"));
 	CHECK(!web_config_allows(wc, "prometheus", "s3cre"));
 	CHECK(!web_config_allows(wc, "prometheus", ""));
 	CHECK(!web_config_allows(wc, "nobody", "s3cret"));
+	web_config_free(wc);
+	wc = web_config_load(write_file("old.yml",
+				 "tls_server_config:\n  cert_file: server.crt\n"
+				 "  key_file: server.key\n"
+				 "  min_version: TLS10\n"
+				 "  max_version: TLS11\n",
+				 0644),
+	    why, sizeof(why));
+	CHECK(wc != NULL &&
+	    strcmp(wc->tls_priorities,
+		"NORMAL:-VERS-ALL:+VERS-TLS1.1:+VERS-TLS1.0") == 0);
 	web_config_free(wc);
 	/* An empty file: no TLS, no users. */
 	wc = web_config_load(
@@ -98,10 +112,22 @@ test_refused(void)
 
 	check_refused(
 	    "unknown.yml", "foo: 1\n", 0644, "line 1: unknown key 'foo'");
+	check_refused("ca.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: server.key\n  client_ca_file: ca.crt\n",
+	    0644,
+	    "line 4: tls_server_config: 'client_ca_file' is not supported");
 	check_refused("min.yml",
 	    "tls_server_config:\n  cert_file: server.crt\n"
-	    "  key_file: server.key\n  min_version: TLS13\n",
-	    0644, "line 4: tls_server_config: 'min_version' is not supported");
+	    "  key_file: server.key\n  min_version: TLS14\n",
+	    0644,
+	    "line 4: min_version: 'TLS14' is not TLS10, TLS11, TLS12 or "
+	    "TLS13");
+	check_refused("minmax.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: server.key\n  min_version: TLS13\n"
+	    "  max_version: TLS12\n",
+	    0644, "min_version TLS13 is above max_version TLS12");
 	check_refused("half.yml",
 	    "tls_server_config:\n  cert_file: server.crt\n", 0644,
 	    "needs both cert_file and key_file");
