@@ -116,3 +116,38 @@ res = reply["data"]["result"]
 print(res[0]["value"][1] if len(res) == 1 else "none" if not res else "many: %r" % res)
 EOF
 }
+
+# start_incumbents: the machine's own monitoring, as a host that runs
+# these tools has it: a Prometheus on 127.0.0.1:9090 and a node_exporter
+# on 127.0.0.1:9100, the ports they take by default, unless something
+# listens there already (which is the same case). The test's own daemons
+# must go beside them on free ports; incumbents_alive checks they did.
+start_incumbents() {
+	mkdir -p "$D/incumbent"
+	if ! curl -s -o /dev/null http://127.0.0.1:9090/; then
+		printf 'global:\n  scrape_interval: 15s\n' >"$D/incumbent/prometheus.yml"
+		prometheus --config.file="$D/incumbent/prometheus.yml" \
+		    --storage.tsdb.path="$D/incumbent/data" \
+		    --web.listen-address=127.0.0.1:9090 \
+		    >"$D/incumbent/prometheus.log" 2>&1 &
+		echo $! >"$D/incumbent_prometheus.pid"
+	fi
+	if ! curl -s -o /dev/null http://127.0.0.1:9100/; then
+		prometheus-node-exporter --web.listen-address=127.0.0.1:9100 \
+		    --collector.disable-defaults --collector.loadavg \
+		    >"$D/incumbent/node.log" 2>&1 &
+		echo $! >"$D/incumbent_node.pid"
+	fi
+	wait_http http://127.0.0.1:9090/-/ready 60 &&
+	    wait_http http://127.0.0.1:9100/metrics 60
+}
+
+# incumbents_alive: both still answer, and those started here still run.
+incumbents_alive() {
+	local f
+	curl -sf -o /dev/null http://127.0.0.1:9090/-/ready &&
+	    curl -sf -o /dev/null http://127.0.0.1:9100/metrics || return 1
+	for f in incumbent_prometheus incumbent_node; do
+		[ ! -s "$D/$f.pid" ] || kill -0 "$(cat "$D/$f.pid")" || return 1
+	done
+}
