@@ -21,6 +21,7 @@ usage_text() {
 	    '		[--format=table|csv|json|openmetrics|prometheus|trace]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
+	    '		[--metrics]' \
 	    '		-c events [command [args] | -p pid[,pid]... | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
@@ -51,6 +52,9 @@ usage_text() {
 	    '		  serve the counts as metrics over HTTP at /metrics' \
 	    '	--web-config=file' \
 	    "		  TLS and users for --listen (Prometheus's web config)" \
+	    '	--metrics' \
+	    "		  add perf's derived metrics (insn per cycle, CPUs" \
+	    '		  utilized, ...) to each row of counts' \
 	    '	--engine=ptrace|bpf|auto' \
 	    '		  how threads are followed and counted: ptrace (the' \
 	    '		  default), BPF at each context switch, or BPF where it' \
