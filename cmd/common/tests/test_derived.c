@@ -25,7 +25,7 @@ plan(struct fake *f, const char *const *names)
 	int n;
 
 	memset(f, 0, sizeof(*f));
-	for (n = 0; names[n] != NULL && n < MAX_REQS; n++)
+	for (n = 0; n < MAX_REQS && names[n] != NULL; n++)
 		f->reqs[n].name = (char *)names[n];
 	f->spec.reqs = f->reqs;
 	f->spec.nreqs = n;
