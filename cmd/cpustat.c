@@ -167,6 +167,10 @@ print_totals(struct cpustat *cs)
 		row.tick = total->tick;
 		row.enabled_ns = total->times.enabled_ns;
 		row.running_ns = total->times.running_ns;
+		/* Each CPU's enabled time is wall time: their mean. */
+		row.elapsed_ns = row.ncpus > 0 ?
+		    total->times.enabled_ns / (uint64_t)row.ncpus :
+		    0;
 		output_row(cs->out, &row);
 	}
 	cpustat_flush(cs);

@@ -153,6 +153,8 @@ emit_row(struct cpu_worker *w, int s, unsigned long n)
 		.tick = c->tick,
 		.enabled_ns = c->times.enabled_ns,
 		.running_ns = c->times.running_ns,
+		/* A CPU's counters are enabled all along: wall time. */
+		.elapsed_ns = c->times.enabled_ns,
 	};
 
 	pthread_mutex_lock(&cs->out_lock);

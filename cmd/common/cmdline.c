@@ -19,6 +19,7 @@ enum {
 	OPT_OUTPUT_FD,
 	OPT_LISTEN,
 	OPT_WEB_CONFIG,
+	OPT_METRICS,
 	OPT_HELP,
 	OPT_VERSION,
 	OPT_LIST
@@ -30,6 +31,7 @@ static const struct option shared_options[] = {
 	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
+	{ "metrics", no_argument, NULL, OPT_METRICS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "list", optional_argument, NULL, OPT_LIST },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -198,6 +200,9 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 		break;
 	case OPT_WEB_CONFIG:
 		cl->out.web_config = optarg;
+		break;
+	case OPT_METRICS:
+		cl->out.metrics = true;
 		break;
 	case OPT_HELP:
 		p->usage = true;

@@ -12,6 +12,11 @@
  * set.N, unit.EVENT); then the rows, each filling the columns of its own
  * set's events and leaving the others empty. A field that does not apply,
  * or a value that was not counted, is empty, never 0.
+ *
+ * With --metrics, after those columns: elapsed_ns (the wall-clock span of
+ * the row's values, where known), then one column per distinct derived
+ * metric of all sets, metric.KEY (metric.ipc, metric.cpus_utilized), empty
+ * where the row has no such metric.
  */
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +48,10 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	}
 	out_buf_str(b, ",");
 	out_buf_csv(b, value);
+	/* ...and --metrics's columns, empty. */
+	if (run->derived != NULL)
+		for (i = 0; i <= run->nmetric_keys; i++)
+			out_buf_str(b, ",");
 	out_buf_str(b, "\n");
 }
 
@@ -57,7 +66,15 @@ out_csv_head(const struct out_run *run, struct out_buf *b)
 		out_buf_str(b, ",");
 		out_buf_csv(b, run->events[i].name);
 	}
-	out_buf_printf(b, ",%s\n", closing_columns);
+	out_buf_printf(b, ",%s", closing_columns);
+	if (run->derived != NULL) {
+		out_buf_str(b, ",elapsed_ns");
+		for (i = 0; i < run->nmetric_keys; i++) {
+			out_buf_str(b, ",metric.");
+			out_buf_csv(b, run->metric_keys[i]);
+		}
+	}
+	out_buf_str(b, "\n");
 	meta(run, b, "schema", NULL, "cpctools");
 	snprintf(text, sizeof(text), "%d", OUTPUT_SCHEMA_VERSION);
 	meta(run, b, "version", NULL, text);
@@ -105,6 +122,29 @@ values(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	}
 }
 
+/* --metrics: the row's elapsed time, then its metrics in their columns. */
+static void
+metrics(const struct out_run *run, struct out_buf *b, const struct out_row *row)
+{
+	const struct derived_set *ds =
+	    row->setno >= 0 ? &run->derived[row->setno] : NULL;
+	double v;
+	int k, u;
+
+	out_buf_str(b, ",");
+	if (ds != NULL && row->not_counted == NULL && row->elapsed_ns > 0)
+		out_buf_printf(b, "%llu", (unsigned long long)row->elapsed_ns);
+	for (k = 0; k < run->nmetric_keys; k++) {
+		out_buf_str(b, ",");
+		for (u = 0; ds != NULL && u < ds->nuses; u++)
+			if (strcmp(ds->uses[u].key, run->metric_keys[k]) == 0 &&
+			    out_run_metric(run, row, u, &v)) {
+				out_buf_printf(b, "%.15g", v);
+				break;
+			}
+	}
+}
+
 void
 out_csv_row(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
@@ -142,5 +182,8 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
 	out_buf_str(b, ",");
 	if (row->partial != NULL)
 		out_buf_csv(b, row->partial);
-	out_buf_str(b, ",,\n");
+	out_buf_str(b, ",,");
+	if (run->derived != NULL)
+		metrics(run, b, row);
+	out_buf_str(b, "\n");
 }

@@ -16,7 +16,9 @@
  *    "not_counted":R,"partial":R}
  * Fields that do not apply are null; a value that was not counted is
  * null, never 0, with the reason in not_counted. Rows without counts
- * (fork, the exec marker) have no spec, counters or times.
+ * (fork, the exec marker) have no spec, counters or times. With
+ * --metrics, rows of counts add "elapsed_ns" (null: not known) and
+ * "metrics":{KEY:v,...}, the derived metrics the row has.
  */
 #include <stdint.h>
 
@@ -172,6 +174,26 @@ out_json_head(const struct out_run *run, struct out_buf *b)
 	dump(&head, b);
 }
 
+/* --metrics: the row's elapsed time and its derived metrics. */
+static void
+metrics(const struct out_run *run, struct obj *row, const struct out_row *r)
+{
+	const struct derived_set *ds = &run->derived[r->setno];
+	struct obj m = { json_object(), true };
+	double v;
+	int u;
+
+	put(row, "elapsed_ns",
+	    r->not_counted == NULL && r->elapsed_ns > 0 ? count(r->elapsed_ns) :
+							  json_null());
+	for (u = 0; u < ds->nuses; u++)
+		if (out_run_metric(run, r, u, &v))
+			put_clean(&m, ds->uses[u].key, json_real(v));
+	if (!m.ok)
+		row->ok = false;
+	put(row, "metrics", m.json);
+}
+
 static void
 counts(const struct out_run *run, struct obj *row, const struct out_row *r)
 {
@@ -191,6 +213,8 @@ counts(const struct out_run *run, struct obj *row, const struct out_row *r)
 	put(row, "running_ns", counted ? count(r->running_ns) : json_null());
 	if (run->cfg.tsc)
 		put(row, "tsc", counted ? count(r->tick) : json_null());
+	if (run->derived != NULL)
+		metrics(run, row, r);
 }
 
 void

@@ -97,6 +97,62 @@ collect_events(struct out_run *run)
 	return 0;
 }
 
+static int
+metric_key(const struct out_run *run, const char *key)
+{
+	int i;
+
+	for (i = 0; i < run->nmetric_keys; i++)
+		if (strcmp(run->metric_keys[i], key) == 0)
+			return i;
+	return -1;
+}
+
+/* --metrics: what each set gives, planned once for every row. */
+static int
+collect_metrics(struct out_run *run)
+{
+	const struct derived_set *ds;
+	const char **grown;
+	int s, u;
+
+	if (!run->cfg.metrics)
+		return 0;
+	run->derived = calloc((size_t)run->nsets, sizeof(*run->derived));
+	if (run->derived == NULL)
+		return -1;
+	for (s = 0; s < run->nsets; s++) {
+		ds = &run->derived[s];
+		if (derived_plan(run->specs[s], &run->derived[s]) != 0)
+			return -1;
+		for (u = 0; u < ds->nuses; u++) {
+			if (metric_key(run, ds->uses[u].key) >= 0)
+				continue;
+			grown = reallocarray(run->metric_keys,
+			    (size_t)run->nmetric_keys + 1, sizeof(*grown));
+			if (grown == NULL)
+				return -1;
+			run->metric_keys = grown;
+			grown[run->nmetric_keys++] = ds->uses[u].key;
+		}
+	}
+	return 0;
+}
+
+bool
+out_run_metric(
+    const struct out_run *run, const struct out_row *row, int i, double *value)
+{
+	const struct derived_set *ds;
+
+	if (run->derived == NULL || row->setno < 0 ||
+	    row->not_counted != NULL || row->values == NULL)
+		return false;
+	ds = &run->derived[row->setno];
+	return i < ds->nuses &&
+	    derived_value(&ds->uses[i], row->values, row->elapsed_ns, value);
+}
+
 int
 out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 {
@@ -108,7 +164,8 @@ out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 		run->host[0] = '\0';
 	run->host[sizeof(run->host) - 1] = '\0';
 	out_run_start(run);
-	if (collect_specs(run) != 0 || collect_events(run) != 0) {
+	if (collect_specs(run) != 0 || collect_events(run) != 0 ||
+	    collect_metrics(run) != 0) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -118,6 +175,14 @@ out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 void
 out_run_fini(struct out_run *run)
 {
+	int s;
+
+	for (s = 0; run->derived != NULL && s < run->nsets; s++)
+		derived_free(&run->derived[s]);
+	free(run->derived);
+	run->derived = NULL;
+	free(run->metric_keys);
+	run->metric_keys = NULL;
 	free(run->events);
 	run->events = NULL;
 	free(run->specs);

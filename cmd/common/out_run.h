@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "derived.h"
 #include "output.h"
 
 /* One distinct event of the run's sets, in set and counter order. */
@@ -27,6 +28,11 @@ struct out_run {
 	int nevents;
 	const struct spec **specs; /* the run's -c specs, nsets of them */
 	int nsets;
+	/* --metrics: per set, the metrics it gives; else NULL. */
+	struct derived_set *derived;
+	/* Their distinct keys, in set and table order. */
+	const char **metric_keys;
+	int nmetric_keys;
 	hrtime_t start;		    /* CLOCK_MONOTONIC ns: row time 0 */
 	struct timespec start_real; /* CLOCK_REALTIME at the same moment */
 	char start_text[40];	    /* start_real, RFC 3339, UTC */
@@ -42,5 +48,11 @@ int out_run_event(const struct out_run *run, const char *name);
 /* Whether the event counts nanoseconds (a clock) rather than events. */
 bool out_run_is_clock(const struct out_run *run, const char *name);
 unsigned long long out_run_start_ns(const struct out_run *run);
+/*
+ * Metric i of a row's set: false when it has none (not asked for, not
+ * counted, nothing to divide by).
+ */
+bool out_run_metric(
+    const struct out_run *run, const struct out_row *row, int i, double *value);
 
 #endif /* OUT_RUN_H */

@@ -15,6 +15,10 @@
  * the comment says why: "# not counted: <reason>" (after the spec and
  * "; " when there are several sets). A partial total keeps its values and
  * says "# partial: <reason>" the same way.
+ *
+ * With --metrics, the derived metrics a row has end the comment, after
+ * "; " when something is before them: "# 1.234 insn per cycle, 0.998
+ * CPUs utilized", as perf stat writes them beside its counts.
  */
 #include <langinfo.h>
 #include <stdio.h>
@@ -80,20 +84,62 @@ gap_comment(struct out_buf *b, const struct out_row *row, const char *sep)
 		out_buf_printf(b, " in %.3f s", (double)row->enabled_ns / 1e9);
 }
 
+/* Whether the row has a derived metric to show (--metrics). */
+static bool
+has_metrics(const struct out_run *run, const struct out_row *row)
+{
+	double v;
+	int i;
+
+	for (i = 0; run->derived != NULL && row->setno >= 0 &&
+	     i < run->derived[row->setno].nuses;
+	     i++)
+		if (out_run_metric(run, row, i, &v))
+			return true;
+	return false;
+}
+
+/* "1.234 insn per cycle, 2.34% of all branches, 3.456 K/sec page-faults" */
+static void
+metrics_comment(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, const char *sep)
+{
+	const struct derived_set *ds = &run->derived[row->setno];
+	const struct derived_use *u;
+	double v;
+	int i;
+
+	for (i = 0; i < ds->nuses; i++) {
+		if (!out_run_metric(run, row, i, &v))
+			continue;
+		u = &ds->uses[i];
+		out_buf_str(b, sep);
+		if (strcmp(u->def->unit, "%") == 0)
+			out_buf_printf(b, "%.2f%% %s", v, u->label);
+		else if (u->def->unit[0] != '\0')
+			out_buf_printf(
+			    b, "%.3f %s %s", v, u->def->unit, u->label);
+		else
+			out_buf_printf(b, "%.3f %s", v, u->label);
+		sep = ", ";
+	}
+}
+
 /*
  * The comment at the end of a row of counts: its set, what a gap row
- * holds, and what is amiss.
+ * holds, what is amiss, and with --metrics the derived metrics.
  */
 static void
 trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
     const struct spec *spec)
 {
 	bool several = run->nsets > 1, gap = row->intervals > 1;
+	bool metrics = has_metrics(run, row);
 	const char *why = row->not_counted != NULL ? "not counted" :
 	    row->partial != NULL		   ? "partial" :
 						     NULL;
 
-	if (!several && !gap && why == NULL)
+	if (!several && !gap && why == NULL && !metrics)
 		return;
 	out_buf_str(b, row->ncpus >= 0 ? "# " : " # ");
 	if (several)
@@ -103,6 +149,9 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	if (why != NULL)
 		out_buf_printf(b, "%s%s: %s", several || gap ? "; " : "", why,
 		    row->not_counted != NULL ? row->not_counted : row->partial);
+	if (metrics)
+		metrics_comment(
+		    run, b, row, several || gap || why != NULL ? "; " : "");
 }
 
 static void

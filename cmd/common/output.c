@@ -58,6 +58,7 @@ struct row_rec {
 	uint64_t tick;
 	uint64_t enabled_ns;
 	uint64_t running_ns;
+	uint64_t elapsed_ns;
 	unsigned long intervals;
 	unsigned long proc;
 	pid_t pid;
@@ -416,6 +417,7 @@ queue_record(
 		.tick = r->tick,
 		.enabled_ns = r->enabled_ns,
 		.running_ns = r->running_ns,
+		.elapsed_ns = r->elapsed_ns,
 		.intervals = r->intervals,
 		.pid = r->pid,
 		.proc = r->proc,
@@ -481,6 +483,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 		.tick = rec->tick,
 		.enabled_ns = rec->enabled_ns,
 		.running_ns = rec->running_ns,
+		.elapsed_ns = rec->elapsed_ns,
 		.child = rec->child,
 	};
 	const char **strings[STRINGS] = {

@@ -57,6 +57,7 @@ struct out_config {
 	bool pid;		/* cputrack -f: the pid column */
 	bool thread_series;	/* cputrack: metrics per LWP too */
 	char timestamp;		/* cpustat -T: 'u', 'd', or 0 */
+	bool metrics;		/* --metrics: the derived metrics */
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */
@@ -84,6 +85,11 @@ struct out_row {
 	uint64_t tick;		 /* -t: its enabled time in TSC ticks */
 	uint64_t enabled_ns;
 	uint64_t running_ns;
+	/*
+	 * The wall-clock ns the values span, for the metrics that divide by
+	 * it (CPUs utilized); 0: not known.
+	 */
+	uint64_t elapsed_ns;
 	pid_t child;	  /* fork: the child */
 	const char *args; /* exec: the new image's arguments */
 	/*

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "diag.h"
 #include "setgrp.h"
@@ -306,6 +307,7 @@ slot_zero(const setgrp_t *g, struct slot *sl, int s)
 	sl->last_times = sl->origin_times = sl->held_times =
 	    (struct set_times) { 0 };
 	sl->slice.when = sl->total.when = 0;
+	sl->slice.since = sl->total.since = 0;
 	sl->slice.tick = sl->total.tick = 0;
 	sl->slice.times = sl->total.times = (struct set_times) { 0 };
 	sl->had_turn = sl->sampled = false;
@@ -488,20 +490,37 @@ joint_start(setgrp_t *g)
 	g->reading_times = (struct set_times) { 0 };
 }
 
+/*
+ * Every slot's first slice starts at the bind: taken just before it, so
+ * that a slice's span holds all it counted (the rows' elapsed time).
+ */
+static void
+bound_at(setgrp_t *g, const struct timespec *before)
+{
+	hrtime_t t = (hrtime_t)before->tv_sec * 1000000000LL + before->tv_nsec;
+	int s;
+
+	for (s = 0; s < g->nsets; s++)
+		g->slots[s].last_when = t;
+	g->bound = true;
+	g->slots[g->current].had_turn = true;
+}
+
 /* Bind every set through bind(set, flags), the current one counting. */
 static int
 bind_all(setgrp_t *g,
     int (*bind)(setgrp_t *, cpc_set_t *, uint_t, const void *),
     const void *target)
 {
+	struct timespec before;
 	int s, saved;
 
+	clock_gettime(CLOCK_MONOTONIC, &before);
 	if (g->joint) {
 		if (bind(g, g->joint_set, 0, target) != 0)
 			return -1;
 		joint_start(g);
-		g->bound = true;
-		g->slots[g->current].had_turn = true;
+		bound_at(g, &before);
 		return 0;
 	}
 	for (s = 0; s < g->nsets; s++) {
@@ -509,8 +528,7 @@ bind_all(setgrp_t *g,
 			s == g->current ? 0 : CPC_BIND_STANDBY, target) != 0)
 			goto fail;
 	}
-	g->bound = true;
-	g->slots[g->current].had_turn = true;
+	bound_at(g, &before);
 	return 0;
 fail:
 	saved = errno;
@@ -593,6 +611,10 @@ add_to_total(struct slot *sl, const struct set_counts *c, int n)
 		sl->total_values[i] += c->values[i];
 	if (c->when > sl->total.when)
 		sl->total.when = c->when;
+	/* The earliest start; one not known makes the total's unknown. */
+	if (!sl->sampled || c->since == 0 ||
+	    (sl->total.since != 0 && c->since < sl->total.since))
+		sl->total.since = c->since;
 	sl->total.tick += c->tick;
 	sl->total.times.enabled_ns += c->times.enabled_ns;
 	sl->total.times.running_ns += c->times.running_ns;
@@ -617,6 +639,7 @@ take_slice(
 		sl->slice_values[i] = v - sl->last[i];
 		sl->last[i] = v;
 	}
+	slice->since = sl->last_when;
 	slice->when = when > sl->last_when ? when : sl->last_when;
 	slice->tick = tick - sl->last_tick;
 	slice->times.enabled_ns = enabled - sl->last_times.enabled_ns;

@@ -34,7 +34,14 @@ struct set_times {
 struct set_counts {
 	const uint64_t *values; /* one per request of its spec */
 	hrtime_t when;		/* its end, CLOCK_MONOTONIC ns */
-	uint64_t tick;		/* its enabled time in TSC ticks */
+	/*
+	 * Its start on the same clock: the sample before it, or when its
+	 * sets were bound; a total's, its first slice's; an accumulator's,
+	 * the earliest of those added. 0: not known (an engine that gives
+	 * no start, or a total of a slice without one).
+	 */
+	hrtime_t since;
+	uint64_t tick; /* its enabled time in TSC ticks */
 	struct set_times times;
 	int set; /* which set counted it */
 };

@@ -131,8 +131,10 @@ $(tty_listing)"
 	for where in built installed; do
 		use $where
 		listed "cputrack -" -c -p -T -N -o --format= --output= \
-		    --output-fd= --listen= --engine= --strict-exec --pass-status --list
+		    --output-fd= --listen= --engine= --strict-exec --pass-status --list \
+		    --metrics
 		expect "cputrack --form" "cputrack --format="
+		expect "cputrack --metr" "cputrack --metrics "
 		expect "cputrack --format=j" "cputrack --format=json "
 		expect "cputrack --format=op" "cputrack --format=openmetrics "
 		expect "cputrack --format=tr" "cputrack --format=trace "
@@ -161,8 +163,9 @@ $(tty_listing)"
 	for where in built installed; do
 		use $where
 		listed "cpustat -" -c -h -T --format= --cpus= --output= \
-		    --output-fd= --listen= --list --shared
+		    --output-fd= --listen= --list --shared --metrics
 		expect "cpustat --cp" "cpustat --cpus="
+		expect "cpustat --metr" "cpustat --metrics "
 		expect "cpustat --sh" "cpustat --shared "
 		expect "cpustat --format=cs" "cpustat --format=csv "
 		expect "cpustat --format=pr" "cpustat --format=prometheus "

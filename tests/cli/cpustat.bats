@@ -15,7 +15,8 @@ usage_text() {
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
 	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--web-config=file] [--cpus=list] [--shared] [interval [count]]" \
+	    "		[--web-config=file] [--cpus=list] [--shared] [--metrics]" \
+	    "		[interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
 	    "" \
 	    "	-c spec	  specify processor events to be monitored" \
@@ -36,6 +37,9 @@ usage_text() {
 	    "		  serve the counts as metrics over HTTP at /metrics" \
 	    "	--web-config=file" \
 	    "		  TLS and users for --listen (Prometheus's web config)" \
+	    "	--metrics" \
+	    "		  add perf's derived metrics (insn per cycle, CPUs" \
+	    "		  utilized, ...) to each row of counts" \
 	    "	--cpus=list" \
 	    "		  measure only these CPUs (e.g. 0-3,6)" \
 	    "	--shared  count hardware events without holding the PMU" \

@@ -21,7 +21,7 @@ usage_text() {
 	    '		[--format=table|csv|json|openmetrics|prometheus|trace]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
-	    '		[--thread-series]' \
+	    '		[--metrics] [--thread-series]' \
 	    '		-c events [command [args] | -p pid[,pid]... | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
@@ -52,6 +52,9 @@ usage_text() {
 	    '		  serve the counts as metrics over HTTP at /metrics' \
 	    '	--web-config=file' \
 	    "		  TLS and users for --listen (Prometheus's web config)" \
+	    '	--metrics' \
+	    "		  add perf's derived metrics (insn per cycle, CPUs" \
+	    '		  utilized, ...) to each row of counts' \
 	    '	--thread-series' \
 	    '		  the metrics have a series per LWP as well as per' \
 	    '		  process and cgroup' \

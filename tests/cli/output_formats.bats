@@ -128,18 +128,6 @@ assert t == sorted(t), t
 EOF
 }
 
-# A copy of cpustat that nobody can run, and run it so.
-as_nobody_cpustat() {
-	local d
-	d=$(mktemp -d)
-	chmod 755 "$d"
-	cp "$CS" "$d/cpustat"
-	chmod 755 "$d/cpustat"
-	run --separate-stderr setpriv --reuid=nobody --regid=nogroup \
-	    --clear-groups "$d/cpustat" "$@"
-	rm -rf "$d"
-}
-
 @test "cpustat as nobody (EACCES): the totals are no number, with the reason, in every format; exit 1" {
 	[ "$(id -u)" = 0 ] || skip "needs root to run as nobody"
 	command -v setpriv >/dev/null || skip "setpriv is not installed"

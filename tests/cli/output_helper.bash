@@ -97,3 +97,15 @@ cpus = {int(c) for c in re.findall(r'^cpustat_running_seconds_total\{cpu="(\d+)"
 sys.exit(0 if cpus >= os.sched_getaffinity(0) else 1)
 EOF
 }
+
+# A copy of cpustat that nobody can run, and run it so.
+as_nobody_cpustat() {
+	local d
+	d=$(mktemp -d)
+	chmod 755 "$d"
+	cp "$CS" "$d/cpustat"
+	chmod 755 "$d/cpustat"
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup \
+	    --clear-groups "$d/cpustat" "$@"
+	rm -rf "$d"
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * derived.c: which metrics a set gives, and their arithmetic, against
+ * values worked out by hand. The specs are made here, as spec.c leaves
+ * them: what derived.c reads of a set is its counters' names.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "derived.h"
+
+#define MAX_REQS 8
+
+struct fake {
+	struct spec spec;
+	struct spec_req reqs[MAX_REQS];
+	struct derived_set ds;
+};
+
+/* A set of the counters named in names[], planned. */
+static void
+plan(struct fake *f, const char *const *names)
+{
+	int n;
+
+	memset(f, 0, sizeof(*f));
+	for (n = 0; n < MAX_REQS && names[n] != NULL; n++)
+		f->reqs[n].name = (char *)names[n];
+	f->spec.reqs = f->reqs;
+	f->spec.nreqs = n;
+	CHECK(derived_plan(&f->spec, &f->ds) == 0);
+}
+
+static const struct derived_use *
+use(const struct fake *f, const char *key)
+{
+	int i;
+
+	for (i = 0; i < f->ds.nuses; i++)
+		if (strcmp(f->ds.uses[i].key, key) == 0)
+			return &f->ds.uses[i];
+	return NULL;
+}
+
+/* The metric key of f for values and elapsed is want (to 1e-12). */
+#define CHECK_METRIC(f, key, values, elapsed, want)                         \
+	do {                                                                \
+		const struct derived_use *u_ = use((f), (key));             \
+		double v_ = -1;                                             \
+		CHECK(u_ != NULL);                                          \
+		if (u_ != NULL) {                                           \
+			CHECK(derived_value(u_, (values), (elapsed), &v_)); \
+			CHECK(fabs(v_ - (want)) < 1e-12 * fabs(want));      \
+		}                                                           \
+	} while (0)
+
+static void
+hardware(void)
+{
+	static const char *const names[] = { "instructions", "cpu-cycles",
+		"branch-instructions", "branch-misses", "cache-references",
+		"cache-misses", "task-clock", NULL };
+	/* 3e9 instructions in 1.5e9 cycles over 0.5 s of CPU time. */
+	static const uint64_t v[] = { 3000000000, 1500000000, 1000, 25, 400,
+		100, 500000000 };
+	struct fake f;
+
+	plan(&f, names);
+	CHECK_METRIC(&f, "ipc", v, 0, 2.0);
+	CHECK_METRIC(&f, "cpi", v, 0, 0.5);
+	CHECK_METRIC(&f, "branch_miss_pct", v, 0, 2.5);
+	CHECK_METRIC(&f, "cache_miss_pct", v, 0, 25.0);
+	CHECK_METRIC(&f, "ghz", v, 0, 3.0);
+	/* Over 0.25 s of wall-clock time: two CPUs' worth. */
+	CHECK_METRIC(&f, "cpus_utilized", v, 250000000, 2.0);
+	CHECK(use(&f, "l1d_miss_pct") == NULL);
+	CHECK(use(&f, "page_faults_k_per_sec") == NULL);
+	/* The table's order: ipc first, CPUs utilized before GHz. */
+	CHECK(f.ds.nuses == 6);
+	CHECK(f.ds.nuses > 0 && strcmp(f.ds.uses[0].key, "ipc") == 0);
+	CHECK(f.ds.nuses > 0 &&
+	    strcmp(f.ds.uses[0].label, "insn per cycle") == 0);
+	derived_free(&f.ds);
+}
+
+static void
+software(void)
+{
+	static const char *const names[] = { "page-faults", "task-clock",
+		"context-switches", "cpu-migrations", NULL };
+	/* 0.5 s of CPU time: 1000 faults are 2000/s, 2 K/sec. */
+	static const uint64_t v[] = { 1000, 500000000, 5, 0 };
+	struct fake f;
+	const struct derived_use *u;
+	double got;
+
+	plan(&f, names);
+	CHECK_METRIC(&f, "page_faults_k_per_sec", v, 0, 2.0);
+	CHECK_METRIC(&f, "context_switches_k_per_sec", v, 0, 0.01);
+	/* 0 is a value, from a denominator that is not 0. */
+	CHECK((u = use(&f, "cpu_migrations_k_per_sec")) != NULL);
+	CHECK(u != NULL && derived_value(u, v, 0, &got) && got == 0);
+	/* Elapsed time not known: no CPUs utilized. */
+	CHECK((u = use(&f, "cpus_utilized")) != NULL);
+	CHECK(u != NULL && !derived_value(u, v, 0, &got));
+	CHECK_METRIC(&f, "cpus_utilized", v, 1000000000, 0.5);
+	derived_free(&f.ds);
+}
+
+static void
+zero_denominator(void)
+{
+	static const char *const names[] = { "instructions", "cpu-cycles",
+		NULL };
+	static const uint64_t v[] = { 10, 0 };
+	struct fake f;
+	double got = -1;
+
+	plan(&f, names);
+	CHECK(use(&f, "ipc") != NULL &&
+	    !derived_value(use(&f, "ipc"), v, 0, &got));
+	CHECK(got == -1);
+	CHECK(use(&f, "cpi") != NULL &&
+	    derived_value(use(&f, "cpi"), v, 0, &got));
+	CHECK(got == 0);
+	derived_free(&f.ds);
+}
+
+static void
+modes(void)
+{
+	static const char *const same[] = { "instructions:u", "cpu-cycles:u",
+		NULL };
+	static const char *const mixed[] = { "instructions:u", "cpu-cycles",
+		NULL };
+	static const char *const twice[] = { "page-faults:u", "page-faults:k",
+		"task-clock", NULL };
+	static const char *const lookalike[] = { "instructions-x", "cpu-cycles",
+		NULL };
+	static const uint64_t v[] = { 300, 100 };
+	struct fake f;
+
+	plan(&f, same);
+	CHECK_METRIC(&f, "ipc:u", v, 0, 3.0);
+	CHECK(use(&f, "ipc") == NULL);
+	CHECK(use(&f, "ipc:u") != NULL &&
+	    strcmp(use(&f, "ipc:u")->label, "insn per cycle (u)") == 0);
+	derived_free(&f.ds);
+	plan(&f, mixed);
+	CHECK(f.ds.nuses == 0);
+	derived_free(&f.ds);
+	/* Faults by mode, a clock of both: no rate of either. */
+	plan(&f, twice);
+	CHECK(use(&f, "page_faults_k_per_sec:u") == NULL);
+	CHECK(use(&f, "page_faults_k_per_sec:k") == NULL);
+	CHECK(use(&f, "cpus_utilized") != NULL);
+	derived_free(&f.ds);
+	plan(&f, lookalike);
+	CHECK(f.ds.nuses == 0);
+	derived_free(&f.ds);
+}
+
+int
+main(void)
+{
+	hardware();
+	software();
+	zero_denominator();
+	modes();
+	return check_report("test_derived");
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# --metrics: perf's derived metrics beside the counts (cmd/common/
+# derived.c). Each is checked against the same row's own fields, which
+# the kernel counted: CPUs utilized is task-clock / elapsed_ns, the
+# events per second are events / task-clock seconds; and against what
+# must bound it: one spinning thread uses at most one CPU, N threads at
+# most N. A metric is there only when its set has all its events, and
+# they were counted.
+
+load output_helper
+
+setup() {
+	out_setup
+	need_py csv
+}
+
+teardown() {
+	out_teardown
+}
+
+# check_rows CSV NTHREADS: every row of counts that has a metric has it
+# as its own fields give it; CPUs utilized at most NTHREADS.
+check_rows() {
+	"$PY" - "$1" "$2" <<'EOF'
+import csv, sys
+n = int(sys.argv[2])
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["label"] != "meta" and r["set"] != ""]
+assert rows, "no rows of counts"
+seen = 0
+for r in rows:
+    tc, el = r["task-clock"], r["elapsed_ns"]
+    cpus = r["metric.cpus_utilized"]
+    if el == "" or int(el) == 0:
+        assert cpus == "", r
+        continue
+    seen += 1
+    want = int(tc) / int(el)
+    assert abs(float(cpus) - want) <= 1e-12 * max(want, 1), (r, want)
+    # No more CPUs than threads: the span starts before the counters
+    # do, and ends after.
+    assert float(cpus) <= n * (1 + 1e-9), r
+    pf = r["metric.page_faults_k_per_sec"]
+    if int(tc) == 0:
+        assert pf == "", r
+    else:
+        want = int(r["page-faults"]) / (int(tc) / 1e9) / 1e3
+        assert abs(float(pf) - want) <= 1e-12 * max(want, 1), (r, want)
+assert seen > 0, "no row with an elapsed time"
+EOF
+}
+
+@test "without --metrics: the table and the streams as before" {
+	ct_run --format=csv -T 0 -c task-clock,page-faults "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,page-faults,proc,child,args,not_counted,partial,key,value" ]
+	ct_run --format=json -T 0 -c task-clock,page-faults "$W/wl_spin_for" 0 10
+	[[ $output != *metrics* && $output != *elapsed_ns* ]]
+	ct_run -T 0 -c task-clock,page-faults "$W/wl_spin_for" 0 10
+	[[ $output != *"#"* ]]
+}
+
+@test "one spinning thread: CPUs utilized is task-clock / elapsed_ns of its row, at most 1; K/sec is page-faults / task-clock" {
+	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
+	ct_run --metrics --format=csv -T 0.1 -c task-clock,page-faults "$W/wl_spin_for" 0 400
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == *,key,value,elapsed_ns,metric.cpus_utilized,metric.page_faults_k_per_sec ]]
+	check_rows "$T/out" 1
+	# The exit row spans the whole run of a thread that spun throughout.
+	"$PY" - "$T/out" <<'EOF'
+import csv, sys
+ex = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] == "exit"]
+assert len(ex) == 1 and float(ex[0]["metric.cpus_utilized"]) > 0, ex
+assert int(ex[0]["elapsed_ns"]) >= 400_000_000, ex
+EOF
+}
+
+@test "three spinning threads: each LWP at most 1 CPU, the process at most 3, from its own row" {
+	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
+	ct_run --metrics --format=csv -T 0.1 -c task-clock,page-faults "$W/wl_spin_for" 2 400
+	[ "$status" -eq 0 ]
+	check_rows "$T/out" 3
+	"$PY" - "$T/out" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+lwps = [r for r in rows if r["label"] == "lwp_exit"]
+ex = [r for r in rows if r["label"] == "exit"]
+assert len(ex) == 1 and len(lwps) == 2, rows
+for r in lwps:
+    assert float(r["metric.cpus_utilized"]) <= 1 + 1e-9, r
+# The process's span is its image's, from its first LWP's start.
+e = ex[0]
+assert int(e["elapsed_ns"]) >= max(int(r["elapsed_ns"]) for r in lwps), rows
+assert float(e["metric.cpus_utilized"]) <= 3 * (1 + 1e-9), e
+EOF
+}
+
+@test "json: elapsed_ns and a metrics object, computed as CSV's" {
+	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
+	ct_run --metrics --format=json -T 0 -c task-clock,page-faults,cs "$W/wl_spin_for" 0 50
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/json"
+	"$PY" - "$T/json" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][1:]
+ex = [r for r in rows if r["label"] == "exit"]
+assert len(ex) == 1, rows
+r = ex[0]
+c, m = r["counters"], r["metrics"]
+assert set(m) == {"cpus_utilized", "page_faults_k_per_sec",
+                  "context_switches_k_per_sec"}, m
+assert abs(m["cpus_utilized"] - c["task-clock"] / r["elapsed_ns"]) < 1e-12
+want = c["context-switches"] / (c["task-clock"] / 1e9) / 1e3
+assert abs(m["context_switches_k_per_sec"] - want) <= 1e-12 * max(want, 1), r
+EOF
+}
+
+@test "a set without an event a metric needs: no such metric; several sets: no elapsed time in cputrack" {
+	ct_run --metrics --format=csv -T 0 -c page-faults "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == *,key,value,elapsed_ns ]]
+	ct_run --metrics --format=json -T 0 -c page-faults "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	grep '"label":"exit"' "$T/out" | grep -q '"metrics":{}'
+	# Sets take turns: a span would hold the others' turns too.
+	ct_run --metrics --format=json -T 0 -c task-clock,cs -c task-clock "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/json"
+	"$PY" - "$T/json" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])][1:]
+ex = [r for r in rows if r["label"] == "exit" and r["set"] == 0]
+assert ex and all(r["elapsed_ns"] is None for r in ex), ex
+assert all(set(r["metrics"]) == {"context_switches_k_per_sec"} for r in ex), ex
+EOF
+}
+
+@test "values not counted: no metrics, in the table, CSV and JSON" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run as nobody"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local paranoid
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	[ "$paranoid" -ge 1 ] || skip "kernel.perf_event_paranoid=$paranoid lets anyone count CPU-wide"
+	as_nobody_cpustat --metrics -c task-clock,cs 0.1 1
+	if [ "$status" -eq 2 ]; then
+		skip "this cpustat refuses before counting what it may not count"
+	fi
+	[ "$status" -eq 1 ]
+	[[ ${lines[1]} =~ ^\ +[0-9.]+\ +0\ total\ +-\ +-\ #\ not\ counted:\ permission\ denied$ ]]
+	as_nobody_cpustat --metrics --format=json -c task-clock,cs 0.1 1
+	[ "$status" -eq 1 ]
+	grep '"label":"total"' <<<"$output" | grep -q '"elapsed_ns":null,"metrics":{}'
+	as_nobody_cpustat --metrics --format=csv -c task-clock,cs 0.1 1
+	[ "$status" -eq 1 ]
+	grep -E '^[0-9.]+,,,,,0,total,0,,,,,,,,,permission denied,,,,,,$' <<<"$output"
+}
+
+@test "table: the metrics end the row's comment, after the spec with several sets" {
+	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
+	ct_run --metrics -T 0 -c task-clock,page-faults "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} =~ ^\ +[0-9.]+\ +1\ +exit\ +[0-9]+\ +[0-9]+\ \ #\ [0-9]+\.[0-9]{3}\ CPUs\ utilized,\ [0-9]+\.[0-9]{3}\ K/sec\ page-faults$ ]]
+	ct_run --metrics -T 0 -c page-faults,task-clock -c cs "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	grep -E '^ +[0-9.]+ +1 +exit +[0-9]+ +[0-9]+  # page-faults,task-clock; [0-9]+\.[0-9]{3} K/sec page-faults$' "$T/out"
+}
+
+@test "cpustat: a tick's elapsed time is its enabled time, a total's their mean; CPUs utilized from them" {
+	cs_run --metrics --format=csv -c task-clock,cs 0.2 2
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	"$PY" - "$T/out" <<'EOF'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] != "meta"]
+ticks = [r for r in rows if r["label"] in ("tick", "gap")]
+totals = [r for r in rows if r["label"] == "total"]
+assert ticks and len(totals) == 1, rows
+for r in ticks:
+    assert r["elapsed_ns"] == r["enabled_ns"], r
+t = totals[0]
+assert int(t["elapsed_ns"]) == int(t["enabled_ns"]) // int(t["ncpus"]), t
+for r in ticks + totals:
+    want = int(r["task-clock"]) / int(r["elapsed_ns"])
+    assert abs(float(r["metric.cpus_utilized"]) - want) <= 1e-12 * want, r
+    # A CPU's task-clock is at most its time: each CPU at most one.
+    n = int(r["ncpus"]) if r["ncpus"] else 1
+    assert float(r["metric.cpus_utilized"]) <= n * 1.001, r
+EOF
+}
