@@ -9,11 +9,11 @@
 # file, a metrics file, /metrics) is what a standard reader takes.
 #
 # What a recipe names that is not here is made: ./prog, a Makefile for
-# "make -j4", pid 1234 (a process that prints, for -p), node_exporter's
-# textfile directory (one in the test's directory), the ports (free ones),
-# and taskset's CPUs (this machine's, where it has fewer). Recipes that
-# need a hardware PMU are refused without one, with exit status 2 and the
-# reason, as the pages say; with one they must run.
+# "make -j4", pid 1234 and the pids of nginx (a process that prints, for
+# -p), node_exporter's textfile directory (one in the test's directory),
+# the ports (free ones), and taskset's CPUs (this machine's, where it has
+# fewer). Recipes that need a hardware PMU are refused without one, with
+# exit status 2 and the reason, as the pages say; with one they must run.
 
 load output_helper
 
@@ -99,6 +99,7 @@ localize() {
 	local cmd=$1 port
 	port=$(free_port)
 	cmd=${cmd//-p 1234/-p $PRINTER}
+	cmd=${cmd//'-p "$(pgrep -d, nginx)"'/-p $PRINTER}
 	cmd=${cmd//\/var\/lib\/prometheus\/node-exporter\//$R/textfile/}
 	cmd=${cmd//127.0.0.1:9417/127.0.0.1:$port}
 	cmd=${cmd//127.0.0.1:9418/127.0.0.1:$port}
