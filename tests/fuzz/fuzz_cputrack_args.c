@@ -18,6 +18,22 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/* Each pid a process id, none listed twice. */
+static bool
+pids_distinct(const struct cputrack_opts *o)
+{
+	size_t i, j;
+
+	for (i = 0; i < o->npids; i++) {
+		if (o->pids[i] <= 0)
+			return false;
+		for (j = 0; j < i; j++)
+			if (o->pids[i] == o->pids[j])
+				return false;
+	}
+	return true;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,18 +50,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	diag_set_debug(false);
 	optind = 0; /* glibc: start a new scan */
 	if (cputrack_options(&ct, args.argc, args.argv, &status)) {
-		/* Parsed: a spec, and one target: a command, a pid or a
-		 * cgroup. */
+		/* Parsed: a spec, and one target: a command, pids or a
+		 * cgroup; pids each a process, listed once. */
 		if (setgrp_nsets(ct.specs) == 0 ||
-		    (ct.opt.command != NULL) + (ct.opt.pid != 0) +
+		    (ct.opt.command != NULL) + (ct.opt.npids != 0) +
 			    (ct.opt.cgroup != NULL) !=
 			1)
+			abort();
+		if (!pids_distinct(&ct.opt))
 			abort();
 	} else if (status != 0 && status != 1 && status != 2) {
 		abort();
 	}
 	setgrp_free(ct.specs);
 	free(ct.opt.cgroup);
+	free(ct.opt.pids);
 	free(args.buf);
 	return 0;
 }
