@@ -645,8 +645,9 @@ bpf_track_open(struct cputrack *ct, bool quiet)
 
 /*
  * The signals that end a run come through a descriptor, as the ptrace
- * engine has them (those ignored stay ignored). A started command gets
- * an empty mask from the engine.
+ * engine has them (those ignored stay ignored), and so does SIGCHLD, which
+ * says that a started command stopped. A started command gets an empty
+ * mask from the engine.
  */
 static int
 open_signals(struct bpf_track *bt)
@@ -661,6 +662,8 @@ open_signals(struct bpf_track *bt)
 		if (sigaction(taken[i], NULL, &old) == 0 &&
 		    old.sa_handler != SIG_IGN)
 			sigaddset(&set, taken[i]);
+	if (bt->ct->opt.command != NULL)
+		sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
 	    (bt->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		return -1;
@@ -1019,6 +1022,32 @@ tick(struct bpf_track *bt, uint64_t expirations)
  */
 #define SIGNAL_PAIR_MS 100
 
+/*
+ * The command stopped itself, as a suspend command does: untraced, its
+ * shell would have seen its child stop and taken the terminal back.
+ * cputrack is the shell's child, so it stops too, with the same signal;
+ * the shell's SIGCONT to the job continues both. A stop sent to the
+ * command alone from outside leaves the run going on, as under ptrace.
+ * Each stop is reported once, and not once the command continued: a stop
+ * of the whole job, which cputrack shared, is not taken for a new one
+ * when it continues.
+ */
+static void
+stop_with_command(struct bpf_track *bt)
+{
+	siginfo_t si;
+
+	if (bt->ct->opt.command == NULL || bt->ct->target <= 0)
+		return;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)bt->ct->target, &si, WSTOPPED | WNOHANG) != 0 ||
+	    si.si_pid == 0 ||
+	    !bpfeng_command_signaled(bt->eng, si.si_status, bt->ct->target, 0))
+		return;
+	cputrack_flush(bt->ct);
+	(void)raise(si.si_status);
+}
+
 static void
 take_signals(struct bpf_track *bt)
 {
@@ -1026,6 +1055,10 @@ take_signals(struct bpf_track *bt)
 	bool has_it;
 
 	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			stop_with_command(bt);
+			continue;
+		}
 		has_it = si.ssi_code <= 0 && si.ssi_pid != 0 &&
 		    bt->ct->opt.command != NULL && bt->ct->stop_count == 0 &&
 		    bpfeng_command_signaled(bt->eng, (int)si.ssi_signo,

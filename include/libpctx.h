@@ -95,7 +95,10 @@
  *   in between are reported when it does, forks made in between are not
  *   followed). A created command stays traced: it runs until it next
  *   needs the tracer (a new thread, fork, exec or signal) and waits
- *   there.
+ *   there. A created command, the controller's own child, that stops
+ *   itself (a stop signal it sent its own process) stops the controller
+ *   in the same way, once stopped in every thread, with the same signal:
+ *   its shell sees the job stop, as it would untraced.
  *
  * - A non-zero return from init_lwp, lwp_create, exec or tick releases
  *   the process (it runs on) and pctx_run returns -1; except that a failed

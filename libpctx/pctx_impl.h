@@ -154,6 +154,7 @@ struct __pctx {
 	id_t next_lwpid;
 	bool loosening;		 /* its threads are let go, records kept */
 	bool stopping;		 /* a stop signal reached it: it stops */
+	bool stopping_itself;	 /* one it sent itself */
 	SLIST_HEAD(, lwp) loose; /* their records, until taken back */
 	struct handlers h;
 	void *arg;  /* given to pctx_create or pctx_capture */
@@ -327,6 +328,7 @@ int pctxlib_beacon_open(void);
 void pctxlib_suspend_request(int signo);
 void pctxlib_suspend_if_ready(pctx_t *root);
 void pctxlib_stop_signal_seen(struct lwp *lwp);
+void pctxlib_stop_with_command(struct lwp *lwp);
 
 /* workers.c */
 int pctxlib_seize_unknown_threads(pctx_t *pctx, bool announce_them);

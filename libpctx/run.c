@@ -141,8 +141,10 @@ loop(pctx_t *root)
 		/* Most events ask for nothing more: no call is made then. */
 		if (!LIST_EMPTY(&pctxlib_tracer.pending))
 			pctxlib_apply_pending();
-		if (ev.lwp != NULL)
+		if (ev.lwp != NULL) {
 			resume(ev.lwp);
+			pctxlib_stop_with_command(ev.lwp);
+		}
 		if (pctxlib_tracer.suspend_signo != 0)
 			pctxlib_suspend_if_ready(root);
 	}

@@ -10,7 +10,8 @@
  * stopped in every thread, or shows no sign of a stop signal within
  * STOP_GRACE_MS (a stop signal still pending for it, or a thread in a
  * ptrace-stop the tracer has yet to collect, is such a sign), or
- * STOP_PATIENCE_MS have passed.
+ * STOP_PATIENCE_MS have passed. A command, the controller's child, that
+ * stops itself asks for the controller's stop in turn.
  *
  * A stopped tracer would hold up every tracee at its next ptrace-stop,
  * so first every captured process is let go, its records kept. The
@@ -109,6 +110,16 @@ stop_coming(pctx_t *pctx)
 	return false;
 }
 
+/* Whether the signal at the thread's delivery-stop came from its process. */
+static bool
+sent_by_itself(const struct lwp *lwp)
+{
+	siginfo_t si;
+
+	return ptrace(PTRACE_GETSIGINFO, lwp->tid, 0, &si) == 0 &&
+	    si.si_code <= 0 && si.si_pid == lwp->proc->pid;
+}
+
 /*
  * A stop signal at its delivery. Untraced, SIGCONT sent after it would
  * have resumed the process: under ptrace the stop still waits here, and
@@ -122,7 +133,7 @@ pctxlib_stop_signal_seen(struct lwp *lwp)
 	if ((unsigned)status >> 16 != 0)
 		return;
 	if (WSTOPSIG(status) == SIGCONT)
-		lwp->proc->stopping = false;
+		lwp->proc->stopping = lwp->proc->stopping_itself = false;
 	if (!is_stop_signal(WSTOPSIG(status)))
 		return;
 	if (cont_pending(lwp->proc->pid, lwp->tid)) {
@@ -130,15 +141,7 @@ pctxlib_stop_signal_seen(struct lwp *lwp)
 		return;
 	}
 	lwp->proc->stopping = true;
-}
-
-void
-pctxlib_suspend_request(int signo)
-{
-	if (pctxlib_tracer.suspend_signo != 0)
-		return;
-	pctxlib_tracer.suspend_signo = signo;
-	pctxlib_tracer.suspend_since = now_ns();
+	lwp->proc->stopping_itself = sent_by_itself(lwp);
 }
 
 /* Every thread of a stopping process is in its group-stop. */
@@ -151,6 +154,46 @@ stopped(pctx_t *pctx)
 		if (!(lwp->flags & LWP_LISTENING))
 			return false;
 	return true;
+}
+
+/* Whether the process is the controller's own child, as seen by its shell. */
+static bool
+our_child(const pctx_t *pctx)
+{
+	pid_t tgid, ppid;
+
+	return pctxlib_procfs_ids(pctx->pid, &tgid, &ppid, NULL) == 0 &&
+	    ppid == getpid();
+}
+
+/*
+ * A command the controller started stopped itself, as a suspend command
+ * does: untraced, its shell would have seen its child stop and taken the
+ * terminal back. The shell's child is the controller now, so the
+ * controller stops too, with the same signal; the shell's SIGCONT to the
+ * job then continues both. A stop of the whole job asks for this anyway;
+ * one sent to the command alone from outside leaves the run going on.
+ */
+void
+pctxlib_stop_with_command(struct lwp *lwp)
+{
+	pctx_t *pctx = lwp->proc;
+
+	if (pctxlib_tracer.suspend_signo != 0 ||
+	    !(lwp->flags & LWP_LISTENING) || pctx == NULL || !pctx->created ||
+	    !pctx->stopping_itself || !pctxlib_proc_live(pctx) ||
+	    !stopped(pctx) || !our_child(pctx))
+		return;
+	pctxlib_suspend_request(WSTOPSIG(lwp->held_status));
+}
+
+void
+pctxlib_suspend_request(int signo)
+{
+	if (pctxlib_tracer.suspend_signo != 0)
+		return;
+	pctxlib_tracer.suspend_signo = signo;
+	pctxlib_tracer.suspend_since = now_ns();
 }
 
 /* Whether the created commands that the stop reached have stopped. */
@@ -323,6 +366,6 @@ pctxlib_suspend_if_ready(pctx_t *root)
 		return;
 	pctxlib_tracer.suspend_signo = 0;
 	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
-		pctx->stopping = false;
+		pctx->stopping = pctx->stopping_itself = false;
 	suspend(root, signo);
 }

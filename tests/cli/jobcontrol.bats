@@ -200,3 +200,75 @@ spinner_job() {
 	[ $((b - a)) -le 1 ]
 	kill -INT -- "-$g"
 }
+
+# threads_stopped PID: every thread of PID is stopped now (ptrace shows a
+# thread stopped under its tracer as t).
+threads_stopped() {
+	awk '{ sub(/^[0-9]+ \(.*\) /, ""); if ($1 != "t" && $1 != "T") n++ }
+	    END { exit n > 0 }' /proc/"$1"/task/*/stat 2>/dev/null
+}
+
+# job_done PID [ROWS]: until the command PID is gone and, for a run under
+# cputrack, its exit row is in ROWS; sets writes to what that row counted.
+job_done() {
+	local i
+	for i in $(seq 600); do [ -e "/proc/$1" ] || break; sleep 0.1; done
+	[ ! -e "/proc/$1" ]
+	[ -n "${2:-}" ] || return 0
+	for i in $(seq 600); do grep -q ' exit ' "$2" && break; sleep 0.1; done
+	writes=$(awk '$3 == "exit" { print $NF }' "$2")
+}
+
+# shell_says WORD: until the terminal shows WORD (a job's state).
+shell_says() {
+	local i
+	for i in $(seq 600); do screen | grep -q "$1" && return 0; sleep 0.1; done
+	screen >&2
+	return 1
+}
+
+# selfstop_job PREFIX [ROWS]: wl_selfstop's three spinners and its main
+# thread stop when it stops itself, and the shell says the job stopped;
+# fg resumes every thread and it ends (writes: what ROWS counted).
+selfstop_job() {
+	local p
+	run_in_terminal "$1" "$W/wl_selfstop" 3 100
+	p=$(wait_for wl_selfstop)
+	all_stopped "$p"
+	shell_says Stopped
+	threads_stopped "$p"
+	keys fg Enter
+	job_done "$p" "${2:-}"
+	keys clear Enter
+}
+
+@test "a command that stops itself (kill(getpid(), SIGTSTP)): the job stops, every thread, fg resumes it, counts exact" {
+	selfstop_job ""
+	selfstop_job "$CT -c $WRITE -o $T/rows" "$T/rows"
+	[ "$writes" -eq 200 ]
+}
+
+# Under ptrace the command's threads cannot all stop: the thread that
+# takes the SIGSTOP waits in its signal-delivery-stop for cputrack, which
+# the same SIGSTOP stopped, and the others run on until fg. What must hold
+# under both engines is that fg resumes every thread and nothing is lost.
+@test "kill -STOP to the job: every thread of the command stops (BPF engine); fg resumes every thread, counts exact" {
+	local p g
+	run_in_terminal "$CT -c $WRITE -o $T/rows" "$W/wl_selfstop" 3 100 usr1
+	p=$(wait_for wl_selfstop)
+	g=$(awk '{ print $5 }' "/proc/$p/stat")
+	writes_past "$p" 99
+	all_run "$p"
+	kill -STOP -- "-$g"
+	shell_says Stopped
+	if [ "$ENGINE" = bpf ]; then
+		all_stopped "$p"
+		threads_stopped "$p"
+	fi
+	keys fg Enter
+	wait_state "$p" SR
+	all_run "$p"
+	kill -USR1 "$p"
+	job_done "$p" "$T/rows"
+	[ "$writes" -eq 200 ]
+}
