@@ -27,15 +27,8 @@
 #include "cpctools_version.h"
 #include "out_json.h"
 
-/* Building one object; ok turns false when anything could not be made. */
-struct obj {
-	json_t *json;
-	bool ok;
-};
-
-/* Add key: value, the value's reference taken in every case. */
-static void
-put(struct obj *o, const char *key, json_t *value)
+void
+out_json_put(struct out_json_obj *o, const char *key, json_t *value)
 {
 	if (o->json == NULL) {
 		json_decref(value);
@@ -57,9 +50,8 @@ out_json_text(const char *s)
 	return j;
 }
 
-/* A key from outside, made valid UTF-8 as jansson requires. */
-static void
-put_clean(struct obj *o, const char *key, json_t *value)
+void
+out_json_put_clean(struct out_json_obj *o, const char *key, json_t *value)
 {
 	struct out_buf clean = { 0 };
 
@@ -68,7 +60,7 @@ put_clean(struct obj *o, const char *key, json_t *value)
 		json_decref(value);
 		o->ok = false;
 	} else {
-		put(o, clean.data, value);
+		out_json_put(o, clean.data, value);
 	}
 	out_buf_free(&clean);
 }
@@ -102,7 +94,7 @@ append(const char *data, size_t size, void *arg)
 }
 
 static void
-dump(struct obj *o, struct out_buf *b)
+dump(struct out_json_obj *o, struct out_buf *b)
 {
 	if (!o->ok ||
 	    json_dump_callback(o->json, append, b,
@@ -117,23 +109,24 @@ static json_t *
 set_object(const struct out_run *run, int s)
 {
 	const struct spec *spec = run->specs[s];
-	struct obj set = { json_object(), true };
-	struct obj event;
+	struct out_json_obj set = { json_object(), true };
+	struct out_json_obj event;
 	json_t *events = json_array();
 	int r, e;
 
-	put(&set, "set", json_integer(s));
-	put(&set, "spec", out_json_text(spec->text));
+	out_json_put(&set, "set", json_integer(s));
+	out_json_put(&set, "spec", out_json_text(spec->text));
 	for (r = 0; r < spec->nreqs; r++) {
 		e = out_run_event(run, spec->reqs[r].name);
-		event = (struct obj) { json_object(), true };
-		put(&event, "name", out_json_text(run->events[e].name));
-		put(&event, "unit", json_string(run->events[e].unit));
+		event = (struct out_json_obj) { json_object(), true };
+		out_json_put(
+		    &event, "name", out_json_text(run->events[e].name));
+		out_json_put(&event, "unit", json_string(run->events[e].unit));
 		/* jansson takes the reference, appended or not. */
 		if (json_array_append_new(events, event.json) != 0 || !event.ok)
 			set.ok = false;
 	}
-	put(&set, "events", events);
+	out_json_put(&set, "events", events);
 	if (!set.ok) {
 		json_decref(set.json);
 		return NULL;
@@ -158,61 +151,66 @@ out_json_sets(const struct out_run *run)
 void
 out_json_head(const struct out_run *run, struct out_buf *b)
 {
-	struct obj head = { json_object(), true };
+	struct out_json_obj head = { json_object(), true };
 	json_t *sets = out_json_sets(run);
 
-	put(&head, "schema", json_string("cpctools"));
-	put(&head, "version", json_integer(OUTPUT_SCHEMA_VERSION));
-	put(&head, "tool", json_string(run->tool));
-	put(&head, "tool_version", json_string(CPCTOOLS_VERSION));
-	put(&head, "host", out_json_text(run->host));
-	put(&head, "start", json_string(run->start_text));
-	put(&head, "start_epoch_ns", count(out_run_start_ns(run)));
+	out_json_put(&head, "schema", json_string("cpctools"));
+	out_json_put(&head, "version", json_integer(OUTPUT_SCHEMA_VERSION));
+	out_json_put(&head, "tool", json_string(run->tool));
+	out_json_put(&head, "tool_version", json_string(CPCTOOLS_VERSION));
+	out_json_put(&head, "host", out_json_text(run->host));
+	out_json_put(&head, "start", json_string(run->start_text));
+	out_json_put(&head, "start_epoch_ns", count(out_run_start_ns(run)));
 	if (sets == NULL)
 		head.ok = false;
-	put(&head, "sets", sets);
+	out_json_put(&head, "sets", sets);
 	dump(&head, b);
 }
 
 /* --metrics: the row's elapsed time and its derived metrics. */
 static void
-metrics(const struct out_run *run, struct obj *row, const struct out_row *r)
+metrics(const struct out_run *run, struct out_json_obj *row,
+    const struct out_row *r)
 {
 	const struct derived_set *ds = &run->derived[r->setno];
-	struct obj m = { json_object(), true };
+	struct out_json_obj m = { json_object(), true };
 	double v;
 	int u;
 
-	put(row, "elapsed_ns",
+	out_json_put(row, "elapsed_ns",
 	    r->not_counted == NULL && r->elapsed_ns > 0 ? count(r->elapsed_ns) :
 							  json_null());
 	for (u = 0; u < ds->nuses; u++)
 		if (out_run_metric(run, r, u, &v))
-			put_clean(&m, ds->uses[u].key, json_real(v));
+			out_json_put_clean(&m, ds->uses[u].key, json_real(v));
 	if (!m.ok)
 		row->ok = false;
-	put(row, "metrics", m.json);
+	out_json_put(row, "metrics", m.json);
 }
 
 static void
-counts(const struct out_run *run, struct obj *row, const struct out_row *r)
+counts(const struct out_run *run, struct out_json_obj *row,
+    const struct out_row *r)
 {
 	const struct spec *spec = run->specs[r->setno];
-	struct obj counters = { json_object(), true };
+	struct out_json_obj counters = { json_object(), true };
 	bool counted = r->not_counted == NULL;
 	int i;
 
-	put(row, "spec", out_json_text(spec->text));
+	out_json_put(row, "spec", out_json_text(spec->text));
 	for (i = 0; i < spec->nreqs; i++)
-		put_clean(&counters, spec->reqs[i].name,
+		out_json_put_clean(&counters, spec->reqs[i].name,
 		    counted ? count(r->values[i]) : json_null());
 	if (!counters.ok)
 		row->ok = false;
-	put(row, "counters", counters.json);
-	put(row, "enabled_ns", counted ? count(r->enabled_ns) : json_null());
-	put(row, "running_ns", counted ? count(r->running_ns) : json_null());
+	out_json_put(row, "counters", counters.json);
+	out_json_put(
+	    row, "enabled_ns", counted ? count(r->enabled_ns) : json_null());
+	out_json_put(
+	    row, "running_ns", counted ? count(r->running_ns) : json_null());
 	if (run->cfg.tsc)
-		put(row, "tsc", counted ? count(r->tick) : json_null());
+		out_json_put(
+		    row, "tsc", counted ? count(r->tick) : json_null());
 	if (run->derived != NULL)
 		metrics(run, row, r);
 }
@@ -221,25 +219,25 @@ void
 out_json_row(const struct out_run *run, struct out_buf *b,
     const struct out_row *r, hrtime_t t)
 {
-	struct obj row = { json_object(), true };
+	struct out_json_obj row = { json_object(), true };
 
-	put(&row, "time", json_real((double)(t / 1000) / 1e6));
-	put(&row, "pid", number_or_null(r->pid));
-	put(&row, "proc",
+	out_json_put(&row, "time", json_real((double)(t / 1000) / 1e6));
+	out_json_put(&row, "pid", number_or_null(r->pid));
+	out_json_put(&row, "proc",
 	    r->proc > 0 ? json_integer((json_int_t)r->proc) : json_null());
-	put(&row, "lwp", number_or_null(r->lwp));
-	put(&row, "tid", number_or_null(r->tid));
-	put(&row, "cpu", number_or_null(r->cpu));
-	put(&row, "ncpus", number_or_null(r->ncpus));
-	put(&row, "label", out_json_text(r->label));
-	put(&row, "set", number_or_null(r->setno));
+	out_json_put(&row, "lwp", number_or_null(r->lwp));
+	out_json_put(&row, "tid", number_or_null(r->tid));
+	out_json_put(&row, "cpu", number_or_null(r->cpu));
+	out_json_put(&row, "ncpus", number_or_null(r->ncpus));
+	out_json_put(&row, "label", out_json_text(r->label));
+	out_json_put(&row, "set", number_or_null(r->setno));
 	if (r->setno >= 0)
 		counts(run, &row, r);
 	if (r->child > 0)
-		put(&row, "child", json_integer(r->child));
+		out_json_put(&row, "child", json_integer(r->child));
 	if (r->args != NULL)
-		put(&row, "args", out_json_text(r->args));
-	put(&row, "not_counted", text_or_null(r->not_counted));
-	put(&row, "partial", text_or_null(r->partial));
+		out_json_put(&row, "args", out_json_text(r->args));
+	out_json_put(&row, "not_counted", text_or_null(r->not_counted));
+	out_json_put(&row, "partial", text_or_null(r->partial));
 	dump(&row, b);
 }

@@ -6,6 +6,8 @@
 #ifndef OUT_JSON_H
 #define OUT_JSON_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "out_buf.h"
@@ -14,6 +16,17 @@
 void out_json_head(const struct out_run *run, struct out_buf *b);
 void out_json_row(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t);
+
+/* Building one object; ok turns false when anything could not be made. */
+struct out_json_obj {
+	json_t *json;
+	bool ok;
+};
+
+/* Add key: value, the value's reference taken in every case. */
+void out_json_put(struct out_json_obj *o, const char *key, json_t *value);
+/* The same, with a key from outside made valid UTF-8 first. */
+void out_json_put_clean(struct out_json_obj *o, const char *key, json_t *value);
 
 /* s, made valid UTF-8, as a JSON string; NULL when memory ran out. */
 json_t *out_json_text(const char *s);

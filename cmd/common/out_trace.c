@@ -75,11 +75,6 @@ struct who {
 };
 
 /* One event being built; ok turns false when any part could not be. */
-struct ev {
-	json_t *json;
-	bool ok;
-};
-
 static void
 free_threads(struct tthread *t)
 {
@@ -163,62 +158,38 @@ thread_slot(struct tproc *p, pid_t tid)
 	return tp;
 }
 
-static void
-put(struct ev *e, const char *key, json_t *value)
-{
-	/* jansson takes the value's reference, set or not. */
-	if (value == NULL || json_object_set_new(e->json, key, value) != 0)
-		e->ok = false;
-}
-
-/* A key from outside (an event's name), made valid UTF-8. */
-static void
-put_clean(struct ev *e, const char *key, json_t *value)
-{
-	struct out_buf clean = { 0 };
-
-	out_buf_utf8(&clean, key);
-	if (clean.failed) {
-		json_decref(value);
-		e->ok = false;
-	} else {
-		put(e, clean.data, value);
-	}
-	out_buf_free(&clean);
-}
-
 /* Move what object o holds under key into e; o fails e if it failed. */
 static void
-put_ev(struct ev *e, const char *key, struct ev *o)
+put_ev(struct out_json_obj *e, const char *key, struct out_json_obj *o)
 {
 	if (!o->ok) {
 		json_decref(o->json);
 		e->ok = false;
 		return;
 	}
-	put(e, key, o->json);
+	out_json_put(e, key, o->json);
 }
 
-static struct ev
+static struct out_json_obj
 object(void)
 {
-	struct ev e = { json_object(), true };
+	struct out_json_obj e = { json_object(), true };
 
 	if (e.json == NULL)
 		e.ok = false;
 	return e;
 }
 
-static struct ev
+static struct out_json_obj
 event(const char *name, const char *ph, hrtime_t t, pid_t pid, pid_t tid)
 {
-	struct ev e = object();
+	struct out_json_obj e = object();
 
-	put(&e, "name", out_json_text(name));
-	put(&e, "ph", json_string(ph));
-	put(&e, "ts", json_real((double)t / 1e3));
-	put(&e, "pid", json_integer(pid));
-	put(&e, "tid", json_integer(tid));
+	out_json_put(&e, "name", out_json_text(name));
+	out_json_put(&e, "ph", json_string(ph));
+	out_json_put(&e, "ts", json_real((double)t / 1e3));
+	out_json_put(&e, "pid", json_integer(pid));
+	out_json_put(&e, "tid", json_integer(tid));
 	return e;
 }
 
@@ -233,7 +204,7 @@ append(const char *data, size_t size, void *arg)
 
 /* The event after sep, on a line of its own. */
 static void
-emit(struct out_buf *b, struct ev *e, const char *sep)
+emit(struct out_buf *b, struct out_json_obj *e, const char *sep)
 {
 	out_buf_str(b, sep);
 	if (!e->ok ||
@@ -247,10 +218,10 @@ static void
 emit_meta(struct out_buf *b, const char *what, const struct who *w, hrtime_t t,
     const char *key, json_t *value)
 {
-	struct ev e = event(what, "M", t, w->pid, w->tid);
-	struct ev args = object();
+	struct out_json_obj e = event(what, "M", t, w->pid, w->tid);
+	struct out_json_obj args = object();
 
-	put(&args, key, value);
+	out_json_put(&args, key, value);
 	put_ev(&e, "args", &args);
 	emit(b, &e, ",\n");
 }
@@ -258,11 +229,11 @@ emit_meta(struct out_buf *b, const char *what, const struct who *w, hrtime_t t,
 /* An instant event; scope: t (thread), p (process) or g (global). */
 static void
 emit_instant(struct out_buf *b, const char *name, const char *scope,
-    const struct who *w, hrtime_t t, struct ev *args)
+    const struct who *w, hrtime_t t, struct out_json_obj *args)
 {
-	struct ev e = event(name, "i", t, w->pid, w->tid);
+	struct out_json_obj e = event(name, "i", t, w->pid, w->tid);
 
-	put(&e, "s", json_string(scope));
+	out_json_put(&e, "s", json_string(scope));
 	put_ev(&e, "args", args);
 	emit(b, &e, ",\n");
 }
@@ -407,7 +378,7 @@ emit_counter(const struct out_run *run, struct out_buf *b,
     const struct out_row *r, const struct who *w, hrtime_t t)
 {
 	const struct spec *spec = run->specs[r->setno];
-	struct ev e, args = object();
+	struct out_json_obj e, args = object();
 	char name[64];
 	int i;
 
@@ -416,7 +387,7 @@ emit_counter(const struct out_run *run, struct out_buf *b,
 	/* Beyond what JSON readers take as an integer: left out. */
 	for (i = 0; i < spec->nreqs; i++)
 		if (r->values[i] <= INT64_MAX)
-			put_clean(&args, spec->reqs[i].name,
+			out_json_put_clean(&args, spec->reqs[i].name,
 			    json_integer((json_int_t)r->values[i]));
 	put_ev(&e, "args", &args);
 	emit(b, &e, ",\n");
@@ -427,11 +398,11 @@ static void
 emit_note(struct out_buf *b, const char *what, const struct out_row *r,
     const struct who *w, hrtime_t t, const char *reason)
 {
-	struct ev args = object();
+	struct out_json_obj args = object();
 
-	put(&args, "label", out_json_text(r->label));
-	put(&args, "set", json_integer(r->setno));
-	put(&args, "reason", out_json_text(reason));
+	out_json_put(&args, "label", out_json_text(r->label));
+	out_json_put(&args, "set", json_integer(r->setno));
+	out_json_put(&args, "reason", out_json_text(reason));
 	emit_instant(b, what, "t", w, t, &args);
 }
 
@@ -439,7 +410,7 @@ static void
 counts(const struct out_run *run, struct out_buf *b, const struct out_row *r,
     const struct who *w, hrtime_t t)
 {
-	struct ev args;
+	struct out_json_obj args;
 
 	/* Never a 0 for what was not counted: no sample, and why. */
 	if (r->not_counted != NULL || r->values == NULL) {
@@ -452,7 +423,8 @@ counts(const struct out_run *run, struct out_buf *b, const struct out_row *r,
 		emit_note(b, "partial", r, w, t, r->partial);
 	if (r->intervals > 1) {
 		args = object();
-		put(&args, "intervals", json_integer((json_int_t)r->intervals));
+		out_json_put(
+		    &args, "intervals", json_integer((json_int_t)r->intervals));
 		emit_instant(b, "gap", "t", w, t, &args);
 	}
 }
@@ -462,13 +434,13 @@ static void
 marker(
     struct out_buf *b, const struct out_row *r, const struct who *w, hrtime_t t)
 {
-	struct ev args = object();
+	struct out_json_obj args = object();
 
 	if (r->child > 0) {
-		put(&args, "child", json_integer(r->child));
+		out_json_put(&args, "child", json_integer(r->child));
 		emit_instant(b, "fork", "t", w, t, &args);
 	} else if (r->args != NULL) {
-		put(&args, "args", out_json_text(r->args));
+		out_json_put(&args, "args", out_json_text(r->args));
 		emit_instant(b, "exec", "p", w, t, &args);
 	} else {
 		json_decref(args.json);
@@ -509,10 +481,10 @@ static void
 end(struct out_trace *tr, struct out_buf *b, const struct out_row *r,
     const struct who *w, hrtime_t t)
 {
-	struct ev args = object();
+	struct out_json_obj args = object();
 	bool process = strcmp(r->label, "exit") == 0;
 
-	put(&args, "lwp", json_integer(r->lwp));
+	out_json_put(&args, "lwp", json_integer(r->lwp));
 	emit_instant(b, r->label, process ? "p" : "t", w, t, &args);
 	tr->mark = (struct tmark) { r->label, w->pid, w->tid };
 	forget(tr, r, w);
@@ -552,19 +524,19 @@ out_trace_head(
     const struct out_trace *tr, const struct out_run *run, struct out_buf *b)
 {
 	struct who self = { .pid = tr->self, .tid = tr->self };
-	struct ev e = event("cpctools", "i", 0, tr->self, tr->self);
-	struct ev args = object();
+	struct out_json_obj e = event("cpctools", "i", 0, tr->self, tr->self);
+	struct out_json_obj args = object();
 
-	put(&e, "s", json_string("g"));
-	put(&args, "schema", json_string("cpctools"));
-	put(&args, "version", json_integer(OUTPUT_SCHEMA_VERSION));
-	put(&args, "tool", json_string(run->tool));
-	put(&args, "tool_version", json_string(CPCTOOLS_VERSION));
-	put(&args, "host", out_json_text(run->host));
-	put(&args, "start", json_string(run->start_text));
-	put(&args, "start_epoch_ns",
+	out_json_put(&e, "s", json_string("g"));
+	out_json_put(&args, "schema", json_string("cpctools"));
+	out_json_put(&args, "version", json_integer(OUTPUT_SCHEMA_VERSION));
+	out_json_put(&args, "tool", json_string(run->tool));
+	out_json_put(&args, "tool_version", json_string(CPCTOOLS_VERSION));
+	out_json_put(&args, "host", out_json_text(run->host));
+	out_json_put(&args, "start", json_string(run->start_text));
+	out_json_put(&args, "start_epoch_ns",
 	    json_integer((json_int_t)out_run_start_ns(run)));
-	put(&args, "sets", out_json_sets(run));
+	out_json_put(&args, "sets", out_json_sets(run));
 	put_ev(&e, "args", &args);
 	emit(b, &e, "[\n");
 	emit_meta(b, "process_name", &self, 0, "name", json_string(run->tool));
