@@ -93,16 +93,22 @@ append(const char *data, size_t size, void *arg)
 	return b->failed ? -1 : 0;
 }
 
-static void
-dump(struct out_json_obj *o, struct out_buf *b)
+void
+out_json_emit(struct out_json_obj *o, struct out_buf *b)
 {
 	if (!o->ok ||
 	    json_dump_callback(o->json, append, b,
 		JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
 		b->failed = true;
-	else
-		out_buf_str(b, "\n");
 	json_decref(o->json);
+}
+
+/* A line of JSON Lines. */
+static void
+dump(struct out_json_obj *o, struct out_buf *b)
+{
+	out_json_emit(o, b);
+	out_buf_str(b, "\n");
 }
 
 static json_t *

@@ -28,6 +28,12 @@ void out_json_put(struct out_json_obj *o, const char *key, json_t *value);
 /* The same, with a key from outside made valid UTF-8 first. */
 void out_json_put_clean(struct out_json_obj *o, const char *key, json_t *value);
 
+/*
+ * The object, compact, onto b (which fails when the object did), and
+ * let go.
+ */
+void out_json_emit(struct out_json_obj *o, struct out_buf *b);
+
 /* s, made valid UTF-8, as a JSON string; NULL when memory ran out. */
 json_t *out_json_text(const char *s);
 /* The head's "sets": each set's spec and events with their units. */

@@ -193,25 +193,12 @@ event(const char *name, const char *ph, hrtime_t t, pid_t pid, pid_t tid)
 	return e;
 }
 
-static int
-append(const char *data, size_t size, void *arg)
-{
-	struct out_buf *b = arg;
-
-	out_buf_add(b, data, size);
-	return b->failed ? -1 : 0;
-}
-
 /* The event after sep, on a line of its own. */
 static void
 emit(struct out_buf *b, struct out_json_obj *e, const char *sep)
 {
 	out_buf_str(b, sep);
-	if (!e->ok ||
-	    json_dump_callback(e->json, append, b,
-		JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
-		b->failed = true;
-	json_decref(e->json);
+	out_json_emit(e, b);
 }
 
 static void

@@ -435,3 +435,13 @@ alarm_guard(unsigned seconds)
 	signal(SIGALRM, SIG_DFL);
 	alarm(seconds);
 }
+
+int
+terminate_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	(void)pid;
+	(void)lwpid;
+	(void)arg;
+	pctx_terminate(pctx);
+	return 0;
+}

@@ -98,6 +98,8 @@ int t_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg);
 void t_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg);
 void t_fork(pctx_t *child, pid_t ppid, pid_t cpid, id_t lwpid, void *arg);
 int t_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg);
+/* A tick handler that ends the run with pctx_terminate: it returns 0. */
+int terminate_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg);
 int set_all_events(pctx_t *pctx);
 /* A pctx for a workload, its events set. */
 pctx_t *create_wl(char *const *argv);

@@ -275,16 +275,6 @@ test_sigint(void)
 }
 
 /* pctx_terminate from a callback: the run returns 0, still traced. */
-static int
-terminate_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
-{
-	(void)pid;
-	(void)lwpid;
-	(void)arg;
-	pctx_terminate(pctx);
-	return 0;
-}
-
 static void
 test_terminate(void)
 {

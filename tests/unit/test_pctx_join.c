@@ -146,16 +146,6 @@ test_join_samples(void)
 	kill_reap(p2);
 }
 
-static int
-terminate_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
-{
-	(void)pid;
-	(void)lwpid;
-	(void)arg;
-	pctx_terminate(pctx);
-	return 0;
-}
-
 /*
  * pctx_terminate of either ends the run with both traced; the root's
  * release lets both go.
