@@ -18,6 +18,8 @@
  *     "lwp N total" and "process total" (cpustat "total") for the
  *     totals rows, which are not intervals and would break the line;
  *     " set S" follows with several sets;
+ *   - with --metrics, a counter of the row's derived metrics beside it,
+ *     its name the counts' and " metrics", one arg a metric's key;
  *   - instant events (ph "i"): fork (args.child), exec (args.args),
  *     exit, lwp_exit, gap (args.intervals), and "not counted" in place
  *     of a counter whose values were not counted (args.reason), or
@@ -360,6 +362,39 @@ counter_name(const struct out_run *run, const struct out_row *r,
 		snprintf(buf + n, size - (size_t)n, " set %d", r->setno);
 }
 
+/*
+ * --metrics: the row's derived metrics on a counter of their own beside
+ * its counts' (named counter, then " metrics"): a ratio on the scale of
+ * the counts would be a flat line at 0.
+ */
+static void
+emit_metrics(const struct out_run *run, struct out_buf *b,
+    const struct out_row *r, const struct who *w, hrtime_t t,
+    const char *counter)
+{
+	const struct derived_set *ds = &run->derived[r->setno];
+	struct out_json_obj e, args = object();
+	char name[80];
+	bool any = false;
+	double v;
+	int u;
+
+	for (u = 0; u < ds->nuses; u++)
+		if (out_run_metric(run, r, u, &v)) {
+			out_json_put_clean(
+			    &args, ds->uses[u].key, json_real(v));
+			any = true;
+		}
+	if (!any) {
+		json_decref(args.json);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s metrics", counter);
+	e = event(name, "C", t, w->pid, w->tid);
+	put_ev(&e, "args", &args);
+	emit(b, &e, ",\n");
+}
+
 static void
 emit_counter(const struct out_run *run, struct out_buf *b,
     const struct out_row *r, const struct who *w, hrtime_t t)
@@ -378,6 +413,8 @@ emit_counter(const struct out_run *run, struct out_buf *b,
 			    json_integer((json_int_t)r->values[i]));
 	put_ev(&e, "args", &args);
 	emit(b, &e, ",\n");
+	if (run->derived != NULL)
+		emit_metrics(run, b, r, w, t, name);
 }
 
 /* Why a row's counter is missing, or what its total leaves out. */

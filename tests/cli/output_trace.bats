@@ -234,6 +234,37 @@ wait_sums() {
 	[ "$(dig C total | cut -f3)" = "$ev=5000" ]
 }
 
+@test "--metrics: a metrics counter beside each counts counter, its values those of the same row's counts" {
+	ct_run --metrics --format=trace -T 0 -c task-clock,page-faults "$W/wl_threads" 2 10
+	[ "$status" -eq 0 ]
+	cp "$T/out" "$T/trace"
+	"$PY" -m json.tool "$T/trace" >/dev/null
+	"$PY" "$CHECK" "$T/trace"
+	"$PY" - "$T/trace" <<'PY'
+import json, sys
+events = json.load(open(sys.argv[1]))
+counts = {(e["name"], e["pid"], e["tid"], e["ts"]): e["args"]
+          for e in events if e["ph"] == "C" and not e["name"].endswith(" metrics")}
+metrics = [e for e in events if e["ph"] == "C" and e["name"].endswith(" metrics")]
+# The threads' and the process's totals, at least.
+assert len(metrics) >= 3, metrics
+for m in metrics:
+    c = counts[(m["name"][:-len(" metrics")], m["pid"], m["tid"], m["ts"])]
+    want = c["page-faults"] / (c["task-clock"] / 1e9) / 1e3
+    got = m["args"]["page_faults_k_per_sec"]
+    assert abs(got - want) <= 1e-9 * want, (m, c)
+    # A row whose elapsed time is not known has no CPUs utilized; one
+    # LWP uses one CPU at most, the process its three.
+    if "cpus_utilized" in m["args"]:
+        most = 3 if m["name"].startswith("process") else 1
+        assert 0 < m["args"]["cpus_utilized"] <= most + 1e-9, m
+PY
+	# Without --metrics, none.
+	ct_run --format=trace -T 0 -c task-clock,page-faults "$W/wl_threads" 2 10
+	[ "$status" -eq 0 ]
+	! grep -q ' metrics"' "$T/out"
+}
+
 @test "the checker refuses what the viewers would not take" {
 	local good='{"name":"cpctools","ph":"i","ts":0,"pid":1,"tid":1,"s":"g","args":{"tool":"cpustat"}}'
 	local bad
