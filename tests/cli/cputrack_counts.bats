@@ -496,10 +496,17 @@ exits = [(r["proc"], r["writes"]) for r in rows
 # The first child wrote 3, the one with its pid again 5, under two keys.
 assert [w for _, w in exits] == [3, 5], exits
 assert exits[0][0] != exits[1][0], exits
-# Each fork row is the parent's: its key is the parent's exit's.
-parent = [r for r in rows if r["label"] == "exit" and r["pid"] != reused]
-assert len(parent) == 1
-assert all(r["proc"] == parent[0]["proc"] for r in rows if r["label"] == "fork")
+# Each fork row is the parent's: its key is the parent's exit's. (A
+# child that did not get the pid again, when another process took it
+# first, is a process of its own too.)
+forks = [r for r in rows if r["label"] == "fork"]
+assert len({r["pid"] for r in forks}) == 1, forks
+parent = [r for r in rows if r["label"] == "exit" and r["pid"] == forks[0]["pid"]]
+assert len(parent) == 1, parent
+assert all(r["proc"] == parent[0]["proc"] for r in forks), forks
+# Every process its own key.
+assert len({r["proc"] for r in rows if r["label"] == "exit"}) == len(
+    [r for r in rows if r["label"] == "exit"]), rows
 EOF
 	done
 }
