@@ -208,6 +208,17 @@ wait_file() {
 	return 1
 }
 
+# Wait until file $1 holds something (60 s at most): for a file that a
+# shell's "echo ... >FILE" writes, which exists, empty, before the echo.
+wait_filled() {
+	local i
+	for i in $(seq 600); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # gate_open: a FIFO, $T/gate, held open here (descriptor 8, read and
 # write, so that opening it never blocks) for a command to wait at: one
 # started with <"$T/gate" that reads its input to a newline (wl_gate, a

@@ -156,7 +156,7 @@ gate_counted() {
 	bash -c "\"$CT\" -T 0.1 -c \"$WRITE\" -o \"$T/rows\" \"$W/wl_gate\" 1 5 <\"$T/gate\" & echo \$! >\"$T/pid\"; wait" &
 	local sh=$!
 	ct_bg "$sh"
-	wait_file "$T/pid"
+	wait_filled "$T/pid"
 	signal_survived "$(cat "$T/pid")" INT
 	wait "$sh"
 	gate_counted

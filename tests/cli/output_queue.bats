@@ -40,7 +40,7 @@ run_stopped_reader() {
 		    "$T/reader" "$T/out"
 	} &
 	ct_bg $!
-	wait_file "$T/reader"
+	wait_filled "$T/reader"
 }
 
 # wait_until SECONDS FILE: until FILE is there, not empty.
