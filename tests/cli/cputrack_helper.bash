@@ -242,10 +242,12 @@ gate_send() {
 
 # wait_rows_until AWK: until the awk program AWK, run on $T/out, exits 0
 # (60 s at most); fails if the background cputrack ($CPID) ended first.
+# Gap rows read as tick rows (gaps_as_ticks): a loaded machine turns any
+# tick into a gap that holds its counts.
 wait_rows_until() {
 	local i
 	for i in $(seq 600); do
-		awk "$1" "$T/out" && return 0
+		awk "$1" <(gaps_as_ticks "$T/out") && return 0
 		kill -0 "$CPID" 2>/dev/null || break
 		sleep 0.1
 	done

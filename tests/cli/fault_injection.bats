@@ -112,7 +112,7 @@ bg_cputrack_until() {
 	ct_bg "$target"
 	bg_cputrack_until 'tick' -T 0.3 -c "$WRITE" -p "$target"
 	gate_send w
-	wait_rows_until '$3 == "tick" || $3 == "gap" { s += $4 } END { exit s != 5 }'
+	wait_rows_until '$3 == "tick" { s += $4 } END { exit s != 5 }'
 	a=$(syscw "$target")
 	gate_send w
 	writes_past "$target" $((a + 4))
