@@ -1010,6 +1010,9 @@ tick(struct bpf_track *bt, uint64_t expirations)
 		setgrp_set_current(t->grp, next);
 		t->turns |= 1u << next;
 	}
+	/* The cgroup's rows divide by its sets' turns, as a thread's. */
+	if (bt->cg != NULL)
+		setgrp_set_current(bt->cg, next);
 	bt->current = next;
 	count_ticks(bt, expirations);
 }

@@ -8,18 +8,6 @@
 #include "cputrack.h"
 #include "diag.h"
 
-/*
- * The wall-clock span of counts, for the metrics: from its start to its
- * end; not known with several sets, whose turns it would hold too.
- */
-static uint64_t
-elapsed(const struct cputrack *ct, const struct set_counts *c)
-{
-	if (c->since == 0 || c->when < c->since || setgrp_nsets(ct->specs) > 1)
-		return 0;
-	return (uint64_t)(c->when - c->since);
-}
-
 static void
 counts_row(struct cputrack *ct, const struct row_lwp *who, const char *label,
     int set, const struct set_counts *c, unsigned long intervals)
@@ -40,7 +28,7 @@ counts_row(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		.tick = c->tick,
 		.enabled_ns = c->times.enabled_ns,
 		.running_ns = c->times.running_ns,
-		.elapsed_ns = elapsed(ct, c),
+		.elapsed_ns = setgrp_counted_ns(c),
 	};
 
 	output_row(ct->out, &row);
@@ -128,7 +116,7 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 			.tick = c->tick,
 			.enabled_ns = c->times.enabled_ns,
 			.running_ns = c->times.running_ns,
-			.elapsed_ns = elapsed(ct, c),
+			.elapsed_ns = setgrp_counted_ns(c),
 			.partial = partial,
 		    });
 	}

@@ -13,10 +13,10 @@
  * set's events and leaving the others empty. A field that does not apply,
  * or a value that was not counted, is empty, never 0.
  *
- * With --metrics, after those columns: elapsed_ns (the wall-clock span of
- * the row's values, where known), then one column per distinct derived
- * metric of all sets, metric.KEY (metric.ipc, metric.cpus_utilized), empty
- * where the row has no such metric.
+ * With --metrics, after those columns: elapsed_ns (the wall-clock time
+ * the row's values were counted over, where known), then one column per
+ * distinct derived metric of all sets, metric.KEY (metric.ipc,
+ * metric.cpus_utilized), empty where the row has no such metric.
  */
 #include <stdio.h>
 #include <string.h>

@@ -86,8 +86,9 @@ struct out_row {
 	uint64_t enabled_ns;
 	uint64_t running_ns;
 	/*
-	 * The wall-clock ns the values span, for the metrics that divide by
-	 * it (CPUs utilized); 0: not known.
+	 * The wall-clock ns the values were counted over (with several sets,
+	 * their set's turns), for the metrics that divide by it (CPUs
+	 * utilized); 0: not known.
 	 */
 	uint64_t elapsed_ns;
 	pid_t child;	  /* fork: the child */

@@ -36,6 +36,7 @@ struct slot {
 	uint64_t *slice_values; /* the slice's and the total's */
 	uint64_t *total_values;
 	hrtime_t last_when;
+	hrtime_t turn_from; /* the current set's: its turn's start */
 	uint64_t last_tick;
 	struct set_times last_times;
 	struct set_counts slice; /* now - last */
@@ -72,6 +73,7 @@ struct setgrp {
 	cpc_set_t *joint_set; /* a joint clone's one set */
 	cpc_buf_t *reading;   /* the joint set's latest sample */
 	struct set_times reading_times;
+	hrtime_t reading_from; /* the clock just before it was read */
 };
 
 setgrp_t *
@@ -302,7 +304,7 @@ slot_zero(const setgrp_t *g, struct slot *sl, int s)
 		memset(sl->origin, 0, nreqs * sizeof(uint64_t));
 		memset(sl->held, 0, nreqs * sizeof(uint64_t));
 	}
-	sl->last_when = sl->held_when = 0;
+	sl->last_when = sl->held_when = sl->turn_from = 0;
 	sl->last_tick = 0;
 	sl->last_times = sl->origin_times = sl->held_times =
 	    (struct set_times) { 0 };
@@ -310,6 +312,8 @@ slot_zero(const setgrp_t *g, struct slot *sl, int s)
 	sl->slice.since = sl->total.since = 0;
 	sl->slice.tick = sl->total.tick = 0;
 	sl->slice.times = sl->total.times = (struct set_times) { 0 };
+	sl->slice.span_ns = sl->total.span_ns = 0;
+	sl->slice.turn_ns = sl->total.turn_ns = 0;
 	sl->had_turn = sl->sampled = false;
 }
 
@@ -502,6 +506,7 @@ bound_at(setgrp_t *g, const struct timespec *before)
 
 	for (s = 0; s < g->nsets; s++)
 		g->slots[s].last_when = t;
+	g->slots[g->current].turn_from = t;
 	g->bound = true;
 	g->slots[g->current].had_turn = true;
 }
@@ -618,7 +623,33 @@ add_to_total(struct slot *sl, const struct set_counts *c, int n)
 	sl->total.tick += c->tick;
 	sl->total.times.enabled_ns += c->times.enabled_ns;
 	sl->total.times.running_ns += c->times.running_ns;
+	sl->total.span_ns += c->span_ns;
+	sl->total.turn_ns += c->turn_ns;
 	sl->sampled = true;
+}
+
+/*
+ * A slice's wall-clock time, and how much of it was the set's turn: from
+ * when its turn began or the slice did, the later, if it is the set in
+ * use; none if not, as the sample that ended its turn took all it
+ * counted.
+ */
+static void
+slice_wall(const setgrp_t *g, struct slot *sl)
+{
+	struct set_counts *slice = &sl->slice;
+	hrtime_t start = slice->since;
+
+	slice->span_ns = slice->turn_ns = 0;
+	if (slice->since == 0)
+		return;
+	slice->span_ns = (uint64_t)(slice->when - slice->since);
+	if (slice->set != g->current)
+		return;
+	if (sl->turn_from > start)
+		start = sl->turn_from;
+	if (slice->when > start)
+		slice->turn_ns = (uint64_t)(slice->when - start);
 }
 
 /*
@@ -641,6 +672,7 @@ take_slice(
 	}
 	slice->since = sl->last_when;
 	slice->when = when > sl->last_when ? when : sl->last_when;
+	slice_wall(g, sl);
 	slice->tick = tick - sl->last_tick;
 	slice->times.enabled_ns = enabled - sl->last_times.enabled_ns;
 	slice->times.running_ns = running - sl->last_times.running_ns;
@@ -656,6 +688,14 @@ take_slice(
 static int
 joint_read(setgrp_t *g)
 {
+	struct timespec ts;
+
+	/*
+	 * The next set's turn begins at this reading: its clock taken before
+	 * the read, so that the turn holds all that set counts.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	g->reading_from = (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	if (cpc_set_sample(g->cpc, g->joint_set, g->reading) != 0)
 		return -1;
 	(void)cpc_set_times(g->cpc, g->joint_set, &g->reading_times.enabled_ns,
@@ -719,6 +759,7 @@ joint_rotate(setgrp_t *g, int next)
 	    g->reading_times.enabled_ns - sl->held_times.enabled_ns;
 	sl->origin_times.running_ns =
 	    g->reading_times.running_ns - sl->held_times.running_ns;
+	sl->turn_from = g->reading_from;
 }
 
 /* Sample set s: what it counted since its previous sample. */
@@ -753,6 +794,8 @@ setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
 void
 setgrp_set_current(setgrp_t *g, int s)
 {
+	if (s != g->current)
+		g->slots[s].turn_from = g->slots[g->current].last_when;
 	g->current = s;
 	g->slots[s].had_turn = true;
 }
@@ -790,6 +833,11 @@ setgrp_rotate(setgrp_t *g)
 
 	if (next == g->current)
 		return 0;
+	/*
+	 * Its turn begins at the current set's latest sample, which the
+	 * switch follows; a joint set's, at that sample's read.
+	 */
+	g->slots[next].turn_from = g->slots[g->current].last_when;
 	if (g->joint)
 		joint_rotate(g, next);
 	else if (cpc_set_switch(
@@ -816,6 +864,22 @@ bool
 setgrp_sampled(const setgrp_t *g, int s)
 {
 	return g->slots[s].sampled;
+}
+
+uint64_t
+setgrp_counted_ns(const struct set_counts *c)
+{
+	uint64_t span;
+
+	if (c->since == 0 || c->when <= c->since || c->span_ns == 0)
+		return 0;
+	span = (uint64_t)(c->when - c->since);
+	if (c->turn_ns == c->span_ns)
+		return span;
+	/* In double: span * turn_ns would overflow within hours. */
+	return (
+	    uint64_t)((double)span * ((double)c->turn_ns / (double)c->span_ns) +
+	    0.5);
 }
 
 void

@@ -43,6 +43,16 @@ struct set_counts {
 	hrtime_t since;
 	uint64_t tick; /* its enabled time in TSC ticks */
 	struct set_times times;
+	/*
+	 * Wall-clock ns: span_ns of the slices (when - since of each), and
+	 * turn_ns of those the set was in use, its own turns; a total's and
+	 * an accumulator's summed over what they add up. Counts have no
+	 * wall-clock time of their own (an LWP's enabled time is its CPU
+	 * time), and with several sets the span also holds the others'
+	 * turns. Both 0 where since is not known.
+	 */
+	uint64_t span_ns;
+	uint64_t turn_ns;
 	int set; /* which set counted it */
 };
 
@@ -89,7 +99,10 @@ const struct set_counts *setgrp_sample(setgrp_t *g);
 int setgrp_sample_all(setgrp_t *g);
 /* Take a sample of the current set as the start of its next slice. */
 int setgrp_rebase(setgrp_t *g);
-/* The next set takes over. */
+/*
+ * The next set takes over. Its turn begins where the current set's
+ * latest sample ended it: a rotation follows that sample.
+ */
 int setgrp_rotate(setgrp_t *g);
 
 /*
@@ -101,12 +114,22 @@ int setgrp_rotate(setgrp_t *g);
  */
 void setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
     const struct set_times *t, hrtime_t when);
+/* Set s takes over at the current set's latest sample, as a rotation. */
 void setgrp_set_current(setgrp_t *g, int s);
 
 /* Per set: the last slice sampled, and the total of the slices. */
 const struct set_counts *setgrp_slice(const setgrp_t *g, int s);
 const struct set_counts *setgrp_total(const setgrp_t *g, int s);
 bool setgrp_sampled(const setgrp_t *g, int s);
+
+/*
+ * The wall-clock ns counts were counted over, for a rate against wall
+ * time (CPUs utilized): their span, when - since, times the share of it
+ * their set was in use (turn_ns / span_ns); with one set, the span. For
+ * one LWP that is the sum of its set's turns; for a process's LWPs, whose
+ * turns need not line up, the span at their mean share. 0: not known.
+ */
+uint64_t setgrp_counted_ns(const struct set_counts *c);
 
 /* An accumulator: add a group's totals; start again from zero. */
 void setgrp_accumulate(setgrp_t *acc, const setgrp_t *g);

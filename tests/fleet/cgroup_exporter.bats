@@ -9,7 +9,8 @@
 # restarted inside the cgroup: a new process, a new pid. The cgroup's
 # series goes on without a reset, and the rules' scaled rate of each set
 # is the service's pace within 2 %, where each set's raw rate is only its
-# share of it.
+# share of it; the rules' CPUs utilized of the one-thread service, from
+# the task-clock of one set, is above 0 and at most 1.
 #
 # Everything listens on 127.0.0.1, on free ports, with its own
 # configuration and data in the test's directory, and is stopped by the
@@ -159,6 +160,13 @@ within() {
 		# One series throughout: no reset at the restart.
 		[ "$(promql "resets(cputrack_cgroup_events_total{job=\"cputrack\",event=\"$WRITE\",set=\"$set\"}[2m])" "$t")" = 0 ]
 	done
+	# CPUs utilized from set 1's task-clock, scaled by its share of the
+	# time: the service is one thread, and its two processes never ran
+	# at once, so more than 0 and at most 1 CPU (2 % over for rate()'s
+	# extrapolation, as above).
+	scaled=$(promql "cgroup:cputrack_cpus_utilized:rate1m{job=\"cputrack\",cgroup=\"/${CG#"$CGM"/}\"}" "$t")
+	echo "CPUs utilized: $scaled"
+	"$PY" -c 'import sys; v = float(sys.argv[1]); sys.exit(not 0 < v <= 1.02)' "$scaled"
 	# The restarted service is a new process: a new pid label.
 	[[ $(promql "max(cputrack_process_events_total{job=\"cputrack\",pid=\"$old\",set=\"0\"})" "$t") =~ ^[0-9]+$ ]]
 	[[ $(promql "max(cputrack_process_events_total{job=\"cputrack\",pid=\"$new\",set=\"0\"})" "$t") =~ ^[0-9]+$ ]]

@@ -28,7 +28,7 @@ setup() {
 	[[ $output == *"SUCCESS: $n rules found"* ]]
 }
 
-@test "promtool test rules: scaled rates of two sets taking turns, per cgroup, process and CPU; instructions per cycle; the alerts" {
+@test "promtool test rules: scaled rates of two sets taking turns, per cgroup, process and CPU; instructions per cycle; CPUs utilized, GHz and K/sec; the alerts" {
 	run promtool test rules "$SRC/tests/fleet/cpctools_rules_test.yml"
 	echo "$output"
 	[ "$status" -eq 0 ]

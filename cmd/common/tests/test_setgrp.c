@@ -161,6 +161,115 @@ test_engine_counts(void)
 }
 
 /*
+ * The wall-clock time counts were counted over, from an engine's samples
+ * at times worked out by hand (ns): set 0 counts from 1000 to 4000 and
+ * from 6000 to 9000, set 1 from 4000 to 6000. A set's span holds the
+ * other's turns; its counted time is its own turns only.
+ */
+static void
+test_turn_times(void)
+{
+	setgrp_t *m = master_of("task-clock", "task-clock");
+	setgrp_t *acc = setgrp_accumulator(m), *other = setgrp_accumulator(m);
+	setgrp_t *sum = setgrp_accumulator(m);
+	struct set_times t = { 0, 0 };
+	uint64_t zero[] = { 0 }, v[] = { 1 };
+	const struct set_counts *c;
+
+	CHECK(acc != NULL && other != NULL && sum != NULL);
+	if (acc == NULL || other == NULL || sum == NULL)
+		return;
+	/* The starts: no sample before them, no span. */
+	setgrp_sample_counts(acc, 0, zero, &t, 1000);
+	setgrp_sample_counts(acc, 1, zero, &t, 1000);
+	c = setgrp_slice(acc, 0);
+	CHECK_EQ_U64(c->span_ns, 0);
+	CHECK_EQ_U64(setgrp_counted_ns(c), 0);
+
+	setgrp_sample_counts(acc, 0, v, &t, 4000);
+	c = setgrp_slice(acc, 0);
+	CHECK_EQ_U64(c->span_ns, 3000);
+	CHECK_EQ_U64(c->turn_ns, 3000);
+	CHECK_EQ_U64(setgrp_counted_ns(c), 3000);
+
+	setgrp_set_current(acc, 1);
+	setgrp_sample_counts(acc, 1, v, &t, 6000);
+	c = setgrp_slice(acc, 1);
+	/* 1000 to 6000, of which set 1's turn is 4000 to 6000. */
+	CHECK_EQ_U64(c->span_ns, 5000);
+	CHECK_EQ_U64(c->turn_ns, 2000);
+	CHECK_EQ_U64(setgrp_counted_ns(c), 2000);
+
+	setgrp_set_current(acc, 0);
+	setgrp_sample_counts(acc, 0, v, &t, 9000);
+	CHECK_EQ_U64(setgrp_slice(acc, 0)->turn_ns, 3000);
+	/* Set 1 sampled out of its turn: its span, none of it counted. */
+	setgrp_sample_counts(acc, 1, v, &t, 9000);
+	c = setgrp_slice(acc, 1);
+	CHECK_EQ_U64(c->span_ns, 3000);
+	CHECK_EQ_U64(c->turn_ns, 0);
+	CHECK_EQ_U64(setgrp_counted_ns(c), 0);
+
+	/*
+	 * The totals: 1000 to 9000, 3000 + 3000 of it set 0's, 2000 set 1's;
+	 * no start is known (the first sample had none before it), so no
+	 * counted time either.
+	 */
+	c = setgrp_total(acc, 0);
+	CHECK_EQ_U64(c->span_ns, 8000);
+	CHECK_EQ_U64(c->turn_ns, 6000);
+	CHECK(c->since == 0 && setgrp_counted_ns(c) == 0);
+	c = setgrp_total(acc, 1);
+	CHECK_EQ_U64(c->span_ns, 8000);
+	CHECK_EQ_U64(c->turn_ns, 2000);
+
+	/* A second LWP, 5000 to 7000, all of it in set 0: the sums. */
+	setgrp_sample_counts(other, 0, zero, &t, 5000);
+	setgrp_sample_counts(other, 0, v, &t, 7000);
+	setgrp_accumulate(sum, acc);
+	setgrp_accumulate(sum, other);
+	c = setgrp_total(sum, 0);
+	CHECK_EQ_U64(c->span_ns, 10000);
+	CHECK_EQ_U64(c->turn_ns, 8000);
+
+	/*
+	 * Those totals with their start known: one LWP's is its turns; a
+	 * process of the two spans 1000 to 9000, and its LWPs were in set 0
+	 * for 6000 + 2000 of their 8000 + 2000 ns, 0.8 of the time: 8000 *
+	 * 0.8 = 6400. All of the span in its turn: the span, exactly.
+	 */
+	CHECK_EQ_U64(setgrp_counted_ns(&(struct set_counts) { .since = 1000,
+			 .when = 9000,
+			 .span_ns = 8000,
+			 .turn_ns = 6000 }),
+	    6000);
+	CHECK_EQ_U64(setgrp_counted_ns(&(struct set_counts) { .since = 1000,
+			 .when = 9000,
+			 .span_ns = 10000,
+			 .turn_ns = 8000 }),
+	    6400);
+	CHECK_EQ_U64(setgrp_counted_ns(&(struct set_counts) { .since = 5000,
+			 .when = 7000,
+			 .span_ns = 2000,
+			 .turn_ns = 2000 }),
+	    2000);
+	/* A day of 1000 LWPs: no overflow; 1/3 rounds to the nearest ns. */
+	CHECK_EQ_U64(setgrp_counted_ns(&(struct set_counts) { .since = 1,
+			 .when = 1 + 86400000000000LL,
+			 .span_ns = 86400000000000000ULL,
+			 .turn_ns = 28800000000000000ULL }),
+	    28800000000000ULL);
+	CHECK_EQ_U64(setgrp_counted_ns(&(struct set_counts) {
+			 .since = 1, .when = 11, .span_ns = 3, .turn_ns = 1 }),
+	    3);
+
+	setgrp_free(acc);
+	setgrp_free(other);
+	setgrp_free(sum);
+	setgrp_free(m);
+}
+
+/*
  * Two sets taking turns on this CPU: set 0 counts a and b, set 1 only b.
  * Each sample is what the current set counted in its turn since its last
  * sample; the other set holds what it had.
@@ -170,6 +279,7 @@ take_turns(setgrp_t *m, int cpu, const char *mode)
 {
 	setgrp_t *g = setgrp_clone(m);
 	const struct set_counts *c;
+	hrtime_t ended;
 
 	printf("%s: two sets on CPU %d\n", mode, cpu);
 	CHECK(g != NULL);
@@ -187,12 +297,22 @@ take_turns(setgrp_t *m, int cpu, const char *mode)
 	c = setgrp_sample(g);
 	CHECK_VALUES(g, c, "3,5");
 	CHECK(c != NULL && c->set == 0);
+	/* Bound, it was set 0's turn from the start. */
+	CHECK(c != NULL && c->turn_ns == c->span_ns && c->span_ns > 0);
+	ended = c != NULL ? c->when : 0;
 
 	CHECK(setgrp_rotate(g) == 0 && setgrp_current(g) == 1);
 	call(7, 11);
 	c = setgrp_sample(g);
 	CHECK_VALUES(g, c, "11");
 	CHECK(c != NULL && c->set == 1);
+	/*
+	 * Set 1's span starts at the bind, its turn at the sample that ended
+	 * set 0's (a joint set's, at the clock read just before it).
+	 */
+	CHECK(c != NULL && c->span_ns == (uint64_t)(c->when - c->since));
+	CHECK(c != NULL && c->turn_ns >= (uint64_t)(c->when - ended) &&
+	    c->turn_ns < c->span_ns);
 
 	CHECK(setgrp_rotate(g) == 0 && setgrp_current(g) == 0);
 	call(2, 1);
@@ -216,6 +336,10 @@ take_turns(setgrp_t *m, int cpu, const char *mode)
 	CHECK_VALUES(g, setgrp_slice(g, 1), "2");
 	CHECK_VALUES(g, setgrp_total(g, 0), "6,6");
 	CHECK_VALUES(g, setgrp_total(g, 1), "13");
+	/* Out of its turn, set 0's last slice counted no time. */
+	CHECK_EQ_U64(setgrp_slice(g, 0)->turn_ns, 0);
+	CHECK(setgrp_counted_ns(setgrp_total(g, 0)) <
+	    (uint64_t)(setgrp_total(g, 0)->when - setgrp_total(g, 0)->since));
 
 	/* The times of a total are its slices' own, each set's turns. */
 	c = setgrp_total(g, 0);
@@ -278,6 +402,7 @@ main(void)
 		SKIP("no /proc/self/exe: %s", strerror(errno));
 	self[n] = '\0';
 	test_engine_counts();
+	test_turn_times();
 	test_turns();
 	cpc_close(cpc);
 	return check_report("test_setgrp");
