@@ -412,22 +412,30 @@ mark_running(struct mark *m, __u32 tid, __u32 next, bool switching)
 		__sync_fetch_and_add(&hidden_switches, 1);
 }
 
-static __always_inline int
+/* A new entry for tid: its number, or 0 when there is no room. */
+static __always_inline __u32
 track_thread(__u32 tid, __u32 pid, __u32 flags)
 {
 	struct bpfeng_thread *t;
-	__u32 zero = 0;
+	__u32 zero = 0, gen;
 
 	if ((t = bpf_map_lookup_elem(&fresh, &zero)) == NULL)
-		return -1;
+		return 0;
+	/*
+	 * Random: an exec's new entry takes its old one's number once in
+	 * 2^32 (BPF before v3 atomics has no fetch-and-add to count with).
+	 */
+	if ((gen = bpf_get_prandom_u32()) == 0)
+		gen = 1; /* 0 is userspace's */
 	t->pid = pid;
 	t->flags = flags;
 	t->start_ns = 0;
+	t->gen = gen;
 	if (bpf_map_update_elem(&threads, &tid, t, BPF_ANY) != 0) {
 		__sync_fetch_and_add(&lost_threads, 1);
-		return -1;
+		return 0;
 	}
-	return 0;
+	return gen;
 }
 
 static __always_inline struct bpfeng_rec *
@@ -444,7 +452,7 @@ reserve(__u32 type, __u32 pid, __u32 tid, __u32 arg, __u64 size)
 	r->tid = tid;
 	r->arg = arg;
 	r->flags = 0;
-	r->pad = 0;
+	r->gen = 0;
 	r->when_ns = bpf_ktime_get_ns();
 	return r;
 }
@@ -467,12 +475,14 @@ submit(struct bpfeng_rec *r)
 }
 
 static __always_inline void
-send(__u32 type, __u32 pid, __u32 tid, __u32 arg)
+send(__u32 type, __u32 pid, __u32 tid, __u32 arg, __u32 gen)
 {
 	struct bpfeng_rec *r = reserve(type, pid, tid, arg, sizeof(*r));
 
-	if (r != NULL)
+	if (r != NULL) {
+		r->gen = gen;
 		submit(r);
+	}
 }
 
 /* Copy a thread's counts into data[at...]; none: flagged, zeros. */
@@ -583,13 +593,13 @@ static __always_inline void
 enter(struct task_struct *p, __u32 tid)
 {
 	struct bpfeng_proc fresh_proc = { 0 };
-	__u32 pid = BPF_CORE_READ(p, tgid);
+	__u32 pid = BPF_CORE_READ(p, tgid), gen;
 
 	if (!caller_may_trace(p))
 		return;
 	(void)bpf_map_update_elem(&procs, &pid, &fresh_proc, BPF_NOEXIST);
-	if (track_thread(tid, pid, 0) == 0)
-		send(BPFENG_REC_ENTER, pid, tid, 0);
+	if ((gen = track_thread(tid, pid, 0)) != 0)
+		send(BPFENG_REC_ENTER, pid, tid, 0, gen);
 }
 
 /*
@@ -716,7 +726,7 @@ SEC("tp_btf/sched_process_fork")
 int
 BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ppid = parent->tgid, cpid = child->tgid, ctid = child->pid;
+	__u32 ppid = parent->tgid, cpid = child->tgid, ctid = child->pid, gen;
 	struct bpfeng_proc fresh_proc = { 0 }, *parent_proc;
 	struct bpfeng_rec *r;
 
@@ -726,8 +736,8 @@ BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	/* Having made a thread or a process, it runs its own program. */
 	parent_proc->flags &= ~BPFENG_PROC_FOLLOW_EXEC;
 	if (cpid == ppid) {
-		if (track_thread(ctid, ppid, 0) == 0)
-			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0);
+		if ((gen = track_thread(ctid, ppid, 0)) != 0)
+			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0, gen);
 		return 0;
 	}
 	if ((r = reserve(
@@ -737,7 +747,7 @@ BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		if (bpf_map_update_elem(&procs, &cpid, &fresh_proc, BPF_ANY) !=
 		    0)
 			__sync_fetch_and_add(&lost_threads, 1);
-		else if (track_thread(ctid, cpid, 0) == 0)
+		else if ((r->gen = track_thread(ctid, cpid, 0)) != 0)
 			r->flags |= BPFENG_REC_FOLLOWED;
 		else
 			bpf_map_delete_elem(&procs, &cpid);
@@ -755,13 +765,13 @@ SEC("tp_btf/task_newtask")
 int
 BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
 {
-	__u32 pid = p->tgid, tid = p->pid;
+	__u32 pid = p->tgid, tid = p->pid, gen;
 
 	if (!(p->flags & PF_IO_WORKER) ||
 	    bpf_map_lookup_elem(&procs, &pid) == NULL)
 		return 0;
-	if (track_thread(tid, pid, 0) == 0)
-		send(BPFENG_REC_LWP_CREATE, pid, tid, 0);
+	if ((gen = track_thread(tid, pid, 0)) != 0)
+		send(BPFENG_REC_LWP_CREATE, pid, tid, 0, gen);
 	return 0;
 }
 
@@ -858,18 +868,20 @@ caller_may_trace(struct task_struct *p)
 /*
  * The old image's thread is no longer tracked; the new image's is, if the
  * exec is followed and there is room, and otherwise the process is no
- * longer tracked. Whether the new image is.
+ * longer tracked. The new image's entry's number, or 0 if it is not.
  */
-static __always_inline bool
+static __always_inline __u32
 replace_image(
     __u32 pid, __u32 tid, __u32 old, struct bpfeng_thread *t, bool follow)
 {
+	__u32 gen = 0;
+
 	if (t != NULL)
 		bpf_map_delete_elem(&threads, &old);
-	if (follow && track_thread(tid, pid, 0) == 0)
-		return true;
+	if (follow && (gen = track_thread(tid, pid, 0)) != 0)
+		return gen;
 	bpf_map_delete_elem(&procs, &pid);
-	return false;
+	return 0;
 }
 
 /*
@@ -894,7 +906,7 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 	read_args(r, p);
 	copy_counts(r, BPFENG_ARGS_WORDS, t);
 	r->flags = flags;
-	if (replace_image(pid, tid, old, t, follow))
+	if ((r->gen = replace_image(pid, tid, old, t, follow)) != 0)
 		r->flags |= BPFENG_REC_FOLLOWED;
 	submit(r);
 }
@@ -970,6 +982,6 @@ BPF_PROG(on_exit, struct task_struct *p)
 	 */
 	if (BPF_CORE_READ(p, signal, live.counter) == 0 &&
 	    bpf_map_delete_elem(&procs, &pid) == 0)
-		send(BPFENG_REC_EXIT, pid, tid, exit_status(p));
+		send(BPFENG_REC_EXIT, pid, tid, exit_status(p), 0);
 	return 0;
 }

@@ -27,11 +27,19 @@ _Static_assert(
 /*
  * A tracked thread, keyed by tid. The map's value size is fixed at load:
  * the header, then nslots counts laid out set after set.
+ *
+ * gen tells the entries of one tid apart: an exec replaces the thread's
+ * entry with the new image's, and a tick can read the map before the
+ * exec's record is dispatched. The programs give the entries they make a
+ * random non-zero number, and the record that announces one carries it;
+ * userspace makes its own with 0.
  */
 struct bpfeng_thread {
 	__u32 pid;	/* its process */
 	__u32 flags;	/* BPFENG_THREAD_* */
 	__u64 start_ns; /* counts nothing from before this */
+	__u32 gen;
+	__u32 pad;
 	__u64 slots[];
 };
 
@@ -86,7 +94,7 @@ struct bpfeng_rec {
 	__u32 tid;
 	__u32 arg;
 	__u32 flags;
-	__u32 pad;
+	__u32 gen;     /* lwp_create, fork, exec, enter: the new entry's */
 	__u64 when_ns; /* CLOCK_MONOTONIC */
 	__u64 data[];
 };

@@ -74,7 +74,7 @@ eng_announce_proc(struct bpfeng *eng, pid_t pid)
 }
 
 int
-eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid,
+eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
     enum bpfeng_origin origin, uint64_t when_ns)
 {
 	struct eng_proc *p = proc_find(eng, pid);
@@ -86,6 +86,7 @@ eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid,
 		return -1;
 	t->tid = tid;
 	t->pid = pid;
+	t->gen = gen;
 	RB_INSERT(eng_thread_tree, &eng->threads, t);
 	p->nthreads++;
 	if (eng->ops->lwp_create != NULL)
@@ -148,7 +149,7 @@ on_enter(struct bpfeng *eng, const struct bpfeng_rec *r)
 	pid_t pid = (pid_t)r->pid, tid = (pid_t)r->tid;
 
 	if (eng_announce_proc(eng, pid) == 0)
-		(void)eng_announce_thread(eng, pid, tid,
+		(void)eng_announce_thread(eng, pid, tid, r->gen,
 		    tid == pid ? BPFENG_LWP_FIRST : BPFENG_LWP_FOUND,
 		    r->when_ns);
 }
@@ -222,7 +223,7 @@ on_fork(struct bpfeng *eng, const struct bpfeng_rec *r)
 	if ((r->flags & BPFENG_REC_FOLLOWED) &&
 	    eng_announce_proc(eng, child) == 0)
 		(void)eng_announce_thread(
-		    eng, child, child, BPFENG_LWP_FIRST, r->when_ns);
+		    eng, child, child, r->gen, BPFENG_LWP_FIRST, r->when_ns);
 }
 
 /* psargs: NULs between arguments as spaces, control characters as '?'. */
@@ -281,7 +282,7 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 		return;
 	}
 	(void)eng_announce_thread(
-	    eng, p->pid, p->pid, BPFENG_LWP_FIRST, r->when_ns);
+	    eng, p->pid, p->pid, r->gen, BPFENG_LWP_FIRST, r->when_ns);
 }
 
 static void
@@ -326,7 +327,7 @@ on_record(void *ctx, void *data, size_t size)
 	switch (r->type) {
 	case BPFENG_REC_LWP_CREATE:
 		(void)eng_announce_thread(eng, (pid_t)r->pid, (pid_t)r->tid,
-		    BPFENG_LWP_NEW, r->when_ns);
+		    r->gen, BPFENG_LWP_NEW, r->when_ns);
 		break;
 	case BPFENG_REC_FORK:
 		on_fork(eng, r);

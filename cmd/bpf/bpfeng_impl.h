@@ -23,6 +23,7 @@ struct eng_thread {
 	RB_ENTRY(eng_thread) node;
 	pid_t tid;
 	pid_t pid;
+	uint32_t gen; /* its map entry's (struct bpfeng_thread) */
 };
 
 /* A process announced to the caller, until its exit is delivered. */
@@ -139,7 +140,7 @@ int eng_events_open(struct bpfeng *eng, char *why, size_t whylen);
 void eng_events_close(struct bpfeng *eng);
 int eng_events_drain(struct bpfeng *eng);
 struct eng_thread *eng_thread_find(struct bpfeng *eng, pid_t tid);
-int eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid,
+int eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
     enum bpfeng_origin origin, uint64_t when_ns);
 int eng_announce_proc(struct bpfeng *eng, pid_t pid);
 void eng_forget_proc(struct bpfeng *eng, pid_t pid);

@@ -206,7 +206,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	close_pair(report);
 	eng->child = eng->target = pid;
 	(void)eng_announce_thread(
-	    eng, pid, pid, BPFENG_LWP_FIRST, eng_now_ns());
+	    eng, pid, pid, 0, BPFENG_LWP_FIRST, eng_now_ns());
 	return pid;
 }
 
@@ -290,7 +290,7 @@ adopt_thread(struct bpfeng *eng, pid_t pid, pid_t tid)
 	if ((state == 0 || state == 'Z' || state == 'X') &&
 	    bpf_map_delete_elem(eng->threads_fd, &key) == 0)
 		return 0;
-	return eng_announce_thread(eng, pid, tid,
+	return eng_announce_thread(eng, pid, tid, 0,
 	    tid == pid ? BPFENG_LWP_FIRST : BPFENG_LWP_FOUND, eng_now_ns());
 }
 

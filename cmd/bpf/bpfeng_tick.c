@@ -110,10 +110,14 @@ deliver(struct bpfeng *eng, uint32_t n, bpfeng_tick_fn *fn, void *arg)
 	for (i = 0; i < n; i++) {
 		value = (const void *)((const char *)eng->batch_values +
 		    i * eng->value_size);
-		/* Not yet counted, or not yet announced: next tick. */
+		/*
+		 * Not yet counted, not yet announced, or a new image's entry
+		 * whose exec record is still on its way: next tick.
+		 */
 		if ((value->flags & BPFENG_THREAD_AWAIT_EXEC) ||
 		    (t = eng_thread_find(eng, (pid_t)eng->batch_keys[i])) ==
-			NULL)
+			NULL ||
+		    t->gen != value->gen)
 			continue;
 		fn(arg, t->pid, t->tid,
 		    (const struct bpfeng_counts *)(const void *)value->slots);
