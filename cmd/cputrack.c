@@ -15,6 +15,7 @@
 
 #include "cputrack.h"
 #include "diag.h"
+#include "procname.h"
 
 /*
  * The rows' destination: stdout, -o's file, --output-fd's descriptor (none
@@ -23,6 +24,18 @@
  * handled the events at hand: they appear the moment they are due, in a
  * pipe too, and a slow reader never holds the tracer up.
  */
+/* Whether --tid names threads of more than one process. */
+static bool
+tids_span_procs(const struct cputrack *ct)
+{
+	size_t i;
+
+	for (i = 1; i < ct->opt.ntids; i++)
+		if (ct->tid_procs[i] != ct->tid_procs[0])
+			return true;
+	return false;
+}
+
 static int
 open_output(struct cputrack *ct)
 {
@@ -30,11 +43,38 @@ open_output(struct cputrack *ct)
 
 	cfg.specs = ct->specs;
 	/* Rows of more than one process say whose they are. */
-	cfg.pid =
-	    ct->opt.follow_fork || ct->opt.cgroup != NULL || ct->opt.npids > 1;
+	cfg.pid = ct->opt.follow_fork || ct->opt.cgroup != NULL ||
+	    ct->opt.npids > 1 || tids_span_procs(ct);
 	cfg.engine = ct->bpf != NULL ? "bpf" : "ptrace";
 	ct->out = output_open(ct->cpc, &cfg);
 	return ct->out != NULL ? 0 : -1;
+}
+
+/*
+ * --tid's threads, each with its process, looked up once for both
+ * engines: the processes they take, and the rows' pid column. A thread
+ * not there is said, and fails the run.
+ */
+static int
+tids_resolve(struct cputrack *ct)
+{
+	const struct cputrack_opts *o = &ct->opt;
+	size_t i;
+
+	if (o->ntids == 0)
+		return 0;
+	if ((ct->tid_procs = calloc(o->ntids, sizeof(pid_t))) == NULL) {
+		diag(NULL, "no memory available\n");
+		return -1;
+	}
+	for (i = 0; i < o->ntids; i++)
+		if ((ct->tid_procs[i] = proc_tgid(o->tids[i])) <= 0) {
+			diag(NULL, "tid %d doesn't exist\n", (int)o->tids[i]);
+			diag(NULL, "failed to capture tid %d\n",
+			    (int)o->tids[i]);
+			return -1;
+		}
+	return 0;
 }
 
 /*
@@ -46,6 +86,8 @@ run(struct cputrack *ct)
 {
 	int status = 0;
 
+	if (tids_resolve(ct) != 0)
+		return 1;
 	if (ct->opt.engine != ENGINE_PTRACE)
 		status = bpf_track_open(ct, ct->opt.engine == ENGINE_AUTO);
 	if (status != 0 && ct->opt.engine == ENGINE_BPF)
@@ -110,6 +152,8 @@ finish(struct cputrack *ct, int status)
 	cpc_close(ct->cpc);
 	free(ct->opt.cgroup);
 	free(ct->opt.pids);
+	free(ct->opt.tids);
+	free(ct->tid_procs);
 	if (ct->stop_signal != 0 && !ct->reader_gone)
 		status = die_of(ct->stop_signal);
 	return status;

@@ -40,6 +40,8 @@ struct cputrack_opts {
 	bool verbose;
 	pid_t *pids; /* -p's, in the order given, or NULL */
 	size_t npids;
+	pid_t *tids; /* --tid's, in the order given, or NULL */
+	size_t ntids;
 	char **command; /* the command to start, or NULL */
 	/* --cgroup's directory, resolved, or NULL */
 	struct cgroup_dir *cgroup;
@@ -60,6 +62,7 @@ struct cputrack {
 	struct output *out;
 	struct cputrack_opts opt;
 	pid_t target;		/* the command's or -p's first pid, or 0 */
+	pid_t *tid_procs;	/* --tid: the process of each tid */
 	pctx_t *root;		/* ptrace: the target's context; -p's
 				   other pids are joined to it */
 	LIST_HEAD(, tlwp) lwps; /* ptrace: the LWPs counting now */
@@ -147,6 +150,11 @@ enum exec_follow {
 };
 bool follows_wrapper_execs(const struct cputrack *ct);
 void exec_say(pid_t pid, const char *args, enum exec_follow how);
+/*
+ * A process not captured, as the user named it: -p's pid (tid 0), or
+ * --tid's tid of process pid; why is appended (may be "").
+ */
+void capture_say_failed(pid_t pid, pid_t tid, const char *why);
 
 /*
  * The engines. Each runs the whole tracking and returns the status to

@@ -23,6 +23,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/tree.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,8 @@ struct bproc {
 	unsigned long key; /* for its rows, through execs */
 	setgrp_t *acc;	   /* its image's LWPs that ended */
 	id_t next_lwpid;
+	int live;	       /* its LWPs counted now */
+	int rowless;	       /* LWPs that ended with no row */
 	struct row_lwp leader; /* its exit row's LWP */
 	unsigned remaining;    /* -N: ticks left; 0: unlimited */
 	bool started;	       /* the command cputrack started */
@@ -77,6 +80,8 @@ struct bpf_track {
 	int sigfd, timerfd;
 	bool begun; /* the title is out */
 	bool ended; /* the run is over */
+	/* --tid: a process may have no named thread left to count */
+	bool named_gone;
 	int status;
 	bool lost_said;
 	char why[BPFENG_WHY_LEN];
@@ -156,6 +161,7 @@ thread_free(struct bpf_track *bt, struct bthread *t)
 {
 	if (bt->cg_gone != NULL)
 		setgrp_accumulate(bt->cg_gone, t->grp);
+	t->proc->live--;
 	RB_REMOVE(bthread_tree, &bt->threads, t);
 	setgrp_free(t->grp);
 	free(t);
@@ -257,6 +263,46 @@ lwp_final(struct bpf_track *bt, struct bthread *t)
 		t->proc->leader = who;
 }
 
+/*
+ * A thread found at --tid's attach is numbered as the ptrace engine
+ * numbers it when it captures its process: the leader 1, then the
+ * others in the order /proc/PID/task lists them. 0 if it is not there.
+ */
+static id_t
+found_lwpid(pid_t pid, pid_t tid)
+{
+	char path[64], *end;
+	struct dirent *d;
+	id_t n = 2, found = 0;
+	long id;
+	DIR *dir;
+
+	if (tid == pid)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return 0;
+	while (found == 0 && (d = readdir(dir)) != NULL) {
+		id = strtol(d->d_name, &end, 10);
+		if (*end != '\0' || id <= 0 || id == pid)
+			continue;
+		if (id == tid)
+			found = n;
+		n++;
+	}
+	closedir(dir);
+	return found;
+}
+
+/* --tid's LWP number: as its capture has it, else the next. */
+static id_t
+named_lwpid(struct bproc *p, pid_t tid)
+{
+	id_t id = found_lwpid(p->pid, tid);
+
+	return id != 0 ? id : p->next_lwpid++;
+}
+
 static void
 on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
     uint64_t when_ns)
@@ -277,7 +323,9 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	}
 	t->tid = tid;
 	t->proc = p;
-	t->lwpid = p->next_lwpid++;
+	t->lwpid =
+	    bt->ct->opt.ntids != 0 ? named_lwpid(p, tid) : p->next_lwpid++;
+	p->live++;
 	t->made = origin == BPFENG_LWP_NEW;
 	setgrp_set_current(t->grp, bt->current);
 	t->turns = 1u << bt->current;
@@ -328,8 +376,13 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 	who = who_of(t);
 	if (tid != pid &&
 	    !(flags &
-		(BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO | BPFENG_EXIT_LEFT)))
+		(BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO |
+		    BPFENG_EXIT_LEFT))) {
 		row_totals(bt->ct, &who, "lwp_exit", t->grp, NULL);
+		/* Let go once the engine is done with the record. */
+		bt->named_gone = bt->ct->opt.ntids != 0;
+	} else
+		t->proc->rowless++;
 	thread_free(bt, t);
 }
 
@@ -343,6 +396,9 @@ on_fork(
 	struct row_lwp who = { parent, t != NULL ? t->lwpid : 1, -1, NULL,
 		p != NULL ? p->key : 0 };
 
+	/* --tid: the forks of the named threads alone are theirs. */
+	if (t == NULL && bt->ct->opt.ntids != 0)
+		return;
 	row_fork(bt->ct, &who, child, (hrtime_t)when_ns);
 }
 
@@ -405,6 +461,11 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	row_exec(bt->ct, &who, p->acc, args, image, NULL);
 	setgrp_reset(p->acc);
+	/* The named threads end with their image, as at their exit. */
+	if (bt->ct->opt.ntids != 0) {
+		proc_free(bt, p);
+		return true;
+	}
 	exec_say(pid, args,
 	    !followed && !untraceable	? EXEC_NOT_FOLLOWED :
 		bt->ct->opt.follow_exec ? EXEC_FOLLOWED :
@@ -437,6 +498,14 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 	(void)when_ns;
 	if (p == NULL)
 		return;
+	/*
+	 * --tid: named threads that each had their lwp_exit row leave none
+	 * to the exit row; the ptrace engine has let such a process go.
+	 */
+	if (bt->ct->opt.ntids != 0 && p->rowless == 0) {
+		proc_free(bt, p);
+		return;
+	}
 	row_totals(bt->ct, &p->leader, "exit", p->acc, NULL);
 	if (p->started)
 		bt->ct->command_status = WIFSIGNALED(status) ?
@@ -760,16 +829,16 @@ start_cgroup(struct bpf_track *bt)
  * ptrace engine says it.
  */
 static int
-attachable(pid_t pid)
+attachable(pid_t pid, pid_t tid)
 {
 	if (capturable(pid) != 0) {
-		diag(NULL, "failed to capture pid %d\n", (int)pid);
+		capture_say_failed(pid, tid, "");
 		return -1;
 	}
 	if (!may_trace(pid)) {
 		diag(NULL, "pid %d: %s\n", (int)pid,
 		    errno == EPERM ? "permission denied" : strerror(errno));
-		diag(NULL, "failed to capture pid %d\n", (int)pid);
+		capture_say_failed(pid, tid, "");
 		trace_refusal_hint(pid);
 		return -1;
 	}
@@ -784,7 +853,7 @@ attach_all(struct bpf_track *bt)
 	size_t i;
 
 	for (i = 0; i < ct->opt.npids; i++)
-		if (attachable(ct->opt.pids[i]) != 0)
+		if (attachable(ct->opt.pids[i], 0) != 0)
 			return -1;
 	if (bpfeng_attach(bt->eng, ct->opt.pids, ct->opt.npids, bt->why,
 		sizeof(bt->why)) != 0) {
@@ -799,6 +868,29 @@ attach_all(struct bpf_track *bt)
 	return 0;
 }
 
+/*
+ * --tid's threads: each one's process is looked at as -p's would be,
+ * before any is counted; only the named threads are.
+ */
+static int
+attach_tids(struct bpf_track *bt)
+{
+	struct cputrack *ct = bt->ct;
+	size_t i;
+
+	for (i = 0; i < ct->opt.ntids; i++)
+		if (attachable(ct->tid_procs[i], ct->opt.tids[i]) != 0)
+			return -1;
+	if (bpfeng_attach_threads(bt->eng, ct->opt.tids, ct->opt.ntids, bt->why,
+		sizeof(bt->why)) != 0) {
+		/* The reason names the thread. */
+		diag(NULL, "%s\n", bt->why);
+		return -1;
+	}
+	ct->target = ct->tid_procs[0];
+	return 0;
+}
+
 static int
 start_target(struct bpf_track *bt)
 {
@@ -809,6 +901,8 @@ start_target(struct bpf_track *bt)
 		return start_cgroup(bt);
 	if (ct->opt.npids != 0)
 		return attach_all(bt);
+	if (ct->opt.ntids != 0)
+		return attach_tids(bt);
 	if ((pid = bpfeng_start(
 		 bt->eng, ct->opt.command, bt->why, sizeof(bt->why))) < 0) {
 		diag(NULL, "%s\n", bt->why);
@@ -961,6 +1055,24 @@ cgroup_row(struct bpf_track *bt, unsigned long intervals)
 }
 
 /*
+ * --tid: a process none of whose named threads is counted any more runs
+ * on, uncounted. Not from the engine's callbacks, which still hold its
+ * records.
+ */
+static void
+let_go_named_gone(struct bpf_track *bt)
+{
+	struct bproc *p, *next;
+
+	bt->named_gone = false;
+	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
+		if (p->live == 0) {
+			bpfeng_untrack(bt->eng, p->pid);
+			proc_free(bt, p);
+		}
+}
+
+/*
  * Every live thread's tick row: what it counted since the last one, in
  * the set in use, which then hands over to set next; a gap row when it
  * holds more than one interval. -1 when the engine failed (said, and the
@@ -976,6 +1088,8 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	/* What happened before the tick first; lost counts do not stop it. */
 	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 		engine_failed(bt);
+	if (bt->named_gone)
+		let_go_named_gone(bt);
 	if (bt->ended)
 		return -1;
 	bt->nticked = 0;
@@ -1015,6 +1129,9 @@ tick(struct bpf_track *bt, uint64_t expirations)
 		setgrp_set_current(bt->cg, next);
 	bt->current = next;
 	count_ticks(bt, expirations);
+	/* Named threads gone before they were announced leave none. */
+	if (bt->ct->opt.ntids != 0)
+		let_go_named_gone(bt);
 }
 
 /*
@@ -1133,6 +1250,8 @@ loop(struct bpf_track *bt)
 		if (!bt->ended &&
 		    bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 			engine_failed(bt);
+		if (bt->named_gone)
+			let_go_named_gone(bt);
 		if (!bt->ended && (fds[2].revents & POLLIN) &&
 		    read(bt->timerfd, &expirations, sizeof(expirations)) ==
 			(ssize_t)sizeof(expirations))

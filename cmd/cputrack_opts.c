@@ -20,7 +20,8 @@ enum {
 	OPT_ENGINE,
 	OPT_PASS_STATUS,
 	OPT_CGROUP,
-	OPT_THREAD_SERIES
+	OPT_THREAD_SERIES,
+	OPT_TID
 };
 
 static const struct option own_options[] = { { "engine", required_argument,
@@ -29,7 +30,7 @@ static const struct option own_options[] = { { "engine", required_argument,
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
 	{ "thread-series", no_argument, NULL, OPT_THREAD_SERIES },
-	{ NULL, 0, NULL, 0 } };
+	{ "tid", required_argument, NULL, OPT_TID }, { NULL, 0, NULL, 0 } };
 
 static void
 usage(FILE *out)
@@ -43,7 +44,8 @@ usage(FILE *out)
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
 	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]\n"
 	    "\t\t[--metrics] [--thread-series]\n"
-	    "\t\t-c events [command [args] | -p pid[,pid]... | --cgroup=dir]\n"
+	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
+	    "\t\t--tid=tid[,tid]... | --cgroup=dir]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
 	    "\t-T secs\t  seconds between samples, default 1\n"
@@ -60,6 +62,9 @@ usage(FILE *out)
 	    "\t-p pid[,pid]...\n"
 	    "\t\t  pids of existing processes to capture (-p may be\n"
 	    "\t\t  repeated)\n"
+	    "\t--tid=tid[,tid]...\n"
+	    "\t\t  count only these threads of existing processes, not\n"
+	    "\t\t  those made later (--tid may be repeated)\n"
 	    "\t--cgroup=dir\n"
 	    "\t\t  every process in a cgroup (v2) and below it, those\n"
 	    "\t\t  that come included, while they are there (BPF engine)\n"
@@ -134,57 +139,66 @@ parse_number(
 	return n;
 }
 
-/* Why a pid token is bad, from strtonum's answer. */
+/* A list of ids, -p's pids or --tid's tids; what says "pid" or "tid". */
+struct id_list {
+	pid_t **ids;
+	size_t *n;
+	const char *what;
+};
+
+/* Why an id token is bad, from strtonum's answer. */
 static const char *
-pid_fault(const char *tok, const char *errstr)
+id_fault(const char *tok, const char *errstr, const char *what)
 {
 	if (tok[0] == '\0')
 		return "empty";
 	if (strcmp(errstr, "too small") == 0)
-		return "a pid is 1 or more";
+		return strcmp(what, "pid") == 0 ? "a pid is 1 or more" :
+						  "a tid is 1 or more";
 	if (strcmp(errstr, "too large") == 0)
 		return "too large";
 	return "not a number";
 }
 
-/* One pid of -p's list, tok within arg; false when it is bad (said). */
+/* One id of a list, tok within arg; false when it is bad (said). */
 static bool
-add_pid(struct cputrack_opts *o, const char *tok, const char *arg)
+add_id(const struct id_list *l, const char *tok, const char *arg)
 {
 	const char *errstr;
-	pid_t pid = (pid_t)strtonum(tok, 1, INT_MAX, &errstr);
+	pid_t id = (pid_t)strtonum(tok, 1, INT_MAX, &errstr);
 	pid_t *more;
 	size_t i;
 
 	if (errstr != NULL || tok[0] == '\0') {
 		if (strcmp(tok, arg) == 0)
-			diag(NULL, "invalid pid '%s'\n", arg);
+			diag(NULL, "invalid %s '%s'\n", l->what, arg);
 		else
-			diag(NULL, "invalid pid '%s' in '%s' (%s)\n", tok, arg,
-			    pid_fault(tok, errstr != NULL ? errstr : ""));
+			diag(NULL, "invalid %s '%s' in '%s' (%s)\n", l->what,
+			    tok, arg,
+			    id_fault(
+				tok, errstr != NULL ? errstr : "", l->what));
 		return false;
 	}
-	for (i = 0; i < o->npids; i++)
-		if (o->pids[i] == pid) {
-			diag(NULL, "pid %d is listed twice\n", (int)pid);
+	for (i = 0; i < *l->n; i++)
+		if ((*l->ids)[i] == id) {
+			diag(NULL, "%s %d is listed twice\n", l->what, (int)id);
 			return false;
 		}
-	if ((more = reallocarray(o->pids, o->npids + 1, sizeof(*more))) ==
-	    NULL) {
+	if ((more = reallocarray(*l->ids, *l->n + 1, sizeof(*more))) == NULL) {
 		diag(NULL, "no memory available\n");
 		return false;
 	}
-	o->pids = more;
-	o->pids[o->npids++] = pid;
+	*l->ids = more;
+	(*l->ids)[(*l->n)++] = id;
 	return true;
 }
 
 /*
- * -p's argument: pids separated by commas; -p again adds to the list.
- * The first bad one is said.
+ * -p's or --tid's argument: ids separated by commas; the option again
+ * adds to the list. The first bad one is said.
  */
 static void
-parse_pids(struct cputrack_opts *o, bool *bad, const char *arg)
+parse_ids(const struct id_list *l, bool *bad, const char *arg)
 {
 	char *copy, *tok, *rest;
 
@@ -196,7 +210,7 @@ parse_pids(struct cputrack_opts *o, bool *bad, const char *arg)
 	rest = copy;
 	do {
 		tok = strsep(&rest, ",");
-		if (!add_pid(o, tok, arg)) {
+		if (!add_id(l, tok, arg)) {
 			*bad = true;
 			break;
 		}
@@ -291,7 +305,12 @@ option(void *arg, int c, const char *value, bool *bad)
 		o->verbose = true;
 		break;
 	case 'p':
-		parse_pids(o, bad, value);
+		parse_ids(&(struct id_list) { &o->pids, &o->npids, "pid" }, bad,
+		    value);
+		break;
+	case OPT_TID:
+		parse_ids(&(struct id_list) { &o->tids, &o->ntids, "tid" }, bad,
+		    value);
 		break;
 	case OPT_STRICT_EXEC:
 		o->strict_exec = true;
@@ -323,6 +342,40 @@ option(void *arg, int c, const char *value, bool *bad)
 	return 0;
 }
 
+/*
+ * --tid counts the named threads and nothing they or others make: it
+ * takes no other target, and no option that follows processes. The
+ * first conflict, said; 0 when there is none.
+ */
+static int
+tids_conflict(const struct cputrack_opts *o, int argc, char **argv)
+{
+	if (o->npids != 0)
+		return cmdline_usage_error(
+		    "--tid and -p cannot be given together");
+	if (o->cgroup != NULL)
+		return cmdline_usage_error(
+		    "--tid and --cgroup cannot be given together");
+	if (optind < argc)
+		return cmdline_usage_error(
+		    "--tid and a command ('%s') cannot be given together",
+		    argv[optind]);
+	if (o->follow_fork)
+		return cmdline_usage_error(
+		    "--tid and -f cannot be given together: --tid counts "
+		    "threads, -f follows processes");
+	if (o->follow_exec)
+		return cmdline_usage_error(
+		    "--tid and -e cannot be given together: an exec ends "
+		    "the named threads");
+	if (o->pass_status) {
+		diag(NULL,
+		    "--pass-status needs a command to start, not --tid\n");
+		return 2;
+	}
+	return 0;
+}
+
 bool
 cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
@@ -349,6 +402,10 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		return false;
 	}
 	ct->opt.out.thread_series = ct->opt.thread_series;
+	if (ct->opt.ntids != 0) {
+		*status = tids_conflict(&ct->opt, argc, argv);
+		return *status == 0;
+	}
 	if (ct->opt.cgroup != NULL) {
 		if (ct->opt.npids != 0) {
 			*status = cmdline_usage_error(
@@ -368,8 +425,8 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	/* A command to start, or -p: one of them. */
 	if (optind >= argc && ct->opt.npids == 0) {
 		*status = cmdline_usage_error(
-		    "no command and no -p: give a command to start, -p pid "
-		    "or --cgroup=dir");
+		    "no command and no -p: give a command to start, -p pid, "
+		    "--tid=tid or --cgroup=dir");
 		return false;
 	}
 	if (optind < argc && ct->opt.npids != 0) {

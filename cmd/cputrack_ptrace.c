@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cputrack's ptrace engine: libpctx starts the command, or captures -p's
- * processes into one loop (the first is its root, pctx_join adds the
- * others as its peers), and calls back at every LWP's start and end,
- * fork, exec, exit and tick.
+ * processes (or those of --tid's threads) into one loop (the first is its
+ * root, pctx_join adds the others as its peers), and calls back at every
+ * LWP's start and end, fork, exec, exit and tick. With --tid only the
+ * named LWPs get sets; a process is let go (pctx_let_go) once none of
+ * them counts.
  * Every LWP gets its own clone of the set group at init_lwp, hung on
  * libpctx's record of the LWP, so each callback receives it directly;
  * ticks print per-LWP slices; the counts of LWPs that end are summed into
@@ -24,21 +26,7 @@
 #include "fdlimit.h"
 #include "procname.h"
 
-/* A tracked process: the totals of its current image's LWPs that ended. */
-struct tproc {
-	struct cputrack *ct;
-	pid_t pid;
-	unsigned long key; /* for its rows, through execs */
-	setgrp_t *acc;
-	bool started;	  /* the command cputrack started */
-	bool forked;	  /* a child followed with -f */
-	bool lost;	  /* said that it cannot be followed */
-	bool made;	  /* it made a thread or a process */
-	char comm[16];	  /* its image's name, for rows: read
-			     while it is there to read */
-	int uncounted;	  /* LWPs of the image left uncounted */
-	char partial[96]; /* what the totals leave out */
-};
+struct tproc;
 
 /*
  * A tracked LWP: its sets, taking turns. An LWP left uncounted (past the
@@ -53,6 +41,29 @@ struct tlwp {
 	bool finished;		   /* its counts are final and summed */
 	bool listed;		   /* in ct->lwps, while it counts */
 	LIST_ENTRY(tlwp) counting;
+};
+
+/* A tracked process: the totals of its current image's LWPs that ended. */
+struct tproc {
+	struct cputrack *ct;
+	pctx_t *pctx;
+	pid_t pid;
+	unsigned long key; /* for its rows, through execs */
+	setgrp_t *acc;
+	bool started;	  /* the command cputrack started */
+	bool forked;	  /* a child followed with -f */
+	bool lost;	  /* said that it cannot be followed */
+	bool made;	  /* it made a thread or a process */
+	char comm[16];	  /* its image's name, for rows: read
+			     while it is there to read */
+	int uncounted;	  /* LWPs of the image left uncounted */
+	int bound;	  /* its LWPs whose counters are bound */
+	char partial[96]; /* what the totals leave out */
+	/*
+	 * --tid: the one record of all its LWPs not named, which are
+	 * never counted: nothing is allocated or opened for them.
+	 */
+	struct tlwp unnamed;
 };
 
 static void
@@ -73,7 +84,9 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->ct = ct;
+	p->pctx = pctx;
 	p->pid = pctx_pid(pctx);
+	p->unnamed = (struct tlwp) { .proc = p, .finished = true };
 	p->key = cputrack_proc_key(ct);
 	p->started = started;
 	if (comm != NULL)
@@ -226,6 +239,29 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	return -1;
 }
 
+/* Whether --tid names tid. */
+static bool
+named(const struct cputrack *ct, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < ct->opt.ntids; i++)
+		if (ct->opt.tids[i] == tid)
+			return true;
+	return false;
+}
+
+/*
+ * --tid: a process none of whose named threads is counted any more runs
+ * on, untraced.
+ */
+static void
+let_go_if_done(pctx_t *pctx, const struct tproc *p)
+{
+	if (p->bound == 0)
+		(void)pctx_let_go(pctx);
+}
+
 static int
 cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
@@ -233,6 +269,8 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	const struct set_counts *c;
 	struct tlwp *l;
 
+	if (p->ct->opt.ntids != 0 && !named(p->ct, pctx_lwp_tid(pctx, lwpid)))
+		return pctx_set_lwp_data(pctx, lwpid, &p->unnamed, NULL);
 	if ((l = calloc(1, sizeof(*l))) == NULL ||
 	    (l->grp = setgrp_clone(p->ct->specs)) == NULL) {
 		fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
@@ -248,6 +286,7 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
 	LIST_INSERT_HEAD(&p->ct->lwps, l, counting);
 	l->listed = true;
+	p->bound++;
 	p->ct->counted = true;
 	if (p->ct->opt.verbose && (c = setgrp_sample(l->grp)) != NULL)
 		row_counts(p->ct, &l->who, "init_lwp", c->set, c);
@@ -283,6 +322,7 @@ lwp_final(struct tlwp *l)
 	setgrp_accumulate(l->proc->acc, l->grp);
 	setgrp_unbind(l->grp);
 	l->finished = true;
+	l->proc->bound--;
 }
 
 static int
@@ -293,8 +333,12 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	unsigned long missed;
 	int err;
 
-	if (l->finished)
+	if (l->finished) {
+		/* Named threads gone before their counters were bound. */
+		if (l->proc->ct->opt.ntids != 0)
+			let_go_if_done(pctx, l->proc);
 		return 0;
+	}
 	if ((c = setgrp_sample(l->grp)) == NULL) {
 		sample_error(l, "tick", "perf counter");
 		return -1;
@@ -346,11 +390,13 @@ cb_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tlwp *l = arg;
 
-	(void)pctx;
 	(void)pid;
 	(void)lwpid;
-	if (l->grp != NULL)
-		row_totals(l->proc->ct, &l->who, "lwp_exit", l->grp, NULL);
+	if (l->grp == NULL)
+		return 0;
+	row_totals(l->proc->ct, &l->who, "lwp_exit", l->grp, NULL);
+	if (l->proc->ct->opt.ntids != 0)
+		let_go_if_done(pctx, l->proc);
 	return 0;
 }
 
@@ -389,13 +435,15 @@ cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 	struct row_lwp who = { pid, lwpid, pid, old, p->key };
 	const char *args = cmd != NULL ? cmd : "(unknown)";
 
-	(void)pctx;
 	/* Stopped at the exec: the new image's name is there to read. */
 	memcpy(old, p->comm, sizeof(old));
 	proc_comm(p->pid, p->comm, sizeof(p->comm));
 	row_exec(p->ct, &who, p->acc, args, p->comm, partial_of(p));
 	setgrp_reset(p->acc);
 	p->uncounted = 0;
+	/* The named threads end with their image, as at their exit. */
+	if (p->ct->opt.ntids != 0)
+		return pctx_let_go(pctx);
 	return follows_exec(p, args) ? 0 : -1;
 }
 
@@ -407,6 +455,9 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	struct tproc *parent = arg, *p;
 	struct cputrack *ct = parent->ct;
 
+	/* --tid: the forks of the named threads alone are theirs. */
+	if (ct->opt.ntids != 0 && !named(ct, pctx_lwp_tid(parent->pctx, lwpid)))
+		return;
 	parent->made = true;
 	row_fork(ct, &(struct row_lwp) { ppid, lwpid, -1, NULL, parent->key },
 	    pid, 0);
@@ -458,59 +509,120 @@ track_proc(struct cputrack *ct, pctx_t *pctx, bool started)
 	return 0;
 }
 
+/* A process to capture: -p's pid, or the process of --tid's tid. */
+struct capture_of {
+	pid_t pid;
+	pid_t tid; /* 0 for -p */
+};
+
 static pctx_t *
-capture(struct cputrack *ct, pid_t pid)
+capture(struct cputrack *ct, const struct capture_of *c)
 {
-	pctx_t *pctx = pctx_capture(pid, ct, 1, pctx_diag);
+	pctx_t *pctx = pctx_capture(c->pid, ct, 1, pctx_diag);
 
 	if (pctx == NULL) {
-		diag(NULL, "failed to capture pid %d\n", (int)pid);
-		trace_refusal_hint(pid);
-		tracer_hint(pid);
+		capture_say_failed(c->pid, c->tid, "");
+		trace_refusal_hint(c->pid);
+		tracer_hint(c->pid);
 	}
 	return pctx;
 }
 
+/* One more process of the run: the first is its root, the others join. */
+static int
+capture_one(struct cputrack *ct, const struct capture_of *c)
+{
+	char why[128];
+	pctx_t *pctx;
+
+	if ((pctx = capture(ct, c)) == NULL)
+		return -1;
+	if (ct->root == NULL)
+		ct->root = pctx;
+	else if (pctx_join(pctx, ct->root) != 0) {
+		snprintf(why, sizeof(why), " - %s", strerror(errno));
+		capture_say_failed(c->pid, c->tid, why);
+		pctx_release(pctx);
+		return -1;
+	}
+	return track_proc(ct, pctx, false);
+}
+
 /*
- * -p's processes, in one loop: the first is its root, the others join
- * it. All or none: a refusal lets go of those taken, before anything is
- * counted, so that no process is left traced.
+ * The processes, in one loop. All or none: a refusal lets go of those
+ * taken, before anything is counted, so that no process is left traced.
  */
 static int
-capture_all(struct cputrack *ct)
+capture_all(struct cputrack *ct, const struct capture_of *list, size_t n)
 {
-	pctx_t *pctx;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (capture_one(ct, &list[i]) != 0) {
+			ptrace_let_go(ct);
+			return -1;
+		}
+	return 0;
+}
+
+/* -p's processes; a thread of a process is not one: said before any. */
+static int
+capture_pids(struct cputrack *ct, struct capture_of *list)
+{
+	const struct cputrack_opts *o = &ct->opt;
 	pid_t tgid;
 	size_t i;
 
-	/* A thread of a process is not one: said before any is taken. */
-	for (i = 0; i < ct->opt.npids; i++)
-		if ((tgid = proc_tgid(ct->opt.pids[i])) > 0 &&
-		    tgid != ct->opt.pids[i]) {
+	for (i = 0; i < o->npids; i++) {
+		if ((tgid = proc_tgid(o->pids[i])) > 0 && tgid != o->pids[i]) {
 			diag(NULL,
 			    "pid %d is a thread of process %d, not a "
 			    "process\n",
-			    (int)ct->opt.pids[i], (int)tgid);
+			    (int)o->pids[i], (int)tgid);
 			return -1;
 		}
-	for (i = 0; i < ct->opt.npids; i++) {
-		if ((pctx = capture(ct, ct->opt.pids[i])) == NULL)
-			break;
-		if (ct->root == NULL)
-			ct->root = pctx;
-		else if (pctx_join(pctx, ct->root) != 0) {
-			diag(NULL, "failed to capture pid %d - %s\n",
-			    (int)ct->opt.pids[i], strerror(errno));
-			pctx_release(pctx);
-			break;
-		}
-		if (track_proc(ct, pctx, false) != 0)
-			break;
+		list[i] = (struct capture_of) { o->pids[i], 0 };
 	}
-	if (i == ct->opt.npids)
-		return 0;
-	ptrace_let_go(ct);
-	return -1;
+	return capture_all(ct, list, o->npids);
+}
+
+/*
+ * --tid's processes, each captured whole, once, in the order of its
+ * first thread named: libpctx follows a process's threads, its exec
+ * and its exit as it does for -p, so the target behaves as it does
+ * there; only the named threads get counters (cb_init_lwp).
+ */
+static int
+capture_tids(struct cputrack *ct, struct capture_of *list)
+{
+	const struct cputrack_opts *o = &ct->opt;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < o->ntids; i++) {
+		for (j = 0; j < n && list[j].pid != ct->tid_procs[i]; j++)
+			;
+		if (j == n)
+			list[n++] = (struct capture_of) { ct->tid_procs[i],
+				o->tids[i] };
+	}
+	return capture_all(ct, list, n);
+}
+
+static int
+capture_target(struct cputrack *ct)
+{
+	size_t n = ct->opt.npids + ct->opt.ntids;
+	struct capture_of *list;
+	int rc;
+
+	if ((list = calloc(n, sizeof(*list))) == NULL) {
+		diag(NULL, "no memory available\n");
+		return -1;
+	}
+	rc = ct->opt.npids != 0 ? capture_pids(ct, list) :
+				  capture_tids(ct, list);
+	free(list);
+	return rc;
 }
 
 static int
@@ -518,8 +630,8 @@ start_target(struct cputrack *ct)
 {
 	struct cputrack_opts *o = &ct->opt;
 
-	if (o->npids != 0)
-		return capture_all(ct);
+	if (o->npids != 0 || o->ntids != 0)
+		return capture_target(ct);
 	ct->root = pctx_create(o->command[0], o->command, ct, 1, pctx_diag);
 	if (ct->root == NULL) {
 		diag(NULL, "failed to start program '%s'\n", o->command[0]);

@@ -216,3 +216,15 @@ exec_say(pid_t pid, const char *args, enum exec_follow how)
 		break;
 	}
 }
+
+void
+capture_say_failed(pid_t pid, pid_t tid, const char *why)
+{
+	if (tid == 0)
+		diag(NULL, "failed to capture pid %d%s\n", (int)pid, why);
+	else if (tid == pid)
+		diag(NULL, "failed to capture tid %d%s\n", (int)tid, why);
+	else
+		diag(NULL, "failed to capture tid %d (pid %d)%s\n", (int)tid,
+		    (int)pid, why);
+}

@@ -162,6 +162,19 @@ _cputrack_rawcount()
 	echo $((n > 0 ? n : 1))
 }
 
+# _cputrack_tids WORD: the thread ids of /proc for the item after WORD's
+# last comma, the list before it kept.
+_cputrack_tids()
+{
+	local listed= cur=$1 t
+	[[ $cur == *,* ]] && listed=${cur%,*},
+	cur=${cur##*,}
+	COMPREPLY=()
+	for t in /proc/[0-9]*/task/"$cur"*; do
+		[[ -e $t ]] && COMPREPLY+=("$listed${t##*/}")
+	done
+}
+
 _cputrack()
 {
 	local cur prev words cword
@@ -188,6 +201,8 @@ _cputrack()
 			arg=N
 		elif [[ $w == --cgroup ]]; then
 			arg=cgroup
+		elif [[ $w == --tid ]]; then
+			arg=tid
 		elif [[ $w == --* ]]; then
 			:
 		elif [[ $w == -?* ]]; then
@@ -227,6 +242,9 @@ _cputrack()
 		cur=${cur##*,} _pids
 		COMPREPLY=("${COMPREPLY[@]/#/$listed}")
 		;;
+	tid)
+		_cputrack_tids "$cur"
+		;;
 	o)
 		_filedir
 		;;
@@ -259,6 +277,10 @@ _cputrack()
 		--cgroup=*)
 			COMPREPLY=($(compgen -d -P --cgroup= -- "${cur#--cgroup=}"))
 			compopt -o nospace
+			;;
+		--tid=*)
+			_cputrack_tids "${cur#--tid=}"
+			COMPREPLY=("${COMPREPLY[@]/#/--tid=}")
 			;;
 		--output-fd=* | --listen=*) ;;
 		-c?*)

@@ -270,6 +270,16 @@ int pctx_lwp_held(pctx_t *pctx, id_t lwpid);
 int pctx_join(pctx_t *pctx, pctx_t *root);
 
 /*
+ * From a callback inside the run: stop following pctx once the event at
+ * hand is handled, and let it run on untraced, as when its samples are
+ * done. No further callback of it is called; the run's result is not
+ * changed, and the processes joined to it (or it to) go on. A joined or
+ * forked pctx is freed then; a root stays until pctx_release. Outside
+ * the run it is let go at once. 0, or -1 with errno EINVAL (NULL).
+ */
+int pctx_let_go(pctx_t *pctx);
+
+/*
  * Called in a traced process: ask the controller, if it is a libpctx
  * controller, to serve request code for the calling LWP, synchronously.
  * The answer (>= 0), or -1 with errno: ENOTSUP when no libpctx controller

@@ -72,6 +72,18 @@ pctx_release(pctx_t *pctx)
 		pctxlib_proc_release_now(pctx);
 }
 
+int
+pctx_let_go(pctx_t *pctx)
+{
+	if (pctx == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!pctx->released)
+		pctxlib_proc_request(pctx, PENDING_FINISH);
+	return 0;
+}
+
 void
 pctx_terminate(pctx_t *pctx)
 {

@@ -736,7 +736,8 @@ BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	/* Having made a thread or a process, it runs its own program. */
 	parent_proc->flags &= ~BPFENG_PROC_FOLLOW_EXEC;
 	if (cpid == ppid) {
-		if ((gen = track_thread(ctid, ppid, 0)) != 0)
+		if (!(parent_proc->flags & BPFENG_PROC_NAMED_ONLY) &&
+		    (gen = track_thread(ctid, ppid, 0)) != 0)
 			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0, gen);
 		return 0;
 	}
@@ -766,9 +767,11 @@ int
 BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
 {
 	__u32 pid = p->tgid, tid = p->pid, gen;
+	struct bpfeng_proc *proc;
 
 	if (!(p->flags & PF_IO_WORKER) ||
-	    bpf_map_lookup_elem(&procs, &pid) == NULL)
+	    (proc = bpf_map_lookup_elem(&procs, &pid)) == NULL ||
+	    (proc->flags & BPFENG_PROC_NAMED_ONLY))
 		return 0;
 	if ((gen = track_thread(tid, pid, 0)) != 0)
 		send(BPFENG_REC_LWP_CREATE, pid, tid, 0, gen);

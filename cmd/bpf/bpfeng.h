@@ -187,6 +187,16 @@ pid_t bpfeng_start(
     struct bpfeng *eng, char *const argv[], char *why, size_t whylen);
 int bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids,
     char *why, size_t whylen);
+/*
+ * Count only the ntids threads named, of one process or several, from
+ * now on: each leader named FIRST, the others FOUND, before it returns.
+ * Threads made later are not counted (nor announced); the forks, exec
+ * and exit of their processes are told as for bpfeng_attach, and a
+ * process is tracked until the caller untracks it. All or none, as
+ * bpfeng_attach. 0 or -1.
+ */
+int bpfeng_attach_threads(struct bpfeng *eng, const pid_t *tids, size_t ntids,
+    char *why, size_t whylen);
 
 /*
  * The target is a cgroup (v2), by the id and level cgroupdir.h gives

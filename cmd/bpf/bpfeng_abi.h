@@ -54,6 +54,11 @@ struct bpfeng_proc {
 
 /* Its execs are followed, whatever the engine's default. */
 #define BPFENG_PROC_FOLLOW_EXEC 0x1
+/*
+ * Only the threads put in the thread map are counted: those it makes
+ * later are not, io_uring's included; its forks, exec and exit are told.
+ */
+#define BPFENG_PROC_NAMED_ONLY	0x2
 
 /*
  * Records: LWP_CREATE (pid, tid); FORK (pid, tid: the parent; arg: the

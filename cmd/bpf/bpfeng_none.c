@@ -64,6 +64,17 @@ bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
 }
 
 int
+bpfeng_attach_threads(struct bpfeng *eng, const pid_t *tids, size_t ntids,
+    char *why, size_t whylen)
+{
+	(void)eng;
+	(void)tids;
+	(void)ntids;
+	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	return -1;
+}
+
+int
 bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
     const char *dir, char *why, size_t whylen)
 {

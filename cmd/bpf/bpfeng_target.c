@@ -416,6 +416,76 @@ bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
 	return eng_flush(eng, why, whylen);
 }
 
+/* The process of thread tid, from /proc; -1 (why) when there is none. */
+static pid_t
+thread_process(pid_t tid, char *why, size_t whylen)
+{
+	char path[64], line[128];
+	long tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strncmp(line, "Tgid:", 5) == 0)
+				tgid = strtol(line + 5, NULL, 10);
+		fclose(f);
+	}
+	if (tgid <= 0) {
+		eng_why(why, whylen, "tid %d: no such thread", (int)tid);
+		errno = ESRCH;
+		return -1;
+	}
+	return (pid_t)tgid;
+}
+
+/* Track one named thread of pid, and pid, for the threads named only. */
+static int
+adopt_named(struct bpfeng *eng, pid_t pid, pid_t tid)
+{
+	if (eng_track_proc(eng, pid, BPFENG_PROC_NAMED_ONLY) != 0 ||
+	    eng_announce_proc(eng, pid) != 0)
+		return -1;
+	return adopt_thread(eng, pid, tid);
+}
+
+int
+bpfeng_attach_threads(struct bpfeng *eng, const pid_t *tids, size_t ntids,
+    char *why, size_t whylen)
+{
+	pid_t *pids;
+	size_t i;
+	int rc = -1;
+
+	if (eng->target != 0 || ntids == 0) {
+		eng_why(why, whylen,
+		    ntids == 0 ? "no thread to attach to" :
+				 "the engine has a target already");
+		errno = EINVAL;
+		return -1;
+	}
+	if ((pids = calloc(ntids, sizeof(*pids))) == NULL) {
+		eng_why(why, whylen, "no memory available");
+		return -1;
+	}
+	/* Every thread is looked at before any is counted. */
+	for (i = 0; i < ntids; i++)
+		if ((pids[i] = thread_process(tids[i], why, whylen)) < 0)
+			goto out;
+	for (i = 0; i < ntids; i++)
+		if (adopt_named(eng, pids[i], tids[i]) != 0) {
+			eng_why(why, whylen, "cannot attach to tid %d - %s",
+			    (int)tids[i], strerror(errno));
+			attach_undo(eng, pids, i);
+			goto out;
+		}
+	eng->target = pids[0];
+	rc = eng_flush(eng, why, whylen);
+out:
+	free(pids);
+	return rc;
+}
+
 int
 bpfeng_follow_exec(struct bpfeng *eng, pid_t pid, bool follow)
 {

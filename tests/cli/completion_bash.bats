@@ -145,6 +145,10 @@ $(tty_listing)"
 		# A list, after its last comma.
 		listed "cputrack -p 1," 1,1
 		listed "cputrack -p $$,1 -p 1," 1,1
+		# Thread ids, a list too, for --tid.
+		expect "cputrack --ti" "cputrack --tid="
+		listed "cputrack --tid 1," 1,1
+		listed "cputrack --tid=1,1 --tid 1," 1,1
 	done
 }
 

@@ -118,6 +118,9 @@ $(tty_listing)"
 		expect "cputrack --engine=b" "cputrack --engine=bpf "
 		expect "cputrack --metr" "cputrack --metrics "
 		expect "cputrack -c task-clock -T 0.5 ech" "cputrack -c task-clock -T 0.5 echo"
+		expect "cputrack --ti" "cputrack --tid="
+		# After a comma, the threads not listed yet.
+		listed "cputrack --tid=1," 2
 		expect "cputrack -c task-clock -T 0.5 echo /et" "cputrack -c task-clock -T 0.5 echo /etc/"
 	done
 }

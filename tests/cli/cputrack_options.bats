@@ -22,7 +22,8 @@ usage_text() {
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
 	    '		[--metrics] [--thread-series]' \
-	    '		-c events [command [args] | -p pid[,pid]... | --cgroup=dir]' \
+	    '		-c events [command [args] | -p pid[,pid]... |' \
+	    '		--tid=tid[,tid]... | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
 	    '	-T secs	  seconds between samples, default 1' \
@@ -39,6 +40,9 @@ usage_text() {
 	    '	-p pid[,pid]...' \
 	    '		  pids of existing processes to capture (-p may be' \
 	    '		  repeated)' \
+	    '	--tid=tid[,tid]...' \
+	    '		  count only these threads of existing processes, not' \
+	    '		  those made later (--tid may be repeated)' \
 	    '	--cgroup=dir' \
 	    '		  every process in a cgroup (v2) and below it, those' \
 	    '		  that come included, while they are there (BPF engine)' \
@@ -330,7 +334,7 @@ cputrack: failed to capture pid 999999" ]
 	ct_run "$W/ct_marker" "$T/ran"
 	assert_usage_error "cputrack: no events to count: name them with -c (--list lists them)"
 	ct_run -c "$WRITE"
-	assert_usage_error "cputrack: no command and no -p: give a command to start, -p pid or --cgroup=dir"
+	assert_usage_error "cputrack: no command and no -p: give a command to start, -p pid, --tid=tid or --cgroup=dir"
 	ct_run -c "$WRITE" -p $$ "$W/ct_marker" "$T/ran"
 	assert_usage_error "cputrack: -p and a command ('$W/ct_marker') cannot be given together"
 	[ ! -e "$T/ran" ]

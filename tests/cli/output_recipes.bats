@@ -28,7 +28,8 @@ setup() {
 	ln -s "$BUILD_DIR" "$R/build"
 	printf 'all: a b\na:\n\t./prog 20 5 1\nb:\n\t./prog 30 5 1\n' >"$R/Makefile"
 	PATH=$(dirname "$CT"):$(dirname "$CS"):$PATH
-	# Pid 1234 of the -p recipes: a process that prints all the time.
+	# Pid 1234 of the -p recipes, and tid 1234 of --tid's: a process
+	# that prints all the time, its one thread.
 	sh -c 'while :; do echo "still here"; sleep 0.05; done' >"$T/printer.out" &
 	PRINTER=$!
 	ct_bg "$PRINTER"
@@ -99,6 +100,7 @@ localize() {
 	local cmd=$1 port
 	port=$(free_port)
 	cmd=${cmd//-p 1234/-p $PRINTER}
+	cmd=${cmd//--tid=1234/--tid=$PRINTER}
 	cmd=${cmd//'-p "$(pgrep -d, nginx)"'/-p $PRINTER}
 	cmd=${cmd//\/var\/lib\/prometheus\/node-exporter\//$R/textfile/}
 	cmd=${cmd//127.0.0.1:9417/127.0.0.1:$port}
@@ -289,7 +291,7 @@ run_all() {
 }
 
 @test "every recipe of the README runs as written" {
-	run_all "$SRC/README.md" 14
+	run_all "$SRC/README.md" 15
 }
 
 @test "the jq recipe sums the exit rows even though the program prints lines like JSON rows" {

@@ -2,7 +2,8 @@
 /*
  * libpctx pctx_join: several captured processes followed by one run,
  * each counted exactly; the run ends when the last is gone; releasing
- * the root lets every one go; what pctx_join refuses.
+ * the root lets every one go; pctx_let_go lets one go while the others
+ * run on; what pctx_join refuses.
  */
 #include "test_pctx.h"
 
@@ -170,6 +171,57 @@ test_join_release(void)
 	kill_reap(p2);
 }
 
+/* pctx_let_go's processes, for its tick. */
+static pid_t let_go_root, let_go_peer;
+
+/*
+ * The root is let go at its first tick; the peer, still traced then, at
+ * its next, once the root runs on untraced.
+ */
+static int
+let_go_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	static bool root_gone;
+
+	if (lwpid == 1 && pid == let_go_root) {
+		CHECK(pctx_let_go(pctx) == 0);
+		root_gone = true;
+	} else if (lwpid == 1 && pid == let_go_peer && root_gone) {
+		CHECK(tracer_of(let_go_root, let_go_root) == 0);
+		CHECK(tracer_of(let_go_peer, let_go_peer) == getpid());
+		CHECK(pctx_let_go(pctx) == 0);
+	}
+	return t_tick(pctx, pid, lwpid, arg);
+}
+
+/*
+ * pctx_let_go of the root lets it go and the peer goes on; the run ends
+ * with 0 once the peer is let go too, both running on, untraced.
+ */
+static void
+test_join_let_go(void)
+{
+	char *argv1[] = { (char *)wl("wl_idle"), "1", "0", NULL };
+	char *argv2[] = { (char *)wl("wl_idle"), "2", "0", NULL };
+	pid_t p1 = spawn_ready(argv1), p2 = spawn_ready(argv2);
+	pctx_t *a = capture(p1), *b = capture(p2);
+
+	let_go_root = p1;
+	let_go_peer = p2;
+	CHECK(pctx_join(b, a) == 0);
+	CHECK_EQ_U64(pctx_run(a, 20, 0, let_go_tick), 0);
+	CHECK_EQ_U64(proc_of(p1)->exits, 0);
+	CHECK_EQ_U64(proc_of(p2)->exits, 0);
+	sleep_ms(50);
+	check_free(p1);
+	check_free(p2);
+	errno = 0;
+	CHECK(pctx_let_go(NULL) == -1 && errno == EINVAL);
+	pctx_release(a);
+	kill_reap(p1);
+	kill_reap(p2);
+}
+
 /* What pctx_join refuses, and that a refused join changes nothing. */
 static void
 test_join_refusals(void)
@@ -211,6 +263,7 @@ main(void)
 	test_join_run();
 	test_join_samples();
 	test_join_release();
+	test_join_let_go();
 	test_join_refusals();
 	cpc_close(cpc);
 	return check_report("test_pctx_join");
