@@ -323,23 +323,34 @@ adopt_pass(struct bpfeng *eng, pid_t pid)
 	return added;
 }
 
-static int
-check_process(pid_t pid, char *why, size_t whylen)
+/* The process of thread tid, from /proc/TID/status; -1 when there is none. */
+static long
+tgid_of(pid_t tid)
 {
 	char path[64], line[128];
 	long tgid = -1;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "r")) == NULL) {
-		eng_why(why, whylen, "pid %d: no such process", (int)pid);
-		errno = ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if ((f = fopen(path, "re")) == NULL)
 		return -1;
-	}
 	while (fgets(line, sizeof(line), f) != NULL)
 		if (strncmp(line, "Tgid:", 5) == 0)
 			tgid = strtol(line + 5, NULL, 10);
 	fclose(f);
+	return tgid;
+}
+
+static int
+check_process(pid_t pid, char *why, size_t whylen)
+{
+	long tgid = tgid_of(pid);
+
+	if (tgid <= 0) {
+		eng_why(why, whylen, "pid %d: no such process", (int)pid);
+		errno = ESRCH;
+		return -1;
+	}
 	if (tgid != pid) {
 		eng_why(why, whylen,
 		    "pid %d is a thread of process %ld, not a "
@@ -349,6 +360,20 @@ check_process(pid_t pid, char *why, size_t whylen)
 		return -1;
 	}
 	return 0;
+}
+
+/* The process of thread tid; -1 (why) when there is none. */
+static pid_t
+thread_process(pid_t tid, char *why, size_t whylen)
+{
+	long tgid = tgid_of(tid);
+
+	if (tgid <= 0) {
+		eng_why(why, whylen, "tid %d: no such thread", (int)tid);
+		errno = ESRCH;
+		return -1;
+	}
+	return (pid_t)tgid;
 }
 
 /*
@@ -414,29 +439,6 @@ bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
 	 * next switch.
 	 */
 	return eng_flush(eng, why, whylen);
-}
-
-/* The process of thread tid, from /proc; -1 (why) when there is none. */
-static pid_t
-thread_process(pid_t tid, char *why, size_t whylen)
-{
-	char path[64], line[128];
-	long tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if ((f = fopen(path, "re")) != NULL) {
-		while (fgets(line, sizeof(line), f) != NULL)
-			if (strncmp(line, "Tgid:", 5) == 0)
-				tgid = strtol(line + 5, NULL, 10);
-		fclose(f);
-	}
-	if (tgid <= 0) {
-		eng_why(why, whylen, "tid %d: no such thread", (int)tid);
-		errno = ESRCH;
-		return -1;
-	}
-	return (pid_t)tgid;
 }
 
 /* Track one named thread of pid, and pid, for the threads named only. */

@@ -208,6 +208,26 @@ wait_file() {
 	return 1
 }
 
+# start_target COMMAND...: a long-running target (for -p, --tid) in the
+# background, its input $CT_STDIN (by default /dev/null); sets TPID.
+start_target() {
+	"$@" <"${CT_STDIN:-/dev/null}" >"$T/target.out" 2>&1 &
+	TPID=$!
+	ct_bg "$TPID"
+}
+
+# start_gated NAME COMMAND...: COMMAND in the background with its input a
+# FIFO of its own, $T/NAME.gate, held open here; its output in
+# $T/NAME.out. Sets TPID, and GATE: the descriptor that feeds it.
+start_gated() {
+	local fifo=$T/$1.gate
+	mkfifo "$fifo"
+	exec {GATE}<>"$fifo"
+	"${@:2}" <"$fifo" >"$T/$1.out" 2>&1 &
+	TPID=$!
+	ct_bg "$TPID"
+}
+
 # Wait until file $1 holds something (60 s at most): for a file that a
 # shell's "echo ... >FILE" writes, which exists, empty, before the echo.
 wait_filled() {

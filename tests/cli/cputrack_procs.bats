@@ -18,14 +18,6 @@ teardown() {
 	fi
 }
 
-# Start a long-running workload in the background, its input $CT_STDIN
-# (by default /dev/null); sets TPID.
-start_target() {
-	"$@" <"${CT_STDIN:-/dev/null}" >"$T/target.out" 2>&1 &
-	TPID=$!
-	ct_bg "$TPID"
-}
-
 @test "-p: attach to a multithreaded process, exact per-LWP writes; -N 3 detaches, exit 0" {
 	start_target "$W/wl_idle" 3 5
 	wait_line "$T/target.out" '^ready$'
@@ -135,18 +127,6 @@ start_target() {
 }
 
 # -p with a list: several processes in one run.
-
-# start_gated NAME COMMAND...: start COMMAND in the background with its
-# input a FIFO of its own, $T/NAME.gate, held open here; its output in
-# $T/NAME.out. Sets TPID, and GATE: the descriptor that feeds it.
-start_gated() {
-	local fifo=$T/$1.gate
-	mkfifo "$fifo"
-	exec {GATE}<>"$fifo"
-	"${@:2}" <"$fifo" >"$T/$1.out" 2>&1 &
-	TPID=$!
-	ct_bg "$TPID"
-}
 
 # threads PID N: until process PID has N threads (60 s at most).
 threads() {

@@ -17,26 +17,6 @@ teardown() {
 	ct_teardown
 }
 
-# start_target COMMAND...: in the background, its input $CT_STDIN (by
-# default /dev/null); sets TPID.
-start_target() {
-	"$@" <"${CT_STDIN:-/dev/null}" >"$T/target.out" 2>&1 &
-	TPID=$!
-	ct_bg "$TPID"
-}
-
-# start_gated NAME COMMAND...: COMMAND in the background, its input a FIFO
-# of its own held open here; sets TPID, and GATE: the descriptor that
-# feeds it.
-start_gated() {
-	local fifo=$T/$1.gate
-	mkfifo "$fifo"
-	exec {GATE}<>"$fifo"
-	"${@:2}" <"$fifo" >"$T/$1.out" 2>&1 &
-	TPID=$!
-	ct_bg "$TPID"
-}
-
 # nth_tid PID N: the Nth thread of PID, in the order the kernel made them.
 nth_tid() {
 	ls "/proc/$1/task" | sort -n | sed -n "$2p"
