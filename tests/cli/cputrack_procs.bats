@@ -523,12 +523,16 @@ cpustat_counted_on() {
 
 @test "SIGPIPE: the reader of the pipe goes away; cputrack ends with 0, no message; the command runs on" {
 	# The command waits at the gate while cputrack writes into the pipe.
+	# Its own "ready" goes elsewhere: written into the pipe after head
+	# left, it would die of SIGPIPE itself (-e follows the shell's exec
+	# without a word).
 	local gated
 	gated=$(wl_own wl_gate)
 	gate_open
 	(
 		rc=0
-		timeout --foreground 60 "$CT" -T 0.1 -c "$WRITE" "$gated" 1 5 \
+		timeout --foreground 60 "$CT" -e -T 0.1 -c "$WRITE" \
+		    sh -c 'exec "$0" 1 5 >/dev/null' "$gated" \
 		    <"$T/gate" 2>"$T/err" || rc=$?
 		echo "$rc" >"$T/rc"
 	) | head -n 3 >"$T/out"

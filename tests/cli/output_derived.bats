@@ -133,7 +133,10 @@ EOF
 # span holds the other set's turn too. CPUs utilized is task-clock over
 # it, and at most 1: the turn's clock is read before the reading that
 # starts it and after the one that ends it, so it holds all the thread
-# ran in it. The non-current set's exit total is the sum of its ticks'.
+# ran in it. Up to the two clocks' difference: task-clock is the
+# scheduler's clock, the turn CLOCK_MONOTONIC, and in a VM they part by
+# about 1e-4 (seen: 1.00009), so 1e-3 is allowed. The non-current set's
+# exit total is the sum of its ticks'.
 check_turns() {
 	"$PY" - "$1" <<'EOF'
 import csv, sys
@@ -148,7 +151,7 @@ for r in ticks + list(ex.values()):
     el, tc = int(r["elapsed_ns"]), int(r["task-clock"])
     cpus = float(r["metric.cpus_utilized"])
     assert abs(cpus - tc / el) <= 1e-12 * max(tc / el, 1), r
-    assert 0 < cpus <= 1 + 1e-9, r
+    assert 0 < cpus <= 1 + 1e-3, r
 ns = lambda r: round(float(r["time"]) * 1e9)
 for prev, r in zip(ticks, ticks[1:]):
     assert prev["set"] != r["set"], (prev, r)
