@@ -29,7 +29,10 @@ if("$ENV{DESTDIR}" STREQUAL "")
       continue()
     endif()
     file(REAL_PATH "${dir}/${CPUSTAT_NAME}" other)
-    if(NOT other IN_LIST seen)
+    # list(FIND), not IN_LIST: an install script runs under the old
+    # policies, where IN_LIST is an error (CMP0057).
+    list(FIND seen "${other}" at)
+    if(at EQUAL -1)
       list(APPEND seen "${other}")
       message(NOTICE
         "note: another ${CPUSTAT_NAME} is installed, ${dir}/${CPUSTAT_NAME}; "
