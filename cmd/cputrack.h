@@ -7,6 +7,8 @@
  *			  for main and both engines
  *	cputrack_opts.c	  the command line
  *	cputrack_rows.c	  the rows, and the exec policy, of both engines
+ *	cputrack_track.c  the tracking model: the records of the processes
+ *			  and LWPs both engines follow, and their rows
  *	cputrack_ptrace.c the ptrace engine: libpctx's callbacks, each LWP
  *			  counted by its own perf counters
  *	cputrack_bpf.c	  the BPF engine: per-CPU counters given to the

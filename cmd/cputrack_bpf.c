@@ -30,24 +30,20 @@
 #include "access.h"
 #include "bpfeng.h"
 #include "cputrack.h"
+#include "cputrack_track.h"
 #include "diag.h"
 #include "procname.h"
 
-/* A tracked process. */
+/* A tracked process: the model's record, and the engine's order. */
 struct bproc {
+	struct track_proc base;
 	RB_ENTRY(bproc) node;
-	pid_t pid;
-	unsigned seq;	   /* its rows come in this order */
-	unsigned long key; /* for its rows, through execs */
-	setgrp_t *acc;	   /* its image's LWPs that ended */
+	unsigned seq; /* its rows come in this order */
 	id_t next_lwpid;
 	int live;	       /* its LWPs counted now */
 	int rowless;	       /* LWPs that ended with no row */
 	struct row_lwp leader; /* its exit row's LWP */
 	unsigned remaining;    /* -N: ticks left; 0: unlimited */
-	bool started;	       /* the command cputrack started */
-	char comm[16];	       /* its image's name, for rows: read
-				  when it is first seen, and at exec */
 };
 
 /* A tracked LWP: an accumulator clone fed with the engine's counts. */
@@ -99,7 +95,7 @@ struct bpf_track {
 static int
 bproc_cmp(const struct bproc *a, const struct bproc *b)
 {
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
+	return a->base.pid < b->base.pid ? -1 : a->base.pid > b->base.pid;
 }
 
 static int
@@ -114,7 +110,7 @@ RB_GENERATE(bthread_tree, bthread, node, bthread_cmp)
 static struct bproc *
 proc_find(struct bpf_track *bt, pid_t pid)
 {
-	struct bproc key = { .pid = pid };
+	struct bproc key = { .base.pid = pid };
 
 	return RB_FIND(bproc_tree, &bt->procs, &key);
 }
@@ -131,26 +127,20 @@ static struct bproc *
 proc_new(struct bpf_track *bt, pid_t pid)
 {
 	struct cputrack *ct = bt->ct;
+	/* The first process is the command cputrack started, or -p's. */
+	bool started = bt->nprocs == 0 && ct->opt.command != NULL;
 	struct bproc *p;
 
-	if ((p = calloc(1, sizeof(*p))) == NULL)
+	p = (struct bproc *)track_proc_new(ct, pid, started, NULL, sizeof(*p));
+	if (p == NULL)
 		return NULL;
-	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL) {
-		free(p);
-		return NULL;
-	}
-	p->pid = pid;
 	p->seq = bt->nprocs++;
-	p->key = cputrack_proc_key(ct);
 	p->next_lwpid = 1;
-	proc_comm(pid, p->comm, sizeof(p->comm));
-	p->leader = (struct row_lwp) { pid, 1, pid, p->comm, p->key };
+	p->leader = track_who(&p->base, 1, pid);
 	/* -N counts a cgroup's ticks, not each of its processes'. */
 	p->remaining = ct->opt.interval_ms != 0 && ct->opt.cgroup == NULL ?
 	    ct->opt.nsamples :
 	    0;
-	/* The first process is the command cputrack started, or -p's. */
-	p->started = p->seq == 0 && ct->opt.command != NULL;
 	RB_INSERT(bproc_tree, &bt->procs, p);
 	return p;
 }
@@ -177,15 +167,13 @@ proc_free(struct bpf_track *bt, struct bproc *p)
 		if (t->proc == p)
 			thread_free(bt, t);
 	RB_REMOVE(bproc_tree, &bt->procs, p);
-	setgrp_free(p->acc);
-	free(p);
+	track_proc_free(&p->base);
 }
 
 static struct row_lwp
 who_of(const struct bthread *t)
 {
-	return (struct row_lwp) { t->proc->pid, t->lwpid, t->tid, t->proc->comm,
-		t->proc->key };
+	return track_who(&t->proc->base, t->lwpid, t->tid);
 }
 
 /* The run is over: status (the worst one) to exit with. */
@@ -225,7 +213,7 @@ counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
 	fprintf(stderr,
 	    "%6d: %s: lwp%d: can't access perf counters - "
 	    "the BPF engine could not keep the thread\n",
-	    (int)t->proc->pid, where, (int)t->lwpid);
+	    (int)t->proc->base.pid, where, (int)t->lwpid);
 	end_run(bt, 1);
 }
 
@@ -258,8 +246,8 @@ lwp_final(struct bpf_track *bt, struct bthread *t)
 	if (bt->ct->opt.verbose)
 		row_counts(
 		    bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c));
-	setgrp_accumulate(t->proc->acc, t->grp);
-	if (t->tid == t->proc->pid)
+	setgrp_accumulate(t->proc->base.acc, t->grp);
+	if (t->tid == t->proc->base.pid)
 		t->proc->leader = who;
 }
 
@@ -298,7 +286,7 @@ found_lwpid(pid_t pid, pid_t tid)
 static id_t
 named_lwpid(struct bproc *p, pid_t tid)
 {
-	id_t id = found_lwpid(p->pid, tid);
+	id_t id = found_lwpid(p->base.pid, tid);
 
 	return id != 0 ? id : p->next_lwpid++;
 }
@@ -394,7 +382,7 @@ on_fork(
 	struct bthread *t = thread_find(bt, parent_tid);
 	struct bproc *p = t != NULL ? t->proc : proc_find(bt, parent);
 	struct row_lwp who = { parent, t != NULL ? t->lwpid : 1, -1, NULL,
-		p != NULL ? p->key : 0 };
+		p != NULL ? p->base.key : 0 };
 
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (t == NULL && bt->ct->opt.ntids != 0)
@@ -409,8 +397,8 @@ on_fork(
 static void
 exec_untraceable(struct bpf_track *bt, struct bproc *p)
 {
-	struct row_lwp who = { p->pid, 1, p->pid, p->comm, p->key };
-	pid_t pid = p->pid;
+	struct row_lwp who = track_who(&p->base, 1, p->base.pid);
+	pid_t pid = p->base.pid;
 	int s;
 
 	fprintf(stderr,
@@ -435,14 +423,10 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	struct bthread *t = thread_find(bt, tid);
 	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
 	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
-	/* The LWP that execs is the new image's LWP 1. */
-	struct row_lwp who = { pid, 1, pid, NULL, 0 };
-	char image[sizeof(p->comm)];
+	char image[sizeof(p->base.comm)];
 
 	if (p == NULL)
 		return true;
-	who.comm = p->comm;
-	who.proc = p->key;
 	/* Read late, the name may be gone: then it is not known. */
 	proc_comm(pid, image, sizeof(image));
 	if (flags & BPFENG_EXEC_FIRST) {
@@ -459,8 +443,8 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 		}
 		thread_free(bt, t);
 	}
-	row_exec(bt->ct, &who, p->acc, args, image, NULL);
-	setgrp_reset(p->acc);
+	/* The LWP that execs is the new image's LWP 1. */
+	track_exec(&p->base, 1, args, image);
 	/* The named threads end with their image, as at their exit. */
 	if (bt->ct->opt.ntids != 0) {
 		proc_free(bt, p);
@@ -480,7 +464,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	if (followed) {
 		p->next_lwpid = 1;
-		memcpy(p->comm, image, sizeof(p->comm));
+		track_rename(&p->base, image);
 		return true;
 	}
 	/* No longer counted: as the ptrace engine, the root's ends the run. */
@@ -506,11 +490,8 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 		proc_free(bt, p);
 		return;
 	}
-	row_totals(bt->ct, &p->leader, "exit", p->acc, NULL);
-	if (p->started)
-		bt->ct->command_status = WIFSIGNALED(status) ?
-		    128 + WTERMSIG(status) :
-		    WEXITSTATUS(status);
+	track_exit(&p->base, &p->leader,
+	    WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
 	/* Said of a process that a signal ended, as libpctx says it. */
 	if (WIFSIGNALED(status))
 		diag("run", "%d: process terminated\n", (int)pid);
@@ -527,7 +508,7 @@ on_proc_left(void *arg, pid_t pid, uint64_t when_ns)
 	(void)when_ns;
 	if (p == NULL)
 		return;
-	row_totals(bt->ct, &p->leader, "leave", p->acc, NULL);
+	row_totals(bt->ct, &p->leader, "leave", p->base.acc, NULL);
 	proc_free(bt, p);
 }
 
@@ -1016,7 +997,7 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 		p->remaining -= skipped < p->remaining - 1 ? (unsigned)skipped :
 							     p->remaining - 1;
 		if (--p->remaining == 0) {
-			bpfeng_untrack(bt->eng, p->pid);
+			bpfeng_untrack(bt->eng, p->base.pid);
 			proc_free(bt, p);
 		}
 	}
@@ -1067,7 +1048,7 @@ let_go_named_gone(struct bpf_track *bt)
 	bt->named_gone = false;
 	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
 		if (p->live == 0) {
-			bpfeng_untrack(bt->eng, p->pid);
+			bpfeng_untrack(bt->eng, p->base.pid);
 			proc_free(bt, p);
 		}
 }
@@ -1322,7 +1303,7 @@ bpf_let_go(struct cputrack *ct)
 	if (bt == NULL)
 		return;
 	RB_FOREACH (p, bproc_tree, &bt->procs)
-		bpfeng_untrack(bt->eng, p->pid);
+		bpfeng_untrack(bt->eng, p->base.pid);
 	bpfeng_close(bt->eng);
 	track_free(bt);
 	ct->bpf = NULL;

@@ -22,6 +22,7 @@
 
 #include "access.h"
 #include "cputrack.h"
+#include "cputrack_track.h"
 #include "diag.h"
 #include "fdlimit.h"
 #include "procname.h"
@@ -43,22 +44,14 @@ struct tlwp {
 	LIST_ENTRY(tlwp) counting;
 };
 
-/* A tracked process: the totals of its current image's LWPs that ended. */
+/* A tracked process: the model's record, and libpctx's context of it. */
 struct tproc {
-	struct cputrack *ct;
+	struct track_proc base;
 	pctx_t *pctx;
-	pid_t pid;
-	unsigned long key; /* for its rows, through execs */
-	setgrp_t *acc;
-	bool started;	  /* the command cputrack started */
-	bool forked;	  /* a child followed with -f */
-	bool lost;	  /* said that it cannot be followed */
-	bool made;	  /* it made a thread or a process */
-	char comm[16];	  /* its image's name, for rows: read
-			     while it is there to read */
-	int uncounted;	  /* LWPs of the image left uncounted */
-	int bound;	  /* its LWPs whose counters are bound */
-	char partial[96]; /* what the totals leave out */
+	bool forked; /* a child followed with -f */
+	bool lost;   /* said that it cannot be followed */
+	bool made;   /* it made a thread or a process */
+	int bound;   /* its LWPs whose counters are bound */
 	/*
 	 * --tid: the one record of all its LWPs not named, which are
 	 * never counted: nothing is allocated or opened for them.
@@ -66,13 +59,13 @@ struct tproc {
 	struct tlwp unnamed;
 };
 
+/* libpctx drops the process's record. */
 static void
 tproc_free(void *arg)
 {
 	struct tproc *p = arg;
 
-	setgrp_free(p->acc);
-	free(p);
+	track_proc_free(&p->base);
 }
 
 /* comm: its name, known (a fork's is its parent's), or NULL: read it. */
@@ -81,20 +74,13 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 {
 	struct tproc *p;
 
-	if ((p = calloc(1, sizeof(*p))) == NULL)
+	p = (struct tproc *)track_proc_new(
+	    ct, pctx_pid(pctx), started, comm, sizeof(*p));
+	if (p == NULL)
 		return NULL;
-	p->ct = ct;
 	p->pctx = pctx;
-	p->pid = pctx_pid(pctx);
 	p->unnamed = (struct tlwp) { .proc = p, .finished = true };
-	p->key = cputrack_proc_key(ct);
-	p->started = started;
-	if (comm != NULL)
-		strlcpy(p->comm, comm, sizeof(p->comm));
-	else
-		proc_comm(p->pid, p->comm, sizeof(p->comm));
-	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL ||
-	    pctx_set_proc_data(pctx, p, tproc_free) != 0) {
+	if (pctx_set_proc_data(pctx, p, tproc_free) != 0) {
 		tproc_free(p);
 		return NULL;
 	}
@@ -146,20 +132,7 @@ not_counted_rows(const struct tlwp *l, int err)
 
 	for (s = 0; s < setgrp_nsets(l->grp); s++)
 		row_not_counted(
-		    l->proc->ct, &l->who, "init_lwp", s, reason_of(err));
-}
-
-/* What the process's totals leave out, or NULL. */
-static const char *
-partial_of(struct tproc *p)
-{
-	if (p->uncounted == 0)
-		return NULL;
-	snprintf(p->partial, sizeof(p->partial),
-	    "%d LWP%s not counted "
-	    "(out of file descriptors)",
-	    p->uncounted, p->uncounted == 1 ? "" : "s");
-	return p->partial;
+		    l->proc->base.ct, &l->who, "init_lwp", s, reason_of(err));
 }
 
 /*
@@ -183,7 +156,7 @@ static void
 sample_error(const struct tlwp *l, const char *where, const char *access)
 {
 	fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
-	    (int)l->proc->pid, where, (int)l->who.lwpid, access,
+	    (int)l->proc->base.pid, where, (int)l->who.lwpid, access,
 	    strerror(errno));
 }
 
@@ -220,7 +193,7 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	if (err == EMFILE) {
 		fd_limit_reached();
 		if (l->who.lwpid != 1) {
-			p->uncounted++;
+			p->base.uncounted++;
 			tlwp_uncounted(pctx, l);
 			return 0;
 		}
@@ -228,14 +201,14 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	fprintf(stderr,
 	    "%6d: init_lwp: can't bind perf counters to lwp%d - "
 	    "%s\n",
-	    (int)p->pid, (int)l->who.lwpid, strerror(err));
+	    (int)p->base.pid, (int)l->who.lwpid, strerror(err));
 	not_counted_rows(l, err);
 	if (p->forked && l->who.lwpid == 1)
-		child_lost(p->ct, p, p->pid);
+		child_lost(p->base.ct, p, p->base.pid);
 	tlwp_free(l);
-	if ((err == EACCES || err == EPERM) && !inspectable(p->pid))
+	if ((err == EACCES || err == EPERM) && !inspectable(p->base.pid))
 		diag(NULL, "%d: execed a program that cannot be tracked\n",
-		    (int)p->pid);
+		    (int)p->base.pid);
 	return -1;
 }
 
@@ -269,10 +242,11 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	const struct set_counts *c;
 	struct tlwp *l;
 
-	if (p->ct->opt.ntids != 0 && !named(p->ct, pctx_lwp_tid(pctx, lwpid)))
+	if (p->base.ct->opt.ntids != 0 &&
+	    !named(p->base.ct, pctx_lwp_tid(pctx, lwpid)))
 		return pctx_set_lwp_data(pctx, lwpid, &p->unnamed, NULL);
 	if ((l = calloc(1, sizeof(*l))) == NULL ||
-	    (l->grp = setgrp_clone(p->ct->specs)) == NULL) {
+	    (l->grp = setgrp_clone(p->base.ct->specs)) == NULL) {
 		fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
 		free(l);
 		return -1;
@@ -280,16 +254,16 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	l->proc = p;
 	l->missed_seen = pctx_missed_ticks(pctx);
 	l->who = (struct row_lwp) { pid, lwpid, pctx_lwp_tid(pctx, lwpid),
-		p->comm, p->key };
+		p->base.comm, p->base.key };
 	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
-	LIST_INSERT_HEAD(&p->ct->lwps, l, counting);
+	LIST_INSERT_HEAD(&p->base.ct->lwps, l, counting);
 	l->listed = true;
 	p->bound++;
-	p->ct->counted = true;
-	if (p->ct->opt.verbose && (c = setgrp_sample(l->grp)) != NULL)
-		row_counts(p->ct, &l->who, "init_lwp", c->set, c);
+	p->base.ct->counted = true;
+	if (p->base.ct->opt.verbose && (c = setgrp_sample(l->grp)) != NULL)
+		row_counts(p->base.ct, &l->who, "init_lwp", c->set, c);
 	return 0;
 }
 
@@ -305,8 +279,8 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		l->proc->made = true;
 	if (l->grp == NULL)
 		return 0;
-	row_counts(
-	    l->proc->ct, &l->who, "lwp_create", 0, setgrp_total(l->grp, 0));
+	row_counts(l->proc->base.ct, &l->who, "lwp_create", 0,
+	    setgrp_total(l->grp, 0));
 	return 0;
 }
 
@@ -316,10 +290,10 @@ lwp_final(struct tlwp *l)
 {
 	int c = setgrp_current(l->grp);
 
-	if (l->proc->ct->opt.verbose)
-		row_counts(l->proc->ct, &l->who, "fini_lwp", c,
+	if (l->proc->base.ct->opt.verbose)
+		row_counts(l->proc->base.ct, &l->who, "fini_lwp", c,
 		    setgrp_total(l->grp, c));
-	setgrp_accumulate(l->proc->acc, l->grp);
+	setgrp_accumulate(l->proc->base.acc, l->grp);
 	setgrp_unbind(l->grp);
 	l->finished = true;
 	l->proc->bound--;
@@ -335,7 +309,7 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 
 	if (l->finished) {
 		/* Named threads gone before their counters were bound. */
-		if (l->proc->ct->opt.ntids != 0)
+		if (l->proc->base.ct->opt.ntids != 0)
 			let_go_if_done(pctx, l->proc);
 		return 0;
 	}
@@ -344,10 +318,10 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		return -1;
 	}
 	missed = pctx_missed_ticks(pctx);
-	row_tick(
-	    l->proc->ct, &l->who, c->set, c, 1 + (missed - l->missed_seen));
+	row_tick(l->proc->base.ct, &l->who, c->set, c,
+	    1 + (missed - l->missed_seen));
 	l->missed_seen = missed;
-	if (l->proc->ct->nsets > 1 && setgrp_rotate(l->grp) != 0) {
+	if (l->proc->base.ct->nsets > 1 && setgrp_rotate(l->grp) != 0) {
 		err = errno;
 		/*
 		 * The LWP is exiting (a tick can race with its end): what it
@@ -394,8 +368,8 @@ cb_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)lwpid;
 	if (l->grp == NULL)
 		return 0;
-	row_totals(l->proc->ct, &l->who, "lwp_exit", l->grp, NULL);
-	if (l->proc->ct->opt.ntids != 0)
+	row_totals(l->proc->base.ct, &l->who, "lwp_exit", l->grp, NULL);
+	if (l->proc->base.ct->opt.ntids != 0)
 		let_go_if_done(pctx, l->proc);
 	return 0;
 }
@@ -404,26 +378,25 @@ static void
 cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	struct tproc *p = arg;
-	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm,
-		p->key };
+	struct row_lwp who =
+	    track_who(&p->base, lwpid, pctx_lwp_tid(pctx, lwpid));
 
-	if (p->started)
-		p->ct->command_status = status;
-	row_totals(p->ct, &who, "exit", p->acc, partial_of(p));
+	(void)pid;
+	track_exit(&p->base, &who, status);
 }
 
 /* Whether the exec is followed; an exec not followed is said. */
 static bool
 follows_exec(const struct tproc *p, const char *args)
 {
-	struct cputrack *ct = p->ct;
+	struct cputrack *ct = p->base.ct;
 	enum exec_follow how = EXEC_NOT_FOLLOWED;
 
 	if (ct->opt.follow_exec)
 		how = EXEC_FOLLOWED;
-	else if (p->started && !p->made && follows_wrapper_execs(ct))
+	else if (p->base.started && !p->made && follows_wrapper_execs(ct))
 		how = EXEC_FOLLOWED_EARLY;
-	exec_say(p->pid, args, how);
+	exec_say(p->base.pid, args, how);
 	return how != EXEC_NOT_FOLLOWED;
 }
 
@@ -431,18 +404,15 @@ static int
 cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 {
 	struct tproc *p = arg;
-	char old[sizeof(p->comm)];
-	struct row_lwp who = { pid, lwpid, pid, old, p->key };
+	char image[sizeof(p->base.comm)];
 	const char *args = cmd != NULL ? cmd : "(unknown)";
 
 	/* Stopped at the exec: the new image's name is there to read. */
-	memcpy(old, p->comm, sizeof(old));
-	proc_comm(p->pid, p->comm, sizeof(p->comm));
-	row_exec(p->ct, &who, p->acc, args, p->comm, partial_of(p));
-	setgrp_reset(p->acc);
-	p->uncounted = 0;
+	proc_comm(pid, image, sizeof(image));
+	track_exec(&p->base, lwpid, args, image);
+	track_rename(&p->base, image);
 	/* The named threads end with their image, as at their exit. */
-	if (p->ct->opt.ntids != 0)
+	if (p->base.ct->opt.ntids != 0)
 		return pctx_let_go(pctx);
 	return follows_exec(p, args) ? 0 : -1;
 }
@@ -453,17 +423,18 @@ static void
 cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tproc *parent = arg, *p;
-	struct cputrack *ct = parent->ct;
+	struct cputrack *ct = parent->base.ct;
 
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (ct->opt.ntids != 0 && !named(ct, pctx_lwp_tid(parent->pctx, lwpid)))
 		return;
 	parent->made = true;
-	row_fork(ct, &(struct row_lwp) { ppid, lwpid, -1, NULL, parent->key },
-	    pid, 0);
+	row_fork(ct,
+	    &(struct row_lwp) { ppid, lwpid, -1, NULL, parent->base.key }, pid,
+	    0);
 	if (!ct->opt.follow_fork)
 		return;
-	if ((p = tproc_new(ct, child, false, parent->comm)) == NULL) {
+	if ((p = tproc_new(ct, child, false, parent->base.comm)) == NULL) {
 		child_lost(ct, NULL, pid);
 		return;
 	}
