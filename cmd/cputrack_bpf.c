@@ -46,13 +46,10 @@ struct bproc {
 	unsigned remaining;    /* -N: ticks left; 0: unlimited */
 };
 
-/* A tracked LWP: an accumulator clone fed with the engine's counts. */
+/* A tracked LWP: the model's record, its sets fed with the engine's counts. */
 struct bthread {
+	struct track_lwp base;
 	RB_ENTRY(bthread) node;
-	pid_t tid;
-	struct bproc *proc;
-	id_t lwpid;
-	setgrp_t *grp;
 	uint32_t turns; /* a bit per set that counted for it */
 	bool made;	/* made by a tracked thread: its
 			   lwp_create row is due */
@@ -101,7 +98,9 @@ bproc_cmp(const struct bproc *a, const struct bproc *b)
 static int
 bthread_cmp(const struct bthread *a, const struct bthread *b)
 {
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
+	pid_t x = a->base.who.tid, y = b->base.who.tid;
+
+	return x < y ? -1 : x > y;
 }
 
 RB_GENERATE(bproc_tree, bproc, node, bproc_cmp)
@@ -118,7 +117,7 @@ proc_find(struct bpf_track *bt, pid_t pid)
 static struct bthread *
 thread_find(struct bpf_track *bt, pid_t tid)
 {
-	struct bthread key = { .tid = tid };
+	struct bthread key = { .base.who.tid = tid };
 
 	return RB_FIND(bthread_tree, &bt->threads, &key);
 }
@@ -145,16 +144,21 @@ proc_new(struct bpf_track *bt, pid_t pid)
 	return p;
 }
 
+static struct bproc *
+proc_of(const struct bthread *t)
+{
+	return (struct bproc *)t->base.proc;
+}
+
 /* A thread's counts stay in its cgroup's when it goes. */
 static void
 thread_free(struct bpf_track *bt, struct bthread *t)
 {
 	if (bt->cg_gone != NULL)
-		setgrp_accumulate(bt->cg_gone, t->grp);
-	t->proc->live--;
+		setgrp_accumulate(bt->cg_gone, t->base.grp);
+	proc_of(t)->live--;
 	RB_REMOVE(bthread_tree, &bt->threads, t);
-	setgrp_free(t->grp);
-	free(t);
+	track_lwp_free(&t->base);
 }
 
 /* A process's records go; its LWPs' with it. */
@@ -164,16 +168,10 @@ proc_free(struct bpf_track *bt, struct bproc *p)
 	struct bthread *t, *next;
 
 	RB_FOREACH_SAFE (t, bthread_tree, &bt->threads, next)
-		if (t->proc == p)
+		if (proc_of(t) == p)
 			thread_free(bt, t);
 	RB_REMOVE(bproc_tree, &bt->procs, p);
 	track_proc_free(&p->base);
-}
-
-static struct row_lwp
-who_of(const struct bthread *t)
-{
-	return track_who(&t->proc->base, t->lwpid, t->tid);
 }
 
 /* The run is over: status (the worst one) to exit with. */
@@ -213,7 +211,7 @@ counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
 	fprintf(stderr,
 	    "%6d: %s: lwp%d: can't access perf counters - "
 	    "the BPF engine could not keep the thread\n",
-	    (int)t->proc->base.pid, where, (int)t->lwpid);
+	    (int)t->base.who.pid, where, (int)t->base.who.lwpid);
 	end_run(bt, 1);
 }
 
@@ -226,29 +224,23 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 	struct set_times times;
 	int s;
 
-	for (s = 0; s < setgrp_nsets(t->grp); s++) {
+	for (s = 0; s < setgrp_nsets(t->base.grp); s++) {
 		if (!(t->turns & (1u << s)) ||
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
 			continue;
 		times = (struct set_times) { sc->enabled_ns, sc->running_ns };
 		setgrp_sample_counts(
-		    t->grp, s, sc->values, &times, (hrtime_t)when);
+		    t->base.grp, s, sc->values, &times, (hrtime_t)when);
 	}
 }
 
-/* The LWP's counts are final: into its process's totals. */
+/* The LWP's counts are final; the leader's row is its process's exit's. */
 static void
-lwp_final(struct bpf_track *bt, struct bthread *t)
+lwp_final(struct bthread *t)
 {
-	int c = setgrp_current(t->grp);
-	struct row_lwp who = who_of(t);
-
-	if (bt->ct->opt.verbose)
-		row_counts(
-		    bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c));
-	setgrp_accumulate(t->proc->base.acc, t->grp);
-	if (t->tid == t->proc->base.pid)
-		t->proc->leader = who;
+	track_lwp_final(&t->base);
+	if (t->base.who.tid == t->base.who.pid)
+		proc_of(t)->leader = t->base.who;
 }
 
 /*
@@ -291,6 +283,15 @@ named_lwpid(struct bproc *p, pid_t tid)
 	return id != 0 ? id : p->next_lwpid++;
 }
 
+/* The rows of an LWP's start: -v's init_lwp, and a new one's lwp_create. */
+static void
+lwp_started(const struct bpf_track *bt, const struct bthread *t)
+{
+	track_lwp_started(&t->base, setgrp_slice(t->base.grp, bt->current));
+	if (t->made)
+		track_lwp_created(&t->base, bt->current);
+}
+
 static void
 on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
     uint64_t when_ns)
@@ -299,39 +300,27 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	struct bpf_track *bt = arg;
 	struct bproc *p = proc_find(bt, pid);
 	struct bthread *t;
-	struct row_lwp who;
+	id_t lwpid;
 
 	if (p == NULL && (p = proc_new(bt, pid)) == NULL)
 		goto nomem;
-	if ((t = calloc(1, sizeof(*t))) == NULL)
+	lwpid = bt->ct->opt.ntids != 0 ? named_lwpid(p, tid) : p->next_lwpid++;
+	t = (struct bthread *)track_lwp_new(
+	    &p->base, lwpid, tid, TRACK_FED, sizeof(*t));
+	if (t == NULL)
 		goto nomem;
-	if ((t->grp = setgrp_accumulator(bt->ct->specs)) == NULL) {
-		free(t);
-		goto nomem;
-	}
-	t->tid = tid;
-	t->proc = p;
-	t->lwpid =
-	    bt->ct->opt.ntids != 0 ? named_lwpid(p, tid) : p->next_lwpid++;
 	p->live++;
 	t->made = origin == BPFENG_LWP_NEW;
-	setgrp_set_current(t->grp, bt->current);
+	setgrp_set_current(t->base.grp, bt->current);
 	t->turns = 1u << bt->current;
 	RB_INSERT(bthread_tree, &bt->threads, t);
 	bt->ct->counted = true;
 	/* It starts from zero, as a bind shows it (-v), then and there. */
 	setgrp_sample_counts(
-	    t->grp, bt->current, bt->zeros, &no_time, (hrtime_t)when_ns);
+	    t->base.grp, bt->current, bt->zeros, &no_time, (hrtime_t)when_ns);
 	/* The target's first LWPs have theirs once the title is out. */
-	if (!bt->begun)
-		return;
-	who = who_of(t);
-	if (bt->ct->opt.verbose)
-		row_counts(bt->ct, &who, "init_lwp", bt->current,
-		    setgrp_slice(t->grp, bt->current));
-	if (origin == BPFENG_LWP_NEW)
-		row_counts(bt->ct, &who, "lwp_create", bt->current,
-		    setgrp_total(t->grp, bt->current));
+	if (bt->begun)
+		lwp_started(bt, t);
 	return;
 nomem:
 	fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
@@ -344,7 +333,6 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, tid);
-	struct row_lwp who;
 
 	if (t == NULL)
 		return;
@@ -354,23 +342,22 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 		return;
 	}
 	sample_final(bt, t, counts, when_ns);
-	lwp_final(bt, t);
+	lwp_final(t);
 	/*
 	 * As libpctx has them: an LWP that leaves alone has a row of its
 	 * own; the leader's end is its process's, and an LWP that its
 	 * process's exit, a fatal signal or another LWP's exec ends has
 	 * only its fini.
 	 */
-	who = who_of(t);
 	if (tid != pid &&
 	    !(flags &
 		(BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO |
 		    BPFENG_EXIT_LEFT))) {
-		row_totals(bt->ct, &who, "lwp_exit", t->grp, NULL);
+		track_lwp_exit(&t->base);
 		/* Let go once the engine is done with the record. */
 		bt->named_gone = bt->ct->opt.ntids != 0;
 	} else
-		t->proc->rowless++;
+		proc_of(t)->rowless++;
 	thread_free(bt, t);
 }
 
@@ -380,9 +367,9 @@ on_fork(
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, parent_tid);
-	struct bproc *p = t != NULL ? t->proc : proc_find(bt, parent);
-	struct row_lwp who = { parent, t != NULL ? t->lwpid : 1, -1, NULL,
-		p != NULL ? p->base.key : 0 };
+	struct bproc *p = t != NULL ? proc_of(t) : proc_find(bt, parent);
+	struct row_lwp who = { parent, t != NULL ? t->base.who.lwpid : 1, -1,
+		NULL, p != NULL ? p->base.key : 0 };
 
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (t == NULL && bt->ct->opt.ntids != 0)
@@ -399,15 +386,12 @@ exec_untraceable(struct bpf_track *bt, struct bproc *p)
 {
 	struct row_lwp who = track_who(&p->base, 1, p->base.pid);
 	pid_t pid = p->base.pid;
-	int s;
 
 	fprintf(stderr,
 	    "%6d: init_lwp: can't bind perf counters to lwp1 - "
 	    "%s\n",
 	    (int)pid, strerror(EACCES));
-	for (s = 0; s < bt->ct->nsets; s++)
-		row_not_counted(
-		    bt->ct, &who, "init_lwp", s, "permission denied");
+	track_not_counted(bt->ct, &who, "permission denied");
 	diag(NULL, "%d: execed a program that cannot be tracked\n", (int)pid);
 	bt->ct->uncounted = true;
 	proc_free(bt, p);
@@ -439,7 +423,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 			counts_missing(bt, t, "fini_lwp");
 		else {
 			sample_final(bt, t, counts, when_ns);
-			lwp_final(bt, t);
+			lwp_final(t);
 		}
 		thread_free(bt, t);
 	}
@@ -508,7 +492,7 @@ on_proc_left(void *arg, pid_t pid, uint64_t when_ns)
 	(void)when_ns;
 	if (p == NULL)
 		return;
-	row_totals(bt->ct, &p->leader, "leave", p->base.acc, NULL);
+	track_leave(&p->base, &p->leader);
 	proc_free(bt, p);
 }
 
@@ -951,7 +935,7 @@ on_tick(void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *counts)
 	}
 	times = (struct set_times) { sc->enabled_ns, sc->running_ns };
 	setgrp_sample_counts(
-	    t->grp, bt->current, sc->values, &times, bt->tick_when);
+	    t->base.grp, bt->current, sc->values, &times, bt->tick_when);
 	ticked_add(bt, t);
 }
 
@@ -962,9 +946,12 @@ tick_order(const void *a, const void *b)
 	const struct bthread *x = *(struct bthread *const *)a;
 	const struct bthread *y = *(struct bthread *const *)b;
 
-	if (x->proc->seq != y->proc->seq)
-		return x->proc->seq < y->proc->seq ? -1 : 1;
-	return x->lwpid < y->lwpid ? -1 : x->lwpid > y->lwpid;
+	unsigned xs = proc_of(x)->seq, ys = proc_of(y)->seq;
+	id_t xl = x->base.who.lwpid, yl = y->base.who.lwpid;
+
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	return xl < yl ? -1 : xl > yl;
 }
 
 /* No threads ticked: the array may be unallocated, and qsort wants one. */
@@ -1023,9 +1010,9 @@ cgroup_row(struct bpf_track *bt, unsigned long intervals)
 			bt->cg_sum[i] = c->values[i];
 	}
 	RB_FOREACH (t, bthread_tree, &bt->threads) {
-		if (!setgrp_sampled(t->grp, s))
+		if (!setgrp_sampled(t->base.grp, s))
 			continue;
-		c = setgrp_total(t->grp, s);
+		c = setgrp_total(t->base.grp, s);
 		times.enabled_ns += c->times.enabled_ns;
 		times.running_ns += c->times.running_ns;
 		for (i = 0; i < n; i++)
@@ -1062,7 +1049,6 @@ let_go_named_gone(struct bpf_track *bt)
 static int
 tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 {
-	struct row_lwp who;
 	struct bthread *t;
 	size_t i;
 
@@ -1083,9 +1069,8 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++) {
 		t = bt->ticked[i];
-		who = who_of(t);
-		row_tick(bt->ct, &who, bt->current,
-		    setgrp_slice(t->grp, bt->current), intervals);
+		track_lwp_tick(&t->base, setgrp_slice(t->base.grp, bt->current),
+		    intervals);
 	}
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);
@@ -1102,7 +1087,7 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
 		return;
 	RB_FOREACH (t, bthread_tree, &bt->threads) {
-		setgrp_set_current(t->grp, next);
+		setgrp_set_current(t->base.grp, next);
 		t->turns |= 1u << next;
 	}
 	/* The cgroup's rows divide by its sets' turns, as a thread's. */
@@ -1188,7 +1173,6 @@ static void
 begin(struct bpf_track *bt)
 {
 	struct bthread *t;
-	struct row_lwp who;
 	size_t i;
 
 	cputrack_title(bt->ct);
@@ -1197,16 +1181,8 @@ begin(struct bpf_track *bt)
 	RB_FOREACH (t, bthread_tree, &bt->threads)
 		ticked_add(bt, t);
 	sort_ticked(bt);
-	for (i = 0; i < bt->nticked; i++) {
-		t = bt->ticked[i];
-		who = who_of(t);
-		if (bt->ct->opt.verbose)
-			row_counts(bt->ct, &who, "init_lwp", bt->current,
-			    setgrp_slice(t->grp, bt->current));
-		if (t->made)
-			row_counts(bt->ct, &who, "lwp_create", bt->current,
-			    setgrp_total(t->grp, bt->current));
-	}
+	for (i = 0; i < bt->nticked; i++)
+		lwp_started(bt, bt->ticked[i]);
 }
 
 /* dispatch_event(next_event()): the engine's records, signals, ticks. */

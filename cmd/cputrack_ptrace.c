@@ -30,16 +30,14 @@
 struct tproc;
 
 /*
- * A tracked LWP: its sets, taking turns. An LWP left uncounted (past the
- * descriptor limit) keeps a record too, with no sets: every callback
- * about it then finds it, rather than its process's record.
+ * A tracked LWP: the model's record, its sets bound to its own counters
+ * and taking turns. An LWP left uncounted (past the descriptor limit)
+ * keeps a record too, with no sets: every callback about it then finds
+ * it, rather than its process's record.
  */
 struct tlwp {
-	struct tproc *proc;
-	struct row_lwp who;	   /* its pid, lwpid and tid, for rows */
-	setgrp_t *grp;		   /* NULL: not counted */
+	struct track_lwp base;
 	unsigned long missed_seen; /* its process's missed ticks then */
-	bool finished;		   /* its counts are final and summed */
 	bool listed;		   /* in ct->lwps, while it counts */
 	LIST_ENTRY(tlwp) counting;
 };
@@ -79,7 +77,8 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 	if (p == NULL)
 		return NULL;
 	p->pctx = pctx;
-	p->unnamed = (struct tlwp) { .proc = p, .finished = true };
+	p->unnamed =
+	    (struct tlwp) { .base.proc = &p->base, .base.finished = true };
 	if (pctx_set_proc_data(pctx, p, tproc_free) != 0) {
 		tproc_free(p);
 		return NULL;
@@ -87,6 +86,13 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 	return p;
 }
 
+static struct tproc *
+proc_of(const struct tlwp *l)
+{
+	return (struct tproc *)l->base.proc;
+}
+
+/* libpctx drops the LWP's record, or its bind failed. */
 static void
 tlwp_free(void *arg)
 {
@@ -94,18 +100,15 @@ tlwp_free(void *arg)
 
 	if (l->listed)
 		LIST_REMOVE(l, counting);
-	setgrp_free(l->grp);
-	free(l);
+	track_lwp_free(&l->base);
 }
 
 /* Keep the record of an LWP left uncounted, without its sets. */
 static void
 tlwp_uncounted(pctx_t *pctx, struct tlwp *l)
 {
-	setgrp_free(l->grp);
-	l->grp = NULL;
-	l->finished = true;
-	(void)pctx_set_lwp_data(pctx, l->who.lwpid, l, tlwp_free);
+	track_lwp_uncounted(&l->base);
+	(void)pctx_set_lwp_data(pctx, l->base.who.lwpid, l, tlwp_free);
 }
 
 /* Why an LWP was not counted, as its rows say it. */
@@ -122,17 +125,6 @@ reason_of(int err)
 	default:
 		return strerror(err);
 	}
-}
-
-/* A row per set, no number in it: the LWP could not be counted. */
-static void
-not_counted_rows(const struct tlwp *l, int err)
-{
-	int s;
-
-	for (s = 0; s < setgrp_nsets(l->grp); s++)
-		row_not_counted(
-		    l->proc->base.ct, &l->who, "init_lwp", s, reason_of(err));
 }
 
 /*
@@ -156,7 +148,7 @@ static void
 sample_error(const struct tlwp *l, const char *where, const char *access)
 {
 	fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
-	    (int)l->proc->base.pid, where, (int)l->who.lwpid, access,
+	    (int)l->base.who.pid, where, (int)l->base.who.lwpid, access,
 	    strerror(errno));
 }
 
@@ -192,7 +184,7 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	}
 	if (err == EMFILE) {
 		fd_limit_reached();
-		if (l->who.lwpid != 1) {
+		if (l->base.who.lwpid != 1) {
 			p->base.uncounted++;
 			tlwp_uncounted(pctx, l);
 			return 0;
@@ -201,9 +193,9 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	fprintf(stderr,
 	    "%6d: init_lwp: can't bind perf counters to lwp%d - "
 	    "%s\n",
-	    (int)p->base.pid, (int)l->who.lwpid, strerror(err));
-	not_counted_rows(l, err);
-	if (p->forked && l->who.lwpid == 1)
+	    (int)p->base.pid, (int)l->base.who.lwpid, strerror(err));
+	track_not_counted(p->base.ct, &l->base.who, reason_of(err));
+	if (p->forked && l->base.who.lwpid == 1)
 		child_lost(p->base.ct, p, p->base.pid);
 	tlwp_free(l);
 	if ((err == EACCES || err == EPERM) && !inspectable(p->base.pid))
@@ -239,31 +231,28 @@ static int
 cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tproc *p = arg;
-	const struct set_counts *c;
+	struct cputrack *ct = p->base.ct;
+	pid_t tid = pctx_lwp_tid(pctx, lwpid);
 	struct tlwp *l;
 
-	if (p->base.ct->opt.ntids != 0 &&
-	    !named(p->base.ct, pctx_lwp_tid(pctx, lwpid)))
+	if (ct->opt.ntids != 0 && !named(ct, tid))
 		return pctx_set_lwp_data(pctx, lwpid, &p->unnamed, NULL);
-	if ((l = calloc(1, sizeof(*l))) == NULL ||
-	    (l->grp = setgrp_clone(p->base.ct->specs)) == NULL) {
+	l = (struct tlwp *)track_lwp_new(
+	    &p->base, lwpid, tid, TRACK_BOUND, sizeof(*l));
+	if (l == NULL) {
 		fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
-		free(l);
 		return -1;
 	}
-	l->proc = p;
 	l->missed_seen = pctx_missed_ticks(pctx);
-	l->who = (struct row_lwp) { pid, lwpid, pctx_lwp_tid(pctx, lwpid),
-		p->base.comm, p->base.key };
-	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
+	if (setgrp_bind_pctx(l->base.grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
-	LIST_INSERT_HEAD(&p->base.ct->lwps, l, counting);
+	LIST_INSERT_HEAD(&ct->lwps, l, counting);
 	l->listed = true;
 	p->bound++;
-	p->base.ct->counted = true;
-	if (p->base.ct->opt.verbose && (c = setgrp_sample(l->grp)) != NULL)
-		row_counts(p->base.ct, &l->who, "init_lwp", c->set, c);
+	ct->counted = true;
+	track_lwp_started(
+	    &l->base, ct->opt.verbose ? setgrp_sample(l->base.grp) : NULL);
 	return 0;
 }
 
@@ -276,11 +265,10 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)pctx;
 	(void)pid;
 	if (lwpid != 1)
-		l->proc->made = true;
-	if (l->grp == NULL)
+		proc_of(l)->made = true;
+	if (l->base.grp == NULL)
 		return 0;
-	row_counts(l->proc->base.ct, &l->who, "lwp_create", 0,
-	    setgrp_total(l->grp, 0));
+	track_lwp_created(&l->base, 0);
 	return 0;
 }
 
@@ -288,15 +276,9 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 static void
 lwp_final(struct tlwp *l)
 {
-	int c = setgrp_current(l->grp);
-
-	if (l->proc->base.ct->opt.verbose)
-		row_counts(l->proc->base.ct, &l->who, "fini_lwp", c,
-		    setgrp_total(l->grp, c));
-	setgrp_accumulate(l->proc->base.acc, l->grp);
-	setgrp_unbind(l->grp);
-	l->finished = true;
-	l->proc->bound--;
+	track_lwp_final(&l->base);
+	setgrp_unbind(l->base.grp);
+	proc_of(l)->bound--;
 }
 
 static int
@@ -307,28 +289,28 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	unsigned long missed;
 	int err;
 
-	if (l->finished) {
+	if (l->base.finished) {
 		/* Named threads gone before their counters were bound. */
-		if (l->proc->base.ct->opt.ntids != 0)
-			let_go_if_done(pctx, l->proc);
+		if (l->base.proc->ct->opt.ntids != 0)
+			let_go_if_done(pctx, proc_of(l));
 		return 0;
 	}
-	if ((c = setgrp_sample(l->grp)) == NULL) {
+	if ((c = setgrp_sample(l->base.grp)) == NULL) {
 		sample_error(l, "tick", "perf counter");
 		return -1;
 	}
+	/* Ticks libpctx missed since the LWP's last row make it a gap row. */
 	missed = pctx_missed_ticks(pctx);
-	row_tick(l->proc->base.ct, &l->who, c->set, c,
-	    1 + (missed - l->missed_seen));
+	track_lwp_tick(&l->base, c, 1 + (missed - l->missed_seen));
 	l->missed_seen = missed;
-	if (l->proc->base.ct->nsets > 1 && setgrp_rotate(l->grp) != 0) {
+	if (l->base.proc->ct->nsets > 1 && setgrp_rotate(l->base.grp) != 0) {
 		err = errno;
 		/*
 		 * The LWP is exiting (a tick can race with its end): what it
 		 * counted up to now is all it will count.
 		 */
 		if (err == ESRCH || pctx_lwp_exiting(pctx, lwpid)) {
-			(void)setgrp_sample_all(l->grp);
+			(void)setgrp_sample_all(l->base.grp);
 			lwp_final(l);
 			return 0;
 		}
@@ -349,9 +331,9 @@ cb_fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)pctx;
 	(void)pid;
 	(void)lwpid;
-	if (l->finished)
+	if (l->base.finished)
 		return 0;
-	if (setgrp_sample_all(l->grp) != 0) {
+	if (setgrp_sample_all(l->base.grp) != 0) {
 		sample_error(l, "fini_lwp", "perf counters");
 		return -1;
 	}
@@ -366,11 +348,11 @@ cb_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 
 	(void)pid;
 	(void)lwpid;
-	if (l->grp == NULL)
+	if (l->base.grp == NULL)
 		return 0;
-	row_totals(l->proc->base.ct, &l->who, "lwp_exit", l->grp, NULL);
-	if (l->proc->base.ct->opt.ntids != 0)
-		let_go_if_done(pctx, l->proc);
+	track_lwp_exit(&l->base);
+	if (l->base.proc->ct->opt.ntids != 0)
+		let_go_if_done(pctx, proc_of(l));
 	return 0;
 }
 
@@ -629,9 +611,11 @@ tick_order(const void *a, const void *b)
 	const struct tlwp *x = *(struct tlwp *const *)a;
 	const struct tlwp *y = *(struct tlwp *const *)b;
 
-	if (x->who.pid != y->who.pid)
-		return x->who.pid < y->who.pid ? -1 : 1;
-	return (x->who.lwpid > y->who.lwpid) - (x->who.lwpid < y->who.lwpid);
+	const struct row_lwp *xw = &x->base.who, *yw = &y->base.who;
+
+	if (xw->pid != yw->pid)
+		return xw->pid < yw->pid ? -1 : 1;
+	return (xw->lwpid > yw->lwpid) - (xw->lwpid < yw->lwpid);
 }
 
 /*
@@ -652,12 +636,12 @@ last_tick(struct cputrack *ct)
 		return;
 	n = 0;
 	LIST_FOREACH (l, &ct->lwps, counting)
-		if (!l->finished)
+		if (!l->base.finished)
 			all[n++] = l;
 	qsort(all, n, sizeof(*all), tick_order);
 	for (i = 0; i < n; i++)
-		if ((c = setgrp_sample(all[i]->grp)) != NULL)
-			row_counts(ct, &all[i]->who, "tick", c->set, c);
+		if ((c = setgrp_sample(all[i]->base.grp)) != NULL)
+			track_lwp_last_tick(&all[i]->base, c);
 		else
 			sample_error(all[i], "tick", "perf counter");
 	free(all);
