@@ -5,9 +5,10 @@
  * Nothing is stopped or traced; threads, forks, execs and exits come from
  * the scheduler's tracepoints, in the order they happened.
  *
- * The rows are the ptrace engine's (cputrack_rows.c), from the same
- * records: each LWP keeps an accumulator clone of the set group, fed with
- * the engine's cumulative counts, so that its slices, totals and its
+ * An adapter onto the tracking model (cputrack_track.c), as the ptrace
+ * engine is: the model writes the rows from the same records, in which
+ * each LWP keeps an accumulator clone of the set group, fed with the
+ * engine's cumulative counts, so that its slices, totals and its
  * process's totals are computed as they are there. LWPs are numbered in
  * the order their process made them, from 1, again after an exec. The
  * sets rotate at each tick for every thread at once. -N counts the ticks

@@ -6,11 +6,11 @@
  * LWP's start and end, fork, exec, exit and tick. With --tid only the
  * named LWPs get sets; a process is let go (pctx_let_go) once none of
  * them counts.
- * Every LWP gets its own clone of the set group at init_lwp, hung on
- * libpctx's record of the LWP, so each callback receives it directly;
- * ticks print per-LWP slices; the counts of LWPs that end are summed into
- * their process's totals (hung on the process's record) for the exec and
- * exit rows.
+ * An adapter onto the tracking model (cputrack_track.c): every LWP's
+ * record, with its own clone of the set group bound to its counters, is
+ * made at init_lwp and hung on libpctx's record of the LWP, and each
+ * process's on libpctx's record of it, so each callback receives its
+ * record directly and hands the event to the model, which writes the rows.
  */
 #include <errno.h>
 #include <limits.h>

@@ -2,10 +2,12 @@
 /*
  * cputrack's tracking model: one record per tracked process and one per
  * tracked LWP, owned by cputrack whichever engine follows them, and the
- * rows made from them. An
- * engine's adapter keeps its own record around the model's (the model's
- * first: it asks for the size of the whole) and calls the model at each
- * event; the model writes the rows, so that both engines write them once.
+ * rows made from them. An engine's adapter keeps what only its engine
+ * needs in a record that begins with the model's, which the model makes
+ * in one allocation of the size the adapter gives, and calls the model
+ * at each event; the model writes the rows, so that they are written
+ * once for every engine. docs/architecture.md says how an engine plugs
+ * in.
  */
 #ifndef CPUTRACK_TRACK_H
 #define CPUTRACK_TRACK_H
@@ -84,14 +86,14 @@ void track_lwp_uncounted(struct track_lwp *l);
  * The LWP's rows. Its counters started, at c (-v shows it; NULL: not
  * sampled); it was made by a tracked thread, and set shows its zero start;
  * a tick, c since the last one (a gap row when it holds more than one of
- * the intervals, the engine having missed ticks); its counts are final,
+ * the intervals, the engine having missed ticks); what it counted since
+ * its last tick, when the run ends between two; its counts are final,
  * into its process's totals; it ended on its own.
  */
 void track_lwp_started(const struct track_lwp *l, const struct set_counts *c);
 void track_lwp_created(const struct track_lwp *l, int set);
 void track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
     unsigned long intervals);
-/* What it counted since its last tick, when the run ends between two. */
 void track_lwp_last_tick(const struct track_lwp *l, const struct set_counts *c);
 void track_lwp_final(struct track_lwp *l);
 void track_lwp_exit(const struct track_lwp *l);
