@@ -369,13 +369,12 @@ on_fork(
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, parent_tid);
 	struct bproc *p = t != NULL ? proc_of(t) : proc_find(bt, parent);
-	struct row_lwp who = { parent, t != NULL ? t->base.who.lwpid : 1, -1,
-		NULL, p != NULL ? p->base.key : 0 };
 
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (t == NULL && bt->ct->opt.ntids != 0)
 		return;
-	row_fork(bt->ct, &who, child, (hrtime_t)when_ns);
+	track_fork(bt->ct, p != NULL ? &p->base : NULL, parent,
+	    t != NULL ? t->base.who.lwpid : 1, child, (hrtime_t)when_ns);
 }
 
 /*

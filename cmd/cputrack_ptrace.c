@@ -411,9 +411,7 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	if (ct->opt.ntids != 0 && !named(ct, pctx_lwp_tid(parent->pctx, lwpid)))
 		return;
 	parent->made = true;
-	row_fork(ct,
-	    &(struct row_lwp) { ppid, lwpid, -1, NULL, parent->base.key }, pid,
-	    0);
+	track_fork(ct, &parent->base, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
 	if ((p = tproc_new(ct, child, false, parent->base.comm)) == NULL) {

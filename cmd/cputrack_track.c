@@ -87,6 +87,16 @@ track_exit(struct track_proc *p, const struct row_lwp *who, int status)
 }
 
 void
+track_fork(struct cputrack *ct, const struct track_proc *p, pid_t ppid,
+    id_t lwpid, pid_t child, hrtime_t when)
+{
+	struct row_lwp parent = { ppid, lwpid, -1, NULL,
+		p != NULL ? p->key : 0 };
+
+	row_fork(ct, &parent, child, when);
+}
+
+void
 track_leave(struct track_proc *p, const struct row_lwp *who)
 {
 	row_totals(p->ct, who, "leave", p->acc, partial_of(p));

@@ -53,6 +53,13 @@ void track_rename(struct track_proc *p, const char *image);
 void track_exit(struct track_proc *p, const struct row_lwp *who, int status);
 /* --cgroup: it left the cgroup, and runs on: its totals, in who's row. */
 void track_leave(struct track_proc *p, const struct row_lwp *who);
+/*
+ * LWP lwpid of process ppid forked child, at when (0: now); p is ppid's
+ * record, or NULL where the engine saw the fork of a process it had no
+ * record of.
+ */
+void track_fork(struct cputrack *ct, const struct track_proc *p, pid_t ppid,
+    id_t lwpid, pid_t child, hrtime_t when);
 
 /*
  * A tracked LWP: its sets, and the model's view of its counts. An LWP
