@@ -7,10 +7,14 @@
  *			  for main and both engines
  *	cputrack_opts.c	  the command line
  *	cputrack_rows.c	  the rows, and the exec policy, of both engines
- *	cputrack_ptrace.c the ptrace engine: libpctx's callbacks, each LWP
- *			  counted by its own perf counters
- *	cputrack_bpf.c	  the BPF engine: per-CPU counters given to the
- *			  threads at every context switch (cmd/bpf)
+ *	cputrack_track.c  the tracking model: the records of the processes
+ *			  and LWPs both engines follow, and their rows
+ *	cputrack_ptrace.c the ptrace engine, an adapter onto the model:
+ *			  libpctx's callbacks, each LWP counted by its own
+ *			  perf counters
+ *	cputrack_bpf.c	  the BPF engine, an adapter onto the model: per-CPU
+ *			  counters given to the threads at every context
+ *			  switch (cmd/bpf)
  */
 #ifndef CPUTRACK_H
 #define CPUTRACK_H

@@ -5,9 +5,10 @@
  * Nothing is stopped or traced; threads, forks, execs and exits come from
  * the scheduler's tracepoints, in the order they happened.
  *
- * The rows are the ptrace engine's (cputrack_rows.c), from the same
- * records: each LWP keeps an accumulator clone of the set group, fed with
- * the engine's cumulative counts, so that its slices, totals and its
+ * An adapter onto the tracking model (cputrack_track.c), as the ptrace
+ * engine is: the model writes the rows from the same records, in which
+ * each LWP keeps an accumulator clone of the set group, fed with the
+ * engine's cumulative counts, so that its slices, totals and its
  * process's totals are computed as they are there. LWPs are numbered in
  * the order their process made them, from 1, again after an exec. The
  * sets rotate at each tick for every thread at once. -N counts the ticks
@@ -30,33 +31,26 @@
 #include "access.h"
 #include "bpfeng.h"
 #include "cputrack.h"
+#include "cputrack_track.h"
 #include "diag.h"
 #include "procname.h"
 
-/* A tracked process. */
+/* A tracked process: the model's record, and the engine's order. */
 struct bproc {
+	struct track_proc base;
 	RB_ENTRY(bproc) node;
-	pid_t pid;
-	unsigned seq;	   /* its rows come in this order */
-	unsigned long key; /* for its rows, through execs */
-	setgrp_t *acc;	   /* its image's LWPs that ended */
+	unsigned seq; /* its rows come in this order */
 	id_t next_lwpid;
 	int live;	       /* its LWPs counted now */
 	int rowless;	       /* LWPs that ended with no row */
 	struct row_lwp leader; /* its exit row's LWP */
 	unsigned remaining;    /* -N: ticks left; 0: unlimited */
-	bool started;	       /* the command cputrack started */
-	char comm[16];	       /* its image's name, for rows: read
-				  when it is first seen, and at exec */
 };
 
-/* A tracked LWP: an accumulator clone fed with the engine's counts. */
+/* A tracked LWP: the model's record, its sets fed with the engine's counts. */
 struct bthread {
+	struct track_lwp base;
 	RB_ENTRY(bthread) node;
-	pid_t tid;
-	struct bproc *proc;
-	id_t lwpid;
-	setgrp_t *grp;
 	uint32_t turns; /* a bit per set that counted for it */
 	bool made;	/* made by a tracked thread: its
 			   lwp_create row is due */
@@ -99,13 +93,15 @@ struct bpf_track {
 static int
 bproc_cmp(const struct bproc *a, const struct bproc *b)
 {
-	return a->pid < b->pid ? -1 : a->pid > b->pid;
+	return a->base.pid < b->base.pid ? -1 : a->base.pid > b->base.pid;
 }
 
 static int
 bthread_cmp(const struct bthread *a, const struct bthread *b)
 {
-	return a->tid < b->tid ? -1 : a->tid > b->tid;
+	pid_t x = a->base.who.tid, y = b->base.who.tid;
+
+	return x < y ? -1 : x > y;
 }
 
 RB_GENERATE(bproc_tree, bproc, node, bproc_cmp)
@@ -114,7 +110,7 @@ RB_GENERATE(bthread_tree, bthread, node, bthread_cmp)
 static struct bproc *
 proc_find(struct bpf_track *bt, pid_t pid)
 {
-	struct bproc key = { .pid = pid };
+	struct bproc key = { .base.pid = pid };
 
 	return RB_FIND(bproc_tree, &bt->procs, &key);
 }
@@ -122,7 +118,7 @@ proc_find(struct bpf_track *bt, pid_t pid)
 static struct bthread *
 thread_find(struct bpf_track *bt, pid_t tid)
 {
-	struct bthread key = { .tid = tid };
+	struct bthread key = { .base.who.tid = tid };
 
 	return RB_FIND(bthread_tree, &bt->threads, &key);
 }
@@ -131,28 +127,28 @@ static struct bproc *
 proc_new(struct bpf_track *bt, pid_t pid)
 {
 	struct cputrack *ct = bt->ct;
+	/* The first process is the command cputrack started, or -p's. */
+	bool started = bt->nprocs == 0 && ct->opt.command != NULL;
 	struct bproc *p;
 
-	if ((p = calloc(1, sizeof(*p))) == NULL)
+	p = (struct bproc *)track_proc_new(ct, pid, started, NULL, sizeof(*p));
+	if (p == NULL)
 		return NULL;
-	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL) {
-		free(p);
-		return NULL;
-	}
-	p->pid = pid;
 	p->seq = bt->nprocs++;
-	p->key = cputrack_proc_key(ct);
 	p->next_lwpid = 1;
-	proc_comm(pid, p->comm, sizeof(p->comm));
-	p->leader = (struct row_lwp) { pid, 1, pid, p->comm, p->key };
+	p->leader = track_who(&p->base, 1, pid);
 	/* -N counts a cgroup's ticks, not each of its processes'. */
 	p->remaining = ct->opt.interval_ms != 0 && ct->opt.cgroup == NULL ?
 	    ct->opt.nsamples :
 	    0;
-	/* The first process is the command cputrack started, or -p's. */
-	p->started = p->seq == 0 && ct->opt.command != NULL;
 	RB_INSERT(bproc_tree, &bt->procs, p);
 	return p;
+}
+
+static struct bproc *
+proc_of(const struct bthread *t)
+{
+	return (struct bproc *)t->base.proc;
 }
 
 /* A thread's counts stay in its cgroup's when it goes. */
@@ -160,11 +156,10 @@ static void
 thread_free(struct bpf_track *bt, struct bthread *t)
 {
 	if (bt->cg_gone != NULL)
-		setgrp_accumulate(bt->cg_gone, t->grp);
-	t->proc->live--;
+		setgrp_accumulate(bt->cg_gone, t->base.grp);
+	proc_of(t)->live--;
 	RB_REMOVE(bthread_tree, &bt->threads, t);
-	setgrp_free(t->grp);
-	free(t);
+	track_lwp_free(&t->base);
 }
 
 /* A process's records go; its LWPs' with it. */
@@ -174,18 +169,10 @@ proc_free(struct bpf_track *bt, struct bproc *p)
 	struct bthread *t, *next;
 
 	RB_FOREACH_SAFE (t, bthread_tree, &bt->threads, next)
-		if (t->proc == p)
+		if (proc_of(t) == p)
 			thread_free(bt, t);
 	RB_REMOVE(bproc_tree, &bt->procs, p);
-	setgrp_free(p->acc);
-	free(p);
-}
-
-static struct row_lwp
-who_of(const struct bthread *t)
-{
-	return (struct row_lwp) { t->proc->pid, t->lwpid, t->tid, t->proc->comm,
-		t->proc->key };
+	track_proc_free(&p->base);
 }
 
 /* The run is over: status (the worst one) to exit with. */
@@ -225,7 +212,7 @@ counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
 	fprintf(stderr,
 	    "%6d: %s: lwp%d: can't access perf counters - "
 	    "the BPF engine could not keep the thread\n",
-	    (int)t->proc->pid, where, (int)t->lwpid);
+	    (int)t->base.who.pid, where, (int)t->base.who.lwpid);
 	end_run(bt, 1);
 }
 
@@ -238,29 +225,23 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 	struct set_times times;
 	int s;
 
-	for (s = 0; s < setgrp_nsets(t->grp); s++) {
+	for (s = 0; s < setgrp_nsets(t->base.grp); s++) {
 		if (!(t->turns & (1u << s)) ||
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
 			continue;
 		times = (struct set_times) { sc->enabled_ns, sc->running_ns };
 		setgrp_sample_counts(
-		    t->grp, s, sc->values, &times, (hrtime_t)when);
+		    t->base.grp, s, sc->values, &times, (hrtime_t)when);
 	}
 }
 
-/* The LWP's counts are final: into its process's totals. */
+/* The LWP's counts are final; the leader's row is its process's exit's. */
 static void
-lwp_final(struct bpf_track *bt, struct bthread *t)
+lwp_final(struct bthread *t)
 {
-	int c = setgrp_current(t->grp);
-	struct row_lwp who = who_of(t);
-
-	if (bt->ct->opt.verbose)
-		row_counts(
-		    bt->ct, &who, "fini_lwp", c, setgrp_total(t->grp, c));
-	setgrp_accumulate(t->proc->acc, t->grp);
-	if (t->tid == t->proc->pid)
-		t->proc->leader = who;
+	track_lwp_final(&t->base);
+	if (t->base.who.tid == t->base.who.pid)
+		proc_of(t)->leader = t->base.who;
 }
 
 /*
@@ -298,9 +279,18 @@ found_lwpid(pid_t pid, pid_t tid)
 static id_t
 named_lwpid(struct bproc *p, pid_t tid)
 {
-	id_t id = found_lwpid(p->pid, tid);
+	id_t id = found_lwpid(p->base.pid, tid);
 
 	return id != 0 ? id : p->next_lwpid++;
+}
+
+/* The rows of an LWP's start: -v's init_lwp, and a new one's lwp_create. */
+static void
+lwp_started(const struct bpf_track *bt, const struct bthread *t)
+{
+	track_lwp_started(&t->base, setgrp_slice(t->base.grp, bt->current));
+	if (t->made)
+		track_lwp_created(&t->base, bt->current);
 }
 
 static void
@@ -311,39 +301,27 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	struct bpf_track *bt = arg;
 	struct bproc *p = proc_find(bt, pid);
 	struct bthread *t;
-	struct row_lwp who;
+	id_t lwpid;
 
 	if (p == NULL && (p = proc_new(bt, pid)) == NULL)
 		goto nomem;
-	if ((t = calloc(1, sizeof(*t))) == NULL)
+	lwpid = bt->ct->opt.ntids != 0 ? named_lwpid(p, tid) : p->next_lwpid++;
+	t = (struct bthread *)track_lwp_new(
+	    &p->base, lwpid, tid, TRACK_FED, sizeof(*t));
+	if (t == NULL)
 		goto nomem;
-	if ((t->grp = setgrp_accumulator(bt->ct->specs)) == NULL) {
-		free(t);
-		goto nomem;
-	}
-	t->tid = tid;
-	t->proc = p;
-	t->lwpid =
-	    bt->ct->opt.ntids != 0 ? named_lwpid(p, tid) : p->next_lwpid++;
 	p->live++;
 	t->made = origin == BPFENG_LWP_NEW;
-	setgrp_set_current(t->grp, bt->current);
+	setgrp_set_current(t->base.grp, bt->current);
 	t->turns = 1u << bt->current;
 	RB_INSERT(bthread_tree, &bt->threads, t);
 	bt->ct->counted = true;
 	/* It starts from zero, as a bind shows it (-v), then and there. */
 	setgrp_sample_counts(
-	    t->grp, bt->current, bt->zeros, &no_time, (hrtime_t)when_ns);
+	    t->base.grp, bt->current, bt->zeros, &no_time, (hrtime_t)when_ns);
 	/* The target's first LWPs have theirs once the title is out. */
-	if (!bt->begun)
-		return;
-	who = who_of(t);
-	if (bt->ct->opt.verbose)
-		row_counts(bt->ct, &who, "init_lwp", bt->current,
-		    setgrp_slice(t->grp, bt->current));
-	if (origin == BPFENG_LWP_NEW)
-		row_counts(bt->ct, &who, "lwp_create", bt->current,
-		    setgrp_total(t->grp, bt->current));
+	if (bt->begun)
+		lwp_started(bt, t);
 	return;
 nomem:
 	fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
@@ -356,7 +334,6 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, tid);
-	struct row_lwp who;
 
 	if (t == NULL)
 		return;
@@ -366,23 +343,22 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 		return;
 	}
 	sample_final(bt, t, counts, when_ns);
-	lwp_final(bt, t);
+	lwp_final(t);
 	/*
 	 * As libpctx has them: an LWP that leaves alone has a row of its
 	 * own; the leader's end is its process's, and an LWP that its
 	 * process's exit, a fatal signal or another LWP's exec ends has
 	 * only its fini.
 	 */
-	who = who_of(t);
 	if (tid != pid &&
 	    !(flags &
 		(BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO |
 		    BPFENG_EXIT_LEFT))) {
-		row_totals(bt->ct, &who, "lwp_exit", t->grp, NULL);
+		track_lwp_exit(&t->base);
 		/* Let go once the engine is done with the record. */
 		bt->named_gone = bt->ct->opt.ntids != 0;
 	} else
-		t->proc->rowless++;
+		proc_of(t)->rowless++;
 	thread_free(bt, t);
 }
 
@@ -392,14 +368,13 @@ on_fork(
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = thread_find(bt, parent_tid);
-	struct bproc *p = t != NULL ? t->proc : proc_find(bt, parent);
-	struct row_lwp who = { parent, t != NULL ? t->lwpid : 1, -1, NULL,
-		p != NULL ? p->key : 0 };
+	struct bproc *p = t != NULL ? proc_of(t) : proc_find(bt, parent);
 
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (t == NULL && bt->ct->opt.ntids != 0)
 		return;
-	row_fork(bt->ct, &who, child, (hrtime_t)when_ns);
+	track_fork(bt->ct, p != NULL ? &p->base : NULL, parent,
+	    t != NULL ? t->base.who.lwpid : 1, child, (hrtime_t)when_ns);
 }
 
 /*
@@ -409,17 +384,14 @@ on_fork(
 static void
 exec_untraceable(struct bpf_track *bt, struct bproc *p)
 {
-	struct row_lwp who = { p->pid, 1, p->pid, p->comm, p->key };
-	pid_t pid = p->pid;
-	int s;
+	struct row_lwp who = track_who(&p->base, 1, p->base.pid);
+	pid_t pid = p->base.pid;
 
 	fprintf(stderr,
 	    "%6d: init_lwp: can't bind perf counters to lwp1 - "
 	    "%s\n",
 	    (int)pid, strerror(EACCES));
-	for (s = 0; s < bt->ct->nsets; s++)
-		row_not_counted(
-		    bt->ct, &who, "init_lwp", s, "permission denied");
+	track_not_counted(bt->ct, &who, "permission denied");
 	diag(NULL, "%d: execed a program that cannot be tracked\n", (int)pid);
 	bt->ct->uncounted = true;
 	proc_free(bt, p);
@@ -435,14 +407,10 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	struct bthread *t = thread_find(bt, tid);
 	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
 	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
-	/* The LWP that execs is the new image's LWP 1. */
-	struct row_lwp who = { pid, 1, pid, NULL, 0 };
-	char image[sizeof(p->comm)];
+	char image[sizeof(p->base.comm)];
 
 	if (p == NULL)
 		return true;
-	who.comm = p->comm;
-	who.proc = p->key;
 	/* Read late, the name may be gone: then it is not known. */
 	proc_comm(pid, image, sizeof(image));
 	if (flags & BPFENG_EXEC_FIRST) {
@@ -455,12 +423,12 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 			counts_missing(bt, t, "fini_lwp");
 		else {
 			sample_final(bt, t, counts, when_ns);
-			lwp_final(bt, t);
+			lwp_final(t);
 		}
 		thread_free(bt, t);
 	}
-	row_exec(bt->ct, &who, p->acc, args, image, NULL);
-	setgrp_reset(p->acc);
+	/* The LWP that execs is the new image's LWP 1. */
+	track_exec(&p->base, 1, args, image);
 	/* The named threads end with their image, as at their exit. */
 	if (bt->ct->opt.ntids != 0) {
 		proc_free(bt, p);
@@ -480,7 +448,7 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 	}
 	if (followed) {
 		p->next_lwpid = 1;
-		memcpy(p->comm, image, sizeof(p->comm));
+		track_rename(&p->base, image);
 		return true;
 	}
 	/* No longer counted: as the ptrace engine, the root's ends the run. */
@@ -506,11 +474,8 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 		proc_free(bt, p);
 		return;
 	}
-	row_totals(bt->ct, &p->leader, "exit", p->acc, NULL);
-	if (p->started)
-		bt->ct->command_status = WIFSIGNALED(status) ?
-		    128 + WTERMSIG(status) :
-		    WEXITSTATUS(status);
+	track_exit(&p->base, &p->leader,
+	    WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
 	/* Said of a process that a signal ended, as libpctx says it. */
 	if (WIFSIGNALED(status))
 		diag("run", "%d: process terminated\n", (int)pid);
@@ -527,7 +492,7 @@ on_proc_left(void *arg, pid_t pid, uint64_t when_ns)
 	(void)when_ns;
 	if (p == NULL)
 		return;
-	row_totals(bt->ct, &p->leader, "leave", p->acc, NULL);
+	track_leave(&p->base, &p->leader);
 	proc_free(bt, p);
 }
 
@@ -970,7 +935,7 @@ on_tick(void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *counts)
 	}
 	times = (struct set_times) { sc->enabled_ns, sc->running_ns };
 	setgrp_sample_counts(
-	    t->grp, bt->current, sc->values, &times, bt->tick_when);
+	    t->base.grp, bt->current, sc->values, &times, bt->tick_when);
 	ticked_add(bt, t);
 }
 
@@ -981,9 +946,12 @@ tick_order(const void *a, const void *b)
 	const struct bthread *x = *(struct bthread *const *)a;
 	const struct bthread *y = *(struct bthread *const *)b;
 
-	if (x->proc->seq != y->proc->seq)
-		return x->proc->seq < y->proc->seq ? -1 : 1;
-	return x->lwpid < y->lwpid ? -1 : x->lwpid > y->lwpid;
+	unsigned xs = proc_of(x)->seq, ys = proc_of(y)->seq;
+	id_t xl = x->base.who.lwpid, yl = y->base.who.lwpid;
+
+	if (xs != ys)
+		return xs < ys ? -1 : 1;
+	return xl < yl ? -1 : xl > yl;
 }
 
 /* No threads ticked: the array may be unallocated, and qsort wants one. */
@@ -1016,7 +984,7 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 		p->remaining -= skipped < p->remaining - 1 ? (unsigned)skipped :
 							     p->remaining - 1;
 		if (--p->remaining == 0) {
-			bpfeng_untrack(bt->eng, p->pid);
+			bpfeng_untrack(bt->eng, p->base.pid);
 			proc_free(bt, p);
 		}
 	}
@@ -1042,9 +1010,9 @@ cgroup_row(struct bpf_track *bt, unsigned long intervals)
 			bt->cg_sum[i] = c->values[i];
 	}
 	RB_FOREACH (t, bthread_tree, &bt->threads) {
-		if (!setgrp_sampled(t->grp, s))
+		if (!setgrp_sampled(t->base.grp, s))
 			continue;
-		c = setgrp_total(t->grp, s);
+		c = setgrp_total(t->base.grp, s);
 		times.enabled_ns += c->times.enabled_ns;
 		times.running_ns += c->times.running_ns;
 		for (i = 0; i < n; i++)
@@ -1067,7 +1035,7 @@ let_go_named_gone(struct bpf_track *bt)
 	bt->named_gone = false;
 	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
 		if (p->live == 0) {
-			bpfeng_untrack(bt->eng, p->pid);
+			bpfeng_untrack(bt->eng, p->base.pid);
 			proc_free(bt, p);
 		}
 }
@@ -1081,7 +1049,6 @@ let_go_named_gone(struct bpf_track *bt)
 static int
 tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 {
-	struct row_lwp who;
 	struct bthread *t;
 	size_t i;
 
@@ -1102,9 +1069,8 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++) {
 		t = bt->ticked[i];
-		who = who_of(t);
-		row_tick(bt->ct, &who, bt->current,
-		    setgrp_slice(t->grp, bt->current), intervals);
+		track_lwp_tick(&t->base, setgrp_slice(t->base.grp, bt->current),
+		    intervals);
 	}
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);
@@ -1121,7 +1087,7 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
 		return;
 	RB_FOREACH (t, bthread_tree, &bt->threads) {
-		setgrp_set_current(t->grp, next);
+		setgrp_set_current(t->base.grp, next);
 		t->turns |= 1u << next;
 	}
 	/* The cgroup's rows divide by its sets' turns, as a thread's. */
@@ -1207,7 +1173,6 @@ static void
 begin(struct bpf_track *bt)
 {
 	struct bthread *t;
-	struct row_lwp who;
 	size_t i;
 
 	cputrack_title(bt->ct);
@@ -1216,16 +1181,8 @@ begin(struct bpf_track *bt)
 	RB_FOREACH (t, bthread_tree, &bt->threads)
 		ticked_add(bt, t);
 	sort_ticked(bt);
-	for (i = 0; i < bt->nticked; i++) {
-		t = bt->ticked[i];
-		who = who_of(t);
-		if (bt->ct->opt.verbose)
-			row_counts(bt->ct, &who, "init_lwp", bt->current,
-			    setgrp_slice(t->grp, bt->current));
-		if (t->made)
-			row_counts(bt->ct, &who, "lwp_create", bt->current,
-			    setgrp_total(t->grp, bt->current));
-	}
+	for (i = 0; i < bt->nticked; i++)
+		lwp_started(bt, bt->ticked[i]);
 }
 
 /* dispatch_event(next_event()): the engine's records, signals, ticks. */
@@ -1322,7 +1279,7 @@ bpf_let_go(struct cputrack *ct)
 	if (bt == NULL)
 		return;
 	RB_FOREACH (p, bproc_tree, &bt->procs)
-		bpfeng_untrack(bt->eng, p->pid);
+		bpfeng_untrack(bt->eng, p->base.pid);
 	bpfeng_close(bt->eng);
 	track_free(bt);
 	ct->bpf = NULL;

@@ -6,11 +6,11 @@
  * LWP's start and end, fork, exec, exit and tick. With --tid only the
  * named LWPs get sets; a process is let go (pctx_let_go) once none of
  * them counts.
- * Every LWP gets its own clone of the set group at init_lwp, hung on
- * libpctx's record of the LWP, so each callback receives it directly;
- * ticks print per-LWP slices; the counts of LWPs that end are summed into
- * their process's totals (hung on the process's record) for the exec and
- * exit rows.
+ * An adapter onto the tracking model (cputrack_track.c): every LWP's
+ * record, with its own clone of the set group bound to its counters, is
+ * made at init_lwp and hung on libpctx's record of the LWP, and each
+ * process's on libpctx's record of it, so each callback receives its
+ * record directly and hands the event to the model, which writes the rows.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +22,7 @@
 
 #include "access.h"
 #include "cputrack.h"
+#include "cputrack_track.h"
 #include "diag.h"
 #include "fdlimit.h"
 #include "procname.h"
@@ -29,36 +30,26 @@
 struct tproc;
 
 /*
- * A tracked LWP: its sets, taking turns. An LWP left uncounted (past the
- * descriptor limit) keeps a record too, with no sets: every callback
- * about it then finds it, rather than its process's record.
+ * A tracked LWP: the model's record, its sets bound to its own counters
+ * and taking turns. An LWP left uncounted (past the descriptor limit)
+ * keeps a record too, with no sets: every callback about it then finds
+ * it, rather than its process's record.
  */
 struct tlwp {
-	struct tproc *proc;
-	struct row_lwp who;	   /* its pid, lwpid and tid, for rows */
-	setgrp_t *grp;		   /* NULL: not counted */
+	struct track_lwp base;
 	unsigned long missed_seen; /* its process's missed ticks then */
-	bool finished;		   /* its counts are final and summed */
 	bool listed;		   /* in ct->lwps, while it counts */
 	LIST_ENTRY(tlwp) counting;
 };
 
-/* A tracked process: the totals of its current image's LWPs that ended. */
+/* A tracked process: the model's record, and libpctx's context of it. */
 struct tproc {
-	struct cputrack *ct;
+	struct track_proc base;
 	pctx_t *pctx;
-	pid_t pid;
-	unsigned long key; /* for its rows, through execs */
-	setgrp_t *acc;
-	bool started;	  /* the command cputrack started */
-	bool forked;	  /* a child followed with -f */
-	bool lost;	  /* said that it cannot be followed */
-	bool made;	  /* it made a thread or a process */
-	char comm[16];	  /* its image's name, for rows: read
-			     while it is there to read */
-	int uncounted;	  /* LWPs of the image left uncounted */
-	int bound;	  /* its LWPs whose counters are bound */
-	char partial[96]; /* what the totals leave out */
+	bool forked; /* a child followed with -f */
+	bool lost;   /* said that it cannot be followed */
+	bool made;   /* it made a thread or a process */
+	int bound;   /* its LWPs whose counters are bound */
 	/*
 	 * --tid: the one record of all its LWPs not named, which are
 	 * never counted: nothing is allocated or opened for them.
@@ -66,13 +57,13 @@ struct tproc {
 	struct tlwp unnamed;
 };
 
+/* libpctx drops the process's record. */
 static void
 tproc_free(void *arg)
 {
 	struct tproc *p = arg;
 
-	setgrp_free(p->acc);
-	free(p);
+	track_proc_free(&p->base);
 }
 
 /* comm: its name, known (a fork's is its parent's), or NULL: read it. */
@@ -81,26 +72,27 @@ tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
 {
 	struct tproc *p;
 
-	if ((p = calloc(1, sizeof(*p))) == NULL)
+	p = (struct tproc *)track_proc_new(
+	    ct, pctx_pid(pctx), started, comm, sizeof(*p));
+	if (p == NULL)
 		return NULL;
-	p->ct = ct;
 	p->pctx = pctx;
-	p->pid = pctx_pid(pctx);
-	p->unnamed = (struct tlwp) { .proc = p, .finished = true };
-	p->key = cputrack_proc_key(ct);
-	p->started = started;
-	if (comm != NULL)
-		strlcpy(p->comm, comm, sizeof(p->comm));
-	else
-		proc_comm(p->pid, p->comm, sizeof(p->comm));
-	if ((p->acc = setgrp_accumulator(ct->specs)) == NULL ||
-	    pctx_set_proc_data(pctx, p, tproc_free) != 0) {
+	p->unnamed =
+	    (struct tlwp) { .base.proc = &p->base, .base.finished = true };
+	if (pctx_set_proc_data(pctx, p, tproc_free) != 0) {
 		tproc_free(p);
 		return NULL;
 	}
 	return p;
 }
 
+static struct tproc *
+proc_of(const struct tlwp *l)
+{
+	return (struct tproc *)l->base.proc;
+}
+
+/* libpctx drops the LWP's record, or its bind failed. */
 static void
 tlwp_free(void *arg)
 {
@@ -108,18 +100,15 @@ tlwp_free(void *arg)
 
 	if (l->listed)
 		LIST_REMOVE(l, counting);
-	setgrp_free(l->grp);
-	free(l);
+	track_lwp_free(&l->base);
 }
 
 /* Keep the record of an LWP left uncounted, without its sets. */
 static void
 tlwp_uncounted(pctx_t *pctx, struct tlwp *l)
 {
-	setgrp_free(l->grp);
-	l->grp = NULL;
-	l->finished = true;
-	(void)pctx_set_lwp_data(pctx, l->who.lwpid, l, tlwp_free);
+	track_lwp_uncounted(&l->base);
+	(void)pctx_set_lwp_data(pctx, l->base.who.lwpid, l, tlwp_free);
 }
 
 /* Why an LWP was not counted, as its rows say it. */
@@ -136,30 +125,6 @@ reason_of(int err)
 	default:
 		return strerror(err);
 	}
-}
-
-/* A row per set, no number in it: the LWP could not be counted. */
-static void
-not_counted_rows(const struct tlwp *l, int err)
-{
-	int s;
-
-	for (s = 0; s < setgrp_nsets(l->grp); s++)
-		row_not_counted(
-		    l->proc->ct, &l->who, "init_lwp", s, reason_of(err));
-}
-
-/* What the process's totals leave out, or NULL. */
-static const char *
-partial_of(struct tproc *p)
-{
-	if (p->uncounted == 0)
-		return NULL;
-	snprintf(p->partial, sizeof(p->partial),
-	    "%d LWP%s not counted "
-	    "(out of file descriptors)",
-	    p->uncounted, p->uncounted == 1 ? "" : "s");
-	return p->partial;
 }
 
 /*
@@ -183,7 +148,7 @@ static void
 sample_error(const struct tlwp *l, const char *where, const char *access)
 {
 	fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
-	    (int)l->proc->pid, where, (int)l->who.lwpid, access,
+	    (int)l->base.who.pid, where, (int)l->base.who.lwpid, access,
 	    strerror(errno));
 }
 
@@ -219,8 +184,8 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	}
 	if (err == EMFILE) {
 		fd_limit_reached();
-		if (l->who.lwpid != 1) {
-			p->uncounted++;
+		if (l->base.who.lwpid != 1) {
+			p->base.uncounted++;
 			tlwp_uncounted(pctx, l);
 			return 0;
 		}
@@ -228,14 +193,14 @@ bind_failed(pctx_t *pctx, struct tproc *p, struct tlwp *l)
 	fprintf(stderr,
 	    "%6d: init_lwp: can't bind perf counters to lwp%d - "
 	    "%s\n",
-	    (int)p->pid, (int)l->who.lwpid, strerror(err));
-	not_counted_rows(l, err);
-	if (p->forked && l->who.lwpid == 1)
-		child_lost(p->ct, p, p->pid);
+	    (int)p->base.pid, (int)l->base.who.lwpid, strerror(err));
+	track_not_counted(p->base.ct, &l->base.who, reason_of(err));
+	if (p->forked && l->base.who.lwpid == 1)
+		child_lost(p->base.ct, p, p->base.pid);
 	tlwp_free(l);
-	if ((err == EACCES || err == EPERM) && !inspectable(p->pid))
+	if ((err == EACCES || err == EPERM) && !inspectable(p->base.pid))
 		diag(NULL, "%d: execed a program that cannot be tracked\n",
-		    (int)p->pid);
+		    (int)p->base.pid);
 	return -1;
 }
 
@@ -266,30 +231,28 @@ static int
 cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tproc *p = arg;
-	const struct set_counts *c;
+	struct cputrack *ct = p->base.ct;
+	pid_t tid = pctx_lwp_tid(pctx, lwpid);
 	struct tlwp *l;
 
-	if (p->ct->opt.ntids != 0 && !named(p->ct, pctx_lwp_tid(pctx, lwpid)))
+	if (ct->opt.ntids != 0 && !named(ct, tid))
 		return pctx_set_lwp_data(pctx, lwpid, &p->unnamed, NULL);
-	if ((l = calloc(1, sizeof(*l))) == NULL ||
-	    (l->grp = setgrp_clone(p->ct->specs)) == NULL) {
+	l = (struct tlwp *)track_lwp_new(
+	    &p->base, lwpid, tid, TRACK_BOUND, sizeof(*l));
+	if (l == NULL) {
 		fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
-		free(l);
 		return -1;
 	}
-	l->proc = p;
 	l->missed_seen = pctx_missed_ticks(pctx);
-	l->who = (struct row_lwp) { pid, lwpid, pctx_lwp_tid(pctx, lwpid),
-		p->comm, p->key };
-	if (setgrp_bind_pctx(l->grp, pctx, lwpid) != 0)
+	if (setgrp_bind_pctx(l->base.grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
-	LIST_INSERT_HEAD(&p->ct->lwps, l, counting);
+	LIST_INSERT_HEAD(&ct->lwps, l, counting);
 	l->listed = true;
 	p->bound++;
-	p->ct->counted = true;
-	if (p->ct->opt.verbose && (c = setgrp_sample(l->grp)) != NULL)
-		row_counts(p->ct, &l->who, "init_lwp", c->set, c);
+	ct->counted = true;
+	track_lwp_started(
+	    &l->base, ct->opt.verbose ? setgrp_sample(l->base.grp) : NULL);
 	return 0;
 }
 
@@ -302,11 +265,10 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)pctx;
 	(void)pid;
 	if (lwpid != 1)
-		l->proc->made = true;
-	if (l->grp == NULL)
+		proc_of(l)->made = true;
+	if (l->base.grp == NULL)
 		return 0;
-	row_counts(
-	    l->proc->ct, &l->who, "lwp_create", 0, setgrp_total(l->grp, 0));
+	track_lwp_created(&l->base, 0);
 	return 0;
 }
 
@@ -314,15 +276,9 @@ cb_lwp_create(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 static void
 lwp_final(struct tlwp *l)
 {
-	int c = setgrp_current(l->grp);
-
-	if (l->proc->ct->opt.verbose)
-		row_counts(l->proc->ct, &l->who, "fini_lwp", c,
-		    setgrp_total(l->grp, c));
-	setgrp_accumulate(l->proc->acc, l->grp);
-	setgrp_unbind(l->grp);
-	l->finished = true;
-	l->proc->bound--;
+	track_lwp_final(&l->base);
+	setgrp_unbind(l->base.grp);
+	proc_of(l)->bound--;
 }
 
 static int
@@ -333,28 +289,28 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	unsigned long missed;
 	int err;
 
-	if (l->finished) {
+	if (l->base.finished) {
 		/* Named threads gone before their counters were bound. */
-		if (l->proc->ct->opt.ntids != 0)
-			let_go_if_done(pctx, l->proc);
+		if (l->base.proc->ct->opt.ntids != 0)
+			let_go_if_done(pctx, proc_of(l));
 		return 0;
 	}
-	if ((c = setgrp_sample(l->grp)) == NULL) {
+	if ((c = setgrp_sample(l->base.grp)) == NULL) {
 		sample_error(l, "tick", "perf counter");
 		return -1;
 	}
+	/* Ticks libpctx missed since the LWP's last row make it a gap row. */
 	missed = pctx_missed_ticks(pctx);
-	row_tick(
-	    l->proc->ct, &l->who, c->set, c, 1 + (missed - l->missed_seen));
+	track_lwp_tick(&l->base, c, 1 + (missed - l->missed_seen));
 	l->missed_seen = missed;
-	if (l->proc->ct->nsets > 1 && setgrp_rotate(l->grp) != 0) {
+	if (l->base.proc->ct->nsets > 1 && setgrp_rotate(l->base.grp) != 0) {
 		err = errno;
 		/*
 		 * The LWP is exiting (a tick can race with its end): what it
 		 * counted up to now is all it will count.
 		 */
 		if (err == ESRCH || pctx_lwp_exiting(pctx, lwpid)) {
-			(void)setgrp_sample_all(l->grp);
+			(void)setgrp_sample_all(l->base.grp);
 			lwp_final(l);
 			return 0;
 		}
@@ -375,9 +331,9 @@ cb_fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	(void)pctx;
 	(void)pid;
 	(void)lwpid;
-	if (l->finished)
+	if (l->base.finished)
 		return 0;
-	if (setgrp_sample_all(l->grp) != 0) {
+	if (setgrp_sample_all(l->base.grp) != 0) {
 		sample_error(l, "fini_lwp", "perf counters");
 		return -1;
 	}
@@ -392,11 +348,11 @@ cb_lwp_exit(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 
 	(void)pid;
 	(void)lwpid;
-	if (l->grp == NULL)
+	if (l->base.grp == NULL)
 		return 0;
-	row_totals(l->proc->ct, &l->who, "lwp_exit", l->grp, NULL);
-	if (l->proc->ct->opt.ntids != 0)
-		let_go_if_done(pctx, l->proc);
+	track_lwp_exit(&l->base);
+	if (l->base.proc->ct->opt.ntids != 0)
+		let_go_if_done(pctx, proc_of(l));
 	return 0;
 }
 
@@ -404,26 +360,25 @@ static void
 cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 {
 	struct tproc *p = arg;
-	struct row_lwp who = { pid, lwpid, pctx_lwp_tid(pctx, lwpid), p->comm,
-		p->key };
+	struct row_lwp who =
+	    track_who(&p->base, lwpid, pctx_lwp_tid(pctx, lwpid));
 
-	if (p->started)
-		p->ct->command_status = status;
-	row_totals(p->ct, &who, "exit", p->acc, partial_of(p));
+	(void)pid;
+	track_exit(&p->base, &who, status);
 }
 
 /* Whether the exec is followed; an exec not followed is said. */
 static bool
 follows_exec(const struct tproc *p, const char *args)
 {
-	struct cputrack *ct = p->ct;
+	struct cputrack *ct = p->base.ct;
 	enum exec_follow how = EXEC_NOT_FOLLOWED;
 
 	if (ct->opt.follow_exec)
 		how = EXEC_FOLLOWED;
-	else if (p->started && !p->made && follows_wrapper_execs(ct))
+	else if (p->base.started && !p->made && follows_wrapper_execs(ct))
 		how = EXEC_FOLLOWED_EARLY;
-	exec_say(p->pid, args, how);
+	exec_say(p->base.pid, args, how);
 	return how != EXEC_NOT_FOLLOWED;
 }
 
@@ -431,18 +386,15 @@ static int
 cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 {
 	struct tproc *p = arg;
-	char old[sizeof(p->comm)];
-	struct row_lwp who = { pid, lwpid, pid, old, p->key };
+	char image[sizeof(p->base.comm)];
 	const char *args = cmd != NULL ? cmd : "(unknown)";
 
 	/* Stopped at the exec: the new image's name is there to read. */
-	memcpy(old, p->comm, sizeof(old));
-	proc_comm(p->pid, p->comm, sizeof(p->comm));
-	row_exec(p->ct, &who, p->acc, args, p->comm, partial_of(p));
-	setgrp_reset(p->acc);
-	p->uncounted = 0;
+	proc_comm(pid, image, sizeof(image));
+	track_exec(&p->base, lwpid, args, image);
+	track_rename(&p->base, image);
 	/* The named threads end with their image, as at their exit. */
-	if (p->ct->opt.ntids != 0)
+	if (p->base.ct->opt.ntids != 0)
 		return pctx_let_go(pctx);
 	return follows_exec(p, args) ? 0 : -1;
 }
@@ -453,17 +405,16 @@ static void
 cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tproc *parent = arg, *p;
-	struct cputrack *ct = parent->ct;
+	struct cputrack *ct = parent->base.ct;
 
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (ct->opt.ntids != 0 && !named(ct, pctx_lwp_tid(parent->pctx, lwpid)))
 		return;
 	parent->made = true;
-	row_fork(ct, &(struct row_lwp) { ppid, lwpid, -1, NULL, parent->key },
-	    pid, 0);
+	track_fork(ct, &parent->base, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
-	if ((p = tproc_new(ct, child, false, parent->comm)) == NULL) {
+	if ((p = tproc_new(ct, child, false, parent->base.comm)) == NULL) {
 		child_lost(ct, NULL, pid);
 		return;
 	}
@@ -658,9 +609,11 @@ tick_order(const void *a, const void *b)
 	const struct tlwp *x = *(struct tlwp *const *)a;
 	const struct tlwp *y = *(struct tlwp *const *)b;
 
-	if (x->who.pid != y->who.pid)
-		return x->who.pid < y->who.pid ? -1 : 1;
-	return (x->who.lwpid > y->who.lwpid) - (x->who.lwpid < y->who.lwpid);
+	const struct row_lwp *xw = &x->base.who, *yw = &y->base.who;
+
+	if (xw->pid != yw->pid)
+		return xw->pid < yw->pid ? -1 : 1;
+	return (xw->lwpid > yw->lwpid) - (xw->lwpid < yw->lwpid);
 }
 
 /*
@@ -681,12 +634,12 @@ last_tick(struct cputrack *ct)
 		return;
 	n = 0;
 	LIST_FOREACH (l, &ct->lwps, counting)
-		if (!l->finished)
+		if (!l->base.finished)
 			all[n++] = l;
 	qsort(all, n, sizeof(*all), tick_order);
 	for (i = 0; i < n; i++)
-		if ((c = setgrp_sample(all[i]->grp)) != NULL)
-			row_counts(ct, &all[i]->who, "tick", c->set, c);
+		if ((c = setgrp_sample(all[i]->base.grp)) != NULL)
+			track_lwp_last_tick(&all[i]->base, c);
 		else
 			sample_error(all[i], "tick", "perf counter");
 	free(all);

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cputrack's tracking model: one record per tracked process and one per
+ * tracked LWP, owned by cputrack whichever engine follows them, and the
+ * rows made from them. An engine's adapter keeps what only its engine
+ * needs in a record that begins with the model's, which the model makes
+ * in one allocation of the size the adapter gives, and calls the model
+ * at each event; the model writes the rows, so that they are written
+ * once for every engine. docs/architecture.md says how an engine plugs
+ * in.
+ */
+#ifndef CPUTRACK_TRACK_H
+#define CPUTRACK_TRACK_H
+
+#include <stddef.h>
+
+#include "cputrack.h"
+
+/* A tracked process: the totals of its current image's LWPs that ended. */
+struct track_proc {
+	struct cputrack *ct;
+	pid_t pid;
+	unsigned long key; /* for its rows, through execs */
+	setgrp_t *acc;
+	bool started;	  /* the command cputrack started */
+	int uncounted;	  /* LWPs of the image left uncounted */
+	char comm[16];	  /* its image's name, for rows: read
+			     while it is there to read */
+	char partial[96]; /* what the totals leave out */
+};
+
+/*
+ * A process's record, size bytes (an adapter's, the model's first),
+ * zeroed but for the model's. comm: its name, known (a fork's is its
+ * parent's), or NULL: read it. NULL when there is no memory.
+ */
+struct track_proc *track_proc_new(struct cputrack *ct, pid_t pid, bool started,
+    const char *comm, size_t size);
+void track_proc_free(struct track_proc *p);
+
+/* A row's LWP of the process. */
+struct row_lwp track_who(const struct track_proc *p, id_t lwpid, pid_t tid);
+
+/*
+ * The image's end at an exec by LWP lwpid: the old image's totals and the
+ * exec marker naming image (the new one's name, or NULL); the totals
+ * start again. The adapter renames the process when it follows it.
+ */
+void track_exec(
+    struct track_proc *p, id_t lwpid, const char *args, const char *image);
+void track_rename(struct track_proc *p, const char *image);
+/* The process's end: its totals, in who's row; status as cputrack's. */
+void track_exit(struct track_proc *p, const struct row_lwp *who, int status);
+/* --cgroup: it left the cgroup, and runs on: its totals, in who's row. */
+void track_leave(struct track_proc *p, const struct row_lwp *who);
+/*
+ * LWP lwpid of process ppid forked child, at when (0: now); p is ppid's
+ * record, or NULL where the engine saw the fork of a process it had no
+ * record of.
+ */
+void track_fork(struct cputrack *ct, const struct track_proc *p, pid_t ppid,
+    id_t lwpid, pid_t child, hrtime_t when);
+
+/*
+ * A tracked LWP: its sets, and the model's view of its counts. An LWP
+ * left uncounted keeps a record with no sets, so that every event about
+ * it finds it rather than its process's.
+ */
+struct track_lwp {
+	struct track_proc *proc;
+	struct row_lwp who; /* its pid, lwpid and tid, for rows */
+	setgrp_t *grp;	    /* NULL: not counted */
+	bool finished;	    /* its counts are final and summed */
+};
+
+/*
+ * How an LWP's sets count: bound to perf counters of its own, or fed by
+ * an engine that reads counters its own way (setgrp_sample_counts).
+ */
+enum track_counting { TRACK_BOUND, TRACK_FED };
+
+/*
+ * An LWP's record, size bytes (an adapter's, the model's first), zeroed
+ * but for the model's. NULL: no memory.
+ */
+struct track_lwp *track_lwp_new(struct track_proc *p, id_t lwpid, pid_t tid,
+    enum track_counting how, size_t size);
+void track_lwp_free(struct track_lwp *l);
+/* It goes on uncounted: its sets go back, and nothing is summed. */
+void track_lwp_uncounted(struct track_lwp *l);
+
+/*
+ * The LWP's rows. Its counters started, at c (-v shows it; NULL: not
+ * sampled); it was made by a tracked thread, and set shows its zero start;
+ * a tick, c since the last one (a gap row when it holds more than one of
+ * the intervals, the engine having missed ticks); what it counted since
+ * its last tick, when the run ends between two; its counts are final,
+ * into its process's totals; it ended on its own.
+ */
+void track_lwp_started(const struct track_lwp *l, const struct set_counts *c);
+void track_lwp_created(const struct track_lwp *l, int set);
+void track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
+    unsigned long intervals);
+void track_lwp_last_tick(const struct track_lwp *l, const struct set_counts *c);
+void track_lwp_final(struct track_lwp *l);
+void track_lwp_exit(const struct track_lwp *l);
+/* An LWP whose counters cannot count: a row per set, with why. */
+void track_not_counted(
+    struct cputrack *ct, const struct row_lwp *who, const char *why);
+
+#endif /* CPUTRACK_TRACK_H */
