@@ -247,7 +247,7 @@ teardown() {
 	mapfile -t lines <"$T/out"
 	[ "${lines[0]}" = "   time lwp      event      pic0 " ]
 	# Every row but the title carries its set, after two spaces.
-	[ "$(tail -n +2 "$T/out" | grep -vcE "[0-9] ( # $a| # $b)\$")" -eq 0 ]
+	[ "$(gaps_as_ticks "$T/out" | tail -n +2 | grep -vcE "[0-9] ( # $a| # $b)\$")" -eq 0 ]
 	# Each LWP's ticks alternate a, b, a, b, ... Under ptrace each LWP
 	# turns its own sets, from a; under BPF they turn for every thread at
 	# once, and a thread born after a turn starts in the set then in use
