@@ -74,6 +74,13 @@ struct bpf_track {
 	int sigfd, timerfd;
 	bool begun; /* the title is out */
 	bool ended; /* the run is over */
+	/*
+	 * The child of the fork just reported, which the engine announces
+	 * next, and its name then: its parent's. Read from /proc when its
+	 * record comes, it may already be the name of an image it exec'd.
+	 */
+	pid_t forked;
+	char forked_comm[sizeof(((struct track_proc *)0)->comm)];
 	/* --tid: a process may have no named thread left to count */
 	bool named_gone;
 	int status;
@@ -131,7 +138,8 @@ proc_new(struct bpf_track *bt, pid_t pid)
 	bool started = bt->nprocs == 0 && ct->opt.command != NULL;
 	struct bproc *p;
 
-	p = (struct bproc *)track_proc_new(ct, pid, started, NULL, sizeof(*p));
+	p = (struct bproc *)track_proc_new(ct, pid, started,
+	    pid == bt->forked ? bt->forked_comm : NULL, sizeof(*p));
 	if (p == NULL)
 		return NULL;
 	p->seq = bt->nprocs++;
@@ -373,6 +381,10 @@ on_fork(
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (t == NULL && bt->ct->opt.ntids != 0)
 		return;
+	if (p != NULL) {
+		bt->forked = child;
+		strlcpy(bt->forked_comm, p->base.comm, sizeof(bt->forked_comm));
+	}
 	track_fork(bt->ct, p != NULL ? &p->base : NULL, parent,
 	    t != NULL ? t->base.who.lwpid : 1, child, (hrtime_t)when_ns);
 }
@@ -399,7 +411,7 @@ exec_untraceable(struct bpf_track *bt, struct bproc *p)
 }
 
 static bool
-on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
+on_exec(void *arg, pid_t pid, pid_t tid, const char *args, const char *comm,
     const struct bpfeng_counts *counts, unsigned flags, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
@@ -411,8 +423,11 @@ on_exec(void *arg, pid_t pid, pid_t tid, const char *args,
 
 	if (p == NULL)
 		return true;
-	/* Read late, the name may be gone: then it is not known. */
-	proc_comm(pid, image, sizeof(image));
+	/* The engine's, read at the exec: /proc's may be gone by now. */
+	if (comm[0] != '\0')
+		strlcpy(image, comm, sizeof(image));
+	else
+		proc_comm(pid, image, sizeof(image));
 	if (flags & BPFENG_EXEC_FIRST) {
 		/* The command itself is an image this user may not trace. */
 		exec_untraceable(bt, p);

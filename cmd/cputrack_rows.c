@@ -168,6 +168,7 @@ row_fork(struct cputrack *ct, const struct row_lwp *parent, pid_t child,
 		.when = when,
 		.label = "fork",
 		.pid = parent->pid,
+		.comm = parent->comm, /* the child's too */
 		.proc = parent->proc,
 		.lwp = (int)parent->lwpid,
 		.tid = -1,

@@ -90,7 +90,7 @@ void
 track_fork(struct cputrack *ct, const struct track_proc *p, pid_t ppid,
     id_t lwpid, pid_t child, hrtime_t when)
 {
-	struct row_lwp parent = { ppid, lwpid, -1, NULL,
+	struct row_lwp parent = { ppid, lwpid, -1, p != NULL ? p->comm : NULL,
 		p != NULL ? p->key : 0 };
 
 	row_fork(ct, &parent, child, when);

@@ -901,13 +901,18 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 	struct bpfeng_rec *r;
 
 	r = reserve(BPFENG_REC_EXEC, pid, old, 0,
-	    sizeof(*r) + BPFENG_ARGS_LEN + (__u64)nslots * sizeof(__u64));
+	    sizeof(*r) + BPFENG_ARGS_LEN + BPFENG_COMM_LEN +
+		(__u64)nslots * sizeof(__u64));
 	if (r == NULL) {
 		(void)replace_image(pid, tid, old, t, follow);
 		return;
 	}
 	read_args(r, p);
-	copy_counts(r, BPFENG_ARGS_WORDS, t);
+	/* Read now: the process may be gone when userspace reads the ring. */
+	r->data[BPFENG_ARGS_WORDS] = r->data[BPFENG_ARGS_WORDS + 1] = 0;
+	(void)bpf_probe_read_kernel_str(
+	    &r->data[BPFENG_ARGS_WORDS], BPFENG_COMM_LEN, p->comm);
+	copy_counts(r, BPFENG_EXEC_COUNTS, t);
 	r->flags = flags;
 	if ((r->gen = replace_image(pid, tid, old, t, follow)) != 0)
 		r->flags |= BPFENG_REC_FOLLOWED;

@@ -90,7 +90,8 @@ enum bpfeng_origin {
  *
  * Each counted thread gets one lwp_create, then one lwp_exit, unless its
  * exec ends the image: exec gives the exec'ing thread's counts for the old
- * image (its other threads have had their lwp_exit, BY_EXEC). If the exec
+ * image (its other threads have had their lwp_exit, BY_EXEC), and the new
+ * image's name ("" if unknown). If the exec
  * is followed, lwp_create(FIRST) for the process's one thread (tid == pid)
  * comes next and counts the new image from zero; if not, the process is
  * no longer tracked and has no exit. exec returns false to stop counting a
@@ -107,8 +108,8 @@ struct bpfeng_ops {
 	void (*fork)(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
 	    uint64_t when_ns);
 	bool (*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
-	    const struct bpfeng_counts *counts, unsigned flags,
-	    uint64_t when_ns);
+	    const char *comm, const struct bpfeng_counts *counts,
+	    unsigned flags, uint64_t when_ns);
 	void (*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
 	/*
 	 * With a target cgroup: the process left it, and runs on, no

@@ -64,9 +64,9 @@ struct bpfeng_proc {
  * Records: LWP_CREATE (pid, tid); FORK (pid, tid: the parent; arg: the
  * child's pid); LWP_EXIT (pid, tid; arg: the thread's exit status; data:
  * the counts); EXEC (pid, tid:
- * the exec'ing thread's before; data: the argument string, then the
- * counts); EXIT (pid, tid; arg: the wait status). With a target cgroup:
- * ENTER (pid, tid: a thread found in it, counted from now on), LEAVE
+ * the exec'ing thread's before; data: the argument string, the new
+ * name, then the counts); EXIT (pid, tid; arg: the wait status). With a target
+ * cgroup: ENTER (pid, tid: a thread found in it, counted from now on), LEAVE
  * (pid, tid: a thread found outside it; data: the counts).
  */
 enum bpfeng_rec_type {
@@ -104,6 +104,11 @@ struct bpfeng_rec {
 	__u64 data[];
 };
 
-#define BPFENG_ARGS_WORDS (BPFENG_ARGS_LEN / 8)
+#define BPFENG_ARGS_WORDS  (BPFENG_ARGS_LEN / 8)
+/* An exec's new name (the task's comm), after its arguments. */
+#define BPFENG_COMM_LEN	   16
+#define BPFENG_COMM_WORDS  (BPFENG_COMM_LEN / 8)
+/* Where an exec record's counts start. */
+#define BPFENG_EXEC_COUNTS (BPFENG_ARGS_WORDS + BPFENG_COMM_WORDS)
 
 #endif /* BPFENG_ABI_H */

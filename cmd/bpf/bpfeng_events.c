@@ -256,15 +256,17 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	    ((r->flags & BPFENG_REC_UNTRACEABLE) ? BPFENG_EXEC_UNTRACEABLE :
 						   0) |
 	    ((r->flags & BPFENG_REC_FIRST_IMAGE) ? BPFENG_EXEC_FIRST : 0);
-	char args[BPFENG_ARGS_LEN + 1];
+	char args[BPFENG_ARGS_LEN + 1], comm[BPFENG_COMM_LEN + 1];
 
 	if (p == NULL)
 		return;
 	exec_args(r, args, sizeof(args));
+	memcpy(comm, &r->data[BPFENG_ARGS_WORDS], BPFENG_COMM_LEN);
+	comm[BPFENG_COMM_LEN] = '\0';
 	if (eng->ops->exec != NULL)
 		keep = eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
-		    args, record_counts(r, r->data + BPFENG_ARGS_WORDS), flags,
-		    r->when_ns);
+		    args, comm, record_counts(r, r->data + BPFENG_EXEC_COUNTS),
+		    flags, r->when_ns);
 	if (t != NULL) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
 		free(t);
@@ -309,7 +311,8 @@ record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 	case BPFENG_REC_LEAVE:
 		return size >= sizeof(*r) + counts;
 	case BPFENG_REC_EXEC:
-		return size >= sizeof(*r) + BPFENG_ARGS_LEN + counts;
+		return size >=
+		    sizeof(*r) + BPFENG_ARGS_LEN + BPFENG_COMM_LEN + counts;
 	default:
 		return size >= sizeof(*r);
 	}

@@ -117,6 +117,7 @@ struct task_struct {
 	int exit_code;
 	pid_t pid;
 	pid_t tgid;
+	char comm[16];
 	struct signal_struct *signal;
 };
 

@@ -658,10 +658,14 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 	if (row->setno < 0) {
 		if (m->run->cfg.tool != OUT_CPUTRACK)
 			return;
-		/* Both alive now: their names, while they can be read. */
+		/*
+		 * A fork's child has its parent's name. Read from /proc, it
+		 * may be an image's it exec'd since (an engine that reports
+		 * the fork late).
+		 */
 		if (row->child > 0) {
 			(void)proc_of(m, row->pid, row->comm);
-			(void)proc_of(m, row->child, NULL);
+			(void)proc_of(m, row->child, row->comm);
 		} else if (row->args != NULL)
 			proc_exec(m, row->pid, row->comm);
 		return;

@@ -207,12 +207,13 @@ cb_fork(
 }
 
 static bool
-cb_exec(void *arg, pid_t pid, pid_t tid, const char *args,
+cb_exec(void *arg, pid_t pid, pid_t tid, const char *args, const char *comm,
     const struct bpfeng_counts *c, unsigned flags, uint64_t when_ns)
 {
 	struct drive *d = arg;
 
 	(void)when_ns;
+	(void)comm;
 	if (c != NULL)
 		totals_add(d, pid, c);
 	totals_print(d, "exec_total", pid);
