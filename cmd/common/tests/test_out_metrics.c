@@ -464,15 +464,26 @@ test_cputrack_exec(void)
 	CHECK(count_lines(
 		  text, "cputrack_events_total{pid=\"200\",lwp=\"2\"") == 0);
 
-	/* A fork: the child's name is read from /proc while it lives. */
+	/*
+	 * A fork: the child has its parent's name, which the fork row
+	 * carries; /proc (this process's name) is read only for a row
+	 * that carries none.
+	 */
 	row = lwp_row("fork", 200, 1, "ls", none);
+	row.setno = -1;
+	row.values = NULL;
+	row.child = 201;
+	out_metrics_row(s.m, &row, 8 * SEC);
+	feed(&s, "tick", 201, 1, NULL, 9, 9 * SEC);
+	row = lwp_row("fork", 200, 1, NULL, none);
 	row.setno = -1;
 	row.values = NULL;
 	row.child = getpid();
 	out_metrics_row(s.m, &row, 8 * SEC);
 	feed(&s, "tick", getpid(), 1, NULL, 9, 9 * SEC);
 	text = render(&s, true, 9 * SEC);
-	CHECK(strstr(text, "cputrack_events_total{pid=\"") != NULL);
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"201\",comm=\"ls\",event=\"page-faults\",set=\"0\"} 9");
 	{
 		char line[256];
 
