@@ -88,6 +88,8 @@ run(struct cputrack *ct)
 
 	if (tids_resolve(ct) != 0)
 		return 1;
+	if (ct->opt.out.fd >= 0 && output_check_fd(ct->opt.out.fd) != 0)
+		return 1;
 	if (ct->opt.engine != ENGINE_PTRACE)
 		status = bpf_track_open(ct, ct->opt.engine == ENGINE_AUTO);
 	if (status != 0 && ct->opt.engine == ENGINE_BPF)

@@ -250,13 +250,27 @@ open_path(struct output *o, const char *path)
 	return 0;
 }
 
+int
+output_check_fd(int fd)
+{
+	int flags;
+
+	if ((flags = fcntl(fd, F_GETFL)) < 0 ||
+	    (flags & O_ACCMODE) == O_RDONLY) {
+		diag(NULL, "cannot write to descriptor %d: %s\n", fd,
+		    flags < 0 ? strerror(errno) :
+				"it is open for reading only");
+		return -1;
+	}
+	return 0;
+}
+
 /* The stream: the file, the descriptor given, or standard output. */
 static int
 open_stream(struct output *o)
 {
 	const struct out_config *cfg = &o->run.cfg;
 	struct stat st;
-	int flags;
 
 	/*
 	 * The metrics replace a regular file whole; anything else (a device
@@ -282,13 +296,8 @@ open_stream(struct output *o)
 		    cfg->tool == OUT_CPUTRACK ? "'stdout'" : "stdout");
 	if (cfg->fd < 0)
 		return 0;
-	if ((flags = fcntl(o->fd, F_GETFL)) < 0 ||
-	    (flags & O_ACCMODE) == O_RDONLY) {
-		diag(NULL, "cannot write to descriptor %d: %s\n", o->fd,
-		    flags < 0 ? strerror(errno) :
-				"it is open for reading only");
+	if (output_check_fd(o->fd) != 0)
 		return -1;
-	}
 	/* Ours alone: a command started does not inherit it. */
 	if (o->fd > STDERR_FILENO)
 		(void)fcntl(o->fd, F_SETFD, FD_CLOEXEC);

@@ -114,6 +114,12 @@ int output_parse_listen(const char *arg);
 bool output_can_listen(void);
 
 /*
+ * Whether descriptor fd is open for writing; said on stderr when not. A
+ * command that opens descriptors of its own before output_open checks
+ * --output-fd first, while a closed one cannot yet be one of its own.
+ */
+int output_check_fd(int fd);
+/*
  * Open the destination (the file, the descriptor, standard output, the
  * listening socket): NULL, said on stderr, when it cannot be.
  */
