@@ -116,7 +116,7 @@ wait_sample() {
 	! grep -qE '^(process_|cpustat_rows_dropped|cpustat_scrape_duration)' "$T/file.prom"
 	kill -TERM "$CSPID"
 	wait "$CSPID"
-	# cputrack names its engine.
+	# cputrack names the engine it runs.
 	PORT=$(free_port)
 	"$CT" --listen=127.0.0.1:"$PORT" --format=openmetrics -o /dev/null \
 	    -T 0.1 -c task-clock "$W/wl_idle" 1 3 >"$T/ct.out" 2>"$T/ct.err" &
@@ -128,7 +128,7 @@ wait_sample() {
 		    grep -q engine_info "$T/ct.m" && break
 		sleep 0.1
 	done
-	grep -qx 'cputrack_engine_info{engine="ptrace"} 1' "$T/ct.m"
+	grep -qx "cputrack_engine_info{engine=\"${ENGINE:-ptrace}\"} 1" "$T/ct.m"
 	kill -TERM "$CSPID"
 	wait "$CSPID" || true
 }
