@@ -155,7 +155,7 @@ exit_total() {
 }
 
 @test "ptrace engine, started command: io-wq workers found at a tick are LWPs (lwp_create, lwp_exit) counted exactly from then on" {
-	iou_command -c "$PF" -- -w -g -t 2 "$PAGES"
+	iou_command --engine=ptrace -c "$PF" -- -w -g -t 2 "$PAGES"
 	local wrk t
 	wrk=$(io_threads iou-wrk-)
 	[ "$(echo "$wrk" | wc -w)" -eq 2 ]
@@ -179,7 +179,8 @@ exit_total() {
 	ensure_tracefs
 	[ -d /sys/kernel/tracing/events/io_uring/io_uring_complete ] ||
 	    skip "no io_uring:io_uring_complete tracepoint in this kernel"
-	iou_command -c io_uring:io_uring_complete -- -w -g -t 2 "$PAGES"
+	iou_command --engine=ptrace -c io_uring:io_uring_complete -- \
+	    -w -g -t 2 "$PAGES"
 	local wrk t
 	wrk=$(io_threads iou-wrk-)
 	for t in $wrk; do wait_row lwp_create "$t"; done
@@ -205,7 +206,7 @@ pollers_counted() {
 }
 
 @test "ptrace engine, started command: an SQPOLL poller (iou-sqp) is an LWP, counted exactly from the tick it is found" {
-	pollers_counted
+	pollers_counted --engine=ptrace
 }
 
 @test "ptrace engine, -p: the io-wq workers there at the capture are LWPs from the start, counted exactly" {
@@ -213,7 +214,7 @@ pollers_counted() {
 	local wrk t
 	wrk=$(io_threads iou-wrk-)
 	[ "$(echo "$wrk" | wc -w)" -eq 2 ]
-	iou_capture -c "$PF"
+	iou_capture --engine=ptrace -c "$PF"
 	open_gate
 	iou_finish
 	[ "$status" -eq 0 ]
@@ -229,7 +230,7 @@ pollers_counted() {
 	# No warm-up: the workers are born after the gate, do all their
 	# work at once, then idle until the second line.
 	iou_target -g -h -t 2 "$PAGES"
-	iou_capture -c "$PF"
+	iou_capture --engine=ptrace -c "$PF"
 	# No tick while they are born and work: cputrack is stopped (none of
 	# the target's threads meets a ptrace-stop meanwhile).
 	kill -STOP "$CPID"
@@ -256,7 +257,7 @@ pollers_counted() {
 	perf_total=$(perf_count page-faults:k "$IOU" "$PAGES")
 	[ "$perf_total" -ge "$PAGES" ]
 	# One worker, alive for milliseconds, well before the first tick.
-	ct_run --format=csv -T 10 -c "$PF" "$IOU" "$PAGES"
+	ct_run --engine=ptrace --format=csv -T 10 -c "$PF" "$IOU" "$PAGES"
 	[ "$status" -eq 0 ]
 	cp "$T/out" "$T/csv"
 	# The submitter is the one LWP created.
