@@ -163,13 +163,14 @@ void capture_say_failed(pid_t pid, pid_t tid, const char *why);
 /*
  * The engines. Each runs the whole tracking and returns the status to
  * exit with; let_go lets whatever is still tracked run on. bpf_track_open
- * makes ct->bpf, or says why it cannot (not when quiet: auto then counts
- * with ptrace) and returns the status to exit with: 1 when cpustat holds
- * the CPUs, 2 when the engine cannot count here.
+ * makes ct->bpf, or says why it cannot and returns the status to exit
+ * with: 1 when cpustat holds the CPUs, 2 when the engine cannot count
+ * here. For auto, which then counts with ptrace, it says so only under
+ * -v (the engine chosen, and why not BPF) or -D.
  */
 int ptrace_track(struct cputrack *ct);
 void ptrace_let_go(struct cputrack *ct);
-int bpf_track_open(struct cputrack *ct, bool quiet);
+int bpf_track_open(struct cputrack *ct, bool for_auto);
 int bpf_track(struct cputrack *ct);
 void bpf_let_go(struct cputrack *ct);
 

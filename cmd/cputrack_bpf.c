@@ -649,7 +649,7 @@ track_free(struct bpf_track *bt)
 }
 
 int
-bpf_track_open(struct cputrack *ct, bool quiet)
+bpf_track_open(struct cputrack *ct, bool for_auto)
 {
 	struct bpf_track *bt;
 	char programs[512];
@@ -664,10 +664,13 @@ bpf_track_open(struct cputrack *ct, bool quiet)
 	bt->sigfd = bt->timerfd = -1;
 	RB_INIT(&bt->procs);
 	RB_INIT(&bt->threads);
-	if ((status = engine_open(bt, quiet)) != 0) {
+	if ((status = engine_open(bt, for_auto)) != 0) {
 		/* A refusal comes with where its whole story is. */
 		log = bpfeng_verifier_log();
-		if (quiet)
+		if (for_auto && ct->opt.verbose)
+			diag(NULL, "--engine=auto: counting with ptrace: %s\n",
+			    bt->why);
+		else if (for_auto)
 			diag_debug("the BPF engine cannot count here (%s): "
 				   "counting with ptrace\n",
 			    bt->why);
@@ -688,6 +691,8 @@ bpf_track_open(struct cputrack *ct, bool quiet)
 	}
 	bpfeng_programs(bt->eng, programs, sizeof(programs));
 	diag_debug("the BPF engine counts: programs %s\n", programs);
+	if (for_auto && ct->opt.verbose)
+		diag(NULL, "--engine=auto: counting with the BPF engine\n");
 	ct->bpf = bt;
 	return 0;
 }

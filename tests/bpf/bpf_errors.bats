@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # When the BPF engine cannot run, one line says why and the status is 2:
 # no privilege (CAP_BPF and CAP_PERFMON are enough without root), or a pid
-# namespace of its own. A cpustat of software events, before or during a
-# run, excludes nothing.
+# namespace of its own. --engine=auto then counts with ptrace. A cpustat
+# of software events, before or during a run, excludes nothing.
 
 load bpf_helper
 
@@ -37,6 +37,35 @@ teardown() {
 	[ "$status" -eq 0 ]
 	[ "$(bd_count lwp_exit)" -eq 3 ]
 	[ "$(bd_rows exit_total | awk '{ print $3 }')" -gt 0 ]
+}
+
+@test "--engine=auto: BPF where it can run, ptrace where not; only -v says which, and why not BPF" {
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local ct wl
+	ct_run --engine=auto -v -c "$WRITE" "$W/wl_threads" 2 10
+	[ "$status" -eq 0 ]
+	[ "$(cat "$T/err")" = "cputrack: --engine=auto: counting with the BPF engine" ]
+	[ "$(ct_rows exit)" = "1 20" ]
+	ct_run --engine=auto -c "$WRITE" "$W/wl_threads" 2 10
+	[ "$status" -eq 0 ] && [ ! -s "$T/err" ]
+	[ "$(ct_rows exit)" = "1 20" ]
+	# Without privilege: ptrace, which needs none to count user mode.
+	ct=$(nobody_path "$CPUTRACK")
+	wl=$(nobody_path "$W/wl_threads")
+	for v in -v ""; do
+		status=0
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		    --inh-caps=-all "$ct" --engine=auto $v -c page-faults \
+		    "$wl" 2 10 >"$T/out" 2>"$T/err" || status=$?
+		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+		[ "$(ct_count lwp_exit)" -eq 2 ]
+		if [ -n "$v" ]; then
+			[ "$(cat "$T/err")" = "cputrack: --engine=auto: counting with ptrace: the BPF engine needs CAP_BPF and CAP_PERFMON (or root)" ]
+			grep -q ' init_lwp ' "$T/out"
+		else
+			[ ! -s "$T/err" ]
+		fi
+	done
 }
 
 # A cpustat of the same software event on every CPU, counting until the
