@@ -325,6 +325,7 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	RB_INSERT(bthread_tree, &bt->threads, t);
 	bt->ct->counted = true;
 	/* It starts from zero, as a bind shows it (-v), then and there. */
+	setgrp_started_at(t->base.grp, (hrtime_t)when_ns);
 	setgrp_sample_counts(
 	    t->base.grp, bt->current, bt->zeros, &no_time, (hrtime_t)when_ns);
 	/* The target's first LWPs have theirs once the title is out. */

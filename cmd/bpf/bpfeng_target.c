@@ -148,6 +148,7 @@ pid_t
 bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 {
 	int go[2] = { -1, -1 }, report[2] = { -1, -1 }, err;
+	uint64_t begun;
 	pid_t pid;
 
 	if (eng->target != 0 || argv == NULL || argv[0] == NULL) {
@@ -187,6 +188,9 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 		errno = err;
 		return -1;
 	}
+	/* Its counts start at the exec, after this: its rows' spans hold them.
+	 */
+	begun = eng_now_ns();
 	err = write(go[1], "g", 1) != 1 ? errno : exec_result(report[0]);
 	if (err != 0) {
 		close_pair(go);
@@ -205,8 +209,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	close_pair(go);
 	close_pair(report);
 	eng->child = eng->target = pid;
-	(void)eng_announce_thread(
-	    eng, pid, pid, 0, BPFENG_LWP_FIRST, eng_now_ns());
+	(void)eng_announce_thread(eng, pid, pid, 0, BPFENG_LWP_FIRST, begun);
 	return pid;
 }
 
@@ -280,18 +283,20 @@ static int
 adopt_thread(struct bpfeng *eng, pid_t pid, pid_t tid)
 {
 	uint32_t key = (uint32_t)tid;
+	uint64_t now = eng_now_ns();
 	char state;
 
 	if (eng_thread_find(eng, tid) != NULL)
 		return 0;
-	if (track_thread(eng, pid, tid, 0, eng_now_ns()) != 0)
+	/* Counted from its entry on: its rows' spans start before it. */
+	if (track_thread(eng, pid, tid, 0, now) != 0)
 		return errno == EEXIST ? 0 : -1;
 	state = thread_state(pid, tid);
 	if ((state == 0 || state == 'Z' || state == 'X') &&
 	    bpf_map_delete_elem(eng->threads_fd, &key) == 0)
 		return 0;
 	return eng_announce_thread(eng, pid, tid, 0,
-	    tid == pid ? BPFENG_LWP_FIRST : BPFENG_LWP_FOUND, eng_now_ns());
+	    tid == pid ? BPFENG_LWP_FIRST : BPFENG_LWP_FOUND, now);
 }
 
 /* One pass over /proc/PID/task: the number of threads newly adopted. */

@@ -501,13 +501,19 @@ joint_start(setgrp_t *g)
 static void
 bound_at(setgrp_t *g, const struct timespec *before)
 {
-	hrtime_t t = (hrtime_t)before->tv_sec * 1000000000LL + before->tv_nsec;
+	setgrp_started_at(
+	    g, (hrtime_t)before->tv_sec * 1000000000LL + before->tv_nsec);
+	g->bound = true;
+}
+
+void
+setgrp_started_at(setgrp_t *g, hrtime_t when)
+{
 	int s;
 
 	for (s = 0; s < g->nsets; s++)
-		g->slots[s].last_when = t;
-	g->slots[g->current].turn_from = t;
-	g->bound = true;
+		g->slots[s].last_when = when;
+	g->slots[g->current].turn_from = when;
 	g->slots[g->current].had_turn = true;
 }
 

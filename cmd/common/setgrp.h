@@ -84,6 +84,13 @@ setgrp_t *setgrp_clone(setgrp_t *master);
 setgrp_t *setgrp_accumulator(setgrp_t *master);
 void setgrp_free(setgrp_t *g);
 
+/*
+ * An accumulator's start, when its thread began to be counted: its
+ * slices' spans (the rows' elapsed time) run from then, as a bound
+ * group's run from its bind.
+ */
+void setgrp_started_at(setgrp_t *g, hrtime_t when);
+
 int setgrp_bind_pctx(setgrp_t *g, pctx_t *pctx, id_t lwpid);
 int setgrp_bind_cpu(setgrp_t *g, int cpu, bool shared);
 void setgrp_unbind(setgrp_t *g);

@@ -40,8 +40,8 @@ for r in rows:
     want = int(tc) / int(el)
     assert abs(float(cpus) - want) <= 1e-12 * max(want, 1), (r, want)
     # No more CPUs than threads: the span starts before the counters
-    # do, and ends after.
-    assert float(cpus) <= n * (1 + 1e-9), r
+    # do, and ends after, up to the two clocks' difference (below).
+    assert float(cpus) <= n * (1 + 1e-3), r
     pf = r["metric.page_faults_k_per_sec"]
     if int(tc) == 0:
         assert pf == "", r
@@ -63,7 +63,6 @@ EOF
 }
 
 @test "one spinning thread: CPUs utilized is task-clock / elapsed_ns of its row, at most 1; K/sec is page-faults / task-clock" {
-	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
 	ct_run --metrics --format=csv -T 0.1 -c task-clock,page-faults "$W/wl_spin_for" 0 400
 	[ "$status" -eq 0 ]
 	[[ ${lines[0]} == *,key,value,elapsed_ns,metric.cpus_utilized,metric.page_faults_k_per_sec ]]
@@ -78,7 +77,6 @@ EOF
 }
 
 @test "three spinning threads: each LWP at most 1 CPU, the process at most 3, from its own row" {
-	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
 	ct_run --metrics --format=csv -T 0.1 -c task-clock,page-faults "$W/wl_spin_for" 2 400
 	[ "$status" -eq 0 ]
 	check_rows "$T/out" 3
@@ -89,16 +87,15 @@ lwps = [r for r in rows if r["label"] == "lwp_exit"]
 ex = [r for r in rows if r["label"] == "exit"]
 assert len(ex) == 1 and len(lwps) == 2, rows
 for r in lwps:
-    assert float(r["metric.cpus_utilized"]) <= 1 + 1e-9, r
+    assert float(r["metric.cpus_utilized"]) <= 1 + 1e-3, r
 # The process's span is its image's, from its first LWP's start.
 e = ex[0]
 assert int(e["elapsed_ns"]) >= max(int(r["elapsed_ns"]) for r in lwps), rows
-assert float(e["metric.cpus_utilized"]) <= 3 * (1 + 1e-9), e
+assert float(e["metric.cpus_utilized"]) <= 3 * (1 + 1e-3), e
 EOF
 }
 
 @test "json: elapsed_ns and a metrics object, computed as CSV's" {
-	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
 	ct_run --metrics --format=json -T 0 -c task-clock,page-faults,cs "$W/wl_spin_for" 0 50
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" >"$T/json"
@@ -167,7 +164,6 @@ EOF
 }
 
 @test "several sets taking turns: CPUs utilized is task-clock over the set's own turns, at most 1 for one thread" {
-	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
 	ct_run --metrics --format=csv -T 0.1 -c task-clock,page-faults \
 	    -c task-clock,cs "$W/wl_spin_for" 0 700
 	[ "$status" -eq 0 ]
@@ -181,7 +177,6 @@ EOF
 }
 
 @test "several sets: the table, JSON and the trace give each set's CPUs utilized" {
-	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
 	# Ticks every 50 ms: each set has turns.
 	ct_run --metrics -T 0.05 -c task-clock,cs -c task-clock "$W/wl_spin_for" 0 300
 	[ "$status" -eq 0 ]
@@ -197,7 +192,7 @@ assert sorted(r["set"] for r in ex) == [0, 1], ex
 for r in ex:
     m, tc = r["metrics"], r["counters"]["task-clock"]
     assert abs(m["cpus_utilized"] - tc / r["elapsed_ns"]) < 1e-12, r
-    assert 0 < m["cpus_utilized"] <= 1 + 1e-9, r
+    assert 0 < m["cpus_utilized"] <= 1 + 1e-3, r
 EOF
 	ct_run --metrics --format=trace -T 0.05 -c task-clock,cs -c task-clock "$W/wl_spin_for" 0 300
 	[ "$status" -eq 0 ]
@@ -207,7 +202,7 @@ events = json.load(open(sys.argv[1]))
 metrics = [e for e in events if e["ph"] == "C" and e["name"].endswith(" metrics")]
 for s in ("set 0", "set 1"):
     got = [m for m in metrics if (" %s " % s) in (m["name"] + " ")]
-    assert got and all(0 < m["args"]["cpus_utilized"] <= 1 + 1e-9
+    assert got and all(0 < m["args"]["cpus_utilized"] <= 1 + 1e-3
                        for m in got), (s, metrics)
 EOF
 }
@@ -233,7 +228,6 @@ EOF
 }
 
 @test "table: the metrics end the row's comment, after the spec with several sets" {
-	[ "${ENGINE:-}" != bpf ] || skip "the BPF engine gives no start to an LWP's first row"
 	ct_run --metrics -T 0 -c task-clock,page-faults "$W/wl_spin_for" 0 10
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} =~ ^\ +[0-9.]+\ +1\ +exit\ +[0-9]+\ +[0-9]+\ \ #\ [0-9]+\.[0-9]{3}\ CPUs\ utilized,\ [0-9]+\.[0-9]{3}\ K/sec\ page-faults$ ]]

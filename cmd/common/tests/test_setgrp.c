@@ -391,6 +391,35 @@ test_turns(void)
 	unsetenv("CPCTOOLS_SET_SWITCH");
 }
 
+/*
+ * An accumulator given its thread's start, as the BPF engine does: its
+ * totals run from then, so that an LWP's exit row has its counted time
+ * (CPUs utilized), as a bound group's has from its bind.
+ */
+static void
+test_started_at(void)
+{
+	setgrp_t *m = master_of("task-clock", NULL);
+	setgrp_t *acc = setgrp_accumulator(m);
+	struct set_times t = { 0, 0 };
+	uint64_t zero[] = { 0 }, v[] = { 1 };
+	const struct set_counts *c;
+
+	CHECK(acc != NULL);
+	if (acc == NULL)
+		return;
+	setgrp_started_at(acc, 1000);
+	setgrp_sample_counts(acc, 0, zero, &t, 1000);
+	setgrp_sample_counts(acc, 0, v, &t, 4000);
+	setgrp_sample_counts(acc, 0, v, &t, 9000);
+	c = setgrp_total(acc, 0);
+	CHECK_EQ_U64(c->since, 1000);
+	CHECK_EQ_U64(setgrp_counted_ns(c), 8000);
+	CHECK_EQ_U64(setgrp_counted_ns(setgrp_slice(acc, 0)), 5000);
+	setgrp_free(acc);
+	setgrp_free(m);
+}
+
 int
 main(void)
 {
@@ -403,6 +432,7 @@ main(void)
 	self[n] = '\0';
 	test_engine_counts();
 	test_turn_times();
+	test_started_at();
 	test_turns();
 	cpc_close(cpc);
 	return check_report("test_setgrp");
