@@ -35,11 +35,11 @@
 #include "diag.h"
 #include "procname.h"
 
-/* A tracked process: the model's record, and the engine's order. */
+/* A tracked process: the model's record, and its LWPs'. */
 struct bproc {
 	struct track_proc base;
 	RB_ENTRY(bproc) node;
-	unsigned seq; /* its rows come in this order */
+	LIST_HEAD(, bthread) lwps;
 	id_t next_lwpid;
 	int live;	       /* its LWPs counted now */
 	int rowless;	       /* LWPs that ended with no row */
@@ -47,23 +47,24 @@ struct bproc {
 	unsigned remaining;    /* -N: ticks left; 0: unlimited */
 };
 
-/* A tracked LWP: the model's record, its sets fed with the engine's counts. */
+/*
+ * A tracked LWP: the model's record, its sets fed with the engine's
+ * counts. The engine holds it and hands it back with the LWP's events.
+ */
 struct bthread {
 	struct track_lwp base;
-	RB_ENTRY(bthread) node;
+	LIST_ENTRY(bthread) in_proc;
 	uint32_t turns; /* a bit per set that counted for it */
 	bool made;	/* made by a tracked thread: its
 			   lwp_create row is due */
 };
 
 RB_HEAD(bproc_tree, bproc);
-RB_HEAD(bthread_tree, bthread);
 
 struct bpf_track {
 	struct cputrack *ct;
 	struct bpfeng *eng;
 	struct bproc_tree procs;
-	struct bthread_tree threads;
 	unsigned nprocs; /* ever tracked */
 	int current;	 /* the set counting now */
 	hrtime_t tick_when;
@@ -103,16 +104,7 @@ bproc_cmp(const struct bproc *a, const struct bproc *b)
 	return a->base.pid < b->base.pid ? -1 : a->base.pid > b->base.pid;
 }
 
-static int
-bthread_cmp(const struct bthread *a, const struct bthread *b)
-{
-	pid_t x = a->base.who.tid, y = b->base.who.tid;
-
-	return x < y ? -1 : x > y;
-}
-
 RB_GENERATE(bproc_tree, bproc, node, bproc_cmp)
-RB_GENERATE(bthread_tree, bthread, node, bthread_cmp)
 
 static struct bproc *
 proc_find(struct bpf_track *bt, pid_t pid)
@@ -120,14 +112,6 @@ proc_find(struct bpf_track *bt, pid_t pid)
 	struct bproc key = { .base.pid = pid };
 
 	return RB_FIND(bproc_tree, &bt->procs, &key);
-}
-
-static struct bthread *
-thread_find(struct bpf_track *bt, pid_t tid)
-{
-	struct bthread key = { .base.who.tid = tid };
-
-	return RB_FIND(bthread_tree, &bt->threads, &key);
 }
 
 static struct bproc *
@@ -142,7 +126,8 @@ proc_new(struct bpf_track *bt, pid_t pid)
 	    pid == bt->forked ? bt->forked_comm : NULL, sizeof(*p));
 	if (p == NULL)
 		return NULL;
-	p->seq = bt->nprocs++;
+	bt->nprocs++;
+	LIST_INIT(&p->lwps);
 	p->next_lwpid = 1;
 	p->leader = track_who(&p->base, 1, pid);
 	/* -N counts a cgroup's ticks, not each of its processes'. */
@@ -166,7 +151,7 @@ thread_free(struct bpf_track *bt, struct bthread *t)
 	if (bt->cg_gone != NULL)
 		setgrp_accumulate(bt->cg_gone, t->base.grp);
 	proc_of(t)->live--;
-	RB_REMOVE(bthread_tree, &bt->threads, t);
+	LIST_REMOVE(t, in_proc);
 	track_lwp_free(&t->base);
 }
 
@@ -174,11 +159,10 @@ thread_free(struct bpf_track *bt, struct bthread *t)
 static void
 proc_free(struct bpf_track *bt, struct bproc *p)
 {
-	struct bthread *t, *next;
+	struct bthread *t;
 
-	RB_FOREACH_SAFE (t, bthread_tree, &bt->threads, next)
-		if (proc_of(t) == p)
-			thread_free(bt, t);
+	while ((t = LIST_FIRST(&p->lwps)) != NULL)
+		thread_free(bt, t);
 	RB_REMOVE(bproc_tree, &bt->procs, p);
 	track_proc_free(&p->base);
 }
@@ -301,7 +285,7 @@ lwp_started(const struct bpf_track *bt, const struct bthread *t)
 		track_lwp_created(&t->base, bt->current);
 }
 
-static void
+static void *
 on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
     uint64_t when_ns)
 {
@@ -322,7 +306,7 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	t->made = origin == BPFENG_LWP_NEW;
 	setgrp_set_current(t->base.grp, bt->current);
 	t->turns = 1u << bt->current;
-	RB_INSERT(bthread_tree, &bt->threads, t);
+	LIST_INSERT_HEAD(&p->lwps, t, in_proc);
 	bt->ct->counted = true;
 	/* It starts from zero, as a bind shows it (-v), then and there. */
 	setgrp_started_at(t->base.grp, (hrtime_t)when_ns);
@@ -331,18 +315,19 @@ on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
 	/* The target's first LWPs have theirs once the title is out. */
 	if (bt->begun)
 		lwp_started(bt, t);
-	return;
+	return t;
 nomem:
 	fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
 	end_run(bt, 1);
+	return NULL;
 }
 
 static void
-on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
+on_lwp_exit(void *arg, void *lwp, pid_t pid, pid_t tid, unsigned flags,
     const struct bpfeng_counts *counts, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
-	struct bthread *t = thread_find(bt, tid);
+	struct bthread *t = lwp;
 
 	if (t == NULL)
 		return;
@@ -372,13 +357,14 @@ on_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 }
 
 static void
-on_fork(
-    void *arg, pid_t parent, pid_t parent_tid, pid_t child, uint64_t when_ns)
+on_fork(void *arg, void *parent_lwp, pid_t parent, pid_t parent_tid,
+    pid_t child, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
-	struct bthread *t = thread_find(bt, parent_tid);
+	struct bthread *t = parent_lwp;
 	struct bproc *p = t != NULL ? proc_of(t) : proc_find(bt, parent);
 
+	(void)parent_tid;
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (t == NULL && bt->ct->opt.ntids != 0)
 		return;
@@ -412,16 +398,18 @@ exec_untraceable(struct bpf_track *bt, struct bproc *p)
 }
 
 static bool
-on_exec(void *arg, pid_t pid, pid_t tid, const char *args, const char *comm,
-    const struct bpfeng_counts *counts, unsigned flags, uint64_t when_ns)
+on_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
+    const char *comm, const struct bpfeng_counts *counts, unsigned flags,
+    uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
 	struct bproc *p = proc_find(bt, pid);
-	struct bthread *t = thread_find(bt, tid);
+	struct bthread *t = lwp;
 	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
 	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
 	char image[sizeof(p->base.comm)];
 
+	(void)tid;
 	if (p == NULL)
 		return true;
 	/* The engine's, read at the exec: /proc's may be gone by now. */
@@ -664,7 +652,6 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 	bt->ct = ct;
 	bt->sigfd = bt->timerfd = -1;
 	RB_INIT(&bt->procs);
-	RB_INIT(&bt->threads);
 	if ((status = engine_open(bt, for_auto)) != 0) {
 		/* A refusal comes with where its whole story is. */
 		log = bpfeng_verifier_log();
@@ -940,14 +927,16 @@ ticked_add(struct bpf_track *bt, struct bthread *t)
 }
 
 static void
-on_tick(void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *counts)
+on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
+    const struct bpfeng_counts *counts)
 {
 	struct bpf_track *bt = arg;
-	struct bthread *t = thread_find(bt, tid);
+	struct bthread *t = lwp;
 	const struct bpfeng_set_counts *sc;
 	struct set_times times;
 
 	(void)pid;
+	(void)tid;
 	if (t == NULL)
 		return;
 	if ((sc = bpfeng_set_counts(bt->eng, counts, bt->current)) == NULL) {
@@ -967,7 +956,7 @@ tick_order(const void *a, const void *b)
 	const struct bthread *x = *(struct bthread *const *)a;
 	const struct bthread *y = *(struct bthread *const *)b;
 
-	unsigned xs = proc_of(x)->seq, ys = proc_of(y)->seq;
+	unsigned long xs = x->base.who.proc, ys = y->base.who.proc;
 	id_t xl = x->base.who.lwpid, yl = y->base.who.lwpid;
 
 	if (xs != ys)
@@ -1022,6 +1011,7 @@ cgroup_row(struct bpf_track *bt, unsigned long intervals)
 	const struct set_counts *c;
 	struct set_times times = { 0, 0 };
 	struct bthread *t;
+	struct bproc *p;
 
 	memset(bt->cg_sum, 0, (size_t)n * sizeof(uint64_t));
 	if (setgrp_sampled(bt->cg_gone, s)) {
@@ -1030,15 +1020,16 @@ cgroup_row(struct bpf_track *bt, unsigned long intervals)
 		for (i = 0; i < n; i++)
 			bt->cg_sum[i] = c->values[i];
 	}
-	RB_FOREACH (t, bthread_tree, &bt->threads) {
-		if (!setgrp_sampled(t->base.grp, s))
-			continue;
-		c = setgrp_total(t->base.grp, s);
-		times.enabled_ns += c->times.enabled_ns;
-		times.running_ns += c->times.running_ns;
-		for (i = 0; i < n; i++)
-			bt->cg_sum[i] += c->values[i];
-	}
+	RB_FOREACH (p, bproc_tree, &bt->procs)
+		LIST_FOREACH (t, &p->lwps, in_proc) {
+			if (!setgrp_sampled(t->base.grp, s))
+				continue;
+			c = setgrp_total(t->base.grp, s);
+			times.enabled_ns += c->times.enabled_ns;
+			times.running_ns += c->times.running_ns;
+			for (i = 0; i < n; i++)
+				bt->cg_sum[i] += c->values[i];
+		}
 	setgrp_sample_counts(bt->cg, s, bt->cg_sum, &times, bt->tick_when);
 	row_cgroup(bt->ct, &bt->cg_who, s, setgrp_slice(bt->cg, s), intervals);
 }
@@ -1104,13 +1095,15 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	int nsets = setgrp_nsets(bt->ct->specs);
 	int next = (bt->current + 1) % nsets;
 	struct bthread *t;
+	struct bproc *p;
 
 	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
 		return;
-	RB_FOREACH (t, bthread_tree, &bt->threads) {
-		setgrp_set_current(t->base.grp, next);
-		t->turns |= 1u << next;
-	}
+	RB_FOREACH (p, bproc_tree, &bt->procs)
+		LIST_FOREACH (t, &p->lwps, in_proc) {
+			setgrp_set_current(t->base.grp, next);
+			t->turns |= 1u << next;
+		}
 	/* The cgroup's rows divide by its sets' turns, as a thread's. */
 	if (bt->cg != NULL)
 		setgrp_set_current(bt->cg, next);
@@ -1194,13 +1187,15 @@ static void
 begin(struct bpf_track *bt)
 {
 	struct bthread *t;
+	struct bproc *p;
 	size_t i;
 
 	cputrack_title(bt->ct);
 	bt->begun = true;
 	bt->nticked = 0;
-	RB_FOREACH (t, bthread_tree, &bt->threads)
-		ticked_add(bt, t);
+	RB_FOREACH (p, bproc_tree, &bt->procs)
+		LIST_FOREACH (t, &p->lwps, in_proc)
+			ticked_add(bt, t);
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++)
 		lwp_started(bt, bt->ticked[i]);

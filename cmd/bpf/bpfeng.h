@@ -99,17 +99,25 @@ enum bpfeng_origin {
  * bpfeng_untrack). A process's exit comes after all its
  * threads' lwp_exit. fork comes for every fork of a tracked process; with
  * BPFENG_FOLLOW_FORK, lwp_create(FIRST) for the child comes next.
+ *
+ * lwp_create returns the caller's record of the thread, or NULL; the
+ * engine hands it back with every event of the thread (lwp, parent_lwp:
+ * NULL for a thread not announced), so that the caller keeps its threads
+ * in no tree of its own. The record must outlive the thread's lwp_exit,
+ * its exec, or the untracking of its process.
  */
 struct bpfeng_ops {
-	void (*lwp_create)(void *arg, pid_t pid, pid_t tid,
+	void *(*lwp_create)(void *arg, pid_t pid, pid_t tid,
 	    enum bpfeng_origin origin, uint64_t when_ns);
-	void (*lwp_exit)(void *arg, pid_t pid, pid_t tid, unsigned flags,
-	    const struct bpfeng_counts *counts, uint64_t when_ns);
-	void (*fork)(void *arg, pid_t parent, pid_t parent_tid, pid_t child,
+	void (*lwp_exit)(void *arg, void *lwp, pid_t pid, pid_t tid,
+	    unsigned flags, const struct bpfeng_counts *counts,
 	    uint64_t when_ns);
-	bool (*exec)(void *arg, pid_t pid, pid_t tid, const char *args,
-	    const char *comm, const struct bpfeng_counts *counts,
-	    unsigned flags, uint64_t when_ns);
+	void (*fork)(void *arg, void *parent_lwp, pid_t parent,
+	    pid_t parent_tid, pid_t child, uint64_t when_ns);
+	bool (*exec)(void *arg, void *lwp, pid_t pid, pid_t tid,
+	    const char *args, const char *comm,
+	    const struct bpfeng_counts *counts, unsigned flags,
+	    uint64_t when_ns);
 	void (*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
 	/*
 	 * With a target cgroup: the process left it, and runs on, no
@@ -118,9 +126,12 @@ struct bpfeng_ops {
 	void (*left)(void *arg, pid_t pid, uint64_t when_ns);
 };
 
-/* A live thread's counts at a tick (held only during the call). */
-typedef void(bpfeng_tick_fn)(
-    void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *counts);
+/*
+ * A live thread's counts at a tick (held only during the call); lwp is
+ * what its lwp_create returned.
+ */
+typedef void(bpfeng_tick_fn)(void *arg, void *lwp, pid_t pid, pid_t tid,
+    const struct bpfeng_counts *counts);
 
 /* open flags */
 #define BPFENG_FOLLOW_FORK	 0x1 /* count forked children too */

@@ -90,7 +90,8 @@ eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
 	RB_INSERT(eng_thread_tree, &eng->threads, t);
 	p->nthreads++;
 	if (eng->ops->lwp_create != NULL)
-		eng->ops->lwp_create(eng->arg, pid, tid, origin, when_ns);
+		t->lwp =
+		    eng->ops->lwp_create(eng->arg, pid, tid, origin, when_ns);
 	return 0;
 }
 
@@ -134,7 +135,8 @@ on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 	if (t == NULL)
 		return;
 	if (eng->ops->lwp_exit != NULL)
-		eng->ops->lwp_exit(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
+		eng->ops->lwp_exit(eng->arg, t->lwp, (pid_t)r->pid,
+		    (pid_t)r->tid,
 		    ((r->flags & BPFENG_REC_BY_EXEC) ? BPFENG_EXIT_BY_EXEC :
 						       0) |
 			(r->arg != 0 ? BPFENG_EXIT_NONZERO : 0),
@@ -174,7 +176,8 @@ thread_left(struct bpfeng *eng, struct eng_thread *t, const __u64 *counts,
 		counts = value->slots;
 	}
 	if (eng->ops->lwp_exit != NULL)
-		eng->ops->lwp_exit(eng->arg, t->pid, t->tid, BPFENG_EXIT_LEFT,
+		eng->ops->lwp_exit(eng->arg, t->lwp, t->pid, t->tid,
+		    BPFENG_EXIT_LEFT,
 		    (const struct bpfeng_counts *)(const void *)counts,
 		    when_ns);
 	thread_end(eng, t);
@@ -212,14 +215,15 @@ on_leave(struct bpfeng *eng, const struct bpfeng_rec *r)
 static void
 on_fork(struct bpfeng *eng, const struct bpfeng_rec *r)
 {
+	struct eng_thread *parent = eng_thread_find(eng, (pid_t)r->tid);
 	pid_t child = (pid_t)r->arg;
 
 	/* A process untracked since. */
 	if (proc_find(eng, (pid_t)r->pid) == NULL)
 		return;
 	if (eng->ops->fork != NULL)
-		eng->ops->fork(
-		    eng->arg, (pid_t)r->pid, (pid_t)r->tid, child, r->when_ns);
+		eng->ops->fork(eng->arg, parent != NULL ? parent->lwp : NULL,
+		    (pid_t)r->pid, (pid_t)r->tid, child, r->when_ns);
 	if ((r->flags & BPFENG_REC_FOLLOWED) &&
 	    eng_announce_proc(eng, child) == 0)
 		(void)eng_announce_thread(
@@ -264,9 +268,10 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	memcpy(comm, &r->data[BPFENG_ARGS_WORDS], BPFENG_COMM_LEN);
 	comm[BPFENG_COMM_LEN] = '\0';
 	if (eng->ops->exec != NULL)
-		keep = eng->ops->exec(eng->arg, (pid_t)r->pid, (pid_t)r->tid,
-		    args, comm, record_counts(r, r->data + BPFENG_EXEC_COUNTS),
-		    flags, r->when_ns);
+		keep = eng->ops->exec(eng->arg, t != NULL ? t->lwp : NULL,
+		    (pid_t)r->pid, (pid_t)r->tid, args, comm,
+		    record_counts(r, r->data + BPFENG_EXEC_COUNTS), flags,
+		    r->when_ns);
 	if (t != NULL) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
 		free(t);

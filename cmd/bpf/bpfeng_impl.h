@@ -24,6 +24,7 @@ struct eng_thread {
 	pid_t tid;
 	pid_t pid;
 	uint32_t gen; /* its map entry's (struct bpfeng_thread) */
+	void *lwp;    /* the caller's record (lwp_create's) */
 };
 
 /* A process announced to the caller, until its exit is delivered. */

@@ -119,7 +119,7 @@ deliver(struct bpfeng *eng, uint32_t n, bpfeng_tick_fn *fn, void *arg)
 			NULL ||
 		    t->gen != value->gen)
 			continue;
-		fn(arg, t->pid, t->tid,
+		fn(arg, t->lwp, t->pid, t->tid,
 		    (const struct bpfeng_counts *)(const void *)value->slots);
 	}
 }

@@ -171,24 +171,29 @@ print_counts(struct drive *d, const char *label, pid_t pid, pid_t tid, int set,
 	printf("%s\n", note);
 }
 
-static void
+/*
+ * bpfdrive prints each thread's lines by its ids and keeps no record of
+ * it: the record it hands the engine is the drive itself.
+ */
+static void *
 cb_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
     uint64_t when_ns)
 {
 	static const char *const names[] = { "new", "first", "found" };
 
-	(void)arg;
 	(void)when_ns;
 	printf("create %d %d %s\n", (int)pid, (int)tid, names[origin]);
+	return arg;
 }
 
 static void
-cb_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
+cb_lwp_exit(void *arg, void *lwp, pid_t pid, pid_t tid, unsigned flags,
     const struct bpfeng_counts *c, uint64_t when_ns)
 {
 	struct drive *d = arg;
 	int s;
 
+	(void)lwp;
 	(void)when_ns;
 	for (s = 0; s < setgrp_nsets(d->grp); s++)
 		print_counts(d, "lwp_exit", pid, tid, s, c,
@@ -198,20 +203,23 @@ cb_lwp_exit(void *arg, pid_t pid, pid_t tid, unsigned flags,
 }
 
 static void
-cb_fork(
-    void *arg, pid_t parent, pid_t parent_tid, pid_t child, uint64_t when_ns)
+cb_fork(void *arg, void *parent_lwp, pid_t parent, pid_t parent_tid,
+    pid_t child, uint64_t when_ns)
 {
 	(void)arg;
+	(void)parent_lwp;
 	(void)when_ns;
 	printf("fork %d %d %d\n", (int)parent, (int)parent_tid, (int)child);
 }
 
 static bool
-cb_exec(void *arg, pid_t pid, pid_t tid, const char *args, const char *comm,
-    const struct bpfeng_counts *c, unsigned flags, uint64_t when_ns)
+cb_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
+    const char *comm, const struct bpfeng_counts *c, unsigned flags,
+    uint64_t when_ns)
 {
 	struct drive *d = arg;
 
+	(void)lwp;
 	(void)when_ns;
 	(void)comm;
 	if (c != NULL)
@@ -234,10 +242,12 @@ cb_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 }
 
 static void
-cb_tick(void *arg, pid_t pid, pid_t tid, const struct bpfeng_counts *c)
+cb_tick(
+    void *arg, void *lwp, pid_t pid, pid_t tid, const struct bpfeng_counts *c)
 {
 	struct drive *d = arg;
 
+	(void)lwp;
 	print_counts(d, "tick", pid, tid, d->current, c, "");
 }
 
