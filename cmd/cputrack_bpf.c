@@ -208,6 +208,13 @@ counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
 	end_run(bt, 1);
 }
 
+static struct set_times
+set_times_of(const struct bpfeng_set_counts *sc)
+{
+	return (struct set_times) { sc->running_ns + sc->stopped_ns,
+		sc->running_ns };
+}
+
 /* Every set that counted for the LWP takes its final counts. */
 static void
 sample_final(struct bpf_track *bt, struct bthread *t,
@@ -221,7 +228,7 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 		if (!(t->turns & (1u << s)) ||
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
 			continue;
-		times = (struct set_times) { sc->enabled_ns, sc->running_ns };
+		times = set_times_of(sc);
 		setgrp_sample_counts(
 		    t->base.grp, s, sc->values, &times, (hrtime_t)when);
 	}
@@ -943,7 +950,7 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 		counts_missing(bt, t, "tick");
 		return;
 	}
-	times = (struct set_times) { sc->enabled_ns, sc->running_ns };
+	times = set_times_of(sc);
 	setgrp_sample_counts(
 	    t->base.grp, bt->current, sc->values, &times, bt->tick_when);
 	ticked_add(bt, t);

@@ -220,6 +220,20 @@ add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
 }
 
 /*
+ * A set's times since the mark: running, and enabled but not running
+ * (see BPFENG_SET_HEAD). Enabled grows at least as fast as running.
+ */
+static __always_inline void
+add_times(struct bpfeng_thread *t, __u64 slot, const struct mark *m,
+    const struct bpf_perf_event_value *v)
+{
+	__u64 running = v->running - m->base_running;
+
+	add_slot(t, slot, running);
+	add_slot(t, slot + 1, v->enabled - m->base_enabled - running);
+}
+
+/*
  * What of a count of counter c since a mark with its switch due is that
  * switch, given ahead to the task that switched: 1 for a counter of
  * switches that counted since, else 0. Arithmetic, not branches: the
@@ -276,11 +290,8 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 			return -1;
 		}
 		if (t != NULL) {
-			if (i == 0) {
-				add_slot(t, slot, v.enabled - m->base_enabled);
-				add_slot(
-				    t, slot + 1, v.running - m->base_running);
-			}
+			if (i == 0)
+				add_times(t, slot, m, &v);
 			delta = v.counter - m->base[i];
 			if (due)
 				delta -= switch_share(first + i, delta);
@@ -320,8 +331,7 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 	barrier_var(set);
 	if (t != NULL && set < BPFENG_MAX_SETS) {
 		slot = set_slot[set];
-		add_slot(t, slot, v.enabled - m->base_enabled);
-		add_slot(t, slot + 1, v.running - m->base_running);
+		add_times(t, slot, m, &v);
 		for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set];
 		     i++) {
 			/* Below 16 already: the mask shows the verifier. */

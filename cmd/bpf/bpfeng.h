@@ -44,10 +44,13 @@ struct bpfeng_set {
 /* A thread's counts, all sets (opaque): read with bpfeng_set_counts. */
 struct bpfeng_counts;
 
-/* One set's share of a thread's counts. */
+/*
+ * One set's share of a thread's counts. Its time on a CPU, counted with
+ * the set (perf's time enabled), is running_ns + stopped_ns.
+ */
 struct bpfeng_set_counts {
-	uint64_t enabled_ns; /* on a CPU, counted with the set */
-	uint64_t running_ns; /* of that, its counters ran */
+	uint64_t running_ns; /* its counters ran */
+	uint64_t stopped_ns; /* they did not (multiplexed, or held) */
 	uint64_t values[];   /* one per request */
 };
 

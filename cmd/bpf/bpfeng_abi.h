@@ -13,7 +13,12 @@
 _Static_assert((BPFENG_MAX_SET_REQS & (BPFENG_MAX_SET_REQS - 1)) == 0,
     "BPFENG_MAX_SET_REQS is a power of two");
 #define BPFENG_MAX_COUNTERS 64 /* requests of all sets together */
-/* Per set: enabled ns, running ns, then one value per request. */
+/*
+ * Per set: running ns, stopped ns (enabled, not running), then one value
+ * per request. Not enabled and running: userspace may read an entry while
+ * its thread switches, with one of the two times updated and not the
+ * other, and a set whose counters never stop must never look stopped.
+ */
 #define BPFENG_SET_HEAD	    2
 #define BPFENG_MAX_SLOTS \
 	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + BPFENG_MAX_COUNTERS)
