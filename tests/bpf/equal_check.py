@@ -41,8 +41,19 @@ FIXED = ["time", "pid", "lwp", "tid", "cpu", "ncpus", "label", "set",
 TAIL = ["proc", "child", "args", "not_counted", "partial", "key", "value"]
 
 
+def who(key):
+    """An LWP's key as words: pid, image, tid, and which of the tid's
+    lives in that image when the kernel gave it to a later thread too."""
+    text = "pid %d image %d tid %d" % key[:3]
+    return text + (" (life %d)" % (key[3] + 1) if len(key) > 3 else "")
+
+
 class Run:
-    """The rows of one engine's CSV, keyed by pid, image and tid."""
+    """The rows of one engine's CSV, keyed by pid, image and tid.
+
+    A tid can come again in one image when the kernel's pids wrap during
+    the run (pid_max 32768 and a busy machine): a second thread's rows
+    then have the key's fourth member, 1 (2 for a third, ...)."""
 
     def __init__(self, path):
         with open(path, newline="") as f:
@@ -60,6 +71,7 @@ class Run:
         self.ticks = collections.defaultdict(lambda: [0] * len(self.events))
         self.forks = set()
         self.exit_pids = set()
+        self.lives = collections.Counter()   # (pid, image, tid): later
         for r in rows:
             self.take(r)
 
@@ -89,14 +101,14 @@ class Run:
             return
         c = self.counts(r)
         if label in ("init_lwp", "lwp_create", "fini_lwp", "lwp_exit"):
-            key = (pid, img, int(r["tid"]))
+            key = self.lwp_key(label, pid, img, int(r["tid"]))
             d = self.lwp.setdefault(label, {})
             if key in d:
-                raise SystemExit("%s twice for pid %d image %d tid %d"
-                                 % (label, *key))
+                raise SystemExit("%s: %s twice for %s"
+                                 % (self.path, label, who(key)))
             d[key] = (int(r["lwp"]), c)
         elif label in ("tick", "gap"):
-            t = self.ticks[(pid, img, int(r["tid"]))]
+            t = self.ticks[self.lwp_key(label, pid, img, int(r["tid"]))]
             for i, v in enumerate(c):
                 t[i] += v
         elif label in ("exec", "exit"):
@@ -109,6 +121,20 @@ class Run:
                 self.exit_pids.add(pid)
         else:
             raise SystemExit("unexpected row label %r" % label)
+
+    def lwp_key(self, label, pid, img, tid):
+        """A new life of a tid begins with a start row (init_lwp with -v,
+        else lwp_create) after its previous life's fini_lwp."""
+        base = (pid, img, tid)
+        life = self.lives[base]
+        key = base if life == 0 else base + (life,)
+        fini = self.lwp.get("fini_lwp", {})
+        start = "init_lwp" if "init_lwp" in self.lwp or \
+            label == "init_lwp" else "lwp_create"
+        if label == start and key in fini:
+            self.lives[base] = life = life + 1
+            key = base + (life,)
+        return key
 
     def pids(self):
         out = set()
@@ -155,8 +181,8 @@ def compare(bpf, pt, errors, hidden=0):
         want = {moved(k): v for k, v in mine.items()}
         for k in sorted(set(want) | set(theirs)):
             if not covers(want.get(k), theirs.get(k), hidden):
-                errors.append("%s pid %d image %d tid %d: ptrace %s, bpf %s"
-                              % (label, *k, want.get(k), theirs.get(k)))
+                errors.append("%s %s: ptrace %s, bpf %s"
+                              % (label, who(k), want.get(k), theirs.get(k)))
     for label in ("exec", "exit"):
         mine = pt.proc.get(label, {})
         theirs = {k: v for k, v in bpf.proc.get(label, {}).items()
@@ -183,24 +209,22 @@ def check_ticks(run, name, whole, errors):
     fini = run.lwp.get("fini_lwp", {})
     for key, sums in run.ticks.items():
         if key not in fini:
-            errors.append("%s: ticks of pid %d image %d tid %d, no fini_lwp"
-                          % (name, *key))
+            errors.append("%s: ticks of %s, no fini_lwp" % (name, who(key)))
             continue
         final = fini[key][1]
         for i, e in enumerate(run.events):
             if sums[i] > final[i]:
-                errors.append("%s: ticks of pid %d image %d tid %d add up "
-                              "to %d %s, more than its %d"
-                              % (name, *key, sums[i], e, final[i]))
+                errors.append("%s: ticks of %s add up to %d %s, more than "
+                              "its %d" % (name, who(key), sums[i], e,
+                                          final[i]))
     if whole is None:
         return
     i = run.events.index(whole)
     for key, (lwp, final) in fini.items():
         got = run.ticks.get(key, [0] * len(run.events))[i]
         if got != final[i]:
-            errors.append("%s: ticks of pid %d image %d tid %d add up to %d "
-                          "%s, not its %d" % (name, *key, got, whole,
-                                              final[i]))
+            errors.append("%s: ticks of %s add up to %d %s, not its %d"
+                          % (name, who(key), got, whole, final[i]))
 
 
 def perf_counts(path):
