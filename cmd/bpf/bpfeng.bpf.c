@@ -422,6 +422,27 @@ mark_running(struct mark *m, __u32 tid, __u32 next, bool switching)
 		__sync_fetch_and_add(&hidden_switches, 1);
 }
 
+/*
+ * The task running as tid of process tgid, to be marked: itself, or the
+ * thread it was. A thread that execs while not its process's leader
+ * takes the leader's tid before the exec's hook runs, and may switch or
+ * be flushed in between: what it counted since its mark is still its
+ * old tid's, which the exec hook then reports, and the leader's entry
+ * is gone with the leader.
+ */
+static __always_inline __u32
+marked_tid(const struct mark *m, __u32 tid, __u32 tgid)
+{
+	struct bpfeng_thread *t;
+	__u32 owner = m->owner;
+
+	if (!m->valid || owner == tid || tid != tgid ||
+	    bpf_map_lookup_elem(&threads, &tid) != NULL)
+		return tid;
+	t = bpf_map_lookup_elem(&threads, &owner);
+	return t != NULL && t->pid == tgid ? owner : tid;
+}
+
 /* A new entry for tid: its number, or 0 when there is no room. */
 static __always_inline __u32
 track_thread(__u32 tid, __u32 pid, __u32 flags)
@@ -671,7 +692,8 @@ BPF_PROG(
 	struct mark *m = this_mark();
 
 	if (m != NULL)
-		mark_running(m, prev->pid, next->pid, true);
+		mark_running(
+		    m, marked_tid(m, prev->pid, prev->tgid), next->pid, true);
 	if (target_cgroup != 0) {
 		watch_cgroup(prev, prev->pid);
 		watch_cgroup(next, next->pid);
@@ -697,7 +719,9 @@ flush(void *ctx)
 	if (m->busy)
 		return 1;
 	tid = current_tid();
-	mark_running(m, tid, tid, false);
+	mark_running(m,
+	    marked_tid(m, tid, (__u32)(bpf_get_current_pid_tgid() >> 32)), tid,
+	    false);
 	if (target_cgroup != 0) {
 		task = (struct task_struct *)bpf_get_current_task();
 		watch_cgroup(task, tid);
