@@ -1106,11 +1106,13 @@ tick(struct bpf_track *bt, uint64_t expirations)
 
 	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
 		return;
-	RB_FOREACH (p, bproc_tree, &bt->procs)
-		LIST_FOREACH (t, &p->lwps, in_proc) {
-			setgrp_set_current(t->base.grp, next);
-			t->turns |= 1u << next;
-		}
+	/* With one set there is no turn to hand over: no walk of every LWP. */
+	if (next != bt->current)
+		RB_FOREACH (p, bproc_tree, &bt->procs)
+			LIST_FOREACH (t, &p->lwps, in_proc) {
+				setgrp_set_current(t->base.grp, next);
+				t->turns |= 1u << next;
+			}
 	/* The cgroup's rows divide by its sets' turns, as a thread's. */
 	if (bt->cg != NULL)
 		setgrp_set_current(bt->cg, next);

@@ -188,8 +188,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 		errno = err;
 		return -1;
 	}
-	/* Its counts start at the exec, after this: its rows' spans hold them.
-	 */
+	/* Counted from its exec, after this: its rows' spans hold it all. */
 	begun = eng_now_ns();
 	err = write(go[1], "g", 1) != 1 ? errno : exec_result(report[0]);
 	if (err != 0) {
@@ -283,12 +282,13 @@ static int
 adopt_thread(struct bpfeng *eng, pid_t pid, pid_t tid)
 {
 	uint32_t key = (uint32_t)tid;
-	uint64_t now = eng_now_ns();
+	uint64_t now;
 	char state;
 
 	if (eng_thread_find(eng, tid) != NULL)
 		return 0;
 	/* Counted from its entry on: its rows' spans start before it. */
+	now = eng_now_ns();
 	if (track_thread(eng, pid, tid, 0, now) != 0)
 		return errno == EEXIST ? 0 : -1;
 	state = thread_state(pid, tid);
