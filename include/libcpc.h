@@ -331,12 +331,11 @@ int cpc_set_request_attr(
     cpc_t *cpc, cpc_set_t *set, int index, struct perf_event_attr *attr);
 
 /*
- * Such an engine hands its counts on in a buffer, filled with cpc_buf_set:
- * cpc_buf_set_time gives it the time of the counts and the tick of a
- * thread that was enabled_ns on a CPU, as cpc_set_sample would have.
+ * cpc_tick_of gives the tick that cpc_buf_tick gives a sample of a thread
+ * that was enabled_ns on a CPU: what such an engine's caller shows as the
+ * tick of its counts.
  */
-void cpc_buf_set_time(
-    cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime, uint64_t enabled_ns);
+uint64_t cpc_tick_of(cpc_t *cpc, uint64_t enabled_ns);
 
 /* End of the private interfaces. */
 

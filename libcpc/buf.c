@@ -66,14 +66,6 @@ cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val)
 	return 0;
 }
 
-void
-cpc_buf_set_time(
-    cpc_t *cpc, cpc_buf_t *buf, hrtime_t hrtime, uint64_t enabled_ns)
-{
-	buf->hrtime = hrtime;
-	buf->tick = cpclib_tick_of(cpc, enabled_ns);
-}
-
 hrtime_t
 cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What a counting engine outside libcpc needs from it: the perf attributes
- * of a set's requests.
+ * of a set's requests, and the tick of the time its counters ran.
  */
 #include <errno.h>
 
@@ -46,4 +46,10 @@ cpc_set_request_attr(
 	attr->read_format =
 	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	return 0;
+}
+
+uint64_t
+cpc_tick_of(cpc_t *cpc, uint64_t enabled_ns)
+{
+	return cpclib_tick_of(cpc, enabled_ns);
 }

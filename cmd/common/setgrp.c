@@ -31,7 +31,7 @@
 /* One spec's set in a clone, and what it has counted. */
 struct slot {
 	cpc_set_t *set;
-	cpc_buf_t *now;		/* the latest sample */
+	cpc_buf_t *now;		/* a bound set's latest sample */
 	uint64_t *last;		/* the values at the previous sample */
 	uint64_t *slice_values; /* the slice's and the total's */
 	uint64_t *total_values;
@@ -280,8 +280,10 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	    ((sl->origin = calloc(nreqs, sizeof(uint64_t))) == NULL ||
 		(sl->held = calloc(nreqs, sizeof(uint64_t))) == NULL))
 		return -1;
-	if ((sl->now = cpc_buf_create(cpc, master->templates[s])) == NULL ||
-	    (sl->last = calloc(3 * nreqs, sizeof(uint64_t))) == NULL)
+	if (sl->set != NULL &&
+	    (sl->now = cpc_buf_create(cpc, master->templates[s])) == NULL)
+		return -1;
+	if ((sl->last = calloc(3 * nreqs, sizeof(uint64_t))) == NULL)
 		return -1;
 	sl->slice.values = sl->slice_values = sl->last + nreqs;
 	sl->total.values = sl->total_values = sl->last + 2 * nreqs;
@@ -658,34 +660,42 @@ slice_wall(const setgrp_t *g, struct slot *sl)
 		slice->turn_ns = (uint64_t)(slice->when - start);
 }
 
+/* A set's latest sample: its values, their time, tick and times. */
+struct sample {
+	const uint64_t *values;
+	hrtime_t when;
+	uint64_t tick;
+	struct set_times times;
+};
+
 /*
- * The slice of a slot whose latest sample is in now, with its times; and
- * into the total when add.
+ * The slice of a slot from its previous sample to s, and into the total
+ * when add. s's values may be the slice's own: each is read before the
+ * slice's is written.
  */
 static void
-take_slice(
-    setgrp_t *g, struct slot *sl, uint64_t enabled, uint64_t running, bool add)
+take_slice(setgrp_t *g, struct slot *sl, const struct sample *s, bool add)
 {
 	struct set_counts *slice = &sl->slice;
-	hrtime_t when = cpc_buf_hrtime(g->cpc, sl->now);
-	uint64_t tick = cpc_buf_tick(g->cpc, sl->now), v;
+	uint64_t v;
 	int i, n = g->specs[slice->set]->nreqs;
 
 	for (i = 0; i < n; i++) {
-		(void)cpc_buf_get(g->cpc, sl->now, i, &v);
+		v = s->values[i];
 		sl->slice_values[i] = v - sl->last[i];
 		sl->last[i] = v;
 	}
 	slice->since = sl->last_when;
-	slice->when = when > sl->last_when ? when : sl->last_when;
+	slice->when = s->when > sl->last_when ? s->when : sl->last_when;
 	slice_wall(g, sl);
-	slice->tick = tick - sl->last_tick;
-	slice->times.enabled_ns = enabled - sl->last_times.enabled_ns;
-	slice->times.running_ns = running - sl->last_times.running_ns;
-	sl->last_when = when;
-	sl->last_tick = tick;
-	sl->last_times.enabled_ns = enabled;
-	sl->last_times.running_ns = running;
+	slice->tick = s->tick - sl->last_tick;
+	slice->times.enabled_ns =
+	    s->times.enabled_ns - sl->last_times.enabled_ns;
+	slice->times.running_ns =
+	    s->times.running_ns - sl->last_times.running_ns;
+	sl->last_when = s->when;
+	sl->last_tick = s->tick;
+	sl->last_times = s->times;
 	if (add)
 		add_to_total(sl, slice, n);
 }
@@ -727,25 +737,23 @@ static int
 joint_sample_slot(setgrp_t *g, struct slot *sl, bool add)
 {
 	int s = (int)(sl - g->slots), i;
-	struct set_times t = sl->held_times;
-	hrtime_t when = sl->held_when;
+	struct sample now;
 
 	if (s == g->current) {
 		if (joint_read(g) != 0)
 			return -1;
 		for (i = 0; i < g->specs[s]->nreqs; i++)
 			sl->held[i] = reading_of(g, s, i) - sl->origin[i];
-		t.enabled_ns =
+		sl->held_times.enabled_ns =
 		    g->reading_times.enabled_ns - sl->origin_times.enabled_ns;
-		t.running_ns =
+		sl->held_times.running_ns =
 		    g->reading_times.running_ns - sl->origin_times.running_ns;
-		sl->held_times = t;
-		when = sl->held_when = cpc_buf_hrtime(g->cpc, g->reading);
+		sl->held_when = cpc_buf_hrtime(g->cpc, g->reading);
 	}
-	for (i = 0; i < g->specs[s]->nreqs; i++)
-		(void)cpc_buf_set(g->cpc, sl->now, i, sl->held[i]);
-	cpc_buf_set_time(g->cpc, sl->now, when, t.enabled_ns);
-	take_slice(g, sl, t.enabled_ns, t.running_ns, add);
+	now = (struct sample) { sl->held, sl->held_when,
+		cpc_tick_of(g->cpc, sl->held_times.enabled_ns),
+		sl->held_times };
+	take_slice(g, sl, &now, add);
 	return 0;
 }
 
@@ -772,14 +780,20 @@ joint_rotate(setgrp_t *g, int next)
 static int
 sample_slot(setgrp_t *g, struct slot *sl, bool add)
 {
-	uint64_t enabled, running;
+	struct sample now = { sl->slice_values, 0, 0, { 0, 0 } };
+	int i;
 
 	if (g->joint)
 		return joint_sample_slot(g, sl, add);
 	if (cpc_set_sample(g->cpc, sl->set, sl->now) != 0)
 		return -1;
-	(void)cpc_set_times(g->cpc, sl->set, &enabled, &running);
-	take_slice(g, sl, enabled, running, add);
+	for (i = 0; i < g->specs[sl->slice.set]->nreqs; i++)
+		(void)cpc_buf_get(g->cpc, sl->now, i, &sl->slice_values[i]);
+	now.when = cpc_buf_hrtime(g->cpc, sl->now);
+	now.tick = cpc_buf_tick(g->cpc, sl->now);
+	(void)cpc_set_times(
+	    g->cpc, sl->set, &now.times.enabled_ns, &now.times.running_ns);
+	take_slice(g, sl, &now, add);
 	return 0;
 }
 
@@ -788,13 +802,11 @@ setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
     const struct set_times *t, hrtime_t when)
 {
 	struct slot *sl = &g->slots[s];
-	int i;
+	struct sample now = { values, when, cpc_tick_of(g->cpc, t->enabled_ns),
+		*t };
 
-	for (i = 0; i < g->specs[s]->nreqs; i++)
-		(void)cpc_buf_set(g->cpc, sl->now, i, values[i]);
-	cpc_buf_set_time(g->cpc, sl->now, when, t->enabled_ns);
 	sl->had_turn = true;
-	take_slice(g, sl, t->enabled_ns, t->running_ns, true);
+	take_slice(g, sl, &now, true);
 }
 
 void

@@ -439,12 +439,12 @@ exit_row() {
 	[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]
 }
 
-@test "example cpc_set_request_attr: a request counted on a counter of the program's own, handed on in buffers" {
+@test "example cpc_set_request_attr: a request counted on a counter of the program's own, with its tick" {
 	ensure_tracefs
 	run_example cpc_set_request_attr_1
 	assert_success
 	assert_output "writes: 10, on the program's own counter
-ticks: some, time: the later sample's
+ticks: some
 request 1: Operation not supported"
 }
 
