@@ -956,19 +956,12 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 	ticked_add(bt, t);
 }
 
-/* A tick's rows in the order the ptrace engine gives them. */
+/* A tick's rows, gathered, put in the one order of both engines. */
 static int
 tick_order(const void *a, const void *b)
 {
-	const struct bthread *x = *(struct bthread *const *)a;
-	const struct bthread *y = *(struct bthread *const *)b;
-
-	unsigned long xs = x->base.who.proc, ys = y->base.who.proc;
-	id_t xl = x->base.who.lwpid, yl = y->base.who.lwpid;
-
-	if (xs != ys)
-		return xs < ys ? -1 : 1;
-	return xl < yl ? -1 : xl > yl;
+	return track_lwp_order(&(*(struct bthread *const *)a)->base,
+	    &(*(struct bthread *const *)b)->base);
 }
 
 /* No threads ticked: the array may be unallocated, and qsort wants one. */

@@ -602,18 +602,12 @@ idle(void *arg)
 		pctx_terminate(ct->root);
 }
 
-/* A last tick's rows in the order of a tick's: by process, then LWP. */
+/* A last tick's rows in the order of a tick's. */
 static int
 tick_order(const void *a, const void *b)
 {
-	const struct tlwp *x = *(struct tlwp *const *)a;
-	const struct tlwp *y = *(struct tlwp *const *)b;
-
-	const struct row_lwp *xw = &x->base.who, *yw = &y->base.who;
-
-	if (xw->pid != yw->pid)
-		return xw->pid < yw->pid ? -1 : 1;
-	return (xw->lwpid > yw->lwpid) - (xw->lwpid < yw->lwpid);
+	return track_lwp_order(&(*(struct tlwp *const *)a)->base,
+	    &(*(struct tlwp *const *)b)->base);
 }
 
 /*

@@ -181,6 +181,16 @@ track_lwp_exit(const struct track_lwp *l)
 	row_totals(l->proc->ct, &l->who, "lwp_exit", l->grp, NULL);
 }
 
+int
+track_lwp_order(const struct track_lwp *a, const struct track_lwp *b)
+{
+	const struct row_lwp *x = &a->who, *y = &b->who;
+
+	if (x->proc != y->proc)
+		return x->proc < y->proc ? -1 : 1;
+	return (x->lwpid > y->lwpid) - (x->lwpid < y->lwpid);
+}
+
 void
 track_not_counted(
     struct cputrack *ct, const struct row_lwp *who, const char *why)

@@ -104,6 +104,11 @@ void track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
 void track_lwp_last_tick(const struct track_lwp *l, const struct set_counts *c);
 void track_lwp_final(struct track_lwp *l);
 void track_lwp_exit(const struct track_lwp *l);
+/*
+ * The order of a tick's rows, whichever engine ticks: by process, the
+ * oldest first, then by LWP. <0, 0 or >0, as qsort's comparators.
+ */
+int track_lwp_order(const struct track_lwp *a, const struct track_lwp *b);
 /* An LWP whose counters cannot count: a row per set, with why. */
 void track_not_counted(
     struct cputrack *ct, const struct row_lwp *who, const char *why);

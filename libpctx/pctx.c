@@ -27,7 +27,7 @@ pctxlib_alloc(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 	pctx->arg = arg;
 	pctx->verbose = verbose;
 	pctx->errfn = errfn != NULL ? errfn : pctxlib_default_errfn();
-	LIST_INSERT_HEAD(&pctxlib_tracer.all, pctx, all_entry);
+	TAILQ_INSERT_TAIL(&pctxlib_tracer.all, pctx, all_entry);
 	return pctx;
 }
 
@@ -41,7 +41,7 @@ pctxlib_tracer_abandon(void)
 	struct tracer *t = &pctxlib_tracer;
 
 	pctxlib_table_abandon();
-	LIST_INIT(&t->all);
+	TAILQ_INIT(&t->all);
 	LIST_INIT(&t->pending);
 	if (t->epfd >= 0)
 		close(t->epfd);
@@ -139,7 +139,7 @@ has_joined(const pctx_t *pctx)
 {
 	const pctx_t *p;
 
-	LIST_FOREACH (p, &pctxlib_tracer.all, all_entry)
+	TAILQ_FOREACH (p, &pctxlib_tracer.all, all_entry)
 		if (p->root == pctx && p != pctx)
 			return true;
 	return false;

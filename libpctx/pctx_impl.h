@@ -134,7 +134,7 @@ struct client {
 };
 
 struct __pctx {
-	LIST_ENTRY(__pctx) all_entry;
+	TAILQ_ENTRY(__pctx) all_entry; /* in creation order */
 	LIST_ENTRY(__pctx) pending_entry;
 	SLIST_ENTRY(__pctx) grave_entry;
 	pid_t pid;
@@ -179,7 +179,7 @@ LIST_HEAD(pctx_list, __pctx);
 /* The tracer: state shared by every pctx of this process. */
 struct tracer {
 	struct tid_tree tids;
-	struct pctx_list all;
+	TAILQ_HEAD(, __pctx) all;
 	struct pctx_list pending; /* with a request to apply */
 	bool looping;		  /* inside pctx_run's loop */
 	unsigned active;	  /* processes in state PROC_ACTIVE */

@@ -99,7 +99,7 @@ loop_close(pctx_t *root, struct saved_signals *saved)
 
 	/* Processes left followed (terminate) stay traced until released. */
 	pctxlib_apply_pending();
-	LIST_FOREACH (pctx, &t->all, all_entry)
+	TAILQ_FOREACH (pctx, &t->all, all_entry)
 		if (pctx->root == root)
 			pctxlib_proc_idle(pctx);
 	t->looping = false;
@@ -196,7 +196,7 @@ follow_all(pctx_t *root, unsigned msec, unsigned nsamples, pctx_tickfn_t *tick)
 	pctx_t *pctx, *next;
 	int rc = follow(root, msec, nsamples, tick);
 
-	LIST_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
+	TAILQ_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
 		if (rc == 0 && pctx->joined && pctx->root == root &&
 		    pctx->state == PROC_IDLE)
 			rc = follow(pctx, msec, nsamples, tick);
@@ -215,7 +215,7 @@ resume_all(pctx_t *root)
 {
 	pctx_t *pctx;
 
-	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
+	TAILQ_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
 		if (pctx->root == root && (pctx == root || pctx->joined))
 			resume_held(pctx);
 }

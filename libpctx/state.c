@@ -90,7 +90,7 @@ pctxlib_proc_dispose(pctx_t *pctx)
 	if (pctx->pending != PENDING_NONE)
 		LIST_REMOVE(pctx, pending_entry);
 	pctx->pending = PENDING_NONE;
-	LIST_REMOVE(pctx, all_entry);
+	TAILQ_REMOVE(&pctxlib_tracer.all, pctx, all_entry);
 	pctx->released = true;
 	if (pctxlib_tracer.looping)
 		SLIST_INSERT_HEAD(
@@ -134,7 +134,7 @@ pctxlib_proc_release_now(pctx_t *pctx)
 	pctx_t *p, *next;
 
 	if (pctx->root == pctx)
-		LIST_FOREACH_SAFE (p, &pctxlib_tracer.all, all_entry, next)
+		TAILQ_FOREACH_SAFE (p, &pctxlib_tracer.all, all_entry, next)
 			if (p->root == pctx && p != pctx && !p->released)
 				pctxlib_proc_release_now(p);
 	pctx->released = true;
@@ -204,7 +204,7 @@ pctxlib_proc_vanished(pctx_t *root)
 {
 	pctx_t *pctx, *next;
 
-	LIST_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
+	TAILQ_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
 		if (pctx->root == root && pctx->state == PROC_ACTIVE) {
 			pctxlib_verbose(pctx, "run",
 			    "%d: process "

@@ -202,7 +202,7 @@ commands_stopped(pctx_t *root, long long waited_ms)
 {
 	pctx_t *pctx;
 
-	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry) {
+	TAILQ_FOREACH (pctx, &pctxlib_tracer.all, all_entry) {
 		if (pctx->root != root || !pctx->created ||
 		    !pctxlib_proc_live(pctx))
 			continue;
@@ -339,13 +339,13 @@ suspend(pctx_t *root, int signo)
 
 	/* Outside the loop's ways: every detach waits for its thread. */
 	pctxlib_tracer.looping = false;
-	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
+	TAILQ_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
 		if (pctx->root == root && pctxlib_proc_live(pctx) &&
 		    !pctx->created)
 			loosen(pctx);
 	stop_self(signo);
 	pctxlib_tracer.looping = true;
-	LIST_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
+	TAILQ_FOREACH_SAFE (pctx, &pctxlib_tracer.all, all_entry, next)
 		if (pctx->root == root && pctxlib_proc_live(pctx) &&
 		    !pctx->created)
 			retake(pctx);
@@ -365,7 +365,7 @@ pctxlib_suspend_if_ready(pctx_t *root)
 	if (waited_ms < STOP_PATIENCE_MS && !commands_stopped(root, waited_ms))
 		return;
 	pctxlib_tracer.suspend_signo = 0;
-	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
+	TAILQ_FOREACH (pctx, &pctxlib_tracer.all, all_entry)
 		pctx->stopping = pctx->stopping_itself = false;
 	suspend(root, signo);
 }

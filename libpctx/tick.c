@@ -84,9 +84,9 @@ skip_missed(pctx_t *pctx, uint64_t expirations)
 
 /*
  * The deadlines passed since the last tick (the timerfd's count) are
- * served: every process that ticks has its new threads taken in, then its
- * LWPs' ticks in LWP order. Callbacks cannot remove LWPs here (a request
- * waits for the loop), so a plain walk is safe.
+ * served: every process that ticks, in the order they were created, has
+ * its new threads taken in, then its LWPs' ticks in LWP order. Callbacks cannot
+ * remove LWPs here (a request waits for the loop), so a plain walk is safe.
  */
 void
 pctxlib_tick_serve(void)
@@ -99,7 +99,7 @@ pctxlib_tick_serve(void)
 	    read(pctxlib_tracer.timerfd, &expirations, sizeof(expirations)) !=
 		sizeof(expirations))
 		return; /* woken for nothing */
-	LIST_FOREACH (pctx, &pctxlib_tracer.all, all_entry) {
+	TAILQ_FOREACH (pctx, &pctxlib_tracer.all, all_entry) {
 		if (pctx->root != pctxlib_tracer.root || !pctx->ticking ||
 		    !pctxlib_proc_live(pctx))
 			continue;

@@ -7,7 +7,7 @@
 
 struct tracer pctxlib_tracer = {
 	.tids = RB_INITIALIZER(&pctxlib_tracer.tids),
-	.all = LIST_HEAD_INITIALIZER(pctxlib_tracer.all),
+	.all = TAILQ_HEAD_INITIALIZER(pctxlib_tracer.all),
 	.pending = LIST_HEAD_INITIALIZER(pctxlib_tracer.pending),
 	.epfd = -1,
 	.sigfd = -1,

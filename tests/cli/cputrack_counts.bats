@@ -227,6 +227,25 @@ teardown() {
 	sort -n -c "$T/times"
 }
 
+@test "-f: a tick's rows go by process, the first tracked first" {
+	# A parent and its 3 children, all alive for 1.5 s: each tick has a
+	# row for each, in the order cputrack began to track them (the proc
+	# key), as the rows of each process go by LWP.
+	ct_run --format=csv -f -T 0.2 -c "$WRITE" "$W/wl_forkslow" 1 3 10 1500
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	python3 - "$T/out" <<'EOF'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] != "meta"]
+# The tick rows before the children end, tick after tick.
+keys = [int(r["proc"]) for r in rows
+        if r["label"] in ("tick", "gap") and float(r["time"]) < 1.2]
+ticks = [keys[i:i + 4] for i in range(0, len(keys), 4)]
+assert len(ticks) >= 3, ticks
+assert all(t == [1, 2, 3, 4] for t in ticks), ticks
+EOF
+}
+
 @test "several -c sets: rotate per tick per LWP, rows end with # spec" {
 	local a="$WRITE" b="task-clock,$WRITE"
 	# Software events: the sets are bound as one joint set, and a turn is

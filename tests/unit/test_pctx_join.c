@@ -176,17 +176,21 @@ static pid_t let_go_root, let_go_peer;
 
 /*
  * The root is let go at its first tick; the peer, still traced then, at
- * its next, once the root runs on untraced.
+ * its first tick after the one of that round, once the root runs on
+ * untraced: a let-go waits for the end of the ticks of its round.
  */
 static int
 let_go_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
+	static unsigned peer_ticks, root_gone_at;
 	static bool root_gone;
 
 	if (lwpid == 1 && pid == let_go_root) {
 		CHECK(pctx_let_go(pctx) == 0);
 		root_gone = true;
-	} else if (lwpid == 1 && pid == let_go_peer && root_gone) {
+		root_gone_at = peer_ticks;
+	} else if (lwpid == 1 && pid == let_go_peer &&
+	    ++peer_ticks > root_gone_at + 1 && root_gone) {
 		CHECK(tracer_of(let_go_root, let_go_root) == 0);
 		CHECK(tracer_of(let_go_peer, let_go_peer) == getpid());
 		CHECK(pctx_let_go(pctx) == 0);
