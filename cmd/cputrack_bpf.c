@@ -65,8 +65,7 @@ struct bpf_track {
 	struct cputrack *ct;
 	struct bpfeng *eng;
 	struct bproc_tree procs;
-	unsigned nprocs; /* ever tracked */
-	int current;	 /* the set counting now */
+	int current; /* the set counting now */
 	hrtime_t tick_when;
 	uint64_t *zeros;	 /* a set's values at an LWP's start */
 	int most;		 /* requests of the largest set */
@@ -118,15 +117,12 @@ static struct bproc *
 proc_new(struct bpf_track *bt, pid_t pid)
 {
 	struct cputrack *ct = bt->ct;
-	/* The first process is the command cputrack started, or -p's. */
-	bool started = bt->nprocs == 0 && ct->opt.command != NULL;
 	struct bproc *p;
 
-	p = (struct bproc *)track_proc_new(ct, pid, started,
-	    pid == bt->forked ? bt->forked_comm : NULL, sizeof(*p));
+	p = (struct bproc *)track_proc_new(
+	    ct, pid, pid == bt->forked ? bt->forked_comm : NULL, sizeof(*p));
 	if (p == NULL)
 		return NULL;
-	bt->nprocs++;
 	LIST_INIT(&p->lwps);
 	p->next_lwpid = 1;
 	p->leader = track_who(&p->base, 1, pid);
@@ -445,10 +441,7 @@ on_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
 		proc_free(bt, p);
 		return true;
 	}
-	exec_say(pid, args,
-	    !followed && !untraceable	? EXEC_NOT_FOLLOWED :
-		bt->ct->opt.follow_exec ? EXEC_FOLLOWED :
-					  EXEC_FOLLOWED_EARLY);
+	track_exec_follow(&p->base, args, followed || untraceable);
 	/*
 	 * The engine tells at the exec itself; ptrace's own check catches
 	 * what only a security module refuses.

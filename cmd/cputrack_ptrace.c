@@ -68,12 +68,12 @@ tproc_free(void *arg)
 
 /* comm: its name, known (a fork's is its parent's), or NULL: read it. */
 static struct tproc *
-tproc_new(struct cputrack *ct, pctx_t *pctx, bool started, const char *comm)
+tproc_new(struct cputrack *ct, pctx_t *pctx, const char *comm)
 {
 	struct tproc *p;
 
 	p = (struct tproc *)track_proc_new(
-	    ct, pctx_pid(pctx), started, comm, sizeof(*p));
+	    ct, pctx_pid(pctx), comm, sizeof(*p));
 	if (p == NULL)
 		return NULL;
 	p->pctx = pctx;
@@ -372,14 +372,11 @@ static bool
 follows_exec(const struct tproc *p, const char *args)
 {
 	struct cputrack *ct = p->base.ct;
-	enum exec_follow how = EXEC_NOT_FOLLOWED;
+	bool followed = ct->opt.follow_exec ||
+	    (p->base.started && !p->made && follows_wrapper_execs(ct));
 
-	if (ct->opt.follow_exec)
-		how = EXEC_FOLLOWED;
-	else if (p->base.started && !p->made && follows_wrapper_execs(ct))
-		how = EXEC_FOLLOWED_EARLY;
-	exec_say(p->base.pid, args, how);
-	return how != EXEC_NOT_FOLLOWED;
+	track_exec_follow(&p->base, args, followed);
+	return followed;
 }
 
 static int
@@ -414,7 +411,7 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	track_fork(ct, &parent->base, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
-	if ((p = tproc_new(ct, child, false, parent->base.comm)) == NULL) {
+	if ((p = tproc_new(ct, child, parent->base.comm)) == NULL) {
 		child_lost(ct, NULL, pid);
 		return;
 	}
@@ -447,13 +444,13 @@ pctx_diag(const char *fn, const char *fmt, va_list ap)
 
 /* A process to follow: its callbacks, and its record. */
 static int
-track_proc(struct cputrack *ct, pctx_t *pctx, bool started)
+track_proc(struct cputrack *ct, pctx_t *pctx)
 {
 	if (track_setup(ct, pctx) != 0) {
 		diag(NULL, "can't bind process context ops to process\n");
 		return -1;
 	}
-	if (tproc_new(ct, pctx, started, NULL) == NULL) {
+	if (tproc_new(ct, pctx, NULL) == NULL) {
 		diag(NULL, "no memory available\n");
 		return -1;
 	}
@@ -496,7 +493,7 @@ capture_one(struct cputrack *ct, const struct capture_of *c)
 		pctx_release(pctx);
 		return -1;
 	}
-	return track_proc(ct, pctx, false);
+	return track_proc(ct, pctx);
 }
 
 /*
@@ -588,7 +585,7 @@ start_target(struct cputrack *ct)
 		diag(NULL, "failed to start program '%s'\n", o->command[0]);
 		return -1;
 	}
-	return track_proc(ct, ct->root, true);
+	return track_proc(ct, ct->root);
 }
 
 /* Between events: the rows out; a reader gone away ends the run. */

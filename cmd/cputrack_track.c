@@ -11,8 +11,7 @@
 #include "procname.h"
 
 struct track_proc *
-track_proc_new(
-    struct cputrack *ct, pid_t pid, bool started, const char *comm, size_t size)
+track_proc_new(struct cputrack *ct, pid_t pid, const char *comm, size_t size)
 {
 	struct track_proc *p;
 
@@ -25,7 +24,7 @@ track_proc_new(
 	p->ct = ct;
 	p->pid = pid;
 	p->key = cputrack_proc_key(ct);
-	p->started = started;
+	p->started = p->key == 1 && ct->opt.command != NULL;
 	if (comm != NULL)
 		strlcpy(p->comm, comm, sizeof(p->comm));
 	else
@@ -76,6 +75,17 @@ void
 track_rename(struct track_proc *p, const char *image)
 {
 	strlcpy(p->comm, image, sizeof(p->comm));
+}
+
+void
+track_exec_follow(const struct track_proc *p, const char *args, bool followed)
+{
+	enum exec_follow how = EXEC_NOT_FOLLOWED;
+
+	if (followed)
+		how = p->ct->opt.follow_exec ? EXEC_FOLLOWED :
+					       EXEC_FOLLOWED_EARLY;
+	exec_say(p->pid, args, how);
 }
 
 void

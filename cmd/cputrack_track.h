@@ -31,11 +31,12 @@ struct track_proc {
 
 /*
  * A process's record, size bytes (an adapter's, the model's first),
- * zeroed but for the model's. comm: its name, known (a fork's is its
+ * zeroed but for the model's. The run's first is the command cputrack
+ * started, if it started one. comm: its name, known (a fork's is its
  * parent's), or NULL: read it. NULL when there is no memory.
  */
-struct track_proc *track_proc_new(struct cputrack *ct, pid_t pid, bool started,
-    const char *comm, size_t size);
+struct track_proc *track_proc_new(
+    struct cputrack *ct, pid_t pid, const char *comm, size_t size);
 void track_proc_free(struct track_proc *p);
 
 /* A row's LWP of the process. */
@@ -49,6 +50,14 @@ struct row_lwp track_who(const struct track_proc *p, id_t lwpid, pid_t tid);
 void track_exec(
     struct track_proc *p, id_t lwpid, const char *args, const char *image);
 void track_rename(struct track_proc *p, const char *image);
+/*
+ * Whether the engine follows the exec into its new image, said: -e's
+ * are followed in silence, the started command's before it made a
+ * thread or a process (follows_wrapper_execs) and those not followed are
+ * said on stderr.
+ */
+void track_exec_follow(
+    const struct track_proc *p, const char *args, bool followed);
 /* The process's end: its totals, in who's row; status as cputrack's. */
 void track_exit(struct track_proc *p, const struct row_lwp *who, int status);
 /* --cgroup: it left the cgroup, and runs on: its totals, in who's row. */
