@@ -197,16 +197,21 @@ perf_count() {
 	awk -F, -v e="$event" '$3 == e { print $1 }' "$T/perf"
 }
 
-# Wait until file $1 exists (60 s at most: these bounds are for a run
-# that hangs, not times a test expects).
-wait_file() {
+# wait_path TEST FILE: until test(1)'s TEST (-e, -s) holds of FILE, 60 s
+# at most (these bounds are for a run that hangs, not times a test
+# expects). wait_file: until FILE exists. wait_filled: until it holds
+# something, for a file that a shell's "echo ... >FILE" writes, which
+# exists, empty, before the echo.
+wait_path() {
 	local i
 	for i in $(seq 600); do
-		[ -e "$1" ] && return 0
+		[ "$1" "$2" ] && return 0
 		sleep 0.1
 	done
 	return 1
 }
+wait_file() { wait_path -e "$1"; }
+wait_filled() { wait_path -s "$1"; }
 
 # start_target COMMAND...: a long-running target (for -p, --tid) in the
 # background, its input $CT_STDIN (by default /dev/null); sets TPID.
@@ -226,17 +231,6 @@ start_gated() {
 	"${@:2}" <"$fifo" >"$T/$1.out" 2>&1 &
 	TPID=$!
 	ct_bg "$TPID"
-}
-
-# Wait until file $1 holds something (60 s at most): for a file that a
-# shell's "echo ... >FILE" writes, which exists, empty, before the echo.
-wait_filled() {
-	local i
-	for i in $(seq 600); do
-		[ -s "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # gate_open: a FIFO, $T/gate, held open here (descriptor 8, read and
@@ -310,6 +304,34 @@ assert_free() {
 	done
 	echo "pid $1: state '$st', TracerPid '$tr'" >&2
 	return 1
+}
+
+# signals_between_ticks WRITES ROWS OPTION...: cputrack -v -T 60 OPTION...
+# of the gated wl_steps target $TPID, whose LWP 3 it counts, ended by
+# SIGINT, SIGTERM and SIGHUP in turn once the target made WRITES more
+# writes (a step of its threads: gate_send ww); no tick comes in the
+# minute. Each run exits 0, quiet, with last tick rows that are ROWS
+# (ct_rows tick's LWPs and counts, on one line), no totals, and leaves
+# the target untraced.
+signals_between_ticks() {
+	local writes=$1 rows=$2 sig before
+	shift 2
+	for sig in INT TERM HUP; do
+		# Once every LWP's counters are bound (-v: its init_lwp row),
+		# not once the title is out: the writes must come after.
+		start_cputrack_until ' 3 +init_lwp ' -v -T 60 "$@" -c "$WRITE"
+		before=$(syscw "$TPID")
+		gate_send ww
+		writes_past "$TPID" $((before + writes - 1))
+		kill -"$sig" "$CPID"
+		wait_cputrack
+		[ "$status" -eq 0 ] || { echo "SIG$sig: $status"; cat "$T/err"; false; }
+		[ -z "$(cat "$T/err")" ]
+		[ "$(ct_rows tick | tr '\n' ' ')" = "$rows" ] ||
+		    { echo "SIG$sig"; cat "$T/out"; false; }
+		! grep -qE ' (exit|lwp_exit) ' "$T/out"
+		assert_free "$TPID"
+	done
 }
 
 # The exec marker's text for a command line: its first 80 bytes of

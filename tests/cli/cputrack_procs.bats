@@ -100,28 +100,11 @@ teardown() {
 }
 
 @test "-p ended by SIGINT, SIGTERM or SIGHUP between ticks: a last tick row holds what was counted since the last" {
-	# Each thread writes 10 a step; no tick comes in the minute.
+	# Each of the 2 threads writes 10 a step: a row per LWP, the main
+	# thread's none, each worker's 20.
 	gate_open
 	CT_STDIN=$T/gate start_target "$W/wl_steps" 2 10
-	local sig before
-	for sig in INT TERM HUP; do
-		# Once every LWP's counters are bound (-v: its init_lwp row),
-		# not once the title is out: the writes must come after.
-		start_cputrack_until ' 3 +init_lwp ' -v -T 60 -p "$TPID" \
-		    -c "$WRITE"
-		before=$(syscw "$TPID")
-		gate_send ww
-		writes_past "$TPID" $((before + 39))
-		kill -"$sig" "$CPID"
-		wait_cputrack
-		[ "$status" -eq 0 ] || { echo "SIG$sig: $status"; cat "$T/err"; false; }
-		[ -z "$(cat "$T/err")" ]
-		# One row per LWP: the main thread's none, each worker's 20.
-		[ "$(ct_rows tick | tr '\n' ' ')" = "1 0 2 20 3 20 " ] ||
-		    { echo "SIG$sig"; cat "$T/out"; false; }
-		! grep -qE ' (exit|lwp_exit) ' "$T/out"
-		assert_free "$TPID"
-	done
+	signals_between_ticks 40 "1 0 2 20 3 20 " -p "$TPID"
 	gate_send q
 	gone "$TPID"
 }

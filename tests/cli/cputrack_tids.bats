@@ -102,7 +102,7 @@ csv_rows() {
 }
 
 @test "--tid ended by SIGINT, SIGTERM or SIGHUP: exit 0, a last tick row of the named thread, the process runs on untraced" {
-	local sig before t3
+	local t3
 	gate_open
 	CT_STDIN=$T/gate start_target "$W/wl_steps" 3 10
 	for _ in $(seq 150); do
@@ -110,22 +110,8 @@ csv_rows() {
 		sleep 0.1
 	done
 	t3=$(nth_tid "$TPID" 3)
-	for sig in INT TERM HUP; do
-		start_cputrack_until ' 3 +init_lwp ' -v -T 60 --tid="$t3" \
-		    -c "$WRITE"
-		before=$(syscw "$TPID")
-		# Each of the 3 workers writes 10 a step: 60 in all.
-		gate_send ww
-		writes_past "$TPID" $((before + 59))
-		kill -"$sig" "$CPID"
-		wait_cputrack
-		[ "$status" -eq 0 ] || { echo "SIG$sig: $status"; cat "$T/err"; false; }
-		[ -z "$(cat "$T/err")" ]
-		[ "$(ct_rows tick | tr '\n' ' ')" = "3 20 " ] ||
-		    { echo "SIG$sig"; cat "$T/out"; false; }
-		! grep -qE ' (exit|lwp_exit) ' "$T/out"
-		assert_free "$TPID"
-	done
+	# Each of the 3 workers writes 10 a step: 60 in all.
+	signals_between_ticks 60 "3 20 " --tid="$t3"
 	gate_send q
 	gone "$TPID"
 }
