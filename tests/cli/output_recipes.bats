@@ -215,8 +215,39 @@ run_counting() {
 		fi
 		sleep 0.1
 	done
+	for i in $(seq 600); do
+		running "$pid" || break
+		sleep 0.1
+	done
+	! running "$pid" || still_running "$pid"
 	wait "$pid" || rc=$?
 	return "$rc"
+}
+
+# running PID: PID is there and not a zombie (kill -0 succeeds on one).
+running() {
+	local state
+	state=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# still_running PID: what PID and its descendants are doing, on stderr,
+# for a run that did not end on SIGINT: each one's signal state, kernel
+# stack and, where gdb is installed, every thread's user stack.
+still_running() {
+	local p
+	echo "pid $1 still runs 60 s after SIGINT:" >&2
+	for p in $({ echo "$1"; pgrep -g "$(ps -o pgid= "$1")"; } | sort -un); do
+		[ -d "/proc/$p" ] || continue
+		echo "--- $p: $(tr '\0' ' ' <"/proc/$p/cmdline")" >&2
+		grep -E '^(State|SigQ|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt):' \
+		    "/proc/$p/status" >&2
+		cat "/proc/$p/stack" >&2 2>/dev/null
+		if command -v gdb >/dev/null; then
+			timeout 30 gdb -q -batch -p "$p" \
+			    -ex 'thread apply all bt' >&2 2>&1 </dev/null
+		fi
+	done
 }
 
 # A recipe that serves /metrics: scrape it while it runs, then SIGTERM.
