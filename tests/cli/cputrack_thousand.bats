@@ -46,8 +46,9 @@ check_children() {
 @test "1000 children at once with ticks and three events: exact, no hang" {
 	ct_run -f -T 0.05 -c "$WRITE,task-clock,page-faults" "$W/ct_forkmany" 1000 7
 	[ "$status" -eq 0 ]
-	# A child killed by a signal is said on stderr; the kernel's log tells
-	# whether something outside the run (the OOM killer) killed it.
+	# A child killed by a signal is said on stderr, by cputrack and, with
+	# the signal, by ct_forkmany; the kernel's log tells whether something
+	# outside the run (the OOM killer) killed it.
 	[ -z "$stderr" ] || {
 		echo "stderr: $stderr"
 		dmesg 2>/dev/null | grep -iE 'oom|killed process' | tail -5

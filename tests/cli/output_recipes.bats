@@ -210,7 +210,7 @@ run_counting() {
 	for i in $(seq 600); do
 		kill -0 "$pid" 2>/dev/null || break
 		if recipe_counted "$cmd"; then
-			kill -INT "$pid"
+			kill -INT "$pid" 2>/dev/null
 			break
 		fi
 		sleep 0.1

@@ -6,9 +6,11 @@
  * write(2) calls to /dev/null and then waits, blocked in read(2) on a
  * pipe, until the parent has forked them all and closes the pipe; so all
  * N children are alive together. The parent writes nothing, waits for
- * every child, and exits 0 if each exited 0.
+ * every child, and exits 0 if each exited 0; a child that did not is
+ * said on stderr, with its status.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,8 +42,18 @@ main(int argc, char **argv)
 		}
 	}
 	close(gate[1]);
-	while ((pid = wait(&status)) > 0)
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			rc = 1;
+	while ((pid = wait(&status)) > 0) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			continue;
+		if (WIFSIGNALED(status))
+			fprintf(stderr,
+			    "ct_forkmany: child %d: killed by "
+			    "signal %d\n",
+			    (int)pid, WTERMSIG(status));
+		else
+			fprintf(stderr, "ct_forkmany: child %d: exit %d\n",
+			    (int)pid, WEXITSTATUS(status));
+		rc = 1;
+	}
 	return rc;
 }
