@@ -63,6 +63,7 @@ retry_taken() {
 		counters_taken || return 0
 		ct_teardown
 		CT_PIDS=()
+		CT_STARTS=()
 		rm -f "$T/gate"
 		mkfifo "$T/gate"
 		sleep 1

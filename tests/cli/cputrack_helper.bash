@@ -15,6 +15,7 @@ ct_setup() {
 	W=$WORKLOADS
 	CT=$CPUTRACK
 	CT_PIDS=()
+	declare -gA CT_STARTS=()
 }
 
 # wl_own NAME: the path of workload NAME through a link in this test's
@@ -48,6 +49,8 @@ ct_teardown() {
 		printf 'q\n' >&8 2>/dev/null || true
 	fi
 	for p in "${CT_PIDS[@]}"; do
+		[ -n "${CT_STARTS[$p]:-}" ] &&
+			[ "$(start_time "$p")" = "${CT_STARTS[$p]}" ] || continue
 		kill -KILL $(descendants "$p") "$p" 2>/dev/null || true
 	done
 	for p in "${CT_PIDS[@]}"; do
@@ -97,9 +100,19 @@ ticks_sampled() {
 	    END { exit bad || length(rows) == 0 }' "$T/out"
 }
 
-# Remember a background process for teardown.
+# The start time of process $1 (/proc/PID/stat's field 22, in clock
+# ticks since boot), or nothing once it is gone. A pid and its start time
+# name one process; a pid alone may by now be another's, as tests that
+# run beside this one make and end processes by the thousand.
+start_time() {
+	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# Remember a background process for teardown, which kills it only if it
+# is still that process: never one that took its pid since.
 ct_bg() {
 	CT_PIDS+=("$1")
+	CT_STARTS[$1]=$(start_time "$1")
 }
 
 # ct_run [cputrack args...]: run cputrack under a timeout (CT_TIMEOUT s,

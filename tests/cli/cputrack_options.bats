@@ -261,7 +261,7 @@ cputrack: failed to capture pid 999999" ]
 @test "bad pid lists are usage errors naming the token and why; nothing is captured" {
 	"$W/wl_idle" 1 0 >"$T/target.out" 2>&1 </dev/null &
 	local p=$!
-	CT_PIDS+=("$p")
+	ct_bg "$p"
 	wait_line "$T/target.out" '^ready$'
 	ct_run -p "$p,abc" -c "$WRITE"
 	assert_usage_error "cputrack: invalid pid 'abc' in '$p,abc' (not a number)"

@@ -215,7 +215,7 @@ wait_sums() {
 	cpu=$("$PY" -c 'import os; print(max(os.sched_getaffinity(0)))')
 	"$CS" --format=trace --cpus="$cpu" -c "$ev" 0.1 20 >"$T/trace" 2>"$T/err" &
 	pid=$!
-	CT_PIDS+=("$pid")
+	ct_bg "$pid"
 	# Once a sample was read, the calls are all counted in the run.
 	wait_line "$T/trace" "\"name\":\"cpu $cpu\",\"ph\":\"C\""
 	taskset -c "$cpu" "$W/wl_getpriority" 5000
