@@ -207,8 +207,7 @@ counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
 static struct set_times
 set_times_of(const struct bpfeng_set_counts *sc)
 {
-	return (struct set_times) { sc->running_ns + sc->stopped_ns,
-		sc->running_ns };
+	return (struct set_times) { bpfeng_enabled_ns(sc), sc->running_ns };
 }
 
 /* Every set that counted for the LWP takes its final counts. */

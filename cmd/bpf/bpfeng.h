@@ -44,15 +44,19 @@ struct bpfeng_set {
 /* A thread's counts, all sets (opaque): read with bpfeng_set_counts. */
 struct bpfeng_counts;
 
-/*
- * One set's share of a thread's counts. Its time on a CPU, counted with
- * the set (perf's time enabled), is running_ns + stopped_ns.
- */
+/* One set's share of a thread's counts. */
 struct bpfeng_set_counts {
 	uint64_t running_ns; /* its counters ran */
 	uint64_t stopped_ns; /* they did not (multiplexed, or held) */
 	uint64_t values[];   /* one per request */
 };
+
+/* Its time on a CPU, counted with the set: perf's time enabled. */
+static inline uint64_t
+bpfeng_enabled_ns(const struct bpfeng_set_counts *sc)
+{
+	return sc->running_ns + sc->stopped_ns;
+}
 
 /* NULL for NULL counts or no such set. */
 const struct bpfeng_set_counts *bpfeng_set_counts(

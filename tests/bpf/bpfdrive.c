@@ -120,7 +120,7 @@ totals_add(struct drive *d, pid_t pid, const struct bpfeng_counts *c)
 	for (s = 0; s < setgrp_nsets(d->grp); s++) {
 		sc = bpfeng_set_counts(d->eng, c, s);
 		base = set_base(d, s);
-		t->values[base] += sc->running_ns + sc->stopped_ns;
+		t->values[base] += bpfeng_enabled_ns(sc);
 		t->values[base + 1] += sc->running_ns;
 		for (i = 0; i < nreqs(d, s); i++)
 			t->values[base + 2 + i] += sc->values[i];
@@ -166,8 +166,8 @@ print_counts(struct drive *d, const char *label, pid_t pid, pid_t tid, int set,
 	if (sc == NULL)
 		printf(" %d invalid", set);
 	else
-		print_values(d, set, sc->running_ns + sc->stopped_ns,
-		    sc->running_ns, sc->values);
+		print_values(
+		    d, set, bpfeng_enabled_ns(sc), sc->running_ns, sc->values);
 	printf("%s\n", note);
 }
 
