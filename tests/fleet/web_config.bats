@@ -177,13 +177,16 @@ now() {
 }
 
 @test "Prometheus scrapes with the right credentials (up 1, series stored) and is refused without them, with a wrong password and without TLS (up 0)" {
-	local i job up
+	local i job up jobs="auth nocredentials wrongpassword plainhttp"
+	# Until every job has been scraped (60 s at most): Prometheus spreads
+	# the jobs' first scrapes over the interval, and the auth job has
+	# scraped once cpustat served it.
 	for i in $(seq 60); do
-		[ "$(promql 'up{job="auth"}' "$(now)")" = 1 ] &&
-		    [ "$(promql 'up{job="plainhttp"}' "$(now)")" = 0 ] && break
+		[ "$(promql 'count(up{job=~"auth|nocredentials|wrongpassword|plainhttp"})' "$(now)")" = 4 ] &&
+			[ "$(promql 'up{job="auth"}' "$(now)")" = 1 ] && break
 		sleep 1
 	done
-	for job in auth nocredentials wrongpassword plainhttp; do
+	for job in $jobs; do
 		up=$(promql "up{job=\"$job\"}" "$(now)")
 		echo "$job: up $up"
 		if [ "$job" = auth ]; then [ "$up" = 1 ]; else [ "$up" = 0 ]; fi
