@@ -94,18 +94,10 @@ found_scenario() {
 perf_scenario() {
 	start_gated 4 700 300
 	start_attached -c "$WRITE"
-	perf stat --per-thread -x, -e "$WRITE" -p "$TPID" -o "$T/perf" &
-	ppid=$!
-	ct_bg "$ppid"
-	# perf stat has opened its counters: one per thread.
-	for i in $(seq 100); do
-		[ "$(ls -l "/proc/$ppid/fd" 2>/dev/null |
-		    grep -c perf_event)" -ge 5 ] && break
-		sleep 0.1
-	done
+	perf_stat_bg "$TPID" "$T/perf" --per-thread -x, -e "$WRITE"
 	open_gate
 	wait_drive
-	wait "$ppid" || true
+	wait "$PERF_PID" || true
 }
 
 @test "-p: per thread, the same counts as perf stat --per-thread -p, side by side" {

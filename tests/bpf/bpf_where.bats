@@ -48,17 +48,6 @@ background() {
 	BG=$!
 }
 
-# Wait until the perf stat $1 has opened its counters (at least $2).
-perf_ready() {
-	local i
-	for i in $(seq 100); do
-		[ "$(ls -l "/proc/$1/fd" 2>/dev/null | grep -c perf_event)" -ge "$2" ] &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Wait until the cputrack $1 has written its title to $2.
 title_out() {
 	local i
@@ -95,10 +84,8 @@ strace_p_scenario() {
 	    -T 0.1 -p "$TPID" -c "$WRITE"
 	CPID=$BG
 	title_out "$CPID" "$T/bpf.csv"
-	background /dev/null "$T/perf.err" perf stat --per-thread -x, \
-	    -e "$WRITE" -p "$TPID" -o "$T/perf"
-	PPID_=$BG
-	perf_ready "$PPID_" 4
+	perf_stat_bg "$TPID" "$T/perf" --per-thread -x, -e "$WRITE"
+	PPID_=$PERF_PID
 	open_gate
 	status=0
 	wait "$CPID" || status=$?
@@ -275,12 +262,10 @@ for pid in kids:
 	background "$T/pt.csv" "$T/pt.err" "$CT" --engine=ptrace -f -T 0 \
 	    --format=csv -p "$TPID" -c "$ev"
 	TRPID=$BG
-	background /dev/null "$T/perf.err" perf stat -x, -e "$ev" -p "$TPID" \
-	    -o "$T/perf"
-	PPID_=$BG
 	title_out "$BPID" "$T/bpf.csv"
 	title_out "$TRPID" "$T/pt.csv"
-	perf_ready "$PPID_" 2
+	perf_stat_bg "$TPID" "$T/perf" -x, -e "$ev"
+	PPID_=$PERF_PID
 	open_gate
 	status=0
 	wait "$BPID" || status=$?
@@ -310,7 +295,7 @@ csv_exit_sum() {
 	perf_k=$(awk -F, '$3 == "page-faults:k" { print $1 }' "$T/perf")
 	echo "# perf stat: $perf_u user, $perf_k kernel;" \
 	    "bpf: $(csv_exit_sum "$T/bpf.csv" 12), $(csv_exit_sum "$T/bpf.csv" 13);" \
-	    "ptrace: $(csv_exit_sum "$T/pt.csv" 12), $(csv_exit_sum "$T/pt.csv" 13)" >&3
+	    "ptrace: $(csv_exit_sum "$T/pt.csv" 12), $(csv_exit_sum "$T/pt.csv" 13)"
 	# User-mode faults: all three the same.
 	[ "$(csv_exit_sum "$T/bpf.csv" 12)" -eq "$perf_u" ]
 	[ "$(csv_exit_sum "$T/pt.csv" 12)" -eq "$perf_u" ]

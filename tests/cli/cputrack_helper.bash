@@ -115,6 +115,30 @@ ct_bg() {
 	CT_STARTS[$1]=$(start_time "$1")
 }
 
+# perf_stat_bg PID OUT [perf stat args...]: perf stat ARGS -p PID in the
+# background, its counts to OUT, its messages to $T/perf.err; returns
+# once it has enabled its events, and sets PERF_PID. Its counters' file
+# descriptors are no sign of that: perf stat opens them disabled and
+# enables them after, and a target let go in between does work that
+# perf stat never counts. The fifos are opened read-write here, which
+# never waits, so a perf stat that fails to start cannot hang the test.
+perf_stat_bg() {
+	local pid=$1 out=$2 ctl=$T/perf.ctl ack=$T/perf.ack reply= cfd afd
+	shift 2
+	rm -f "$ctl" "$ack"
+	mkfifo "$ctl" "$ack"
+	exec {cfd}<>"$ctl" {afd}<>"$ack"
+	perf stat -D -1 --control "fifo:$ctl,$ack" "$@" -p "$pid" -o "$out" \
+	    2>"$T/perf.err" &
+	PERF_PID=$!
+	ct_bg "$PERF_PID"
+	echo enable >&"$cfd"
+	read -r -t 60 reply <&"$afd" || true
+	exec {cfd}>&- {afd}<&-
+	[ "$reply" = ack ] ||
+	    { echo "perf stat did not enable its events: $(cat "$T/perf.err")"; return 1; }
+}
+
 # ct_run [cputrack args...]: run cputrack under a timeout (CT_TIMEOUT s,
 # by default 120: a bound for a run that hangs). Sets status, output
 # (stdout), lines and stderr; the raw files are $T/out and $T/err.

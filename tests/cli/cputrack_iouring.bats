@@ -134,20 +134,11 @@ exit_total() {
 @test "perf stat counts exactly PAGES kernel page faults in each io-wq worker (the reference for what follows)" {
 	command -v perf >/dev/null || skip "perf is not installed"
 	iou_target -w -g -t 2 "$PAGES"
-	perf stat -x, --per-thread -e page-faults:k -p "$WPID" -o "$T/perf" &
-	local perfpid=$! i n=0
-	ct_bg "$perfpid"
-	# 2 submitters, the main thread, 2 workers: 5 counters open.
-	for i in $(seq 600); do
-		n=$(ls -l /proc/$perfpid/fd 2>/dev/null | grep -c 'perf_event' || true)
-		[ "$n" -ge 5 ] && break
-		sleep 0.1
-	done
-	[ "$n" -ge 5 ]
+	perf_stat_bg "$WPID" "$T/perf" -x, --per-thread -e page-faults:k
 	open_gate
 	exec 9>&-
 	wait "$WPID"
-	wait "$perfpid"
+	wait "$PERF_PID"
 	run awk -F, '$1 ~ /^iou-wrk-/ { print $2 }' "$T/perf"
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" -eq "$PAGES" ]
