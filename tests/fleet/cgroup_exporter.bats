@@ -29,13 +29,11 @@ start_service() {
 	sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" "$3"' sh "$CG" \
 	    "$WORKLOADS/wl_paced" "$RATE" >/dev/null 2>&1 &
 	echo $! >"$D/svc.pid"
+	remember svc
 }
 
 stop_service() {
-	local p
-	p=$(cat "$D/svc.pid")
-	kill -TERM "$p" 2>/dev/null || true
-	gone "$p" || kill -KILL "$p" 2>/dev/null || true
+	stop_daemons svc
 }
 
 start_cputrack() {
@@ -45,7 +43,8 @@ start_cputrack() {
 	    --listen=127.0.0.1:"$CT_PORT" -o /dev/null \
 	    -c "$WRITE" -c "$WRITE,task-clock" \
 	    >"$D/cputrack.out" 2>"$D/cputrack.err" &
-	wait_http "http://127.0.0.1:$CT_PORT/metrics" 30
+	wait_http "http://127.0.0.1:$CT_PORT/metrics" 30 || return 1
+	remember cputrack
 }
 
 setup_file() {
@@ -225,7 +224,7 @@ EOF
 	[ "$(cat "$D/cputrack.err")" = "cputrack: $(cat "$D/old.pid"): process terminated" ]
 	local p
 	for p in cputrack prometheus; do
-		! kill -0 "$(cat "$D/$p.pid")" 2>/dev/null
+		[ -z "$(daemon_pid "$p")" ]
 	done
 	for p in "$CT_PORT" "$PROM_PORT"; do
 		! curl -s -o /dev/null "http://127.0.0.1:$p/"

@@ -64,20 +64,6 @@ wait_http() {
 	return 1
 }
 
-# gone PID: until the process PID is no more (10 s at most).
-gone() {
-	local i
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || return 0
-		# A zombie whose parent is gone (setup_file's shell) waits for
-		# a reaper that may never come: it has ended all the same.
-		[ "$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)" = Z ] &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # start_prometheus: Debian's Prometheus on 127.0.0.1:$PROM_PORT with
 # $D/prometheus.yml, its data in $D/data, its log in $D/prometheus.log and
 # its pid in $D/prometheus.pid; until it is ready (60 s at most).
@@ -87,19 +73,64 @@ start_prometheus() {
 	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
 	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
 	echo $! >"$D/prometheus.pid"
+	remember prometheus
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60
 }
 
-# stop_daemons NAME...: each daemon whose pid is in $D/NAME.pid, with
-# SIGTERM, then SIGKILL if it is not gone in 10 s.
+# The start time of process $1 (/proc/PID/stat's field 22), or nothing
+# once it is gone. A pid and its start time name one process; a pid alone
+# may by now be another's, as tests beside these make and end processes
+# by the thousand.
+start_time() {
+	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# remember NAME: the start time of the daemon whose pid is in $D/NAME.pid,
+# in $D/NAME.start, so that daemon_pid knows it from a later one.
+remember() {
+	start_time "$(cat "$D/$1.pid")" >"$D/$1.start"
+}
+
+# daemon_pid NAME: the pid in $D/NAME.pid while it is still the daemon
+# remember saw there; nothing once it is gone or was never seen.
+daemon_pid() {
+	local p start
+	[ -s "$D/$1.pid" ] && [ -s "$D/$1.start" ] || return 0
+	p=$(cat "$D/$1.pid")
+	start=$(start_time "$p")
+	[ "$start" != "$(cat "$D/$1.start")" ] || echo "$p"
+}
+
+# gone NAME: until daemon NAME is no more (10 s at most).
+gone() {
+	local i p
+	for i in $(seq 100); do
+		p=$(daemon_pid "$1")
+		[ -n "$p" ] || return 0
+		# A zombie whose parent is gone (setup_file's shell) waits for
+		# a reaper that may never come: it has ended all the same.
+		[ "$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$p/stat" 2>/dev/null)" = Z ] &&
+		    return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# stop_daemons NAME...: the daemons daemon_pid names, all sent SIGTERM
+# at once; then each one not gone in 10 s, SIGKILL.
 stop_daemons() {
-	local f p
+	local f p names=()
 	for f in "$@"; do
-		[ -s "$D/$f.pid" ] || continue
-		p=$(cat "$D/$f.pid")
+		p=$(daemon_pid "$f")
+		[ -n "$p" ] || continue
 		kill -TERM "$p" 2>/dev/null || true
-		gone "$p" || kill -KILL "$p" 2>/dev/null || true
-		gone "$p" || true
+		names+=("$f")
+	done
+	for f in "${names[@]}"; do
+		gone "$f" && continue
+		p=$(daemon_pid "$f")
+		[ -z "$p" ] || kill -KILL "$p" 2>/dev/null || true
+		gone "$f" || true
 	done
 }
 
@@ -131,12 +162,14 @@ start_incumbents() {
 		    --web.listen-address=127.0.0.1:9090 \
 		    >"$D/incumbent/prometheus.log" 2>&1 &
 		echo $! >"$D/incumbent_prometheus.pid"
+		remember incumbent_prometheus
 	fi
 	if ! curl -s -o /dev/null http://127.0.0.1:9100/; then
 		prometheus-node-exporter --web.listen-address=127.0.0.1:9100 \
 		    --collector.disable-defaults --collector.loadavg \
 		    >"$D/incumbent/node.log" 2>&1 &
 		echo $! >"$D/incumbent_node.pid"
+		remember incumbent_node
 	fi
 	wait_http http://127.0.0.1:9090/-/ready 60 &&
 	    wait_http http://127.0.0.1:9100/metrics 60
@@ -148,6 +181,6 @@ incumbents_alive() {
 	curl -sf -o /dev/null http://127.0.0.1:9090/-/ready &&
 	    curl -sf -o /dev/null http://127.0.0.1:9100/metrics || return 1
 	for f in incumbent_prometheus incumbent_node; do
-		[ ! -s "$D/$f.pid" ] || kill -0 "$(cat "$D/$f.pid")" || return 1
+		[ ! -s "$D/$f.pid" ] || [ -n "$(daemon_pid "$f")" ] || return 1
 	done
 }

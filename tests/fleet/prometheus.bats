@@ -44,12 +44,12 @@ start_cpustat() {
 			[ -s "$D/cpustat.pid" ] && break
 			sleep 0.1
 		done
+		remember cpustat
 		if wait_http "http://127.0.0.1:$CS_PORT/metrics" 10 &&
 		    ! grep -qE 'Resource temporarily unavailable|went offline' "$D/cpustat.err"; then
 			return 0
 		fi
-		kill -KILL "$(cat "$D/cpustat.pid")" 2>/dev/null || true
-		gone "$(cat "$D/cpustat.pid")" || true
+		stop_daemons cpustat
 		sleep 1
 	done
 	return 1
@@ -91,6 +91,7 @@ setup_file() {
 	    --collector.disable-defaults --collector.textfile \
 	    --collector.textfile.directory="$D/textfile" >"$D/node.log" 2>&1 &
 	echo $! >"$D/node.pid"
+	remember node
 	start_prometheus || true
 	wait_http "http://127.0.0.1:$NE_PORT/metrics" 30 || true
 }
@@ -98,17 +99,8 @@ setup_file() {
 # Stop what is ours, by pid, with SIGTERM (cpustat prints its totals,
 # its status goes to cpustat.rc); then SIGKILL whatever did not stop.
 stop_all() {
-	local f p i
-	for f in cpustat prometheus node; do
-		[ -s "$D/$f.pid" ] || continue
-		kill -TERM "$(cat "$D/$f.pid")" 2>/dev/null || true
-	done
-	for f in cpustat node prometheus; do
-		[ -s "$D/$f.pid" ] || continue
-		p=$(cat "$D/$f.pid")
-		gone "$p" || kill -KILL "$p" 2>/dev/null || true
-		gone "$p" || true
-	done
+	local i
+	stop_daemons cpustat prometheus node
 	for i in $(seq 100); do
 		[ -s "$D/cpustat.rc" ] || [ ! -s "$D/cpustat.pid" ] && break
 		sleep 0.1
@@ -247,7 +239,7 @@ EOF
 	[ ! -s "$D/cpustat.err" ]
 	local p
 	for p in cpustat node prometheus; do
-		! kill -0 "$(cat "$D/$p.pid")" 2>/dev/null
+		[ -z "$(daemon_pid "$p")" ]
 	done
 	for p in "$CS_PORT" "$NE_PORT" "$PROM_PORT"; do
 		! curl -s -o /dev/null "http://127.0.0.1:$p/"

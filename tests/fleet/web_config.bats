@@ -97,6 +97,7 @@ setup_file() {
 	    --web-config="$D/tls/web.yml" --output=/dev/null -c task-clock 0.5 \
 	    >"$D/cpustat.out" 2>"$D/cpustat.err" &
 	echo $! >"$D/cpustat.pid"
+	remember cpustat
 	start_prometheus || true
 }
 
@@ -198,6 +199,6 @@ now() {
 @test "everything stops: cpustat exits 0 and said nothing" {
 	stop_all
 	[ ! -s "$D/cpustat.err" ] || { cat "$D/cpustat.err"; false; }
-	! kill -0 "$(cat "$D/cpustat.pid")" 2>/dev/null
+	[ -z "$(daemon_pid cpustat)" ]
 	! curl -s -o /dev/null --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/"
 }
