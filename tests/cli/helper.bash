@@ -65,3 +65,11 @@ nobody_cputrack() {
 	fi
 	NB_CT=$(nobody_path "$CPUTRACK")
 }
+
+# The start time of process $1 (/proc/PID/stat's field 22, in clock
+# ticks since boot), or nothing once it is gone. A pid and its start time
+# name one process; a pid alone may by now be another's, as tests that
+# run beside this one make and end processes by the thousand.
+start_time() {
+	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
+}

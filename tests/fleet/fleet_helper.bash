@@ -2,6 +2,7 @@
 # Shared by the fleet tests: Debian's Prometheus installed where it is
 # missing (its services kept from starting), free loopback ports, and
 # queries of a Prometheus this test started ($PROM_PORT).
+load ../cli/helper
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -75,14 +76,6 @@ start_prometheus() {
 	echo $! >"$D/prometheus.pid"
 	remember prometheus
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60
-}
-
-# The start time of process $1 (/proc/PID/stat's field 22), or nothing
-# once it is gone. A pid and its start time name one process; a pid alone
-# may by now be another's, as tests beside these make and end processes
-# by the thousand.
-start_time() {
-	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
 }
 
 # remember NAME: the start time of the daemon whose pid is in $D/NAME.pid,
