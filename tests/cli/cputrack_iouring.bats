@@ -4,7 +4,8 @@
 # clone(2) and without a clone event. What each engine counts of them, as
 # cputrack(1) says, against perf stat and against the workload's exact
 # count: wl_iouring makes each such thread take exactly PAGES kernel page
-# faults (page-faults counted in system mode) and complete one read.
+# faults (page-faults counted in system mode) and complete each read its
+# submitting thread made (one, unless the kernel ended one early).
 load cputrack_helper
 
 PAGES=1000
@@ -166,20 +167,34 @@ exit_total() {
 	[ "$(exit_total)" -ge $((2 * PAGES)) ]
 }
 
-@test "ptrace engine, started command: each io-wq worker completes exactly one read (io_uring:io_uring_complete)" {
+@test "ptrace engine, started command: each io-wq worker completes exactly the reads its thread submitted (io_uring:io_uring_complete)" {
 	ensure_tracefs
 	[ -d /sys/kernel/tracing/events/io_uring/io_uring_complete ] ||
 	    skip "no io_uring:io_uring_complete tracepoint in this kernel"
 	iou_command --engine=ptrace -c io_uring:io_uring_complete -- \
 	    -w -g -t 2 "$PAGES"
-	local wrk t
+	local wrk t reads sum=0
+	local -A owner
 	wrk=$(io_threads iou-wrk-)
-	for t in $wrk; do wait_row lwp_create "$t"; done
+	[ "$(echo "$wrk" | wc -w)" -eq 2 ]
+	for t in $wrk; do
+		wait_row lwp_create "$t"
+		# Its submitting thread, which the kernel names it after.
+		owner[$t]=$(sed 's/^iou-wrk-//' "/proc/$WPID/task/$t/comm")
+	done
 	open_gate
 	iou_finish
 	[ "$status" -eq 0 ]
-	for t in $wrk; do [ "$(exit_value "$t")" -eq 1 ]; done
-	[ "$(exit_total)" -eq 2 ]
+	# Shown if the case fails.
+	grep '^reads ' "$T/wl"
+	rows lwp_exit ""
+	for t in $wrk; do
+		reads=$(awk -v tid="${owner[$t]}" \
+		    '$1 == "reads" && $2 == tid { print $3 }' "$T/wl")
+		[ "$(exit_value "$t")" -eq "$reads" ]
+		sum=$((sum + reads))
+	done
+	[ "$(exit_total)" -eq "$sum" ]
 }
 
 # pollers_counted [cputrack args]: 2 SQPOLL pollers, there from their

@@ -28,6 +28,12 @@
  *     reads stdin again up to a newline or end of file before the threads
  *     end (and with them, their io_uring threads).
  *
+ * At the end, for each thread, "reads TID N": the reads it submitted for
+ * its PAGES. That is one, unless the kernel ended a read early (a read
+ * of /dev/zero stops at a page when its thread has a signal or, issued
+ * without blocking, when the CPU is wanted) and the rest was asked for
+ * again: each read completes once, in whichever thread did it.
+ *
  * So with -w -g, a tool that attached, or found the io_uring threads,
  * before the gate counts exactly PAGES per io_uring thread; with -g -h
  * and no -w, the io-wq workers are born after the gate, do all their work
@@ -63,6 +69,13 @@ struct ring {
 	struct io_uring_cqe *cqes;
 	struct io_uring_sqe *sqes;
 	unsigned setup_flags;
+};
+
+/* One submitting thread: who it is, and the reads of its PAGES. */
+struct submitter {
+	pthread_t thread;
+	pid_t tid;
+	long reads;
 };
 
 static int zero_fd;
@@ -169,13 +182,14 @@ ring_read_once(struct ring *r, void *buf, size_t len)
  * the rest is asked for again, and each page is still faulted in once.
  */
 static int
-ring_read(struct ring *r, char *buf, size_t len)
+ring_read(struct ring *r, char *buf, size_t len, long *reads)
 {
 	long n;
 
 	while (len > 0) {
 		if ((n = ring_read_once(r, buf, len)) < 0)
 			return -1;
+		++*reads;
 		buf += n;
 		len -= (size_t)n;
 	}
@@ -197,14 +211,14 @@ fresh_pages(long n)
 }
 
 static int
-read_fresh(struct ring *r, long n)
+read_fresh(struct ring *r, long n, long *reads)
 {
 	void *buf;
 
 	if (n == 0)
 		return 0;
 	if ((buf = fresh_pages(n)) == NULL ||
-	    ring_read(r, buf, (size_t)n * (size_t)page_size) != 0)
+	    ring_read(r, buf, (size_t)n * (size_t)page_size, reads) != 0)
 		return -1;
 	return 0;
 }
@@ -212,22 +226,24 @@ read_fresh(struct ring *r, long n)
 static void *
 submitter(void *arg)
 {
+	struct submitter *self = arg;
 	struct ring r;
 	intptr_t rc = 0;
+	long warm_reads = 0;
 
-	(void)arg;
+	self->tid = (pid_t)syscall(SYS_gettid);
 	if (ring_open(&r) != 0) {
 		fprintf(stderr, "wl_iouring: io_uring: %s\n", strerror(errno));
 		rc = errno == ENOSYS || errno == EPERM || errno == EACCES ?
 		    EXIT_NO_URING :
 		    1;
-	} else if (warm && read_fresh(&r, 1) != 0) {
+	} else if (warm && read_fresh(&r, 1, &warm_reads) != 0) {
 		fprintf(stderr, "wl_iouring: read: %s\n", strerror(errno));
 		rc = 1;
 	}
 	pthread_barrier_wait(&ready);
 	pthread_barrier_wait(&gate);
-	if (rc == 0 && read_fresh(&r, npages) != 0) {
+	if (rc == 0 && read_fresh(&r, npages, &self->reads) != 0) {
 		fprintf(stderr, "wl_iouring: read: %s\n", strerror(errno));
 		rc = 1;
 	}
@@ -275,7 +291,7 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-	pthread_t *t;
+	struct submitter *t;
 	long i, nthreads = 1;
 	void *rc;
 	int c, status = 0;
@@ -313,15 +329,16 @@ main(int argc, char **argv)
 	    pthread_barrier_init(&release, NULL, (unsigned)nthreads + 1) != 0)
 		return 1;
 	for (i = 0; i < nthreads; i++)
-		if (pthread_create(&t[i], NULL, submitter, NULL) != 0)
+		if (pthread_create(&t[i].thread, NULL, submitter, &t[i]) != 0)
 			return 1;
 	if (step(&ready, &gate, gated, "ready\n") != 0 ||
 	    step(&done, &release, hold, "done\n") != 0)
 		return 1;
 	for (i = 0; i < nthreads; i++) {
-		pthread_join(t[i], &rc);
+		pthread_join(t[i].thread, &rc);
 		if ((intptr_t)rc != 0 && status == 0)
 			status = (int)(intptr_t)rc;
+		printf("reads %d %ld\n", (int)t[i].tid, t[i].reads);
 	}
 	free(t);
 	return status;
