@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * wl_churn ROUNDS PER_ROUND K
+ * wl_churn ROUNDS PER_ROUND K [hold]
  *
  * ROUNDS times: start PER_ROUND short threads that each make K one-byte
  * write(2) calls to /dev/null, and join them. The main thread writes
- * nothing. Exit status 0.
+ * nothing. With hold, it then prints "done\n" and reads stdin to its
+ * end before it exits, so that what watches it can look at the end of
+ * the churn while the process is still there. Exit status 0.
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int devnull;
@@ -30,8 +34,13 @@ main(int argc, char **argv)
 {
 	pthread_t *t;
 	long r, i, rounds, per;
+	bool hold;
+	char c;
 
-	if (argc < 4)
+	if (argc < 4 || argc > 5)
+		return 2;
+	hold = argc == 5 && strcmp(argv[4], "hold") == 0;
+	if (argc == 5 && !hold)
 		return 2;
 	rounds = atol(argv[1]);
 	per = atol(argv[2]);
@@ -47,5 +56,11 @@ main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 	}
 	free(t);
+	if (hold) {
+		if (write(1, "done\n", 5) != 5)
+			return 1;
+		while (read(0, &c, 1) == 1)
+			;
+	}
 	return 0;
 }
