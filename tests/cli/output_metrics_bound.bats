@@ -78,8 +78,8 @@ scrape() {
 			scrapes=$((scrapes + 1))
 			[ "$n" -gt "$max" ] && max=$n
 			# Never fewer than a scrape before.
-			[ "$d" -ge "$dropped" ] || echo "dropped went from $dropped to $d"
-			[ "$d" -ge "$dropped" ]
+			[ "$d" -ge "$dropped" ] ||
+			    { echo "dropped went from $dropped to $d"; false; }
 			dropped=$d
 			[ "$d" -eq "$want" ] && break
 		fi

@@ -28,8 +28,7 @@ RATE=2000
 start_service() {
 	sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" "$3"' sh "$CG" \
 	    "$WORKLOADS/wl_paced" "$RATE" >/dev/null 2>&1 &
-	echo $! >"$D/svc.pid"
-	remember svc
+	remember svc $!
 }
 
 stop_service() {

@@ -73,14 +73,15 @@ start_prometheus() {
 	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
 	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
 	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
-	echo $! >"$D/prometheus.pid"
-	remember prometheus
+	remember prometheus $!
 	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60
 }
 
-# remember NAME: the start time of the daemon whose pid is in $D/NAME.pid,
-# in $D/NAME.start, so that daemon_pid knows it from a later one.
+# remember NAME [PID]: daemon NAME is PID (by default, the pid already
+# in $D/NAME.pid), kept in $D/NAME.pid with its start time in
+# $D/NAME.start, so that daemon_pid knows it from a later one.
 remember() {
+	[ -z "$2" ] || echo "$2" >"$D/$1.pid"
 	start_time "$(cat "$D/$1.pid")" >"$D/$1.start"
 }
 
@@ -154,15 +155,13 @@ start_incumbents() {
 		    --storage.tsdb.path="$D/incumbent/data" \
 		    --web.listen-address=127.0.0.1:9090 \
 		    >"$D/incumbent/prometheus.log" 2>&1 &
-		echo $! >"$D/incumbent_prometheus.pid"
-		remember incumbent_prometheus
+		remember incumbent_prometheus $!
 	fi
 	if ! curl -s -o /dev/null http://127.0.0.1:9100/; then
 		prometheus-node-exporter --web.listen-address=127.0.0.1:9100 \
 		    --collector.disable-defaults --collector.loadavg \
 		    >"$D/incumbent/node.log" 2>&1 &
-		echo $! >"$D/incumbent_node.pid"
-		remember incumbent_node
+		remember incumbent_node $!
 	fi
 	wait_http http://127.0.0.1:9090/-/ready 60 &&
 	    wait_http http://127.0.0.1:9100/metrics 60

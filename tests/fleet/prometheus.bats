@@ -90,8 +90,7 @@ setup_file() {
 	prometheus-node-exporter --web.listen-address=127.0.0.1:"$NE_PORT" \
 	    --collector.disable-defaults --collector.textfile \
 	    --collector.textfile.directory="$D/textfile" >"$D/node.log" 2>&1 &
-	echo $! >"$D/node.pid"
-	remember node
+	remember node $!
 	start_prometheus || true
 	wait_http "http://127.0.0.1:$NE_PORT/metrics" 30 || true
 }

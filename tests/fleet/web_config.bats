@@ -96,8 +96,7 @@ setup_file() {
 	"$CPUSTAT" --shared --listen=127.0.0.1:"$CS_PORT" \
 	    --web-config="$D/tls/web.yml" --output=/dev/null -c task-clock 0.5 \
 	    >"$D/cpustat.out" 2>"$D/cpustat.err" &
-	echo $! >"$D/cpustat.pid"
-	remember cpustat
+	remember cpustat $!
 	start_prometheus || true
 }
 

@@ -37,11 +37,9 @@ main(int argc, char **argv)
 	bool hold;
 	char c;
 
-	if (argc < 4 || argc > 5)
+	if (argc < 4 || argc > 5 || (argc == 5 && strcmp(argv[4], "hold") != 0))
 		return 2;
-	hold = argc == 5 && strcmp(argv[4], "hold") == 0;
-	if (argc == 5 && !hold)
-		return 2;
+	hold = argc == 5;
 	rounds = atol(argv[1]);
 	per = atol(argv[2]);
 	k = atol(argv[3]);

@@ -180,20 +180,21 @@ ring_read_once(struct ring *r, void *buf, size_t len)
  * Read len bytes into buf. A read issued without blocking (the poller's)
  * may stop early, at a page boundary, when the CPU is wanted elsewhere:
  * the rest is asked for again, and each page is still faulted in once.
+ * The reads it took, or -1.
  */
-static int
-ring_read(struct ring *r, char *buf, size_t len, long *reads)
+static long
+ring_read(struct ring *r, char *buf, size_t len)
 {
-	long n;
+	long n, reads = 0;
 
 	while (len > 0) {
 		if ((n = ring_read_once(r, buf, len)) < 0)
 			return -1;
-		++*reads;
+		reads++;
 		buf += n;
 		len -= (size_t)n;
 	}
-	return 0;
+	return reads;
 }
 
 /* Fresh anonymous pages, in small pages only: one fault per page. */
@@ -210,17 +211,17 @@ fresh_pages(long n)
 	return p;
 }
 
-static int
-read_fresh(struct ring *r, long n, long *reads)
+/* Read n fresh pages; the reads that took, or -1. */
+static long
+read_fresh(struct ring *r, long n)
 {
 	void *buf;
 
 	if (n == 0)
 		return 0;
-	if ((buf = fresh_pages(n)) == NULL ||
-	    ring_read(r, buf, (size_t)n * (size_t)page_size, reads) != 0)
+	if ((buf = fresh_pages(n)) == NULL)
 		return -1;
-	return 0;
+	return ring_read(r, buf, (size_t)n * (size_t)page_size);
 }
 
 static void *
@@ -229,7 +230,6 @@ submitter(void *arg)
 	struct submitter *self = arg;
 	struct ring r;
 	intptr_t rc = 0;
-	long warm_reads = 0;
 
 	self->tid = (pid_t)syscall(SYS_gettid);
 	if (ring_open(&r) != 0) {
@@ -237,13 +237,13 @@ submitter(void *arg)
 		rc = errno == ENOSYS || errno == EPERM || errno == EACCES ?
 		    EXIT_NO_URING :
 		    1;
-	} else if (warm && read_fresh(&r, 1, &warm_reads) != 0) {
+	} else if (warm && read_fresh(&r, 1) < 0) {
 		fprintf(stderr, "wl_iouring: read: %s\n", strerror(errno));
 		rc = 1;
 	}
 	pthread_barrier_wait(&ready);
 	pthread_barrier_wait(&gate);
-	if (rc == 0 && read_fresh(&r, npages, &self->reads) != 0) {
+	if (rc == 0 && (self->reads = read_fresh(&r, npages)) < 0) {
 		fprintf(stderr, "wl_iouring: read: %s\n", strerror(errno));
 		rc = 1;
 	}
