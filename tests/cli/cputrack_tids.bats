@@ -66,6 +66,8 @@ csv_rows() {
 	# The spawner makes a thread that writes 5 over and over, and
 	# writes nothing itself: its rows alone, every one 0.
 	[ "$(ct_count tick)" -ge 1 ]
+	# Shown if the case fails.
+	cat "$T/out"
 	[ "$(ct_rows tick | sort -u | tr '\n' ' ')" = "2 0 " ]
 	! grep -qE ' (lwp_create|lwp_exit|exit) ' "$T/out"
 	assert_free "$TPID"
