@@ -2,7 +2,7 @@
 /*
  * Buffered overflow (CPC_OVF_BUFFERED, seed 004) on the real kernel.
  * page-faults sampled every event over N freshly touched pages give
- * exactly N records whose data addresses are exactly those pages, from
+ * one record per page, in order, whose data address is that page, from
  * this thread, at times inside the run; SIGEMT comes once per
  * CPC_PCBUF_SIZE records and cpc_set_sample_pcbuf drains them; a tiny
  * ring loses records, and records + lost is exactly N.
@@ -64,6 +64,44 @@ now_ns(void)
 	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/*
+ * Runs the measured path once, so that the code and data it uses are
+ * mapped before a test counts this thread's page faults.
+ */
+static void
+warm_up(cpc_t *cpc)
+{
+	cpc_set_t *set = cpc_set_create(cpc);
+	char *pages = fresh_pages(4);
+	uint64_t lost;
+
+	if (cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
+		CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0 &&
+	    cpc_bind_curlwp(cpc, set, 0) == 0) {
+		(void)now_ns();
+		touch(pages, 4);
+		(void)cpc_set_sample_records(cpc, set, recs, MAX_RECS, &lost);
+		(void)cpc_unbind(cpc, set);
+	}
+	cpc_set_destroy(cpc, set);
+	munmap(pages, 4 * (size_t)pagesz);
+}
+
+static int
+in_pages(const cpc_ovf_record_t *rec, const char *pages, int npages)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)pages;
+	uint64_t hi = lo + (uint64_t)npages * (uint64_t)pagesz;
+
+	return (rec->cr_valid & CPC_REC_VADDR) && rec->cr_vaddr >= lo &&
+	    rec->cr_vaddr < hi;
+}
+
+/*
+ * Only the fresh pages are held to one record each, in order: a page of
+ * this program that memory pressure took back faults again, and that
+ * fault is real and rightly recorded too.
+ */
 static void
 test_exact_page_records(cpc_t *cpc)
 {
@@ -71,7 +109,8 @@ test_exact_page_records(cpc_t *cpc)
 	char *pages = fresh_pages(PAGES);
 	hrtime_t t0, t1;
 	uint64_t lost = 99;
-	int n, i, exact = 0, mine = 0, timely = 0, pcs = 0, phys = 0;
+	int n, i, ours = 0, exact = 0, mine = 0, timely = 0, pcs = 0, phys = 0;
+	const cpc_ovf_record_t *rec;
 
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
 		  CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
@@ -81,19 +120,26 @@ test_exact_page_records(cpc_t *cpc)
 	touch(pages, PAGES);
 	t1 = now_ns();
 	n = cpc_set_sample_records(cpc, set, recs, MAX_RECS, &lost);
-	CHECK_EQ_U64(n, PAGES);
+	CHECK(n >= PAGES);
 	CHECK_EQ_U64(lost, 0);
-	for (i = 0; i < n && i < PAGES; i++) {
-		exact += recs[i].cr_vaddr ==
-			(uint64_t)(uintptr_t)(pages + (long)i * pagesz) &&
-		    (recs[i].cr_valid & CPC_REC_VADDR);
-		mine += recs[i].cr_tid == (pid_t)syscall(SYS_gettid) &&
-		    recs[i].cr_pid == getpid() &&
-		    (recs[i].cr_valid & CPC_REC_TID);
-		timely += recs[i].cr_time >= t0 && recs[i].cr_time <= t1;
-		pcs += recs[i].cr_pc != 0 && recs[i].cr_index == 0;
-		phys += (recs[i].cr_valid & CPC_REC_PADDR) != 0;
+	for (i = 0; i < n; i++) {
+		rec = &recs[i];
+		if (!in_pages(rec, pages, PAGES)) {
+			printf("also recorded: a fault at %#llx, pc %#llx\n",
+			    (unsigned long long)rec->cr_vaddr,
+			    (unsigned long long)rec->cr_pc);
+			continue;
+		}
+		exact += rec->cr_vaddr ==
+		    (uint64_t)(uintptr_t)(pages + (long)ours * pagesz);
+		ours++;
+		mine += rec->cr_tid == (pid_t)syscall(SYS_gettid) &&
+		    rec->cr_pid == getpid() && (rec->cr_valid & CPC_REC_TID);
+		timely += rec->cr_time >= t0 && rec->cr_time <= t1;
+		pcs += rec->cr_pc != 0 && rec->cr_index == 0;
+		phys += (rec->cr_valid & CPC_REC_PADDR) != 0;
 	}
+	CHECK_EQ_U64(ours, PAGES);
 	CHECK_EQ_U64(exact, PAGES);
 	CHECK_EQ_U64(mine, PAGES);
 	CHECK_EQ_U64(timely, PAGES);
@@ -103,7 +149,7 @@ test_exact_page_records(cpc_t *cpc)
 	/* The page is not mapped yet when its fault is counted. */
 	printf("physical addresses given for %d of %d page-fault records "
 	       "(%s)\n",
-	    phys, n, geteuid() == 0 ? "root" : "not root");
+	    phys, ours, geteuid() == 0 ? "root" : "not root");
 	CHECK(cpc_unbind(cpc, set) == 0);
 	cpc_set_destroy(cpc, set);
 	munmap(pages, (size_t)PAGES * (size_t)pagesz);
@@ -318,6 +364,7 @@ main(void)
 	if (recs == NULL)
 		abort();
 	memset(recs, 0, MAX_RECS * sizeof(*recs)); /* fault it in now */
+	warm_up(cpc);
 	test_exact_page_records(cpc);
 	test_pcbuf_signal(cpc);
 	test_lost_records(cpc);
