@@ -36,14 +36,11 @@ stop_service() {
 }
 
 start_cputrack() {
-	PIDF=$D/cputrack.pid RCF=$D/cputrack.rc bash -c \
-	    '"$@" & echo $! >"$PIDF"; wait $!; echo $? >"$RCF"' sh \
-	    "$CPUTRACK" --cgroup="$CG" -T 0.5 --format=openmetrics \
-	    --listen=127.0.0.1:"$CT_PORT" -o /dev/null \
+	watched cputrack "$CPUTRACK" --cgroup="$CG" -T 0.5 \
+	    --format=openmetrics --listen=127.0.0.1:"$CT_PORT" -o /dev/null \
 	    -c "$WRITE" -c "$WRITE,task-clock" \
-	    >"$D/cputrack.out" 2>"$D/cputrack.err" &
-	wait_http "http://127.0.0.1:$CT_PORT/metrics" 30 || return 1
-	remember cputrack
+	    >"$D/cputrack.out" 2>"$D/cputrack.err"
+	wait_http "http://127.0.0.1:$CT_PORT/metrics" 30
 }
 
 setup_file() {

@@ -85,6 +85,23 @@ remember() {
 	start_time "$(cat "$D/$1.pid")" >"$D/$1.start"
 }
 
+# watched NAME CMD...: CMD started in the background under a shell that
+# waits for it; its pid goes to $D/NAME.pid (remembered) and, once it
+# ends, its exit status to $D/NAME.rc. The tests, which stop it, are not
+# its parent, so they could not learn its status otherwise.
+watched() {
+	local name=$1 i
+	shift
+	rm -f "$D/$name.pid" "$D/$name.rc"
+	PIDF=$D/$name.pid RCF=$D/$name.rc bash -c \
+	    '"$@" & echo $! >"$PIDF"; wait $!; echo $? >"$RCF"' sh "$@" &
+	for i in $(seq 100); do
+		[ -s "$D/$name.pid" ] && break
+		sleep 0.1
+	done
+	remember "$name"
+}
+
 # daemon_pid NAME: the pid in $D/NAME.pid while it is still the daemon
 # remember saw there; nothing once it is gone or was never seen.
 daemon_pid() {

@@ -28,23 +28,14 @@ load fleet_helper
 EVENT=syscalls:sys_enter_getpriority
 CALLS=123457
 
-# The one cpustat: /metrics on 127.0.0.1, the textfile, no rows. A shell
-# waits for it and keeps its exit status in cpustat.rc: the tests, which
-# stop it, are not its parent.
+# The one cpustat: /metrics on 127.0.0.1, the textfile, no rows; its exit
+# status in cpustat.rc once it ends.
 start_cpustat() {
-	local try i
+	local try
 	for try in $(seq 10); do
-		rm -f "$D/cpustat.pid" "$D/cpustat.rc"
-		PIDF=$D/cpustat.pid RCF=$D/cpustat.rc bash -c \
-		    '"$@" & echo $! >"$PIDF"; wait $!; echo $? >"$RCF"' sh \
-		    "$CPUSTAT" --listen=127.0.0.1:"$CS_PORT" --format=openmetrics \
-		    --output="$D/textfile/cpustat.prom" -c "$EVENT" 0.5 \
-		    >"$D/cpustat.out" 2>"$D/cpustat.err" &
-		for i in $(seq 100); do
-			[ -s "$D/cpustat.pid" ] && break
-			sleep 0.1
-		done
-		remember cpustat
+		watched cpustat "$CPUSTAT" --listen=127.0.0.1:"$CS_PORT" \
+		    --format=openmetrics --output="$D/textfile/cpustat.prom" \
+		    -c "$EVENT" 0.5 >"$D/cpustat.out" 2>"$D/cpustat.err"
 		if wait_http "http://127.0.0.1:$CS_PORT/metrics" 10 &&
 		    ! grep -qE 'Resource temporarily unavailable|went offline' "$D/cpustat.err"; then
 			return 0
