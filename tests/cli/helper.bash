@@ -73,3 +73,19 @@ nobody_cputrack() {
 start_time() {
 	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
 }
+
+# wait_path TEST FILE: until test(1)'s TEST (-e, -s) holds of FILE, 60 s
+# at most (these bounds are for a run that hangs, not times a test
+# expects). wait_file: until FILE exists. wait_filled: until it holds
+# something, for a file that a shell's "echo ... >FILE" writes, which
+# exists, empty, before the echo.
+wait_path() {
+	local i
+	for i in $(seq 600); do
+		[ "$1" "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_file() { wait_path -e "$1"; }
+wait_filled() { wait_path -s "$1"; }

@@ -90,16 +90,12 @@ remember() {
 # ends, its exit status to $D/NAME.rc. The tests, which stop it, are not
 # its parent, so they could not learn its status otherwise.
 watched() {
-	local name=$1 i
+	local name=$1
 	shift
 	rm -f "$D/$name.pid" "$D/$name.rc"
 	PIDF=$D/$name.pid RCF=$D/$name.rc bash -c \
 	    '"$@" & echo $! >"$PIDF"; wait $!; echo $? >"$RCF"' sh "$@" &
-	for i in $(seq 100); do
-		[ -s "$D/$name.pid" ] && break
-		sleep 0.1
-	done
-	remember "$name"
+	wait_filled "$D/$name.pid" && remember "$name"
 }
 
 # daemon_pid NAME: the pid in $D/NAME.pid while it is still the daemon

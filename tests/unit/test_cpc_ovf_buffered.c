@@ -111,6 +111,7 @@ test_exact_page_records(cpc_t *cpc)
 	uint64_t lost = 99;
 	int n, i, ours = 0, exact = 0, mine = 0, timely = 0, pcs = 0, phys = 0;
 	const cpc_ovf_record_t *rec;
+	pid_t tid = (pid_t)syscall(SYS_gettid), pid = getpid();
 
 	CHECK(cpc_set_add_request(cpc, set, "page-faults", EVERY_EVENT,
 		  CPC_COUNT_USER | CPC_OVF_BUFFERED, 0, NULL) == 0);
@@ -133,8 +134,8 @@ test_exact_page_records(cpc_t *cpc)
 		exact += rec->cr_vaddr ==
 		    (uint64_t)(uintptr_t)(pages + (long)ours * pagesz);
 		ours++;
-		mine += rec->cr_tid == (pid_t)syscall(SYS_gettid) &&
-		    rec->cr_pid == getpid() && (rec->cr_valid & CPC_REC_TID);
+		mine += rec->cr_tid == tid && rec->cr_pid == pid &&
+		    (rec->cr_valid & CPC_REC_TID);
 		timely += rec->cr_time >= t0 && rec->cr_time <= t1;
 		pcs += rec->cr_pc != 0 && rec->cr_index == 0;
 		phys += (rec->cr_valid & CPC_REC_PADDR) != 0;
