@@ -108,6 +108,18 @@ cpus_counting(const struct cpustat *cs, int s)
 	return n;
 }
 
+/* Whether a CPU failed with err. */
+static bool
+some_cpu_failed_with(const struct cpustat *cs, int err)
+{
+	int w;
+
+	for (w = 0; w < cs->nworkers; w++)
+		if (cs->workers[w].status == 3 && cs->workers[w].err == err)
+			return true;
+	return false;
+}
+
 /* Why no CPU counted set s. */
 static const char *
 never_counted(const struct cpustat *cs, int s)
@@ -117,8 +129,10 @@ never_counted(const struct cpustat *cs, int s)
 	for (other = 0; other < setgrp_nsets(cs->specs); other++)
 		if (other != s && cpus_counting(cs, other) > 0)
 			return "the run ended before the set's turn";
-	if (cs->hint_given)
+	if (some_cpu_failed_with(cs, EACCES) || some_cpu_failed_with(cs, EPERM))
 		return "permission denied";
+	if (some_cpu_failed_with(cs, EAGAIN))
+		return "the counters it needs are held by others";
 	return "no CPU could be counted";
 }
 

@@ -29,7 +29,7 @@ struct cpustat_opts {
 	struct out_config out;
 	bool have_cpus;
 	cpu_set_t cpus; /* --cpus */
-	bool shared;	/* --shared: the PMU is not held */
+	uint_t hold;	/* CPC_BIND_SHARED (--shared), _EXCLUSIVE or 0 */
 };
 
 struct cpustat;
@@ -42,6 +42,7 @@ struct cpu_worker {
 	bool started;
 	setgrp_t *grp;
 	int status; /* 0 ok, 3 bind or sample failed */
+	int err;    /* the errno it failed with */
 	pthread_t soaker;
 	bool soaker_started;
 	bool soak; /* a system-only set is bound */
@@ -70,6 +71,11 @@ struct cpustat {
 
 /* cpustat_opts.c: false when the run is over, with *status to exit with. */
 bool cpustat_options(struct cpustat *cs, int argc, char **argv, int *status);
+
+/*
+ * cpustat_cpu.c: library errors; permission problems and the counters a
+ * CPU could not have get cpustat's own line and hint instead.
+ */
 void cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 
 /*

@@ -179,6 +179,29 @@ sysctl_int(const char *path, int fallback)
 	return v;
 }
 
+/*
+ * Why this thread's CPU could not have the counters it asked for, as
+ * libcpc said it (CPC_COUNTERS_HELD): kept for the CPU's one line.
+ */
+static __thread char held_why[512];
+
+void
+cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (subcode == CPC_ATTR_REQUIRES_PRIVILEGE)
+		return;
+	if (subcode != CPC_COUNTERS_HELD) {
+		diag_errhndlr(fn, subcode, fmt, ap);
+		return;
+	}
+	vsnprintf(held_why, sizeof(held_why), fmt, ap);
+	n = strlen(held_why);
+	if (n > 0 && held_why[n - 1] == '\n')
+		held_why[n - 1] = '\0';
+}
+
 /* What the user can do about a CPU that cannot be bound, said once. */
 static void
 hint_cpu_error(struct cpustat *cs, int err)
@@ -192,13 +215,12 @@ hint_cpu_error(struct cpustat *cs, int err)
 		    "(it is %d)\n",
 		    sysctl_int("/proc/sys/kernel/perf_event_paranoid", -9));
 	} else if (err == EAGAIN) {
-		diag(NULL,
-		    "another CPU-wide counter holds the PMU%s; "
-		    "--shared counts beside it\n",
-		    sysctl_int("/proc/sys/kernel/nmi_watchdog", 0) > 0 ?
-			" (the kernel's NMI watchdog keeps one on every CPU: "
-			"sysctl kernel.nmi_watchdog=0 frees it)" :
-			"");
+		diag(NULL, "%s\n",
+		    cs->opt.hold == CPC_BIND_EXCLUSIVE ?
+			"without --exclusive, cpustat counts beside them" :
+			"fewer events in a set, or --shared (counted in "
+			"turns with the others, multiplexed), count beside "
+			"them");
 	} else
 		return;
 	cs->hint_given = true;
@@ -211,10 +233,15 @@ report_cpu_error(struct cpu_worker *w)
 	int err = errno;
 
 	pthread_mutex_lock(&cs->out_lock);
-	diag(NULL, "cpu%d - %s\n", w->cpu, strerror(err));
+	if (err == EAGAIN && held_why[0] != '\0')
+		diag(NULL, "cpu%d - %s: %s\n", w->cpu, strerror(err), held_why);
+	else
+		diag(NULL, "cpu%d - %s\n", w->cpu, strerror(err));
+	held_why[0] = '\0';
 	hint_cpu_error(cs, err);
 	pthread_mutex_unlock(&cs->out_lock);
 	w->status = 3;
+	w->err = err;
 }
 
 /*
@@ -342,7 +369,7 @@ cpu_worker_main(void *arg)
 	struct cpu_worker *w = arg;
 	struct cpustat *cs = w->cs;
 
-	if (setgrp_bind_cpu(w->grp, w->cpu, cs->opt.shared) != 0) {
+	if (setgrp_bind_cpu(w->grp, w->cpu, cs->opt.hold) != 0) {
 		if (errno != ENOSYS || !cpu_lost(w, errno))
 			report_cpu_error(w);
 	} else {

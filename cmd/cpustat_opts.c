@@ -14,11 +14,14 @@
 #include "cpustat.h"
 #include "diag.h"
 
-enum { OPT_CPUS = CMDLINE_OWN, OPT_SHARED };
+enum { OPT_CPUS = CMDLINE_OWN, OPT_SHARED, OPT_EXCLUSIVE };
 
-static const struct option own_options[] = { { "cpus", required_argument, NULL,
-						 OPT_CPUS },
-	{ "shared", no_argument, NULL, OPT_SHARED }, { NULL, 0, NULL, 0 } };
+static const struct option own_options[] = {
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "shared", no_argument, NULL, OPT_SHARED },
+	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ NULL, 0, NULL, 0 },
+};
 
 static void
 usage(FILE *out)
@@ -30,7 +33,8 @@ usage(FILE *out)
 	    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
 	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
-	    "\t\t[--web-config=file] [--cpus=list] [--shared] [--metrics]\n"
+	    "\t\t[--web-config=file] [--cpus=list] [--shared | --exclusive]\n"
+	    "\t\t[--metrics]\n"
 	    "\t\t[interval [count]]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
@@ -57,7 +61,10 @@ usage(FILE *out)
 	    "\t\t  utilized, ...) to each row of counts\n"
 	    "\t--cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
-	    "\t--shared  count hardware events without holding the PMU\n"
+	    "\t--shared  count hardware events without holding counters\n"
+	    "\t\t  (multiplexed with everyone)\n"
+	    "\t--exclusive\n"
+	    "\t\t  hold each CPU's whole PMU, as Solaris did\n"
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"
@@ -65,15 +72,6 @@ usage(FILE *out)
 	    "\n"
 	    "\tUse cputrack(1) to monitor per-process statistics.\n",
 	    p, p, CPC_TICKREG_NAME);
-}
-
-/* Library errors; permission problems get cpustat's own hint instead. */
-void
-cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
-{
-	if (subcode == CPC_ATTR_REQUIRES_PRIVILEGE)
-		return;
-	diag_errhndlr(fn, subcode, fmt, ap);
 }
 
 /* A finite decimal number of seconds, wholly consumed, >= min_secs. */
@@ -121,6 +119,18 @@ parse_operands(struct cpustat_opts *o, int argc, char **argv)
 	return true;
 }
 
+/* --shared or --exclusive: one of them at most. */
+static int
+hold_option(struct cpustat_opts *o, uint_t flag, bool *bad)
+{
+	if (o->hold != 0 && o->hold != flag) {
+		diag(NULL, "--shared and --exclusive exclude each other\n");
+		*bad = true;
+	}
+	o->hold = flag;
+	return 0;
+}
+
 /* One of cpustat's own options. */
 static int
 option(void *arg, int c, const char *value, bool *bad)
@@ -157,8 +167,10 @@ option(void *arg, int c, const char *value, bool *bad)
 		o->have_cpus = true;
 		break;
 	case OPT_SHARED:
-		o->shared = true;
-		break;
+	case OPT_EXCLUSIVE:
+		return hold_option(o,
+		    c == OPT_SHARED ? CPC_BIND_SHARED : CPC_BIND_EXCLUSIVE,
+		    bad);
 	}
 	return 0;
 }

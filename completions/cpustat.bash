@@ -239,7 +239,7 @@ _cpctools_cpustat()
 			# text names (long ones included).
 			local opts
 			opts=$(printf '%s\n' -c -h -n -p -s -t -T -D --format= \
-			    --cpus= --shared; _parse_help "$cmd" --help)
+			    --cpus= --shared --exclusive; _parse_help "$cmd" --help)
 			COMPREPLY=($(compgen -W "$(sort -u <<<"$opts")" -- "$cur"))
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;

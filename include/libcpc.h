@@ -240,26 +240,34 @@ const char *cpc_pmu_name(cpc_t *cpc);
  * has its counters open but not counting. cpc_set_switch starts `to`, a
  * standby set, then stops `from`, bound to the same LWP or CPU, which
  * goes to standby: an event falls in one set or, in the microseconds the
- * two overlap, in both. Sets that hold a CPU's PMU (below) cannot overlap:
- * `from` stops before `to` starts, and what happens between the two is
- * in neither. A set keeps its values across its turns, so its samples
- * accumulate. Sets that ask for overflow cannot take turns.
+ * two overlap, in both. Sets pinned on a CPU's PMU (below: all but
+ * CPC_BIND_SHARED) cannot overlap: `from` stops before `to` starts, and
+ * what happens between the two is in neither. A set keeps its values
+ * across its turns, so its samples accumulate. Sets that ask for overflow
+ * cannot take turns.
  */
 #define CPC_BIND_STANDBY 0x100
 int cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to);
 
 /*
- * A CPU's hardware counters are scarce, so cpc_bind_cpu takes the PMU of
- * the CPU for a set with hardware events: the kernel keeps its group on
- * the PMU alone and always (pinned and exclusive). A second such binding
- * of that CPU fails with EAGAIN, and a thread's hardware events are not
- * counted while it runs there (its running time falls behind its enabled
- * time). Software events and tracepoints never take anything.
- * CPC_BIND_SHARED counts a set's hardware events without taking the PMU:
- * they share it with everyone, multiplexed as the kernel decides, and
- * cpc_set_times tells how long they ran.
+ * What cpc_bind_cpu takes of a CPU's PMU for a set with hardware events.
+ * By default the set's counters only: the kernel keeps its group on the
+ * PMU always (pinned), never multiplexed, beside other pinned CPU-wide
+ * counters (the NMI watchdog's) and per-thread counters, as long as the
+ * CPU has counters left for it. A set that does not fit fails with EAGAIN,
+ * and the error handler is told why (CPC_COUNTERS_HELD): how many counters
+ * the set needs, how many the CPU has, and who holds the rest where the
+ * kernel says so. CPC_BIND_EXCLUSIVE takes the whole PMU, as Solaris did:
+ * pinned and alone; a second such binding, or one beside any other pinned
+ * CPU-wide counter, fails with EAGAIN, and a thread's hardware events are
+ * not counted while it runs there (its running time falls behind its
+ * enabled time). CPC_BIND_SHARED holds nothing: the set's hardware events
+ * share the PMU with everyone, multiplexed as the kernel decides, and
+ * cpc_set_times tells how long they ran. The two flags exclude each other.
+ * Software events and tracepoints never take anything.
  */
-#define CPC_BIND_SHARED 0x200
+#define CPC_BIND_SHARED	   0x200
+#define CPC_BIND_EXCLUSIVE 0x400
 
 /*
  * Buffered overflow (seed 004, "CPC in-kernel buffering"), carried
@@ -301,6 +309,11 @@ typedef struct cpc_ovf_record {
 
 /* Error subcode (Linux extension): the ring filled before it was read. */
 #define CPC_OVF_RECORDS_LOST 64
+/*
+ * Error subcode (Linux extension): cpc_bind_cpu could not have the
+ * counters it needs on the CPU, as others hold them (errno EAGAIN).
+ */
+#define CPC_COUNTERS_HELD    65
 
 int cpc_set_sample_pcbuf(
     cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, uint64_t *pcbuf);

@@ -48,7 +48,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	if ((old = cpclib_curlwp_set(cpc)) != NULL)
 		(void)cpc_unbind(cpc, old);
 	set->target_held = false;
-	set->holds_pmu = false;
+	set->hold = CPC_HOLD_NONE;
 	set->standby = false;
 	if (cpclib_group_open(cpc, set, 0, -1,
 		(flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
@@ -114,14 +114,35 @@ needs_pmu(const cpc_set_t *set)
 	return false;
 }
 
+/* What the flags ask to hold of the PMU, for this set. */
+static enum cpc_pmu_hold
+hold_asked(const cpc_set_t *set, uint_t flags)
+{
+	if (!needs_pmu(set) || (flags & CPC_BIND_SHARED))
+		return CPC_HOLD_NONE;
+	return (flags & CPC_BIND_EXCLUSIVE) ? CPC_HOLD_EXCLUSIVE :
+					      CPC_HOLD_PINNED;
+}
+
+static bool
+cpu_flags_valid(const cpc_set_t *set, uint_t flags)
+{
+	const uint_t known =
+	    CPC_BIND_STANDBY | CPC_BIND_SHARED | CPC_BIND_EXCLUSIVE;
+
+	return (flags & ~known) == 0 &&
+	    (flags & (CPC_BIND_SHARED | CPC_BIND_EXCLUSIVE)) !=
+	    (CPC_BIND_SHARED | CPC_BIND_EXCLUSIVE) &&
+	    standby_allowed(set, flags);
+}
+
 int
 cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 {
 	int saved;
 
-	if (set == NULL || set->cpc != cpc ||
-	    (flags & ~(uint_t)(CPC_BIND_STANDBY | CPC_BIND_SHARED)) != 0 ||
-	    set->nreqs == 0 || !standby_allowed(set, flags)) {
+	if (set == NULL || set->cpc != cpc || set->nreqs == 0 ||
+	    !cpu_flags_valid(set, flags)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -134,13 +155,16 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		return -1;
 	set->target_held = false;
 	set->standby = (flags & CPC_BIND_STANDBY) != 0;
-	set->holds_pmu = !(flags & CPC_BIND_SHARED) && needs_pmu(set);
+	set->hold = hold_asked(set, flags);
 	if (cpclib_group_open(cpc, set, -1, id, false, "cpc_bind_cpu") != 0)
 		goto fail;
-	if (set->holds_pmu && !set->standby && cpclib_group_on_pmu(set) != 0) {
+	if (set->hold != CPC_HOLD_NONE && !set->standby &&
+	    cpclib_group_on_pmu(set) != 0) {
 		saved = errno;
 		cpclib_group_close(set);
 		errno = saved;
+		if (errno == EAGAIN)
+			cpclib_report_held(cpc, set, id);
 		goto fail;
 	}
 	set->bound = CPC_BOUND_CPU;
@@ -285,9 +309,11 @@ overlap_switch(cpc_set_t *from, cpc_set_t *to)
 }
 
 /*
- * Two groups that each want the PMU alone cannot both be on it: stop
- * `from` first. If `to` cannot have the PMU (another took it in
- * between), `from` counts on and the switch fails with EAGAIN.
+ * Groups pinned on a CPU's PMU need their counters while they count, and
+ * two of them may not fit together (two that each want the PMU alone
+ * never do): stop `from` first. If `to` cannot go on (another took its
+ * counters in between), `from` counts on and the switch fails with
+ * EAGAIN.
  */
 static int
 handover_switch(cpc_set_t *from, cpc_set_t *to)
@@ -298,6 +324,8 @@ handover_switch(cpc_set_t *from, cpc_set_t *to)
 		return -1;
 	if (cpclib_group_leader(to, true) == 0 && cpclib_group_on_pmu(to) == 0)
 		return 0;
+	if (errno == EAGAIN && to->bound == CPC_BOUND_CPU)
+		cpclib_report_held(to->cpc, to, to->cpu);
 	saved = errno;
 	(void)cpclib_group_leader(to, false);
 	(void)cpclib_group_leader(from, true);
@@ -317,7 +345,7 @@ cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to)
 	}
 	/* A pair turned off by their LWP (cpc_disable) stays off. */
 	if (!from->disabled &&
-	    ((from->holds_pmu || to->holds_pmu) ?
+	    ((from->hold != CPC_HOLD_NONE || to->hold != CPC_HOLD_NONE) ?
 		    handover_switch(from, to) :
 		    overlap_switch(from, to)) != 0)
 		return -1;

@@ -78,6 +78,13 @@ enum cpc_bind_kind {
 	CPC_BOUND_PCTX
 };
 
+/* What a CPU binding holds of the CPU's PMU (CPC_BIND_* flags). */
+enum cpc_pmu_hold {
+	CPC_HOLD_NONE = 0, /* shared: flexible, multiplexed */
+	CPC_HOLD_PINNED,   /* its counters, always */
+	CPC_HOLD_EXCLUSIVE /* the whole PMU, always */
+};
+
 struct __cpc_set {
 	cpc_t *cpc;
 	LIST_ENTRY(__cpc_set) link;
@@ -95,13 +102,13 @@ struct __cpc_set {
 	cpu_set_t saved_affinity;
 	pctx_t *pctx;
 	id_t lwpid;
-	bool holds_pmu;	   /* a CPU's PMU, pinned and alone */
-	bool read_each;	   /* counters read one by one */
-	bool sampling;	   /* overflow.c handles this binding */
-	bool standby;	   /* bound, waiting for cpc_set_switch */
-	bool disabled;	   /* cpc_disable()d */
-	bool target_held;  /* bound while libpctx held it stopped */
-	uint64_t *readbuf; /* group read scratch, sized once */
+	enum cpc_pmu_hold hold; /* of a CPU's PMU: see cpc_bind_cpu */
+	bool read_each;		/* counters read one by one */
+	bool sampling;		/* overflow.c handles this binding */
+	bool standby;		/* bound, waiting for cpc_set_switch */
+	bool disabled;		/* cpc_disable()d */
+	bool target_held;	/* bound while libpctx held it stopped */
+	uint64_t *readbuf;	/* group read scratch, sized once */
 	size_t readbuf_len;
 	uint64_t enabled_ns, running_ns;     /* at the last sample */
 	uint64_t enabled_base, running_base; /* before a reopen */
@@ -153,6 +160,8 @@ struct __cpc {
 	LIST_HEAD(, __cpc_buf) bufs;
 	cpc_errhndlr_t *errfn;
 	uint_t npic;
+	uint_t hw_general; /* the core PMU's counters, 0: not known */
+	uint_t hw_fixed;   /* its fixed-function counters */
 	char cciname[CPC_MAX_IMPL_NAME];
 	char cpuref[CPC_MAX_CPUREF];
 	char pmu_name[64];	       /* empty: no hardware PMU */
@@ -225,6 +234,7 @@ void cpclib_report_open_error(cpc_t *cpc, const char *fn,
     const struct cpc_request *req, int event, pid_t pid);
 void cpclib_explain_open_error(cpc_t *cpc, const struct cpc_request *req,
     int err, pid_t pid, int cpu, char *buf, size_t len);
+void cpclib_report_held(cpc_t *cpc, const cpc_set_t *set, int cpu);
 
 /* bind.c */
 cpc_set_t *cpclib_curlwp_set(cpc_t *cpc);

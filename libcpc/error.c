@@ -27,6 +27,8 @@ cpc_subcode_text(int subcode)
 {
 	if (subcode == CPC_OVF_RECORDS_LOST)
 		return "Overflow records lost";
+	if (subcode == CPC_COUNTERS_HELD)
+		return "The CPU's counters are held by others";
 	if (subcode <= 0 ||
 	    subcode >= (int)(sizeof(subcode_texts) / sizeof(subcode_texts[0])))
 		return NULL;

@@ -281,8 +281,10 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 		errno = EINVAL;
 		return -1;
 	}
-	if (e == 0 && set->holds_pmu)
-		attr.pinned = attr.exclusive = 1;
+	if (e == 0 && set->hold != CPC_HOLD_NONE) {
+		attr.pinned = 1;
+		attr.exclusive = set->hold == CPC_HOLD_EXCLUSIVE;
+	}
 	if (inherit) {
 		attr.inherit = 1;
 		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
@@ -402,9 +404,10 @@ cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn)
 }
 
 /*
- * Whether the kernel put a group that wants the PMU alone on it. It
- * tries at once when the group is enabled; a pinned group it could not
- * place is put in error state, and reads as end of file from then on.
+ * Whether the kernel put a pinned group on the PMU. It tries at once when
+ * the group is enabled; a pinned group it could not place (the counters
+ * it needs are taken, or another group holds the PMU alone) is put in
+ * error state, and reads as end of file from then on.
  */
 int
 cpclib_group_on_pmu(cpc_set_t *set)

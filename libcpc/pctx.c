@@ -46,7 +46,7 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 		(void)cpc_unbind(cpc, set);
 	if (pctx_add_client(pctx, &cpc_client, cpc) != 0)
 		return -1;
-	set->holds_pmu = false;
+	set->hold = CPC_HOLD_NONE;
 	set->target_held = pctx_lwp_held(pctx, id);
 	set->standby = (flags & CPC_BIND_STANDBY) != 0;
 	if (cpclib_group_open(cpc, set, tid, -1, false, "cpc_bind_pctx") != 0)

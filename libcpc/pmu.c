@@ -260,6 +260,8 @@ cpclib_pmu_detect(cpc_t *cpc)
 	if (cpc->pfm_pmu >= 0) {
 		model = info.desc;
 		counters = (uint_t)(info.num_cntrs + info.num_fixed_cntrs);
+		cpc->hw_general = (uint_t)info.num_cntrs;
+		cpc->hw_fixed = (uint_t)info.num_fixed_cntrs;
 	}
 	cpc->attr_names = arch_attrs(cpc, cpc->pfm_pmu >= 0 ? &info : NULL);
 	if (cpc->pmu_name[0] != '\0') {
@@ -267,6 +269,7 @@ cpclib_pmu_detect(cpc_t *cpc)
 		    "%s (Linux perf_event PMU '%s')", model, cpc->pmu_name);
 	} else {
 		counters = 0;
+		cpc->hw_general = cpc->hw_fixed = 0;
 		snprintf(cpc->cciname, sizeof(cpc->cciname),
 		    "%s: no hardware PMU in this kernel "
 		    "(software events and tracepoints only)",

@@ -566,7 +566,7 @@ bind_pctx(setgrp_t *g, cpc_set_t *set, uint_t flags, const void *target)
 
 struct cpu_target {
 	int cpu;
-	uint_t flags; /* CPC_BIND_SHARED or 0 */
+	uint_t flags; /* CPC_BIND_SHARED, CPC_BIND_EXCLUSIVE or 0 */
 };
 
 static int
@@ -586,9 +586,9 @@ setgrp_bind_pctx(setgrp_t *g, pctx_t *pctx, id_t lwpid)
 }
 
 int
-setgrp_bind_cpu(setgrp_t *g, int cpu, bool shared)
+setgrp_bind_cpu(setgrp_t *g, int cpu, uint_t hold_flags)
 {
-	struct cpu_target t = { cpu, shared ? CPC_BIND_SHARED : 0 };
+	struct cpu_target t = { cpu, hold_flags };
 
 	return bind_all(g, bind_cpu, &t);
 }

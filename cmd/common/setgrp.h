@@ -92,7 +92,7 @@ void setgrp_free(setgrp_t *g);
 void setgrp_started_at(setgrp_t *g, hrtime_t when);
 
 int setgrp_bind_pctx(setgrp_t *g, pctx_t *pctx, id_t lwpid);
-int setgrp_bind_cpu(setgrp_t *g, int cpu, bool shared);
+int setgrp_bind_cpu(setgrp_t *g, int cpu, uint_t hold_flags);
 void setgrp_unbind(setgrp_t *g);
 
 /* The set counting now, and the one that a sample is about. */

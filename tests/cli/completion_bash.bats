@@ -167,8 +167,9 @@ $(tty_listing)"
 	for where in built installed; do
 		use $where
 		listed "cpustat -" -c -h -T --format= --cpus= --output= \
-		    --output-fd= --listen= --list --shared --metrics
+		    --output-fd= --listen= --list --shared --exclusive --metrics
 		expect "cpustat --cp" "cpustat --cpus="
+		expect "cpustat --exc" "cpustat --exclusive "
 		expect "cpustat --metr" "cpustat --metrics "
 		expect "cpustat --sh" "cpustat --shared "
 		expect "cpustat --format=cs" "cpustat --format=csv "

@@ -15,7 +15,8 @@ usage_text() {
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
 	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--web-config=file] [--cpus=list] [--shared] [--metrics]" \
+	    "		[--web-config=file] [--cpus=list] [--shared | --exclusive]" \
+	    "		[--metrics]" \
 	    "		[interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
 	    "" \
@@ -42,7 +43,10 @@ usage_text() {
 	    "		  utilized, ...) to each row of counts" \
 	    "	--cpus=list" \
 	    "		  measure only these CPUs (e.g. 0-3,6)" \
-	    "	--shared  count hardware events without holding the PMU" \
+	    "	--shared  count hardware events without holding counters" \
+	    "		  (multiplexed with everyone)" \
+	    "	--exclusive" \
+	    "		  hold each CPU's whole PMU, as Solaris did" \
 	    "	--list[=glob]" \
 	    "		  list every countable event (matching glob), and exit" \
 	    "	--help	  print this usage and exit" \
@@ -951,6 +955,43 @@ if sorted(ticks_by_cpu(rows)) != sorted(CPUS):
 	[ ! -s "$T/first.err" ]
 }
 
+@test "--exclusive holds nothing for software events: a second cpustat counts beside it, exit 0" {
+	env --default-signal=INT "$CPUSTAT" --exclusive -c task-clock 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/first" "$TICK_ROW"
+	run --separate-stderr "$CPUSTAT" --exclusive -c task-clock 0.1 2
+	assert_success
+	[ -z "$stderr" ]
+	printf '%s\n' "$output" >"$T/out"
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+if sorted(ticks_by_cpu(rows)) != sorted(CPUS):
+    die("every CPU should have been measured: %r" % sorted(ticks_by_cpu(rows)))
+' "$T/out"
+	kill -INT "$BG_PIDS"
+	bg_wait
+	[ ! -s "$T/first.err" ]
+}
+
+@test "with a PMU: two default cpustats of cycles count side by side; a second --exclusive is refused on every CPU with the cause" {
+	require_pmu
+	env --default-signal=INT "$CPUSTAT" -c cycles 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
+	BG_PIDS=$!
+	wait_for "$T/first" "$TICK_ROW"
+	run --separate-stderr "$CPUSTAT" -c cycles 0.1 2
+	assert_success
+	run --separate-stderr "$CPUSTAT" --exclusive -c cycles 0.1 1
+	assert_failure 1
+	for cpu in $("$PY" -c 'import os; print(*sorted(os.sched_getaffinity(0)))'); do
+		grep -qF "cpustat: cpu$cpu - Resource temporarily unavailable: holding the whole PMU of cpu$cpu needs all its " <<<"$stderr" ||
+			fail "no line for cpu$cpu: $stderr"
+	done
+	grep -qxF "cpustat: without --exclusive, cpustat counts beside them" <<<"$stderr"
+	kill -INT "$BG_PIDS"
+	bg_wait
+	[ ! -s "$T/first.err" ]
+}
+
 @test "after a cpustat is killed with SIGKILL, the next cpustat runs" {
 	"$CPUSTAT" -c task-clock 0.2 >"$T/first" 2>&1 3>&- &
 	BG_PIDS=$!
@@ -1008,6 +1049,8 @@ bad_input() {
 	bad_input 'cpustat: invalid format "xml" (table, csv, json, openmetrics, prometheus or trace)' --format=xml -c task-clock
 	bad_input 'cpustat: invalid CPU list "1-0"' --cpus=1-0 -c task-clock
 	bad_input 'cpustat: invalid CPU list "x"' --cpus=x -c task-clock
+	bad_input 'cpustat: --shared and --exclusive exclude each other' --shared --exclusive -c task-clock
+	bad_input 'cpustat: --shared and --exclusive exclude each other' --exclusive --shared -c task-clock
 }
 
 @test "no argument at all: the usage on stderr, exit 2" {

@@ -45,7 +45,8 @@ setup() {
 	done
 	for opt in "-c eventspec" "-h" "-n" "-p period" "-s" "-t" "-T u|d" "-D" \
 	    "--format=format" "--output=file" "--output-fd=fd" \
-	    "--listen=addr:port" "--web-config=file" "--cpus=list" "--shared" "--list[=glob]" \
+	    "--listen=addr:port" "--web-config=file" "--cpus=list" "--shared" \
+	    "--exclusive" "--list[=glob]" \
 	    "--help" "--version" "interval" "count"; do
 		grep -qE "^       $(sed 's/[][|.]/\\&/g' <<<"$opt")( |$)" <<<"$text" ||
 			fail "option $opt is not documented"
@@ -68,18 +69,26 @@ setup() {
 	assert_line --index 0 "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,proc,child,args,not_counted,partial,key,value"
 	assert_line --index 3 "0.000000,,,,,,meta,,,,,,,,,,,tool,cpustat"
 	# Exclusivity is the kernel's: no lock files, no invalidation; the
-	# hint after "Resource temporarily unavailable" is the program's (it
-	# needs a PMU to be seen: tests/hw).
+	# lines after "Resource temporarily unavailable" are the program's
+	# and the library's (they need a PMU to be seen: tests/hw).
 	if grep -qE "/run/cpctools|flock|any\.lock|contents invalidated" \
 	    <<<"$text"; then
 		fail "the page still describes lock files or invalidation"
 	fi
 	grep -qF -- "--shared" <<<"$text"
-	hint="another CPU-wide counter holds the PMU; --shared counts beside it"
-	mandoc -Tascii -O width=1000 "$MAN" | sed 's/.\x08//g' |
-	    grep -qF "cpustat: $hint" || fail "the hint is not documented"
-	grep -aqF "another CPU-wide counter holds the PMU" "$CPUSTAT"
-	grep -aqF -- "${hint#*PMU}" "$CPUSTAT"
+	wide=$(mandoc -Tascii -O width=1000 "$MAN" | sed 's/.\x08//g')
+	for hint in "fewer events in a set, or --shared (counted in turns with the others, multiplexed), count beside them" \
+	    "without --exclusive, cpustat counts beside them"; do
+		grep -qF "cpustat: $hint" <<<"$wide" || fail "hint not documented: $hint"
+		grep -aqF -- "$hint" "$CPUSTAT" || fail "hint not in the program: $hint"
+	done
+	# The library's causes, as the page shows them.
+	for cause in "and others hold them: " "holding the whole PMU of cpu" \
+	    "counters free, and " \
+	    "the kernel's NMI watchdog keeps one on every CPU (kernel.nmi_watchdog is 1; sysctl kernel.nmi_watchdog=0 frees it)"; do
+		grep -qF -- "$cause" <<<"$wide" || fail "cause not documented: $cause"
+		grep -aqF -- "$cause" "$CPUSTAT" || fail "cause not the library's: $cause"
+	done
 	grep -qF -- "-DCPCTOOLS_CPUSTAT_NAME=cpc-cpustat" <<<"$text"
 }
 
