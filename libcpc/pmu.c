@@ -210,6 +210,35 @@ cpclib_pmu_attr_field(const char *name)
 	return NULL;
 }
 
+/*
+ * Counters that libpfm4's models leave out of their counts: every ARMv7
+ * and ARMv8 PMU has a cycle counter of its own (PMCCNTR) besides the
+ * event counters that libpfm4 counts, as the kernel's "N counters
+ * available" at boot shows (6 event counters and it on a Cortex-A57).
+ */
+static const struct {
+	const char *pfm_prefix;
+	uint_t fixed;
+} uncounted_fixed[] = {
+	{ "arm_", 1 },
+};
+
+/* The model's fixed-function counters, those it leaves out included. */
+static uint_t
+fixed_counters(const pfm_pmu_info_t *info)
+{
+	size_t i;
+
+	if (info->num_fixed_cntrs > 0)
+		return (uint_t)info->num_fixed_cntrs;
+	for (i = 0; i < sizeof(uncounted_fixed) / sizeof(uncounted_fixed[0]);
+	     i++)
+		if (strncmp(info->name, uncounted_fixed[i].pfm_prefix,
+			strlen(uncounted_fixed[i].pfm_prefix)) == 0)
+			return uncounted_fixed[i].fixed;
+	return 0;
+}
+
 /* The libpfm4 core PMU that describes this CPU model, or -1. */
 static int
 find_pfm_core_pmu(pfm_pmu_info_t *info)
@@ -259,9 +288,9 @@ cpclib_pmu_detect(cpc_t *cpc)
 	cpc->pfm_pmu = find_pfm_core_pmu(&info);
 	if (cpc->pfm_pmu >= 0) {
 		model = info.desc;
-		counters = (uint_t)(info.num_cntrs + info.num_fixed_cntrs);
 		cpc->hw_general = (uint_t)info.num_cntrs;
-		cpc->hw_fixed = (uint_t)info.num_fixed_cntrs;
+		cpc->hw_fixed = fixed_counters(&info);
+		counters = cpc->hw_general + cpc->hw_fixed;
 	}
 	cpc->attr_names = arch_attrs(cpc, cpc->pfm_pmu >= 0 ? &info : NULL);
 	if (cpc->pmu_name[0] != '\0') {

@@ -6,12 +6,15 @@
  * before, during and after ours, neither fail nor disturb a per-LWP set,
  * which counts its write(2) calls exactly throughout.
  *
- * Where a hardware PMU is present, a CPU binding of a hardware event takes
- * the CPU's PMU: a second such binding fails with EAGAIN and leaves the
- * caller's affinity alone, CPC_BIND_SHARED binds beside it, and a thread
- * of ours counting that event on that CPU runs less than it is enabled.
- * Without one (these VMs) that part says so and is proved by the QEMU
- * suite (tests/hw).
+ * Where a hardware PMU is present, a CPU binding of a hardware event holds
+ * the counters it needs (pinned): a second one binds beside it, and one
+ * with CPC_BIND_EXCLUSIVE, which wants the whole PMU, fails with EAGAIN,
+ * leaves the caller's affinity alone and tells the error handler why
+ * (CPC_COUNTERS_HELD). A CPC_BIND_EXCLUSIVE binding holds the whole PMU:
+ * every other binding of a hardware event fails so, and CPC_BIND_SHARED
+ * binds beside it. The two flags together are EINVAL. Without a PMU
+ * (these VMs) that part says so and is proved by the QEMU suite
+ * (tests/hw).
  *
  * The other process is a forked child that binds the CPU through its own
  * handle, says so through a pipe, then waits for the pipe to close.
@@ -187,38 +190,89 @@ pmu_present(cpc_t *cpc)
 	return ok;
 }
 
-/* The PMU of HELD_CPU taken by another process. */
+/* What the error handler was told last. */
+static int held_subcode;
+static char held_text[512];
+
 static void
-hardware_takes_the_pmu(cpc_t *cpc)
+record_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	(void)fn;
+	held_subcode = subcode;
+	vsnprintf(held_text, sizeof(held_text), fmt, ap);
+}
+
+/*
+ * A bind of set on HELD_CPU with flags fails with EAGAIN, leaves the
+ * affinity as it was, and names the cause (want: a part of the text).
+ */
+static void
+refused_held(cpc_t *cpc, cpc_set_t *set, uint_t flags, const char *want)
+{
+	cpu_set_t before, after;
+
+	CHECK(sched_getaffinity(0, sizeof(before), &before) == 0);
+	held_subcode = 0;
+	held_text[0] = '\0';
+	errno = 0;
+	CHECK(cpc_bind_cpu(cpc, HELD_CPU, set, flags) == -1 && errno == EAGAIN);
+	CHECK(sched_getaffinity(0, sizeof(after), &after) == 0);
+	CHECK(CPU_EQUAL(&before, &after));
+	CHECK(held_subcode == CPC_COUNTERS_HELD);
+	if (strstr(held_text, want) == NULL)
+		fprintf(stderr, "told '%s', want '%s'\n", held_text, want);
+	CHECK(strstr(held_text, want) != NULL);
+}
+
+/* Whether a bind of set on HELD_CPU with flags succeeds; unbound after. */
+static bool
+binds(cpc_t *cpc, cpc_set_t *set, uint_t flags)
+{
+	if (cpc_bind_cpu(cpc, HELD_CPU, set, flags) != 0)
+		return false;
+	return cpc_unbind(cpc, set) == 0;
+}
+
+/* HELD_CPU's counters taken by another process, then its whole PMU. */
+static void
+hardware_holds(cpc_t *cpc)
 {
 	cpc_set_t *second =
 	    one_request_set(cpc, "PAPI_tot_ins", CPC_COUNT_USER);
-	cpc_set_t *shared =
-	    one_request_set(cpc, "PAPI_tot_ins", CPC_COUNT_USER);
-	cpu_set_t before, after;
 	struct holder h;
 	int err;
+	char cause[64];
 
+	CHECK(cpc_bind_cpu(cpc, HELD_CPU, second,
+		  CPC_BIND_SHARED | CPC_BIND_EXCLUSIVE) == -1 &&
+	    errno == EINVAL);
 	if ((err = start_holder(&h, "PAPI_tot_ins", 0)) != 0) {
-		/* Someone outside the test (the NMI watchdog) holds it. */
-		printf("note: cpu%d's PMU cannot be held here (%s); the "
+		/* Someone outside the test holds every counter. */
+		printf("note: cpu%d's counters cannot be held here (%s); the "
 		       "hardware checks are left to the QEMU suite\n",
 		    HELD_CPU, strerror(err));
 		stop_holder(&h);
 		return;
 	}
-	CHECK(sched_getaffinity(0, sizeof(before), &before) == 0);
-	errno = 0;
-	CHECK(cpc_bind_cpu(cpc, HELD_CPU, second, 0) == -1 && errno == EAGAIN);
-	CHECK(sched_getaffinity(0, sizeof(after), &after) == 0);
-	CHECK(CPU_EQUAL(&before, &after));
-	CHECK(cpc_bind_cpu(cpc, HELD_CPU, shared, CPC_BIND_SHARED) == 0);
-	CHECK(cpc_unbind(cpc, shared) == 0);
+	(void)cpc_seterrhndlr(cpc, record_errhndlr);
+	/* Pinned beside pinned; the whole PMU is not to be had. */
+	CHECK(binds(cpc, second, 0));
+	snprintf(
+	    cause, sizeof(cause), "holding the whole PMU of cpu%d", HELD_CPU);
+	refused_held(cpc, second, CPC_BIND_EXCLUSIVE, cause);
 	stop_holder(&h);
-	CHECK(cpc_bind_cpu(cpc, HELD_CPU, second, 0) == 0);
-	CHECK(cpc_unbind(cpc, second) == 0);
-	printf("hardware events: a second holder of cpu%d refused with "
-	       "EAGAIN, a shared binding made beside it\n",
+	/* Held whole: nothing else goes on, but a shared binding is made. */
+	CHECK(start_holder(&h, "PAPI_tot_ins", CPC_BIND_EXCLUSIVE) == 0);
+	refused_held(cpc, second, 0, "the set needs 1 hardware counter of");
+	refused_held(cpc, second, CPC_BIND_EXCLUSIVE, cause);
+	CHECK(binds(cpc, second, CPC_BIND_SHARED));
+	stop_holder(&h);
+	CHECK(binds(cpc, second, CPC_BIND_EXCLUSIVE));
+	(void)cpc_seterrhndlr(cpc, NULL);
+	printf("hardware events: a binding of cpu%d's counters beside "
+	       "another; the whole PMU refused beside it with EAGAIN and "
+	       "its cause; held whole, everything but a shared binding "
+	       "refused\n",
 	    HELD_CPU);
 }
 
@@ -234,7 +288,7 @@ main(void)
 		SKIP("cpc_open: %s", strerror(errno));
 	software_excludes_nobody(cpc);
 	if (pmu_present(cpc))
-		hardware_takes_the_pmu(cpc);
+		hardware_holds(cpc);
 	else
 		printf("note: no hardware PMU here (%s): the hardware "
 		       "exclusivity checks run in the QEMU suite, tests/hw\n",
