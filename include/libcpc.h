@@ -235,6 +235,22 @@ int cpc_set_times(
 const char *cpc_pmu_name(cpc_t *cpc);
 
 /*
+ * The kernel's core PMUs, in CPU order (Linux extension): most machines
+ * have one; a hybrid CPU (Intel's P- and E-cores, Arm big.LITTLE) has one
+ * per core type, each counting on its own CPUs only. cpc_core_pmu gives
+ * the name of the i-th (NULL past the last) and, in *cpus if not NULL,
+ * its CPUs as the kernel lists them ("0-15"; "" for every CPU). There, an
+ * event named without a PMU counts on each core PMU that has it, summed,
+ * and cpc_buf_get_part gives request index's part counted on core PMU
+ * core (with one core PMU, its whole value): 0, or -1 with EINVAL (no
+ * such request or core PMU) or ENOENT (a request that counts on no core
+ * PMU: a software event, a tracepoint).
+ */
+const char *cpc_core_pmu(cpc_t *cpc, int i, const char **cpus);
+int cpc_buf_get_part(
+    cpc_t *cpc, cpc_buf_t *buf, int index, int core, uint64_t *val);
+
+/*
  * Sets that take turns on one LWP or CPU, with no event lost between
  * turns. A set bound with CPC_BIND_STANDBY (cpc_bind_pctx, cpc_bind_cpu)
  * has its counters open but not counting. cpc_set_switch starts `to`, a
@@ -342,6 +358,15 @@ int cpc_set_ring_pages(cpc_t *cpc, cpc_set_t *set, size_t pages);
 struct perf_event_attr;
 int cpc_set_request_attr(
     cpc_t *cpc, cpc_set_t *set, int index, struct perf_event_attr *attr);
+/*
+ * cpc_set_request_attr_core: on a hybrid CPU, a request counted on each
+ * core PMU (cpc_core_pmu), for which cpc_set_request_attr gives ENOTSUP,
+ * has one event per core PMU: the attr of the one on core PMU core, or -1
+ * with ENOENT where that PMU has no such event. ENOTSUP for a request that
+ * is not one event per core PMU; otherwise as cpc_set_request_attr.
+ */
+int cpc_set_request_attr_core(cpc_t *cpc, cpc_set_t *set, int index, int core,
+    struct perf_event_attr *attr);
 
 /*
  * cpc_tick_of gives the tick that cpc_buf_tick gives a sample of a thread

@@ -265,8 +265,7 @@ cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	if (set->read_each) {
 		if (cpclib_set_read(set) != 0)
 			return -1;
-	} else if (ioctl(set->fds[0], PERF_EVENT_IOC_RESET,
-		       PERF_IOC_FLAG_GROUP) != 0)
+	} else if (cpclib_group_ioctl(set, PERF_EVENT_IOC_RESET) != 0)
 		return -1;
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].start = set->reqs[i].preset;

@@ -1,13 +1,32 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sample buffers: one 64-bit value per request, plus the sample time and
- * the virtualized tick.
+ * the virtualized tick; on a machine with several core PMUs, each
+ * request's part counted on each of them after the values.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpc_impl.h"
+
+/* After the values: per request, whether it counts on core PMUs. */
+static unsigned char *
+parted(cpc_buf_t *buf)
+{
+	return (unsigned char *)(buf->data + buf->nvalues);
+}
+
+static bool
+counts_on_cores(const cpc_t *cpc, const struct cpc_request *req)
+{
+	int t;
+
+	for (t = 0; req->enc.hardware && t < req->enc.nterms; t++)
+		if (cpclib_core_of_attr(cpc, &req->enc.term[t].attr) >= 0)
+			return true;
+	return false;
+}
 
 cpc_buf_t *
 cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
@@ -19,20 +38,29 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 		errno = EINVAL;
 		return NULL;
 	}
-	buf = calloc(1, sizeof(*buf) + (size_t)set->nreqs * sizeof(uint64_t));
+	int ncore = cpc->ncore > 1 ? cpc->ncore : 0;
+	int nvalues = set->nreqs * (1 + ncore);
+
+	buf = calloc(1,
+	    sizeof(*buf) + (size_t)nvalues * sizeof(uint64_t) +
+		(size_t)set->nreqs);
 	if (buf == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	buf->cpc = cpc;
 	buf->nreqs = set->nreqs;
+	buf->ncore = ncore;
+	buf->nvalues = nvalues;
 	/*
 	 * Written now, not left to calloc's fresh pages: a sample into it
 	 * must not fault after its read, or a page-fault counter would
 	 * count that fault in the caller's interval.
 	 */
-	for (i = 0; i < buf->nreqs; i++)
+	for (i = 0; i < buf->nvalues; i++)
 		((volatile uint64_t *)buf->data)[i] = 0;
+	for (i = 0; i < buf->nreqs; i++)
+		parted(buf)[i] = counts_on_cores(cpc, &set->reqs[i]);
 	LIST_INSERT_HEAD(&cpc->bufs, buf, link);
 	return buf;
 }
@@ -66,6 +94,25 @@ cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val)
 	return 0;
 }
 
+int
+cpc_buf_get_part(cpc_t *cpc, cpc_buf_t *buf, int index, int core, uint64_t *val)
+{
+	if (buf == NULL || buf->cpc != cpc || val == NULL || index < 0 ||
+	    index >= buf->nreqs || core < 0 ||
+	    core >= (buf->ncore > 0 ? buf->ncore : 1) || core >= cpc->ncore) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!parted(buf)[index]) {
+		errno = ENOENT;
+		return -1;
+	}
+	*val = buf->ncore > 0 ?
+	    buf->data[buf->nreqs + index * buf->ncore + core] :
+	    buf->data[index];
+	return 0;
+}
+
 hrtime_t
 cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf)
 {
@@ -92,9 +139,9 @@ cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 	int i;
 
 	(void)cpc;
-	if (ds->nreqs != a->nreqs || a->nreqs != b->nreqs)
+	if (ds->nvalues != a->nvalues || a->nvalues != b->nvalues)
 		return;
-	for (i = 0; i < ds->nreqs; i++)
+	for (i = 0; i < ds->nvalues; i++)
 		ds->data[i] = a->data[i] - b->data[i];
 	ds->tick = a->tick - b->tick;
 	ds->hrtime = later(a->hrtime, b->hrtime);
@@ -106,9 +153,9 @@ cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b)
 	int i;
 
 	(void)cpc;
-	if (ds->nreqs != a->nreqs || a->nreqs != b->nreqs)
+	if (ds->nvalues != a->nvalues || a->nvalues != b->nvalues)
 		return;
-	for (i = 0; i < ds->nreqs; i++)
+	for (i = 0; i < ds->nvalues; i++)
 		ds->data[i] = a->data[i] + b->data[i];
 	ds->tick = a->tick + b->tick;
 	ds->hrtime = later(a->hrtime, b->hrtime);
@@ -118,9 +165,9 @@ void
 cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src)
 {
 	(void)cpc;
-	if (ds->nreqs != src->nreqs)
+	if (ds->nvalues != src->nvalues)
 		return;
-	memcpy(ds->data, src->data, (size_t)ds->nreqs * sizeof(uint64_t));
+	memcpy(ds->data, src->data, (size_t)ds->nvalues * sizeof(uint64_t));
 	ds->hrtime = src->hrtime;
 	ds->tick = src->tick;
 }
@@ -129,7 +176,7 @@ void
 cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf)
 {
 	(void)cpc;
-	memset(buf->data, 0, (size_t)buf->nreqs * sizeof(uint64_t));
+	memset(buf->data, 0, (size_t)buf->nvalues * sizeof(uint64_t));
 	buf->hrtime = 0;
 	buf->tick = 0;
 }

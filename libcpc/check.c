@@ -39,8 +39,7 @@ bad_attribute(cpc_t *cpc, const struct cpc_request *req,
 
 		if (strcmp(a->ca_name, "picnum") == 0)
 			continue;
-		if (cpc->pmu_type < 0 ||
-		    attr->type != (uint32_t)cpc->pmu_type) {
+		if (cpclib_core_of_type(cpc, attr->type) < 0) {
 			cpclib_err(cpc, fn, CPC_ATTRIBUTE_OUT_OF_RANGE,
 			    "%s: %s=%#" PRIx64 " is a hardware event attribute "
 			    "(a field of the core PMU's event select), and %s "
@@ -78,6 +77,31 @@ subcode_of(int err)
 	}
 }
 
+/*
+ * Whether some event of a request counts on cpuid's core PMU, on a hybrid
+ * CPU; said if none does.
+ */
+static bool
+on_cpu_core(cpc_t *cpc, const struct cpc_request *req, int cpuid)
+{
+	int t, c = cpclib_core_of_cpu(cpc, cpuid), core;
+	char where[256];
+
+	if (cpuid < 0 || cpc->ncore < 2 || !req->enc.hardware)
+		return true;
+	for (t = 0; t < req->enc.nterms; t++)
+		if ((core = cpclib_core_of_attr(cpc, &req->enc.term[t].attr)) <
+			0 ||
+		    core == c)
+			return true;
+	cpclib_request_cores(cpc, req, where, sizeof(where));
+	cpclib_err(cpc, fn, CPC_INVALID_EVENT,
+	    "%s: the core PMU of cpu%d (%s) has no such event; it counts on "
+	    "%s only\n",
+	    req->event, cpuid, c >= 0 ? cpc->core[c].name : "none", where);
+	return false;
+}
+
 /* 0 if the request can count; -1, reported, if not. */
 static int
 check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
@@ -95,8 +119,15 @@ check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
 		    req->event, req->enc.nterms);
 		return -1;
 	}
+	if (!on_cpu_core(cpc, req, cpuid))
+		return -1;
 	for (t = 0; t < req->enc.nterms; t++) {
 		cpclib_request_to_attr(req, t, &attr);
+		if (cpuid >= 0 && cpc->ncore > 1 &&
+		    cpclib_core_of_attr(cpc, &attr) >= 0 &&
+		    cpclib_core_of_attr(cpc, &attr) !=
+			cpclib_core_of_cpu(cpc, cpuid))
+			continue; /* another core type's: not opened there */
 		if (cpclib_attr_apply(cpc, req, &attr) != 0) {
 			bad_attribute(cpc, req, &attr);
 			return -1;
@@ -126,21 +157,24 @@ close_all(int *fds, int n)
 }
 
 /*
- * Whether the set's hardware events fit the PMU together: opened as one
- * group with the leader enabled and counting nothing, where the driver
- * checks every member (see group.c).
+ * Whether the hardware events of one group (key k of cpclib_group_layout)
+ * fit the PMU together: opened as one group with the leader enabled and
+ * counting nothing, where the driver checks every member (see group.c).
  */
 static int
-check_hardware_fit(cpc_t *cpc, const cpc_set_t *set, int cpuid, int hw)
+check_hardware_fit(
+    cpc_t *cpc, const cpc_set_t *set, int cpuid, const int *key, int k)
 {
 	struct perf_event_attr attr;
-	int fds[hw], n = 0, i, t, rc = 0;
+	int fds[CPC_MAX_TERMS * set->nreqs], n = 0, i, t, e = 0, rc = 0;
 	pid_t pid = cpuid >= 0 ? -1 : 0;
 
 	for (i = 0; i < set->nreqs; i++) {
 		const struct cpc_request *req = &set->reqs[i];
 
-		for (t = 0; req->enc.hardware && t < req->enc.nterms; t++) {
+		for (t = 0; t < req->enc.nterms; t++, e++) {
+			if (!req->enc.hardware || key[e] != k)
+				continue;
 			cpclib_request_to_attr(req, t, &attr);
 			(void)cpclib_attr_apply(cpc, req, &attr);
 			attr.exclude_user = attr.exclude_kernel = 1;
@@ -156,7 +190,7 @@ check_hardware_fit(cpc_t *cpc, const cpc_set_t *set, int cpuid, int hw)
 				    "the set's %d hardware events do not fit "
 				    "the PMU's counters together; put some in "
 				    "another set (another -c)\n",
-				    req->event, hw);
+				    req->event, n + 1);
 				rc = -1;
 			}
 			close_all(fds, n);
@@ -168,21 +202,25 @@ check_hardware_fit(cpc_t *cpc, const cpc_set_t *set, int cpuid, int hw)
 }
 
 /*
- * The whole set opened at once, as its bind opens it: what only shows
- * together, such as more breakpoints than the CPU has debug registers.
+ * One group of the set opened at once, as its bind opens it: what only
+ * shows together, such as more breakpoints than the CPU has debug
+ * registers.
  */
 static int
-check_together(cpc_t *cpc, const cpc_set_t *set, int cpuid, int nevents)
+check_together(
+    cpc_t *cpc, const cpc_set_t *set, int cpuid, const int *key, int k)
 {
 	struct perf_event_attr attr;
 	char why[EV_WHY_LEN];
-	int fds[nevents], n = 0, i, t, err;
+	int fds[CPC_MAX_TERMS * set->nreqs], n = 0, i, t, e = 0, err;
 	pid_t pid = cpuid >= 0 ? -1 : 0;
 
 	for (i = 0; i < set->nreqs; i++) {
 		const struct cpc_request *req = &set->reqs[i];
 
-		for (t = 0; t < req->enc.nterms; t++) {
+		for (t = 0; t < req->enc.nterms; t++, e++) {
+			if (key[e] != k)
+				continue;
 			cpclib_request_to_attr(req, t, &attr);
 			(void)cpclib_attr_apply(cpc, req, &attr);
 			attr.disabled = n == 0;
@@ -207,19 +245,37 @@ check_together(cpc_t *cpc, const cpc_set_t *set, int cpuid, int nevents)
 	return 0;
 }
 
+/* Each group of the set, as its bind on cpuid (-1: a thread) makes it. */
 static int
-check_group(cpc_t *cpc, const cpc_set_t *set, int cpuid)
+check_group(cpc_t *cpc, cpc_set_t *set, int cpuid)
 {
-	int i, hw = 0, nevents = 0;
+	int nevents = 0, i, t, e, k, hw, n;
 
-	for (i = 0; i < set->nreqs; i++) {
+	for (i = 0; i < set->nreqs; i++)
 		nevents += set->reqs[i].enc.nterms;
-		if (set->reqs[i].enc.hardware)
-			hw += set->reqs[i].enc.nterms;
+	if (nevents < 2)
+		return 0;
+	{
+		int key[nevents];
+
+		(void)cpclib_group_layout(cpc, set, cpuid, key);
+		for (k = 0; k <= CPC_MAX_CORE_PMUS; k++) {
+			for (i = e = hw = n = 0; i < set->nreqs; i++)
+				for (t = 0; t < set->reqs[i].enc.nterms;
+				     t++, e++)
+					if (key[e] == k) {
+						n++;
+						hw += set->reqs[i].enc.hardware;
+					}
+			if ((hw >= 2 &&
+				check_hardware_fit(cpc, set, cpuid, key, k) !=
+				    0) ||
+			    (n >= 2 &&
+				check_together(cpc, set, cpuid, key, k) != 0))
+				return -1;
+		}
 	}
-	if (hw >= 2 && check_hardware_fit(cpc, set, cpuid, hw) != 0)
-		return -1;
-	return nevents >= 2 ? check_together(cpc, set, cpuid, nevents) : 0;
+	return 0;
 }
 
 int

@@ -94,8 +94,19 @@ struct __cpc_set {
 	bool asks_overflow; /* a request asks for overflow */
 	bool prepared;	    /* checked and laid out: group.c */
 	bool fits;	    /* the PMU takes the group whole */
-	int nevents;	    /* perf events: a request has 1 or 2 */
-	int *fds;	    /* per event; fds[0] leads the group */
+	int nevents;	    /* perf events: a request has one or more */
+	int *fds;	    /* per event; -1 for one not opened */
+	/*
+	 * The perf groups of a binding (group.c): per event, its group's
+	 * key (-1: not opened on this binding); the leaders, the first of
+	 * them leading the only group but where a thread counts on several
+	 * core PMUs, or a CPU's core PMU lacks some of the set's events.
+	 */
+	int *group_key;
+	int *leaders;
+	int nleaders;
+	bool scatter;	    /* read group by group: see sample.c */
+	uint64_t *groupbuf; /* one group's read */
 	pid_t tid;	    /* LWP the set counts */
 	int cpu;	    /* CPU for CPU binds */
 	pid_t binder;	    /* thread that called cpc_bind_cpu */
@@ -120,10 +131,16 @@ struct __cpc_set {
 	int read_stride;		     /* words per event in readbuf */
 };
 
+/*
+ * A buffer holds a value per request, then, on a machine with several
+ * core PMUs, each request's part counted on each of them (buf.c).
+ */
 struct __cpc_buf {
 	cpc_t *cpc;
 	LIST_ENTRY(__cpc_buf) link;
 	int nreqs;
+	int ncore;   /* parts per request: 0, or the core PMUs */
+	int nvalues; /* values and parts */
 	hrtime_t hrtime;
 	uint64_t tick;
 	uint64_t data[];
@@ -147,6 +164,22 @@ struct cpc_catalog {
 	int nalloc;
 };
 
+/*
+ * A core PMU of the kernel's (corepmu.c): most machines have one, hybrid
+ * CPUs one per core type, each counting on its own CPUs only.
+ */
+#define CPC_MAX_CORE_PMUS 8
+struct cpc_core_pmu {
+	char name[64];
+	char cpulist[128]; /* its cpus file; "" when it counts on every CPU */
+	cpu_set_t cpus;
+	int type;	 /* its perf type */
+	int pfm_pmu;	 /* libpfm4's model of it, or -1 */
+	char model[128]; /* that model's description, or "" */
+	uint_t general;	 /* its counters, 0: not known */
+	uint_t fixed;	 /* its fixed-function counters */
+};
+
 /* Whether a set's hardware requests fit the PMU together, remembered. */
 #define CPC_FITS_CACHE 8
 struct cpc_fits {
@@ -160,11 +193,12 @@ struct __cpc {
 	LIST_HEAD(, __cpc_buf) bufs;
 	cpc_errhndlr_t *errfn;
 	uint_t npic;
-	uint_t hw_general; /* the core PMU's counters, 0: not known */
-	uint_t hw_fixed;   /* its fixed-function counters */
 	char cciname[CPC_MAX_IMPL_NAME];
 	char cpuref[CPC_MAX_CPUREF];
-	char pmu_name[64];	       /* empty: no hardware PMU */
+	struct cpc_core_pmu core[CPC_MAX_CORE_PMUS];
+	int ncore;		       /* 0: no hardware PMU */
+	int extended_type;	       /* see hybrid.c: -1 not asked yet */
+	char pmu_name[64];	       /* the first core PMU's, or empty */
 	int pmu_type;		       /* perf type of that PMU */
 	int pfm_pmu;		       /* libpfm4 core PMU id, or -1 */
 	const char *const *attr_names; /* attribute names offered */
@@ -194,6 +228,22 @@ void cpclib_request_to_attr(
     const struct cpc_request *req, int t, struct perf_event_attr *attr);
 const char *cpclib_event_desc(cpc_t *cpc, const char *name);
 
+/* sysroot.c: where the PMUs are described; a recorded tree for tests */
+void cpclib_set_sysfs_root(const char *root, int extended_hw_type);
+int cpclib_recorded_extended_type(void);
+bool cpclib_sysfs_recorded(void);
+bool cpclib_pmu_path(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* corepmu.c */
+void cpclib_core_pmus_detect(cpc_t *cpc);
+int cpclib_core_of_cpu(const cpc_t *cpc, int cpu);
+int cpclib_core_of_type(const cpc_t *cpc, uint32_t type);
+int cpclib_core_of_attr(const cpc_t *cpc, const struct perf_event_attr *attr);
+int cpclib_pfm_present(void);
+void cpclib_request_cores(
+    const cpc_t *cpc, const struct cpc_request *req, char *buf, size_t len);
+
 /* pmu.c */
 /* An attribute: bits of one config word of the core PMU's encoding. */
 struct cpc_attr_field {
@@ -222,6 +272,8 @@ uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
 
 /* group.c */
+int cpclib_group_layout(
+    const cpc_t *cpc, const cpc_set_t *set, int cpu, int *key);
 int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);
 void cpclib_group_close(cpc_set_t *set);

@@ -250,6 +250,7 @@ resolve_forms(cpc_t *cpc, const char *name, struct ev_result *r)
 
 	if (cpclib_resolve_breakpoint(name, r) ||
 	    cpclib_resolve_probe(cpc, name, r) ||
+	    cpclib_resolve_core_generic(cpc, name, r) ||
 	    cpclib_resolve_pmu_terms(cpc, name, r) ||
 	    cpclib_resolve_legacy(cpc, name, r) ||
 	    cpclib_resolve_solaris(cpc, name, r, cpclib_event_view))
@@ -328,6 +329,10 @@ classify(cpc_t *cpc, const char *name, struct ev_result *r)
 			return;
 		composite = strcmp(r->kind, "generic") == 0 ||
 		    strcmp(r->kind, "ultrasparc") == 0;
+		if (!composite)
+			cpclib_spread_over_cores(cpc, name, r);
+		if (r->status != CPC_EVENT_COUNTABLE)
+			return;
 	}
 	if (r->hardware && cpc->pmu_name[0] == '\0') {
 		ev_fail(r, CPC_EVENT_NO_PMU,
@@ -336,8 +341,12 @@ classify(cpc_t *cpc, const char *name, struct ev_result *r)
 		    "virtual PMU?)");
 		return;
 	}
-	/* Tracepoints were asked once per handle; composites, per part. */
-	if (!composite && strcmp(r->kind, "tracepoint") != 0)
+	/*
+	 * Tracepoints were asked once per handle; composites, per part; a
+	 * recorded machine's events (the unit tests') cannot be asked.
+	 */
+	if (!composite && strcmp(r->kind, "tracepoint") != 0 &&
+	    !(r->hardware && cpclib_sysfs_recorded()))
 		probe(cpc, name, r);
 }
 
@@ -643,9 +652,8 @@ cpclib_attr_apply(
 		a = &req->attrs[i];
 		if (strcmp(a->ca_name, "picnum") == 0)
 			continue;
-		/* Only the core PMU's own encodings have these fields. */
-		if (cpc->pmu_type < 0 ||
-		    attr->type != (uint32_t)cpc->pmu_type ||
+		/* Only the core PMUs' own encodings have these fields. */
+		if (cpclib_core_of_type(cpc, attr->type) < 0 ||
 		    (f = cpclib_pmu_attr_field(a->ca_name)) == NULL ||
 		    !cpclib_deposit(f->config, f->mask, a->ca_val, attr))
 			return CPC_ATTRIBUTE_OUT_OF_RANGE;

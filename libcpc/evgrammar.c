@@ -360,8 +360,7 @@ bool
 cpclib_type_is_core(const cpc_t *cpc, uint32_t type)
 {
 	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE ||
-	    type == PERF_TYPE_RAW ||
-	    (cpc->pmu_type >= 0 && type == (uint32_t)cpc->pmu_type);
+	    type == PERF_TYPE_RAW || cpclib_core_of_type(cpc, type) >= 0;
 }
 
 /* perf's rNNNN: a raw hexadecimal code for the core PMU. */

@@ -172,6 +172,18 @@ bool cpclib_resolve_pmu_alias(
     cpc_t *cpc, const char *name, struct ev_result *r);
 bool cpclib_sysfs_format_bit(
     const struct sysfs_pmu *pmu, const char *fmt, int *word, uint64_t *mask);
+bool cpclib_sysfs_alias_attr(const struct sysfs_pmu *pmu, const char *alias,
+    struct perf_event_attr *attr);
+
+/* hybrid.c: events named without a PMU, on every core PMU. */
+void cpclib_spread_over_cores(
+    cpc_t *cpc, const char *name, struct ev_result *r);
+bool cpclib_resolve_core_generic(
+    cpc_t *cpc, const char *name, struct ev_result *r);
+
+/* corepmu.c: what a name lacks on some core PMUs, in its note. */
+void cpclib_note_missing_cores(
+    const cpc_t *cpc, const bool *has, struct ev_result *r);
 
 /* tracefs.c: tracepoints. */
 bool cpclib_looks_like_tracepoint(const char *name);

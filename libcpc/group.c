@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The perf group of a bound set: one perf event per request (two for a
- * derived preset), in request order, the first leading, opened on a thread
- * or on a CPU and read with one read(). Counting needs nothing more. A set
+ * The perf group of a bound set: one perf event per request (several for
+ * a derived preset, or for an event counted on each core PMU), in request
+ * order, the first leading, opened on a thread or on a CPU and read with
+ * one read(). Counting needs nothing more. Where a thread counts on
+ * several core PMUs (a hybrid CPU), an event of one cannot be in a group
+ * of another's, and software events in a group of one would count only
+ * while the thread runs on its cores: the set is then a group per core
+ * PMU and one of its software events, all read at each sample. A set
  * whose requests ask for overflow notification or buffering is handed to
  * overflow.c; that is known from its requests, before the group opens.
  *
@@ -70,21 +75,97 @@ check_requests(cpc_t *cpc, const cpc_set_t *set, const char *fn)
 static int
 layout_events(cpc_set_t *set)
 {
-	int i, n = 0, *fds;
+	int i, n = 0, *fds, *keys, *leaders;
 
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].first_event = n;
 		n += set->reqs[i].enc.nterms;
 	}
-	if ((fds = reallocarray(set->fds, (size_t)n, sizeof(int))) == NULL) {
+	if ((fds = reallocarray(set->fds, (size_t)n, sizeof(int))) != NULL)
+		set->fds = fds;
+	if ((keys = reallocarray(set->group_key, (size_t)n, sizeof(int))) !=
+	    NULL)
+		set->group_key = keys;
+	if ((leaders = reallocarray(set->leaders, (size_t)n, sizeof(int))) !=
+	    NULL)
+		set->leaders = leaders;
+	if (fds == NULL || keys == NULL || leaders == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
-	set->fds = fds;
 	set->nevents = n;
 	for (i = 0; i < n; i++)
 		set->fds[i] = -1;
 	return 0;
+}
+
+/* The group key of event e (request i, term t): see cpclib_group_layout. */
+static int
+event_key(const cpc_t *cpc, const struct cpc_request *req, int t, int cpu)
+{
+	int core = cpclib_core_of_attr(cpc, &req->enc.term[t].attr);
+
+	if (cpc->ncore < 2 || core < 0)
+		return 0;
+	if (cpu >= 0)
+		return core == cpclib_core_of_cpu(cpc, cpu) ? 0 : -1;
+	return core + 1;
+}
+
+/*
+ * The groups of a binding on cpu (-1: a thread's), in key, one per event:
+ * 0 for all, but where there are several core PMUs. A thread's set is then
+ * one group of its software events (0) and one per core PMU (its index +
+ * 1); a CPU's, one group of its software events and its core PMU's
+ * events (0), and -1 for the events of the other core PMUs, which cannot
+ * count there. Returns how many groups.
+ */
+int
+cpclib_group_layout(const cpc_t *cpc, const cpc_set_t *set, int cpu, int *key)
+{
+	bool seen[CPC_MAX_CORE_PMUS + 1] = { false };
+	int i, t, e = 0, n = 0;
+
+	for (i = 0; i < set->nreqs; i++)
+		for (t = 0; t < set->reqs[i].enc.nterms; t++, e++) {
+			key[e] = event_key(cpc, &set->reqs[i], t, cpu);
+			if (key[e] >= 0 && !seen[key[e]]) {
+				seen[key[e]] = true;
+				n++;
+			}
+		}
+	return n;
+}
+
+/* The leaders of a binding's groups, each its key's first event. */
+static void
+find_leaders(cpc_t *cpc, cpc_set_t *set, int cpu)
+{
+	bool seen[CPC_MAX_CORE_PMUS + 1] = { false };
+	int e;
+
+	(void)cpclib_group_layout(cpc, set, cpu, set->group_key);
+	set->nleaders = 0;
+	for (e = 0; e < set->nevents; e++)
+		if (set->group_key[e] >= 0 && !seen[set->group_key[e]]) {
+			seen[set->group_key[e]] = true;
+			set->leaders[set->nleaders++] = e;
+		}
+	set->scatter = set->nleaders > 1;
+	for (e = 0; e < set->nevents; e++)
+		set->scatter |= set->group_key[e] < 0;
+}
+
+/* The leader of event e's group. */
+static int
+leader_of(const cpc_set_t *set, int e)
+{
+	int l;
+
+	for (l = 0; l < set->nleaders; l++)
+		if (set->group_key[set->leaders[l]] == set->group_key[e])
+			return set->leaders[l];
+	return -1;
 }
 
 /*
@@ -96,22 +177,27 @@ static int
 size_readbuf(cpc_set_t *set)
 {
 	size_t need;
-	uint64_t *readbuf;
+	uint64_t *readbuf, *groupbuf;
 
 	/* Per event: value and id, and lost samples where those are read. */
 	set->read_stride = set->lost_format ? 3 : 2;
 	need = (3 + (size_t)set->read_stride * (size_t)set->nevents) *
 	    sizeof(uint64_t);
 
-	if (set->readbuf != NULL && set->readbuf_len == need)
+	if (set->readbuf != NULL && set->groupbuf != NULL &&
+	    set->readbuf_len == need)
 		return 0;
-	if ((readbuf = realloc(set->readbuf, need)) == NULL) {
+	if ((readbuf = realloc(set->readbuf, need)) != NULL)
+		set->readbuf = readbuf;
+	if ((groupbuf = realloc(set->groupbuf, need)) != NULL)
+		set->groupbuf = groupbuf;
+	if (readbuf == NULL || groupbuf == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
 	/* Touched now: a sample must not fault in its pages after its read. */
 	memset(readbuf, 0, need);
-	set->readbuf = readbuf;
+	memset(groupbuf, 0, need);
 	set->readbuf_len = need;
 	return 0;
 }
@@ -145,26 +231,20 @@ starts_disabled(const cpc_set_t *set)
 	return set->nevents > 1 && !set->target_held;
 }
 
-/*
- * Whether the PMU can schedule the set's hardware requests together.
- * The group is opened with its leader disabled, and some drivers
- * (armv8_pmuv3's validate_group) leave a disabled leader out when they
- * check that a new member fits: a group one counter too big then opens
- * and never runs. So a group of two or more hardware events is first
- * opened once on the calling thread with its leader enabled and counting
- * nothing (every mode excluded), where the driver checks every member.
- */
+/* Whether the events of one group (key k) fit together. */
 static bool
-group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
+key_fits(cpc_t *cpc, const cpc_set_t *set, const int *key, int k)
 {
 	struct perf_event_attr attr;
 	const struct cpc_request *req;
-	int fds[set->nevents], n = 0, i, t;
+	int fds[set->nevents], n = 0, i, t, e = 0;
 	bool fits = true;
 
 	for (i = 0; i < set->nreqs && fits; i++) {
 		req = &set->reqs[i];
-		for (t = 0; t < req->enc.nterms; t++) {
+		for (t = 0; t < req->enc.nterms; t++, e++) {
+			if (key[e] != k)
+				continue;
 			cpclib_request_to_attr(req, t, &attr);
 			if (cpclib_attr_apply(cpc, req, &attr) != 0)
 				goto done; /* the real open reports it */
@@ -182,6 +262,28 @@ group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
 done:
 	while (n-- > 0)
 		close(fds[n]);
+	return fits;
+}
+
+/*
+ * Whether the PMU can schedule the set's hardware requests together.
+ * The group is opened with its leader disabled, and some drivers
+ * (armv8_pmuv3's validate_group) leave a disabled leader out when they
+ * check that a new member fits: a group one counter too big then opens
+ * and never runs. So a group of two or more hardware events is first
+ * opened once on the calling thread with its leader enabled and counting
+ * nothing (every mode excluded), where the driver checks every member:
+ * each group of a thread's, where it has one per core PMU.
+ */
+static bool
+group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
+{
+	int key[set->nevents], k;
+	bool fits = true;
+
+	(void)cpclib_group_layout(cpc, set, -1, key);
+	for (k = 0; k <= CPC_MAX_CORE_PMUS && fits; k++)
+		fits = key_fits(cpc, set, key, k);
 	return fits;
 }
 
@@ -269,26 +371,28 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
     bool inherit, const char *fn)
 {
 	struct cpc_request *req = &set->reqs[i];
-	int e = req->first_event + t,
-	    group = inherit || e == 0 ? -1 : set->fds[0];
+	int e = req->first_event + t, leader = leader_of(set, e),
+	    group = inherit || leader == e ? -1 : set->fds[leader];
 	struct perf_event_attr attr;
 	bool explained = false;
 	int subcode;
 
+	if (leader < 0)
+		return 0; /* not on this CPU's core PMU */
 	cpclib_request_to_attr(req, t, &attr);
 	if ((subcode = cpclib_attr_apply(cpc, req, &attr)) != 0) {
 		cpclib_err_subcode(cpc, fn, subcode);
 		errno = EINVAL;
 		return -1;
 	}
-	if (e == 0 && set->hold != CPC_HOLD_NONE) {
+	if (leader == e && set->hold != CPC_HOLD_NONE) {
 		attr.pinned = 1;
 		attr.exclusive = set->hold == CPC_HOLD_EXCLUSIVE;
 	}
 	if (inherit) {
 		attr.inherit = 1;
 		attr.read_format &= ~(uint64_t)PERF_FORMAT_GROUP;
-	} else if (e == 0 && starts_disabled(set)) {
+	} else if (leader == e && starts_disabled(set)) {
 		/*
 		 * Members that join a group whose leader already counts are
 		 * not scheduled until the context is next rescheduled (a CPU
@@ -308,6 +412,48 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 			cpclib_report_open_error(cpc, fn, req, e, pid);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * A request none of whose events can count on cpu (a CPU binding on a
+ * hybrid CPU, of an event its core type lacks): said, ENOENT.
+ */
+static int
+check_on_cpu(cpc_t *cpc, const cpc_set_t *set, int cpu, const char *fn)
+{
+	const struct cpc_request *req;
+	int i, t, on, c = cpclib_core_of_cpu(cpc, cpu);
+	char where[256];
+
+	for (i = 0; cpu >= 0 && i < set->nreqs; i++) {
+		req = &set->reqs[i];
+		for (t = on = 0; t < req->enc.nterms; t++)
+			on += set->group_key[req->first_event + t] >= 0;
+		if (on > 0)
+			continue;
+		cpclib_request_cores(cpc, req, where, sizeof(where));
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
+		    "%s: the core PMU of cpu%d (%s) has no such event; it "
+		    "counts on %s only\n",
+		    req->event, cpu, c >= 0 ? cpc->core[c].name : "none",
+		    where);
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+/* Start every group whole: members first, each leader last. */
+static int
+enable_leaders(const cpc_set_t *set)
+{
+	int l;
+
+	for (l = 0; l < set->nleaders; l++)
+		if (ioctl(set->fds[set->leaders[l]], PERF_EVENT_IOC_ENABLE,
+			0) != 0)
+			return -1;
 	return 0;
 }
 
@@ -352,12 +498,24 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 	}
 	set->read_each = inherit;
 	set->sampling = set->asks_overflow;
+	find_leaders(cpc, set, cpu);
+	if (check_on_cpu(cpc, set, cpu, fn) != 0)
+		return -1;
+	if (set->sampling && set->scatter) {
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
+		    "a set that asks for overflow counts on one core PMU of "
+		    "this hybrid CPU in one group: name its PMU, as in "
+		    "%s/cycles/, and leave software events out\n",
+		    cpc->core[0].name);
+		errno = EINVAL;
+		return -1;
+	}
 	if (set->sampling && cpclib_ovf_prepare(cpc, set, pid, inherit) != 0)
 		return -1;
 	if (open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
 	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
 	    (!inherit && starts_disabled(set) && !set->standby &&
-		ioctl(set->fds[0], PERF_EVENT_IOC_ENABLE, 0) != 0))
+		enable_leaders(set) != 0))
 		goto fail;
 	set->enabled_ns = set->running_ns = 0;
 	set->enabled_base = set->running_base = 0;
@@ -412,7 +570,8 @@ cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn)
 int
 cpclib_group_on_pmu(cpc_set_t *set)
 {
-	ssize_t n = read(set->fds[0], set->readbuf, set->readbuf_len);
+	ssize_t n =
+	    read(set->fds[set->leaders[0]], set->groupbuf, set->readbuf_len);
 
 	if (n > 0)
 		return 0;
@@ -437,12 +596,18 @@ cpclib_group_close(cpc_set_t *set)
 }
 
 /*
- * Start or stop a group through its leader alone: the members stay
- * enabled, and they count exactly while the leader does.
+ * Start or stop the groups through their leaders alone: the members stay
+ * enabled, and they count exactly while their leader does.
  */
 int
 cpclib_group_leader(cpc_set_t *set, bool on)
 {
-	return ioctl(set->fds[0],
-	    on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	int l;
+
+	for (l = 0; l < set->nleaders; l++)
+		if (ioctl(set->fds[set->leaders[l]],
+			on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
+			0) != 0)
+			return -1;
+	return 0;
 }

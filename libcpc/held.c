@@ -85,18 +85,20 @@ counters_needed(const cpc_set_t *set)
 	return n;
 }
 
-/* "7 (6 general, 1 fixed)", or "an unknown number" of counters. */
+/* "7 (6 general, 1 fixed)", or "an unknown number": cpu's counters. */
 static void
-cpu_counters(const cpc_t *cpc, char *buf, size_t len)
+cpu_counters(const cpc_t *cpc, int cpu, char *buf, size_t len)
 {
-	if (cpc->hw_general == 0)
+	int c = cpclib_core_of_cpu(cpc, cpu);
+	const struct cpc_core_pmu *p = c >= 0 ? &cpc->core[c] : NULL;
+
+	if (p == NULL || p->general == 0)
 		snprintf(buf, len, "an unknown number");
-	else if (cpc->hw_fixed == 0)
-		snprintf(buf, len, "%u", cpc->hw_general);
+	else if (p->fixed == 0)
+		snprintf(buf, len, "%u", p->general);
 	else
 		snprintf(buf, len, "%u (%u general, %u fixed)",
-		    cpc->hw_general + cpc->hw_fixed, cpc->hw_general,
-		    cpc->hw_fixed);
+		    p->general + p->fixed, p->general, p->fixed);
 }
 
 /* Who holds the counters, as far as it is known. */
@@ -130,7 +132,7 @@ cpclib_report_held(cpc_t *cpc, const cpc_set_t *set, int cpu)
 	char has[64];
 	int need = counters_needed(set);
 
-	cpu_counters(cpc, has, sizeof(has));
+	cpu_counters(cpc, cpu, has, sizeof(has));
 	if (set->hold == CPC_HOLD_EXCLUSIVE)
 		cpclib_err(cpc, "cpc_bind_cpu", CPC_COUNTERS_HELD,
 		    "holding the whole PMU of cpu%d needs all its %s counters "

@@ -9,7 +9,8 @@
 #include "cpc_impl.h"
 
 /*
- * Apply an ioctl to every counter of a set. Inheriting sets are not one
+ * Apply an ioctl to every counter of a set (every group of it, where it
+ * has several: see group.c). Inheriting sets are not one
  * perf group (the kernel reads inherited groups badly on old kernels), so
  * their counters are reached one by one. A group is enabled members
  * first, leader last: enabling it through the leader with
@@ -20,12 +21,18 @@
 int
 cpclib_group_ioctl(cpc_set_t *set, unsigned long request)
 {
-	int e;
+	int e, l;
 
+	for (l = 0; !set->read_each && request != PERF_EVENT_IOC_ENABLE &&
+	     l < set->nleaders;
+	     l++)
+		if (ioctl(set->fds[set->leaders[l]], request,
+			PERF_IOC_FLAG_GROUP) != 0)
+			return -1;
 	if (!set->read_each && request != PERF_EVENT_IOC_ENABLE)
-		return ioctl(set->fds[0], request, PERF_IOC_FLAG_GROUP);
+		return 0;
 	for (e = set->nevents - 1; e >= 0; e--)
-		if (ioctl(set->fds[e], request, 0) != 0)
+		if (set->fds[e] >= 0 && ioctl(set->fds[e], request, 0) != 0)
 			return -1;
 	return 0;
 }

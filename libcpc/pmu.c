@@ -4,7 +4,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,20 +16,7 @@
 
 #include "cpc_impl.h"
 
-#define PMU_SYSFS "/sys/bus/event_source/devices"
-#define MIN_NPIC  8
-
-/* sysfs names of PMUs that count CPU core events. */
-static const char *const core_pmu_patterns[] = {
-	"cpu",
-	"cpu_core",
-	"cpu_atom",
-	"armv8_*",
-	"armv7_*",
-	"arm_*",
-	"riscv-pmu*",
-	"cpum_cf",
-};
+#define MIN_NPIC 8
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CPC_X86_ATTRS 1
@@ -80,65 +66,23 @@ cpclib_dummy_attr(struct perf_event_attr *attr)
 	attr->disabled = 1;
 }
 
-static bool
-is_core_pmu(const char *name)
-{
-	size_t i;
-
-	for (i = 0;
-	     i < sizeof(core_pmu_patterns) / sizeof(core_pmu_patterns[0]); i++)
-		if (fnmatch(core_pmu_patterns[i], name, 0) == 0)
-			return true;
-	return false;
-}
-
-static int
-read_pmu_type(const char *name)
-{
-	char path[512];
-	FILE *f;
-	int type = -1;
-
-	snprintf(path, sizeof(path), PMU_SYSFS "/%s/type", name);
-	if ((f = fopen(path, "r")) == NULL)
-		return -1;
-	if (fscanf(f, "%d", &type) != 1)
-		type = -1;
-	fclose(f);
-	return type;
-}
-
 /*
- * Find the kernel's core PMU in sysfs; never assume its type number.
- * Its name goes to name (empty when there is none); returns its type or -1.
+ * The first core PMU's name, read afresh: the attribute fields are the
+ * library's, not a handle's (see load_sysfs_formats).
  */
-static int
-kernel_pmu(char *name, size_t len)
+#ifndef CPC_X86_ATTRS
+static bool
+first_core_pmu(char *name, size_t len)
 {
-	DIR *d;
-	struct dirent *de;
-	int type = -1;
+	cpc_t probe = { 0 };
 
-	name[0] = '\0';
-	if ((d = opendir(PMU_SYSFS)) == NULL)
-		return -1;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || !is_core_pmu(de->d_name))
-			continue;
-		if ((type = read_pmu_type(de->d_name)) < 0)
-			continue;
-		strlcpy(name, de->d_name, len);
-		break;
-	}
-	closedir(d);
-	return type;
+	cpclib_core_pmus_detect(&probe);
+	if (probe.ncore == 0)
+		return false;
+	strlcpy(name, probe.core[0].name, len);
+	return true;
 }
-
-static void
-find_kernel_pmu(cpc_t *cpc)
-{
-	cpc->pmu_type = kernel_pmu(cpc->pmu_name, sizeof(cpc->pmu_name));
-}
+#endif
 
 #ifndef CPC_X86_ATTRS
 static void
@@ -151,18 +95,17 @@ load_sysfs_formats(void)
 	FILE *fp;
 	int i;
 
-	if (kernel_pmu(pmu, sizeof(pmu)) < 0)
-		return;
-	snprintf(path, sizeof(path), PMU_SYSFS "/%s/format", pmu);
-	if ((d = opendir(path)) == NULL)
+	if (!first_core_pmu(pmu, sizeof(pmu)) ||
+	    !cpclib_pmu_path(path, sizeof(path), "/%s/format", pmu) ||
+	    (d = opendir(path)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL && nsysfs_fields < MAX_FORMATS) {
 		if (de->d_name[0] == '.' || strcmp(de->d_name, "event") == 0 ||
 		    strlen(de->d_name) >= sizeof(sysfs_names[0]))
 			continue;
-		snprintf(path, sizeof(path), PMU_SYSFS "/%s/format/%s", pmu,
-		    de->d_name);
-		if ((fp = fopen(path, "r")) == NULL)
+		if (!cpclib_pmu_path(
+			path, sizeof(path), "/%s/format/%s", pmu, de->d_name) ||
+		    (fp = fopen(path, "re")) == NULL)
 			continue;
 		if (fgets(text, sizeof(text), fp) != NULL &&
 		    cpclib_sysfs_format(text, &f.config, &f.mask)) {
@@ -210,52 +153,6 @@ cpclib_pmu_attr_field(const char *name)
 	return NULL;
 }
 
-/*
- * Counters that libpfm4's models leave out of their counts: every ARMv7
- * and ARMv8 PMU has a cycle counter of its own (PMCCNTR) besides the
- * event counters that libpfm4 counts, as the kernel's "N counters
- * available" at boot shows (6 event counters and it on a Cortex-A57).
- */
-static const struct {
-	const char *pfm_prefix;
-	uint_t fixed;
-} uncounted_fixed[] = {
-	{ "arm_", 1 },
-};
-
-/* The model's fixed-function counters, those it leaves out included. */
-static uint_t
-fixed_counters(const pfm_pmu_info_t *info)
-{
-	size_t i;
-
-	if (info->num_fixed_cntrs > 0)
-		return (uint_t)info->num_fixed_cntrs;
-	for (i = 0; i < sizeof(uncounted_fixed) / sizeof(uncounted_fixed[0]);
-	     i++)
-		if (strncmp(info->name, uncounted_fixed[i].pfm_prefix,
-			strlen(uncounted_fixed[i].pfm_prefix)) == 0)
-			return uncounted_fixed[i].fixed;
-	return 0;
-}
-
-/* The libpfm4 core PMU that describes this CPU model, or -1. */
-static int
-find_pfm_core_pmu(pfm_pmu_info_t *info)
-{
-	pfm_pmu_t p;
-
-	for (p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
-		memset(info, 0, sizeof(*info));
-		info->size = sizeof(*info);
-		if (pfm_get_pmu_info(p, info) != PFM_SUCCESS)
-			continue;
-		if (info->is_present && info->type == PFM_PMU_TYPE_CORE)
-			return (int)p;
-	}
-	return -1;
-}
-
 /* The attribute names this machine offers (info: its libpfm4 PMU). */
 static const char *const *
 arch_attrs(const cpc_t *cpc, const pfm_pmu_info_t *info)
@@ -277,28 +174,67 @@ arch_attrs(const cpc_t *cpc, const pfm_pmu_info_t *info)
 #endif
 }
 
+/* "ARM Cortex A57 (Linux perf_event PMU 'armv8_pmuv3')", and the like. */
+static void
+name_interface(cpc_t *cpc, const char *model)
+{
+	char pmus[CPC_MAX_IMPL_NAME];
+	const struct cpc_core_pmu *p;
+	int i;
+
+	if (cpc->ncore == 1) {
+		snprintf(cpc->cciname, sizeof(cpc->cciname),
+		    "%s (Linux perf_event PMU '%s')", model, cpc->pmu_name);
+		return;
+	}
+	pmus[0] = '\0';
+	for (i = 0; i < cpc->ncore; i++) {
+		p = &cpc->core[i];
+		snprintf(pmus + strlen(pmus), sizeof(pmus) - strlen(pmus),
+		    "%s'%s' on CPUs %s%s%s", i > 0 ? ", " : "", p->name,
+		    p->cpulist, p->model[0] != '\0' ? ": " : "", p->model);
+	}
+	snprintf(cpc->cciname, sizeof(cpc->cciname),
+	    "%d core types (Linux perf_event PMUs %s)", cpc->ncore, pmus);
+}
+
 void
 cpclib_pmu_detect(cpc_t *cpc)
 {
 	pfm_pmu_info_t info;
 	uint_t counters = 0;
 	const char *model = "this CPU";
+	int i;
 
-	find_kernel_pmu(cpc);
-	cpc->pfm_pmu = find_pfm_core_pmu(&info);
+	cpclib_core_pmus_detect(cpc);
+	cpc->extended_type = -1;
+	cpc->pmu_name[0] = '\0';
+	cpc->pmu_type = -1;
+	cpc->pfm_pmu = -1;
+	if (cpc->ncore > 0) {
+		strlcpy(
+		    cpc->pmu_name, cpc->core[0].name, sizeof(cpc->pmu_name));
+		cpc->pmu_type = cpc->core[0].type;
+		cpc->pfm_pmu = cpc->core[0].pfm_pmu;
+	} else {
+		/* The CPU's names are known even where none can count. */
+		cpc->pfm_pmu = cpclib_pfm_present();
+	}
+	for (i = 0; i < cpc->ncore; i++)
+		if (cpc->core[i].general + cpc->core[i].fixed > counters)
+			counters = cpc->core[i].general + cpc->core[i].fixed;
 	if (cpc->pfm_pmu >= 0) {
-		model = info.desc;
-		cpc->hw_general = (uint_t)info.num_cntrs;
-		cpc->hw_fixed = fixed_counters(&info);
-		counters = cpc->hw_general + cpc->hw_fixed;
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info((pfm_pmu_t)cpc->pfm_pmu, &info) ==
+		    PFM_SUCCESS)
+			model = info.desc;
 	}
 	cpc->attr_names = arch_attrs(cpc, cpc->pfm_pmu >= 0 ? &info : NULL);
-	if (cpc->pmu_name[0] != '\0') {
-		snprintf(cpc->cciname, sizeof(cpc->cciname),
-		    "%s (Linux perf_event PMU '%s')", model, cpc->pmu_name);
+	if (cpc->ncore > 0) {
+		name_interface(cpc, model);
 	} else {
 		counters = 0;
-		cpc->hw_general = cpc->hw_fixed = 0;
 		snprintf(cpc->cciname, sizeof(cpc->cciname),
 		    "%s: no hardware PMU in this kernel "
 		    "(software events and tracepoints only)",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Sampling: one read() of the group leader gives every count of a set.
+ * Sampling: one read() of the group leader gives every count of a set
+ * (one per group, where a set has several: group.c).
  */
 #include <errno.h>
 #include <string.h>
@@ -46,6 +47,82 @@ read_members(cpc_set_t *set, bool groups_of_one)
 }
 
 /*
+ * Read group l of a set that has several, or events not opened, into
+ * readbuf: its events' values in their places; its times. False, errno
+ * EIO, for a group the kernel put in error state or took apart.
+ */
+static bool
+read_group(cpc_set_t *set, int l, uint64_t *enabled, uint64_t *running)
+{
+	int leader = set->leaders[l], key = set->group_key[leader];
+	int stride = set->read_stride, e, k = 0;
+	ssize_t n = read(set->fds[leader], set->groupbuf, set->readbuf_len);
+
+	if (n <= 0) {
+		if (n == 0)
+			errno = EIO;
+		return false;
+	}
+	for (e = leader; e < set->nevents; e++) {
+		if (set->group_key[e] != key)
+			continue;
+		if ((size_t)n <
+		    (3 + (size_t)stride * (size_t)(k + 1)) * sizeof(uint64_t)) {
+			errno = EIO;
+			return false;
+		}
+		memcpy(&set->readbuf[3 + stride * e],
+		    &set->groupbuf[3 + stride * k],
+		    (size_t)stride * sizeof(uint64_t));
+		k++;
+	}
+	*enabled = set->groupbuf[1];
+	*running = set->groupbuf[2];
+	if ((uint64_t)k != set->groupbuf[0]) {
+		errno = EIO;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A set of several groups: a thread's on a hybrid CPU, one per core PMU
+ * (its index + 1) and one of its software events (0). Each group was
+ * enabled as long as the others; the hardware counted while the thread
+ * ran on some core, each core PMU's group while on its own, so the set's
+ * running time is theirs summed. A set of software events alone ran all
+ * its enabled time. Events not opened (another core PMU's, on a CPU)
+ * count 0.
+ */
+static int
+read_scattered(cpc_set_t *set)
+{
+	uint64_t enabled = 0, running = 0, en, ru, hw_running = 0;
+	bool hardware = false;
+	int l;
+
+	memset(set->readbuf, 0, set->readbuf_len);
+	for (l = 0; l < set->nleaders; l++) {
+		if (!read_group(set, l, &en, &ru))
+			return -1;
+		if (en > enabled)
+			enabled = en;
+		if (set->group_key[set->leaders[l]] > 0) {
+			hardware = true;
+			hw_running += ru;
+		} else {
+			running = ru;
+		}
+	}
+	if (hardware)
+		running = hw_running < enabled ? hw_running : enabled;
+	set->readbuf[0] = (uint64_t)set->nevents;
+	set->readbuf[1] = enabled;
+	set->readbuf[2] = running;
+	return 0;
+}
+
+/*
  * Read every count of a bound set into its readbuf. A group's layout: nr,
  * enabled, running, then per event value and id (and lost samples, for
  * sets that buffer overflow records).
@@ -57,6 +134,8 @@ cpclib_set_read(cpc_set_t *set)
 
 	if (set->read_each)
 		return read_members(set, false);
+	if (set->scatter)
+		return read_scattered(set);
 	n = read(set->fds[0], set->readbuf, set->readbuf_len);
 	if (n == 0) {
 		/* A group the kernel put in error state: not counted. */
@@ -93,6 +172,27 @@ cpclib_read_value(const cpc_set_t *set, int i)
 	return v;
 }
 
+/*
+ * Request i's parts in the last read, each core PMU's (parts, ncore of
+ * them): what its events on that PMU counted, weighed as in its value.
+ */
+static void
+read_parts(const cpc_set_t *set, int i, uint64_t *parts, int ncore)
+{
+	const struct cpc_request *req = &set->reqs[i];
+	const uint64_t *value =
+	    &set->readbuf[3 + set->read_stride * req->first_event];
+	int t, c;
+
+	memset(parts, 0, (size_t)ncore * sizeof(uint64_t));
+	for (t = 0; t < req->enc.nterms; t++)
+		if ((c = cpclib_core_of_attr(
+			 set->cpc, &req->enc.term[t].attr)) >= 0 &&
+		    c < ncore)
+			parts[c] += (uint64_t)(int64_t)req->enc.term[t].sign *
+			    value[set->read_stride * t];
+}
+
 /* Samples of request i the kernel had no ring room for, last read. */
 uint64_t
 cpclib_read_lost(const cpc_set_t *set, int i)
@@ -124,6 +224,9 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	for (i = 0; i < set->nreqs; i++)
 		buf->data[i] = set->reqs[i].start +
 		    (cpclib_read_value(set, i) - set->reqs[i].base);
+	for (i = 0; buf->ncore > 0 && i < set->nreqs; i++)
+		read_parts(set, i, &buf->data[buf->nreqs + i * buf->ncore],
+		    buf->ncore);
 	buf->hrtime = cpclib_gethrtime();
 	buf->tick = cpclib_tick_of(cpc, set->enabled_ns);
 	return 0;

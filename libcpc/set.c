@@ -50,7 +50,10 @@ cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 		request_free(&set->reqs[i]);
 	free(set->reqs);
 	free(set->fds);
+	free(set->group_key);
+	free(set->leaders);
 	free(set->readbuf);
+	free(set->groupbuf);
 	free(set);
 	return 0;
 }

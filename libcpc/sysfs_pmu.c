@@ -33,7 +33,7 @@ read_line(const char *path, char *buf, size_t len)
 	FILE *f;
 	char *nl;
 
-	if ((f = fopen(path, "r")) == NULL)
+	if ((f = fopen(path, "re")) == NULL)
 		return NULL;
 	if (fgets(buf, (int)len, f) == NULL) {
 		fclose(f);
@@ -184,13 +184,14 @@ read_pmus(void)
 
 	if ((pmus = calloc(1, sizeof(*pmus))) == NULL)
 		return NULL;
-	if ((d = opendir(PMU_SYSFS)) == NULL)
+	if (!cpclib_pmu_path(dir, sizeof(dir), "%s", "") ||
+	    (d = opendir(dir)) == NULL)
 		return pmus;
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' ||
-		    strlen(de->d_name) >= sizeof(p->name))
+		    strlen(de->d_name) >= sizeof(p->name) ||
+		    !cpclib_pmu_path(dir, sizeof(dir), "/%s", de->d_name))
 			continue;
-		snprintf(dir, sizeof(dir), PMU_SYSFS "/%s", de->d_name);
 		snprintf(path, sizeof(path), "%s/type", dir);
 		if (read_line(path, text, sizeof(text)) == NULL)
 			continue;
@@ -542,6 +543,63 @@ cpclib_resolve_pmu_terms(cpc_t *cpc, const char *name, struct ev_result *r)
 	return true;
 }
 
+/* The attributes of a PMU's event named alias; false if it has none. */
+bool
+cpclib_sysfs_alias_attr(const struct sysfs_pmu *pmu, const char *alias,
+    struct perf_event_attr *attr)
+{
+	const struct sysfs_alias *a = find_alias(pmu, alias);
+	struct ev_result scratch;
+
+	if (a == NULL)
+		return false;
+	ev_result_init(&scratch);
+	return apply_terms(pmu, a->terms, attr, 0, &scratch) == 0;
+}
+
+/*
+ * An event that core PMUs name alike (inst_retired on each core type of
+ * an Arm big.LITTLE): one per core PMU that has it, summed.
+ */
+static void
+core_alias(cpc_t *cpc, const char *name, struct ev_result *r)
+{
+	const struct sysfs_pmu *pmu, *first = NULL;
+	struct cpc_event_term *t;
+	bool has[CPC_MAX_CORE_PMUS] = { false };
+	int i;
+
+	for (i = 0; i < cpc->ncore; i++) {
+		if ((pmu = cpclib_sysfs_pmu(cpc, cpc->core[i].name)) == NULL ||
+		    find_alias(pmu, name) == NULL)
+			continue;
+		if ((t = ev_add_term(r, (uint32_t)pmu->type, 0, 1)) == NULL ||
+		    !cpclib_sysfs_alias_attr(pmu, name, &t->attr))
+			return;
+		has[i] = true;
+		if (first == NULL)
+			first = pmu;
+	}
+	if (first == NULL)
+		return;
+	pmu_event(cpc, first, r);
+	ev_desc(r, "event of each core PMU that names it, summed");
+	cpclib_note_missing_cores(cpc, has, r);
+}
+
+/* Whether every PMU that names alias is a core PMU. */
+static bool
+only_cores_name(cpc_t *cpc, const struct sysfs_pmus *pmus, const char *name)
+{
+	int i;
+
+	for (i = 0; i < pmus->npmu; i++)
+		if (find_alias(&pmus->pmu[i], name) != NULL &&
+		    cpclib_core_of_type(cpc, (uint32_t)pmus->pmu[i].type) < 0)
+			return false;
+	return true;
+}
+
 /* An event a PMU names in sysfs, without the PMU: tsc for msr/tsc/. */
 bool
 cpclib_resolve_pmu_alias(cpc_t *cpc, const char *name, struct ev_result *r)
@@ -562,6 +620,10 @@ cpclib_resolve_pmu_alias(cpc_t *cpc, const char *name, struct ev_result *r)
 	}
 	if (matches == 0)
 		return false;
+	if (cpc->ncore > 1 && only_cores_name(cpc, pmus, name)) {
+		core_alias(cpc, name, r);
+		return true;
+	}
 	if (matches > 1) {
 		r->kind = "pmu";
 		ev_fail(r, CPC_EVENT_UNSUPPORTED,
