@@ -69,14 +69,19 @@ struct cpustat {
 	bool write_failed; /* said once, run stopped */
 };
 
-/* cpustat_opts.c: false when the run is over, with *status to exit with. */
+/*
+ * cpustat_opts.c: the command line (false when the run is over, with
+ * *status to exit with), and libcpc's errors.
+ */
 bool cpustat_options(struct cpustat *cs, int argc, char **argv, int *status);
 
 /*
- * cpustat_cpu.c: library errors; permission problems and the counters a
- * CPU could not have get cpustat's own line and hint instead.
+ * Library errors; permission problems get cpustat's own hint instead, and
+ * why a CPU could not be bound is kept, per thread, for that CPU's line.
  */
 void cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
+const char *cpustat_bind_why(void);
+void cpustat_bind_why_clear(void);
 
 /*
  * cpustat_cpu.c: the threads; sleeping until a sample time (true when the

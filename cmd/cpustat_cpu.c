@@ -179,29 +179,6 @@ sysctl_int(const char *path, int fallback)
 	return v;
 }
 
-/*
- * Why this thread's CPU could not have the counters it asked for, as
- * libcpc said it (CPC_COUNTERS_HELD): kept for the CPU's one line.
- */
-static __thread char held_why[512];
-
-void
-cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
-{
-	size_t n;
-
-	if (subcode == CPC_ATTR_REQUIRES_PRIVILEGE)
-		return;
-	if (subcode != CPC_COUNTERS_HELD) {
-		diag_errhndlr(fn, subcode, fmt, ap);
-		return;
-	}
-	vsnprintf(held_why, sizeof(held_why), fmt, ap);
-	n = strlen(held_why);
-	if (n > 0 && held_why[n - 1] == '\n')
-		held_why[n - 1] = '\0';
-}
-
 /* What the user can do about a CPU that cannot be bound, said once. */
 static void
 hint_cpu_error(struct cpustat *cs, int err)
@@ -232,12 +209,16 @@ report_cpu_error(struct cpu_worker *w)
 	struct cpustat *cs = w->cs;
 	int err = errno;
 
+	const char *why = cpustat_bind_why();
+
 	pthread_mutex_lock(&cs->out_lock);
-	if (err == EAGAIN && held_why[0] != '\0')
-		diag(NULL, "cpu%d - %s: %s\n", w->cpu, strerror(err), held_why);
+	if (err == EAGAIN && why[0] != '\0')
+		diag(NULL, "cpu%d - %s: %s\n", w->cpu, strerror(err), why);
+	else if (why[0] != '\0')
+		diag(NULL, "cpu%d - %s\n", w->cpu, why);
 	else
 		diag(NULL, "cpu%d - %s\n", w->cpu, strerror(err));
-	held_why[0] = '\0';
+	cpustat_bind_why_clear();
 	hint_cpu_error(cs, err);
 	pthread_mutex_unlock(&cs->out_lock);
 	w->status = 3;

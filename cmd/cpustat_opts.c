@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmdline.h"
 #include "cpus.h"
@@ -72,6 +73,45 @@ usage(FILE *out)
 	    "\n"
 	    "\tUse cputrack(1) to monitor per-process statistics.\n",
 	    p, p, CPC_TICKREG_NAME);
+}
+
+/*
+ * Why this thread's CPU could not be bound, as libcpc said it: the
+ * counters it needs are held (CPC_COUNTERS_HELD), or the core PMU of a
+ * hybrid CPU's core type has no such event (CPC_INVALID_EVENT). Kept for
+ * the CPU's one line.
+ */
+static __thread char bind_why[512];
+
+void
+cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (subcode == CPC_ATTR_REQUIRES_PRIVILEGE)
+		return;
+	if (subcode != CPC_COUNTERS_HELD &&
+	    (subcode != CPC_INVALID_EVENT || fn == NULL ||
+		strcmp(fn, "cpc_bind_cpu") != 0)) {
+		diag_errhndlr(fn, subcode, fmt, ap);
+		return;
+	}
+	vsnprintf(bind_why, sizeof(bind_why), fmt, ap);
+	n = strlen(bind_why);
+	if (n > 0 && bind_why[n - 1] == '\n')
+		bind_why[n - 1] = '\0';
+}
+
+const char *
+cpustat_bind_why(void)
+{
+	return bind_why;
+}
+
+void
+cpustat_bind_why_clear(void)
+{
+	bind_why[0] = '\0';
 }
 
 /* A finite decimal number of seconds, wholly consumed, >= min_secs. */

@@ -61,15 +61,29 @@ struct bthread {
 
 RB_HEAD(bproc_tree, bproc);
 
+/*
+ * A set's counters as the engine counts them: one per request, or on a
+ * hybrid CPU one per core PMU of each request counted on them (their
+ * parts), each with its request and core PMU (-1: of every CPU).
+ */
+struct counter_map {
+	int n;
+	int *req;
+	int *core;
+	bool parted; /* not one counter per request, in order */
+};
+
 struct bpf_track {
 	struct cputrack *ct;
 	struct bpfeng *eng;
 	struct bproc_tree procs;
 	int current; /* the set counting now */
 	hrtime_t tick_when;
-	uint64_t *zeros;	 /* a set's values at an LWP's start */
-	int most;		 /* requests of the largest set */
-	struct bthread **ticked; /* a tick's rows, put in order */
+	uint64_t *zeros;	  /* a set's values at an LWP's start */
+	int most;		  /* values of the largest set */
+	struct counter_map *maps; /* per set */
+	uint64_t *values;	  /* a set's values, from its counters */
+	struct bthread **ticked;  /* a tick's rows, put in order */
 	size_t nticked, room;
 	int sigfd, timerfd;
 	bool begun; /* the title is out */
@@ -210,6 +224,31 @@ set_times_of(const struct bpfeng_set_counts *sc)
 	return (struct set_times) { bpfeng_enabled_ns(sc), sc->running_ns };
 }
 
+/*
+ * Set s's values (and parts: spec.h) from what its counters counted: the
+ * same where each request has one counter, else each request's counters
+ * summed, each its core PMU's part.
+ */
+static const uint64_t *
+values_of(struct bpf_track *bt, int s, const struct bpfeng_set_counts *sc)
+{
+	const struct counter_map *m = &bt->maps[s];
+	const struct spec *spec = setgrp_spec(bt->ct->specs, s);
+	int c, r;
+
+	if (!m->parted)
+		return sc->values;
+	memset(bt->values, 0, (size_t)spec_nvalues(spec) * sizeof(uint64_t));
+	for (c = 0; c < m->n; c++) {
+		r = m->req[c];
+		bt->values[r] += sc->values[c];
+		if (m->core[c] >= 0 && spec->nparts > 0)
+			bt->values[spec->nreqs + r * spec->nparts +
+			    m->core[c]] = sc->values[c];
+	}
+	return bt->values;
+}
+
 /* Every set that counted for the LWP takes its final counts. */
 static void
 sample_final(struct bpf_track *bt, struct bthread *t,
@@ -224,8 +263,8 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
 			continue;
 		times = set_times_of(sc);
-		setgrp_sample_counts(
-		    t->base.grp, s, sc->values, &times, (hrtime_t)when);
+		setgrp_sample_counts(t->base.grp, s, values_of(bt, s, sc),
+		    &times, (hrtime_t)when);
 	}
 }
 
@@ -532,34 +571,73 @@ request_refused(struct bpf_track *bt, const char *event, int err)
 		    bt->why, sizeof(bt->why), "'%s': %s", event, strerror(err));
 }
 
-/* Set s as the engine takes it: libcpc gives each request's attributes. */
+/*
+ * Request i's counters: its event, or on a hybrid CPU its event on each
+ * core PMU that has it. Appended to out (attrs, names, cores) and to the
+ * set's map; errno, and the reason said, on failure.
+ */
+static int
+request_counters(
+    struct bpf_track *bt, cpc_set_t *set, int s, int i, struct bpfeng_set *out)
+{
+	const struct spec *spec = setgrp_spec(bt->ct->specs, s);
+	struct perf_event_attr *attrs = (struct perf_event_attr *)out->attrs;
+	const char **names = (const char **)out->names;
+	int *cores = (int *)out->cores, k, n = out->nattrs;
+	struct counter_map *m = &bt->maps[s];
+
+	for (k = 0; spec->reqs[i].parted && k < spec->nparts; k++) {
+		if (cpc_set_request_attr_core(
+			bt->ct->cpc, set, i, k, &attrs[n]) != 0) {
+			if (errno == ENOENT)
+				continue; /* said: the spec's note */
+			return -1;
+		}
+		cores[n++] = k;
+	}
+	if (!spec->reqs[i].parted) {
+		if (cpc_set_request_attr(bt->ct->cpc, set, i, &attrs[n]) != 0)
+			return -1;
+		cores[n++] = -1;
+	}
+	for (k = out->nattrs; k < n; k++) {
+		names[k] = spec->reqs[i].event;
+		m->req[k] = i;
+		m->core[k] = cores[k];
+	}
+	m->parted |=
+	    n - out->nattrs != 1 || out->nattrs != i || cores[out->nattrs] >= 0;
+	out->nattrs = m->n = n;
+	return 0;
+}
+
+/* Set s as the engine takes it: libcpc gives each counter's attributes. */
 static int
 engine_set(struct bpf_track *bt, int s, struct bpfeng_set *out)
 {
 	const struct spec *spec = setgrp_spec(bt->ct->specs, s);
-	struct perf_event_attr *attrs;
-	const char **names;
-	cpc_set_t *set;
+	size_t most = (size_t)spec->nreqs * (size_t)(1 + spec->nparts);
+	struct counter_map *m = &bt->maps[s];
+	cpc_set_t *set = NULL;
 	int i, err = 0;
 
-	attrs = calloc((size_t)spec->nreqs, sizeof(*attrs));
-	names = calloc((size_t)spec->nreqs, sizeof(*names));
-	if (attrs == NULL || names == NULL ||
+	*out = (struct bpfeng_set) { calloc(most, sizeof(*out->attrs)),
+		calloc(most, sizeof(*out->names)), 0,
+		calloc(most, sizeof(*out->cores)) };
+	m->req = calloc(most, sizeof(int));
+	m->core = calloc(most, sizeof(int));
+	if (out->attrs == NULL || out->names == NULL || out->cores == NULL ||
+	    m->req == NULL || m->core == NULL ||
 	    (set = spec_build_set(bt->ct->cpc, spec)) == NULL) {
-		free(attrs);
-		free(names);
 		snprintf(bt->why, sizeof(bt->why), "no memory available");
 		return -1;
 	}
-	for (i = 0; i < spec->nreqs && err == 0; i++) {
-		names[i] = spec->reqs[i].event;
-		if (cpc_set_request_attr(bt->ct->cpc, set, i, &attrs[i]) != 0) {
+	for (i = 0; i < spec->nreqs && err == 0; i++)
+		if (request_counters(bt, set, s, i, out) != 0) {
 			err = errno;
-			request_refused(bt, names[i], err);
+			request_refused(bt, spec->reqs[i].event, err);
 		}
-	}
 	(void)cpc_set_destroy(bt->ct->cpc, set);
-	*out = (struct bpfeng_set) { attrs, names, spec->nreqs };
 	return err == 0 ? 0 : -1;
 }
 
@@ -571,6 +649,7 @@ sets_free(struct bpfeng_set *sets, int nsets)
 	for (s = 0; s < nsets; s++) {
 		free((void *)sets[s].attrs);
 		free((void *)sets[s].names);
+		free((void *)sets[s].cores);
 	}
 	free(sets);
 }
@@ -595,10 +674,12 @@ engine_open(struct bpf_track *bt, bool quiet)
 		return 2;
 	}
 	for (s = 0; s < n; s++)
-		if (setgrp_spec(ct->specs, s)->nreqs > most)
-			most = setgrp_spec(ct->specs, s)->nreqs;
+		if (spec_nvalues(setgrp_spec(ct->specs, s)) > most)
+			most = spec_nvalues(setgrp_spec(ct->specs, s));
 	bt->most = most;
-	if ((bt->zeros = calloc((size_t)most, sizeof(uint64_t))) == NULL) {
+	if ((bt->zeros = calloc((size_t)most, sizeof(uint64_t))) == NULL ||
+	    (bt->values = calloc((size_t)most, sizeof(uint64_t))) == NULL ||
+	    (bt->maps = calloc((size_t)n, sizeof(*bt->maps))) == NULL) {
 		free(sets);
 		snprintf(bt->why, sizeof(bt->why), "no memory available");
 		return 2;
@@ -621,6 +702,7 @@ static void
 track_free(struct bpf_track *bt)
 {
 	struct bproc *p, *next;
+	int s;
 
 	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
 		proc_free(bt, p);
@@ -633,6 +715,12 @@ track_free(struct bpf_track *bt)
 		close(bt->timerfd);
 	free(bt->ticked);
 	free(bt->zeros);
+	free(bt->values);
+	for (s = 0; bt->maps != NULL && s < setgrp_nsets(bt->ct->specs); s++) {
+		free(bt->maps[s].req);
+		free(bt->maps[s].core);
+	}
+	free(bt->maps);
 	free(bt);
 }
 
@@ -943,8 +1031,8 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 		return;
 	}
 	times = set_times_of(sc);
-	setgrp_sample_counts(
-	    t->base.grp, bt->current, sc->values, &times, bt->tick_when);
+	setgrp_sample_counts(t->base.grp, bt->current,
+	    values_of(bt, bt->current, sc), &times, bt->tick_when);
 	ticked_add(bt, t);
 }
 
@@ -999,7 +1087,7 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
 static void
 cgroup_row(struct bpf_track *bt, unsigned long intervals)
 {
-	int s = bt->current, n = setgrp_spec(bt->ct->specs, s)->nreqs, i;
+	int s = bt->current, n = spec_nvalues(setgrp_spec(bt->ct->specs, s)), i;
 	const struct set_counts *c;
 	struct set_times times = { 0, 0 };
 	struct bthread *t;

@@ -49,6 +49,10 @@
 
 #include "bpfeng_abi.h"
 
+#ifndef ENOENT
+#define ENOENT 2 /* <errno.h>'s, which BPF C has not */
+#endif
+
 /* The helpers used here are offered to GPL-compatible programs only. */
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -70,6 +74,11 @@ const volatile __u32 njoint;
 const volatile __u32 set_joint[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
 /* Bit c: counter c counts context switches in kernel mode. */
 const volatile __u64 switch_counters;
+/*
+ * A hybrid CPU's: a request is counted by a counter per core PMU, each
+ * opened on its own core type's CPUs only, so a CPU lacks the others'.
+ */
+const volatile bool sparse;
 const volatile bool follow_fork;
 const volatile bool follow_exec;
 /*
@@ -268,7 +277,9 @@ give_switch(struct bpfeng_thread *t, __u32 set)
 /*
  * Read set's counters on this CPU. With t, add what they counted since
  * the mark to t, but for the mark's switch if due (switch_share); with
- * rebase, make the readings the new mark.
+ * rebase, make the readings the new mark. The set's times are its first
+ * counter's on this CPU: its group's leader (on a hybrid CPU, the first
+ * of this core type's; the others' are not there, and are passed over).
  */
 static __always_inline int
 read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
@@ -277,6 +288,8 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 	struct bpf_perf_event_value v;
 	__u32 first, n, i;
 	__u64 slot, delta;
+	bool timed = false;
+	long err;
 
 	if (set >= BPFENG_MAX_SETS)
 		return -1;
@@ -284,13 +297,16 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 	n = set_nreqs[set];
 	slot = set_slot[set];
 	for (i = 0; i < BPFENG_MAX_SET_REQS && i < n; i++) {
-		if ((i == 0 ? read_counter(first, cpu, &v) :
-			      read_count(first + i, cpu, &v)) != 0) {
+		err = !timed ? read_counter(first + i, cpu, &v) :
+			       read_count(first + i, cpu, &v);
+		if (err == -ENOENT && sparse)
+			continue;
+		if (err != 0) {
 			__sync_fetch_and_add(&read_errors, 1);
 			return -1;
 		}
 		if (t != NULL) {
-			if (i == 0)
+			if (!timed)
 				add_times(t, slot, m, &v);
 			delta = v.counter - m->base[i];
 			if (due)
@@ -299,11 +315,12 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 		}
 		if (rebase) {
 			m->base[i] = v.counter;
-			if (i == 0) {
+			if (!timed) {
 				m->base_enabled = v.enabled;
 				m->base_running = v.running;
 			}
 		}
+		timed = true;
 	}
 	return 0;
 }

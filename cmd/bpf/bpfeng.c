@@ -152,13 +152,19 @@ switch_counters(const struct bpfeng *eng, const struct bpfeng_set *sets)
 static void
 lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
 {
-	int s;
+	int s, i, c;
 
 	eng->nsets = nsets;
 	for (s = 0; s < nsets; s++) {
 		eng->set_nreqs[s] = sets[s].nattrs;
 		eng->set_first[s] = eng->ncounters;
 		eng->set_slot[s] = eng->nslots;
+		for (i = 0; i < sets[s].nattrs; i++) {
+			c = eng->ncounters + i;
+			eng->counter_core[c] =
+			    sets[s].cores != NULL ? sets[s].cores[i] : -1;
+			eng->sparse |= eng->counter_core[c] >= 0;
+		}
 		eng->ncounters += sets[s].nattrs;
 		eng->nslots += BPFENG_SET_HEAD + sets[s].nattrs;
 	}
@@ -259,6 +265,7 @@ configure(struct bpfeng *eng)
 	skel->rodata->joint = eng->joint;
 	skel->rodata->njoint = eng->joint ? (uint32_t)eng->ncounters : 0;
 	skel->rodata->switch_counters = eng->switch_counters;
+	skel->rodata->sparse = eng->sparse;
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
 	skel->rodata->follow_untraceable = eng_may_trace_any();

@@ -3,7 +3,8 @@
  * bpfeng: cputrack's BPF counting engine.
  *
  * Every CPU counts every request of every set (one counter per CPU per
- * request, pid -1; joint sets, one per distinct request). At each context
+ * request, pid -1; joint sets, one per distinct request), each on the
+ * CPUs of its core PMU where a hybrid CPU has several. At each context
  * switch a BPF program gives what the CPU counted since the last switch to
  * the task that leaves, if it is a thread of a tracked process, into the
  * set in use. Nothing is stopped or
@@ -32,13 +33,18 @@
 struct bpfeng;
 
 /*
- * One set: what to count, one attr per request, in request order. names
- * (may be NULL) serve only in messages.
+ * One set: what to count, one attr per counter, in order. names (may be
+ * NULL) serve only in messages. On a hybrid CPU a request is counted by
+ * one counter per core PMU (cpc_core_pmu), each on its own CPUs: cores
+ * (may be NULL) gives each counter's core PMU, or -1 for a counter of
+ * every CPU; a thread's counts of it are what it counted on that core
+ * type's CPUs.
  */
 struct bpfeng_set {
 	const struct perf_event_attr *attrs;
 	const char *const *names;
 	int nattrs;
+	const int *cores;
 };
 
 /* A thread's counts, all sets (opaque): read with bpfeng_set_counts. */
@@ -48,7 +54,7 @@ struct bpfeng_counts;
 struct bpfeng_set_counts {
 	uint64_t running_ns; /* its counters ran */
 	uint64_t stopped_ns; /* they did not (multiplexed, or held) */
-	uint64_t values[];   /* one per request */
+	uint64_t values[];   /* one per counter */
 };
 
 /* Its time on a CPU, counted with the set: perf's time enabled. */

@@ -4,7 +4,9 @@
  * (pid -1), so that its requests are scheduled together and share their
  * enabled and running times. Only the set in use is enabled, except for
  * the moment a tick hands over from one set to the next. Joint sets are
- * one group on each CPU, of their distinct requests, always enabled.
+ * one group on each CPU, of their distinct requests, always enabled. On a
+ * hybrid CPU a counter of one core PMU is opened on its CPUs only, and a
+ * set's group on a CPU is led by its first counter there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +48,40 @@ parse_online(bool *online, int ncpus, const char *list)
 			break;
 		p = end + 1;
 	}
+}
+
+/* Each online CPU's core PMU, from libcpc's lists of their CPUs. */
+static int
+find_cores(struct bpfeng *eng)
+{
+	bool *on;
+	const char *cpus;
+	int k, c;
+
+	if ((eng->cpu_core = malloc((size_t)eng->ncpus * sizeof(int))) ==
+		NULL ||
+	    (on = calloc((size_t)eng->ncpus, sizeof(bool))) == NULL)
+		return -1;
+	for (c = 0; c < eng->ncpus; c++)
+		eng->cpu_core[c] = -1;
+	for (k = 0; eng->sparse && cpc_core_pmu(eng->cpc, k, &cpus) != NULL;
+	     k++) {
+		memset(on, 0, (size_t)eng->ncpus * sizeof(bool));
+		parse_online(on, eng->ncpus, cpus);
+		for (c = 0; c < eng->ncpus; c++)
+			if (on[c])
+				eng->cpu_core[c] = k;
+	}
+	free(on);
+	return 0;
+}
+
+/* Whether counter c counts on cpu: its core PMU's, or every CPU's. */
+static bool
+counts_on(const struct bpfeng *eng, int c, int cpu)
+{
+	return eng->counter_core[c] < 0 ||
+	    eng->counter_core[c] == eng->cpu_core[cpu];
 }
 
 static int
@@ -124,9 +160,12 @@ open_group(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
 	int r, c, leader = -1, fd;
 
 	for (r = 0; r < set->nattrs; r++) {
+		c = eng->set_first[s] + r;
+		if (!eng->joint && !counts_on(eng, c, cpu))
+			continue;
 		attr = set->attrs[r];
 		attr.size = sizeof(attr);
-		attr.disabled = r == 0;
+		attr.disabled = leader < 0;
 		attr.inherit = 0;
 		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 		    PERF_FORMAT_TOTAL_TIME_RUNNING;
@@ -134,12 +173,12 @@ open_group(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
 			open_error(set, s, r, cpu, errno, why, whylen);
 			return -1;
 		}
-		c = eng->set_first[s] + r;
 		eng->fds[c * eng->ncpus + cpu] = fd;
-		if (r == 0)
-			leader = fd;
+		if (leader < 0)
+			eng->leader[s * eng->ncpus + cpu] = leader = fd;
 	}
-	if (s == 0 && ioctl(leader, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+	if (s == 0 && leader >= 0 &&
+	    ioctl(leader, PERF_EVENT_IOC_ENABLE, 0) != 0) {
 		open_error(set, s, 0, cpu, errno, why, whylen);
 		return -1;
 	}
@@ -169,16 +208,20 @@ eng_counters_open(
 	size_t n = (size_t)eng->ncounters * (size_t)eng->ncpus, i;
 	struct perf_event_attr attrs[BPFENG_MAX_SET_REQS];
 	const char *names[BPFENG_MAX_SET_REQS];
-	struct bpfeng_set joint = { attrs, names, eng->ncounters };
+	struct bpfeng_set joint = { attrs, names, eng->ncounters, NULL };
 	int s, cpu, nsets = eng->joint ? 1 : eng->nsets;
 
 	if ((eng->fds = malloc(n * sizeof(int))) == NULL ||
-	    find_online(eng) != 0) {
+	    (eng->leader = malloc((size_t)BPFENG_MAX_SETS * (size_t)eng->ncpus *
+		 sizeof(int))) == NULL ||
+	    find_online(eng) != 0 || find_cores(eng) != 0) {
 		eng_why(why, whylen, "no memory available");
 		return -1;
 	}
 	for (i = 0; i < n; i++)
 		eng->fds[i] = -1;
+	for (i = 0; i < (size_t)BPFENG_MAX_SETS * (size_t)eng->ncpus; i++)
+		eng->leader[i] = -1;
 	if (eng->joint)
 		joint_set(eng, sets, attrs, names);
 	for (s = 0; s < nsets; s++)
@@ -218,7 +261,7 @@ eng_counters_enable(struct bpfeng *eng, int set, bool on)
 	int cpu, fd, ret = 0;
 
 	for (cpu = 0; cpu < eng->ncpus; cpu++) {
-		fd = eng->fds[eng->set_first[set] * eng->ncpus + cpu];
+		fd = eng->leader[set * eng->ncpus + cpu];
 		if (fd >= 0 &&
 		    ioctl(fd,
 			on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
@@ -239,6 +282,10 @@ eng_counters_close(struct bpfeng *eng)
 				close(eng->fds[i]);
 	free(eng->fds);
 	free(eng->online);
+	free(eng->cpu_core);
+	free(eng->leader);
 	eng->fds = NULL;
 	eng->online = NULL;
+	eng->cpu_core = NULL;
+	eng->leader = NULL;
 }

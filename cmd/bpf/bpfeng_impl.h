@@ -64,6 +64,15 @@ struct bpfeng {
 	int ncpus;
 	int *fds;
 	bool *online; /* per CPU */
+	/*
+	 * A hybrid CPU's: each counter's core PMU, or -1 for one of every
+	 * CPU; each CPU's core PMU; set s's group leader on CPU n, the
+	 * first of its counters there, is leader[s * ncpus + n].
+	 */
+	bool sparse;
+	int counter_core[BPFENG_MAX_COUNTERS];
+	int *cpu_core;
+	int *leader;
 
 	struct bpfeng_bpf *skel;
 	int counters_fd; /* maps */

@@ -161,6 +161,26 @@ tracefs_denied(void)
 	return errno == EACCES || errno == EPERM;
 }
 
+/*
+ * Where the kernel has several core PMUs (a hybrid CPU), which they are
+ * and what that means for an event named without one.
+ */
+static void
+core_pmus_print(cpc_t *cpc, FILE *out)
+{
+	const char *name, *cpus;
+	int i;
+
+	if (cpc_core_pmu(cpc, 1, NULL) == NULL)
+		return;
+	fputs("\tcore PMUs:", out);
+	for (i = 0; (name = cpc_core_pmu(cpc, i, &cpus)) != NULL; i++)
+		fprintf(out, "%s %s (CPUs %s)", i > 0 ? "," : "", name, cpus);
+	fputs("\n\tan event named without a PMU counts on each that has it, "
+	      "summed;\n\tPMU/event/ counts on that PMU's CPUs only\n",
+	    out);
+}
+
 void
 caps_print(cpc_t *cpc, FILE *out)
 {
@@ -171,6 +191,7 @@ caps_print(cpc_t *cpc, FILE *out)
 	cpc_walk_events_described(cpc, &pl, collect_listed);
 	fprintf(
 	    out, "\tCPU performance counter interface: %s\n", cpc_cciname(cpc));
+	core_pmus_print(cpc, out);
 	fputs("\n\tevent specification syntax:\n", out);
 	fputs("\t[picn=]<eventn>[,attr[n][=<val>]][,[picn=]<eventn>"
 	      "[,attr[n][=<val>]],...]\n",
@@ -234,11 +255,32 @@ list_one(void *arg, const char *event, const char *kind, const char *desc)
 	l->n++;
 }
 
+/* The core PMUs in --list's form: "cpu_core/\tcore PMU\tCPUs 0-15". */
+static void
+core_pmus_list(cpc_t *cpc, struct listing *l)
+{
+	char pmu[80], desc[200];
+	const char *name, *cpus;
+	int i;
+
+	if (cpc_core_pmu(cpc, 1, NULL) == NULL)
+		return;
+	for (i = 0; (name = cpc_core_pmu(cpc, i, &cpus)) != NULL; i++) {
+		snprintf(pmu, sizeof(pmu), "%s/", name);
+		snprintf(desc, sizeof(desc),
+		    "counts on CPUs %s; an event named without a PMU counts on "
+		    "each core PMU that has it, summed",
+		    cpus);
+		list_one(l, pmu, "core PMU", desc);
+	}
+}
+
 int
 caps_list(cpc_t *cpc, const char *glob, FILE *out)
 {
 	struct listing l = { out, glob, 0 };
 
+	core_pmus_list(cpc, &l);
 	cpc_walk_events_described(cpc, &l, list_one);
 	return l.n;
 }

@@ -14,6 +14,9 @@
  *    "set":n,"spec":S,"counters":{E:v,...},"enabled_ns":..,
  *    "running_ns":..,["tsc":..,]["child":..,]["args":..,]
  *    "not_counted":R,"partial":R}
+ * On a hybrid CPU, rows of a set that counts on its core PMUs add
+ * "parts":{E:{PMU:v,...},...}: each core PMU's part of each counter
+ * counted on them (their sum is its value).
  * Fields that do not apply are null; a value that was not counted is
  * null, never 0, with the reason in not_counted. Rows without counts
  * (fork, the exec marker) have no spec, counters or times. With
@@ -194,6 +197,38 @@ metrics(const struct out_run *run, struct out_json_obj *row,
 	out_json_put(row, "metrics", m.json);
 }
 
+/*
+ * On a hybrid CPU: each parted counter's part counted on each core PMU,
+ * {"instructions":{"cpu_core":v,"cpu_atom":v},...}; parts of what was not
+ * counted are null.
+ */
+static void
+parts(const struct spec *spec, struct out_json_obj *row,
+    const struct out_row *r, bool counted)
+{
+	struct out_json_obj all = { json_object(), true }, one;
+	const uint64_t *p;
+	int i, k;
+
+	if (spec->nparts == 0)
+		return;
+	for (i = 0; i < spec->nreqs; i++) {
+		if (!spec->reqs[i].parted)
+			continue;
+		one = (struct out_json_obj) { json_object(), true };
+		p = &r->values[spec->nreqs + i * spec->nparts];
+		for (k = 0; k < spec->nparts; k++)
+			out_json_put_clean(&one, spec->part_names[k],
+			    counted ? count(p[k]) : json_null());
+		if (!one.ok)
+			all.ok = false;
+		out_json_put_clean(&all, spec->reqs[i].name, one.json);
+	}
+	if (!all.ok)
+		row->ok = false;
+	out_json_put(row, "parts", all.json);
+}
+
 static void
 counts(const struct out_run *run, struct out_json_obj *row,
     const struct out_row *r)
@@ -210,6 +245,7 @@ counts(const struct out_run *run, struct out_json_obj *row,
 	if (!counters.ok)
 		row->ok = false;
 	out_json_put(row, "counters", counters.json);
+	parts(spec, row, r, counted);
 	out_json_put(
 	    row, "enabled_ns", counted ? count(r->enabled_ns) : json_null());
 	out_json_put(

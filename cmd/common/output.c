@@ -454,7 +454,7 @@ queue_record(
 		return;
 	}
 	if (r->values != NULL && r->not_counted == NULL) {
-		rec.nvalues = (uint16_t)o->run.specs[r->setno]->nreqs;
+		rec.nvalues = (uint16_t)spec_nvalues(o->run.specs[r->setno]);
 		parts[n++] = (struct iovec) { (void *)r->values,
 			(size_t)rec.nvalues * sizeof(uint64_t) };
 	}

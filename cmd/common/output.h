@@ -81,7 +81,8 @@ struct out_row {
 	unsigned long intervals; /* a cpustat row's intervals: more
 				    than 1 in a gap row */
 	int setno;		 /* -1: a row without counts */
-	const uint64_t *values;	 /* the set's, one per request */
+	const uint64_t *values;	 /* the set's, one per request, then
+				    their parts (spec_nvalues) */
 	uint64_t tick;		 /* -t: its enabled time in TSC ticks */
 	uint64_t enabled_ns;
 	uint64_t running_ns;

@@ -270,7 +270,8 @@ setgrp_spec(const setgrp_t *g, int s)
 static int
 slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 {
-	size_t nreqs = (size_t)master->specs[s]->nreqs;
+	size_t nreqs = (size_t)master->specs[s]->nreqs,
+	       nvalues = (size_t)spec_nvalues(master->specs[s]);
 	cpc_t *cpc = g->cpc;
 
 	if (g->has_sets && !g->joint &&
@@ -283,10 +284,10 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	if (sl->set != NULL &&
 	    (sl->now = cpc_buf_create(cpc, master->templates[s])) == NULL)
 		return -1;
-	if ((sl->last = calloc(3 * nreqs, sizeof(uint64_t))) == NULL)
+	if ((sl->last = calloc(3 * nvalues, sizeof(uint64_t))) == NULL)
 		return -1;
-	sl->slice.values = sl->slice_values = sl->last + nreqs;
-	sl->total.values = sl->total_values = sl->last + 2 * nreqs;
+	sl->slice.values = sl->slice_values = sl->last + nvalues;
+	sl->total.values = sl->total_values = sl->last + 2 * nvalues;
 	sl->slice.set = sl->total.set = s;
 	return 0;
 }
@@ -299,9 +300,10 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 static void
 slot_zero(const setgrp_t *g, struct slot *sl, int s)
 {
-	size_t nreqs = (size_t)g->specs[s]->nreqs;
+	size_t nreqs = (size_t)g->specs[s]->nreqs,
+	       nvalues = (size_t)spec_nvalues(g->specs[s]);
 
-	memset(sl->last, 0, 3 * nreqs * sizeof(uint64_t));
+	memset(sl->last, 0, 3 * nvalues * sizeof(uint64_t));
 	if (sl->origin != NULL) {
 		memset(sl->origin, 0, nreqs * sizeof(uint64_t));
 		memset(sl->held, 0, nreqs * sizeof(uint64_t));
@@ -678,7 +680,7 @@ take_slice(setgrp_t *g, struct slot *sl, const struct sample *s, bool add)
 {
 	struct set_counts *slice = &sl->slice;
 	uint64_t v;
-	int i, n = g->specs[slice->set]->nreqs;
+	int i, n = spec_nvalues(g->specs[slice->set]);
 
 	for (i = 0; i < n; i++) {
 		v = s->values[i];
@@ -776,19 +778,33 @@ joint_rotate(setgrp_t *g, int next)
 	sl->turn_from = g->reading_from;
 }
 
+/* A sample's values, then each parted request's parts: see spec.h. */
+static void
+read_buf(setgrp_t *g, const struct spec *spec, cpc_buf_t *buf, uint64_t *to)
+{
+	int i, k;
+
+	for (i = 0; i < spec->nreqs; i++)
+		(void)cpc_buf_get(g->cpc, buf, i, &to[i]);
+	for (i = 0; spec->nparts > 0 && i < spec->nreqs; i++)
+		for (k = 0; k < spec->nparts; k++)
+			if (!spec->reqs[i].parted ||
+			    cpc_buf_get_part(g->cpc, buf, i, k,
+				&to[spec->nreqs + i * spec->nparts + k]) != 0)
+				to[spec->nreqs + i * spec->nparts + k] = 0;
+}
+
 /* Sample set s: what it counted since its previous sample. */
 static int
 sample_slot(setgrp_t *g, struct slot *sl, bool add)
 {
 	struct sample now = { sl->slice_values, 0, 0, { 0, 0 } };
-	int i;
 
 	if (g->joint)
 		return joint_sample_slot(g, sl, add);
 	if (cpc_set_sample(g->cpc, sl->set, sl->now) != 0)
 		return -1;
-	for (i = 0; i < g->specs[sl->slice.set]->nreqs; i++)
-		(void)cpc_buf_get(g->cpc, sl->now, i, &sl->slice_values[i]);
+	read_buf(g, g->specs[sl->slice.set], sl->now, sl->slice_values);
 	now.when = cpc_buf_hrtime(g->cpc, sl->now);
 	now.tick = cpc_buf_tick(g->cpc, sl->now);
 	(void)cpc_set_times(
@@ -908,7 +924,7 @@ setgrp_accumulate(setgrp_t *acc, const setgrp_t *g)
 	for (s = 0; s < acc->nsets; s++)
 		if (g->slots[s].sampled)
 			add_to_total(&acc->slots[s], &g->slots[s].total,
-			    acc->specs[s]->nreqs);
+			    spec_nvalues(acc->specs[s]));
 }
 
 void

@@ -32,7 +32,7 @@ struct set_times {
 
 /* What a set counted over a span. */
 struct set_counts {
-	const uint64_t *values; /* one per request of its spec */
+	const uint64_t *values; /* one per request of its spec, then parts */
 	hrtime_t when;		/* its end, CLOCK_MONOTONIC ns */
 	/*
 	 * Its start on the same clock: the sample before it, or when its
@@ -115,7 +115,8 @@ int setgrp_rotate(setgrp_t *g);
 /*
  * An accumulator clone can count for an engine that reads counters its
  * own way (cputrack's BPF engine): set s has counted values (cumulative,
- * one per request) in t's times, as of when; what they add since the
+ * one per request, then the parts: spec_nvalues of them, see spec.h) in
+ * t's times, as of when; what they add since the
  * previous sample of s is its slice, into its total. The engine rotates
  * the sets itself, and says which counts now.
  */

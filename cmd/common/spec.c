@@ -748,6 +748,8 @@ parse_free(struct parse *p)
 	free(p->attr_names);
 }
 
+static int find_parts(cpc_t *cpc, struct spec *spec);
+
 struct spec *
 spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 {
@@ -786,7 +788,7 @@ spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 	if ((spec = calloc(1, sizeof(*spec))) == NULL ||
 	    (spec->text = strdup(text)) == NULL ||
 	    (spec->reqs = calloc(p.npic, sizeof(struct spec_req))) == NULL ||
-	    build_requests(&p, spec) != 0) {
+	    build_requests(&p, spec) != 0 || find_parts(cpc, spec) != 0) {
 		spec_free(spec);
 		spec = NULL;
 		*err = SPEC_NOMEM;
@@ -814,6 +816,7 @@ spec_free(struct spec *spec)
 	}
 	free(spec->reqs);
 	free(spec->text);
+	free(spec->part_names);
 	free(spec);
 }
 
@@ -839,6 +842,43 @@ spec_build_set(cpc_t *cpc, const struct spec *spec)
 		}
 	}
 	return set;
+}
+
+/*
+ * Where the kernel has several core PMUs: which requests count on them,
+ * each with a part per core PMU (cpc_buf_get_part), and the PMUs' names.
+ */
+static int
+find_parts(cpc_t *cpc, struct spec *spec)
+{
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	uint64_t v;
+	int i, n = 0;
+
+	while (cpc_core_pmu(cpc, n, NULL) != NULL)
+		n++;
+	if (n < 2)
+		return 0;
+	if ((set = spec_build_set(cpc, spec)) == NULL)
+		return -1;
+	if ((buf = cpc_buf_create(cpc, set)) == NULL) {
+		(void)cpc_set_destroy(cpc, set);
+		return -1;
+	}
+	for (i = 0; i < spec->nreqs; i++)
+		if ((spec->reqs[i].parted =
+			    cpc_buf_get_part(cpc, buf, i, 0, &v) == 0))
+			spec->nparts = n;
+	(void)cpc_buf_destroy(cpc, buf);
+	(void)cpc_set_destroy(cpc, set);
+	if (spec->nparts == 0)
+		return 0;
+	if ((spec->part_names = calloc((size_t)n, sizeof(char *))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		spec->part_names[i] = cpc_core_pmu(cpc, i, NULL);
+	return 0;
 }
 
 /*

@@ -24,14 +24,30 @@ struct spec_req {
 	uint_t nattrs;
 	cpc_attr_t *attrs; /* always ends with picnum */
 	int picnum;
+	bool parted; /* counted on each core PMU: it has parts */
 };
 
+/*
+ * A set's counts are one value per request; where the kernel has several
+ * core PMUs (a hybrid CPU) and the set counts on them, then each
+ * request's part counted on each core PMU (nparts per request, named as
+ * the PMUs are), zero for a request that is not parted.
+ */
 struct spec {
 	char *text; /* the -c argument, unchanged */
 	struct spec_req *reqs;
 	int nreqs;
 	bool system_only; /* no request counts user mode */
+	int nparts;	  /* 0, or the core PMUs */
+	const char **part_names;
 };
+
+/* How many counts a set of the spec has: its values, then its parts. */
+static inline int
+spec_nvalues(const struct spec *spec)
+{
+	return spec->nreqs * (1 + spec->nparts);
+}
 
 enum spec_error {
 	SPEC_OK = 0,

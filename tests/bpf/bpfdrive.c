@@ -313,7 +313,7 @@ make_sets(struct drive *d)
 			}
 		}
 		(void)cpc_set_destroy(d->cpc, set);
-		sets[s] = (struct bpfeng_set) { attrs, names, n };
+		sets[s] = (struct bpfeng_set) { attrs, names, n, NULL };
 		d->nslots += 2 + n;
 	}
 	return sets;
