@@ -116,7 +116,9 @@ native_on(const char *name, const char *kind, const struct cpc_core_pmu *p,
 		return true;
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
-	if (pfm_get_pmu_info((pfm_pmu_t)p->pfm_pmu, &info) != PFM_SUCCESS)
+	/* libpfm4 encodes for the models it found here only. */
+	if (pfm_get_pmu_info((pfm_pmu_t)p->pfm_pmu, &info) != PFM_SUCCESS ||
+	    !info.is_present)
 		return true;
 	snprintf(qualified, sizeof(qualified), "%s::%s", info.name, name);
 	if (cpclib_pfm_encode(qualified, &attr) < 0)
