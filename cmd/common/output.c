@@ -92,6 +92,13 @@ struct output {
 	struct out_trace *trace; /* the writer's: what the trace named */
 	int fd;			 /* the stream's descriptor, or -1 */
 	bool own_fd;
+	/*
+	 * A file of --output: made by this run (to be removed if the run
+	 * never starts), or one there before, emptied only when it starts.
+	 */
+	const char *path;
+	bool created;
+	bool empty_at_start;
 	bool replace;		 /* metrics: a file replaced whole */
 	char name[PATH_MAX + 8]; /* for messages */
 	mode_t file_mode;	 /* of a replaced file: 0666 & ~umask */
@@ -218,7 +225,9 @@ render_for_http(void *arg, struct out_buf *b, bool openmetrics)
 /*
  * A path to write the stream to. open(2) never waits: a FIFO that no
  * process reads is refused at once, rather than holding the run, before
- * it starts, for ever; writes then block as they should.
+ * it starts, for ever; writes then block as they should. A file that is
+ * there keeps what it holds until the run starts (output_title): a run
+ * that fails to start leaves it as it was.
  */
 static int
 open_path(struct output *o, const char *path)
@@ -226,8 +235,15 @@ open_path(struct output *o, const char *path)
 	struct stat st;
 	int flags, err;
 
+	o->path = path;
 	o->fd = open(
-	    path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0666);
+	    path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0666);
+	o->created = o->fd >= 0;
+	if (o->fd < 0 && errno == EEXIST) {
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+		o->empty_at_start =
+		    o->fd >= 0 && fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode);
+	}
 	if (o->fd < 0) {
 		err = errno;
 		if (err == ENXIO && stat(path, &st) == 0 &&
@@ -304,11 +320,27 @@ open_stream(struct output *o)
 	return 0;
 }
 
+/*
+ * A file made for a run that never started is removed, if it is still
+ * the one made: an empty file that this descriptor holds.
+ */
+static void
+unmake_file(const struct output *o)
+{
+	struct stat held, named;
+
+	if (o->created && o->own_fd && fstat(o->fd, &held) == 0 &&
+	    held.st_size == 0 && lstat(o->path, &named) == 0 &&
+	    held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+		(void)unlink(o->path);
+}
+
 static void
 output_free(struct output *o)
 {
 	out_http_close(o->http);
 	(void)out_queue_finish(o->queue);
+	unmake_file(o);
 	out_metrics_free(o->metrics);
 	out_trace_free(o->trace);
 	if (o->own_fd)
@@ -600,11 +632,17 @@ output_start_clock(struct output *o)
 	return start;
 }
 
-/* The title goes first: at the start, or at once when the clock runs. */
+/*
+ * The title goes first: at the start, or at once when the clock runs.
+ * The run has started: the file given to it is its own from now on.
+ */
 void
 output_title(struct output *o)
 {
 	pthread_mutex_lock(&o->lock);
+	if (o->empty_at_start && ftruncate(o->fd, 0) != 0)
+		o->incomplete = true;
+	o->empty_at_start = o->created = false;
 	if (o->started)
 		write_head(o);
 	else

@@ -71,6 +71,23 @@ with open(fifo, "rb") as f, open(out, "wb") as o:
 	[ ! -e "$T/ran" ]
 }
 
+@test "-o of a run that fails to start keeps the file as it was, and makes none; a run that starts replaces it" {
+	printf 'rows of an earlier run\n' >"$T/kept"
+	ct_run -o "$T/kept" -c "$WRITE" "$T/no-such-program"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$T/kept")" = "rows of an earlier run" ]
+	ct_run -o "$T/kept" -p 2147483647 -c "$WRITE"
+	[ "$status" -ne 0 ]
+	[ "$(cat "$T/kept")" = "rows of an earlier run" ]
+	ct_run -o "$T/made" -c "$WRITE" "$T/no-such-program"
+	[ "$status" -eq 1 ]
+	[ ! -e "$T/made" ]
+	ct_run -n -o "$T/kept" -c "$WRITE" "$W/wl_threads" 1 5
+	[ "$status" -eq 0 ]
+	[ "$(awk '$3 == "exit" { print $4 }' "$T/kept")" = 5 ]
+	! grep -q 'earlier run' "$T/kept"
+}
+
 @test "the metrics file's temporary: beside it, O_EXCL|O_NOFOLLOW, a name no one can foresee" {
 	command -v strace >/dev/null || skip "strace is not installed"
 	local i
