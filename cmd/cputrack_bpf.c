@@ -520,7 +520,12 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 	    WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
 	/* Said of a process that a signal ended, as libpctx says it. */
 	if (WIFSIGNALED(status))
-		diag("run", "%d: process terminated\n", (int)pid);
+		diag("run", "%d: process terminated: killed by SIG%s%s\n",
+		    (int)pid,
+		    sigabbrev_np(WTERMSIG(status)) != NULL ?
+			sigabbrev_np(WTERMSIG(status)) :
+			"?",
+		    WCOREDUMP(status) ? " (core dumped)" : "");
 	proc_free(bt, p);
 }
 

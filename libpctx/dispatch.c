@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -232,8 +233,12 @@ process_died(pctx_t *pctx, id_t lwpid, int status)
 	pctxlib_cb_fini_all(pctx);
 	pctxlib_cb_exit(pctx, lwpid, code);
 	if (WIFSIGNALED(status))
-		pctxlib_verbose(
-		    pctx, "run", "%d: process terminated\n", pctx->pid);
+		pctxlib_verbose(pctx, "run",
+		    "%d: process terminated: killed by SIG%s%s\n", pctx->pid,
+		    sigabbrev_np(WTERMSIG(status)) != NULL ?
+			sigabbrev_np(WTERMSIG(status)) :
+			"?",
+		    WCOREDUMP(status) ? " (core dumped)" : "");
 	pctxlib_proc_exited(pctx);
 }
 

@@ -160,7 +160,7 @@ pt_sum() {
 	equal
 	[ "$(pt_sum exit)" -eq 201 ]
 	# Both engines say it, once each.
-	[ "$(grep -c ': process terminated$' "$T/err")" -eq 2 ]
+	[ "$(grep -c ': process terminated: killed by SIGTERM$' "$T/err")" -eq 2 ]
 }
 
 @test "getpriority(2): a tracepoint nothing else fires, equal" {

@@ -131,7 +131,7 @@ cputrack: pid $TPID is traced by pid $SPID (strace), and a process has one trace
 	    strace -f -e trace=write -o "$T/strace.log" "$W/wl_threads" 3 400
 	[ "$status" -eq 0 ]
 	# strace's probes of what the kernel offers end by signals.
-	[ "$(grep -cvE '^cputrack: [0-9]+: process terminated$' "$T/err")" -eq 0 ]
+	[ "$(grep -cvE '^cputrack: [0-9]+: process terminated: killed by SIG[A-Z0-9]+( \(core dumped\))?$' "$T/err")" -eq 0 ]
 	cp "$T/out" "$T/bpf.csv"
 	run python3 "$BATS_TEST_DIRNAME/equal_check.py" "$T/bpf.csv" - \
 	    "$T/perf" --perf-exact "$WRITE"

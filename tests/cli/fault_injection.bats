@@ -98,7 +98,7 @@ bg_cputrack_until() {
 	wait "$CPID" || rc=$?
 	[ "$rc" -eq 0 ]
 	[ "$(ct_rows exit)" = "1 16" ]
-	[ "$(cat "$T/err")" = "cputrack: $target: process terminated" ]
+	[ "$(cat "$T/err")" = "cputrack: $target: process terminated: killed by SIGKILL" ]
 	[ "$(ct_count tick)" -eq 0 ]
 }
 
@@ -123,7 +123,7 @@ bg_cputrack_until() {
 	# The exit row is the sum of the ticks and the part interval after.
 	[ "$(ct_sum tick)" -ge 5 ] && [ "$(ct_sum tick)" -le 10 ]
 	[ "$(ct_sum exit)" -eq 10 ]
-	[ "$(cat "$T/err")" = "cputrack: $target: process terminated" ]
+	[ "$(cat "$T/err")" = "cputrack: $target: process terminated: killed by SIGKILL" ]
 }
 
 @test "ulimit -n 64, 100 threads alive at once: one line names the limit; the LWPs that got counters are counted exactly" {
@@ -387,4 +387,16 @@ cputrack: pid $root_pid belongs to another user (uid 0): only that user or root 
 		[ "$(grep -c ' lwp_exit ' <<<"$output")" -ge 8 ]
 		grep -qE '^ +[0-9.]+ +1 +exit ' <<<"$output"
 	done
+}
+
+@test "a command killed by a signal is said with the signal's name, and its core when it dumped one" {
+	ct_run -c "$WRITE" sh -c 'kill -SEGV $$'
+	[ "$status" -eq 0 ]
+	[[ $stderr =~ ^cputrack:\ [0-9]+:\ process\ terminated:\ killed\ by\ SIGSEGV(\ \(core\ dumped\))?$ ]]
+	# With a core allowed, and the kernel writing one to the directory.
+	if [ "$(cat /proc/sys/kernel/core_pattern)" = core ]; then
+		ct_run -c "$WRITE" sh -c "cd '$T' && ulimit -c unlimited && kill -QUIT \$\$"
+		[ "$status" -eq 0 ]
+		[[ $stderr =~ ^cputrack:\ [0-9]+:\ process\ terminated:\ killed\ by\ SIGQUIT\ \(core\ dumped\)$ ]]
+	fi
 }

@@ -217,7 +217,8 @@ EOF
 	stop_all
 	cat "$D/cputrack.err"
 	[ "$(cat "$D/cputrack.rc")" -eq 0 ]
-	[ "$(cat "$D/cputrack.err")" = "cputrack: $(cat "$D/old.pid"): process terminated" ]
+	grep -qxE "cputrack: $(cat "$D/old.pid"): process terminated: killed by SIG[A-Z]+" "$D/cputrack.err"
+	[ "$(wc -l <"$D/cputrack.err")" -eq 1 ]
 	local p
 	for p in cputrack prometheus; do
 		[ -z "$(daemon_pid "$p")" ]

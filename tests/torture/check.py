@@ -45,12 +45,14 @@ def main():
         if how == "signal":
             killed.add(pid)
 
-    # On stderr only libpctx's "PID: process terminated", once for each
-    # process that a signal ended.
+    # On stderr only "PID: process terminated: killed by SIGNAME", once
+    # for each process that a signal ended.
     terminated = collections.Counter()
     with open(err) as f:
         for line in f.read().splitlines():
-            m = re.fullmatch(r"cputrack: (\d+): process terminated", line)
+            m = re.fullmatch(r"cputrack: (\d+): process terminated: "
+                             r"killed by SIG[A-Z0-9+-]+( \(core dumped\))?",
+                             line)
             if m:
                 terminated[int(m.group(1))] += 1
             else:
@@ -67,6 +69,10 @@ def main():
     image = collections.Counter()
     created = set()
     exited = set()
+    # Per pid and image: the lwp_exit rows' sum. Where LWP 1 has one too,
+    # every thread of the image had its row, and the image's totals (exec
+    # or exit) are their sum.
+    lwp_sum = collections.Counter()
     with open(table) as f:
         lines = f.read().splitlines()
     if not lines or lines[0].split()[:4] != ["time", "pid", "lwp", "event"]:
@@ -88,6 +94,11 @@ def main():
             continue
         value = int(fields[4])
         key = (pid, image[pid], lwp)
+        if label in ("exit", "exec"):
+            img = (pid, image[pid])
+            if (pid, image[pid], 1) in exited and value != lwp_sum[img]:
+                errors.append("pid %d: %s total %d, its LWPs' rows %d"
+                              % (pid, label, value, lwp_sum[img]))
         if label == "exit":
             exits[pid] += 1
             got[pid] += value
@@ -105,6 +116,7 @@ def main():
                 errors.append("LWP %d of pid %d exited, never created"
                               % (lwp, pid))
             exited.add(key)
+            lwp_sum[(pid, image[pid])] += value
         elif label not in ("tick", "gap"):
             errors.append("unexpected row: %r" % line)
 
