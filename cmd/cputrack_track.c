@@ -32,11 +32,81 @@ track_proc_new(struct cputrack *ct, pid_t pid, const char *comm, size_t size)
 	return p;
 }
 
+static void
+forget_all_ended(struct track_proc *p)
+{
+	while (p->nended > 0)
+		setgrp_free(p->ended[--p->nended].totals);
+}
+
+static int
+by_lwpid(const void *a, const void *b)
+{
+	id_t x = ((const struct track_ended *)a)->who.lwpid,
+	     y = ((const struct track_ended *)b)->who.lwpid;
+
+	return (x > y) - (x < y);
+}
+
+/* The LWPs the image's end took: their rows where more than one. */
+static void
+rows_of_ended(struct track_proc *p)
+{
+	int i;
+
+	if (p->nended > 1)
+		qsort(p->ended, (size_t)p->nended, sizeof(*p->ended), by_lwpid);
+	for (i = 0; p->nended > 1 && i < p->nended; i++)
+		row_totals(p->ct, &p->ended[i].who, "lwp_exit",
+		    p->ended[i].totals, NULL);
+	forget_all_ended(p);
+}
+
+/* Keep an LWP's final totals until its image's end says them. */
+static void
+keep_ended(struct track_lwp *l)
+{
+	struct track_proc *p = l->proc;
+	struct track_ended *grown, *e;
+	int n;
+
+	if (p->nended == p->ended_room) {
+		n = p->ended_room > 0 ? 2 * p->ended_room : 8;
+		if ((grown = reallocarray(
+			 p->ended, (size_t)n, sizeof(*grown))) == NULL)
+			return; /* its totals are still in the image's */
+		p->ended = grown;
+		p->ended_room = n;
+	}
+	e = &p->ended[p->nended];
+	if ((e->totals = setgrp_accumulator(p->ct->specs)) == NULL)
+		return;
+	setgrp_accumulate(e->totals, l->grp);
+	e->who = l->who;
+	p->nended++;
+}
+
+/* An LWP kept by keep_ended has had a row of its own after all. */
+static void
+forget_ended(struct track_proc *p, const struct track_lwp *l)
+{
+	int i;
+
+	for (i = p->nended - 1; i >= 0; i--)
+		if (p->ended[i].who.lwpid == l->who.lwpid) {
+			setgrp_free(p->ended[i].totals);
+			p->ended[i] = p->ended[--p->nended];
+			return;
+		}
+}
+
 void
 track_proc_free(struct track_proc *p)
 {
 	if (p == NULL)
 		return;
+	forget_all_ended(p);
+	free(p->ended);
 	setgrp_free(p->acc);
 	free(p);
 }
@@ -66,6 +136,7 @@ track_exec(
 {
 	struct row_lwp who = track_who(p, lwpid, p->pid);
 
+	rows_of_ended(p);
 	row_exec(p->ct, &who, p->acc, args, image, partial_of(p));
 	setgrp_reset(p->acc);
 	p->uncounted = 0;
@@ -93,6 +164,7 @@ track_exit(struct track_proc *p, const struct row_lwp *who, int status)
 {
 	if (p->started)
 		p->ct->command_status = status;
+	rows_of_ended(p);
 	row_totals(p->ct, who, "exit", p->acc, partial_of(p));
 }
 
@@ -109,6 +181,7 @@ track_fork(struct cputrack *ct, const struct track_proc *p, pid_t ppid,
 void
 track_leave(struct track_proc *p, const struct row_lwp *who)
 {
+	rows_of_ended(p);
 	row_totals(p->ct, who, "leave", p->acc, partial_of(p));
 }
 
@@ -183,11 +256,13 @@ track_lwp_final(struct track_lwp *l)
 		row_counts(ct, &l->who, "fini_lwp", c, setgrp_total(l->grp, c));
 	setgrp_accumulate(l->proc->acc, l->grp);
 	l->finished = true;
+	keep_ended(l);
 }
 
 void
 track_lwp_exit(const struct track_lwp *l)
 {
+	forget_ended(l->proc, l);
 	row_totals(l->proc->ct, &l->who, "lwp_exit", l->grp, NULL);
 }
 

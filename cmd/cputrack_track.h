@@ -16,12 +16,24 @@
 
 #include "cputrack.h"
 
+/*
+ * An LWP of the image whose counts became final without an lwp_exit row
+ * of its own: one that the process's end (its exit, a fatal signal,
+ * another LWP's exec) took. Its totals are kept until the image ends.
+ */
+struct track_ended {
+	struct row_lwp who;
+	setgrp_t *totals;
+};
+
 /* A tracked process: the totals of its current image's LWPs that ended. */
 struct track_proc {
 	struct cputrack *ct;
 	pid_t pid;
 	unsigned long key; /* for its rows, through execs */
 	setgrp_t *acc;
+	struct track_ended *ended; /* of its image: see track_lwp_final */
+	int nended, ended_room;
 	bool started;	  /* the command cputrack started */
 	int uncounted;	  /* LWPs of the image left uncounted */
 	char comm[16];	  /* its image's name, for rows: read
@@ -46,6 +58,13 @@ struct row_lwp track_who(const struct track_proc *p, id_t lwpid, pid_t tid);
  * The image's end at an exec by LWP lwpid: the old image's totals and the
  * exec marker naming image (the new one's name, or NULL); the totals
  * start again. The adapter renames the process when it follows it.
+ *
+ * At an image's end (track_exec, track_exit, track_leave), every LWP
+ * that it took has its lwp_exit row first, with its totals, where it
+ * took more than one: then every thread's totals are there, whatever
+ * ended the image, and the image's total is their sum with the rows of
+ * the LWPs that ended before it. A single LWP's totals are the image's
+ * row itself, as on Solaris.
  */
 void track_exec(
     struct track_proc *p, id_t lwpid, const char *args, const char *image);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * wl_idle NTHREADS K
+ * wl_idle NTHREADS K [exit|SIGNAME]
  *
  * The main thread and NTHREADS more threads each make K one-byte write(2)
  * calls to /dev/null, then all sleep until the process is killed. When every
  * thread has written, "ready\n" goes to stdout (one write(2) by the main
- * thread, not counted in K).
+ * thread, not counted in K). With a third argument the process then ends
+ * itself, every thread still there: exit(0) from the main thread, or that
+ * signal (TERM, KILL, SEGV, ...) sent to itself.
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int devnull;
@@ -34,6 +38,21 @@ worker(void *arg)
 	return NULL;
 }
 
+/* The process's end, every thread alive: exit(0), or a signal. */
+static void
+end(const char *how)
+{
+	int sig;
+
+	if (strcmp(how, "exit") == 0)
+		exit(0);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigabbrev_np(sig) != NULL &&
+		    strcmp(sigabbrev_np(sig), how) == 0)
+			kill(getpid(), sig);
+	exit(2);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -53,6 +72,8 @@ main(int argc, char **argv)
 	writes(k);
 	pthread_barrier_wait(&all_written);
 	(void)write(1, "ready\n", 6);
+	if (argc > 3)
+		end(argv[3]);
 	for (;;)
 		pause();
 }
