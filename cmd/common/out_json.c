@@ -206,12 +206,13 @@ static void
 parts(const struct spec *spec, struct out_json_obj *row,
     const struct out_row *r, bool counted)
 {
-	struct out_json_obj all = { json_object(), true }, one;
+	struct out_json_obj all, one;
 	const uint64_t *p;
 	int i, k;
 
 	if (spec->nparts == 0)
 		return;
+	all = (struct out_json_obj) { json_object(), true };
 	for (i = 0; i < spec->nreqs; i++) {
 		if (!spec->reqs[i].parted)
 			continue;
