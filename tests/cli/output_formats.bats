@@ -55,10 +55,14 @@ meta = df[df.label == "meta"].set_index("key")["value"]
 assert meta["schema"] == "cpctools" and meta["version"] == "2", meta
 assert meta["unit.task-clock"] == "ns" and meta["unit.page-faults"] == "count"
 exits = df[df.label == "exit"]
-assert len(exits[exits.set == 0]) == 3
+# One exit row per set the process was counted in: a process that
+# starts while set 1 is on may never be counted in set 0.
+assert exits.pid.nunique() == 3 and not exits.duplicated(["pid", "set"]).any(), exits
+assert set(exits.set) <= {0, 1}, exits
 # The sets take turns every 50 ms: set 0 counts the writes made in its
-# turns, all of them only if the processes wrote within its first.
-assert 0 < exits[exits.set == 0]["syscalls:sys_enter_write"].sum() <= 90
+# turns (none, on a machine so busy that they all fell in set 1's), all
+# of them only if the processes wrote within its first.
+assert 0 <= exits[exits.set == 0]["syscalls:sys_enter_write"].sum() <= 90
 assert list(df[df.label != "meta"].time) == sorted(df[df.label != "meta"].time)
 forks = df[df.label == "fork"]
 assert sorted(forks.child.astype(int)) == sorted(exits[exits.pid != forks.pid.iloc[0]].pid.unique())
@@ -369,7 +373,10 @@ EOF
 		openmetrics) om_check "$T/out" ;;
 		prometheus) prometheus_check "$T/out" ;;
 		esac
+		# An idle machine may fault no page in 0.2 s: new processes do.
+		(while :; do /bin/true; done) &
 		cs_run --format=$fmt -c "$spec" 0.1 2
+		kill $! && wait $! || true
 		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 		same_event_twice $fmt "$T/out"
 	done
