@@ -667,7 +667,8 @@ engine_open(struct bpf_track *bt, bool quiet)
 	unsigned flags = (ct->opt.follow_fork ? BPFENG_FOLLOW_FORK : 0) |
 	    (ct->opt.follow_exec ? BPFENG_FOLLOW_EXEC : 0) |
 	    (follows_wrapper_execs(ct) ? BPFENG_FOLLOW_START_EXEC : 0) |
-	    (setgrp_joint(ct->specs) ? BPFENG_JOINT_SETS : 0);
+	    (setgrp_joint(ct->specs) ? BPFENG_JOINT_SETS : 0) |
+	    (ct->opt.cgroup != NULL ? BPFENG_BY_CGROUP : 0);
 	struct bpfeng_set *sets;
 
 	if (bpfeng_unavailable() != NULL) {
@@ -733,7 +734,7 @@ int
 bpf_track_open(struct cputrack *ct, bool for_auto)
 {
 	struct bpf_track *bt;
-	char programs[512];
+	char programs[512], phases[512];
 	const char *log;
 	int status;
 
@@ -770,7 +771,9 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 		return status;
 	}
 	bpfeng_programs(bt->eng, programs, sizeof(programs));
-	diag_debug("the BPF engine counts: programs %s\n", programs);
+	bpfeng_phases(bt->eng, phases, sizeof(phases));
+	diag_debug("the BPF engine counts: programs %s; opened in %s\n",
+	    programs, phases);
 	if (for_auto && ct->opt.verbose)
 		diag(NULL, "--engine=auto: counting with the BPF engine\n");
 	ct->bpf = bt;

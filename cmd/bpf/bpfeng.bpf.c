@@ -17,9 +17,9 @@
  * of tracked processes go to userspace, in order, through one ring
  * buffer; a thread's final counts go with its exit.
  *
- * The switch hook is a BPF program on the sched_switch tracepoint, before
- * the switch, in the leaving task's context, with interrupts off. It is
- * a tracing program: the kernel runs it even when the leaving task is
+ * The switch hook is a BPF program on the sched_switch raw tracepoint,
+ * before the switch, in the leaving task's context, with interrupts off.
+ * It is a tracing program: the kernel runs it even when the leaving task is
  * inside a bpf(2) map call, where it would skip a perf_event program
  * (bpf_prog_active) and give what that task counted to the next one.
  * A kernel may still hide a task from tracing: no switch out of it is
@@ -67,6 +67,12 @@ const volatile __u32 nsets = 1;
 const volatile __u32 nslots = BPFENG_SET_HEAD + 1;
 const volatile __u32 set_first[BPFENG_MAX_SETS];
 const volatile __u32 set_nreqs[BPFENG_MAX_SETS];
+/*
+ * The most requests of any set: what bounds the loops over a set's
+ * counters for the verifier, which cannot tell which set a CPU's mark
+ * holds, and would otherwise follow each loop to BPFENG_MAX_SET_REQS.
+ */
+const volatile __u32 max_nreqs = 1;
 const volatile __u32 set_slot[BPFENG_MAX_SETS];
 /* Joint sets: njoint counters; request i of set s is set_joint[s][i]. */
 const volatile bool joint;
@@ -81,6 +87,8 @@ const volatile __u64 switch_counters;
 const volatile bool sparse;
 const volatile bool follow_fork;
 const volatile bool follow_exec;
+/* The target may be a cgroup: its border is watched at every switch. */
+const volatile bool by_cgroup;
 /*
  * Images the caller could not ptrace are not followed, unless it may
  * ptrace any (CAP_SYS_PTRACE); its real ids decide, as they do ptrace's.
@@ -256,6 +264,17 @@ switch_share(__u32 c, __u64 delta)
 	return (switch_counters >> (c & 63)) & counted & 1;
 }
 
+/*
+ * A set number already checked against nsets, masked: what the verifier
+ * sees bounded, whichever register the compiler checked.
+ */
+static __always_inline __u32
+below_max_sets(__u32 set)
+{
+	barrier_var(set);
+	return set & (BPFENG_MAX_SETS - 1);
+}
+
 /* The switch of t, given to it ahead in set's counters of switches. */
 static __always_inline void
 give_switch(struct bpfeng_thread *t, __u32 set)
@@ -263,11 +282,13 @@ give_switch(struct bpfeng_thread *t, __u32 set)
 	__u32 i, c;
 	__u64 slot;
 
-	barrier_var(set);
-	if (set >= BPFENG_MAX_SETS)
+	if (set >= nsets)
 		return;
+	set = below_max_sets(set);
 	slot = set_slot[set] + BPFENG_SET_HEAD;
-	for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set]; i++) {
+	for (i = 0;
+	     i < BPFENG_MAX_SET_REQS && i < max_nreqs && i < set_nreqs[set];
+	     i++) {
 		c = joint ? set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1) :
 			    set_first[set] + i;
 		add_slot(t, slot + i, (switch_counters >> (c & 63)) & 1);
@@ -291,12 +312,13 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 	bool timed = false;
 	long err;
 
-	if (set >= BPFENG_MAX_SETS)
+	if (set >= nsets)
 		return -1;
+	set = below_max_sets(set);
 	first = set_first[set];
 	n = set_nreqs[set];
 	slot = set_slot[set];
-	for (i = 0; i < BPFENG_MAX_SET_REQS && i < n; i++) {
+	for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs && i < n; i++) {
 		err = !timed ? read_counter(first + i, cpu, &v) :
 			       read_count(first + i, cpu, &v);
 		if (err == -ENOENT && sparse)
@@ -345,11 +367,12 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 		}
 		now[j] = v.counter;
 	}
-	barrier_var(set);
-	if (t != NULL && set < BPFENG_MAX_SETS) {
+	if (t != NULL && set < nsets) {
+		set = below_max_sets(set);
 		slot = set_slot[set];
 		add_times(t, slot, m, &v);
-		for (i = 0; i < BPFENG_MAX_SET_REQS && i < set_nreqs[set];
+		for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs &&
+		     i < set_nreqs[set];
 		     i++) {
 			/* Below 16 already: the mask shows the verifier. */
 			j = set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1);
@@ -549,10 +572,12 @@ copy_counts(struct bpfeng_rec *r, __u32 at, struct bpfeng_thread *t)
 }
 
 /*
- * Pointers in the task are followed with BPF_CORE_READ, not dereferenced:
- * the verifier then has no pointer of the kernel's to trust or not, and
- * each one it would check costs it a search of the kernel's BTF, which was
- * most of the engine's start-up.
+ * Every program is on a raw tracepoint, and a task is a number to it:
+ * what it reads of one it reads with BPF_CORE_READ. Attaching then needs
+ * no BTF of the kernel's, the verifier has no kernel pointer to check
+ * against it, and libbpf relocates the reads against the few types that
+ * userspace picks out of it (bpfeng_btf.c), not the whole of it: that was
+ * most of the engine's start.
  */
 static __always_inline __u32
 exit_status(struct task_struct *p)
@@ -561,7 +586,7 @@ exit_status(struct task_struct *p)
 
 	if (BPF_CORE_READ(sig, flags) & SIGNAL_GROUP_EXIT)
 		return BPF_CORE_READ(sig, group_exit_code);
-	return p->exit_code;
+	return BPF_CORE_READ(p, exit_code);
 }
 
 /* Whether p ends because another thread of its process execs. */
@@ -701,19 +726,22 @@ watch_cgroup(struct task_struct *p, __u32 tid)
 /*
  * Every context switch, before it: what the CPU counted goes to prev.
  */
-SEC("tp_btf/sched_switch")
+SEC("raw_tp/sched_switch")
 int
 BPF_PROG(
     on_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
+	/* prev is the task running: the switch is yet to be made. */
+	__u64 prev_ids = bpf_get_current_pid_tgid();
+	__u32 prev_tid = (__u32)prev_ids, next_tid = BPF_CORE_READ(next, pid);
 	struct mark *m = this_mark();
 
 	if (m != NULL)
 		mark_running(
-		    m, marked_tid(m, prev->pid, prev->tgid), next->pid, true);
-	if (target_cgroup != 0) {
-		watch_cgroup(prev, prev->pid);
-		watch_cgroup(next, next->pid);
+		    m, marked_tid(m, prev_tid, prev_ids >> 32), next_tid, true);
+	if (by_cgroup && target_cgroup != 0) {
+		watch_cgroup(prev, prev_tid);
+		watch_cgroup(next, next_tid);
 	}
 	return 0;
 }
@@ -739,7 +767,7 @@ flush(void *ctx)
 	mark_running(m,
 	    marked_tid(m, tid, (__u32)(bpf_get_current_pid_tgid() >> 32)), tid,
 	    false);
-	if (target_cgroup != 0) {
+	if (by_cgroup && target_cgroup != 0) {
 		task = (struct task_struct *)bpf_get_current_task();
 		watch_cgroup(task, tid);
 	}
@@ -756,14 +784,15 @@ whoami(void *ctx)
 }
 
 /* A signal generated for the command: counted, with who sent it. */
-SEC("tp_btf/signal_generate")
+SEC("raw_tp/signal_generate")
 int
 BPF_PROG(on_signal, int sig, struct kernel_siginfo *info,
     struct task_struct *task, int group, int result)
 {
 	__u32 n = (__u32)sig;
 
-	if (command_pid == 0 || task->tgid != command_pid || n >= BPFENG_NSIG)
+	if (command_pid == 0 || BPF_CORE_READ(task, tgid) != command_pid ||
+	    n >= BPFENG_NSIG)
 		return 0;
 	/* Below 32 already: the mask, kept, shows the verifier. */
 	barrier_var(n);
@@ -773,15 +802,18 @@ BPF_PROG(on_signal, int sig, struct kernel_siginfo *info,
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
+SEC("raw_tp/sched_process_fork")
 int
 BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ppid = parent->tgid, cpid = child->tgid, ctid = child->pid, gen;
+	__u32 ppid = BPF_CORE_READ(parent, tgid);
+	__u32 cpid = BPF_CORE_READ(child, tgid),
+	      ctid = BPF_CORE_READ(child, pid);
+	__u32 gen;
 	struct bpfeng_proc fresh_proc = { 0 }, *parent_proc;
 	struct bpfeng_rec *r;
 
-	if ((child->flags & PF_IO_WORKER) ||
+	if ((BPF_CORE_READ(child, flags) & PF_IO_WORKER) ||
 	    (parent_proc = bpf_map_lookup_elem(&procs, &ppid)) == NULL)
 		return 0;
 	/* Having made a thread or a process, it runs its own program. */
@@ -792,8 +824,8 @@ BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0, gen);
 		return 0;
 	}
-	if ((r = reserve(
-		 BPFENG_REC_FORK, ppid, parent->pid, cpid, sizeof(*r))) == NULL)
+	if ((r = reserve(BPFENG_REC_FORK, ppid, BPF_CORE_READ(parent, pid),
+		 cpid, sizeof(*r))) == NULL)
 		return 0;
 	if (follow_fork) {
 		if (bpf_map_update_elem(&procs, &cpid, &fresh_proc, BPF_ANY) !=
@@ -813,14 +845,14 @@ BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
  * without kernel_clone, so sched_process_fork never fires for them; this
  * does, for every new task, once its ids are set.
  */
-SEC("tp_btf/task_newtask")
+SEC("raw_tp/task_newtask")
 int
 BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
 {
-	__u32 pid = p->tgid, tid = p->pid, gen;
+	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid), gen;
 	struct bpfeng_proc *proc;
 
-	if (!(p->flags & PF_IO_WORKER) ||
+	if (!(BPF_CORE_READ(p, flags) & PF_IO_WORKER) ||
 	    (proc = bpf_map_lookup_elem(&procs, &pid)) == NULL ||
 	    (proc->flags & BPFENG_PROC_NAMED_ONLY))
 		return 0;
@@ -948,7 +980,7 @@ static __always_inline void
 exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
     bool follow, __u32 flags)
 {
-	__u32 pid = p->tgid, tid = p->pid;
+	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
 	struct bpfeng_rec *r;
 
 	r = reserve(BPFENG_REC_EXEC, pid, old, 0,
@@ -970,16 +1002,16 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 	submit(r);
 }
 
-SEC("tp_btf/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int
 BPF_PROG(
     on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 pid = p->tgid, old = old_pid, i, flags;
+	__u32 pid = BPF_CORE_READ(p, tgid), old = old_pid, i, flags;
 	struct bpfeng_thread *t;
 	struct bpfeng_proc *proc;
 	struct mark *m;
-	bool follow;
+	bool follow, first;
 
 	if ((proc = bpf_map_lookup_elem(&procs, &pid)) == NULL ||
 	    (m = this_mark()) == NULL)
@@ -988,7 +1020,7 @@ BPF_PROG(
 	flags = caller_may_trace(p) ? 0 : BPFENG_REC_UNTRACEABLE;
 	m->busy = 1;
 	/* The old image's counts end here. */
-	mark_running(m, old, p->pid, false);
+	mark_running(m, old, BPF_CORE_READ(p, pid), false);
 	t = bpf_map_lookup_elem(&threads, &old);
 	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC) && flags == 0) {
 		/* A started command counts from its exec on, as perf does. */
@@ -998,22 +1030,27 @@ BPF_PROG(
 			t->slots[i] = 0;
 		}
 		t->flags = 0;
-	} else if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC)) {
-		exec_tracked(p, old, t, false, flags | BPFENG_REC_FIRST_IMAGE);
 	} else {
-		/* Untraceable: why an exec that was to be followed is not. */
-		exec_tracked(
-		    p, old, t, follow && flags == 0, follow ? flags : 0);
+		/*
+		 * One call, whose record the verifier checks once: a
+		 * started command's first image that the caller may not
+		 * trace ends its count, and an untraceable image says why
+		 * an exec to be followed is not.
+		 */
+		first = t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC);
+		exec_tracked(p, old, t, !first && follow && flags == 0,
+		    first ? flags | BPFENG_REC_FIRST_IMAGE :
+			    (follow ? flags : 0));
 	}
 	m->busy = 0;
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int
 BPF_PROG(on_exit, struct task_struct *p)
 {
-	__u32 pid = p->tgid, tid = p->pid;
+	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
 	struct bpfeng_thread *t = bpf_map_lookup_elem(&threads, &tid);
 	struct bpfeng_rec *r;
 	struct mark *m;
@@ -1024,7 +1061,8 @@ BPF_PROG(on_exit, struct task_struct *p)
 		m->busy = 1;
 		/* Its final counts: what it does from here on is not its. */
 		mark_running(m, tid, tid, false);
-		r = reserve(BPFENG_REC_LWP_EXIT, pid, tid, p->exit_code,
+		r = reserve(BPFENG_REC_LWP_EXIT, pid, tid,
+		    BPF_CORE_READ(p, exit_code),
 		    sizeof(*r) + (__u64)nslots * sizeof(__u64));
 		if (r != NULL) {
 			if (ended_by_exec(p))

@@ -6,9 +6,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -24,6 +27,8 @@
  * moment (a probe without one decides a feature is missing).
  */
 #define ENGINE_FDS 40
+
+#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
 /* Tracked threads and processes alive at once, at most. */
 #define MAX_THREADS	65536
@@ -175,8 +180,24 @@ lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
 	eng->switch_counters = switch_counters(eng, sets);
 }
 
+/*
+ * Whether the kernel lets tracing programs use hash maps that allocate
+ * an entry when it is added (Linux 6.1). Before, it warns at each load
+ * that they are unsafe there, and the maps allocate every entry they may
+ * hold when they are made: 6 MB or so for the threads, which the kernel
+ * zeroes while the command waits to start.
+ */
+static bool
+maps_grow(const char *release)
+{
+	int major = 0, minor = 0;
+
+	return sscanf(release, "%d.%d", &major, &minor) == 2 &&
+	    (major > 6 || (major == 6 && minor >= 1));
+}
+
 static int
-preflight(char *why, size_t whylen)
+preflight(struct bpfeng *eng, char *why, size_t whylen)
 {
 	struct utsname u;
 
@@ -184,9 +205,9 @@ preflight(char *why, size_t whylen)
 		return -1;
 	if (uname(&u) != 0)
 		snprintf(u.release, sizeof(u.release), "unknown");
-	if (eng_check_kernel(
-		u.release, "/sys/kernel/btf/vmlinux", why, whylen) != 0)
+	if (eng_check_kernel(u.release, KERNEL_BTF, why, whylen) != 0)
 		return -1;
+	eng->maps_grow = maps_grow(u.release);
 	return 0;
 }
 
@@ -245,6 +266,16 @@ fd_room(struct bpfeng *eng, char *why, size_t whylen)
 	return -1;
 }
 
+/* The time since *since, as phase's; *since becomes now. */
+static void
+phase_done(struct bpfeng *eng, enum eng_phase phase, uint64_t *since)
+{
+	uint64_t now = eng_now_ns();
+
+	eng->phase_ns[phase] = now - *since;
+	*since = now;
+}
+
 static void
 configure(struct bpfeng *eng)
 {
@@ -254,9 +285,12 @@ configure(struct bpfeng *eng)
 	skel->rodata->ncpus = (uint32_t)eng->ncpus;
 	skel->rodata->nsets = (uint32_t)eng->nsets;
 	skel->rodata->nslots = (uint32_t)eng->nslots;
+	skel->rodata->max_nreqs = 0;
 	for (s = 0; s < eng->nsets; s++) {
 		skel->rodata->set_first[s] = (uint32_t)eng->set_first[s];
 		skel->rodata->set_nreqs[s] = (uint32_t)eng->set_nreqs[s];
+		if (skel->rodata->max_nreqs < skel->rodata->set_nreqs[s])
+			skel->rodata->max_nreqs = skel->rodata->set_nreqs[s];
 		skel->rodata->set_slot[s] = (uint32_t)eng->set_slot[s];
 		for (i = 0; eng->joint && i < eng->set_nreqs[s]; i++)
 			skel->rodata->set_joint[s][i] =
@@ -268,6 +302,7 @@ configure(struct bpfeng *eng)
 	skel->rodata->sparse = eng->sparse;
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
+	skel->rodata->by_cgroup = (eng->flags & BPFENG_BY_CGROUP) != 0;
 	skel->rodata->follow_untraceable = eng_may_trace_any();
 	skel->rodata->caller_uid = (uint32_t)getuid();
 	skel->rodata->caller_gid = (uint32_t)getgid();
@@ -280,24 +315,118 @@ configure(struct bpfeng *eng)
 	(void)bpf_map__set_value_size(
 	    skel->maps.fresh, (uint32_t)eng->value_size);
 	(void)bpf_map__set_max_entries(skel->maps.procs, MAX_PROCS);
+	if (eng->maps_grow) {
+		(void)bpf_map__set_map_flags(skel->maps.threads,
+		    bpf_map__map_flags(skel->maps.threads) | BPF_F_NO_PREALLOC);
+		(void)bpf_map__set_map_flags(skel->maps.procs,
+		    bpf_map__map_flags(skel->maps.procs) | BPF_F_NO_PREALLOC);
+	}
 	(void)bpf_map__set_max_entries(skel->maps.records, RING_BYTES);
 	/* Run by hand, never attached. */
 	bpf_program__set_autoattach(skel->progs.flush, false);
 	bpf_program__set_autoattach(skel->progs.whoami, false);
 }
 
-static int
-load(struct bpfeng *eng, char *why, size_t whylen)
+/*
+ * The kernel's types that the programs read (bpfeng_btf.c), picked out
+ * in a thread of their own while the counters and the skeleton open.
+ * The skeleton is opened with the path of the memfd they go to; libbpf
+ * reads it only when it loads.
+ */
+struct types_job {
+	pthread_t thread;
+	bool started;
+	int fd;
+	int err; /* why they could not be picked out, or 0 */
+	char path[32];
+};
+
+static void *
+pick_types(void *arg)
 {
+	struct types_job *job = arg;
+
+	if (eng_btf_small(KERNEL_BTF, job->fd) != 0)
+		job->err = errno != 0 ? errno : EIO;
+	return NULL;
+}
+
+/* No signal for the thread: the caller's take them as before. */
+static void
+types_start(struct types_job *job)
+{
+	sigset_t all, old;
+
+	job->started = false;
+	job->err = 0;
+	if ((job->fd = memfd_create("cpctools-btf", MFD_CLOEXEC)) < 0) {
+		job->err = errno;
+		return;
+	}
+	snprintf(job->path, sizeof(job->path), "/proc/self/fd/%d", job->fd);
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	job->started = pthread_create(&job->thread, NULL, pick_types, job) == 0;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!job->started)
+		(void)pick_types(job);
+}
+
+static int
+types_wait(struct types_job *job)
+{
+	if (job->started)
+		(void)pthread_join(job->thread, NULL);
+	job->started = false;
+	return job->err;
+}
+
+static void
+types_end(struct types_job *job)
+{
+	(void)types_wait(job);
+	if (job->fd >= 0)
+		close(job->fd);
+	job->fd = -1;
+}
+
+static int
+skel_open(struct bpfeng *eng, const char *types_path)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = types_path);
+
+	if ((eng->skel = bpfeng_bpf__open_opts(&opts)) == NULL)
+		return -1;
+	configure(eng);
+	return 0;
+}
+
+/*
+ * The programs, relocated against the kernel's types that they read;
+ * where those cannot be had, libbpf reads the kernel's BTF whole, and
+ * -D says so.
+ */
+static int
+load(struct bpfeng *eng, struct types_job *job, uint64_t *since, char *why,
+    size_t whylen)
+{
+	const char *types = job->err == 0 ? job->path : NULL;
 	int err = 0;
 
-	if ((eng->skel = bpfeng_bpf__open()) == NULL) {
+	if (skel_open(eng, types) != 0)
 		err = errno;
-	} else {
-		configure(eng);
-		if (bpfeng_bpf__load(eng->skel) != 0)
+	phase_done(eng, ENG_PHASE_OPEN, since);
+	if ((eng->types_whole = types_wait(job)) != 0 && err == 0 &&
+	    types != NULL) {
+		bpfeng_bpf__destroy(eng->skel);
+		eng->skel = NULL;
+		if (skel_open(eng, NULL) != 0)
 			err = errno;
 	}
+	phase_done(eng, ENG_PHASE_TYPES, since);
+	if (err == 0 && bpfeng_bpf__load(eng->skel) != 0)
+		err = errno;
+	phase_done(eng, ENG_PHASE_LOAD, since);
 	if (err != 0)
 		eng_load_reason(eng_log_text(), err, why, whylen);
 	if (err != 0) {
@@ -384,13 +513,52 @@ engine_new(cpc_t *cpc, unsigned flags, const struct bpfeng_ops *ops, void *arg)
 	return eng;
 }
 
+static int
+open_checked(struct bpfeng *eng, const struct bpfeng_set *sets,
+    struct types_job *job, char *why, size_t whylen)
+{
+	uint64_t t = eng_now_ns();
+	int ncpus;
+
+	if (preflight(eng, why, whylen) != 0)
+		return -1;
+	if ((ncpus = libbpf_num_possible_cpus()) <= 0) {
+		eng_why(why, whylen, "cannot tell the number of CPUs");
+		return -1;
+	}
+	eng->ncpus = ncpus;
+	raise_nofile(eng);
+	if (fd_room(eng, why, whylen) != 0)
+		return -1;
+	types_start(job);
+	phase_done(eng, ENG_PHASE_CHECKS, &t);
+	if (eng_counters_open(eng, sets, why, whylen) != 0)
+		return -1;
+	phase_done(eng, ENG_PHASE_COUNTERS, &t);
+	if (load(eng, job, &t, why, whylen) != 0 ||
+	    same_pids(eng, why, whylen) != 0)
+		return -1;
+	phase_done(eng, ENG_PHASE_PIDS, &t);
+	if (eng_counters_fill(eng, why, whylen) != 0)
+		return -1;
+	phase_done(eng, ENG_PHASE_FILL, &t);
+	if (eng_events_open(eng, why, whylen) != 0)
+		return -1;
+	phase_done(eng, ENG_PHASE_RING, &t);
+	if (attach(eng, why, whylen) != 0)
+		return -1;
+	phase_done(eng, ENG_PHASE_ATTACH, &t);
+	return 0;
+}
+
 struct bpfeng *
 bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
     unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,
     size_t whylen)
 {
+	struct types_job job = { .fd = -1 };
 	struct bpfeng *eng;
-	int err, ncpus;
+	int err, rc;
 
 	eng_why(why, whylen, "no error");
 	if (cpc == NULL || sets == NULL ||
@@ -404,29 +572,13 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 		return NULL;
 	}
 	lay_out(eng, sets, nsets);
-	if (preflight(why, whylen) != 0)
-		goto fail;
-	if ((ncpus = libbpf_num_possible_cpus()) <= 0) {
-		eng_why(why, whylen, "cannot tell the number of CPUs");
-		goto fail;
-	}
-	eng->ncpus = ncpus;
-	raise_nofile(eng);
-	if (fd_room(eng, why, whylen) != 0)
-		goto fail;
 	/* What libbpf says is kept, not printed (bpfeng_check.c). */
 	eng_log_begin();
-	if (eng_counters_open(eng, sets, why, whylen) != 0 ||
-	    load(eng, why, whylen) != 0 || same_pids(eng, why, whylen) != 0 ||
-	    eng_counters_fill(eng, why, whylen) != 0 ||
-	    eng_events_open(eng, why, whylen) != 0 ||
-	    attach(eng, why, whylen) != 0) {
-		eng_log_end();
-		goto fail;
-	}
+	rc = open_checked(eng, sets, &job, why, whylen);
+	types_end(&job);
 	eng_log_end();
-	return eng;
-fail:
+	if (rc == 0)
+		return eng;
 	err = errno != 0 ? errno : EINVAL;
 	bpfeng_close(eng);
 	errno = err;
@@ -495,6 +647,38 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 	}
 	(void)snprintf(buf + at, at < len ? len - at : 0,
 	    "; %d loaded, %d attached", loaded, attached);
+}
+
+void
+bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len)
+{
+	static const char *const names[ENG_NPHASES] = {
+		[ENG_PHASE_CHECKS] = "checks",
+		[ENG_PHASE_COUNTERS] = "counters",
+		[ENG_PHASE_OPEN] = "open",
+		[ENG_PHASE_TYPES] = "kernel types (the rest)",
+		[ENG_PHASE_LOAD] = "load (maps, relocations, verifier)",
+		[ENG_PHASE_PIDS] = "pid check",
+		[ENG_PHASE_FILL] = "counter map",
+		[ENG_PHASE_RING] = "ring",
+		[ENG_PHASE_ATTACH] = "attach",
+	};
+	uint64_t total = 0;
+	size_t at;
+	int p;
+
+	for (p = 0; p < ENG_NPHASES; p++)
+		total += eng->phase_ns[p];
+	at = (size_t)snprintf(buf, len, "%.1f ms", total / 1e6);
+	for (p = 0; p < ENG_NPHASES; p++)
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
+		    "%s %s %.1f ms", p == 0 ? ":" : ",", names[p],
+		    eng->phase_ns[p] / 1e6);
+	if (eng->types_whole != 0)
+		(void)snprintf(buf + at, at < len ? len - at : 0,
+		    "; libbpf read the kernel's BTF whole (its types could "
+		    "not be picked out: %s)",
+		    strerror(eng->types_whole));
 }
 
 int

@@ -9,7 +9,9 @@
 
 #define BPFENG_MAX_SETS	    16 /* sets in rotation */
 #define BPFENG_MAX_SET_REQS 16 /* requests of one set */
-/* The programs bound a joint counter's index with a mask. */
+/* The programs bound a set number and a joint counter's index with masks. */
+_Static_assert((BPFENG_MAX_SETS & (BPFENG_MAX_SETS - 1)) == 0,
+    "BPFENG_MAX_SETS is a power of two");
 _Static_assert((BPFENG_MAX_SET_REQS & (BPFENG_MAX_SET_REQS - 1)) == 0,
     "BPFENG_MAX_SET_REQS is a power of two");
 #define BPFENG_MAX_COUNTERS 64 /* requests of all sets together */

@@ -86,6 +86,11 @@ bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
 		errno = EINVAL;
 		return -1;
 	}
+	if (!(eng->flags & BPFENG_BY_CGROUP)) {
+		eng_why(why, whylen, "the engine was not opened for a cgroup");
+		errno = EINVAL;
+		return -1;
+	}
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		eng_why(why, whylen, "cannot open the cgroup %s - %s", dir,
 		    strerror(errno));

@@ -41,6 +41,20 @@ struct eng_proc {
 RB_HEAD(eng_thread_tree, eng_thread);
 RB_HEAD(eng_proc_tree, eng_proc);
 
+/* The steps of opening the engine, timed for -D (bpfeng_phases). */
+enum eng_phase {
+	ENG_PHASE_CHECKS,
+	ENG_PHASE_COUNTERS,
+	ENG_PHASE_OPEN,
+	ENG_PHASE_TYPES, /* what was left to wait for, after the two above */
+	ENG_PHASE_LOAD,
+	ENG_PHASE_PIDS,
+	ENG_PHASE_FILL,
+	ENG_PHASE_RING,
+	ENG_PHASE_ATTACH,
+	ENG_NPHASES
+};
+
 struct bpfeng {
 	cpc_t *cpc;
 	unsigned flags;
@@ -62,6 +76,7 @@ struct bpfeng {
 
 	/* Counter c of CPU n is fds[c * ncpus + n]; -1 where none. */
 	int ncpus;
+	bool maps_grow; /* the hash maps allocate entries as they are added */
 	int *fds;
 	bool *online; /* per CPU */
 	/*
@@ -117,12 +132,17 @@ struct bpfeng {
 	bool nofile_raised;
 
 	uint64_t flush_ns;
+	uint64_t phase_ns[ENG_NPHASES];
+	int types_whole;    /* why the kernel's types were not picked out */
 	uint64_t lost_seen; /* losses reported */
 	uint64_t unadopted; /* a cgroup's processes that could not be
 			       tracked (the maps were full) */
 	void *zero_value;   /* a thread's, zeroed */
 	void *read_value;   /* a thread's, read from the map */
 };
+
+/* bpfeng_btf.c */
+int eng_btf_small(const char *kernel_btf, int to);
 
 /* bpfeng_check.c */
 void eng_why(char *why, size_t whylen, const char *fmt, ...)

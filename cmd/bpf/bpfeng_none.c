@@ -103,6 +103,13 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 	snprintf(buf, len, "none");
 }
 
+void
+bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len)
+{
+	(void)eng;
+	snprintf(buf, len, "none");
+}
+
 const char *
 bpfeng_verifier_log(void)
 {
