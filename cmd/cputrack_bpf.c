@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/tree.h>
@@ -1213,6 +1214,25 @@ tick(struct bpf_track *bt, uint64_t expirations)
 #define SIGNAL_PAIR_MS 100
 
 /*
+ * The command made cputrack, its parent, its tracer (PTRACE_TRACEME, as
+ * programs that resist debuggers do). This engine traces nothing, and a
+ * tracee stops at every signal and at its exec until its tracer resumes
+ * it: it is let go at its first stop, with the signal it stopped for, as
+ * it would have had it untraced; but for the trap that an exec sends only
+ * to a tracee, which would kill it.
+ */
+static void
+untrace_command(pid_t pid, int sig)
+{
+	siginfo_t si;
+
+	if (sig == SIGTRAP && ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 &&
+	    si.si_code == SI_USER && si.si_pid == pid)
+		sig = 0;
+	(void)ptrace(PTRACE_DETACH, pid, NULL, (void *)(intptr_t)sig);
+}
+
+/*
  * The command stopped itself, as a suspend command does: untraced, its
  * shell would have seen its child stop and taken the terminal back.
  * cputrack is the shell's child, so it stops too, with the same signal;
@@ -1231,8 +1251,13 @@ stop_with_command(struct bpf_track *bt)
 		return;
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PID, (id_t)bt->ct->target, &si, WSTOPPED | WNOHANG) != 0 ||
-	    si.si_pid == 0 ||
-	    !bpfeng_command_signaled(bt->eng, si.si_status, bt->ct->target, 0))
+	    si.si_pid == 0)
+		return;
+	if (si.si_code == CLD_TRAPPED) {
+		untrace_command(si.si_pid, si.si_status);
+		return;
+	}
+	if (!bpfeng_command_signaled(bt->eng, si.si_status, bt->ct->target, 0))
 		return;
 	cputrack_flush(bt->ct);
 	(void)raise(si.si_status);

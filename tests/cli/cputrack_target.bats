@@ -162,6 +162,34 @@ gate_counted() {
 	gate_counted
 }
 
+@test "bpf engine: a command that asks its parent to trace it (PTRACE_TRACEME) runs to its end, is never left stopped, and SIGTERM ends the run" {
+	[ "$ENGINE" = bpf ] ||
+	    skip "the ptrace engine traces the command already: its PTRACE_TRACEME fails"
+	# A tracee stops at its child's end (SIGCHLD) and at its exec (SIGTRAP).
+	ct_run -e -c "$WRITE" "$W/wl_traceme" 7 "$W/wl_traceme" 5
+	[ "$status" -eq 0 ]
+	[ "$(ct_rows exec | awk '$2 ~ /^[0-9]+$/ { print $2 }')" = 7 ]
+	[ "$(ct_rows exit | awk '{ print $2 }')" = 5 ]
+	# One that stays: running, not stopped; SIGTERM goes to it and ends
+	# the run.
+	timeout -k 5 60 "$CT" -e -T 0.1 -c "$WRITE" "$W/wl_traceme" 3 sleep 60 \
+	    >"$T/out" 2>"$T/err" &
+	local to=$! ct= cmd= i
+	for i in $(seq 100); do
+		ct=$(pgrep -P "$to" | head -1)
+		[ -z "$ct" ] || cmd=$(pgrep -P "$ct" | head -1)
+		[ -n "$cmd" ] && grep -q ' tick ' "$T/out" && break
+		sleep 0.1
+	done
+	[ -n "$cmd" ]
+	[ "$(tr '\0' ' ' <"/proc/$cmd/cmdline")" = "sleep 60 " ]
+	[ "$(awk '/^State:/ { print $2 }' "/proc/$cmd/status")" = S ]
+	kill -TERM "$ct"
+	wait "$to" || true
+	! kill -0 "$cmd" 2>/dev/null
+	grep -q 'process terminated: killed by SIGTERM' "$T/err"
+}
+
 @test "a created command that handles SIGTERM: cputrack passes it on and tracks the command to its end; a second SIGTERM kills it" {
 	start_cputrack_until ready -T 0.1 -c "$WRITE" "$PY" -c '
 import signal, sys, time
