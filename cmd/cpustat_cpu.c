@@ -261,7 +261,7 @@ take_sample(struct cpu_worker *w)
 
 /*
  * After a cycle of the sets (-p), rest until the rest's end, just before
- * the next sample time: the next set takes over at once, and what it
+ * the next sample time: the next set has taken over at once, and what it
  * counts in the rest is left out by a sample when the rest ends. A rest
  * that ran past the sample time after next (cpustat was stopped) is part
  * of the gap that follows, and is kept in its row; one that ended late,
@@ -274,8 +274,6 @@ rest(struct cpu_worker *w, const struct schedule *sch)
 	struct cpustat *cs = w->cs;
 	struct schedule after = *sch;
 
-	if (setgrp_rotate(w->grp) != 0)
-		return cpu_lost(w, errno) ? 1 : -1;
 	set_soak(w, false);
 	if (cpustat_wait_until(
 		cs, sch->next - (hrtime_t)cs->opt.interval_ms * MSEC))
@@ -293,13 +291,16 @@ rest(struct cpu_worker *w, const struct schedule *sch)
  * turn; 1 ends the loop quietly, -1 with an error. After the last sample
  * nothing follows. The intervals are counted from the read, not from
  * the wake-up before it: a stop in between is in the row, which is then
- * a gap row.
+ * a gap row. The next set takes over before the row is written: a row
+ * waits for the output, which the other CPUs' rows share, and the set
+ * just read would count meanwhile into its next turn.
  */
 static int
 sample_once(struct cpu_worker *w, struct schedule *sch, unsigned long *left)
 {
-	int measured = setgrp_current(w->grp), r;
+	int measured = setgrp_current(w->grp), r, err;
 	unsigned long n;
+	bool resting;
 
 	if ((r = take_sample(w)) != 0)
 		return r;
@@ -307,13 +308,17 @@ sample_once(struct cpu_worker *w, struct schedule *sch, unsigned long *left)
 	    w->cs, sch, *left, setgrp_slice(w->grp, measured)->when);
 	if (w->cs->opt.count != 0)
 		*left -= n;
-	emit_row(w, measured, n);
-	if (*left == 0)
+	if (*left == 0) {
+		emit_row(w, measured, n);
 		return 0;
-	if (schedule_advance(w->cs, sch))
+	}
+	resting = schedule_advance(w->cs, sch);
+	err = setgrp_rotate(w->grp) != 0 ? errno : 0;
+	emit_row(w, measured, n);
+	if (err != 0)
+		return cpu_lost(w, err) ? 1 : -1;
+	if (resting)
 		return rest(w, sch);
-	if (setgrp_rotate(w->grp) != 0)
-		return cpu_lost(w, errno) ? 1 : -1;
 	soak_for_current(w);
 	return 0;
 }
