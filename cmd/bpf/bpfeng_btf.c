@@ -272,23 +272,39 @@ index_types(struct kbtf *k)
 	return 0;
 }
 
-/* Type id's header and trailer, in memory of the caller's to free. */
+/*
+ * Type id's header and trailer, in memory of the caller's to free: one
+ * read of a page, which holds nearly every type, and a second only for a
+ * type that is longer.
+ */
 static struct btf_type *
 fetch_type(struct kbtf *k, uint32_t id)
 {
 	struct btf_type head, *t;
-	size_t size;
+	char page[4096];
+	uint32_t at, left;
+	size_t size, got;
 
 	if (id == 0 || id >= k->ntypes) {
 		errno = EPROTO;
 		return NULL;
 	}
-	if (read_at(k, &head, sizeof(head), k->types_at + k->offs[id]) != 0)
+	at = k->types_at + k->offs[id];
+	left = k->types_len - k->offs[id];
+	got = left < sizeof(page) ? left : sizeof(page);
+	if (got < sizeof(head) || read_at(k, page, got, at) != 0) {
+		errno = EPROTO;
 		return NULL;
+	}
+	memcpy(&head, page, sizeof(head));
 	size = sizeof(head) + trailer_size(&head);
-	if ((t = malloc(size)) == NULL)
+	if (size > left || (t = malloc(size)) == NULL) {
+		errno = size > left ? EPROTO : ENOMEM;
 		return NULL;
-	if (read_at(k, t, size, k->types_at + k->offs[id]) != 0) {
+	}
+	memcpy(t, page, size < got ? size : got);
+	if (size > got &&
+	    read_at(k, (char *)t + got, size - got, at + got) != 0) {
 		free(t);
 		return NULL;
 	}

@@ -172,21 +172,17 @@ gate_counted() {
 	[ "$(ct_rows exit | awk '{ print $2 }')" = 5 ]
 	# One that stays: running, not stopped; SIGTERM goes to it and ends
 	# the run.
-	timeout -k 5 60 "$CT" -e -T 0.1 -c "$WRITE" "$W/wl_traceme" 3 sleep 60 \
-	    >"$T/out" 2>"$T/err" &
-	local to=$! ct= cmd= i
-	for i in $(seq 100); do
-		ct=$(pgrep -P "$to" | head -1)
-		[ -z "$ct" ] || cmd=$(pgrep -P "$ct" | head -1)
-		[ -n "$cmd" ] && grep -q ' tick ' "$T/out" && break
-		sleep 0.1
-	done
-	[ -n "$cmd" ]
+	start_cputrack_until ' tick ' -e -T 0.1 -c "$WRITE" \
+	    "$W/wl_traceme" 3 sleep 60
+	local ct cmd start
+	ct=$(pgrep -P "$CPID")
+	cmd=$(pgrep -P "$ct")
+	start=$(start_time "$cmd")
 	[ "$(tr '\0' ' ' <"/proc/$cmd/cmdline")" = "sleep 60 " ]
-	[ "$(awk '/^State:/ { print $2 }' "/proc/$cmd/status")" = S ]
+	assert_free "$cmd"
 	kill -TERM "$ct"
-	wait "$to" || true
-	! kill -0 "$cmd" 2>/dev/null
+	wait_cputrack
+	[ "$(start_time "$cmd")" != "$start" ]
 	grep -q 'process terminated: killed by SIGTERM' "$T/err"
 }
 
