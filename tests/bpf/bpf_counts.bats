@@ -124,17 +124,20 @@ teardown() {
 }
 
 @test "an exec without -e: its image total, then the process runs on uncounted" {
-	# The new image sleeps 5 s: more than the engine's end takes even in
-	# a sanitizer build on a loaded machine.
-	bd_run -c "$WRITE" "$W/ct_exec" 10 "$W/ct_marker" "$T/done" 0 5000
+	# The new image waits at a gate (a FIFO no one writes yet), then
+	# marks its end.
+	mkfifo "$T/gate"
+	bd_run -c "$WRITE" "$W/ct_exec" 10 /bin/sh -c \
+	    'read -r go <"$0" && : >"$1"' "$T/gate" "$T/done"
 	[ "$status" -eq 0 ]
 	pid=$(bd_first_pid)
 	[ "$(bd_total "$pid" 0 exec_total)" -eq 10 ]
 	[ "$(bd_rows exec | awk '{ print $3 }')" = released ]
 	[ "$(bd_count exit)" -eq 0 ]
-	# The engine was done at the exec, the program still sleeping; it
-	# was let go, not killed: it runs to its end.
+	# The engine was done at the exec, the program still at its gate; it
+	# was let go, not killed: past the gate, it runs to its end.
 	[ ! -e "$T/done" ]
+	timeout 60 sh -c 'echo go >"$0"' "$T/gate"
 	wait_file "$T/done"
 }
 
