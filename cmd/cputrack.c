@@ -79,18 +79,27 @@ tids_resolve(struct cputrack *ct)
 
 /*
  * The engine first (the BPF engine may refuse, or auto fall back to
- * ptrace), then the rows' stream, then the target.
+ * ptrace, or leave a libcpc program to it), then the rows' stream, then
+ * the target.
  */
 static int
 run(struct cputrack *ct)
 {
+	char why[256];
 	int status = 0;
 
 	if (tids_resolve(ct) != 0)
 		return 1;
 	if (ct->opt.out.fd >= 0 && output_check_fd(ct->opt.out.fd) != 0)
 		return 1;
-	if (ct->opt.engine != ENGINE_PTRACE)
+	if (ct->opt.engine == ENGINE_AUTO &&
+	    engine_auto_ptrace(ct, why, sizeof(why))) {
+		if (ct->opt.verbose)
+			diag(NULL, "--engine=auto: counting with ptrace: %s\n",
+			    why);
+		else
+			diag_debug("counting with ptrace: %s\n", why);
+	} else if (ct->opt.engine != ENGINE_PTRACE)
 		status = bpf_track_open(ct, ct->opt.engine == ENGINE_AUTO);
 	if (status != 0 && ct->opt.engine == ENGINE_BPF)
 		return status;

@@ -6,6 +6,7 @@
  *	cputrack_signals.c the signals of a run and the flush of its rows,
  *			  for main and both engines
  *	cputrack_opts.c	  the command line
+ *	cputrack_engine.c which engine counts a run
  *	cputrack_rows.c	  the rows, and the exec policy, of both engines
  *	cputrack_track.c  the tracking model: the records of the processes
  *			  and LWPs both engines follow, and their rows
@@ -31,6 +32,9 @@
 #include "setgrp.h"
 
 enum track_engine { ENGINE_PTRACE, ENGINE_BPF, ENGINE_AUTO };
+
+/* The engine a run takes when --engine is not given; unset: auto. */
+#define ENGINE_ENV "CPCTOOLS_ENGINE"
 
 /* The command line. */
 struct cputrack_opts {
@@ -82,6 +86,19 @@ struct cputrack {
 	bool reader_gone; /* no more rows can go out: the run
 			     ends (EPIPE, or write_failed) */
 };
+
+/*
+ * cputrack_engine.c: which engine counts. An engine's name (ptrace, bpf,
+ * auto): 0, or -1 for none. The engine without --engine: CPCTOOLS_ENGINE's,
+ * or auto; -1 when CPCTOOLS_ENGINE names none. The line that says it, and
+ * which engine auto takes here, for -h and --version. Whether auto leaves
+ * this run's target to ptrace, and why (a program that may mark its
+ * sections with cpc_enable).
+ */
+int engine_parse(const char *name, enum track_engine *engine);
+int engine_default(enum track_engine *engine);
+void engine_line(FILE *out);
+bool engine_auto_ptrace(const struct cputrack *ct, char *why, size_t whylen);
 
 /* cputrack_opts.c: false when the run is over, with *status to exit with. */
 bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);

@@ -85,9 +85,9 @@ usage(FILE *out)
 	    "\t\t  the metrics have a series per LWP as well as per\n"
 	    "\t\t  process and cgroup\n"
 	    "\t--engine=ptrace|bpf|auto\n"
-	    "\t\t  how threads are followed and counted: ptrace (the\n"
-	    "\t\t  default), BPF at each context switch, or BPF where it\n"
-	    "\t\t  can run\n"
+	    "\t\t  how threads are followed and counted: ptrace, BPF at\n"
+	    "\t\t  each context switch, or auto (the default): BPF where\n"
+	    "\t\t  it can run, ptrace otherwise\n"
 	    "\t--strict-exec\n"
 	    "\t\t  without -e, no exec is followed, not even a wrapper's\n"
 	    "\t\t  (env, nice) before it makes a thread or a process\n"
@@ -98,10 +98,14 @@ usage(FILE *out)
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"
 	    "\t--version print the version and exit\n"
+	    "\n",
+	    p, p, CPC_TICKREG_NAME);
+	fputc('\t', out);
+	engine_line(out);
+	fprintf(out,
 	    "\n"
 	    "\tUse " CPCTOOLS_CPUSTAT_NAME
-	    "(1) to monitor system-wide statistics.\n",
-	    p, p, CPC_TICKREG_NAME);
+	    "(1) to monitor system-wide statistics.\n");
 }
 
 static void
@@ -218,20 +222,6 @@ parse_ids(const struct id_list *l, bool *bad, const char *arg)
 	free(copy);
 }
 
-static int
-parse_engine(const char *arg, enum track_engine *engine)
-{
-	if (strcmp(arg, "ptrace") == 0)
-		*engine = ENGINE_PTRACE;
-	else if (strcmp(arg, "bpf") == 0)
-		*engine = ENGINE_BPF;
-	else if (strcmp(arg, "auto") == 0)
-		*engine = ENGINE_AUTO;
-	else
-		return -1;
-	return 0;
-}
-
 /* Resolved at once: a bad directory is bad input, said before anything. */
 static void
 parse_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
@@ -326,7 +316,7 @@ option(void *arg, int c, const char *value, bool *bad)
 		break;
 	case OPT_ENGINE:
 		o->engine_given = true;
-		if (parse_engine(value, &o->engine) != 0) {
+		if (engine_parse(value, &o->engine) != 0) {
 			diag(NULL,
 			    "invalid engine '%s' (ptrace, bpf or "
 			    "auto)\n",
@@ -386,6 +376,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		.quote = '\'',
 		.output_name = "-o",
 		.usage = usage,
+		.version = engine_line,
 		.option = option,
 		.arg = ct,
 		.cpc = ct->cpc,
@@ -395,6 +386,12 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	ct->opt.out = cl.out;
+	if (!ct->opt.engine_given && engine_default(&ct->opt.engine) != 0) {
+		*status = cmdline_usage_error(
+		    "invalid engine '%s' in %s (ptrace, bpf or auto)",
+		    getenv(ENGINE_ENV), ENGINE_ENV);
+		return false;
+	}
 	if (ct->opt.thread_series && !metrics_wanted(&cl.out)) {
 		*status = cmdline_usage_error(
 		    "--thread-series needs metrics: --format=openmetrics, "

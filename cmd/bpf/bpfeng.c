@@ -207,8 +207,15 @@ preflight(struct bpfeng *eng, char *why, size_t whylen)
 		snprintf(u.release, sizeof(u.release), "unknown");
 	if (eng_check_kernel(u.release, KERNEL_BTF, why, whylen) != 0)
 		return -1;
-	eng->maps_grow = maps_grow(u.release);
+	if (eng != NULL)
+		eng->maps_grow = maps_grow(u.release);
 	return 0;
+}
+
+int
+bpfeng_can_run(char *why, size_t whylen)
+{
+	return preflight(NULL, why, whylen);
 }
 
 /* A counter per CPU per request: as many descriptors as may be had. */

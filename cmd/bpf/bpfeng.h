@@ -178,6 +178,13 @@ typedef void(bpfeng_tick_fn)(void *arg, void *lwp, pid_t pid, pid_t tid,
 const char *bpfeng_unavailable(void);
 
 /*
+ * Whether the engine may run here, as far as can be told without loading
+ * it (privilege, the kernel's version and BTF): 0, or -1 with why. A
+ * later bpfeng_open may still fail (the verifier, descriptors).
+ */
+int bpfeng_can_run(char *why, size_t whylen);
+
+/*
  * Load the engine and open its counters; set 0 is in use first. cpc is
  * the caller's libcpc handle, which gives the counters' attributes. NULL
  * on failure, with errno and why: no privilege, or a pid namespace other

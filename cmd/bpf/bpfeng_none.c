@@ -14,6 +14,14 @@ bpfeng_unavailable(void)
 	return BPFENG_UNAVAILABLE;
 }
 
+int
+bpfeng_can_run(char *why, size_t whylen)
+{
+	if (why != NULL && whylen > 0)
+		snprintf(why, whylen, "%s", BPFENG_UNAVAILABLE);
+	return -1;
+}
+
 struct bpfeng *
 bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
     unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,

@@ -238,6 +238,8 @@ done(const struct cmdline *cl, const struct parse *p, int *status)
 	}
 	if (p->version) {
 		printf("%s (cpctools) %s\n", diag_progname(), CPCTOOLS_VERSION);
+		if (cl->version != NULL)
+			cl->version(stdout);
 		return true;
 	}
 	if (p->list) {

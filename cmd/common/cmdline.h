@@ -33,6 +33,7 @@ struct cmdline {
 	/* "-1" after the options is a bad operand, not a bad option. */
 	bool numeric_operands;
 	void (*usage)(FILE *out);
+	void (*version)(FILE *out); /* more lines after --version's, or NULL */
 	/*
 	 * One of its own options, c with its argument value: 0, or the
 	 * status to exit with at once; *bad for a bad argument, said.

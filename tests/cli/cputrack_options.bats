@@ -63,9 +63,9 @@ usage_text() {
 	    '		  the metrics have a series per LWP as well as per' \
 	    '		  process and cgroup' \
 	    '	--engine=ptrace|bpf|auto' \
-	    '		  how threads are followed and counted: ptrace (the' \
-	    '		  default), BPF at each context switch, or BPF where it' \
-	    '		  can run' \
+	    '		  how threads are followed and counted: ptrace, BPF at' \
+	    '		  each context switch, or auto (the default): BPF where' \
+	    '		  it can run, ptrace otherwise' \
 	    '	--strict-exec' \
 	    "		  without -e, no exec is followed, not even a wrapper's" \
 	    '		  (env, nice) before it makes a thread or a process' \
@@ -77,7 +77,19 @@ usage_text() {
 	    '	--help	  print this usage and exit' \
 	    '	--version print the version and exit' \
 	    '' \
+	    "	$(engine_line)" \
+	    '' \
 	    '	Use cpustat(1) to monitor system-wide statistics.'
+}
+
+# The engine a run without --engine takes here, as --version says it
+# (cputrack_engine.bats checks what it says).
+engine_line() {
+	if [ -n "${CPCTOOLS_ENGINE:-}" ]; then
+		echo "engine: $CPCTOOLS_ENGINE (CPCTOOLS_ENGINE)"
+	else
+		"${CPUTRACK_BIN:-$CT}" --version | sed -n 's/^engine: auto/&/p'
+	fi
 }
 
 # A usage error: exit 2, nothing on stdout, and on stderr the one line $1,
