@@ -152,11 +152,10 @@ detach_pending(pctx_t *pctx)
 	return pending;
 }
 
-/* Wait, bounded, for pctx's threads marked LWP_DETACH. */
+/* Wait, until deadline, for pctx's threads marked LWP_DETACH. */
 static void
-wait_detached(pctx_t *pctx)
+wait_detached(pctx_t *pctx, long long deadline)
 {
-	long long deadline = now_ns() + DETACH_PATIENCE_NS;
 	struct timespec pause = { 0, 50000 };
 	struct lwp *lwp;
 
@@ -176,9 +175,8 @@ wait_detached(pctx_t *pctx)
 	}
 }
 
-/* Detach every thread of a traced process, and its waiting children. */
 void
-pctxlib_detach_threads(pctx_t *pctx)
+pctxlib_detach_start(pctx_t *pctx)
 {
 	struct lwp *lwp;
 	id_t next = 1;
@@ -190,6 +188,47 @@ pctxlib_detach_threads(pctx_t *pctx)
 		if (!(lwp->flags & LWP_DETACH))
 			start_detach(lwp);
 	}
-	wait_detached(pctx);
+}
+
+long long
+pctxlib_detach_deadline(void)
+{
+	return now_ns() + DETACH_PATIENCE_NS;
+}
+
+/*
+ * The processes of a release under way are waited for together: one may
+ * wait for another (a vfork parent for its child) to be let go first.
+ */
+void
+pctxlib_detach_wait_releasing(long long deadline)
+{
+	struct timespec pause = { 0, 50000 };
+	bool pending;
+	pctx_t *p;
+
+	for (;;) {
+		pending = false;
+		TAILQ_FOREACH (p, &pctxlib_tracer.all, all_entry)
+			if (p->releasing && p->state == PROC_DETACHED &&
+			    detach_pending(p))
+				pending = true;
+		if (!pending || now_ns() >= deadline)
+			return;
+		pause_growing(&pause);
+	}
+}
+
+void
+pctxlib_detach_finish(pctx_t *pctx, long long deadline)
+{
+	wait_detached(pctx, deadline);
 	pctxlib_lwp_forget_all(pctx);
+}
+
+void
+pctxlib_detach_threads(pctx_t *pctx)
+{
+	pctxlib_detach_start(pctx);
+	pctxlib_detach_finish(pctx, pctxlib_detach_deadline());
 }

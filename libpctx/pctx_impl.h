@@ -143,6 +143,7 @@ struct __pctx {
 	enum proc_pending pending;
 	bool created;	/* by pctx_create: killed if the tracer dies */
 	bool released;	/* freed as soon as the loop lets go of it */
+	bool releasing; /* in a release under way: to be freed */
 	bool terminate; /* pctx_terminate: the run returns 0 */
 	bool failed;	/* a callback failed: pctx_run returns -1 */
 	bool joined;	/* pctx_join: its root's peer, not its child */
@@ -280,7 +281,18 @@ void pctxlib_apply_opts(pctx_t *pctx);
 int pctxlib_wanted_opts(const pctx_t *pctx);
 
 /* detach.c */
+/*
+ * Detach every thread of a traced process, and its waiting children:
+ * start (held threads go at once, running ones are interrupted), then
+ * finish (wait until the deadline for the interrupted ones); or both in
+ * one. The processes of a release (releasing) are waited for together
+ * first. The deadline: the patience of one release, from now.
+ */
+void pctxlib_detach_start(pctx_t *pctx);
+void pctxlib_detach_finish(pctx_t *pctx, long long deadline);
 void pctxlib_detach_threads(pctx_t *pctx);
+void pctxlib_detach_wait_releasing(long long deadline);
+long long pctxlib_detach_deadline(void);
 void pctxlib_detach_orphans(pid_t ppid);
 void pctxlib_settle_orphans(void);
 

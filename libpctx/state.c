@@ -128,22 +128,48 @@ pctxlib_proc_exited(pctx_t *pctx)
  * pctx_release: let the process go and free the pctx. A top-level pctx
  * takes the forked children followed in its runs with it.
  */
-void
-pctxlib_proc_release_now(pctx_t *pctx)
+static void
+release_start(pctx_t *pctx)
 {
-	pctx_t *p, *next;
-
-	if (pctx->root == pctx)
-		TAILQ_FOREACH_SAFE (p, &pctxlib_tracer.all, all_entry, next)
-			if (p->root == pctx && p != pctx && !p->released)
-				pctxlib_proc_release_now(p);
-	pctx->released = true;
+	pctx->released = pctx->releasing = true;
 	if (pctxlib_proc_traced(pctx)) {
 		pctx->ticking = false;
 		set_state(pctx, PROC_DETACHED);
-		pctxlib_detach_threads(pctx);
+		pctxlib_detach_start(pctx);
 	}
+}
+
+/* A process detached before has no thread left to wait for. */
+static void
+release_finish(pctx_t *pctx, long long deadline)
+{
+	if (pctx->state == PROC_DETACHED)
+		pctxlib_detach_finish(pctx, deadline);
 	pctxlib_proc_dispose(pctx);
+}
+
+/*
+ * Every process is set going before any is waited for: a vfork parent
+ * stops only once its child, which may be held, has run on to its exec.
+ */
+void
+pctxlib_proc_release_now(pctx_t *pctx)
+{
+	long long deadline = pctxlib_detach_deadline();
+	pctx_t *p, *next;
+	bool root = pctx->root == pctx;
+
+	if (root)
+		TAILQ_FOREACH (p, &pctxlib_tracer.all, all_entry)
+			if (p->root == pctx && p != pctx && !p->released)
+				release_start(p);
+	release_start(pctx);
+	pctxlib_detach_wait_releasing(deadline);
+	if (root)
+		TAILQ_FOREACH_SAFE (p, &pctxlib_tracer.all, all_entry, next)
+			if (p->releasing && p != pctx)
+				release_finish(p, deadline);
+	release_finish(pctx, deadline);
 }
 
 static void
