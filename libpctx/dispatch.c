@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,26 +165,42 @@ on_first_stop(struct event *ev)
 		lwp->held_status = ev->status;
 }
 
-/* Warn when the new image is set-id and runs without its privileges. */
+/* Whether a set-id image would have had ids the tracer lacks. */
+static bool
+setid_beyond_tracer(const struct stat *st)
+{
+	return ((st->st_mode & S_ISUID) && st->st_uid != geteuid()) ||
+	    ((st->st_mode & S_ISGID) && st->st_gid != getegid());
+}
+
+/*
+ * Warn when the new image runs without the privileges it would have had
+ * untraced: the kernel gave it neither its set-id ids nor its file
+ * capabilities, as it was traced at its exec. Said whether or not the
+ * exec is followed: the process is let go only after it.
+ */
 static void
 check_setid_image(pctx_t *pctx)
 {
 	char path[64];
 	struct stat st;
 
-	/* A tracer with CAP_SYS_PTRACE lets a set-id image keep them. */
+	/* A tracer with CAP_SYS_PTRACE lets the image keep them. */
 	if (pctxlib_have_cap_sys_ptrace())
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/exe", pctx->pid);
-	if (stat(path, &st) != 0 || !(st.st_mode & (S_ISUID | S_ISGID)))
+	if (stat(path, &st) != 0)
 		return;
-	if ((!(st.st_mode & S_ISUID) || st.st_uid == geteuid()) &&
-	    (!(st.st_mode & S_ISGID) || st.st_gid == getegid()))
-		return;
-	pctxlib_error(pctx, "run",
-	    "%d: set-id program runs without its "
-	    "privileges while traced\n",
-	    pctx->pid);
+	if (setid_beyond_tracer(&st))
+		pctxlib_error(pctx, "run",
+		    "%d: set-id program runs without its "
+		    "privileges while traced\n",
+		    pctx->pid);
+	else if (getxattr(path, "security.capability", NULL, 0) > 0)
+		pctxlib_error(pctx, "run",
+		    "%d: program with file capabilities runs "
+		    "without them while traced\n",
+		    pctx->pid);
 }
 
 /*
@@ -199,6 +216,8 @@ on_exec(struct event *ev)
 	struct lwp *leader;
 
 	pctxlib_cb_fini_all(pctx);
+	if (pctxlib_proc_live(pctx))
+		check_setid_image(pctx);
 	if (pctxlib_proc_live(pctx) && pctx->h.exec == NULL) {
 		pctxlib_proc_request(pctx, PENDING_FINISH);
 		return;
@@ -214,8 +233,6 @@ on_exec(struct event *ev)
 		return;
 	}
 	leader->held_status = ev->status;
-	if (pctxlib_proc_live(pctx))
-		check_setid_image(pctx);
 	pctxlib_cb_init_lwp(pctx, leader);
 }
 

@@ -409,6 +409,42 @@ as_nobody() {
 	[ "$(stat -c %U "$SHARED/ran")" = nobody ]
 }
 
+@test "nobody, an exec not followed (--strict-exec): a set-uid or file-capability program run by a followed process is said to run without its privileges (ptrace), or keeps them (BPF)" {
+	make_programs
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	command -v setcap >/dev/null || skip "setcap is not installed"
+	cp "$W/ct_marker" "$SHARED/filecap"
+	chmod 0755 "$SHARED/filecap"
+	setcap cap_net_bind_service+ep "$SHARED/filecap" 2>/dev/null ||
+		skip "file capabilities cannot be set here"
+	local prog rc want
+	for prog in setuid filecap; do
+		rc=0
+		rm -f "$SHARED/ran"
+		# Let go at its exec, which the kernel ran traced.
+		as_nobody timeout 60 "$NB_CT" -f --strict-exec -c task-clock \
+		    "$SHARED/ct_exec" 4 "$SHARED/$prog" "$SHARED/ran" 6 \
+		    >"$T/out" 2>"$T/err" || rc=$?
+		# Status 1, as for any exec not followed: its counts end there.
+		[ "$rc" -eq 1 ] || { cat "$T/err"; false; }
+		grep -q "exec'd '$SHARED/$prog $SHARED/ran 6': not followed" "$T/err"
+		wait_file "$SHARED/ran"
+		if [ "$ENGINE" = bpf ]; then
+			# Nothing traced it: no message, and its privileges.
+			! grep -q 'while traced' "$T/err"
+			[ "$prog" = filecap ] ||
+			    [ "$(stat -c %U "$SHARED/ran")" = root ]
+			continue
+		fi
+		want="set-id program runs without its privileges while traced"
+		[ "$prog" = setuid ] ||
+		    want="program with file capabilities runs without them while traced"
+		grep -qE "^cputrack: [0-9]+: $want\$" "$T/err" ||
+		    { cat "$T/err"; false; }
+		[ "$prog" = filecap ] || [ "$(stat -c %U "$SHARED/ran")" = nobody ]
+	done
+}
+
 @test "nobody: an unreadable (execute-only) program cannot be counted, under either engine: exit 1, it runs on" {
 	make_programs
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
