@@ -88,7 +88,7 @@ EOF
 	ct_run --format=json -T 0 -c task-clock,cpu-clock,"$WRITE" "$W/wl_threads" 1 5
 	after=$(date +%s%N)
 	[ "$status" -eq 0 ]
-	"$PY" - "$T/out" "$(hostname)" "$("$CT" --version)" "$before" "$after" <<'EOF'
+	"$PY" - "$T/out" "$(hostname)" "$("$CT" --version | head -n 1)" "$before" "$after" <<'EOF'
 import json, sys, time
 head = json.loads(open(sys.argv[1]).readline())
 assert head["schema"] == "cpctools" and head["version"] == 2
