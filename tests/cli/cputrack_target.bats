@@ -214,15 +214,10 @@ start_churn_and_forks() {
 	start_churn_and_forks
 	for i in $(seq 200); do
 		sig=${sigs[i % 3]}
-		env --default-signal=INT "$CT" -f -T 0.05 -p "$CHURN,$FORKS" \
-		    -c "$WRITE" >"$T/out" 2>"$T/err" &
-		CPID=$!
-		ct_bg "$CPID"
-		# Captured, and counting: its first tick row.
-		until grep -q ' tick ' "$T/out"; do
-			kill -0 "$CPID" || { cat "$T/err"; false; }
-			sleep 0.02
-		done
+		# Captured, and counting: its first tick row. (timeout passes
+		# the signal on to cputrack.)
+		start_cputrack_until ' tick ' -f -T 0.05 -p "$CHURN,$FORKS" \
+		    -c "$WRITE" || { cat "$T/err"; false; }
 		kill -"$sig" "$CPID"
 		wait_cputrack
 		# A target that never stopped to be let go is said so, once
