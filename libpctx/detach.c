@@ -136,7 +136,7 @@ pctxlib_settle_orphans(void)
 
 /* Whether pctx still has threads marked LWP_DETACH (polling each once). */
 static bool
-detach_pending(pctx_t *pctx)
+threads_pending(pctx_t *pctx)
 {
 	struct lwp *lwp;
 	bool pending = false;
@@ -147,9 +147,22 @@ detach_pending(pctx_t *pctx)
 		if ((lwp->flags & LWP_DETACH) && !poll_detach(lwp))
 			pending = true;
 	}
-	if (!pctxlib_tracer.looping && !orphans_settled())
-		pending = true;
 	return pending;
+}
+
+/* Outside the loop, children let go before their first stop too. */
+static bool
+orphans_pending(void)
+{
+	return !pctxlib_tracer.looping && !orphans_settled();
+}
+
+static bool
+detach_pending(pctx_t *pctx)
+{
+	bool threads = threads_pending(pctx);
+
+	return orphans_pending() || threads;
 }
 
 /* Wait, until deadline, for pctx's threads marked LWP_DETACH. */
@@ -208,10 +221,10 @@ pctxlib_detach_wait_releasing(long long deadline)
 	pctx_t *p;
 
 	for (;;) {
-		pending = false;
+		pending = orphans_pending();
 		TAILQ_FOREACH (p, &pctxlib_tracer.all, all_entry)
 			if (p->releasing && p->state == PROC_DETACHED &&
-			    detach_pending(p))
+			    threads_pending(p))
 				pending = true;
 		if (!pending || now_ns() >= deadline)
 			return;
