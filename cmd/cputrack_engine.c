@@ -17,6 +17,7 @@
 
 #include "bpfeng.h"
 #include "cputrack.h"
+#include "progpath.h"
 
 /* A bound on a symbol table's names: a program's with more is not read. */
 #define MAX_STRINGS (64u << 20)
@@ -71,30 +72,6 @@ engine_line(FILE *out)
 		fprintf(out, ": the BPF engine here\n");
 	else
 		fprintf(out, ": ptrace here (%s)\n", why);
-}
-
-/* The file execvp(3) would run for name, in path; false if none. */
-static bool
-program_path(const char *name, char *path, size_t len)
-{
-	const char *dirs = getenv("PATH"), *end;
-	struct stat st;
-	int n;
-
-	if (strchr(name, '/') != NULL)
-		return (size_t)snprintf(path, len, "%s", name) < len;
-	if (dirs == NULL)
-		dirs = "/bin:/usr/bin";
-	for (; *dirs != '\0'; dirs = *end == ':' ? end + 1 : end) {
-		end = strchrnul(dirs, ':');
-		n = snprintf(path, len, "%.*s/%s",
-		    end == dirs ? 1 : (int)(end - dirs),
-		    end == dirs ? "." : dirs, name);
-		if (n > 0 && (size_t)n < len && stat(path, &st) == 0 &&
-		    S_ISREG(st.st_mode) && access(path, X_OK) == 0)
-			return true;
-	}
-	return false;
 }
 
 static bool
