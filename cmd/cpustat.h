@@ -21,6 +21,7 @@
 /* The command line. */
 struct cpustat_opts {
 	unsigned interval_ms;
+	bool interval_given; /* -I: the operands are a count */
 	unsigned long count; /* intervals (-p: cycles); 0: no end */
 	long rest_ms;	     /* -p: rest after each cycle, or -1 */
 	bool soak;

@@ -71,6 +71,10 @@ usage(FILE *out)
 	    "\t--help\t  print this usage and exit\n"
 	    "\t--version print the version and exit\n"
 	    "\n"
+	    "\tWithout -c, perf stat's default events, as far as this\n"
+	    "\tmachine counts them. perf users: -a and -A (what cpustat\n"
+	    "\tdoes), -e event (-c), -I msec, -x sep, -j (--json).\n"
+	    "\n"
 	    "\tUse cputrack(1) to monitor per-process statistics.\n",
 	    p, p, CPC_TICKREG_NAME);
 }
@@ -126,13 +130,33 @@ parse_seconds(const char *arg, double *secs, double min_secs)
 	    *secs >= min_secs && *secs < 1e9;
 }
 
-/* interval [count]; false for a bad operand (said). */
+static bool
+parse_count(struct cpustat_opts *o, const char *arg)
+{
+	const char *errstr;
+
+	o->count = (unsigned long)strtonum(arg, 1, LLONG_MAX, &errstr);
+	if (errstr != NULL) {
+		diag(NULL, "invalid argument \"%s\"\n", arg);
+		return false;
+	}
+	return true;
+}
+
+/* interval [count], or -I's count; false for a bad operand (said). */
 static bool
 parse_operands(struct cpustat_opts *o, int argc, char **argv)
 {
-	const char *errstr;
 	double secs;
 
+	if (o->interval_given && argc > 1) {
+		diag(NULL,
+		    "too many operands: \"%s\" (with -I, a count at most)\n",
+		    argv[1]);
+		return false;
+	}
+	if (o->interval_given)
+		return argc == 0 || parse_count(o, argv[0]);
 	if (argc > 2) {
 		diag(NULL,
 		    "too many operands: \"%s\" (an interval and a count at "
@@ -140,14 +164,8 @@ parse_operands(struct cpustat_opts *o, int argc, char **argv)
 		    argv[2]);
 		return false;
 	}
-	if (argc == 2) {
-		o->count =
-		    (unsigned long)strtonum(argv[1], 1, LLONG_MAX, &errstr);
-		if (errstr != NULL) {
-			diag(NULL, "invalid argument \"%s\"\n", argv[1]);
-			return false;
-		}
-	}
+	if (argc == 2 && !parse_count(o, argv[1]))
+		return false;
 	if (argc >= 1) {
 		if (!parse_seconds(argv[0], &secs, 0.001) ||
 		    secs * 1000 > (double)UINT32_MAX) {
@@ -157,6 +175,23 @@ parse_operands(struct cpustat_opts *o, int argc, char **argv)
 		o->interval_ms = (unsigned)(secs * 1000);
 	}
 	return true;
+}
+
+/* perf's -I MSEC: the interval in milliseconds, the operands a count. */
+static void
+interval_ms_option(struct cpustat_opts *o, const char *arg, bool *bad)
+{
+	const char *errstr;
+
+	o->interval_ms = (unsigned)strtonum(arg, 1, UINT32_MAX, &errstr);
+	if (errstr != NULL) {
+		diag(NULL,
+		    "invalid interval \"%s\" for -I (milliseconds, 1 or "
+		    "more)\n",
+		    arg);
+		*bad = true;
+	}
+	o->interval_given = true;
 }
 
 /* --shared or --exclusive: one of them at most. */
@@ -177,6 +212,7 @@ option(void *arg, int c, const char *value, bool *bad)
 {
 	struct cpustat_opts *o = &((struct cpustat *)arg)->opt;
 	double period;
+	int status;
 
 	switch (c) {
 	case 'T':
@@ -206,6 +242,32 @@ option(void *arg, int c, const char *value, bool *bad)
 		}
 		o->have_cpus = true;
 		break;
+	case 'I':
+		interval_ms_option(o, value, bad);
+		break;
+	case 'e': /* perf's -e EVENT is -c's */
+		if ((status = setgrp_add(
+			 ((struct cpustat *)arg)->specs, value)) > 0)
+			return status;
+		*bad = *bad || status < 0;
+		break;
+	case 'a': /* perf's system-wide, per-CPU counts: cpustat's own */
+	case 'A':
+		break;
+	case 'G':
+		diag(NULL,
+		    "-G: cpustat counts whole CPUs; count a cgroup with "
+		    "cputrack --cgroup=%s\n",
+		    value);
+		*bad = true;
+		break;
+	case 'r':
+		diag(NULL,
+		    "-r: cpustat starts no command to repeat; repeat one with "
+		    "cputrack -r %s command\n",
+		    value);
+		*bad = true;
+		break;
 	case OPT_SHARED:
 	case OPT_EXCLUSIVE:
 		return hold_option(o,
@@ -232,7 +294,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUSTAT,
-		.optstring = ":Dc:hntT:sp:",
+		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:",
 		.options = own_options,
 		.quote = '"',
 		.output_name = "--output",

@@ -103,10 +103,40 @@ run(struct cputrack *ct)
 		status = bpf_track_open(ct, ct->opt.engine == ENGINE_AUTO);
 	if (status != 0 && ct->opt.engine == ENGINE_BPF)
 		return status;
-	if (open_output(ct) != 0)
+	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;
 	cputrack_install_signals();
 	return ct->bpf != NULL ? bpf_track(ct) : ptrace_track(ct);
+}
+
+/*
+ * -r: the command's runs, one after another on one stream, each let go
+ * of before the next; a run that fails or is cut short ends them. Then
+ * the summary of the runs that ended.
+ */
+static int
+run_repeated(struct cputrack *ct)
+{
+	unsigned i;
+	int status = 0;
+
+	if ((ct->repeat = repeat_new(ct->specs)) == NULL) {
+		diag(NULL, "no memory available\n");
+		return 1;
+	}
+	for (i = 0; i < ct->opt.repeat; i++) {
+		status = run(ct);
+		ptrace_let_go(ct);
+		bpf_let_go(ct);
+		if (ct->stop_signal != 0 || ct->reader_gone)
+			break;
+		repeat_end_run(ct->repeat);
+		if (status != 0)
+			break;
+	}
+	if (ct->out != NULL)
+		repeat_write(ct->repeat, ct->out);
+	return status;
 }
 
 /*
@@ -165,6 +195,7 @@ finish(struct cputrack *ct, int status)
 	free(ct->opt.pids);
 	free(ct->opt.tids);
 	free(ct->tid_procs);
+	repeat_free(ct->repeat);
 	if (ct->stop_signal != 0 && !ct->reader_gone)
 		status = die_of(ct->stop_signal);
 	return status;
@@ -198,5 +229,5 @@ main(int argc, char **argv)
 	/* Every request is tried before a command starts or a pid is taken. */
 	if (setgrp_check(ct.specs, -1) > 0)
 		return finish(&ct, 2);
-	return finish(&ct, run(&ct));
+	return finish(&ct, ct.opt.repeat != 0 ? run_repeated(&ct) : run(&ct));
 }

@@ -39,6 +39,7 @@ enum track_engine { ENGINE_PTRACE, ENGINE_BPF, ENGINE_AUTO };
 /* The command line. */
 struct cputrack_opts {
 	unsigned interval_ms;
+	char interval_by;  /* 'T' or 'I' when given, or 0 */
 	unsigned nsamples; /* 0: unlimited */
 	bool follow_exec;
 	bool strict_exec;   /* no exec followed without -e */
@@ -50,7 +51,8 @@ struct cputrack_opts {
 	size_t npids;
 	pid_t *tids; /* --tid's, in the order given, or NULL */
 	size_t ntids;
-	char **command; /* the command to start, or NULL */
+	char **command;	 /* the command to start, or NULL */
+	unsigned repeat; /* -r: runs of the command; 0: one */
 	/* --cgroup's directory, resolved, or NULL */
 	struct cgroup_dir *cgroup;
 	/* -n, -t, --format, -o/--output, --output-fd, --listen */
@@ -75,6 +77,7 @@ struct cputrack {
 				   other pids are joined to it */
 	LIST_HEAD(, tlwp) lwps; /* ptrace: the LWPs counting now */
 	struct bpf_track *bpf;	/* the BPF engine, when it counts */
+	struct repeat *repeat;	/* -r's totals, or NULL */
 	int command_status;	/* the started command's exit status
 				  (128 + signal), or -1 */
 	int stop_signal;	/* the signal that cut the run short */
@@ -99,6 +102,18 @@ int engine_parse(const char *name, enum track_engine *engine);
 int engine_default(enum track_engine *engine);
 void engine_line(FILE *out);
 bool engine_auto_ptrace(const struct cputrack *ct, char *why, size_t whylen);
+
+/*
+ * cputrack_repeat.c: -r's runs. Each total row of a process adds to the
+ * run's; at each run's end they become one more run's values; after the
+ * last, a summary row per set (see output_summary).
+ */
+struct repeat;
+struct repeat *repeat_new(const setgrp_t *specs);
+void repeat_free(struct repeat *rp);
+void repeat_add(struct repeat *rp, int set, const uint64_t *values);
+void repeat_end_run(struct repeat *rp);
+void repeat_write(const struct repeat *rp, struct output *out);
 
 /* cputrack_opts.c: false when the run is over, with *status to exit with. */
 bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);

@@ -14,6 +14,7 @@
 #include "cpctools_version.h"
 #include "cputrack.h"
 #include "diag.h"
+#include "progpath.h"
 
 enum {
 	OPT_STRICT_EXEC = CMDLINE_OWN,
@@ -21,16 +22,24 @@ enum {
 	OPT_PASS_STATUS,
 	OPT_CGROUP,
 	OPT_THREAD_SERIES,
-	OPT_TID
+	OPT_TID,
+	OPT_PER_THREAD,
+	OPT_REPEAT
 };
 
-static const struct option own_options[] = { { "engine", required_argument,
-						 NULL, OPT_ENGINE },
+/* -r's bound: enough for any statistics, and no accidental forever. */
+#define MAX_REPEAT 100000
+
+static const struct option own_options[] = {
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
 	{ "thread-series", no_argument, NULL, OPT_THREAD_SERIES },
-	{ "tid", required_argument, NULL, OPT_TID }, { NULL, 0, NULL, 0 } };
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "repeat", required_argument, NULL, OPT_REPEAT }, { NULL, 0, NULL, 0 }
+};
 
 static void
 usage(FILE *out)
@@ -94,10 +103,17 @@ usage(FILE *out)
 	    "\t--pass-status\n"
 	    "\t\t  exit with the command's status (128 + signal if a\n"
 	    "\t\t  signal ended it) when the run itself succeeded\n"
+	    "\t-r count, --repeat=count\n"
+	    "\t\t  run the command count times, then give each event's\n"
+	    "\t\t  mean, +- %%, min and max over the runs\n"
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"
 	    "\t--version print the version and exit\n"
+	    "\n"
+	    "\tWithout -c, perf stat's default events, as far as this\n"
+	    "\tmachine counts them. perf users: -I msec, -x sep, -j (--json),\n"
+	    "\t-G dir (--cgroup), --per-thread; perf's -e is -c, its -t --tid.\n"
 	    "\n",
 	    p, p, CPC_TICKREG_NAME);
 	fputc('\t', out);
@@ -127,6 +143,37 @@ parse_interval(struct cputrack_opts *o, bool *bad, const char *arg)
 		return;
 	}
 	o->interval_ms = (unsigned)(secs * 1000);
+}
+
+/* perf's -I MSEC: the interval in milliseconds. */
+static void
+parse_interval_ms(struct cputrack_opts *o, bool *bad, const char *arg)
+{
+	const char *errstr;
+
+	o->interval_ms = (unsigned)strtonum(arg, 1, UINT_MAX, &errstr);
+	if (errstr != NULL) {
+		diag(NULL,
+		    "invalid interval '%s' for -I (milliseconds, 1 or more)\n",
+		    arg);
+		*bad = true;
+	}
+}
+
+/* -T secs or -I msec: one of them. */
+static void
+interval_option(struct cputrack_opts *o, bool *bad, int c, const char *arg)
+{
+	if (o->interval_by != '\0' && o->interval_by != c) {
+		diag(NULL, "-T and -I cannot be given together\n");
+		*bad = true;
+		return;
+	}
+	o->interval_by = (char)c;
+	if (c == 'T')
+		parse_interval(o, bad, arg);
+	else
+		parse_interval_ms(o, bad, arg);
 }
 
 static long long
@@ -279,7 +326,19 @@ option(void *arg, int c, const char *value, bool *bad)
 
 	switch (c) {
 	case 'T':
-		parse_interval(o, bad, value);
+	case 'I':
+		interval_option(o, bad, c, value);
+		break;
+	case 'G': /* perf's -G CGROUP */
+		parse_cgroup(o, bad, value);
+		break;
+	case OPT_PER_THREAD: /* perf's: the rows are per thread already */
+		break;
+	case 'a':
+		diag(NULL,
+		    "-a: cputrack counts processes; count every CPU with "
+		    "cpustat (perf's -a)\n");
+		*bad = true;
 		break;
 	case 'N':
 		o->nsamples =
@@ -324,11 +383,40 @@ option(void *arg, int c, const char *value, bool *bad)
 			*bad = true;
 		}
 		break;
-	case 'r': /* the original accepts it, and ignores it: refused */
-		diag(NULL, "invalid option -- 'r'\n");
-		*bad = true;
+	case 'r':
+	case OPT_REPEAT:
+		o->repeat = (unsigned)parse_number(
+		    bad, "repeat count", value, 1, MAX_REPEAT);
 		break;
 	}
+	return 0;
+}
+
+/*
+ * perf's -e EVENT and -t TID mean something else here (follow exec, the
+ * tsc column): a command word that is no program but an event or a
+ * thread id is taken for what the user meant, and answered in one line.
+ */
+static int
+perf_letter_misread(const struct cputrack *ct, const char *word)
+{
+	char path[PATH_MAX];
+	const char *d;
+
+	if (program_path(word, path, sizeof(path)))
+		return 0;
+	for (d = word; *d >= '0' && *d <= '9'; d++)
+		continue;
+	if (ct->opt.out.tsc && d != word && *d == '\0')
+		return cmdline_usage_error(
+		    "-t adds the tsc column here; to count thread %s, "
+		    "use --tid=%s (perf's -t)",
+		    word, word);
+	if (ct->opt.follow_exec && cpc_event_kind(ct->cpc, word) != NULL)
+		return cmdline_usage_error(
+		    "-e follows exec here; to count %s, use -c %s "
+		    "(perf's -e)",
+		    word, word);
 	return 0;
 }
 
@@ -366,12 +454,35 @@ tids_conflict(const struct cputrack_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * -r repeats a command it starts, into rows that a stream can hold one
+ * run after another. The first conflict, said; 0 when there is none.
+ */
+static int
+repeat_conflict(const struct cputrack_opts *o, int argc)
+{
+	const struct out_config *out = &o->out;
+
+	if (o->npids != 0 || o->ntids != 0 || o->cgroup != NULL ||
+	    optind >= argc)
+		return cmdline_usage_error(
+		    "-r repeats a command that cputrack starts: give one, "
+		    "not -p, --tid or --cgroup");
+	if (out->listen != NULL ||
+	    (out->format != OUT_TABLE && out->format != OUT_CSV &&
+		out->format != OUT_JSON))
+		return cmdline_usage_error(
+		    "-r writes rows and their summary: --format=table, csv "
+		    "or json, without --listen");
+	return 0;
+}
+
 bool
 cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUTRACK,
-		.optstring = "+:T:N:Defhntvo:r:c:p:",
+		.optstring = "+:T:N:Defhntvo:r:c:p:I:x:jG:a",
 		.options = own_options,
 		.quote = '\'',
 		.output_name = "-o",
@@ -399,6 +510,11 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		return false;
 	}
 	ct->opt.out.thread_series = ct->opt.thread_series;
+	if (ct->opt.repeat != 0 &&
+	    (*status = repeat_conflict(&ct->opt, argc)) != 0)
+		return false;
+	/* -r -n: the summary alone, as perf stat -r gives it. */
+	ct->opt.out.summary_only = ct->opt.repeat != 0 && !ct->opt.out.title;
 	if (ct->opt.ntids != 0) {
 		*status = tids_conflict(&ct->opt, argc, argv);
 		return *status == 0;
@@ -438,6 +554,9 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		*status = 2;
 		return false;
 	}
+	if (optind < argc &&
+	    (*status = perf_letter_misread(ct, argv[optind])) != 0)
+		return false;
 	ct->opt.command = optind < argc ? &argv[optind] : NULL;
 	return true;
 }

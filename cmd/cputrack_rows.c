@@ -4,6 +4,7 @@
  * policy both follow: which execs are followed, and what is said of them.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cputrack.h"
 #include "diag.h"
@@ -89,6 +90,13 @@ row_not_counted(struct cputrack *ct, const struct row_lwp *who,
 	output_row(ct->out, &row);
 }
 
+/* A process's totals (an LWP's and a cgroup's are not the tree's). */
+static bool
+is_process_total(const char *label)
+{
+	return strcmp(label, "exit") == 0 || strcmp(label, "exec") == 0;
+}
+
 void
 row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
     const setgrp_t *g, const char *partial)
@@ -100,6 +108,8 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		if (!setgrp_sampled(g, s))
 			continue;
 		c = setgrp_total(g, s);
+		if (ct->repeat != NULL && is_process_total(label))
+			repeat_add(ct->repeat, s, c->values);
 		output_row(ct->out,
 		    &(struct out_row) {
 			.label = label,

@@ -11,6 +11,7 @@
 #include "caps.h"
 #include "cmdline.h"
 #include "cpctools_version.h"
+#include "defaults.h"
 #include "diag.h"
 
 enum {
@@ -22,7 +23,8 @@ enum {
 	OPT_METRICS,
 	OPT_HELP,
 	OPT_VERSION,
-	OPT_LIST
+	OPT_LIST,
+	OPT_JSON
 };
 
 static const struct option shared_options[] = {
@@ -35,6 +37,7 @@ static const struct option shared_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "list", optional_argument, NULL, OPT_LIST },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "json", no_argument, NULL, OPT_JSON },
 };
 
 #define NSHARED	    (sizeof(shared_options) / sizeof(shared_options[0]))
@@ -47,6 +50,8 @@ struct parse {
 	bool version;
 	bool list; /* --list[=GLOB] */
 	const char *glob;
+	/* The option that chose the format (--format=csv, -x, -j), or NULL */
+	const char *format_by;
 	bool bad;
 };
 
@@ -154,6 +159,76 @@ listen_option(struct cmdline *cl, struct parse *p, const char *arg)
 	cl->out.listen = arg;
 }
 
+/*
+ * The format chosen by option by; one option that chose another before it
+ * is a usage error, said.
+ */
+static void
+choose_format(
+    struct cmdline *cl, struct parse *p, enum out_format format, const char *by)
+{
+	if (p->format_by != NULL && cl->out.format != format) {
+		diag(NULL, "%s and %s cannot be given together\n", p->format_by,
+		    by);
+		p->bad = true;
+		return;
+	}
+	cl->out.format = format;
+	p->format_by = by;
+}
+
+static void
+format_option(struct cmdline *cl, struct parse *p, const char *arg)
+{
+	enum out_format format;
+
+	if (output_parse_format(arg, &format) != 0) {
+		diag(NULL,
+		    "invalid format %c%s%c (table, csv, json, "
+		    "openmetrics, prometheus or trace)\n",
+		    cl->quote, arg, cl->quote);
+		p->bad = true;
+		return;
+	}
+	choose_format(cl, p, format, "--format");
+}
+
+/* perf's -x SEP: CSV, its fields separated by one character. */
+static void
+csv_separator_option(struct cmdline *cl, struct parse *p, const char *arg)
+{
+	if (strlen(arg) != 1 || strchr("\"\r\n", arg[0]) != NULL) {
+		diag(NULL,
+		    "invalid separator %c%s%c (one character, not a quote or "
+		    "a line end)\n",
+		    cl->quote, arg, cl->quote);
+		p->bad = true;
+		return;
+	}
+	cl->out.csv_separator = arg[0];
+	choose_format(cl, p, OUT_CSV, "-x");
+}
+
+/*
+ * No -c: perf stat's default events, as far as they count here, with
+ * their derived metrics where the rows have room for them, and a line
+ * that names them. 0, or the status to exit with.
+ */
+static int
+default_events(struct cmdline *cl)
+{
+	enum out_format f = cl->out.format;
+	int status;
+
+	if ((status = defaults_add(
+		 cl->specs, cl->cpc, cl->tool, &cl->out.default_no_pmu)) != 0)
+		return status;
+	cl->out.default_events = true;
+	if (f == OUT_TABLE || f == OUT_CSV || f == OUT_JSON)
+		cl->out.metrics = true;
+	return 0;
+}
+
 /* One option; a nonzero return is the status to exit with at once. */
 static int
 option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
@@ -184,13 +259,14 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 		cl->out.path = optarg;
 		break;
 	case OPT_FORMAT:
-		if (output_parse_format(optarg, &cl->out.format) != 0) {
-			diag(NULL,
-			    "invalid format %c%s%c (table, csv, json, "
-			    "openmetrics, prometheus or trace)\n",
-			    cl->quote, optarg, cl->quote);
-			p->bad = true;
-		}
+		format_option(cl, p, optarg);
+		break;
+	case 'x':
+		csv_separator_option(cl, p, optarg);
+		break;
+	case 'j':
+	case OPT_JSON:
+		choose_format(cl, p, OUT_JSON, c == 'j' ? "-j" : "--json");
 		break;
 	case OPT_OUTPUT_FD:
 		output_fd_option(cl, p, optarg);
@@ -227,7 +303,7 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 
 /* What ends the run before it starts: help, version, a usage error. */
 static bool
-done(const struct cmdline *cl, const struct parse *p, int *status)
+done(struct cmdline *cl, const struct parse *p, int *status)
 {
 	bool both = cl->out.path != NULL && cl->out.fd >= 0;
 
@@ -265,11 +341,8 @@ done(const struct cmdline *cl, const struct parse *p, int *status)
 		*status = 2;
 		return true;
 	}
-	if (setgrp_nsets(cl->specs) == 0) {
-		*status = cmdline_usage_error(
-		    "no events to count: name them with -c (--list lists them)");
+	if (setgrp_nsets(cl->specs) == 0 && (*status = default_events(cl)) != 0)
 		return true;
-	}
 	if (cl->out.web_config != NULL && cl->out.listen == NULL) {
 		*status = cmdline_usage_error(
 		    "--web-config needs --listen: it says how to serve it");

@@ -33,6 +33,17 @@ const struct derived_def derived_table[] = {
 	    "task-clock", 1e6, "K/sec" },
 	{ "cpu-migrations", "cpu_migrations_k_per_sec", "cpu-migrations",
 	    "task-clock", 1e6, "K/sec" },
+	/*
+	 * Per CPU, cpu-clock stands for task-clock, as in perf stat -a; a set
+	 * with both takes task-clock's.
+	 */
+	{ "CPUs utilized", "cpus_utilized", "cpu-clock", NULL, 1, "" },
+	{ "page-faults", "page_faults_k_per_sec", "page-faults", "cpu-clock",
+	    1e6, "K/sec" },
+	{ "context-switches", "context_switches_k_per_sec", "context-switches",
+	    "cpu-clock", 1e6, "K/sec" },
+	{ "cpu-migrations", "cpu_migrations_k_per_sec", "cpu-migrations",
+	    "cpu-clock", 1e6, "K/sec" },
 };
 
 const int derived_ndefs = sizeof(derived_table) / sizeof(derived_table[0]);
@@ -72,7 +83,13 @@ add_use(struct derived_set *ds, const struct derived_def *def, int num, int den,
     const char *modes)
 {
 	struct derived_use *grown, *u;
+	char key[sizeof(u->key)];
+	int i;
 
+	snprintf(key, sizeof(key), "%s%s", def->key, modes);
+	for (i = 0; i < ds->nuses; i++)
+		if (strcmp(ds->uses[i].key, key) == 0)
+			return 0;
 	grown = reallocarray(ds->uses, (size_t)ds->nuses + 1, sizeof(*grown));
 	if (grown == NULL)
 		return -1;
@@ -81,7 +98,7 @@ add_use(struct derived_set *ds, const struct derived_def *def, int num, int den,
 	u->def = def;
 	u->num = num;
 	u->den = den;
-	snprintf(u->key, sizeof(u->key), "%s%s", def->key, modes);
+	memcpy(u->key, key, sizeof(u->key));
 	if (*modes != '\0')
 		snprintf(u->label, sizeof(u->label), "%s (%s)", def->name,
 		    modes + 1);

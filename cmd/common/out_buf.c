@@ -182,7 +182,13 @@ out_buf_utf8(struct out_buf *b, const char *s)
 void
 out_buf_csv(struct out_buf *b, const char *s)
 {
-	if (strpbrk(s, ",\"\r\n") == NULL) {
+	out_buf_csv_sep(b, s, ',');
+}
+
+void
+out_buf_csv_sep(struct out_buf *b, const char *s, char sep)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL && strchr(s, sep) == NULL) {
 		copy_utf8(b, s, "", true);
 		return;
 	}

@@ -35,6 +35,8 @@ void out_buf_utf8(struct out_buf *b, const char *s);
 
 /* s as one RFC 4180 field: quoted when it holds a comma, quote or line end. */
 void out_buf_csv(struct out_buf *b, const char *s);
+/* The same, quoted when it holds sep too. */
+void out_buf_csv_sep(struct out_buf *b, const char *s, char sep);
 
 /* s as an OpenMetrics label value, without the quotes. */
 void out_buf_label(struct out_buf *b, const char *s);

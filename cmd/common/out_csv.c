@@ -17,6 +17,14 @@
  * the row's values were counted over, where known), then one column per
  * distinct derived metric of all sets, metric.KEY (metric.ipc,
  * metric.cpus_utilized), empty where the row has no such metric.
+ *
+ * After cputrack -r's runs, four rows per set, labelled mean, rse_pct
+ * (the mean's relative standard error in percent, empty for one run), min
+ * and max, hold per event the tree's total over the runs; their key is
+ * "runs" and their value how many.
+ *
+ * With -x SEP, SEP separates the fields instead of the comma, and a field
+ * that holds SEP is quoted as one that holds a comma is.
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +36,31 @@ static const char *const fixed_columns =
     "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc";
 static const char *const closing_columns =
     "proc,child,args,not_counted,partial,key,value";
+
+/* Where -x asks for another separator: the line's commas become it. */
+static void
+separate(const struct out_run *run, struct out_buf *b, size_t from)
+{
+	char sep = run->cfg.csv_separator;
+	bool quoted = false;
+	size_t i;
+
+	if (sep == '\0' || sep == ',')
+		return;
+	for (i = from; i < b->len; i++)
+		if (b->data[i] == '"')
+			quoted = !quoted;
+		else if (!quoted && b->data[i] == ',')
+			b->data[i] = sep;
+}
+
+/* One field: quoted when it holds the separator, a quote or a line end. */
+static void
+field(const struct out_run *run, struct out_buf *b, const char *s)
+{
+	out_buf_csv_sep(b, s,
+	    run->cfg.csv_separator != '\0' ? run->cfg.csv_separator : ',');
+}
 
 static void
 meta(const struct out_run *run, struct out_buf *b, const char *key,
@@ -44,10 +77,10 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	out_buf_str(b, key);
 	if (key_tail != NULL) {
 		out_buf_str(b, ".");
-		out_buf_csv(b, key_tail);
+		field(run, b, key_tail);
 	}
 	out_buf_str(b, ",");
-	out_buf_csv(b, value);
+	field(run, b, value);
 	/* ...and --metrics's columns, empty. */
 	if (run->derived != NULL)
 		for (i = 0; i <= run->nmetric_keys; i++)
@@ -58,20 +91,21 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 void
 out_csv_head(const struct out_run *run, struct out_buf *b)
 {
+	size_t from = b->len;
 	char text[32];
 	int i;
 
 	out_buf_str(b, fixed_columns);
 	for (i = 0; i < run->nevents; i++) {
 		out_buf_str(b, ",");
-		out_buf_csv(b, run->events[i].name);
+		field(run, b, run->events[i].name);
 	}
 	out_buf_printf(b, ",%s", closing_columns);
 	if (run->derived != NULL) {
 		out_buf_str(b, ",elapsed_ns");
 		for (i = 0; i < run->nmetric_keys; i++) {
 			out_buf_str(b, ",metric.");
-			out_buf_csv(b, run->metric_keys[i]);
+			field(run, b, run->metric_keys[i]);
 		}
 	}
 	out_buf_str(b, "\n");
@@ -90,6 +124,7 @@ out_csv_head(const struct out_run *run, struct out_buf *b)
 	}
 	for (i = 0; i < run->nevents; i++)
 		meta(run, b, "unit", run->events[i].name, run->events[i].unit);
+	separate(run, b, from);
 }
 
 static void
@@ -152,6 +187,7 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
 	const struct spec *spec =
 	    row->setno >= 0 ? run->specs[row->setno] : NULL;
 	bool counted = spec != NULL && row->not_counted == NULL;
+	size_t from = b->len;
 
 	out_buf_printf(b, "%.6f,", (double)t / 1e9);
 	number(b, row->pid);
@@ -159,7 +195,7 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
 	number(b, row->tid);
 	number(b, row->cpu);
 	number(b, row->ncpus);
-	out_buf_csv(b, row->label);
+	field(run, b, row->label);
 	out_buf_str(b, ",");
 	number(b, row->setno);
 	if (counted)
@@ -175,15 +211,66 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
 	number(b, row->proc > 0 ? (long long)row->proc : -1);
 	number(b, row->child > 0 ? row->child : -1);
 	if (row->args != NULL)
-		out_buf_csv(b, row->args);
+		field(run, b, row->args);
 	out_buf_str(b, ",");
 	if (row->not_counted != NULL)
-		out_buf_csv(b, row->not_counted);
+		field(run, b, row->not_counted);
 	out_buf_str(b, ",");
 	if (row->partial != NULL)
-		out_buf_csv(b, row->partial);
+		field(run, b, row->partial);
 	out_buf_str(b, ",,");
 	if (run->derived != NULL)
 		metrics(run, b, row);
 	out_buf_str(b, "\n");
+	separate(run, b, from);
+}
+
+/* One summary row: the set's event columns from value(stat). */
+static void
+summary_row(const struct out_run *run, struct out_buf *b,
+    const struct out_summary *sum, const char *label, int what)
+{
+	const struct spec *spec = run->specs[sum->setno];
+	const struct out_runs_stat *st;
+	size_t from = b->len;
+	int i, r;
+
+	out_buf_printf(b, ",,,,,,%s,%d,,,,", label, sum->setno);
+	for (i = 0; i < run->nevents; i++) {
+		for (r = 0; r < spec->nreqs; r++) {
+			if (strcmp(spec->reqs[r].name, run->events[i].name) !=
+			    0)
+				continue;
+			st = &sum->stats[r];
+			if (what == 0)
+				out_buf_printf(b, "%.15g", st->mean);
+			else if (what == 1 && st->rse_pct >= 0)
+				out_buf_printf(b, "%.4f", st->rse_pct);
+			else if (what == 2)
+				out_buf_printf(
+				    b, "%llu", (unsigned long long)st->min);
+			else if (what == 3)
+				out_buf_printf(
+				    b, "%llu", (unsigned long long)st->max);
+			break;
+		}
+		out_buf_str(b, ",");
+	}
+	out_buf_printf(b, ",,,,,runs,%u", sum->runs);
+	if (run->derived != NULL)
+		for (i = 0; i <= run->nmetric_keys; i++)
+			out_buf_str(b, ",");
+	out_buf_str(b, "\n");
+	separate(run, b, from);
+}
+
+void
+out_csv_summary(
+    const struct out_run *run, struct out_buf *b, const struct out_summary *sum)
+{
+	static const char *const labels[] = { "mean", "rse_pct", "min", "max" };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		summary_row(run, b, sum, labels[i], i);
 }

@@ -12,5 +12,7 @@
 void out_csv_head(const struct out_run *run, struct out_buf *b);
 void out_csv_row(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t);
+void out_csv_summary(const struct out_run *run, struct out_buf *b,
+    const struct out_summary *sum);
 
 #endif /* OUT_CSV_H */

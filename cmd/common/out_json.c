@@ -284,3 +284,39 @@ out_json_row(const struct out_run *run, struct out_buf *b,
 	out_json_put(&row, "partial", text_or_null(r->partial));
 	dump(&row, b);
 }
+
+/*
+ * {"label":"runs","runs":N,"set":S,"spec":...,"counters":{EVENT:{"mean":,
+ * "rse_pct":,"min":,"max":}}}: per event, the tree's total over the runs.
+ */
+void
+out_json_summary(
+    const struct out_run *run, struct out_buf *b, const struct out_summary *sum)
+{
+	const struct spec *spec = run->specs[sum->setno];
+	struct out_json_obj row = { json_object(), true };
+	struct out_json_obj counters = { json_object(), true }, ev;
+	const struct out_runs_stat *st;
+	int r;
+
+	out_json_put(&row, "label", json_string("runs"));
+	out_json_put(&row, "runs", json_integer(sum->runs));
+	out_json_put(&row, "set", json_integer(sum->setno));
+	out_json_put(&row, "spec", out_json_text(spec->text));
+	for (r = 0; r < spec->nreqs; r++) {
+		st = &sum->stats[r];
+		ev = (struct out_json_obj) { json_object(), true };
+		out_json_put(&ev, "mean", json_real(st->mean));
+		out_json_put(&ev, "rse_pct",
+		    st->rse_pct >= 0 ? json_real(st->rse_pct) : json_null());
+		out_json_put(&ev, "min", count(st->min));
+		out_json_put(&ev, "max", count(st->max));
+		if (!ev.ok)
+			counters.ok = false;
+		out_json_put_clean(&counters, spec->reqs[r].name, ev.json);
+	}
+	if (!counters.ok)
+		row.ok = false;
+	out_json_put(&row, "counters", counters.json);
+	dump(&row, b);
+}

@@ -16,6 +16,10 @@
  * "; " when there are several sets). A partial total keeps its values and
  * says "# partial: <reason>" the same way.
  *
+ * After cputrack -r's runs, four rows per set, labelled mean, +-%, min
+ * and max, give per column the tree's total over the runs; their time and
+ * lwp are blank.
+ *
  * With --metrics, the derived metrics a row has end the comment, after
  * "; " when something is before them: "# 1.234 insn per cycle, 0.998
  * CPUs utilized", as perf stat writes them beside its counts.
@@ -40,9 +44,36 @@ title_columns(struct out_buf *b, const struct spec *spec)
 	}
 }
 
+/*
+ * "# pic0=task-clock pic1=page-faults": what each column counts, when the
+ * rows do not say it (one set).
+ */
+static void
+pic_names(const struct out_run *run, struct out_buf *b)
+{
+	const struct spec *spec = run->specs[0];
+	const char *sep = "# ";
+	int i;
+
+	for (i = 0; i < spec->nreqs; i++) {
+		out_buf_printf(b, "%spic%d=%s", sep, spec->reqs[i].picnum,
+		    spec->reqs[i].name);
+		sep = " ";
+	}
+	if (run->cfg.default_no_pmu)
+		out_buf_str(b,
+		    " (the default events; no PMU here counts "
+		    "cycles, instructions, branches, branch-misses)");
+	else if (run->cfg.default_events)
+		out_buf_str(b, " (the default events)");
+	out_buf_str(b, "\n");
+}
+
 void
 out_table_title(const struct out_run *run, struct out_buf *b)
 {
+	if (run->cfg.name_pics && run->nsets == 1)
+		pic_names(run, b);
 	out_buf_printf(b, "%7s ", "time");
 	if (run->cfg.tool == OUT_CPUTRACK) {
 		if (run->cfg.pid)
@@ -215,4 +246,49 @@ out_table_timestamp(const struct out_run *run, struct out_buf *b)
 	localtime_r(&now, &tm);
 	if (strftime(text, sizeof(text), nl_langinfo(_DATE_FMT), &tm) > 0)
 		out_buf_printf(b, "%s\n", text);
+}
+
+/* The start of a summary row: blank time, pid and lwp, then the label. */
+static void
+summary_prefix(const struct out_run *run, struct out_buf *b, const char *label)
+{
+	out_buf_printf(b, "%7s ", "");
+	if (run->cfg.pid)
+		out_buf_printf(b, "%6s ", "");
+	out_buf_printf(b, "%3s %10s ", "", label);
+	if (run->cfg.tsc)
+		out_buf_printf(b, "%9s ", "");
+}
+
+void
+out_table_summary(
+    const struct out_run *run, struct out_buf *b, const struct out_summary *sum)
+{
+	const struct spec *spec = run->specs[sum->setno];
+	const struct out_runs_stat *st = sum->stats;
+	int i;
+
+	summary_prefix(run, b, "mean");
+	for (i = 0; i < spec->nreqs; i++)
+		out_buf_printf(b, "%9.0f ", st[i].mean);
+	out_buf_printf(b, " # %u run%s: the tree's total per run", sum->runs,
+	    sum->runs == 1 ? "" : "s");
+	if (run->nsets > 1)
+		out_buf_printf(b, "; %s", spec->text);
+	out_buf_str(b, "\n");
+	summary_prefix(run, b, "+-%");
+	for (i = 0; i < spec->nreqs; i++)
+		if (st[i].rse_pct < 0)
+			out_buf_printf(b, "%9s ", "-");
+		else
+			out_buf_printf(b, "%8.2f%% ", st[i].rse_pct);
+	out_buf_str(b, "\n");
+	summary_prefix(run, b, "min");
+	for (i = 0; i < spec->nreqs; i++)
+		out_buf_printf(b, "%9llu ", (unsigned long long)st[i].min);
+	out_buf_str(b, "\n");
+	summary_prefix(run, b, "max");
+	for (i = 0; i < spec->nreqs; i++)
+		out_buf_printf(b, "%9llu ", (unsigned long long)st[i].max);
+	out_buf_str(b, "\n");
 }

@@ -105,6 +105,7 @@ struct output {
 	bool rows;		 /* a stream of rows: not the metrics */
 	bool title_wanted;
 	bool head_written;
+	bool head_done; /* the title or the stream's head went out */
 	bool started;
 	bool incomplete; /* a row not counted, or partial */
 	bool err_told;	 /* output_flush gave the error */
@@ -379,6 +380,9 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
+	/* A reader at a terminal is told what each column counts. */
+	if (cfg->default_events || (cfg->title && o->fd >= 0 && isatty(o->fd)))
+		o->run.cfg.name_pics = true;
 	if ((metrics_format(o) || cfg->listen != NULL) &&
 	    (o->metrics = out_metrics_new(&o->run)) == NULL) {
 		diag(NULL, "no memory available\n");
@@ -591,6 +595,10 @@ start_threads(struct output *o)
 static void
 write_head(struct output *o)
 {
+	/* A stream has one head, however many runs (-r) it holds. */
+	if (o->run.cfg.format != OUT_TABLE && o->head_done)
+		return;
+	o->head_done = true;
 	switch (o->run.cfg.format) {
 	case OUT_TABLE:
 		if (o->run.cfg.title)
@@ -709,10 +717,38 @@ say_incomplete(struct output *o, const struct out_row *row)
 }
 
 void
+output_summary(struct output *o, const struct out_summary *sum)
+{
+	pthread_mutex_lock(&o->lock);
+	switch (o->run.cfg.format) {
+	case OUT_TABLE:
+		out_table_summary(&o->run, &o->rec, sum);
+		break;
+	case OUT_CSV:
+		out_csv_summary(&o->run, &o->rec, sum);
+		break;
+	case OUT_JSON:
+		out_json_summary(&o->run, &o->rec, sum);
+		break;
+	case OUT_TRACE:
+	case OUT_OPENMETRICS:
+	case OUT_PROMETHEUS:
+		break;
+	}
+	if (o->rec.len > 0)
+		queue_record(
+		    o, REC_TEXT, &(struct out_row) { .label = "summary" }, 0);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void
 output_row(struct output *o, const struct out_row *row)
 {
 	struct out_row r = *row;
 	hrtime_t when = r.at_start ? o->run.start : r.when, t;
+
+	if (o->run.cfg.summary_only)
+		return;
 
 	/* A set enabled but never given a counter counted nothing. */
 	if (r.setno >= 0 && r.not_counted == NULL && r.enabled_ns > 0 &&

@@ -58,6 +58,15 @@ struct out_config {
 	bool thread_series;	/* cputrack: metrics per LWP too */
 	char timestamp;		/* cpustat -T: 'u', 'd', or 0 */
 	bool metrics;		/* --metrics: the derived metrics */
+	bool default_events;	/* no -c: perf stat's default set */
+	bool default_no_pmu;	/* ...without its hardware events */
+	/*
+	 * table: a line before the title names each pic; set for the
+	 * default events, and by output_open for a terminal.
+	 */
+	bool name_pics;
+	char csv_separator; /* -x: CSV's separator; 0: ',' */
+	bool summary_only;  /* cputrack -r -n: no rows but the summary */
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */
@@ -106,6 +115,25 @@ struct out_row {
 	const char *partial;
 };
 
+/*
+ * cputrack -r: what one event of a set came to over the runs, each run's
+ * value being the tree's total (the totals of all its processes).
+ */
+struct out_runs_stat {
+	double mean;
+	double rse_pct; /* the mean's relative standard error, as perf
+			   stat's "+- x%"; < 0: not known (one run) */
+	uint64_t min;
+	uint64_t max;
+};
+
+/* A set's line of the summary after the runs. */
+struct out_summary {
+	unsigned runs; /* the runs its values come from */
+	int setno;
+	const struct out_runs_stat *stats; /* one per request of the set */
+};
+
 struct output;
 
 /* The parsers of the command line: 0, or -1 for a bad argument. */
@@ -142,6 +170,8 @@ hrtime_t output_start_clock(struct output *o);
 /* The title line (table), or the stream's head, once the clock starts. */
 void output_title(struct output *o);
 void output_row(struct output *o, const struct out_row *row);
+/* cputrack -r: a set's summary, after the rows of every run. */
+void output_summary(struct output *o, const struct out_summary *sum);
 /* cpustat -T: the timestamp line before a table row. */
 void output_timestamp(struct output *o);
 

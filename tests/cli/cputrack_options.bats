@@ -72,10 +72,17 @@ usage_text() {
 	    '	--pass-status' \
 	    "		  exit with the command's status (128 + signal if a" \
 	    '		  signal ended it) when the run itself succeeded' \
+	    '	-r count, --repeat=count' \
+	    '		  run the command count times, then give each event'"'"'s' \
+	    '		  mean, +- %, min and max over the runs' \
 	    '	--list[=glob]' \
 	    '		  list every countable event (matching glob), and exit' \
 	    '	--help	  print this usage and exit' \
 	    '	--version print the version and exit' \
+	    '' \
+	    "	Without -c, perf stat's default events, as far as this" \
+	    '	machine counts them. perf users: -I msec, -x sep, -j (--json),' \
+	    "	-G dir (--cgroup), --per-thread; perf's -e is -c, its -t --tid." \
 	    '' \
 	    "	$(engine_line)" \
 	    '' \
@@ -342,9 +349,7 @@ cputrack: failed to capture pid 999999" ]
 	assert_usage_error "cputrack: invalid format 'xml' (table, csv, json, openmetrics, prometheus or trace)"
 }
 
-@test "no -c, no target, both a command and -p: one line each, exit 2" {
-	ct_run "$W/ct_marker" "$T/ran"
-	assert_usage_error "cputrack: no events to count: name them with -c (--list lists them)"
+@test "no target, both a command and -p: one line each, exit 2" {
 	ct_run -c "$WRITE"
 	assert_usage_error "cputrack: no command and no -p: give a command to start, -p pid, --tid=tid or --cgroup=dir"
 	ct_run -c "$WRITE" -p $$ "$W/ct_marker" "$T/ran"
@@ -361,13 +366,13 @@ cputrack: failed to capture pid 999999" ]
 	diff "$T/err" <(usage_text)
 }
 
-@test "unknown option, a missing argument and -r: one line each, exit 2" {
+@test "unknown option, a missing argument and a bad -r: one line each, exit 2" {
 	ct_run -Z -c "$WRITE" "$W/ct_marker" "$T/ran"
 	assert_usage_error "cputrack: invalid option -- 'Z'"
 	ct_run -c
 	assert_usage_error "cputrack: option requires an argument -- 'c'"
 	ct_run -r x -c "$WRITE" "$W/ct_marker" "$T/ran"
-	assert_usage_error "cputrack: invalid option -- 'r'"
+	assert_usage_error "cputrack: invalid repeat count 'x'"
 	[ ! -e "$T/ran" ]
 }
 
