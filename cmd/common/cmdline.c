@@ -221,7 +221,7 @@ default_events(struct cmdline *cl)
 	int status;
 
 	if ((status = defaults_add(
-		 cl->specs, cl->cpc, cl->tool, &cl->out.default_no_pmu)) != 0)
+		 cl->specs, cl->cpc, cl->tool, &cl->out.default_note)) != 0)
 		return status;
 	cl->out.default_events = true;
 	if (f == OUT_TABLE || f == OUT_CSV || f == OUT_JSON)

@@ -60,10 +60,9 @@ pic_names(const struct out_run *run, struct out_buf *b)
 		    spec->reqs[i].name);
 		sep = " ";
 	}
-	if (run->cfg.default_no_pmu)
-		out_buf_str(b,
-		    " (the default events; no PMU here counts "
-		    "cycles, instructions, branches, branch-misses)");
+	if (run->cfg.default_note != NULL)
+		out_buf_printf(
+		    b, " (the default events; %s)", run->cfg.default_note);
 	else if (run->cfg.default_events)
 		out_buf_str(b, " (the default events)");
 	out_buf_str(b, "\n");

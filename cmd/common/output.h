@@ -46,20 +46,20 @@ enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 struct out_config {
 	enum out_tool tool;
 	enum out_format format;
-	const setgrp_t *specs;	/* the run's master set group */
-	const char *path;	/* -o/--output FILE, or NULL */
-	int fd;			/* --output-fd, or -1: standard output */
-	const char *listen;	/* --listen ADDR:PORT, or NULL */
-	const char *web_config; /* --web-config FILE, or NULL */
-	const char *engine;	/* cputrack's engine, for the metrics */
-	bool title;		/* table: the title line (not -n) */
-	bool tsc;		/* -t: the tsc column */
-	bool pid;		/* cputrack -f: the pid column */
-	bool thread_series;	/* cputrack: metrics per LWP too */
-	char timestamp;		/* cpustat -T: 'u', 'd', or 0 */
-	bool metrics;		/* --metrics: the derived metrics */
-	bool default_events;	/* no -c: perf stat's default set */
-	bool default_no_pmu;	/* ...without its hardware events */
+	const setgrp_t *specs;	  /* the run's master set group */
+	const char *path;	  /* -o/--output FILE, or NULL */
+	int fd;			  /* --output-fd, or -1: standard output */
+	const char *listen;	  /* --listen ADDR:PORT, or NULL */
+	const char *web_config;	  /* --web-config FILE, or NULL */
+	const char *engine;	  /* cputrack's engine, for the metrics */
+	bool title;		  /* table: the title line (not -n) */
+	bool tsc;		  /* -t: the tsc column */
+	bool pid;		  /* cputrack -f: the pid column */
+	bool thread_series;	  /* cputrack: metrics per LWP too */
+	char timestamp;		  /* cpustat -T: 'u', 'd', or 0 */
+	bool metrics;		  /* --metrics: the derived metrics */
+	bool default_events;	  /* no -c: perf stat's default set */
+	const char *default_note; /* ...what it left out and why, or NULL */
 	/*
 	 * table: a line before the title names each pic; set for the
 	 * default events, and by output_open for a terminal.

@@ -54,6 +54,25 @@ hardware_defaults() {
 	[ "$faults" -gt 0 ]
 }
 
+@test "no -c as a user: what the kernel lets that user count, and why the rest is left out" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to run cputrack as nobody"
+	local ct paranoid
+	ct=$(nobody_path "${CPUTRACK_BIN:-$CT}")
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	status=0
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    timeout 60 "$ct" "$(nobody_path "$W/ct_marker")" /dev/null \
+	    >"$T/out" 2>"$T/err" </dev/null || status=$?
+	[ "$status" -eq 0 ]
+	[ ! -s "$T/err" ]
+	if [ "$paranoid" -ge 2 ]; then
+		[[ $(head -1 "$T/out") == "# pic0=task-clock pic1=page-faults (the default events; "*"context-switches, cpu-migrations: the kernel counts them in its own context, which kernel.perf_event_paranoid allows only up to 1 or with CAP_PERFMON)" ]]
+	else
+		[[ $(head -1 "$T/out") == "# pic0=task-clock pic1=context-switches pic2=cpu-migrations pic3=page-faults"* ]]
+	fi
+	grep -q ' exit .*CPUs utilized' "$T/out"
+}
+
 @test "no -c, CSV: the default events' columns and their metrics" {
 	ct_run --format=csv "$W/ct_marker" "$T/ran"
 	[ "$status" -eq 0 ]
