@@ -210,13 +210,13 @@ _cpctools_cpustat()
 	fi
 
 	case $prev in
-	-c)
+	-c | -e)
 		_cpctools_cpustat_spec "$cmd" "$cur"
 		;;
 	-T)
 		COMPREPLY=($(compgen -W 'u d' -- "$cur"))
 		;;
-	-p) ;;
+	-p | -I | -x) ;;
 	*)
 		case $cur in
 		--format=*)
@@ -230,16 +230,18 @@ _cpctools_cpustat()
 			COMPREPLY=($(compgen -f -P --web-config= -- "${cur#--web-config=}"))
 			;;
 		--cpus=* | --output-fd=* | --listen=*) ;;
-		-c?*)
-			_cpctools_cpustat_spec "$cmd" "${cur#-c}"
-			COMPREPLY=("${COMPREPLY[@]/#/-c}")
+		-c?* | -e?*)
+			_cpctools_cpustat_spec "$cmd" "${cur:2}"
+			COMPREPLY=("${COMPREPLY[@]/#/${cur:0:2}}")
 			;;
 		-*)
-			# The Solaris letters, and every option the usage
-			# text names (long ones included).
+			# The Solaris letters, perf stat's where they are free,
+			# and every option the usage text names (long ones
+			# included).
 			local opts
 			opts=$(printf '%s\n' -c -h -n -p -s -t -T -D --format= \
-			    --cpus= --shared --exclusive; _parse_help "$cmd" --help)
+			    --cpus= --shared --exclusive -a -A -e -I -x -j \
+			    --json; _parse_help "$cmd" --help)
 			COMPREPLY=($(compgen -W "$(sort -u <<<"$opts")" -- "$cur"))
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;

@@ -197,7 +197,7 @@ _cputrack()
 			arg=${w#--}
 		elif [[ $w == --output || $w == --web-config ]]; then
 			arg=o
-		elif [[ $w == --output-fd || $w == --listen ]]; then
+		elif [[ $w == --output-fd || $w == --listen || $w == --repeat ]]; then
 			arg=N
 		elif [[ $w == --cgroup ]]; then
 			arg=cgroup
@@ -208,7 +208,7 @@ _cputrack()
 		elif [[ $w == -?* ]]; then
 			for ((j = 1; j < ${#w}; j++)); do
 				case ${w:j:1} in
-				T | N | o | r | c | p)
+				T | N | o | r | c | p | I | x | G)
 					((j == ${#w} - 1)) && arg=${w:j:1}
 					break
 					;;
@@ -254,10 +254,10 @@ _cputrack()
 	engine)
 		COMPREPLY=($(compgen -W 'ptrace bpf auto' -- "$cur"))
 		;;
-	cgroup)
+	cgroup | G)
 		_filedir -d
 		;;
-	T | N | r) ;;
+	T | N | r | I | x) ;;
 	*)
 		case $cur in
 		--format=*)
@@ -282,17 +282,19 @@ _cputrack()
 			_cputrack_tids "${cur#--tid=}"
 			COMPREPLY=("${COMPREPLY[@]/#/--tid=}")
 			;;
-		--output-fd=* | --listen=*) ;;
+		--output-fd=* | --listen=* | --repeat=*) ;;
 		-c?*)
 			_cputrack_spec "$cmd" "${cur#-c}"
 			COMPREPLY=("${COMPREPLY[@]/#/-c}")
 			;;
 		*)
-			# The Solaris letters, and every option the usage
-			# text names (long ones included).
+			# The Solaris letters, perf stat's where they are free,
+			# and every option the usage text names (long ones
+			# included).
 			local opts
 			opts=$(printf '%s\n' -T -N -D -e -f -h -n -t -v -o -c -p \
-			    --format=; _parse_help "$cmd" --help)
+			    --format= -I -x -j --json -G --per-thread -r \
+			    --repeat=; _parse_help "$cmd" --help)
 			COMPREPLY=($(compgen -W "$(sort -u <<<"$opts")" -- "$cur"))
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;

@@ -181,7 +181,8 @@ for pattern in (r"taskset -c ([0-9,-]+) ", r"--cpus=([0-9,-]+)"):
     m = re.search(pattern, cmd)
     if m:
         want &= cpulist(m.group(1))
-nsets = len(re.findall(r"(?:^| )-c ", cmd))
+# Each -c or -e is a set; without either, the default events are one.
+nsets = len(re.findall(r"(?:^| )-[ce] ", cmd)) or 1
 seen = {}
 for line in open(out, errors="replace"):
     f = line.split()
