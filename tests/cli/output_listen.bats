@@ -14,7 +14,7 @@ load output_helper
 setup() {
 	out_setup
 	command -v curl >/dev/null || skip "curl is not installed"
-	if "$CS" --listen=127.0.0.1:1 2>&1 | grep -q 'no HTTP server'; then
+	if "$CS" --listen=127.0.0.1:1 --version 2>&1 | grep -q 'no HTTP server'; then
 		skip "this build has no HTTP server (libmicrohttpd)"
 	fi
 }
