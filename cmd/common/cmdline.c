@@ -331,6 +331,7 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 		cl->usage(stdout);
 		putchar('\n');
 		caps_print(cl->cpc, stdout);
+		defaults_print(cl->cpc, cl->tool, stdout);
 		return true;
 	}
 	if (both)

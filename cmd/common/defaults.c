@@ -158,3 +158,15 @@ defaults_add(setgrp_t *specs, cpc_t *cpc, enum out_tool tool, const char **note)
 	    NULL;
 	return setgrp_add(specs, text);
 }
+
+void
+defaults_print(cpc_t *cpc, enum out_tool tool, FILE *out)
+{
+	char text[256];
+
+	fprintf(out, "\n\tdefault events (without -c): ");
+	if (defaults_spec(cpc, tool, text, sizeof(text)) > 0)
+		fprintf(out, "%s\n\t(%s)\n", text, left_out_note);
+	else
+		fprintf(out, "%s\n", text);
+}

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "libcpc.h"
 #include "output.h"
@@ -33,5 +34,8 @@ int defaults_spec(cpc_t *cpc, enum out_tool tool, char *text, size_t len);
  */
 int defaults_add(
     setgrp_t *specs, cpc_t *cpc, enum out_tool tool, const char **note);
+
+/* -h's line: the default spec here, and what it leaves out and why. */
+void defaults_print(cpc_t *cpc, enum out_tool tool, FILE *out);
 
 #endif /* DEFAULTS_H */

@@ -73,6 +73,22 @@ hardware_defaults() {
 	grep -q ' exit .*CPUs utilized' "$T/out"
 }
 
+@test "-h ends with the default events here, and what they leave out and why" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root: what root counts by default"
+	run --separate-stderr timeout 30 "$CT" -h
+	[ "$status" -eq 0 ]
+	hw=$(hardware_defaults | paste -sd, -)
+	want="task-clock,context-switches,cpu-migrations,page-faults${hw:+,$hw}"
+	[ "${lines[-2]}" = "	default events (without -c): $want,sys" ] ||
+	    [ "${lines[-1]}" = "	default events (without -c): $want,sys" ]
+	if [ -z "$hw" ]; then
+		[ "${lines[-1]}" = "	(no PMU here counts cycles, instructions, branches, branch-misses)" ]
+	fi
+	run --separate-stderr timeout 30 "$CPUSTAT" -h
+	[ "$status" -eq 0 ]
+	assert_line --regexp "^	default events \(without -c\): cpu-clock,context-switches,cpu-migrations,page-faults"
+}
+
 @test "no -c, CSV: the default events' columns and their metrics" {
 	ct_run --format=csv "$W/ct_marker" "$T/ran"
 	[ "$status" -eq 0 ]
