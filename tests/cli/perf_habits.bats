@@ -147,10 +147,13 @@ EOF
 }
 
 @test "-x SEP: CSV with that separator, a field holding it quoted" {
-	ct_run -e -x ';' -c "$WRITE" sh -c "exec $W/ct_marker '$T/a;b' 4"
+	# Short arguments: an exec row's are cut at 80 bytes, as Solaris's.
+	ln -s "$W/ct_marker" "$T/m"
+	cd "$T"
+	ct_run -e -x ';' -c "$WRITE" sh -c "exec ./m 'a;b' 4"
 	[ "$status" -eq 0 ]
 	[ -e "$T/a;b" ]
-	"$PY" - "$T/out" "$T/a;b" <<'EOF'
+	"$PY" - "$T/out" "./m a;b 4" <<'EOF'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1]), delimiter=";"))
 head = rows[0]
@@ -158,7 +161,7 @@ assert head[:3] == ["time", "pid", "lwp"], head
 assert all(len(r) == len(head) for r in rows), [r for r in rows if len(r) != len(head)]
 rows = [dict(zip(head, r)) for r in rows[1:]]
 ex = [r for r in rows if r["label"] == "exec"]
-assert any(sys.argv[2] in r["args"] for r in ex), ex
+assert any(r["args"] == sys.argv[2] for r in ex), ex
 exits = [r for r in rows if r["label"] == "exit"]
 assert [r["syscalls:sys_enter_write"] for r in exits] == ["4"], exits
 EOF
