@@ -402,22 +402,24 @@ perf_letter_misread(const struct cputrack *ct, const char *word)
 {
 	char path[PATH_MAX];
 	const char *d;
+	bool tid, event;
 
-	if (program_path(word, path, sizeof(path)))
-		return 0;
 	for (d = word; *d >= '0' && *d <= '9'; d++)
 		continue;
-	if (ct->opt.out.tsc && d != word && *d == '\0')
+	tid = ct->opt.out.tsc && d != word && *d == '\0';
+	event = ct->opt.follow_exec && cpc_event_kind(ct->cpc, word) != NULL;
+	/* The search of PATH only where the word could be misread. */
+	if ((!tid && !event) || program_path(word, path, sizeof(path)))
+		return 0;
+	if (tid)
 		return cmdline_usage_error(
 		    "-t adds the tsc column here; to count thread %s, "
 		    "use --tid=%s (perf's -t)",
 		    word, word);
-	if (ct->opt.follow_exec && cpc_event_kind(ct->cpc, word) != NULL)
-		return cmdline_usage_error(
-		    "-e follows exec here; to count %s, use -c %s "
-		    "(perf's -e)",
-		    word, word);
-	return 0;
+	return cmdline_usage_error(
+	    "-e follows exec here; to count %s, use -c %s "
+	    "(perf's -e)",
+	    word, word);
 }
 
 /*

@@ -197,7 +197,9 @@ format_option(struct cmdline *cl, struct parse *p, const char *arg)
 static void
 csv_separator_option(struct cmdline *cl, struct parse *p, const char *arg)
 {
-	if (strlen(arg) != 1 || strchr("\"\r\n", arg[0]) != NULL) {
+	/* A byte of its own, never one of a UTF-8 character. */
+	if (strlen(arg) != 1 || (unsigned char)arg[0] >= 0x80 ||
+	    strchr("\"\r\n", arg[0]) != NULL) {
 		diag(NULL,
 		    "invalid separator %c%s%c (one character, not a quote or "
 		    "a line end)\n",

@@ -747,9 +747,6 @@ output_row(struct output *o, const struct out_row *row)
 	struct out_row r = *row;
 	hrtime_t when = r.at_start ? o->run.start : r.when, t;
 
-	if (o->run.cfg.summary_only)
-		return;
-
 	/* A set enabled but never given a counter counted nothing. */
 	if (r.setno >= 0 && r.not_counted == NULL && r.enabled_ns > 0 &&
 	    r.running_ns == 0)
@@ -776,7 +773,8 @@ output_row(struct output *o, const struct out_row *row)
 	if (r.running_ns < r.enabled_ns && !o->multiplex_noted &&
 	    o->run.cfg.format == OUT_TABLE)
 		note_multiplex(o, &r);
-	if (o->rows)
+	/* -r -n writes no row, but a row not counted is said all the same. */
+	if (o->rows && !o->run.cfg.summary_only)
 		queue_record(o, REC_ROW, &r, t);
 	pthread_mutex_unlock(&o->lock);
 }
