@@ -310,3 +310,18 @@ EOF
 	assert_usage_error "cputrack: invalid repeat count '0'"
 	[ ! -e "$T/ran" ]
 }
+
+@test "-r -n: a total that leaves LWPs out is said, and the exit is 1, with no rows written" {
+	[ "$ENGINE" = ptrace ] ||
+	    skip "the BPF engine refuses this descriptor limit before it starts"
+	status=0
+	(
+		ulimit -S -n 30 && ulimit -H -n 30 &&
+		exec timeout -k 5 120 "$CT" -r 1 -n -T 0 -c "$WRITE" \
+		    "$W/tt_manythreads" 40 10
+	) >"$T/out" 2>"$T/err" || status=$?
+	[ "$status" -eq 1 ]
+	grep -q '^cputrack: pid [0-9]* lwp 1 exit of set 0 is partial: [0-9]* LWPs not counted' "$T/err"
+	[ "$(wc -l <"$T/out")" -eq 4 ]
+	[ "$(awk '{ print $1 }' "$T/out" | tr '\n' ' ')" = "mean +-% min max " ]
+}
