@@ -214,8 +214,8 @@ cputrack: failed to capture pid 999999" ]
 	local tid
 	start_target "$W/wl_idle" 2 0
 	wait_line "$T/target.out" '^ready$'
-	tid=$(ls "/proc/$TPID/task" | sort -n | tail -1)
-	[ "$tid" != "$TPID" ]
+	tid=$(ls -U "/proc/$TPID/task" | grep -vx "$TPID" | tail -1)
+	[ -n "$tid" ]
 	ct_run -T 0.1 -p "$TPID,$tid" -c "$WRITE"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]

@@ -17,9 +17,11 @@ teardown() {
 	ct_teardown
 }
 
-# nth_tid PID N: the Nth thread of PID, in the order the kernel made them.
+# nth_tid PID N: the Nth thread of PID, in the order the kernel made them:
+# /proc lists a process's threads in that order (as cputrack numbers its
+# LWPs), while their ids wrap at pid_max and sort in no useful order.
 nth_tid() {
-	ls "/proc/$1/task" | sort -n | sed -n "$2p"
+	ls -U "/proc/$1/task" | sed -n "$2p"
 }
 
 # csv_rows LABEL: "pid lwp tid value" of the CSV rows in $T/out labelled
