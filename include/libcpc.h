@@ -29,7 +29,12 @@ extern "C" {
 
 typedef unsigned int uint_t;
 typedef int processorid_t;
-typedef int64_t hrtime_t;
+/*
+ * Solaris's own definition (<sys/time.h>), so that ported code that
+ * declares hrtime_t itself, as code that once had it from the system
+ * does, repeats the same type rather than clashing with it.
+ */
+typedef long long hrtime_t;
 
 typedef struct __cpc cpc_t;
 typedef struct __cpc_set cpc_set_t;
@@ -49,7 +54,7 @@ typedef struct {
 #define CPC_COUNT_USER	   0x2
 #define CPC_COUNT_SYSTEM   0x4
 #define CPC_COUNT_HV	   0x8
-/* Linux extension: buffer overflow records in the kernel (seed 004). */
+/* Linux extension: overflow records in a kernel buffer (see below). */
 #define CPC_OVF_BUFFERED   0x10
 
 /* Set (bind) flags. */
@@ -286,13 +291,13 @@ int cpc_set_switch(cpc_t *cpc, cpc_set_t *from, cpc_set_t *to);
 #define CPC_BIND_EXCLUSIVE 0x400
 
 /*
- * Buffered overflow (seed 004, "CPC in-kernel buffering"), carried
- * further. A request with CPC_OVF_BUFFERED writes one record per overflow
- * into a kernel ring buffer instead of interrupting; with
- * CPC_OVF_NOTIFY_EMT too, the bound thread gets SIGEMT each time
- * CPC_PCBUF_SIZE records are waiting. cpc_set_sample_pcbuf copies out (and
- * consumes) up to CPC_PCBUF_SIZE PCs, as the proposal describes;
- * cpc_set_sample_records copies out whole records. See docs/libcpc.md.
+ * Buffered overflow ("CPC in-kernel buffering"). A request with
+ * CPC_OVF_BUFFERED writes one record per overflow into a kernel ring buffer
+ * instead of interrupting; with CPC_OVF_NOTIFY_EMT too, the bound thread gets
+ * SIGEMT each time CPC_PCBUF_SIZE records are waiting. cpc_set_sample_pcbuf
+ * copies out (and consumes) up to CPC_PCBUF_SIZE PCs;
+ * cpc_set_sample_records copies out whole records. See
+ * docs/libcpc.md.
  */
 #define CPC_PCBUF_SIZE	  256
 /* Request flag: also record the user call stack (Linux extension). */
@@ -378,7 +383,7 @@ uint64_t cpc_tick_of(cpc_t *cpc, uint64_t enabled_ns);
 /* End of the private interfaces. */
 
 /*
- * The obsolete CPCv1 API (seed 002), on the v2 core. Solaris declared it
+ * The obsolete CPCv1 API, on the v2 core. Solaris declared it
  * only for 32-bit x86 and SPARC; here it is always available. The event
  * layout is Solaris x86's. ce_pes[n] is counter n's control word, laid
  * out as a P6 PerfEvtSel: event code (bits 0-7, an index into the table

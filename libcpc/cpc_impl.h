@@ -204,9 +204,8 @@ struct __cpc {
 	const char *const *attr_names; /* attribute names offered */
 	struct cpc_catalog catalog;
 	bool catalog_ready;
-	double tsc_per_ns; /* for the derived tick */
-	bool sample_warm;  /* warm_sample_path done */
-	volatile bool terminated;
+	double tsc_per_ns;	       /* for the derived tick */
+	bool sample_warm;	       /* warm_sample_path done */
 	struct cpc_event_tree *events; /* name -> encoding cache */
 	struct cpc_fits fits[CPC_FITS_CACHE];
 	unsigned fits_next;

@@ -112,6 +112,5 @@ cpc_cpuref(cpc_t *cpc)
 void
 cpc_terminate(cpc_t *cpc)
 {
-	cpc->terminated = true;
 	cpclib_pctx_terminate_all(cpc);
 }

@@ -21,15 +21,6 @@
 
 #define DETACH_PATIENCE_NS (3 * 1000000000LL)
 
-static long long
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Forked children still waiting for their parent's event: let them go. */
 void
 pctxlib_detach_orphans(pid_t ppid)
@@ -127,10 +118,10 @@ pause_growing(struct timespec *pause)
 void
 pctxlib_settle_orphans(void)
 {
-	long long deadline = now_ns() + DETACH_PATIENCE_NS;
+	long long deadline = pctxlib_now_ns() + DETACH_PATIENCE_NS;
 	struct timespec pause = { 0, 50000 };
 
-	while (!orphans_settled() && now_ns() < deadline)
+	while (!orphans_settled() && pctxlib_now_ns() < deadline)
 		pause_growing(&pause);
 }
 
@@ -173,7 +164,7 @@ wait_detached(pctx_t *pctx, long long deadline)
 	struct lwp *lwp;
 
 	while (detach_pending(pctx)) {
-		if (now_ns() > deadline) {
+		if (pctxlib_now_ns() > deadline) {
 			while (
 			    (lwp = pctxlib_lwp_at_or_after(pctx, 1)) != NULL) {
 				pctxlib_error(pctx, "run",
@@ -206,7 +197,7 @@ pctxlib_detach_start(pctx_t *pctx)
 long long
 pctxlib_detach_deadline(void)
 {
-	return now_ns() + DETACH_PATIENCE_NS;
+	return pctxlib_now_ns() + DETACH_PATIENCE_NS;
 }
 
 /*
@@ -226,7 +217,7 @@ pctxlib_detach_wait_releasing(long long deadline)
 			if (p->releasing && p->state == PROC_DETACHED &&
 			    threads_pending(p))
 				pending = true;
-		if (!pending || now_ns() >= deadline)
+		if (!pending || pctxlib_now_ns() >= deadline)
 			return;
 		pause_growing(&pause);
 	}

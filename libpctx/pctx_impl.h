@@ -51,6 +51,7 @@
 #include <stdint.h>
 #include <sys/queue.h>
 #include <sys/tree.h>
+#include <time.h>
 
 /*
  * The library is built with hidden visibility: only what the public
@@ -237,6 +238,16 @@ struct event {
 	pid_t sender_pid;
 	siginfo_t si; /* EVT_REQUEST */
 };
+
+/* The clock of every patience and wait: CLOCK_MONOTONIC, in ns. */
+static inline long long
+pctxlib_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 /* error.c */
 void pctxlib_error(pctx_t *pctx, const char *fn, const char *fmt, ...)

@@ -29,22 +29,12 @@
 #include <stdlib.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pctx_impl.h"
 
 #define STOP_GRACE_MS	 50
 #define STOP_PATIENCE_MS 2000
-
-static long long
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static bool
 is_stop_signal(int sig)
@@ -193,7 +183,7 @@ pctxlib_suspend_request(int signo)
 	if (pctxlib_tracer.suspend_signo != 0)
 		return;
 	pctxlib_tracer.suspend_signo = signo;
-	pctxlib_tracer.suspend_since = now_ns();
+	pctxlib_tracer.suspend_since = pctxlib_now_ns();
 }
 
 /* Whether the created commands that the stop reached have stopped. */
@@ -361,7 +351,7 @@ pctxlib_suspend_if_ready(pctx_t *root)
 
 	if (signo == 0)
 		return;
-	waited_ms = (now_ns() - pctxlib_tracer.suspend_since) / 1000000;
+	waited_ms = (pctxlib_now_ns() - pctxlib_tracer.suspend_since) / 1000000;
 	if (waited_ms < STOP_PATIENCE_MS && !commands_stopped(root, waited_ms))
 		return;
 	pctxlib_tracer.suspend_signo = 0;
