@@ -56,14 +56,21 @@ endfunction()
 # cpctools_pkgconfig(TEMPLATE.pc.in)
 #
 # Configures the pkg-config file into the build tree and installs it into
-# <libdir>/pkgconfig. Its paths start from ${pcfiledir}, the directory the
-# .pc file is found in, so that an installed tree can be moved (a staging
-# prefix, a DESTDIR, an unpacked package) and still gives right flags.
+# <libdir>/pkgconfig. With CPCTOOLS_PKGCONFIG_RELOCATABLE (the default) its
+# paths start from ${pcfiledir}, the directory the .pc file is found in, so
+# that a tree installed from source can be moved (a staging prefix, a
+# DESTDIR) and still gives right flags; a distribution's package turns it
+# off and names its own absolute paths, as its other .pc files do.
 function(cpctools_pkgconfig template)
   string(REGEX REPLACE "\\.in$" "" out ${template})
   set(pcdir ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig)
-  file(RELATIVE_PATH PC_PREFIX ${pcdir} ${CMAKE_INSTALL_PREFIX})
-  string(REGEX REPLACE "/$" "" PC_PREFIX "${PC_PREFIX}")
+  if(CPCTOOLS_PKGCONFIG_RELOCATABLE)
+    file(RELATIVE_PATH rel ${pcdir} ${CMAKE_INSTALL_PREFIX})
+    string(REGEX REPLACE "/$" "" rel "${rel}")
+    set(PC_PREFIX "\${pcfiledir}/${rel}")
+  else()
+    set(PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  endif()
   file(RELATIVE_PATH PC_LIBDIR ${CMAKE_INSTALL_PREFIX}
        ${CMAKE_INSTALL_FULL_LIBDIR})
   file(RELATIVE_PATH PC_INCLUDEDIR ${CMAKE_INSTALL_PREFIX}
