@@ -27,6 +27,7 @@ _cpctools_cpustat_file=${BASH_SOURCE[0]}
 _cpctools_cpustat_command()
 {
 	local cmd=$1
+	# shellcheck disable=SC2088 # a literal ~ that the user typed
 	[[ $cmd == "~/"* ]] && cmd=$HOME/${cmd#"~/"}
 	if [[ $cmd == */* ]]; then
 		[[ -x $cmd ]] || return 1
@@ -121,7 +122,7 @@ _cpctools_cpustat_tracepoints()
 # after the last comma, and the event after picN=.
 _cpctools_cpustat_spec()
 {
-	local cmd=$1 cur=$2 head= item=$2 pic=
+	local cmd=$1 cur=$2 head='' item=$2 pic=''
 	if [[ $cur == *,* ]]; then
 		head=${cur%,*},
 		item=${cur##*,}
@@ -139,7 +140,7 @@ _cpctools_cpustat_spec()
 			_cpctools_cpustat_tracepoints "$item")
 	fi
 	local IFS=$'\n'
-	COMPREPLY=($(compgen -P "$head$pic" -W "${cands[*]}" -- "$item"))
+	mapfile -t COMPREPLY < <(compgen -P "$head$pic" -W "${cands[*]}" -- "$item")
 	compopt -o nospace
 }
 
@@ -180,6 +181,7 @@ _cpctools_cpustat_defer()
 		if file=$(_cpctools_cpustat_find_other "$name"); then
 			# It registers itself for the name: take its function,
 			# then put this completion back.
+			# shellcheck disable=SC1090 # found at run time
 			. "$file" >/dev/null 2>&1
 			spec=$(complete -p "$name" 2>/dev/null)
 			complete -F _cpctools_cpustat "$name"
@@ -200,6 +202,7 @@ _cpctools_cpustat_defer()
 
 _cpctools_cpustat()
 {
+	# shellcheck disable=SC2034 # _init_completion sets them all
 	local cur prev words cword cmd
 	_init_completion -n := || return
 
@@ -214,20 +217,20 @@ _cpctools_cpustat()
 		_cpctools_cpustat_spec "$cmd" "$cur"
 		;;
 	-T)
-		COMPREPLY=($(compgen -W 'u d' -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W 'u d' -- "$cur")
 		;;
 	-p | -I | -x) ;;
 	*)
 		case $cur in
 		--format=*)
-			COMPREPLY=($(compgen -P --format= \
-			    -W 'table csv json openmetrics prometheus trace' -- "${cur#--format=}"))
+			mapfile -t COMPREPLY < <(compgen -P --format= \
+			    -W 'table csv json openmetrics prometheus trace' -- "${cur#--format=}")
 			;;
 		--output=*)
-			COMPREPLY=($(compgen -f -P --output= -- "${cur#--output=}"))
+			mapfile -t COMPREPLY < <(compgen -f -P --output= -- "${cur#--output=}")
 			;;
 		--web-config=*)
-			COMPREPLY=($(compgen -f -P --web-config= -- "${cur#--web-config=}"))
+			mapfile -t COMPREPLY < <(compgen -f -P --web-config= -- "${cur#--web-config=}")
 			;;
 		--cpus=* | --output-fd=* | --listen=*) ;;
 		-c?* | -e?*)
@@ -242,7 +245,7 @@ _cpctools_cpustat()
 			opts=$(printf '%s\n' -c -h -n -p -s -t -T -D --format= \
 			    --cpus= --shared --exclusive -a -A -e -I -x -j \
 			    --json; _parse_help "$cmd" --help)
-			COMPREPLY=($(compgen -W "$(sort -u <<<"$opts")" -- "$cur"))
+			mapfile -t COMPREPLY < <(compgen -W "$(sort -u <<<"$opts")" -- "$cur")
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;
 		esac

@@ -19,6 +19,7 @@ declare -F _init_completion >/dev/null || return 0
 _cputrack_command()
 {
 	local cmd=$1
+	# shellcheck disable=SC2088 # a literal ~ that the user typed
 	[[ $cmd == "~/"* ]] && cmd=$HOME/${cmd#"~/"}
 	if [[ $cmd == */* && -x $cmd ]] || type -P -- "$cmd" >/dev/null; then
 		printf '%s\n' "$cmd"
@@ -105,7 +106,7 @@ _cputrack_tracepoints()
 # after the last comma, and the event after picN=.
 _cputrack_spec()
 {
-	local cmd=$1 cur=$2 head= item=$2 pic=
+	local cmd=$1 cur=$2 head='' item=$2 pic=''
 	if [[ $cur == *,* ]]; then
 		head=${cur%,*},
 		item=${cur##*,}
@@ -123,7 +124,7 @@ _cputrack_spec()
 			_cputrack_tracepoints "$item")
 	fi
 	local IFS=$'\n'
-	COMPREPLY=($(compgen -P "$head$pic" -W "${cands[*]}" -- "$item"))
+	mapfile -t COMPREPLY < <(compgen -P "$head$pic" -W "${cands[*]}" -- "$item")
 	compopt -o nospace
 }
 
@@ -166,7 +167,7 @@ _cputrack_rawcount()
 # last comma, the list before it kept.
 _cputrack_tids()
 {
-	local listed= cur=$1 t
+	local listed='' cur=$1 t
 	[[ $cur == *,* ]] && listed=${cur%,*},
 	cur=${cur##*,}
 	COMPREPLY=()
@@ -177,6 +178,7 @@ _cputrack_tids()
 
 _cputrack()
 {
+	# shellcheck disable=SC2034 # _init_completion sets them all
 	local cur prev words cword
 	_init_completion -n := || return
 
@@ -185,7 +187,7 @@ _cputrack()
 
 	# Walk the options before the current word: getopt stops at the first
 	# operand, the command.
-	local i=1 w arg= j
+	local i=1 w arg='' j
 	while ((i < cword)); do
 		w=${words[i]}
 		if [[ $arg ]]; then
@@ -249,10 +251,10 @@ _cputrack()
 		_filedir
 		;;
 	format)
-		COMPREPLY=($(compgen -W 'table csv json openmetrics prometheus trace' -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W 'table csv json openmetrics prometheus trace' -- "$cur")
 		;;
 	engine)
-		COMPREPLY=($(compgen -W 'ptrace bpf auto' -- "$cur"))
+		mapfile -t COMPREPLY < <(compgen -W 'ptrace bpf auto' -- "$cur")
 		;;
 	cgroup | G)
 		_filedir -d
@@ -261,21 +263,21 @@ _cputrack()
 	*)
 		case $cur in
 		--format=*)
-			COMPREPLY=($(compgen -P --format= \
-			    -W 'table csv json openmetrics prometheus trace' -- "${cur#--format=}"))
+			mapfile -t COMPREPLY < <(compgen -P --format= \
+			    -W 'table csv json openmetrics prometheus trace' -- "${cur#--format=}")
 			;;
 		--engine=*)
-			COMPREPLY=($(compgen -P --engine= -W 'ptrace bpf auto' \
-			    -- "${cur#--engine=}"))
+			mapfile -t COMPREPLY < <(compgen -P --engine= -W 'ptrace bpf auto' \
+			    -- "${cur#--engine=}")
 			;;
 		--output=*)
-			COMPREPLY=($(compgen -f -P --output= -- "${cur#--output=}"))
+			mapfile -t COMPREPLY < <(compgen -f -P --output= -- "${cur#--output=}")
 			;;
 		--web-config=*)
-			COMPREPLY=($(compgen -f -P --web-config= -- "${cur#--web-config=}"))
+			mapfile -t COMPREPLY < <(compgen -f -P --web-config= -- "${cur#--web-config=}")
 			;;
 		--cgroup=*)
-			COMPREPLY=($(compgen -d -P --cgroup= -- "${cur#--cgroup=}"))
+			mapfile -t COMPREPLY < <(compgen -d -P --cgroup= -- "${cur#--cgroup=}")
 			compopt -o nospace
 			;;
 		--tid=*)
@@ -295,7 +297,7 @@ _cputrack()
 			opts=$(printf '%s\n' -T -N -D -e -f -h -n -t -v -o -c -p \
 			    --format= -I -x -j --json -G --per-thread -r \
 			    --repeat=; _parse_help "$cmd" --help)
-			COMPREPLY=($(compgen -W "$(sort -u <<<"$opts")" -- "$cur"))
+			mapfile -t COMPREPLY < <(compgen -W "$(sort -u <<<"$opts")" -- "$cur")
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;
 		esac

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck disable=SC2034 # the .bats files that load it read what it sets
 # Shared set-up for the BPF engine's tests: bpfdrive (see bpfdrive.c for
 # the lines it prints) against the real kernel and the test workloads.
 load ../cli/cputrack_helper
@@ -16,8 +17,7 @@ bd_setup() {
 # holds the counters, and again (up to 9 times) if one took them
 # meanwhile. Sets status, output, stderr; the raw files are $T/out, $T/err.
 bd_run() {
-	local try
-	for try in $(seq 10); do
+	for _ in $(seq 10); do
 		status=0
 		timeout -k 5 120 "$D" "$@" >"$T/out" 2>"$T/err" || status=$?
 		counters_taken || break

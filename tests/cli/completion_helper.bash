@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck disable=SC2034 # the .bats files that load it read what it sets
 # Completion as a person sees it: a real interactive bash or zsh in tmux,
 # keys sent with send-keys, the screen read back with capture-pane.
 #

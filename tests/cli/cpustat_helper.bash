@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck disable=SC2034 # the .bats files that load it read what it sets
 # Shared by the cpustat*.bats tests: their set-up and teardown, and Python
 # helpers that parse and check cpustat's rows.
 load helper

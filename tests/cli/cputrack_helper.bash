@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck disable=SC2034 # the .bats files that load it read what it sets
 # Shared set-up for the cputrack*.bats tests.
 load helper
 bats_require_minimum_version 1.5.0
@@ -51,6 +52,7 @@ ct_teardown() {
 	for p in "${CT_PIDS[@]}"; do
 		[ -n "${CT_STARTS[$p]:-}" ] &&
 			[ "$(start_time "$p")" = "${CT_STARTS[$p]}" ] || continue
+		# shellcheck disable=SC2046 # one pid a word
 		kill -KILL $(descendants "$p") "$p" 2>/dev/null || true
 	done
 	for p in "${CT_PIDS[@]}"; do
@@ -115,7 +117,7 @@ ct_bg() {
 # perf stat never counts. The fifos are opened read-write here, which
 # never waits, so a perf stat that fails to start cannot hang the test.
 perf_stat_bg() {
-	local pid=$1 out=$2 ctl=$T/perf.ctl ack=$T/perf.ack reply= cfd afd
+	local pid=$1 out=$2 ctl=$T/perf.ctl ack=$T/perf.ack reply='' cfd afd
 	shift 2
 	rm -f "$ctl" "$ack"
 	mkfifo "$ctl" "$ack"
@@ -371,13 +373,13 @@ counters_taken() {
 # and wait (60 s at most) until its output ($T/out) matches PATTERN; run it again (up to 8
 # times) if a cpustat elsewhere took the counters first. Sets CPID.
 bg_until() {
-	local pattern=$1 try i
+	local pattern=$1
 	shift
-	for try in 1 2 3 4 5 6 7 8; do
+	for _ in 1 2 3 4 5 6 7 8; do
 		"$@" <"${CT_STDIN:-/dev/null}" >"$T/out" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
-		for i in $(seq 600); do
+		for _ in $(seq 600); do
 			grep -qE "$pattern" "$T/out" && return 0
 			kill -0 "$CPID" 2>/dev/null || break
 			sleep 0.1

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck disable=SC2034 # the .bats files that load it read what it sets
 # Shared set-up for the CLI tests.
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
@@ -21,6 +22,7 @@ ensure_tracefs() {
 
 # Hardware-event tests need a core PMU in the kernel.
 require_pmu() {
+	# shellcheck disable=SC2010 # the names are the kernel's PMUs'
 	ls /sys/bus/event_source/devices/ | grep -qE '^(cpu|cpu_core|cpu_atom|armv[78]_.*|arm_.*)$' ||
 		skip "no hardware PMU in this kernel (VM without a virtual PMU)"
 }
@@ -80,9 +82,8 @@ start_time() {
 # something, for a file that a shell's "echo ... >FILE" writes, which
 # exists, empty, before the echo.
 wait_path() {
-	local i
-	for i in $(seq 600); do
-		[ "$1" "$2" ] && return 0
+	for _ in $(seq 600); do
+		test "$1" "$2" && return 0
 		sleep 0.1
 	done
 	return 1

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck disable=SC2034 # the .bats files that load it read what it sets
 # Shared set-up for the output_*.bats tests: the formats, the queue, the
 # metrics, the recipes.
 load cputrack_helper
@@ -27,8 +28,7 @@ need_py() {
 # elsewhere holds the CPUs, and again if one took them first. Sets status,
 # output (the rows, $T/out) and stderr ($T/err).
 cs_run() {
-	local try
-	for try in 1 2 3 4 5 6 7 8; do
+	for _ in 1 2 3 4 5 6 7 8; do
 		status=0
 		timeout -k 5 120 "$CS" "$@" >"$T/out" 2>"$T/err" || status=$?
 		grep -qE 'Resource temporarily unavailable|went offline' "$T/err" ||

@@ -9,7 +9,7 @@ PY=/usr/bin/python3
 
 # Install what is missing, services kept from starting.
 install_packages() {
-	local need= p
+	local need='' p
 	for p in prometheus prometheus-node-exporter; do
 		command -v "$p" >/dev/null || need="$need $p"
 	done

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck shell=dash
 # The guest's half of the suites that boot under QEMU, sourced by their
 # guest scripts (busybox sh). Each check prints one line on the serial
 # console, which the host reads (tests/qemu/qemu-lib.sh, ql_report):

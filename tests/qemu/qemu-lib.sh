@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
+# shellcheck shell=bash
 # The host's half of the suites that boot a Debian kernel under QEMU
 # (tests/hw: arm64 with an emulated PMU; tests/kernels: x86-64 kernels
 # under TCG), sourced by their bash scripts:
@@ -36,6 +37,7 @@ ql_init() {	# NAME WORKDIR
 
 say() { echo "$QL_NAME: [$((SECONDS - QL_START))s] $*"; }
 # The reason stays in QL_SKIPPED, for an EXIT trap.
+# shellcheck disable=SC2034 # read by the sourcing script's trap
 skip() { QL_SKIPPED="$*"; echo "$QL_NAME: SKIP: $*"; exit 77; }
 die() { echo "$QL_NAME: FAIL: $*"; exit 1; }
 
@@ -112,9 +114,10 @@ ql_version() {	# PKG: its candidate version
 }
 
 ql_fetch() {	# PKG...
-	local p v need= try
-	for try in 1 2; do
-		ql_apt_update $([ $try = 2 ] && echo force) || return 1
+	local p v need='' force
+	# The second try updates the lists again, even if fresh.
+	for force in '' force; do
+		ql_apt_update ${force:+"$force"} || return 1
 		need=
 		for p in "$@"; do
 			v=$(ql_version "$p")

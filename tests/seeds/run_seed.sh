@@ -106,12 +106,12 @@ check_rows() {
 	}' "$tmp/out" >"$tmp/why" || fail "$(cat "$tmp/why")"
 }
 
-# Overflow lines: 20 handler calls, from this process's main thread, each
-# with si_addr equal to the ucontext's PC, then the counter(s) frozen at
-# 0 (the preset 2^64 - 1000 plus 1000 events wraps to 0).
+# check_overflows VALUES: 20 handler calls, from this process's main
+# thread, each with si_addr equal to the ucontext's PC, then the VALUES
+# counter(s) frozen at 0 (the preset 2^64 - 1000 plus 1000 events wraps
+# to 0).
 check_overflows() {
-	pid=$1
-	awk -v values="$2" '
+	awk -v values="$1" '
 	/^lwp[0-9]+ - si_addr 0x[0-9a-f]+ ucontext: %pc 0x[0-9a-f]+ %sp 0x[0-9a-f]+$/ {
 		signals++
 		if ($4 != $7) bad = bad " si_addr!=pc@" signals
@@ -145,7 +145,7 @@ seed000_ex1)
 	;;
 seed000_ex2)
 	EVENT0=page-faults run "./$name"
-	check_overflows 0 1
+	check_overflows 1
 	;;
 seed002_ex1)
 	PERFEVENTS=pic0=page-faults,pic1=syscalls:sys_enter_write \
@@ -155,7 +155,7 @@ seed002_ex1)
 seed002_ex2)
 	PERFEVENTS=pic0=page-faults,pic1=syscalls:sys_enter_write \
 		run "./$name"
-	check_overflows 0 2
+	check_overflows 2
 	;;
 *)
 	echo "FAIL: no check for $name"
