@@ -195,7 +195,7 @@ static void
 stop_soaker(struct cpu_worker *w)
 {
 	pthread_mutex_lock(&w->soak_lock);
-	w->soaker_exit = true;
+	__atomic_store_n(&w->soaker_exit, true, __ATOMIC_RELAXED);
 	pthread_cond_signal(&w->soak_cv);
 	pthread_mutex_unlock(&w->soak_lock);
 	pthread_join(w->soaker, NULL);

@@ -84,7 +84,8 @@ set_soak(struct cpu_worker *w, bool on)
 		return;
 	pthread_mutex_lock(&w->soak_lock);
 	if (w->soak != on) {
-		w->soak = on;
+		/* Atomic: the soaker's spin reads it without the lock. */
+		__atomic_store_n(&w->soak, on, __ATOMIC_RELAXED);
 		pthread_cond_signal(&w->soak_cv);
 	}
 	pthread_mutex_unlock(&w->soak_lock);

@@ -20,10 +20,12 @@ cpclib_curlwp_set(cpc_t *cpc)
 	pid_t self = gettid();
 	cpc_set_t *set;
 
+	pthread_mutex_lock(&cpc->lock);
 	LIST_FOREACH (set, &cpc->sets, link)
 		if (set->bound == CPC_BOUND_CURLWP && set->tid == self)
-			return set;
-	return NULL;
+			break;
+	pthread_mutex_unlock(&cpc->lock);
+	return set;
 }
 
 /* Sets that take turns: per-thread or per-CPU counting sets only. */
@@ -53,8 +55,7 @@ cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	if (cpclib_group_open(cpc, set, 0, -1,
 		(flags & CPC_BIND_LWP_INHERIT) != 0, "cpc_bind_curlwp") != 0)
 		return -1;
-	set->bound = CPC_BOUND_CURLWP;
-	set->tid = gettid();
+	cpclib_set_binding(set, CPC_BOUND_CURLWP, gettid());
 	return 0;
 }
 
@@ -167,7 +168,7 @@ cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 			cpclib_report_held(cpc, set, id);
 		goto fail;
 	}
-	set->bound = CPC_BOUND_CPU;
+	cpclib_set_binding(set, CPC_BOUND_CPU, set->tid);
 	set->cpu = id;
 	set->binder = gettid();
 	return 0;
@@ -196,7 +197,7 @@ cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 			    &set->saved_affinity);
 		set->cpu = -1;
 	}
-	set->bound = CPC_UNBOUND;
+	cpclib_set_binding(set, CPC_UNBOUND, set->tid);
 	return 0;
 }
 

@@ -61,7 +61,9 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 		((volatile uint64_t *)buf->data)[i] = 0;
 	for (i = 0; i < buf->nreqs; i++)
 		parted(buf)[i] = counts_on_cores(cpc, &set->reqs[i]);
+	pthread_mutex_lock(&cpc->lock);
 	LIST_INSERT_HEAD(&cpc->bufs, buf, link);
+	pthread_mutex_unlock(&cpc->lock);
 	return buf;
 }
 
@@ -72,7 +74,9 @@ cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf)
 		errno = EINVAL;
 		return -1;
 	}
+	pthread_mutex_lock(&cpc->lock);
 	LIST_REMOVE(buf, link);
+	pthread_mutex_unlock(&cpc->lock);
 	free(buf);
 	return 0;
 }

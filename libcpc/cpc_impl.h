@@ -6,7 +6,9 @@
 #define CPC_IMPL_H
 
 #include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/queue.h>
 #include <sys/syscall.h>
@@ -189,6 +191,14 @@ struct cpc_fits {
 };
 
 struct __cpc {
+	/*
+	 * Threads may share a handle (cpustat's workers do): lock guards the
+	 * lists, each set's binding (bound, tid) that a list walk reads, and
+	 * the cache of what fits on the PMU. What is worked out once and
+	 * never changes after is atomic instead: two threads may both work it
+	 * out, to the same value.
+	 */
+	pthread_mutex_t lock;
 	LIST_HEAD(, __cpc_set) sets;
 	LIST_HEAD(, __cpc_buf) bufs;
 	cpc_errhndlr_t *errfn;
@@ -197,19 +207,22 @@ struct __cpc {
 	char cpuref[CPC_MAX_CPUREF];
 	struct cpc_core_pmu core[CPC_MAX_CORE_PMUS];
 	int ncore;		       /* 0: no hardware PMU */
-	int extended_type;	       /* see hybrid.c: -1 not asked yet */
+	_Atomic int extended_type;     /* see hybrid.c: -1 not asked yet */
 	char pmu_name[64];	       /* the first core PMU's, or empty */
 	int pmu_type;		       /* perf type of that PMU */
 	int pfm_pmu;		       /* libpfm4 core PMU id, or -1 */
 	const char *const *attr_names; /* attribute names offered */
 	struct cpc_catalog catalog;
 	bool catalog_ready;
-	double tsc_per_ns;	       /* for the derived tick */
-	bool sample_warm;	       /* warm_sample_path done */
+	_Atomic double tsc_per_ns;     /* for the derived tick */
+	_Atomic bool sample_warm;      /* warm_sample_path done */
 	struct cpc_event_tree *events; /* name -> encoding cache */
 	struct cpc_fits fits[CPC_FITS_CACHE];
 	unsigned fits_next;
 };
+
+/* set.c */
+void cpclib_set_binding(cpc_set_t *set, enum cpc_bind_kind bound, pid_t tid);
 
 /* error.c */
 void cpclib_err(cpc_t *cpc, const char *fn, int subcode, const char *fmt, ...)

@@ -329,6 +329,7 @@ group_fits(cpc_t *cpc, const cpc_set_t *set)
 	struct cpc_fits *c;
 	uint64_t sig;
 	int i, hw = 0;
+	bool fits;
 
 	for (i = 0; i < set->nreqs; i++)
 		if (set->reqs[i].enc.hardware)
@@ -336,14 +337,20 @@ group_fits(cpc_t *cpc, const cpc_set_t *set)
 	if (hw < 2)
 		return true;
 	sig = set_signature(set);
+	pthread_mutex_lock(&cpc->lock);
 	for (i = 0; i < CPC_FITS_CACHE; i++)
 		if (cpc->fits[i].valid && cpc->fits[i].signature == sig)
-			return cpc->fits[i].fits;
-	c = &cpc->fits[cpc->fits_next++ % CPC_FITS_CACHE];
-	c->signature = sig;
-	c->fits = group_fits_probe(cpc, set);
-	c->valid = true;
-	return c->fits;
+			break;
+	if (i < CPC_FITS_CACHE) {
+		fits = cpc->fits[i].fits;
+	} else {
+		c = &cpc->fits[cpc->fits_next++ % CPC_FITS_CACHE];
+		c->signature = sig;
+		c->fits = fits = group_fits_probe(cpc, set);
+		c->valid = true;
+	}
+	pthread_mutex_unlock(&cpc->lock);
+	return fits;
 }
 
 /*

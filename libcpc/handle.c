@@ -55,9 +55,9 @@ cpc_open(int ver)
 		errno = ENOMEM;
 		return NULL;
 	}
+	pthread_mutex_init(&cpc->lock, NULL);
 	LIST_INIT(&cpc->sets);
 	LIST_INIT(&cpc->bufs);
-	cpc->tsc_per_ns = 0.0;
 	cpclib_pmu_detect(cpc);
 	return cpc;
 }
@@ -80,6 +80,7 @@ cpc_close(cpc_t *cpc)
 		(void)cpc_buf_destroy(cpc, buf);
 	cpclib_catalog_free(cpc);
 	cpclib_events_free(cpc);
+	pthread_mutex_destroy(&cpc->lock);
 	free(cpc);
 	return 0;
 }

@@ -40,12 +40,12 @@ struct cpc_ring {
 	struct perf_event_mmap_page *meta;
 	size_t map_len;
 	unsigned char *data;
-	size_t data_size;	   /* a power of two */
-	pid_t notify_tid;	   /* gets SIGEMT, or 0 */
-	_Atomic uint64_t consumed; /* samples the reader took */
-	_Atomic uint64_t acked;	   /* signals the reader has answered */
-	uint64_t signalled;	   /* signals sent (watcher only) */
-	uint64_t lost_seen;	   /* losses already reported */
+	size_t data_size;	    /* a power of two */
+	pid_t notify_tid;	    /* gets SIGEMT, or 0 */
+	_Atomic uint64_t consumed;  /* samples the reader took */
+	_Atomic uint64_t acked;	    /* signals the reader has answered */
+	_Atomic uint64_t signalled; /* signals sent (the watcher's count) */
+	uint64_t lost_seen;	    /* losses already reported */
 	unsigned char record[RECORD_MAX];
 	struct cpc_ring *next_watched;
 };

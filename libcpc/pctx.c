@@ -51,8 +51,7 @@ cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags)
 	set->standby = (flags & CPC_BIND_STANDBY) != 0;
 	if (cpclib_group_open(cpc, set, tid, -1, false, "cpc_bind_pctx") != 0)
 		return -1;
-	set->bound = CPC_BOUND_PCTX;
-	set->tid = tid;
+	cpclib_set_binding(set, CPC_BOUND_PCTX, tid);
 	set->pctx = pctx;
 	set->lwpid = id;
 	return 0;
@@ -65,9 +64,11 @@ client_gone(pctx_t *pctx, void *arg)
 	cpc_t *cpc = arg;
 	cpc_set_t *set;
 
+	pthread_mutex_lock(&cpc->lock);
 	LIST_FOREACH (set, &cpc->sets, link)
 		if (set->pctx == pctx)
 			set->pctx = NULL;
+	pthread_mutex_unlock(&cpc->lock);
 }
 
 /* Count user or system mode from now on, or stop; what was counted stays. */
@@ -122,7 +123,9 @@ apply(cpc_t *cpc, cpc_set_t *set, int what)
 
 /*
  * An LWP of pctx asked for its counters: act on every set this handle
- * bound to it, while it waits. 0, or -errno.
+ * bound to it, while it waits. 0, or -errno. On the thread that runs
+ * pctx, which alone makes and binds the sets of its processes; the walk
+ * holds no lock, as acting on a set may open its group (group_fits).
  */
 static int
 client_request(pctx_t *pctx, id_t lwpid, int code, void *arg)
@@ -155,19 +158,24 @@ cpclib_pctx_release_all(cpc_t *cpc)
 	/* Releasing may free sets (the caller's data): start over each time. */
 	for (;;) {
 		pctx = NULL;
+		pthread_mutex_lock(&cpc->lock);
 		LIST_FOREACH (set, &cpc->sets, link)
 			if ((pctx = set->pctx) != NULL)
 				break;
+		LIST_FOREACH (set, &cpc->sets, link)
+			if (pctx != NULL && set->pctx == pctx)
+				set->pctx = NULL;
+		pthread_mutex_unlock(&cpc->lock);
 		if (pctx == NULL)
 			return;
-		LIST_FOREACH (set, &cpc->sets, link)
-			if (set->pctx == pctx)
-				set->pctx = NULL;
 		pctx_release(pctx);
 	}
 }
 
-/* cpc_terminate: make every pctx_run driven through the handle return. */
+/*
+ * cpc_terminate: make every pctx_run driven through the handle return.
+ * Without the lock: a signal handler may call it, and it only reads.
+ */
 void
 cpclib_pctx_terminate_all(cpc_t *cpc)
 {

@@ -19,8 +19,20 @@ cpc_set_create(cpc_t *cpc)
 	}
 	set->cpc = cpc;
 	set->cpu = -1;
+	pthread_mutex_lock(&cpc->lock);
 	LIST_INSERT_HEAD(&cpc->sets, set, link);
+	pthread_mutex_unlock(&cpc->lock);
 	return set;
+}
+
+/* What a walk of the handle's sets reads of a set's binding. */
+void
+cpclib_set_binding(cpc_set_t *set, enum cpc_bind_kind bound, pid_t tid)
+{
+	pthread_mutex_lock(&set->cpc->lock);
+	set->bound = bound;
+	set->tid = tid;
+	pthread_mutex_unlock(&set->cpc->lock);
 }
 
 static void
@@ -45,7 +57,9 @@ cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 	}
 	if (set->bound != CPC_UNBOUND)
 		(void)cpc_unbind(cpc, set);
+	pthread_mutex_lock(&cpc->lock);
 	LIST_REMOVE(set, link);
+	pthread_mutex_unlock(&cpc->lock);
 	for (i = 0; i < set->nreqs; i++)
 		request_free(&set->reqs[i]);
 	free(set->reqs);

@@ -7,6 +7,7 @@
  * CPC_PCBUF_SIZE records and cpc_set_sample_pcbuf drains them; a tiny
  * ring loses records, and records + lost is exactly N.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
@@ -166,7 +167,7 @@ static uint64_t pcbuf[CPC_PCBUF_SIZE];
 static void
 on_full(int sig, siginfo_t *si, void *uc)
 {
-	int n;
+	int n, saved = errno;
 
 	(void)sig;
 	(void)uc;
@@ -178,6 +179,7 @@ on_full(int sig, siginfo_t *si, void *uc)
 	if ((n = cpc_set_sample_pcbuf(handler_cpc, handler_set, NULL, pcbuf)) >
 	    0)
 		drained_in_handler += n;
+	errno = saved;
 }
 
 /* Wait for the watcher's signal, which comes asynchronously. */
