@@ -47,7 +47,7 @@ function(cpctools_add_library name)
       LINKER:--version-script=${map} LINKER:-z,now)
     # Every symbol the library uses must come from a library it names.
     # The sanitizer runtimes are linked into programs, not libraries.
-    if(NOT CPCTOOLS_SANITIZE)
+    if(NOT CPCTOOLS_ANY_SANITIZER)
       target_link_options(${name}_shared PRIVATE LINKER:--no-undefined)
     endif()
   endif()
