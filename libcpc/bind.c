@@ -13,6 +13,16 @@
 
 #include "cpc_impl.h"
 
+/* What a walk of the handle's sets reads of a set's binding. */
+void
+cpclib_set_binding(cpc_set_t *set, enum cpc_bind_kind bound, pid_t tid)
+{
+	pthread_mutex_lock(&set->cpc->lock);
+	set->bound = bound;
+	set->tid = tid;
+	pthread_mutex_unlock(&set->cpc->lock);
+}
+
 /* The set bound to the calling LWP through cpc_bind_curlwp, if any. */
 cpc_set_t *
 cpclib_curlwp_set(cpc_t *cpc)

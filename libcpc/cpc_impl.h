@@ -221,7 +221,7 @@ struct __cpc {
 	unsigned fits_next;
 };
 
-/* set.c */
+/* bind.c */
 void cpclib_set_binding(cpc_set_t *set, enum cpc_bind_kind bound, pid_t tid);
 
 /* error.c */

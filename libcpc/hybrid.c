@@ -45,20 +45,20 @@ static bool
 extended_type_ok(cpc_t *cpc)
 {
 	struct perf_event_attr attr;
-	int fd;
+	int fd, known = cpc->extended_type;
 
-	if (cpc->extended_type < 0 &&
-	    (cpc->extended_type = cpclib_recorded_extended_type()) < 0) {
+	if (known < 0 && (known = cpclib_recorded_extended_type()) < 0) {
 		cpclib_dummy_attr(&attr);
 		attr.type = PERF_TYPE_HARDWARE;
 		attr.config = PERF_COUNT_HW_INSTRUCTIONS |
 		    (uint64_t)cpc->core[0].type << 32;
 		fd = cpclib_perf_open(&attr, 0, -1, -1);
-		cpc->extended_type = fd >= 0;
+		known = fd >= 0;
 		if (fd >= 0)
 			close(fd);
 	}
-	return cpc->extended_type == 1;
+	cpc->extended_type = known;
+	return known == 1;
 }
 
 static const char *

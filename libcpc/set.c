@@ -25,16 +25,6 @@ cpc_set_create(cpc_t *cpc)
 	return set;
 }
 
-/* What a walk of the handle's sets reads of a set's binding. */
-void
-cpclib_set_binding(cpc_set_t *set, enum cpc_bind_kind bound, pid_t tid)
-{
-	pthread_mutex_lock(&set->cpc->lock);
-	set->bound = bound;
-	set->tid = tid;
-	pthread_mutex_unlock(&set->cpc->lock);
-}
-
 static void
 request_free(struct cpc_request *req)
 {
