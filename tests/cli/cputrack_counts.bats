@@ -274,9 +274,10 @@ EOF
 	# Each LWP's ticks alternate a, b, a, b, ... Under ptrace each LWP
 	# turns its own sets, from a; under BPF they turn for every thread at
 	# once, and a thread born after a turn starts in the set then in use
-	# (on a loaded machine, the first tick can come before the threads).
+	# (on a loaded machine, the first tick can come before the threads),
+	# its row then with b's two zeros.
 	local n
-	grep -qE "^ +[0-9.]+ +2 +lwp_create +0  # ($a|$b)\$" "$T/out"
+	grep -qE "^ +[0-9.]+ +2 +lwp_create( +0)+  # ($a|$b)\$" "$T/out"
 	[ "$ENGINE" = bpf ] || grep -qE "^ +[0-9.]+ +2 +lwp_create +0  # $a\$" "$T/out"
 	for n in 1 2 3; do
 		awk -v n=$n '$3 == "tick" && $2 == n { print ($NF == "'"$a"'") ? "a" : "b" }' \
