@@ -182,34 +182,51 @@ open(sys.argv[2], "w").close(); time.sleep(30)' "$port" "$T/taken" &
 }
 
 @test "cputrack --listen while counting: a thread's counter grows between scrapes; the socket is not the program's" {
-	local try port i
+	# The target writes a step of 10 at each w through the gate and ends
+	# at q: each scrape waits for the step before it, never for a time.
+	local try port m
 	for try in 1 2 3 4 5; do
+		rm -f "$T/gate"
+		gate_open
 		port=$(free_port)
 		"$CT" --thread-series --listen=127.0.0.1:"$port" -o "$T/rows" -e -T 0.1 -c "$WRITE" \
-		    sh -c 'ls -l /proc/$$/fd >"$1"; exec "$2" 1 10 50 40' sh \
-		    "$T/fds" "$W/ct_steady" 2>"$T/err" &
+		    sh -c 'ls -l /proc/$$/fd >"$1"; exec "$2" 1 10' sh \
+		    "$T/fds" "$W/wl_steps" <"$T/gate" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
-		for i in $(seq 100); do
-			curl -sf "http://127.0.0.1:$port/metrics" >"$T/m1" &&
-			    grep -q 'lwp="2",comm="ct_steady"' "$T/m1" && break
-			sleep 0.05
-		done
-		grep -q 'lwp="2",comm="ct_steady"' "$T/m1" 2>/dev/null && break
+		gate_send w
+		lwp2_writes_reach 1 10 && break
+		gate_send q
 		wait "$CPID" || true
 		counters_taken || break
 	done
-	sleep 0.5
-	curl -sf "http://127.0.0.1:$port/metrics" >"$T/m2"
+	gate_send w
+	lwp2_writes_reach 2 20
+	gate_send q
 	wait "$CPID"
 	[ ! -s "$T/err" ]
 	! grep -q socket: "$T/fds"
-	local a b
-	a=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m1")
-	b=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m2")
-	echo "scrapes: $a then $b"
-	[ "$a" -lt "$b" ] && [ "$b" -le 400 ]
-	promtool_check "$T/m2"
+	for m in 1 2; do
+		promtool_check "$T/m$m"
+	done
+}
+
+# lwp2_writes_reach N WRITES: scrape the background cputrack ($CPID, on
+# $port) into $T/mN until LWP 2's write counter is WRITES (60 s at most);
+# fails if it passes WRITES or cputrack ends first.
+lwp2_writes_reach() {
+	local i v
+	for i in $(seq 600); do
+		if curl -sf "http://127.0.0.1:$port/metrics" >"$T/m$1"; then
+			v=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="wl_steps",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m$1")
+			[ "$v" = "$2" ] && return 0
+			[ -n "$v" ] && [ "$v" -gt "$2" ] && break
+		fi
+		kill -0 "$CPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "scrape $1: LWP 2 wrote '$v', not $2" >&2
+	return 1
 }
 
 # abuse SOURCES N INTERVAL [paced]: in the background, N connections to
