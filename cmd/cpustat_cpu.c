@@ -107,6 +107,7 @@ cpu_soaker_main(void *arg)
 	struct cpu_worker *w = arg;
 	struct sched_param none = { 0 };
 	cpu_set_t one;
+	bool exiting;
 
 	CPU_ZERO(&one);
 	CPU_SET(w->cpu, &one);
@@ -122,8 +123,9 @@ cpu_soaker_main(void *arg)
 		pthread_mutex_lock(&w->soak_lock);
 		while (!w->soak && !w->soaker_exit)
 			pthread_cond_wait(&w->soak_cv, &w->soak_lock);
+		exiting = w->soaker_exit;
 		pthread_mutex_unlock(&w->soak_lock);
-		if (w->soaker_exit)
+		if (exiting)
 			return NULL;
 		while (__atomic_load_n(&w->soak, __ATOMIC_RELAXED) &&
 		    !__atomic_load_n(&w->soaker_exit, __ATOMIC_RELAXED))
