@@ -58,7 +58,11 @@ struct cputrack_opts {
 	/* -n, -t, --format, -o/--output, --output-fd, --listen */
 	struct out_config out;
 	enum track_engine engine;
-	bool engine_given; /* --engine */
+	bool engine_given;  /* --engine */
+	bool top;	    /* --top, or run as cputop: the live view */
+	bool top_batch;	    /* -b: the view as text, once per refresh */
+	bool top_machine;   /* cputop with no target: every process */
+	char watching[160]; /* --top: what is watched, in words */
 };
 
 struct bpf_track;

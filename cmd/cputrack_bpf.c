@@ -761,6 +761,12 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 			    log != NULL ? " (-D prints the verifier's whole "
 					  "log)" :
 					  "");
+		/* What this user may watch instead, with ptrace. */
+		if (ct->opt.top_machine)
+			diag(NULL,
+			    "the whole machine is watched with the BPF engine; "
+			    "watch your own programs with cputop COMMAND or "
+			    "cputop -p PID\n");
 		if (log != NULL)
 			diag_debug("the kernel verifier's whole log, for a "
 				   "report:\n%s%s",

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmdline.h"
 #include "cpctools_version.h"
@@ -24,22 +25,26 @@ enum {
 	OPT_THREAD_SERIES,
 	OPT_TID,
 	OPT_PER_THREAD,
-	OPT_REPEAT
+	OPT_REPEAT,
+	OPT_TOP
 };
+
+/* The name under which cputrack is cputrack --top. */
+#define TOP_NAME "cputop"
 
 /* -r's bound: enough for any statistics, and no accidental forever. */
 #define MAX_REPEAT 100000
 
-static const struct option own_options[] = {
-	{ "engine", required_argument, NULL, OPT_ENGINE },
+static const struct option own_options[] = { { "engine", required_argument,
+						 NULL, OPT_ENGINE },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
 	{ "thread-series", no_argument, NULL, OPT_THREAD_SERIES },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-	{ "repeat", required_argument, NULL, OPT_REPEAT }, { NULL, 0, NULL, 0 }
-};
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "top", no_argument, NULL, OPT_TOP }, { NULL, 0, NULL, 0 } };
 
 static void
 usage(FILE *out)
@@ -52,7 +57,7 @@ usage(FILE *out)
 	    "\t\t[--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
 	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]\n"
-	    "\t\t[--metrics] [--thread-series]\n"
+	    "\t\t[--metrics] [--thread-series] [--top [-b]]\n"
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
 	    "\t\t--tid=tid[,tid]... | --cgroup=dir]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
@@ -106,6 +111,9 @@ usage(FILE *out)
 	    "\t-r count, --repeat=count\n"
 	    "\t\t  run the command count times, then give each event's\n"
 	    "\t\t  mean, +- %%, min and max over the runs\n"
+	    "\t--top\t  a live view, redrawn at each interval, instead of\n"
+	    "\t\t  rows (as cputop: with no target, the whole machine)\n"
+	    "\t-b\t  with --top: the view as text, once per interval\n"
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"
@@ -383,6 +391,12 @@ option(void *arg, int c, const char *value, bool *bad)
 			*bad = true;
 		}
 		break;
+	case OPT_TOP:
+		o->top = true;
+		break;
+	case 'b':
+		o->top_batch = true;
+		break;
 	case 'r':
 	case OPT_REPEAT:
 		o->repeat = (unsigned)parse_number(
@@ -479,12 +493,84 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 	return 0;
 }
 
+/*
+ * --top (or cputop): the view instead of rows, on the terminal or (-b) as
+ * text; cputop with no target watches the whole machine. 0, or the
+ * status to exit with, said.
+ */
+static int
+top_options(struct cputrack *ct, int argc)
+{
+	struct cputrack_opts *o = &ct->opt;
+	struct out_config *out = &o->out;
+	bool bad = false;
+
+	if (!o->top)
+		return o->top_batch ?
+		    cmdline_usage_error("-b prints the live view: it needs "
+					"--top (or cputop)") :
+		    0;
+	if (out->format != OUT_TABLE || out->path != NULL || out->fd >= 0 ||
+	    out->listen != NULL)
+		return cmdline_usage_error(
+		    "--top shows the counts itself: not with --format, -o, "
+		    "--output-fd or --listen");
+	if (o->repeat != 0)
+		return cmdline_usage_error(
+		    "--top and -r cannot be given together");
+	if (o->interval_ms == 0)
+		return cmdline_usage_error(
+		    "--top refreshes at each interval: -T 0 gives none");
+	if (!o->top_batch && !isatty(STDOUT_FILENO))
+		return cmdline_usage_error(
+		    "--top draws on a terminal and standard output is not "
+		    "one: -b prints the view as text");
+	if (optind >= argc && o->npids == 0 && o->ntids == 0 &&
+	    o->cgroup == NULL && strcmp(diag_progname(), TOP_NAME) == 0) {
+		parse_cgroup(o, &bad, "/");
+		if (bad)
+			return 2;
+		strlcpy(o->watching, "the whole machine", sizeof(o->watching));
+		o->top_machine = true;
+	}
+	out->format = OUT_TOP;
+	out->top_batch = o->top_batch;
+	out->top_tick_ms = o->interval_ms;
+	/* Each refresh shows every set: one tick of each. */
+	out->top_refresh_ms =
+	    o->interval_ms * (unsigned)setgrp_nsets(ct->specs);
+	out->top_watching = o->watching;
+	out->metrics = true;
+	return 0;
+}
+
+/* What --top watches, in words, for its header. */
+static void
+say_watching(struct cputrack_opts *o)
+{
+	char *w = o->watching;
+	size_t i, size = sizeof(o->watching);
+
+	if (!o->top || w[0] != '\0')
+		return;
+	if (o->cgroup != NULL)
+		snprintf(w, size, "cgroup %s", o->cgroup->name);
+	else if (o->command != NULL)
+		snprintf(w, size, "'%s'", o->command[0]);
+	for (i = 0; i < o->npids; i++)
+		snprintf(w + strlen(w), size - strlen(w), "%s%d",
+		    i ? "," : "pid ", (int)o->pids[i]);
+	for (i = 0; i < o->ntids; i++)
+		snprintf(w + strlen(w), size - strlen(w), "%s%d",
+		    i ? "," : "tid ", (int)o->tids[i]);
+}
+
 bool
 cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUTRACK,
-		.optstring = "+:T:N:Defhntvo:r:c:p:I:x:jG:a",
+		.optstring = "+:T:N:Defhntvo:r:c:p:I:x:jG:ab",
 		.options = own_options,
 		.quote = '\'',
 		.output_name = "-o",
@@ -496,9 +582,12 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		.specs = ct->specs,
 	};
 
+	ct->opt.top = strcmp(diag_progname(), TOP_NAME) == 0;
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	ct->opt.out = cl.out;
+	if ((*status = top_options(ct, argc)) != 0)
+		return false;
 	if (!ct->opt.engine_given && engine_default(&ct->opt.engine) != 0) {
 		*status = cmdline_usage_error(
 		    "invalid engine '%s' in %s (ptrace, bpf or auto)",
@@ -519,6 +608,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	ct->opt.out.summary_only = ct->opt.repeat != 0 && !ct->opt.out.title;
 	if (ct->opt.ntids != 0) {
 		*status = tids_conflict(&ct->opt, argc, argv);
+		say_watching(&ct->opt);
 		return *status == 0;
 	}
 	if (ct->opt.cgroup != NULL) {
@@ -535,6 +625,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 			return false;
 		}
 		*status = cgroup_engine(&ct->opt);
+		say_watching(&ct->opt);
 		return *status == 0;
 	}
 	/* A command to start, or -p: one of them. */
@@ -560,5 +651,6 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	    (*status = perf_letter_misread(ct, argv[optind])) != 0)
 		return false;
 	ct->opt.command = optind < argc ? &argv[optind] : NULL;
+	say_watching(&ct->opt);
 	return true;
 }

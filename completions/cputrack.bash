@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# bash completion for cputrack(1), from cpctools.                -*- sh -*-
+# bash completion for cputrack(1) and cputop(1), from cpctools. -*- sh -*-
 #
 # Built on bash-completion's helpers: _init_completion, _parse_help, _pids,
 # _filedir and _command_offset. What -c offers comes at completion time
@@ -296,7 +296,7 @@ _cputrack()
 			local opts
 			opts=$(printf '%s\n' -T -N -D -e -f -h -n -t -v -o -c -p \
 			    --format= -I -x -j --json -G --per-thread -r \
-			    --repeat=; _parse_help "$cmd" --help)
+			    --repeat= --top -b; _parse_help "$cmd" --help)
 			mapfile -t COMPREPLY < <(compgen -W "$(sort -u <<<"$opts")" -- "$cur")
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;
@@ -305,4 +305,4 @@ _cputrack()
 	esac
 	_cputrack_ltrim "$cur"
 } &&
-	complete -F _cputrack cputrack
+	complete -F _cputrack cputrack cputop

@@ -10,6 +10,8 @@
 
 static const char *progname = "cpctools";
 static bool debug;
+static void (*sink)(void *, const char *);
+static void *sink_arg;
 
 void
 diag_init(const char *argv0)
@@ -32,9 +34,33 @@ diag_set_debug(bool on)
 }
 
 void
+diag_set_sink(void (*fn)(void *arg, const char *message), void *arg)
+{
+	sink = fn;
+	sink_arg = arg;
+}
+
+static void
+to_sink(const char *fn, const char *fmt, va_list ap)
+{
+	char message[1024];
+	int n;
+
+	n = snprintf(message, sizeof(message), "%s: %s%s", progname,
+	    debug && fn != NULL ? fn : "", debug && fn != NULL ? ": " : "");
+	if (n >= 0 && (size_t)n < sizeof(message))
+		vsnprintf(message + n, sizeof(message) - (size_t)n, fmt, ap);
+	sink(sink_arg, message);
+}
+
+void
 diag_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
 {
 	(void)subcode;
+	if (sink != NULL) {
+		to_sink(fn, fmt, ap);
+		return;
+	}
 	fprintf(stderr, "%s: ", progname);
 	if (debug && fn != NULL)
 		fprintf(stderr, "%s: ", fn);

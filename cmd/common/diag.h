@@ -15,6 +15,11 @@ void diag_set_debug(bool on);
 void diag_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 void diag(const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/*
+ * Where the messages go instead of stderr while a screen holds the
+ * terminal: fn gets each whole, "<prog>: " and all; NULL: stderr again.
+ */
+void diag_set_sink(void (*fn)(void *arg, const char *message), void *arg);
 /* Said only in debug mode (-D). */
 void diag_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -32,6 +32,7 @@
 #include "out_http.h"
 #include "out_json.h"
 #include "out_metrics.h"
+#include "top.h"
 #include "out_queue.h"
 #include "out_table.h"
 #include "out_trace.h"
@@ -90,6 +91,7 @@ struct output {
 	struct out_metrics *metrics;
 	struct out_http *http;
 	struct out_trace *trace; /* the writer's: what the trace named */
+	struct top *top;	 /* --top: the live view */
 	int fd;			 /* the stream's descriptor, or -1 */
 	bool own_fd;
 	/*
@@ -344,6 +346,7 @@ output_free(struct output *o)
 	unmake_file(o);
 	out_metrics_free(o->metrics);
 	out_trace_free(o->trace);
+	top_close(o->top, NULL);
 	if (o->own_fd)
 		(void)close(o->fd);
 	out_buf_free(&o->rec);
@@ -408,7 +411,12 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
-	o->rows = !metrics_format(o);
+	if (cfg->format == OUT_TOP &&
+	    (o->top = top_open(&o->run, o->fd)) == NULL) {
+		output_free(o);
+		return NULL;
+	}
+	o->rows = !metrics_format(o) && o->top == NULL;
 	o->queue = out_queue_new(o->fd, OUTPUT_QUEUE_BYTES, render,
 	    o->replace ? replace_file : NULL, o);
 	if (o->queue == NULL) {
@@ -568,6 +576,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 		break;
 	case OUT_OPENMETRICS:
 	case OUT_PROMETHEUS:
+	case OUT_TOP:
 		break;
 	}
 }
@@ -586,6 +595,8 @@ start_threads(struct output *o)
 		    "cannot start the output thread: %s; rows are "
 		    "written as they come\n",
 		    strerror(err));
+	if (o->top != NULL)
+		(void)top_start(o->top);
 	if (o->http != NULL && out_http_start(o->http) != 0) {
 		out_http_close(o->http);
 		o->http = NULL;
@@ -616,6 +627,7 @@ write_head(struct output *o)
 		break;
 	case OUT_OPENMETRICS:
 	case OUT_PROMETHEUS:
+	case OUT_TOP:
 		break;
 	}
 	if (o->rec.len > 0)
@@ -733,6 +745,7 @@ output_summary(struct output *o, const struct out_summary *sum)
 	case OUT_TRACE:
 	case OUT_OPENMETRICS:
 	case OUT_PROMETHEUS:
+	case OUT_TOP:
 		break;
 	}
 	if (o->rec.len > 0)
@@ -770,6 +783,10 @@ output_row(struct output *o, const struct out_row *row)
 	}
 	if (o->metrics != NULL)
 		out_metrics_row(o->metrics, &r, o->run.start + t);
+	if (o->top != NULL) {
+		r.when = when;
+		top_row(o->top, &r);
+	}
 	if (r.running_ns < r.enabled_ns && !o->multiplex_noted &&
 	    o->run.cfg.format == OUT_TABLE)
 		note_multiplex(o, &r);
@@ -798,6 +815,9 @@ output_flush(struct output *o)
 	pthread_mutex_lock(&o->lock);
 	if (!o->started)
 		start_threads(o);
+	if (o->top != NULL && top_flush(o->top, &o->rec))
+		queue_record(
+		    o, REC_TEXT, &(struct out_row) { .label = "top" }, 0);
 	err = out_queue_kick(o->queue);
 	if (o->replace && out_metrics_changed(o->metrics))
 		out_queue_replace(o->queue);
@@ -863,6 +883,13 @@ output_close(struct output *o)
 	pthread_mutex_lock(&o->lock);
 	if (o->replace)
 		out_queue_replace(o->queue);
+	/* The terminal as it was, then the view's last totals on it. */
+	if (o->top != NULL) {
+		top_close(o->top, &o->rec);
+		o->top = NULL;
+		queue_record(
+		    o, REC_TEXT, &(struct out_row) { .label = "top" }, 0);
+	}
 	pthread_mutex_unlock(&o->lock);
 	err = out_queue_finish(o->queue);
 	o->queue = NULL;

@@ -39,7 +39,8 @@ enum out_format {
 	OUT_JSON,
 	OUT_OPENMETRICS,
 	OUT_PROMETHEUS,
-	OUT_TRACE
+	OUT_TRACE,
+	OUT_TOP /* --top: the live view (cmd/top), no rows written */
 };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
@@ -67,6 +68,12 @@ struct out_config {
 	bool name_pics;
 	char csv_separator; /* -x: CSV's separator; 0: ',' */
 	bool summary_only;  /* cputrack -r -n: no rows but the summary */
+	/* --top: batch mode (-b), what is watched, -T, the refresh, a note */
+	bool top_batch;
+	const char *top_watching;
+	unsigned top_tick_ms;
+	unsigned top_refresh_ms;
+	const char *top_note;
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */

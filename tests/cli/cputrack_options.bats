@@ -21,7 +21,7 @@ usage_text() {
 	    '		[--format=table|csv|json|openmetrics|prometheus|trace]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
-	    '		[--metrics] [--thread-series]' \
+	    '		[--metrics] [--thread-series] [--top [-b]]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
@@ -75,6 +75,9 @@ usage_text() {
 	    '	-r count, --repeat=count' \
 	    '		  run the command count times, then give each event'"'"'s' \
 	    '		  mean, +- %, min and max over the runs' \
+	    '	--top	  a live view, redrawn at each interval, instead of' \
+	    '		  rows (as cputop: with no target, the whole machine)' \
+	    '	-b	  with --top: the view as text, once per interval' \
 	    '	--list[=glob]' \
 	    '		  list every countable event (matching glob), and exit' \
 	    '	--help	  print this usage and exit' \

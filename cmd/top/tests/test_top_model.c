@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The live view's model and lines, fed rows as cputrack's engines make
+ * them. A refresh shows the ticks since the one before, per thread and
+ * summed per process (with the longest of the threads' times); totals
+ * add up the ticks until a total row (lwp_exit, exit) gives them exactly;
+ * a thread or process that ends is shown ended for one refresh and then
+ * goes, its total staying in its process's; an exec's totals stay with
+ * the process and the new image counts from zero; an exec that is not
+ * followed ends the process after a refresh with no thread; a row not
+ * counted gives its reason, never a 0. The lines: rates per second,
+ * clocks as CPUs, "-" for what was not counted, the busier process first,
+ * a filter, each process's threads under it with H.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "check.h"
+#include "top_model.h"
+#include "top_view.h"
+
+#define SEC 1000000000LL
+
+static cpc_t *cpc;
+
+struct fixture {
+	setgrp_t *specs;
+	struct out_run run;
+	struct top_model *m;
+};
+
+/* Set 0: page-faults,task-clock; set 1: context-switches. */
+static void
+open_fixture(struct fixture *f)
+{
+	struct out_config cfg = { .tool = OUT_CPUTRACK,
+		.format = OUT_TOP,
+		.fd = -1,
+		.metrics = true };
+
+	memset(f, 0, sizeof(*f));
+	if ((f->specs = setgrp_new(cpc)) == NULL ||
+	    setgrp_add(f->specs, "page-faults,task-clock") != 0 ||
+	    setgrp_add(f->specs, "context-switches") != 0) {
+		fprintf(stderr, "cannot parse the specs\n");
+		exit(1);
+	}
+	cfg.specs = f->specs;
+	if (out_run_init(&f->run, cpc, &cfg) != 0 ||
+	    (f->m = top_model_new(&f->run)) == NULL) {
+		fprintf(stderr, "top_model_new: %s\n", strerror(errno));
+		exit(1);
+	}
+}
+
+static void
+close_fixture(struct fixture *f)
+{
+	top_model_free(f->m);
+	out_run_fini(&f->run);
+	setgrp_free(f->specs);
+}
+
+/* A row of set 0 for LWP lwp of process proc (pid 100 + proc). */
+static void
+row0(struct fixture *f, const char *label, unsigned long proc, int lwp,
+    uint64_t faults, uint64_t clock_ns, uint64_t elapsed_ns)
+{
+	uint64_t v[2] = { faults, clock_ns };
+
+	top_model_row(f->m,
+	    &(struct out_row) { .label = label,
+		.when = (hrtime_t)elapsed_ns,
+		.pid = (pid_t)(100 + proc),
+		.proc = proc,
+		.lwp = lwp,
+		.tid = (pid_t)(100 + proc + (unsigned long)lwp - 1),
+		.comm = "prog",
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = 0,
+		.values = v,
+		.enabled_ns = elapsed_ns,
+		.running_ns = elapsed_ns,
+		.elapsed_ns = elapsed_ns });
+}
+
+static const struct top_entity *
+proc_of(struct fixture *f, unsigned long key)
+{
+	int i;
+
+	for (i = 0; i < top_model_nprocs(f->m); i++)
+		if (top_model_proc(f->m, i)->proc == key)
+			return top_model_proc(f->m, i);
+	return NULL;
+}
+
+static int proc_index(struct fixture *f, unsigned long key);
+
+/* LWP lwp of process key. */
+static const struct top_entity *
+thread_of(struct fixture *f, unsigned long key, int lwp)
+{
+	int p = proc_index(f, key), i;
+
+	for (i = 0; p >= 0 && i < top_model_nthreads(f->m, p); i++)
+		if (top_model_thread(f->m, p, i)->lwp == lwp)
+			return top_model_thread(f->m, p, i);
+	return NULL;
+}
+
+static int
+proc_index(struct fixture *f, unsigned long key)
+{
+	int i;
+
+	for (i = 0; i < top_model_nprocs(f->m); i++)
+		if (top_model_proc(f->m, i)->proc == key)
+			return i;
+	return -1;
+}
+
+/* Set 0's value v of an entity over a span. */
+static uint64_t
+value(struct fixture *f, const struct top_entity *e, enum top_span span, int v)
+{
+	struct top_counts c = top_model_counts(f->m, e, span, 0);
+
+	return c.counted ? c.values[v] : (uint64_t)-1;
+}
+
+static void
+test_ticks(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	row0(&f, "lwp_create", 1, 2, 0, 0, 0);
+	row0(&f, "tick", 1, 1, 3, 100, SEC);
+	row0(&f, "tick", 1, 2, 5, 200, SEC / 2);
+	CHECK(top_model_ticked(f.m));
+	top_model_refresh(f.m);
+	CHECK(!top_model_ticked(f.m));
+	CHECK_EQ_U64(top_model_nprocs(f.m), 1);
+	p = proc_of(&f, 1);
+	CHECK(p != NULL && p->nthreads == 2 && !p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 8);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 1), 300);
+	/* A process's time is its longest thread's. */
+	CHECK_EQ_U64(top_model_counts(f.m, p, TOP_SHOWN, 0).elapsed_ns, SEC);
+	/* Set 1 was not counted: neither counted nor refused. */
+	CHECK(!top_model_counts(f.m, p, TOP_SHOWN, 1).counted);
+	CHECK(top_model_counts(f.m, p, TOP_SHOWN, 1).reason < 0);
+	CHECK_EQ_U64(value(&f, thread_of(&f, 1, 2), TOP_SHOWN, 0), 5);
+	/* The next refresh shows the next ticks only; totals add up. */
+	row0(&f, "tick", 1, 1, 1, 10, 2 * SEC);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 1);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 9);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 1), 310);
+	/* A thread without a tick in a refresh has nothing counted in it. */
+	CHECK_EQ_U64(
+	    value(&f, thread_of(&f, 1, 2), TOP_SHOWN, 0), (uint64_t)-1);
+	close_fixture(&f);
+}
+
+static void
+test_ends(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	row0(&f, "tick", 1, 1, 1, 0, SEC);
+	row0(&f, "tick", 1, 2, 2, 0, SEC);
+	top_model_refresh(f.m);
+	/* LWP 2's end gives its total exactly: 7, not its ticks' 2. */
+	row0(&f, "lwp_exit", 1, 2, 7, 0, SEC);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK_EQ_U64(top_model_nthreads(f.m, proc_index(&f, 1)), 2);
+	CHECK(thread_of(&f, 1, 2)->ended);
+	CHECK_EQ_U64(p->nthreads, 1);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 8);
+	/* Then it goes; its total stays with the process. */
+	row0(&f, "tick", 1, 1, 1, 0, 2 * SEC);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK_EQ_U64(top_model_nthreads(f.m, proc_index(&f, 1)), 1);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 9);
+	/* The process's exit row is its total; it is shown ended, then goes. */
+	row0(&f, "exit", 1, 1, 12, 0, 3 * SEC);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK(p != NULL && p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 12);
+	CHECK(thread_of(&f, 1, 1)->ended);
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 0);
+	close_fixture(&f);
+}
+
+static void
+test_execs(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	row0(&f, "tick", 1, 1, 1, 0, SEC);
+	row0(&f, "tick", 1, 2, 1, 0, SEC);
+	/* The old image's totals; its threads go, the new one counts. */
+	row0(&f, "exec", 1, 1, 5, 0, SEC);
+	row0(&f, "tick", 1, 1, 2, 0, 2 * SEC);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK_EQ_U64(top_model_nthreads(f.m, proc_index(&f, 1)), 1);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 7);
+	/* Its exit row is the new image's: the process's total adds both. */
+	row0(&f, "exit", 1, 1, 4, 0, 3 * SEC);
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 1), TOP_TOTAL, 0), 9);
+	close_fixture(&f);
+
+	/* An exec not followed: no thread comes, the process ends. */
+	open_fixture(&f);
+	row0(&f, "tick", 2, 1, 1, 0, SEC);
+	row0(&f, "exec", 2, 1, 1, 0, SEC);
+	top_model_refresh(f.m);
+	CHECK(!proc_of(&f, 2)->ended);
+	top_model_refresh(f.m);
+	CHECK(proc_of(&f, 2)->ended);
+	top_model_refresh(f.m);
+	CHECK(proc_of(&f, 2) == NULL);
+	close_fixture(&f);
+}
+
+static void
+test_not_counted(void)
+{
+	struct fixture f;
+	struct top_counts c;
+
+	open_fixture(&f);
+	top_model_row(f.m,
+	    &(struct out_row) { .label = "tick",
+		.pid = 101,
+		.proc = 1,
+		.lwp = 1,
+		.tid = 101,
+		.setno = 1,
+		.not_counted = "no descriptors" });
+	row0(&f, "tick", 1, 1, 1, 0, SEC);
+	top_model_refresh(f.m);
+	c = top_model_counts(f.m, proc_of(&f, 1), TOP_SHOWN, 1);
+	CHECK(!c.counted);
+	CHECK(c.reason >= 0 &&
+	    strcmp(top_model_reason(f.m, c.reason), "no descriptors") == 0);
+	CHECK_EQ_U64(top_model_nreasons(f.m), 1);
+	close_fixture(&f);
+}
+
+/* The line of a process or thread whose command is comm, or NULL. */
+static const char *
+line_of(const struct top_lines *l, const char *comm, int nth)
+{
+	size_t n = strlen(comm);
+	const char *s;
+	int i;
+
+	for (i = l->body; i < l->n; i++) {
+		s = top_line(l, i);
+		if (strlen(s) >= n && strcmp(s + strlen(s) - n, comm) == 0 &&
+		    nth-- == 0)
+			return s;
+	}
+	return NULL;
+}
+
+static void
+test_lines(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000 };
+	struct top_about a = {
+		.engine = "bpf", .watching = "the test", .tick_ms = 1000
+	};
+	const char *s;
+	uint64_t cs = 40;
+	int i;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	CHECK(strcmp(top_view_column(v, c.sort), "page-fault") == 0);
+	row0(&f, "tick", 1, 1, 10, SEC / 2, SEC);
+	row0(&f, "tick", 2, 1, 2000, SEC, SEC);
+	row0(&f, "tick", 2, 2, 500, SEC, SEC);
+	top_model_row(f.m,
+	    &(struct out_row) { .label = "tick",
+		.pid = 101,
+		.proc = 1,
+		.lwp = 1,
+		.tid = 101,
+		.setno = 1,
+		.values = &cs,
+		.elapsed_ns = SEC / 2,
+		.enabled_ns = SEC / 2,
+		.running_ns = SEC / 4 });
+	top_model_refresh(f.m);
+	strlcpy(top_model_proc(f.m, 0)->comm, "small", 64);
+	strlcpy(top_model_proc(f.m, 1)->comm, "big", 64);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(!l.failed);
+	CHECK(strcmp(top_line(&l, 0), "") != 0);
+	/* The busier first: 2.50K faults/s over 2.00 CPUs, then 10.0/s. */
+	CHECK((s = line_of(&l, " big", 0)) != NULL && l.body < l.n &&
+	    s == top_line(&l, l.body));
+	CHECK(s != NULL && strstr(s, " 2.50K/s ") != NULL &&
+	    strstr(s, " 2.00 ") != NULL);
+	/* Set 1 ran a quarter of its half second: 80/s, marked. */
+	CHECK((s = line_of(&l, " small", 0)) != NULL &&
+	    strstr(s, " 10.0/s ") != NULL && strstr(s, " 0.50 ") != NULL &&
+	    strstr(s, " 80.0/s* ") != NULL);
+	/* The other way round, filtered, with threads. */
+	c.ascending = true;
+	c.all_threads = true;
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK((s = line_of(&l, " small", 0)) != NULL &&
+	    s == top_line(&l, l.body));
+	CHECK(line_of(&l, "   big", 1) != NULL);
+	strlcpy(c.filter, "bi", sizeof(c.filter));
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(line_of(&l, " small", 0) == NULL);
+	CHECK(line_of(&l, " big", 0) != NULL);
+	/* A narrow window: every line cut to it. */
+	top_view_render(v, f.m, &c, &a, 40, &l);
+	for (i = 0; i < l.n; i++)
+		CHECK(strlen(top_line(&l, i)) <= 40);
+	/* Totals: counts since the start, clocks in seconds. */
+	c = (struct top_choice) { .sort = c.sort, .totals = true };
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK((s = line_of(&l, " big", 0)) != NULL &&
+	    strstr(s, " 2500 ") != NULL && strstr(s, " 2.00s ") != NULL);
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
+int
+main(void)
+{
+	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
+		SKIP("cpc_open: %s", strerror(errno));
+	test_ticks();
+	test_ends();
+	test_execs();
+	test_not_counted();
+	test_lines();
+	cpc_close(cpc);
+	return check_report("test_top_model");
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The live view's refreshes and choices. The engine's thread gives the
+ * rows and, after each burst of them, the chance to refresh; the screen's
+ * thread renders and gives the keys. One lock keeps the model, the view
+ * and the choices whole between them.
+ *
+ * A refresh comes at the first burst after a refresh interval's worth of
+ * ticks (the tick rows' own time, not the clock's), so that each shows
+ * whole ticks; the interval is a multiple of the counting interval (-T),
+ * which + and - change. A pause holds the refreshes back, while counting
+ * goes on into the next one.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "top.h"
+#include "top_model.h"
+#include "top_screen.h"
+#include "top_view.h"
+
+#define PAGE_LINES   10
+/* What is kept of the messages said while the screen is up. */
+#define MESSAGES_MAX (64 * 1024)
+
+struct top {
+	pthread_mutex_t lock;
+	const struct out_run *run;
+	struct top_model *model;
+	struct top_view *view;
+	struct top_choice choice;
+	struct top_about about;
+	struct top_screen *screen; /* NULL in batch mode */
+	struct top_lines text;	   /* batch mode's, and the end's */
+	int64_t refreshed_at;	   /* the tick time of the last refresh */
+	bool started;
+	/*
+	 * The messages said while the screen is up: the latest on it, all
+	 * on stderr once it is gone.
+	 */
+	pthread_mutex_t message_lock;
+	struct out_buf messages;
+	char message[256];
+	unsigned long messages_lost;
+};
+
+static void
+top_free(struct top *t)
+{
+	top_screen_close(t->screen);
+	top_view_free(t->view);
+	top_model_free(t->model);
+	top_lines_free(&t->text);
+	out_buf_free(&t->messages);
+	pthread_mutex_destroy(&t->message_lock);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+struct top *
+top_open(const struct out_run *run, int fd)
+{
+	const struct out_config *cfg = &run->cfg;
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (t == NULL) {
+		diag(NULL, "no memory available\n");
+		return NULL;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_mutex_init(&t->message_lock, NULL);
+	t->run = run;
+	if (!cfg->top_batch && (t->screen = top_screen_open(fd)) == NULL) {
+		top_free(t);
+		return NULL;
+	}
+	if ((t->model = top_model_new(run)) == NULL ||
+	    (t->view = top_view_new(run)) == NULL) {
+		diag(NULL, "no memory available\n");
+		top_free(t);
+		return NULL;
+	}
+	t->choice.sort = top_view_default_sort(t->view);
+	t->choice.interval_ms = cfg->top_refresh_ms;
+	t->about = (struct top_about) {
+		.engine = cfg->engine != NULL ? cfg->engine : "",
+		.watching = cfg->top_watching != NULL ? cfg->top_watching : "",
+		.tick_ms = cfg->top_tick_ms,
+		.note = cfg->top_note,
+	};
+	t->refreshed_at = run->start;
+	return t;
+}
+
+static void
+render(void *arg, int width, struct top_lines *lines)
+{
+	struct top *t = arg;
+	struct top_about about = t->about;
+	char message[sizeof(t->message)];
+
+	pthread_mutex_lock(&t->message_lock);
+	memcpy(message, t->message, sizeof(message));
+	pthread_mutex_unlock(&t->message_lock);
+	if (message[0] != '\0')
+		about.message = message;
+	pthread_mutex_lock(&t->lock);
+	top_view_render(t->view, t->model, &t->choice, &about, width, lines);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* A message of the run while the screen is up (diag's sink). */
+static void
+keep_message(void *arg, const char *text)
+{
+	struct top *t = arg;
+	size_t n;
+
+	pthread_mutex_lock(&t->message_lock);
+	if (t->messages.len + strlen(text) < MESSAGES_MAX)
+		out_buf_str(&t->messages, text);
+	else
+		t->messages_lost++;
+	strlcpy(t->message, text, sizeof(t->message));
+	n = strlen(t->message);
+	if (n > 0 && t->message[n - 1] == '\n')
+		t->message[n - 1] = '\0';
+	pthread_mutex_unlock(&t->message_lock);
+	top_screen_wake(t->screen);
+}
+
+/* The screen is gone: what was said while it was up, on stderr. */
+static void
+say_messages(struct top *t)
+{
+	diag_set_sink(NULL, NULL);
+	if (t->messages.len > 0)
+		(void)fwrite(t->messages.data, 1, t->messages.len, stderr);
+	if (t->messages_lost > 0)
+		diag(NULL, "(and %lu more messages)\n", t->messages_lost);
+	out_buf_reset(&t->messages);
+}
+
+/* The process line n lines after (or before) the selected one. */
+static void
+move_selection(struct top *t, const struct top_lines *shown, int n)
+{
+	int line = shown->selected, step = n > 0 ? 1 : -1, moved = 0;
+	unsigned long key, found = 0;
+
+	if (line < 0)
+		return;
+	for (line += step; line >= shown->body && line < shown->n;
+	     line += step) {
+		if ((key = top_view_line_proc(t->view, line)) == 0)
+			continue;
+		found = key;
+		if (++moved == abs(n))
+			break;
+	}
+	if (found != 0)
+		t->choice.selected = found;
+}
+
+/* The keys that change what is shown; false for one it does not know. */
+static bool
+choose(struct top *t, int key, const struct top_lines *shown)
+{
+	struct top_choice *c = &t->choice;
+	int last = top_view_ncolumns(t->view) - 1;
+	unsigned tick = t->about.tick_ms;
+
+	switch (key) {
+	case '<':
+	case ',':
+		c->sort = c->sort > 0 ? c->sort - 1 : 0;
+		break;
+	case '>':
+	case '.':
+		c->sort = c->sort < last ? c->sort + 1 : last;
+		break;
+	case 'r':
+		c->ascending = !c->ascending;
+		break;
+	case 't':
+		if (c->selected == 0 && shown->selected >= 0)
+			c->selected =
+			    top_view_line_proc(t->view, shown->selected);
+		c->shown = c->shown == c->selected ? 0 : c->selected;
+		break;
+	case 'H':
+		c->all_threads = !c->all_threads;
+		break;
+	case 'a':
+		c->totals = !c->totals;
+		break;
+	case ' ':
+		c->paused = !c->paused;
+		break;
+	case '?':
+	case 'h':
+		c->help = true;
+		break;
+	case '+':
+	case '=':
+		c->interval_ms += tick;
+		break;
+	case '-':
+		if (c->interval_ms > tick)
+			c->interval_ms -= tick;
+		break;
+	case TOP_KEY_UP:
+	case TOP_KEY_DOWN:
+	case TOP_KEY_PAGE_UP:
+	case TOP_KEY_PAGE_DOWN:
+		move_selection(t, shown,
+		    key == TOP_KEY_UP	       ? -1 :
+			key == TOP_KEY_DOWN    ? 1 :
+			key == TOP_KEY_PAGE_UP ? -PAGE_LINES :
+						 PAGE_LINES);
+		break;
+	case TOP_KEY_HOME:
+	case TOP_KEY_END:
+		move_selection(
+		    t, shown, key == TOP_KEY_HOME ? -shown->n : shown->n);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+static void
+key(void *arg, int k, const struct top_lines *shown)
+{
+	struct top *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->choice.help)
+		t->choice.help = false; /* any key leaves the help */
+	else
+		(void)choose(t, k, shown);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void
+filter(void *arg, const char *text)
+{
+	struct top *t = arg;
+
+	pthread_mutex_lock(&t->lock);
+	strlcpy(t->choice.filter, text, sizeof(t->choice.filter));
+	pthread_mutex_unlock(&t->lock);
+}
+
+int
+top_start(struct top *t)
+{
+	struct top_screen_owner owner = { render, key, filter, t };
+	int err;
+
+	if (t->started || t->screen == NULL)
+		return 0;
+	t->started = true;
+	if ((err = top_screen_start(t->screen, &owner)) != 0) {
+		diag(NULL, "cannot start the screen: %s\n", strerror(err));
+		return err;
+	}
+	diag_set_sink(keep_message, t);
+	return 0;
+}
+
+void
+top_row(struct top *t, const struct out_row *row)
+{
+	pthread_mutex_lock(&t->lock);
+	top_model_row(t->model, row);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Whether a refresh interval's worth of ticks came since the last. */
+static bool
+refresh_due(const struct top *t)
+{
+	int64_t interval = (int64_t)t->choice.interval_ms * 1000000;
+	int64_t half_tick = (int64_t)t->about.tick_ms * 500000;
+
+	return !t->choice.paused && top_model_ticked(t->model) &&
+	    top_model_tick_time(t->model) - t->refreshed_at >=
+	    interval - half_tick;
+}
+
+/* All the lines of t->text into b, each ended by a newline. */
+static void
+lines_out(const struct top_lines *l, struct out_buf *b, bool footer)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		if (!footer && l->kind[i] == TOP_LINE_FOOTER)
+			continue;
+		out_buf_str(b, top_line(l, i));
+		out_buf_add(b, "\n", 1);
+	}
+}
+
+bool
+top_flush(struct top *t, struct out_buf *text)
+{
+	bool batch = false;
+
+	pthread_mutex_lock(&t->lock);
+	if (refresh_due(t)) {
+		top_model_refresh(t->model);
+		t->refreshed_at = top_model_tick_time(t->model);
+		if (t->screen != NULL) {
+			top_screen_wake(t->screen);
+		} else {
+			top_view_render(t->view, t->model, &t->choice,
+			    &t->about, 0, &t->text);
+			lines_out(&t->text, text, false);
+			out_buf_add(text, "\n", 1);
+			batch = true;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return batch;
+}
+
+void
+top_close(struct top *t, struct out_buf *text)
+{
+	if (t == NULL)
+		return;
+	if (t->screen != NULL) {
+		top_screen_close(t->screen);
+		t->screen = NULL;
+		say_messages(t);
+	}
+	/* What came since the last refresh, then the totals of all. */
+	top_model_refresh(t->model);
+	t->choice = (struct top_choice) {
+		.sort = top_view_default_sort(t->view),
+		.totals = true,
+		.interval_ms = t->choice.interval_ms,
+	};
+	if (text != NULL) {
+		top_view_render(
+		    t->view, t->model, &t->choice, &t->about, 0, &t->text);
+		lines_out(&t->text, text, false);
+	}
+	top_free(t);
+}

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The live view's table of processes and threads. Each entity holds one
+ * block of counts: three spans (what is being gathered, what is shown,
+ * the total), each a slot per set: the ns it was counted over, its flags
+ * and reason, then the set's values. A process's shown and total spans are
+ * worked out at each refresh from its threads'; its gathering span holds
+ * instead what the threads before an exec counted (the exec row's
+ * totals), as the new image's threads count from zero, and a fourth what
+ * its threads that are gone counted.
+ *
+ * Threads are found by (process key, LWP) and processes by key in hash
+ * tables, as a row comes for each thread at each tick.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "top_model.h"
+
+/*
+ * A thread gathers a refresh's ticks in GATHER. A process's GATHER holds
+ * what its images before the last exec counted, and DEAD what its threads
+ * that are gone counted since then.
+ */
+enum span { GATHER, SHOWN, TOTAL, DEAD, NSPANS };
+
+enum slot_flags {
+	SLOT_COUNTED = 1u << 0,
+	SLOT_MULTIPLEXED = 1u << 1,
+	SLOT_NOT_COUNTED = 1u << 2,
+};
+
+/* The slot's head: elapsed ns, then flags and reason. */
+#define SLOT_HEAD    2
+#define MAX_REASONS  16
+#define NBUCKETS_MIN 256
+
+struct rec {
+	struct top_entity e;
+	uint64_t *block;
+	struct rec *proc;     /* a thread's process; NULL for a process */
+	struct rec *next;     /* in its hash bucket */
+	bool ending;	      /* its end came: shown ended next refresh */
+	bool exact_total;     /* TOTAL is a total row's, not the ticks' */
+	int execs_pending;    /* refreshes since an exec, with no thread */
+	struct rec **threads; /* a process's */
+	int nthreads, cap;
+};
+
+struct table {
+	struct rec **buckets;
+	size_t nbuckets; /* a power of two */
+	size_t n;
+};
+
+struct top_model {
+	const struct out_run *run;
+	size_t *slot_at; /* per set: the offset of its slot in a span */
+	size_t stride;	 /* a span's length in the block */
+	struct table threads, procs;
+	struct rec **order; /* the processes, in the order first seen */
+	int nprocs, cap;
+	char *reasons[MAX_REASONS];
+	int nreasons;
+	bool ticked;
+	int64_t tick_time;
+	uint64_t refreshes;
+};
+
+static size_t
+hash_key(unsigned long proc, int lwp)
+{
+	uint64_t h = (uint64_t)proc * 0x9e3779b97f4a7c15ULL ^ (uint64_t)lwp;
+
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct rec *
+table_find(const struct table *t, unsigned long proc, int lwp)
+{
+	struct rec *r;
+
+	if (t->nbuckets == 0)
+		return NULL;
+	r = t->buckets[hash_key(proc, lwp) & (t->nbuckets - 1)];
+	while (r != NULL && (r->e.proc != proc || r->e.lwp != lwp))
+		r = r->next;
+	return r;
+}
+
+static void
+table_link(struct table *t, struct rec *r)
+{
+	struct rec **b =
+	    &t->buckets[hash_key(r->e.proc, r->e.lwp) & (t->nbuckets - 1)];
+
+	r->next = *b;
+	*b = r;
+}
+
+/* Room for one more: the buckets double when they are full. */
+static int
+table_grow(struct table *t)
+{
+	struct table bigger = { .n = t->n };
+	struct rec *r, *next;
+	size_t i;
+
+	if (t->n < t->nbuckets)
+		return 0;
+	bigger.nbuckets = t->nbuckets ? t->nbuckets * 2 : NBUCKETS_MIN;
+	bigger.buckets = calloc(bigger.nbuckets, sizeof(*bigger.buckets));
+	if (bigger.buckets == NULL)
+		return -1;
+	for (i = 0; i < t->nbuckets; i++)
+		for (r = t->buckets[i]; r != NULL; r = next) {
+			next = r->next;
+			table_link(&bigger, r);
+		}
+	free(t->buckets);
+	*t = bigger;
+	return 0;
+}
+
+static void
+table_unlink(struct table *t, struct rec *r)
+{
+	struct rec **p =
+	    &t->buckets[hash_key(r->e.proc, r->e.lwp) & (t->nbuckets - 1)];
+
+	while (*p != r)
+		p = &(*p)->next;
+	*p = r->next;
+	t->n--;
+}
+
+static uint64_t *
+slot(const struct top_model *m, const struct rec *r, enum span sp, int set)
+{
+	return r->block + (size_t)sp * m->stride + m->slot_at[set];
+}
+
+static void
+clear_span(const struct top_model *m, struct rec *r, enum span sp)
+{
+	memset(r->block + (size_t)sp * m->stride, 0,
+	    m->stride * sizeof(*r->block));
+}
+
+struct top_model *
+top_model_new(const struct out_run *run)
+{
+	struct top_model *m = calloc(1, sizeof(*m));
+	int s;
+
+	if (m == NULL)
+		return NULL;
+	m->run = run;
+	if ((m->slot_at = calloc((size_t)run->nsets, sizeof(*m->slot_at))) ==
+	    NULL) {
+		free(m);
+		return NULL;
+	}
+	for (s = 0; s < run->nsets; s++) {
+		m->slot_at[s] = m->stride;
+		m->stride += SLOT_HEAD + (size_t)spec_nvalues(run->specs[s]);
+	}
+	return m;
+}
+
+static void
+rec_free(struct rec *r)
+{
+	if (r == NULL)
+		return;
+	free(r->threads);
+	free(r->block);
+	free(r);
+}
+
+void
+top_model_free(struct top_model *m)
+{
+	size_t i;
+	struct rec *r, *next;
+	int p;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->threads.nbuckets; i++)
+		for (r = m->threads.buckets[i]; r != NULL; r = next) {
+			next = r->next;
+			rec_free(r);
+		}
+	for (p = 0; p < m->nprocs; p++)
+		rec_free(m->order[p]);
+	free(m->threads.buckets);
+	free(m->procs.buckets);
+	free(m->order);
+	free(m->slot_at);
+	for (p = 0; p < m->nreasons; p++)
+		free(m->reasons[p]);
+	free(m);
+}
+
+static struct rec *
+rec_new(const struct top_model *m, const struct out_row *row, int lwp)
+{
+	struct rec *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	if ((r->block = calloc(NSPANS * m->stride, sizeof(*r->block))) ==
+	    NULL) {
+		free(r);
+		return NULL;
+	}
+	r->e.pid = row->pid;
+	r->e.tid = lwp != 0 ? row->tid : row->pid;
+	r->e.lwp = lwp;
+	r->e.proc = row->proc;
+	r->e.first_refresh = m->refreshes;
+	if (row->comm != NULL)
+		strlcpy(r->e.comm, row->comm, sizeof(r->e.comm));
+	return r;
+}
+
+static struct rec *
+find_proc(struct top_model *m, const struct out_row *row)
+{
+	struct rec *p = table_find(&m->procs, row->proc, 0), **grown;
+
+	if (p != NULL)
+		return p;
+	if (m->nprocs == m->cap) {
+		grown = reallocarray(
+		    m->order, m->cap ? (size_t)m->cap * 2 : 64, sizeof(*grown));
+		if (grown == NULL)
+			return NULL;
+		m->order = grown;
+		m->cap = m->cap ? m->cap * 2 : 64;
+	}
+	if (table_grow(&m->procs) != 0 || (p = rec_new(m, row, 0)) == NULL)
+		return NULL;
+	table_link(&m->procs, p);
+	m->procs.n++;
+	m->order[m->nprocs++] = p;
+	return p;
+}
+
+static int
+adopt(struct rec *p, struct rec *t)
+{
+	struct rec **grown;
+
+	if (p->nthreads == p->cap) {
+		grown = reallocarray(p->threads,
+		    p->cap ? (size_t)p->cap * 2 : 4, sizeof(*grown));
+		if (grown == NULL)
+			return -1;
+		p->threads = grown;
+		p->cap = p->cap ? p->cap * 2 : 4;
+	}
+	p->threads[p->nthreads++] = t;
+	t->proc = p;
+	return 0;
+}
+
+/* The thread a row is about, made at its first row; NULL: no memory. */
+static struct rec *
+find_thread(struct top_model *m, const struct out_row *row)
+{
+	struct rec *p, *t = table_find(&m->threads, row->proc, row->lwp);
+
+	if (t != NULL)
+		return t;
+	if ((p = find_proc(m, row)) == NULL || table_grow(&m->threads) != 0 ||
+	    (t = rec_new(m, row, row->lwp)) == NULL)
+		return NULL;
+	if (adopt(p, t) != 0) {
+		rec_free(t);
+		return NULL;
+	}
+	table_link(&m->threads, t);
+	m->threads.n++;
+	return t;
+}
+
+/* A reason's number, kept once; the last number when there are too many. */
+static int
+reason_of(struct top_model *m, const char *why)
+{
+	int i;
+
+	for (i = 0; i < m->nreasons; i++)
+		if (strcmp(m->reasons[i], why) == 0)
+			return i;
+	if (m->nreasons < MAX_REASONS &&
+	    (m->reasons[m->nreasons] = strdup(why)) != NULL)
+		return m->nreasons++;
+	return m->nreasons - 1;
+}
+
+/* A row's counts into a slot: added (a tick's), or put (a total's). */
+static void
+take_counts(
+    struct top_model *m, uint64_t *s, const struct out_row *row, bool add)
+{
+	int i, n = spec_nvalues(m->run->specs[row->setno]);
+
+	if (row->not_counted != NULL) {
+		if (!(s[1] & SLOT_NOT_COUNTED))
+			s[1] |= SLOT_NOT_COUNTED |
+			    (uint64_t)reason_of(m, row->not_counted) << 8;
+		return;
+	}
+	s[1] |= SLOT_COUNTED;
+	if (row->running_ns < row->enabled_ns)
+		s[1] |= SLOT_MULTIPLEXED;
+	s[0] = add ? s[0] + row->elapsed_ns : row->elapsed_ns;
+	for (i = 0; i < n && row->values != NULL; i++)
+		s[SLOT_HEAD + i] =
+		    add ? s[SLOT_HEAD + i] + row->values[i] : row->values[i];
+}
+
+static void
+tick_row(struct top_model *m, const struct out_row *row)
+{
+	struct rec *t = find_thread(m, row);
+
+	if (t == NULL)
+		return;
+	take_counts(m, slot(m, t, GATHER, row->setno), row, true);
+	if (!t->exact_total)
+		take_counts(m, slot(m, t, TOTAL, row->setno), row, true);
+	m->ticked = true;
+	if (row->when > m->tick_time)
+		m->tick_time = row->when;
+}
+
+static void
+free_threads(struct top_model *m, struct rec *p)
+{
+	while (p->nthreads > 0) {
+		p->nthreads--;
+		table_unlink(&m->threads, p->threads[p->nthreads]);
+		rec_free(p->threads[p->nthreads]);
+	}
+}
+
+/*
+ * The old image's threads go; the exec row's totals (of that image) stay
+ * with the process.
+ */
+static void
+exec_row(struct top_model *m, const struct out_row *row)
+{
+	struct rec *p = find_proc(m, row);
+
+	if (p == NULL)
+		return;
+	take_counts(m, slot(m, p, GATHER, row->setno), row, true);
+	clear_span(m, p, DEAD);
+	free_threads(m, p);
+	p->execs_pending = 1;
+}
+
+static void
+end_row(struct top_model *m, const struct out_row *row, bool process)
+{
+	struct rec *r = process ? find_proc(m, row) : find_thread(m, row);
+
+	if (r == NULL)
+		return;
+	r->ending = true;
+	if (row->setno < 0)
+		return;
+	r->exact_total = true;
+	/* A process's exit row is its last image's. */
+	if (process)
+		memcpy(slot(m, r, TOTAL, row->setno),
+		    slot(m, r, GATHER, row->setno),
+		    (SLOT_HEAD +
+			(size_t)spec_nvalues(m->run->specs[row->setno])) *
+			sizeof(uint64_t));
+	take_counts(m, slot(m, r, TOTAL, row->setno), row, process);
+}
+
+void
+top_model_row(struct top_model *m, const struct out_row *row)
+{
+	const char *l = row->label;
+	struct rec *r;
+
+	if (row->pid <= 0)
+		return; /* a cgroup's row */
+	if (strcmp(l, "tick") == 0 || strcmp(l, "gap") == 0) {
+		if (row->setno >= 0)
+			tick_row(m, row);
+	} else if (strcmp(l, "exec") == 0 && row->setno >= 0) {
+		exec_row(m, row);
+	} else if (strcmp(l, "exec") == 0 && row->comm != NULL &&
+	    (r = find_proc(m, row)) != NULL) {
+		strlcpy(r->e.comm, row->comm, sizeof(r->e.comm));
+	} else if (strcmp(l, "lwp_exit") == 0) {
+		end_row(m, row, false);
+	} else if (strcmp(l, "exit") == 0) {
+		end_row(m, row, true);
+	} else if (strcmp(l, "lwp_create") == 0 || strcmp(l, "init_lwp") == 0) {
+		(void)find_thread(m, row);
+	}
+}
+
+bool
+top_model_ticked(const struct top_model *m)
+{
+	return m->ticked;
+}
+
+int64_t
+top_model_tick_time(const struct top_model *m)
+{
+	return m->tick_time;
+}
+
+uint64_t
+top_model_refreshes(const struct top_model *m)
+{
+	return m->refreshes;
+}
+
+/* dst += src, slot by slot: the longest time, the flags of either. */
+static void
+sum_span(const struct top_model *m, uint64_t *dst, const uint64_t *src)
+{
+	int s, i, n;
+	uint64_t *d;
+	const uint64_t *c;
+
+	for (s = 0; s < m->run->nsets; s++) {
+		d = dst + m->slot_at[s];
+		c = src + m->slot_at[s];
+		n = spec_nvalues(m->run->specs[s]);
+		if (c[0] > d[0])
+			d[0] = c[0];
+		d[1] |= c[1] & (SLOT_COUNTED | SLOT_MULTIPLEXED);
+		if ((c[1] & SLOT_NOT_COUNTED) && !(d[1] & SLOT_NOT_COUNTED))
+			d[1] |=
+			    c[1] & ~(uint64_t)(SLOT_COUNTED | SLOT_MULTIPLEXED);
+		for (i = 0; i < n; i++)
+			d[SLOT_HEAD + i] += c[SLOT_HEAD + i];
+	}
+}
+
+/* A thread's gathered counts are shown now, and gathering starts again. */
+static void
+refresh_thread(struct top_model *m, struct rec *t)
+{
+	memcpy(t->block + SHOWN * m->stride, t->block + GATHER * m->stride,
+	    m->stride * sizeof(*t->block));
+	clear_span(m, t, GATHER);
+	if (t->ending)
+		t->e.ended = true;
+}
+
+/* Threads shown ended at the last refresh go now. */
+static void
+drop_ended_threads(struct top_model *m, struct rec *p)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < p->nthreads; i++) {
+		if (p->threads[i]->e.ended) {
+			table_unlink(&m->threads, p->threads[i]);
+			sum_span(m, p->block + DEAD * m->stride,
+			    p->threads[i]->block + TOTAL * m->stride);
+			rec_free(p->threads[i]);
+		} else {
+			p->threads[kept++] = p->threads[i];
+		}
+	}
+	p->nthreads = kept;
+}
+
+/* A process's spans from its threads', now that theirs are new. */
+static void
+refresh_proc(struct top_model *m, struct rec *p)
+{
+	int i, live = 0;
+
+	drop_ended_threads(m, p);
+	clear_span(m, p, SHOWN);
+	if (!p->exact_total) {
+		memcpy(p->block + TOTAL * m->stride,
+		    p->block + GATHER * m->stride,
+		    m->stride * sizeof(*p->block));
+		sum_span(m, p->block + TOTAL * m->stride,
+		    p->block + DEAD * m->stride);
+	}
+	for (i = 0; i < p->nthreads; i++) {
+		/* A process's end is each of its threads'. */
+		p->threads[i]->ending |= p->ending;
+		refresh_thread(m, p->threads[i]);
+		sum_span(m, p->block + SHOWN * m->stride,
+		    p->threads[i]->block + SHOWN * m->stride);
+		if (!p->exact_total)
+			sum_span(m, p->block + TOTAL * m->stride,
+			    p->threads[i]->block + TOTAL * m->stride);
+		live += !p->threads[i]->e.ended;
+	}
+	p->e.nthreads = live;
+	/*
+	 * An exec that is followed has the new image's first tick within a
+	 * refresh; one that is not ends the process's counting.
+	 */
+	if (p->nthreads > 0)
+		p->execs_pending = 0;
+	else if (p->execs_pending > 0 && p->execs_pending++ > 1)
+		p->ending = true;
+	if (p->ending)
+		p->e.ended = true;
+}
+
+void
+top_model_refresh(struct top_model *m)
+{
+	int i, kept = 0;
+	struct rec *p;
+
+	m->refreshes++;
+	m->ticked = false;
+	for (i = 0; i < m->nprocs; i++) {
+		p = m->order[i];
+		if (p->e.ended) {
+			free_threads(m, p);
+			table_unlink(&m->procs, p);
+			rec_free(p);
+			continue;
+		}
+		refresh_proc(m, p);
+		m->order[kept++] = p;
+	}
+	m->nprocs = kept;
+}
+
+int
+top_model_nprocs(const struct top_model *m)
+{
+	return m->nprocs;
+}
+
+struct top_entity *
+top_model_proc(struct top_model *m, int i)
+{
+	return &m->order[i]->e;
+}
+
+int
+top_model_nthreads(const struct top_model *m, int proc)
+{
+	return m->order[proc]->nthreads;
+}
+
+const struct top_entity *
+top_model_thread(const struct top_model *m, int proc, int i)
+{
+	return &m->order[proc]->threads[i]->e;
+}
+
+struct top_counts
+top_model_counts(const struct top_model *m, const struct top_entity *e,
+    enum top_span span, int set)
+{
+	/* The entity is the first member of its record. */
+	const struct rec *r = (const struct rec *)e;
+	const uint64_t *s = slot(m, r, span == TOP_SHOWN ? SHOWN : TOTAL, set);
+
+	return (struct top_counts) {
+		.values = s + SLOT_HEAD,
+		.elapsed_ns = s[0],
+		.counted = (s[1] & SLOT_COUNTED) != 0,
+		.multiplexed = (s[1] & SLOT_MULTIPLEXED) != 0,
+		.reason = (s[1] & SLOT_NOT_COUNTED) ? (int)(s[1] >> 8) : -1,
+	};
+}
+
+const char *
+top_model_reason(const struct top_model *m, int reason)
+{
+	return reason >= 0 && reason < m->nreasons ? m->reasons[reason] : "";
+}
+
+int
+top_model_nreasons(const struct top_model *m)
+{
+	return m->nreasons;
+}

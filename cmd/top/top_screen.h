@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The terminal of the live view: curses on its own thread, which reads
+ * the keys, follows the window's size, and draws the lines it is given
+ * whenever they may have changed. It knows nothing of what the lines say:
+ * its owner renders them and takes the keys (struct top_screen_owner).
+ */
+#ifndef TOP_SCREEN_H
+#define TOP_SCREEN_H
+
+#include <stdbool.h>
+
+#include "top_view.h"
+
+/* Keys that are not characters. */
+enum {
+	TOP_KEY_UP = 0x100,
+	TOP_KEY_DOWN,
+	TOP_KEY_PAGE_UP,
+	TOP_KEY_PAGE_DOWN,
+	TOP_KEY_HOME,
+	TOP_KEY_END
+};
+
+struct top_screen_owner {
+	/* The lines, width columns wide. */
+	void (*render)(void *arg, int width, struct top_lines *lines);
+	/*
+	 * A key (a character, or TOP_KEY_*), with the lines on screen (to
+	 * move the selection). q is the screen's: Ctrl-C's signal.
+	 */
+	void (*key)(void *arg, int key, const struct top_lines *shown);
+	/* A filter typed after '/', whole. */
+	void (*filter)(void *arg, const char *text);
+	void *arg;
+};
+
+struct top_screen;
+
+/*
+ * The terminal at fd, and the keyboard: NULL, said on stderr, when fd
+ * is not a terminal or curses cannot take it.
+ */
+struct top_screen *top_screen_open(int fd);
+/* The thread starts: 0, or an errno. */
+int top_screen_start(struct top_screen *s, const struct top_screen_owner *o);
+/* The lines may have changed: draw them again. */
+void top_screen_wake(struct top_screen *s);
+/* The thread stops, and the terminal is left as it was found. */
+void top_screen_close(struct top_screen *s);
+
+#endif /* TOP_SCREEN_H */

@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The live view's lines. The columns are data (the table below, then one
+ * per event of the run's sets, and one per ratio that the sets give); a
+ * line is worked out once per entity into cells, which sort and print.
+ *
+ * An event's value is a rate per second over the refresh, clocks (their
+ * ns) as CPUs; with the totals (a), a count since the start, clocks as
+ * seconds. "-" is a value that was not counted (the header says why), an
+ * empty cell one not counted yet; "*" marks a set that ran part of its
+ * time (multiplexed), whose counts are not scaled.
+ */
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <wchar.h>
+
+#include "top_view.h"
+
+enum col_kind { COL_PID, COL_USER, COL_THR, COL_EVENT, COL_METRIC, COL_COMM };
+
+struct column {
+	enum col_kind kind;
+	int index; /* of the run's events or metric keys */
+	char title[24];
+	int width; /* the last column (COMM) takes what is left */
+	bool left; /* text, aligned left */
+};
+
+static const struct column fixed_before[] = {
+	{ COL_PID, 0, "PID", 7, false },
+	{ COL_USER, 0, "USER", 8, true },
+	{ COL_THR, 0, "THR", 5, false },
+};
+static const struct column fixed_after[] = {
+	{ COL_COMM, 0, "COMMAND", 0, true },
+};
+
+#define VALUE_WIDTH 10
+#define CELL_MAX    64
+#define MAX_USERS   64
+
+struct user_name {
+	uid_t uid;
+	char name[16];
+};
+
+/* An entity's line before it is printed: its cells and its sort key. */
+struct line_cells {
+	const struct top_entity *e;
+	int index;	  /* a process's, in the model */
+	const char *comm; /* its process's name */
+	bool thread;
+	double key;
+	char cell[][CELL_MAX];
+};
+
+struct top_view {
+	const struct out_run *run;
+	struct column *cols;
+	int ncols;
+	int first_event;
+	struct user_name users[MAX_USERS];
+	int nusers;
+	unsigned long *line_procs; /* per line of the last render */
+	int nline_procs;
+};
+
+/* Only ratios: the rates of the events are columns of their own. */
+static bool
+ratio_metric(const char *key)
+{
+	size_t n = strlen(key);
+
+	return strncmp(key, "cpus_utilized", 13) != 0 &&
+	    (n < 10 || strcmp(key + n - 10, "_k_per_sec") != 0) &&
+	    strstr(key, "_k_per_sec:") == NULL;
+}
+
+/*
+ * An event's name in its column: a system call tracepoint's without its
+ * system (sys_enter_write); the header's sets name it whole.
+ */
+static void
+event_title(char *title, size_t size, const char *name)
+{
+	if (strncmp(name, "syscalls:", 9) == 0 && name[9] != '\0')
+		name += 9;
+	snprintf(title, size, "%.*s", VALUE_WIDTH, name);
+}
+
+static int
+add_column(struct top_view *v, const struct column *c)
+{
+	struct column *grown =
+	    reallocarray(v->cols, (size_t)v->ncols + 1, sizeof(*grown));
+
+	if (grown == NULL)
+		return -1;
+	v->cols = grown;
+	v->cols[v->ncols++] = *c;
+	return 0;
+}
+
+static int
+add_columns(struct top_view *v)
+{
+	const struct out_run *run = v->run;
+	struct column c;
+	size_t i;
+	int k;
+
+	for (i = 0; i < sizeof(fixed_before) / sizeof(fixed_before[0]); i++)
+		if (add_column(v, &fixed_before[i]) != 0)
+			return -1;
+	v->first_event = v->ncols;
+	for (k = 0; k < run->nevents; k++) {
+		c = (struct column) { COL_EVENT, k, "", VALUE_WIDTH, false };
+		event_title(c.title, sizeof(c.title), run->events[k].name);
+		if (add_column(v, &c) != 0)
+			return -1;
+	}
+	for (k = 0; k < run->nmetric_keys; k++) {
+		if (!ratio_metric(run->metric_keys[k]))
+			continue;
+		c = (struct column) { COL_METRIC, k, "", 8, false };
+		snprintf(c.title, sizeof(c.title), "%.8s", run->metric_keys[k]);
+		if (add_column(v, &c) != 0)
+			return -1;
+	}
+	for (i = 0; i < sizeof(fixed_after) / sizeof(fixed_after[0]); i++)
+		if (add_column(v, &fixed_after[i]) != 0)
+			return -1;
+	return 0;
+}
+
+struct top_view *
+top_view_new(const struct out_run *run)
+{
+	struct top_view *v = calloc(1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	v->run = run;
+	if (add_columns(v) != 0) {
+		top_view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void
+top_view_free(struct top_view *v)
+{
+	if (v == NULL)
+		return;
+	free(v->cols);
+	free(v->line_procs);
+	free(v);
+}
+
+int
+top_view_ncolumns(const struct top_view *v)
+{
+	return v->ncols;
+}
+
+const char *
+top_view_column(const struct top_view *v, int col)
+{
+	return v->cols[col].title;
+}
+
+int
+top_view_default_sort(const struct top_view *v)
+{
+	return v->first_event < v->ncols - 1 ? v->first_event : 0;
+}
+
+/* A process's owner, once: the owner of its /proc directory. */
+static void
+learn_owner(struct top_entity *e)
+{
+	char path[32];
+	struct stat st;
+
+	if (e->uid_known)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d", (int)e->pid);
+	if (stat(path, &st) == 0) {
+		e->uid = st.st_uid;
+		e->uid_known = true;
+	}
+}
+
+/* A process's name where its rows had none: /proc's, once. */
+static void
+learn_comm(struct top_entity *e)
+{
+	char path[40];
+	FILE *f;
+	size_t n;
+
+	if (e->comm[0] != '\0')
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)e->pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	n = fread(e->comm, 1, sizeof(e->comm) - 1, f);
+	fclose(f);
+	e->comm[n] = '\0';
+	if (n > 0 && e->comm[n - 1] == '\n')
+		e->comm[n - 1] = '\0';
+}
+
+static const char *
+user_name(struct top_view *v, const struct top_entity *e)
+{
+	struct passwd pw, *found;
+	char buf[1024];
+	int i;
+
+	if (!e->uid_known)
+		return "?";
+	for (i = 0; i < v->nusers; i++)
+		if (v->users[i].uid == e->uid)
+			return v->users[i].name;
+	i = v->nusers < MAX_USERS ? v->nusers++ : MAX_USERS - 1;
+	v->users[i].uid = e->uid;
+	if (getpwuid_r(e->uid, &pw, buf, sizeof(buf), &found) == 0 &&
+	    found != NULL)
+		snprintf(v->users[i].name, sizeof(v->users[i].name), "%s",
+		    pw.pw_name);
+	else
+		snprintf(v->users[i].name, sizeof(v->users[i].name), "%u",
+		    (unsigned)e->uid);
+	return v->users[i].name;
+}
+
+/*
+ * n in at most 6 characters and a unit prefix: 999.9, 12.3K, 4.56G; a
+ * whole number (a count) as it is, below a billion.
+ */
+static void
+scaled(char *buf, size_t size, double n, bool whole, const char *unit)
+{
+	static const char prefix[] = " KMGTP";
+	int p = 0;
+
+	/* A count since the start is exact while it fits its column. */
+	while (n >= (whole ? 1e9 : 999.95) && p < (int)sizeof(prefix) - 2) {
+		n /= 1000;
+		p++;
+	}
+	if (p == 0 && whole)
+		snprintf(buf, size, "%.0f%s", n, unit);
+	else if (p == 0)
+		snprintf(buf, size, "%.*f%s", n < 99.95 ? 1 : 0, n, unit);
+	else
+		snprintf(buf, size, "%.*f%c%s", n < 99.95 ? 2 : 1, n, prefix[p],
+		    unit);
+}
+
+/*
+ * Where the run counts an event for an entity: the first set that counts
+ * it and was counted in the span; -1 with none.
+ */
+static int
+event_set(const struct top_view *v, const struct top_model *m,
+    const struct top_entity *e, enum top_span span, int event,
+    struct top_counts *c, int *req)
+{
+	const struct out_run *run = v->run;
+	int s, r, fallback = -1;
+
+	for (s = 0; s < run->nsets; s++)
+		for (r = 0; r < run->specs[s]->nreqs; r++) {
+			if (strcmp(run->specs[s]->reqs[r].name,
+				run->events[event].name) != 0)
+				continue;
+			*c = top_model_counts(m, e, span, s);
+			*req = r;
+			if (c->counted)
+				return s;
+			if (fallback < 0 && c->reason >= 0)
+				fallback = s;
+		}
+	if (fallback >= 0) {
+		*c = top_model_counts(m, e, span, fallback);
+		return fallback;
+	}
+	return -1;
+}
+
+static double
+event_cell(const struct top_view *v, const struct top_model *m,
+    const struct top_entity *e, bool totals, int event, char *cell)
+{
+	const struct out_run *run = v->run;
+	bool clock = out_run_is_clock(run, run->events[event].name);
+	struct top_counts c;
+	double n;
+	int req;
+
+	cell[0] = '\0';
+	if (event_set(
+		v, m, e, totals ? TOP_TOTAL : TOP_SHOWN, event, &c, &req) < 0)
+		return -1;
+	if (!c.counted) {
+		strcpy(cell, "-");
+		return -1;
+	}
+	n = (double)c.values[req];
+	if (!totals && c.elapsed_ns == 0)
+		return -1;
+	if (!totals)
+		n = n * 1e9 / (double)c.elapsed_ns;
+	if (clock)
+		snprintf(cell, CELL_MAX, "%.2f%s", n / 1e9, totals ? "s" : "");
+	else
+		scaled(cell, CELL_MAX, n, totals, totals ? "" : "/s");
+	if (c.multiplexed)
+		strcat(cell, "*");
+	return n;
+}
+
+static double
+metric_cell(const struct top_view *v, const struct top_model *m,
+    const struct top_entity *e, bool totals, int key, char *cell)
+{
+	const struct out_run *run = v->run;
+	const struct derived_set *ds;
+	struct top_counts c;
+	double value;
+	int s, u;
+
+	cell[0] = '\0';
+	for (s = 0; s < run->nsets; s++) {
+		ds = &run->derived[s];
+		for (u = 0; u < ds->nuses; u++) {
+			if (strcmp(ds->uses[u].key, run->metric_keys[key]) != 0)
+				continue;
+			c = top_model_counts(
+			    m, e, totals ? TOP_TOTAL : TOP_SHOWN, s);
+			if (!c.counted ||
+			    !derived_value(
+				&ds->uses[u], c.values, c.elapsed_ns, &value))
+				continue;
+			snprintf(cell, CELL_MAX, "%.2f", value);
+			return value;
+		}
+	}
+	return -1;
+}
+
+/* The cells of an entity's line, and the key it sorts by. */
+static void
+fill_cells(struct top_view *v, struct top_model *m, struct line_cells *l,
+    const struct top_choice *ch, const char *user)
+{
+	const struct top_entity *e = l->e;
+	const struct column *col;
+	double key;
+	int i;
+
+	l->key = 0;
+	for (i = 0; i < v->ncols; i++) {
+		col = &v->cols[i];
+		key = 0;
+		switch (col->kind) {
+		case COL_PID:
+			snprintf(l->cell[i], CELL_MAX, "%d",
+			    (int)(l->thread ? e->tid : e->pid));
+			key = l->thread ? e->tid : e->pid;
+			break;
+		case COL_USER:
+			snprintf(l->cell[i], CELL_MAX, "%s", user);
+			break;
+		case COL_THR: /* a thread's line leaves it empty */
+			if (!l->thread)
+				snprintf(
+				    l->cell[i], CELL_MAX, "%d", e->nthreads);
+			key = l->thread ? 0 : e->nthreads;
+			break;
+		case COL_EVENT:
+			key = event_cell(
+			    v, m, e, ch->totals, col->index, l->cell[i]);
+			break;
+		case COL_METRIC:
+			key = metric_cell(
+			    v, m, e, ch->totals, col->index, l->cell[i]);
+			break;
+		case COL_COMM:
+			snprintf(l->cell[i], CELL_MAX, "%s%s%s",
+			    l->thread ? "  " : "", l->comm,
+			    e->ended ? " <ended>" : "");
+			break;
+		}
+		if (i == ch->sort)
+			l->key = key;
+	}
+}
+
+/* Text of width columns at most, as the terminal shows it. */
+static void
+add_fitted(struct out_buf *b, const char *s, int width)
+{
+	mbstate_t st;
+	wchar_t wc;
+	size_t n;
+	int w, used = 0;
+
+	memset(&st, 0, sizeof(st));
+	while (*s != '\0' && (width <= 0 || used < width)) {
+		n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
+		if (n == (size_t)-1 || n == (size_t)-2 ||
+		    (w = wcwidth(wc)) < 0) {
+			memset(&st, 0, sizeof(st));
+			out_buf_add(b, "?", 1);
+			used++;
+			s++;
+			continue;
+		}
+		if (width > 0 && used + w > width)
+			break;
+		out_buf_add(b, s, n);
+		used += w;
+		s += n;
+	}
+}
+
+static int
+line_add(struct top_lines *l, enum top_line_kind kind)
+{
+	size_t *at;
+	unsigned char *k;
+
+	if (l->n == l->cap) {
+		at = reallocarray(
+		    l->at, l->cap ? (size_t)l->cap * 2 : 64, sizeof(*at));
+		if (at == NULL)
+			return -1;
+		l->at = at;
+		k = reallocarray(
+		    l->kind, l->cap ? (size_t)l->cap * 2 : 64, sizeof(*k));
+		if (k == NULL)
+			return -1;
+		l->kind = k;
+		l->cap = l->cap ? l->cap * 2 : 64;
+	}
+	l->at[l->n] = l->text.len;
+	l->kind[l->n++] = (unsigned char)kind;
+	return 0;
+}
+
+static void
+line_end(struct top_lines *l)
+{
+	out_buf_add(&l->text, "", 1);
+}
+
+/* A whole line of text, cut to width. */
+static void text_line(struct top_lines *l, enum top_line_kind kind, int width,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+text_line(struct top_lines *l, enum top_line_kind kind, int width,
+    const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (line_add(l, kind) != 0) {
+		l->failed = true;
+		return;
+	}
+	add_fitted(&l->text, buf, width);
+	line_end(l);
+}
+
+static void
+cells_line(const struct top_view *v, struct top_lines *l,
+    enum top_line_kind kind, int width, char (*cells)[CELL_MAX])
+{
+	struct out_buf row = { 0 };
+	const struct column *c;
+	int i;
+
+	for (i = 0; i < v->ncols; i++) {
+		c = &v->cols[i];
+		if (c->width == 0)
+			out_buf_str(&row, cells[i]);
+		else if (c->left)
+			out_buf_printf(
+			    &row, "%-*.*s ", c->width, c->width, cells[i]);
+		else
+			out_buf_printf(
+			    &row, "%*.*s ", c->width, c->width, cells[i]);
+	}
+	out_buf_add(&row, "", 1);
+	if (line_add(l, kind) != 0 || row.failed) {
+		l->failed = true;
+	} else {
+		add_fitted(&l->text, row.data, width);
+		line_end(l);
+	}
+	out_buf_free(&row);
+}
+
+static size_t
+cells_size(const struct top_view *v)
+{
+	return sizeof(struct line_cells) + (size_t)v->ncols * CELL_MAX;
+}
+
+static bool
+passes_filter(const char *filter, const char *comm, const char *user)
+{
+	return filter[0] == '\0' || strstr(comm, filter) != NULL ||
+	    strcmp(user, filter) == 0;
+}
+
+struct sort_by {
+	int col;
+	bool text;
+	bool ascending;
+};
+
+static int
+compare_lines(const void *a, const void *b, void *arg)
+{
+	const struct line_cells *x = *(struct line_cells *const *)a;
+	const struct line_cells *y = *(struct line_cells *const *)b;
+	const struct sort_by *by = arg;
+	int d;
+
+	if (by->text)
+		d = strcmp(x->cell[by->col], y->cell[by->col]);
+	else
+		d = x->key < y->key ? -1 : x->key > y->key;
+	if (!by->ascending)
+		d = -d;
+	if (d == 0)
+		d = x->e->tid < y->e->tid ? -1 : x->e->tid > y->e->tid;
+	return d;
+}
+
+static void
+sort_lines(const struct top_view *v, const struct top_choice *c,
+    struct line_cells **lines, int n)
+{
+	struct sort_by by = { c->sort, false, c->ascending };
+	enum col_kind k = v->cols[c->sort].kind;
+
+	/* Numbers biggest first, text from A, unless turned round. */
+	by.text = k == COL_USER || k == COL_COMM;
+	if (by.text)
+		by.ascending = !c->ascending;
+	qsort_r(lines, (size_t)n, sizeof(*lines), compare_lines, &by);
+}
+
+static void
+title_line(const struct top_view *v, const struct top_choice *c,
+    struct top_lines *l, int width)
+{
+	char(*cells)[CELL_MAX] = calloc((size_t)v->ncols, CELL_MAX);
+	int i;
+
+	if (cells == NULL) {
+		l->failed = true;
+		return;
+	}
+	for (i = 0; i < v->ncols; i++)
+		snprintf(cells[i], CELL_MAX, "%s%s", v->cols[i].title,
+		    i == c->sort ? (c->ascending ? "^" : "v") : "");
+	cells_line(v, l, TOP_LINE_TITLE, width, cells);
+	free(cells);
+}
+
+/* A process's threads, sorted as the processes are, under it. */
+static void
+thread_lines(struct top_view *v, struct top_model *m, int proc,
+    const struct top_choice *c, struct top_lines *l, int width,
+    const char *user, const char *comm)
+{
+	int i, n = top_model_nthreads(m, proc);
+	struct line_cells **t = calloc((size_t)n + 1, sizeof(*t));
+
+	if (t == NULL) {
+		l->failed = true;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if ((t[i] = calloc(1, cells_size(v))) == NULL) {
+			l->failed = true;
+			break;
+		}
+		t[i]->e = top_model_thread(m, proc, i);
+		t[i]->comm = comm;
+		t[i]->thread = true;
+		fill_cells(v, m, t[i], c, user);
+	}
+	n = i;
+	sort_lines(v, c, t, n);
+	for (i = 0; i < n; i++)
+		cells_line(v, l,
+		    t[i]->e->ended ? TOP_LINE_ENDED : TOP_LINE_THREAD, width,
+		    t[i]->cell);
+	for (i = 0; i < n; i++)
+		free(t[i]);
+	free(t);
+}
+
+static int
+note_line_proc(struct top_view *v, struct top_lines *l, unsigned long key)
+{
+	unsigned long *grown;
+
+	if (l->n > v->nline_procs) {
+		grown = reallocarray(
+		    v->line_procs, (size_t)l->n + 64, sizeof(*grown));
+		if (grown == NULL)
+			return -1;
+		memset(grown + v->nline_procs, 0,
+		    ((size_t)l->n + 64 - (size_t)v->nline_procs) *
+			sizeof(*grown));
+		v->line_procs = grown;
+		v->nline_procs = l->n + 64;
+	}
+	v->line_procs[l->n - 1] = key;
+	return 0;
+}
+
+/* The processes that pass the filter, each with its cells. */
+static int
+proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
+    struct line_cells **p, int *nthreads)
+{
+	struct top_entity *e;
+	const char *user;
+	int i, n = 0;
+
+	*nthreads = 0;
+	for (i = 0; i < top_model_nprocs(m); i++) {
+		e = top_model_proc(m, i);
+		learn_owner(e);
+		learn_comm(e);
+		user = user_name(v, e);
+		*nthreads += e->nthreads;
+		if (!passes_filter(c->filter, e->comm, user))
+			continue;
+		if ((p[n] = calloc(1, cells_size(v))) == NULL)
+			break;
+		p[n]->e = e;
+		p[n]->comm = e->comm;
+		p[n]->index = i;
+		fill_cells(v, m, p[n], c, user);
+		n++;
+	}
+	return n;
+}
+
+static void
+body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
+    struct top_lines *l, int width, int *nthreads)
+{
+	int i, n, np = top_model_nprocs(m);
+	struct line_cells **p = calloc((size_t)np + 1, sizeof(*p));
+	const struct top_entity *e;
+
+	*nthreads = 0;
+	if (p == NULL) {
+		l->failed = true;
+		return;
+	}
+	n = proc_lines(v, m, c, p, nthreads);
+	sort_lines(v, c, p, n);
+	l->body = l->n;
+	for (i = 0; i < n; i++) {
+		e = p[i]->e;
+		cells_line(v, l, e->ended ? TOP_LINE_ENDED : TOP_LINE_PROC,
+		    width, p[i]->cell);
+		if (note_line_proc(v, l, e->proc) != 0)
+			l->failed = true;
+		if (e->proc == c->selected || (l->selected < 0 && i == 0))
+			l->selected = l->n - 1;
+		if (!c->all_threads && e->proc != c->shown)
+			continue;
+		thread_lines(
+		    v, m, p[i]->index, c, l, width, user_name(v, e), e->comm);
+	}
+	for (i = 0; i < n; i++)
+		free(p[i]);
+	free(p);
+}
+
+static void
+header_lines(struct top_view *v, struct top_model *m,
+    const struct top_choice *c, const struct top_about *a, struct top_lines *l,
+    int width, int nthreads)
+{
+	const struct out_run *run = v->run;
+	struct out_buf sets = { 0 };
+	char clock[16];
+	time_t now = time(NULL);
+	struct tm tm;
+	int s;
+
+	localtime_r(&now, &tm);
+	strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+	text_line(l, TOP_LINE_HEADER, width,
+	    "cputop  %s  %s  engine %s  refresh %.3g s (counted every %.3g s)",
+	    clock, run->host, a->engine, c->interval_ms / 1000.0,
+	    a->tick_ms / 1000.0);
+	text_line(l, TOP_LINE_HEADER, width,
+	    "watching %s: %d processes, %d threads", a->watching,
+	    top_model_nprocs(m), nthreads);
+	for (s = 0; s < run->nsets; s++)
+		out_buf_printf(
+		    &sets, "%s-c %s", s ? "  " : "", run->specs[s]->text);
+	out_buf_add(&sets, "", 1);
+	text_line(l, TOP_LINE_HEADER, width, "%s; %s",
+	    sets.failed ? "" : sets.data,
+	    c->totals ? "totals since the start, clocks in seconds" :
+			"per second, clocks in CPUs");
+	out_buf_free(&sets);
+	for (s = 0; s < top_model_nreasons(m); s++)
+		text_line(l, TOP_LINE_HEADER, width, "- not counted: %s",
+		    top_model_reason(m, s));
+	if (a->note != NULL)
+		text_line(l, TOP_LINE_HEADER, width, "%s", a->note);
+	if (a->message != NULL)
+		text_line(l, TOP_LINE_HEADER, width, "%s", a->message);
+	text_line(l, TOP_LINE_HEADER, width, "sorted by %s%s%s%s%s%s",
+	    v->cols[c->sort].title, c->ascending ? ", lowest first" : "",
+	    c->filter[0] ? "; showing '" : "", c->filter,
+	    c->filter[0] ? "'" : "", c->paused ? "; PAUSED" : "");
+}
+
+static const char *const help_text[] = {
+	"Keys",
+	"  q, Ctrl-C  quit (a -p or --tid target runs on, untraced)",
+	"  ?          this help; any key goes back",
+	"  < >        sort by the column to the left or right",
+	"  r          reverse the order",
+	"  up, down   select a process",
+	"  t          show or hide the selected process's threads",
+	"  H          show every process's threads",
+	"  a          totals since the start, or rates per second",
+	"  /          show only processes whose name holds a text, or",
+	"             whose user is it (an empty text shows all)",
+	"  space      pause the display (counting goes on)",
+	"  + -        refresh less or more often (a multiple of -T)",
+	"",
+	"Values: per second over the refresh; clocks (task-clock, cpu-clock)",
+	"as CPUs. '-': not counted (the header says why); '*': the set ran",
+	"part of its time (multiplexed), counts not scaled; <ended>: ended",
+	"since the last refresh.",
+};
+
+void
+top_view_render(struct top_view *v, struct top_model *m,
+    const struct top_choice *c, const struct top_about *a, int width,
+    struct top_lines *l)
+{
+	int nthreads = 0;
+	size_t i;
+
+	out_buf_reset(&l->text);
+	l->n = 0;
+	l->body = 0;
+	l->selected = -1;
+	l->failed = false;
+	if (v->line_procs != NULL)
+		memset(v->line_procs, 0,
+		    (size_t)v->nline_procs * sizeof(*v->line_procs));
+	if (c->help) {
+		for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
+			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
+		return;
+	}
+	/* The header counts the threads the body sees. */
+	for (i = 0; i < (size_t)top_model_nprocs(m); i++)
+		nthreads += top_model_proc(m, (int)i)->nthreads;
+	header_lines(v, m, c, a, l, width, nthreads);
+	title_line(v, c, l, width);
+	body_lines(v, m, c, l, width, &nthreads);
+	text_line(l, TOP_LINE_FOOTER, width,
+	    "q quit  ? help  <> sort  t threads  H all threads  a totals  "
+	    "/ filter  space pause  +- refresh");
+}
+
+unsigned long
+top_view_line_proc(const struct top_view *v, int line)
+{
+	return line >= 0 && line < v->nline_procs ? v->line_procs[line] : 0;
+}
+
+void
+top_lines_free(struct top_lines *l)
+{
+	out_buf_free(&l->text);
+	free(l->at);
+	free(l->kind);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# cputrack --top and cputop, as a person uses them: in a real terminal
+# (tmux: keys sent, the screen read back) with threads and a child that
+# come after the start, a -p target that must run on after q, the keys
+# that sort, filter, show threads and totals, a resized window; and -b,
+# the view as text, whose counts are checked; the whole machine; the
+# refusals.
+load cputrack_helper
+
+# Each test's terminal has a tmux server of its own: the other engine's
+# run of this file may start and end its sessions at the same time.
+tmux() {
+	command tmux -L "$S" "$@"
+}
+
+setup() {
+	ct_setup
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	S=cptop$$
+	tmux new-session -d -s "$S" -x 80 -y 24 "bash --norc --noprofile"
+	tmux set-option -t "$S" status off
+	TOP=$BUILD_DIR/cmd/cputop
+}
+
+teardown() {
+	tmux kill-server 2>/dev/null || true
+	ct_teardown
+}
+
+keys() {
+	tmux send-keys -t "$S" "$@"
+}
+
+screen() {
+	tmux capture-pane -t "$S" -p
+}
+
+# wait_screen ERE: until a line of the screen matches (60 s at most).
+wait_screen() {
+	local i
+	for i in $(seq 600); do
+		screen | grep -qE "$1" && return 0
+		sleep 0.1
+	done
+	echo "no line matches '$1' on the screen:" >&2
+	screen >&2
+	return 1
+}
+
+# in_terminal COMMAND: typed at the terminal's prompt.
+in_terminal() {
+	keys "$*" Enter
+}
+
+# quit_status: q, then (once the prompt is back: the totals are out)
+# the exit status the shell saw. A run that q ended with a command of its
+# own dies of SIGINT, as on Ctrl-C, and the shell drops the rest of a
+# line it was on: so the status is asked for on a line of its own.
+quit_status() {
+	keys q
+	wait_screen 'totals since the start'
+	wait_screen '^bash-[0-9.]+# $'
+	keys "echo \$? >$T/rc" Enter
+	wait_filled "$T/rc"
+	cat "$T/rc"
+}
+
+# The blocks of -b's output, each a screen, ended by an empty line; the
+# last is the totals at the end.
+last_block() {
+	awk 'BEGIN { RS = "" } { b = $0 } END { print b }' "$1"
+}
+
+# A process line's field N for the process named COMM in a block.
+proc_field() {
+	awk -v c="$1" -v n="$2" '$NF == c || ($(NF - 1) == c && $NF == "<ended>") { print $n; exit }'
+}
+
+# wait_out AWK: until awk program AWK, run on $T/out, exits 0 (60 s at
+# most); fails if the background cputrack ($CPID) ended first.
+wait_out() {
+	local i
+	for i in $(seq 600); do
+		awk "$1" "$T/out" && return 0
+		kill -0 "$CPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	awk "$1" "$T/out" && return 0
+	echo "output not as awaited ($1), its end:" >&2
+	tail -n 40 "$T/out" >&2
+	cat "$T/err" >&2
+	return 1
+}
+
+@test "-b: a screen per refresh, threads counted as they come, then the exact totals" {
+	gate_open
+	"$CT" --top -b -T 0.2 -c "$WRITE" "$W/wl_steps" 2 10 <"$T/gate" \
+	    >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	# The title, the process with its three threads.
+	wait_out '/^ +PID USER +THR sys_enter_ COMMAND$/ { t = 1 }
+	    t && $NF == "wl_steps" && $3 == 3 { f = 1; exit } END { exit !f }'
+	gate_send w
+	# 20 writes in a refresh: a rate, per second, on the process line.
+	wait_out '$NF == "wl_steps" && $4 ~ /\/s$/ && $4 + 0 > 0 { f = 1; exit }
+	    END { exit !f }'
+	gate_send w
+	gate_send q
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ ! -s "$T/err" ]
+	last_block "$T/out" >"$T/totals"
+	grep -q 'totals since the start' "$T/totals"
+	[ "$(proc_field wl_steps 4 <"$T/totals")" = 40 ]
+	# Every screen says what it watches and counts.
+	[ "$(grep -c "^watching '$W/wl_steps'" "$T/out")" -eq \
+	    "$(grep -c '^ *PID USER' "$T/out")" ]
+}
+
+@test "-b: processes sorted by the first event's rate, the busier first" {
+	"$CT" --top -b -ef -T 0.2 -c "$WRITE" sh -c \
+	    '"$0" 1 5 20 0 & "$0" 1 50 20 0 & wait' "$W/ct_steady" \
+	    >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	# A screen with both, each with its rate.
+	wait_out 'BEGIN { RS = "" } {
+	    n = 0; m = split($0, l, "\n")
+	    for (i = 1; i <= m; i++) if (l[i] ~ /\/s +ct_steady$/) n++
+	    if (n == 2) { found = 1; exit } }
+	    END { exit !found }'
+	# shellcheck disable=SC2046 # one pid a word
+	kill $(descendants "$CPID" | tail -n 2)
+	wait_cputrack
+	# In each screen that has both, the first has the higher rate.
+	awk 'BEGIN { RS = "" } {
+	    n = split($0, l, "\n"); k = 0
+	    for (i = 1; i <= n; i++) {
+		split(l[i], f, " ")
+		if (f[5] == "ct_steady" && f[4] ~ /\/s$/) r[++k] = f[4]
+	    }
+	    if (k == 2) { both++; if (scale(r[1]) < scale(r[2])) bad++ } }
+	    function scale(s,  m) { m = 1; if (s ~ /K/) m = 1000; if (s ~ /M/) m = 1e6; return (s + 0) * m }
+	    END { exit !(both > 0 && bad == 0) }' "$T/out"
+}
+
+@test "in a terminal: threads and a child that come later, H, then q and the totals" {
+	gate_open
+	in_terminal "$CT" --top -ef -T 0.3 -c "$WRITE" sh -c \
+	    "'read x; \"\$0\" 2 10'" "$W/wl_steps" "<$T/gate"
+	wait_screen '^ +[0-9]+ +[^ ]+ +1 .* sh$'
+	! screen | grep -q wl_steps
+	gate_release
+	wait_screen '^ +[0-9]+ +[^ ]+ +3 .* wl_steps$'
+	keys H
+	# The process's threads under it, indented.
+	wait_screen '^ +[0-9]+ +[^ ]+ +[^ ]+ +  wl_steps$'
+	[ "$(screen | grep -cE '  wl_steps$')" -eq 3 ]
+	gate_send w
+	wait_screen ' [0-9.]+[KM]?/s +wl_steps$'
+	# Ended by SIGINT, as on Ctrl-C.
+	[ "$(quit_status)" -eq 130 ]
+	# The terminal as it was, with the totals under the prompt's line.
+	screen | grep -q 'totals since the start'
+	[ "$(screen | proc_field wl_steps 4)" = 20 ]
+	! screen | grep -q 'q quit'
+}
+
+@test "in a terminal: q leaves a -p target running, untraced, not stopped" {
+	start_target "$W/ct_steady" 1 1 50 0
+	in_terminal "$CT" --top -T 0.3 -c "$WRITE" -p "$TPID"
+	wait_screen "^ +$TPID .* ct_steady\$"
+	wait_screen " [0-9.]+/s +ct_steady\$"
+	[ "$(quit_status)" -eq 0 ]
+	assert_free "$TPID"
+	kill -0 "$TPID"
+	# It goes on writing.
+	local before
+	before=$(syscw "$TPID")
+	writes_past "$TPID" $((before + 3))
+}
+
+@test "in a terminal: sort, help, filter, totals, pause and a resized window" {
+	in_terminal "$CT" --top -ef -T 0.3 -c "task-clock,$WRITE" sh -c \
+	    "'\"\$0\" 1 50 50 0'" "$W/ct_steady"
+	wait_screen '^sorted by task-clock$'
+	wait_screen 'ct_steady$'
+	keys '>'
+	wait_screen '^sorted by sys_enter_$'
+	keys r
+	wait_screen '^sorted by sys_enter_, lowest first$'
+	keys '?'
+	wait_screen '^  q, Ctrl-C  quit'
+	! screen | grep -q '^sorted by'
+	keys x
+	wait_screen '^sorted by'
+	keys / c t _ s t Enter
+	wait_screen "showing 'ct_st'"
+	! screen | grep -qE ' sh$'
+	keys a
+	wait_screen 'totals since the start'
+	keys Space
+	wait_screen 'PAUSED'
+	keys Space
+	tmux resize-window -t "$S" -x 60 -y 15
+	local i
+	for i in $(seq 600); do
+		screen >"$T/screen"
+		[ "$(wc -l <"$T/screen")" -eq 15 ] &&
+		    grep -q '^q quit' <(sed -n 15p "$T/screen") && break
+		sleep 0.1
+	done
+	sed -n 15p "$T/screen" | grep -q '^q quit'
+	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$T/screen")" -le 60 ]
+	[ "$(quit_status)" -eq 130 ]
+}
+
+@test "cputop -b: the whole machine, every process, pid 1 and one of the test's" {
+	"$BUILD_DIR/cmd/cputrack" --engine=bpf -c task-clock true \
+	    >/dev/null 2>"$T/why" ||
+	    skip "the BPF engine cannot run here: $(cat "$T/why")"
+	start_target "$(wl_own ct_steady)" 1 1 50 0
+	run --separate-stderr "$TOP" -b -T 0.3 -N 2 -c context-switches
+	[ "$status" -eq 0 ]
+	grep -q '^watching the whole machine: [0-9]* processes' <<<"$output"
+	last_block <(echo "$output") >"$T/totals"
+	awk '$1 == 1 { f = 1 } END { exit !f }' "$T/totals"
+	awk -v p="$TPID" '$1 == p && $NF == "ct_steady" { f = 1 } END { exit !f }' \
+	    "$T/totals"
+	# Not as a user without the BPF engine's privileges: what they may
+	# watch instead is said.
+	local d
+	d=$(nobody_dir)
+	cp "$BUILD_DIR/cmd/cputrack" "$d/cputrack"
+	ln -s cputrack "$d/cputop"
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup \
+	    --clear-groups "$d/cputop" -b -N 1
+	[ "$status" -ne 0 ]
+	[[ $stderr == *"watch your own programs with cputop COMMAND or cputop -p PID"* ]]
+}
+
+@test "refused: no terminal without -b, -b without --top, --top with rows' options" {
+	run --separate-stderr "$CT" --top -c "$WRITE" true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: --top draws on a terminal and standard output is not one: -b prints the view as text" ]
+	run --separate-stderr "$CT" -b -c "$WRITE" true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: -b prints the live view: it needs --top (or cputop)" ]
+	run --separate-stderr "$CT" --top -b --format=csv -c "$WRITE" true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: --top shows the counts itself: not with --format, -o, --output-fd or --listen" ]
+	run --separate-stderr "$CT" --top -b -T 0 -c "$WRITE" true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: --top refreshes at each interval: -T 0 gives none" ]
+}
