@@ -61,7 +61,7 @@ in_terminal() {
 quit_status() {
 	keys q
 	wait_screen 'totals since the start'
-	wait_screen '^bash-[0-9.]+# $'
+	wait_screen '^bash-[0-9.]+# ?$'
 	keys "echo \$? >$T/rc" Enter
 	wait_filled "$T/rc"
 	cat "$T/rc"
@@ -255,4 +255,30 @@ wait_out() {
 	run --separate-stderr "$CT" --top -b -T 0 -c "$WRITE" true
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "cputrack: --top refreshes at each interval: -T 0 gives none" ]
+}
+
+@test "in a terminal: colour where the terminal has it, none with NO_COLOR" {
+	in_terminal "$CT" --top -T 0.3 -c "$WRITE" "$W/ct_steady" 1 1 50 0
+	wait_screen '^sorted by'
+	# The header's colour: cyan, SGR 36.
+	tmux capture-pane -t "$S" -p -e | grep -q $'\e\\[36m'
+	keys q
+	wait_screen '^bash-[0-9.]+# ?$'
+	keys clear Enter
+	in_terminal NO_COLOR=1 "$CT" --top -T 0.3 -c "$WRITE" "$W/ct_steady" 1 1 50 0
+	wait_screen '^sorted by'
+	! tmux capture-pane -t "$S" -p -e | grep -q $'\e\\[3[0-7]m'
+	keys q
+}
+
+@test "cputop(1): clean, and it names every key of the help screen" {
+	local man=$SOURCE_DIR/man1/cputop.1 key
+	[ -z "$(mandoc -Tlint -W warning "$man")" ]
+	# The help's keys (its lines "  KEY  text"), each under KEYS.
+	for key in '\?' '<' '>' r t H a / space '\+' q; do
+		sed -n '/^\.SH KEYS/,/^\.SH /p' "$man" |
+		    grep -qE "^\.BR? (|.*[ \"])$key([ \"]|\$)" ||
+		    { echo "key $key is not in cputop(1)"; false; }
+	done
+	grep -q '^\.B \\-b$' "$man"
 }
