@@ -705,7 +705,7 @@ body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 static void
 header_lines(struct top_view *v, struct top_model *m,
     const struct top_choice *c, const struct top_about *a, struct top_lines *l,
-    int width, int nthreads)
+    int width, int nprocs, int nthreads)
 {
 	const struct out_run *run = v->run;
 	struct out_buf sets = { 0 };
@@ -721,8 +721,8 @@ header_lines(struct top_view *v, struct top_model *m,
 	    clock, run->host, a->engine, c->interval_ms / 1000.0,
 	    a->tick_ms / 1000.0);
 	text_line(l, TOP_LINE_HEADER, width,
-	    "watching %s: %d processes, %d threads", a->watching,
-	    top_model_nprocs(m), nthreads);
+	    "watching %s: %d processes, %d threads", a->watching, nprocs,
+	    nthreads);
 	for (s = 0; s < run->nsets; s++)
 		out_buf_printf(
 		    &sets, "%s-c %s", s ? "  " : "", run->specs[s]->text);
@@ -771,7 +771,8 @@ top_view_render(struct top_view *v, struct top_model *m,
     const struct top_choice *c, const struct top_about *a, int width,
     struct top_lines *l)
 {
-	int nthreads = 0;
+	const struct top_entity *e;
+	int nprocs = 0, nthreads = 0;
 	size_t i;
 
 	out_buf_reset(&l->text);
@@ -787,10 +788,13 @@ top_view_render(struct top_view *v, struct top_model *m,
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
 		return;
 	}
-	/* The header counts the threads the body sees. */
-	for (i = 0; i < (size_t)top_model_nprocs(m); i++)
-		nthreads += top_model_proc(m, (int)i)->nthreads;
-	header_lines(v, m, c, a, l, width, nthreads);
+	/* The header counts what runs now: not what ended. */
+	for (i = 0; i < (size_t)top_model_nprocs(m); i++) {
+		e = top_model_proc(m, (int)i);
+		nprocs += !e->ended;
+		nthreads += e->nthreads;
+	}
+	header_lines(v, m, c, a, l, width, nprocs, nthreads);
 	title_line(v, c, l, width);
 	body_lines(v, m, c, l, width, &nthreads);
 	text_line(l, TOP_LINE_FOOTER, width,
