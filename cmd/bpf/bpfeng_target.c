@@ -311,8 +311,15 @@ adopt_pass(struct bpfeng *eng, pid_t pid)
 	char *end;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if ((dir = opendir(path)) == NULL)
+	if ((dir = opendir(path)) == NULL) {
+		/*
+		 * No such directory: the process is gone (ESRCH from kill),
+		 * or there but hidden from this user (hidepid): ENOENT stays.
+		 */
+		if (errno == ENOENT)
+			(void)kill(pid, 0);
 		return -1;
+	}
 	while ((d = readdir(dir)) != NULL) {
 		tid = strtol(d->d_name, &end, 10);
 		if (*end != '\0' || tid <= 0 || tid == pid ||
