@@ -331,7 +331,9 @@ top_screen_start(struct top_screen *s, const struct top_screen_owner *o)
 void
 top_screen_wake(struct top_screen *s)
 {
-	(void)write(s->wake[1], "", 1);
+	/* A full pipe has a wake-up in it already: nothing is lost. */
+	if (write(s->wake[1], "", 1) < 0)
+		return;
 }
 
 void
