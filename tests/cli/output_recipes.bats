@@ -12,7 +12,8 @@
 # "make -j4", pid 1234 and the pids of nginx (a process that prints, for
 # -p), node_exporter's textfile directory (one in the test's directory),
 # the ports (free ones), and taskset's CPUs (this machine's, where it has
-# fewer). Recipes that need a hardware PMU are refused without one, with
+# fewer); the live view (--top) runs in batch mode, for want of a
+# terminal. Recipes that need a hardware PMU are refused without one, with
 # exit status 2 and the reason, as the pages say; with one they must run.
 
 load output_helper
@@ -105,6 +106,9 @@ localize() {
 	cmd=${cmd//\/var\/lib\/prometheus\/node-exporter\//$R/textfile/}
 	cmd=${cmd//127.0.0.1:9417/127.0.0.1:$port}
 	cmd=${cmd//127.0.0.1:9418/127.0.0.1:$port}
+	# The live view needs a terminal, which a recipe has not here: its
+	# batch mode (-b) counts the same and prints the view as text.
+	cmd=${cmd/--top /--top -b }
 	if [[ $cmd =~ ^taskset\ -c\ ([0-9,]+)\  ]]; then
 		"$PY" -c 'import os, sys
 want = {int(c) for c in sys.argv[1].split(",")}
