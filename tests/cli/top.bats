@@ -224,7 +224,12 @@ wait_out() {
 	    skip "the BPF engine cannot run here: $(cat "$T/why")"
 	start_target "$(wl_own ct_steady)" 1 1 50 0
 	run --separate-stderr "$TOP" -b -T 0.3 -N 2 -c context-switches
-	[ "$status" -eq 0 ]
+	# With the suite's thousands of processes beside it, the kernel's
+	# ring of records may overflow, which is said (exit 1); a process
+	# that was there at the start and not tracked is a fault.
+	[ "$status" -eq 0 ] || { [ "$status" -eq 1 ] &&
+	    [[ $stderr == *"counts are incomplete"*" 0 processes could not be tracked"* ]]; } ||
+	    { echo "$stderr"; false; }
 	grep -q '^watching the whole machine: [0-9]* processes' <<<"$output"
 	last_block <(echo "$output") >"$T/totals"
 	awk '$1 == 1 { f = 1 } END { exit !f }' "$T/totals"
