@@ -2,20 +2,13 @@
 # Job control in a real terminal (tmux), as a person uses it: Ctrl-Z, fg,
 # bg, on a real less (which handles SIGTSTP itself) and on a
 # multithreaded spinner, each compared with the same program run bare.
-load cputrack_helper
-
-# Each test's terminal has a tmux server of its own: the other engine's
-# run of this file may start and end its sessions at the same time.
-tmux() {
-	command tmux -L "$S" "$@"
-}
+load terminal_helper
 
 setup() {
 	ct_setup
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	command -v less >/dev/null || skip "less is not installed"
-	S=cpct$$
-	tmux new-session -d -s "$S" -x 120 -y 30 "bash --norc --noprofile"
+	terminal_open "cpct$$" 120 30
 	sleep 0.3
 }
 
@@ -28,14 +21,6 @@ teardown() {
 	# The spinners of this test's terminal only.
 	[ -z "$sid" ] || pkill -KILL -s "$sid" -f "$W/wl_spin 3" 2>/dev/null ||
 	    true
-}
-
-keys() {
-	tmux send-keys -t "$S" "$@"
-}
-
-screen() {
-	tmux capture-pane -t "$S" -p
 }
 
 state() {

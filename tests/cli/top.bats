@@ -7,19 +7,12 @@
 # that sort, filter, show threads and totals, a resized window; and -b,
 # the view as text, whose counts are checked; the whole machine; the
 # refusals.
-load cputrack_helper
-
-# Each test's terminal has a tmux server of its own: the other engine's
-# run of this file may start and end its sessions at the same time.
-tmux() {
-	command tmux -L "$S" "$@"
-}
+load terminal_helper
 
 setup() {
 	ct_setup
 	command -v tmux >/dev/null || skip "tmux is not installed"
-	S=cptop$$
-	tmux new-session -d -s "$S" -x 80 -y 24 "bash --norc --noprofile"
+	terminal_open "cptop$$" 80 24
 	tmux set-option -t "$S" status off
 	TOP=$BUILD_DIR/cmd/cputop
 }
@@ -27,26 +20,6 @@ setup() {
 teardown() {
 	tmux kill-server 2>/dev/null || true
 	ct_teardown
-}
-
-keys() {
-	tmux send-keys -t "$S" "$@"
-}
-
-screen() {
-	tmux capture-pane -t "$S" -p
-}
-
-# wait_screen ERE: until a line of the screen matches (60 s at most).
-wait_screen() {
-	local i
-	for i in $(seq 600); do
-		screen | grep -qE "$1" && return 0
-		sleep 0.1
-	done
-	echo "no line matches '$1' on the screen:" >&2
-	screen >&2
-	return 1
 }
 
 # in_terminal COMMAND: typed at the terminal's prompt.
@@ -206,14 +179,10 @@ wait_out() {
 	wait_screen 'PAUSED'
 	keys Space
 	tmux resize-window -t "$S" -x 60 -y 15
-	local i
-	for i in $(seq 600); do
-		screen >"$T/screen"
-		[ "$(wc -l <"$T/screen")" -eq 15 ] &&
-		    grep -q '^q quit' <(sed -n 15p "$T/screen") && break
-		sleep 0.1
-	done
-	sed -n 15p "$T/screen" | grep -q '^q quit'
+	# The footer on the 15th and last line of the smaller window.
+	wait_screen_line 15 '^q quit'
+	screen >"$T/screen"
+	[ "$(wc -l <"$T/screen")" -eq 15 ]
 	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$T/screen")" -le 60 ]
 	[ "$(quit_status)" -eq 130 ]
 }
