@@ -166,8 +166,8 @@ move_selection(struct top *t, const struct top_lines *shown, int n)
 		t->choice.selected = found;
 }
 
-/* The keys that change what is shown; false for one it does not know. */
-static bool
+/* The keys that change what is shown; others do nothing. */
+static void
 choose(struct top *t, int key, const struct top_lines *shown)
 {
 	struct top_choice *c = &t->choice;
@@ -229,9 +229,8 @@ choose(struct top *t, int key, const struct top_lines *shown)
 		    t, shown, key == TOP_KEY_HOME ? -shown->n : shown->n);
 		break;
 	default:
-		return false;
+		break;
 	}
-	return true;
 }
 
 static void
@@ -243,7 +242,7 @@ key(void *arg, int k, const struct top_lines *shown)
 	if (t->choice.help)
 		t->choice.help = false; /* any key leaves the help */
 	else
-		(void)choose(t, k, shown);
+		choose(t, k, shown);
 	pthread_mutex_unlock(&t->lock);
 }
 

@@ -642,19 +642,17 @@ note_line_proc(struct top_view *v, struct top_lines *l, unsigned long key)
 /* The processes that pass the filter, each with its cells. */
 static int
 proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
-    struct line_cells **p, int *nthreads)
+    struct line_cells **p)
 {
 	struct top_entity *e;
 	const char *user;
 	int i, n = 0;
 
-	*nthreads = 0;
 	for (i = 0; i < top_model_nprocs(m); i++) {
 		e = top_model_proc(m, i);
 		learn_owner(e);
 		learn_comm(e);
 		user = user_name(v, e);
-		*nthreads += e->nthreads;
 		if (!passes_filter(c->filter, e->comm, user))
 			continue;
 		if ((p[n] = calloc(1, cells_size(v))) == NULL)
@@ -670,18 +668,17 @@ proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 
 static void
 body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
-    struct top_lines *l, int width, int *nthreads)
+    struct top_lines *l, int width)
 {
 	int i, n, np = top_model_nprocs(m);
 	struct line_cells **p = calloc((size_t)np + 1, sizeof(*p));
 	const struct top_entity *e;
 
-	*nthreads = 0;
 	if (p == NULL) {
 		l->failed = true;
 		return;
 	}
-	n = proc_lines(v, m, c, p, nthreads);
+	n = proc_lines(v, m, c, p);
 	sort_lines(v, c, p, n);
 	l->body = l->n;
 	for (i = 0; i < n; i++) {
@@ -796,7 +793,7 @@ top_view_render(struct top_view *v, struct top_model *m,
 	}
 	header_lines(v, m, c, a, l, width, nprocs, nthreads);
 	title_line(v, c, l, width);
-	body_lines(v, m, c, l, width, &nthreads);
+	body_lines(v, m, c, l, width);
 	text_line(l, TOP_LINE_FOOTER, width,
 	    "q quit  ? help  <> sort  t threads  H all threads  a totals  "
 	    "/ filter  space pause  +- refresh");
