@@ -51,22 +51,6 @@ proc_field() {
 	awk -v c="$1" -v n="$2" '$NF == c || ($(NF - 1) == c && $NF == "<ended>") { print $n; exit }'
 }
 
-# wait_out AWK: until awk program AWK, run on $T/out, exits 0 (60 s at
-# most); fails if the background cputrack ($CPID) ended first.
-wait_out() {
-	local i
-	for i in $(seq 600); do
-		awk "$1" "$T/out" && return 0
-		kill -0 "$CPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	awk "$1" "$T/out" && return 0
-	echo "output not as awaited ($1), its end:" >&2
-	tail -n 40 "$T/out" >&2
-	cat "$T/err" >&2
-	return 1
-}
-
 @test "-b: a screen per refresh, threads counted as they come, then the exact totals" {
 	gate_open
 	"$CT" --top -b -T 0.2 -c "$WRITE" "$W/wl_steps" 2 10 <"$T/gate" \
@@ -74,11 +58,11 @@ wait_out() {
 	CPID=$!
 	ct_bg "$CPID"
 	# The title, the process with its three threads.
-	wait_out '/^ +PID USER +THR sys_enter_ COMMAND$/ { t = 1 }
+	wait_rows_until '/^ +PID USER +THR sys_enter_ COMMAND$/ { t = 1 }
 	    t && $NF == "wl_steps" && $3 == 3 { f = 1; exit } END { exit !f }'
 	gate_send w
 	# 20 writes in a refresh: a rate, per second, on the process line.
-	wait_out '$NF == "wl_steps" && $4 ~ /\/s$/ && $4 + 0 > 0 { f = 1; exit }
+	wait_rows_until '$NF == "wl_steps" && $4 ~ /\/s$/ && $4 + 0 > 0 { f = 1; exit }
 	    END { exit !f }'
 	gate_send w
 	gate_send q
@@ -100,7 +84,7 @@ wait_out() {
 	CPID=$!
 	ct_bg "$CPID"
 	# A screen with both, each with its rate.
-	wait_out 'BEGIN { RS = "" } {
+	wait_rows_until 'BEGIN { RS = "" } {
 	    n = 0; m = split($0, l, "\n")
 	    for (i = 1; i <= m; i++) if (l[i] ~ /\/s +ct_steady$/) n++
 	    if (n == 2) { found = 1; exit } }
@@ -149,8 +133,8 @@ wait_out() {
 	wait_screen " [0-9.]+/s +ct_steady\$"
 	[ "$(quit_status)" -eq 0 ]
 	assert_free "$TPID"
-	kill -0 "$TPID"
-	# It goes on writing.
+	# The same process (its start time), and it goes on writing.
+	[ "$(start_time "$TPID")" = "${CT_STARTS[$TPID]}" ]
 	local before
 	before=$(syscw "$TPID")
 	writes_past "$TPID" $((before + 3))
