@@ -69,6 +69,12 @@ struct top_view {
 	int nusers;
 	unsigned long *line_procs; /* per line of the last render */
 	int nline_procs;
+	/*
+	 * Per event of the run, per set: the request that counts it, or -1;
+	 * and whether it is a clock. Found once, not at each cell.
+	 */
+	int *event_req;
+	bool *event_clock;
 };
 
 /* Only ratios: the rates of the events are columns of their own. */
@@ -139,6 +145,31 @@ add_columns(struct top_view *v)
 	return 0;
 }
 
+/* Where each event is counted: its request in each set, or -1. */
+static int
+map_events(struct top_view *v)
+{
+	const struct out_run *run = v->run;
+	size_t n = (size_t)run->nevents * (size_t)run->nsets;
+	int k, s, r;
+
+	v->event_req = calloc(n + 1, sizeof(*v->event_req));
+	v->event_clock = calloc((size_t)run->nevents + 1, sizeof(bool));
+	if (v->event_req == NULL || v->event_clock == NULL)
+		return -1;
+	for (k = 0; k < run->nevents; k++) {
+		v->event_clock[k] = out_run_is_clock(run, run->events[k].name);
+		for (s = 0; s < run->nsets; s++) {
+			v->event_req[k * run->nsets + s] = -1;
+			for (r = 0; r < run->specs[s]->nreqs; r++)
+				if (strcmp(run->specs[s]->reqs[r].name,
+					run->events[k].name) == 0)
+					v->event_req[k * run->nsets + s] = r;
+		}
+	}
+	return 0;
+}
+
 struct top_view *
 top_view_new(const struct out_run *run)
 {
@@ -147,7 +178,7 @@ top_view_new(const struct out_run *run)
 	if (v == NULL)
 		return NULL;
 	v->run = run;
-	if (add_columns(v) != 0) {
+	if (add_columns(v) != 0 || map_events(v) != 0) {
 		top_view_free(v);
 		return NULL;
 	}
@@ -161,6 +192,8 @@ top_view_free(struct top_view *v)
 		return;
 	free(v->cols);
 	free(v->line_procs);
+	free(v->event_req);
+	free(v->event_clock);
 	free(v);
 }
 
@@ -275,34 +308,32 @@ event_set(const struct top_view *v, const struct top_model *m,
     const struct top_entity *e, enum top_span span, int event,
     struct top_counts *c, int *req)
 {
-	const struct out_run *run = v->run;
-	int s, r, fallback = -1;
+	int nsets = v->run->nsets, s, fallback = -1;
+	const int *reqs = v->event_req + event * nsets;
 
-	for (s = 0; s < run->nsets; s++)
-		for (r = 0; r < run->specs[s]->nreqs; r++) {
-			if (strcmp(run->specs[s]->reqs[r].name,
-				run->events[event].name) != 0)
-				continue;
-			*c = top_model_counts(m, e, span, s);
-			*req = r;
-			if (c->counted)
-				return s;
-			if (fallback < 0 && c->reason >= 0)
-				fallback = s;
+	for (s = 0; s < nsets; s++) {
+		if (reqs[s] < 0)
+			continue;
+		*c = top_model_counts(m, e, span, s);
+		if (c->counted) {
+			*req = reqs[s];
+			return s;
 		}
+		if (fallback < 0 && c->reason >= 0)
+			fallback = s;
+	}
 	if (fallback >= 0) {
 		*c = top_model_counts(m, e, span, fallback);
-		return fallback;
+		*req = reqs[fallback];
 	}
-	return -1;
+	return fallback;
 }
 
 static double
 event_cell(const struct top_view *v, const struct top_model *m,
     const struct top_entity *e, bool totals, int event, char *cell)
 {
-	const struct out_run *run = v->run;
-	bool clock = out_run_is_clock(run, run->events[event].name);
+	bool clock = v->event_clock[event];
 	struct top_counts c;
 	double n;
 	int req;
