@@ -341,7 +341,7 @@ top_close(struct top *t, struct out_buf *text)
 		say_messages(t);
 	}
 	/* What came since the last refresh, then the totals of all. */
-	top_model_refresh(t->model);
+	top_model_last_refresh(t->model);
 	t->choice = (struct top_choice) {
 		.sort = top_view_default_sort(t->view),
 		.totals = true,

@@ -521,8 +521,8 @@ refresh_proc(struct top_model *m, struct rec *p)
 		p->e.ended = true;
 }
 
-void
-top_model_refresh(struct top_model *m)
+static void
+refresh_all(struct top_model *m, bool keep_ended)
 {
 	int i, kept = 0;
 	struct rec *p;
@@ -531,7 +531,7 @@ top_model_refresh(struct top_model *m)
 	m->ticked = false;
 	for (i = 0; i < m->nprocs; i++) {
 		p = m->order[i];
-		if (p->e.ended) {
+		if (p->e.ended && !keep_ended) {
 			free_threads(m, p);
 			table_unlink(&m->procs, p);
 			rec_free(p);
@@ -541,6 +541,18 @@ top_model_refresh(struct top_model *m)
 		m->order[kept++] = p;
 	}
 	m->nprocs = kept;
+}
+
+void
+top_model_refresh(struct top_model *m)
+{
+	refresh_all(m, false);
+}
+
+void
+top_model_last_refresh(struct top_model *m)
+{
+	refresh_all(m, true);
 }
 
 int

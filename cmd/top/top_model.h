@@ -61,6 +61,12 @@ bool top_model_ticked(const struct top_model *m);
 int64_t top_model_tick_time(const struct top_model *m);
 /* A refresh: what came since the last one is shown now. */
 void top_model_refresh(struct top_model *m);
+/*
+ * The last refresh, at the end of the run: as top_model_refresh, but what
+ * the refresh before showed ended stays, as the final totals are those of
+ * every process shown.
+ */
+void top_model_last_refresh(struct top_model *m);
 /* How many refreshes so far. */
 uint64_t top_model_refreshes(const struct top_model *m);
 

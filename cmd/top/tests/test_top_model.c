@@ -198,6 +198,11 @@ test_ends(void)
 	CHECK(p != NULL && p->ended);
 	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 12);
 	CHECK(thread_of(&f, 1, 1)->ended);
+	/* The run's last refresh keeps it, for the final totals. */
+	top_model_last_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK(p != NULL && p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 12);
 	top_model_refresh(f.m);
 	CHECK_EQ_U64(top_model_nprocs(f.m), 0);
 	close_fixture(&f);
