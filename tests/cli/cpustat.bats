@@ -841,7 +841,7 @@ if [r.spec for r in rows if r.label == "total"] != ["task-clock", "context-switc
 		"$CPUSTAT" --format=$fmt -c task-clock -c context-switches 0.2 50 \
 		    >"$T/$fmt" 2>"$T/err" 3>&- &
 		BG_PIDS=$!
-		wait_for "$T/$fmt" '"label":"tick"|,tick,'
+		wait_line "$T/$fmt" '"label":"tick"|,tick,'
 		asleep "$BG_PIDS"
 		stop_run "$BG_PIDS" 0.5
 		bg_wait
@@ -879,7 +879,7 @@ check([r for r in csv.DictReader(open(sys.argv[2])) if r["label"] != "meta"], "c
 	"$CPUSTAT" --format=openmetrics --output="$T/om" -c task-clock 0.5 20 \
 	    2>"$T/err" 3>&- &
 	BG_PIDS=$!
-	wait_for "$T/om" '^cpustat_event_seconds_total'
+	wait_line "$T/om" '^cpustat_event_seconds_total'
 	asleep "$BG_PIDS"
 	stop_run "$BG_PIDS" 1.2
 	bg_wait
@@ -943,7 +943,7 @@ else:
 @test "two cpustats of the same software events on the same CPUs both count, exit 0" {
 	env --default-signal=INT "$CPUSTAT" -c task-clock 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
 	BG_PIDS=$!
-	wait_for "$T/first" "$TICK_ROW"
+	wait_line "$T/first" "$TICK_ROW"
 	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 2
 	assert_success
 	[ -z "$stderr" ]
@@ -962,7 +962,7 @@ if sorted(ticks_by_cpu(rows)) != sorted(CPUS):
 @test "--exclusive holds nothing for software events: a second cpustat counts beside it, exit 0" {
 	env --default-signal=INT "$CPUSTAT" --exclusive -c task-clock 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
 	BG_PIDS=$!
-	wait_for "$T/first" "$TICK_ROW"
+	wait_line "$T/first" "$TICK_ROW"
 	run --separate-stderr "$CPUSTAT" --exclusive -c task-clock 0.1 2
 	assert_success
 	[ -z "$stderr" ]
@@ -981,7 +981,7 @@ if sorted(ticks_by_cpu(rows)) != sorted(CPUS):
 	require_pmu
 	env --default-signal=INT "$CPUSTAT" -c cycles 0.2 >"$T/first" 2>"$T/first.err" 3>&- &
 	BG_PIDS=$!
-	wait_for "$T/first" "$TICK_ROW"
+	wait_line "$T/first" "$TICK_ROW"
 	run --separate-stderr "$CPUSTAT" -c cycles 0.1 2
 	assert_success
 	run --separate-stderr "$CPUSTAT" --exclusive -c cycles 0.1 1
@@ -999,7 +999,7 @@ if sorted(ticks_by_cpu(rows)) != sorted(CPUS):
 @test "after a cpustat is killed with SIGKILL, the next cpustat runs" {
 	"$CPUSTAT" -c task-clock 0.2 >"$T/first" 2>&1 3>&- &
 	BG_PIDS=$!
-	wait_for "$T/first" "$TICK_ROW"
+	wait_line "$T/first" "$TICK_ROW"
 	kill -KILL "$BG_PIDS"
 	bg_wait || true
 	run --separate-stderr "$CPUSTAT" -c task-clock 0.1 1

@@ -164,19 +164,6 @@ $code" "$@"
 ncpus() { "$PY" -c 'import os; print(len(os.sched_getaffinity(0)))'; }
 last_cpu() { "$PY" -c 'import os; print(max(os.sched_getaffinity(0)))'; }
 
-# wait_for FILE REGEX [SECONDS]: until a line of FILE matches (60 s at
-# most: a bound for a run that hangs, not a time the test expects).
-wait_for() {
-	local i
-	for ((i = 0; i < ${3:-60} * 20; i++)); do
-		grep -qE -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "timed out waiting for /$2/ in $1:" >&2
-	cat "$1" >&2
-	return 1
-}
-
 TICK_ROW='^ *[0-9]+\.[0-9]{3} +[0-9]+  tick '
 
 # rows_of FILE [CPU]: how many tick and gap rows CPU has in FILE (the

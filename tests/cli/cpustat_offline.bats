@@ -34,7 +34,7 @@ load cpustat_helper
 		echo 0 >"$f"
 		sleep "$hold"
 		echo 1 >"$f"
-		wait_for "$T/err" 'went offline'
+		wait_line "$T/err" 'went offline'
 		others=$(cpu_list | tr , '\n' | grep -vx "$cpu" | paste -sd,)
 		wait_rows "$T/out" $(($(rows_of "$T/out" "$others") + 2)) "$others"
 		kill -INT "$BG_PIDS"

@@ -60,31 +60,18 @@ ct_teardown() {
 	done
 }
 
-# Wait (15 s at most) for a line matching $2 in file $1.
-wait_line() {
-	local i
-	for i in $(seq 150); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # Writes pid $1 has made so far (/proc/PID/io syscw): the kernel's own
 # count, to wait on.
 syscw() {
 	awk '$1 == "syscw:" { print $2 }' "/proc/$1/io"
 }
 
-# writes_past PID N: until pid PID has made more than N writes (60 s at
-# most: a busy machine may run it late, but runs it).
+# writes_past PID N: until pid PID has made more than N writes.
 writes_past() {
-	local i
-	for i in $(seq 600); do
-		[ "$(syscw "$1")" -gt "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for more_writes_than "$1" "$2"
+}
+more_writes_than() {
+	[ "$(syscw "$1")" -gt "$2" ]
 }
 
 # ticks_sampled [-f] SAMPLES LWPS: $T/out's tick rows are of LWPs 1 to
@@ -270,34 +257,26 @@ gate_send() {
 	printf '%s' "$1" >&8
 }
 
-# wait_rows_until AWK: until the awk program AWK, run on $T/out, exits 0
-# (60 s at most); fails if the background cputrack ($CPID) ended without
-# rows that pass. Gap rows read as tick rows (gaps_as_ticks): a loaded
-# machine turns any tick into a gap that holds its counts.
+# wait_rows_until AWK: until the awk program AWK, run on $T/out, exits 0;
+# fails if the background cputrack ($CPID) ended without rows that pass.
+# Gap rows read as tick rows (gaps_as_ticks): a loaded machine turns any
+# tick into a gap that holds its counts.
 wait_rows_until() {
-	local i
-	for i in $(seq 600); do
-		awk "$1" <(gaps_as_ticks "$T/out") && return 0
-		if ! kill -0 "$CPID" 2>/dev/null; then
-			# Its last rows may have come after the look above.
-			awk "$1" <(gaps_as_ticks "$T/out") && return 0
-			break
-		fi
-		sleep 0.1
-	done
+	wait_while "$CPID" rows_pass "$1" && return 0
 	echo "rows not as awaited ($1):" >&2
 	cat "$T/out" "$T/err" >&2
 	return 1
 }
+rows_pass() {
+	awk "$1" <(gaps_as_ticks "$T/out")
+}
 
-# gone PID: until process PID has ended (a zombie has), 60 s at most.
+# gone PID: until process PID has ended (a zombie has).
 gone() {
-	local i
-	for i in $(seq 600); do
-		[ -e "/proc/$1" ] && [ "$(proc_state "$1")" != Z ] || return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for not running "$1"
+}
+not() {
+	! "$@"
 }
 
 # The state letter of /proc/PID/stat.
@@ -310,20 +289,17 @@ tracer_of() {
 	awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 
-# Wait (60 s at most) until process $1 runs untraced and is not stopped.
+# assert_free PID: until process PID runs untraced and is not stopped.
 assert_free() {
-	local i st tr
-	for i in $(seq 600); do
-		st=$(proc_state "$1")
-		tr=$(tracer_of "$1")
-		if [ -n "$st" ] && [ "$st" != T ] && [ "$st" != t ] &&
-		    [ "$tr" = 0 ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "pid $1: state '$st', TracerPid '$tr'" >&2
+	wait_for untraced_and_running "$1" && return 0
+	echo "pid $1: state '$(proc_state "$1")', TracerPid '$(tracer_of "$1")'" >&2
 	return 1
+}
+untraced_and_running() {
+	local st
+	st=$(proc_state "$1")
+	[ -n "$st" ] && [ "$st" != T ] && [ "$st" != t ] &&
+	    [ "$(tracer_of "$1")" = 0 ]
 }
 
 # signals_between_ticks WRITES ROWS OPTION...: cputrack -v -T 60 OPTION...
@@ -370,8 +346,8 @@ counters_taken() {
 
 # bg_until PATTERN COMMAND...: run COMMAND in the background (its input
 # $CT_STDIN, by default /dev/null, as bash gives a background command)
-# and wait (60 s at most) until its output ($T/out) matches PATTERN; run it again (up to 8
-# times) if a cpustat elsewhere took the counters first. Sets CPID.
+# and wait until its output ($T/out) matches PATTERN; run it again (up to
+# 8 times) if a cpustat elsewhere took the counters first. Sets CPID.
 bg_until() {
 	local pattern=$1
 	shift
@@ -379,14 +355,11 @@ bg_until() {
 		"$@" <"${CT_STDIN:-/dev/null}" >"$T/out" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
-		for _ in $(seq 600); do
-			grep -qE "$pattern" "$T/out" && return 0
-			kill -0 "$CPID" 2>/dev/null || break
-			sleep 0.1
-		done
-		grep -qE "$pattern" "$T/out" && return 0
-		kill -0 "$CPID" 2>/dev/null && return 1
+		wait_while "$CPID" grep -qE "$pattern" "$T/out" 2>/dev/null &&
+		    return 0
+		running "$CPID" && return 1
 		counters_taken || return 1
+		# A pause, not a wait: the other cpustat lets go in its time.
 		sleep 1
 	done
 	return 1

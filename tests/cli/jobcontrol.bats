@@ -58,9 +58,9 @@ all_run() {
 	return 1
 }
 
-# wait_for NAME: the pid of the newest NAME process in the terminal's
-# session, not one of another run on the machine (60 s at most).
-wait_for() {
+# newest_in_terminal NAME: the pid of the newest NAME process in the
+# terminal's session, not one of another run on the machine (60 s at most).
+newest_in_terminal() {
 	local i p sid
 	sid=$(tmux display-message -p -t "$S" '#{pane_pid}')
 	for i in $(seq 600); do
@@ -109,7 +109,7 @@ run_in_terminal() {
 less_job() {
 	local l
 	run_in_terminal "$1" less /etc/services
-	l=$(wait_for less)
+	l=$(newest_in_terminal less)
 	for i in $(seq 600); do screen | grep -q '^# Updated from' && break; sleep 0.1; done
 	keys C-z
 	wait_state "$l" tT
@@ -137,7 +137,7 @@ less_job() {
 spinner_job() {
 	local p a b
 	run_in_terminal "$1" "$W/wl_spin" 3
-	p=$(wait_for wl_spin)
+	p=$(newest_in_terminal wl_spin)
 	all_run "$p"
 	keys C-z
 	all_stopped "$p"
@@ -171,7 +171,7 @@ spinner_job() {
 @test "kill -TSTP to the job: every thread stops; bg resumes them" {
 	local p g a b c d
 	run_in_terminal "$CT -T 0.2 -c task-clock -o $T/rows" "$W/wl_spin" 3
-	p=$(wait_for wl_spin)
+	p=$(newest_in_terminal wl_spin)
 	g=$(awk '{ print $5 }' "/proc/$p/stat")
 	all_run "$p"
 	kill -TSTP -- "-$g"
@@ -218,7 +218,7 @@ shell_says() {
 selfstop_job() {
 	local p
 	run_in_terminal "$1" "$W/wl_selfstop" 3 100
-	p=$(wait_for wl_selfstop)
+	p=$(newest_in_terminal wl_selfstop)
 	all_stopped "$p"
 	shell_says Stopped
 	threads_stopped "$p"
@@ -240,7 +240,7 @@ selfstop_job() {
 @test "kill -STOP to the job: every thread of the command stops (BPF engine); fg resumes every thread, counts exact" {
 	local p g
 	run_in_terminal "$CT -c $WRITE -o $T/rows" "$W/wl_selfstop" 3 100 usr1
-	p=$(wait_for wl_selfstop)
+	p=$(newest_in_terminal wl_selfstop)
 	g=$(awk '{ print $5 }' "/proc/$p/stat")
 	writes_past "$p" 99
 	all_run "$p"

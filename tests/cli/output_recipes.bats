@@ -230,13 +230,6 @@ run_counting() {
 	return "$rc"
 }
 
-# running PID: PID is there and not a zombie (kill -0 succeeds on one).
-running() {
-	local state
-	state=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)
-	[ -n "$state" ] && [ "$state" != Z ]
-}
-
 # still_running PID: what PID and its descendants are doing, on stderr,
 # for a run that did not end on SIGINT: each one's signal state, kernel
 # stack and, where gdb is installed, every thread's user stack.

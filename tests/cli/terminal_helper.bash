@@ -24,27 +24,24 @@ screen() {
 	tmux capture-pane -t "$S" -p
 }
 
-# wait_screen ERE: until a line of the screen matches (60 s at most: a
-# bound for a run that hangs).
+# wait_screen ERE: until a line of the screen matches.
 wait_screen() {
-	local i
-	for i in $(seq 600); do
-		screen | grep -qE "$1" && return 0
-		sleep 0.1
-	done
+	wait_for screen_has "$1" && return 0
 	echo "no line matches '$1' on the screen:" >&2
 	screen >&2
 	return 1
 }
+screen_has() {
+	screen | grep -qE "$1"
+}
 
-# wait_screen_line N ERE: until line N of the screen matches (60 s at most).
+# wait_screen_line N ERE: until line N of the screen matches.
 wait_screen_line() {
-	local i
-	for i in $(seq 600); do
-		screen | sed -n "$1p" | grep -qE "$2" && return 0
-		sleep 0.1
-	done
+	wait_for screen_line_has "$1" "$2" && return 0
 	echo "line $1 of the screen does not match '$2':" >&2
 	screen >&2
 	return 1
+}
+screen_line_has() {
+	screen | sed -n "$1p" | grep -qE "$2"
 }
