@@ -29,8 +29,7 @@ s.serve_forever()
 ' >"$T/port" &
 	SERVER=$!
 	ct_bg "$SERVER"
-	local i
-	for i in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.1; done
+	wait_filled "$T/port"
 	PORT=$(cat "$T/port")
 	[ -n "$PORT" ]
 }
@@ -49,6 +48,20 @@ except Exception as e:
 
 tracer_of_pid() {
 	awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"
+}
+
+# traced_by PID TRACER: whether PID's tracer is TRACER (0: none).
+traced_by() {
+	[ "$(tracer_of_pid "$1")" = "$2" ]
+}
+
+stopped() {
+	[ "$(proc_state "$1")" = T ]
+}
+
+# more_ticks_than N [FILE]: whether FILE ($T/out) has more than N tick rows.
+more_ticks_than() {
+	[ "$(grep -c ' tick ' "${2:-$T/out}" 2>/dev/null)" -gt "$1" ]
 }
 
 # The tracer a process has while cputrack $1 counts it: cputrack with
@@ -80,11 +93,12 @@ sys.exit(0 if os.WIFSTOPPED(status) else 1)
 	bg_until ' tick ' "$CT" -T 0.2 -c task-clock -p "$SERVER"
 	[ "$(get)" = 200 ]
 	kill -TSTP "$CPID"
+	wait_for stopped "$CPID"
+	# Let go while cputrack is stopped: untraced, and it answers, for
+	# the 2 s the test keeps cputrack stopped (a time the scenario
+	# takes, not a wait for an event).
+	traced_by "$SERVER" 0
 	local i
-	for i in $(seq 600); do [ "$(awk '{ print $3 }' "/proc/$CPID/stat")" = T ] && break; sleep 0.1; done
-	[ "$(awk '{ print $3 }' "/proc/$CPID/stat")" = T ]
-	# Let go while cputrack is stopped: untraced, and it answers.
-	[ "$(tracer_of_pid "$SERVER")" = 0 ]
 	for i in 1 2 3 4; do
 		[ "$(get)" = 200 ]
 		sleep 0.5
@@ -92,15 +106,14 @@ sys.exit(0 if os.WIFSTOPPED(status) else 1)
 	local rows
 	rows=$(grep -c ' tick ' "$T/out")
 	kill -CONT "$CPID"
-	for i in $(seq 600); do [ "$(tracer_of_pid "$SERVER")" = "$(tracer_while_counted "$CPID")" ] && break; sleep 0.1; done
-	[ "$(tracer_of_pid "$SERVER")" = "$(tracer_while_counted "$CPID")" ]
+	wait_for traced_by "$SERVER" "$(tracer_while_counted "$CPID")"
 	# Requests after: new threads, seen and counted again.
 	[ "$(get)" = 200 ]
 	[ "$(get)" = 200 ]
-	for i in $(seq 600); do [ "$(grep -c ' tick ' "$T/out")" -gt $((rows + 2)) ] && break; sleep 0.1; done
-	[ "$(grep -c ' tick ' "$T/out")" -gt $((rows + 2)) ]
+	wait_for more_ticks_than $((rows + 2))
 	kill -TERM "$CPID"
-	wait "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ] || { echo "status $status"; cat "$T/err"; false; }
 	# LWP ids go on after the gap: no id is reused.
 	awk '$3 == "lwp_create" { print $2 }' "$T/out" | sort | uniq -d >"$T/dups"
 	[ ! -s "$T/dups" ]
@@ -108,14 +121,9 @@ sys.exit(0 if os.WIFSTOPPED(status) else 1)
 	[ "$(get)" = 200 ]
 }
 
-# ticks_after N: until $T/rows has more than N tick rows (60 s at most).
+# ticks_after N: until $T/rows has more than N tick rows.
 ticks_after() {
-	local i
-	for i in $(seq 600); do
-		[ "$(grep -c ' tick ' "$T/rows" 2>/dev/null)" -gt "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for more_ticks_than "$1" "$T/rows"
 }
 
 # signal_survived PID SIG: send SIG to cputrack PID and to its command,
@@ -130,7 +138,7 @@ signal_survived() {
 	rows=$(grep -c ' tick ' "$T/rows")
 	kill -"$sig" "$cmd" "$pid"
 	ticks_after "$rows"
-	kill -0 "$cmd"
+	running "$cmd"
 	gate_release
 }
 
@@ -224,7 +232,7 @@ start_churn_and_forks() {
 		# libpctx has waited for it in vain.
 		stuck=$((stuck + $(grep -c "won't stop" "$T/err" || true)))
 		[ "$status" -eq 0 ] || [ "$status" -eq $((128 + $(kill -l "$sig"))) ] ||
-		    failed=$((failed + 1))
+		    { failed=$((failed + 1)); echo "SIG$sig: status $status"; cat "$T/err"; }
 	done
 	echo "targets that would not stop: $stuck; runs that failed: $failed"
 	[ "$stuck" -eq 0 ]
@@ -242,14 +250,11 @@ print("ready", flush=True)
 while True: time.sleep(0.05)
 '
 	kill -TERM "$CPID"
-	local i
-	for i in $(seq 600); do grep -q 'got TERM' "$T/out" && break; sleep 0.1; done
-	grep -q 'got TERM' "$T/out"
+	wait_line "$T/out" 'got TERM'
 	# It lives on, tracked: ticks go on (there may be none yet).
 	local n
 	n=$(grep -c ' tick ' "$T/out" || true)
-	for i in $(seq 600); do [ "$(grep -c ' tick ' "$T/out")" -gt "$n" ] && break; sleep 0.1; done
-	[ "$(grep -c ' tick ' "$T/out")" -gt "$n" ]
+	wait_for more_ticks_than "$n"
 	kill -TERM "$CPID"
 	status=0
 	wait "$CPID" || status=$?
