@@ -220,7 +220,9 @@ rec_new(const struct top_model *m, const struct out_row *row, int lwp)
 	r->e.lwp = lwp;
 	r->e.proc = row->proc;
 	r->e.first_refresh = m->refreshes;
-	if (row->comm != NULL)
+	r->e.comm_refresh = UINT64_MAX; /* not read yet */
+	/* The rows name the process; a thread's own name is the view's. */
+	if (lwp == 0 && row->comm != NULL)
 		strlcpy(r->e.comm, row->comm, sizeof(r->e.comm));
 	return r;
 }
@@ -573,8 +575,8 @@ top_model_nthreads(const struct top_model *m, int proc)
 	return m->order[proc]->nthreads;
 }
 
-const struct top_entity *
-top_model_thread(const struct top_model *m, int proc, int i)
+struct top_entity *
+top_model_thread(struct top_model *m, int proc, int i)
 {
 	return &m->order[proc]->threads[i]->e;
 }

@@ -36,10 +36,11 @@ enum top_span { TOP_SHOWN, TOP_TOTAL };
 /* A thread, or a process (the sum of its threads). */
 struct top_entity {
 	pid_t pid;
-	pid_t tid;	    /* a thread's; a process's is its pid */
-	int lwp;	    /* a thread's number in its process; 0 */
-	unsigned long proc; /* the process's key in the run */
-	char comm[64];
+	pid_t tid;		/* a thread's; a process's is its pid */
+	int lwp;		/* a thread's number in its process; 0 */
+	unsigned long proc;	/* the process's key in the run */
+	char comm[64];		/* a thread's: its own, once the view read it */
+	uint64_t comm_refresh;	/* the refresh a thread's name was read at */
 	uint64_t first_refresh; /* the refresh it was first shown at */
 	bool ended;		/* ended before this refresh */
 	uid_t uid;		/* a process's owner, once known */
@@ -74,8 +75,7 @@ uint64_t top_model_refreshes(const struct top_model *m);
 int top_model_nprocs(const struct top_model *m);
 struct top_entity *top_model_proc(struct top_model *m, int i);
 int top_model_nthreads(const struct top_model *m, int proc);
-const struct top_entity *top_model_thread(
-    const struct top_model *m, int proc, int i);
+struct top_entity *top_model_thread(struct top_model *m, int proc, int i);
 /*
  * An entity's counts of set s over a span. Of a process, the sum of its
  * threads (with the longest of their times).

@@ -54,7 +54,7 @@ struct user_name {
 struct line_cells {
 	const struct top_entity *e;
 	int index;	  /* a process's, in the model */
-	const char *comm; /* its process's name */
+	const char *comm; /* a process's name, or a thread's */
 	bool thread;
 	double key;
 	char cell[][CELL_MAX];
@@ -231,24 +231,57 @@ learn_owner(struct top_entity *e)
 	}
 }
 
+/* The name in a /proc comm file into comm; false where there is none. */
+static bool
+read_comm(const char *path, char *comm, size_t size)
+{
+	char name[64];
+	FILE *f;
+	size_t n;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	n = fread(name, 1, sizeof(name) - 1, f);
+	fclose(f);
+	if (n > 0 && name[n - 1] == '\n')
+		n--;
+	if (n == 0)
+		return false;
+	name[n] = '\0';
+	strlcpy(comm, name, size);
+	return true;
+}
+
 /* A process's name where its rows had none: /proc's, once. */
 static void
 learn_comm(struct top_entity *e)
 {
 	char path[40];
-	FILE *f;
-	size_t n;
 
 	if (e->comm[0] != '\0')
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)e->pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	n = fread(e->comm, 1, sizeof(e->comm) - 1, f);
-	fclose(f);
-	e->comm[n] = '\0';
-	if (n > 0 && e->comm[n - 1] == '\n')
-		e->comm[n - 1] = '\0';
+	(void)read_comm(path, e->comm, sizeof(e->comm));
+}
+
+/*
+ * A thread's own name, read again at each refresh it is shown at, as a
+ * thread may name itself after it starts. One that is gone keeps the
+ * last name read, and one never read has its process's.
+ */
+static const char *
+thread_name(struct top_model *m, struct top_entity *t, const char *comm)
+{
+	char path[64];
+	uint64_t now = top_model_refreshes(m);
+
+	if (t->comm_refresh != now && !t->ended) {
+		t->comm_refresh = now;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm",
+		    (int)t->pid, (int)t->tid);
+		(void)read_comm(path, t->comm, sizeof(t->comm));
+	}
+	return t->comm[0] != '\0' ? t->comm : comm;
 }
 
 static const char *
@@ -635,7 +668,7 @@ thread_lines(struct top_view *v, struct top_model *m, int proc,
 			break;
 		}
 		t[i]->e = top_model_thread(m, proc, i);
-		t[i]->comm = comm;
+		t[i]->comm = thread_name(m, top_model_thread(m, proc, i), comm);
 		t[i]->thread = true;
 		fill_cells(v, m, t[i], c, user);
 	}

@@ -104,18 +104,19 @@ proc_field() {
 	    END { exit !(both > 0 && bad == 0) }' "$T/out"
 }
 
-@test "in a terminal: threads and a child that come later, H, then q and the totals" {
+@test "in a terminal: threads and a child that come later, H with each thread's name, then q and the totals" {
 	gate_open
 	in_terminal "$CT" --top -ef -T 0.3 -c "$WRITE" sh -c \
-	    "'read x; \"\$0\" 2 10'" "$W/wl_steps" "<$T/gate"
+	    "'read x; \"\$0\" 2 10 step'" "$W/wl_steps" "<$T/gate"
 	wait_screen '^ +[0-9]+ +[^ ]+ +1 .* sh$'
 	! screen | grep -q wl_steps
 	gate_release
 	wait_screen '^ +[0-9]+ +[^ ]+ +3 .* wl_steps$'
 	keys H
-	# The process's threads under it, indented.
-	wait_screen '^ +[0-9]+ +[^ ]+ +[^ ]+ +  wl_steps$'
-	[ "$(screen | grep -cE '  wl_steps$')" -eq 3 ]
+	# The process's threads under it, indented, each with its own name.
+	wait_screen '^ +[0-9]+ +[^ ]+ +[^ ]+ +  step-1$'
+	wait_screen '^ +[0-9]+ +[^ ]+ +[^ ]+ +  step-2$'
+	[ "$(screen | grep -cE '  wl_steps$')" -eq 1 ]
 	gate_send w
 	wait_screen ' [0-9.]+[KM]?/s +wl_steps$'
 	# Ended by SIGINT, as on Ctrl-C.

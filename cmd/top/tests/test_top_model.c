@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "top_model.h"
@@ -61,7 +63,13 @@ close_fixture(struct fixture *f)
 	setgrp_free(f->specs);
 }
 
-/* A row of set 0 for LWP lwp of process proc (pid 100 + proc). */
+/*
+ * The test's pids are above the kernel's largest pid_max: the view looks
+ * in /proc for names, where no process of the machine may answer.
+ */
+#define PID_BASE 5000000
+
+/* A row of set 0 for LWP lwp of process proc (pid PID_BASE + proc). */
 static void
 row0(struct fixture *f, const char *label, unsigned long proc, int lwp,
     uint64_t faults, uint64_t clock_ns, uint64_t elapsed_ns)
@@ -71,10 +79,10 @@ row0(struct fixture *f, const char *label, unsigned long proc, int lwp,
 	top_model_row(f->m,
 	    &(struct out_row) { .label = label,
 		.when = (hrtime_t)elapsed_ns,
-		.pid = (pid_t)(100 + proc),
+		.pid = (pid_t)(PID_BASE + proc),
 		.proc = proc,
 		.lwp = lwp,
-		.tid = (pid_t)(100 + proc + (unsigned long)lwp - 1),
+		.tid = (pid_t)(PID_BASE + proc + (unsigned long)lwp - 1),
 		.comm = "prog",
 		.cpu = -1,
 		.ncpus = -1,
@@ -252,10 +260,10 @@ test_not_counted(void)
 	open_fixture(&f);
 	top_model_row(f.m,
 	    &(struct out_row) { .label = "tick",
-		.pid = 101,
+		.pid = PID_BASE + 1,
 		.proc = 1,
 		.lwp = 1,
-		.tid = 101,
+		.tid = PID_BASE + 1,
 		.setno = 1,
 		.not_counted = "no descriptors" });
 	row0(&f, "tick", 1, 1, 1, 0, SEC);
@@ -311,10 +319,10 @@ test_lines(void)
 	row0(&f, "tick", 2, 2, 500, SEC, SEC);
 	top_model_row(f.m,
 	    &(struct out_row) { .label = "tick",
-		.pid = 101,
+		.pid = PID_BASE + 1,
 		.proc = 1,
 		.lwp = 1,
-		.tid = 101,
+		.tid = PID_BASE + 1,
 		.setno = 1,
 		.values = &cs,
 		.elapsed_ns = SEC / 2,
@@ -360,6 +368,62 @@ test_lines(void)
 	close_fixture(&f);
 }
 
+/*
+ * A thread's line names the thread, as the kernel does now: this test's
+ * own thread, named, then renamed, then gone (its last name stays).
+ */
+static void
+test_thread_names(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000, .all_threads = true };
+	struct top_about a = { .engine = "ptrace", .tick_ms = 1000 };
+	uint64_t vals[2] = { 1, 1 };
+	struct out_row row = { .label = "tick",
+		.pid = getpid(),
+		.proc = 1,
+		.lwp = 1,
+		.tid = gettid(),
+		.comm = "prog",
+		.cpu = -1,
+		.ncpus = -1,
+		.values = vals,
+		.elapsed_ns = SEC,
+		.enabled_ns = SEC,
+		.running_ns = SEC };
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	CHECK(prctl(PR_SET_NAME, "first-name") == 0);
+	top_model_row(f.m, &row);
+	top_model_refresh(f.m);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(line_of(&l, " prog", 0) != NULL);
+	CHECK(line_of(&l, "   first-name", 0) != NULL);
+	CHECK(prctl(PR_SET_NAME, "second-name") == 0);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(line_of(&l, "   first-name", 0) != NULL);
+	row.when = 2 * SEC;
+	top_model_row(f.m, &row);
+	top_model_refresh(f.m);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(line_of(&l, "   second-name", 0) != NULL);
+	row.label = "lwp_exit";
+	top_model_row(f.m, &row);
+	top_model_refresh(f.m);
+	CHECK(prctl(PR_SET_NAME, "test_top_model") == 0);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(line_of(&l, "   second-name <ended>", 0) != NULL);
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
 int
 main(void)
 {
@@ -370,6 +434,7 @@ main(void)
 	test_execs();
 	test_not_counted();
 	test_lines();
+	test_thread_names();
 	cpc_close(cpc);
 	return check_report("test_top_model");
 }
