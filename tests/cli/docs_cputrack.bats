@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-2-Clause
-# cputrack's documentation: the man page is clean and says what the
-# command does, and the bash and zsh completions offer options, formats
+# cputrack's documentation: the man page, and cpctools-output(5) beside
+# it, are clean and say what the command does, and the bash and zsh completions offer options, formats
 # and the event names that `cputrack -h` lists.
 
 bats_require_minimum_version 1.5.0
@@ -12,6 +12,10 @@ setup() {
 	MAN=$SOURCE_DIR/man1/cputrack.1
 	# The page as the build configured it, the one installed.
 	[ -f "${BUILD_DIR:-}/man1/cputrack.1" ] && MAN=$BUILD_DIR/man1/cputrack.1
+	# The output formats' page, which holds the CSV and JSON schema.
+	MAN5=$SOURCE_DIR/man5/cpctools-output.5
+	[ -f "${BUILD_DIR:-}/man5/cpctools-output.5" ] &&
+		MAN5=$BUILD_DIR/man5/cpctools-output.5
 	BASH_COMP=$SOURCE_DIR/completions/cputrack.bash
 	if [ -z "${CPUTRACK:-}" ]; then
 		for CPUTRACK in "$SOURCE_DIR"/build*/cmd/cputrack; do
@@ -69,9 +73,12 @@ bash_complete() {
 
 @test "man page: mandoc -Tlint -W warning reports nothing" {
 	command -v mandoc >/dev/null || skip "mandoc is not installed"
-	run mandoc -Tlint -W warning "$MAN"
-	assert_success
-	assert_output ""
+	local page
+	for page in "$MAN" "$MAN5"; do
+		run mandoc -Tlint -W warning "$page"
+		assert_success
+		assert_output ""
+	done
 }
 
 @test "man page: man --warnings renders it without a warning" {
@@ -81,6 +88,31 @@ bash_complete() {
 	assert_success
 	[ -z "$stderr" ] || fail "man warned: $stderr"
 	assert_output --regexp 'cputrack +- +monitor +process +and +LWP'
+	run --separate-stderr env LC_ALL=C.UTF-8 MANWIDTH=80 \
+	    man --warnings -E UTF-8 -l "$MAN5"
+	assert_success
+	[ -z "$stderr" ] || fail "man warned on cpctools-output(5): $stderr"
+	assert_output --regexp 'cpctools-output +- +the +output +formats'
+}
+
+@test "man pages: cputrack(1) and cpctools-output(5) stay under 800 lines at 80 columns" {
+	command -v man >/dev/null || skip "man is not installed"
+	local page n
+	for page in "$MAN" "$MAN5"; do
+		n=$(LC_ALL=C.UTF-8 MANWIDTH=80 man -E UTF-8 -l "$page" 2>/dev/null | wc -l)
+		[ "$n" -lt 800 ] || fail "$page renders to $n lines"
+	done
+}
+
+@test "man page: sections in the usual order, SEE ALSO naming cpctools-output(5)" {
+	local order
+	order=$(sed -n 's/^\.SH //p' "$MAN" | tr -d '"' | tr '\n' '|')
+	[ "$order" = "NAME|SYNOPSIS|DESCRIPTION|OPTIONS|ENGINES|EVENT SPECIFICATION|OUTPUT|PERMISSIONS|EXIT STATUS|SIGNALS|ENVIRONMENT|FILES|EXAMPLES|DIAGNOSTICS|DIFFERENCES FROM SOLARIS|SEE ALSO|" ] ||
+		fail "sections: $order"
+	sed -n '/^\.SH SEE ALSO/,$p' "$MAN" | grep -q '^\.BR cpctools\\-output (5)'
+	# Examples name the paths the package installs.
+	run grep -n '/usr/local' "$MAN" "$MAN5"
+	assert_failure
 }
 
 @test "man page: has the sections users look for" {
@@ -126,14 +158,15 @@ bash_complete() {
 	    'time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,page-faults,proc,child,args,not_counted,partial,key,value'
 	assert_line --index 1 '0.000000,,,,,,meta,,,,,,,,,,,,schema,cpctools'
 	assert_line --index 2 '0.000000,,,,,,meta,,,,,,,,,,,,version,2'
-	grep -qF 'time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,\fIevent\fP...,proc,child,args,not_counted,partial,key,value' "$MAN"
-	grep -qF '0.000000,,,,,,meta,,,,,,,,,,,schema,cpctools' "$MAN"
+	# cpctools-output(5) holds the schema.
+	grep -qF 'time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,\fIevent\fP...,proc,child,args,not_counted,partial,key,value' "$MAN5"
+	grep -qF '0.000000,,,,,,meta,,,,,,,,,,,schema,cpctools' "$MAN5"
 
 	run --separate-stderr "$CPUTRACK" --format=json -T 0 \
 	    -c task-clock,page-faults true
 	[[ ${lines[0]} == '{"schema":"cpctools","version":2,"tool":"cputrack","tool_version":"'* ]]
 	[[ ${lines[0]} == *',"sets":[{"set":0,"spec":"task-clock,page-faults","events":[{"name":"task-clock","unit":"ns"},{"name":"page-faults","unit":"count"}]}]}' ]]
-	grep -qF '{"schema":"cpctools","version":2,"tool":"cputrack",' "$MAN"
+	grep -qF '{"schema":"cpctools","version":2,"tool":"cputrack",' "$MAN5"
 }
 
 # --- bash completion ------------------------------------------------------
