@@ -15,14 +15,21 @@ setup() {
 	[ -d "${SOURCE_DIR:-}" ] || SOURCE_DIR=$BATS_TEST_DIRNAME/../..
 	MAN=$SOURCE_DIR/man1/cpustat.1
 	[ -f "${BUILD_DIR:-}/man1/cpustat.1" ] && MAN=$BUILD_DIR/man1/cpustat.1
+	# The output formats' page, which holds the CSV and JSON schema.
+	MAN5=$SOURCE_DIR/man5/cpctools-output.5
+	[ -f "${BUILD_DIR:-}/man5/cpctools-output.5" ] &&
+		MAN5=$BUILD_DIR/man5/cpctools-output.5
 	return 0
 }
 
 @test "man page: mandoc -Tlint -W warning is clean" {
 	command -v mandoc >/dev/null || skip "mandoc is not installed"
-	run mandoc -Tlint -W warning "$MAN"
-	assert_success
-	assert_output ""
+	local page
+	for page in "$MAN" "$MAN5"; do
+		run mandoc -Tlint -W warning "$page"
+		assert_success
+		assert_output ""
+	done
 }
 
 @test "man page: man --warnings (groff) is clean" {
@@ -31,6 +38,24 @@ setup() {
 	    man --warnings -E UTF-8 -l "$MAN"
 	assert_success
 	[ -z "$stderr" ] || fail "groff warnings: $stderr"
+	run --separate-stderr env LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
+	    man --warnings -E UTF-8 -l "$MAN5"
+	assert_success
+	[ -z "$stderr" ] || fail "groff warnings on cpctools-output(5): $stderr"
+}
+
+@test "man page: under 800 lines at 80 columns, sections in the usual order" {
+	command -v man >/dev/null || skip "man is not installed"
+	local n order
+	n=$(LC_ALL=C.UTF-8 MANWIDTH=80 man -E UTF-8 -l "$MAN" 2>/dev/null | wc -l)
+	[ "$n" -lt 800 ] || fail "cpustat(1) renders to $n lines"
+	order=$(sed -n 's/^\.SH //p' "$MAN" | tr -d '"' | tr '\n' '|')
+	[ "$order" = "NAME|SYNOPSIS|DESCRIPTION|OPTIONS|OPERANDS|EVENT SPECIFICATION|EVENTS|OUTPUT|EXCLUSIVITY|PERMISSIONS|EXIT STATUS|SIGNALS|ENVIRONMENT|FILES|EXAMPLES|DIAGNOSTICS|DIFFERENCES FROM SOLARIS|INSTALLATION|SEE ALSO|" ] ||
+		fail "sections: $order"
+	sed -n '/^\.SH SEE ALSO/,$p' "$MAN" | grep -q '^\.BR cpctools\\-output (5)'
+	# Examples name the paths the package installs.
+	run grep -n 'usr/local/bin/cpustat\|INSTALL_FULL_BINDIR' "$MAN"
+	assert_failure
 }
 
 @test "man page: every option, operand and required section is there" {
@@ -59,10 +84,14 @@ setup() {
 		grep -qE "^       $opt([ =[]|\$)" <<<"$text" ||
 			fail "option $opt of the usage text is not documented"
 	done
-	# The documented layout is the program's.
+	# The documented layout is the program's: the table here, the CSV
+	# here and in cpctools-output(5).
 	grep -qF "   time cpu event      pic0      pic1" <<<"$text"
 	grep -qF "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,proc,child,args,not_counted,partial,key,value" <<<"$text"
 	grep -qF "0.000000,,,,,,meta,,,,,,,,,,,tool,cpustat" <<<"$text"
+	text5=$(mandoc -Tutf8 -O width=80 "$MAN5" | sed 's/.\x08//g')
+	grep -qF "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc,task-clock,proc,child,args,not_counted,partial,key,value" <<<"$text5"
+	grep -qF "0.000000,,,,,,meta,,,,,,,,,,,tool,cpustat" <<<"$text5"
 	# The layout shown is the program's.
 	run --separate-stderr "$CPUSTAT" --format=csv -c task-clock 0.1 1
 	[ "$status" -ne 2 ]
@@ -98,8 +127,8 @@ setup() {
 	b=$BATS_TEST_TMPDIR/build
 	run cmake -S "$SOURCE_DIR" -B "$b" -DCPCTOOLS_CPUSTAT_NAME=cpc-cpustat
 	assert_success
-	for page in cpc-cpustat cputrack; do
-		run mandoc -Tlint -W warning "$b/man1/$page.1"
+	for page in man1/cpc-cpustat.1 man1/cputrack.1 man5/cpctools-output.5; do
+		run mandoc -Tlint -W warning "$b/$page"
 		assert_success
 		assert_output ""
 	done
@@ -109,7 +138,12 @@ setup() {
 	# The CSV/JSON tool field and the metric names keep their names.
 	grep -qF 'meta,,,,,,,,,,,tool,cpu\&stat' "$b/man1/cpc-cpustat.1"
 	grep -qF '"tool":"cpu\&stat"' "$b/man1/cpc-cpustat.1"
-	grep -qF '.B cpu\&stat_events_total' "$b/man1/cpc-cpustat.1"
+	grep -qF 'cpu\&stat_events_total{cpu=' "$b/man1/cpc-cpustat.1"
+	grep -qF 'meta,,,,,,,,,,,tool,cpu\&stat' "$b/man5/cpctools-output.5"
+	grep -qF '.B cpu\&stat_gap_intervals_total' "$b/man5/cpctools-output.5"
+	grep -qF '.I cpctools\-cpu\&stat\-exporter.service' "$b/man5/cpctools-output.5"
+	# cpctools-output(5) sends the reader to the installed page too.
+	grep -q '^\.BR cpc\\-cpustat (1)' "$b/man5/cpctools-output.5"
 	# cputrack(1) sends the reader to the page that is installed.
 	grep -q '^\.BR cpc\\-cpustat (1)' "$b/man1/cputrack.1"
 	run grep -n 'cpustat (1)' "$b/man1/cputrack.1"
@@ -122,6 +156,9 @@ setup() {
 		run grep -n '@[A-Za-z_]*@' "$b/man1/$page.1"
 		assert_failure
 	done
+	grep -q "^\\.TH [^ ]* 5 [^ ]* \"cpctools $version\" " "$b/man5/cpctools-output.5"
+	run grep -n '@[A-Za-z_]*@' "$b/man5/cpctools-output.5"
+	assert_failure
 	# cputrack -h names cpustat by the installed name too.
 	grep -q '^#define CPCTOOLS_CPUSTAT_NAME[[:space:]]*"cpc-cpustat"$' \
 	    "$b/generated/cpctools_version.h"
