@@ -4,7 +4,7 @@
  * timed by. A command says what happened (struct out_row); this module
  * alone decides how it is written: the table layout of the originals, the
  * machine-readable streams (CSV and JSON Lines, one schema,
- * OUTPUT_SCHEMA_VERSION, described in the man pages and docs/output.md),
+ * OUTPUT_SCHEMA_VERSION, described in cpctools-output(5)),
  * the counters as metrics (OpenMetrics or the Prometheus text format)
  * in a file that each interval replaces, or served over HTTP, or a trace
  * for the timeline viewers (the Trace Event format).

@@ -107,7 +107,7 @@ def check_order(events):
 
 
 def counter_name(r, tool, nsets):
-    """The counter a CSV row's values go to, as docs/output.md says."""
+    """The counter a CSV row's values go to, as cpctools-output(5) says."""
     interval = r["label"] in INTERVAL
     if tool == "cpustat":
         name = "cpu " + r["cpu"] if r["cpu"] else "total"
