@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Every recipe of the manual pages (each command line of their example
-# blocks) and of the README is run, as written, with a program that
+# Every recipe of the manual pages, cpctools-output(5) included (each
+# command line of their example blocks) and of the README is run, as written, with a program that
 # prints: ./prog is tests/workloads/wl_print, whose own output (lines that
 # look like rows of every format) goes where the program's goes. A recipe
 # passes when it ends as documented and what it makes (JSON for jq, a CSV
@@ -277,17 +277,20 @@ run_listening() {
 
 # What a recipe made is what a standard reader takes.
 check_made() {
-	local cmd=$1 f
+	local cmd=$1 f sep
 	if [[ $cmd == *"| jq"* ]]; then
 		[ -s "$T/out" ] && jq -e . "$T/out" >/dev/null ||
 			{ echo "jq said: $(cat "$T/out")"; return 1; }
 	fi
+	# A CSV of -x SEP is read with that separator.
+	sep=,
+	[[ $cmd =~ \ -x\ \'(.)\' ]] && sep=${BASH_REMATCH[1]}
 	for f in "$R"/*.csv; do
 		[ -e "$f" ] || continue
 		"$PY" -c 'import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter=sys.argv[2]))
 assert list(rows[0])[0] == "time" and rows[0]["label"] == "meta", rows[:2]
-assert any(r["label"] in ("exit", "total") for r in rows)' "$f" || return 1
+assert any(r["label"] in ("exit", "total") for r in rows)' "$f" "$sep" || return 1
 	done
 	for f in "$R/textfile"/*; do
 		[ -e "$f" ] || continue
@@ -323,6 +326,10 @@ run_all() {
 	[ "${ENGINE:-}" != bpf ] ||
 	    skip "cpustat's recipes run no cputrack: the ptrace run has them"
 	run_all "$SRC/man1/cpustat.1" 11
+}
+
+@test "every recipe of cpctools-output(5) runs as written" {
+	run_all "$SRC/man5/cpctools-output.5" 6
 }
 
 @test "every recipe of the README runs as written" {
