@@ -212,18 +212,50 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	return pid;
 }
 
+/* A wait report of the child's end, not of a stop. */
+static bool
+ended(const siginfo_t *si)
+{
+	return si->si_code == CLD_EXITED || si->si_code == CLD_KILLED ||
+	    si->si_code == CLD_DUMPED;
+}
+
+/*
+ * Whether the child has ended, and is reaped. A command that made
+ * cputrack its tracer (PTRACE_TRACEME) has its stops reported to any
+ * wait, whatever it asks for: a look here leaves them to cputrack, which
+ * lets it go at its first (a stop taken here would leave it stopped for
+ * good). A blocking wait, for a child killed, takes them until its end.
+ */
+static bool
+child_reaped(pid_t child, bool wait)
+{
+	siginfo_t si;
+
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)child, &si,
+			WEXITED | (wait ? 0 : WNOHANG | WNOWAIT)) != 0) {
+			if (errno == EINTR)
+				continue;
+			return true; /* ECHILD: there is none to wait for */
+		}
+		if (si.si_pid == 0 || (!wait && !ended(&si)))
+			return false;
+		if (!ended(&si))
+			continue;
+		if (!wait)
+			while (waitid(P_PID, (id_t)child, &si, WEXITED) != 0 &&
+			    errno == EINTR)
+				;
+		return true;
+	}
+}
+
 void
 eng_reap_child(struct bpfeng *eng, bool wait)
 {
-	int status;
-	pid_t got;
-
-	if (eng->child <= 0)
-		return;
-	while ((got = waitpid(eng->child, &status, wait ? 0 : WNOHANG)) < 0 &&
-	    errno == EINTR)
-		;
-	if (got == 0)
+	if (eng->child <= 0 || !child_reaped(eng->child, wait))
 		return;
 	eng->child = 0;
 	if (eng->child_fd >= 0) {
