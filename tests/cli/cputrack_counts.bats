@@ -518,7 +518,9 @@ for r in rows:
 exits = [(r["proc"], r["writes"]) for r in rows
          if r["label"] == "exit" and r["pid"] == reused]
 # The first child wrote 3, the one with its pid again 5, under two keys.
-assert [w for _, w in exits] == [3, 5], exits
+assert [w for _, w in exits] == [3, 5], (reused, exits, [
+    (r["label"], r["pid"], r["proc"], r["writes"]) for r in rows
+    if r["label"] in ("fork", "exit")])
 assert exits[0][0] != exits[1][0], exits
 # Each fork row is the parent's: its key is the parent's exit's. (A
 # child that did not get the pid again, when another process took it
