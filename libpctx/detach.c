@@ -67,6 +67,31 @@ start_detach(struct lwp *lwp)
 		lwp->flags |= LWP_DETACH;
 }
 
+/*
+ * Whether the caller waits for this thread's end itself: the leader of a
+ * process pctx_create made is the caller's child, and a wait here would
+ * take its exit status from the caller.
+ */
+static bool
+callers_to_reap(const struct lwp *lwp)
+{
+	return lwp->proc != NULL && lwp->proc->created &&
+	    lwp->tid == lwp->proc->pid;
+}
+
+/* Whether the thread has ended; its end is left to be reaped. */
+static bool
+ended_unreaped(pid_t tid)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)tid, &si,
+		   WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
+	    si.si_pid == tid &&
+	    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+		si.si_code == CLD_DUMPED);
+}
+
 /* One non-blocking look at a thread being let go; true when it is done. */
 static bool
 poll_detach(struct lwp *lwp)
@@ -74,6 +99,10 @@ poll_detach(struct lwp *lwp)
 	int status;
 	pid_t r;
 
+	if (callers_to_reap(lwp) && ended_unreaped(lwp->tid)) {
+		pctxlib_lwp_bury(lwp);
+		return true;
+	}
 	r = waitpid(lwp->tid, &status, __WALL | WNOHANG);
 	if (r == 0)
 		return false;
