@@ -23,13 +23,7 @@ setup() {
 }
 
 @test "man page: mandoc -Tlint -W warning is clean" {
-	command -v mandoc >/dev/null || skip "mandoc is not installed"
-	local page
-	for page in "$MAN" "$MAN5"; do
-		run mandoc -Tlint -W warning "$page"
-		assert_success
-		assert_output ""
-	done
+	mandoc_clean "$MAN" "$MAN5"
 }
 
 @test "man page: man --warnings (groff) is clean" {

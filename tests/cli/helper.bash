@@ -12,6 +12,17 @@ asan_under_ptrace() {
 	echo "${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 }
 
+# mandoc_clean PAGE...: mandoc's lint finds no warning in any PAGE.
+mandoc_clean() {
+	command -v mandoc >/dev/null || skip "mandoc is not installed"
+	local page
+	for page in "$@"; do
+		run mandoc -Tlint -W warning "$page"
+		assert_success
+		assert_output ""
+	done
+}
+
 # Tracepoint events need tracefs; mount it when we may.
 ensure_tracefs() {
 	[ -d /sys/kernel/tracing/events ] && return 0
