@@ -657,6 +657,7 @@ thread_lines(struct top_view *v, struct top_model *m, int proc,
 {
 	int i, n = top_model_nthreads(m, proc);
 	struct line_cells **t = calloc((size_t)n + 1, sizeof(*t));
+	struct top_entity *e;
 
 	if (t == NULL) {
 		l->failed = true;
@@ -667,8 +668,9 @@ thread_lines(struct top_view *v, struct top_model *m, int proc,
 			l->failed = true;
 			break;
 		}
-		t[i]->e = top_model_thread(m, proc, i);
-		t[i]->comm = thread_name(m, top_model_thread(m, proc, i), comm);
+		e = top_model_thread(m, proc, i);
+		t[i]->e = e;
+		t[i]->comm = thread_name(m, e, comm);
 		t[i]->thread = true;
 		fill_cells(v, m, t[i], c, user);
 	}
