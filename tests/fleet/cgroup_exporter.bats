@@ -206,6 +206,9 @@ for title, expr in exprs:
     print("%-45s %d series" % (title, len(result)))
     if title == "Events a second, per service":
         assert len(result) == 2, result  # one per set
+    if title == "CPUs utilized, per service":
+        # One, from the set that counts task-clock: a one-thread service.
+        assert len(result) == 1 and 0 < float(result[0]["value"][1]) <= 1.05, result
 EOF
 }
 
