@@ -25,7 +25,7 @@
  *                            pid, comm, event, set
  *   T_not_counted, T_partial 1, with the row's labels, set and reason
  *   T_set_info               set, spec
- *   cpctools_build_info      tool, version, host
+ *   cpctools_build_info      tool, version
  *   T_start_time_seconds     the run's start, seconds since the epoch
  *   cputrack_ended_series_dropped_total  series of ended LWPs and
  *                            processes dropped early by the bound
@@ -896,9 +896,7 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 	static const struct family sets = { NULL, "set_info", F_GAUGE, NULL,
 		"The event specification (-c) of each set." };
 	static const struct family build = { "cpctools", "build_info", F_GAUGE,
-		NULL,
-		"The tool, its version, and the host it counts "
-		"on." };
+		NULL, "The tool and its version." };
 	static const struct family start = { NULL, "start_time_seconds",
 		F_GAUGE, "seconds",
 		"When the run started, in seconds since the epoch." };
@@ -918,7 +916,6 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 	sample_name(m, &m->samples, &build);
 	label(&m->samples, &first, "tool", run->tool);
 	label(&m->samples, &first, "version", CPCTOOLS_VERSION);
-	label(&m->samples, &first, "host", run->host);
 	out_buf_str(&m->samples, "} 1\n");
 	family_out(m, b, &build, om);
 	sample_name(m, &m->samples, &start);
