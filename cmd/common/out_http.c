@@ -56,6 +56,7 @@
 #ifdef CPCTOOLS_HTTP
 #include <microhttpd.h>
 
+#include "web_auth.h"
 #include "webconfig.h"
 #endif
 
@@ -95,6 +96,11 @@ struct conn {
 	size_t held;	   /* bytes of its answer */
 	bool busy;	   /* a request is being answered */
 	bool cut;	   /* shut down, not yet closed */
+#ifdef CPCTOOLS_HTTP
+	struct MHD_Connection *mhd;
+	bool checking; /* suspended for its password check */
+	int verdict;   /* the check's (web_auth.h), atomic */
+#endif
 };
 
 struct out_http {
@@ -103,6 +109,7 @@ struct out_http {
 	void *render_arg;
 #ifdef CPCTOOLS_HTTP
 	struct web_config *web; /* --web-config, or NULL */
+	struct web_auth *auth;	/* its users' passwords, or NULL */
 	struct MHD_Daemon *daemon;
 	pthread_t thread;
 	bool serving;
@@ -419,26 +426,47 @@ conn_wait(struct conn *k, uint64_t now)
 	k->deadline = now + OUT_HTTP_REQUEST_MS;
 }
 
-/* End a connection (see the top of this file). */
+/*
+ * End a connection (see the top of this file). One that waits for its
+ * password check is resumed, its check forgotten, so that it goes now
+ * and costs the checker nothing.
+ */
 static void
 conn_cut(struct out_http *h, struct conn *k)
 {
 	(void)shutdown(k->fd, SHUT_RDWR);
+	if (k->checking && web_auth_cancel(h->auth, k)) {
+		__atomic_store_n(
+		    &k->verdict, WEB_AUTH_REFUSED, __ATOMIC_RELEASE);
+		MHD_resume_connection(k->mhd);
+	}
 	k->cut = true;
 	k->client->live--;
 	h->live--;
 }
 
 /*
- * The connection of cl to cut: the one that has gone longest without an
- * answer in progress, or with an answer older than OUT_HTTP_BUSY_MS; NULL
- * if none may go.
+ * The connection of cl to cut: the one waiting longest for its password
+ * check, or else the one that has gone longest without an answer in
+ * progress, or with an answer older than OUT_HTTP_BUSY_MS; NULL if none
+ * may go.
  */
 static struct conn *
 conn_victim(struct out_http *h, const struct client *cl, uint64_t now)
 {
 	struct conn *k, *v = NULL;
 
+	/*
+	 * First those whose passwords are still to be checked: a flood of
+	 * guesses from the scraper's own address must not cut the scrape
+	 * whose password passed before.
+	 */
+	for (k = h->conns; k != NULL; k = k->next)
+		if (!k->cut && k->client == cl && k->checking &&
+		    (v == NULL || k->since < v->since))
+			v = k;
+	if (v != NULL)
+		return v;
 	for (k = h->conns; k != NULL; k = k->next) {
 		if (k->cut || k->client != cl)
 			continue;
@@ -524,6 +552,7 @@ conn_notify(void *cls, struct MHD_Connection *c, void **context,
 		return;
 	}
 	k->fd = info->connect_fd;
+	k->mhd = c;
 	conn_wait(k, now_ms());
 	k->next = h->conns;
 	if (h->conns != NULL)
@@ -582,21 +611,56 @@ reply_text(struct MHD_Connection *c, unsigned status, const char *text,
 	return ret;
 }
 
-/* With users in the web configuration, only they are answered. */
-static bool
-authorized(const struct out_http *h, struct MHD_Connection *c)
+/* The checker's verdict: the connection goes on with it. */
+static void
+auth_done(void *arg, bool allowed)
 {
+	struct conn *k = arg;
+
+	__atomic_store_n(&k->verdict,
+	    allowed ? WEB_AUTH_ALLOWED : WEB_AUTH_REFUSED, __ATOMIC_RELEASE);
+	MHD_resume_connection(k->mhd);
+}
+
+/*
+ * With users in the web configuration, only they are answered. A user
+ * and password not known to have passed wait, suspended, for the
+ * checker (web_auth.h); the request is answered again when it is done.
+ * The connection is suspended before the check is asked for: a resume
+ * that came before the suspension would be lost.
+ */
+static enum web_auth_verdict
+authorize(const struct out_http *h, struct MHD_Connection *c, struct conn *k)
+{
+	enum web_auth_verdict v = WEB_AUTH_REFUSED;
 	char *user, *password = NULL;
-	bool ok;
 
 	if (h->web == NULL || h->web->nusers == 0)
-		return true;
+		return WEB_AUTH_ALLOWED;
+	if (k != NULL &&
+	    (v = __atomic_exchange_n(&k->verdict, WEB_AUTH_NONE,
+		 __ATOMIC_ACQUIRE)) != WEB_AUTH_NONE) {
+		k->checking = false;
+		return v;
+	}
 	user = MHD_basic_auth_get_username_password(c, &password);
-	ok = user != NULL && password != NULL &&
-	    web_config_allows(h->web, user, password);
+	if (user == NULL || password == NULL || k == NULL)
+		v = WEB_AUTH_REFUSED;
+	else if (web_auth_known(h->auth, user, password))
+		v = WEB_AUTH_ALLOWED;
+	else {
+		MHD_suspend_connection(c);
+		k->checking = true;
+		v = web_auth_check(h->auth, user, password, auth_done, k);
+		if (v != WEB_AUTH_PENDING) {
+			__atomic_store_n(&k->verdict, v, __ATOMIC_RELEASE);
+			MHD_resume_connection(c);
+			v = WEB_AUTH_PENDING;
+		}
+	}
 	MHD_free(user);
 	MHD_free(password);
-	return ok;
+	return v;
 }
 
 static enum MHD_Result
@@ -613,12 +677,54 @@ refuse(struct MHD_Connection *c)
 	return ret;
 }
 
+static void
+auth_stats(const struct out_http *h, struct out_http_auth *out)
+{
+	struct web_auth_stats st;
+
+	if (h->auth == NULL)
+		return;
+	web_auth_stats(h->auth, &st);
+	out->on = true;
+	out->checked = st.checked;
+	out->remembered = st.remembered;
+	out->busy = st.busy;
+}
+
+/* The mark of a request whose headers are in. */
+static char request_seen;
+
+/* /: what a person who opens the address in a browser looks for. */
+static enum MHD_Result
+reply_landing(struct MHD_Connection *c)
+{
+	static const char page[] =
+	    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	    "<title>cpctools exporter</title></head>\n<body>"
+	    "<h1>cpctools exporter</h1>\n"
+	    "<p>The counters: <a href=\"/metrics\">/metrics</a></p>\n"
+	    "</body></html>\n";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(
+	    strlen(page), (void *)page, MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	(void)MHD_add_response_header(
+	    r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result
 answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
     const char *version, const char *upload, size_t *upload_size,
     void **request)
 {
 	struct out_http *h = cls;
+	struct out_http_auth stats = { 0 };
 	struct out_buf b = { 0 };
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -629,8 +735,6 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 
 	(void)version;
 	(void)upload;
-	(void)upload_size;
-	(void)request;
 	/* The request is in: its answer has its own deadline. */
 	if ((k = conn_of(c)) != NULL && !k->busy) {
 		now = now_ms();
@@ -638,12 +742,39 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		k->since = now;
 		k->deadline = now + OUT_HTTP_ANSWER_MS;
 	}
-	if (!authorized(h, c))
-		return refuse(c);
-	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
-	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+	/*
+	 * The first call has the headers: the answer waits for the second,
+	 * when the request is whole. libmicrohttpd closes a connection
+	 * answered at the first, and a scraper would connect again each time.
+	 */
+	if (*request == NULL &&
+	    (strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+		strcmp(method, MHD_HTTP_METHOD_HEAD) == 0)) {
+		*request = &request_seen;
+		return MHD_YES;
+	}
+	/* Another method is answered at once: its body is never read. */
+	if (*request == NULL)
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "only GET and HEAD\n", "GET, HEAD");
+	/* A body sent with GET is read, and ignored. */
+	if (*upload_size != 0) {
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	switch (authorize(h, c, k)) {
+	case WEB_AUTH_ALLOWED:
+		break;
+	case WEB_AUTH_PENDING:
+		return MHD_YES;
+	case WEB_AUTH_BUSY:
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "too many passwords to check; try again\n", NULL);
+	default:
+		return refuse(c);
+	}
+	if (strcmp(url, "/") == 0)
+		return reply_landing(c);
 	if (strcmp(url, "/metrics") != 0)
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 		    "the metrics are at /metrics\n", NULL);
@@ -651,7 +782,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	om = accept != NULL &&
 	    strstr(accept, "application/openmetrics-text") != NULL;
-	h->render(h->render_arg, &b, om);
+	auth_stats(h, &stats);
+	h->render(h->render_arg, &b, om, &stats);
 	if (b.failed || b.data == NULL) {
 		out_buf_free(&b);
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -751,6 +883,12 @@ out_http_start(struct out_http *h)
 	if (h->daemon != NULL)
 		return 0;
 	h->limit = conn_limit();
+	if (h->web != NULL && h->web->nusers > 0 &&
+	    (h->auth = web_auth_new(h->web)) == NULL) {
+		diag(NULL, "cannot start the password checks: %s\n",
+		    strerror(errno));
+		return -1;
+	}
 	if ((h->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		diag(NULL, "cannot start the HTTP server: %s\n",
 		    strerror(errno));
@@ -761,9 +899,10 @@ out_http_start(struct out_http *h)
 	 * yet closed still count there, and it must go on accepting the
 	 * newcomers that cutting makes room for.
 	 */
-	h->daemon = MHD_start_daemon(MHD_USE_EPOLL | (tls ? MHD_USE_TLS : 0), 0,
-	    NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
-	    MHD_OPTION_CONNECTION_LIMIT, 2 * h->limit,
+	h->daemon = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (tls ? MHD_USE_TLS : 0),
+	    0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET,
+	    (MHD_socket)h->fd, MHD_OPTION_CONNECTION_LIMIT, 2 * h->limit,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)OUT_HTTP_IDLE_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)OUT_HTTP_CONN_MEMORY,
 	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h,
@@ -809,6 +948,9 @@ out_http_close(struct out_http *h)
 
 	if (h == NULL)
 		return;
+	/* First: the checks waiting resume their connections, refused. */
+	web_auth_free(h->auth);
+	h->auth = NULL;
 	if (h->serving) {
 		/* An eventfd takes 1 unless it is at its maximum: it is not. */
 		if (write(h->wake, &one, sizeof(one)) != sizeof(one))

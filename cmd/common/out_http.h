@@ -18,8 +18,18 @@
 
 struct out_http;
 
-/* Render the metrics into b, in OpenMetrics or the Prometheus format. */
-typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics);
+/* The password checks of --web-config's users, for the exporter's metrics. */
+struct out_http_auth {
+	bool on; /* users are named: the rest counts */
+	unsigned long long checked, remembered, busy;
+};
+
+/*
+ * Render the metrics into b, in OpenMetrics or the Prometheus format,
+ * with what the server says of its password checks.
+ */
+typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics,
+    const struct out_http_auth *auth);
 
 /* Whether this build can serve HTTP (libmicrohttpd). */
 bool out_http_available(void);

@@ -925,6 +925,36 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 }
 
 /* One sample of a family with no labels, its value as text. */
+static void single(struct out_metrics *m, struct out_buf *b,
+    const struct family *f, const char *value, bool om);
+
+/* --web-config's password checks (web_auth.h). */
+static void
+auth_families(struct out_metrics *m, struct out_buf *b,
+    const struct out_http_auth *a, bool om)
+{
+	static const struct family checked = { NULL, "http_passwords_checked",
+		F_COUNTER, NULL,
+		"Passwords checked with bcrypt, off the thread that serves "
+		"scrapes." };
+	static const struct family remembered = { NULL,
+		"http_passwords_remembered", F_COUNTER, NULL,
+		"Requests let in by a user and password that passed before, "
+		"with no bcrypt." };
+	static const struct family busy = { NULL, "http_passwords_busy",
+		F_COUNTER, NULL,
+		"Requests answered 503 because too many passwords waited to be "
+		"checked." };
+	char value[32];
+
+	snprintf(value, sizeof(value), "%llu", a->checked);
+	single(m, b, &checked, value, om);
+	snprintf(value, sizeof(value), "%llu", a->remembered);
+	single(m, b, &remembered, value, om);
+	snprintf(value, sizeof(value), "%llu", a->busy);
+	single(m, b, &busy, value, om);
+}
+
 static void
 single(struct out_metrics *m, struct out_buf *b, const struct family *f,
     const char *value, bool om)
@@ -1049,6 +1079,8 @@ health_families(struct out_metrics *m, struct out_buf *b,
 		out_buf_str(&m->samples, "} 1\n");
 		family_out(m, b, &engine, om);
 	}
+	if (h->auth != NULL && h->auth->on)
+		auth_families(m, b, h->auth, om);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(value, sizeof(value), "%.6f",
 	    ((double)ts.tv_sec * 1e9 + (double)ts.tv_nsec -

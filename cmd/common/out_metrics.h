@@ -17,6 +17,7 @@
 #include <stdbool.h>
 
 #include "out_buf.h"
+#include "out_http.h"
 #include "out_run.h"
 
 #define OUT_METRICS_RETAIN_NS (300 * 1000000000LL)
@@ -40,7 +41,8 @@ bool out_metrics_changed(const struct out_metrics *m);
 struct out_health {
 	const char *engine; /* cputrack's, or NULL */
 	unsigned long long rows_dropped;
-	hrtime_t scrape_start; /* CLOCK_MONOTONIC ns */
+	hrtime_t scrape_start;		  /* CLOCK_MONOTONIC ns */
+	const struct out_http_auth *auth; /* --web-config's checks, or NULL */
 };
 
 /*

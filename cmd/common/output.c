@@ -212,11 +212,12 @@ replace_file(void *arg)
 
 /* Render the metrics for an HTTP request, in its own buffer. */
 static void
-render_for_http(void *arg, struct out_buf *b, bool openmetrics)
+render_for_http(void *arg, struct out_buf *b, bool openmetrics,
+    const struct out_http_auth *auth)
 {
 	struct output *o = arg;
-
-	struct out_health health = { .scrape_start = output_now() };
+	struct out_health health = { .scrape_start = output_now(),
+		.auth = auth };
 
 	pthread_mutex_lock(&o->lock);
 	health.engine = o->run.cfg.engine;

@@ -223,6 +223,32 @@ tls_section(struct loader *l, const yaml_node_t *map)
 	return 0;
 }
 
+/* The cost of a bcrypt hash ($2b$CC$...), or -1 when CC is not a number. */
+static int
+bcrypt_cost(const char *hash)
+{
+	if (hash[4] < '0' || hash[4] > '9' || hash[5] < '0' || hash[5] > '9' ||
+	    hash[6] != '$')
+		return -1;
+	return (hash[4] - '0') * 10 + (hash[5] - '0');
+}
+
+/*
+ * The hash an unknown user's password is checked against: of the
+ * highest cost the file's users have, so that the time a refusal takes
+ * does not tell an unknown user from a known one. Its salt and digest
+ * are no password's.
+ */
+static void
+make_decoy(struct web_config *wc)
+{
+	static const char tail[] =
+	    "abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234";
+
+	snprintf(wc->decoy, sizeof(wc->decoy), "$2b$%02d$%s",
+	    wc->max_cost > 0 ? wc->max_cost : BCRYPT_MIN_COST, tail);
+}
+
 static int
 users_section(struct loader *l, const yaml_node_t *map)
 {
@@ -253,12 +279,21 @@ users_section(struct loader *l, const yaml_node_t *map)
 			return fail(l, v,
 			    "the password of user '%s' is not a bcrypt hash",
 			    name);
+		if (bcrypt_cost(hash) < BCRYPT_MIN_COST ||
+		    bcrypt_cost(hash) > BCRYPT_MAX_COST)
+			return fail(l, v,
+			    "the password of user '%s' has bcrypt cost %.2s: "
+			    "bcrypt takes %d to %d",
+			    name, hash + 4, BCRYPT_MIN_COST, BCRYPT_MAX_COST);
+		if (bcrypt_cost(hash) > l->wc->max_cost)
+			l->wc->max_cost = bcrypt_cost(hash);
 		l->wc->users[l->wc->nusers].name = strdup(name);
 		l->wc->users[l->wc->nusers].hash = strdup(hash);
 		if (l->wc->users[l->wc->nusers].name == NULL ||
 		    l->wc->users[l->wc->nusers++].hash == NULL)
 			return fail(l, NULL, "no memory available");
 	}
+	make_decoy(l->wc);
 	return 0;
 }
 
@@ -391,9 +426,7 @@ web_config_allows(
     const struct web_config *wc, const char *user, const char *password)
 {
 	/* An unknown user costs a bcrypt too: the time tells nothing. */
-	static const char decoy[] =
-	    "$2b$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234";
-	const char *hash = decoy, *out;
+	const char *hash = wc->decoy, *out;
 	struct crypt_data *cd;
 	bool ok;
 	size_t i;
@@ -404,7 +437,7 @@ web_config_allows(
 	if ((cd = calloc(1, sizeof(*cd))) == NULL)
 		return false;
 	out = crypt_r(password, hash, cd);
-	ok = hash != decoy && out != NULL && same(out, hash);
+	ok = hash != wc->decoy && out != NULL && same(out, hash);
 	free(cd);
 	return ok;
 }

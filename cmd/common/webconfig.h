@@ -36,7 +36,13 @@ struct web_config {
 	char tls_priorities[96];
 	struct web_user *users; /* none: no authentication */
 	size_t nusers;
+	int max_cost;	/* the users' highest bcrypt cost */
+	char decoy[61]; /* a bcrypt hash of that cost, for unknown users */
 };
+
+/* What bcrypt takes: 2^4 to 2^31 rounds. */
+#define BCRYPT_MIN_COST 4
+#define BCRYPT_MAX_COST 31
 
 /*
  * Read and check path and the files it names: each must be owned by the

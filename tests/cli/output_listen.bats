@@ -64,7 +64,7 @@ wait_sample() {
 	return 1
 }
 
-@test "/metrics: OpenMetrics for Prometheus's Accept, the text format for others; 404, 405, HEAD" {
+@test "/metrics: OpenMetrics for Prometheus's Accept, the text format for others; / a landing page; 404, 405, HEAD; keep-alive" {
 	start_cpustat_port() { exec "$CS" --listen=127.0.0.1:"$PORT" --output=/dev/null -c "$WRITE,task-clock" 0.1; }
 	start_cpustat start_cpustat_port
 	wait_sample 127.0.0.1
@@ -76,10 +76,22 @@ wait_sample() {
 	grep -qi '^content-type: text/plain; version=0.0.4; charset=utf-8' "$T/headers"
 	grep -q '^# TYPE cpustat_events_total counter$' "$T/prom"
 	promtool_check "$T/prom"
-	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/"
+	# / a landing page that links to the metrics, as node_exporter's.
+	http_get "http://127.0.0.1:$PORT/" >"$T/landing"
+	grep -qi '^content-type: text/html; charset=utf-8' "$T/headers"
+	grep -q '<a href="/metrics">' "$T/landing"
+	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing"
 	[ "$output" = 404 ]
-	run curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$PORT/metrics"
+	run curl -s -o /dev/null -w '%{http_code}' -X POST -d body "http://127.0.0.1:$PORT/metrics"
 	[ "$output" = 405 ]
+	# Keep-alive: three requests, one connection; none says "close".
+	run curl -sS -D "$T/headers" -o /dev/null -o /dev/null -o /dev/null \
+	    -w '%{http_code} %{num_connects}\n' "http://127.0.0.1:$PORT/metrics" \
+	    "http://127.0.0.1:$PORT/" "http://127.0.0.1:$PORT/metrics"
+	[ "${lines[0]}" = "200 1" ]
+	[ "${lines[1]}" = "200 0" ]
+	[ "${lines[2]}" = "200 0" ]
+	! grep -qi '^connection: close' "$T/headers"
 	run curl -sI -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics"
 	[ "$output" = 200 ]
 	kill -TERM "$CSPID"
@@ -400,6 +412,83 @@ EOF
 # VmRSS of a process, in kB.
 rss() {
 	awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"
+}
+
+# bcrypt_hash PASSWORD COST: a bcrypt hash made by libcrypt, as
+# htpasswd -B makes them.
+bcrypt_hash() {
+	"$PY" - "$1" "$2" <<'PYEOF'
+import ctypes, sys
+lib = ctypes.CDLL("libcrypt.so.1")
+lib.crypt_gensalt.restype = lib.crypt.restype = ctypes.c_char_p
+salt = lib.crypt_gensalt(b"$2b$", int(sys.argv[2]), None, 0)
+print(lib.crypt(sys.argv[1].encode(), salt).decode())
+PYEOF
+}
+
+# password_metric NAME: the value of cpustat_http_passwords_NAME_total in
+# a scrape with the right password.
+password_metric() {
+	curl -sf -u prom:s3cret "http://127.0.0.1:$PORT/metrics" |
+	    awk -v n="cpustat_http_passwords_$1_total" '$1 == n { print $2 }'
+}
+
+# guess ADDRESS N: a client that sends wrong passwords from ADDRESS, N
+# connections at a time, again and again, until $T/stop is made.
+guess() {
+	local i
+	for i in $(seq "$2"); do
+		while [ ! -e "$T/stop" ]; do
+			curl -s -o /dev/null --interface "$1" -u "prom:guess$i" \
+			    "http://127.0.0.1:$PORT/metrics"
+		done &
+	done
+	wait
+}
+
+@test "--web-config users: a password that passed is let in at once while 40 clients send wrong ones; the checks are counted; wrong and unknown users 401" {
+	"$PY" -c 'import socket; socket.socket().bind(("127.0.0.2", 0))' 2>/dev/null ||
+		skip "127.0.0.2 cannot be bound here (no loopback /8)"
+	# Cost 10: each wrong password holds the checker for tens of ms.
+	printf 'basic_auth_users:\n  prom: %s\n' "$(bcrypt_hash s3cret 10)" >"$T/web.yml"
+	chmod 600 "$T/web.yml"
+	authed() { exec "$CS" --listen=127.0.0.1:"$PORT" --web-config="$T/web.yml" --output=/dev/null -c task-clock 0.2; }
+	PORT=$(free_port)
+	authed >"$T/rows" 2>"$T/err" &
+	CSPID=$!
+	ct_bg "$CSPID"
+	wait_while "$CSPID" curl -s -o /dev/null "http://127.0.0.1:$PORT/"
+	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics"
+	[ "$output" = 401 ]
+	run curl -s -o /dev/null -w '%{http_code}' -u prom:wrong "http://127.0.0.1:$PORT/metrics"
+	[ "$output" = 401 ]
+	run curl -s -o /dev/null -w '%{http_code}' -u nobody:s3cret "http://127.0.0.1:$PORT/metrics"
+	[ "$output" = 401 ]
+	# The right one: checked once, then remembered.
+	[ "$(password_metric checked)" -eq 3 ]
+	[ "$(password_metric remembered)" -eq 1 ]
+	# 20 clients on another address and 20 on the scraper's own.
+	guess 127.0.0.2 20 &
+	GUESS2=$!
+	guess 127.0.0.1 20 &
+	GUESS1=$!
+	many_checked() { [ "$(password_metric checked)" -ge 40 ]; }
+	wait_for many_checked
+	local i before after
+	before=$(password_metric remembered)
+	for i in $(seq 10); do
+		run curl -s -o "$T/scrape" -w '%{http_code}' -u prom:s3cret "http://127.0.0.1:$PORT/metrics"
+		[ "$output" = 200 ]
+		grep -q '^cpustat_event_seconds_total{cpu=' "$T/scrape"
+	done
+	after=$(password_metric remembered)
+	# Each of the 10, and the look itself, let in from memory.
+	[ "$after" -eq $((before + 11)) ]
+	touch "$T/stop"
+	wait "$GUESS1" "$GUESS2"
+	kill -TERM "$CSPID"
+	wait "$CSPID"
+	[ ! -s "$T/err" ]
 }
 
 @test "no scraper ever comes: memory stays flat; one that connects and says nothing is let go" {

@@ -86,6 +86,9 @@ test_good(void)
 	CHECK(!web_config_allows(wc, "prometheus", "s3cre"));
 	CHECK(!web_config_allows(wc, "prometheus", ""));
 	CHECK(!web_config_allows(wc, "nobody", "s3cret"));
+	/* An unknown user's check costs what the users' costs. */
+	CHECK(wc->max_cost == 4 && strncmp(wc->decoy, "$2b$04$", 7) == 0 &&
+	    strlen(wc->decoy) == 60);
 	web_config_free(wc);
 	wc = web_config_load(write_file("old.yml",
 				 "tls_server_config:\n  cert_file: server.crt\n"
@@ -137,6 +140,15 @@ test_refused(void)
 	    0644, "cannot open key_file");
 	check_refused("plain.yml", "basic_auth_users:\n  u: secret\n", 0644,
 	    "line 2: the password of user 'u' is not a bcrypt hash");
+	/* bcrypt's costs are 4 to 31; a larger one would never end. */
+	snprintf(text, sizeof(text), "basic_auth_users:\n  u: $2b$32$%s\n",
+	    hash + 7);
+	check_refused("cost.yml", text, 0644,
+	    "line 2: the password of user 'u' has bcrypt cost 32: bcrypt "
+	    "takes 4 to 31");
+	snprintf(text, sizeof(text), "basic_auth_users:\n  u: $2b$03$%s\n",
+	    hash + 7);
+	check_refused("cheap.yml", text, 0644, "has bcrypt cost 03");
 	check_refused("http.yml", "http_server_config:\n  http2: false\n", 0644,
 	    "'http_server_config' is not supported");
 	check_refused("list.yml", "- a\n- b\n", 0644, "must be a mapping");
