@@ -96,6 +96,7 @@ const volatile bool by_cgroup;
 const volatile bool follow_untraceable;
 const volatile __u32 caller_uid;
 const volatile __u32 caller_gid;
+const volatile __u64 caller_caps; /* its permitted capabilities */
 /* Unread bytes in the ring past which userspace is woken at once. */
 const volatile __u64 wake_bytes = 1;
 
@@ -893,8 +894,14 @@ struct kid___ptrace {
 	__u32 val;
 };
 
+/* kernel_cap_t: a __u64 since Linux 6.3, two __u32 before; 8 bytes. */
+struct kcap___ptrace {
+	__u64 val;
+};
+
 struct cred___ptrace {
 	struct kid___ptrace uid, gid, suid, sgid, euid, egid;
+	struct kcap___ptrace cap_permitted;
 } __attribute__((preserve_access_index));
 
 struct task_struct___ptrace {
@@ -926,10 +933,12 @@ mm_flags(struct mm_struct *mm)
 }
 
 /*
- * Whether the caller could ptrace the image p has just exec'd: all its
- * ids are the caller's, and the kernel left it dumpable (an exec that
- * gives privilege, set-id or file capabilities, or of a file the caller
- * may not read, makes it not).
+ * Whether the caller could ptrace p: all its ids are the caller's, it
+ * holds no capability the caller lacks (a cputrack with file
+ * capabilities is not to count a process of its user that has more),
+ * and the kernel left it dumpable (an exec that gives privilege, set-id
+ * or file capabilities, or of a file the caller may not read, makes it
+ * not).
  */
 static __always_inline bool
 caller_may_trace(struct task_struct *p)
@@ -937,6 +946,7 @@ caller_may_trace(struct task_struct *p)
 	struct task_struct___ptrace *task = (void *)p;
 	struct cred___ptrace *c = BPF_CORE_READ(task, cred);
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 caps = ~0ULL;
 
 	if (follow_untraceable)
 		return true;
@@ -947,6 +957,9 @@ caller_may_trace(struct task_struct *p)
 	    BPF_CORE_READ(c, gid.val) != caller_gid ||
 	    BPF_CORE_READ(c, egid.val) != caller_gid ||
 	    BPF_CORE_READ(c, sgid.val) != caller_gid)
+		return false;
+	if (bpf_core_read(&caps, sizeof(caps), &c->cap_permitted) != 0 ||
+	    (caps & ~caller_caps) != 0)
 		return false;
 	return (mm_flags(mm) & MMF_DUMPABLE_MASK) == SUID_DUMP_USER;
 }

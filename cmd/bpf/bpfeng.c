@@ -313,6 +313,7 @@ configure(struct bpfeng *eng)
 	skel->rodata->follow_untraceable = eng_may_trace_any();
 	skel->rodata->caller_uid = (uint32_t)getuid();
 	skel->rodata->caller_gid = (uint32_t)getgid();
+	skel->rodata->caller_caps = eng_permitted_caps();
 	skel->rodata->wake_bytes = RING_WAKE_BYTES;
 	(void)bpf_map__set_max_entries(
 	    skel->maps.counters, (uint32_t)(eng->ncounters * eng->ncpus));

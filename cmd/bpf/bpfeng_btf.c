@@ -77,6 +77,7 @@ static const char *const members_read[] = {
 	"id",
 	"enabled",
 	"running",
+	"cap_permitted",
 };
 #define NMEMBERS     (sizeof(members_read) / sizeof(members_read[0]))
 #define NNAMES	     (NSTRUCTS + NMEMBERS)

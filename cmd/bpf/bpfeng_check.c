@@ -37,9 +37,11 @@ eng_why(char *why, size_t whylen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The capabilities of this process in one of its sets, by its line. */
 static uint64_t
-effective_caps(void)
+caps_of(const char *set)
 {
+	size_t len = strlen(set);
 	char line[256];
 	uint64_t caps = 0;
 	FILE *f;
@@ -47,10 +49,22 @@ effective_caps(void)
 	if ((f = fopen("/proc/self/status", "r")) == NULL)
 		return geteuid() == 0 ? UINT64_MAX : 0;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "CapEff:", 7) == 0)
-			caps = strtoull(line + 7, NULL, 16);
+		if (strncmp(line, set, len) == 0)
+			caps = strtoull(line + len, NULL, 16);
 	fclose(f);
 	return caps;
+}
+
+static uint64_t
+effective_caps(void)
+{
+	return caps_of("CapEff:");
+}
+
+uint64_t
+eng_permitted_caps(void)
+{
+	return caps_of("CapPrm:");
 }
 
 /* CAP_SYS_PTRACE: whatever runs, its caller may trace. */

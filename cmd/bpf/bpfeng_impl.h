@@ -149,6 +149,8 @@ void eng_why(char *why, size_t whylen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int eng_check_privilege(char *why, size_t whylen);
 bool eng_may_trace_any(void);
+/* The permitted capabilities: what a counted process may hold. */
+uint64_t eng_permitted_caps(void);
 int eng_check_kernel(
     const char *release, const char *btf_path, char *why, size_t whylen);
 void eng_log_begin(void);

@@ -18,6 +18,7 @@ setup() {
 teardown() {
 	ct_teardown
 	[ -z "${PRIV:-}" ] || rm -rf "$PRIV"
+	[ -z "${CG:-}" ] || rmdir "$CG" 2>/dev/null || true
 }
 
 # Whether this build has the BPF engine and this machine runs it.
@@ -191,6 +192,49 @@ cputrack: pid $target belongs to another user (uid 0): only that user or root ma
 	[ "$(ct_count exec)" -ge 1 ]
 	grep -qE ' init_lwp +- +# not counted: permission denied$' "$T/out"
 	[ "$(ct_count exit)" -eq 0 ]
+}
+
+@test "a cputrack --cgroup with file capabilities run by nobody counts nobody's processes there, but not one that holds a capability it lacks (BPF engine)" {
+	private_bin_dir
+	command -v setcap >/dev/null || skip "setcap is not installed (libcap2-bin)"
+	bpf_runs || skip "the BPF engine does not run here"
+	local cgm
+	cgm=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | head -n 1)
+	[ -n "$cgm" ] || skip "no cgroup v2 hierarchy is mounted here"
+	CG=$cgm/cpctools-bats-$$-$BATS_TEST_NUMBER
+	mkdir "$CG" || skip "cannot make a cgroup under $cgm"
+	cp "$BIN" "$PRIV/cputrack"
+	setcap cap_perfmon,cap_bpf+ep "$PRIV/cputrack" ||
+	    skip "this file system keeps no capabilities"
+	# Both nobody's, in the cgroup; the second keeps CAP_NET_RAW.
+	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$CG" \
+	    setpriv --reuid=65534 --regid=65534 --clear-groups "$W/wl_spin" 0 &
+	local plain=$!
+	ct_bg "$plain"
+	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$CG" \
+	    setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    --inh-caps=+net_raw --ambient-caps=+net_raw "$W/wl_spin" 0 &
+	local capable=$!
+	ct_bg "$capable"
+	has_net_raw() { grep -q '^CapPrm:.*2000$' "/proc/$capable/status"; }
+	wait_while "$capable" has_net_raw
+	# Five samples of the spinning pair; then root's, with
+	# CAP_SYS_PTRACE, which counts both.
+	status=0
+	as_nobody "$PRIV/cputrack" --cgroup="/${CG#"$cgm"/}" -T 0.2 -N 5 \
+	    -c task-clock >"$T/out" 2>"$T/err" || status=$?
+	cat "$T/err"
+	[ "$status" -eq 0 ]
+	grep -qE "^ +[0-9.]+ +$plain +1 +tick " "$T/out"
+	! grep -qE "^ +[0-9.]+ +$capable " "$T/out"
+	"$BIN" --cgroup="/${CG#"$cgm"/}" -T 0.2 -N 5 -c task-clock >"$T/root"
+	grep -qE "^ +[0-9.]+ +$plain +1 +tick " "$T/root"
+	grep -qE "^ +[0-9.]+ +$capable +1 +tick " "$T/root"
+	kill -KILL "$plain" "$capable" 2>/dev/null || true
+	wait "$plain" "$capable" 2>/dev/null || true
+	rmdir "$CG"
+	CG=
 }
 
 # A TCP port on 127.0.0.1 that nothing listens on now.
