@@ -28,18 +28,18 @@ _tty() {
 	tmux -S "$TTY_SOCKET" "$@"
 }
 
-# Wait until the screen matches the extended regular expression $1, for
-# up to 30 s (a loaded machine is slow, a wrong screen never matches).
+# Wait until the screen matches the extended regular expression $1 (a
+# loaded machine is slow, a wrong screen never matches); the screen last
+# seen is in TTY_SCREEN.
 _tty_wait() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		TTY_SCREEN=$(_tty capture-pane -p -J -t tty)
-		grep -Eq -- "$1" <<<"$TTY_SCREEN" && return 0
-		sleep 0.05
-	done
-	echo "tty: timed out waiting for /$1/; the screen:" >&2
+	wait_for _tty_shows "$1" && return 0
+	echo "tty: the screen:" >&2
 	sed 's/^/    | /' <<<"$TTY_SCREEN" >&2
 	return 1
+}
+_tty_shows() {
+	TTY_SCREEN=$(_tty capture-pane -p -J -t tty) &&
+	    grep -Eq -- "$1" <<<"$TTY_SCREEN"
 }
 
 tty_start() {

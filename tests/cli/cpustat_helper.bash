@@ -185,29 +185,27 @@ cpu_list() {
 }
 
 # wait_rows FILE N [CPU]: until CPU (every measured CPU) has N tick and gap
-# rows in FILE (60 s at most). A test that waits for a CPU's rows to come
-# after something happened knows that the second of them was read after
-# it: the first may have been read before, and written after.
+# rows in FILE. A test that waits for a CPU's rows to come after
+# something happened knows that the second of them was read after it: the
+# first may have been read before, and written after.
 wait_rows() {
-	local i cpus=${3:-$(cpu_list)}
-	for ((i = 0; i < 1200; i++)); do
-		[ "$(rows_of "$1" "$cpus")" -ge "$2" ] && return 0
-		sleep 0.05
-	done
-	echo "timed out waiting for $2 rows of CPUs $cpus in $1:" >&2
+	local cpus=${3:-$(cpu_list)}
+	wait_for rows_at_least "$1" "$2" "$cpus" && return 0
+	echo "no $2 rows of CPUs $cpus in $1:" >&2
 	cat "$1" >&2
 	return 1
+}
+rows_at_least() {
+	[ "$(rows_of "$1" "$3")" -ge "$2" ]
 }
 
 # stopped PID: until PID is stopped (SIGSTOP delivered: state T), so that
 # what it wrote so far is all it wrote before the stop.
 stopped() {
-	local i
-	for ((i = 0; i < 1200; i++)); do
-		[ "$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat")" = T ] && return 0
-		sleep 0.05
-	done
-	return 1
+	wait_for state_is "$1" T
+}
+state_is() {
+	[ "$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)" = "$2" ]
 }
 
 # A shell without job control (this one) starts a background job with

@@ -271,6 +271,14 @@ rows_pass() {
 	awk "$1" <(gaps_as_ticks "$T/out")
 }
 
+# threads PID N: until process PID has N threads.
+threads() {
+	wait_for thread_count "$1" "$2"
+}
+thread_count() {
+	[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]
+}
+
 # gone PID: until process PID has ended (a zombie has).
 gone() {
 	wait_for not running "$1"
@@ -287,6 +295,11 @@ proc_state() {
 # TracerPid of a process.
 tracer_of() {
 	awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# traced_by PID TRACER: process PID's tracer is TRACER (0: none).
+traced_by() {
+	[ "$(tracer_of "$1")" = "$2" ]
 }
 
 # assert_free PID: until process PID runs untraced and is not stopped.
@@ -359,8 +372,7 @@ bg_until() {
 		    return 0
 		running "$CPID" && return 1
 		counters_taken || return 1
-		# A pause, not a wait: the other cpustat lets go in its time.
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	return 1
 }

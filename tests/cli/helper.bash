@@ -103,7 +103,7 @@ wait_for() {
 			echo "waited ${WAIT_BOUND_S} s in vain for: $*" >&2
 			return 1
 		fi
-		sleep 0.1
+		sleep 0.1 # the library's wait
 	done
 }
 
@@ -130,7 +130,7 @@ wait_while() {
 			echo "waited ${WAIT_BOUND_S} s in vain for: $*" >&2
 			return 1
 		fi
-		sleep 0.1
+		sleep 0.1 # the library's wait
 	done
 }
 

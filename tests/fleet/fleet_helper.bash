@@ -55,26 +55,25 @@ free_port() {
 	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# wait_http URL SECONDS: until URL answers 200.
+# wait_http URL: until URL answers 200. A second argument, a bound of
+# its own that older callers give, is ignored: wait_for's is the bound.
 wait_http() {
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		curl -sf -o /dev/null "$1" && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for http_ok "$1"
+}
+http_ok() {
+	curl -sf -o /dev/null "$1"
 }
 
 # start_prometheus: Debian's Prometheus on 127.0.0.1:$PROM_PORT with
 # $D/prometheus.yml, its data in $D/data, its log in $D/prometheus.log and
-# its pid in $D/prometheus.pid; until it is ready (60 s at most).
+# its pid in $D/prometheus.pid; until it is ready.
 start_prometheus() {
 	mkdir -p "$D/data"
 	prometheus --config.file="$D/prometheus.yml" --storage.tsdb.path="$D/data" \
 	    --web.listen-address=127.0.0.1:"$PROM_PORT" \
 	    --storage.tsdb.retention.time=1h >"$D/prometheus.log" 2>&1 &
 	remember prometheus $!
-	wait_http "http://127.0.0.1:$PROM_PORT/-/ready" 60
+	wait_http "http://127.0.0.1:$PROM_PORT/-/ready"
 }
 
 # remember NAME [PID]: daemon NAME is PID (by default, the pid already
@@ -108,23 +107,20 @@ daemon_pid() {
 	[ "$start" != "$(cat "$D/$1.start")" ] || echo "$p"
 }
 
-# gone NAME: until daemon NAME is no more (10 s at most).
+# gone NAME: until daemon NAME is no more.
 gone() {
-	local i p
-	for i in $(seq 100); do
-		p=$(daemon_pid "$1")
-		[ -n "$p" ] || return 0
-		# A zombie whose parent is gone (setup_file's shell) waits for
-		# a reaper that may never come: it has ended all the same.
-		[ "$(sed -n 's/.*) \(.\).*/\1/p' "/proc/$p/stat" 2>/dev/null)" = Z ] &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for daemon_ended "$1"
+}
+# A zombie whose parent is gone (setup_file's shell) waits for a reaper
+# that may never come: it has ended all the same (running says so).
+daemon_ended() {
+	local p
+	p=$(daemon_pid "$1")
+	[ -z "$p" ] || ! running "$p"
 }
 
 # stop_daemons NAME...: the daemons daemon_pid names, all sent SIGTERM
-# at once; then each one not gone in 10 s, SIGKILL.
+# at once; then each one not gone, SIGKILL.
 stop_daemons() {
 	local f p names=()
 	for f in "$@"; do
@@ -176,8 +172,8 @@ start_incumbents() {
 		    >"$D/incumbent/node.log" 2>&1 &
 		remember incumbent_node $!
 	fi
-	wait_http http://127.0.0.1:9090/-/ready 60 &&
-	    wait_http http://127.0.0.1:9100/metrics 60
+	wait_http http://127.0.0.1:9090/-/ready &&
+	    wait_http http://127.0.0.1:9100/metrics
 }
 
 # incumbents_alive: both still answer, and those started here still run.
