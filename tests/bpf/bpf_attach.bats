@@ -37,7 +37,7 @@ start_attached() {
 		wait_line "$T/out" '^create' && return 0
 		wait "$DPID" || true
 		counters_taken || return 1
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	return 1
 }
@@ -66,7 +66,7 @@ retry_taken() {
 		CT_STARTS=()
 		rm -f "$T/gate"
 		mkfifo "$T/gate"
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 }
 
@@ -142,11 +142,7 @@ strace_scenario() {
 	strace -f -o /dev/null -p "$TPID" 2>"$T/strace.err" &
 	spid=$!
 	ct_bg "$spid"
-	for i in $(seq 100); do
-		[ "$(tracer_of "$TPID")" = "$spid" ] && break
-		sleep 0.1
-	done
-	[ "$(tracer_of "$TPID")" = "$spid" ]
+	wait_for traced_by "$TPID" "$spid"
 	# cputrack's ptrace engine must refuse it.
 	ct_run -p "$TPID" -c "$WRITE"
 	[ "$status" -ne 0 ]
@@ -189,7 +185,7 @@ strace_scenario() {
 	# Idle since before the attach: nothing counted.
 	[ "$(bd_rows tick | awk '{ print $4 }' | sort -u)" = 0 ]
 	assert_free "$TPID"
-	kill -0 "$TPID"
+	running "$TPID"
 }
 
 @test "-p: no such process, a thread id, one line each" {

@@ -72,14 +72,13 @@ rows_of() {
 	    "$T/out"
 }
 
+# wait_rows LABEL N: until the background cputrack ($CPID) printed N rows
+# labelled LABEL.
 wait_rows() {
-	local i
-	for i in $(seq 300); do
-		[ "$(awk -v want="$1" '$4 == want' "$T/out" | wc -l)" -ge "$2" ] &&
-		    return 0
-		sleep 0.1
-	done
-	return 1
+	wait_while "$CPID" labelled_rows_at_least "$1" "$2"
+}
+labelled_rows_at_least() {
+	[ "$(awk -v want="$1" '$4 == want' "$T/out" | wc -l)" -ge "$2" ]
 }
 
 @test "--cgroup: there at the start, started in it, moved into it, below it: counted exactly; outside: not" {
@@ -160,12 +159,8 @@ wait_rows() {
 	wait_file "$T/m.prom"
 	open_gate moved
 	wait "$(pid_of moved)"
-	local i
-	for i in $(seq 100); do
-		grep -qxF "$series 60" "$T/m.prom" && break
-		sleep 0.1
-	done
-	grep -qxF "$series 60" "$T/m.prom" || { cat "$T/m.prom"; false; }
+	wait_while "$CPID" grep -qxF "$series 60" "$T/m.prom" ||
+	    { cat "$T/m.prom"; false; }
 	grep -q "^cputrack_cgroup_running_seconds_total{cgroup=\"/$NAME\",set=\"0\"} " "$T/m.prom"
 	! grep -q 'pid="0"' "$T/m.prom"
 	kill -TERM "$CPID"

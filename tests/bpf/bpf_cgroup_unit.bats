@@ -85,9 +85,15 @@ free_port() {
 	systemd-analyze security --offline=yes --no-pager --threshold=25 "$f" >/dev/null
 }
 
+# scraped PORT GREP_ARGS...: /metrics on 127.0.0.1:PORT, kept in $T/m,
+# has a line that grep -q GREP_ARGS finds.
+scraped() {
+	curl -sf "http://127.0.0.1:$1/metrics" >"$T/m" && grep -q "${@:2}" "$T/m"
+}
+
 @test "its command, run as systemd runs it for an instance, exports the cgroup's counts exactly; SIGTERM stops it, status 0" {
 	command -v systemd-escape >/dev/null || skip "systemd-escape is not installed (Debian's systemd package)"
-	local cgm name port i
+	local cgm name port
 	cgm=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
 		if ($(i + 1) == "cgroup2") print $5; break } }' \
 	    /proc/self/mountinfo | head -n 1)
@@ -111,20 +117,12 @@ free_port() {
 	CPID=$!
 	ct_bg "$CPID"
 	local series="cputrack_cgroup_events_total{cgroup=\"/$name\",event=\"$WRITE\",set=\"0\"}"
-	for i in $(seq 150); do
-		curl -sf "http://127.0.0.1:$port/metrics" >"$T/m" &&
-		    grep -qF "$series " "$T/m" && break
-		sleep 0.1
-	done
+	wait_while "$CPID" scraped "$port" -F "$series "
 	echo >&7
 	exec 7>&-
 	wait "$TPID"
-	for i in $(seq 100); do
-		curl -sf "http://127.0.0.1:$port/metrics" >"$T/m"
-		grep -qxF "$series 50" "$T/m" && break
-		sleep 0.1
-	done
-	grep -qxF "$series 50" "$T/m" || { cat "$T/m" "$T/err"; false; }
+	wait_while "$CPID" scraped "$port" -xF "$series 50" ||
+	    { cat "$T/m" "$T/err"; false; }
 	kill -TERM "$CPID"
 	wait "$CPID"
 	[ ! -s "$T/err" ]

@@ -74,11 +74,7 @@ start_cpustat() {
 	"$CPUSTAT" -c "$WRITE" 0.1 >"$T/cs.out" 2>"$T/cs.err" &
 	CS=$!
 	ct_bg "$CS"
-	for i in $(seq 100); do
-		grep -q ' tick ' "$T/cs.out" && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_while "$CS" grep -q ' tick ' "$T/cs.out"
 }
 
 @test "a cpustat counting the same event, before and during the run, changes nothing: exact, exit 0" {
@@ -89,7 +85,7 @@ start_cpustat() {
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	[ "$(bd_count lwp_exit)" -eq 3 ]
 	[ "$(bd_rows exit_total | awk '{ print $3 }')" -eq 200 ]
-	kill -0 "$CS"
+	running "$CS"
 	[ ! -s "$T/cs.err" ]
 }
 
@@ -113,7 +109,7 @@ start_cpustat() {
 			    -c "$WRITE,page-faults" "$W/wl_threads" 1 1 \
 			    >"$T/out" 2>"$T/err" || status=$?
 			counters_taken || break
-			sleep 1
+			sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 		done
 		echo "ulimit -n $n: exit $status: $(cat "$T/err")"
 		! grep -q verifier "$T/err"

@@ -50,13 +50,7 @@ background() {
 
 # Wait until the cputrack $1 has written its title to $2.
 title_out() {
-	local i
-	for i in $(seq 100); do
-		[ -s "$2" ] && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	wait_while "$1" test -s "$2"
 }
 
 # "tid value" of the lwp_exit rows of CSV $1 (the first event).
@@ -64,18 +58,18 @@ csv_lwp_exits() {
 	awk -F, '$7 == "lwp_exit" && $8 == "0" { print $4, $12 }' "$1" | sort
 }
 
+# strace ($SPID) traces $TPID, and said it attached.
+strace_attached() {
+	[ "$(tracer_of "$TPID")" = "$SPID" ] &&
+	    grep -q attached "$T/strace.err"
+}
+
 strace_p_scenario() {
 	gated "$W/wl_gate" 3 700 100
 	strace -f -e trace=write -o "$T/strace.log" -p "$TPID" 2>"$T/strace.err" &
 	SPID=$!
 	ct_bg "$SPID"
-	local i
-	for i in $(seq 100); do
-		[ "$(tracer_of "$TPID")" = "$SPID" ] &&
-		    [ "$(grep -c attached "$T/strace.err")" -ge 1 ] && break
-		sleep 0.1
-	done
-	[ "$(tracer_of "$TPID")" = "$SPID" ]
+	wait_for strace_attached
 	# The ptrace engine must refuse it: one tracer per process.
 	ct_run --engine=ptrace -p "$TPID" -c "$WRITE"
 	PT_STATUS=$status
@@ -225,7 +219,7 @@ setuid_run() {
 	grep -qE ' init_lwp +- +# not counted: permission denied$' "$T/out"
 	[ -z "$(awk '$3 == "exit" || $3 == "exec"' "$T/out")" ]
 	# It ran, as its owner, to its end.
-	timeout 10 sh -c "until [ -e '$SHARED/ran' ]; do sleep 0.1; done"
+	wait_file "$SHARED/ran"
 	[ "$(stat -c %U "$SHARED/ran")" = root ]
 }
 
