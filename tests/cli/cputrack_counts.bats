@@ -350,7 +350,7 @@ EOF
 	# first ticks may come before the threads are made).
 	wait_rows_until '$3 == "tick" { s[$2] = 1 } END { exit length(s) != 3 }'
 	kill -STOP "$CPID"
-	sleep 0.6
+	sleep 0.6 # not a wait: the stop lasts 5 sample times at least
 	kill -CONT "$CPID"
 	wait "$CPID"
 	cat "$T/out" "$T/err"
@@ -399,7 +399,7 @@ first_row() {
 			fi
 		done
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	[ "$(cat "$T/rc")" -eq 0 ] || { echo "rc $(cat "$T/rc")"; cat "$T/err"; false; }
 	[ -s "$T/first" ]

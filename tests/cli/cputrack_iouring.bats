@@ -27,16 +27,9 @@ teardown() {
 	ct_teardown
 }
 
-# Wait (60 s at most: a bound for a run that hangs) until the workload
-# said $1 on its stdout ($T/wl).
+# Wait until the workload said $1 on its stdout ($T/wl).
 wait_said() {
-	local i
-	for i in $(seq 600); do
-		grep -qx "$1" "$T/wl" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "wl_iouring never said $1" >&2
-	return 1
+	wait_line "$T/wl" "^$1\$"
 }
 
 # The next line on the workload's stdin (its gate), kept open on fd 9.
@@ -111,15 +104,12 @@ rows() {
 	    }' off="${3:-0}" "$T/csv" 2>/dev/null
 }
 
-# Wait (60 s at most) for a row labelled $1 of tid $2 ("" any).
+# Wait for a row labelled $1 of tid $2 ("" any).
 wait_row() {
-	local i
-	for i in $(seq 600); do
-		[ -n "$(rows "$1" "$2")" ] && return 0
-		sleep 0.1
-	done
-	echo "no $1 row for tid '$2' in 60 s" >&2
-	return 1
+	wait_for has_row "$1" "$2"
+}
+has_row() {
+	[ -n "$(rows "$1" "$2")" ]
 }
 
 # The value of the lwp_exit row of tid $1 (event column $2, from 0).

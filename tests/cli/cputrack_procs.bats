@@ -111,16 +111,6 @@ teardown() {
 
 # -p with a list: several processes in one run.
 
-# threads PID N: until process PID has N threads (60 s at most).
-threads() {
-	local i
-	for i in $(seq 600); do
-		[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # pid_rows LABEL PID: "lwp value" of PID's rows labelled LABEL, by LWP.
 pid_rows() {
 	ct_rows -f "$1" | awk -v p="$2" '$1 == p { $1 = ""; print substr($0, 2) }' |
@@ -261,11 +251,7 @@ cputrack: failed to capture pid 999999" ]
 	"$CT" -T 0 -p "$b" -c "$WRITE" >"$T/holder.out" 2>&1 </dev/null &
 	holder=$!
 	ct_bg "$holder"
-	local i
-	for i in $(seq 600); do
-		[ "$(tracer_of "$b")" = "$holder" ] && break
-		sleep 0.1
-	done
+	wait_while "$holder" traced_by "$b" "$holder"
 	ct_run -T 0.1 -p "$a,$b" -c "$WRITE"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
@@ -506,7 +492,7 @@ start_cpustat_alongside() {
 
 # The cpustat is still counting, and said nothing on stderr.
 cpustat_counted_on() {
-	kill -0 "$CS"
+	running "$CS"
 	[ -z "$(cat "$T/cs.err")" ]
 	kill -TERM "$CS"
 	wait "$CS" || true

@@ -46,15 +46,6 @@ except Exception as e:
 ' "$PORT"
 }
 
-tracer_of_pid() {
-	awk '$1 == "TracerPid:" { print $2 }' "/proc/$1/status"
-}
-
-# traced_by PID TRACER: whether PID's tracer is TRACER (0: none).
-traced_by() {
-	[ "$(tracer_of_pid "$1")" = "$2" ]
-}
-
 stopped() {
 	[ "$(proc_state "$1")" = T ]
 }
@@ -101,7 +92,7 @@ sys.exit(0 if os.WIFSTOPPED(status) else 1)
 	local i
 	for i in 1 2 3 4; do
 		[ "$(get)" = 200 ]
-		sleep 0.5
+		sleep 0.5 # not a wait: cputrack stays stopped 2 s, the server answering
 	done
 	local rows
 	rows=$(grep -c ' tick ' "$T/out")
@@ -117,7 +108,7 @@ sys.exit(0 if os.WIFSTOPPED(status) else 1)
 	# LWP ids go on after the gap: no id is reused.
 	awk '$3 == "lwp_create" { print $2 }' "$T/out" | sort | uniq -d >"$T/dups"
 	[ ! -s "$T/dups" ]
-	[ "$(tracer_of_pid "$SERVER")" = 0 ]
+	[ "$(tracer_of "$SERVER")" = 0 ]
 	[ "$(get)" = 200 ]
 }
 

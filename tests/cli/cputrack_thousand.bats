@@ -120,13 +120,15 @@ check_children() {
 	grep -qE '^ *[0-9]+: init_lwp: can.t bind perf counters to lwp1 - Too many open files$' "$T/err"
 	# No child is left behind (one let go may still be finishing its
 	# writes on a loaded machine; one left stopped never ends).
-	local i left
-	for i in $(seq 100); do
-		left=$(pgrep -f "^$forkmany 1000 7\$") || break
-		sleep 0.1
+	wait_for none_left "$forkmany"
+}
+
+# none_left PATH: no process runs PATH 1000 7; else each one left, said.
+none_left() {
+	local p left
+	left=$(pgrep -f "^$1 1000 7\$") || return 0
+	for p in $left; do
+		echo "left: $p, state $(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)"
 	done
-	for i in $left; do
-		echo "left: $i, state $(awk '{ print $3 }' "/proc/$i/stat" 2>/dev/null)"
-	done
-	[ -z "$left" ]
+	return 1
 }

@@ -109,10 +109,7 @@ csv_rows() {
 	local t3
 	gate_open
 	CT_STDIN=$T/gate start_target "$W/wl_steps" 3 10
-	for _ in $(seq 150); do
-		[ "$(ls "/proc/$TPID/task" | wc -l)" -eq 4 ] && break
-		sleep 0.1
-	done
+	threads "$TPID" 4
 	t3=$(nth_tid "$TPID" 3)
 	# Each of the 3 workers writes 10 a step: 60 in all.
 	signals_between_ticks 60 "3 20 " --tid="$t3"
@@ -120,15 +117,17 @@ csv_rows() {
 	gone "$TPID"
 }
 
+# comm_is PID NAME: process PID's command name is NAME.
+comm_is() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
+}
+
 @test "--tid: an exec ends the named thread's count with the exec rows; exit 0, the new program runs on untraced" {
 	gate_open
 	CT_STDIN=$T/gate start_target sh -c \
 	    'read x; echo x >/dev/null; exec "$0" 0 0' "$W/wl_idle"
 	# Once the shell runs (the fork is not yet the shell before).
-	for _ in $(seq 150); do
-		[ "$(cat "/proc/$TPID/comm" 2>/dev/null)" = sh ] && break
-		sleep 0.1
-	done
+	wait_for comm_is "$TPID" sh
 	start_cputrack_until ',init_lwp,' -v --format=csv -T 60 \
 	    --tid="$TPID" -c "$WRITE"
 	gate_release
@@ -203,7 +202,7 @@ cputrack: failed to capture tid 999999" ]
 
 @test "--tid of a thread of a process another tracer holds (ptrace): refused naming the thread and the tracer, exit 1; the others untraced" {
 	[ "$ENGINE" = ptrace ] || skip "the BPF engine counts a traced process without tracing it"
-	local a b holder tb i
+	local a b holder tb
 	start_target "$W/wl_idle" 1 0
 	a=$TPID
 	wait_line "$T/target.out" '^ready$'
@@ -214,10 +213,7 @@ cputrack: failed to capture tid 999999" ]
 	"$CT" -T 0 -p "$b" -c "$WRITE" >"$T/holder.out" 2>&1 </dev/null &
 	holder=$!
 	ct_bg "$holder"
-	for i in $(seq 600); do
-		[ "$(tracer_of "$b")" = "$holder" ] && break
-		sleep 0.1
-	done
+	wait_while "$holder" traced_by "$b" "$holder"
 	tb=$(nth_tid "$b" 2)
 	ct_run -T 0.1 --tid="$(nth_tid "$a" 2),$tb" -c "$WRITE"
 	[ "$status" -eq 1 ]
