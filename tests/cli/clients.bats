@@ -24,8 +24,13 @@ sol_run() {
 		timeout -k 5 60 "$C/sol_track" "$@" >"$T/out" 2>"$T/err" ||
 		    status=$?
 		grep -q 'Resource temporarily unavailable' "$T/err" || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
+}
+
+# run_rows N: $T/out has N run rows.
+run_rows() {
+	[ "$(awk '$3 == "run"' "$T/out" | wc -l)" -ge "$1" ]
 }
 
 @test "a Solaris controller's fork handler runs in a copy of it: every child is tracked to its end, with its own ticks, and the parent too" {
@@ -36,11 +41,7 @@ sol_run() {
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	# The copies that track the children may end after the first one,
 	# as their processes may outlive the root: wait for their rows.
-	local i
-	for i in $(seq 100); do
-		[ "$(awk '$3 == "run"' "$T/out" | wc -l)" -ge 7 ] && break
-		sleep 0.1
-	done
+	wait_for run_rows 7
 	# Each process: one exit row with exactly 200, one run row with 0.
 	[ "$(awk '$3 == "exit" && $4 == 200' "$T/out" | wc -l)" -eq 7 ]
 	[ "$(awk '$3 == "exit"' "$T/out" | wc -l)" -eq 7 ]

@@ -615,7 +615,7 @@ if times != sorted(times):
 	# (4 KiB: a hundred rows) or the run ended.
 	wait_rows "$T/out" 1
 	[ "$(stat -c %s "$T/out")" -lt 4096 ]
-	kill -0 "$BG_PIDS"
+	running "$BG_PIDS"
 	kill -INT "$BG_PIDS"
 	bg_wait
 }
@@ -650,18 +650,10 @@ sig_ignored() {
 	(((0x$mask >> ($(kill -l "$2") - 1)) & 1))
 }
 
-# still_counting PID FILE N: PID is alive, and FILE gets N more rows of
-# every CPU (60 s at most).
+# still_counting PID FILE N: PID, alive, gives FILE N more rows of every
+# CPU.
 still_counting() {
-	local want i
-	want=$(($(rows_of "$2") + $3))
-	for ((i = 0; i < 1200; i++)); do
-		kill -0 "$1" 2>/dev/null || { echo "cpustat ended" >&2; return 1; }
-		[ "$(rows_of "$2")" -ge "$want" ] && return 0
-		sleep 0.05
-	done
-	echo "no new rows after the signal" >&2
-	return 1
+	wait_while "$1" rows_at_least "$2" $(($(rows_of "$2") + $3)) "$(cpu_list)"
 }
 
 # ignored_case SIG ENDER START...: START runs cpustat with SIG ignored
@@ -706,7 +698,7 @@ check_totals(rows, len(CPUS))
 	BG_PIDS=$!
 	wait_rows "$T/out" 1
 	# A row of every CPU, and no total: it goes on.
-	kill -0 "$BG_PIDS"
+	running "$BG_PIDS"
 	! grep -q ' total ' "$T/out"
 	kill -INT "$BG_PIDS"
 	bg_wait
@@ -737,21 +729,17 @@ for cpu, l in ticks_by_cpu(rows).items():
 stop_run() {
 	kill -STOP "$1"
 	stopped "$1"
-	sleep "$2"
+	sleep "$2" # not a wait: the stop lasts SECONDS
 	kill -CONT "$1"
 }
 
-# asleep PID: until every thread of PID sleeps (60 s at most): cpustat's
-# CPU threads have done what follows their rows, and wait for a sample
-# time.
+# asleep PID: until every thread of PID sleeps: cpustat's CPU threads
+# have done what follows their rows, and wait for a sample time.
 asleep() {
-	local i
-	for ((i = 0; i < 1200; i++)); do
-		! grep -qv '^S$' <(awk '{ sub(/^.*\) /, ""); print $1 }' /proc/"$1"/task/*/stat) &&
-			return 0
-		sleep 0.05
-	done
-	return 1
+	wait_for all_threads_sleep "$1"
+}
+all_threads_sleep() {
+	! grep -qv '^S$' <(awk '{ sub(/^.*\) /, ""); print $1 }' /proc/"$1"/task/*/stat)
 }
 
 @test "stopped for 2.5 intervals: a gap row per CPU holds them, saying how many; ticks hold their own interval; the count counts intervals" {

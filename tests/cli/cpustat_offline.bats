@@ -7,6 +7,11 @@
 bats_require_minimum_version 1.5.0
 load cpustat_helper
 
+# in_affinity CPU: a new process may run on CPU.
+in_affinity() {
+	"$PY" -c "import os, sys; sys.exit($1 not in os.sched_getaffinity(0))"
+}
+
 @test "a CPU taken offline mid-run is reported once and the run goes on" {
 	[ "$(id -u)" = 0 ] || skip "taking a CPU offline needs root"
 	cpu=$(last_cpu)
@@ -20,10 +25,7 @@ load cpustat_helper
 		read -r hold spec <<<"$run"
 		# A CPU back online joins new processes' affinity a little
 		# later (the cpuset update is asynchronous): wait for it.
-		for _ in $(seq 50); do
-			"$PY" -c "import os, sys; sys.exit($cpu not in os.sched_getaffinity(0))" && break
-			sleep 0.1
-		done
+		wait_for in_affinity "$cpu"
 		# Counting on every CPU, then one goes offline; the run goes on
 		# until the others have two rows more than when the CPU's
 		# thread said it was gone, and is ended by a signal.
@@ -32,7 +34,7 @@ load cpustat_helper
 		BG_PIDS=$!
 		wait_rows "$T/out" 1
 		echo 0 >"$f"
-		sleep "$hold"
+		sleep "$hold" # not a wait: the CPU stays offline this long
 		echo 1 >"$f"
 		wait_line "$T/err" 'went offline'
 		others=$(cpu_list | tr , '\n' | grep -vx "$cpu" | paste -sd,)

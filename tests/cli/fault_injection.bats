@@ -23,7 +23,7 @@ run_retry() {
 		run --separate-stderr "$@"
 		[[ "$stderr$output" == *"Resource temporarily unavailable"* ]] ||
 			[[ "$stderr$output" == *"contents invalidated"* ]] || return 0
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 }
 
@@ -32,14 +32,9 @@ children_of() {
 	pgrep -P "$1" || true
 }
 
-# Wait (60 s at most) until pid $1 is gone or a zombie.
+# Wait until pid $1 is gone or a zombie.
 wait_dead() {
-	local i
-	for i in $(seq 600); do
-		[ -e "/proc/$1" ] || return 0
-		[ "$(proc_state "$1")" = Z ] && return 0
-		sleep 0.1
-	done
+	gone "$1" && return 0
 	echo "pid $1 still alive: state $(proc_state "$1")" >&2
 	return 1
 }
@@ -66,11 +61,10 @@ bg_cputrack_until() {
 	"$W/wl_spawner" 2 1 >"$T/spawner" &
 	target=$!
 	ct_bg "$target"
-	wait_file "$T/spawner"
-	for i in $(seq 600); do grep -q ready "$T/spawner" && break; sleep 0.1; done
+	wait_line "$T/spawner" ready
 	for i in $(seq 20); do
 		bg_cputrack_until 'tick' -T 0.02 -c "$WRITE" -p "$target"
-		sleep "0.0$((RANDOM % 10))"
+		sleep "0.0$((RANDOM % 10))" # not a wait: the kill comes at a random moment
 		kill -KILL "$CPID"
 		wait "$CPID" || true
 		# Every thread of the target: not stopped, not traced.
@@ -138,7 +132,7 @@ bg_cputrack_until() {
 			    "$W/tt_manythreads" 100 10
 		) >"$T/out" 2>"$T/err" || rc=$?
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	cat "$T/err"
 	if [ "$ENGINE" = bpf ]; then
@@ -183,7 +177,7 @@ bg_cputrack_until() {
 		rc=0
 		timeout 60 "$CT" -c "$WRITE" "$W/wl_threads" 2 3 >/dev/full 2>"$T/err" || rc=$?
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	[ "$rc" -eq 1 ]
 	[ "$(cat "$T/err")" = "cputrack: write error on 'stdout': No space left on device" ]
@@ -202,14 +196,9 @@ bg_cputrack_until() {
 		"$CPUSTAT" -c task-clock 0.1 >"$T/first" 2>"$T/first.err" &
 		pid=$!
 		ct_bg "$pid"
-		for i in $(seq 100); do
-			grep -q ' tick ' "$T/first" && break
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		grep -q ' tick ' "$T/first" && break
+		wait_while "$pid" grep -q ' tick ' "$T/first" && break
 		wait "$pid" || true
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	kill -KILL "$pid"
 	wait "$pid" || true

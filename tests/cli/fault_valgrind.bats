@@ -32,7 +32,7 @@ vg_run() {
 		run --separate-stderr timeout -k 5 300 "${VG[@]}" "$@"
 		[[ "$stderr" == *"Resource temporarily unavailable"* ]] ||
 			[[ "$stderr" == *"contents invalidated"* ]] || return 0
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 }
 
@@ -55,11 +55,7 @@ vg_run() {
 	    >"$T/out" 2>"$T/err" &
 	local vg=$!
 	ct_bg "$vg"
-	local i
-	for i in $(seq 300); do
-		grep -q ' tick ' "$T/out" && break
-		sleep 0.1
-	done
+	wait_while "$vg" grep -q ' tick ' "$T/out"
 	kill -INT "$vg"
 	local rc=0
 	wait "$vg" || rc=$?
