@@ -134,7 +134,7 @@ full_disk() {
 	echo "$status: $stderr"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "cputrack: write error on '$T/full/rows': No space left on device" ]
-	kill -0 "$target"
+	running "$target"
 	assert_free "$target"
 }
 

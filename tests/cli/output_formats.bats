@@ -184,14 +184,11 @@ EOF
 # hardware event), until teardown. Only hardware counters are held: on a
 # machine without a PMU these tests skip, and tests/hw holds one for real.
 hold_cpus() {
-	local i
+	local holder
 	"$CS" --cpus="$1" -c instructions 0.2 >"$T/holder" 2>&1 3>&- &
-	ct_bg $!
-	for i in $(seq 100); do
-		grep -q tick "$T/holder" && return 0
-		sleep 0.1
-	done
-	return 1
+	holder=$!
+	ct_bg "$holder"
+	wait_while "$holder" grep -q tick "$T/holder"
 }
 
 @test "cpustat with every CPU held by another: the totals are no number, with the reason, in every format; exit 1" {
@@ -255,7 +252,7 @@ EOF
 		    sh -c 'ls /proc/$$/fd; exec "$0" 50 7' "$W/wl_print" \
 		    3>"$T/rows" >"$T/prog" 2>"$T/err" || status=$?
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	[ "$status" -eq 0 ]
 	[ ! -s "$T/err" ]

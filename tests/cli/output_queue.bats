@@ -43,14 +43,15 @@ run_stopped_reader() {
 	wait_filled "$T/reader"
 }
 
-# wait_until SECONDS FILE: until FILE is there, not empty.
-wait_until() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
-		[ -s "$2" ] && return 0
-		sleep 0.1
-	done
-	return 1
+# tasks PID: how many threads process PID has.
+tasks() {
+	ls "/proc/$1/task" | wc -l
+}
+more_tasks_than() {
+	[ "$(tasks "$1")" -gt "$2" ]
+}
+tasks_at_most() {
+	[ "$(tasks "$1")" -le "$2" ]
 }
 
 @test "cputrack: a stopped reader never holds the target up; ticks are dropped, counted and said, the totals kept; exit 3" {
@@ -66,14 +67,13 @@ wait_until() {
 		    -c "$WRITE,task-clock,context-switches,page-faults,minor-faults" \
 		    sh -c '"$1/ct_steady" 64 10 1 3000 & "$1/wl_churn" 300 4 10;
 		    wait; echo done >"$2"' sh "$W" "$T/done"
-		# The whole workload ends while the reader is still stopped
-		# (300 s at most: a bound for a run that hangs).
-		wait_until 300 "$T/done" || { cat "$T/err"; false; }
+		# The whole workload ends while the reader is still stopped.
+		wait_filled "$T/done" || { cat "$T/err"; false; }
 		[ "$(reader_state)" = T ]
 		kill -CONT "$(cat "$T/reader")"
-		wait_until 60 "$T/rc"
+		wait_filled "$T/rc"
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	cat "$T/err"
 	echo "status $(cat "$T/rc"), $(wc -l <"$T/out") rows read"
@@ -94,37 +94,25 @@ wait_until() {
 }
 
 @test "cpustat: a stopped reader never holds the samples up, every interval is a row" {
-	local n pid i
+	local n pid
 	n=$("$PY" -c 'import os; print(len(os.sched_getaffinity(0)))')
 	# Rows of 8 counters every 2 ms on each CPU: the pipe alone would be
 	# full in well under a second.
 	run_stopped_reader sh -c 'echo $$ >"$0"; exec "$@"' "$T/cs.pid" "$CS" -c \
 	    task-clock,cpu-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults,cgroup-switches \
 	    0.002 1500
-	wait_file "$T/cs.pid"
-	for i in $(seq 600); do
-		pid=$(cat "$T/cs.pid")
-		[ -n "$pid" ] && break
-		sleep 0.1
-	done
+	wait_filled "$T/cs.pid"
+	pid=$(cat "$T/cs.pid")
 	# Its threads start: one per CPU besides the main thread and the
 	# writer (a slow start has only the main thread for a while).
-	for i in $(seq 600); do
-		[ "$(ls "/proc/$pid/task" | wc -l)" -gt 2 ] && break
-		sleep 0.1
-	done
+	wait_for more_tasks_than "$pid" 2
 	# Every CPU's thread samples its 1500 intervals and ends, the reader
 	# still stopped: cpustat is left with its main thread and the one
-	# that writes the rows (60 s at most).
-	for i in $(seq 600); do
-		[ "$(ls "/proc/$pid/task" | wc -l)" -le 2 ] && break
-		sleep 0.1
-	done
-	ls "/proc/$pid/task" | wc -l
-	[ "$(ls "/proc/$pid/task" | wc -l)" -le 2 ]
+	# that writes the rows.
+	wait_for tasks_at_most "$pid" 2 || { tasks "$pid"; false; }
 	[ "$(reader_state)" = T ]
 	kill -CONT "$(cat "$T/reader")"
-	wait_until 60 "$T/rc"
+	wait_filled "$T/rc"
 	cat "$T/err"
 	[ "$(cat "$T/rc")" -eq 0 ]
 	# Nothing dropped: every CPU's rows stand for its 1500 intervals (a
@@ -152,7 +140,7 @@ EOF
 		timeout -k 5 60 "$CT" -T 0.01 -c "$WRITE" "$W/ct_steady" 2 5 10 300 \
 		    2>"$T/err" | head -n 3 >"$T/out" || status=$?
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	[ "$(wc -l <"$T/out")" -eq 3 ]
 	[ ! -s "$T/err" ]

@@ -31,7 +31,7 @@ setup() {
 	PATH=$(dirname "$CT"):$(dirname "$CS"):$PATH
 	# Pid 1234 of the -p recipes, and tid 1234 of --tid's: a process
 	# that prints all the time, its one thread.
-	sh -c 'while :; do echo "still here"; sleep 0.05; done' >"$T/printer.out" &
+	sh -c 'while :; do echo "still here"; sleep 0.05; done' >"$T/printer.out" & # not a wait: it prints all the time
 	PRINTER=$!
 	ct_bg "$PRINTER"
 	if ls /sys/bus/event_source/devices/ |
@@ -150,7 +150,7 @@ run_one() {
 		fi
 		grep -qE 'Resource temporarily unavailable|contents invalidated|went offline' \
 		    "$T/err" || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	if [ "$rc" -ne "$want" ]; then
 		echo "exit $rc, wanted $want"
@@ -206,26 +206,17 @@ EOF
 
 # run_counting CMD: a cpustat recipe, in $R. One without a count runs
 # until interrupted, and some count for minutes: once it has counted on
-# every CPU it measures (60 s at most), SIGINT, as a user would; cpustat
-# prints its totals and exits 0. A recipe with a count may end first.
+# every CPU it measures, SIGINT, as a user would; cpustat prints its
+# totals and exits 0. A recipe with a count may end first.
 run_counting() {
-	local cmd=$1 pid i rc=0
+	local cmd=$1 pid rc=0
 	(cd "$R" && exec env --default-signal=INT timeout --preserve-status \
 	    -s INT -k 10 120 bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" &
 	pid=$!
-	for i in $(seq 600); do
-		kill -0 "$pid" 2>/dev/null || break
-		if recipe_counted "$cmd"; then
-			kill -INT "$pid" 2>/dev/null
-			break
-		fi
-		sleep 0.1
-	done
-	for i in $(seq 600); do
-		running "$pid" || break
-		sleep 0.1
-	done
-	! running "$pid" || still_running "$pid"
+	if wait_while "$pid" recipe_counted "$cmd"; then
+		kill -INT "$pid" 2>/dev/null || true
+	fi
+	gone "$pid" || still_running "$pid"
 	wait "$pid" || rc=$?
 	return "$rc"
 }
@@ -235,7 +226,7 @@ run_counting() {
 # stack and, where gdb is installed, every thread's user stack.
 still_running() {
 	local p
-	echo "pid $1 still runs 60 s after SIGINT:" >&2
+	echo "pid $1 still runs after SIGINT:" >&2
 	for p in $({ echo "$1"; pgrep -g "$(ps -o pgid= "$1")"; } | sort -un); do
 		[ -d "/proc/$p" ] || continue
 		echo "--- $p: $(tr '\0' ' ' <"/proc/$p/cmdline")" >&2
@@ -251,7 +242,7 @@ still_running() {
 
 # A recipe that serves /metrics: scrape it while it runs, then SIGTERM.
 run_listening() {
-	local cmd=$1 port i pid
+	local cmd=$1 port pid
 	port=${cmd##*127.0.0.1:}
 	port=${port%% *}
 	(cd "$R" && exec bash -c "exec $cmd") >"$T/out" 2>"$T/err" &
@@ -261,18 +252,19 @@ run_listening() {
 	# A program that ends first ends its cputrack: the last scrape is
 	# what it served.
 	rm -f "$T/scraped"
-	for i in $(seq 600); do
-		curl -sf -H "Accept: $PROMETHEUS_ACCEPT" "http://127.0.0.1:$port/metrics" \
-		    >"$T/scrape" && mv "$T/scrape" "$T/scraped" &&
-		    grep -q '_total{' "$T/scraped" &&
-		    { [[ $cmd != cpustat* ]] || every_cpu_counted "$T/scraped"; } &&
-		    break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_while "$pid" served_counts "$cmd" "$port" || true
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid"
 	om_check "$T/scraped"
+}
+
+# served_counts CMD PORT: the recipe CMD's /metrics on PORT, kept in
+# $T/scraped, has counted (cpustat's on every CPU).
+served_counts() {
+	curl -sf -H "Accept: $PROMETHEUS_ACCEPT" "http://127.0.0.1:$2/metrics" \
+	    >"$T/scrape" && mv "$T/scrape" "$T/scraped" &&
+	    grep -q '_total{' "$T/scraped" &&
+	    { [[ $1 != cpustat* ]] || every_cpu_counted "$T/scraped"; }
 }
 
 # What a recipe made is what a standard reader takes.
@@ -344,7 +336,7 @@ run_all() {
 		    jq -s 'map(select(.label == \"exit\") | .counters[\"$WRITE\"]) | add'") \
 		    >"$T/out" 2>"$T/err" || true
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	# 40 lines to the terminal (here, stderr) and 9 writes to /dev/null.
 	[ "$(cat "$T/out")" = 49 ]

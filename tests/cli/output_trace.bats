@@ -89,16 +89,14 @@ trace_sums() {
 
 # wait_sums N: until LWPs 2 to 4 have N writes in their tick samples.
 wait_sums() {
-	local i
-	for i in $(seq 600); do
-		trace_sums >"$T/sums" &&
-		    awk -F'\t' -v n="$1" '$1 ~ /^lwp [234]$/ && $2 == n { k++ }
-			END { exit k != 3 }' "$T/sums" && return 0
-		kill -0 "$CPID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_while "$CPID" sums_are "$1" && return 0
 	cat "$T/out" "$T/err" >&2
 	return 1
+}
+sums_are() {
+	trace_sums >"$T/sums" &&
+	    awk -F'\t' -v n="$1" '$1 ~ /^lwp [234]$/ && $2 == n { k++ }
+		END { exit k != 3 }' "$T/sums"
 }
 
 @test "ticks: each sample is one interval's count, streamed, summing to the LWP's total" {
