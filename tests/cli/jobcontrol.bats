@@ -9,7 +9,8 @@ setup() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	command -v less >/dev/null || skip "less is not installed"
 	terminal_open "cpct$$" 120 30
-	sleep 0.3
+	# Its prompt: bash reads the keys from here on.
+	wait_screen '^bash'
 }
 
 teardown() {
@@ -42,59 +43,60 @@ thread_cpu() {
 }
 
 # all_run PID: until every thread of PID has used more CPU than it had
-# when this was called (60 s at most: a busy machine may give them little,
-# but runs them).
+# when this was called (a busy machine may give them little, but runs
+# them).
 all_run() {
-	local i
 	thread_cpu "$1" >"$T/cpu.before"
-	for i in $(seq 600); do
-		thread_cpu "$1" | awk 'NR == FNR { t[$1] = $2; next }
-		    ($1 in t) && $2 > t[$1] { ran++ }
-		    END { exit ran < length(t) }' "$T/cpu.before" - && return 0
-		sleep 0.1
-	done
+	wait_for all_ran_since "$1" "$T/cpu.before" && return 0
 	echo "threads of $1 that did not run:" >&2
 	thread_cpu "$1" >&2
 	return 1
 }
-
-# newest_in_terminal NAME: the pid of the newest NAME process in the
-# terminal's session, not one of another run on the machine (60 s at most).
-newest_in_terminal() {
-	local i p sid
-	sid=$(tmux display-message -p -t "$S" '#{pane_pid}')
-	for i in $(seq 600); do
-		p=$(pgrep -n -x -s "$sid" "$1") && { echo "$p"; return 0; }
-		sleep 0.1
-	done
-	return 1
+# all_ran_since PID FILE: every thread that FILE (thread_cpu) lists has
+# used more CPU since.
+all_ran_since() {
+	thread_cpu "$1" | awk 'NR == FNR { t[$1] = $2; next }
+	    ($1 in t) && $2 > t[$1] { ran++ }
+	    END { exit ran < length(t) }' "$2" -
 }
 
-# wait_state PID STATES: until the process is in one of STATES (60 s).
+# newest_in_terminal NAME: the pid of the newest NAME process in the
+# terminal's session, not one of another run on the machine.
+newest_in_terminal() {
+	local sid
+	sid=$(tmux display-message -p -t "$S" '#{pane_pid}')
+	wait_for pgrep -n -x -s "$sid" "$1"
+}
+
+# wait_state PID STATES: until the process is in one of STATES.
 wait_state() {
-	local i
-	for i in $(seq 600); do
-		[[ "$2" == *"$(state "$1")"* ]] && return 0
-		sleep 0.1
-	done
+	wait_for state_in "$1" "$2" && return 0
 	echo "pid $1 is in state $(state "$1"), not one of $2" >&2
 	return 1
 }
+state_in() {
+	[[ "$2" == *"$(state "$1")"* ]]
+}
 
-# all_stopped PID: until every thread of PID is stopped (60 s). A traced
+# all_stopped PID: until every thread of PID is stopped. A traced
 # process's first thread shows t from its signal-delivery-stop on, while
 # its other threads run until the tracer passes the signal on.
 all_stopped() {
-	local i
-	for i in $(seq 600); do
-		awk '{ sub(/^[0-9]+ \(.*\) /, ""); if ($1 != "t" && $1 != "T") n++ }
-		    END { exit n > 0 }' /proc/"$1"/task/*/stat 2>/dev/null &&
-		    return 0
-		sleep 0.1
-	done
+	wait_for threads_stopped "$1" && return 0
 	echo "threads of $1 not stopped:" >&2
 	cat /proc/"$1"/task/*/stat >&2
 	return 1
+}
+
+# in_foreground PID: PID's process group is its terminal's foreground
+# group: the shell gave it the terminal (fg).
+in_foreground() {
+	awk '{ sub(/^.*\) /, ""); exit $3 != $6 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# reaped PID: process PID is gone, its exit status taken by its parent.
+reaped() {
+	[ ! -e "/proc/$1" ]
 }
 
 # run_in_terminal "PREFIX" PROGRAM ARGS: start it at the prompt.
@@ -110,25 +112,22 @@ less_job() {
 	local l
 	run_in_terminal "$1" less /etc/services
 	l=$(newest_in_terminal less)
-	for i in $(seq 600); do screen | grep -q '^# Updated from' && break; sleep 0.1; done
+	wait_screen '^# Updated from'
 	keys C-z
 	wait_state "$l" tT
-	for i in $(seq 600); do screen | grep -qE 'Stopped|^bash' && break; sleep 0.1; done
+	wait_screen 'Stopped|^bash'
 	keys fg Enter
 	wait_state "$l" SR
 	# less redraws its screen when it gets its SIGCONT.
-	for i in $(seq 600); do screen | grep -q '^# Updated from' && break; sleep 0.1; done
-	screen | grep -q '^# Updated from'
+	wait_screen '^# Updated from'
 	keys q
-	for i in $(seq 600); do [ -e "/proc/$l" ] || break; sleep 0.1; done
-	[ ! -e "/proc/$l" ]
+	wait_for reaped "$l"
 }
 
 @test "less under cputrack: Ctrl-Z stops it, fg brings it back with its screen, q quits, as bare" {
 	less_job ""
 	less_job "$CT -c task-clock -o $T/rows"
-	for i in $(seq 600); do grep -q ' exit ' "$T/rows" 2>/dev/null && break; sleep 0.1; done
-	grep -q ' exit ' "$T/rows"
+	wait_line "$T/rows" ' exit '
 }
 
 # spinner_job PREFIX: wl_spin's four spinning threads, Ctrl-Z, bg, fg,
@@ -141,20 +140,20 @@ spinner_job() {
 	all_run "$p"
 	keys C-z
 	all_stopped "$p"
-	sleep 0.3
-	a=$(cpu "$p"); sleep 1; b=$(cpu "$p")
+	sleep 0.3 # not a wait: the second measured begins clear of the stop
+	a=$(cpu "$p"); sleep 1; b=$(cpu "$p") # not a wait: a second stopped, measured
 	keys bg Enter
 	wait_state "$p" SR
 	all_run "$p"
 	keys fg Enter
-	sleep 0.3
+	wait_for in_foreground "$p"
 	keys C-z
 	wait_state "$p" tT
 	keys fg Enter
 	wait_state "$p" SR
 	all_run "$p"
 	keys C-c
-	for i in $(seq 600); do [ -e "/proc/$p" ] || break; sleep 0.1; done
+	wait_for reaped "$p"
 	echo "$((b - a))"
 }
 
@@ -176,8 +175,8 @@ spinner_job() {
 	all_run "$p"
 	kill -TSTP -- "-$g"
 	all_stopped "$p"
-	sleep 0.3
-	a=$(cpu "$p"); sleep 1; b=$(cpu "$p")
+	sleep 0.3 # not a wait: the second measured begins clear of the stop
+	a=$(cpu "$p"); sleep 1; b=$(cpu "$p") # not a wait: a second stopped, measured
 	keys bg Enter
 	wait_state "$p" SR
 	all_run "$p"
@@ -196,20 +195,15 @@ threads_stopped() {
 # job_done PID [ROWS]: until the command PID is gone and, for a run under
 # cputrack, its exit row is in ROWS; sets writes to what that row counted.
 job_done() {
-	local i
-	for i in $(seq 600); do [ -e "/proc/$1" ] || break; sleep 0.1; done
-	[ ! -e "/proc/$1" ]
+	wait_for reaped "$1"
 	[ -n "${2:-}" ] || return 0
-	for i in $(seq 600); do grep -q ' exit ' "$2" && break; sleep 0.1; done
+	wait_line "$2" ' exit '
 	writes=$(awk '$3 == "exit" { print $NF }' "$2")
 }
 
 # shell_says WORD: until the terminal shows WORD (a job's state).
 shell_says() {
-	local i
-	for i in $(seq 600); do screen | grep -q "$1" && return 0; sleep 0.1; done
-	screen >&2
-	return 1
+	wait_screen "$1"
 }
 
 # selfstop_job PREFIX [ROWS]: wl_selfstop's three spinners and its main
