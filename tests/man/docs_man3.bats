@@ -9,8 +9,8 @@
 # and runs against the real kernel with the result its page states.
 
 bats_require_minimum_version 1.5.0
-load /usr/lib/bats/bats-support/load.bash
-load /usr/lib/bats/bats-assert/load.bash
+# bats-support and bats-assert, and the waits.
+load ../cli/helper
 
 # Every example, by page and number, has a check below: the list must
 # match the examples the pages have.
@@ -61,6 +61,13 @@ setup() {
 }
 
 # --- helpers --------------------------------------------------------------
+
+# ignores_int PID: process PID ignores SIGINT (its SigIgn mask).
+ignores_int() {
+	local mask
+	mask=$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$mask" ] && (((0x$mask >> 1) & 1))
+}
 
 # The functions the headers declare, one "name<TAB>prototype" a line.
 header_protos() {
@@ -729,14 +736,11 @@ cpc_count_usr_events_2: cpc_count_usr_events: Invalid argument" ] ||
 
 	# A process that idles once it is ready (after its exec).
 	"$WORKLOADS/wl_idle" 0 0 >"$BATS_TEST_TMPDIR/idle.out" 2>&1 &
-	local target=$! i
-	for i in $(seq 100); do
-		grep -q ready "$BATS_TEST_TMPDIR/idle.out" && break
-		sleep 0.05
-	done
-	grep -q ready "$BATS_TEST_TMPDIR/idle.out" || fail "wl_idle did not start"
+	local target=$!
+	wait_while "$target" grep -q ready "$BATS_TEST_TMPDIR/idle.out" ||
+	    fail "wl_idle did not start"
 	run_example pctx_capture_2 "$target"
-	kill -0 "$target" 2>/dev/null || fail "the captured process did not run on"
+	running "$target" || fail "the captured process did not run on"
 	kill "$target"
 	wait "$target" 2>/dev/null || true
 	if [ "$status" -ne 0 ] && [[ $stderr == *"permission denied"* ]]; then
@@ -822,23 +826,21 @@ check_fork_rows() {
 
 @test "example pctx_capture: the signal hook passes SIGTERM on; an ignored SIGINT stays ignored" {
 	build pctx_capture_3 || fail "example pctx_capture_3 does not compile"
-	local out=$BATS_TEST_TMPDIR/hook.out ctl i child
+	local out=$BATS_TEST_TMPDIR/hook.out ctl child
 	(trap '' INT; exec "$EXDIR/bin/pctx_capture_3" sleep 60) >"$out" 2>&1 &
 	ctl=$!
-	for i in $(seq 200); do
-		grep -q running "$out" && break
-		sleep 0.05
-	done
+	wait_while "$ctl" grep -q running "$out" || true
 	[[ $(cat "$out") =~ ^([0-9]+)\ running$ ]] || {
 		kill -KILL "$ctl"
 		fail "the command did not start: $(cat "$out")"
 	}
 	child=${BASH_REMATCH[1]}
 	# Ignored when the run started: neither the controller nor its
-	# command takes it.
+	# command takes it. Had either taken it, the SIGINT, pending with
+	# the SIGTERM after it, would come first (the lower number), and be
+	# in the output.
 	kill -INT "$ctl"
-	sleep 0.3
-	kill -0 "$ctl" && kill -0 "$child" || fail "SIGINT was not ignored"
+	ignores_int "$ctl" && ignores_int "$child" || fail "SIGINT was not ignored"
 	kill -TERM "$ctl"
 	status=0
 	wait "$ctl" || status=$?
