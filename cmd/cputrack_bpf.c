@@ -485,7 +485,8 @@ on_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
 	 * The engine tells at the exec itself; ptrace's own check catches
 	 * what only a security module refuses.
 	 */
-	if (untraceable || (followed && !may_trace(pid) && errno != ESRCH)) {
+	if (untraceable ||
+	    (followed && !cpc_may_trace(pid) && errno != ESRCH)) {
 		exec_untraceable(bt, p);
 		return false;
 	}
@@ -910,7 +911,7 @@ attachable(pid_t pid, pid_t tid)
 		capture_say_failed(pid, tid, "");
 		return -1;
 	}
-	if (!may_trace(pid)) {
+	if (!cpc_may_trace(pid)) {
 		diag(NULL, "pid %d: %s\n", (int)pid,
 		    errno == EPERM ? "permission denied" : strerror(errno));
 		capture_say_failed(pid, tid, "");

@@ -380,6 +380,15 @@ int cpc_set_request_attr_core(cpc_t *cpc, cpc_set_t *set, int index, int core,
  */
 uint64_t cpc_tick_of(cpc_t *cpc, uint64_t enabled_ns);
 
+/*
+ * cpc_may_trace says whether this process may trace pid as ptrace(2)'s
+ * attach check decides it (owner, capabilities, set-id and dumpable
+ * state, Yama), which perf_event_open(2) asks of another process whatever
+ * kernel.perf_event_paranoid says, without touching pid: 1 if it may, 0
+ * if not, with errno EPERM, or ESRCH for a process that is gone.
+ */
+int cpc_may_trace(pid_t pid);
+
 /* End of the private interfaces. */
 
 /*

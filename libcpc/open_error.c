@@ -131,23 +131,22 @@ kernel_mode_reason(const struct cpc_request *req)
 }
 
 /*
- * Whether this user may trace pid, as perf_event_open(2) asks of another
- * process whatever perf_event_paranoid says. process_vm_readv(2) makes
- * the same check before it reads: of address 0, EFAULT when allowed.
- * False with errno ESRCH for a process that is gone, as cputrack's check.
+ * process_vm_readv(2) makes ptrace's attach check (real credentials)
+ * before it reads: of address 0, EFAULT when allowed. Nothing stops or
+ * notices.
  */
-static bool
-may_trace(pid_t pid)
+int
+cpc_may_trace(pid_t pid)
 {
 	char byte;
 	struct iovec local = { &byte, 1 }, remote = { NULL, 1 };
 
 	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) >= 0 ||
 	    errno == EFAULT)
-		return true;
+		return 1;
 	if (errno == EACCES)
 		errno = EPERM;
-	return false;
+	return 0;
 }
 
 /*
@@ -172,7 +171,7 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 		return;
 	}
 	/* No privilege for counters lets a user count what it may not trace. */
-	if (pid > 0 && !p.capable && !may_trace(pid) && errno == EPERM) {
+	if (pid > 0 && !p.capable && !cpc_may_trace(pid) && errno == EPERM) {
 		snprintf(buf, len,
 		    "Permission denied: this user may not trace the "
 		    "process (another user's, or a set-id or unreadable "

@@ -1,34 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The check ptrace(2) makes before an attach, without attaching: nothing
- * stops or notices. process_vm_readv(2) makes the same check (attach
- * mode, real credentials) before it touches the target's memory, so a
- * read of address 0 fails with EFAULT when access was granted and with
- * EPERM when it was not.
+ * Why a process cannot be traced, and who traces it: the hints that
+ * follow a refusal (the check itself is libcpc's cpc_may_trace).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "access.h"
 #include "diag.h"
 #include "procname.h"
-
-bool
-may_trace(pid_t pid)
-{
-	char byte;
-	struct iovec local = { &byte, 1 }, remote = { NULL, 1 };
-
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) >= 0 ||
-	    errno == EFAULT)
-		return true;
-	if (errno == EACCES)
-		errno = EPERM;
-	return false;
-}
 
 /*
  * The usual reasons: the process belongs to another user, or Yama lets a

@@ -6,13 +6,10 @@
 #include <sys/types.h>
 
 /*
- * Whether the invoking user could attach a debugger to pid, as ptrace(2)
- * decides it (owner, set-id and dumpable state, Yama), whatever
- * capabilities other than CAP_SYS_PTRACE this process holds. A cputrack
- * given CAP_BPF and CAP_PERFMON as file capabilities counts only such
- * processes. False with errno ESRCH for a process that is gone.
+ * Whether a process may be traced is libcpc's cpc_may_trace: a cputrack
+ * given CAP_BPF and CAP_PERFMON as file capabilities counts only what its
+ * user could attach a debugger to.
  */
-bool may_trace(pid_t pid);
 
 /* Why pid cannot be traced, said on stderr when it is the usual reason. */
 void trace_refusal_hint(pid_t pid);
