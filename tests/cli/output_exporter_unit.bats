@@ -55,6 +55,14 @@ unit_argv() {
 	[ -z "$output" ]
 }
 
+# counted_or_taken PORT: /metrics on PORT, kept in $T/m, has counted
+# every CPU, or $T/err says a cpustat elsewhere took the counters.
+counted_or_taken() {
+	{ curl -sf "http://127.0.0.1:$1/metrics" >"$T/m" &&
+	    every_cpu_counted "$T/m"; } ||
+	    grep -q 'Resource temporarily unavailable' "$T/err"
+}
+
 @test "its command, run as systemd runs it, exports the default events; SIGTERM stops it, status 0" {
 	mkdir -p "$T/prefix/bin"
 	cp "$CS" "$T/prefix/bin/cpustat"
@@ -63,17 +71,12 @@ unit_argv() {
 	unit_argv "127.0.0.1:$port"
 	echo "${argv[*]}"
 	[ "${argv[0]}" = "$T/prefix/bin/cpustat" ]
-	local try i
+	local try
 	for try in 1 2 3 4 5; do
 		"${argv[@]}" >"$T/rows" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
-		for i in $(seq 150); do
-			curl -sf "http://127.0.0.1:$port/metrics" >"$T/m" &&
-			    every_cpu_counted "$T/m" && break
-			kill -0 "$CPID" 2>/dev/null || break
-			sleep 0.1
-		done
+		wait_while "$CPID" counted_or_taken "$port" || true
 		grep -q 'Resource temporarily unavailable' "$T/err" || break
 		kill -KILL "$CPID" 2>/dev/null || true
 		wait "$CPID" 2>/dev/null || true
@@ -132,7 +135,7 @@ sandbox_ready() {
 # TRACE unless it is "-", until its metrics have counted every CPU.
 # SBPID is the sandbox's pid, UPID the command's.
 start_sandboxed() {
-	local i p
+	local p
 	mkdir -p "$T/prefix/bin"
 	cp "$CS" "$T/prefix/bin/cpustat"
 	chmod 755 "$T" "$T/prefix" "$T/prefix/bin"
@@ -145,12 +148,7 @@ start_sandboxed() {
 	    "${argv[@]}" >"$T/rows" 2>"$T/err" 7>"$T/sandbox" 8>>"$T/trace" &
 	SBPID=$!
 	ct_bg "$SBPID"
-	for i in $(seq 300); do
-		curl -sf "http://127.0.0.1:$PORT/metrics" >"$T/m" 2>/dev/null &&
-		    every_cpu_counted "$T/m" && break
-		kill -0 "$SBPID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_while "$SBPID" served_every_cpu || true
 	cat "$T/sandbox" "$T/err"
 	every_cpu_counted "$T/m"
 	UPID=
@@ -158,6 +156,12 @@ start_sandboxed() {
 		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = cpustat ] && UPID=$p
 	done
 	[ -n "$UPID" ]
+}
+
+# served_every_cpu: /metrics on $PORT, kept in $T/m, has counted every CPU.
+served_every_cpu() {
+	curl -sf "http://127.0.0.1:$PORT/metrics" >"$T/m" 2>/dev/null &&
+	    every_cpu_counted "$T/m"
 }
 
 # sandbox_applied: the command runs as the unit would have it: its own

@@ -26,42 +26,36 @@ teardown() {
 # start_cpustat FUNCTION [HOST]: FUNCTION (which execs cpustat, listening
 # on HOST, 127.0.0.1 by default, port $PORT) in the background, once the
 # CPUs are free, and again if a cpustat elsewhere took one first; until
-# /metrics answers (60 s at most: a bound for a run that hangs). CSPID is
-# cpustat's pid.
+# /metrics answers. CSPID is cpustat's pid.
 start_cpustat() {
-	local try i
+	local try
 	for try in 1 2 3 4 5 6; do
 		PORT=$(free_port)
 		"$1" >"$T/rows" 2>"$T/err" &
 		CSPID=$!
 		ct_bg "$CSPID"
-		for i in $(seq 600); do
-			curl -sf "http://${2:-127.0.0.1}:$PORT/metrics" >/dev/null && break
-			kill -0 "$CSPID" 2>/dev/null || break
-			sleep 0.1
-		done
+		wait_while "$CSPID" curl -sf -o /dev/null \
+		    "http://${2:-127.0.0.1}:$PORT/metrics" || true
 		if ! grep -q 'Resource temporarily unavailable' "$T/err"; then
 			curl -sf "http://${2:-127.0.0.1}:$PORT/metrics" >/dev/null && return 0
 			break
 		fi
 		kill -KILL "$CSPID" 2>/dev/null || true
 		wait "$CSPID" 2>/dev/null || true
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	cat "$T/err"
 	return 1
 }
 
 # wait_sample HOST: until cpustat on HOST:$PORT has counted an interval
-# on every CPU (60 s at most).
+# on every CPU.
 wait_sample() {
-	local i
-	for i in $(seq 600); do
-		curl -sf "http://$1:$PORT/metrics" >"$T/sample" &&
-		    every_cpu_counted "$T/sample" && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_while "$CSPID" sampled "$1"
+}
+sampled() {
+	curl -sf "http://$1:$PORT/metrics" >"$T/sample" &&
+	    every_cpu_counted "$T/sample"
 }
 
 @test "/metrics: OpenMetrics for Prometheus's Accept, the text format for others; / a landing page; 404, 405, HEAD; keep-alive" {
@@ -134,15 +128,17 @@ wait_sample() {
 	    -T 0.1 -c task-clock "$W/wl_idle" 1 3 >"$T/ct.out" 2>"$T/ct.err" &
 	CSPID=$!
 	ct_bg "$CSPID"
-	local i
-	for i in $(seq 100); do
-		curl -sf "http://127.0.0.1:$PORT/metrics" >"$T/ct.m" &&
-		    grep -q engine_info "$T/ct.m" && break
-		sleep 0.1
-	done
+	wait_while "$CSPID" engine_served || true
 	grep -qx "cputrack_engine_info{engine=\"${ENGINE:-ptrace}\"} 1" "$T/ct.m"
 	kill -TERM "$CSPID"
 	wait "$CSPID" || true
+}
+
+# engine_served: cputrack's /metrics on $PORT, kept in $T/ct.m, names
+# its engine.
+engine_served() {
+	curl -sf "http://127.0.0.1:$PORT/metrics" >"$T/ct.m" &&
+	    grep -q engine_info "$T/ct.m"
 }
 
 @test "--listen on IPv6 and on every address" {
@@ -224,21 +220,21 @@ open(sys.argv[2], "w").close(); time.sleep(30)' "$port" "$T/taken" &
 }
 
 # lwp2_writes_reach N WRITES: scrape the background cputrack ($CPID, on
-# $port) into $T/mN until LWP 2's write counter is WRITES (60 s at most);
-# fails if it passes WRITES or cputrack ends first.
+# $port) into $T/mN until LWP 2's write counter is WRITES; fails if it
+# passes WRITES or cputrack ends first.
 lwp2_writes_reach() {
-	local i v
-	for i in $(seq 600); do
-		if curl -sf "http://127.0.0.1:$port/metrics" >"$T/m$1"; then
-			v=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="wl_steps",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m$1")
-			[ "$v" = "$2" ] && return 0
-			[ -n "$v" ] && [ "$v" -gt "$2" ] && break
-		fi
-		kill -0 "$CPID" 2>/dev/null || break
-		sleep 0.1
-	done
+	local v=
+	wait_while "$CPID" lwp2_writes_past "$1" "$2" &&
+	    [ "$v" = "$2" ] && return 0
 	echo "scrape $1: LWP 2 wrote '$v', not $2" >&2
 	return 1
+}
+# lwp2_writes_past N WRITES: a scrape into $T/mN in which LWP 2's write
+# counter, kept in v, is WRITES or more.
+lwp2_writes_past() {
+	curl -sf "http://127.0.0.1:$port/metrics" >"$T/m$1" &&
+	    v=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="wl_steps",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m$1") &&
+	    [ -n "$v" ] && [ "$v" -ge "$2" ]
 }
 
 # abuse SOURCES N INTERVAL [paced]: in the background, N connections to
@@ -315,8 +311,8 @@ EOF
 scrape_while_abused() {
 	local i said
 	for i in 1 2 3; do
-		sleep 0.3
-		kill -0 "$ABPID"
+		sleep 0.3 # not a wait: the scrapes are spread over the abuser's hold
+		running "$ABPID"
 		run curl -sS --max-time 5 -o "$T/scrape" \
 		    -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics"
 		said="scrape $i: HTTP status and seconds: $output; abuser: $(cat "$T/abuse")"
@@ -327,7 +323,7 @@ scrape_while_abused() {
 		[ "${output%% *}" = 200 ]
 		grep -q '^cpustat_event_seconds_total{cpu=' "$T/scrape"
 	done
-	kill -0 "$ABPID"
+	running "$ABPID"
 }
 
 @test "16 slow sockets from another client (127.0.0.2): a scrape from 127.0.0.1 is answered while they are held" {
@@ -547,7 +543,7 @@ EOF
 	for i in 1 2 3 4 5; do
 		curl -sf -H "Accept: $PROMETHEUS_ACCEPT" "http://127.0.0.1:$PORT/metrics" >"$T/m"
 		om_check "$T/m"
-		sleep 0.3
+		sleep 0.3 # not a wait: the scrapes are spread over cpustat's intervals
 	done
 	# And a connection that never sends its request.
 	"$PY" -c 'import socket, sys, time

@@ -76,23 +76,31 @@ EOF
 	promtool_check "$T/out"
 }
 
+# rows_of_every_cpu N: $T/rows holds N tick or gap rows or more.
+rows_of_every_cpu() {
+	[ "$(grep -cE '"label":"(tick|gap)"' "$T/rows")" -ge "$1" ]
+}
+# rows_or_taken N: that, or $T/err says a cpustat elsewhere took the
+# counters.
+rows_or_taken() {
+	rows_of_every_cpu "$1" ||
+	    grep -q 'Resource temporarily unavailable' "$T/err"
+}
+
 @test "metrics and rows of one run agree: --format=json with --listen, scraped at the end" {
-	local port try
+	local port try rows
+	# Once it has rows of every CPU, scrape it, then stop it.
+	rows=$("$PY" -c 'import os; print(2 * len(os.sched_getaffinity(0)))')
 	for try in 1 2 3 4 5; do
 		port=$(free_port)
 		"$CS" --format=json --listen=127.0.0.1:"$port" -c context-switches,task-clock \
 		    0.1 >"$T/rows" 2>"$T/err" &
 		ct_bg $!
-		sleep 1
+		wait_while "${CT_PIDS[-1]}" rows_or_taken "$rows" || true
 		grep -q 'Resource temporarily unavailable' "$T/err" || break
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
-	local i rows
-	# Once it has rows of every CPU, scrape it, then stop it.
-	rows=$("$PY" -c 'import os; print(2 * len(os.sched_getaffinity(0)))')
-	for i in $(seq 600); do
-		[ "$(grep -cE '"label":"(tick|gap)"' "$T/rows")" -ge "$rows" ] && break
-		sleep 0.1
-	done
+	wait_while "${CT_PIDS[-1]}" rows_of_every_cpu "$rows"
 	http_get "http://127.0.0.1:$port/metrics" >"$T/m1"
 	promtool_check "$T/m1"
 	kill -TERM "${CT_PIDS[-1]}"
@@ -205,8 +213,16 @@ thread_writes() {
 	sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$1"
 }
 
+# written_early: a copy of $T/m.prom, in $T/early.prom (its writes kept
+# in early), in which ct_steady's thread has written.
+written_early() {
+	cp "$T/m.prom" "$T/early.prom" 2>/dev/null &&
+	    early=$(thread_writes "$T/early.prom") &&
+	    [ "${early:-0}" -gt 0 ]
+}
+
 @test "cputrack -o FILE.prom while it runs: a thread's counter grows, the process's is exact at its exit" {
-	local try i early final
+	local try early final
 	for try in 1 2 3 4 5; do
 		rm -f "$T/m.prom" "$T/early.prom"
 		timeout 60 "$CT" --thread-series --format=prometheus -o "$T/m.prom" -T 0.1 -c "$WRITE" \
@@ -215,16 +231,10 @@ thread_writes() {
 		ct_bg "$CPID"
 		# A version of the file from while the thread writes: the first
 		# in which it has written.
-		for i in $(seq 600); do
-			cp "$T/m.prom" "$T/early.prom" 2>/dev/null &&
-			    early=$(thread_writes "$T/early.prom") &&
-			    [ "${early:-0}" -gt 0 ] && break
-			kill -0 "$CPID" 2>/dev/null || break
-			sleep 0.05
-		done
+		wait_while "$CPID" written_early || true
 		wait "$CPID" || true
 		counters_taken || break
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	[ ! -s "$T/err" ] || { cat "$T/err"; false; }
 	promtool_check "$T/m.prom"

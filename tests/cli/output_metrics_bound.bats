@@ -56,12 +56,25 @@ scrape() {
 	d=${d:-0}
 }
 
+# scraped_all_dropped PORT: one scrape (scrape), counted in scrapes, the
+# most series of one kept in max, the series dropped in dropped; true once
+# dropped is $want, or once it is fewer than a scrape before (said in
+# fell).
+scraped_all_dropped() {
+	scrape "$1" && scrapes=$((scrapes + 1)) && max=$((n > max ? n : max)) &&
+	    if [ "$d" -lt "$dropped" ]; then
+		fell="$dropped to $d"
+	    else
+		dropped=$d && [ "$d" -eq "$want" ]
+	    fi
+}
+
 @test "while the churn runs, a scrape never holds more than the bound; dropped grows to the exact count" {
 	command -v curl >/dev/null || skip "curl is not installed"
 	if "$CS" --listen=127.0.0.1:1 --version 2>&1 | grep -q 'no HTTP server'; then
 		skip "this build has no HTTP server (libmicrohttpd)"
 	fi
-	local port i n d max=0 dropped=0 scrapes=0
+	local port n d max=0 dropped=0 scrapes=0 fell=
 	# 16000 threads end; the main thread and the process stay, held
 	# until the gate closes, so the end of the churn can be scraped.
 	local want=$((4000 * 4 - 1024))
@@ -72,19 +85,9 @@ scrape() {
 	CPID=$!
 	ct_bg "$CPID"
 	exec 9>"$T/gate"
-	# 1200 scrapes at most: a bound for a run that hangs.
-	for i in $(seq 1200); do
-		if scrape "$port"; then
-			scrapes=$((scrapes + 1))
-			[ "$n" -gt "$max" ] && max=$n
-			# Never fewer than a scrape before.
-			[ "$d" -ge "$dropped" ] ||
-			    { echo "dropped went from $dropped to $d"; false; }
-			dropped=$d
-			[ "$d" -eq "$want" ] && break
-		fi
-		sleep 0.05
-	done
+	wait_while "$CPID" scraped_all_dropped "$port" || true
+	# Never fewer than a scrape before.
+	[ -z "$fell" ] || { echo "dropped went from $fell"; false; }
 	exec 9>&-
 	wait "$CPID"
 	[ ! -s "$T/err" ]

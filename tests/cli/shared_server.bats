@@ -133,7 +133,7 @@ PY=${PY:-python3}
 	wait "$nb" || true
 	# nobody was refused root's process, and said so.
 	grep -q "pid $cs: permission denied" "$T/nobody.out"
-	kill -0 "$cs"
+	running "$cs"
 	kill -TERM "$cs"
 	wait "$cs" || true
 	[ ! -s "$T/cs.err" ]
@@ -242,6 +242,13 @@ free_port() {
 	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# counts_served PORT: cpustat's /metrics on PORT, kept in $T/scrape, has
+# counts.
+counts_served() {
+	curl -sf "http://127.0.0.1:$1/metrics" >"$T/scrape" 2>/dev/null &&
+	    grep -q '^cpustat_events_total' "$T/scrape"
+}
+
 @test "the exporter unit's own command line runs while cputrack counts task-clock and writes exactly" {
 	local unit="$SOURCE_DIR/dist/cpctools-cpustat-exporter.service.in"
 	local port cmd
@@ -271,13 +278,8 @@ EOF
 	eval "exec $cmd" >"$T/exporter.out" 2>"$T/exporter.err" 3>&- &
 	local ex=$!
 	ct_bg "$ex"
-	local i
 	# Counting: a first interval is in (the counts are per interval).
-	for i in $(seq 300); do
-		curl -sf "http://127.0.0.1:$port/metrics" >"$T/scrape" 2>/dev/null &&
-		    grep -q '^cpustat_events_total' "$T/scrape" && break
-		sleep 0.1
-	done
+	wait_while "$ex" counts_served "$port" || true
 	grep -q '^cpustat_events_total' "$T/scrape"
 	local e
 	for e in $(engines); do
@@ -289,7 +291,7 @@ EOF
 		[ "$(ct_rows exit | awk '{ print $NF }')" -eq 3000 ]
 		[ "$(ct_rows exit | awk '{ print $(NF - 1) }')" -gt 0 ]
 	done
-	kill -0 "$ex"
+	running "$ex"
 	curl -sf "http://127.0.0.1:$port/metrics" >"$T/scrape"
 	grep -q '^cpustat_events_total' "$T/scrape"
 	kill -TERM "$ex"

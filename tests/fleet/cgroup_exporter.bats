@@ -91,13 +91,15 @@ setup_file() {
 }
 
 stop_all() {
-	local i
 	stop_daemons cputrack prometheus
-	for i in $(seq 100); do
-		[ -s "$D/cputrack.rc" ] || [ ! -s "$D/cputrack.pid" ] && break
-		sleep 0.1
-	done
+	wait_for status_kept cputrack || true
 	[ -s "$D/svc.pid" ] && stop_service
+}
+
+# status_kept NAME: the watched daemon NAME's exit status is in
+# $D/NAME.rc, or it was never started.
+status_kept() {
+	[ -s "$D/$1.rc" ] || [ ! -s "$D/$1.pid" ]
 }
 
 teardown_file() {
@@ -118,12 +120,10 @@ now() {
 
 # wait_value EXPR: until the instant query EXPR has one numeric value.
 wait_value() {
-	local i
-	for i in $(seq 90); do
-		[[ $(promql "$1" "$(now)") =~ ^[0-9.e+-]+$ ]] && return 0
-		sleep 1
-	done
-	return 1
+	wait_for has_value "$1"
+}
+has_value() {
+	[[ $(promql "$1" "$(now)") =~ ^[0-9.e+-]+$ ]]
 }
 
 # within PERCENT VALUE WANT

@@ -41,7 +41,7 @@ start_cpustat() {
 			return 0
 		fi
 		stop_daemons cpustat
-		sleep 1
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 	done
 	return 1
 }
@@ -89,12 +89,13 @@ setup_file() {
 # Stop what is ours, by pid, with SIGTERM (cpustat prints its totals,
 # its status goes to cpustat.rc); then SIGKILL whatever did not stop.
 stop_all() {
-	local i
 	stop_daemons cpustat prometheus node
-	for i in $(seq 100); do
-		[ -s "$D/cpustat.rc" ] || [ ! -s "$D/cpustat.pid" ] && break
-		sleep 0.1
-	done
+	wait_for status_kept cpustat || true
+}
+# status_kept NAME: the watched daemon NAME's exit status is in
+# $D/NAME.rc, or it was never started.
+status_kept() {
+	[ -s "$D/$1.rc" ] || [ ! -s "$D/$1.pid" ]
 }
 
 teardown_file() {
@@ -127,12 +128,10 @@ now() {
 
 # wait_series JOB: until Prometheus holds the series through JOB.
 wait_series() {
-	local i
-	for i in $(seq 60); do
-		[[ $(promql "$(series "$1")" "$(now)") =~ ^[0-9]+$ ]] && return 0
-		sleep 1
-	done
-	return 1
+	wait_for has_series "$1"
+}
+has_series() {
+	[[ $(promql "$(series "$1")" "$(now)") =~ ^[0-9]+$ ]]
 }
 
 @test "Debian's Prometheus and node_exporter run on the loopback, scraping cpustat and its textfile" {

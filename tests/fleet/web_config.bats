@@ -121,16 +121,28 @@ status_of() {
 	    "https://127.0.0.1:$CS_PORT/metrics" || true
 }
 
+# let_in: cpustat's /metrics answers the right user 200.
+let_in() {
+	[ "$(status_of -u "prometheus:$PASSWORD")" = 200 ]
+}
+
+# tls_answers PORT: an HTTPS server on PORT, its CA trusted, answers.
+tls_answers() {
+	curl -s -o /dev/null --cacert "$D/tls/ca.crt" "https://127.0.0.1:$1/metrics"
+}
+
+# all_scraped: Prometheus has scraped every job, the auth job with up 1.
+all_scraped() {
+	[ "$(promql 'count(up{job=~"auth|nocredentials|wrongpassword|plainhttp"})' "$(now)")" = 4 ] &&
+	    [ "$(promql 'up{job="auth"}' "$(now)")" = 1 ]
+}
+
 now() {
 	"$PY" -c 'import time; print("%.3f" % time.time())'
 }
 
 @test "curl: the metrics over TLS to the right user and password; 401 to none, a wrong one or an unknown user; nothing over plain HTTP" {
-	local i
-	for i in $(seq 100); do
-		[ "$(status_of -u "prometheus:$PASSWORD")" = 200 ] && break
-		sleep 0.1
-	done
+	wait_for let_in
 	[ "$(status_of -u "prometheus:$PASSWORD")" = 200 ]
 	curl -sf --cacert "$D/tls/ca.crt" -u "prometheus:$PASSWORD" \
 	    "https://127.0.0.1:$CS_PORT/metrics" | grep -q '^cpctools_build_info{tool="cpustat"'
@@ -156,11 +168,7 @@ now() {
 		    --web-config="$D/tls/versions.yml" -o /dev/null \
 		    -c task-clock sleep 600 2>"$D/versions.err" &
 		pid=$!
-		for _ in $(seq 100); do
-			curl -s -o /dev/null --cacert "$D/tls/ca.crt" \
-			    "https://127.0.0.1:$port/metrics" && break
-			sleep 0.1
-		done
+		wait_while "$pid" tls_answers "$port" || true
 		case $cfg in
 		min*)
 			[ "$(CS_PORT=$port status_of --tlsv1.3 -u "prometheus:$PASSWORD")" = 200 ]
@@ -177,15 +185,11 @@ now() {
 }
 
 @test "Prometheus scrapes with the right credentials (up 1, series stored) and is refused without them, with a wrong password and without TLS (up 0)" {
-	local i job up jobs="auth nocredentials wrongpassword plainhttp"
-	# Until every job has been scraped (60 s at most): Prometheus spreads
-	# the jobs' first scrapes over the interval, and the auth job has
-	# scraped once cpustat served it.
-	for i in $(seq 60); do
-		[ "$(promql 'count(up{job=~"auth|nocredentials|wrongpassword|plainhttp"})' "$(now)")" = 4 ] &&
-			[ "$(promql 'up{job="auth"}' "$(now)")" = 1 ] && break
-		sleep 1
-	done
+	local job up jobs="auth nocredentials wrongpassword plainhttp"
+	# Until every job has been scraped: Prometheus spreads the jobs'
+	# first scrapes over the interval, and the auth job has scraped once
+	# cpustat served it.
+	wait_for all_scraped || true
 	for job in $jobs; do
 		up=$(promql "up{job=\"$job\"}" "$(now)")
 		echo "$job: up $up"
