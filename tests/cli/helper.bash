@@ -87,52 +87,11 @@ start_time() {
 	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
 }
 
-# The bound of every wait of the tests, in seconds: for a run that hangs,
-# never a time a test expects. A loaded machine (a sanitizer, CI's jobs
-# side by side) may take long to get there, but gets there.
-WAIT_BOUND_S=${WAIT_BOUND_S:-120}
-
-# wait_for COMMAND...: until COMMAND succeeds, WAIT_BOUND_S at most; says
-# what it waited for when it gives up. The one polling loop of the tests:
-# a condition of several tests is a function, written as one && chain (a
-# function called as a condition does not stop at its first failure).
-wait_for() {
-	local end=$((SECONDS + WAIT_BOUND_S))
-	until "$@"; do
-		if [ "$SECONDS" -ge "$end" ]; then
-			echo "waited ${WAIT_BOUND_S} s in vain for: $*" >&2
-			return 1
-		fi
-		sleep 0.1 # the library's wait
-	done
-}
-
-# running PID: whether process PID is there and not a zombie.
-running() {
-	local st
-	st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)
-	[ -n "$st" ] && [ "$st" != Z ]
-}
-
-# wait_while PID COMMAND...: wait_for, that gives up once process PID has
-# ended, after a last look: what it did just before its end may have come
-# after the look before.
-wait_while() {
-	local pid=$1 end=$((SECONDS + WAIT_BOUND_S))
-	shift
-	until "$@"; do
-		if ! running "$pid"; then
-			"$@" && return 0
-			echo "process $pid ended before: $*" >&2
-			return 1
-		fi
-		if [ "$SECONDS" -ge "$end" ]; then
-			echo "waited ${WAIT_BOUND_S} s in vain for: $*" >&2
-			return 1
-		fi
-		sleep 0.1 # the library's wait
-	done
-}
+# The one wait of the tests (wait_for, wait_while) and running: in a
+# file of plain bash, which scripts outside bats (tests/package/run-deb)
+# source too.
+# shellcheck source=wait.bash
+source "$(dirname "${BASH_SOURCE[0]}")/wait.bash"
 
 # wait_path TEST FILE: until test(1)'s TEST (-e, -s) holds of FILE.
 # wait_file: until FILE exists. wait_filled: until it holds something,
