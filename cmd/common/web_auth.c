@@ -38,13 +38,11 @@ static void
 key_of(const struct web_config *wc, const char *user, const char *password,
     unsigned char key[SHA256_DIGEST_LENGTH])
 {
-	const char *hash = "";
+	const char *hash = web_config_hash(wc, user);
 	SHA2_CTX ctx;
-	size_t i;
 
-	for (i = 0; i < wc->nusers; i++)
-		if (strcmp(wc->users[i].name, user) == 0)
-			hash = wc->users[i].hash;
+	if (hash == NULL)
+		hash = "";
 	SHA256Init(&ctx);
 	SHA256Update(&ctx, (const void *)user, strlen(user) + 1);
 	SHA256Update(&ctx, (const void *)hash, strlen(hash) + 1);

@@ -256,6 +256,7 @@ users_section(struct loader *l, const yaml_node_t *map)
 	yaml_node_pair_t *p;
 	yaml_node_t *v;
 	size_t n;
+	int cost;
 
 	if (map->type != YAML_MAPPING_NODE)
 		return fail(l, map, "basic_auth_users must be a mapping");
@@ -279,14 +280,14 @@ users_section(struct loader *l, const yaml_node_t *map)
 			return fail(l, v,
 			    "the password of user '%s' is not a bcrypt hash",
 			    name);
-		if (bcrypt_cost(hash) < BCRYPT_MIN_COST ||
-		    bcrypt_cost(hash) > BCRYPT_MAX_COST)
+		cost = bcrypt_cost(hash);
+		if (cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST)
 			return fail(l, v,
 			    "the password of user '%s' has bcrypt cost %.2s: "
 			    "bcrypt takes %d to %d",
 			    name, hash + 4, BCRYPT_MIN_COST, BCRYPT_MAX_COST);
-		if (bcrypt_cost(hash) > l->wc->max_cost)
-			l->wc->max_cost = bcrypt_cost(hash);
+		if (cost > l->wc->max_cost)
+			l->wc->max_cost = cost;
 		l->wc->users[l->wc->nusers].name = strdup(name);
 		l->wc->users[l->wc->nusers].hash = strdup(hash);
 		if (l->wc->users[l->wc->nusers].name == NULL ||
@@ -421,19 +422,29 @@ same(const char *a, const char *b)
 	return diff == 0;
 }
 
+const char *
+web_config_hash(const struct web_config *wc, const char *user)
+{
+	size_t i;
+
+	/* A name given twice: the last, as YAML readers take it. */
+	for (i = wc->nusers; i > 0; i--)
+		if (strcmp(wc->users[i - 1].name, user) == 0)
+			return wc->users[i - 1].hash;
+	return NULL;
+}
+
 bool
 web_config_allows(
     const struct web_config *wc, const char *user, const char *password)
 {
 	/* An unknown user costs a bcrypt too: the time tells nothing. */
-	const char *hash = wc->decoy, *out;
+	const char *hash = web_config_hash(wc, user), *out;
 	struct crypt_data *cd;
 	bool ok;
-	size_t i;
 
-	for (i = 0; i < wc->nusers; i++)
-		if (strcmp(wc->users[i].name, user) == 0)
-			hash = wc->users[i].hash;
+	if (hash == NULL)
+		hash = wc->decoy;
 	if ((cd = calloc(1, sizeof(*cd))) == NULL)
 		return false;
 	out = crypt_r(password, hash, cd);

@@ -52,6 +52,9 @@ struct web_config {
 struct web_config *web_config_load(const char *path, char *why, size_t whylen);
 void web_config_free(struct web_config *wc);
 
+/* The bcrypt hash of user's password, or NULL for no such user. */
+const char *web_config_hash(const struct web_config *wc, const char *user);
+
 /* Whether user and password are one of the file's users (constant time). */
 bool web_config_allows(
     const struct web_config *wc, const char *user, const char *password);
