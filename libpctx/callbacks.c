@@ -11,7 +11,8 @@
  * kernel code on its way there, and counters bound meanwhile would race
  * with it (the kernel may count their time enabled but not running).
  * Its handlers wait for that first stop, which comes before its first
- * instruction all the same (EVT_OPEN).
+ * instruction all the same (EVT_OPEN). A held one may still be switching
+ * out of its stop: it is opened once it is off its CPU (control.c).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,8 +114,10 @@ pctxlib_cb_init_lwp(pctx_t *pctx, struct lwp *lwp)
 		return;
 	}
 	lwp->flags |= LWP_INITED;
-	if (pctx->h.init_lwp != NULL &&
-	    pctx->h.init_lwp(pctx, pctx->pid, lwp->lwpid, proc_arg(pctx)) != 0)
+	if (pctx->h.init_lwp == NULL)
+		return;
+	pctxlib_settle(lwp);
+	if (pctx->h.init_lwp(pctx, pctx->pid, lwp->lwpid, proc_arg(pctx)) != 0)
 		pctxlib_proc_request(pctx, PENDING_FAIL);
 }
 

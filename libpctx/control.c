@@ -41,6 +41,22 @@ pctxlib_restart(struct lwp *lwp)
 		(void)ptrace(PTRACE_CONT, lwp->tid, 0, 0);
 }
 
+/*
+ * The tracer learns of a stop before the thread's switch out of it: a
+ * held thread may still be on its CPU. Counters bound then would count
+ * that switch in some of their events and not in others (a group member
+ * joins at the next switch in, its leader at once). Any ptrace request
+ * waits until the thread is off its CPU; this one has no other effect.
+ */
+void
+pctxlib_settle(const struct lwp *lwp)
+{
+	unsigned long msg;
+
+	if (lwp->flags & LWP_HELD)
+		(void)ptrace(PTRACE_GETEVENTMSG, lwp->tid, 0, &msg);
+}
+
 static int
 pending_signal(const struct lwp *lwp)
 {

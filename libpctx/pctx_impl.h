@@ -286,6 +286,7 @@ bool pctxlib_have_cap_sys_ptrace(void);
 
 /* control.c */
 void pctxlib_restart(struct lwp *lwp);
+void pctxlib_settle(const struct lwp *lwp);
 void pctxlib_detach_lwp_now(struct lwp *lwp);
 void pctxlib_let_child_go(struct lwp *child);
 void pctxlib_apply_opts(pctx_t *pctx);
