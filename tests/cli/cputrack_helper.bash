@@ -96,6 +96,15 @@ ct_bg() {
 	CT_STARTS[$1]=$(start_time "$1")
 }
 
+# end_bg PID [SIGNAL]: send SIGNAL (TERM unless given) to a process that
+# ct_bg remembers, only while it is still that process, and reap it.
+end_bg() {
+	if [ "$(start_time "$1")" = "${CT_STARTS[$1]:-}" ]; then
+		kill -"${2:-TERM}" "$1" 2>/dev/null || true
+	fi
+	wait "$1" 2>/dev/null || true
+}
+
 # perf_stat_bg PID OUT [perf stat args...]: perf stat ARGS -p PID in the
 # background, its counts to OUT, its messages to $T/perf.err; returns
 # once it has enabled its events, and sets PERF_PID. Its counters' file

@@ -361,7 +361,7 @@ EOF
 }
 
 @test "one event twice in a set: each counter named apart in every format, both commands" {
-	local fmt spec=page-faults,page-faults,nouser1,sys1
+	local fmt loop spec=page-faults,page-faults,nouser1,sys1
 	for fmt in csv json openmetrics prometheus; do
 		ct_run --format=$fmt -T 0.05 -c "$spec" "$W/ct_steady" 1 10 5 20
 		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
@@ -372,8 +372,10 @@ EOF
 		esac
 		# An idle machine may fault no page in 0.2 s: new processes do.
 		(while :; do /bin/true; done) &
+		loop=$!
+		ct_bg "$loop"
 		cs_run --format=$fmt -c "$spec" 0.1 2
-		kill $! && wait $! || true
+		end_bg "$loop"
 		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 		same_event_twice $fmt "$T/out"
 	done
