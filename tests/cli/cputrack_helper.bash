@@ -392,6 +392,30 @@ wait_cputrack() {
 	wait "$CPID" || status=$?
 }
 
+# ended PID: whether process PID is gone or a zombie.
+ended() {
+	! running "$1"
+}
+
+# show_stuck PID...: what each process and each of its threads is doing
+# (state, kernel wait channel, system call, and with gdb the stacks), for
+# a run that should have ended and has not.
+show_stuck() {
+	local p t
+	for p in "$@"; do
+		for t in /proc/"$p"/task/*; do
+			[ -e "$t/stat" ] || continue
+			echo "$p/${t##*/} $(cut -d' ' -f2,3 "$t/stat" 2>/dev/null)" \
+			    "wchan=$(cat "$t/wchan" 2>/dev/null)" \
+			    "syscall=$(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
+		done
+		command -v gdb >/dev/null &&
+		    timeout 60 gdb -p "$p" -batch -nx \
+			-ex 'thread apply all bt' 2>&1 | grep -E '^(#|Thread)'
+	done
+	return 0
+}
+
 # start_cputrack_until PATTERN [cputrack args...]: bg_until with cputrack
 # under a timeout, with default SIGINT/SIGQUIT (see below). timeout runs in
 # its foreground mode, where it passes a signal to cputrack alone, not to

@@ -225,6 +225,9 @@ start_churn_and_forks() {
 		start_cputrack_until ' tick ' -f -T 0.05 -p "$CHURN,$FORKS" \
 		    -c "$WRITE" || { cat "$T/err"; false; }
 		kill -"$sig" "$CPID"
+		# One that hangs shows why, before its timeout ends it.
+		WAIT_BOUND_S=60 wait_for ended "$CPID" ||
+		    show_stuck $(descendants "$CPID") "$CHURN" "$FORKS"
 		wait_cputrack
 		# A target that never stopped to be let go is said so, once
 		# libpctx has waited for it in vain.
