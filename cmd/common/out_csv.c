@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "cpctools_version.h"
-#include "out_csv.h"
+#include "out_format.h"
 
 static const char *const fixed_columns =
     "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc";
@@ -88,13 +88,14 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	out_buf_str(b, "\n");
 }
 
-void
-out_csv_head(const struct out_run *run, struct out_buf *b)
+static void
+csv_head(void *state, const struct out_run *run, struct out_buf *b)
 {
 	size_t from = b->len;
 	char text[32];
 	int i;
 
+	(void)state;
 	out_buf_str(b, fixed_columns);
 	for (i = 0; i < run->nevents; i++) {
 		out_buf_str(b, ",");
@@ -180,8 +181,8 @@ metrics(const struct out_run *run, struct out_buf *b, const struct out_row *row)
 	}
 }
 
-void
-out_csv_row(const struct out_run *run, struct out_buf *b,
+static void
+csv_row(void *state, const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
 {
 	const struct spec *spec =
@@ -189,6 +190,7 @@ out_csv_row(const struct out_run *run, struct out_buf *b,
 	bool counted = spec != NULL && row->not_counted == NULL;
 	size_t from = b->len;
 
+	(void)state;
 	out_buf_printf(b, "%.6f,", (double)t / 1e9);
 	number(b, row->pid);
 	number(b, row->lwp);
@@ -264,8 +266,8 @@ summary_row(const struct out_run *run, struct out_buf *b,
 	separate(run, b, from);
 }
 
-void
-out_csv_summary(
+static void
+csv_summary(
     const struct out_run *run, struct out_buf *b, const struct out_summary *sum)
 {
 	static const char *const labels[] = { "mean", "rse_pct", "min", "max" };
@@ -274,3 +276,9 @@ out_csv_summary(
 	for (i = 0; i < 4; i++)
 		summary_row(run, b, sum, labels[i], i);
 }
+
+const struct out_format_ops out_csv_format = {
+	.head = csv_head,
+	.row = csv_row,
+	.summary = csv_summary,
+};

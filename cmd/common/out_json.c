@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "cpctools_version.h"
+#include "out_format.h"
 #include "out_json.h"
 
 void
@@ -157,12 +158,13 @@ out_json_sets(const struct out_run *run)
 	return sets;
 }
 
-void
-out_json_head(const struct out_run *run, struct out_buf *b)
+static void
+json_head(void *state, const struct out_run *run, struct out_buf *b)
 {
 	struct out_json_obj head = { json_object(), true };
 	json_t *sets = out_json_sets(run);
 
+	(void)state;
 	out_json_put(&head, "schema", json_string("cpctools"));
 	out_json_put(&head, "version", json_integer(OUTPUT_SCHEMA_VERSION));
 	out_json_put(&head, "tool", json_string(run->tool));
@@ -258,12 +260,13 @@ counts(const struct out_run *run, struct out_json_obj *row,
 		metrics(run, row, r);
 }
 
-void
-out_json_row(const struct out_run *run, struct out_buf *b,
+static void
+json_row(void *state, const struct out_run *run, struct out_buf *b,
     const struct out_row *r, hrtime_t t)
 {
 	struct out_json_obj row = { json_object(), true };
 
+	(void)state;
 	out_json_put(&row, "time", json_real((double)(t / 1000) / 1e6));
 	out_json_put(&row, "pid", number_or_null(r->pid));
 	out_json_put(&row, "proc",
@@ -289,8 +292,8 @@ out_json_row(const struct out_run *run, struct out_buf *b,
  * {"label":"runs","runs":N,"set":S,"spec":...,"counters":{EVENT:{"mean":,
  * "rse_pct":,"min":,"max":}}}: per event, the tree's total over the runs.
  */
-void
-out_json_summary(
+static void
+json_summary(
     const struct out_run *run, struct out_buf *b, const struct out_summary *sum)
 {
 	const struct spec *spec = run->specs[sum->setno];
@@ -320,3 +323,9 @@ out_json_summary(
 	out_json_put(&row, "counters", counters.json);
 	dump(&row, b);
 }
+
+const struct out_format_ops out_json_format = {
+	.head = json_head,
+	.row = json_row,
+	.summary = json_summary,
+};

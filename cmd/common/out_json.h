@@ -13,12 +13,6 @@
 #include "out_buf.h"
 #include "out_run.h"
 
-void out_json_head(const struct out_run *run, struct out_buf *b);
-void out_json_row(const struct out_run *run, struct out_buf *b,
-    const struct out_row *row, hrtime_t t);
-void out_json_summary(const struct out_run *run, struct out_buf *b,
-    const struct out_summary *sum);
-
 /* Building one object; ok turns false when anything could not be made. */
 struct out_json_obj {
 	json_t *json;

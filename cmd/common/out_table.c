@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "out_format.h"
 #include "out_table.h"
 
 /* "pic0", "pic1", ... as the original's "%8s%-2d " cut to 10 characters. */
@@ -68,9 +69,12 @@ pic_names(const struct out_run *run, struct out_buf *b)
 	out_buf_str(b, "\n");
 }
 
-void
-out_table_title(const struct out_run *run, struct out_buf *b)
+static void
+table_title(void *state, const struct out_run *run, struct out_buf *b)
 {
+	(void)state;
+	if (!run->cfg.title)
+		return;
 	if (run->cfg.name_pics && run->nsets == 1)
 		pic_names(run, b);
 	out_buf_printf(b, "%7s ", "time");
@@ -221,10 +225,11 @@ marker(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 		out_buf_printf(b, "%9s %9s # %d\n", "", "", (int)row->child);
 }
 
-void
-out_table_row(const struct out_run *run, struct out_buf *b,
+static void
+table_row(void *state, const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
 {
+	(void)state;
 	if (row->setno >= 0)
 		counts(run, b, row, t);
 	else
@@ -259,8 +264,8 @@ summary_prefix(const struct out_run *run, struct out_buf *b, const char *label)
 		out_buf_printf(b, "%9s ", "");
 }
 
-void
-out_table_summary(
+static void
+table_summary(
     const struct out_run *run, struct out_buf *b, const struct out_summary *sum)
 {
 	const struct spec *spec = run->specs[sum->setno];
@@ -291,3 +296,11 @@ out_table_summary(
 		out_buf_printf(b, "%9llu ", (unsigned long long)st[i].max);
 	out_buf_str(b, "\n");
 }
+
+/* The title again for each run of -r, as the original printed it. */
+const struct out_format_ops out_table_format = {
+	.head_each_run = true,
+	.head = table_title,
+	.row = table_row,
+	.summary = table_summary,
+};

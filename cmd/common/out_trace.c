@@ -35,8 +35,8 @@
 #include <jansson.h>
 
 #include "cpctools_version.h"
+#include "out_format.h"
 #include "out_json.h"
-#include "out_trace.h"
 
 #define BUCKETS 1024
 
@@ -60,6 +60,7 @@ struct tmark {
 	pid_t tid;
 };
 
+/* What the trace has named so far; only the writer thread uses it. */
 struct out_trace {
 	struct tproc *procs[BUCKETS];
 	struct tmark mark;
@@ -96,9 +97,10 @@ free_proc(struct tproc *p)
 	free(p);
 }
 
-void
-out_trace_free(struct out_trace *tr)
+static void
+trace_free(void *state)
 {
+	struct out_trace *tr = state;
 	struct tproc *p, *next;
 	int i;
 
@@ -132,8 +134,10 @@ proc_get(struct out_trace *tr, pid_t pid)
 	return *pp;
 }
 
-struct out_trace *
-out_trace_new(const char *tool)
+/* Its own process, named by the head, which the writer thread does not write.
+ */
+static void *
+trace_new(const struct out_run *run)
 {
 	struct out_trace *tr = calloc(1, sizeof(*tr));
 	struct tproc *self;
@@ -141,10 +145,9 @@ out_trace_new(const char *tool)
 	if (tr == NULL)
 		return NULL;
 	tr->self = getpid();
-	/* Named by the head, which the writer thread does not write. */
 	if ((self = proc_get(tr, tr->self)) == NULL ||
-	    (self->comm = strdup(tool)) == NULL) {
-		out_trace_free(tr);
+	    (self->comm = strdup(run->tool)) == NULL) {
+		trace_free(tr);
 		return NULL;
 	}
 	return tr;
@@ -522,10 +525,11 @@ marked(const struct out_trace *tr, const struct out_row *r, const struct who *w)
 	    tr->mark.tid == w->tid;
 }
 
-void
-out_trace_row(struct out_trace *tr, const struct out_run *run,
-    struct out_buf *b, const struct out_row *r, hrtime_t t)
+static void
+trace_row(void *state, const struct out_run *run, struct out_buf *b,
+    const struct out_row *r, hrtime_t t)
 {
+	struct out_trace *tr = state;
 	struct who w;
 	bool again;
 
@@ -543,10 +547,10 @@ out_trace_row(struct out_trace *tr, const struct out_run *run,
 		end(tr, b, r, &w, t);
 }
 
-void
-out_trace_head(
-    const struct out_trace *tr, const struct out_run *run, struct out_buf *b)
+static void
+trace_head(void *state, const struct out_run *run, struct out_buf *b)
 {
+	const struct out_trace *tr = state;
 	struct who self = { .pid = tr->self, .tid = tr->self };
 	struct out_json_obj e = event("cpctools", "i", 0, tr->self, tr->self);
 	struct out_json_obj args = object();
@@ -566,8 +570,19 @@ out_trace_head(
 	emit_meta(b, "process_name", &self, 0, "name", json_string(run->tool));
 }
 
-void
-out_trace_tail(struct out_buf *b)
+/* The array's end, once every row is written. */
+static void
+trace_tail(struct out_buf *b)
 {
 	out_buf_str(b, "\n]\n");
 }
+
+/* The rows name their commands: the processes' tracks carry them. */
+const struct out_format_ops out_trace_format = {
+	.wants_comm = true,
+	.state_new = trace_new,
+	.state_free = trace_free,
+	.head = trace_head,
+	.row = trace_row,
+	.tail = trace_tail,
+};

@@ -28,15 +28,13 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "out_csv.h"
+#include "out_format.h"
 #include "out_http.h"
-#include "out_json.h"
 #include "out_metrics.h"
-#include "top.h"
 #include "out_queue.h"
 #include "out_table.h"
-#include "out_trace.h"
 #include "output.h"
+#include "top.h"
 
 #define MAX_KINDS 16 /* labels counted apart when rows are dropped */
 #define MAX_NOTES 16 /* reasons for values not counted, said once */
@@ -90,9 +88,10 @@ struct output {
 	struct out_queue *queue;
 	struct out_metrics *metrics;
 	struct out_http *http;
-	struct out_trace *trace; /* the writer's: what the trace named */
-	struct top *top;	 /* --top: the live view */
-	int fd;			 /* the stream's descriptor, or -1 */
+	const struct out_format_ops *format; /* of the rows, or NULL */
+	void *format_state;		     /* the writer's, after the head */
+	struct top *top;		     /* --top: the live view */
+	int fd; /* the stream's descriptor, or -1 */
 	bool own_fd;
 	/*
 	 * A file of --output: made by this run (to be removed if the run
@@ -106,7 +105,6 @@ struct output {
 	mode_t file_mode;	 /* of a replaced file: 0666 & ~umask */
 	bool rows;		 /* a stream of rows: not the metrics */
 	bool title_wanted;
-	bool head_written;
 	bool head_done; /* the title or the stream's head went out */
 	bool started;
 	bool incomplete; /* a row not counted, or partial */
@@ -118,25 +116,47 @@ struct output {
 	int nnoted;
 };
 
+/*
+ * The formats --format names. The metrics write no rows: they are
+ * rendered whole (out_metrics.c); so is the live view, which is no
+ * --format.
+ */
+static const struct {
+	const char *name;
+	enum out_format id;
+	const struct out_format_ops *rows;
+} formats[] = {
+	{ "table", OUT_TABLE, &out_table_format },
+	{ "csv", OUT_CSV, &out_csv_format },
+	{ "json", OUT_JSON, &out_json_format },
+	{ "openmetrics", OUT_OPENMETRICS, NULL },
+	{ "prometheus", OUT_PROMETHEUS, NULL },
+	{ "trace", OUT_TRACE, &out_trace_format },
+};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
 int
 output_parse_format(const char *arg, enum out_format *format)
 {
-	static const char *const names[] = {
-		[OUT_TABLE] = "table",
-		[OUT_CSV] = "csv",
-		[OUT_JSON] = "json",
-		[OUT_OPENMETRICS] = "openmetrics",
-		[OUT_PROMETHEUS] = "prometheus",
-		[OUT_TRACE] = "trace",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(arg, names[i]) == 0) {
-			*format = (enum out_format)i;
+	for (i = 0; i < NFORMATS; i++)
+		if (strcmp(arg, formats[i].name) == 0) {
+			*format = formats[i].id;
 			return 0;
 		}
 	return -1;
+}
+
+static const struct out_format_ops *
+rows_format(enum out_format id)
+{
+	size_t i;
+
+	for (i = 0; i < NFORMATS; i++)
+		if (formats[i].id == id)
+			return formats[i].rows;
+	return NULL;
 }
 
 int
@@ -346,7 +366,8 @@ output_free(struct output *o)
 	(void)out_queue_finish(o->queue);
 	unmake_file(o);
 	out_metrics_free(o->metrics);
-	out_trace_free(o->trace);
+	if (o->format_state != NULL)
+		o->format->state_free(o->format_state);
 	top_close(o->top, NULL);
 	if (o->own_fd)
 		(void)close(o->fd);
@@ -406,8 +427,9 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
-	if (cfg->format == OUT_TRACE &&
-	    (o->trace = out_trace_new(o->run.tool)) == NULL) {
+	o->format = rows_format(cfg->format);
+	if (o->format != NULL && o->format->state_new != NULL &&
+	    (o->format_state = o->format->state_new(&o->run)) == NULL) {
 		diag(NULL, "no memory available\n");
 		output_free(o);
 		return NULL;
@@ -417,7 +439,7 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
-	o->rows = !metrics_format(o) && o->top == NULL;
+	o->rows = o->format != NULL && o->top == NULL;
 	o->queue = out_queue_new(o->fd, OUTPUT_QUEUE_BYTES, render,
 	    o->replace ? replace_file : NULL, o);
 	if (o->queue == NULL) {
@@ -488,7 +510,7 @@ queue_record(
 		r->partial,
 		r->args,
 		o->rec.len > 0 ? o->rec.data : NULL,
-		o->trace != NULL ? r->comm : NULL,
+		o->format != NULL && o->format->wants_comm ? r->comm : NULL,
 	};
 	struct iovec parts[2 + STRINGS];
 	int n = 1, i;
@@ -562,24 +584,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 		out_buf_str(text, before);
 	if (rec->kind == REC_TEXT)
 		return;
-	switch (o->run.cfg.format) {
-	case OUT_TABLE:
-		out_table_row(&o->run, text, &row, rec->t);
-		break;
-	case OUT_CSV:
-		out_csv_row(&o->run, text, &row, rec->t);
-		break;
-	case OUT_JSON:
-		out_json_row(&o->run, text, &row, rec->t);
-		break;
-	case OUT_TRACE:
-		out_trace_row(o->trace, &o->run, text, &row, rec->t);
-		break;
-	case OUT_OPENMETRICS:
-	case OUT_PROMETHEUS:
-	case OUT_TOP:
-		break;
-	}
+	o->format->row(o->format_state, &o->run, text, &row, rec->t);
 }
 
 /* The writer and the server start with the run, never before a fork. */
@@ -608,29 +613,10 @@ static void
 write_head(struct output *o)
 {
 	/* A stream has one head, however many runs (-r) it holds. */
-	if (o->run.cfg.format != OUT_TABLE && o->head_done)
+	if (o->format == NULL || (o->head_done && !o->format->head_each_run))
 		return;
 	o->head_done = true;
-	switch (o->run.cfg.format) {
-	case OUT_TABLE:
-		if (o->run.cfg.title)
-			out_table_title(&o->run, &o->rec);
-		break;
-	case OUT_CSV:
-		out_csv_head(&o->run, &o->rec);
-		break;
-	case OUT_JSON:
-		out_json_head(&o->run, &o->rec);
-		break;
-	case OUT_TRACE:
-		out_trace_head(o->trace, &o->run, &o->rec);
-		o->head_written = true;
-		break;
-	case OUT_OPENMETRICS:
-	case OUT_PROMETHEUS:
-	case OUT_TOP:
-		break;
-	}
+	o->format->head(o->format_state, &o->run, &o->rec);
 	if (o->rec.len > 0)
 		queue_record(
 		    o, REC_TEXT, &(struct out_row) { .label = "title" }, 0);
@@ -733,22 +719,8 @@ void
 output_summary(struct output *o, const struct out_summary *sum)
 {
 	pthread_mutex_lock(&o->lock);
-	switch (o->run.cfg.format) {
-	case OUT_TABLE:
-		out_table_summary(&o->run, &o->rec, sum);
-		break;
-	case OUT_CSV:
-		out_csv_summary(&o->run, &o->rec, sum);
-		break;
-	case OUT_JSON:
-		out_json_summary(&o->run, &o->rec, sum);
-		break;
-	case OUT_TRACE:
-	case OUT_OPENMETRICS:
-	case OUT_PROMETHEUS:
-	case OUT_TOP:
-		break;
-	}
+	if (o->format != NULL && o->format->summary != NULL)
+		o->format->summary(&o->run, &o->rec, sum);
 	if (o->rec.len > 0)
 		queue_record(
 		    o, REC_TEXT, &(struct out_row) { .label = "summary" }, 0);
@@ -841,12 +813,12 @@ write_metrics(struct output *o)
 	return out_buf_write(&o->rec, o->fd);
 }
 
-/* The trace's end, after every row: a whole JSON document. */
+/* The stream's end, after every row (the trace's: a whole document). */
 static int
-write_trace_tail(struct output *o)
+write_tail(struct output *o)
 {
 	out_buf_reset(&o->rec);
-	out_trace_tail(&o->rec);
+	o->format->tail(&o->rec);
 	return out_buf_write(&o->rec, o->fd);
 }
 
@@ -896,8 +868,8 @@ output_close(struct output *o)
 	o->queue = NULL;
 	if (err == 0 && metrics_format(o) && o->fd >= 0)
 		err = write_metrics(o);
-	if (err == 0 && o->head_written)
-		err = write_trace_tail(o);
+	if (err == 0 && o->head_done && o->format->tail != NULL)
+		err = write_tail(o);
 	if (err != 0 && err != EPIPE && !o->err_told) {
 		diag(NULL, "write error on %s: %s\n", o->name, strerror(err));
 		status = 1;
