@@ -68,7 +68,8 @@ struct series {
 	unsigned image; /* of its process, now */
 	bool ended;
 	hrtime_t ended_at;
-	bool counted; /* some values came */
+	hrtime_t created; /* when it began to count (monotonic ns) */
+	bool counted;	  /* some values came */
 	char *not_counted;
 	char *partial;
 	/* [0]: what ended incarnations counted; [1]: the one counting now */
@@ -109,6 +110,11 @@ struct out_metrics {
 	bool changed;
 	struct out_buf samples; /* a family's, while rendered */
 	hrtime_t cgroup_row_at; /* the last cgroup row's time, or 0 */
+	hrtime_t row_began;	/* the row's counting began: a new series' */
+	/* While rendered: OpenMetrics, and the last sample's labels. */
+	bool om;
+	size_t labels_at, labels_end;
+	struct out_buf labels;
 };
 
 struct out_metrics *
@@ -158,6 +164,7 @@ out_metrics_free(struct out_metrics *m)
 		}
 	free(m->buckets);
 	out_buf_free(&m->samples);
+	out_buf_free(&m->labels);
 	free(m);
 }
 
@@ -247,6 +254,7 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid, int lwp,
 	s->lwp = lwp;
 	s->set = set;
 	s->tid = -1;
+	s->created = m->row_began;
 	s->nvalues = n;
 	s->hnext = m->buckets[b];
 	m->buckets[b] = s;
@@ -671,6 +679,10 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 		return;
 	}
 	m->changed = true;
+	/* What it counted since the row's enabled time began, or the run. */
+	m->row_began = now > m->run->start + (hrtime_t)row->enabled_ns ?
+	    now - (hrtime_t)row->enabled_ns :
+	    m->run->start;
 	if (m->run->cfg.tool == OUT_CPUTRACK && row->pid == 0)
 		cgroup_row(m, row);
 	else if (m->run->cfg.tool == OUT_CPUTRACK)
@@ -770,6 +782,7 @@ sample_start(struct out_metrics *m, const struct family *f,
 	bool first = true;
 
 	sample_name(m, b, f);
+	m->labels_at = b->len;
 	if (s->kind == K_CPU)
 		label_int(b, &first, "cpu", s->cpu);
 	if (s->kind == K_LWP || s->kind == K_PROCESS)
@@ -786,6 +799,35 @@ sample_start(struct out_metrics *m, const struct family *f,
 	if (reason != NULL)
 		label(b, &first, "reason", reason);
 	out_buf_str(b, "}");
+	m->labels_end = b->len;
+}
+
+/*
+ * OpenMetrics: after a counter's sample, its _created sample with the
+ * same labels, when it began to count (epoch_ns, since the epoch). The
+ * labels are copied out first: adding to the buffer may move it.
+ */
+static void
+created_out(struct out_metrics *m, const struct family *f, long long epoch_ns)
+{
+	if (!m->om)
+		return;
+	out_buf_reset(&m->labels);
+	out_buf_add(&m->labels, m->samples.data + m->labels_at,
+	    m->labels_end - m->labels_at);
+	out_buf_printf(&m->samples, "%s_%s_created", prefix_of(m, f), f->name);
+	out_buf_add(&m->samples, m->labels.data, m->labels.len);
+	out_buf_printf(&m->samples, " %lld.%09lld\n", epoch_ns / 1000000000LL,
+	    epoch_ns % 1000000000LL);
+}
+
+/* A series' _created, from the run's start on the realtime clock. */
+static void
+series_created(
+    struct out_metrics *m, const struct family *f, const struct series *s)
+{
+	created_out(m, f,
+	    (long long)out_run_start_ns(m->run) + (s->created - m->run->start));
 }
 
 static void
@@ -819,6 +861,7 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 			sample_start(m, f, s, spec->reqs[r].name, NULL);
 			value_out(&m->samples,
 			    s->values[r][0] + s->values[r][1], clocks);
+			series_created(m, f, s);
 		}
 	}
 	family_out(m, b, f, om);
@@ -836,6 +879,7 @@ set_time_family(
 			continue;
 		sample_start(m, f, s, NULL, NULL);
 		value_out(&m->samples, s->set_ns, true);
+		series_created(m, f, s);
 	}
 	family_out(m, b, f, om);
 }
@@ -854,6 +898,7 @@ times_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 		    running ? s->running[0] + s->running[1] :
 			      s->enabled[0] + s->enabled[1],
 		    true);
+		series_created(m, f, s);
 	}
 	family_out(m, b, f, om);
 }
@@ -870,6 +915,7 @@ gaps_family(
 			continue;
 		sample_start(m, f, s, NULL, NULL);
 		value_out(&m->samples, s->gap_intervals, false);
+		series_created(m, f, s);
 	}
 	family_out(m, b, f, om);
 }
@@ -924,9 +970,14 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 	family_out(m, b, &start, om);
 }
 
-/* One sample of a family with no labels, its value as text. */
+/*
+ * One sample of a family with no labels, its value as text; a counter's
+ * began to count at created_ns since the epoch.
+ */
 static void single(struct out_metrics *m, struct out_buf *b,
     const struct family *f, const char *value, bool om);
+static void single_counter(struct out_metrics *m, struct out_buf *b,
+    const struct family *f, const char *value, long long created_ns, bool om);
 
 /* --web-config's password checks (web_auth.h). */
 static void
@@ -947,12 +998,14 @@ auth_families(struct out_metrics *m, struct out_buf *b,
 		"checked." };
 	char value[32];
 
+	long long since = (long long)out_run_start_ns(m->run);
+
 	snprintf(value, sizeof(value), "%llu", a->checked);
-	single(m, b, &checked, value, om);
+	single_counter(m, b, &checked, value, since, om);
 	snprintf(value, sizeof(value), "%llu", a->remembered);
-	single(m, b, &remembered, value, om);
+	single_counter(m, b, &remembered, value, since, om);
 	snprintf(value, sizeof(value), "%llu", a->busy);
-	single(m, b, &busy, value, om);
+	single_counter(m, b, &busy, value, since, om);
 }
 
 static void
@@ -961,6 +1014,17 @@ single(struct out_metrics *m, struct out_buf *b, const struct family *f,
 {
 	sample_name(m, &m->samples, f);
 	out_buf_printf(&m->samples, " %s\n", value);
+	family_out(m, b, f, om);
+}
+
+static void
+single_counter(struct out_metrics *m, struct out_buf *b, const struct family *f,
+    const char *value, long long created_ns, bool om)
+{
+	sample_name(m, &m->samples, f);
+	m->labels_at = m->labels_end = m->samples.len;
+	out_buf_printf(&m->samples, " %s\n", value);
+	created_out(m, f, created_ns);
 	family_out(m, b, f, om);
 }
 
@@ -1049,7 +1113,8 @@ health_families(struct out_metrics *m, struct out_buf *b,
 			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000,
 		    (long)((ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) %
 			1000000));
-		single(m, b, &cpu, value, om);
+		single_counter(
+		    m, b, &cpu, value, (long long)(process_start() * 1e9), om);
 	}
 	if ((f = fopen("/proc/self/statm", "re")) != NULL) {
 		if (fscanf(f, "%llu %llu", &size, &resident) == 2) {
@@ -1072,7 +1137,8 @@ health_families(struct out_metrics *m, struct out_buf *b,
 	snprintf(value, sizeof(value), "%.2f", process_start());
 	single(m, b, &started, value, om);
 	snprintf(value, sizeof(value), "%llu", h->rows_dropped);
-	single(m, b, &dropped, value, om);
+	single_counter(
+	    m, b, &dropped, value, (long long)out_run_start_ns(m->run), om);
 	if (h->engine != NULL) {
 		sample_name(m, &m->samples, &engine);
 		label(&m->samples, &first, "engine", h->engine);
@@ -1153,9 +1219,11 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 		"before their time, the first ended first, so that no more than " STRINGIFY(
 		    OUT_METRICS_MAX_ENDED) " are kept." };
 	enum kind kind = m->run->cfg.tool == OUT_CPUTRACK ? K_LWP : K_CPU;
+	char value[32];
 
 	prune(m, now);
 	out_buf_reset(&m->samples);
+	m->om = openmetrics;
 	/* A series per thread only when asked: they are most of a host's. */
 	if (kind == K_CPU || m->run->cfg.thread_series) {
 		events_family(m, b, kind, &events, false, openmetrics);
@@ -1173,10 +1241,10 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 		times_family(m, b, K_CGROUP, &cenabled, false, openmetrics);
 		times_family(m, b, K_CGROUP, &crunning, true, openmetrics);
 		set_time_family(m, b, &cset, openmetrics);
-		sample_name(m, &m->samples, &dropped);
-		out_buf_printf(
-		    &m->samples, " %llu\n", (unsigned long long)m->dropped);
-		family_out(m, b, &dropped, openmetrics);
+		snprintf(value, sizeof(value), "%llu",
+		    (unsigned long long)m->dropped);
+		single_counter(m, b, &dropped, value,
+		    (long long)out_run_start_ns(m->run), openmetrics);
 	} else {
 		gaps_family(m, b, &gaps, openmetrics);
 	}

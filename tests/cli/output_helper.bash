@@ -53,16 +53,27 @@ http_get() {
 # The Accept header Prometheus sends when it scrapes.
 PROMETHEUS_ACCEPT='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
 
-# om_check FILE: a strict OpenMetrics parser takes FILE whole.
+# om_check FILE: a strict OpenMetrics parser takes FILE whole, and each
+# counter's sample has its _created with the same labels, a time since
+# the epoch that has passed.
 om_check() {
 	need_py prometheus_client
 	"$PY" - "$1" <<'PYEOF'
-import sys
+import sys, time
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 text = open(sys.argv[1], encoding="utf-8").read()
 assert text.endswith("# EOF\n"), text[-40:]
 fams = list(text_string_to_metric_families(text))
 assert fams, "no metric families"
+labels = lambda s: tuple(sorted(s.labels.items()))
+for f in fams:
+    if f.type != "counter":
+        continue
+    totals = {labels(s) for s in f.samples if s.name == f.name + "_total"}
+    created = {labels(s): s.value for s in f.samples
+               if s.name == f.name + "_created"}
+    assert totals == set(created), (f.name, totals ^ set(created))
+    assert all(1e9 < v <= time.time() for v in created.values()), (f.name, created)
 PYEOF
 }
 
