@@ -90,6 +90,7 @@ wait_for_workers(struct cpustat *cs, const sigset_t *sigs)
 			continue;
 		pthread_mutex_lock(&cs->stop_lock);
 		cs->stop = true;
+		cs->cut_short = true;
 		pthread_cond_broadcast(&cs->stop_cv);
 		pthread_mutex_unlock(&cs->stop_lock);
 	}
@@ -219,6 +220,10 @@ finish(struct cpustat *cs)
 	print_totals(cs);
 	if (cs->write_failed)
 		status = 1;
+	if (!cs->cut_short) {
+		cpustat_flush(cs);
+		output_linger(cs->out);
+	}
 	for (i = 0; i < cs->nworkers; i++)
 		setgrp_free(cs->workers[i].grp);
 	free(cs->workers);

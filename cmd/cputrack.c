@@ -175,6 +175,8 @@ finish(struct cputrack *ct, int status)
 	bpf_let_go(ct);
 	if (ct->out != NULL) {
 		cputrack_flush(ct);
+		if (!ct->cut_short)
+			output_linger(ct->out);
 		/*
 		 * Rows not counted, partial or dropped change the status, as
 		 * does a write error met by this last flush.

@@ -85,6 +85,7 @@ struct cputrack {
 	int command_status;	/* the started command's exit status
 				  (128 + signal), or -1 */
 	int stop_signal;	/* the signal that cut the run short */
+	bool cut_short; /* an ending signal came, to it or the command */
 	int stop_count;
 	bool counted;		  /* some LWP's counters were bound */
 	bool uncounted;		  /* a process was not followed: exit 1 */

@@ -83,6 +83,7 @@ got_it_too(pid_t pid, int sig, int si_code)
 int
 cputrack_signal(struct cputrack *ct, int sig, int si_code, bool target_has_it)
 {
+	ct->cut_short = true;
 	/* Only a command cputrack started is its to signal. */
 	if (ct->opt.command == NULL)
 		return 1;

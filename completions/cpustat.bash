@@ -232,7 +232,7 @@ _cpctools_cpustat()
 		--web-config=*)
 			mapfile -t COMPREPLY < <(compgen -f -P --web-config= -- "${cur#--web-config=}")
 			;;
-		--cpus=* | --output-fd=* | --listen=*) ;;
+		--cpus=* | --output-fd=* | --listen=* | --linger=*) ;;
 		-c?* | -e?*)
 			_cpctools_cpustat_spec "$cmd" "${cur:2}"
 			COMPREPLY=("${COMPREPLY[@]/#/${cur:0:2}}")

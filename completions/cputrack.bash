@@ -199,7 +199,8 @@ _cputrack()
 			arg=${w#--}
 		elif [[ $w == --output || $w == --web-config ]]; then
 			arg=o
-		elif [[ $w == --output-fd || $w == --listen || $w == --repeat ]]; then
+		elif [[ $w == --output-fd || $w == --listen || $w == --repeat ||
+			$w == --linger ]]; then
 			arg=N
 		elif [[ $w == --cgroup ]]; then
 			arg=cgroup
@@ -284,7 +285,7 @@ _cputrack()
 			_cputrack_tids "${cur#--tid=}"
 			COMPREPLY=("${COMPREPLY[@]/#/--tid=}")
 			;;
-		--output-fd=* | --listen=* | --repeat=*) ;;
+		--output-fd=* | --listen=* | --repeat=* | --linger=*) ;;
 		-c?*)
 			_cputrack_spec "$cmd" "${cur#-c}"
 			COMPREPLY=("${COMPREPLY[@]/#/-c}")

@@ -20,6 +20,7 @@ enum {
 	OPT_OUTPUT_FD,
 	OPT_LISTEN,
 	OPT_WEB_CONFIG,
+	OPT_LINGER,
 	OPT_METRICS,
 	OPT_HELP,
 	OPT_VERSION,
@@ -33,6 +34,7 @@ static const struct option shared_options[] = {
 	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
+	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ "metrics", no_argument, NULL, OPT_METRICS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "list", optional_argument, NULL, OPT_LIST },
@@ -159,6 +161,26 @@ listen_option(struct cmdline *cl, struct parse *p, const char *arg)
 	cl->out.listen = arg;
 }
 
+/* --linger=SECS: 0 to a day, in seconds, fractions too. */
+static void
+linger_option(struct cmdline *cl, struct parse *p, const char *arg)
+{
+	char *end;
+	double secs;
+
+	errno = 0;
+	secs = strtod(arg, &end);
+	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
+	    secs > 86400) {
+		diag(NULL, "invalid linger time %c%s%c (seconds, 0 to 86400)\n",
+		    cl->quote, arg, cl->quote);
+		p->bad = true;
+		return;
+	}
+	cl->out.linger_ms = (long)(secs * 1000 + 0.5);
+	cl->out.linger_given = true;
+}
+
 /*
  * The format chosen by option by; one option that chose another before it
  * is a usage error, said.
@@ -279,6 +301,9 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 	case OPT_WEB_CONFIG:
 		cl->out.web_config = optarg;
 		break;
+	case OPT_LINGER:
+		linger_option(cl, p, optarg);
+		break;
 	case OPT_METRICS:
 		cl->out.metrics = true;
 		break;
@@ -349,6 +374,11 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 	if (cl->out.web_config != NULL && cl->out.listen == NULL) {
 		*status = cmdline_usage_error(
 		    "--web-config needs --listen: it says how to serve it");
+		return true;
+	}
+	if (cl->out.linger_given && cl->out.listen == NULL) {
+		*status = cmdline_usage_error(
+		    "--linger needs --listen: it keeps the listener up");
 		return true;
 	}
 	return false;

@@ -94,6 +94,7 @@ struct conn {
 	uint64_t since;	   /* ms: waiting, or answering, since */
 	uint64_t deadline; /* ms: cut then */
 	size_t held;	   /* bytes of its answer */
+	bool final;	   /* its answer holds the final counts */
 	bool busy;	   /* a request is being answered */
 	bool cut;	   /* shut down, not yet closed */
 #ifdef CPCTOOLS_HTTP
@@ -113,7 +114,9 @@ struct out_http {
 	struct MHD_Daemon *daemon;
 	pthread_t thread;
 	bool serving;
-	int wake; /* eventfd: stop serving */
+	int wake;  /* eventfd: stop serving */
+	int taken; /* eventfd: a final answer was taken whole */
+	int final; /* atomic: the counts are final */
 	struct client *clients;
 	struct conn *conns; /* newest first */
 	unsigned live;	    /* connections not cut */
@@ -318,6 +321,11 @@ out_http_open(const char *arg, const char *web_config, out_render_fn *render,
 	h->fd = -1;
 #ifdef CPCTOOLS_HTTP
 	h->wake = -1;
+	if ((h->taken = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		diag(NULL, "cannot listen on '%s': %s\n", arg, strerror(errno));
+		free(h);
+		return NULL;
+	}
 	if (web_open(h, web_config) != 0) {
 		out_http_close(h);
 		return NULL;
@@ -570,12 +578,17 @@ request_done(void *cls, struct MHD_Connection *c, void **request,
     enum MHD_RequestTerminationCode toe)
 {
 	struct out_http *h = cls;
+	uint64_t one = 1;
 	struct conn *k;
 
 	(void)request;
-	(void)toe;
 	if ((k = conn_of(c)) == NULL)
 		return;
+	if (k->final && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK &&
+	    write(h->taken, &one, sizeof(one)) != sizeof(one))
+		diag(NULL, "cannot tell that the final counts were taken: %s\n",
+		    strerror(errno));
+	k->final = false;
 	h->held -= k->held;
 	k->held = 0;
 	conn_wait(k, now_ms());
@@ -696,21 +709,36 @@ static char request_seen;
 
 /* /: what a person who opens the address in a browser looks for. */
 static enum MHD_Result
-reply_landing(struct MHD_Connection *c)
+reply_landing(struct out_http *h, struct MHD_Connection *c)
 {
-	static const char page[] =
+	static const char head[] =
 	    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
 	    "<title>cpctools exporter</title></head>\n<body>"
 	    "<h1>cpctools exporter</h1>\n"
-	    "<p>The counters: <a href=\"/metrics\">/metrics</a></p>\n"
-	    "</body></html>\n";
+	    "<p>The counters: <a href=\"/metrics\">/metrics</a></p>\n";
+	static const char ended[] =
+	    "<p>The run has ended: these are its final counts.</p>\n";
+	static const char tail[] = "</body></html>\n";
+	bool final = __atomic_load_n(&h->final, __ATOMIC_SEQ_CST) != 0;
+	struct out_buf b = { 0 };
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(
-	    strlen(page), (void *)page, MHD_RESPMEM_PERSISTENT);
-	if (r == NULL)
+	out_buf_str(&b, head);
+	if (final)
+		out_buf_str(&b, ended);
+	out_buf_str(&b, tail);
+	if (b.failed || b.data == NULL) {
+		out_buf_free(&b);
 		return MHD_NO;
+	}
+	/* The response takes the buffer, and frees it when it is sent. */
+	r = MHD_create_response_from_buffer(
+	    b.len, b.data, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		out_buf_free(&b);
+		return MHD_NO;
+	}
 	(void)MHD_add_response_header(
 	    r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
 	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
@@ -731,7 +759,7 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	struct conn *k;
 	const char *accept;
 	uint64_t now;
-	bool om;
+	bool om, final;
 
 	(void)version;
 	(void)upload;
@@ -774,7 +802,7 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		return refuse(c);
 	}
 	if (strcmp(url, "/") == 0)
-		return reply_landing(c);
+		return reply_landing(h, c);
 	if (strcmp(url, "/metrics") != 0)
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 		    "the metrics are at /metrics\n", NULL);
@@ -783,6 +811,12 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	om = accept != NULL &&
 	    strstr(accept, "application/openmetrics-text") != NULL;
 	auth_stats(h, &stats);
+	/*
+	 * Read before the render: the rows were all in before it was set.
+	 * A HEAD request takes no counts.
+	 */
+	final = __atomic_load_n(&h->final, __ATOMIC_SEQ_CST) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_GET) == 0;
 	h->render(h->render_arg, &b, om, &stats);
 	if (b.failed || b.data == NULL) {
 		out_buf_free(&b);
@@ -805,6 +839,7 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (k != NULL) {
 		k->held += b.len;
 		h->held += b.len;
+		k->final = final;
 	}
 	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 	    om ? openmetrics_type : prometheus_type);
@@ -964,8 +999,47 @@ out_http_close(struct out_http *h)
 		close(h->fd);
 	if (h->wake >= 0)
 		close(h->wake);
+	close(h->taken);
 	web_config_free(h->web);
 	free(h);
+}
+
+/* Whether SIGINT, SIGTERM, SIGHUP or SIGQUIT waits, blocked. */
+static bool
+ending_signal_pending(void)
+{
+	sigset_t pending;
+
+	return sigpending(&pending) == 0 &&
+	    (sigismember(&pending, SIGINT) == 1 ||
+		sigismember(&pending, SIGTERM) == 1 ||
+		sigismember(&pending, SIGHUP) == 1 ||
+		sigismember(&pending, SIGQUIT) == 1);
+}
+
+/*
+ * Polled in steps: a signal the command blocks (to read it from a
+ * descriptor of its own) does not interrupt poll, and is looked for
+ * between them.
+ */
+int
+out_http_wait_final(struct out_http *h, long timeout_ms)
+{
+	struct pollfd p = { .fd = h->taken, .events = POLLIN };
+	uint64_t end = now_ms() + (uint64_t)timeout_ms, now;
+	int n;
+
+	if (!h->serving)
+		return 0;
+	__atomic_store_n(&h->final, 1, __ATOMIC_SEQ_CST);
+	while (!ending_signal_pending() && (now = now_ms()) < end) {
+		n = poll(&p, 1, (int)(end - now < 100 ? end - now : 100));
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno == EINTR)
+			return -1;
+	}
+	return now_ms() < end ? -1 : 0;
 }
 
 #else /* no libmicrohttpd: out_http_open never succeeds */
@@ -975,6 +1049,14 @@ out_http_start(struct out_http *h)
 {
 	(void)h;
 	return -1;
+}
+
+int
+out_http_wait_final(struct out_http *h, long timeout_ms)
+{
+	(void)h;
+	(void)timeout_ms;
+	return 0;
 }
 
 void

@@ -43,6 +43,14 @@ struct out_http *out_http_open(const char *arg, const char *web_config,
     out_render_fn *render, void *render_arg);
 /* Start serving, from a thread that blocks every signal: 0 or -1. */
 int out_http_start(struct out_http *h);
+/*
+ * The counts are final (every row is in): say so on the landing page, and
+ * wait, timeout_ms at most, until a client has taken a whole answer
+ * rendered since: 1 once one has, 0 at the timeout, -1 when a signal
+ * that ends the commands (SIGINT, SIGTERM, SIGHUP, SIGQUIT) is pending
+ * or comes.
+ */
+int out_http_wait_final(struct out_http *h, long timeout_ms);
 void out_http_close(struct out_http *h);
 
 #endif /* OUT_HTTP_H */

@@ -843,6 +843,19 @@ say_drops(struct output *o)
 	out_buf_free(&b);
 }
 
+/*
+ * The run has ended by itself: with --linger, the listener serves the
+ * final counts until a client has taken them whole, or the time passes,
+ * or an ending signal comes.
+ */
+void
+output_linger(struct output *o)
+{
+	if (o == NULL || o->http == NULL || o->run.cfg.linger_ms <= 0)
+		return;
+	(void)out_http_wait_final(o->http, o->run.cfg.linger_ms);
+}
+
 int
 output_close(struct output *o)
 {

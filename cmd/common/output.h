@@ -47,11 +47,13 @@ enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 struct out_config {
 	enum out_tool tool;
 	enum out_format format;
-	const setgrp_t *specs;	  /* the run's master set group */
-	const char *path;	  /* -o/--output FILE, or NULL */
-	int fd;			  /* --output-fd, or -1: standard output */
-	const char *listen;	  /* --listen ADDR:PORT, or NULL */
-	const char *web_config;	  /* --web-config FILE, or NULL */
+	const setgrp_t *specs;	/* the run's master set group */
+	const char *path;	/* -o/--output FILE, or NULL */
+	int fd;			/* --output-fd, or -1: standard output */
+	const char *listen;	/* --listen ADDR:PORT, or NULL */
+	const char *web_config; /* --web-config FILE, or NULL */
+	long linger_ms;		/* --linger: the final counts' wait */
+	bool linger_given;
 	const char *engine;	  /* cputrack's engine, for the metrics */
 	bool title;		  /* table: the title line (not -n) */
 	bool tsc;		  /* -t: the tsc column */
@@ -160,6 +162,13 @@ int output_check_fd(int fd);
  * listening socket): NULL, said on stderr, when it cannot be.
  */
 struct output *output_open(cpc_t *cpc, const struct out_config *cfg);
+/*
+ * A run that ended by itself (its target, its count), not by a signal:
+ * with --linger, serve the final counts until a client has taken them,
+ * or --linger's time passes, or SIGINT, SIGTERM, SIGHUP or SIGQUIT
+ * comes. Nothing without --linger and --listen.
+ */
+void output_linger(struct output *o);
 /*
  * Write out what is queued, wait for it, and let everything go. The
  * status the run should add: 0; 1 when a row was not counted, a total

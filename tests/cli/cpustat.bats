@@ -15,8 +15,8 @@ usage_text() {
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
 	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--web-config=file] [--cpus=list] [--shared | --exclusive]" \
-	    "		[--metrics]" \
+	    "		[--web-config=file] [--linger=secs] [--cpus=list]" \
+	    "		[--shared | --exclusive] [--metrics]" \
 	    "		[interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
 	    "" \
@@ -38,6 +38,9 @@ usage_text() {
 	    "		  serve the counts as metrics over HTTP at /metrics" \
 	    "	--web-config=file" \
 	    "		  TLS and users for --listen (Prometheus's web config)" \
+	    "	--linger=secs" \
+	    "		  after the count of intervals, serve the final counts" \
+	    "		  until a scrape takes them, secs at most (--listen)" \
 	    "	--metrics" \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    "		  utilized, ...) to each row of counts" \

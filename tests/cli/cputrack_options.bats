@@ -21,7 +21,7 @@ usage_text() {
 	    '		[--format=table|csv|json|openmetrics|prometheus|trace]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
-	    '		[--metrics] [--thread-series] [--top [-b]]' \
+	    '		[--linger=secs] [--metrics] [--thread-series] [--top [-b]]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir]' \
 	    '	cputrack --list[=glob] | --help | --version' \
@@ -56,6 +56,9 @@ usage_text() {
 	    '		  serve the counts as metrics over HTTP at /metrics' \
 	    '	--web-config=file' \
 	    "		  TLS and users for --listen (Prometheus's web config)" \
+	    '	--linger=secs' \
+	    '		  after a run that ended by itself, serve the final counts' \
+	    '		  until a scrape takes them, secs at most (--listen)' \
 	    '	--metrics' \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    '		  utilized, ...) to each row of counts' \

@@ -74,6 +74,7 @@ sampled() {
 	http_get "http://127.0.0.1:$PORT/" >"$T/landing"
 	grep -qi '^content-type: text/html; charset=utf-8' "$T/headers"
 	grep -q '<a href="/metrics">' "$T/landing"
+	! grep -q 'The run has ended' "$T/landing"
 	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing"
 	[ "$output" = 404 ]
 	run curl -s -o /dev/null -w '%{http_code}' -X POST -d body "http://127.0.0.1:$PORT/metrics"
@@ -187,6 +188,82 @@ open(sys.argv[2], "w").close(); time.sleep(30)' "$port" "$T/taken" &
 	run --separate-stderr "$CS" --listen=no.such.host.invalid:9100 -c task-clock 0.1 1
 	[ "$status" -eq 1 ]
 	[[ $stderr == "cpustat: cannot listen on 'no.such.host.invalid:9100': "* ]]
+}
+
+# linger_run LINE CMD...: CMD (a cputrack or cpustat --listen on $port,
+# rows to $T/rows) in the background, as LPID, until its rows have a line
+# that matches LINE: the run has ended by itself.
+linger_run() {
+	local line=$1
+	shift
+	"$@" >"$T/lout" 2>"$T/lerr" &
+	LPID=$!
+	ct_bg "$LPID"
+	wait_line "$T/rows" "$line"
+}
+
+# lingering: the landing page of the listener on $port says the run has
+# ended (the counts are final), which a scrape of / does not take.
+lingering() {
+	curl -sf "http://127.0.0.1:$port/" | grep -q 'The run has ended'
+}
+
+# linger_end: until LPID has ended; its status is 0 and it said nothing.
+linger_end() {
+	local st=0
+	wait_for ended "$LPID"
+	wait "$LPID" || st=$?
+	[ "$st" -eq 0 ] || { cat "$T/lerr"; false; }
+	[ ! -s "$T/lerr" ]
+}
+
+@test "--linger: a run that ended serves its final counts until a scrape takes them, the time passes or a signal comes" {
+	local port sig bad
+	port=$(free_port)
+	# cputrack: the command has ended, its exit row written; the
+	# listener is still there, with its totals, until a scrape has them.
+	linger_run ' exit ' "$CT" --listen=127.0.0.1:"$port" --linger=600 \
+	    -o "$T/rows" -c "$WRITE" "$W/ct_marker" /dev/null 7
+	wait_while "$LPID" lingering
+	http_get "http://127.0.0.1:$port/metrics" "$PROMETHEUS_ACCEPT" >"$T/final"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 7$' "$T/final"
+	om_check "$T/final"
+	linger_end
+	# cpustat: its count of intervals done, its totals written.
+	linger_run ' total ' "$CS" --listen=127.0.0.1:"$port" --linger=600 \
+	    --output="$T/rows" -c task-clock 0.1 2
+	wait_while "$LPID" lingering
+	http_get "http://127.0.0.1:$port/metrics" >"$T/final"
+	grep -q '^cpustat_event_seconds_total{cpu=' "$T/final"
+	linger_end
+	# No scrape: the time ends it.
+	linger_run ' exit ' "$CT" --listen=127.0.0.1:"$port" --linger=0.2 \
+	    -o "$T/rows" -c "$WRITE" "$W/ct_marker" /dev/null 7
+	linger_end
+	# A signal ends it at once, and the run's status stays. (A job that
+	# a script starts in the background ignores SIGINT, as cputrack then
+	# does: SIGTERM and SIGHUP.)
+	for sig in TERM HUP; do
+		linger_run ' exit ' "$CT" --listen=127.0.0.1:"$port" \
+		    --linger=600 -o "$T/rows" -c "$WRITE" "$W/ct_marker" /dev/null 7
+		wait_while "$LPID" lingering
+		kill -"$sig" "$LPID"
+		linger_end
+	done
+	# Without --listen there is nothing to linger; a bad time is said.
+	run --separate-stderr "$CT" --linger=5 -c "$WRITE" "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cputrack: --linger needs --listen: it keeps the listener up" ]
+	run --separate-stderr "$CS" --linger=5 -c task-clock 0.1 1
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cpustat: --linger needs --listen: it keeps the listener up" ]
+	for bad in -1 x 1e9 ''; do
+		run --separate-stderr "$CT" --listen=127.0.0.1:"$port" \
+		    --linger="$bad" -c "$WRITE" "$W/ct_marker" "$T/ran"
+		[ "$status" -eq 2 ]
+		[ "$stderr" = "cputrack: invalid linger time '$bad' (seconds, 0 to 86400)" ]
+	done
+	[ ! -e "$T/ran" ]
 }
 
 @test "cputrack --listen while counting: a thread's counter grows between scrapes; the socket is not the program's" {
