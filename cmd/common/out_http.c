@@ -983,9 +983,6 @@ out_http_close(struct out_http *h)
 
 	if (h == NULL)
 		return;
-	/* First: the checks waiting resume their connections, refused. */
-	web_auth_free(h->auth);
-	h->auth = NULL;
 	if (h->serving) {
 		/* An eventfd takes 1 unless it is at its maximum: it is not. */
 		if (write(h->wake, &one, sizeof(one)) != sizeof(one))
@@ -993,6 +990,12 @@ out_http_close(struct out_http *h)
 			    strerror(errno));
 		pthread_join(h->thread, NULL);
 	}
+	/*
+	 * Then, with no request being answered, the checks waiting resume
+	 * their connections, refused, before the daemon stops.
+	 */
+	web_auth_free(h->auth);
+	h->auth = NULL;
 	if (h->daemon != NULL)
 		MHD_stop_daemon(h->daemon); /* closes the socket too */
 	else if (h->fd >= 0)
