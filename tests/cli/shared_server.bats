@@ -281,14 +281,20 @@ EOF
 	# Counting: a first interval is in (the counts are per interval).
 	wait_while "$ex" counts_served "$port" || true
 	grep -q '^cpustat_events_total' "$T/scrape"
-	local e
+	# (Under the BPF engine, a switch the kernel hid may add a hidden
+	# task's writes to a thread: -D says so, and counted_exactly allows it.)
+	local e debug
 	for e in $(engines); do
 		status=0
-		"$BIN" --engine="$e" -c "task-clock,$WRITE" "$W/wl_threads" 3 1000 \
-		    >"$T/out" 2>"$T/err" || status=$?
+		debug=
+		[ "$e" != bpf ] || debug=-D
+		"$BIN" $debug --engine="$e" -c "task-clock,$WRITE" \
+		    "$W/wl_threads" 3 1000 >"$T/out" 2>"$T/err" || status=$?
 		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
-		[ -z "$(cat "$T/err")" ]
-		[ "$(ct_rows exit | awk '{ print $NF }')" -eq 3000 ]
+		! grep -v -e '^cputrack: the BPF engine counts' \
+		    -e '^cputrack: note: the kernel hid' "$T/err"
+		counted_exactly "$(ct_rows exit | awk '{ print $NF }')" 3000 ||
+		    { cat "$T/out" "$T/err"; false; }
 		[ "$(ct_rows exit | awk '{ print $(NF - 1) }')" -gt 0 ]
 	done
 	running "$ex"
