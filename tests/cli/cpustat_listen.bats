@@ -11,19 +11,11 @@ load output_helper
 
 setup() {
 	out_setup
-	command -v curl >/dev/null || skip "curl is not installed"
-	if "$CS" --listen=127.0.0.1:1 --version 2>&1 | grep -q 'no HTTP server'; then
-		skip "this build has no HTTP server (libmicrohttpd)"
-	fi
+	need_listener
 }
 
 teardown() {
 	out_teardown
-}
-
-# ended_page: the landing page on $port says the run has ended.
-ended_page() {
-	curl -sf "http://127.0.0.1:$port/" | grep -q 'The run has ended'
 }
 
 @test "cpustat --listen --linger: scraped while counting and once the count is done, then it ends, saying nothing" {
@@ -35,7 +27,7 @@ ended_page() {
 	ct_bg "$CSPID"
 	wait_while "$CSPID" curl -sf -o "$T/during" \
 	    "http://127.0.0.1:$port/metrics"
-	wait_while "$CSPID" ended_page
+	wait_while "$CSPID" lingering "$port"
 	curl -sf "http://127.0.0.1:$port/metrics" >"$T/final"
 	grep -q '^cpustat_event_seconds_total{cpu=' "$T/final"
 	wait_for ended "$CSPID"

@@ -53,6 +53,22 @@ http_get() {
 # The Accept header Prometheus sends when it scrapes.
 PROMETHEUS_ACCEPT='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
 
+# need_listener: skip, with the reason, where curl or this build's HTTP
+# server (libmicrohttpd) is missing.
+need_listener() {
+	command -v curl >/dev/null || skip "curl is not installed"
+	if "$CS" --listen=127.0.0.1:1 --version 2>&1 | grep -q 'no HTTP server'; then
+		skip "this build has no HTTP server (libmicrohttpd)"
+	fi
+}
+
+# lingering PORT: the landing page of the listener on 127.0.0.1:PORT
+# says the run has ended (its counts are final, --linger), which a
+# scrape of / does not take.
+lingering() {
+	curl -sf "http://127.0.0.1:$1/" | grep -q 'The run has ended'
+}
+
 # om_check FILE: a strict OpenMetrics parser takes FILE whole, and each
 # counter's sample has its _created with the same labels, a time since
 # the epoch that has passed.

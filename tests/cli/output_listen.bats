@@ -13,10 +13,7 @@ load output_helper
 
 setup() {
 	out_setup
-	command -v curl >/dev/null || skip "curl is not installed"
-	if "$CS" --listen=127.0.0.1:1 --version 2>&1 | grep -q 'no HTTP server'; then
-		skip "this build has no HTTP server (libmicrohttpd)"
-	fi
+	need_listener
 }
 
 teardown() {
@@ -202,12 +199,6 @@ linger_run() {
 	wait_line "$T/rows" "$line"
 }
 
-# lingering: the landing page of the listener on $port says the run has
-# ended (the counts are final), which a scrape of / does not take.
-lingering() {
-	curl -sf "http://127.0.0.1:$port/" | grep -q 'The run has ended'
-}
-
 # linger_end: until LPID has ended; its status is 0 and it said nothing.
 linger_end() {
 	local st=0
@@ -224,7 +215,7 @@ linger_end() {
 	# listener is still there, with its totals, until a scrape has them.
 	linger_run ' exit ' "$CT" --listen=127.0.0.1:"$port" --linger=600 \
 	    -o "$T/rows" -c "$WRITE" "$W/ct_marker" /dev/null 7
-	wait_while "$LPID" lingering
+	wait_while "$LPID" lingering "$port"
 	http_get "http://127.0.0.1:$port/metrics" "$PROMETHEUS_ACCEPT" >"$T/final"
 	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 7$' "$T/final"
 	om_check "$T/final"
@@ -232,7 +223,7 @@ linger_end() {
 	# cpustat: its count of intervals done, its totals written.
 	linger_run ' total ' "$CS" --listen=127.0.0.1:"$port" --linger=600 \
 	    --output="$T/rows" -c task-clock 0.1 2
-	wait_while "$LPID" lingering
+	wait_while "$LPID" lingering "$port"
 	http_get "http://127.0.0.1:$port/metrics" >"$T/final"
 	grep -q '^cpustat_event_seconds_total{cpu=' "$T/final"
 	linger_end
@@ -246,7 +237,7 @@ linger_end() {
 	for sig in TERM HUP; do
 		linger_run ' exit ' "$CT" --listen=127.0.0.1:"$port" \
 		    --linger=600 -o "$T/rows" -c "$WRITE" "$W/ct_marker" /dev/null 7
-		wait_while "$LPID" lingering
+		wait_while "$LPID" lingering "$port"
 		kill -"$sig" "$LPID"
 		linger_end
 	done

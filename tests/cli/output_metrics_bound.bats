@@ -70,10 +70,7 @@ scraped_all_dropped() {
 }
 
 @test "while the churn runs, a scrape never holds more than the bound; dropped grows to the exact count" {
-	command -v curl >/dev/null || skip "curl is not installed"
-	if "$CS" --listen=127.0.0.1:1 --version 2>&1 | grep -q 'no HTTP server'; then
-		skip "this build has no HTTP server (libmicrohttpd)"
-	fi
+	need_listener
 	local port n d max=0 dropped=0 scrapes=0 fell=
 	# 16000 threads end; the main thread and the process stay, held
 	# until the gate closes, so the end of the churn can be scraped.
