@@ -90,7 +90,6 @@ wait_for_workers(struct cpustat *cs, const sigset_t *sigs)
 			continue;
 		pthread_mutex_lock(&cs->stop_lock);
 		cs->stop = true;
-		cs->cut_short = true;
 		pthread_cond_broadcast(&cs->stop_cv);
 		pthread_mutex_unlock(&cs->stop_lock);
 	}
@@ -220,7 +219,8 @@ finish(struct cpustat *cs)
 	print_totals(cs);
 	if (cs->write_failed)
 		status = 1;
-	if (!cs->cut_short) {
+	/* Stopped early only by a signal or a write error: not to linger. */
+	if (!cs->stop) {
 		cpustat_flush(cs);
 		output_linger(cs->out);
 	}

@@ -62,8 +62,7 @@ struct cpustat {
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cv;
 	bool stop;
-	bool cut_short; /* an ending signal came */
-	int running;	/* workers not yet finished */
+	int running; /* workers not yet finished */
 	pthread_t main_thread;
 	struct cpu_worker *workers;
 	int nworkers;
