@@ -55,6 +55,10 @@ struct cputrack_opts {
 	unsigned repeat; /* -r: runs of the command; 0: one */
 	/* --cgroup's directory, resolved, or NULL */
 	struct cgroup_dir *cgroup;
+	/* --for-each-cgroup: the same directory, its cgroups each apart */
+	bool each_cgroup;
+	unsigned cgroup_depth; /* levels below it kept apart */
+	unsigned cgroups_max;  /* cgroups kept apart */
 	/* -n, -t, --format, -o/--output, --output-fd, --listen */
 	struct out_config out;
 	enum track_engine engine;
@@ -64,6 +68,11 @@ struct cputrack_opts {
 	bool top_machine;   /* cputop with no target: every process */
 	char watching[160]; /* --top: what is watched, in words */
 };
+
+/* --for-each-cgroup's defaults and bounds. */
+#define CGROUPS_MAX_DEFAULT 4096u
+#define CGROUPS_MAX_LIMIT   1048576u
+#define CGROUP_DEPTH_ALL    64u
 
 struct bpf_track;
 struct tlwp;
@@ -177,8 +186,9 @@ void row_exec(struct cputrack *ct, const struct row_lwp *who,
     const setgrp_t *acc, const char *args, const char *image_comm,
     const char *partial);
 /* --cgroup: what its threads together counted since its last row. */
-void row_cgroup(struct cputrack *ct, const struct row_lwp *who, int set,
-    const struct set_counts *c, unsigned long intervals);
+void row_cgroup(struct cputrack *ct, const struct row_lwp *who,
+    const char *label, int set, const struct set_counts *c,
+    unsigned long intervals);
 /* A fork marker in the parent's LWP, at when (0: now). */
 void row_fork(struct cputrack *ct, const struct row_lwp *parent, pid_t child,
     hrtime_t when);

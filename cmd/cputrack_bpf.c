@@ -32,6 +32,7 @@
 #include "access.h"
 #include "bpfeng.h"
 #include "cputrack.h"
+#include "cputrack_cgroups.h"
 #include "cputrack_track.h"
 #include "diag.h"
 #include "procname.h"
@@ -110,6 +111,13 @@ struct bpf_track {
 	uint64_t *cg_sum;
 	struct row_lwp cg_who;
 	unsigned cg_ticks_left;
+	/*
+	 * --for-each-cgroup: each cgroup's rows; the cgroups counted in
+	 * their parents', and how many of them were said
+	 */
+	struct cgroup_rows *cgroups;
+	unsigned folded, folded_said;
+	char folded_first[256];
 };
 
 static int
@@ -545,6 +553,25 @@ on_proc_left(void *arg, pid_t pid, uint64_t when_ns)
 	proc_free(bt, p);
 }
 
+/* --for-each-cgroup: a cgroup counted first, named while it is there. */
+static void
+on_cgroup(void *arg, uint64_t id, bool folded, pid_t tid, uint64_t when_ns)
+{
+	struct bpf_track *bt = arg;
+
+	(void)tid;
+	(void)when_ns;
+	if (bt->cgroups == NULL)
+		return;
+	if (!folded) {
+		cgroup_rows_found(bt->cgroups, id);
+		return;
+	}
+	if (bt->folded++ == 0)
+		snprintf(bt->folded_first, sizeof(bt->folded_first), "%s",
+		    cgroup_rows_folded(bt->cgroups, id));
+}
+
 static const struct bpfeng_ops track_ops = {
 	.lwp_create = on_lwp_create,
 	.lwp_exit = on_lwp_exit,
@@ -552,6 +579,7 @@ static const struct bpfeng_ops track_ops = {
 	.exec = on_exec,
 	.exit = on_proc_exit,
 	.left = on_proc_left,
+	.cgroup = on_cgroup,
 };
 
 static void
@@ -670,7 +698,10 @@ engine_open(struct bpf_track *bt, bool quiet)
 	    (ct->opt.follow_exec ? BPFENG_FOLLOW_EXEC : 0) |
 	    (follows_wrapper_execs(ct) ? BPFENG_FOLLOW_START_EXEC : 0) |
 	    (setgrp_joint(ct->specs) ? BPFENG_JOINT_SETS : 0) |
-	    (ct->opt.cgroup != NULL ? BPFENG_BY_CGROUP : 0);
+	    (ct->opt.cgroup != NULL ? BPFENG_BY_CGROUP : 0) |
+	    (ct->opt.each_cgroup ? BPFENG_EACH_CGROUP : 0);
+	struct bpfeng_config config = { flags, ct->opt.cgroups_max,
+		ct->opt.cgroup_depth };
 	struct bpfeng_set *sets;
 
 	if (bpfeng_unavailable() != NULL) {
@@ -699,7 +730,7 @@ engine_open(struct bpf_track *bt, bool quiet)
 			break;
 	(void)cpc_seterrhndlr(ct->cpc, diag_errhndlr);
 	if (s == n &&
-	    (bt->eng = bpfeng_open(ct->cpc, sets, n, flags, &track_ops, bt,
+	    (bt->eng = bpfeng_open(ct->cpc, sets, n, &config, &track_ops, bt,
 		 bt->why, sizeof(bt->why))) != NULL)
 		ret = 0;
 	sets_free(sets, s < n ? s + 1 : n);
@@ -716,6 +747,7 @@ track_free(struct bpf_track *bt)
 		proc_free(bt, p);
 	setgrp_free(bt->cg);
 	setgrp_free(bt->cg_gone);
+	cgroup_rows_free(bt->cgroups);
 	free(bt->cg_sum);
 	if (bt->sigfd >= 0)
 		close(bt->sigfd);
@@ -884,7 +916,14 @@ start_cgroup(struct bpf_track *bt)
 	struct cputrack *ct = bt->ct;
 	const struct cgroup_dir *cg = ct->opt.cgroup;
 
-	if ((bt->cg = setgrp_accumulator(ct->specs)) == NULL ||
+	if (ct->opt.each_cgroup) {
+		if ((bt->cgroups = cgroup_rows_new(
+			 ct, cg, ct->opt.cgroup_depth)) == NULL) {
+			diag(NULL, "cannot read the cgroup %s - %s\n", cg->path,
+			    strerror(errno));
+			return -1;
+		}
+	} else if ((bt->cg = setgrp_accumulator(ct->specs)) == NULL ||
 	    (bt->cg_gone = setgrp_accumulator(ct->specs)) == NULL ||
 	    (bt->cg_sum = calloc((size_t)bt->most, sizeof(uint64_t))) == NULL) {
 		diag(NULL, "no memory available\n");
@@ -1127,7 +1166,70 @@ cgroup_row(struct bpf_track *bt, unsigned long intervals)
 				bt->cg_sum[i] += c->values[i];
 		}
 	setgrp_sample_counts(bt->cg, s, bt->cg_sum, &times, bt->tick_when);
-	row_cgroup(bt->ct, &bt->cg_who, s, setgrp_slice(bt->cg, s), intervals);
+	row_cgroup(bt->ct, &bt->cg_who, "cgroup", s, setgrp_slice(bt->cg, s),
+	    intervals);
+}
+
+static void
+on_cgroup_tick(void *arg, uint64_t id, const struct bpfeng_counts *counts)
+{
+	struct bpf_track *bt = arg;
+	const struct bpfeng_set_counts *sc;
+	struct set_times times;
+
+	if ((sc = bpfeng_set_counts(bt->eng, counts, bt->current)) == NULL)
+		return;
+	times = set_times_of(sc);
+	cgroup_rows_sample(bt->cgroups, id, bt->current,
+	    values_of(bt, bt->current, sc), &times, bt->tick_when);
+}
+
+static void
+forget_cgroup(void *arg, uint64_t id)
+{
+	struct bpf_track *bt = arg;
+
+	bpfeng_forget_cgroup(bt->eng, id);
+}
+
+/*
+ * Cgroups the engine had no room for count in their parents: said at a
+ * tick when there are more of them than last said.
+ */
+static void
+say_folded(struct bpf_track *bt)
+{
+	if (bt->folded == bt->folded_said)
+		return;
+	bt->folded_said = bt->folded;
+	if (bt->folded == 1)
+		diag(NULL,
+		    "1 cgroup under %s (%s) is counted in its parent's rows: "
+		    "no more than max=%u are counted apart\n",
+		    bt->ct->opt.cgroup->name, bt->folded_first,
+		    bt->ct->opt.cgroups_max);
+	else
+		diag(NULL,
+		    "%u cgroups under %s (%s, ...) are counted in their "
+		    "parents' rows: no more than max=%u are counted apart\n",
+		    bt->folded, bt->ct->opt.cgroup->name, bt->folded_first,
+		    bt->ct->opt.cgroups_max);
+}
+
+/* --for-each-cgroup: every cgroup's row of the tick. -1: the engine failed. */
+static int
+each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
+{
+	if (bpfeng_read_cgroups(bt->eng, on_cgroup_tick, bt) != 0) {
+		snprintf(bt->why, sizeof(bt->why),
+		    "cannot read the cgroups' counts - %s", strerror(errno));
+		engine_failed(bt);
+		return -1;
+	}
+	cgroup_rows_tick(
+	    bt->cgroups, bt->current, intervals, forget_cgroup, bt);
+	say_folded(bt);
+	return 0;
 }
 
 /*
@@ -1182,6 +1284,8 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	}
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);
+	if (bt->cgroups != NULL)
+		return each_cgroup_rows(bt, intervals);
 	return 0;
 }
 
@@ -1205,6 +1309,8 @@ tick(struct bpf_track *bt, uint64_t expirations)
 	/* The cgroup's rows divide by its sets' turns, as a thread's. */
 	if (bt->cg != NULL)
 		setgrp_set_current(bt->cg, next);
+	if (bt->cgroups != NULL)
+		cgroup_rows_set_current(bt->cgroups, next);
 	bt->current = next;
 	count_ticks(bt, expirations);
 	/* Named threads gone before they were announced leave none. */
@@ -1403,6 +1509,8 @@ bpf_track(struct cputrack *ct)
 	loop(bt);
 	if (bt->cg != NULL)
 		row_totals(ct, &bt->cg_who, "total", bt->cg, NULL);
+	if (bt->cgroups != NULL)
+		cgroup_rows_totals(bt->cgroups);
 	note_hidden(bt);
 	return bt->status == 0 && !ct->write_failed ? 0 : 1;
 }

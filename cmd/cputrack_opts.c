@@ -22,6 +22,7 @@ enum {
 	OPT_ENGINE,
 	OPT_PASS_STATUS,
 	OPT_CGROUP,
+	OPT_EACH_CGROUP,
 	OPT_THREAD_SERIES,
 	OPT_TID,
 	OPT_PER_THREAD,
@@ -38,6 +39,7 @@ enum {
 static const struct option own_options[] = { { "engine", required_argument,
 						 NULL, OPT_ENGINE },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "for-each-cgroup", required_argument, NULL, OPT_EACH_CGROUP },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
 	{ "thread-series", no_argument, NULL, OPT_THREAD_SERIES },
@@ -59,7 +61,8 @@ usage(FILE *out)
 	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]\n"
 	    "\t\t[--linger=secs] [--metrics] [--thread-series] [--top [-b]]\n"
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
-	    "\t\t--tid=tid[,tid]... | --cgroup=dir]\n"
+	    "\t\t--tid=tid[,tid]... | --cgroup=dir |\n"
+	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n]]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
 	    "\t-T secs\t  seconds between samples, default 1\n"
@@ -82,6 +85,9 @@ usage(FILE *out)
 	    "\t--cgroup=dir\n"
 	    "\t\t  every process in a cgroup (v2) and below it, those\n"
 	    "\t\t  that come included, while they are there (BPF engine)\n"
+	    "\t--for-each-cgroup=dir[,depth=n][,max=n]\n"
+	    "\t\t  as --cgroup, with rows and series of each cgroup apart\n"
+	    "\t\t  (n levels below dir at most; max of them, default %u)\n"
 	    "\t--format=table|csv|json|openmetrics|prometheus|trace\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
@@ -126,7 +132,7 @@ usage(FILE *out)
 	    "\tmachine counts them. perf users: -I msec, -x sep, -j (--json),\n"
 	    "\t-G dir (--cgroup), --per-thread; perf's -e is -c, its -t --tid.\n"
 	    "\n",
-	    p, p, CPC_TICKREG_NAME);
+	    p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT);
 	fputc('\t', out);
 	engine_line(out);
 	fprintf(out,
@@ -280,6 +286,12 @@ parse_ids(const struct id_list *l, bool *bad, const char *arg)
 	free(copy);
 }
 
+static const char *
+cgroup_option(const struct cputrack_opts *o)
+{
+	return o->each_cgroup ? "--for-each-cgroup" : "--cgroup";
+}
+
 /* Resolved at once: a bad directory is bad input, said before anything. */
 static void
 parse_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
@@ -293,9 +305,46 @@ parse_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 		return;
 	}
 	if (cgroup_dir_resolve(arg, o->cgroup, why, sizeof(why)) != 0) {
-		diag(NULL, "%s\n", why);
+		diag(NULL, "%s %s\n", cgroup_option(o), why);
 		*bad = true;
 	}
+}
+
+/*
+ * --for-each-cgroup=dir[,depth=n][,max=n]: the directory as --cgroup's,
+ * then how deep its cgroups are kept apart and how many of them.
+ */
+static void
+parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
+{
+	char *dir = strdup(arg), *comma, *opt;
+
+	if (dir == NULL) {
+		diag(NULL, "no memory available\n");
+		*bad = true;
+		return;
+	}
+	o->each_cgroup = true;
+	o->cgroup_depth = CGROUP_DEPTH_ALL;
+	o->cgroups_max = CGROUPS_MAX_DEFAULT;
+	while ((comma = strrchr(dir, ',')) != NULL) {
+		*comma = '\0';
+		opt = comma + 1;
+		if (strncmp(opt, "depth=", 6) == 0)
+			o->cgroup_depth = (unsigned)parse_number(
+			    bad, "depth", opt + 6, 0, CGROUP_DEPTH_ALL);
+		else if (strncmp(opt, "max=", 4) == 0)
+			o->cgroups_max = (unsigned)parse_number(
+			    bad, "max", opt + 4, 1, CGROUPS_MAX_LIMIT);
+		else {
+			diag(NULL,
+			    "--for-each-cgroup: '%s' is not depth=n or max=n\n",
+			    opt);
+			*bad = true;
+		}
+	}
+	parse_cgroup(o, bad, dir);
+	free(dir);
 }
 
 /*
@@ -307,16 +356,17 @@ cgroup_engine(struct cputrack_opts *o)
 {
 	if (o->engine_given && o->engine == ENGINE_PTRACE) {
 		diag(NULL,
-		    "--cgroup needs the BPF engine: the ptrace engine cannot "
-		    "see a process come into a cgroup\n");
+		    "%s needs the BPF engine: the ptrace engine cannot "
+		    "see a process come into a cgroup\n",
+		    cgroup_option(o));
 		return 2;
 	}
 	o->engine = ENGINE_BPF;
 	/* Whatever its processes make or run is the cgroup's. */
 	o->follow_fork = o->follow_exec = true;
 	if (o->pass_status) {
-		diag(NULL,
-		    "--pass-status needs a command to start, not --cgroup\n");
+		diag(NULL, "--pass-status needs a command to start, not %s\n",
+		    cgroup_option(o));
 		return 2;
 	}
 	return 0;
@@ -341,6 +391,7 @@ option(void *arg, int c, const char *value, bool *bad)
 		interval_option(o, bad, c, value);
 		break;
 	case 'G': /* perf's -G CGROUP */
+		o->each_cgroup = false;
 		parse_cgroup(o, bad, value);
 		break;
 	case OPT_PER_THREAD: /* perf's: the rows are per thread already */
@@ -376,7 +427,11 @@ option(void *arg, int c, const char *value, bool *bad)
 		o->strict_exec = true;
 		break;
 	case OPT_CGROUP:
+		o->each_cgroup = false;
 		parse_cgroup(o, bad, value);
+		break;
+	case OPT_EACH_CGROUP:
+		parse_each_cgroup(o, bad, value);
 		break;
 	case OPT_PASS_STATUS:
 		o->pass_status = true;
@@ -452,7 +507,7 @@ tids_conflict(const struct cputrack_opts *o, int argc, char **argv)
 		    "--tid and -p cannot be given together");
 	if (o->cgroup != NULL)
 		return cmdline_usage_error(
-		    "--tid and --cgroup cannot be given together");
+		    "--tid and %s cannot be given together", cgroup_option(o));
 	if (optind < argc)
 		return cmdline_usage_error(
 		    "--tid and a command ('%s') cannot be given together",
@@ -604,6 +659,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		return false;
 	}
 	ct->opt.out.thread_series = ct->opt.thread_series;
+	ct->opt.out.cgroup_names = ct->opt.each_cgroup;
 	if (ct->opt.repeat != 0 &&
 	    (*status = repeat_conflict(&ct->opt, argc)) != 0)
 		return false;
@@ -617,14 +673,15 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	if (ct->opt.cgroup != NULL) {
 		if (ct->opt.npids != 0) {
 			*status = cmdline_usage_error(
-			    "--cgroup and -p cannot be given together");
+			    "%s and -p cannot be given together",
+			    cgroup_option(&ct->opt));
 			return false;
 		}
 		if (optind < argc) {
 			*status = cmdline_usage_error(
-			    "--cgroup and a command ('%s') cannot be given "
+			    "%s and a command ('%s') cannot be given "
 			    "together",
-			    argv[optind]);
+			    cgroup_option(&ct->opt), argv[optind]);
 			return false;
 		}
 		*status = cgroup_engine(&ct->opt);

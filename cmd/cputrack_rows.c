@@ -61,13 +61,14 @@ row_tick(struct cputrack *ct, const struct row_lwp *who, int set,
 
 /*
  * A cgroup's row, beside its threads' tick rows: pid and LWP 0, its
- * name for the process's.
+ * name for the process's; labelled cgroup, or rmdir for the last of a
+ * cgroup that is gone.
  */
 void
-row_cgroup(struct cputrack *ct, const struct row_lwp *who, int set,
-    const struct set_counts *c, unsigned long intervals)
+row_cgroup(struct cputrack *ct, const struct row_lwp *who, const char *label,
+    int set, const struct set_counts *c, unsigned long intervals)
 {
-	counts_row(ct, who, "cgroup", set, c, intervals);
+	counts_row(ct, who, label, set, c, intervals);
 }
 
 void

@@ -202,7 +202,7 @@ _cputrack()
 		elif [[ $w == --output-fd || $w == --listen || $w == --repeat ||
 			$w == --linger ]]; then
 			arg=N
-		elif [[ $w == --cgroup ]]; then
+		elif [[ $w == --cgroup || $w == --for-each-cgroup ]]; then
 			arg=cgroup
 		elif [[ $w == --tid ]]; then
 			arg=tid
@@ -279,6 +279,11 @@ _cputrack()
 			;;
 		--cgroup=*)
 			mapfile -t COMPREPLY < <(compgen -d -P --cgroup= -- "${cur#--cgroup=}")
+			compopt -o nospace
+			;;
+		--for-each-cgroup=*)
+			mapfile -t COMPREPLY < <(compgen -d -P --for-each-cgroup= \
+			    -- "${cur#--for-each-cgroup=}")
 			compopt -o nospace
 			;;
 		--tid=*)

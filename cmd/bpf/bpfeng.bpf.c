@@ -90,6 +90,13 @@ const volatile bool follow_exec;
 /* The target may be a cgroup: its border is watched at every switch. */
 const volatile bool by_cgroup;
 /*
+ * --for-each-cgroup: each cgroup of the target also keeps the counts of
+ * its threads while they run in it; one more than fold_depth levels
+ * below the target counts in its ancestor fold_depth levels below.
+ */
+const volatile bool each_cgroup;
+const volatile __u32 fold_depth;
+/*
  * Images the caller could not ptrace are not followed, unless it may
  * ptrace any (CAP_SYS_PTRACE); its real ids decide, as they do ptrace's.
  */
@@ -142,6 +149,25 @@ struct {
 	__uint(value_size, sizeof(struct bpfeng_thread));
 	__uint(max_entries, 1);
 } threads SEC(".maps");
+
+/*
+ * Each cgroup's counts, keyed by its id, laid out as a thread's; its
+ * size is the most cgroups counted apart, set at load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(struct bpfeng_thread));
+	__uint(max_entries, 1);
+} cgroups SEC(".maps");
+
+/* The cgroups that found no room in cgroups, each told of once. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, __u32);
+	__uint(max_entries, BPFENG_FOLDED_TOLD);
+} folded SEC(".maps");
 
 /* A new thread's value, all counts zero; per CPU, sized as threads'. */
 struct {
@@ -228,13 +254,37 @@ read_count(__u32 counter, __u32 cpu, struct bpf_perf_event_value *v)
 	return 0;
 }
 
+/*
+ * Where a task is in the target cgroup: the id of the cgroup its counts
+ * go to (its own, or its ancestor fold_depth below the target), and that
+ * one's parent's (0 for the target itself); key is 0 outside.
+ */
+struct place {
+	__u64 key;
+	__u64 parent;
+};
+
+static __always_inline struct bpfeng_thread *cgroup_counts(
+    const struct place *at, __u32 tid);
+
+/* Where a mark's counts go: a thread, and with each_cgroup its cgroup. */
+struct sink {
+	struct bpfeng_thread *thread;
+	struct bpfeng_thread *cgroup; /* or NULL */
+};
+
 static __always_inline void
-add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
+add_slot(const struct sink *to, __u64 slot, __u64 delta)
 {
+	struct bpfeng_thread *c = to->cgroup;
+
 	/* Check and use the same register, or the verifier cannot tell. */
 	barrier_var(slot);
-	if (slot < nslots && slot < BPFENG_MAX_SLOTS)
-		t->slots[slot] += delta;
+	if (slot < nslots && slot < BPFENG_MAX_SLOTS) {
+		to->thread->slots[slot] += delta;
+		if (c != NULL)
+			c->slots[slot] += delta;
+	}
 }
 
 /*
@@ -242,13 +292,13 @@ add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
  * (see BPFENG_SET_HEAD). Enabled grows at least as fast as running.
  */
 static __always_inline void
-add_times(struct bpfeng_thread *t, __u64 slot, const struct mark *m,
+add_times(const struct sink *to, __u64 slot, const struct mark *m,
     const struct bpf_perf_event_value *v)
 {
 	__u64 running = v->running - m->base_running;
 
-	add_slot(t, slot, running);
-	add_slot(t, slot + 1, v->enabled - m->base_enabled - running);
+	add_slot(to, slot, running);
+	add_slot(to, slot + 1, v->enabled - m->base_enabled - running);
 }
 
 /*
@@ -276,9 +326,9 @@ below_max_sets(__u32 set)
 	return set & (BPFENG_MAX_SETS - 1);
 }
 
-/* The switch of t, given to it ahead in set's counters of switches. */
+/* The switch of a thread, given to it ahead in set's counters of switches. */
 static __always_inline void
-give_switch(struct bpfeng_thread *t, __u32 set)
+give_switch(const struct sink *to, __u32 set)
 {
 	__u32 i, c;
 	__u64 slot;
@@ -292,20 +342,20 @@ give_switch(struct bpfeng_thread *t, __u32 set)
 	     i++) {
 		c = joint ? set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1) :
 			    set_first[set] + i;
-		add_slot(t, slot + i, (switch_counters >> (c & 63)) & 1);
+		add_slot(to, slot + i, (switch_counters >> (c & 63)) & 1);
 	}
 }
 
 /*
- * Read set's counters on this CPU. With t, add what they counted since
- * the mark to t, but for the mark's switch if due (switch_share); with
+ * Read set's counters on this CPU. With to, add what they counted since
+ * the mark to it, but for the mark's switch if due (switch_share); with
  * rebase, make the readings the new mark. The set's times are its first
  * counter's on this CPU: its group's leader (on a hybrid CPU, the first
  * of this core type's; the others' are not there, and are passed over).
  */
 static __always_inline int
-read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
-    bool due, bool rebase)
+read_set(struct mark *m, __u32 set, __u32 cpu, const struct sink *to, bool due,
+    bool rebase)
 {
 	struct bpf_perf_event_value v;
 	__u32 first, n, i;
@@ -328,13 +378,13 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 			__sync_fetch_and_add(&read_errors, 1);
 			return -1;
 		}
-		if (t != NULL) {
+		if (to != NULL) {
 			if (!timed)
-				add_times(t, slot, m, &v);
+				add_times(to, slot, m, &v);
 			delta = v.counter - m->base[i];
 			if (due)
 				delta -= switch_share(first + i, delta);
-			add_slot(t, slot + BPFENG_SET_HEAD + i, delta);
+			add_slot(to, slot + BPFENG_SET_HEAD + i, delta);
 		}
 		if (rebase) {
 			m->base[i] = v.counter;
@@ -349,12 +399,12 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 }
 
 /*
- * Read the joint counters on this CPU. With t, add what they counted since
- * the mark to t's counts of the mark's set, but for the mark's switch if
- * due (switch_share); make the readings the mark.
+ * Read the joint counters on this CPU. With to, add what they counted
+ * since the mark to its counts of the mark's set, but for the mark's
+ * switch if due (switch_share); make the readings the mark.
  */
 static __always_inline int
-read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
+read_joint(struct mark *m, __u32 cpu, const struct sink *to, bool due)
 {
 	struct bpf_perf_event_value v = { 0 };
 	__u64 now[BPFENG_MAX_SET_REQS] = { 0 }, slot, delta;
@@ -368,10 +418,10 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 		}
 		now[j] = v.counter;
 	}
-	if (t != NULL && set < nsets) {
+	if (to != NULL && set < nsets) {
 		set = below_max_sets(set);
 		slot = set_slot[set];
-		add_times(t, slot, m, &v);
+		add_times(to, slot, m, &v);
 		for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs &&
 		     i < set_nreqs[set];
 		     i++) {
@@ -380,7 +430,7 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 			delta = now[j] - m->base[j];
 			if (due)
 				delta -= switch_share(j, delta);
-			add_slot(t, slot + BPFENG_SET_HEAD + i, delta);
+			add_slot(to, slot + BPFENG_SET_HEAD + i, delta);
 		}
 	}
 	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++)
@@ -405,15 +455,18 @@ counted_thread(struct mark *m, __u32 tid)
 
 /*
  * Mark this CPU: what it counted since the last mark goes to thread tid
- * if that is tracked and was tracked when the last mark was made; next
- * runs from here on. switching: tid switches out now, and is given that
- * switch ahead. Returns whether tid was given the counts.
+ * if that is tracked and was tracked when the last mark was made, and to
+ * its cgroup's counts if at places it; next runs from here on.
+ * switching: tid switches out now, and is given that switch ahead.
+ * Returns whether tid was given the counts.
  */
 static __always_inline bool
-mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching)
+mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching,
+    const struct place *at)
 {
 	__u32 set = active_set, cpu = bpf_get_smp_processor_id();
-	struct bpfeng_thread *t = counted_thread(m, tid);
+	struct sink to = { counted_thread(m, tid), NULL };
+	struct sink *t = to.thread != NULL ? &to : NULL;
 	bool due = m->valid && m->switch_due;
 	__u64 now = bpf_ktime_get_ns();
 
@@ -422,6 +475,8 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching)
 	m->switch_due = 0;
 	if (set >= nsets)
 		return false;
+	if (t != NULL && at != NULL)
+		to.cgroup = cgroup_counts(at, tid);
 	if (joint) {
 		/* What it counted since the mark is the set then in use's. */
 		if (read_joint(m, cpu, t, due) != 0)
@@ -455,11 +510,12 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching)
  * switch, a flush, an exec or an exit.
  */
 static __always_inline void
-mark_running(struct mark *m, __u32 tid, __u32 next, bool switching)
+mark_running(struct mark *m, __u32 tid, __u32 next, bool switching,
+    const struct place *at)
 {
 	bool unseen = m->valid && m->owner != tid;
 
-	if (mark_cpu(m, tid, next, switching) && unseen)
+	if (mark_cpu(m, tid, next, switching, at) && unseen)
 		__sync_fetch_and_add(&hidden_switches, 1);
 }
 
@@ -632,21 +688,43 @@ struct task_struct___cg {
 	struct css_set___cg *cgroups;
 } __attribute__((preserve_access_index));
 
-/* Whether p is in the target cgroup or below it. */
+static __always_inline __u64
+cgroup_id(struct cgroup___cg *cg)
+{
+	return BPF_CORE_READ(cg, kn, id);
+}
+
+/*
+ * Whether p is in the target cgroup or below it, and where (struct
+ * place). The walk up reads only the ids it needs: with --cgroup, the
+ * target's.
+ */
 static __always_inline bool
-in_target(struct task_struct *p)
+place_of(struct task_struct *p, struct place *at)
 {
 	struct task_struct___cg *task = (void *)p;
 	struct cgroup___cg *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+	struct cgroup___cg *kept = NULL, *above = NULL;
 	struct cgroup_subsys_state___cg *css;
-	int steps, i;
+	int level, steps, keep, i;
+	__u64 id;
 
+	at->key = at->parent = 0;
 	if (cg == NULL)
 		return false;
-	steps = BPF_CORE_READ(cg, level) - (int)target_level;
+	level = BPF_CORE_READ(cg, level);
+	steps = level - (int)target_level;
 	if (steps < 0 || steps > BPFENG_CGROUP_DEPTH)
 		return false;
+	keep = (int)target_level + (int)fold_depth;
+	if (keep > level)
+		keep = level;
+	/* The cgroups at the levels kept and above it, on the way up. */
 	for (i = 0; i < BPFENG_CGROUP_DEPTH && i < steps; i++) {
+		if (level - i == keep)
+			kept = cg;
+		if (level - i == keep - 1)
+			above = cg;
 		/* A cgroup's parent is its own css's, which it holds. */
 		css = BPF_CORE_READ(cg, self.parent);
 		if (css == NULL)
@@ -654,7 +732,67 @@ in_target(struct task_struct *p)
 		cg = (void *)((char *)css -
 		    bpf_core_field_offset(struct cgroup___cg, self));
 	}
-	return BPF_CORE_READ(cg, kn, id) == target_cgroup;
+	if ((id = cgroup_id(cg)) != target_cgroup)
+		return false;
+	at->key = kept != NULL ? cgroup_id(kept) : id;
+	at->parent = above != NULL ?
+	    cgroup_id(above) :
+	    (kept != NULL && keep - 1 == (int)target_level ? id : 0);
+	return true;
+}
+
+/* Whether p is in the target cgroup or below it. */
+static __always_inline bool
+in_target(struct task_struct *p)
+{
+	struct place at;
+
+	return place_of(p, &at);
+}
+
+/* A record of cgroup id, counted apart from now on, or folded. */
+static __always_inline void
+tell_cgroup(__u64 id, __u32 tid, __u32 flags)
+{
+	struct bpfeng_rec *r =
+	    reserve(BPFENG_REC_CGROUP, 0, tid, 0, sizeof(*r) + sizeof(__u64));
+
+	if (r != NULL) {
+		r->flags = flags;
+		r->data[0] = id;
+		submit(r);
+	}
+}
+
+/*
+ * The counts of the cgroup at places, made at its first count, when a
+ * record tells userspace of it. With no room left in the map, they are
+ * its parent's, or the target's, and a record says so once.
+ */
+static __always_inline struct bpfeng_thread *
+cgroup_counts(const struct place *at, __u32 tid)
+{
+	__u64 key = at->key, top = target_cgroup;
+	struct bpfeng_thread *c, *zeros;
+	__u32 zero = 0;
+
+	if (!each_cgroup || key == 0)
+		return NULL;
+	if ((c = bpf_map_lookup_elem(&cgroups, &key)) != NULL)
+		return c;
+	if ((zeros = bpf_map_lookup_elem(&fresh, &zero)) == NULL)
+		return NULL;
+	/* A new thread's header is of no use to a cgroup; its counts are 0. */
+	if (bpf_map_update_elem(&cgroups, &key, zeros, BPF_NOEXIST) == 0)
+		tell_cgroup(key, tid, 0);
+	if ((c = bpf_map_lookup_elem(&cgroups, &key)) != NULL)
+		return c;
+	if (bpf_map_update_elem(&folded, &key, &zero, BPF_NOEXIST) == 0)
+		tell_cgroup(key, tid, BPFENG_REC_FOLDED);
+	key = at->parent;
+	if (key != 0 && (c = bpf_map_lookup_elem(&cgroups, &key)) != NULL)
+		return c;
+	return bpf_map_lookup_elem(&cgroups, &top);
 }
 
 static __always_inline bool caller_may_trace(struct task_struct *p);
@@ -710,18 +848,29 @@ leave(__u32 tid, struct bpfeng_thread *t)
  * comes in.
  */
 static __always_inline void
-watch_cgroup(struct task_struct *p, __u32 tid)
+watch_cgroup(struct task_struct *p, __u32 tid, const struct place *at)
 {
 	struct bpfeng_thread *t;
 
 	if (tid == 0)
 		return;
 	if ((t = bpf_map_lookup_elem(&threads, &tid)) != NULL) {
-		if (!in_target(p))
+		if (at != NULL ? at->key == 0 : !in_target(p))
 			leave(tid, t);
 	} else if (!(BPF_CORE_READ(p, flags) & (PF_KTHREAD | PF_EXITING)) &&
-	    in_target(p))
+	    (at != NULL ? at->key != 0 : in_target(p)))
 		enter(p, tid);
+}
+
+/* Where p is, if the target is a cgroup and p may be counted; else NULL. */
+static __always_inline const struct place *
+looked_up(struct task_struct *p, struct place *at)
+{
+	if (!by_cgroup || target_cgroup == 0 ||
+	    (BPF_CORE_READ(p, flags) & PF_KTHREAD))
+		return NULL;
+	(void)place_of(p, at);
+	return at;
 }
 
 /*
@@ -736,13 +885,15 @@ BPF_PROG(
 	__u64 prev_ids = bpf_get_current_pid_tgid();
 	__u32 prev_tid = (__u32)prev_ids, next_tid = BPF_CORE_READ(next, pid);
 	struct mark *m = this_mark();
+	struct place place;
+	const struct place *at = looked_up(prev, &place);
 
 	if (m != NULL)
-		mark_running(
-		    m, marked_tid(m, prev_tid, prev_ids >> 32), next_tid, true);
+		mark_running(m, marked_tid(m, prev_tid, prev_ids >> 32),
+		    next_tid, true, at);
 	if (by_cgroup && target_cgroup != 0) {
-		watch_cgroup(prev, prev_tid);
-		watch_cgroup(next, next_tid);
+		watch_cgroup(prev, prev_tid, at);
+		watch_cgroup(next, next_tid, NULL);
 	}
 	return 0;
 }
@@ -756,8 +907,10 @@ SEC("raw_tp")
 int
 flush(void *ctx)
 {
+	struct task_struct *task = (void *)bpf_get_current_task();
 	struct mark *m = this_mark();
-	struct task_struct *task;
+	const struct place *at;
+	struct place place;
 	__u32 tid;
 
 	if (m == NULL)
@@ -765,13 +918,12 @@ flush(void *ctx)
 	if (m->busy)
 		return 1;
 	tid = current_tid();
+	at = looked_up(task, &place);
 	mark_running(m,
 	    marked_tid(m, tid, (__u32)(bpf_get_current_pid_tgid() >> 32)), tid,
-	    false);
-	if (by_cgroup && target_cgroup != 0) {
-		task = (struct task_struct *)bpf_get_current_task();
-		watch_cgroup(task, tid);
-	}
+	    false, at);
+	if (by_cgroup && target_cgroup != 0)
+		watch_cgroup(task, tid, at);
 	return 0;
 }
 
@@ -1015,6 +1167,25 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 	submit(r);
 }
 
+/*
+ * A process that moved itself into the target cgroup and execs there (as
+ * a service manager's or a container runtime's child does) may not have
+ * switched since: it is found here, and counted from its new image on.
+ */
+static __always_inline void
+enter_at_exec(struct mark *m, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+
+	if (!by_cgroup || target_cgroup == 0 || !in_target(p))
+		return;
+	m->busy = 1;
+	/* What it counted so far was not the target's. */
+	mark_running(m, tid, tid, false, NULL);
+	enter(p, tid);
+	m->busy = 0;
+}
+
 SEC("raw_tp/sched_process_exec")
 int
 BPF_PROG(
@@ -1023,17 +1194,22 @@ BPF_PROG(
 	__u32 pid = BPF_CORE_READ(p, tgid), old = old_pid, i, flags;
 	struct bpfeng_thread *t;
 	struct bpfeng_proc *proc;
+	struct place place;
 	struct mark *m;
 	bool follow, first;
 
-	if ((proc = bpf_map_lookup_elem(&procs, &pid)) == NULL ||
-	    (m = this_mark()) == NULL)
+	if ((m = this_mark()) == NULL)
 		return 0;
+	if ((proc = bpf_map_lookup_elem(&procs, &pid)) == NULL) {
+		enter_at_exec(m, p);
+		return 0;
+	}
 	follow = follow_exec || (proc->flags & BPFENG_PROC_FOLLOW_EXEC);
 	flags = caller_may_trace(p) ? 0 : BPFENG_REC_UNTRACEABLE;
 	m->busy = 1;
 	/* The old image's counts end here. */
-	mark_running(m, old, BPF_CORE_READ(p, pid), false);
+	mark_running(
+	    m, old, BPF_CORE_READ(p, pid), false, looked_up(p, &place));
 	t = bpf_map_lookup_elem(&threads, &old);
 	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC) && flags == 0) {
 		/* A started command counts from its exec on, as perf does. */
@@ -1066,6 +1242,7 @@ BPF_PROG(on_exit, struct task_struct *p)
 	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
 	struct bpfeng_thread *t = bpf_map_lookup_elem(&threads, &tid);
 	struct bpfeng_rec *r;
+	struct place place;
 	struct mark *m;
 
 	if (t == NULL && bpf_map_lookup_elem(&procs, &pid) == NULL)
@@ -1073,7 +1250,7 @@ BPF_PROG(on_exit, struct task_struct *p)
 	if (t != NULL && (m = this_mark()) != NULL) {
 		m->busy = 1;
 		/* Its final counts: what it does from here on is not its. */
-		mark_running(m, tid, tid, false);
+		mark_running(m, tid, tid, false, looked_up(p, &place));
 		r = reserve(BPFENG_REC_LWP_EXIT, pid, tid,
 		    BPF_CORE_READ(p, exit_code),
 		    sizeof(*r) + (__u64)nslots * sizeof(__u64));

@@ -310,6 +310,8 @@ configure(struct bpfeng *eng)
 	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
 	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
 	skel->rodata->by_cgroup = (eng->flags & BPFENG_BY_CGROUP) != 0;
+	skel->rodata->each_cgroup = eng->cgroups_max != 0;
+	skel->rodata->fold_depth = eng->fold_depth;
 	skel->rodata->follow_untraceable = eng_may_trace_any();
 	skel->rodata->caller_uid = (uint32_t)getuid();
 	skel->rodata->caller_gid = (uint32_t)getgid();
@@ -323,7 +325,17 @@ configure(struct bpfeng *eng)
 	(void)bpf_map__set_value_size(
 	    skel->maps.fresh, (uint32_t)eng->value_size);
 	(void)bpf_map__set_max_entries(skel->maps.procs, MAX_PROCS);
+	(void)bpf_map__set_value_size(
+	    skel->maps.cgroups, (uint32_t)eng->value_size);
+	(void)bpf_map__set_max_entries(
+	    skel->maps.cgroups, eng->cgroups_max != 0 ? eng->cgroups_max : 1);
+	if (eng->cgroups_max == 0)
+		(void)bpf_map__set_max_entries(skel->maps.folded, 1);
 	if (eng->maps_grow) {
+		(void)bpf_map__set_map_flags(skel->maps.cgroups,
+		    bpf_map__map_flags(skel->maps.cgroups) | BPF_F_NO_PREALLOC);
+		(void)bpf_map__set_map_flags(skel->maps.folded,
+		    bpf_map__map_flags(skel->maps.folded) | BPF_F_NO_PREALLOC);
 		(void)bpf_map__set_map_flags(skel->maps.threads,
 		    bpf_map__map_flags(skel->maps.threads) | BPF_F_NO_PREALLOC);
 		(void)bpf_map__set_map_flags(skel->maps.procs,
@@ -444,6 +456,7 @@ load(struct bpfeng *eng, struct types_job *job, uint64_t *since, char *why,
 	eng->counters_fd = bpf_map__fd(eng->skel->maps.counters);
 	eng->threads_fd = bpf_map__fd(eng->skel->maps.threads);
 	eng->procs_fd = bpf_map__fd(eng->skel->maps.procs);
+	eng->cgroups_fd = bpf_map__fd(eng->skel->maps.cgroups);
 	eng->records_fd = bpf_map__fd(eng->skel->maps.records);
 	eng->flush_fd = bpf_program__fd(eng->skel->progs.flush);
 	eng->active_set = &eng->skel->bss->active_set;
@@ -500,7 +513,8 @@ attach(struct bpfeng *eng, char *why, size_t whylen)
 }
 
 static struct bpfeng *
-engine_new(cpc_t *cpc, unsigned flags, const struct bpfeng_ops *ops, void *arg)
+engine_new(cpc_t *cpc, const struct bpfeng_config *config,
+    const struct bpfeng_ops *ops, void *arg)
 {
 	static const struct bpfeng_ops no_ops;
 	struct bpfeng *eng = calloc(1, sizeof(*eng));
@@ -508,12 +522,18 @@ engine_new(cpc_t *cpc, unsigned flags, const struct bpfeng_ops *ops, void *arg)
 	if (eng == NULL)
 		return NULL;
 	eng->cpc = cpc;
-	eng->flags = flags;
+	eng->flags = config->flags;
+	eng->cgroups_max =
+	    config->flags & BPFENG_EACH_CGROUP ? config->cgroups_max : 0;
+	eng->fold_depth = eng->cgroups_max != 0 ? config->fold_depth : 0;
+	if (eng->fold_depth > BPFENG_CGROUP_DEPTH)
+		eng->fold_depth = BPFENG_CGROUP_DEPTH;
 	eng->ops = ops != NULL ? ops : &no_ops;
 	eng->arg = arg;
 	eng->epfd = -1;
 	eng->child_fd = -1;
 	eng->counters_fd = eng->threads_fd = eng->procs_fd = -1;
+	eng->cgroups_fd = -1;
 	eng->records_fd = -1;
 	eng->flush_fd = -1;
 	RB_INIT(&eng->threads);
@@ -561,20 +581,20 @@ open_checked(struct bpfeng *eng, const struct bpfeng_set *sets,
 
 struct bpfeng *
 bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
-    unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,
-    size_t whylen)
+    const struct bpfeng_config *config, const struct bpfeng_ops *ops, void *arg,
+    char *why, size_t whylen)
 {
 	struct types_job job = { .fd = -1 };
 	struct bpfeng *eng;
 	int err, rc;
 
 	eng_why(why, whylen, "no error");
-	if (cpc == NULL || sets == NULL ||
+	if (cpc == NULL || sets == NULL || config == NULL ||
 	    check_sets(sets, nsets, why, whylen) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((eng = engine_new(cpc, flags, ops, arg)) == NULL) {
+	if ((eng = engine_new(cpc, config, ops, arg)) == NULL) {
 		eng_why(why, whylen, "no memory available");
 		errno = ENOMEM;
 		return NULL;
@@ -731,6 +751,8 @@ bpfeng_close(struct bpfeng *eng)
 		(void)setrlimit(RLIMIT_NOFILE, &eng->nofile);
 	free(eng->batch_keys);
 	free(eng->batch_values);
+	free(eng->cgroup_keys);
+	free(eng->cgroup_values);
 	free(eng->zero_value);
 	free(eng->read_value);
 	free(eng);

@@ -137,6 +137,13 @@ struct bpfeng_ops {
 	 * longer counted; its threads have had their lwp_exit (LEFT).
 	 */
 	void (*left)(void *arg, pid_t pid, uint64_t when_ns);
+	/*
+	 * BPFENG_EACH_CGROUP: a cgroup (its id) has counts of its own from
+	 * now on, the first of them tid's; or, folded, there was no room for
+	 * them, and they are its parent's (or the target's).
+	 */
+	void (*cgroup)(
+	    void *arg, uint64_t id, bool folded, pid_t tid, uint64_t when_ns);
 };
 
 /*
@@ -145,6 +152,10 @@ struct bpfeng_ops {
  */
 typedef void(bpfeng_tick_fn)(void *arg, void *lwp, pid_t pid, pid_t tid,
     const struct bpfeng_counts *counts);
+
+/* A cgroup's counts at a tick, by its id (bpfeng_read_cgroups). */
+typedef void(bpfeng_cgroup_fn)(
+    void *arg, uint64_t id, const struct bpfeng_counts *counts);
 
 /* open flags */
 #define BPFENG_FOLLOW_FORK	 0x1 /* count forked children too */
@@ -167,6 +178,22 @@ typedef void(bpfeng_tick_fn)(void *arg, void *lwp, pid_t pid, pid_t tid,
  * would otherwise check at every start.
  */
 #define BPFENG_BY_CGROUP	 0x10
+/*
+ * With BPFENG_BY_CGROUP: each cgroup of the target keeps counts of its own
+ * as well (bpfeng_read_cgroups), up to cgroups_max of them.
+ */
+#define BPFENG_EACH_CGROUP	 0x20
+
+/* How the engine is to count: BPFENG_* flags, and limits. */
+struct bpfeng_config {
+	unsigned flags;
+	unsigned cgroups_max; /* BPFENG_EACH_CGROUP: the map's room */
+	/*
+	 * BPFENG_EACH_CGROUP: levels below the target's whose cgroups count
+	 * apart; a deeper one counts in its ancestor at the last of them.
+	 */
+	unsigned fold_depth;
+};
 
 /* Room for a reason: every why below is one line, without a newline. */
 #define BPFENG_WHY_LEN 256
@@ -194,8 +221,8 @@ int bpfeng_can_run(char *why, size_t whylen);
  * the hardware counters just do not run there meanwhile.
  */
 struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
-    unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,
-    size_t whylen);
+    const struct bpfeng_config *config, const struct bpfeng_ops *ops, void *arg,
+    char *why, size_t whylen);
 
 /*
  * When the last bpfeng_open failed because the kernel's verifier refused a
@@ -319,6 +346,15 @@ uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
  * counts then hold some of the hidden task's.
  */
 uint64_t bpfeng_hidden_switches(const struct bpfeng *eng);
+
+/*
+ * BPFENG_EACH_CGROUP: every cgroup's counts as of the last tick, the
+ * target's own among them. 0, or -1 with errno.
+ */
+int bpfeng_read_cgroups(struct bpfeng *eng, bpfeng_cgroup_fn *fn, void *arg);
+
+/* A cgroup that is gone: its counts are dropped, and its room freed. */
+void bpfeng_forget_cgroup(struct bpfeng *eng, uint64_t id);
 
 /*
  * Detach and let everything go, with no callbacks. A started command that

@@ -74,7 +74,10 @@ struct bpfeng_proc {
  * the exec'ing thread's before; data: the argument string, the new
  * name, then the counts); EXIT (pid, tid; arg: the wait status). With a target
  * cgroup: ENTER (pid, tid: a thread found in it, counted from now on), LEAVE
- * (pid, tid: a thread found outside it; data: the counts).
+ * (pid, tid: a thread found outside it; data: the counts). For each cgroup
+ * of the target: CGROUP (pid, tid: the thread that first counted for it;
+ * data[0]: its id), once its counts have an entry of their own, or (flag
+ * FOLDED) once they have found no room for one.
  */
 enum bpfeng_rec_type {
 	BPFENG_REC_LWP_CREATE = 1,
@@ -83,7 +86,8 @@ enum bpfeng_rec_type {
 	BPFENG_REC_EXEC,
 	BPFENG_REC_EXIT,
 	BPFENG_REC_ENTER,
-	BPFENG_REC_LEAVE
+	BPFENG_REC_LEAVE,
+	BPFENG_REC_CGROUP
 };
 
 /*
@@ -96,6 +100,9 @@ enum bpfeng_rec_type {
 #define BPFENG_REC_UNTRACEABLE 0x8
 #define BPFENG_REC_FIRST_IMAGE 0x10 /* exec: a started command's first */
 #define BPFENG_REC_PROC_LEFT   0x20 /* leave: its process is untracked */
+#define BPFENG_REC_FOLDED      0x40 /* cgroup: no room; in its parent's */
+/* Cgroups told of as folded, at most; more are counted, not told of. */
+#define BPFENG_FOLDED_TOLD     1024
 /* Cgroups this deep below the target's level are not looked into. */
 #define BPFENG_CGROUP_DEPTH    64
 

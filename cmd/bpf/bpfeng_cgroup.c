@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "bpfeng_impl.h"
 
 /* The processes of one cgroup; a process gone meanwhile is let go. */
@@ -75,6 +77,20 @@ adopt_tree(struct bpfeng *eng, int dirfd, int depth)
 	closedir(dir);
 }
 
+/* An entry of zero counts for cgroup id. */
+static int
+count_apart(struct bpfeng *eng, uint64_t id)
+{
+	void *zeros = calloc(1, eng->value_size);
+	int ret;
+
+	if (zeros == NULL)
+		return -1;
+	ret = bpf_map_update_elem(eng->cgroups_fd, &id, zeros, BPF_NOEXIST);
+	free(zeros);
+	return ret;
+}
+
 int
 bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
     const char *dir, char *why, size_t whylen)
@@ -96,6 +112,13 @@ bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
 		    strerror(errno));
 		return -1;
 	}
+	/* Counts that find no room of their own go to the target's. */
+	if (eng->cgroups_max != 0 && count_apart(eng, id) != 0) {
+		eng_why(why, whylen, "cannot count the cgroup %s - %s", dir,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
 	eng->target = -1;
 	eng->by_cgroup = true;
 	*eng->target_level = (uint32_t)level;
@@ -107,4 +130,53 @@ bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
 	close(fd);
 	/* A thread on a CPU now counts from that CPU's flush. */
 	return eng_flush(eng, why, whylen);
+}
+
+/* Every cgroup's counts, a batch of hash buckets at a time. */
+int
+bpfeng_read_cgroups(struct bpfeng *eng, bpfeng_cgroup_fn *fn, void *arg)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	uint64_t cursor, *keys = eng->cgroup_keys;
+	const struct bpfeng_thread *value;
+	uint32_t count, i;
+	bool first = true;
+	int ret;
+
+	if (eng->cgroups_max == 0)
+		return 0;
+	if (keys == NULL) {
+		/* Room for the whole map: one read, however its buckets lie. */
+		eng->cgroup_keys = keys =
+		    calloc(eng->cgroups_max, sizeof(*keys));
+		eng->cgroup_values = calloc(eng->cgroups_max, eng->value_size);
+		if (keys == NULL || eng->cgroup_values == NULL)
+			return -1;
+	}
+	for (;;) {
+		count = eng->cgroups_max;
+		ret = bpf_map_lookup_batch(eng->cgroups_fd,
+		    first ? NULL : &cursor, &cursor, keys, eng->cgroup_values,
+		    &count, &opts);
+		if (ret != 0 && errno != ENOENT)
+			return -1;
+		for (i = 0; i < count; i++) {
+			value =
+			    (const void *)((const char *)eng->cgroup_values +
+				i * eng->value_size);
+			fn(arg, keys[i],
+			    (const struct bpfeng_counts *)(const void *)
+				value->slots);
+		}
+		if (ret != 0)
+			return 0;
+		first = false;
+	}
+}
+
+void
+bpfeng_forget_cgroup(struct bpfeng *eng, uint64_t id)
+{
+	if (eng->cgroups_max != 0 && id != *eng->target_cgroup)
+		(void)bpf_map_delete_elem(eng->cgroups_fd, &id);
 }

@@ -306,6 +306,15 @@ on_proc_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 		proc_end(eng, p, true);
 }
 
+static void
+on_cgroup(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	if (eng->ops->cgroup != NULL)
+		eng->ops->cgroup(eng->arg, r->data[0],
+		    (r->flags & BPFENG_REC_FOLDED) != 0, (pid_t)r->tid,
+		    r->when_ns);
+}
+
 static bool
 record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 {
@@ -318,6 +327,8 @@ record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 	case BPFENG_REC_EXEC:
 		return size >=
 		    sizeof(*r) + BPFENG_ARGS_LEN + BPFENG_COMM_LEN + counts;
+	case BPFENG_REC_CGROUP:
+		return size >= sizeof(*r) + sizeof(uint64_t);
 	default:
 		return size >= sizeof(*r);
 	}
@@ -354,6 +365,9 @@ on_record(void *ctx, void *data, size_t size)
 		break;
 	case BPFENG_REC_LEAVE:
 		on_leave(eng, r);
+		break;
+	case BPFENG_REC_CGROUP:
+		on_cgroup(eng, r);
 		break;
 	default:
 		break;

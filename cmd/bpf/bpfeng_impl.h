@@ -93,6 +93,7 @@ struct bpfeng {
 	int counters_fd; /* maps */
 	int threads_fd;
 	int procs_fd;
+	int cgroups_fd;
 	int records_fd;
 	int flush_fd;		    /* the flush program */
 	volatile __u32 *active_set; /* the programs' data */
@@ -105,6 +106,10 @@ struct bpfeng {
 	volatile __u32 *signal_count;
 	volatile __u64 *target_cgroup;
 	volatile __u32 *target_level;
+	unsigned cgroups_max; /* BPFENG_EACH_CGROUP's, else 0 */
+	unsigned fold_depth;
+	uint64_t *cgroup_keys; /* a tick's read of the cgroups' counts */
+	void *cgroup_values;
 	uint32_t signals_seen[BPFENG_NSIG];
 	struct ring_buffer *rb;
 	int epfd; /* the ring and the child */

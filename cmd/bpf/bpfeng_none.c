@@ -24,13 +24,13 @@ bpfeng_can_run(char *why, size_t whylen)
 
 struct bpfeng *
 bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
-    unsigned flags, const struct bpfeng_ops *ops, void *arg, char *why,
-    size_t whylen)
+    const struct bpfeng_config *config, const struct bpfeng_ops *ops, void *arg,
+    char *why, size_t whylen)
 {
 	(void)cpc;
 	(void)sets;
 	(void)nsets;
-	(void)flags;
+	(void)config;
 	(void)ops;
 	(void)arg;
 	if (why != NULL && whylen > 0)
@@ -56,7 +56,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 {
 	(void)eng;
 	(void)argv;
-	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	(void)bpfeng_open(NULL, NULL, 0, NULL, NULL, NULL, why, whylen);
 	return -1;
 }
 
@@ -67,7 +67,7 @@ bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
 	(void)eng;
 	(void)pids;
 	(void)npids;
-	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	(void)bpfeng_open(NULL, NULL, 0, NULL, NULL, NULL, why, whylen);
 	return -1;
 }
 
@@ -78,7 +78,7 @@ bpfeng_attach_threads(struct bpfeng *eng, const pid_t *tids, size_t ntids,
 	(void)eng;
 	(void)tids;
 	(void)ntids;
-	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	(void)bpfeng_open(NULL, NULL, 0, NULL, NULL, NULL, why, whylen);
 	return -1;
 }
 
@@ -90,7 +90,7 @@ bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
 	(void)id;
 	(void)level;
 	(void)dir;
-	(void)bpfeng_open(NULL, NULL, 0, 0, NULL, NULL, why, whylen);
+	(void)bpfeng_open(NULL, NULL, 0, NULL, NULL, NULL, why, whylen);
 	return -1;
 }
 

@@ -143,8 +143,8 @@ hierarchy_name(struct cgroup_dir *cg, const char *root, const char *rest)
 	return 0;
 }
 
-static int
-cgroup_id(const char *path, uint64_t *id)
+int
+cgroup_id_at(int dirfd, const char *name, uint64_t *id)
 {
 	union {
 		struct file_handle fh;
@@ -153,7 +153,7 @@ cgroup_id(const char *path, uint64_t *id)
 	int mount_id;
 
 	h.fh.handle_bytes = sizeof(uint64_t);
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) != 0)
+	if (name_to_handle_at(dirfd, name, &h.fh, &mount_id, 0) != 0)
 		return -1;
 	if (h.fh.handle_bytes != sizeof(uint64_t)) {
 		errno = EINVAL;
@@ -176,37 +176,37 @@ cgroup_dir_resolve(
 
 	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL) {
 		snprintf(why, whylen,
-		    "--cgroup '%s': cannot read /proc/self/mountinfo - %s", arg,
+		    "'%s': cannot read /proc/self/mountinfo - %s", arg,
 		    strerror(errno));
 		return -1;
 	}
 	found = cgroup2_mount(f, mnt, sizeof(mnt), root, sizeof(root));
 	fclose(f);
 	if (found != 0) {
-		snprintf(why, whylen,
-		    "--cgroup '%s': no cgroup v2 hierarchy is mounted", arg);
+		snprintf(why, whylen, "'%s': no cgroup v2 hierarchy is mounted",
+		    arg);
 		return -1;
 	}
 	if (arg[0] == '\0' ||
 	    spelled_path(arg, mnt, spelled, sizeof(spelled)) != 0 ||
 	    realpath(spelled, cg->path) == NULL) {
-		snprintf(why, whylen, "--cgroup '%s': no such cgroup under %s",
-		    arg, mnt);
+		snprintf(
+		    why, whylen, "'%s': no such cgroup under %s", arg, mnt);
 		return -1;
 	}
 	if ((rest = below(cg->path, mnt)) == NULL ||
 	    statfs(cg->path, &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC ||
 	    stat(cg->path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		snprintf(why, whylen,
-		    "--cgroup '%s': not a cgroup v2 directory (the hierarchy "
+		    "'%s': not a cgroup v2 directory (the hierarchy "
 		    "is mounted on %s)",
 		    arg, mnt);
 		return -1;
 	}
 	if (hierarchy_name(cg, root, rest) != 0 ||
-	    cgroup_id(cg->path, &cg->id) != 0) {
-		snprintf(why, whylen, "--cgroup '%s': cannot tell its id - %s",
-		    arg, strerror(errno));
+	    cgroup_id_at(AT_FDCWD, cg->path, &cg->id) != 0) {
+		snprintf(why, whylen, "'%s': cannot tell its id - %s", arg,
+		    strerror(errno));
 		return -1;
 	}
 	return 0;

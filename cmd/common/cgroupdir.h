@@ -31,9 +31,12 @@ int cgroup2_mount(
  * arg as --cgroup takes it: a directory under the cgroup2 mount, or a
  * path in the hierarchy ("/system.slice/x.service", as /proc/PID/cgroup
  * writes it, or relative: "system.slice/x.service"). 0, or -1 with why, a
- * line that names arg.
+ * line that begins with arg, quoted, for the caller to name its option.
  */
 int cgroup_dir_resolve(
     const char *arg, struct cgroup_dir *cg, char *why, size_t whylen);
+
+/* The id of the cgroup directory name under dirfd, as the kernel has it. */
+int cgroup_id_at(int dirfd, const char *name, uint64_t *id);
 
 #endif /* CGROUPDIR_H */

@@ -109,8 +109,10 @@ struct out_metrics {
 	struct mproc *procs[PROC_BUCKETS];
 	bool changed;
 	struct out_buf samples; /* a family's, while rendered */
-	hrtime_t cgroup_row_at; /* the last cgroup row's time, or 0 */
-	hrtime_t row_began;	/* the row's counting began: a new series' */
+	/* The time of the cgroup rows of the last tick, and of the one before.
+	 */
+	hrtime_t cgroup_row_at, cgroup_before;
+	hrtime_t row_began; /* the row's counting began: a new series' */
 	/* While rendered: OpenMetrics, and the last sample's labels. */
 	bool om;
 	size_t labels_at, labels_end;
@@ -583,31 +585,51 @@ is(const struct out_row *row, const char *label)
 	return strcmp(row->label, label) == 0;
 }
 
-/*
- * --cgroup's rows: pid 0, the cgroup's name for comm. Each of its interval
- * rows adds to its series, which never end; its total at the end of the
- * run is their sum.
- */
+/* A cgroup that is gone: its series end, in every set. */
 static void
-cgroup_row(struct out_metrics *m, const struct out_row *row)
+cgroup_gone(struct out_metrics *m, const char *name, hrtime_t now)
 {
-	hrtime_t since =
-	    m->cgroup_row_at != 0 ? m->cgroup_row_at : m->run->start;
 	struct series *s;
 
-	if (!is(row, "cgroup"))
+	for (s = m->first; s != NULL; s = s->next)
+		if (s->kind == K_CGROUP && strcmp(s->comm, name) == 0)
+			end(m, s, now);
+}
+
+/*
+ * --cgroup's and --for-each-cgroup's rows: pid 0, the cgroup's name for
+ * comm. Each of its interval rows adds to its series; its total at the
+ * end of the run is their sum. A cgroup that is gone (rmdir) ends its
+ * series with its last row.
+ */
+static void
+cgroup_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
+{
+	const char *name = row->comm != NULL ? row->comm : "";
+	hrtime_t since;
+	struct series *s;
+
+	if (!is(row, "cgroup") && !is(row, "rmdir"))
 		return;
-	s = series_find(m, K_CGROUP, -1, 0, -1, row->setno,
-	    row->comm != NULL ? row->comm : "");
+	/* Every cgroup's row of a tick has the tick's time. */
+	if (row->when > m->cgroup_row_at) {
+		m->cgroup_before = m->cgroup_row_at;
+		m->cgroup_row_at = row->when;
+	}
+	s = series_find(m, K_CGROUP, -1, 0, -1, row->setno, name);
 	apply(s, row, false);
 	/*
 	 * The sets take turns at the ticks, for every thread at once: the
-	 * time since the last row is this row's set's.
+	 * time since the last tick, or since the series began, is this
+	 * row's set's.
 	 */
+	since = m->cgroup_before != 0 ? m->cgroup_before : m->run->start;
+	if (s != NULL && s->created > since)
+		since = s->created;
 	if (s != NULL && row->when > since)
 		s->set_ns += (uint64_t)(row->when - since);
-	if (row->when > m->cgroup_row_at)
-		m->cgroup_row_at = row->when;
+	if (is(row, "rmdir"))
+		cgroup_gone(m, name, now);
 }
 
 static void
@@ -684,7 +706,7 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 	    now - (hrtime_t)row->enabled_ns :
 	    m->run->start;
 	if (m->run->cfg.tool == OUT_CPUTRACK && row->pid == 0)
-		cgroup_row(m, row);
+		cgroup_row(m, row, now);
 	else if (m->run->cfg.tool == OUT_CPUTRACK)
 		cputrack_row(m, row, now);
 	else if (row->cpu >= 0)

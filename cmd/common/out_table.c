@@ -169,23 +169,28 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 {
 	bool several = run->nsets > 1, gap = row->intervals > 1;
 	bool metrics = has_metrics(run, row);
+	bool named =
+	    run->cfg.cgroup_names && row->pid == 0 && row->comm != NULL;
 	const char *why = row->not_counted != NULL ? "not counted" :
 	    row->partial != NULL		   ? "partial" :
 						     NULL;
 
-	if (!several && !gap && why == NULL && !metrics)
+	if (!named && !several && !gap && why == NULL && !metrics)
 		return;
 	out_buf_str(b, row->ncpus >= 0 ? "# " : " # ");
+	if (named)
+		out_buf_printf(b, "%s%s", row->comm, several ? "; " : "");
 	if (several)
 		out_buf_str(b, spec->text);
 	if (gap)
-		gap_comment(b, row, several ? "; " : "");
+		gap_comment(b, row, several || named ? "; " : "");
 	if (why != NULL)
-		out_buf_printf(b, "%s%s: %s", several || gap ? "; " : "", why,
+		out_buf_printf(b, "%s%s: %s",
+		    several || gap || named ? "; " : "", why,
 		    row->not_counted != NULL ? row->not_counted : row->partial);
 	if (metrics)
-		metrics_comment(
-		    run, b, row, several || gap || why != NULL ? "; " : "");
+		metrics_comment(run, b, row,
+		    several || gap || named || why != NULL ? "; " : "");
 }
 
 static void

@@ -74,7 +74,7 @@ struct who {
 	int n;		   /* LWP or CPU number: the thread's order */
 	bool thread_known; /* the row says which thread */
 	const char *comm;  /* the process's name, or NULL */
-	char thread[32];   /* the thread's name */
+	char thread[512];  /* the thread's name, or a cgroup's */
 };
 
 /* One event being built; ok turns false when any part could not be. */
@@ -321,8 +321,13 @@ who_of(struct out_trace *tr, const struct out_run *run, const struct out_row *r,
 	w->thread_known = r->tid > 0;
 	if (w->tid <= 0)
 		w->tid = r->pid;
-	/* --cgroup's own rows: pid 0, the cgroup's name as comm. */
-	if (r->pid == 0)
+	/*
+	 * --cgroup's own rows: pid 0, the cgroup's name as comm; with
+	 * --for-each-cgroup, a counter of each cgroup's by its name.
+	 */
+	if (r->pid == 0 && run->cfg.cgroup_names && r->comm != NULL)
+		snprintf(w->thread, sizeof(w->thread), "cgroup %s", r->comm);
+	else if (r->pid == 0)
 		snprintf(w->thread, sizeof(w->thread), "cgroup");
 	else
 		snprintf(w->thread, sizeof(w->thread), "lwp %d", r->lwp);
@@ -332,7 +337,7 @@ who_of(struct out_trace *tr, const struct out_run *run, const struct out_row *r,
 static bool
 interval_row(const char *label)
 {
-	static const char *const labels[] = { "tick", "gap", "cgroup",
+	static const char *const labels[] = { "tick", "gap", "cgroup", "rmdir",
 		"lwp_create", "init_lwp" };
 	size_t i;
 

@@ -480,7 +480,15 @@ static bool
 interval_row(const char *label)
 {
 	return strcmp(label, "tick") == 0 || strcmp(label, "gap") == 0 ||
-	    strcmp(label, "cgroup") == 0;
+	    strcmp(label, "cgroup") == 0 || strcmp(label, "rmdir") == 0;
+}
+
+/* A row's name goes with it if the format shows it, or names a cgroup. */
+static bool
+wants_comm(const struct output *o, const struct out_row *r)
+{
+	return (o->format != NULL && o->format->wants_comm) ||
+	    (o->run.cfg.cgroup_names && r->pid == 0);
 }
 
 static void
@@ -510,7 +518,7 @@ queue_record(
 		r->partial,
 		r->args,
 		o->rec.len > 0 ? o->rec.data : NULL,
-		o->format != NULL && o->format->wants_comm ? r->comm : NULL,
+		wants_comm(o, r) ? r->comm : NULL,
 	};
 	struct iovec parts[2 + STRINGS];
 	int n = 1, i;

@@ -59,6 +59,7 @@ struct out_config {
 	bool tsc;		  /* -t: the tsc column */
 	bool pid;		  /* cputrack -f: the pid column */
 	bool thread_series;	  /* cputrack: metrics per LWP too */
+	bool cgroup_names;	  /* --for-each-cgroup: rows name theirs */
 	char timestamp;		  /* cpustat -T: 'u', 'd', or 0 */
 	bool metrics;		  /* --metrics: the derived metrics */
 	bool default_events;	  /* no -c: perf stat's default set */

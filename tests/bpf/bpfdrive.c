@@ -455,6 +455,7 @@ main(int argc, char **argv)
 {
 	struct drive d = { 0 };
 	struct bpfeng_set *sets;
+	struct bpfeng_config config = { 0, 0, 0 };
 	unsigned flags = 0;
 	pid_t pid = 0;
 	int ret;
@@ -474,8 +475,9 @@ main(int argc, char **argv)
 	sets = make_sets(&d);
 	if (setgrp_joint(d.grp))
 		flags |= BPFENG_JOINT_SETS;
-	if ((d.eng = bpfeng_open(d.cpc, sets, setgrp_nsets(d.grp), flags, &ops,
-		 &d, d.why, sizeof(d.why))) == NULL) {
+	config.flags = flags;
+	if ((d.eng = bpfeng_open(d.cpc, sets, setgrp_nsets(d.grp), &config,
+		 &ops, &d, d.why, sizeof(d.why))) == NULL) {
 		fprintf(stderr, "bpfdrive: %s\n", d.why);
 		free_all(&d, sets);
 		return 2;

@@ -23,7 +23,8 @@ usage_text() {
 	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
 	    '		[--linger=secs] [--metrics] [--thread-series] [--top [-b]]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
-	    '		--tid=tid[,tid]... | --cgroup=dir]' \
+	    '		--tid=tid[,tid]... | --cgroup=dir |' \
+	    '		--for-each-cgroup=dir[,depth=n][,max=n]]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
 	    '	-T secs	  seconds between samples, default 1' \
@@ -46,6 +47,9 @@ usage_text() {
 	    '	--cgroup=dir' \
 	    '		  every process in a cgroup (v2) and below it, those' \
 	    '		  that come included, while they are there (BPF engine)' \
+	    '	--for-each-cgroup=dir[,depth=n][,max=n]' \
+	    '		  as --cgroup, with rows and series of each cgroup apart' \
+	    '		  (n levels below dir at most; max of them, default 4096)' \
 	    '	--format=table|csv|json|openmetrics|prometheus|trace' \
 	    '		  output format, default table' \
 	    '	--output=file' \

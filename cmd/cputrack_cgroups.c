@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --for-each-cgroup's rows. The engine knows a cgroup by its id; its name
+ * is found by walking the target's directory, where each cgroup's
+ * directory has its id as name_to_handle_at(2) gives it. A walk happens
+ * when a cgroup is counted first (the engine says so at once, while the
+ * cgroup is there), so a name is found for all but a cgroup removed
+ * within milliseconds of its first count: that one is named by its id.
+ *
+ * A cgroup found gone at a tick gives its rows as usual; at the next tick,
+ * its counts read after the last task can have left it, its last row is
+ * labelled rmdir and its counts are dropped.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/tree.h>
+#include <unistd.h>
+
+#include "cputrack_cgroups.h"
+#include "diag.h"
+
+struct cgroup_row {
+	RB_ENTRY(cgroup_row) node;
+	uint64_t id;
+	char *rel;     /* below the target: "." for itself; NULL: not found */
+	char *name;    /* in the hierarchy, or "id:N" when not found */
+	setgrp_t *grp; /* its counts, once counted */
+	bool sampled;  /* at this tick */
+	bool gone;     /* found gone: its next row is its last */
+	struct row_lwp who;
+};
+
+RB_HEAD(cgroup_tree, cgroup_row);
+
+struct cgroup_rows {
+	struct cputrack *ct;
+	const struct cgroup_dir *top;
+	int topfd;
+	unsigned depth;
+	int current; /* the set counting now */
+	struct cgroup_tree rows;
+};
+
+static int
+row_cmp(const struct cgroup_row *a, const struct cgroup_row *b)
+{
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+RB_GENERATE(cgroup_tree, cgroup_row, node, row_cmp)
+
+static struct cgroup_row *
+row_find(struct cgroup_rows *cr, uint64_t id)
+{
+	struct cgroup_row key = { .id = id };
+
+	return RB_FIND(cgroup_tree, &cr->rows, &key);
+}
+
+static void
+row_free(struct cgroup_row *r)
+{
+	setgrp_free(r->grp);
+	free(r->rel);
+	free(r->name);
+	free(r);
+}
+
+/* A cgroup by id, named rel below the target, or unnamed (rel NULL). */
+static struct cgroup_row *
+row_new(struct cgroup_rows *cr, uint64_t id, const char *rel)
+{
+	const char *top = cr->top->name;
+	struct cgroup_row *r = calloc(1, sizeof(*r));
+	int n;
+
+	if (r == NULL)
+		return NULL;
+	r->id = id;
+	if (rel == NULL)
+		n = asprintf(&r->name, "id:%llu", (unsigned long long)id);
+	else if (strcmp(rel, ".") == 0)
+		n = asprintf(&r->name, "%s", top);
+	else
+		n = asprintf(&r->name, "%s%s%s", top,
+		    strcmp(top, "/") == 0 ? "" : "/", rel);
+	if (n < 0) {
+		free(r);
+		return NULL;
+	}
+	if (rel != NULL && (r->rel = strdup(rel)) == NULL) {
+		free(r->name);
+		free(r);
+		return NULL;
+	}
+	r->who = (struct row_lwp) { 0, 0, 0, r->name, 0 };
+	RB_INSERT(cgroup_tree, &cr->rows, r);
+	return r;
+}
+
+/* Each directory below rel (level levels below the target) not known yet. */
+static void
+walk(struct cgroup_rows *cr, const char *rel, unsigned level)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	uint64_t id;
+	DIR *dir;
+	int fd;
+
+	if (level >= cr->depth ||
+	    (fd = openat(cr->topfd, rel,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_type != DT_DIR || strcmp(d->d_name, ".") == 0 ||
+		    strcmp(d->d_name, "..") == 0)
+			continue;
+		if (snprintf(path, sizeof(path), "%s%s%s",
+			strcmp(rel, ".") == 0 ? "" : rel,
+			strcmp(rel, ".") == 0 ? "" : "/",
+			d->d_name) >= (int)sizeof(path) ||
+		    cgroup_id_at(cr->topfd, path, &id) != 0)
+			continue;
+		if (row_find(cr, id) == NULL)
+			(void)row_new(cr, id, path);
+		walk(cr, path, level + 1);
+	}
+	closedir(dir);
+}
+
+struct cgroup_rows *
+cgroup_rows_new(
+    struct cputrack *ct, const struct cgroup_dir *top, unsigned depth)
+{
+	struct cgroup_rows *cr = calloc(1, sizeof(*cr));
+
+	if (cr == NULL)
+		return NULL;
+	cr->ct = ct;
+	cr->top = top;
+	cr->depth = depth;
+	RB_INIT(&cr->rows);
+	if ((cr->topfd = open(top->path,
+		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    row_new(cr, top->id, ".") == NULL) {
+		cgroup_rows_free(cr);
+		return NULL;
+	}
+	walk(cr, ".", 0);
+	return cr;
+}
+
+void
+cgroup_rows_free(struct cgroup_rows *cr)
+{
+	struct cgroup_row *r, *next;
+
+	if (cr == NULL)
+		return;
+	RB_FOREACH_SAFE (r, cgroup_tree, &cr->rows, next) {
+		RB_REMOVE(cgroup_tree, &cr->rows, r);
+		row_free(r);
+	}
+	if (cr->topfd >= 0)
+		close(cr->topfd);
+	free(cr);
+}
+
+static struct cgroup_row *
+row_of(struct cgroup_rows *cr, uint64_t id)
+{
+	struct cgroup_row *r = row_find(cr, id);
+
+	if (r != NULL)
+		return r;
+	walk(cr, ".", 0);
+	if ((r = row_find(cr, id)) != NULL)
+		return r;
+	return row_new(cr, id, NULL);
+}
+
+void
+cgroup_rows_found(struct cgroup_rows *cr, uint64_t id)
+{
+	(void)row_of(cr, id);
+}
+
+void
+cgroup_rows_sample(struct cgroup_rows *cr, uint64_t id, int s,
+    const uint64_t *values, const struct set_times *times, hrtime_t when)
+{
+	struct cgroup_row *r = row_of(cr, id);
+
+	if (r == NULL)
+		return;
+	if (r->grp == NULL) {
+		if ((r->grp = setgrp_accumulator(cr->ct->specs)) == NULL)
+			return;
+		setgrp_set_current(r->grp, cr->current);
+	}
+	setgrp_sample_counts(r->grp, s, values, times, when);
+	r->sampled = true;
+}
+
+/* Whether r's directory is gone; the target's never is, for its rows. */
+static bool
+gone(const struct cgroup_rows *cr, const struct cgroup_row *r)
+{
+	uint64_t id;
+
+	if (r->id == cr->top->id)
+		return false;
+	return r->rel == NULL || cgroup_id_at(cr->topfd, r->rel, &id) != 0 ||
+	    id != r->id;
+}
+
+void
+cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
+    void (*forget)(void *arg, uint64_t id), void *arg)
+{
+	struct cgroup_row *r, *next;
+
+	RB_FOREACH_SAFE (r, cgroup_tree, &cr->rows, next) {
+		if (r->grp == NULL || !r->sampled)
+			continue;
+		r->sampled = false;
+		row_cgroup(cr->ct, &r->who, r->gone ? "rmdir" : "cgroup", s,
+		    setgrp_slice(r->grp, s), intervals);
+		if (r->gone) {
+			forget(arg, r->id);
+			RB_REMOVE(cgroup_tree, &cr->rows, r);
+			row_free(r);
+		} else
+			r->gone = gone(cr, r);
+	}
+}
+
+void
+cgroup_rows_set_current(struct cgroup_rows *cr, int s)
+{
+	struct cgroup_row *r;
+
+	cr->current = s;
+	RB_FOREACH (r, cgroup_tree, &cr->rows)
+		if (r->grp != NULL)
+			setgrp_set_current(r->grp, s);
+}
+
+void
+cgroup_rows_totals(struct cgroup_rows *cr)
+{
+	struct cgroup_row *r;
+
+	RB_FOREACH (r, cgroup_tree, &cr->rows)
+		if (r->grp != NULL)
+			row_totals(cr->ct, &r->who, "total", r->grp, NULL);
+}
+
+const char *
+cgroup_rows_folded(struct cgroup_rows *cr, uint64_t id)
+{
+	struct cgroup_row *r = row_of(cr, id);
+
+	return r != NULL ? r->name : "?";
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --for-each-cgroup: the cgroups at and below the target directory, each
+ * with its own rows. The engine counts each apart and names it by its id;
+ * here each id gets its name in the hierarchy, its counts are sampled at
+ * the ticks, and a cgroup that is removed gives its last row.
+ */
+#ifndef CPUTRACK_CGROUPS_H
+#define CPUTRACK_CGROUPS_H
+
+#include <stdint.h>
+
+#include "cputrack.h"
+
+struct cgroup_rows;
+
+/* The rows of top's cgroups, depth levels below it at most kept apart. */
+struct cgroup_rows *cgroup_rows_new(
+    struct cputrack *ct, const struct cgroup_dir *top, unsigned depth);
+void cgroup_rows_free(struct cgroup_rows *cr);
+
+/* A cgroup the engine began to count: named now, while it is there. */
+void cgroup_rows_found(struct cgroup_rows *cr, uint64_t id);
+
+/* A cgroup's counts at this tick, in set s (its totals so far). */
+void cgroup_rows_sample(struct cgroup_rows *cr, uint64_t id, int s,
+    const uint64_t *values, const struct set_times *times, hrtime_t when);
+
+/*
+ * Every counted cgroup's row of this tick, in set s; one that is gone has
+ * its last, labelled rmdir, and forget(arg, id) drops its counts.
+ */
+void cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
+    void (*forget)(void *arg, uint64_t id), void *arg);
+
+/* The sets take their turns at the ticks for every cgroup at once. */
+void cgroup_rows_set_current(struct cgroup_rows *cr, int s);
+
+/* Each cgroup's total row, at the end of the run. */
+void cgroup_rows_totals(struct cgroup_rows *cr);
+
+/*
+ * A cgroup the engine had no room to count apart: its counts are in its
+ * parent's rows (or the target's). Its name, for a message.
+ */
+const char *cgroup_rows_folded(struct cgroup_rows *cr, uint64_t id);
+
+#endif /* CPUTRACK_CGROUPS_H */

@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+# cputrack --for-each-cgroup: one run counts every cgroup at or below a
+# real cgroup v2 directory, each apart. A thread's counts go to the cgroup
+# it is in when they are counted, a move included; cgroups made during the
+# run are counted from their first thread, and a removed one gives its
+# last row (rmdir); depth= folds deeper cgroups into their ancestor, and
+# cgroups past max= into their parent, said in one line. The same
+# cgroups' counts equal perf stat -G's.
+
+load cgroup_helper
+
+setup() {
+	cg_setup
+}
+
+teardown() {
+	cg_teardown
+}
+
+# cgroup_sum NAME [LABEL]: the sum of the rows (cgroup and rmdir, or
+# LABEL) of cgroup NAME (as the rows' comment names it).
+cgroup_sum() {
+	awk -v name="$1" -v label="${2:-}" '
+	    $2 != 0 || $NF != name { next }
+	    label == "" && ($4 == "cgroup" || $4 == "rmdir") { s += $5 }
+	    label != "" && $4 == label { s += $5 }
+	    END { print s + 0 }' "$T/out"
+}
+
+# until_sum NAME N: until the rows of cgroup NAME add up to N.
+until_sum() {
+	wait_while "$CPID" sum_is "$1" "$2" ||
+	    { cat "$T/out" "$T/err"; false; }
+}
+sum_is() {
+	[ "$(cgroup_sum "$1")" = "$2" ]
+}
+
+@test "--for-each-cgroup: each cgroup's rows hold exactly what its threads did in it; a move splits a process's counts; a removed cgroup gives its last row" {
+	mkdir "$CG/a" "$CG/b" "$CG/b/deep" "$CG/gone"
+	gated there 2 100 into "$CG/a"
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	gated inb 3 50 into "$CG/b"
+	gated deep 1 70 into "$CG/b/deep"
+	gated gone 1 33 into "$CG/gone"
+	gated outside 1 44
+	# One that moves from a to b between two steps of 25 writes.
+	mkfifo "$T/steps"
+	"$W/wl_steps" 1 25 <"$T/steps" &
+	local mover=$!
+	ct_bg "$mover"
+	echo "$mover" >"$CG/a/cgroup.procs"
+	exec {steps}>"$T/steps"
+	echo w >&"$steps"
+	until_sum "/$NAME/a" 25
+	echo "$mover" >"$CG/b/cgroup.procs"
+	echo w >&"$steps"
+	until_sum "/$NAME/b" 26
+	echo q >&"$steps"
+	exec {steps}>&-
+	wait "$mover"
+	for w in there inb deep gone outside; do
+		open_gate "$w"
+	done
+	wait "$(pid_of gone)"
+	until_sum "/$NAME/gone" 34
+	rmdir "$CG/gone"
+	wait_while "$CPID" grep -q "rmdir .*# /$NAME/gone\$" "$T/out" ||
+	    { cat "$T/out" "$T/err"; false; }
+	until_sum "/$NAME/a" 225
+	until_sum "/$NAME/b" 176
+	until_sum "/$NAME/b/deep" 71
+	kill -TERM "$CPID"
+	wait_cputrack
+	cat "$T/err"
+	[ "$status" -eq 0 ]
+	# Nothing more came to any of them, nothing ran in the target itself,
+	# and the one outside it was not counted.
+	[ "$(cgroup_sum "/$NAME/a")" = 225 ]
+	[ "$(cgroup_sum "/$NAME/b")" = 176 ]
+	[ "$(cgroup_sum "/$NAME/b/deep")" = 71 ]
+	[ "$(cgroup_sum "/$NAME/gone")" = 34 ]
+	[ "$(cgroup_sum "/$NAME")" = 0 ]
+	[ -z "$(awk -v pid="$(pid_of outside)" '$2 == pid' "$T/out")" ]
+	# The removed one's last row is its last; the others' totals are
+	# their rows' sums.
+	[ "$(awk -v n="/$NAME/gone" '$2 == 0 && $NF == n { l = $4 } END { print l }' "$T/out")" = rmdir ]
+	[ "$(cgroup_sum "/$NAME/a" total)" = 225 ]
+	[ "$(cgroup_sum "/$NAME/b" total)" = 176 ]
+	# The processes' own totals hold the same writes.
+	[ "$(rows_of "$(pid_of there)" exit)" = 200 ]
+	[ "$(rows_of "$mover" exit)" = 50 ]
+}
+
+@test "--for-each-cgroup: depth= counts deeper cgroups in their ancestor; past max=, a cgroup counts in its parent, and one line says so" {
+	mkdir "$CG/a" "$CG/b" "$CG/b/deep" "$CG/c" "$CG/d"
+	start_cputrack_until ' cgroup ' \
+	    --for-each-cgroup="/$NAME,depth=1,max=3" -T 0.2 -c "$WRITE"
+	# The target and the first two cgroups counted have room.
+	gated a 1 10 into "$CG/a"
+	gated deep 1 20 into "$CG/b/deep"
+	until_sum "/$NAME/b" 1
+	gated c 1 30 into "$CG/c"
+	gated d 1 40 into "$CG/d"
+	for w in a deep c d; do
+		open_gate "$w"
+	done
+	until_sum "/$NAME/a" 11
+	until_sum "/$NAME/b" 21
+	until_sum "/$NAME" 72
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	! grep -q "# /$NAME/[bcd]/\|# /$NAME/[cd]\$" "$T/out"
+	[ "$(tail -n 1 "$T/err")" = "cputrack: 2 cgroups under /$NAME (/$NAME/c, ...) are counted in their parents' rows: no more than max=3 are counted apart" ]
+	[ "$(grep -c . "$T/err")" -le 2 ]
+}
+
+@test "--for-each-cgroup's counts of each cgroup equal perf stat -G's of the same cgroups" {
+	mkdir "$CG/a" "$CG/b"
+	perf stat -a -x, -o "$T/perf" -e "$WRITE" -G "$NAME/a" -e "$WRITE" \
+	    -G "$NAME/b" -- sleep 1000 &
+	local perf=$!
+	ct_bg "$perf"
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	# perf stat has opened its counters when it waits for its command.
+	wait_for pgrep -x -P "$perf" sleep
+	gated a 2 300 into "$CG/a"
+	gated b 3 200 into "$CG/b"
+	open_gate a
+	open_gate b
+	until_sum "/$NAME/a" 601
+	until_sum "/$NAME/b" 601
+	wait "$(pid_of a)" "$(pid_of b)"
+	# perf stat ends, with its counts, when its command does.
+	pkill -TERM -x -P "$perf" sleep
+	wait "$perf"
+	kill -TERM "$CPID"
+	wait_cputrack
+	cat "$T/perf"
+	[ "$(awk -F, -v g="$NAME/a" '$3 == "syscalls:sys_enter_write" && $4 == g { print $1 }' "$T/perf")" = "$(cgroup_sum "/$NAME/a")" ]
+	[ "$(awk -F, -v g="$NAME/b" '$3 == "syscalls:sys_enter_write" && $4 == g { print $1 }' "$T/perf")" = "$(cgroup_sum "/$NAME/b")" ]
+}
+
+@test "--for-each-cgroup in OpenMetrics: a series per cgroup, labelled with its name; a removed cgroup's series keeps its last value" {
+	mkdir "$CG/a" "$CG/gone"
+	"$CPUTRACK" --for-each-cgroup="/$NAME" -T 0.2 --format=openmetrics \
+	    -o "$T/m.prom" -c "$WRITE" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_file "$T/m.prom"
+	gated a 2 30 into "$CG/a"
+	gated gone 1 7 into "$CG/gone"
+	open_gate a
+	open_gate gone
+	wait "$(pid_of a)" "$(pid_of gone)"
+	rmdir "$CG/gone"
+	local series="cputrack_cgroup_events_total{cgroup=\"/$NAME/%s\",event=\"$WRITE\",set=\"0\"} %s"
+	# shellcheck disable=SC2059 # the format is the series'
+	wait_while "$CPID" grep -qxF "$(printf "$series" a 61)" "$T/m.prom" ||
+	    { cat "$T/m.prom"; false; }
+	# shellcheck disable=SC2059
+	grep -qxF "$(printf "$series" gone 8)" "$T/m.prom"
+	! grep -q 'pid="0"' "$T/m.prom"
+	kill -TERM "$CPID"
+	wait "$CPID"
+}
+
+@test "--for-each-cgroup: the ptrace engine, a bad option after the directory, a bad depth or max are refused before anything starts" {
+	run -2 "$CPUTRACK" --engine=ptrace --for-each-cgroup="/$NAME" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup needs the BPF engine: the ptrace engine cannot see a process come into a cgroup" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,levels=2" -c "$WRITE"
+	[ "${lines[0]}" = "cputrack: --for-each-cgroup: 'levels=2' is not depth=n or max=n" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,depth=-1" -c "$WRITE"
+	[ "${lines[0]}" = "cputrack: invalid depth '-1'" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,max=0" -c "$WRITE"
+	[ "${lines[0]}" = "cputrack: invalid max '0'" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME" -p 1 -c "$WRITE"
+	[ "${lines[0]}" = "cputrack: --for-each-cgroup and -p cannot be given together" ]
+	run -2 "$CPUTRACK" --for-each-cgroup=/no-such-cgroup-"$NAME" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup '/no-such-cgroup-$NAME': no such cgroup under $CGM" ]
+}
