@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # dist/cpctools-cputrack-exporter@.service: a template unit, the instance
-# naming the cgroup; installed, never enabled, accepted by systemd-analyze
-# and rated 2.5 or lower by its security review; and its command line, as
-# systemd would run it for an instance with its environment, exports a
-# real cgroup's counts exactly and stops at SIGTERM with status 0.
+# naming the cgroup; and dist/cpctools-node-exporter.service, every cgroup
+# of the machine apart. Each is installed, never enabled, accepted by
+# systemd-analyze and rated 2.5 or lower by its security review; and its
+# command line, as systemd would run it with its environment, exports
+# real cgroups' counts exactly and stops at SIGTERM with status 0.
 
 load bpf_helper
 
@@ -19,6 +20,7 @@ setup() {
 	cmake -S "$SRC" -B "$T/b" -DCMAKE_INSTALL_PREFIX="$T/prefix" \
 	    >"$T/cmake.log" 2>&1 || { cat "$T/cmake.log"; false; }
 	UNIT=$T/b/cmd/cpctools-cputrack-exporter@.service
+	NODE=$T/b/cmd/cpctools-node-exporter.service
 	mkdir -p "$T/prefix/bin"
 	cp "$CPUTRACK" "$T/prefix/bin/cputrack"
 }
@@ -26,12 +28,14 @@ setup() {
 teardown() {
 	local p
 	if [ -n "${CG:-}" ]; then
-		for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do
+		for p in $(find "$CG" -name cgroup.procs -exec cat {} + \
+		    2>/dev/null); do
 			kill -KILL "$p" 2>/dev/null || true
 		done
 	fi
 	ct_teardown
-	[ -z "${CG:-}" ] || rmdir "$CG" 2>/dev/null || true
+	[ -z "${CG:-}" ] ||
+	    find "$CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
 }
 
 # instance_file INSTANCE: the unit as systemd would load that instance.
@@ -40,15 +44,26 @@ instance_file() {
 	echo "$T/cpctools-cputrack-exporter@$1.service"
 }
 
-# unit_argv INSTANCE LISTEN EVENTS: argv, the unit's ExecStart for the
-# instance (%I its unescaped name), with its Environment= and
-# CPUTRACK_LISTEN and CPUTRACK_EVENTS set as "systemctl edit" would
-# (unit_argv.py).
+# unit_argv INSTANCE LISTEN EVENTS [UNIT [VAR=VALUE...]]: argv, the unit's
+# ExecStart for the instance (%I its unescaped name), with its
+# Environment= and CPUTRACK_LISTEN, CPUTRACK_EVENTS and the others given
+# set as "systemctl edit" would (unit_argv.py).
 unit_argv() {
-	"$PY" "$BATS_TEST_DIRNAME/../cli/unit_argv.py" "$UNIT" \
+	"$PY" "$BATS_TEST_DIRNAME/../cli/unit_argv.py" "${4:-$UNIT}" \
 	    "%I=$(systemd-escape --unescape "$1")" CPUTRACK_LISTEN="$2" \
-	    CPUTRACK_EVENTS="$3" >"$T/argv"
+	    CPUTRACK_EVENTS="$3" "${@:5}" >"$T/argv"
 	mapfile -t argv <"$T/argv"
+}
+
+# made_cgroup NAME: a cgroup NAME under the cgroup2 mount, as $CG.
+made_cgroup() {
+	local cgm
+	cgm=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") print $5; break } }' \
+	    /proc/self/mountinfo | head -n 1)
+	[ -n "$cgm" ] || skip "no cgroup v2 hierarchy is mounted here"
+	mkdir "$cgm/$1" || skip "cannot make a cgroup under $cgm"
+	CG=$cgm/$1
 }
 
 free_port() {
@@ -93,14 +108,8 @@ scraped() {
 
 @test "its command, run as systemd runs it for an instance, exports the cgroup's counts exactly; SIGTERM stops it, status 0" {
 	command -v systemd-escape >/dev/null || skip "systemd-escape is not installed (Debian's systemd package)"
-	local cgm name port
-	cgm=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
-		if ($(i + 1) == "cgroup2") print $5; break } }' \
-	    /proc/self/mountinfo | head -n 1)
-	[ -n "$cgm" ] || skip "no cgroup v2 hierarchy is mounted here"
-	name=cpctools-unit-$$-$BATS_TEST_NUMBER
-	mkdir "$cgm/$name" || skip "cannot make a cgroup under $cgm"
-	CG=$cgm/$name
+	local name=cpctools-unit-$$-$BATS_TEST_NUMBER port
+	made_cgroup "$name"
 	port=$(free_port)
 	unit_argv "$(systemd-escape --path "/$name")" "127.0.0.1:$port" "-c $WRITE"
 	echo "${argv[*]}"
@@ -123,6 +132,71 @@ scraped() {
 	wait "$TPID"
 	wait_while "$CPID" scraped "$port" -xF "$series 50" ||
 	    { cat "$T/m" "$T/err"; false; }
+	kill -TERM "$CPID"
+	wait "$CPID"
+	[ ! -s "$T/err" ]
+	[ ! -s "$T/rows" ]
+}
+
+@test "the node unit is installed under lib/systemd/system and left disabled; it counts every cgroup apart, on loopback" {
+	grep -F 'file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}/lib/systemd/system" TYPE FILE FILES "'"$NODE"'")' \
+	    "$T/b/cmd/cmake_install.cmake"
+	grep -qx 'WantedBy=multi-user.target' "$NODE"
+	grep -qx "ExecStart=$T/prefix/bin/cputrack --for-each-cgroup=\${CPUTRACK_CGROUPS} --format=openmetrics --listen=\${CPUTRACK_LISTEN} --output=/dev/null -T \${CPUTRACK_INTERVAL} \$CPUTRACK_EVENTS" "$NODE"
+	grep -qx 'Environment="CPUTRACK_CGROUPS=/,depth=3"' "$NODE"
+	grep -qx 'Environment=CPUTRACK_LISTEN=127.0.0.1:9419' "$NODE"
+	grep -qx 'IPAddressAllow=localhost' "$NODE"
+	# The sandbox is the template's.
+	diff <(sed -n '/^Restart=/,$p' "$UNIT") <(sed -n '/^Restart=/,$p' "$NODE")
+}
+
+@test "systemd-analyze verify accepts the node unit, and its security review rates it 2.5 or lower" {
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
+	cp "$NODE" "$T/cpctools-node-exporter.service"
+	run systemd-analyze verify --man=no "$T/cpctools-node-exporter.service"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	systemd-analyze security --help 2>&1 | grep -q -- '--offline' ||
+		skip "this systemd-analyze cannot review a unit file offline (systemd 250 or later can)"
+	systemd-analyze security --offline=yes --no-pager --threshold=25 \
+	    "$T/cpctools-node-exporter.service" >/dev/null
+}
+
+@test "the node unit's command, as systemd runs it, exports each cgroup below its directory apart, exactly; SIGTERM stops it, status 0" {
+	local name=cpctools-node-$$-$BATS_TEST_NUMBER port svc
+	made_cgroup "$name"
+	mkdir "$CG/a.service" "$CG/b.service" "$CG/b.service/deeper"
+	port=$(free_port)
+	unit_argv node "127.0.0.1:$port" "-c $WRITE" "$NODE" \
+	    CPUTRACK_CGROUPS="/$name,depth=1"
+	echo "${argv[*]}"
+	[ "${argv[1]}" = "--for-each-cgroup=/$name,depth=1" ]
+	"${argv[@]}" >"$T/rows" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_while "$CPID" scraped "$port" -F "cgroup=\"/$name\""
+	for svc in a.service:10 b.service/deeper:20; do
+		mkfifo "$T/gate"
+		sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" 1 "$3"' sh \
+		    "$CG/${svc%:*}" "$W/wl_gate" "${svc#*:}" <"$T/gate" \
+		    >"$T/target.out" &
+		TPID=$!
+		ct_bg "$TPID"
+		exec 7>"$T/gate"
+		echo >&7
+		exec 7>&-
+		wait "$TPID"
+		rm "$T/gate"
+	done
+	local series="cputrack_cgroup_events_total{cgroup=\"/$name/%s\",event=\"$WRITE\",set=\"0\"} %s"
+	# shellcheck disable=SC2059 # the format is the series'
+	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" a.service 11)" ||
+	    { cat "$T/m" "$T/err"; false; }
+	# shellcheck disable=SC2059
+	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" b.service 21)" ||
+	    { cat "$T/m" "$T/err"; false; }
+	! grep -q "cgroup=\"/$name/b.service/deeper\"" "$T/m"
 	kill -TERM "$CPID"
 	wait "$CPID"
 	[ ! -s "$T/err" ]
