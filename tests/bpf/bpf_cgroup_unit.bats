@@ -26,12 +26,9 @@ setup() {
 }
 
 teardown() {
-	local p
 	if [ -n "${CG:-}" ]; then
-		for p in $(find "$CG" -name cgroup.procs -exec cat {} + \
-		    2>/dev/null); do
-			kill -KILL "$p" 2>/dev/null || true
-		done
+		find "$CG" -name cgroup.procs -exec cat {} + 2>/dev/null |
+		    while read -r p; do kill -KILL "$p" 2>/dev/null || true; done
 	fi
 	ct_teardown
 	[ -z "${CG:-}" ] ||

@@ -21,10 +21,8 @@ cg_setup() {
 # cg_teardown: every process left in $CG or below it killed, and the
 # cgroups removed, deepest first.
 cg_teardown() {
-	local p
-	for p in $(find "$CG" -name cgroup.procs -exec cat {} + 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null || true
-	done
+	find "$CG" -name cgroup.procs -exec cat {} + 2>/dev/null |
+	    while read -r p; do kill -KILL "$p" 2>/dev/null || true; done
 	ct_teardown
 	find "$CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
 }
