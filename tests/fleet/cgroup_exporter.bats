@@ -96,11 +96,6 @@ stop_all() {
 	[ -s "$D/svc.pid" ] && stop_service
 }
 
-# status_kept NAME: the watched daemon NAME's exit status is in
-# $D/NAME.rc, or it was never started.
-status_kept() {
-	[ -s "$D/$1.rc" ] || [ ! -s "$D/$1.pid" ]
-}
 
 teardown_file() {
 	stop_all

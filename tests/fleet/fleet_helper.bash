@@ -107,6 +107,12 @@ daemon_pid() {
 	[ "$start" != "$(cat "$D/$1.start")" ] || echo "$p"
 }
 
+# status_kept NAME: the watched daemon NAME's exit status is in
+# $D/NAME.rc, or it was never started.
+status_kept() {
+	[ -s "$D/$1.rc" ] || [ ! -s "$D/$1.pid" ]
+}
+
 # gone NAME: until daemon NAME is no more.
 gone() {
 	wait_for daemon_ended "$1"

@@ -92,11 +92,6 @@ stop_all() {
 	stop_daemons cpustat prometheus node
 	wait_for status_kept cpustat || true
 }
-# status_kept NAME: the watched daemon NAME's exit status is in
-# $D/NAME.rc, or it was never started.
-status_kept() {
-	[ -s "$D/$1.rc" ] || [ ! -s "$D/$1.pid" ]
-}
 
 teardown_file() {
 	stop_all

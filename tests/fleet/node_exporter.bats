@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# One exporter for every cgroup of a machine, end to end: cputrack
+# --for-each-cgroup --listen counts a real cgroup v2 directory while
+# Debian's Prometheus scrapes it every second and evaluates the shipped
+# rules. The test makes 50 cgroups, runs workloads of exactly known
+# counts in some, moves a process from one to another, removes 20 and
+# makes 10 more: Prometheus has each cgroup's exact count, nothing outside
+# the directory is counted, cputrack holds as many descriptors after as
+# before, and the rules' rate of a paced service is its pace within 2 %.
+#
+# Everything listens on 127.0.0.1, on free ports, with its own
+# configuration and data in the test's directory, and is stopped by the
+# test.
+
+bats_require_minimum_version 1.5.0
+
+load fleet_helper
+
+WRITE=syscalls:sys_enter_write
+GETPRIO=syscalls:sys_enter_getpriority
+RATE=2000
+
+start_cputrack() {
+	watched cputrack "$CPUTRACK" --for-each-cgroup="$CG" -T 0.5 \
+	    --format=openmetrics --listen=127.0.0.1:"$CT_PORT" -o /dev/null \
+	    -c "$WRITE,$GETPRIO" >"$D/cputrack.out" 2>"$D/cputrack.err"
+	wait_http "http://127.0.0.1:$CT_PORT/metrics" 30
+}
+
+setup_file() {
+	export D=$BATS_FILE_TMPDIR
+	[ -x "${CPUTRACK:-}" ] || return 0
+	[ "$(id -u)" -eq 0 ] ||
+	    { echo "the BPF engine needs root" >"$D/skip"; return 0; }
+	command -v curl >/dev/null ||
+	    { echo "curl is not installed" >"$D/skip"; return 0; }
+	if ! install_packages; then
+		echo "cannot install prometheus: $(tail -1 "$D/apt.log" 2>/dev/null)" >"$D/skip"
+		return 0
+	fi
+	export CGM CG NAME CT_PORT PROM_PORT
+	CGM=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") print $5; break } }' \
+	    /proc/self/mountinfo | head -n 1)
+	[ -n "$CGM" ] ||
+	    { echo "no cgroup v2 hierarchy is mounted here" >"$D/skip"; return 0; }
+	NAME=cpctools-node-$$
+	CG=$CGM/$NAME
+	mkdir "$CG" "$CG/paced.service" ||
+	    { echo "cannot make a cgroup under $CGM" >"$D/skip"; return 0; }
+	if ! [ -d /sys/kernel/tracing/events/syscalls/sys_enter_write ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+	fi
+	CT_PORT=$(free_port)
+	PROM_PORT=$(free_port)
+	cat >"$D/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: 1s
+		  scrape_timeout: 1s
+		  evaluation_interval: 1s
+		rule_files:
+		  - $SOURCE_DIR/dist/prometheus/cpctools.rules.yml
+		scrape_configs:
+		  - job_name: node
+		    static_configs:
+		      - targets: ['127.0.0.1:$CT_PORT']
+	EOF
+	if ! start_cputrack; then
+		echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/skip"
+		return 0
+	fi
+	sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" "$3"' sh \
+	    "$CG/paced.service" "$WORKLOADS/wl_paced" "$RATE" >/dev/null 2>&1 &
+	remember paced $!
+	date +%s >"$D/paced.start"
+	start_prometheus || true
+}
+
+teardown_file() {
+	stop_daemons cputrack prometheus paced
+	find "$CG" -name cgroup.procs -exec cat {} + 2>/dev/null |
+	    while read -r p; do kill -KILL "$p" 2>/dev/null || true; done
+	[ -n "${CG:-}" ] &&
+	    find "$CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
+}
+
+setup() {
+	[ -x "${CPUTRACK:-}" ] || fail "CPUTRACK must name the cputrack binary (ctest sets it)"
+	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
+	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
+}
+
+now() {
+	"$PY" -c 'import time; print("%.3f" % time.time())'
+}
+
+# in_cgroup DIR PROGRAM ARGS...: PROGRAM run in cgroup DIR (below $CG),
+# to its end.
+in_cgroup() {
+	sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$CG/$1" \
+	    "$WORKLOADS/$2" "${@:3}" >/dev/null
+}
+
+# served CGROUP EVENT VALUE: cputrack serves that cgroup's count.
+served() {
+	curl -sf "http://127.0.0.1:$CT_PORT/metrics" |
+	    grep -qxF "cputrack_cgroup_events_total{cgroup=\"/$NAME$1\",event=\"$2\",set=\"0\"} $3"
+}
+
+# scraped CGROUP EVENT: the last value Prometheus scraped of the cgroup's
+# count (its series may have ended), or "none".
+scraped() {
+	promql "last_over_time(cputrack_cgroup_events_total{job=\"node\",cgroup=\"/$NAME$1\",event=\"$2\"}[10m])" "$(now)"
+}
+
+scraped_is() {
+	[ "$(scraped "$1" "$2")" = "$3" ]
+}
+
+# Descriptors cputrack holds, its clients' sockets aside.
+descriptors() {
+	find "/proc/$(daemon_pid cputrack)/fd" -mindepth 1 \
+	    ! -lname 'socket:*' | wc -l
+}
+
+@test "50 cgroups, 20 removed, 10 made, a process moved: Prometheus has each cgroup's exact count, nothing outside; the descriptors stay" {
+	local before i k
+	wait_for served "" "$GETPRIO" 0
+	before=$(descriptors)
+	for i in $(seq -w 1 50); do
+		mkdir "$CG/c$i"
+	done
+	# 100 x i calls in each of the first 20.
+	for i in $(seq 1 20); do
+		in_cgroup "c$(printf %02d "$i")" wl_getpriority $((100 * i))
+	done
+	# Outside the directory: counted nowhere.
+	"$WORKLOADS/wl_getpriority" 999
+	# One process, 30 writes in c21, moved, 30 more in c22.
+	mkfifo "$D/steps"
+	"$WORKLOADS/wl_steps" 1 30 <"$D/steps" &
+	local mover=$!
+	echo "$mover" >"$CG/c21/cgroup.procs"
+	exec {k}>"$D/steps"
+	echo w >&"$k"
+	wait_for served /c21 "$WRITE" 30
+	echo "$mover" >"$CG/c22/cgroup.procs"
+	echo w >&"$k"
+	wait_for served /c22 "$WRITE" 30
+	echo q >&"$k"
+	exec {k}>&-
+	wait "$mover"
+	wait_for served /c20 "$GETPRIO" 2000
+	# Remove 20: ten that counted, ten that never had a process.
+	for i in $(seq 11 20) $(seq 41 50); do
+		rmdir "$CG/c$i"
+	done
+	# And make 10 more, 7 x i calls in each.
+	for i in $(seq 1 10); do
+		mkdir "$CG/n$i"
+		in_cgroup "n$i" wl_getpriority $((7 * i))
+	done
+	wait_for served /n10 "$GETPRIO" 70
+	for i in $(seq 1 20); do
+		wait_for scraped_is "/c$(printf %02d "$i")" "$GETPRIO" $((100 * i)) ||
+		    { scraped "/c$(printf %02d "$i")" "$GETPRIO"; false; }
+	done
+	for i in $(seq 1 10); do
+		wait_for scraped_is "/n$i" "$GETPRIO" $((7 * i))
+	done
+	wait_for scraped_is /c21 "$WRITE" 30
+	wait_for scraped_is /c22 "$WRITE" 30
+	[ "$(scraped /c21 "$GETPRIO")" = 0 ]
+	[ "$(scraped "" "$GETPRIO")" = 0 ]
+	# Cgroups where nothing ran have no series; nothing outside was
+	# counted.
+	[ "$(scraped /c45 "$GETPRIO")" = none ]
+	[ "$(promql "count(cputrack_cgroup_events_total{job=\"node\",cgroup!~\"/$NAME.*\"})" "$(now)")" = none ]
+	# The descriptors are as many as before the 50 cgroups.
+	[ "$(descriptors)" -eq "$before" ]
+}
+
+@test "the rules' rate of a paced service, counted beside the others, is its pace within 2 %" {
+	local start scaled
+	start=$(cat "$D/paced.start")
+	# The rules' window (1m) full of the service's samples.
+	while [ $(($(date +%s) - start)) -lt 65 ]; do
+		sleep 1 # not a wait: the window fills with time, not an event
+	done
+	scaled=$(promql "cgroup_event:cputrack_cgroup_events:rate1m{job=\"node\",cgroup=\"/$NAME/paced.service\",event=\"$WRITE\"}" "$(now)")
+	echo "scaled $scaled, pace $RATE"
+	"$PY" -c 'import sys; v, w = map(float, sys.argv[1:]); sys.exit(abs(v - w) > w * 0.02)' "$scaled" "$RATE"
+}
+
+@test "everything stops: cputrack exits 0, having said nothing; nothing is left listening" {
+	stop_daemons cputrack prometheus paced
+	wait_for status_kept cputrack
+	cat "$D/cputrack.err"
+	[ "$(cat "$D/cputrack.rc")" -eq 0 ]
+	[ ! -s "$D/cputrack.err" ]
+	local p
+	for p in "$CT_PORT" "$PROM_PORT"; do
+		! curl -s -o /dev/null "http://127.0.0.1:$p/"
+	done
+}
+
