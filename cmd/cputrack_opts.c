@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfeng.h"
 #include "cmdline.h"
 #include "cpctools_version.h"
 #include "cputrack.h"
@@ -362,6 +363,13 @@ cgroup_engine(struct cputrack_opts *o)
 		return 2;
 	}
 	o->engine = ENGINE_BPF;
+	if (o->each_cgroup && bpfeng_unavailable() == NULL &&
+	    !bpfeng_may_count_any()) {
+		diag(NULL,
+		    "--for-each-cgroup counts every process of the cgroups: it "
+		    "needs CAP_SYS_PTRACE (root has it)\n");
+		return 2;
+	}
 	/* Whatever its processes make or run is the cgroup's. */
 	o->follow_fork = o->follow_exec = true;
 	if (o->pass_status) {

@@ -90,9 +90,11 @@ const volatile bool follow_exec;
 /* The target may be a cgroup: its border is watched at every switch. */
 const volatile bool by_cgroup;
 /*
- * --for-each-cgroup: each cgroup of the target also keeps the counts of
- * its threads while they run in it; one more than fold_depth levels
- * below the target counts in its ancestor fold_depth levels below.
+ * --for-each-cgroup: each cgroup of the target keeps the counts of the
+ * tasks that run in it, and no thread is tracked; one more than
+ * fold_depth levels below the target counts in its ancestor fold_depth
+ * levels below. Userspace asks for it only where the caller may trace
+ * every task (follow_untraceable).
  */
 const volatile bool each_cgroup;
 const volatile __u32 fold_depth;
@@ -267,24 +269,13 @@ struct place {
 static __always_inline struct bpfeng_thread *cgroup_counts(
     const struct place *at, __u32 tid);
 
-/* Where a mark's counts go: a thread, and with each_cgroup its cgroup. */
-struct sink {
-	struct bpfeng_thread *thread;
-	struct bpfeng_thread *cgroup; /* or NULL */
-};
-
 static __always_inline void
-add_slot(const struct sink *to, __u64 slot, __u64 delta)
+add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
 {
-	struct bpfeng_thread *c = to->cgroup;
-
 	/* Check and use the same register, or the verifier cannot tell. */
 	barrier_var(slot);
-	if (slot < nslots && slot < BPFENG_MAX_SLOTS) {
-		to->thread->slots[slot] += delta;
-		if (c != NULL)
-			c->slots[slot] += delta;
-	}
+	if (slot < nslots && slot < BPFENG_MAX_SLOTS)
+		t->slots[slot] += delta;
 }
 
 /*
@@ -292,13 +283,13 @@ add_slot(const struct sink *to, __u64 slot, __u64 delta)
  * (see BPFENG_SET_HEAD). Enabled grows at least as fast as running.
  */
 static __always_inline void
-add_times(const struct sink *to, __u64 slot, const struct mark *m,
+add_times(struct bpfeng_thread *t, __u64 slot, const struct mark *m,
     const struct bpf_perf_event_value *v)
 {
 	__u64 running = v->running - m->base_running;
 
-	add_slot(to, slot, running);
-	add_slot(to, slot + 1, v->enabled - m->base_enabled - running);
+	add_slot(t, slot, running);
+	add_slot(t, slot + 1, v->enabled - m->base_enabled - running);
 }
 
 /*
@@ -326,9 +317,9 @@ below_max_sets(__u32 set)
 	return set & (BPFENG_MAX_SETS - 1);
 }
 
-/* The switch of a thread, given to it ahead in set's counters of switches. */
+/* The switch of t, given to it ahead in set's counters of switches. */
 static __always_inline void
-give_switch(const struct sink *to, __u32 set)
+give_switch(struct bpfeng_thread *t, __u32 set)
 {
 	__u32 i, c;
 	__u64 slot;
@@ -342,20 +333,20 @@ give_switch(const struct sink *to, __u32 set)
 	     i++) {
 		c = joint ? set_joint[set][i] & (BPFENG_MAX_SET_REQS - 1) :
 			    set_first[set] + i;
-		add_slot(to, slot + i, (switch_counters >> (c & 63)) & 1);
+		add_slot(t, slot + i, (switch_counters >> (c & 63)) & 1);
 	}
 }
 
 /*
- * Read set's counters on this CPU. With to, add what they counted since
- * the mark to it, but for the mark's switch if due (switch_share); with
+ * Read set's counters on this CPU. With t, add what they counted since
+ * the mark to t, but for the mark's switch if due (switch_share); with
  * rebase, make the readings the new mark. The set's times are its first
  * counter's on this CPU: its group's leader (on a hybrid CPU, the first
  * of this core type's; the others' are not there, and are passed over).
  */
 static __always_inline int
-read_set(struct mark *m, __u32 set, __u32 cpu, const struct sink *to, bool due,
-    bool rebase)
+read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
+    bool due, bool rebase)
 {
 	struct bpf_perf_event_value v;
 	__u32 first, n, i;
@@ -378,13 +369,13 @@ read_set(struct mark *m, __u32 set, __u32 cpu, const struct sink *to, bool due,
 			__sync_fetch_and_add(&read_errors, 1);
 			return -1;
 		}
-		if (to != NULL) {
+		if (t != NULL) {
 			if (!timed)
-				add_times(to, slot, m, &v);
+				add_times(t, slot, m, &v);
 			delta = v.counter - m->base[i];
 			if (due)
 				delta -= switch_share(first + i, delta);
-			add_slot(to, slot + BPFENG_SET_HEAD + i, delta);
+			add_slot(t, slot + BPFENG_SET_HEAD + i, delta);
 		}
 		if (rebase) {
 			m->base[i] = v.counter;
@@ -399,12 +390,12 @@ read_set(struct mark *m, __u32 set, __u32 cpu, const struct sink *to, bool due,
 }
 
 /*
- * Read the joint counters on this CPU. With to, add what they counted
- * since the mark to its counts of the mark's set, but for the mark's
- * switch if due (switch_share); make the readings the mark.
+ * Read the joint counters on this CPU. With t, add what they counted since
+ * the mark to t's counts of the mark's set, but for the mark's switch if
+ * due (switch_share); make the readings the mark.
  */
 static __always_inline int
-read_joint(struct mark *m, __u32 cpu, const struct sink *to, bool due)
+read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 {
 	struct bpf_perf_event_value v = { 0 };
 	__u64 now[BPFENG_MAX_SET_REQS] = { 0 }, slot, delta;
@@ -418,10 +409,10 @@ read_joint(struct mark *m, __u32 cpu, const struct sink *to, bool due)
 		}
 		now[j] = v.counter;
 	}
-	if (to != NULL && set < nsets) {
+	if (t != NULL && set < nsets) {
 		set = below_max_sets(set);
 		slot = set_slot[set];
-		add_times(to, slot, m, &v);
+		add_times(t, slot, m, &v);
 		for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs &&
 		     i < set_nreqs[set];
 		     i++) {
@@ -430,7 +421,7 @@ read_joint(struct mark *m, __u32 cpu, const struct sink *to, bool due)
 			delta = now[j] - m->base[j];
 			if (due)
 				delta -= switch_share(j, delta);
-			add_slot(to, slot + BPFENG_SET_HEAD + i, delta);
+			add_slot(t, slot + BPFENG_SET_HEAD + i, delta);
 		}
 	}
 	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++)
@@ -455,8 +446,8 @@ counted_thread(struct mark *m, __u32 tid)
 
 /*
  * Mark this CPU: what it counted since the last mark goes to thread tid
- * if that is tracked and was tracked when the last mark was made, and to
- * its cgroup's counts if at places it; next runs from here on.
+ * if that is tracked and was tracked when the last mark was made, or
+ * with each_cgroup to the cgroup at places it in; next runs from here on.
  * switching: tid switches out now, and is given that switch ahead.
  * Returns whether tid was given the counts.
  */
@@ -465,8 +456,7 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching,
     const struct place *at)
 {
 	__u32 set = active_set, cpu = bpf_get_smp_processor_id();
-	struct sink to = { counted_thread(m, tid), NULL };
-	struct sink *t = to.thread != NULL ? &to : NULL;
+	struct bpfeng_thread *t = each_cgroup ? NULL : counted_thread(m, tid);
 	bool due = m->valid && m->switch_due;
 	__u64 now = bpf_ktime_get_ns();
 
@@ -475,8 +465,8 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching,
 	m->switch_due = 0;
 	if (set >= nsets)
 		return false;
-	if (t != NULL && at != NULL)
-		to.cgroup = cgroup_counts(at, tid);
+	if (each_cgroup && at != NULL)
+		t = cgroup_counts(at, tid);
 	if (joint) {
 		/* What it counted since the mark is the set then in use's. */
 		if (read_joint(m, cpu, t, due) != 0)
@@ -852,7 +842,7 @@ watch_cgroup(struct task_struct *p, __u32 tid, const struct place *at)
 {
 	struct bpfeng_thread *t;
 
-	if (tid == 0)
+	if (tid == 0 || each_cgroup)
 		return;
 	if ((t = bpf_map_lookup_elem(&threads, &tid)) != NULL) {
 		if (at != NULL ? at->key == 0 : !in_target(p))
@@ -1177,7 +1167,7 @@ enter_at_exec(struct mark *m, struct task_struct *p)
 {
 	__u32 tid = BPF_CORE_READ(p, pid);
 
-	if (!by_cgroup || target_cgroup == 0 || !in_target(p))
+	if (!by_cgroup || each_cgroup || target_cgroup == 0 || !in_target(p))
 		return;
 	m->busy = 1;
 	/* What it counted so far was not the target's. */

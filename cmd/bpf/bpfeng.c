@@ -525,6 +525,9 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->flags = config->flags;
 	eng->cgroups_max =
 	    config->flags & BPFENG_EACH_CGROUP ? config->cgroups_max : 0;
+	/* Every task of the cgroups counts: only for who may count any. */
+	if (eng->cgroups_max != 0 && !eng_may_trace_any())
+		eng->cgroups_max = 0;
 	eng->fold_depth = eng->cgroups_max != 0 ? config->fold_depth : 0;
 	if (eng->fold_depth > BPFENG_CGROUP_DEPTH)
 		eng->fold_depth = BPFENG_CGROUP_DEPTH;

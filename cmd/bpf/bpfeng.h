@@ -179,8 +179,10 @@ typedef void(bpfeng_cgroup_fn)(
  */
 #define BPFENG_BY_CGROUP	 0x10
 /*
- * With BPFENG_BY_CGROUP: each cgroup of the target keeps counts of its own
- * as well (bpfeng_read_cgroups), up to cgroups_max of them.
+ * With BPFENG_BY_CGROUP: each cgroup of the target keeps the counts of
+ * whatever runs in it (bpfeng_read_cgroups), up to cgroups_max of them,
+ * and no thread is tracked. It counts every process there, so only a
+ * caller that may count any (bpfeng_may_count_any) may ask for it.
  */
 #define BPFENG_EACH_CGROUP	 0x20
 
@@ -203,6 +205,9 @@ struct bpfeng_config {
  * fails with that reason (errno ENOSYS).
  */
 const char *bpfeng_unavailable(void);
+
+/* Whether the caller may count any process (CAP_SYS_PTRACE). */
+bool bpfeng_may_count_any(void);
 
 /*
  * Whether the engine may run here, as far as can be told without loading

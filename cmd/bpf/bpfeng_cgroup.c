@@ -4,7 +4,9 @@
  * or below it, and each tracked one that runs outside it, at its switch
  * or at a flush; the processes there at the start are adopted from
  * cgroup.procs here, as -p's is, so that each has its rows from the
- * start, sleeping or not.
+ * start, sleeping or not. With each cgroup apart (BPFENG_EACH_CGROUP), no
+ * thread is tracked: each cgroup's counts are an entry of one map, read
+ * here at the ticks.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -124,8 +126,11 @@ bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
 	*eng->target_level = (uint32_t)level;
 	/* From here on the programs find what comes. */
 	__atomic_store_n(eng->target_cgroup, id, __ATOMIC_RELEASE);
-	/* Of those there now, the programs check each one as it runs. */
-	if (eng_may_trace_any())
+	/*
+	 * Of those there now, the programs check each one as it runs; each
+	 * cgroup apart tracks no thread.
+	 */
+	if (eng_may_trace_any() && eng->cgroups_max == 0)
 		adopt_tree(eng, fd, 0);
 	close(fd);
 	/* A thread on a CPU now counts from that CPU's flush. */

@@ -74,6 +74,12 @@ eng_may_trace_any(void)
 	return (effective_caps() & (1ULL << CAP_SYS_PTRACE_BIT)) != 0;
 }
 
+bool
+bpfeng_may_count_any(void)
+{
+	return eng_may_trace_any();
+}
+
 int
 eng_check_privilege(char *why, size_t whylen)
 {

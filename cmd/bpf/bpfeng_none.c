@@ -190,3 +190,9 @@ bpfeng_close(struct bpfeng *eng)
 {
 	(void)eng;
 }
+
+bool
+bpfeng_may_count_any(void)
+{
+	return false;
+}

@@ -173,14 +173,15 @@ scraped() {
 	CPID=$!
 	ct_bg "$CPID"
 	wait_while "$CPID" scraped "$port" -F "cgroup=\"/$name\""
+	# Each waits at its gate, outside, and is moved into its cgroup.
 	for svc in a.service:10 b.service/deeper:20; do
 		mkfifo "$T/gate"
-		sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" 1 "$3"' sh \
-		    "$CG/${svc%:*}" "$W/wl_gate" "${svc#*:}" <"$T/gate" \
-		    >"$T/target.out" &
+		"$W/wl_gate" 1 "${svc#*:}" <"$T/gate" >"$T/target.out" &
 		TPID=$!
 		ct_bg "$TPID"
 		exec 7>"$T/gate"
+		wait_line "$T/target.out" '^ready$'
+		echo "$TPID" >"$CG/${svc%:*}/cgroup.procs"
 		echo >&7
 		exec 7>&-
 		wait "$TPID"
@@ -188,10 +189,10 @@ scraped() {
 	done
 	local series="cputrack_cgroup_events_total{cgroup=\"/$name/%s\",event=\"$WRITE\",set=\"0\"} %s"
 	# shellcheck disable=SC2059 # the format is the series'
-	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" a.service 11)" ||
+	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" a.service 10)" ||
 	    { cat "$T/m" "$T/err"; false; }
 	# shellcheck disable=SC2059
-	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" b.service 21)" ||
+	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" b.service 20)" ||
 	    { cat "$T/m" "$T/err"; false; }
 	! grep -q "cgroup=\"/$name/b.service/deeper\"" "$T/m"
 	kill -TERM "$CPID"

@@ -6,7 +6,8 @@
 # run are counted from their first thread, and a removed one gives its
 # last row (rmdir); depth= folds deeper cgroups into their ancestor, and
 # cgroups past max= into their parent, said in one line. The same
-# cgroups' counts equal perf stat -G's.
+# cgroups' counts equal perf stat -G's. It counts cgroups, not threads:
+# its rows are the cgroups', and it needs CAP_SYS_PTRACE.
 
 load cgroup_helper
 
@@ -28,6 +29,15 @@ cgroup_sum() {
 	    END { print s + 0 }' "$T/out"
 }
 
+# moved NAME DIR: the gated workload NAME (all its threads) moved into
+# cgroup DIR, by this shell: it waits at its gate, so the counts of each
+# cgroup are the workload's writes after the gate. A process that moves
+# itself has what it counted since its last context switch (the write to
+# cgroup.procs among it) counted in the cgroup it moved to.
+moved() {
+	pid_of "$1" >"$2/cgroup.procs"
+}
+
 # until_sum NAME N: until the rows of cgroup NAME add up to N.
 until_sum() {
 	wait_while "$CPID" sum_is "$1" "$2" ||
@@ -42,9 +52,12 @@ sum_is() {
 	gated there 2 100 into "$CG/a"
 	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
 	    -c "$WRITE"
-	gated inb 3 50 into "$CG/b"
-	gated deep 1 70 into "$CG/b/deep"
-	gated gone 1 33 into "$CG/gone"
+	gated inb 3 50
+	moved inb "$CG/b"
+	gated deep 1 70
+	moved deep "$CG/b/deep"
+	gated gone 1 33
+	moved gone "$CG/gone"
 	gated outside 1 44
 	# One that moves from a to b between two steps of 25 writes.
 	mkfifo "$T/steps"
@@ -57,7 +70,7 @@ sum_is() {
 	until_sum "/$NAME/a" 25
 	echo "$mover" >"$CG/b/cgroup.procs"
 	echo w >&"$steps"
-	until_sum "/$NAME/b" 26
+	until_sum "/$NAME/b" 25
 	echo q >&"$steps"
 	exec {steps}>&-
 	wait "$mover"
@@ -65,13 +78,13 @@ sum_is() {
 		open_gate "$w"
 	done
 	wait "$(pid_of gone)"
-	until_sum "/$NAME/gone" 34
+	until_sum "/$NAME/gone" 33
 	rmdir "$CG/gone"
 	wait_while "$CPID" grep -q "rmdir .*# /$NAME/gone\$" "$T/out" ||
 	    { cat "$T/out" "$T/err"; false; }
 	until_sum "/$NAME/a" 225
-	until_sum "/$NAME/b" 176
-	until_sum "/$NAME/b/deep" 71
+	until_sum "/$NAME/b" 175
+	until_sum "/$NAME/b/deep" 70
 	kill -TERM "$CPID"
 	wait_cputrack
 	cat "$T/err"
@@ -79,37 +92,40 @@ sum_is() {
 	# Nothing more came to any of them, nothing ran in the target itself,
 	# and the one outside it was not counted.
 	[ "$(cgroup_sum "/$NAME/a")" = 225 ]
-	[ "$(cgroup_sum "/$NAME/b")" = 176 ]
-	[ "$(cgroup_sum "/$NAME/b/deep")" = 71 ]
-	[ "$(cgroup_sum "/$NAME/gone")" = 34 ]
+	[ "$(cgroup_sum "/$NAME/b")" = 175 ]
+	[ "$(cgroup_sum "/$NAME/b/deep")" = 70 ]
+	[ "$(cgroup_sum "/$NAME/gone")" = 33 ]
 	[ "$(cgroup_sum "/$NAME")" = 0 ]
-	[ -z "$(awk -v pid="$(pid_of outside)" '$2 == pid' "$T/out")" ]
+	[ -z "$(awk '$2 == 0 && $NF !~ "^/'"$NAME"'" && $4 != "event"' "$T/out")" ]
+	# Cgroups are counted, not threads: every row is a cgroup's.
+	[ -z "$(awk 'NR > 1 && $2 != 0' "$T/out")" ]
 	# The removed one's last row is its last; the others' totals are
 	# their rows' sums.
 	[ "$(awk -v n="/$NAME/gone" '$2 == 0 && $NF == n { l = $4 } END { print l }' "$T/out")" = rmdir ]
 	[ "$(cgroup_sum "/$NAME/a" total)" = 225 ]
-	[ "$(cgroup_sum "/$NAME/b" total)" = 176 ]
-	# The processes' own totals hold the same writes.
-	[ "$(rows_of "$(pid_of there)" exit)" = 200 ]
-	[ "$(rows_of "$mover" exit)" = 50 ]
+	[ "$(cgroup_sum "/$NAME/b" total)" = 175 ]
 }
 
 @test "--for-each-cgroup: depth= counts deeper cgroups in their ancestor; past max=, a cgroup counts in its parent, and one line says so" {
 	mkdir "$CG/a" "$CG/b" "$CG/b/deep" "$CG/c" "$CG/d"
 	start_cputrack_until ' cgroup ' \
 	    --for-each-cgroup="/$NAME,depth=1,max=3" -T 0.2 -c "$WRITE"
+	gated a 1 10
+	moved a "$CG/a"
+	gated deep 1 20
+	moved deep "$CG/b/deep"
+	gated c 1 30
+	moved c "$CG/c"
+	gated d 1 40
+	moved d "$CG/d"
 	# The target and the first two cgroups counted have room.
-	gated a 1 10 into "$CG/a"
-	gated deep 1 20 into "$CG/b/deep"
-	until_sum "/$NAME/b" 1
-	gated c 1 30 into "$CG/c"
-	gated d 1 40 into "$CG/d"
-	for w in a deep c d; do
-		open_gate "$w"
-	done
-	until_sum "/$NAME/a" 11
-	until_sum "/$NAME/b" 21
-	until_sum "/$NAME" 72
+	open_gate a
+	until_sum "/$NAME/a" 10
+	open_gate deep
+	until_sum "/$NAME/b" 20
+	open_gate c
+	open_gate d
+	until_sum "/$NAME" 70
 	kill -TERM "$CPID"
 	wait_cputrack
 	[ "$status" -eq 0 ]
@@ -128,12 +144,14 @@ sum_is() {
 	    -c "$WRITE"
 	# perf stat has opened its counters when it waits for its command.
 	wait_for pgrep -x -P "$perf" sleep
-	gated a 2 300 into "$CG/a"
-	gated b 3 200 into "$CG/b"
+	gated a 2 300
+	moved a "$CG/a"
+	gated b 3 200
+	moved b "$CG/b"
 	open_gate a
 	open_gate b
-	until_sum "/$NAME/a" 601
-	until_sum "/$NAME/b" 601
+	until_sum "/$NAME/a" 600
+	until_sum "/$NAME/b" 600
 	wait "$(pid_of a)" "$(pid_of b)"
 	# perf stat ends, with its counts, when its command does.
 	pkill -TERM -x -P "$perf" sleep
@@ -152,18 +170,20 @@ sum_is() {
 	CPID=$!
 	ct_bg "$CPID"
 	wait_file "$T/m.prom"
-	gated a 2 30 into "$CG/a"
-	gated gone 1 7 into "$CG/gone"
+	gated a 2 30
+	moved a "$CG/a"
+	gated gone 1 7
+	moved gone "$CG/gone"
 	open_gate a
 	open_gate gone
 	wait "$(pid_of a)" "$(pid_of gone)"
 	rmdir "$CG/gone"
 	local series="cputrack_cgroup_events_total{cgroup=\"/$NAME/%s\",event=\"$WRITE\",set=\"0\"} %s"
 	# shellcheck disable=SC2059 # the format is the series'
-	wait_while "$CPID" grep -qxF "$(printf "$series" a 61)" "$T/m.prom" ||
+	wait_while "$CPID" grep -qxF "$(printf "$series" a 60)" "$T/m.prom" ||
 	    { cat "$T/m.prom"; false; }
 	# shellcheck disable=SC2059
-	grep -qxF "$(printf "$series" gone 8)" "$T/m.prom"
+	grep -qxF "$(printf "$series" gone 7)" "$T/m.prom"
 	! grep -q 'pid="0"' "$T/m.prom"
 	kill -TERM "$CPID"
 	wait "$CPID"
@@ -182,4 +202,10 @@ sum_is() {
 	[ "${lines[0]}" = "cputrack: --for-each-cgroup and -p cannot be given together" ]
 	run -2 "$CPUTRACK" --for-each-cgroup=/no-such-cgroup-"$NAME" -c "$WRITE"
 	[ "$output" = "cputrack: --for-each-cgroup '/no-such-cgroup-$NAME': no such cgroup under $CGM" ]
+	# It counts every process there: a caller that may not trace any
+	# process may not use it.
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	run -2 setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace \
+	    "$CPUTRACK" --for-each-cgroup="/$NAME" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup counts every process of the cgroups: it needs CAP_SYS_PTRACE (root has it)" ]
 }
