@@ -185,6 +185,23 @@ bpfeng_hidden_switches(const struct bpfeng *eng)
 	return 0;
 }
 
+int
+bpfeng_read_cgroups(struct bpfeng *eng, bpfeng_cgroup_fn *fn, void *arg)
+{
+	(void)eng;
+	(void)fn;
+	(void)arg;
+	errno = ENOSYS;
+	return -1;
+}
+
+void
+bpfeng_forget_cgroup(struct bpfeng *eng, uint64_t id)
+{
+	(void)eng;
+	(void)id;
+}
+
 void
 bpfeng_close(struct bpfeng *eng)
 {
