@@ -111,13 +111,7 @@ struct bpf_track {
 	uint64_t *cg_sum;
 	struct row_lwp cg_who;
 	unsigned cg_ticks_left;
-	/*
-	 * --for-each-cgroup: each cgroup's rows; the cgroups counted in
-	 * their parents', and how many of them were said
-	 */
-	struct cgroup_rows *cgroups;
-	unsigned folded, folded_said;
-	char folded_first[256];
+	struct cgroup_rows *cgroups; /* --for-each-cgroup: each cgroup's rows */
 };
 
 static int
@@ -561,15 +555,8 @@ on_cgroup(void *arg, uint64_t id, bool folded, pid_t tid, uint64_t when_ns)
 
 	(void)tid;
 	(void)when_ns;
-	if (bt->cgroups == NULL)
-		return;
-	if (!folded) {
-		cgroup_rows_found(bt->cgroups, id);
-		return;
-	}
-	if (bt->folded++ == 0)
-		snprintf(bt->folded_first, sizeof(bt->folded_first), "%s",
-		    cgroup_rows_folded(bt->cgroups, id));
+	if (bt->cgroups != NULL)
+		cgroup_rows_found(bt->cgroups, id, folded);
 }
 
 static const struct bpfeng_ops track_ops = {
@@ -1192,30 +1179,6 @@ forget_cgroup(void *arg, uint64_t id)
 	bpfeng_forget_cgroup(bt->eng, id);
 }
 
-/*
- * Cgroups the engine had no room for count in their parents: said at a
- * tick when there are more of them than last said.
- */
-static void
-say_folded(struct bpf_track *bt)
-{
-	if (bt->folded == bt->folded_said)
-		return;
-	bt->folded_said = bt->folded;
-	if (bt->folded == 1)
-		diag(NULL,
-		    "1 cgroup under %s (%s) is counted in its parent's rows: "
-		    "no more than max=%u are counted apart\n",
-		    bt->ct->opt.cgroup->name, bt->folded_first,
-		    bt->ct->opt.cgroups_max);
-	else
-		diag(NULL,
-		    "%u cgroups under %s (%s, ...) are counted in their "
-		    "parents' rows: no more than max=%u are counted apart\n",
-		    bt->folded, bt->ct->opt.cgroup->name, bt->folded_first,
-		    bt->ct->opt.cgroups_max);
-}
-
 /* --for-each-cgroup: every cgroup's row of the tick. -1: the engine failed. */
 static int
 each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
@@ -1228,7 +1191,6 @@ each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
 	}
 	cgroup_rows_tick(
 	    bt->cgroups, bt->current, intervals, forget_cgroup, bt);
-	say_folded(bt);
 	return 0;
 }
 

@@ -43,6 +43,9 @@ struct cgroup_rows {
 	unsigned depth;
 	int current; /* the set counting now */
 	struct cgroup_tree rows;
+	/* Cgroups folded into their parents, how many were said, the first. */
+	unsigned folded, folded_said;
+	char folded_first[256];
 };
 
 static int
@@ -189,9 +192,36 @@ row_of(struct cgroup_rows *cr, uint64_t id)
 }
 
 void
-cgroup_rows_found(struct cgroup_rows *cr, uint64_t id)
+cgroup_rows_found(struct cgroup_rows *cr, uint64_t id, bool folded)
 {
-	(void)row_of(cr, id);
+	struct cgroup_row *r = row_of(cr, id);
+
+	if (folded && cr->folded++ == 0)
+		snprintf(cr->folded_first, sizeof(cr->folded_first), "%s",
+		    r != NULL ? r->name : "?");
+}
+
+/* Cgroups folded since the last line: said, with the first's name. */
+static void
+say_folded(struct cgroup_rows *cr)
+{
+	const struct cputrack_opts *o = &cr->ct->opt;
+
+	if (cr->folded == cr->folded_said)
+		return;
+	cr->folded_said = cr->folded;
+	output_cgroups_folded(cr->ct->out, cr->folded);
+	if (cr->folded == 1)
+		diag(NULL,
+		    "1 cgroup under %s (%s) is counted in its parent's rows: "
+		    "no more than max=%u are counted apart\n",
+		    cr->top->name, cr->folded_first, o->cgroups_max);
+	else
+		diag(NULL,
+		    "%u cgroups under %s (%s, ...) are counted in their "
+		    "parents' rows: no more than max=%u are counted apart\n",
+		    cr->folded, cr->top->name, cr->folded_first,
+		    o->cgroups_max);
 }
 
 void
@@ -230,6 +260,12 @@ cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
 	struct cgroup_row *r, *next;
 
 	RB_FOREACH_SAFE (r, cgroup_tree, &cr->rows, next) {
+		/* A name found by a walk is kept only while it is there. */
+		if (r->grp == NULL && gone(cr, r)) {
+			RB_REMOVE(cgroup_tree, &cr->rows, r);
+			row_free(r);
+			continue;
+		}
 		if (r->grp == NULL || !r->sampled)
 			continue;
 		r->sampled = false;
@@ -242,6 +278,7 @@ cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
 		} else
 			r->gone = gone(cr, r);
 	}
+	say_folded(cr);
 }
 
 void
@@ -263,12 +300,4 @@ cgroup_rows_totals(struct cgroup_rows *cr)
 	RB_FOREACH (r, cgroup_tree, &cr->rows)
 		if (r->grp != NULL)
 			row_totals(cr->ct, &r->who, "total", r->grp, NULL);
-}
-
-const char *
-cgroup_rows_folded(struct cgroup_rows *cr, uint64_t id)
-{
-	struct cgroup_row *r = row_of(cr, id);
-
-	return r != NULL ? r->name : "?";
 }

@@ -19,8 +19,11 @@ struct cgroup_rows *cgroup_rows_new(
     struct cputrack *ct, const struct cgroup_dir *top, unsigned depth);
 void cgroup_rows_free(struct cgroup_rows *cr);
 
-/* A cgroup the engine began to count: named now, while it is there. */
-void cgroup_rows_found(struct cgroup_rows *cr, uint64_t id);
+/*
+ * A cgroup the engine began to count: named now, while it is there; or,
+ * folded, one it had no room for, whose counts are in its parent's rows.
+ */
+void cgroup_rows_found(struct cgroup_rows *cr, uint64_t id, bool folded);
 
 /* A cgroup's counts at this tick, in set s (its totals so far). */
 void cgroup_rows_sample(struct cgroup_rows *cr, uint64_t id, int s,
@@ -28,7 +31,8 @@ void cgroup_rows_sample(struct cgroup_rows *cr, uint64_t id, int s,
 
 /*
  * Every counted cgroup's row of this tick, in set s; one that is gone has
- * its last, labelled rmdir, and forget(arg, id) drops its counts.
+ * its last, labelled rmdir, and forget(arg, id) drops its counts. Cgroups
+ * folded since the last tick are said in one line.
  */
 void cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
     void (*forget)(void *arg, uint64_t id), void *arg);
@@ -38,11 +42,5 @@ void cgroup_rows_set_current(struct cgroup_rows *cr, int s);
 
 /* Each cgroup's total row, at the end of the run. */
 void cgroup_rows_totals(struct cgroup_rows *cr);
-
-/*
- * A cgroup the engine had no room to count apart: its counts are in its
- * parent's rows (or the target's). Its name, for a message.
- */
-const char *cgroup_rows_folded(struct cgroup_rows *cr, uint64_t id);
 
 #endif /* CPUTRACK_CGROUPS_H */

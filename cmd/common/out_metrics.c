@@ -32,7 +32,8 @@
  *   cputrack_cgroup_*        --cgroup: the cgroup's events, enabled,
  *                            running and set seconds
  * and over HTTP (out_health): process_* as Prometheus clients have them,
- * T_rows_dropped_total, T_scrape_duration_seconds, cputrack_engine_info.
+ * T_rows_dropped_total, T_scrape_duration_seconds, cputrack_engine_info,
+ * and with --for-each-cgroup cputrack_cgroups_folded.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -1118,6 +1119,10 @@ health_families(struct out_metrics *m, struct out_buf *b,
 		"totals are kept)." };
 	static const struct family engine = { NULL, "engine_info", F_GAUGE,
 		NULL, "The engine that follows and counts the threads." };
+	static const struct family folded = { NULL, "cgroups_folded", F_GAUGE,
+		NULL,
+		"Cgroups counted in their parents' series: more than "
+		"--for-each-cgroup's max= were counted." };
 	static const struct family took = { NULL, "scrape_duration_seconds",
 		F_GAUGE, "seconds", "How long this scrape took to make." };
 	unsigned long long size = 0, resident = 0;
@@ -1161,6 +1166,10 @@ health_families(struct out_metrics *m, struct out_buf *b,
 	snprintf(value, sizeof(value), "%llu", h->rows_dropped);
 	single_counter(
 	    m, b, &dropped, value, (long long)out_run_start_ns(m->run), om);
+	if (h->cgroups_folded >= 0) {
+		snprintf(value, sizeof(value), "%lld", h->cgroups_folded);
+		single(m, b, &folded, value, om);
+	}
 	if (h->engine != NULL) {
 		sample_name(m, &m->samples, &engine);
 		label(&m->samples, &first, "engine", h->engine);

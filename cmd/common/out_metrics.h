@@ -41,6 +41,7 @@ bool out_metrics_changed(const struct out_metrics *m);
 struct out_health {
 	const char *engine; /* cputrack's, or NULL */
 	unsigned long long rows_dropped;
+	long long cgroups_folded;	  /* --for-each-cgroup's, or -1 */
 	hrtime_t scrape_start;		  /* CLOCK_MONOTONIC ns */
 	const struct out_http_auth *auth; /* --web-config's checks, or NULL */
 };

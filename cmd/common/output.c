@@ -112,6 +112,7 @@ struct output {
 	bool multiplex_noted;
 	struct drops drops[MAX_KINDS + 1]; /* the last: any other */
 	unsigned long long dropped;
+	unsigned cgroups_folded; /* --for-each-cgroup's, under lock */
 	char *noted[MAX_NOTES];
 	int nnoted;
 };
@@ -230,6 +231,14 @@ replace_file(void *arg)
 	return err;
 }
 
+void
+output_cgroups_folded(struct output *o, unsigned n)
+{
+	pthread_mutex_lock(&o->lock);
+	o->cgroups_folded = n;
+	pthread_mutex_unlock(&o->lock);
+}
+
 /* Render the metrics for an HTTP request, in its own buffer. */
 static void
 render_for_http(void *arg, struct out_buf *b, bool openmetrics,
@@ -242,6 +251,8 @@ render_for_http(void *arg, struct out_buf *b, bool openmetrics,
 	pthread_mutex_lock(&o->lock);
 	health.engine = o->run.cfg.engine;
 	health.rows_dropped = o->dropped;
+	health.cgroups_folded =
+	    o->run.cfg.cgroup_names ? (long long)o->cgroups_folded : -1;
 	out_metrics_render(o->metrics, b, openmetrics, output_now(), &health);
 	pthread_mutex_unlock(&o->lock);
 }

@@ -191,6 +191,11 @@ void output_row(struct output *o, const struct out_row *row);
 void output_summary(struct output *o, const struct out_summary *sum);
 /* cpustat -T: the timestamp line before a table row. */
 void output_timestamp(struct output *o);
+/*
+ * --for-each-cgroup: how many cgroups are counted in their parents' rows,
+ * for the exporter's own metrics.
+ */
+void output_cgroups_folded(struct output *o, unsigned n);
 
 /*
  * Have what is queued written, without waiting for it; 0, or -1 with

@@ -106,10 +106,19 @@ sum_is() {
 	[ "$(cgroup_sum "/$NAME/b" total)" = 175 ]
 }
 
-@test "--for-each-cgroup: depth= counts deeper cgroups in their ancestor; past max=, a cgroup counts in its parent, and one line says so" {
+# folded_served PORT N: the exporter on PORT says N cgroups are folded.
+folded_served() {
+	curl -sf "http://127.0.0.1:$1/metrics" |
+	    grep -qx "cputrack_cgroups_folded $2"
+}
+
+@test "--for-each-cgroup: depth= counts deeper cgroups in their ancestor; past max=, a cgroup counts in its parent, and one line and a metric say so" {
 	mkdir "$CG/a" "$CG/b" "$CG/b/deep" "$CG/c" "$CG/d"
+	local port
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	start_cputrack_until ' cgroup ' \
-	    --for-each-cgroup="/$NAME,depth=1,max=3" -T 0.2 -c "$WRITE"
+	    --for-each-cgroup="/$NAME,depth=1,max=3" -T 0.2 \
+	    --listen=127.0.0.1:"$port" -c "$WRITE"
 	gated a 1 10
 	moved a "$CG/a"
 	gated deep 1 20
@@ -126,6 +135,8 @@ sum_is() {
 	open_gate c
 	open_gate d
 	until_sum "/$NAME" 70
+	# The exporter says it too.
+	wait_while "$CPID" folded_served "$port" 2
 	kill -TERM "$CPID"
 	wait_cputrack
 	[ "$status" -eq 0 ]
@@ -198,6 +209,8 @@ sum_is() {
 	[ "${lines[0]}" = "cputrack: invalid depth '-1'" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,max=0" -c "$WRITE"
 	[ "${lines[0]}" = "cputrack: invalid max '0'" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME" --top -b -c "$WRITE"
+	[ "${lines[0]}" = "cputrack: --top shows threads and processes: not with --for-each-cgroup" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME" -p 1 -c "$WRITE"
 	[ "${lines[0]}" = "cputrack: --for-each-cgroup and -p cannot be given together" ]
 	run -2 "$CPUTRACK" --for-each-cgroup=/no-such-cgroup-"$NAME" -c "$WRITE"
