@@ -525,9 +525,6 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->flags = config->flags;
 	eng->cgroups_max =
 	    config->flags & BPFENG_EACH_CGROUP ? config->cgroups_max : 0;
-	/* Every task of the cgroups counts: only for who may count any. */
-	if (eng->cgroups_max != 0 && !eng_may_trace_any())
-		eng->cgroups_max = 0;
 	eng->fold_depth = eng->cgroups_max != 0 ? config->fold_depth : 0;
 	if (eng->fold_depth > BPFENG_CGROUP_DEPTH)
 		eng->fold_depth = BPFENG_CGROUP_DEPTH;
@@ -595,6 +592,14 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 	if (cpc == NULL || sets == NULL || config == NULL ||
 	    check_sets(sets, nsets, why, whylen) != 0) {
 		errno = EINVAL;
+		return NULL;
+	}
+	/* Every task of the cgroups counts: only for who may count any. */
+	if ((config->flags & BPFENG_EACH_CGROUP) && !eng_may_trace_any()) {
+		eng_why(why, whylen,
+		    "counting each cgroup apart counts every process there: "
+		    "it needs CAP_SYS_PTRACE");
+		errno = EPERM;
 		return NULL;
 	}
 	if ((eng = engine_new(cpc, config, ops, arg)) == NULL) {

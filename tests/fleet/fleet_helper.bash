@@ -107,6 +107,36 @@ daemon_pid() {
 	[ "$start" != "$(cat "$D/$1.start")" ] || echo "$p"
 }
 
+# cgroup_fleet_ready NAME [CHILD...]: for a file of cputrack's fleet
+# tests: root, curl and Prometheus there, the cgroup $CG (NAME, with its
+# CHILD cgroups) made under the cgroup2 mount $CGM, and tracefs mounted.
+# Otherwise why not, in $D/skip, and status 1.
+cgroup_fleet_ready() {
+	local c
+	[ "$(id -u)" -eq 0 ] ||
+	    { echo "the BPF engine needs root" >"$D/skip"; return 1; }
+	command -v curl >/dev/null ||
+	    { echo "curl is not installed" >"$D/skip"; return 1; }
+	if ! install_packages; then
+		echo "cannot install prometheus: $(tail -1 "$D/apt.log" 2>/dev/null)" >"$D/skip"
+		return 1
+	fi
+	CGM=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
+		if ($(i + 1) == "cgroup2") print $5; break } }' \
+	    /proc/self/mountinfo | head -n 1)
+	[ -n "$CGM" ] ||
+	    { echo "no cgroup v2 hierarchy is mounted here" >"$D/skip"; return 1; }
+	CG=$CGM/$1
+	mkdir "$CG" ||
+	    { echo "cannot make a cgroup under $CGM" >"$D/skip"; return 1; }
+	for c in "${@:2}"; do
+		mkdir "$CG/$c"
+	done
+	if ! [ -d /sys/kernel/tracing/events/syscalls/sys_enter_write ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+	fi
+}
+
 # status_kept NAME: the watched daemon NAME's exit status is in
 # $D/NAME.rc, or it was never started.
 status_kept() {

@@ -32,27 +32,9 @@ start_cputrack() {
 setup_file() {
 	export D=$BATS_FILE_TMPDIR
 	[ -x "${CPUTRACK:-}" ] || return 0
-	[ "$(id -u)" -eq 0 ] ||
-	    { echo "the BPF engine needs root" >"$D/skip"; return 0; }
-	command -v curl >/dev/null ||
-	    { echo "curl is not installed" >"$D/skip"; return 0; }
-	if ! install_packages; then
-		echo "cannot install prometheus: $(tail -1 "$D/apt.log" 2>/dev/null)" >"$D/skip"
-		return 0
-	fi
 	export CGM CG NAME CT_PORT PROM_PORT
-	CGM=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") {
-		if ($(i + 1) == "cgroup2") print $5; break } }' \
-	    /proc/self/mountinfo | head -n 1)
-	[ -n "$CGM" ] ||
-	    { echo "no cgroup v2 hierarchy is mounted here" >"$D/skip"; return 0; }
 	NAME=cpctools-node-$$
-	CG=$CGM/$NAME
-	mkdir "$CG" "$CG/paced.service" ||
-	    { echo "cannot make a cgroup under $CGM" >"$D/skip"; return 0; }
-	if ! [ -d /sys/kernel/tracing/events/syscalls/sys_enter_write ]; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
-	fi
+	cgroup_fleet_ready "$NAME" paced.service || return 0
 	CT_PORT=$(free_port)
 	PROM_PORT=$(free_port)
 	cat >"$D/prometheus.yml" <<-EOF
