@@ -159,6 +159,17 @@ metrics_comment(const struct out_run *run, struct out_buf *b,
 	}
 }
 
+/* A cgroup's name, on the row's one line: control characters as '?'. */
+static void
+name_out(struct out_buf *b, const char *name)
+{
+	const char *c;
+
+	for (c = name; *c != '\0'; c++)
+		out_buf_add(
+		    b, (unsigned char)*c < 0x20 || *c == 0x7f ? "?" : c, 1);
+}
+
 /*
  * The comment at the end of a row of counts: its set, what a gap row
  * holds, what is amiss, and with --metrics the derived metrics.
@@ -178,8 +189,10 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	if (!named && !several && !gap && why == NULL && !metrics)
 		return;
 	out_buf_str(b, row->ncpus >= 0 ? "# " : " # ");
-	if (named)
-		out_buf_printf(b, "%s%s", row->comm, several ? "; " : "");
+	if (named) {
+		name_out(b, row->comm);
+		out_buf_str(b, several ? "; " : "");
+	}
 	if (several)
 		out_buf_str(b, spec->text);
 	if (gap)

@@ -222,3 +222,17 @@ folded_served() {
 	    "$CPUTRACK" --for-each-cgroup="/$NAME" -c "$WRITE"
 	[ "$output" = "cputrack: --for-each-cgroup counts every process of the cgroups: it needs CAP_SYS_PTRACE (root has it)" ]
 }
+
+@test "--for-each-cgroup: a cgroup's name keeps its row on one line, control characters shown as ?" {
+	mkdir "$CG/tab$(printf '\t')name"
+	gated t 1 5
+	moved t "$CG/tab$(printf '\t')name"
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	open_gate t
+	until_sum "/$NAME/tab?name" 5
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	grep -q "cgroup .*# /$NAME/tab?name\$" "$T/out"
+}
