@@ -260,13 +260,21 @@ cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
 	struct cgroup_row *r, *next;
 
 	RB_FOREACH_SAFE (r, cgroup_tree, &cr->rows, next) {
-		/* A name found by a walk is kept only while it is there. */
-		if (r->grp == NULL && gone(cr, r)) {
-			RB_REMOVE(cgroup_tree, &cr->rows, r);
-			row_free(r);
+		/*
+		 * A name found by a walk is kept while it is there, and a tick
+		 * after: a thread's last counts, given at its last context
+		 * switch, can come after its process was reaped and its cgroup
+		 * removed.
+		 */
+		if (r->grp == NULL) {
+			if (r->gone) {
+				RB_REMOVE(cgroup_tree, &cr->rows, r);
+				row_free(r);
+			} else
+				r->gone = gone(cr, r);
 			continue;
 		}
-		if (r->grp == NULL || !r->sampled)
+		if (!r->sampled)
 			continue;
 		r->sampled = false;
 		row_cgroup(cr->ct, &r->who, r->gone ? "rmdir" : "cgroup", s,

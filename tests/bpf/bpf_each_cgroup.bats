@@ -190,11 +190,14 @@ folded_served() {
 	wait "$(pid_of a)" "$(pid_of gone)"
 	rmdir "$CG/gone"
 	local series="cputrack_cgroup_events_total{cgroup=\"/$NAME/%s\",event=\"$WRITE\",set=\"0\"} %s"
+	# A thread's last counts are given at its last context switch, which
+	# can come after its process was reaped: each series is waited for.
 	# shellcheck disable=SC2059 # the format is the series'
 	wait_while "$CPID" grep -qxF "$(printf "$series" a 60)" "$T/m.prom" ||
 	    { cat "$T/m.prom"; false; }
 	# shellcheck disable=SC2059
-	grep -qxF "$(printf "$series" gone 7)" "$T/m.prom"
+	wait_while "$CPID" grep -qxF "$(printf "$series" gone 7)" "$T/m.prom" ||
+	    { cat "$T/m.prom"; false; }
 	! grep -q 'pid="0"' "$T/m.prom"
 	kill -TERM "$CPID"
 	wait "$CPID"
