@@ -29,6 +29,9 @@ track_proc_new(struct cputrack *ct, pid_t pid, const char *comm, size_t size)
 		strlcpy(p->comm, comm, sizeof(p->comm));
 	else
 		proc_comm(pid, p->comm, sizeof(p->comm));
+	/* A fork's child (its name known) starts in its parent's cgroup. */
+	if (comm == NULL || p->started)
+		output_process(ct->out, pid, p->comm);
 	return p;
 }
 

@@ -16,13 +16,13 @@
  * instead of starting again, so that it never goes down.
  *
  * Families, for tool T (cpustat or cputrack):
- *   T_events_total           events: cpu | pid,lwp,comm; event; set
+ *   T_events_total           events: cpu | pid,lwp,comm,cgroup; event; set
  *   T_event_seconds_total    clock events (ns) in seconds, the same labels
- *   T_enabled_seconds_total  cpu | pid,lwp,comm; set
+ *   T_enabled_seconds_total  cpu | pid,lwp,comm,cgroup; set
  *   T_running_seconds_total  the same
  *   cpustat_gap_intervals_total  cpu, set: intervals held in gap rows
  *   cputrack_process_events_total, cputrack_process_event_seconds_total:
- *                            pid, comm, event, set
+ *                            pid, comm, cgroup, event, set
  *   T_not_counted, T_partial 1, with the row's labels, set and reason
  *   T_set_info               set, spec
  *   cpctools_build_info      tool, version
@@ -65,6 +65,12 @@ struct series {
 	int lwp;
 	int set;
 	char *comm;
+	/*
+	 * A process's or LWP's: its process's cgroup when the series began
+	 * (a label, not part of its name, so that it never changes); NULL:
+	 * not known.
+	 */
+	char *cgroup;
 	pid_t tid;	/* whose counts they are now */
 	unsigned image; /* of its process, now */
 	bool ended;
@@ -88,11 +94,12 @@ struct series {
 	uint64_t values[][2];
 };
 
-/* A process of cputrack: its name, for the series' comm label. */
+/* A process of cputrack: its name and cgroup, for the series' labels. */
 struct mproc {
 	struct mproc *hnext;
 	pid_t pid;
 	char comm[64];
+	char *cgroup;	/* NULL: not known */
 	unsigned image; /* execs so far */
 };
 
@@ -142,9 +149,17 @@ series_free(struct series *s)
 {
 	free(s->gone);
 	free(s->comm);
+	free(s->cgroup);
 	free(s->not_counted);
 	free(s->partial);
 	free(s);
+}
+
+static void
+proc_free(struct mproc *p)
+{
+	free(p->cgroup);
+	free(p);
 }
 
 void
@@ -163,7 +178,7 @@ out_metrics_free(struct out_metrics *m)
 	for (i = 0; i < PROC_BUCKETS; i++)
 		for (p = m->procs[i]; p != NULL; p = pnext) {
 			pnext = p->hnext;
-			free(p);
+			proc_free(p);
 		}
 	free(m->buckets);
 	out_buf_free(&m->samples);
@@ -237,7 +252,7 @@ series_lookup(const struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
 /* The series of these labels, made if it is new; NULL without memory. */
 static struct series *
 series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid, int lwp,
-    int set, const char *comm)
+    int set, const char *comm, const char *cgroup)
 {
 	size_t b = key_hash(kind, cpu, pid, lwp, set, comm) % m->nbuckets;
 	int n = m->run->specs[set]->nreqs;
@@ -247,7 +262,10 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid, int lwp,
 		return s;
 	if ((s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->values[0]))) ==
 		NULL ||
-	    (s->comm = strdup(comm)) == NULL) {
+	    (s->comm = strdup(comm)) == NULL ||
+	    (cgroup != NULL && (s->cgroup = strdup(cgroup)) == NULL)) {
+		if (s != NULL)
+			free(s->comm);
 		free(s);
 		return NULL;
 	}
@@ -458,9 +476,13 @@ proc_slot(struct out_metrics *m, pid_t pid)
 	return pp;
 }
 
-/* The process, its name taken from the row or read when first seen. */
+/*
+ * The process, its name taken from the row or read when first seen; its
+ * cgroup its parent's (a fork's child starts in it), or read.
+ */
 static struct mproc *
-proc_of(struct out_metrics *m, pid_t pid, const char *comm)
+proc_new(struct out_metrics *m, pid_t pid, const char *comm,
+    const struct mproc *parent)
 {
 	struct mproc **pp = proc_slot(m, pid), *p;
 
@@ -473,8 +495,24 @@ proc_of(struct out_metrics *m, pid_t pid, const char *comm)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	else
 		proc_comm(pid, p->comm, sizeof(p->comm));
+	if (parent != NULL && parent->cgroup != NULL)
+		p->cgroup = strdup(parent->cgroup);
+	else
+		p->cgroup = proc_cgroup(pid);
 	*pp = p;
 	return p;
+}
+
+static struct mproc *
+proc_of(struct out_metrics *m, pid_t pid, const char *comm)
+{
+	return proc_new(m, pid, comm, NULL);
+}
+
+void
+out_metrics_process(struct out_metrics *m, pid_t pid, const char *comm)
+{
+	(void)proc_of(m, pid, comm);
 }
 
 /* A new image (exec): its name now. */
@@ -482,6 +520,7 @@ static void
 proc_exec(struct out_metrics *m, pid_t pid, const char *comm)
 {
 	struct mproc *p = proc_of(m, pid, comm);
+	char *cgroup;
 
 	if (p == NULL)
 		return;
@@ -490,6 +529,11 @@ proc_exec(struct out_metrics *m, pid_t pid, const char *comm)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	else
 		proc_comm(pid, p->comm, sizeof(p->comm));
+	/* A service manager's child moves itself, then execs. */
+	if ((cgroup = proc_cgroup(pid)) != NULL) {
+		free(p->cgroup);
+		p->cgroup = cgroup;
+	}
 }
 
 static void
@@ -499,7 +543,7 @@ proc_forget(struct out_metrics *m, pid_t pid)
 
 	if (p != NULL) {
 		*pp = p->hnext;
-		free(p);
+		proc_free(p);
 	}
 }
 
@@ -617,7 +661,7 @@ cgroup_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 		m->cgroup_before = m->cgroup_row_at;
 		m->cgroup_row_at = row->when;
 	}
-	s = series_find(m, K_CGROUP, -1, 0, -1, row->setno, name);
+	s = series_find(m, K_CGROUP, -1, 0, -1, row->setno, name, NULL);
 	apply(s, row, false);
 	/*
 	 * The sets take turns at the ticks, for every thread at once: the
@@ -638,11 +682,14 @@ cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 {
 	struct mproc *p = proc_of(m, row->pid, row->comm);
 	const char *comm = p != NULL ? p->comm : "";
+	const char *cgroup = p != NULL ? p->cgroup : NULL;
 	unsigned image = p != NULL ? p->image : 0;
 	struct series *lwp, *proc;
 
-	lwp = series_find(m, K_LWP, -1, row->pid, row->lwp, row->setno, comm);
-	proc = series_find(m, K_PROCESS, -1, row->pid, -1, row->setno, comm);
+	lwp = series_find(
+	    m, K_LWP, -1, row->pid, row->lwp, row->setno, comm, cgroup);
+	proc = series_find(
+	    m, K_PROCESS, -1, row->pid, -1, row->setno, comm, cgroup);
 	if (is(row, "tick") || is(row, "gap") || is(row, "lwp_create") ||
 	    is(row, "init_lwp")) {
 		if (lwp != NULL)
@@ -675,7 +722,7 @@ static void
 cpustat_row(struct out_metrics *m, const struct out_row *row)
 {
 	struct series *s =
-	    series_find(m, K_CPU, row->cpu, -1, -1, row->setno, "");
+	    series_find(m, K_CPU, row->cpu, -1, -1, row->setno, "", NULL);
 
 	apply(s, row, false);
 	if (s != NULL && row->intervals > 1)
@@ -694,10 +741,10 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 		 * may be an image's it exec'd since (an engine that reports
 		 * the fork late).
 		 */
-		if (row->child > 0) {
-			(void)proc_of(m, row->pid, row->comm);
-			(void)proc_of(m, row->child, row->comm);
-		} else if (row->args != NULL)
+		if (row->child > 0)
+			(void)proc_new(m, row->child, row->comm,
+			    proc_of(m, row->pid, row->comm));
+		else if (row->args != NULL)
 			proc_exec(m, row->pid, row->comm);
 		return;
 	}
@@ -713,8 +760,8 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 	else if (row->cpu >= 0)
 		cpustat_row(m, row);
 	else
-		apply(series_find(m, K_TOTAL, -1, -1, -1, row->setno, ""), row,
-		    true);
+		apply(series_find(m, K_TOTAL, -1, -1, -1, row->setno, "", NULL),
+		    row, true);
 }
 
 /* Rendering. */
@@ -814,6 +861,8 @@ sample_start(struct out_metrics *m, const struct family *f,
 		label_int(b, &first, "lwp", s->lwp);
 	if (s->kind == K_LWP || s->kind == K_PROCESS)
 		label(b, &first, "comm", s->comm);
+	if ((s->kind == K_LWP || s->kind == K_PROCESS) && s->cgroup != NULL)
+		label(b, &first, "cgroup", s->cgroup);
 	if (s->kind == K_CGROUP)
 		label(b, &first, "cgroup", s->comm);
 	if (event != NULL)

@@ -232,6 +232,16 @@ replace_file(void *arg)
 }
 
 void
+output_process(struct output *o, pid_t pid, const char *comm)
+{
+	if (o->metrics == NULL)
+		return;
+	pthread_mutex_lock(&o->lock);
+	out_metrics_process(o->metrics, pid, comm);
+	pthread_mutex_unlock(&o->lock);
+}
+
+void
 output_cgroups_folded(struct output *o, unsigned n)
 {
 	pthread_mutex_lock(&o->lock);

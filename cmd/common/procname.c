@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* A process's name, and a thread's process (see procname.h). */
+/* A process's name and cgroup, and a thread's process (see procname.h). */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,6 +24,32 @@ proc_comm(pid_t pid, char *comm, size_t size)
 	}
 	comm[n > 0 ? n : 0] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
+}
+
+char *
+proc_cgroup(pid_t pid)
+{
+	char path[64], text[4096], *line, *end;
+	ssize_t n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+	}
+	text[n > 0 ? n : 0] = '\0';
+	/*
+	 * v1 hierarchies have lines of their own, before or after; a line
+	 * without its newline was cut short by the buffer.
+	 */
+	for (line = text; *line != '\0'; line = end + (*end != '\0')) {
+		end = line + strcspn(line, "\n");
+		if (strncmp(line, "0::", 3) == 0 && *end == '\n' &&
+		    end > line + 3)
+			return strndup(line + 3, (size_t)(end - line - 3));
+	}
+	return NULL;
 }
 
 pid_t

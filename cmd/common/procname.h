@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A process's name, as the kernel keeps it (/proc/PID/comm): the metrics'
- * comm label, read while the process is there to read; and whose thread
- * a thread id is.
+ * A process's name, as the kernel keeps it (/proc/PID/comm), and its
+ * cgroup: the metrics' comm and cgroup labels, read while the process is
+ * there to read; and whose thread a thread id is.
  */
 #ifndef PROCNAME_H
 #define PROCNAME_H
@@ -12,6 +12,12 @@
 
 /* The name into comm (size bytes), or "" when it cannot be read. */
 void proc_comm(pid_t pid, char *comm, size_t size);
+/*
+ * Its cgroup v2 path (/proc/PID/cgroup's "0::" line, as its cgroup
+ * namespace sees it), allocated; NULL when it cannot be read or the
+ * process is in no cgroup v2 hierarchy.
+ */
+char *proc_cgroup(pid_t pid);
 /* The process a thread id belongs to (itself for a process), or -1. */
 pid_t proc_tgid(pid_t tid);
 

@@ -101,3 +101,49 @@ teardown() {
 	kill -TERM "$CPID"
 	wait "$CPID"
 }
+
+# own_cgroup PID: the cgroup v2 path of process PID.
+own_cgroup() {
+	sed -n 's/^0:://p' "/proc/$1/cgroup"
+}
+
+@test "--cgroup in OpenMetrics: each process's series carry the cgroup label of the cgroup it is in" {
+	gated there 1 20
+	moved there "$CG"
+	"$CPUTRACK" --cgroup="/$NAME" -T 0.2 --format=openmetrics \
+	    -o "$T/m.prom" -c "$WRITE" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_file "$T/m.prom"
+	gated below 2 10 into "$CG/sub"
+	open_gate there
+	open_gate below
+	wait "$(pid_of there)" "$(pid_of below)"
+	local series="cputrack_process_events_total{pid=\"%s\",comm=\"wl_gate\",cgroup=\"%s\",event=\"$WRITE\",set=\"0\"} %s"
+	# shellcheck disable=SC2059 # the format is the series'
+	wait_while "$CPID" grep -qxF "$(printf "$series" "$(pid_of there)" "/$NAME" 20)" "$T/m.prom" ||
+	    { cat "$T/m.prom"; false; }
+	# Its "ready" was counted: it came after it moved itself.
+	# shellcheck disable=SC2059
+	wait_while "$CPID" grep -qxF "$(printf "$series" "$(pid_of below)" "/$NAME/sub" 21)" "$T/m.prom" ||
+	    { cat "$T/m.prom"; false; }
+	kill -TERM "$CPID"
+	wait "$CPID"
+}
+
+@test "a command's series carry its cgroup; a new image's, the cgroup it moved itself into before its exec, under both engines" {
+	local engine own
+	own=$(own_cgroup $$)
+	[ -n "$own" ] || skip "this shell is in no cgroup v2 hierarchy"
+	mkdir "$CG/a"
+	for engine in ptrace bpf; do
+		"$CPUTRACK_BIN" --engine="$engine" -e -T 0 --format=openmetrics \
+		    -c "$WRITE" sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" "$3" 3' \
+		    sh "$CG/a" "$W/ct_marker" "$T/ran" >"$T/out" 2>"$T/err" ||
+		    { cat "$T/err"; false; }
+		grep -qE "^cputrack_process_events_total\{pid=\"[0-9]+\",comm=\"sh\",cgroup=\"$own\",event=\"$WRITE\",set=\"0\"\} [0-9]+$" "$T/out" ||
+		    { echo "$engine"; cat "$T/out"; false; }
+		grep -qxE "cputrack_process_events_total\{pid=\"[0-9]+\",comm=\"ct_marker\",cgroup=\"/$NAME/a\",event=\"$WRITE\",set=\"0\"\} 3" "$T/out" ||
+		    { echo "$engine"; cat "$T/out"; false; }
+	done
+}

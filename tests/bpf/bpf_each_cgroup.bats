@@ -29,15 +29,6 @@ cgroup_sum() {
 	    END { print s + 0 }' "$T/out"
 }
 
-# moved NAME DIR: the gated workload NAME (all its threads) moved into
-# cgroup DIR, by this shell: it waits at its gate, so the counts of each
-# cgroup are the workload's writes after the gate. A process that moves
-# itself has what it counted since its last context switch (the write to
-# cgroup.procs among it) counted in the cgroup it moved to.
-moved() {
-	pid_of "$1" >"$2/cgroup.procs"
-}
-
 # until_sum NAME N: until the rows of cgroup NAME add up to N.
 until_sum() {
 	wait_while "$CPID" sum_is "$1" "$2" ||

@@ -59,6 +59,15 @@ open_gate() {
 	eval "exec $fd>&-"
 }
 
+# moved NAME DIR: the gated workload NAME (all its threads) moved into
+# cgroup DIR, by this shell: it waits at its gate, so the counts of each
+# cgroup are the workload's writes after the gate. A process that moves
+# itself has what it counted since its last context switch (the write to
+# cgroup.procs among it) counted in the cgroup it moved to.
+moved() {
+	pid_of "$1" >"$2/cgroup.procs"
+}
+
 pid_of() {
 	cat "$T/$1.pid"
 }

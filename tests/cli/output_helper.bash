@@ -12,6 +12,11 @@ PY=/usr/bin/python3
 out_setup() {
 	ct_setup
 	CS=$CPUSTAT
+	# The cgroup label of the processes the tests start (in this shell's
+	# cgroup), as an ERE with its comma; none outside cgroup v2.
+	CGRE=$(sed -n 's/^0:://p' "/proc/$$/cgroup" |
+	    sed 's/[][\\.*^$+?(){}|]/\\&/g')
+	[ -z "$CGRE" ] || CGRE="cgroup=\"$CGRE\","
 }
 
 out_teardown() {

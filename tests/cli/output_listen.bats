@@ -217,7 +217,7 @@ linger_end() {
 	    -o "$T/rows" -c "$WRITE" "$W/ct_marker" /dev/null 7
 	wait_while "$LPID" lingering "$port"
 	http_get "http://127.0.0.1:$port/metrics" "$PROMETHEUS_ACCEPT" >"$T/final"
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 7$' "$T/final"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 7$' "$T/final"
 	om_check "$T/final"
 	linger_end
 	# cpustat: its count of intervals done, its totals written.
@@ -301,7 +301,7 @@ lwp2_writes_reach() {
 # counter, kept in v, is WRITES or more.
 lwp2_writes_past() {
 	curl -sf "http://127.0.0.1:$port/metrics" >"$T/m$1" &&
-	    v=$(sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="wl_steps",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$T/m$1") &&
+	    v=$(sed -nE 's#^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="wl_steps",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$#\1#p' "$T/m$1") &&
 	    [ -n "$v" ] && [ "$v" -ge "$2" ]
 }
 

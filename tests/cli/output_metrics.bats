@@ -21,15 +21,18 @@ samples() {
 	grep -v '^#' "$1" | sort
 }
 
-@test "cputrack --format=openmetrics: families, units, labels pid/lwp/comm/event/set, exact counts, # EOF" {
+@test "cputrack --format=openmetrics: families, units, labels pid/lwp/comm/cgroup/event/set, exact counts, # EOF" {
 	ct_run --thread-series --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	om_check "$T/out"
-	"$PY" - "$T/out" <<'EOF'
+	"$PY" - "$T/out" "$(sed -n 's/^0:://p' "/proc/$$/cgroup")" <<'EOF'
 import sys
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+# The process's cgroup, where it is in a cgroup v2 hierarchy: this shell's.
+cgroup = sys.argv[2]
+cg = {"cgroup"} if cgroup else set()
 # The counts, not their _created samples (om_check checks those).
 for f in fams.values():
     f.samples = [s for s in f.samples if not s.name.endswith("_created")]
@@ -41,8 +44,9 @@ w = {int(s.labels["lwp"]): s.value for s in ev.samples
 assert w == {1: 7, 2: 1000, 3: 1000}, w
 for s in ev.samples:
     assert s.name == "cputrack_events_total"
-    assert set(s.labels) == {"pid", "lwp", "comm", "event", "set"}, s
+    assert set(s.labels) == {"pid", "lwp", "comm", "event", "set"} | cg, s
     assert s.labels["comm"] == "wl_threads" and s.labels["set"] == "0", s
+    assert s.labels.get("cgroup", "") == cgroup, s
 clocks = fams["cputrack_event_seconds"]
 assert clocks.type == "counter" and clocks.unit == "seconds"
 assert {s.labels["event"] for s in clocks.samples} == {"task-clock"}
@@ -50,11 +54,11 @@ assert all(0 < s.value < 10 for s in clocks.samples)
 for name in ("cputrack_enabled_seconds", "cputrack_running_seconds"):
     f = fams[name]
     assert f.type == "counter" and f.unit == "seconds", f
-    assert len(f.samples) == 3 and all(set(s.labels) == {"pid", "lwp", "comm", "set"} for s in f.samples)
+    assert len(f.samples) == 3 and all(set(s.labels) == {"pid", "lwp", "comm", "set"} | cg for s in f.samples)
 proc = fams["cputrack_process_events"]
 pw = [s.value for s in proc.samples if s.labels["event"] == "syscalls:sys_enter_write"]
 assert pw == [2007], pw
-assert set(proc.samples[0].labels) == {"pid", "comm", "event", "set"}
+assert set(proc.samples[0].labels) == {"pid", "comm", "event", "set"} | cg
 assert fams["cputrack_set_info"].type == "gauge"
 assert fams["cputrack_set_info"].samples[0].labels == {"set": "0", "spec": "syscalls:sys_enter_write,task-clock"}
 build = fams["cpctools_build_info"].samples[0].labels
@@ -213,7 +217,7 @@ EOF
 # thread_writes FILE: the writes of ct_steady's thread (LWP 2) in the
 # metrics file FILE.
 thread_writes() {
-	sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1/p' "$1"
+	sed -nE 's#^cputrack_events_total\{pid="[0-9]+",lwp="2",comm="ct_steady",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$#\1#p' "$1"
 }
 
 # written_early: a copy of $T/m.prom, in $T/early.prom (its writes kept
@@ -245,7 +249,7 @@ written_early() {
 	final=$(thread_writes "$T/m.prom")
 	[ "$early" -gt 0 ] && [ "$early" -lt 300 ]
 	[ "$final" -eq 300 ]
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_steady",event="syscalls:sys_enter_write",set="0"\} 300$' "$T/m.prom"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_steady",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 300$' "$T/m.prom"
 }
 
 @test "cputrack metrics across execs (-e) and forks (-f): counters never go down, names follow the image" {
@@ -271,10 +275,10 @@ EOF
 	om_check "$T/out"
 	# The child under its first name until its exec, and its new image's
 	# threads under the new one; the parent's 3 writes.
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_vfork_exec",event="syscalls:sys_enter_write",set="0"\} 0$' "$T/out"
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_threads",event="syscalls:sys_enter_write",set="0"\} 8$' "$T/out"
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_vfork_exec",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
-	[ "$(grep -cE '^cputrack_events_total\{pid="[0-9]+",lwp="[23]",comm="wl_threads",event="syscalls:sys_enter_write",set="0"\} 4$' "$T/out")" -eq 2 ]
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_vfork_exec",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 0$' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_threads",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 8$' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_vfork_exec",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
+	[ "$(grep -cE '^cputrack_events_total\{pid="[0-9]+",lwp="[23]",comm="wl_threads",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 4$' "$T/out")" -eq 2 ]
 }
 
 @test "--output with a metrics format never renames over what is not a regular file (/dev/null, a FIFO)" {
@@ -299,8 +303,8 @@ EOF
 	ct_run --thread-series --format=openmetrics -T 0 -c "$WRITE" "$W/ct_marker" "$T/ran" 3
 	[ "$status" -eq 0 ]
 	om_check "$T/out"
-	grep -qE '^cputrack_events_total\{pid="[0-9]+",lwp="1",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
+	grep -qE '^cputrack_events_total\{pid="[0-9]+",lwp="1",comm="ct_marker",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 3$' "$T/out"
 	[ "$(grep -c 'comm=""' "$T/out")" -eq 0 ]
 }
 
@@ -309,9 +313,9 @@ EOF
 	[ "$status" -eq 0 ]
 	om_check "$T/out"
 	! grep -q 'lwp="' "$T/out"
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_threads",event="syscalls:sys_enter_write",set="0"\} 2007$' "$T/out"
-	grep -qE '^cputrack_process_enabled_seconds_total\{pid="[0-9]+",comm="wl_threads",set="0"\} [0-9.]+$' "$T/out"
-	grep -qE '^cputrack_process_running_seconds_total\{pid="[0-9]+",comm="wl_threads",set="0"\} [0-9.]+$' "$T/out"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_threads",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 2007$' "$T/out"
+	grep -qE '^cputrack_process_enabled_seconds_total\{pid="[0-9]+",comm="wl_threads",'"$CGRE"'set="0"\} [0-9.]+$' "$T/out"
+	grep -qE '^cputrack_process_running_seconds_total\{pid="[0-9]+",comm="wl_threads",'"$CGRE"'set="0"\} [0-9.]+$' "$T/out"
 	cp "$T/out" "$T/plain"
 	ct_run --thread-series --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
 	[ "$status" -eq 0 ]

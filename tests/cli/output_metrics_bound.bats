@@ -27,11 +27,11 @@ teardown() {
 	[ -z "$stderr" ]
 	prometheus_check "$T/m.prom"
 	grep -qx 'cputrack_ended_series_dropped_total 1978' "$T/m.prom"
-	sed -nE 's/^cputrack_events_total\{pid="[0-9]+",lwp="([0-9]+)",comm="wl_churn",event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$/\1 \2/p' \
+	sed -nE 's#^cputrack_events_total\{pid="[0-9]+",lwp="([0-9]+)",comm="wl_churn",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} ([0-9]+)$#\1 \2#p' \
 	    "$T/m.prom" | sort -n >"$T/lwps"
 	[ "$(grep -c . "$T/lwps")" -eq 1023 ]
 	# The process's count is whole.
-	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_churn",event="syscalls:sys_enter_write",set="0"\} 9000$' "$T/m.prom"
+	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_churn",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 9000$' "$T/m.prom"
 	# Kept: the main thread, exact (it wrote nothing: the total's share of
 	# the threads dropped is not put on it), and the 1022 threads that
 	# ended last. Rounds end one after the other, so those are two of
