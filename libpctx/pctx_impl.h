@@ -190,6 +190,7 @@ struct tracer {
 	int sigfd;
 	int timerfd;		 /* the run's ticks */
 	int beacon;		 /* tells tracees a libpctx tracer is here */
+	int spare;		 /* given up to read /proc at the fd limit */
 	bool chld_pending;	 /* SIGCHLD seen: reports to take in */
 	int suspend_signo;	 /* the tracer is to stop, when ready */
 	long long suspend_since; /* ns, CLOCK_MONOTONIC */
@@ -277,6 +278,8 @@ void pctxlib_collect_graves(void);
 void pctxlib_table_abandon(void);
 
 /* procfs.c */
+/* The tracer's spare descriptor (struct tracer), or -1. */
+int pctxlib_procfs_spare(void);
 int pctxlib_procfs_ids(pid_t tid, pid_t *tgid, pid_t *ppid, pid_t *tracer_pid);
 int pctxlib_procfs_stat(pid_t pid, char *state, unsigned long *flags);
 #define PF_EXITING 0x00000004 /* task flags: exit has begun */

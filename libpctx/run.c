@@ -86,6 +86,7 @@ loop_open(pctx_t *root, struct saved_signals *saved)
 		return -1;
 	}
 	t->beacon = pctxlib_beacon_open();
+	t->spare = pctxlib_procfs_spare();
 	t->root = root;
 	t->looping = true;
 	return 0;
@@ -108,11 +109,13 @@ loop_close(pctx_t *root, struct saved_signals *saved)
 	pctxlib_tick_close();
 	if (t->beacon >= 0)
 		close(t->beacon);
+	if (t->spare >= 0)
+		close(t->spare);
 	if (t->sigfd >= 0)
 		close(t->sigfd);
 	if (t->epfd >= 0)
 		close(t->epfd);
-	t->beacon = t->sigfd = t->epfd = -1;
+	t->beacon = t->spare = t->sigfd = t->epfd = -1;
 	if (saved->chld_changed)
 		sigaction(SIGCHLD, &saved->chld, NULL);
 	pthread_sigmask(SIG_SETMASK, &t->caller_mask, NULL);

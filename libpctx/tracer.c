@@ -13,6 +13,7 @@ struct tracer pctxlib_tracer = {
 	.sigfd = -1,
 	.timerfd = -1,
 	.beacon = -1,
+	.spare = -1,
 	.lwp_graves = SLIST_HEAD_INITIALIZER(pctxlib_tracer.lwp_graves),
 	.pctx_graves = SLIST_HEAD_INITIALIZER(pctxlib_tracer.pctx_graves),
 };
