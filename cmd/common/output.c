@@ -6,10 +6,11 @@
  * row_rec with its values and strings) into the bounded queue
  * (out_queue.c); the writer thread renders it (out_table.c, out_csv.c,
  * out_json.c, out_trace.c) and writes it out, so that the commands spend no
- * time on formatting. A row also updates the metrics (out_metrics.c) when they
- * are wanted: for the metrics formats, written whole into a file that each
- * change replaces (by the writer: a temporary file in the same directory, then
- * rename(2)), or to the stream once at the end; and for --listen (out_http.c).
+ * time on formatting. A row also updates the metrics (the exporter,
+ * cmd/export) when they are wanted: for the metrics formats, written whole
+ * into a file that each change replaces (by the writer: a temporary file in
+ * the same directory, then rename(2)), or to the stream once at the end; and
+ * for --listen.
  *
  * Rows are in time order: a row's time is when its counts were read, or
  * when it was written for a row without counts, and never earlier than
@@ -29,8 +30,7 @@
 
 #include "diag.h"
 #include "out_format.h"
-#include "out_http.h"
-#include "out_metrics.h"
+#include "export.h"
 #include "out_queue.h"
 #include "out_table.h"
 #include "output.h"
@@ -86,8 +86,7 @@ struct output {
 	struct out_buf rec;  /* text for the next record */
 	struct out_buf snap; /* the writer's: the metrics file */
 	struct out_queue *queue;
-	struct out_metrics *metrics;
-	struct out_http *http;
+	struct exporter *export;	     /* the metrics, and --listen */
 	const struct out_format_ops *format; /* of the rows, or NULL */
 	void *format_state;		     /* the writer's, after the head */
 	struct top *top;		     /* --top: the live view */
@@ -119,7 +118,7 @@ struct output {
 
 /*
  * The formats --format names. The metrics write no rows: they are
- * rendered whole (out_metrics.c); so is the live view, which is no
+ * rendered whole (cmd/export); so is the live view, which is no
  * --format.
  */
 static const struct {
@@ -163,13 +162,13 @@ rows_format(enum out_format id)
 int
 output_parse_listen(const char *arg)
 {
-	return out_http_parse(arg);
+	return export_parse_listen(arg);
 }
 
 bool
 output_can_listen(void)
 {
-	return out_http_available();
+	return export_can_listen();
 }
 
 hrtime_t
@@ -205,8 +204,8 @@ replace_file(void *arg)
 
 	pthread_mutex_lock(&o->lock);
 	out_buf_reset(&o->snap);
-	out_metrics_render(o->metrics, &o->snap,
-	    o->run.cfg.format == OUT_OPENMETRICS, output_now(), NULL);
+	export_render(o->export, &o->snap, o->run.cfg.format == OUT_OPENMETRICS,
+	    output_now(), NULL);
 	pthread_mutex_unlock(&o->lock);
 	if ((tmp = malloc(len + 8)) == NULL)
 		return ENOMEM;
@@ -234,10 +233,10 @@ replace_file(void *arg)
 void
 output_process(struct output *o, pid_t pid, const char *comm)
 {
-	if (o->metrics == NULL)
+	if (o->export == NULL)
 		return;
 	pthread_mutex_lock(&o->lock);
-	out_metrics_process(o->metrics, pid, comm);
+	export_process(o->export, pid, comm);
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -263,7 +262,7 @@ render_for_http(void *arg, struct out_buf *b, bool openmetrics,
 	health.rows_dropped = o->dropped;
 	health.cgroups_folded =
 	    o->run.cfg.cgroup_names ? (long long)o->cgroups_folded : -1;
-	out_metrics_render(o->metrics, b, openmetrics, output_now(), &health);
+	export_render(o->export, b, openmetrics, output_now(), &health);
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -383,10 +382,11 @@ unmake_file(const struct output *o)
 static void
 output_free(struct output *o)
 {
-	out_http_close(o->http);
+	if (o->export != NULL)
+		export_stop_listening(o->export);
 	(void)out_queue_finish(o->queue);
 	unmake_file(o);
-	out_metrics_free(o->metrics);
+	export_close(o->export);
 	if (o->format_state != NULL)
 		o->format->state_free(o->format_state);
 	top_close(o->top, NULL);
@@ -430,14 +430,8 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 	if (cfg->default_events || (cfg->title && o->fd >= 0 && isatty(o->fd)))
 		o->run.cfg.name_pics = true;
 	if ((metrics_format(o) || cfg->listen != NULL) &&
-	    (o->metrics = out_metrics_new(&o->run)) == NULL) {
-		diag(NULL, "no memory available\n");
-		output_free(o);
-		return NULL;
-	}
-	if (cfg->listen != NULL &&
-	    (o->http = out_http_open(
-		 cfg->listen, cfg->web_config, render_for_http, o)) == NULL) {
+	    (o->export = export_open(&o->run, cfg->listen, cfg->web_config,
+		 render_for_http, o)) == NULL) {
 		output_free(o);
 		return NULL;
 	}
@@ -632,10 +626,8 @@ start_threads(struct output *o)
 		    strerror(err));
 	if (o->top != NULL)
 		(void)top_start(o->top);
-	if (o->http != NULL && out_http_start(o->http) != 0) {
-		out_http_close(o->http);
-		o->http = NULL;
-	}
+	if (o->export != NULL)
+		export_serve(o->export);
 }
 
 static void
@@ -783,8 +775,8 @@ output_row(struct output *o, const struct out_row *row)
 		if (out_queue_error(o->queue) == 0)
 			say_incomplete(o, &r);
 	}
-	if (o->metrics != NULL)
-		out_metrics_row(o->metrics, &r, o->run.start + t);
+	if (o->export != NULL)
+		export_row(o->export, &r, o->run.start + t);
 	if (o->top != NULL) {
 		r.when = when;
 		top_row(o->top, &r);
@@ -821,7 +813,7 @@ output_flush(struct output *o)
 		queue_record(
 		    o, REC_TEXT, &(struct out_row) { .label = "top" }, 0);
 	err = out_queue_kick(o->queue);
-	if (o->replace && out_metrics_changed(o->metrics))
+	if (o->replace && export_changed(o->export))
 		out_queue_replace(o->queue);
 	if (err != 0 && err != EPIPE && !o->err_told)
 		diag(NULL, "write error on %s: %s\n", o->name, strerror(err));
@@ -837,8 +829,8 @@ static int
 write_metrics(struct output *o)
 {
 	out_buf_reset(&o->rec);
-	out_metrics_render(o->metrics, &o->rec,
-	    o->run.cfg.format == OUT_OPENMETRICS, output_now(), NULL);
+	export_render(o->export, &o->rec, o->run.cfg.format == OUT_OPENMETRICS,
+	    output_now(), NULL);
 	return out_buf_write(&o->rec, o->fd);
 }
 
@@ -880,9 +872,10 @@ say_drops(struct output *o)
 void
 output_linger(struct output *o)
 {
-	if (o == NULL || o->http == NULL || o->run.cfg.linger_ms <= 0)
+	if (o == NULL || o->export == NULL || !export_listening(o->export) ||
+	    o->run.cfg.linger_ms <= 0)
 		return;
-	(void)out_http_wait_final(o->http, o->run.cfg.linger_ms);
+	(void)export_wait_final(o->export, o->run.cfg.linger_ms);
 }
 
 int
@@ -893,8 +886,8 @@ output_close(struct output *o)
 	if (o == NULL)
 		return 0;
 	/* No request is served from here on. */
-	out_http_close(o->http);
-	o->http = NULL;
+	if (o->export != NULL)
+		export_stop_listening(o->export);
 	pthread_mutex_lock(&o->lock);
 	if (o->replace)
 		out_queue_replace(o->queue);

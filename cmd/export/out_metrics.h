@@ -16,8 +16,8 @@
 
 #include <stdbool.h>
 
+#include "export.h"
 #include "out_buf.h"
-#include "out_http.h"
 #include "out_run.h"
 
 #define OUT_METRICS_RETAIN_NS (300 * 1000000000LL)
@@ -37,20 +37,6 @@ void out_metrics_row(
 void out_metrics_process(struct out_metrics *m, pid_t pid, const char *comm);
 /* Whether a row changed anything since the last render. */
 bool out_metrics_changed(const struct out_metrics *m);
-/*
- * What a scrape of --listen adds about the exporter itself: the process_*
- * metrics every Prometheus client exports (CPU, memory, descriptors, its
- * start), the rows the output dropped, the engine, and how long the
- * scrape took. Not in a textfile: node_exporter has process_* of its own.
- */
-struct out_health {
-	const char *engine; /* cputrack's, or NULL */
-	unsigned long long rows_dropped;
-	long long cgroups_folded;	  /* --for-each-cgroup's, or -1 */
-	hrtime_t scrape_start;		  /* CLOCK_MONOTONIC ns */
-	const struct out_http_auth *auth; /* --web-config's checks, or NULL */
-};
-
 /*
  * The whole table: OpenMetrics 1.0, or the Prometheus text format 0.0.4;
  * with health, the exporter's own metrics too.

@@ -16,11 +16,14 @@
  * labels escaped, both text formats, and the table's growth.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "out_metrics.h"
+#include "procname.h"
 #include "out_run.h"
 
 #define SEC 1000000000LL
@@ -580,6 +583,51 @@ test_cputrack_cgroup(void)
 	store_close(&s);
 }
 
+/*
+ * The cgroup label: a process the tracker says is there has its own (this
+ * one's, read from /proc), a fork's child its parent's, and a process
+ * only seen in rows none.
+ */
+static void
+test_cputrack_process_cgroup(void)
+{
+	char *own = proc_cgroup(getpid()), line[512];
+	struct out_row row;
+	struct store s;
+	const char *text;
+
+	if (own == NULL) {
+		printf("# no cgroup v2 hierarchy here: the cgroup label is "
+		       "not checked\n");
+		return;
+	}
+	store_open(&s, OUT_CPUTRACK);
+	out_metrics_process(s.m, getpid(), "me");
+	feed(&s, "tick", getpid(), 1, "me", 3, 1 * SEC);
+	row = lwp_row("fork", getpid(), 1, "me", NULL);
+	row.setno = -1;
+	row.child = 4000001;
+	out_metrics_row(s.m, &row, 1 * SEC);
+	feed(&s, "tick", 4000001, 1, "me", 4, 2 * SEC);
+	feed(&s, "tick", 4000002, 1, "other", 5, 2 * SEC);
+	text = render(&s, true, 2 * SEC);
+	snprintf(line, sizeof(line),
+	    "cputrack_process_events_total{pid=\"%d\",comm=\"me\","
+	    "cgroup=\"%s\",event=\"page-faults\",set=\"0\"} 3",
+	    (int)getpid(), own);
+	HAS(text, line);
+	snprintf(line, sizeof(line),
+	    "cputrack_process_events_total{pid=\"4000001\",comm=\"me\","
+	    "cgroup=\"%s\",event=\"page-faults\",set=\"0\"} 4",
+	    own);
+	HAS(text, line);
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"4000002\",comm=\"other\","
+	    "event=\"page-faults\",set=\"0\"} 5");
+	store_close(&s);
+	free(own);
+}
+
 int
 main(void)
 {
@@ -591,6 +639,7 @@ main(void)
 	test_cputrack_exec();
 	test_many_series();
 	test_cputrack_cgroup();
+	test_cputrack_process_cgroup();
 	cpc_close(cpc);
 	return check_report("test_out_metrics");
 }

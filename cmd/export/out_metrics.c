@@ -478,7 +478,8 @@ proc_slot(struct out_metrics *m, pid_t pid)
 
 /*
  * The process, its name taken from the row or read when first seen; its
- * cgroup its parent's (a fork's child starts in it), or read.
+ * cgroup its parent's (a fork's child starts in it), or not known until
+ * the tracker says the process is there (out_metrics_process).
  */
 static struct mproc *
 proc_new(struct out_metrics *m, pid_t pid, const char *comm,
@@ -497,8 +498,6 @@ proc_new(struct out_metrics *m, pid_t pid, const char *comm,
 		proc_comm(pid, p->comm, sizeof(p->comm));
 	if (parent != NULL && parent->cgroup != NULL)
 		p->cgroup = strdup(parent->cgroup);
-	else
-		p->cgroup = proc_cgroup(pid);
 	*pp = p;
 	return p;
 }
@@ -512,7 +511,10 @@ proc_of(struct out_metrics *m, pid_t pid, const char *comm)
 void
 out_metrics_process(struct out_metrics *m, pid_t pid, const char *comm)
 {
-	(void)proc_of(m, pid, comm);
+	struct mproc *p = proc_of(m, pid, comm);
+
+	if (p != NULL && p->cgroup == NULL)
+		p->cgroup = proc_cgroup(pid);
 }
 
 /* A new image (exec): its name now. */
@@ -530,7 +532,7 @@ proc_exec(struct out_metrics *m, pid_t pid, const char *comm)
 	else
 		proc_comm(pid, p->comm, sizeof(p->comm));
 	/* A service manager's child moves itself, then execs. */
-	if ((cgroup = proc_cgroup(pid)) != NULL) {
+	if (p->cgroup != NULL && (cgroup = proc_cgroup(pid)) != NULL) {
 		free(p->cgroup);
 		p->cgroup = cgroup;
 	}

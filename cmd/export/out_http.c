@@ -38,7 +38,6 @@
  * conn_notify, so no descriptor is touched after it is closed.
  */
 #include <errno.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -53,17 +52,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef CPCTOOLS_HTTP
 #include <microhttpd.h>
 
 #include "web_auth.h"
 #include "webconfig.h"
-#endif
 
 #include "diag.h"
+#include "listen_addr.h"
 #include "out_http.h"
 
-#define OUT_HTTP_BACKLOG	 64
 #define OUT_HTTP_PER_CLIENT	 4     /* connections of one client */
 #define OUT_HTTP_FD_SHARE	 16    /* all clients: RLIMIT_NOFILE / 16, */
 #define OUT_HTTP_MIN_CONNECTIONS 8     /* at least 8, */
@@ -97,18 +94,15 @@ struct conn {
 	bool final;	   /* its answer holds the final counts */
 	bool busy;	   /* a request is being answered */
 	bool cut;	   /* shut down, not yet closed */
-#ifdef CPCTOOLS_HTTP
 	struct MHD_Connection *mhd;
 	bool checking; /* suspended for its password check */
 	int verdict;   /* the check's (web_auth.h), atomic */
-#endif
 };
 
 struct out_http {
 	int fd;
 	out_render_fn *render;
 	void *render_arg;
-#ifdef CPCTOOLS_HTTP
 	struct web_config *web; /* --web-config, or NULL */
 	struct web_auth *auth;	/* its users' passwords, or NULL */
 	struct MHD_Daemon *daemon;
@@ -122,127 +116,14 @@ struct out_http {
 	unsigned live;	    /* connections not cut */
 	unsigned limit;	    /* live connections, all clients */
 	size_t held;	    /* bytes of answers not yet taken */
-#endif
 };
 
 bool
 out_http_available(void)
 {
-#ifdef CPCTOOLS_HTTP
 	return true;
-#else
-	return false;
-#endif
 }
 
-/* Split ADDR:PORT; host is "" for all addresses. 0, or -1. */
-static int
-split(const char *arg, char *host, size_t hostlen, char *port, size_t portlen)
-{
-	const char *colon, *close;
-	size_t n;
-	long p;
-	char *end;
-
-	if (arg[0] == '[') {
-		if ((close = strchr(arg, ']')) == NULL || close[1] != ':')
-			return -1;
-		colon = close + 1;
-		arg++;
-		n = (size_t)(close - arg);
-		if (n == 0)
-			return -1;
-	} else {
-		if ((colon = strrchr(arg, ':')) == NULL)
-			return -1;
-		n = (size_t)(colon - arg);
-		/* An IPv6 address needs its brackets. */
-		if (memchr(arg, ':', n) != NULL)
-			return -1;
-	}
-	if (n >= hostlen || strlen(colon + 1) >= portlen)
-		return -1;
-	memcpy(host, arg, n);
-	host[n] = '\0';
-	errno = 0;
-	p = strtol(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
-	    p < 1 || p > 65535)
-		return -1;
-	snprintf(port, portlen, "%ld", p);
-	return 0;
-}
-
-int
-out_http_parse(const char *arg)
-{
-	char host[256], port[8];
-
-	return split(arg, host, sizeof(host), port, sizeof(port));
-}
-
-static int
-bind_one(const struct addrinfo *ai, bool dual)
-{
-	int fd, on = 1, off = 0, err;
-
-	fd = socket(
-	    ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-	if (fd < 0)
-		return -1;
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if (dual && ai->ai_family == AF_INET6)
-		(void)setsockopt(
-		    fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
-	    listen(fd, OUT_HTTP_BACKLOG) != 0) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
-}
-
-/*
- * The listening socket. With no address, every address: IPv6 taking
- * IPv4 too where it can, or else IPv4.
- */
-static int
-listen_on(const char *arg)
-{
-	struct addrinfo hints, *res, *ai;
-	char host[256], port[8];
-	int fd = -1, rc, pass, err = EADDRNOTAVAIL;
-
-	if (split(arg, host, sizeof(host), port, sizeof(port)) != 0) {
-		diag(NULL, "invalid listen address '%s'\n", arg);
-		return -1;
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	if ((rc = getaddrinfo(
-		 host[0] != '\0' ? host : NULL, port, &hints, &res)) != 0) {
-		diag(
-		    NULL, "cannot listen on '%s': %s\n", arg, gai_strerror(rc));
-		return -1;
-	}
-	for (pass = 0; pass < 2 && fd < 0; pass++)
-		for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
-			if ((ai->ai_family == AF_INET6) != (pass == 0))
-				continue;
-			if ((fd = bind_one(ai, host[0] == '\0')) < 0)
-				err = errno;
-		}
-	freeaddrinfo(res);
-	if (fd < 0)
-		diag(NULL, "cannot listen on '%s': %s\n", arg, strerror(err));
-	return fd;
-}
-
-#ifdef CPCTOOLS_HTTP
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
     const char *url, const char *method, const char *version,
     const char *upload, size_t *upload_size, void **request);
@@ -297,7 +178,6 @@ web_open(struct out_http *h, const char *path)
 	}
 	return 0;
 }
-#endif
 
 struct out_http *
 out_http_open(const char *arg, const char *web_config, out_render_fn *render,
@@ -305,13 +185,6 @@ out_http_open(const char *arg, const char *web_config, out_render_fn *render,
 {
 	struct out_http *h;
 
-	if (!out_http_available()) {
-		diag(NULL,
-		    "cannot listen on '%s': this build has no HTTP "
-		    "server (libmicrohttpd)\n",
-		    arg);
-		return NULL;
-	}
 	if ((h = calloc(1, sizeof(*h))) == NULL) {
 		diag(NULL, "no memory available\n");
 		return NULL;
@@ -319,7 +192,6 @@ out_http_open(const char *arg, const char *web_config, out_render_fn *render,
 	h->render = render;
 	h->render_arg = render_arg;
 	h->fd = -1;
-#ifdef CPCTOOLS_HTTP
 	h->wake = -1;
 	if ((h->taken = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		diag(NULL, "cannot listen on '%s': %s\n", arg, strerror(errno));
@@ -330,17 +202,12 @@ out_http_open(const char *arg, const char *web_config, out_render_fn *render,
 		out_http_close(h);
 		return NULL;
 	}
-#else
-	(void)web_config;
-#endif
-	if ((h->fd = listen_on(arg)) < 0) {
+	if ((h->fd = listen_addr_bind(arg)) < 0) {
 		out_http_close(h);
 		return NULL;
 	}
 	return h;
 }
-
-#ifdef CPCTOOLS_HTTP
 
 static const char openmetrics_type[] =
     "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -1044,32 +911,3 @@ out_http_wait_final(struct out_http *h, long timeout_ms)
 	}
 	return now_ms() < end ? -1 : 0;
 }
-
-#else /* no libmicrohttpd: out_http_open never succeeds */
-
-int
-out_http_start(struct out_http *h)
-{
-	(void)h;
-	return -1;
-}
-
-int
-out_http_wait_final(struct out_http *h, long timeout_ms)
-{
-	(void)h;
-	(void)timeout_ms;
-	return 0;
-}
-
-void
-out_http_close(struct out_http *h)
-{
-	if (h == NULL)
-		return;
-	if (h->fd >= 0)
-		close(h->fd);
-	free(h);
-}
-
-#endif

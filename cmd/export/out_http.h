@@ -14,27 +14,12 @@
 
 #include <stdbool.h>
 
-#include "out_buf.h"
+#include "export.h"
 
 struct out_http;
 
-/* The password checks of --web-config's users, for the exporter's metrics. */
-struct out_http_auth {
-	bool on; /* users are named: the rest counts */
-	unsigned long long checked, remembered, busy;
-};
-
-/*
- * Render the metrics into b, in OpenMetrics or the Prometheus format,
- * with what the server says of its password checks.
- */
-typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics,
-    const struct out_http_auth *auth);
-
 /* Whether this build can serve HTTP (libmicrohttpd). */
 bool out_http_available(void);
-/* ADDR:PORT, [ADDR6]:PORT or :PORT, PORT 1 to 65535: 0, or -1. */
-int out_http_parse(const char *arg);
 /*
  * Bind and listen now, with web_config's TLS and users if it is not NULL
  * (webconfig.h; errors said on stderr): NULL if it cannot.
