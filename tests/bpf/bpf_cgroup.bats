@@ -137,7 +137,7 @@ own_cgroup() {
 	[ -n "$own" ] || skip "this shell is in no cgroup v2 hierarchy"
 	mkdir "$CG/a"
 	for engine in ptrace bpf; do
-		"$CPUTRACK_BIN" --engine="$engine" -e -T 0 --format=openmetrics \
+		"$CPUTRACK" --engine="$engine" -e -T 0 --format=openmetrics \
 		    -c "$WRITE" sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" "$3" 3' \
 		    sh "$CG/a" "$W/ct_marker" "$T/ran" >"$T/out" 2>"$T/err" ||
 		    { cat "$T/err"; false; }
