@@ -45,7 +45,7 @@ open_output(struct cputrack *ct)
 	/* Rows of more than one process say whose they are. */
 	cfg.pid = ct->opt.follow_fork || ct->opt.cgroup != NULL ||
 	    ct->opt.npids > 1 || tids_span_procs(ct);
-	cfg.engine = ct->bpf != NULL ? "bpf" : "ptrace";
+	cfg.engine = ct->engine->name;
 	ct->out = output_open(ct->cpc, &cfg);
 	return ct->out != NULL ? 0 : -1;
 }
@@ -78,35 +78,59 @@ tids_resolve(struct cputrack *ct)
 }
 
 /*
- * The engine first (the BPF engine may refuse, or auto fall back to
- * ptrace, or leave a libcpc program to it), then the rows' stream, then
- * the target.
+ * The run's engine, open: the BPF engine may refuse (the status to exit
+ * with), or auto fall back to ptrace, or leave a libcpc program to it.
  */
 static int
-run(struct cputrack *ct)
+open_engine(struct cputrack *ct)
 {
+	bool for_auto = ct->opt.engine == ENGINE_AUTO;
 	char why[256];
-	int status = 0;
+	int status;
 
-	if (tids_resolve(ct) != 0)
-		return 1;
-	if (ct->opt.out.fd >= 0 && output_check_fd(ct->opt.out.fd) != 0)
-		return 1;
-	if (ct->opt.engine == ENGINE_AUTO &&
-	    engine_auto_ptrace(ct, why, sizeof(why))) {
+	if (for_auto && engine_auto_ptrace(ct, why, sizeof(why))) {
 		if (ct->opt.verbose)
 			diag(NULL, "--engine=auto: counting with ptrace: %s\n",
 			    why);
 		else
 			diag_debug("counting with ptrace: %s\n", why);
-	} else if (ct->opt.engine != ENGINE_PTRACE)
-		status = bpf_track_open(ct, ct->opt.engine == ENGINE_AUTO);
-	if (status != 0 && ct->opt.engine == ENGINE_BPF)
+	} else if (ct->opt.engine != ENGINE_PTRACE) {
+		if ((status = bpf_engine.open(ct, for_auto)) == 0) {
+			ct->engine = &bpf_engine;
+			return 0;
+		}
+		if (!for_auto)
+			return status;
+	}
+	ct->engine = &ptrace_engine;
+	return ptrace_engine.open(ct, for_auto);
+}
+
+/* What the run's engine still tracks runs on. */
+static void
+let_go(struct cputrack *ct)
+{
+	if (ct->engine != NULL)
+		ct->engine->let_go(ct);
+	ct->engine = NULL;
+}
+
+/* The engine first, then the rows' stream, then the target. */
+static int
+run(struct cputrack *ct)
+{
+	int status;
+
+	if (tids_resolve(ct) != 0)
+		return 1;
+	if (ct->opt.out.fd >= 0 && output_check_fd(ct->opt.out.fd) != 0)
+		return 1;
+	if ((status = open_engine(ct)) != 0)
 		return status;
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;
 	cputrack_install_signals();
-	return ct->bpf != NULL ? bpf_track(ct) : ptrace_track(ct);
+	return ct->engine->track(ct);
 }
 
 /*
@@ -126,8 +150,7 @@ run_repeated(struct cputrack *ct)
 	}
 	for (i = 0; i < ct->opt.repeat; i++) {
 		status = run(ct);
-		ptrace_let_go(ct);
-		bpf_let_go(ct);
+		let_go(ct);
 		if (ct->stop_signal != 0 || ct->reader_gone)
 			break;
 		repeat_end_run(ct->repeat);
@@ -171,8 +194,7 @@ finish(struct cputrack *ct, int status)
 {
 	int written;
 
-	ptrace_let_go(ct);
-	bpf_let_go(ct);
+	let_go(ct);
 	if (ct->out != NULL) {
 		cputrack_flush(ct);
 		if (!ct->cut_short)

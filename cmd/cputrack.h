@@ -90,10 +90,11 @@ struct cputrack {
 				   other pids are joined to it */
 	LIST_HEAD(, tlwp) lwps; /* ptrace: the LWPs counting now */
 	struct bpf_track *bpf;	/* the BPF engine, when it counts */
-	struct repeat *repeat;	/* -r's totals, or NULL */
-	int command_status;	/* the started command's exit status
-				  (128 + signal), or -1 */
-	int stop_signal;	/* the signal that cut the run short */
+	const struct engine_ops *engine; /* the run's, once chosen */
+	struct repeat *repeat;		 /* -r's totals, or NULL */
+	int command_status;		 /* the started command's exit status
+					   (128 + signal), or -1 */
+	int stop_signal;		 /* the signal that cut the run short */
 	bool cut_short; /* an ending signal came, to it or the command */
 	int stop_count;
 	bool counted;		  /* some LWP's counters were bound */
@@ -208,17 +209,21 @@ void exec_say(pid_t pid, const char *args, enum exec_follow how);
 void capture_say_failed(pid_t pid, pid_t tid, const char *why);
 
 /*
- * The engines. Each runs the whole tracking and returns the status to
- * exit with; let_go lets whatever is still tracked run on. bpf_track_open
- * makes ct->bpf, or says why it cannot and returns the status to exit
- * with: 1 when cpustat holds the CPUs, 2 when the engine cannot count
- * here. For auto, which then counts with ptrace, it says so only under
- * -v (the engine chosen, and why not BPF) or -D.
+ * An engine. open makes it ready to count, or says why it cannot and
+ * returns the status to exit with: 1 when cpustat holds the CPUs, 2 when
+ * the engine cannot count here (for auto, which then counts with ptrace,
+ * said only under -v, with the engine chosen and why, or -D). track runs
+ * the whole tracking and returns the status to exit with; let_go lets
+ * whatever is still tracked run on.
  */
-int ptrace_track(struct cputrack *ct);
-void ptrace_let_go(struct cputrack *ct);
-int bpf_track_open(struct cputrack *ct, bool for_auto);
-int bpf_track(struct cputrack *ct);
-void bpf_let_go(struct cputrack *ct);
+struct engine_ops {
+	const char *name; /* as --engine and the output name it */
+	int (*open)(struct cputrack *ct, bool for_auto);
+	int (*track)(struct cputrack *ct);
+	void (*let_go)(struct cputrack *ct);
+};
+
+extern const struct engine_ops ptrace_engine; /* cputrack_ptrace.c */
+extern const struct engine_ops bpf_engine;    /* cputrack_bpf.c */
 
 #endif /* CPUTRACK_H */

@@ -751,7 +751,7 @@ track_free(struct bpf_track *bt)
 	free(bt);
 }
 
-int
+static int
 bpf_track_open(struct cputrack *ct, bool for_auto)
 {
 	struct bpf_track *bt;
@@ -1444,7 +1444,7 @@ note_hidden(const struct bpf_track *bt)
 		    (unsigned long long)n);
 }
 
-int
+static int
 bpf_track(struct cputrack *ct)
 {
 	struct bpf_track *bt = ct->bpf;
@@ -1478,7 +1478,7 @@ bpf_track(struct cputrack *ct)
 }
 
 /* What is still tracked runs on. */
-void
+static void
 bpf_let_go(struct cputrack *ct)
 {
 	struct bpf_track *bt = ct->bpf;
@@ -1492,3 +1492,10 @@ bpf_let_go(struct cputrack *ct)
 	track_free(bt);
 	ct->bpf = NULL;
 }
+
+const struct engine_ops bpf_engine = {
+	.name = "bpf",
+	.open = bpf_track_open,
+	.track = bpf_track,
+	.let_go = bpf_let_go,
+};

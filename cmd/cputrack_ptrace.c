@@ -497,6 +497,17 @@ capture_one(struct cputrack *ct, const struct capture_of *c)
 }
 
 /*
+ * The processes still tracked run on, -p's joined ones with the root;
+ * their records hold sets of ct.
+ */
+static void
+ptrace_let_go(struct cputrack *ct)
+{
+	pctx_release(ct->root);
+	ct->root = NULL;
+}
+
+/*
  * The processes, in one loop. All or none: a refusal lets go of those
  * taken, before anything is counted, so that no process is left traced.
  */
@@ -648,7 +659,7 @@ on_signal(int sig, int si_code, pid_t sender, void *arg)
 	return 1;
 }
 
-int
+static int
 ptrace_track(struct cputrack *ct)
 {
 	int rc;
@@ -676,13 +687,18 @@ ptrace_track(struct cputrack *ct)
 	return rc == 0 && !ct->write_failed ? 0 : 1;
 }
 
-/*
- * The processes still tracked run on, -p's joined ones with the root;
- * their records hold sets of ct.
- */
-void
-ptrace_let_go(struct cputrack *ct)
+/* Nothing to open: libpctx starts or captures the target as it tracks. */
+static int
+ptrace_open(struct cputrack *ct, bool for_auto)
 {
-	pctx_release(ct->root);
-	ct->root = NULL;
+	(void)ct;
+	(void)for_auto;
+	return 0;
 }
+
+const struct engine_ops ptrace_engine = {
+	.name = "ptrace",
+	.open = ptrace_open,
+	.track = ptrace_track,
+	.let_go = ptrace_let_go,
+};
