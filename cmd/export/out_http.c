@@ -2,11 +2,11 @@
 /*
  * The metrics over HTTP (see out_http.h).
  *
- * The listening socket is made here, close-on-exec, before anything
- * starts, so that a taken port ends the run before a command is started.
- * libmicrohttpd serves on it from one thread of ours that polls its epoll
- * descriptor: every socket is non-blocking, so a slow client holds no
- * thread, only a connection.
+ * The listening socket is made when the server opens (listen_addr.c),
+ * before anything starts, so that a taken port ends the run before a
+ * command is started. libmicrohttpd serves on it from one thread of ours that
+ * polls its epoll descriptor: every socket is non-blocking, so a slow client
+ * holds no thread, only a connection.
  *
  * What a client can hold is bounded, so that no client, however slow and
  * however many its sockets, keeps another from being answered at once.
