@@ -86,13 +86,7 @@ teardown_file() {
 }
 
 setup() {
-	[ -x "${CPUTRACK:-}" ] || fail "CPUTRACK must name the cputrack binary (ctest sets it)"
-	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
-	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
-}
-
-now() {
-	"$PY" -c 'import time; print("%.3f" % time.time())'
+	fleet_ready CPUTRACK
 }
 
 # wait_value EXPR: until the instant query EXPR has one numeric value.

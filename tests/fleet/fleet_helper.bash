@@ -7,6 +7,19 @@ load ../cli/helper
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
+# fleet_ready VAR: each test's start: the command $VAR names (ctest sets
+# it), and the daemons setup_file started, or a skip that says why not.
+fleet_ready() {
+	[ -x "${!1:-}" ] || fail "$1 must name the ${1,,} binary (ctest sets it)"
+	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
+	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
+}
+
+# now: the time since the epoch, as PromQL's instants are given.
+now() {
+	"$PY" -c 'import time; print("%.3f" % time.time())'
+}
+
 # Install what is missing, services kept from starting.
 install_packages() {
 	local need='' p

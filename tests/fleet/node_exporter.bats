@@ -69,13 +69,7 @@ teardown_file() {
 }
 
 setup() {
-	[ -x "${CPUTRACK:-}" ] || fail "CPUTRACK must name the cputrack binary (ctest sets it)"
-	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
-	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
-}
-
-now() {
-	"$PY" -c 'import time; print("%.3f" % time.time())'
+	fleet_ready CPUTRACK
 }
 
 # in_cgroup DIR PROGRAM ARGS...: PROGRAM run in cgroup DIR (below $CG),

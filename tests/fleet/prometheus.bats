@@ -98,10 +98,8 @@ teardown_file() {
 }
 
 setup() {
-	[ -x "${CPUSTAT:-}" ] || fail "CPUSTAT must name the cpustat binary (ctest sets it)"
+	fleet_ready CPUSTAT
 	command -v curl >/dev/null || skip "curl is not installed"
-	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
-	[ -s "$D/prometheus.pid" ] || skip "the fleet was not started"
 }
 
 # The series of the pinned CPU and the event, through a job.
@@ -115,10 +113,6 @@ increase() {
 	local ms
 	ms=$("$PY" -c 'import sys; print(round((float(sys.argv[2]) - float(sys.argv[1])) * 1000))' "$2" "$3")
 	promql "$(series "$1") - $(series "$1") offset ${ms}ms" "$3"
-}
-
-now() {
-	"$PY" -c 'import time; print("%.3f" % time.time())'
 }
 
 # wait_series JOB: until Prometheus holds the series through JOB.

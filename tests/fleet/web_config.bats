@@ -109,9 +109,7 @@ teardown_file() {
 }
 
 setup() {
-	[ -x "${CPUSTAT:-}" ] || fail "CPUSTAT must name the cpustat binary (ctest sets it)"
-	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
-	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
+	fleet_ready CPUSTAT
 }
 
 # status_of ARGS...: the HTTP status curl gets from cpustat's /metrics
@@ -135,10 +133,6 @@ tls_answers() {
 all_scraped() {
 	[ "$(promql 'count(up{job=~"auth|nocredentials|wrongpassword|plainhttp"})' "$(now)")" = 4 ] &&
 	    [ "$(promql 'up{job="auth"}' "$(now)")" = 1 ]
-}
-
-now() {
-	"$PY" -c 'import time; print("%.3f" % time.time())'
 }
 
 @test "curl: the metrics over TLS to the right user and password; 401 to none, a wrong one or an unknown user; nothing over plain HTTP" {
