@@ -7,8 +7,8 @@
  * copies it and indexes it: 11 MB of memory touched for the first time
  * before the first program loads, which was most of the engine's start on
  * a VM, where each page's first touch is a trip to the hypervisor. This
- * reads the kernel's BTF in pieces through one buffer: the strings once,
- * to find the names below; the types once, to index them; then only the
+ * reads the kernel's BTF in pieces through one buffer: the strings until
+ * the names below are found; the types once, to index them; then only the
  * types those names lead to.
  */
 #include <errno.h>
@@ -79,8 +79,9 @@ static const char *const members_read[] = {
 	"running",
 	"cap_permitted",
 };
-#define NMEMBERS     (sizeof(members_read) / sizeof(members_read[0]))
-#define NNAMES	     (NSTRUCTS + NMEMBERS)
+#define NMEMBERS (sizeof(members_read) / sizeof(members_read[0]))
+#define NNAMES	 (NSTRUCTS + NMEMBERS)
+_Static_assert(NNAMES <= 64, "the names are kept in a 64-bit mask");
 #define NAME_MAX_LEN 24 /* the longest of them, and more */
 
 #define CHUNK	  (64 * 1024)
@@ -91,9 +92,11 @@ struct kbtf {
 	int fd;
 	uint32_t types_at, types_len; /* in the file */
 	uint32_t strs_at, strs_len;
-	uint32_t name_off[NNAMES]; /* each name's, or NOT_FOUND */
-	uint32_t root[NSTRUCTS];   /* each struct's type id, or 0 */
-	uint32_t *offs;		   /* type id: its offset among the types */
+	uint32_t name_off[NNAMES];	   /* each name's, or NOT_FOUND */
+	uint64_t of_len[NAME_MAX_LEN + 1]; /* names not yet found, by length */
+	int names_left;
+	uint32_t root[NSTRUCTS]; /* each struct's type id, or 0 */
+	uint32_t *offs;		 /* type id: its offset among the types */
 	uint32_t ntypes;
 	uint32_t *made;	   /* type id: its id in out, or 0 */
 	uint32_t void_ptr; /* in out */
@@ -148,22 +151,51 @@ read_header(struct kbtf *k)
 	return 0;
 }
 
+/*
+ * The names not yet found, by length: a string is compared only with the
+ * names as long as it is, of which there are few. The kernel's strings are
+ * hundreds of thousands, and comparing each with every name was most of
+ * the time spent here.
+ */
+static void
+index_names(struct kbtf *k)
+{
+	size_t len;
+	int i;
+
+	for (i = 0; i < (int)NNAMES; i++) {
+		k->name_off[i] = NOT_FOUND;
+		len = strlen(name_of(i));
+		if (len > 0 && len <= NAME_MAX_LEN) {
+			k->of_len[len] |= 1ULL << i;
+			k->names_left++;
+		}
+	}
+}
+
 /* The string s, len bytes at off, if it is one of the names: note where. */
 static void
 match_name(struct kbtf *k, const char *s, size_t len, uint32_t off)
 {
+	uint64_t left = len <= NAME_MAX_LEN ? k->of_len[len] : 0;
 	int i;
 
-	for (i = 0; i < (int)NNAMES; i++)
-		if (k->name_off[i] == NOT_FOUND && strlen(name_of(i)) == len &&
-		    memcmp(name_of(i), s, len) == 0)
+	while (left != 0) {
+		i = __builtin_ctzll(left);
+		left &= left - 1;
+		if (memcmp(name_of(i), s, len) == 0) {
 			k->name_off[i] = off;
+			k->of_len[len] &= ~(1ULL << i);
+			k->names_left--;
+		}
+	}
 }
 
 /*
- * Every string once, in pieces: where each name of the tables is. A
- * string cut by the end of a piece goes on in the next; only the short
- * ones can be a name, and only those are kept across.
+ * The strings in pieces, until each name of the tables is found (the
+ * kernel's strings are unique, so the first is the only one). A string cut by
+ * the end of a piece goes on in the next; only the short ones can be a name,
+ * and only those are kept across.
  */
 static int
 find_names(struct kbtf *k)
@@ -173,7 +205,7 @@ find_names(struct kbtf *k)
 	size_t len = 0, part;
 	const char *p, *end, *nul;
 
-	while (pos < k->strs_len) {
+	while (pos < k->strs_len && k->names_left > 0) {
 		n = k->strs_len - pos < CHUNK ? k->strs_len - pos : CHUNK;
 		if (read_at(k, k->buf, n, k->strs_at + pos) != 0)
 			return -1;
@@ -539,12 +571,11 @@ int
 eng_btf_small(const char *kernel_btf, int to)
 {
 	struct kbtf *k;
-	int rc = -1, err, i;
+	int rc = -1, err;
 
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		return -1;
-	for (i = 0; i < (int)NNAMES; i++)
-		k->name_off[i] = NOT_FOUND;
+	index_names(k);
 	if ((k->fd = open(kernel_btf, O_RDONLY | O_CLOEXEC)) >= 0 &&
 	    read_header(k) == 0 && find_names(k) == 0 && index_types(k) == 0 &&
 	    make_all(k) == 0)
