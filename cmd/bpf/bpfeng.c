@@ -6,12 +6,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -19,7 +17,6 @@
 #include <bpf/libbpf.h>
 
 #include "bpfeng_impl.h"
-#include "bpfeng.skel.h"
 
 /*
  * Descriptors the engine takes besides its counters: maps, programs,
@@ -27,19 +24,6 @@
  * moment (a probe without one decides a feature is missing).
  */
 #define ENGINE_FDS 40
-
-#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
-
-/* Tracked threads and processes alive at once, at most. */
-#define MAX_THREADS	65536
-#define MAX_PROCS	32768
-/*
- * Records waiting for userspace: a thread's exit, with one set of four
- * events, takes 88 bytes, so this holds tens of thousands.
- */
-#define RING_BYTES	(4u << 20)
-/* Unread records that wake userspace before its next read: a quarter. */
-#define RING_WAKE_BYTES (RING_BYTES / 4)
 
 const char *
 bpfeng_unavailable(void)
@@ -205,7 +189,7 @@ preflight(struct bpfeng *eng, char *why, size_t whylen)
 		return -1;
 	if (uname(&u) != 0)
 		snprintf(u.release, sizeof(u.release), "unknown");
-	if (eng_check_kernel(u.release, KERNEL_BTF, why, whylen) != 0)
+	if (eng_check_kernel(u.release, ENG_KERNEL_BTF, why, whylen) != 0)
 		return -1;
 	if (eng != NULL)
 		eng->maps_grow = maps_grow(u.release);
@@ -259,10 +243,13 @@ fd_room(struct bpfeng *eng, char *why, size_t whylen)
 	long need = (long)eng->ncounters * eng->ncpus + ENGINE_FDS, left;
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
-	    rl.rlim_cur == RLIM_INFINITY ||
-	    (left = (long)rl.rlim_cur - fds_open()) >= need)
+	eng->fd_spare = LONG_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return 0;
+	if ((left = (long)rl.rlim_cur - fds_open()) >= need) {
+		eng->fd_spare = left - need;
+		return 0;
+	}
 	eng_why(why, whylen,
 	    "the BPF engine needs %ld file descriptors (one "
 	    "per CPU per event, and %d for itself), and the limit (ulimit -n, "
@@ -271,205 +258,6 @@ fd_room(struct bpfeng *eng, char *why, size_t whylen)
 	    left < 0 ? 0 : left);
 	errno = EMFILE;
 	return -1;
-}
-
-/* The time since *since, as phase's; *since becomes now. */
-static void
-phase_done(struct bpfeng *eng, enum eng_phase phase, uint64_t *since)
-{
-	uint64_t now = eng_now_ns();
-
-	eng->phase_ns[phase] = now - *since;
-	*since = now;
-}
-
-static void
-configure(struct bpfeng *eng)
-{
-	struct bpfeng_bpf *skel = eng->skel;
-	int s, i;
-
-	skel->rodata->ncpus = (uint32_t)eng->ncpus;
-	skel->rodata->nsets = (uint32_t)eng->nsets;
-	skel->rodata->nslots = (uint32_t)eng->nslots;
-	skel->rodata->max_nreqs = 0;
-	for (s = 0; s < eng->nsets; s++) {
-		skel->rodata->set_first[s] = (uint32_t)eng->set_first[s];
-		skel->rodata->set_nreqs[s] = (uint32_t)eng->set_nreqs[s];
-		if (skel->rodata->max_nreqs < skel->rodata->set_nreqs[s])
-			skel->rodata->max_nreqs = skel->rodata->set_nreqs[s];
-		skel->rodata->set_slot[s] = (uint32_t)eng->set_slot[s];
-		for (i = 0; eng->joint && i < eng->set_nreqs[s]; i++)
-			skel->rodata->set_joint[s][i] =
-			    (uint32_t)eng->joint_of[s][i];
-	}
-	skel->rodata->joint = eng->joint;
-	skel->rodata->njoint = eng->joint ? (uint32_t)eng->ncounters : 0;
-	skel->rodata->switch_counters = eng->switch_counters;
-	skel->rodata->sparse = eng->sparse;
-	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
-	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
-	skel->rodata->by_cgroup = (eng->flags & BPFENG_BY_CGROUP) != 0;
-	skel->rodata->each_cgroup = eng->cgroups_max != 0;
-	skel->rodata->fold_depth = eng->fold_depth;
-	skel->rodata->follow_untraceable = eng_may_trace_any();
-	skel->rodata->caller_uid = (uint32_t)getuid();
-	skel->rodata->caller_gid = (uint32_t)getgid();
-	skel->rodata->caller_caps = eng_permitted_caps();
-	skel->rodata->wake_bytes = RING_WAKE_BYTES;
-	(void)bpf_map__set_max_entries(
-	    skel->maps.counters, (uint32_t)(eng->ncounters * eng->ncpus));
-	(void)bpf_map__set_value_size(
-	    skel->maps.threads, (uint32_t)eng->value_size);
-	(void)bpf_map__set_max_entries(skel->maps.threads, MAX_THREADS);
-	(void)bpf_map__set_value_size(
-	    skel->maps.fresh, (uint32_t)eng->value_size);
-	(void)bpf_map__set_max_entries(skel->maps.procs, MAX_PROCS);
-	(void)bpf_map__set_value_size(
-	    skel->maps.cgroups, (uint32_t)eng->value_size);
-	(void)bpf_map__set_max_entries(
-	    skel->maps.cgroups, eng->cgroups_max != 0 ? eng->cgroups_max : 1);
-	if (eng->cgroups_max == 0)
-		(void)bpf_map__set_max_entries(skel->maps.folded, 1);
-	if (eng->maps_grow) {
-		(void)bpf_map__set_map_flags(skel->maps.cgroups,
-		    bpf_map__map_flags(skel->maps.cgroups) | BPF_F_NO_PREALLOC);
-		(void)bpf_map__set_map_flags(skel->maps.folded,
-		    bpf_map__map_flags(skel->maps.folded) | BPF_F_NO_PREALLOC);
-		(void)bpf_map__set_map_flags(skel->maps.threads,
-		    bpf_map__map_flags(skel->maps.threads) | BPF_F_NO_PREALLOC);
-		(void)bpf_map__set_map_flags(skel->maps.procs,
-		    bpf_map__map_flags(skel->maps.procs) | BPF_F_NO_PREALLOC);
-	}
-	(void)bpf_map__set_max_entries(skel->maps.records, RING_BYTES);
-	/* Run by hand, never attached. */
-	bpf_program__set_autoattach(skel->progs.flush, false);
-	bpf_program__set_autoattach(skel->progs.whoami, false);
-}
-
-/*
- * The kernel's types that the programs read (bpfeng_btf.c), picked out
- * in a thread of their own while the counters and the skeleton open.
- * The skeleton is opened with the path of the memfd they go to; libbpf
- * reads it only when it loads.
- */
-struct types_job {
-	pthread_t thread;
-	bool started;
-	int fd;
-	int err; /* why they could not be picked out, or 0 */
-	char path[32];
-};
-
-static void *
-pick_types(void *arg)
-{
-	struct types_job *job = arg;
-
-	if (eng_btf_small(KERNEL_BTF, job->fd) != 0)
-		job->err = errno != 0 ? errno : EIO;
-	return NULL;
-}
-
-/* No signal for the thread: the caller's take them as before. */
-static void
-types_start(struct types_job *job)
-{
-	sigset_t all, old;
-
-	job->started = false;
-	job->err = 0;
-	if ((job->fd = memfd_create("cpctools-btf", MFD_CLOEXEC)) < 0) {
-		job->err = errno;
-		return;
-	}
-	snprintf(job->path, sizeof(job->path), "/proc/self/fd/%d", job->fd);
-	sigfillset(&all);
-	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
-	job->started = pthread_create(&job->thread, NULL, pick_types, job) == 0;
-	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!job->started)
-		(void)pick_types(job);
-}
-
-static int
-types_wait(struct types_job *job)
-{
-	if (job->started)
-		(void)pthread_join(job->thread, NULL);
-	job->started = false;
-	return job->err;
-}
-
-static void
-types_end(struct types_job *job)
-{
-	(void)types_wait(job);
-	if (job->fd >= 0)
-		close(job->fd);
-	job->fd = -1;
-}
-
-static int
-skel_open(struct bpfeng *eng, const char *types_path)
-{
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = types_path);
-
-	if ((eng->skel = bpfeng_bpf__open_opts(&opts)) == NULL)
-		return -1;
-	configure(eng);
-	return 0;
-}
-
-/*
- * The programs, relocated against the kernel's types that they read;
- * where those cannot be had, libbpf reads the kernel's BTF whole, and
- * -D says so.
- */
-static int
-load(struct bpfeng *eng, struct types_job *job, uint64_t *since, char *why,
-    size_t whylen)
-{
-	const char *types = job->err == 0 ? job->path : NULL;
-	int err = 0;
-
-	if (skel_open(eng, types) != 0)
-		err = errno;
-	phase_done(eng, ENG_PHASE_OPEN, since);
-	if ((eng->types_whole = types_wait(job)) != 0 && err == 0 &&
-	    types != NULL) {
-		bpfeng_bpf__destroy(eng->skel);
-		eng->skel = NULL;
-		if (skel_open(eng, NULL) != 0)
-			err = errno;
-	}
-	phase_done(eng, ENG_PHASE_TYPES, since);
-	if (err == 0 && bpfeng_bpf__load(eng->skel) != 0)
-		err = errno;
-	phase_done(eng, ENG_PHASE_LOAD, since);
-	if (err != 0)
-		eng_load_reason(eng_log_text(), err, why, whylen);
-	if (err != 0) {
-		errno = err;
-		return -1;
-	}
-	eng->counters_fd = bpf_map__fd(eng->skel->maps.counters);
-	eng->threads_fd = bpf_map__fd(eng->skel->maps.threads);
-	eng->procs_fd = bpf_map__fd(eng->skel->maps.procs);
-	eng->cgroups_fd = bpf_map__fd(eng->skel->maps.cgroups);
-	eng->records_fd = bpf_map__fd(eng->skel->maps.records);
-	eng->flush_fd = bpf_program__fd(eng->skel->progs.flush);
-	eng->active_set = &eng->skel->bss->active_set;
-	eng->lost_records = &eng->skel->bss->lost_records;
-	eng->lost_threads = &eng->skel->bss->lost_threads;
-	eng->read_errors = &eng->skel->bss->read_errors;
-	eng->hidden_switches = &eng->skel->bss->hidden_switches;
-	eng->command_pid = &eng->skel->bss->command_pid;
-	eng->signal_sender = eng->skel->bss->signal_sender;
-	eng->signal_count = eng->skel->bss->signal_count;
-	eng->target_cgroup = &eng->skel->bss->target_cgroup;
-	eng->target_level = &eng->skel->bss->target_level;
-	return 0;
 }
 
 /*
@@ -481,13 +269,12 @@ same_pids(struct bpfeng *eng, char *why, size_t whylen)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 
-	if (bpf_prog_test_run_opts(
-		bpf_program__fd(eng->skel->progs.whoami), &opts) != 0) {
+	if (bpf_prog_test_run_opts(eng_whoami_fd(eng), &opts) != 0) {
 		eng_why(why, whylen, "cannot run the BPF programs - %s",
 		    strerror(errno));
 		return -1;
 	}
-	if (eng->skel->bss->caller_pid != (uint32_t)getpid()) {
+	if (eng_caller_pid(eng) != (uint32_t)getpid()) {
 		eng_why(why, whylen,
 		    "the BPF engine runs only in the initial "
 		    "pid namespace (this one is a container's)");
@@ -495,21 +282,6 @@ same_pids(struct bpfeng *eng, char *why, size_t whylen)
 		return -1;
 	}
 	return 0;
-}
-
-static int
-attach(struct bpfeng *eng, char *why, size_t whylen)
-{
-	int err = 0;
-
-	if (bpfeng_bpf__attach(eng->skel) != 0) {
-		err = errno;
-		eng_fd_reason("cannot attach the BPF programs to the "
-			      "scheduler's tracepoints",
-		    err, why, whylen);
-	}
-	errno = err;
-	return err != 0 ? -1 : 0;
 }
 
 static struct bpfeng *
@@ -543,7 +315,7 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 
 static int
 open_checked(struct bpfeng *eng, const struct bpfeng_set *sets,
-    struct types_job *job, char *why, size_t whylen)
+    struct eng_types *types, char *why, size_t whylen)
 {
 	uint64_t t = eng_now_ns();
 	int ncpus;
@@ -558,24 +330,24 @@ open_checked(struct bpfeng *eng, const struct bpfeng_set *sets,
 	raise_nofile(eng);
 	if (fd_room(eng, why, whylen) != 0)
 		return -1;
-	types_start(job);
-	phase_done(eng, ENG_PHASE_CHECKS, &t);
+	eng_types_start(types);
+	eng_phase_done(eng, ENG_PHASE_CHECKS, &t);
 	if (eng_counters_open(eng, sets, why, whylen) != 0)
 		return -1;
-	phase_done(eng, ENG_PHASE_COUNTERS, &t);
-	if (load(eng, job, &t, why, whylen) != 0 ||
+	eng_phase_done(eng, ENG_PHASE_COUNTERS, &t);
+	if (eng_load(eng, types, &t, why, whylen) != 0 ||
 	    same_pids(eng, why, whylen) != 0)
 		return -1;
-	phase_done(eng, ENG_PHASE_PIDS, &t);
+	eng_phase_done(eng, ENG_PHASE_PIDS, &t);
 	if (eng_counters_fill(eng, why, whylen) != 0)
 		return -1;
-	phase_done(eng, ENG_PHASE_FILL, &t);
+	eng_phase_done(eng, ENG_PHASE_FILL, &t);
 	if (eng_events_open(eng, why, whylen) != 0)
 		return -1;
-	phase_done(eng, ENG_PHASE_RING, &t);
-	if (attach(eng, why, whylen) != 0)
+	eng_phase_done(eng, ENG_PHASE_RING, &t);
+	if (eng_attach(eng, why, whylen) != 0)
 		return -1;
-	phase_done(eng, ENG_PHASE_ATTACH, &t);
+	eng_phase_done(eng, ENG_PHASE_ATTACH, &t);
 	return 0;
 }
 
@@ -584,7 +356,7 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
     const struct bpfeng_config *config, const struct bpfeng_ops *ops, void *arg,
     char *why, size_t whylen)
 {
-	struct types_job job = { .fd = -1 };
+	struct eng_types types = { .fd = -1 };
 	struct bpfeng *eng;
 	int err, rc;
 
@@ -610,8 +382,8 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 	lay_out(eng, sets, nsets);
 	/* What libbpf says is kept, not printed (bpfeng_check.c). */
 	eng_log_begin();
-	rc = open_checked(eng, sets, &job, why, whylen);
-	types_end(&job);
+	rc = open_checked(eng, sets, &types, why, whylen);
+	eng_types_end(&types);
 	eng_log_end();
 	if (rc == 0)
 		return eng;
@@ -662,27 +434,6 @@ bpfeng_done(const struct bpfeng *eng)
 {
 	return eng->target != 0 && !eng->by_cgroup && RB_EMPTY(&eng->procs) &&
 	    (eng->child <= 0 || eng->child_released);
-}
-
-void
-bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
-{
-	const struct bpf_object_skeleton *s = eng->skel->skeleton;
-	int i, loaded = 0, attached = 0;
-	size_t at = 0;
-	bool ok;
-
-	buf[0] = '\0';
-	for (i = 0; i < s->prog_cnt; i++) {
-		ok = bpf_program__fd(*s->progs[i].prog) >= 0;
-		loaded += ok;
-		attached += *s->progs[i].link != NULL;
-		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
-		    "%s%s%s", i > 0 ? " " : "", ok ? "" : "!",
-		    s->progs[i].name);
-	}
-	(void)snprintf(buf + at, at < len ? len - at : 0,
-	    "; %d loaded, %d attached", loaded, attached);
 }
 
 void
@@ -746,13 +497,10 @@ bpfeng_close(struct bpfeng *eng)
 {
 	if (eng == NULL)
 		return;
-	/* Programs first: nothing may count into what goes away next. */
-	if (eng->skel != NULL)
-		bpfeng_bpf__detach(eng->skel);
+	eng_detach(eng);
 	eng_kill_child(eng);
 	eng_events_close(eng);
-	if (eng->skel != NULL)
-		bpfeng_bpf__destroy(eng->skel);
+	eng_unload(eng);
 	eng_counters_close(eng);
 	eng_forget_all(eng);
 	if (eng->nofile_raised)

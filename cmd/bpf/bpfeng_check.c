@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,33 +129,43 @@ eng_check_kernel(
  */
 static char *log_text;
 static size_t log_len, log_cap;
+/* The programs load in two threads (bpfeng_load.c). */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static libbpf_print_fn_t saved_print;
 static char *refused_log;
 
-static int
-keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+static void
+append_log(const char *fmt, va_list ap)
 {
 	va_list again;
 	size_t need;
 	char *grown;
 	int len;
 
-	(void)level;
 	va_copy(again, ap);
 	len = vsnprintf(NULL, 0, fmt, again);
 	va_end(again);
 	if (len < 0)
-		return 0;
+		return;
 	need = log_len + (size_t)len + 1;
 	if (need > log_cap) {
 		if ((grown = realloc(log_text, need + 4096)) == NULL)
-			return 0;
+			return;
 		log_text = grown;
 		log_cap = need + 4096;
 	}
 	log_len +=
 	    (size_t)vsnprintf(log_text + log_len, log_cap - log_len, fmt, ap);
-	return len;
+}
+
+static int
+keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)pthread_mutex_lock(&log_lock);
+	append_log(fmt, ap);
+	(void)pthread_mutex_unlock(&log_lock);
+	return 0;
 }
 
 void

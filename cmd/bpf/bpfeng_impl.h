@@ -5,6 +5,7 @@
 #ifndef BPFENG_IMPL_H
 #define BPFENG_IMPL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <sys/resource.h>
 #include <sys/tree.h>
@@ -89,7 +90,13 @@ struct bpfeng {
 	int *cpu_core;
 	int *leader;
 
+	/*
+	 * The object's instances: the first, which owns the maps and most
+	 * programs, and where two threads loaded them, the second
+	 * (bpfeng_load.c); NULL where one loaded them all.
+	 */
 	struct bpfeng_bpf *skel;
+	struct bpfeng_bpf *second;
 	int counters_fd; /* maps */
 	int threads_fd;
 	int procs_fd;
@@ -135,6 +142,7 @@ struct bpfeng {
 	 */
 	struct rlimit nofile;
 	bool nofile_raised;
+	long fd_spare; /* descriptors the limit leaves beyond the engine's */
 
 	uint64_t flush_ns;
 	uint64_t phase_ns[ENG_NPHASES];
@@ -144,6 +152,24 @@ struct bpfeng {
 			       tracked (the maps were full) */
 	void *zero_value;   /* a thread's, zeroed */
 	void *read_value;   /* a thread's, read from the map */
+};
+
+#define ENG_KERNEL_BTF "/sys/kernel/btf/vmlinux"
+/* Descriptors the second instance of the programs takes besides. */
+#define ENG_SECOND_FDS 24
+
+/*
+ * The kernel's types that the programs read (bpfeng_btf.c), picked out
+ * in a thread of their own while the counters and the skeleton open.
+ * The skeleton is opened with the path of the memfd they go to; libbpf
+ * reads it only when it loads.
+ */
+struct eng_types {
+	pthread_t thread;
+	bool started;
+	int fd;
+	int err; /* why they could not be picked out, or 0 */
+	char path[32];
 };
 
 /* bpfeng_btf.c */
@@ -185,11 +211,32 @@ void eng_forget_all(struct bpfeng *eng);
 void eng_untrack(struct bpfeng *eng, pid_t pid);
 uint64_t eng_now_ns(void);
 
+/* The time since *since, as phase's; *since becomes now. */
+static inline void
+eng_phase_done(struct bpfeng *eng, enum eng_phase phase, uint64_t *since)
+{
+	uint64_t now = eng_now_ns();
+
+	eng->phase_ns[phase] = now - *since;
+	*since = now;
+}
+
 /* bpfeng_target.c */
 int eng_track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags);
 int eng_adopt_process(struct bpfeng *eng, pid_t pid);
 void eng_reap_child(struct bpfeng *eng, bool wait);
 void eng_kill_child(struct bpfeng *eng);
+
+/* bpfeng_load.c */
+void eng_types_start(struct eng_types *job);
+void eng_types_end(struct eng_types *job);
+int eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
+    char *why, size_t whylen);
+int eng_whoami_fd(const struct bpfeng *eng);
+uint32_t eng_caller_pid(const struct bpfeng *eng);
+int eng_attach(struct bpfeng *eng, char *why, size_t whylen);
+void eng_detach(struct bpfeng *eng);
+void eng_unload(struct bpfeng *eng);
 
 /* bpfeng_tick.c */
 int eng_flush(struct bpfeng *eng, char *why, size_t whylen);

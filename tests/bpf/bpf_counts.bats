@@ -178,3 +178,48 @@ teardown() {
 	    <(bd_rows lwp_exit | awk -v p="$child" '$1 == p && $2 != p {
 	    print $4, $5 }' | sort)
 }
+
+# CPUs the kernel may bring up: the engine opens a counter on each.
+possible_cpus() {
+	tr , '\n' </sys/devices/system/cpu/possible |
+	    awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }'
+}
+
+@test "the programs loaded by two threads, or by one (one CPU, few descriptors): the same exact counts" {
+	command -v prlimit >/dev/null || skip "prlimit is not installed"
+	command -v taskset >/dev/null || skip "taskset is not installed"
+	local how want inherited limit
+	# Descriptors open when cputrack starts; a limit that leaves the
+	# engine what it needs and less than a second loader's share.
+	inherited=$(ls /proc/self/fd | wc -l)
+	limit=$(($(possible_cpus) + 40 + inherited + 8))
+	for how in two one_cpu few_fds; do
+		case $how in
+		two)
+			[ "$(nproc)" -ge 2 ] || continue
+			set -- env
+			want="two threads loaded them" ;;
+		one_cpu)
+			set -- taskset -c 0
+			want="one thread loaded them" ;;
+		few_fds)
+			set -- prlimit --nofile=$limit:$limit
+			want="one thread loaded them" ;;
+		esac
+		# Threads that come and go, a fork tree, an exec chain; ticks.
+		status=0
+		timeout -k 5 120 "$@" "$CPUTRACK" --engine=bpf -D -f -e -T 0.05 \
+		    -c "$WRITE" sh -c '"$1" 2 5 30 && "$2" 1 3 250 &&
+		    exec "$3" 2 120' sh "$W/wl_churn" "$W/wl_forktree" \
+		    "$W/wl_exec_chain" >"$T/out" 2>"$T/err" || status=$?
+		echo "$how: exit $status: $(grep -v '^cputrack: note' "$T/err")"
+		[ "$status" -eq 0 ]
+		grep -q "attached; $want; opened in" "$T/err"
+		# 10 threads of 30; 4 processes of 250; 3 images of 120.
+		[ "$(ct_rows -f lwp_exit | awk '$3 == 30' | wc -l)" -eq 10 ]
+		[ "$(ct_rows -f exit | awk '$3 == 250' | wc -l)" -eq 4 ]
+		[ "$(ct_rows -f exec | awk '$3 == 120' | wc -l)" -eq 2 ]
+		[ "$(ct_rows -f exit | awk '{ s += $3 } END { print s }')" -eq \
+		    $((300 + 1000 + 120)) ]
+	done
+}

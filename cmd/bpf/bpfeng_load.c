@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Loading the engine's programs: the kernel's types they read, their
+ * maps, and the programs themselves, and attaching them.
+ *
+ * The kernel's verifier is most of the engine's start, and it checks one
+ * program at a time in the thread that loads it. Where the engine may use
+ * two CPUs, a second instance of the same object loads some programs in
+ * a thread of its own while the first loads the rest; both use one set
+ * of maps, made before either loads.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfeng_impl.h"
+#include "bpfeng.skel.h"
+
+/* Tracked threads and processes alive at once, at most. */
+#define MAX_THREADS	65536
+#define MAX_PROCS	32768
+/*
+ * Records waiting for userspace: a thread's exit, with one set of four
+ * events, takes 88 bytes, so this holds tens of thousands.
+ */
+#define RING_BYTES	(4u << 20)
+/* Unread records that wake userspace before its next read: a quarter. */
+#define RING_WAKE_BYTES (RING_BYTES / 4)
+
+/* The object's maps, and more. */
+#define MAX_MAPS 16
+
+/*
+ * The programs the second instance loads: about half of the verifier's
+ * time (its log's "verification time" for each), the first instance
+ * loading the rest. Any program may be on either side.
+ */
+static const char *const second_programs[] = { "on_exec", "flush" };
+#define NSECOND (sizeof(second_programs) / sizeof(second_programs[0]))
+
+static void
+configure(struct bpfeng *eng, struct bpfeng_bpf *skel)
+{
+	int s, i;
+
+	skel->rodata->ncpus = (uint32_t)eng->ncpus;
+	skel->rodata->nsets = (uint32_t)eng->nsets;
+	skel->rodata->nslots = (uint32_t)eng->nslots;
+	skel->rodata->max_nreqs = 0;
+	for (s = 0; s < eng->nsets; s++) {
+		skel->rodata->set_first[s] = (uint32_t)eng->set_first[s];
+		skel->rodata->set_nreqs[s] = (uint32_t)eng->set_nreqs[s];
+		if (skel->rodata->max_nreqs < skel->rodata->set_nreqs[s])
+			skel->rodata->max_nreqs = skel->rodata->set_nreqs[s];
+		skel->rodata->set_slot[s] = (uint32_t)eng->set_slot[s];
+		for (i = 0; eng->joint && i < eng->set_nreqs[s]; i++)
+			skel->rodata->set_joint[s][i] =
+			    (uint32_t)eng->joint_of[s][i];
+	}
+	skel->rodata->joint = eng->joint;
+	skel->rodata->njoint = eng->joint ? (uint32_t)eng->ncounters : 0;
+	skel->rodata->switch_counters = eng->switch_counters;
+	skel->rodata->sparse = eng->sparse;
+	skel->rodata->follow_fork = (eng->flags & BPFENG_FOLLOW_FORK) != 0;
+	skel->rodata->follow_exec = (eng->flags & BPFENG_FOLLOW_EXEC) != 0;
+	skel->rodata->by_cgroup = (eng->flags & BPFENG_BY_CGROUP) != 0;
+	skel->rodata->each_cgroup = eng->cgroups_max != 0;
+	skel->rodata->fold_depth = eng->fold_depth;
+	skel->rodata->follow_untraceable = eng_may_trace_any();
+	skel->rodata->caller_uid = (uint32_t)getuid();
+	skel->rodata->caller_gid = (uint32_t)getgid();
+	skel->rodata->caller_caps = eng_permitted_caps();
+	skel->rodata->wake_bytes = RING_WAKE_BYTES;
+	(void)bpf_map__set_max_entries(
+	    skel->maps.counters, (uint32_t)(eng->ncounters * eng->ncpus));
+	(void)bpf_map__set_value_size(
+	    skel->maps.threads, (uint32_t)eng->value_size);
+	(void)bpf_map__set_max_entries(skel->maps.threads, MAX_THREADS);
+	(void)bpf_map__set_value_size(
+	    skel->maps.fresh, (uint32_t)eng->value_size);
+	(void)bpf_map__set_max_entries(skel->maps.procs, MAX_PROCS);
+	(void)bpf_map__set_value_size(
+	    skel->maps.cgroups, (uint32_t)eng->value_size);
+	(void)bpf_map__set_max_entries(
+	    skel->maps.cgroups, eng->cgroups_max != 0 ? eng->cgroups_max : 1);
+	if (eng->cgroups_max == 0)
+		(void)bpf_map__set_max_entries(skel->maps.folded, 1);
+	if (eng->maps_grow) {
+		(void)bpf_map__set_map_flags(skel->maps.cgroups,
+		    bpf_map__map_flags(skel->maps.cgroups) | BPF_F_NO_PREALLOC);
+		(void)bpf_map__set_map_flags(skel->maps.folded,
+		    bpf_map__map_flags(skel->maps.folded) | BPF_F_NO_PREALLOC);
+		(void)bpf_map__set_map_flags(skel->maps.threads,
+		    bpf_map__map_flags(skel->maps.threads) | BPF_F_NO_PREALLOC);
+		(void)bpf_map__set_map_flags(skel->maps.procs,
+		    bpf_map__map_flags(skel->maps.procs) | BPF_F_NO_PREALLOC);
+	}
+	(void)bpf_map__set_max_entries(skel->maps.records, RING_BYTES);
+	/* Run by hand, never attached. */
+	bpf_program__set_autoattach(skel->progs.flush, false);
+	bpf_program__set_autoattach(skel->progs.whoami, false);
+}
+
+static void *
+pick_types(void *arg)
+{
+	struct eng_types *job = arg;
+
+	if (eng_btf_small(ENG_KERNEL_BTF, job->fd) != 0)
+		job->err = errno != 0 ? errno : EIO;
+	return NULL;
+}
+
+/* A thread that takes no signal: the caller's take them as before. */
+static bool
+start_quiet_thread(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	bool started;
+
+	sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	started = pthread_create(thread, NULL, fn, arg) == 0;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return started;
+}
+
+void
+eng_types_start(struct eng_types *job)
+{
+	job->started = false;
+	job->err = 0;
+	if ((job->fd = memfd_create("cpctools-btf", MFD_CLOEXEC)) < 0) {
+		job->err = errno;
+		return;
+	}
+	snprintf(job->path, sizeof(job->path), "/proc/self/fd/%d", job->fd);
+	job->started = start_quiet_thread(&job->thread, pick_types, job);
+	if (!job->started)
+		(void)pick_types(job);
+}
+
+static int
+types_wait(struct eng_types *job)
+{
+	if (job->started)
+		(void)pthread_join(job->thread, NULL);
+	job->started = false;
+	return job->err;
+}
+
+void
+eng_types_end(struct eng_types *job)
+{
+	(void)types_wait(job);
+	if (job->fd >= 0)
+		close(job->fd);
+	job->fd = -1;
+}
+
+static struct bpfeng_bpf *
+skel_open(struct bpfeng *eng, const char *types_path)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = types_path);
+	struct bpfeng_bpf *skel;
+
+	if ((skel = bpfeng_bpf__open_opts(&opts)) != NULL)
+		configure(eng, skel);
+	return skel;
+}
+
+static bool
+loaded_second(const struct bpf_program *prog)
+{
+	size_t i;
+
+	for (i = 0; i < NSECOND; i++)
+		if (strcmp(bpf_program__name(prog), second_programs[i]) == 0)
+			return true;
+	return false;
+}
+
+/* An instance's share of the programs: the first's, or the second's. */
+static void
+choose_programs(struct bpfeng_bpf *skel, bool second)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		(void)bpf_program__set_autoload(
+		    prog, loaded_second(prog) == second);
+	}
+}
+
+/*
+ * The second instance: its programs loaded with the first's maps, in
+ * the thread that runs this.
+ */
+struct second_load {
+	struct bpfeng *eng; /* read only here */
+	const char *types_path;
+	int map_fds[MAX_MAPS]; /* the maps, in the object's order */
+	int nmaps;
+	struct bpfeng_bpf *skel;
+	pthread_t thread;
+	bool started;
+	int err;
+};
+
+static void *
+load_second(void *arg)
+{
+	struct second_load *job = arg;
+	struct bpf_map *map;
+	int i = 0;
+
+	if ((job->skel = skel_open(job->eng, job->types_path)) == NULL) {
+		job->err = errno != 0 ? errno : ENOMEM;
+		return NULL;
+	}
+	choose_programs(job->skel, true);
+	bpf_object__for_each_map(map, job->skel->obj)
+	{
+		if (i == job->nmaps ||
+		    bpf_map__reuse_fd(map, job->map_fds[i++]) != 0) {
+			job->err = errno != 0 ? errno : EINVAL;
+			return NULL;
+		}
+	}
+	if (bpfeng_bpf__load(job->skel) != 0)
+		job->err = errno != 0 ? errno : EINVAL;
+	return NULL;
+}
+
+/*
+ * A map as libbpf makes it at a load: the global data's filled in from
+ * what the instance holds, and the read-only data's frozen, so that the
+ * verifier takes its values as constants.
+ */
+static int
+make_map(const struct bpf_map *map)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+	    .map_flags = bpf_map__map_flags(map),
+	    .map_extra = bpf_map__map_extra(map));
+	const void *data;
+	size_t size;
+	int fd, key = 0;
+
+	fd = bpf_map_create(bpf_map__type(map), bpf_map__name(map),
+	    bpf_map__key_size(map), bpf_map__value_size(map),
+	    bpf_map__max_entries(map), &opts);
+	if (fd < 0)
+		return -1;
+	data = bpf_map__initial_value((struct bpf_map *)map, &size);
+	if (data != NULL &&
+	    (bpf_map_update_elem(fd, &key, data, 0) != 0 ||
+		((opts.map_flags & BPF_F_RDONLY_PROG) &&
+		    bpf_map_freeze(fd) != 0))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+close_made_maps(struct second_load *job)
+{
+	while (job->nmaps > 0)
+		close(job->map_fds[--job->nmaps]);
+}
+
+/*
+ * The first instance's maps, made before it loads, so that the second
+ * can use them too. False, with nothing made, where one cannot be made:
+ * the first instance then loads alone, and its load says why.
+ */
+static bool
+make_maps(struct bpfeng *eng, struct second_load *job)
+{
+	struct bpf_map *map;
+	int fd;
+
+	bpf_object__for_each_map(map, eng->skel->obj)
+	{
+		if (job->nmaps == MAX_MAPS || (fd = make_map(map)) < 0) {
+			close_made_maps(job);
+			return false;
+		}
+		job->map_fds[job->nmaps++] = fd;
+	}
+	return true;
+}
+
+static int
+use_made_maps(struct bpfeng *eng, const struct second_load *job)
+{
+	struct bpf_map *map;
+	int i = 0;
+
+	bpf_object__for_each_map(map, eng->skel->obj)
+	{
+		if (bpf_map__reuse_fd(map, job->map_fds[i++]) != 0)
+			return errno != 0 ? errno : EINVAL;
+	}
+	return 0;
+}
+
+/* Whether the engine may run on more than one CPU. */
+static bool
+several_cpus(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 &&
+	    CPU_COUNT(&set) > 1;
+}
+
+/*
+ * Both instances' programs, the second's in a thread while this one
+ * loads the first's; one instance all of them where there is one CPU or
+ * the descriptors are few.
+ */
+static int
+load_programs(struct bpfeng *eng, const char *types_path)
+{
+	struct second_load job = { .eng = eng, .types_path = types_path };
+	bool two = eng->fd_spare >= ENG_SECOND_FDS && several_cpus() &&
+	    make_maps(eng, &job);
+	int err = two ? use_made_maps(eng, &job) : 0;
+
+	if (two && err == 0) {
+		choose_programs(eng->skel, false);
+		job.started =
+		    start_quiet_thread(&job.thread, load_second, &job);
+	}
+	if (err == 0 && bpfeng_bpf__load(eng->skel) != 0)
+		err = errno != 0 ? errno : EINVAL;
+	if (job.started)
+		(void)pthread_join(job.thread, NULL);
+	else if (two && err == 0)
+		(void)load_second(&job);
+	eng->second = job.skel;
+	close_made_maps(&job);
+	return err != 0 ? err : job.err;
+}
+
+/*
+ * The programs, relocated against the kernel's types that they read;
+ * where those cannot be had, libbpf reads the kernel's BTF whole, and
+ * -D says so.
+ */
+int
+eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
+    char *why, size_t whylen)
+{
+	const char *path = types->err == 0 ? types->path : NULL;
+	int err = 0;
+
+	if ((eng->skel = skel_open(eng, path)) == NULL)
+		err = errno;
+	eng_phase_done(eng, ENG_PHASE_OPEN, since);
+	if ((eng->types_whole = types_wait(types)) != 0 && err == 0 &&
+	    path != NULL) {
+		bpfeng_bpf__destroy(eng->skel);
+		path = NULL;
+		if ((eng->skel = skel_open(eng, path)) == NULL)
+			err = errno;
+	}
+	eng_phase_done(eng, ENG_PHASE_TYPES, since);
+	if (err == 0)
+		err = load_programs(eng, path);
+	eng_phase_done(eng, ENG_PHASE_LOAD, since);
+	if (err != 0) {
+		eng_load_reason(eng_log_text(), err, why, whylen);
+		errno = err;
+		return -1;
+	}
+	eng->counters_fd = bpf_map__fd(eng->skel->maps.counters);
+	eng->threads_fd = bpf_map__fd(eng->skel->maps.threads);
+	eng->procs_fd = bpf_map__fd(eng->skel->maps.procs);
+	eng->cgroups_fd = bpf_map__fd(eng->skel->maps.cgroups);
+	eng->records_fd = bpf_map__fd(eng->skel->maps.records);
+	eng->flush_fd = bpf_program__fd(eng->skel->progs.flush);
+	if (eng->flush_fd < 0 && eng->second != NULL)
+		eng->flush_fd = bpf_program__fd(eng->second->progs.flush);
+	eng->active_set = &eng->skel->bss->active_set;
+	eng->lost_records = &eng->skel->bss->lost_records;
+	eng->lost_threads = &eng->skel->bss->lost_threads;
+	eng->read_errors = &eng->skel->bss->read_errors;
+	eng->hidden_switches = &eng->skel->bss->hidden_switches;
+	eng->command_pid = &eng->skel->bss->command_pid;
+	eng->signal_sender = eng->skel->bss->signal_sender;
+	eng->signal_count = eng->skel->bss->signal_count;
+	eng->target_cgroup = &eng->skel->bss->target_cgroup;
+	eng->target_level = &eng->skel->bss->target_level;
+	return 0;
+}
+
+int
+eng_whoami_fd(const struct bpfeng *eng)
+{
+	return bpf_program__fd(eng->skel->progs.whoami);
+}
+
+uint32_t
+eng_caller_pid(const struct bpfeng *eng)
+{
+	return eng->skel->bss->caller_pid;
+}
+
+int
+eng_attach(struct bpfeng *eng, char *why, size_t whylen)
+{
+	int err = 0;
+
+	if (bpfeng_bpf__attach(eng->skel) != 0 ||
+	    (eng->second != NULL && bpfeng_bpf__attach(eng->second) != 0)) {
+		err = errno;
+		eng_fd_reason("cannot attach the BPF programs to the "
+			      "scheduler's tracepoints",
+		    err, why, whylen);
+	}
+	errno = err;
+	return err != 0 ? -1 : 0;
+}
+
+/* Programs first: nothing may count into what goes away after. */
+void
+eng_detach(struct bpfeng *eng)
+{
+	if (eng->skel != NULL)
+		bpfeng_bpf__detach(eng->skel);
+	if (eng->second != NULL)
+		bpfeng_bpf__detach(eng->second);
+}
+
+void
+eng_unload(struct bpfeng *eng)
+{
+	bpfeng_bpf__destroy(eng->second);
+	bpfeng_bpf__destroy(eng->skel);
+	eng->second = NULL;
+	eng->skel = NULL;
+}
+
+/* Program i of the skeleton, from the instance that loaded it. */
+static const struct bpf_prog_skeleton *
+program_at(const struct bpfeng *eng, int i)
+{
+	const struct bpf_prog_skeleton *first = &eng->skel->skeleton->progs[i];
+
+	if (eng->second != NULL && !bpf_program__autoload(*first->prog))
+		return &eng->second->skeleton->progs[i];
+	return first;
+}
+
+void
+bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
+{
+	const struct bpf_prog_skeleton *p;
+	int i, loaded = 0, attached = 0;
+	size_t at = 0;
+	bool ok;
+
+	buf[0] = '\0';
+	for (i = 0; i < eng->skel->skeleton->prog_cnt; i++) {
+		p = program_at(eng, i);
+		ok = bpf_program__fd(*p->prog) >= 0;
+		loaded += ok;
+		attached += *p->link != NULL;
+		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
+		    "%s%s%s", i > 0 ? " " : "", ok ? "" : "!", p->name);
+	}
+	(void)snprintf(buf + at, at < len ? len - at : 0,
+	    "; %d loaded, %d attached; %s", loaded, attached,
+	    eng->second != NULL ? "two threads loaded them" :
+				  "one thread loaded them");
+}
