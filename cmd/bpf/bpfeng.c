@@ -442,9 +442,10 @@ bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len)
 	static const char *const names[ENG_NPHASES] = {
 		[ENG_PHASE_CHECKS] = "checks",
 		[ENG_PHASE_COUNTERS] = "counters",
-		[ENG_PHASE_OPEN] = "open",
+		[ENG_PHASE_OPEN] = "open (with two threads, the maps too)",
 		[ENG_PHASE_TYPES] = "kernel types (the rest)",
-		[ENG_PHASE_LOAD] = "load (maps, relocations, verifier)",
+		[ENG_PHASE_LOAD] =
+		    "load (relocations, verifier; with one thread, the maps)",
 		[ENG_PHASE_PIDS] = "pid check",
 		[ENG_PHASE_FILL] = "counter map",
 		[ENG_PHASE_RING] = "ring",

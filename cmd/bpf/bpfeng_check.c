@@ -158,10 +158,15 @@ append_log(const char *fmt, va_list ap)
 	    (size_t)vsnprintf(log_text + log_len, log_cap - log_len, fmt, ap);
 }
 
+/*
+ * libbpf's debug messages (each map made, each relocation) explain no
+ * failure, and formatting them cost a millisecond of every start.
+ */
 static int
 keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	(void)level;
+	if (level == LIBBPF_DEBUG)
+		return 0;
 	(void)pthread_mutex_lock(&log_lock);
 	append_log(fmt, ap);
 	(void)pthread_mutex_unlock(&log_lock);

@@ -203,46 +203,6 @@ choose_programs(struct bpfeng_bpf *skel, bool second)
 }
 
 /*
- * The second instance: its programs loaded with the first's maps, in
- * the thread that runs this.
- */
-struct second_load {
-	struct bpfeng *eng; /* read only here */
-	const char *types_path;
-	int map_fds[MAX_MAPS]; /* the maps, in the object's order */
-	int nmaps;
-	struct bpfeng_bpf *skel;
-	pthread_t thread;
-	bool started;
-	int err;
-};
-
-static void *
-load_second(void *arg)
-{
-	struct second_load *job = arg;
-	struct bpf_map *map;
-	int i = 0;
-
-	if ((job->skel = skel_open(job->eng, job->types_path)) == NULL) {
-		job->err = errno != 0 ? errno : ENOMEM;
-		return NULL;
-	}
-	choose_programs(job->skel, true);
-	bpf_object__for_each_map(map, job->skel->obj)
-	{
-		if (i == job->nmaps ||
-		    bpf_map__reuse_fd(map, job->map_fds[i++]) != 0) {
-			job->err = errno != 0 ? errno : EINVAL;
-			return NULL;
-		}
-	}
-	if (bpfeng_bpf__load(job->skel) != 0)
-		job->err = errno != 0 ? errno : EINVAL;
-	return NULL;
-}
-
-/*
  * A map as libbpf makes it at a load: the global data's filled in from
  * what the instance holds, and the read-only data's frozen, so that the
  * verifier takes its values as constants.
@@ -273,44 +233,58 @@ make_map(const struct bpf_map *map)
 	return fd;
 }
 
+/*
+ * What a load takes: the maps, made before the kernel's types are there
+ * (they need none), and the second instance, if there is one.
+ */
+struct loading {
+	int map_fds[MAX_MAPS]; /* the maps, in the object's order */
+	int nmaps;
+	struct bpfeng_bpf *second;
+	pthread_t thread;
+	bool started;
+	int second_err;
+};
+
 static void
-close_made_maps(struct second_load *job)
+close_made_maps(struct loading *l)
 {
-	while (job->nmaps > 0)
-		close(job->map_fds[--job->nmaps]);
+	while (l->nmaps > 0)
+		close(l->map_fds[--l->nmaps]);
 }
 
 /*
- * The first instance's maps, made before it loads, so that the second
- * can use them too. False, with nothing made, where one cannot be made:
- * the first instance then loads alone, and its load says why.
+ * The first instance's maps, as its load would make them. False, with
+ * nothing made, where one cannot be made: its load then makes them, and
+ * says why it cannot.
  */
 static bool
-make_maps(struct bpfeng *eng, struct second_load *job)
+make_maps(struct bpfeng *eng, struct loading *l)
 {
 	struct bpf_map *map;
 	int fd;
 
 	bpf_object__for_each_map(map, eng->skel->obj)
 	{
-		if (job->nmaps == MAX_MAPS || (fd = make_map(map)) < 0) {
-			close_made_maps(job);
+		if (l->nmaps == MAX_MAPS || (fd = make_map(map)) < 0) {
+			close_made_maps(l);
 			return false;
 		}
-		job->map_fds[job->nmaps++] = fd;
+		l->map_fds[l->nmaps++] = fd;
 	}
 	return true;
 }
 
 static int
-use_made_maps(struct bpfeng *eng, const struct second_load *job)
+use_made_maps(struct bpfeng_bpf *skel, const struct loading *l)
 {
 	struct bpf_map *map;
 	int i = 0;
 
-	bpf_object__for_each_map(map, eng->skel->obj)
+	bpf_object__for_each_map(map, skel->obj)
 	{
-		if (bpf_map__reuse_fd(map, job->map_fds[i++]) != 0)
+		if (i == l->nmaps ||
+		    bpf_map__reuse_fd(map, l->map_fds[i++]) != 0)
 			return errno != 0 ? errno : EINVAL;
 	}
 	return 0;
@@ -327,32 +301,58 @@ several_cpus(void)
 }
 
 /*
- * Both instances' programs, the second's in a thread while this one
- * loads the first's; one instance all of them where there is one CPU or
- * the descriptors are few.
+ * The instances, opened with the kernel's types at types_path (read at
+ * the load), each with its share of the programs: a second one where
+ * there are maps made for both, two CPUs and the descriptors for it.
  */
 static int
-load_programs(struct bpfeng *eng, const char *types_path)
+open_instances(struct bpfeng *eng, struct loading *l, const char *types_path)
 {
-	struct second_load job = { .eng = eng, .types_path = types_path };
-	bool two = eng->fd_spare >= ENG_SECOND_FDS && several_cpus() &&
-	    make_maps(eng, &job);
-	int err = two ? use_made_maps(eng, &job) : 0;
+	bpfeng_bpf__destroy(l->second);
+	bpfeng_bpf__destroy(eng->skel);
+	l->second = NULL;
+	if ((eng->skel = skel_open(eng, types_path)) == NULL)
+		return errno != 0 ? errno : ENOMEM;
+	if (l->nmaps == 0 &&
+	    !(eng->fd_spare >= ENG_SECOND_FDS && several_cpus() &&
+		make_maps(eng, l)))
+		return 0;
+	if ((l->second = skel_open(eng, types_path)) == NULL)
+		return errno != 0 ? errno : ENOMEM;
+	choose_programs(eng->skel, false);
+	choose_programs(l->second, true);
+	return 0;
+}
 
-	if (two && err == 0) {
-		choose_programs(eng->skel, false);
-		job.started =
-		    start_quiet_thread(&job.thread, load_second, &job);
-	}
-	if (err == 0 && bpfeng_bpf__load(eng->skel) != 0)
+static void *
+load_second(void *arg)
+{
+	struct loading *l = arg;
+
+	if (bpfeng_bpf__load(l->second) != 0)
+		l->second_err = errno != 0 ? errno : EINVAL;
+	return NULL;
+}
+
+/* The second instance's programs in a thread while this loads the first's. */
+static int
+load_instances(struct bpfeng *eng, struct loading *l)
+{
+	int err = 0;
+
+	if (l->nmaps > 0 &&
+	    ((err = use_made_maps(eng->skel, l)) != 0 ||
+		(err = use_made_maps(l->second, l)) != 0))
+		return err;
+	if (l->second != NULL)
+		l->started = start_quiet_thread(&l->thread, load_second, l);
+	if (bpfeng_bpf__load(eng->skel) != 0)
 		err = errno != 0 ? errno : EINVAL;
-	if (job.started)
-		(void)pthread_join(job.thread, NULL);
-	else if (two && err == 0)
-		(void)load_second(&job);
-	eng->second = job.skel;
-	close_made_maps(&job);
-	return err != 0 ? err : job.err;
+	if (l->started)
+		(void)pthread_join(l->thread, NULL);
+	else if (l->second != NULL && err == 0)
+		(void)load_second(l);
+	return err != 0 ? err : l->second_err;
 }
 
 /*
@@ -364,22 +364,20 @@ int
 eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
     char *why, size_t whylen)
 {
+	struct loading l = { .nmaps = 0 };
 	const char *path = types->err == 0 ? types->path : NULL;
-	int err = 0;
+	int err;
 
-	if ((eng->skel = skel_open(eng, path)) == NULL)
-		err = errno;
+	err = open_instances(eng, &l, path);
 	eng_phase_done(eng, ENG_PHASE_OPEN, since);
 	if ((eng->types_whole = types_wait(types)) != 0 && err == 0 &&
-	    path != NULL) {
-		bpfeng_bpf__destroy(eng->skel);
-		path = NULL;
-		if ((eng->skel = skel_open(eng, path)) == NULL)
-			err = errno;
-	}
+	    path != NULL)
+		err = open_instances(eng, &l, NULL);
 	eng_phase_done(eng, ENG_PHASE_TYPES, since);
 	if (err == 0)
-		err = load_programs(eng, path);
+		err = load_instances(eng, &l);
+	eng->second = l.second;
+	close_made_maps(&l);
 	eng_phase_done(eng, ENG_PHASE_LOAD, since);
 	if (err != 0) {
 		eng_load_reason(eng_log_text(), err, why, whylen);
