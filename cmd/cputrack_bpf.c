@@ -853,49 +853,6 @@ open_timer(struct bpf_track *bt)
 	return 0;
 }
 
-/* A kernel thread, in /proc/PID/stat's flags. */
-#define PF_KTHREAD 0x00200000
-
-/*
- * The refusals of a capture, said as the ptrace engine says them. A
- * process that a debugger or strace traces is counted all the same.
- */
-static int
-capturable(pid_t pid)
-{
-	char path[64], text[1024], *p, state;
-	unsigned long flags;
-	FILE *f;
-	int n;
-
-	if (pid == getpid()) {
-		diag("capture", "cannot capture self!\n");
-		return -1;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "re")) == NULL) {
-		diag("capture", "pid %d doesn't exist\n", (int)pid);
-		return -1;
-	}
-	n = fgets(text, sizeof(text), f) != NULL &&
-	    (p = strrchr(text, ')')) != NULL &&
-	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2;
-	fclose(f);
-	if (!n) {
-		diag("capture", "pid %d doesn't exist\n", (int)pid);
-		return -1;
-	}
-	if (flags & PF_KTHREAD) {
-		diag("capture", "pid %d is a system process\n", (int)pid);
-		return -1;
-	}
-	if (state == 'Z' || state == 'X') {
-		diag("capture", "pid %d is a zombie\n", (int)pid);
-		return -1;
-	}
-	return 0;
-}
-
 /* The cgroup's rows come from a group of their own. */
 static int
 start_cgroup(struct bpf_track *bt)
@@ -931,9 +888,10 @@ start_cgroup(struct bpf_track *bt)
  * ptrace engine says it.
  */
 static int
-attachable(pid_t pid, pid_t tid)
+attachable(struct bpf_track *bt, pid_t pid, pid_t tid)
 {
-	if (capturable(pid) != 0) {
+	if (bpfeng_capturable(pid, bt->why, sizeof(bt->why)) != 0) {
+		diag("capture", "%s\n", bt->why);
 		capture_say_failed(pid, tid, "");
 		return -1;
 	}
@@ -955,7 +913,7 @@ attach_all(struct bpf_track *bt)
 	size_t i;
 
 	for (i = 0; i < ct->opt.npids; i++)
-		if (attachable(ct->opt.pids[i], 0) != 0)
+		if (attachable(bt, ct->opt.pids[i], 0) != 0)
 			return -1;
 	if (bpfeng_attach(bt->eng, ct->opt.pids, ct->opt.npids, bt->why,
 		sizeof(bt->why)) != 0) {
@@ -981,7 +939,7 @@ attach_tids(struct bpf_track *bt)
 	size_t i;
 
 	for (i = 0; i < ct->opt.ntids; i++)
-		if (attachable(ct->tid_procs[i], ct->opt.tids[i]) != 0)
+		if (attachable(bt, ct->tid_procs[i], ct->opt.tids[i]) != 0)
 			return -1;
 	if (bpfeng_attach_threads(bt->eng, ct->opt.tids, ct->opt.ntids, bt->why,
 		sizeof(bt->why)) != 0) {

@@ -59,7 +59,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define SIGNAL_GROUP_EXIT 0x00000004
 #define PF_IO_WORKER	  0x00000010
 #define PF_EXITING	  0x00000004
-#define PF_KTHREAD	  0x00200000
 
 /* Fixed by userspace before load. */
 const volatile __u32 ncpus = 1;
@@ -847,7 +846,8 @@ watch_cgroup(struct task_struct *p, __u32 tid, const struct place *at)
 	if ((t = bpf_map_lookup_elem(&threads, &tid)) != NULL) {
 		if (at != NULL ? at->key == 0 : !in_target(p))
 			leave(tid, t);
-	} else if (!(BPF_CORE_READ(p, flags) & (PF_KTHREAD | PF_EXITING)) &&
+	} else if (!(BPF_CORE_READ(p, flags) &
+		       (BPFENG_PF_KTHREAD | PF_EXITING)) &&
 	    (at != NULL ? at->key != 0 : in_target(p)))
 		enter(p, tid);
 }
@@ -857,7 +857,7 @@ static __always_inline const struct place *
 looked_up(struct task_struct *p, struct place *at)
 {
 	if (!by_cgroup || target_cgroup == 0 ||
-	    (BPF_CORE_READ(p, flags) & PF_KTHREAD))
+	    (BPF_CORE_READ(p, flags) & BPFENG_PF_KTHREAD))
 		return NULL;
 	(void)place_of(p, at);
 	return at;

@@ -260,6 +260,13 @@ void bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len);
  */
 pid_t bpfeng_start(
     struct bpfeng *eng, char *const argv[], char *why, size_t whylen);
+/*
+ * Whether pid may be a target, as a capture by ptrace is refused: not
+ * this process, one that exists, not a kernel thread, not a zombie. One
+ * that a debugger traces may be. 0, or -1 and why ("pid 2 is a system
+ * process"), said as the ptrace engine says it.
+ */
+int bpfeng_capturable(pid_t pid, char *why, size_t whylen);
 int bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids,
     char *why, size_t whylen);
 /*

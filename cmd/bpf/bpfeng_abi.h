@@ -26,6 +26,9 @@ _Static_assert((BPFENG_MAX_SET_REQS & (BPFENG_MAX_SET_REQS - 1)) == 0,
 	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + BPFENG_MAX_COUNTERS)
 /* Signals below this are watched for the started command. */
 #define BPFENG_NSIG 32
+
+/* A task's flag (task_struct's, /proc/PID/stat's): a kernel thread. */
+#define BPFENG_PF_KTHREAD 0x00200000
 _Static_assert(
     (BPFENG_NSIG & (BPFENG_NSIG - 1)) == 0, "BPFENG_NSIG is a power of two");
 /* An exec's argument string, as psargs keeps it. */

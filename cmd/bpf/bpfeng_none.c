@@ -61,6 +61,14 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 }
 
 int
+bpfeng_capturable(pid_t pid, char *why, size_t whylen)
+{
+	(void)pid;
+	(void)bpfeng_open(NULL, NULL, 0, NULL, NULL, NULL, why, whylen);
+	return -1;
+}
+
+int
 bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
     size_t whylen)
 {

@@ -282,26 +282,57 @@ eng_kill_child(struct bpfeng *eng)
 	eng_reap_child(eng, true);
 }
 
+/* A task's state letter and flags from its stat file in /proc. */
+static int
+read_stat(const char *path, char *state, unsigned long *flags)
+{
+	char text[1024], *p;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	if ((p = strrchr(text, ')')) == NULL ||
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
+		return -1;
+	return 0;
+}
+
 /* The thread's state letter from /proc; 0 when it is gone. */
 static char
 thread_state(pid_t pid, pid_t tid)
 {
-	char path[64], text[512], *p;
-	ssize_t n;
-	int fd;
+	char path[64], state;
+	unsigned long flags;
 
 	snprintf(
 	    path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	return read_stat(path, &state, &flags) == 0 ? state : 0;
+}
+
+int
+bpfeng_capturable(pid_t pid, char *why, size_t whylen)
+{
+	char path[64], state;
+	unsigned long flags;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pid == getpid())
+		eng_why(why, whylen, "cannot capture self!");
+	else if (pid <= 0 || read_stat(path, &state, &flags) != 0)
+		eng_why(why, whylen, "pid %d doesn't exist", (int)pid);
+	else if (flags & BPFENG_PF_KTHREAD)
+		eng_why(why, whylen, "pid %d is a system process", (int)pid);
+	else if (state == 'Z' || state == 'X')
+		eng_why(why, whylen, "pid %d is a zombie", (int)pid);
+	else
 		return 0;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
-	if ((p = strrchr(text, ')')) == NULL || p[1] != ' ')
-		return 0;
-	return p[2];
+	return -1;
 }
 
 /*

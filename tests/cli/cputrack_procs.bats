@@ -184,6 +184,38 @@ pid_rows() {
 	gone "$b"
 }
 
+# Whether pid $1 is a zombie.
+is_zombie() {
+	[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+
+@test "-p: a kernel thread, a zombie and cputrack itself are refused, two lines each, exit 1" {
+	local holder zombie
+	ct_run -T 0.1 -p 2 -c "$WRITE"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "cputrack: pid 2 is a system process
+cputrack: failed to capture pid 2" ]
+	# A child that ended, which its parent (sleep, after the exec) never
+	# reaps.
+	start_target sh -c '/bin/true & exec sleep 60'
+	holder=$TPID
+	wait_for pgrep -P "$holder" >/dev/null
+	zombie=$(pgrep -P "$holder")
+	wait_for is_zombie "$zombie"
+	ct_run -T 0.1 -p "$zombie" -c "$WRITE"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cputrack: pid $zombie is a zombie
+cputrack: failed to capture pid $zombie" ]
+	# The shell's pid is cputrack's once the shell execs it.
+	status=0
+	timeout -k 5 60 sh -c 'exec "$0" -T 0.1 -c "$1" -p $$' "$CT" "$WRITE" \
+	    >"$T/out" 2>"$T/err" || status=$?
+	[ "$status" -eq 1 ]
+	[ ! -s "$T/out" ]
+	[[ $(cat "$T/err") =~ ^cputrack:\ cannot\ capture\ self!$'\n'cputrack:\ failed\ to\ capture\ pid\ [0-9]+$ ]]
+}
+
 @test "-p list with a pid that does not exist: refused before anything counts, exit 1; the others are left untraced and not stopped" {
 	start_target "$W/wl_idle" 2 0
 	wait_line "$T/target.out" '^ready$'
