@@ -195,8 +195,7 @@ choose_programs(struct bpfeng_bpf *skel, bool second)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, skel->obj)
-	{
+	bpf_object__for_each_program (prog, skel->obj) {
 		(void)bpf_program__set_autoload(
 		    prog, loaded_second(prog) == second);
 	}
@@ -264,8 +263,7 @@ make_maps(struct bpfeng *eng, struct loading *l)
 	struct bpf_map *map;
 	int fd;
 
-	bpf_object__for_each_map(map, eng->skel->obj)
-	{
+	bpf_object__for_each_map (map, eng->skel->obj) {
 		if (l->nmaps == MAX_MAPS || (fd = make_map(map)) < 0) {
 			close_made_maps(l);
 			return false;
@@ -281,8 +279,7 @@ use_made_maps(struct bpfeng_bpf *skel, const struct loading *l)
 	struct bpf_map *map;
 	int i = 0;
 
-	bpf_object__for_each_map(map, skel->obj)
-	{
+	bpf_object__for_each_map (map, skel->obj) {
 		if (i == l->nmaps ||
 		    bpf_map__reuse_fd(map, l->map_fds[i++]) != 0)
 			return errno != 0 ? errno : EINVAL;
