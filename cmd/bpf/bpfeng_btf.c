@@ -193,9 +193,9 @@ match_name(struct kbtf *k, const char *s, size_t len, uint32_t off)
 
 /*
  * The strings in pieces, until each name of the tables is found (the
- * kernel's strings are unique, so the first is the only one). A string cut by
- * the end of a piece goes on in the next; only the short ones can be a name,
- * and only those are kept across.
+ * kernel's strings are unique, so the first is the only one). A string
+ * cut by the end of a piece goes on in the next; only the short ones can
+ * be a name, and only those are kept across.
  */
 static int
 find_names(struct kbtf *k)
