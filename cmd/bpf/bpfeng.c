@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The engine's facade. Opening and closing it: checks, the layout of the
- * counts, the counters, loading and attaching the BPF programs; and the
+ * counts, the counters, then the BPF programs (bpfeng_load.c); and the
  * dispatch of what its programs recorded.
  */
 #include <dirent.h>
