@@ -105,7 +105,12 @@ configure(struct bpfeng *eng, struct bpfeng_bpf *skel)
 		    bpf_map__map_flags(skel->maps.procs) | BPF_F_NO_PREALLOC);
 	}
 	(void)bpf_map__set_max_entries(skel->maps.records, RING_BYTES);
-	/* Run by hand, never attached. */
+}
+
+/* Run by hand, never attached. */
+static void
+configure_attach(struct bpfeng_bpf *skel)
+{
 	bpf_program__set_autoattach(skel->progs.flush, false);
 	bpf_program__set_autoattach(skel->progs.whoami, false);
 }
@@ -167,14 +172,21 @@ eng_types_end(struct eng_types *job)
 	job->fd = -1;
 }
 
+/*
+ * An instance of the object. The second's data and maps are the first's
+ * (use_made_maps): only the first's are configured.
+ */
 static struct bpfeng_bpf *
-skel_open(struct bpfeng *eng, const char *types_path)
+skel_open(struct bpfeng *eng, const char *types_path, bool first)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = types_path);
 	struct bpfeng_bpf *skel;
 
-	if ((skel = bpfeng_bpf__open_opts(&opts)) != NULL)
+	if ((skel = bpfeng_bpf__open_opts(&opts)) == NULL)
+		return NULL;
+	if (first)
 		configure(eng, skel);
+	configure_attach(skel);
 	return skel;
 }
 
@@ -308,13 +320,13 @@ open_instances(struct bpfeng *eng, struct loading *l, const char *types_path)
 	bpfeng_bpf__destroy(l->second);
 	bpfeng_bpf__destroy(eng->skel);
 	l->second = NULL;
-	if ((eng->skel = skel_open(eng, types_path)) == NULL)
+	if ((eng->skel = skel_open(eng, types_path, true)) == NULL)
 		return errno != 0 ? errno : ENOMEM;
 	if (l->nmaps == 0 &&
 	    !(eng->fd_spare >= ENG_SECOND_FDS && several_cpus() &&
 		make_maps(eng, l)))
 		return 0;
-	if ((l->second = skel_open(eng, types_path)) == NULL)
+	if ((l->second = skel_open(eng, types_path, false)) == NULL)
 		return errno != 0 ? errno : ENOMEM;
 	choose_programs(eng->skel, false);
 	choose_programs(l->second, true);
