@@ -144,6 +144,7 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
  * reader gone away, or a write error, sets reader_gone.
  */
 void cputrack_install_signals(void);
+void cputrack_ending_signals(sigset_t *set);
 int cputrack_early_signal(void);
 void cputrack_title(struct cputrack *ct);
 int cputrack_signal(

@@ -816,16 +816,9 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 static int
 open_signals(struct bpf_track *bt)
 {
-	static const int taken[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
-	struct sigaction old;
 	sigset_t set;
-	size_t i;
 
-	sigemptyset(&set);
-	for (i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
-		if (sigaction(taken[i], NULL, &old) == 0 &&
-		    old.sa_handler != SIG_IGN)
-			sigaddset(&set, taken[i]);
+	cputrack_ending_signals(&set);
 	if (bt->ct->opt.command != NULL)
 		sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||

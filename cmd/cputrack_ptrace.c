@@ -659,9 +659,34 @@ on_signal(int sig, int si_code, pid_t sender, void *arg)
 	return 1;
 }
 
+/* The target is there: track it, unless a signal came first. */
+static int
+run_target(struct cputrack *ct)
+{
+	if (cputrack_early_signal() != 0) {
+		if (ct->opt.command != NULL) {
+			ct->stop_signal = cputrack_early_signal();
+			(void)kill(ct->target, SIGKILL);
+		}
+		return -1;
+	}
+	cputrack_title(ct);
+	output_start_clock(ct->out);
+	pctx_set_idle(idle, ct);
+	pctx_set_signal_hook(on_signal, ct);
+	return pctx_run(
+	    ct->root, ct->opt.interval_ms, ct->opt.nsamples, cb_tick);
+}
+
+/*
+ * The signals that end the run wait, blocked, from the look for an early
+ * one to the loop, which reads them (see cputrack_ending_signals). After
+ * the start: the command gets the mask cputrack was given.
+ */
 static int
 ptrace_track(struct cputrack *ct)
 {
+	sigset_t ending, before;
 	int rc;
 
 	if (start_target(ct) != 0)
@@ -669,18 +694,10 @@ ptrace_track(struct cputrack *ct)
 	ct->target = pctx_pid(ct->root);
 	/* After the start: the command keeps the limit it was given. */
 	raise_fd_limit(false);
-	if (cputrack_early_signal() != 0) {
-		if (ct->opt.command != NULL) {
-			ct->stop_signal = cputrack_early_signal();
-			(void)kill(ct->target, SIGKILL);
-		}
-		return 1;
-	}
-	cputrack_title(ct);
-	output_start_clock(ct->out);
-	pctx_set_idle(idle, ct);
-	pctx_set_signal_hook(on_signal, ct);
-	rc = pctx_run(ct->root, ct->opt.interval_ms, ct->opt.nsamples, cb_tick);
+	cputrack_ending_signals(&ending);
+	sigprocmask(SIG_BLOCK, &ending, &before);
+	rc = run_target(ct);
+	sigprocmask(SIG_SETMASK, &before, NULL);
 	/* A command held since its start, never counted, dies unseen. */
 	if (rc != 0 && ct->opt.command != NULL && !ct->counted)
 		(void)kill(ct->target, SIGKILL);

@@ -35,25 +35,48 @@ note_signal(int sig)
 		early_signal = sig;
 }
 
+static const int maybe_ignored[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
+
+static bool
+is_ignored(int sig)
+{
+	struct sigaction old;
+
+	return sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+
 /* As the original: HUP, INT, QUIT and TERM unless ignored, and PIPE. */
 void
 cputrack_install_signals(void)
 {
-	static const int maybe_ignored[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM };
-	struct sigaction sa, old;
+	struct sigaction sa;
 	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = note_signal;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(maybe_ignored) / sizeof(int); i++) {
-		if (sigaction(maybe_ignored[i], NULL, &old) == 0 &&
-		    old.sa_handler == SIG_IGN)
-			continue;
-		sigaction(maybe_ignored[i], &sa, NULL);
-	}
+	for (i = 0; i < sizeof(maybe_ignored) / sizeof(int); i++)
+		if (!is_ignored(maybe_ignored[i]))
+			sigaction(maybe_ignored[i], &sa, NULL);
 	/* A handler, not SIG_IGN: a command started must not inherit it. */
 	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/*
+ * The signals that end a run and are not ignored. An engine blocks them
+ * before it looks for an early one, and reads them from a descriptor
+ * from then on: one that came between the look and the loop would
+ * otherwise go to the handler, where nothing would see it again.
+ */
+void
+cputrack_ending_signals(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(maybe_ignored) / sizeof(int); i++)
+		if (!is_ignored(maybe_ignored[i]))
+			sigaddset(set, maybe_ignored[i]);
 }
 
 /* Whether a created command got the signal too: pending, or from the tty. */

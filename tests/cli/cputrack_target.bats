@@ -243,6 +243,55 @@ start_churn_and_forks() {
 	assert_free "$FORKS"
 }
 
+# captured_by PID TRACER: process PID's TracerPid is TRACER, read in the
+# shell itself, so that a loop of it sees the capture within microseconds.
+captured_by() {
+	local key value
+	while read -r key value; do
+		[ "$key" = TracerPid: ] && { [ "$value" = "$2" ]; return; }
+	done <"/proc/$1/status"
+	return 1
+}
+
+# is_cputrack PID: process PID runs cputrack (or its wrapper): env has
+# given SIGINT back its default, which a background job's shell ignores.
+is_cputrack() {
+	local comm
+	read -r comm <"/proc/$1/comm" && [ "$comm" = cputrack ]
+}
+
+@test "SIGINT at any moment of cputrack -p's start ends it and leaves the target running, 100 times" {
+	local i k stuck=0
+	sh -c 'while :; do /bin/true; done' &
+	TPID=$!
+	ct_bg "$TPID"
+	for i in $(seq 100); do
+		env --default-signal=INT "$CT" -p "$TPID" -T 0.05 -c "$WRITE" \
+		    >"$T/out" 2>"$T/err" &
+		CPID=$!
+		for ((k = 0; k < 100000; k++)); do # not a wait: the exec is a matter of microseconds
+			is_cputrack "$CPID" 2>/dev/null && break
+		done
+		# Under ptrace, every other one the moment the target is
+		# captured, before the loop that reads signals has begun;
+		# else after a pause of up to 90 ms.
+		if [ "$ENGINE" = ptrace ] && ((i % 2)); then
+			for ((k = 0; k < 100000; k++)); do # not a wait: it aims at a window of microseconds
+				captured_by "$TPID" "$CPID" 2>/dev/null && break
+			done
+		else
+			sleep "0.0$((i % 10))" # not a wait: a delay that sets up the race
+		fi
+		kill -INT "$CPID"
+		WAIT_BOUND_S=30 wait_for ended "$CPID" ||
+		    { show_stuck "$CPID"; stuck=$((stuck + 1)); kill -KILL "$CPID"; }
+		wait_cputrack
+		assert_free "$TPID"
+	done
+	echo "runs that did not end on SIGINT: $stuck"
+	[ "$stuck" -eq 0 ]
+}
+
 @test "a created command that handles SIGTERM: cputrack passes it on and tracks the command to its end; a second SIGTERM kills it" {
 	start_cputrack_until ready -T 0.1 -c "$WRITE" "$PY" -c '
 import signal, sys, time
