@@ -145,8 +145,7 @@ run_one() {
 		elif [[ $cmd == *cpustat* ]]; then
 			run_counting "$cmd" || rc=$?
 		else
-			(cd "$R" && timeout --preserve-status -s INT -k 10 60 \
-			    bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" || rc=$?
+			run_timed "$cmd" || rc=$?
 		fi
 		grep -qE 'Resource temporarily unavailable|contents invalidated|went offline' \
 		    "$T/err" || break
@@ -162,6 +161,19 @@ run_one() {
 		return
 	fi
 	check_made "$cmd"
+}
+
+# run_timed CMD: a recipe that ends by itself, or by SIGINT after a
+# minute (a -p recipe counts until interrupted); one that does not end
+# on SIGINT shows what it is doing, then is killed.
+run_timed() {
+	local cmd=$1 pid rc=0
+	(cd "$R" && exec env --default-signal=INT timeout --preserve-status \
+	    -s INT -k 30 60 bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" &
+	pid=$!
+	WAIT_BOUND_S=80 gone "$pid" || still_running "$pid"
+	wait "$pid" || rc=$?
+	return "$rc"
 }
 
 # recipe_counted CMD: what cpustat recipe CMD made so far (its rows on
