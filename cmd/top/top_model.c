@@ -6,8 +6,12 @@
  * and reason, then the set's values. A process's shown and total spans are
  * worked out at each refresh from its threads'; its gathering span holds
  * instead what the threads before an exec counted (the exec row's
- * totals), as the new image's threads count from zero, and a fourth what
- * its threads that are gone counted.
+ * totals), as the new image's threads count from zero, a fourth what
+ * its threads that are gone counted, and a fifth what those that ended
+ * since the last refresh counted after their last tick, which the next
+ * refresh shows. A thread that ends before any tick or refresh has seen
+ * it gets no record: its end row goes straight into its process's, as a
+ * churning process makes thousands of them a second.
  *
  * Threads are found by (process key, LWP) and processes by key in hash
  * tables, as a row comes for each thread at each tick.
@@ -19,10 +23,11 @@
 
 /*
  * A thread gathers a refresh's ticks in GATHER. A process's GATHER holds
- * what its images before the last exec counted, and DEAD what its threads
- * that are gone counted since then.
+ * what its images before the last exec counted, DEAD what its threads
+ * that are gone counted since then, and ENDED what those that ended
+ * since the last refresh counted after their last tick.
  */
-enum span { GATHER, SHOWN, TOTAL, DEAD, NSPANS };
+enum span { GATHER, SHOWN, TOTAL, DEAD, ENDED, NSPANS };
 
 enum slot_flags {
 	SLOT_COUNTED = 1u << 0,
@@ -37,7 +42,6 @@ enum slot_flags {
 
 struct rec {
 	struct top_entity e;
-	uint64_t *block;
 	struct rec *proc;     /* a thread's process; NULL for a process */
 	struct rec *next;     /* in its hash bucket */
 	bool ending;	      /* its end came: shown ended next refresh */
@@ -45,6 +49,7 @@ struct rec {
 	int execs_pending;    /* refreshes since an exec, with no thread */
 	struct rec **threads; /* a process's */
 	int nthreads, cap;
+	uint64_t block[]; /* NSPANS spans of the model's stride */
 };
 
 struct table {
@@ -59,6 +64,8 @@ struct top_model {
 	size_t stride;	 /* a span's length in the block */
 	struct table threads, procs;
 	struct rec **order; /* the processes, in the order first seen */
+	struct rec *spares; /* records gone, kept for the next ones */
+	uint64_t *scratch;  /* a span's length, for one row's counts */
 	int nprocs, cap;
 	char *reasons[MAX_REASONS];
 	int nreasons;
@@ -135,7 +142,7 @@ table_unlink(struct table *t, struct rec *r)
 }
 
 static uint64_t *
-slot(const struct top_model *m, const struct rec *r, enum span sp, int set)
+slot(const struct top_model *m, struct rec *r, enum span sp, int set)
 {
 	return r->block + (size_t)sp * m->stride + m->slot_at[set];
 }
@@ -165,7 +172,18 @@ top_model_new(const struct out_run *run)
 		m->slot_at[s] = m->stride;
 		m->stride += SLOT_HEAD + (size_t)spec_nvalues(run->specs[s]);
 	}
+	if ((m->scratch = calloc(m->stride, sizeof(*m->scratch))) == NULL) {
+		free(m->slot_at);
+		free(m);
+		return NULL;
+	}
 	return m;
+}
+
+static size_t
+rec_size(const struct top_model *m)
+{
+	return sizeof(struct rec) + NSPANS * m->stride * sizeof(uint64_t);
 }
 
 static void
@@ -174,8 +192,21 @@ rec_free(struct rec *r)
 	if (r == NULL)
 		return;
 	free(r->threads);
-	free(r->block);
 	free(r);
+}
+
+/*
+ * A record gone is kept for the next one: a churning target ends
+ * thousands of threads a second, and the heap that their records would
+ * give back at each refresh would fault in again at the next.
+ */
+static void
+rec_put(struct top_model *m, struct rec *r)
+{
+	free(r->threads);
+	r->threads = NULL;
+	r->next = m->spares;
+	m->spares = r;
 }
 
 void
@@ -194,27 +225,30 @@ top_model_free(struct top_model *m)
 		}
 	for (p = 0; p < m->nprocs; p++)
 		rec_free(m->order[p]);
+	for (r = m->spares; r != NULL; r = next) {
+		next = r->next;
+		rec_free(r);
+	}
 	free(m->threads.buckets);
 	free(m->procs.buckets);
 	free(m->order);
 	free(m->slot_at);
+	free(m->scratch);
 	for (p = 0; p < m->nreasons; p++)
 		free(m->reasons[p]);
 	free(m);
 }
 
 static struct rec *
-rec_new(const struct top_model *m, const struct out_row *row, int lwp)
+rec_new(struct top_model *m, const struct out_row *row, int lwp)
 {
-	struct rec *r = calloc(1, sizeof(*r));
+	struct rec *r = m->spares;
 
-	if (r == NULL)
+	if (r != NULL) {
+		m->spares = r->next;
+		memset(r, 0, rec_size(m));
+	} else if ((r = calloc(1, rec_size(m))) == NULL)
 		return NULL;
-	if ((r->block = calloc(NSPANS * m->stride, sizeof(*r->block))) ==
-	    NULL) {
-		free(r);
-		return NULL;
-	}
 	r->e.pid = row->pid;
 	r->e.tid = lwp != 0 ? row->tid : row->pid;
 	r->e.lwp = lwp;
@@ -280,7 +314,7 @@ find_thread(struct top_model *m, const struct out_row *row)
 	    (t = rec_new(m, row, row->lwp)) == NULL)
 		return NULL;
 	if (adopt(p, t) != 0) {
-		rec_free(t);
+		rec_put(m, t);
 		return NULL;
 	}
 	table_link(&m->threads, t);
@@ -301,6 +335,21 @@ reason_of(struct top_model *m, const char *why)
 	    (m->reasons[m->nreasons] = strdup(why)) != NULL)
 		return m->nreasons++;
 	return m->nreasons - 1;
+}
+
+/* d += c for set s: the longer time, the flags of either. */
+static void
+sum_slot(const struct top_model *m, uint64_t *d, const uint64_t *c, int s)
+{
+	int i, n = spec_nvalues(m->run->specs[s]);
+
+	if (c[0] > d[0])
+		d[0] = c[0];
+	d[1] |= c[1] & (SLOT_COUNTED | SLOT_MULTIPLEXED);
+	if ((c[1] & SLOT_NOT_COUNTED) && !(d[1] & SLOT_NOT_COUNTED))
+		d[1] |= c[1] & ~(uint64_t)(SLOT_COUNTED | SLOT_MULTIPLEXED);
+	for (i = 0; i < n; i++)
+		d[SLOT_HEAD + i] += c[SLOT_HEAD + i];
 }
 
 /* A row's counts into a slot: added (a tick's), or put (a total's). */
@@ -346,7 +395,7 @@ free_threads(struct top_model *m, struct rec *p)
 	while (p->nthreads > 0) {
 		p->nthreads--;
 		table_unlink(&m->threads, p->threads[p->nthreads]);
-		rec_free(p->threads[p->nthreads]);
+		rec_put(m, p->threads[p->nthreads]);
 	}
 }
 
@@ -367,25 +416,79 @@ exec_row(struct top_model *m, const struct out_row *row)
 	p->execs_pending = 1;
 }
 
+/*
+ * What a thread counted after its last tick, for the next refresh: its
+ * end row's total less what its ticks gave (its TOTAL until then).
+ */
 static void
-end_row(struct top_model *m, const struct out_row *row, bool process)
+gather_rest(struct top_model *m, struct rec *t, const struct out_row *row)
 {
-	struct rec *r = process ? find_proc(m, row) : find_thread(m, row);
+	uint64_t *g = slot(m, t, GATHER, row->setno);
+	const uint64_t *ticked = slot(m, t, TOTAL, row->setno);
+	int i, n = spec_nvalues(m->run->specs[row->setno]);
 
-	if (r == NULL)
+	if (t->exact_total || row->not_counted != NULL || row->values == NULL)
 		return;
-	r->ending = true;
+	if (row->elapsed_ns > ticked[0])
+		g[0] += row->elapsed_ns - ticked[0];
+	g[1] |= SLOT_COUNTED;
+	for (i = 0; i < n; i++)
+		if (row->values[i] > ticked[SLOT_HEAD + i])
+			g[SLOT_HEAD + i] +=
+			    row->values[i] - ticked[SLOT_HEAD + i];
+}
+
+/* A thread no tick has seen: its end row goes into its process's. */
+static void
+fold_thread(struct top_model *m, const struct out_row *row)
+{
+	struct rec *p = find_proc(m, row);
+	size_t len =
+	    SLOT_HEAD + (size_t)spec_nvalues(m->run->specs[row->setno]);
+
+	if (p == NULL)
+		return;
+	memset(m->scratch, 0, len * sizeof(*m->scratch));
+	take_counts(m, m->scratch, row, false);
+	sum_slot(m, slot(m, p, DEAD, row->setno), m->scratch, row->setno);
+	sum_slot(m, slot(m, p, ENDED, row->setno), m->scratch, row->setno);
+}
+
+static void
+thread_end_row(struct top_model *m, const struct out_row *row)
+{
+	struct rec *t = table_find(&m->threads, row->proc, row->lwp);
+
+	if (t == NULL) {
+		if (row->setno >= 0)
+			fold_thread(m, row);
+		return;
+	}
+	t->ending = true;
 	if (row->setno < 0)
 		return;
-	r->exact_total = true;
+	gather_rest(m, t, row);
+	t->exact_total = true;
+	take_counts(m, slot(m, t, TOTAL, row->setno), row, false);
+}
+
+static void
+proc_end_row(struct top_model *m, const struct out_row *row)
+{
+	struct rec *p = find_proc(m, row);
+	size_t len;
+
+	if (p == NULL)
+		return;
+	p->ending = true;
+	if (row->setno < 0)
+		return;
+	p->exact_total = true;
 	/* A process's exit row is its last image's. */
-	if (process)
-		memcpy(slot(m, r, TOTAL, row->setno),
-		    slot(m, r, GATHER, row->setno),
-		    (SLOT_HEAD +
-			(size_t)spec_nvalues(m->run->specs[row->setno])) *
-			sizeof(uint64_t));
-	take_counts(m, slot(m, r, TOTAL, row->setno), row, process);
+	len = SLOT_HEAD + (size_t)spec_nvalues(m->run->specs[row->setno]);
+	memcpy(slot(m, p, TOTAL, row->setno), slot(m, p, GATHER, row->setno),
+	    len * sizeof(uint64_t));
+	take_counts(m, slot(m, p, TOTAL, row->setno), row, true);
 }
 
 void
@@ -405,9 +508,9 @@ top_model_row(struct top_model *m, const struct out_row *row)
 	    (r = find_proc(m, row)) != NULL) {
 		strlcpy(r->e.comm, row->comm, sizeof(r->e.comm));
 	} else if (strcmp(l, "lwp_exit") == 0) {
-		end_row(m, row, false);
+		thread_end_row(m, row);
 	} else if (strcmp(l, "exit") == 0) {
-		end_row(m, row, true);
+		proc_end_row(m, row);
 	} else if (strcmp(l, "lwp_create") == 0 || strcmp(l, "init_lwp") == 0) {
 		(void)find_thread(m, row);
 	}
@@ -435,23 +538,10 @@ top_model_refreshes(const struct top_model *m)
 static void
 sum_span(const struct top_model *m, uint64_t *dst, const uint64_t *src)
 {
-	int s, i, n;
-	uint64_t *d;
-	const uint64_t *c;
+	int s;
 
-	for (s = 0; s < m->run->nsets; s++) {
-		d = dst + m->slot_at[s];
-		c = src + m->slot_at[s];
-		n = spec_nvalues(m->run->specs[s]);
-		if (c[0] > d[0])
-			d[0] = c[0];
-		d[1] |= c[1] & (SLOT_COUNTED | SLOT_MULTIPLEXED);
-		if ((c[1] & SLOT_NOT_COUNTED) && !(d[1] & SLOT_NOT_COUNTED))
-			d[1] |=
-			    c[1] & ~(uint64_t)(SLOT_COUNTED | SLOT_MULTIPLEXED);
-		for (i = 0; i < n; i++)
-			d[SLOT_HEAD + i] += c[SLOT_HEAD + i];
-	}
+	for (s = 0; s < m->run->nsets; s++)
+		sum_slot(m, dst + m->slot_at[s], src + m->slot_at[s], s);
 }
 
 /* A thread's gathered counts are shown now, and gathering starts again. */
@@ -476,7 +566,7 @@ drop_ended_threads(struct top_model *m, struct rec *p)
 			table_unlink(&m->threads, p->threads[i]);
 			sum_span(m, p->block + DEAD * m->stride,
 			    p->threads[i]->block + TOTAL * m->stride);
-			rec_free(p->threads[i]);
+			rec_put(m, p->threads[i]);
 		} else {
 			p->threads[kept++] = p->threads[i];
 		}
@@ -492,6 +582,8 @@ refresh_proc(struct top_model *m, struct rec *p)
 
 	drop_ended_threads(m, p);
 	clear_span(m, p, SHOWN);
+	sum_span(m, p->block + SHOWN * m->stride, p->block + ENDED * m->stride);
+	clear_span(m, p, ENDED);
 	if (!p->exact_total) {
 		memcpy(p->block + TOTAL * m->stride,
 		    p->block + GATHER * m->stride,
@@ -536,7 +628,7 @@ refresh_all(struct top_model *m, bool keep_ended)
 		if (p->e.ended && !keep_ended) {
 			free_threads(m, p);
 			table_unlink(&m->procs, p);
-			rec_free(p);
+			rec_put(m, p);
 			continue;
 		}
 		refresh_proc(m, p);
@@ -587,7 +679,8 @@ top_model_counts(const struct top_model *m, const struct top_entity *e,
 {
 	/* The entity is the first member of its record. */
 	const struct rec *r = (const struct rec *)e;
-	const uint64_t *s = slot(m, r, span == TOP_SHOWN ? SHOWN : TOTAL, set);
+	enum span sp = span == TOP_SHOWN ? SHOWN : TOTAL;
+	const uint64_t *s = r->block + (size_t)sp * m->stride + m->slot_at[set];
 
 	return (struct top_counts) {
 		.values = s + SLOT_HEAD,

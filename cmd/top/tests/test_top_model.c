@@ -5,8 +5,9 @@
  * summed per process (with the longest of the threads' times); totals
  * add up the ticks until a total row (lwp_exit, exit) gives them exactly;
  * a thread or process that ends is shown ended for one refresh and then
- * goes, its total staying in its process's; an exec's totals stay with
- * the process and the new image counts from zero; an exec that is not
+ * goes, its total staying in its process's, and a thread that ends before
+ * a tick has seen it has no line, its counts its process's; an exec's totals
+ * stay with the process and the new image counts from zero; an exec that is not
  * followed ends the process after a refresh with no thread; a row not
  * counted gives its reason, never a 0. The lines: rates per second,
  * clocks as CPUs, "-" for what was not counted, the busier process first,
@@ -172,6 +173,43 @@ test_ticks(void)
 	/* A thread without a tick in a refresh has nothing counted in it. */
 	CHECK_EQ_U64(
 	    value(&f, thread_of(&f, 1, 2), TOP_SHOWN, 0), (uint64_t)-1);
+	close_fixture(&f);
+}
+
+/*
+ * A thread that ends before any tick has seen it has no line: its end
+ * row is its process's, shown at the next refresh and in its total. One
+ * that ends after ticks shows what it counted after its last one.
+ */
+static void
+test_short_threads(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	row0(&f, "tick", 1, 1, 1, 0, SEC);
+	row0(&f, "tick", 1, 2, 2, 0, SEC);
+	top_model_refresh(f.m);
+	/* LWP 3 starts and ends between ticks; LWP 2 ends 5 after its tick. */
+	row0(&f, "lwp_exit", 1, 3, 40, 0, SEC / 100);
+	row0(&f, "lwp_exit", 1, 2, 7, 0, SEC + SEC / 2);
+	row0(&f, "tick", 1, 1, 1, 0, SEC);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK(thread_of(&f, 1, 3) == NULL);
+	CHECK_EQ_U64(top_model_nthreads(f.m, proc_index(&f, 1)), 2);
+	CHECK_EQ_U64(p->nthreads, 1);
+	/* Shown: LWP 1's tick, LWP 2's 5 after its tick, LWP 3's 40. */
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 46);
+	CHECK_EQ_U64(value(&f, thread_of(&f, 1, 2), TOP_SHOWN, 0), 5);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 2 + 7 + 40);
+	/* The next refresh shows LWP 1's tick alone; the total stays. */
+	row0(&f, "tick", 1, 1, 1, 0, SEC);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 1);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 3 + 7 + 40);
 	close_fixture(&f);
 }
 
@@ -431,6 +469,7 @@ main(void)
 		SKIP("cpc_open: %s", strerror(errno));
 	test_ticks();
 	test_ends();
+	test_short_threads();
 	test_execs();
 	test_not_counted();
 	test_lines();
