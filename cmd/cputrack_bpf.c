@@ -1342,6 +1342,18 @@ begin(struct bpf_track *bt)
 		lwp_started(bt, bt->ticked[i]);
 }
 
+/*
+ * How long the loop may sleep. Rows are written within BPFENG_READ_MS of
+ * their record; the live view shows them only at its refreshes, which
+ * follow ticks, so it sleeps until the engine has what cannot wait (a
+ * process's end, a ring a quarter full), a signal or a tick.
+ */
+static int
+sleep_ms(const struct bpf_track *bt)
+{
+	return bt->ct->opt.top ? -1 : BPFENG_READ_MS;
+}
+
 /* dispatch_event(next_event()): the engine's records, signals, ticks. */
 static void
 loop(struct bpf_track *bt)
@@ -1354,7 +1366,7 @@ loop(struct bpf_track *bt)
 	uint64_t expirations;
 
 	while (!bt->ended && !bpfeng_done(bt->eng)) {
-		if (poll(fds, 3, BPFENG_READ_MS) < 0 && errno != EINTR) {
+		if (poll(fds, 3, sleep_ms(bt)) < 0 && errno != EINTR) {
 			diag(NULL, "poll failed - %s\n", strerror(errno));
 			end_run(bt, 1);
 			break;

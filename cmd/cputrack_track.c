@@ -229,9 +229,15 @@ track_lwp_started(const struct track_lwp *l, const struct set_counts *c)
 		row_counts(l->proc->ct, &l->who, "init_lwp", c->set, c);
 }
 
+/*
+ * The live view makes no use of a creation's row: a thread shows from
+ * its first tick or its end, and a churning target makes one per thread.
+ */
 void
 track_lwp_created(const struct track_lwp *l, int set)
 {
+	if (l->proc->ct->opt.top)
+		return;
 	row_counts(
 	    l->proc->ct, &l->who, "lwp_create", set, setgrp_total(l->grp, set));
 }
