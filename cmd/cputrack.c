@@ -99,7 +99,7 @@ open_engine(struct cputrack *ct)
 			ct->engine = &bpf_engine;
 			return 0;
 		}
-		if (!for_auto)
+		if (!for_auto && !ct->opt.top_own)
 			return status;
 	}
 	ct->engine = &ptrace_engine;

@@ -16,6 +16,8 @@
  *	cputrack_bpf.c	  the BPF engine, an adapter onto the model: per-CPU
  *			  counters given to the threads at every context
  *			  switch (cmd/bpf)
+ *	cputop_own.c	  cputop with no target, for a user the BPF engine
+ *			  refuses: the user's own processes
  */
 #ifndef CPUTRACK_H
 #define CPUTRACK_H
@@ -66,6 +68,7 @@ struct cputrack_opts {
 	bool top;	    /* --top, or run as cputop: the live view */
 	bool top_batch;	    /* -b: the view as text, once per refresh */
 	bool top_machine;   /* cputop with no target: every process */
+	bool top_own;	    /* ... refused: the caller's own (cputop_own.c) */
 	char watching[160]; /* --top: what is watched, in words */
 };
 
@@ -143,6 +146,12 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
  * sent the command too, and tracked to its end). Rows written out; a
  * reader gone away, or a write error, sets reader_gone.
  */
+/*
+ * cputop_own.c: cputop's whole machine refused by the BPF engine for
+ * why: true when the run watches the caller's processes instead.
+ */
+bool cputop_own_instead(struct cputrack *ct, const char *why);
+
 void cputrack_install_signals(void);
 void cputrack_ending_signals(sigset_t *set);
 int cputrack_early_signal(void);

@@ -767,6 +767,11 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 	bt->sigfd = bt->timerfd = -1;
 	RB_INIT(&bt->procs);
 	if ((status = engine_open(bt, for_auto)) != 0) {
+		/* The header says why: the rows would not. */
+		if (cputop_own_instead(ct, bt->why)) {
+			track_free(bt);
+			return status;
+		}
 		/* A refusal comes with where its whole story is. */
 		log = bpfeng_verifier_log();
 		if (for_auto && ct->opt.verbose)
@@ -781,12 +786,6 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 			    log != NULL ? " (-D prints the verifier's whole "
 					  "log)" :
 					  "");
-		/* What this user may watch instead, with ptrace. */
-		if (ct->opt.top_machine)
-			diag(NULL,
-			    "the whole machine is watched with the BPF engine; "
-			    "watch your own programs with cputop COMMAND or "
-			    "cputop -p PID\n");
 		if (log != NULL)
 			diag_debug("the kernel verifier's whole log, for a "
 				   "report:\n%s%s",
