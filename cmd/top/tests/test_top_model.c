@@ -176,6 +176,16 @@ test_ticks(void)
 	close_fixture(&f);
 }
 
+/* Process 1's LWPs 1 and 2, a tick each (1 and 2 faults), refreshed. */
+static void
+open_two_threads(struct fixture *f)
+{
+	open_fixture(f);
+	row0(f, "tick", 1, 1, 1, 0, SEC);
+	row0(f, "tick", 1, 2, 2, 0, SEC);
+	top_model_refresh(f->m);
+}
+
 /*
  * A thread that ends before any tick has seen it has no line: its end
  * row is its process's, shown at the next refresh and in its total. One
@@ -187,10 +197,7 @@ test_short_threads(void)
 	struct fixture f;
 	const struct top_entity *p;
 
-	open_fixture(&f);
-	row0(&f, "tick", 1, 1, 1, 0, SEC);
-	row0(&f, "tick", 1, 2, 2, 0, SEC);
-	top_model_refresh(f.m);
+	open_two_threads(&f);
 	/* LWP 3 starts and ends between ticks; LWP 2 ends 5 after its tick. */
 	row0(&f, "lwp_exit", 1, 3, 40, 0, SEC / 100);
 	row0(&f, "lwp_exit", 1, 2, 7, 0, SEC + SEC / 2);
@@ -219,10 +226,7 @@ test_ends(void)
 	struct fixture f;
 	const struct top_entity *p;
 
-	open_fixture(&f);
-	row0(&f, "tick", 1, 1, 1, 0, SEC);
-	row0(&f, "tick", 1, 2, 2, 0, SEC);
-	top_model_refresh(f.m);
+	open_two_threads(&f);
 	/* LWP 2's end gives its total exactly: 7, not its ticks' 2. */
 	row0(&f, "lwp_exit", 1, 2, 7, 0, SEC);
 	top_model_refresh(f.m);
