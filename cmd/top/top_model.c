@@ -427,7 +427,7 @@ gather_rest(struct top_model *m, struct rec *t, const struct out_row *row)
 	const uint64_t *ticked = slot(m, t, TOTAL, row->setno);
 	int i, n = spec_nvalues(m->run->specs[row->setno]);
 
-	if (t->exact_total || row->not_counted != NULL || row->values == NULL)
+	if (row->not_counted != NULL || row->values == NULL)
 		return;
 	if (row->elapsed_ns > ticked[0])
 		g[0] += row->elapsed_ns - ticked[0];

@@ -94,6 +94,28 @@ row0(struct fixture *f, const char *label, unsigned long proc, int lwp,
 		.elapsed_ns = elapsed_ns });
 }
 
+/* A row of set 1 (context-switches). */
+static void
+row1(struct fixture *f, const char *label, unsigned long proc, int lwp,
+    uint64_t cs, uint64_t elapsed_ns)
+{
+	top_model_row(f->m,
+	    &(struct out_row) { .label = label,
+		.when = (hrtime_t)elapsed_ns,
+		.pid = (pid_t)(PID_BASE + proc),
+		.proc = proc,
+		.lwp = lwp,
+		.tid = (pid_t)(PID_BASE + proc + (unsigned long)lwp - 1),
+		.comm = "prog",
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = 1,
+		.values = &cs,
+		.enabled_ns = elapsed_ns,
+		.running_ns = elapsed_ns,
+		.elapsed_ns = elapsed_ns });
+}
+
 static const struct top_entity *
 proc_of(struct fixture *f, unsigned long key)
 {
@@ -198,11 +220,19 @@ test_short_threads(void)
 	const struct top_entity *p;
 
 	open_two_threads(&f);
-	/* LWP 3 starts and ends between ticks; LWP 2 ends 5 after its tick. */
+	/*
+	 * LWP 3 starts and ends between ticks; LWP 2 ends 5 after its tick,
+	 * and 3 after its tick of set 1.
+	 */
+	row1(&f, "tick", 1, 2, 1, SEC);
 	row0(&f, "lwp_exit", 1, 3, 40, 0, SEC / 100);
 	row0(&f, "lwp_exit", 1, 2, 7, 0, SEC + SEC / 2);
+	row1(&f, "lwp_exit", 1, 2, 4, SEC + SEC / 2);
 	row0(&f, "tick", 1, 1, 1, 0, SEC);
 	top_model_refresh(f.m);
+	CHECK_EQ_U64(
+	    top_model_counts(f.m, thread_of(&f, 1, 2), TOP_SHOWN, 1).values[0],
+	    1 + 3);
 	p = proc_of(&f, 1);
 	CHECK(thread_of(&f, 1, 3) == NULL);
 	CHECK_EQ_U64(top_model_nthreads(f.m, proc_index(&f, 1)), 2);
