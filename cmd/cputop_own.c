@@ -3,9 +3,10 @@
  * cputop with no target, for a user whom the BPF engine refuses: instead
  * of every process of the machine, the user's own, with what they start,
  * counted by the ptrace engine, as cputrack would count them with -p.
- * Own is what the kernel lets the user trace: a process whose real,
- * effective, saved and file-system ids are all the user's. Root is not
- * offered this: its own processes are the system's.
+ * Own is what the kernel lets the user trace (cpc_may_trace asks it,
+ * touching nothing): the user's processes, but set-id or undumpable ones,
+ * and no zombie or kernel thread. Root is not offered this: what it may
+ * trace is the system.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -17,39 +18,6 @@
 
 #include "cputrack.h"
 #include "diag.h"
-
-/* Whether /proc/PID/status's line of KEY holds ID four times. */
-static bool
-ids_all(const char *line, const char *key, unsigned id)
-{
-	unsigned v[4];
-	size_t n = strlen(key);
-
-	return strncmp(line, key, n) == 0 &&
-	    sscanf(line + n, "%u %u %u %u", &v[0], &v[1], &v[2], &v[3]) == 4 &&
-	    v[0] == id && v[1] == id && v[2] == id && v[3] == id;
-}
-
-/* Whether process pid runs, as the caller, all its ids the caller's. */
-static bool
-is_own(pid_t pid)
-{
-	char path[64], line[256];
-	bool uid = false, gid = false, zombie = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (strncmp(line, "State:", 6) == 0)
-			zombie = strchr(line, 'Z') != NULL;
-		uid |= ids_all(line, "Uid:", (unsigned)getuid());
-		gid |= ids_all(line, "Gid:", (unsigned)getgid());
-	}
-	fclose(f);
-	return uid && gid && !zombie;
-}
 
 static int
 add_pid(struct cputrack_opts *o, size_t *cap, pid_t pid)
@@ -67,7 +35,7 @@ add_pid(struct cputrack_opts *o, size_t *cap, pid_t pid)
 	return 0;
 }
 
-/* -p's list: the caller's processes but cputrack itself. */
+/* -p's list: the caller's processes but cputrack itself. 0 or an errno. */
 static int
 own_pids(struct cputrack_opts *o)
 {
@@ -77,17 +45,18 @@ own_pids(struct cputrack_opts *o)
 	pid_t pid;
 
 	if ((d = opendir("/proc")) == NULL)
-		return -1;
+		return errno;
+	/* A failed allocation stops the walk, with de not NULL. */
 	while ((de = readdir(d)) != NULL) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		pid = (pid_t)atoi(de->d_name);
-		if (pid != getpid() && is_own(pid) &&
+		if (pid != getpid() && cpc_may_trace(pid) == 1 &&
 		    add_pid(o, &cap, pid) != 0)
 			break;
 	}
 	closedir(d);
-	return de == NULL ? 0 : -1;
+	return de == NULL ? 0 : ENOMEM;
 }
 
 /*
@@ -99,11 +68,12 @@ bool
 cputop_own_instead(struct cputrack *ct, const char *why)
 {
 	struct cputrack_opts *o = &ct->opt;
+	int err;
 
 	if (!o->top_machine || geteuid() == 0)
 		return false;
-	if (own_pids(o) != 0) {
-		diag(NULL, "cannot list your processes: %s\n", strerror(errno));
+	if ((err = own_pids(o)) != 0) {
+		diag(NULL, "cannot list your processes: %s\n", strerror(err));
 		return false;
 	}
 	/* None but cputop: the refusal is all there is to say. */
