@@ -70,13 +70,11 @@ close_fixture(struct fixture *f)
  */
 #define PID_BASE 5000000
 
-/* A row of set 0 for LWP lwp of process proc (pid PID_BASE + proc). */
+/* A row of set for LWP lwp of process proc (pid PID_BASE + proc). */
 static void
-row0(struct fixture *f, const char *label, unsigned long proc, int lwp,
-    uint64_t faults, uint64_t clock_ns, uint64_t elapsed_ns)
+row_of(struct fixture *f, int set, const char *label, unsigned long proc,
+    int lwp, const uint64_t *values, uint64_t elapsed_ns)
 {
-	uint64_t v[2] = { faults, clock_ns };
-
 	top_model_row(f->m,
 	    &(struct out_row) { .label = label,
 		.when = (hrtime_t)elapsed_ns,
@@ -87,11 +85,21 @@ row0(struct fixture *f, const char *label, unsigned long proc, int lwp,
 		.comm = "prog",
 		.cpu = -1,
 		.ncpus = -1,
-		.setno = 0,
-		.values = v,
+		.setno = set,
+		.values = values,
 		.enabled_ns = elapsed_ns,
 		.running_ns = elapsed_ns,
 		.elapsed_ns = elapsed_ns });
+}
+
+/* A row of set 0 (page-faults, task-clock). */
+static void
+row0(struct fixture *f, const char *label, unsigned long proc, int lwp,
+    uint64_t faults, uint64_t clock_ns, uint64_t elapsed_ns)
+{
+	uint64_t v[2] = { faults, clock_ns };
+
+	row_of(f, 0, label, proc, lwp, v, elapsed_ns);
 }
 
 /* A row of set 1 (context-switches). */
@@ -99,21 +107,7 @@ static void
 row1(struct fixture *f, const char *label, unsigned long proc, int lwp,
     uint64_t cs, uint64_t elapsed_ns)
 {
-	top_model_row(f->m,
-	    &(struct out_row) { .label = label,
-		.when = (hrtime_t)elapsed_ns,
-		.pid = (pid_t)(PID_BASE + proc),
-		.proc = proc,
-		.lwp = lwp,
-		.tid = (pid_t)(PID_BASE + proc + (unsigned long)lwp - 1),
-		.comm = "prog",
-		.cpu = -1,
-		.ncpus = -1,
-		.setno = 1,
-		.values = &cs,
-		.enabled_ns = elapsed_ns,
-		.running_ns = elapsed_ns,
-		.elapsed_ns = elapsed_ns });
+	row_of(f, 1, label, proc, lwp, &cs, elapsed_ns);
 }
 
 static const struct top_entity *
