@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The metrics over HTTP (see out_http.h).
+ * The metrics over HTTP (see out_http.h): the HTTP module's code, which
+ * the commands load at their first --listen (out_http_module.h).
  *
  * The listening socket is made when the server opens (listen_addr.c),
  * before anything starts, so that a taken port ends the run before a
@@ -57,9 +58,10 @@
 #include "web_auth.h"
 #include "webconfig.h"
 
+#include "cpctools_version.h"
 #include "diag.h"
 #include "listen_addr.h"
-#include "out_http.h"
+#include "out_http_module.h"
 
 #define OUT_HTTP_PER_CLIENT	 4     /* connections of one client */
 #define OUT_HTTP_FD_SHARE	 16    /* all clients: RLIMIT_NOFILE / 16, */
@@ -118,12 +120,6 @@ struct out_http {
 	size_t held;	    /* bytes of answers not yet taken */
 };
 
-bool
-out_http_available(void)
-{
-	return true;
-}
-
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
     const char *url, const char *method, const char *version,
     const char *upload, size_t *upload_size, void **request);
@@ -179,8 +175,10 @@ web_open(struct out_http *h, const char *path)
 	return 0;
 }
 
-struct out_http *
-out_http_open(const char *arg, const char *web_config, out_render_fn *render,
+static void http_close(struct out_http *h);
+
+static struct out_http *
+http_open(const char *arg, const char *web_config, out_render_fn *render,
     void *render_arg)
 {
 	struct out_http *h;
@@ -199,11 +197,11 @@ out_http_open(const char *arg, const char *web_config, out_render_fn *render,
 		return NULL;
 	}
 	if (web_open(h, web_config) != 0) {
-		out_http_close(h);
+		http_close(h);
 		return NULL;
 	}
 	if ((h->fd = listen_addr_bind(arg)) < 0) {
-		out_http_close(h);
+		http_close(h);
 		return NULL;
 	}
 	return h;
@@ -718,7 +716,7 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 /*
  * The server's thread: libmicrohttpd's epoll descriptor, polled at least
  * every OUT_HTTP_TICK_MS so that deadlines are kept, and the descriptor
- * out_http_close wakes it with.
+ * http_close wakes it with.
  */
 static void *
 serve(void *arg)
@@ -766,8 +764,8 @@ conn_limit(void)
 	return (unsigned)n;
 }
 
-int
-out_http_start(struct out_http *h)
+static int
+http_start(struct out_http *h)
 {
 	bool tls = h->web != NULL && h->web->cert_pem != NULL;
 	struct MHD_OptionItem tls_options[] = {
@@ -843,8 +841,8 @@ out_http_start(struct out_http *h)
 	return 0;
 }
 
-void
-out_http_close(struct out_http *h)
+static void
+http_close(struct out_http *h)
 {
 	uint64_t one = 1;
 
@@ -892,8 +890,8 @@ ending_signal_pending(void)
  * descriptor of its own) does not interrupt poll, and is looked for
  * between them.
  */
-int
-out_http_wait_final(struct out_http *h, long timeout_ms)
+static int
+http_wait_final(struct out_http *h, long timeout_ms)
 {
 	struct pollfd p = { .fd = h->taken, .events = POLLIN };
 	uint64_t end = now_ms() + (uint64_t)timeout_ms, now;
@@ -911,3 +909,14 @@ out_http_wait_final(struct out_http *h, long timeout_ms)
 	}
 	return now_ms() < end ? -1 : 0;
 }
+
+/* What a command finds in this module when it loads it. */
+__attribute__((visibility("default")))
+const struct out_http_module cpctools_http_module = {
+	.abi = OUT_HTTP_MODULE_ABI,
+	.version = CPCTOOLS_VERSION,
+	.open = http_open,
+	.start = http_start,
+	.wait_final = http_wait_final,
+	.close = http_close,
+};

@@ -22,7 +22,7 @@ setup() {
 	UNIT=$T/b/cmd/cpctools-cputrack-exporter@.service
 	NODE=$T/b/cmd/cpctools-node-exporter.service
 	mkdir -p "$T/prefix/bin"
-	cp "$CPUTRACK" "$T/prefix/bin/cputrack"
+	command_copy "$CPUTRACK" "$T/prefix/bin" >/dev/null
 }
 
 teardown() {

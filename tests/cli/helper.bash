@@ -54,6 +54,21 @@ nobody_path() {
 	echo "$d/${f##*/}"
 }
 
+# command_copy FILE DIR: FILE (this build's cputrack or cpustat) copied
+# into DIR, with the HTTP module it loads for --listen where it looks for
+# it from there (the path it was built with, relative to its directory,
+# which the build tree keeps too). The copy's path, printed.
+command_copy() {
+	local f=$1 d=$2 rel
+	cp "$f" "$d/" && chmod 0755 "$d/${f##*/}"
+	rel=$(strings -n 8 "$f" | grep -m 1 '/cpctools/http\.so$' || true)
+	if [ -n "$rel" ]; then
+		mkdir -p "$(dirname "$d/$rel")"
+		cp "$(dirname "$f")/$rel" "$d/$rel"
+	fi
+	echo "$d/${f##*/}"
+}
+
 # nobody_dir: the test's directory that nobody can reach, made, printed.
 nobody_dir() {
 	local d=$BATS_TEST_TMPDIR/nobody p

@@ -48,7 +48,7 @@ unit_argv() {
 @test "systemd-analyze verify accepts the unit" {
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
 	mkdir -p "$T/prefix/bin"
-	cp "$CS" "$T/prefix/bin/cpustat"
+	command_copy "$CS" "$T/prefix/bin" >/dev/null
 	run systemd-analyze verify --man=no "$UNIT"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -65,7 +65,7 @@ counted_or_taken() {
 
 @test "its command, run as systemd runs it, exports the default events; SIGTERM stops it, status 0" {
 	mkdir -p "$T/prefix/bin"
-	cp "$CS" "$T/prefix/bin/cpustat"
+	command_copy "$CS" "$T/prefix/bin" >/dev/null
 	local port
 	port=$(free_port)
 	unit_argv "127.0.0.1:$port"
@@ -137,7 +137,7 @@ sandbox_ready() {
 start_sandboxed() {
 	local p
 	mkdir -p "$T/prefix/bin"
-	cp "$CS" "$T/prefix/bin/cpustat"
+	command_copy "$CS" "$T/prefix/bin" >/dev/null
 	chmod 755 "$T" "$T/prefix" "$T/prefix/bin"
 	PORT=$(free_port)
 	unit_argv "127.0.0.1:$PORT"

@@ -257,6 +257,65 @@ linger_end() {
 	[ ! -e "$T/ran" ]
 }
 
+# maps_run CMD ARGS...: CMD ARGS... counting a shell that copies CMD's
+# memory map (its parent's) to $T/maps; status and stderr as run sets them.
+maps_run() {
+	rm -f "$T/maps"
+	# shellcheck disable=SC2016 # $PPID is the shell's, the command's own
+	run --separate-stderr "$@" -c task-clock sh -c 'cat /proc/$PPID/maps >"$1"' sh "$T/maps"
+}
+
+# module_refused CMD REASON: CMD --listen is refused before anything
+# starts, exit 1, with REASON after the address.
+module_refused() {
+	run --separate-stderr "$1" --listen=127.0.0.1:"$PORT" -c task-clock "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "cputrack: cannot listen on '127.0.0.1:$PORT': $2" ]
+	[ ! -e "$T/ran" ]
+}
+
+@test "the HTTP server is a module: mapped by a run that listens alone, found from where the command is, refused where another user could have written it" {
+	local tree bin rel mod engine=${CPUTRACK_BIN:+--engine=bpf}
+	PORT=$(free_port)
+	maps_run "$CT" --output=/dev/null
+	[ "$status" -eq 0 ]
+	[ -s "$T/maps" ]
+	! grep -E 'libmicrohttpd|libgnutls|libyaml|/http\.so$' "$T/maps"
+	maps_run "$CT" --listen=127.0.0.1:"$PORT" --output=/dev/null
+	[ "$status" -eq 0 ]
+	grep -q '/libmicrohttpd\.so' "$T/maps"
+	grep -q '/cpctools/http\.so$' "$T/maps"
+	# A copy of the command loads the module beside it, not the build's.
+	tree=$(nobody_dir)/tree
+	mkdir -m 0755 "$tree" "$tree/bin"
+	bin=$(command_copy "${CPUTRACK_BIN:-$CT}" "$tree/bin")
+	rel=$(strings -n 8 "$bin" | grep -m 1 '/cpctools/http\.so$')
+	mod=$(realpath -m "$tree/bin/$rel")
+	maps_run "$bin" $engine --listen=127.0.0.1:"$PORT" --output=/dev/null
+	[ "$status" -eq 0 ]
+	grep -qF " $mod" "$T/maps"
+	# Written, or writable, by others: not loaded.
+	chmod g+w "$mod"
+	module_refused "$bin" "$mod: it, or its directory, may have been written by another user"
+	chmod g-w "$mod"
+	chown daemon "$mod"
+	module_refused "$bin" "$mod: it, or its directory, may have been written by another user"
+	chown root "$mod"
+	chmod o+w "$(dirname "$mod")"
+	module_refused "$bin" "$mod: it, or its directory, may have been written by another user"
+	chmod o-w "$(dirname "$mod")"
+	mv "$mod" "$mod.gone"
+	module_refused "$bin" "$mod: No such file or directory"
+	mv "$mod.gone" "$mod"
+	# A user's own build loads its own module.
+	[ "$(id -u)" = 0 ] || return 0
+	chown -R nobody "$tree"
+	run --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    "$bin" --engine=ptrace --listen=127.0.0.1:"$PORT" --output=/dev/null -c task-clock true
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+}
+
 @test "cputrack --listen while counting: a thread's counter grows between scrapes; the socket is not the program's" {
 	# The target writes a step of 10 at each w through the gate and ends
 	# at q: each scrape waits for the step before it, never for a time.

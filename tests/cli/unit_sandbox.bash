@@ -15,8 +15,9 @@ set -eu
 uid=$1 trace=$2
 shift 2
 note() { echo "unit_sandbox: $*" >&7; }
-# The command's directory, kept through the private /tmp and homes.
-dir=$(dirname "$1")
+# The command's install tree (the parent of its directory, which holds the
+# HTTP module it loads too), kept through the private /tmp and homes.
+dir=$(dirname "$(dirname "$1")")
 exec 9<"$dir"
 
 # PrivateDevices=: a /dev of its own with the pseudo-devices only (the
@@ -60,8 +61,8 @@ mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /var/tmp
 for m in /home /root /run/user; do
 	[ ! -d "$m" ] || mount -t tmpfs -o mode=755 tmpfs "$m"
 done
-# The command where it was, if that was in one of them (systemd runs the
-# installed one, under /usr).
+# The command's tree where it was, if that was in one of them (systemd
+# runs the installed one, under /usr).
 if [ ! -x "$1" ]; then
 	mkdir -p "$dir"
 	mount --no-canonicalize --bind /proc/self/fd/9 "$dir"
