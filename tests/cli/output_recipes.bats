@@ -223,22 +223,25 @@ EOF
 run_counting() {
 	local cmd=$1 pid rc=0
 	(cd "$R" && exec env --default-signal=INT timeout --preserve-status \
-	    -s INT -k 10 120 bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" &
+	    -s INT -k 10 180 bash -o pipefail -c "$cmd") >"$T/out" 2>"$T/err" &
 	pid=$!
-	if wait_while "$pid" recipe_counted "$cmd"; then
-		kill -INT "$pid" 2>/dev/null || true
-	fi
+	# One that has not counted within the library's bound shows what it
+	# is doing before it is interrupted (the timeout comes later).
+	wait_while "$pid" recipe_counted "$cmd" ||
+	    ! running "$pid" || still_running "$pid" "has not counted"
+	kill -INT "$pid" 2>/dev/null || true
 	gone "$pid" || still_running "$pid"
 	wait "$pid" || rc=$?
 	return "$rc"
 }
 
-# still_running PID: what PID and its descendants are doing, on stderr,
-# for a run that did not end on SIGINT: each one's signal state, kernel
-# stack and, where gdb is installed, every thread's user stack.
+# still_running PID [WHY]: what PID and its descendants are doing, on
+# stderr, for a run that did not end on SIGINT (or WHY): each one's
+# signal state, kernel stack and, where gdb is installed, every thread's
+# user stack.
 still_running() {
 	local p
-	echo "pid $1 still runs after SIGINT:" >&2
+	echo "pid $1 ${2:-still runs after SIGINT}:" >&2
 	for p in $({ echo "$1"; pgrep -g "$(ps -o pgid= "$1")"; } | sort -un); do
 		[ -d "/proc/$p" ] || continue
 		echo "--- $p: $(tr '\0' ' ' <"/proc/$p/cmdline")" >&2
