@@ -54,14 +54,21 @@ nobody_path() {
 	echo "$d/${f##*/}"
 }
 
+# http_module_of FILE: where this build's cputrack or cpustat FILE looks
+# for the HTTP module it loads for --listen, relative to its directory
+# (the path it was built with, which the build tree keeps too); nothing
+# for a build without one.
+http_module_of() {
+	strings -n 8 "$1" | grep -m 1 '/cpctools/http\.so$' || true
+}
+
 # command_copy FILE DIR: FILE (this build's cputrack or cpustat) copied
-# into DIR, with the HTTP module it loads for --listen where it looks for
-# it from there (the path it was built with, relative to its directory,
-# which the build tree keeps too). The copy's path, printed.
+# into DIR, with its HTTP module where it looks for it from there. The
+# copy's path, printed.
 command_copy() {
 	local f=$1 d=$2 rel
 	cp "$f" "$d/" && chmod 0755 "$d/${f##*/}"
-	rel=$(strings -n 8 "$f" | grep -m 1 '/cpctools/http\.so$' || true)
+	rel=$(http_module_of "$f")
 	if [ -n "$rel" ]; then
 		mkdir -p "$(dirname "$d/$rel")"
 		cp "$(dirname "$f")/$rel" "$d/$rel"

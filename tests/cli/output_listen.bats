@@ -289,7 +289,8 @@ module_refused() {
 	tree=$(nobody_dir)/tree
 	mkdir -m 0755 "$tree" "$tree/bin"
 	bin=$(command_copy "${CPUTRACK_BIN:-$CT}" "$tree/bin")
-	rel=$(strings -n 8 "$bin" | grep -m 1 '/cpctools/http\.so$')
+	rel=$(http_module_of "$bin")
+	[ -n "$rel" ]
 	mod=$(realpath -m "$tree/bin/$rel")
 	maps_run "$bin" $engine --listen=127.0.0.1:"$PORT" --output=/dev/null
 	[ "$status" -eq 0 ]
