@@ -9,10 +9,10 @@
  * engine is: the model writes the rows from the same records, in which
  * each LWP keeps an accumulator clone of the set group, fed with the
  * engine's cumulative counts, so that its slices, totals and its
- * process's totals are computed as they are there. LWPs are numbered in
- * the order their process made them, from 1, again after an exec. The
- * sets rotate at each tick for every thread at once. -N counts the ticks
- * of each process, as libpctx does.
+ * process's totals are computed as they are there. The engine holds
+ * the records of processes and LWPs, numbers the LWPs and counts -N's
+ * ticks, as libpctx does for ptrace. The sets rotate at each tick for
+ * every thread at once.
  */
 #include <errno.h>
 #include <poll.h>
@@ -25,7 +25,6 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/tree.h>
-#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,16 +36,16 @@
 #include "diag.h"
 #include "procname.h"
 
-/* A tracked process: the model's record, and its LWPs'. */
+/*
+ * A tracked process: the model's record, and its LWPs'. The engine holds
+ * it and hands it back with the process's events.
+ */
 struct bproc {
 	struct track_proc base;
-	RB_ENTRY(bproc) node;
 	LIST_HEAD(, bthread) lwps;
-	id_t next_lwpid;
 	int live;	       /* its LWPs counted now */
 	int rowless;	       /* LWPs that ended with no row */
 	struct row_lwp leader; /* its exit row's LWP */
-	unsigned remaining;    /* -N: ticks left; 0: unlimited */
 };
 
 /*
@@ -60,8 +59,6 @@ struct bthread {
 	bool made;	/* made by a tracked thread: its
 			   lwp_create row is due */
 };
-
-RB_HEAD(bproc_tree, bproc);
 
 /*
  * A set's counters as the engine counts them: one per request, or on a
@@ -78,7 +75,6 @@ struct counter_map {
 struct bpf_track {
 	struct cputrack *ct;
 	struct bpfeng *eng;
-	struct bproc_tree procs;
 	int current; /* the set counting now */
 	hrtime_t tick_when;
 	uint64_t *zeros;	  /* a set's values at an LWP's start */
@@ -90,13 +86,6 @@ struct bpf_track {
 	int sigfd, timerfd;
 	bool begun; /* the title is out */
 	bool ended; /* the run is over */
-	/*
-	 * The child of the fork just reported, which the engine announces
-	 * next, and its name then: its parent's. Read from /proc when its
-	 * record comes, it may already be the name of an image it exec'd.
-	 */
-	pid_t forked;
-	char forked_comm[sizeof(((struct track_proc *)0)->comm)];
 	/* --tid: a process may have no named thread left to count */
 	bool named_gone;
 	int status;
@@ -104,50 +93,44 @@ struct bpf_track {
 	char why[BPFENG_WHY_LEN];
 	/*
 	 * --cgroup: its rows' group, sampled with the sum of its threads'
-	 * totals and of those of the threads gone (cg_gone); its ticks left
-	 * with -N.
+	 * totals and of those of the threads gone (cg_gone).
 	 */
 	setgrp_t *cg, *cg_gone;
 	uint64_t *cg_sum;
 	struct row_lwp cg_who;
-	unsigned cg_ticks_left;
+	struct set_times cg_times;   /* cgroup_row's sum */
 	struct cgroup_rows *cgroups; /* --for-each-cgroup: each cgroup's rows */
 };
 
-static int
-bproc_cmp(const struct bproc *a, const struct bproc *b)
+/* The run is over: status (the worst one) to exit with. */
+static void
+end_run(struct bpf_track *bt, int status)
 {
-	return a->base.pid < b->base.pid ? -1 : a->base.pid > b->base.pid;
+	bt->ended = true;
+	if (status > bt->status)
+		bt->status = status;
 }
 
-RB_GENERATE(bproc_tree, bproc, node, bproc_cmp)
-
-static struct bproc *
-proc_find(struct bpf_track *bt, pid_t pid)
+/*
+ * A forked child takes its parent's name: read from /proc when its
+ * record comes, it may already be the name of an image it exec'd.
+ */
+static void *
+on_proc_create(void *arg, pid_t pid, void *parent)
 {
-	struct bproc key = { .base.pid = pid };
-
-	return RB_FIND(bproc_tree, &bt->procs, &key);
-}
-
-static struct bproc *
-proc_new(struct bpf_track *bt, pid_t pid)
-{
+	struct bpf_track *bt = arg;
 	struct cputrack *ct = bt->ct;
-	struct bproc *p;
+	struct bproc *forker = parent, *p;
 
 	p = (struct bproc *)track_proc_new(
-	    ct, pid, pid == bt->forked ? bt->forked_comm : NULL, sizeof(*p));
-	if (p == NULL)
+	    ct, pid, forker != NULL ? forker->base.comm : NULL, sizeof(*p));
+	if (p == NULL) {
+		fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
+		end_run(bt, 1);
 		return NULL;
+	}
 	LIST_INIT(&p->lwps);
-	p->next_lwpid = 1;
 	p->leader = track_who(&p->base, 1, pid);
-	/* -N counts a cgroup's ticks, not each of its processes'. */
-	p->remaining = ct->opt.interval_ms != 0 && ct->opt.cgroup == NULL ?
-	    ct->opt.nsamples :
-	    0;
-	RB_INSERT(bproc_tree, &bt->procs, p);
 	return p;
 }
 
@@ -168,25 +151,20 @@ thread_free(struct bpf_track *bt, struct bthread *t)
 	track_lwp_free(&t->base);
 }
 
-/* A process's records go; its LWPs' with it. */
+/*
+ * The engine is done with a process: its records go, its LWPs' with it.
+ * The one place where they do.
+ */
 static void
-proc_free(struct bpf_track *bt, struct bproc *p)
+on_proc_end(void *arg, void *proc)
 {
+	struct bpf_track *bt = arg;
+	struct bproc *p = proc;
 	struct bthread *t;
 
 	while ((t = LIST_FIRST(&p->lwps)) != NULL)
 		thread_free(bt, t);
-	RB_REMOVE(bproc_tree, &bt->procs, p);
 	track_proc_free(&p->base);
-}
-
-/* The run is over: status (the worst one) to exit with. */
-static void
-end_run(struct bpf_track *bt, int status)
-{
-	bt->ended = true;
-	if (status > bt->status)
-		bt->status = status;
 }
 
 /*
@@ -280,46 +258,6 @@ lwp_final(struct bthread *t)
 		proc_of(t)->leader = t->base.who;
 }
 
-/*
- * A thread found at --tid's attach is numbered as the ptrace engine
- * numbers it when it captures its process: the leader 1, then the
- * others in the order /proc/PID/task lists them. 0 if it is not there.
- */
-static id_t
-found_lwpid(pid_t pid, pid_t tid)
-{
-	char path[64], *end;
-	struct dirent *d;
-	id_t n = 2, found = 0;
-	long id;
-	DIR *dir;
-
-	if (tid == pid)
-		return 1;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if ((dir = opendir(path)) == NULL)
-		return 0;
-	while (found == 0 && (d = readdir(dir)) != NULL) {
-		id = strtol(d->d_name, &end, 10);
-		if (*end != '\0' || id <= 0 || id == pid)
-			continue;
-		if (id == tid)
-			found = n;
-		n++;
-	}
-	closedir(dir);
-	return found;
-}
-
-/* --tid's LWP number: as its capture has it, else the next. */
-static id_t
-named_lwpid(struct bproc *p, pid_t tid)
-{
-	id_t id = found_lwpid(p->base.pid, tid);
-
-	return id != 0 ? id : p->next_lwpid++;
-}
-
 /* The rows of an LWP's start: -v's init_lwp, and a new one's lwp_create. */
 static void
 lwp_started(const struct bpf_track *bt, const struct bthread *t)
@@ -330,18 +268,17 @@ lwp_started(const struct bpf_track *bt, const struct bthread *t)
 }
 
 static void *
-on_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
-    uint64_t when_ns)
+on_lwp_create(void *arg, void *proc, pid_t pid, pid_t tid, id_t lwpid,
+    enum bpfeng_origin origin, uint64_t when_ns)
 {
 	static const struct set_times no_time;
 	struct bpf_track *bt = arg;
-	struct bproc *p = proc_find(bt, pid);
+	struct bproc *p = proc;
 	struct bthread *t;
-	id_t lwpid;
 
-	if (p == NULL && (p = proc_new(bt, pid)) == NULL)
-		goto nomem;
-	lwpid = bt->ct->opt.ntids != 0 ? named_lwpid(p, tid) : p->next_lwpid++;
+	/* Its process's record could not be made: said then. */
+	if (p == NULL)
+		return NULL;
 	t = (struct bthread *)track_lwp_new(
 	    &p->base, lwpid, tid, TRACK_FED, sizeof(*t));
 	if (t == NULL)
@@ -401,21 +338,17 @@ on_lwp_exit(void *arg, void *lwp, pid_t pid, pid_t tid, unsigned flags,
 }
 
 static void
-on_fork(void *arg, void *parent_lwp, pid_t parent, pid_t parent_tid,
+on_fork(void *arg, void *proc, void *parent_lwp, pid_t parent, pid_t parent_tid,
     pid_t child, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = parent_lwp;
-	struct bproc *p = t != NULL ? proc_of(t) : proc_find(bt, parent);
+	struct bproc *p = proc;
 
 	(void)parent_tid;
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (t == NULL && bt->ct->opt.ntids != 0)
 		return;
-	if (p != NULL) {
-		bt->forked = child;
-		strlcpy(bt->forked_comm, p->base.comm, sizeof(bt->forked_comm));
-	}
 	track_fork(bt->ct, p != NULL ? &p->base : NULL, parent,
 	    t != NULL ? t->base.who.lwpid : 1, child, (hrtime_t)when_ns);
 }
@@ -437,17 +370,16 @@ exec_untraceable(struct bpf_track *bt, struct bproc *p)
 	track_not_counted(bt->ct, &who, "permission denied");
 	diag(NULL, "%d: execed a program that cannot be tracked\n", (int)pid);
 	bt->ct->uncounted = true;
-	proc_free(bt, p);
 	target_lost(bt, pid);
 }
 
 static bool
-on_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
-    const char *comm, const struct bpfeng_counts *counts, unsigned flags,
-    uint64_t when_ns)
+on_exec(void *arg, void *proc, void *lwp, pid_t pid, pid_t tid,
+    const char *args, const char *comm, const struct bpfeng_counts *counts,
+    unsigned flags, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
-	struct bproc *p = proc_find(bt, pid);
+	struct bproc *p = proc;
 	struct bthread *t = lwp;
 	bool followed = (flags & BPFENG_EXEC_FOLLOWED) != 0;
 	bool untraceable = (flags & BPFENG_EXEC_UNTRACEABLE) != 0;
@@ -478,10 +410,8 @@ on_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
 	/* The LWP that execs is the new image's LWP 1. */
 	track_exec(&p->base, 1, args, image);
 	/* The named threads end with their image, as at their exit. */
-	if (bt->ct->opt.ntids != 0) {
-		proc_free(bt, p);
-		return true;
-	}
+	if (bt->ct->opt.ntids != 0)
+		return false;
 	track_exec_follow(&p->base, args, followed || untraceable);
 	/*
 	 * The engine tells at the exec itself; ptrace's own check catches
@@ -493,21 +423,19 @@ on_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
 		return false;
 	}
 	if (followed) {
-		p->next_lwpid = 1;
 		track_rename(&p->base, image);
 		return true;
 	}
 	/* No longer counted: as the ptrace engine, the root's ends the run. */
-	proc_free(bt, p);
 	target_lost(bt, pid);
 	return true;
 }
 
 static void
-on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
+on_proc_exit(void *arg, void *proc, pid_t pid, int status, uint64_t when_ns)
 {
 	struct bpf_track *bt = arg;
-	struct bproc *p = proc_find(bt, pid);
+	struct bproc *p = proc;
 
 	(void)when_ns;
 	if (p == NULL)
@@ -516,10 +444,8 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 	 * --tid: named threads that each had their lwp_exit row leave none
 	 * to the exit row; the ptrace engine has let such a process go.
 	 */
-	if (bt->ct->opt.ntids != 0 && p->rowless == 0) {
-		proc_free(bt, p);
+	if (bt->ct->opt.ntids != 0 && p->rowless == 0)
 		return;
-	}
 	track_exit(&p->base, &p->leader,
 	    WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
 	/* Said of a process that a signal ended, as libpctx says it. */
@@ -530,21 +456,19 @@ on_proc_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
 			sigabbrev_np(WTERMSIG(status)) :
 			"?",
 		    WCOREDUMP(status) ? " (core dumped)" : "");
-	proc_free(bt, p);
 }
 
 /* A process that left the cgroup runs on: its totals, as at an exit. */
 static void
-on_proc_left(void *arg, pid_t pid, uint64_t when_ns)
+on_proc_left(void *arg, void *proc, pid_t pid, uint64_t when_ns)
 {
-	struct bpf_track *bt = arg;
-	struct bproc *p = proc_find(bt, pid);
+	struct bproc *p = proc;
 
+	(void)arg;
+	(void)pid;
 	(void)when_ns;
-	if (p == NULL)
-		return;
-	track_leave(&p->base, &p->leader);
-	proc_free(bt, p);
+	if (p != NULL)
+		track_leave(&p->base, &p->leader);
 }
 
 /* --for-each-cgroup: a cgroup counted first, named while it is there. */
@@ -560,6 +484,8 @@ on_cgroup(void *arg, uint64_t id, bool folded, pid_t tid, uint64_t when_ns)
 }
 
 static const struct bpfeng_ops track_ops = {
+	.proc_create = on_proc_create,
+	.proc_end = on_proc_end,
 	.lwp_create = on_lwp_create,
 	.lwp_exit = on_lwp_exit,
 	.fork = on_fork,
@@ -688,7 +614,8 @@ engine_open(struct bpf_track *bt, bool quiet)
 	    (ct->opt.cgroup != NULL ? BPFENG_BY_CGROUP : 0) |
 	    (ct->opt.each_cgroup ? BPFENG_EACH_CGROUP : 0);
 	struct bpfeng_config config = { flags, ct->opt.cgroups_max,
-		ct->opt.cgroup_depth };
+		ct->opt.cgroup_depth,
+		ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0 };
 	struct bpfeng_set *sets;
 
 	if (bpfeng_unavailable() != NULL) {
@@ -727,11 +654,8 @@ engine_open(struct bpf_track *bt, bool quiet)
 static void
 track_free(struct bpf_track *bt)
 {
-	struct bproc *p, *next;
 	int s;
 
-	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
-		proc_free(bt, p);
 	setgrp_free(bt->cg);
 	setgrp_free(bt->cg_gone);
 	cgroup_rows_free(bt->cgroups);
@@ -765,7 +689,6 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 	}
 	bt->ct = ct;
 	bt->sigfd = bt->timerfd = -1;
-	RB_INIT(&bt->procs);
 	if ((status = engine_open(bt, for_auto)) != 0) {
 		/* The header says why: the rows would not. */
 		if (cputop_own_instead(ct, bt->why)) {
@@ -866,7 +789,6 @@ start_cgroup(struct bpf_track *bt)
 		return -1;
 	}
 	bt->cg_who = (struct row_lwp) { 0, 0, 0, cg->name, 0 };
-	bt->cg_ticks_left = ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0;
 	if (bpfeng_attach_cgroup(bt->eng, cg->id, cg->level, cg->path, bt->why,
 		sizeof(bt->why)) != 0) {
 		diag(NULL, "%s\n", bt->why);
@@ -1044,32 +966,30 @@ sort_ticked(struct bpf_track *bt)
 		qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked), tick_order);
 }
 
-/*
- * Deadlines missed are skipped, and (as libpctx does) taken from each
- * process's samples left, but for its last one; a process whose samples
- * are done is let go.
- */
-static void
-count_ticks(struct bpf_track *bt, uint64_t expirations)
-{
-	struct bproc *p, *next;
-	uint64_t skipped = expirations - 1;
+/* fn with every LWP counted now, process by process. */
+struct lwp_walk {
+	struct bpf_track *bt;
+	void (*fn)(struct bpf_track *bt, struct bthread *t);
+};
 
-	if (bt->cg_ticks_left > 0 &&
-	    (bt->cg_ticks_left -= expirations < bt->cg_ticks_left ?
-		    (unsigned)expirations :
-		    bt->cg_ticks_left) == 0)
-		end_run(bt, 0);
-	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next) {
-		if (p->remaining == 0)
-			continue;
-		p->remaining -= skipped < p->remaining - 1 ? (unsigned)skipped :
-							     p->remaining - 1;
-		if (--p->remaining == 0) {
-			bpfeng_untrack(bt->eng, p->base.pid);
-			proc_free(bt, p);
-		}
-	}
+static void
+walk_proc(void *arg, void *proc)
+{
+	const struct lwp_walk *w = arg;
+	struct bproc *p = proc;
+	struct bthread *t;
+
+	LIST_FOREACH (t, &p->lwps, in_proc)
+		w->fn(w->bt, t);
+}
+
+static void
+each_lwp(
+    struct bpf_track *bt, void (*fn)(struct bpf_track *bt, struct bthread *t))
+{
+	struct lwp_walk w = { bt, fn };
+
+	bpfeng_each_proc(bt->eng, walk_proc, &w);
 }
 
 /*
@@ -1077,32 +997,37 @@ count_ticks(struct bpf_track *bt, uint64_t expirations)
  * and gone, less that of its last row.
  */
 static void
-cgroup_row(struct bpf_track *bt, unsigned long intervals)
+cgroup_add(struct bpf_track *bt, const setgrp_t *grp)
 {
 	int s = bt->current, n = spec_nvalues(setgrp_spec(bt->ct->specs, s)), i;
 	const struct set_counts *c;
-	struct set_times times = { 0, 0 };
-	struct bthread *t;
-	struct bproc *p;
+
+	if (!setgrp_sampled(grp, s))
+		return;
+	c = setgrp_total(grp, s);
+	bt->cg_times.enabled_ns += c->times.enabled_ns;
+	bt->cg_times.running_ns += c->times.running_ns;
+	for (i = 0; i < n; i++)
+		bt->cg_sum[i] += c->values[i];
+}
+
+static void
+cgroup_add_lwp(struct bpf_track *bt, struct bthread *t)
+{
+	cgroup_add(bt, t->base.grp);
+}
+
+static void
+cgroup_row(struct bpf_track *bt, unsigned long intervals)
+{
+	int s = bt->current, n = spec_nvalues(setgrp_spec(bt->ct->specs, s));
 
 	memset(bt->cg_sum, 0, (size_t)n * sizeof(uint64_t));
-	if (setgrp_sampled(bt->cg_gone, s)) {
-		c = setgrp_total(bt->cg_gone, s);
-		times = c->times;
-		for (i = 0; i < n; i++)
-			bt->cg_sum[i] = c->values[i];
-	}
-	RB_FOREACH (p, bproc_tree, &bt->procs)
-		LIST_FOREACH (t, &p->lwps, in_proc) {
-			if (!setgrp_sampled(t->base.grp, s))
-				continue;
-			c = setgrp_total(t->base.grp, s);
-			times.enabled_ns += c->times.enabled_ns;
-			times.running_ns += c->times.running_ns;
-			for (i = 0; i < n; i++)
-				bt->cg_sum[i] += c->values[i];
-		}
-	setgrp_sample_counts(bt->cg, s, bt->cg_sum, &times, bt->tick_when);
+	bt->cg_times = (struct set_times) { 0, 0 };
+	cgroup_add(bt, bt->cg_gone);
+	each_lwp(bt, cgroup_add_lwp);
+	setgrp_sample_counts(
+	    bt->cg, s, bt->cg_sum, &bt->cg_times, bt->tick_when);
 	row_cgroup(bt->ct, &bt->cg_who, "cgroup", s, setgrp_slice(bt->cg, s),
 	    intervals);
 }
@@ -1150,16 +1075,20 @@ each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
  * records.
  */
 static void
+let_go_if_unnamed(void *arg, void *proc)
+{
+	struct bpf_track *bt = arg;
+	struct bproc *p = proc;
+
+	if (p->live == 0)
+		bpfeng_untrack(bt->eng, p->base.pid);
+}
+
+static void
 let_go_named_gone(struct bpf_track *bt)
 {
-	struct bproc *p, *next;
-
 	bt->named_gone = false;
-	RB_FOREACH_SAFE (p, bproc_tree, &bt->procs, next)
-		if (p->live == 0) {
-			bpfeng_untrack(bt->eng, p->base.pid);
-			proc_free(bt, p);
-		}
+	bpfeng_each_proc(bt->eng, let_go_if_unnamed, bt);
 }
 
 /*
@@ -1202,29 +1131,31 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 }
 
 static void
+hand_over(struct bpf_track *bt, struct bthread *t)
+{
+	setgrp_set_current(t->base.grp, bt->current);
+	t->turns |= 1u << bt->current;
+}
+
+static void
 tick(struct bpf_track *bt, uint64_t expirations)
 {
 	int nsets = setgrp_nsets(bt->ct->specs);
 	int next = (bt->current + 1) % nsets;
-	struct bthread *t;
-	struct bproc *p;
+	bool turns = next != bt->current;
 
 	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
 		return;
+	bt->current = next;
 	/* With one set there is no turn to hand over: no walk of every LWP. */
-	if (next != bt->current)
-		RB_FOREACH (p, bproc_tree, &bt->procs)
-			LIST_FOREACH (t, &p->lwps, in_proc) {
-				setgrp_set_current(t->base.grp, next);
-				t->turns |= 1u << next;
-			}
+	if (turns)
+		each_lwp(bt, hand_over);
 	/* The cgroup's rows divide by its sets' turns, as a thread's. */
 	if (bt->cg != NULL)
 		setgrp_set_current(bt->cg, next);
 	if (bt->cgroups != NULL)
 		cgroup_rows_set_current(bt->cgroups, next);
-	bt->current = next;
-	count_ticks(bt, expirations);
+	bpfeng_count_ticks(bt->eng, expirations);
 	/* Named threads gone before they were announced leave none. */
 	if (bt->ct->opt.ntids != 0)
 		let_go_named_gone(bt);
@@ -1326,16 +1257,12 @@ take_signals(struct bpf_track *bt)
 static void
 begin(struct bpf_track *bt)
 {
-	struct bthread *t;
-	struct bproc *p;
 	size_t i;
 
 	cputrack_title(bt->ct);
 	bt->begun = true;
 	bt->nticked = 0;
-	RB_FOREACH (p, bproc_tree, &bt->procs)
-		LIST_FOREACH (t, &p->lwps, in_proc)
-			ticked_add(bt, t);
+	each_lwp(bt, ticked_add);
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++)
 		lwp_started(bt, bt->ticked[i]);
@@ -1441,15 +1368,22 @@ bpf_track(struct cputrack *ct)
 
 /* What is still tracked runs on. */
 static void
+untrack(void *arg, void *proc)
+{
+	struct bpf_track *bt = arg;
+
+	bpfeng_untrack(bt->eng, ((struct bproc *)proc)->base.pid);
+}
+
+static void
 bpf_let_go(struct cputrack *ct)
 {
 	struct bpf_track *bt = ct->bpf;
-	struct bproc *p;
 
 	if (bt == NULL)
 		return;
-	RB_FOREACH (p, bproc_tree, &bt->procs)
-		bpfeng_untrack(bt->eng, p->base.pid);
+	if (bt->eng != NULL)
+		bpfeng_each_proc(bt->eng, untrack, bt);
 	bpfeng_close(bt->eng);
 	track_free(bt);
 	ct->bpf = NULL;

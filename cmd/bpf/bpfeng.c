@@ -295,6 +295,9 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 		return NULL;
 	eng->cpc = cpc;
 	eng->flags = config->flags;
+	eng->nsamples = config->nsamples;
+	eng->run_samples_left =
+	    config->flags & BPFENG_BY_CGROUP ? config->nsamples : 0;
 	eng->cgroups_max =
 	    config->flags & BPFENG_EACH_CGROUP ? config->cgroups_max : 0;
 	eng->fold_depth = eng->cgroups_max != 0 ? config->fold_depth : 0;
@@ -432,6 +435,8 @@ bpfeng_untrack(struct bpfeng *eng, pid_t pid)
 bool
 bpfeng_done(const struct bpfeng *eng)
 {
+	if (eng->samples_done)
+		return true;
 	return eng->target != 0 && !eng->by_cgroup && RB_EMPTY(&eng->procs) &&
 	    (eng->child <= 0 || eng->child_released);
 }

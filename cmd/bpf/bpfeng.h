@@ -113,30 +113,42 @@ enum bpfeng_origin {
  * threads' lwp_exit. fork comes for every fork of a tracked process; with
  * BPFENG_FOLLOW_FORK, lwp_create(FIRST) for the child comes next.
  *
- * lwp_create returns the caller's record of the thread, or NULL; the
- * engine hands it back with every event of the thread (lwp, parent_lwp:
- * NULL for a thread not announced), so that the caller keeps its threads
- * in no tree of its own. The record must outlive the thread's lwp_exit,
- * its exec, or the untracking of its process.
+ * The engine holds the caller's records: proc_create returns its record
+ * of a process (or NULL), made before the process's first lwp_create;
+ * parent is the forking process's record for a followed fork's child,
+ * else NULL. lwp_create returns its record of a thread, numbered lwpid
+ * in its process: 1 for a process's first thread (again after a followed
+ * exec), then in the order they were made; a thread found at an attach
+ * as /proc/PID/task lists it. The engine hands each record back with
+ * every event of its process or thread (proc, lwp, parent_lwp: NULL for
+ * one not announced), so that the caller keeps them in no tree of its
+ * own. proc_end is the one place where the engine gives a process's
+ * record back: after its exit or left, at its untracking, at an exec not
+ * followed, and at bpfeng_close; its threads' records it gave back
+ * before (lwp_exit, exec), except those of a process untracked or closed
+ * while they ran, which go with it.
  */
 struct bpfeng_ops {
-	void *(*lwp_create)(void *arg, pid_t pid, pid_t tid,
-	    enum bpfeng_origin origin, uint64_t when_ns);
+	void *(*proc_create)(void *arg, pid_t pid, void *parent);
+	void (*proc_end)(void *arg, void *proc);
+	void *(*lwp_create)(void *arg, void *proc, pid_t pid, pid_t tid,
+	    id_t lwpid, enum bpfeng_origin origin, uint64_t when_ns);
 	void (*lwp_exit)(void *arg, void *lwp, pid_t pid, pid_t tid,
 	    unsigned flags, const struct bpfeng_counts *counts,
 	    uint64_t when_ns);
-	void (*fork)(void *arg, void *parent_lwp, pid_t parent,
+	void (*fork)(void *arg, void *parent, void *parent_lwp, pid_t ppid,
 	    pid_t parent_tid, pid_t child, uint64_t when_ns);
-	bool (*exec)(void *arg, void *lwp, pid_t pid, pid_t tid,
+	bool (*exec)(void *arg, void *proc, void *lwp, pid_t pid, pid_t tid,
 	    const char *args, const char *comm,
 	    const struct bpfeng_counts *counts, unsigned flags,
 	    uint64_t when_ns);
-	void (*exit)(void *arg, pid_t pid, int status, uint64_t when_ns);
+	void (*exit)(
+	    void *arg, void *proc, pid_t pid, int status, uint64_t when_ns);
 	/*
 	 * With a target cgroup: the process left it, and runs on, no
 	 * longer counted; its threads have had their lwp_exit (LEFT).
 	 */
-	void (*left)(void *arg, pid_t pid, uint64_t when_ns);
+	void (*left)(void *arg, void *proc, pid_t pid, uint64_t when_ns);
 	/*
 	 * BPFENG_EACH_CGROUP: a cgroup (its id) has counts of its own from
 	 * now on, the first of them tid's; or, folded, there was no room for
@@ -195,6 +207,11 @@ struct bpfeng_config {
 	 * apart; a deeper one counts in its ancestor at the last of them.
 	 */
 	unsigned fold_depth;
+	/*
+	 * -N: the ticks each process is counted for (bpfeng_count_ticks),
+	 * or with a target cgroup, the run; 0 for no limit.
+	 */
+	unsigned nsamples;
 };
 
 /* Room for a reason: every why below is one line, without a newline. */
@@ -312,10 +329,17 @@ bool bpfeng_command_signaled(
 
 /*
  * Stop counting pid, a tracked process, and let it run on: no callback
- * comes about it any more. A started command is no longer killed at
- * close.
+ * comes about it any more but its proc_end. A started command is no
+ * longer killed at close.
  */
 void bpfeng_untrack(struct bpfeng *eng, pid_t pid);
+
+/*
+ * fn with each tracked process's record (proc_create's), in pid order;
+ * fn may untrack the process it is given.
+ */
+void bpfeng_each_proc(
+    struct bpfeng *eng, void (*fn)(void *arg, void *proc), void *arg);
 
 /*
  * Readable when bpfeng_dispatch has something that cannot wait: a process
@@ -336,7 +360,8 @@ int bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen);
 
 /*
  * Nothing is tracked any more, and a started command has been reaped
- * (unless its exec was not followed: it runs on, the engine's no more).
+ * (unless its exec was not followed: it runs on, the engine's no more);
+ * or a target cgroup's samples are done.
  */
 bool bpfeng_done(const struct bpfeng *eng);
 
@@ -351,6 +376,15 @@ bool bpfeng_done(const struct bpfeng *eng);
 int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
     char *why, size_t whylen);
 uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
+
+/*
+ * After a tick's rows: it stood for ticks deadlines (more than one when
+ * some were missed), each taken from every process's samples left
+ * (config's nsamples), but for its last one, as libpctx takes them. A
+ * process whose samples are done is untracked (proc_end), and runs on;
+ * with a target cgroup, the run's samples done, the engine is done.
+ */
+void bpfeng_count_ticks(struct bpfeng *eng, uint64_t ticks);
 
 /*
  * How many times a switch out of a task the kernel hides from tracing went
@@ -369,7 +403,8 @@ int bpfeng_read_cgroups(struct bpfeng *eng, bpfeng_cgroup_fn *fn, void *arg);
 void bpfeng_forget_cgroup(struct bpfeng *eng, uint64_t id);
 
 /*
- * Detach and let everything go, with no callbacks. A started command that
+ * Detach and let everything go, with no callbacks but the proc_end of
+ * every process still tracked. A started command that
  * is still counted is killed (as the ptrace engine's is); an attached
  * process, or a command no longer counted after an exec, runs on. (A
  * started command outlives an engine's process that dies unclosed.)

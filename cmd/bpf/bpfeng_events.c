@@ -4,6 +4,7 @@
  * and the threads and processes announced so far: a tick reports only
  * announced threads, and a process's exit waits for its threads' ends.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,18 +60,71 @@ proc_find(struct bpfeng *eng, pid_t pid)
 	return RB_FIND(eng_proc_tree, &eng->procs, &key);
 }
 
-int
-eng_announce_proc(struct bpfeng *eng, pid_t pid)
+/* The process, announced with the caller's record if it is not yet. */
+struct eng_proc *
+eng_announce_proc(struct bpfeng *eng, pid_t pid, const struct eng_proc *parent)
 {
 	struct eng_proc *p;
 
-	if (proc_find(eng, pid) != NULL)
-		return 0;
+	if ((p = proc_find(eng, pid)) != NULL)
+		return p;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return -1;
+		return NULL;
 	p->pid = pid;
+	p->next_lwpid = 1;
+	/* A target cgroup's ticks are the run's, not each process's. */
+	p->samples_left = eng->flags & BPFENG_BY_CGROUP ? 0 : eng->nsamples;
 	RB_INSERT(eng_proc_tree, &eng->procs, p);
-	return 0;
+	if (eng->ops->proc_create != NULL)
+		p->proc = eng->ops->proc_create(
+		    eng->arg, pid, parent != NULL ? parent->proc : NULL);
+	return p;
+}
+
+/*
+ * A thread's number as a capture by ptrace gives it: the leader 1, then
+ * the others in the order /proc/PID/task lists them; 0 if it is not
+ * there.
+ */
+static id_t
+listed_lwpid(pid_t pid, pid_t tid)
+{
+	char path[64], *end;
+	struct dirent *d;
+	id_t n = 2, found = 0;
+	long id;
+	DIR *dir;
+
+	if (tid == pid)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if ((dir = opendir(path)) == NULL)
+		return 0;
+	while (found == 0 && (d = readdir(dir)) != NULL) {
+		id = strtol(d->d_name, &end, 10);
+		if (*end != '\0' || id <= 0 || id == pid)
+			continue;
+		if (id == tid)
+			found = n;
+		n++;
+	}
+	closedir(dir);
+	return found;
+}
+
+/*
+ * A thread's number in its process: in the order they came, or for a
+ * thread named at the attach, as /proc lists it, as a capture by ptrace
+ * numbers it.
+ */
+static id_t
+lwpid_of(struct eng_proc *p, pid_t tid)
+{
+	id_t listed;
+
+	if (p->named_only && (listed = listed_lwpid(p->pid, tid)) != 0)
+		return listed;
+	return p->next_lwpid++;
 }
 
 int
@@ -79,6 +133,7 @@ eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
 {
 	struct eng_proc *p = proc_find(eng, pid);
 	struct eng_thread *t;
+	id_t lwpid;
 
 	if (p == NULL || eng_thread_find(eng, tid) != NULL)
 		return 0;
@@ -89,21 +144,32 @@ eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
 	t->gen = gen;
 	RB_INSERT(eng_thread_tree, &eng->threads, t);
 	p->nthreads++;
+	lwpid = lwpid_of(p, tid);
 	if (eng->ops->lwp_create != NULL)
-		t->lwp =
-		    eng->ops->lwp_create(eng->arg, pid, tid, origin, when_ns);
+		t->lwp = eng->ops->lwp_create(
+		    eng->arg, p->proc, pid, tid, lwpid, origin, when_ns);
 	return 0;
+}
+
+/* The caller's record goes back to it, and the process is forgotten. */
+static void
+proc_free(struct bpfeng *eng, struct eng_proc *p)
+{
+	RB_REMOVE(eng_proc_tree, &eng->procs, p);
+	if (eng->ops->proc_end != NULL && p->proc != NULL)
+		eng->ops->proc_end(eng->arg, p->proc);
+	free(p);
 }
 
 static void
 proc_end(struct bpfeng *eng, struct eng_proc *p, bool report)
 {
 	if (report && p->left && eng->ops->left != NULL)
-		eng->ops->left(eng->arg, p->pid, p->exit_ns);
+		eng->ops->left(eng->arg, p->proc, p->pid, p->exit_ns);
 	else if (report && !p->left && eng->ops->exit != NULL)
-		eng->ops->exit(eng->arg, p->pid, p->status, p->exit_ns);
-	RB_REMOVE(eng_proc_tree, &eng->procs, p);
-	free(p);
+		eng->ops->exit(
+		    eng->arg, p->proc, p->pid, p->status, p->exit_ns);
+	proc_free(eng, p);
 }
 
 /* A thread's end: its process may end with it. */
@@ -150,7 +216,7 @@ on_enter(struct bpfeng *eng, const struct bpfeng_rec *r)
 {
 	pid_t pid = (pid_t)r->pid, tid = (pid_t)r->tid;
 
-	if (eng_announce_proc(eng, pid) == 0)
+	if (eng_announce_proc(eng, pid, NULL) != NULL)
 		(void)eng_announce_thread(eng, pid, tid, r->gen,
 		    tid == pid ? BPFENG_LWP_FIRST : BPFENG_LWP_FOUND,
 		    r->when_ns);
@@ -216,16 +282,18 @@ static void
 on_fork(struct bpfeng *eng, const struct bpfeng_rec *r)
 {
 	struct eng_thread *parent = eng_thread_find(eng, (pid_t)r->tid);
+	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
 	pid_t child = (pid_t)r->arg;
 
 	/* A process untracked since. */
-	if (proc_find(eng, (pid_t)r->pid) == NULL)
+	if (p == NULL)
 		return;
 	if (eng->ops->fork != NULL)
-		eng->ops->fork(eng->arg, parent != NULL ? parent->lwp : NULL,
-		    (pid_t)r->pid, (pid_t)r->tid, child, r->when_ns);
+		eng->ops->fork(eng->arg, p->proc,
+		    parent != NULL ? parent->lwp : NULL, (pid_t)r->pid,
+		    (pid_t)r->tid, child, r->when_ns);
 	if ((r->flags & BPFENG_REC_FOLLOWED) &&
-	    eng_announce_proc(eng, child) == 0)
+	    eng_announce_proc(eng, child, p) != NULL)
 		(void)eng_announce_thread(
 		    eng, child, child, r->gen, BPFENG_LWP_FIRST, r->when_ns);
 }
@@ -268,10 +336,10 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	memcpy(comm, &r->data[BPFENG_ARGS_WORDS], BPFENG_COMM_LEN);
 	comm[BPFENG_COMM_LEN] = '\0';
 	if (eng->ops->exec != NULL)
-		keep = eng->ops->exec(eng->arg, t != NULL ? t->lwp : NULL,
-		    (pid_t)r->pid, (pid_t)r->tid, args, comm,
-		    record_counts(r, r->data + BPFENG_EXEC_COUNTS), flags,
-		    r->when_ns);
+		keep = eng->ops->exec(eng->arg, p->proc,
+		    t != NULL ? t->lwp : NULL, (pid_t)r->pid, (pid_t)r->tid,
+		    args, comm, record_counts(r, r->data + BPFENG_EXEC_COUNTS),
+		    flags, r->when_ns);
 	if (t != NULL) {
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
 		free(t);
@@ -288,6 +356,8 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 		eng_untrack(eng, p->pid);
 		return;
 	}
+	/* The new image's threads are numbered from 1 again. */
+	p->next_lwpid = 1;
 	(void)eng_announce_thread(
 	    eng, p->pid, p->pid, r->gen, BPFENG_LWP_FIRST, r->when_ns);
 }
@@ -458,8 +528,47 @@ eng_forget_all(struct bpfeng *eng)
 		RB_REMOVE(eng_thread_tree, &eng->threads, t);
 		free(t);
 	}
-	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, pnext) {
-		RB_REMOVE(eng_proc_tree, &eng->procs, p);
-		free(p);
+	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, pnext)
+		proc_free(eng, p);
+}
+
+/* Missed deadlines are skipped, but for a process's last sample. */
+static unsigned
+samples_taken(unsigned left, uint64_t ticks)
+{
+	uint64_t skipped = ticks - 1;
+
+	return (skipped < left - 1 ? (unsigned)skipped : left - 1) + 1;
+}
+
+void
+bpfeng_count_ticks(struct bpfeng *eng, uint64_t ticks)
+{
+	struct eng_proc *p, *next;
+
+	if (ticks == 0)
+		return;
+	if (eng->run_samples_left > 0 &&
+	    (eng->run_samples_left -= ticks < eng->run_samples_left ?
+		    (unsigned)ticks :
+		    eng->run_samples_left) == 0)
+		eng->samples_done = true;
+	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, next) {
+		if (p->samples_left == 0)
+			continue;
+		if ((p->samples_left -=
+			samples_taken(p->samples_left, ticks)) == 0)
+			eng_untrack(eng, p->pid);
 	}
+}
+
+void
+bpfeng_each_proc(
+    struct bpfeng *eng, void (*fn)(void *arg, void *proc), void *arg)
+{
+	struct eng_proc *p, *next;
+
+	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, next)
+		if (p->proc != NULL)
+			fn(arg, p->proc);
 }

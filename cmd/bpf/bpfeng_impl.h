@@ -32,9 +32,13 @@ struct eng_thread {
 struct eng_proc {
 	RB_ENTRY(eng_proc) node;
 	pid_t pid;
-	int nthreads; /* announced, not ended */
-	bool exited;  /* its exit waits for them */
-	bool left;    /* it left the target cgroup: no exit comes */
+	void *proc;	 /* the caller's record (proc_create's) */
+	id_t next_lwpid; /* the number of its next thread */
+	bool named_only; /* only threads named at the attach are counted */
+	unsigned samples_left; /* -N: its ticks left; 0: no limit */
+	int nthreads;	       /* announced, not ended */
+	bool exited;	       /* its exit waits for them */
+	bool left;	       /* it left the target cgroup: no exit comes */
 	int status;
 	uint64_t exit_ns;
 };
@@ -113,7 +117,10 @@ struct bpfeng {
 	volatile __u32 *signal_count;
 	volatile __u64 *target_cgroup;
 	volatile __u32 *target_level;
-	unsigned cgroups_max; /* BPFENG_EACH_CGROUP's, else 0 */
+	unsigned nsamples;	   /* the config's: each process's ticks */
+	unsigned run_samples_left; /* a target cgroup's ticks left */
+	bool samples_done;	   /* a target cgroup's are */
+	unsigned cgroups_max;	   /* BPFENG_EACH_CGROUP's, else 0 */
 	unsigned fold_depth;
 	uint64_t *cgroup_keys; /* a tick's read of the cgroups' counts */
 	void *cgroup_values;
@@ -205,7 +212,8 @@ int eng_events_drain(struct bpfeng *eng);
 struct eng_thread *eng_thread_find(struct bpfeng *eng, pid_t tid);
 int eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
     enum bpfeng_origin origin, uint64_t when_ns);
-int eng_announce_proc(struct bpfeng *eng, pid_t pid);
+struct eng_proc *eng_announce_proc(
+    struct bpfeng *eng, pid_t pid, const struct eng_proc *parent);
 void eng_forget_proc(struct bpfeng *eng, pid_t pid);
 void eng_forget_all(struct bpfeng *eng);
 void eng_untrack(struct bpfeng *eng, pid_t pid);

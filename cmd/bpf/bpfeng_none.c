@@ -149,6 +149,22 @@ bpfeng_untrack(struct bpfeng *eng, pid_t pid)
 	(void)pid;
 }
 
+void
+bpfeng_count_ticks(struct bpfeng *eng, uint64_t ticks)
+{
+	(void)eng;
+	(void)ticks;
+}
+
+void
+bpfeng_each_proc(
+    struct bpfeng *eng, void (*fn)(void *arg, void *proc), void *arg)
+{
+	(void)eng;
+	(void)fn;
+	(void)arg;
+}
+
 int
 bpfeng_fd(const struct bpfeng *eng)
 {

@@ -177,8 +177,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 		(eng->flags & BPFENG_FOLLOW_START_EXEC) ?
 		    BPFENG_PROC_FOLLOW_EXEC :
 		    0) != 0 ||
-	    track_thread(eng, pid, pid, BPFENG_THREAD_AWAIT_EXEC, 0) != 0 ||
-	    eng_announce_proc(eng, pid) != 0) {
+	    track_thread(eng, pid, pid, BPFENG_THREAD_AWAIT_EXEC, 0) != 0) {
 		err = errno;
 		close_pair(go);
 		close_pair(report);
@@ -191,6 +190,9 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	/* Counted from its exec, after this: its rows' spans hold it all. */
 	begun = eng_now_ns();
 	err = write(go[1], "g", 1) != 1 ? errno : exec_result(report[0]);
+	/* Announced once it is its image, which names it. */
+	if (err == 0 && eng_announce_proc(eng, pid, NULL) == NULL)
+		err = errno != 0 ? errno : ENOMEM;
 	if (err != 0) {
 		close_pair(go);
 		close_pair(report);
@@ -462,7 +464,7 @@ eng_adopt_process(struct bpfeng *eng, pid_t pid)
 
 	/* The process first: threads it makes from now on are tracked. */
 	if (eng_track_proc(eng, pid, 0) != 0 ||
-	    eng_announce_proc(eng, pid) != 0 ||
+	    eng_announce_proc(eng, pid, NULL) == NULL ||
 	    adopt_thread(eng, pid, pid) != 0)
 		return -1;
 	for (pass = 0; pass < ATTACH_PASSES; pass++) {
@@ -520,9 +522,12 @@ bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
 static int
 adopt_named(struct bpfeng *eng, pid_t pid, pid_t tid)
 {
+	struct eng_proc *p;
+
 	if (eng_track_proc(eng, pid, BPFENG_PROC_NAMED_ONLY) != 0 ||
-	    eng_announce_proc(eng, pid) != 0)
+	    (p = eng_announce_proc(eng, pid, NULL)) == NULL)
 		return -1;
+	p->named_only = true;
 	return adopt_thread(eng, pid, tid);
 }
 

@@ -172,15 +172,25 @@ print_counts(struct drive *d, const char *label, pid_t pid, pid_t tid, int set,
 }
 
 /*
- * bpfdrive prints each thread's lines by its ids and keeps no record of
- * it: the record it hands the engine is the drive itself.
+ * bpfdrive prints each process's and thread's lines by their ids and
+ * keeps no record of them: the record it hands the engine is the drive.
  */
 static void *
-cb_lwp_create(void *arg, pid_t pid, pid_t tid, enum bpfeng_origin origin,
-    uint64_t when_ns)
+cb_proc_create(void *arg, pid_t pid, void *parent)
+{
+	(void)pid;
+	(void)parent;
+	return arg;
+}
+
+static void *
+cb_lwp_create(void *arg, void *proc, pid_t pid, pid_t tid, id_t lwpid,
+    enum bpfeng_origin origin, uint64_t when_ns)
 {
 	static const char *const names[] = { "new", "first", "found" };
 
+	(void)proc;
+	(void)lwpid;
 	(void)when_ns;
 	printf("create %d %d %s\n", (int)pid, (int)tid, names[origin]);
 	return arg;
@@ -203,22 +213,24 @@ cb_lwp_exit(void *arg, void *lwp, pid_t pid, pid_t tid, unsigned flags,
 }
 
 static void
-cb_fork(void *arg, void *parent_lwp, pid_t parent, pid_t parent_tid,
+cb_fork(void *arg, void *proc, void *parent_lwp, pid_t parent, pid_t parent_tid,
     pid_t child, uint64_t when_ns)
 {
 	(void)arg;
+	(void)proc;
 	(void)parent_lwp;
 	(void)when_ns;
 	printf("fork %d %d %d\n", (int)parent, (int)parent_tid, (int)child);
 }
 
 static bool
-cb_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
-    const char *comm, const struct bpfeng_counts *c, unsigned flags,
-    uint64_t when_ns)
+cb_exec(void *arg, void *proc, void *lwp, pid_t pid, pid_t tid,
+    const char *args, const char *comm, const struct bpfeng_counts *c,
+    unsigned flags, uint64_t when_ns)
 {
 	struct drive *d = arg;
 
+	(void)proc;
 	(void)lwp;
 	(void)when_ns;
 	(void)comm;
@@ -232,10 +244,11 @@ cb_exec(void *arg, void *lwp, pid_t pid, pid_t tid, const char *args,
 }
 
 static void
-cb_exit(void *arg, pid_t pid, int status, uint64_t when_ns)
+cb_exit(void *arg, void *proc, pid_t pid, int status, uint64_t when_ns)
 {
 	struct drive *d = arg;
 
+	(void)proc;
 	(void)when_ns;
 	printf("exit %d %d\n", (int)pid, status);
 	totals_print(d, "exit_total", pid);
@@ -252,6 +265,7 @@ cb_tick(
 }
 
 static const struct bpfeng_ops ops = {
+	.proc_create = cb_proc_create,
 	.lwp_create = cb_lwp_create,
 	.lwp_exit = cb_lwp_exit,
 	.fork = cb_fork,
@@ -455,7 +469,7 @@ main(int argc, char **argv)
 {
 	struct drive d = { 0 };
 	struct bpfeng_set *sets;
-	struct bpfeng_config config = { 0, 0, 0 };
+	struct bpfeng_config config = { 0, 0, 0, 0 };
 	unsigned flags = 0;
 	pid_t pid = 0;
 	int ret;
