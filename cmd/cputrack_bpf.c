@@ -15,16 +15,13 @@
  * every thread at once.
  */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
-#include <sys/tree.h>
+#include <sys/queue.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,7 +80,6 @@ struct bpf_track {
 	uint64_t *values;	  /* a set's values, from its counters */
 	struct bthread **ticked;  /* a tick's rows, put in order */
 	size_t nticked, room;
-	int sigfd, timerfd;
 	bool begun; /* the title is out */
 	bool ended; /* the run is over */
 	/* --tid: a process may have no named thread left to count */
@@ -660,10 +656,6 @@ track_free(struct bpf_track *bt)
 	setgrp_free(bt->cg_gone);
 	cgroup_rows_free(bt->cgroups);
 	free(bt->cg_sum);
-	if (bt->sigfd >= 0)
-		close(bt->sigfd);
-	if (bt->timerfd >= 0)
-		close(bt->timerfd);
 	free(bt->ticked);
 	free(bt->zeros);
 	free(bt->values);
@@ -688,7 +680,6 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 		return 2;
 	}
 	bt->ct = ct;
-	bt->sigfd = bt->timerfd = -1;
 	if ((status = engine_open(bt, for_auto)) != 0) {
 		/* The header says why: the rows would not. */
 		if (cputop_own_instead(ct, bt->why)) {
@@ -730,42 +721,20 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 }
 
 /*
- * The signals that end a run come through a descriptor, as the ptrace
- * engine has them (those ignored stay ignored), and so does SIGCHLD, which
- * says that a started command stopped. A started command gets an empty
- * mask from the engine.
+ * The signals that end a run come through the engine's loop, as the
+ * ptrace engine has them (those ignored stay ignored), and so does
+ * SIGCHLD, which says that a started command stopped. A started command
+ * gets an empty mask from the engine.
  */
 static int
-open_signals(struct bpf_track *bt)
+open_loop(struct bpf_track *bt)
 {
 	sigset_t set;
 
 	cputrack_ending_signals(&set);
 	if (bt->ct->opt.command != NULL)
 		sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
-	    (bt->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
-		return -1;
-	return 0;
-}
-
-/* Ticks at absolute deadlines, so that late wakeups never drift. */
-static int
-open_timer(struct bpf_track *bt)
-{
-	unsigned ms = bt->ct->opt.interval_ms;
-	struct itimerspec its = { 0 };
-
-	if (ms == 0)
-		return 0;
-	its.it_interval.tv_sec = ms / 1000;
-	its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000;
-	its.it_value = its.it_interval;
-	if ((bt->timerfd = timerfd_create(
-		 CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0 ||
-	    timerfd_settime(bt->timerfd, 0, &its, NULL) != 0)
-		return -1;
-	return 0;
+	return bpfeng_loop_open(bt->eng, bt->ct->opt.interval_ms, &set);
 }
 
 /* The cgroup's rows come from a group of their own. */
@@ -1138,8 +1107,9 @@ hand_over(struct bpf_track *bt, struct bthread *t)
 }
 
 static void
-tick(struct bpf_track *bt, uint64_t expirations)
+tick(void *arg, uint64_t expirations)
 {
+	struct bpf_track *bt = arg;
 	int nsets = setgrp_nsets(bt->ct->specs);
 	int next = (bt->current + 1) % nsets;
 	bool turns = next != bt->current;
@@ -1169,84 +1139,74 @@ tick(struct bpf_track *bt, uint64_t expirations)
  */
 #define SIGNAL_PAIR_MS 100
 
-/*
- * The command made cputrack, its parent, its tracer (PTRACE_TRACEME, as
- * programs that resist debuggers do). This engine traces nothing, and a
- * tracee stops at every signal and at its exec until its tracer resumes
- * it: it is let go at its first stop, with the signal it stopped for, as
- * it would have had it untraced; but for the trap that an exec sends only
- * to a tracee, which would kill it.
- */
-static void
-untrace_command(pid_t pid, int sig)
+static bool
+on_signal(void *arg, const struct signalfd_siginfo *si)
 {
-	siginfo_t si;
+	struct bpf_track *bt = arg;
+	bool has_it = si->ssi_code <= 0 && si->ssi_pid != 0 &&
+	    bt->ct->opt.command != NULL && bt->ct->stop_count == 0 &&
+	    bpfeng_command_signaled(bt->eng, (int)si->ssi_signo,
+		(pid_t)si->ssi_pid, SIGNAL_PAIR_MS);
 
-	if (sig == SIGTRAP && ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) == 0 &&
-	    si.si_code == SI_USER && si.si_pid == pid)
-		sig = 0;
-	(void)ptrace(PTRACE_DETACH, pid, NULL, (void *)(intptr_t)sig);
+	if (cputrack_signal(bt->ct, (int)si->ssi_signo, si->ssi_code, has_it) ==
+	    0)
+		return false;
+	/*
+	 * A captured process is let go between ticks: what was counted
+	 * since the last one is a last tick row, so that the rows hold
+	 * everything counted.
+	 */
+	(void)tick_rows(bt, bt->current, 1);
+	end_run(bt, 0);
+	return true;
 }
 
 /*
- * The command stopped itself, as a suspend command does: untraced, its
- * shell would have seen its child stop and taken the terminal back.
- * cputrack is the shell's child, so it stops too, with the same signal;
- * the shell's SIGCONT to the job continues both. A stop sent to the
- * command alone from outside leaves the run going on, as under ptrace.
- * Each stop is reported once, and not once the command continued: a stop
- * of the whole job, which cputrack shared, is not taken for a new one
- * when it continues.
+ * The command stopped itself: cputrack is the shell's child, so it stops
+ * too, with the same signal; the shell's SIGCONT to the job continues
+ * both. A stop sent to the command alone from outside leaves the run
+ * going on, as under ptrace.
  */
 static void
-stop_with_command(struct bpf_track *bt)
+on_command_stopped(void *arg, int sig)
 {
-	siginfo_t si;
+	struct bpf_track *bt = arg;
 
-	if (bt->ct->opt.command == NULL || bt->ct->target <= 0)
-		return;
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)bt->ct->target, &si, WSTOPPED | WNOHANG) != 0 ||
-	    si.si_pid == 0)
-		return;
-	if (si.si_code == CLD_TRAPPED) {
-		untrace_command(si.si_pid, si.si_status);
-		return;
-	}
-	if (!bpfeng_command_signaled(bt->eng, si.si_status, bt->ct->target, 0))
-		return;
 	cputrack_flush(bt->ct);
-	(void)raise(si.si_status);
+	(void)raise(sig);
 }
 
-static void
-take_signals(struct bpf_track *bt)
+static bool
+on_failed(void *arg, int err, const char *why)
 {
-	struct signalfd_siginfo si;
-	bool has_it;
+	struct bpf_track *bt = arg;
 
-	while (read(bt->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			stop_with_command(bt);
-			continue;
-		}
-		has_it = si.ssi_code <= 0 && si.ssi_pid != 0 &&
-		    bt->ct->opt.command != NULL && bt->ct->stop_count == 0 &&
-		    bpfeng_command_signaled(bt->eng, (int)si.ssi_signo,
-			(pid_t)si.ssi_pid, SIGNAL_PAIR_MS);
-		if (cputrack_signal(
-			bt->ct, (int)si.ssi_signo, si.ssi_code, has_it) == 0)
-			continue;
-		/*
-		 * A captured process is let go between ticks: what was
-		 * counted since the last one is a last tick row, so that
-		 * the rows hold everything counted.
-		 */
-		(void)tick_rows(bt, bt->current, 1);
-		end_run(bt, 0);
-		return;
-	}
+	snprintf(bt->why, sizeof(bt->why), "%s", why);
+	errno = err;
+	engine_failed(bt);
+	return bt->ended;
 }
+
+static bool
+on_idle(void *arg)
+{
+	struct bpf_track *bt = arg;
+
+	if (bt->named_gone)
+		let_go_named_gone(bt);
+	cputrack_flush(bt->ct);
+	if (bt->ct->reader_gone)
+		end_run(bt, 0);
+	return !bt->ended;
+}
+
+static const struct bpfeng_loop_ops loop_ops = {
+	.tick = tick,
+	.signal = on_signal,
+	.command_stopped = on_command_stopped,
+	.failed = on_failed,
+	.idle = on_idle,
+};
 
 /*
  * The title; then the LWPs there from the start have the rows they would
@@ -1266,52 +1226,6 @@ begin(struct bpf_track *bt)
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++)
 		lwp_started(bt, bt->ticked[i]);
-}
-
-/*
- * How long the loop may sleep. Rows are written within BPFENG_READ_MS of
- * their record; the live view shows them only at its refreshes, which
- * follow ticks, so it sleeps until the engine has what cannot wait (a
- * process's end, a ring a quarter full), a signal or a tick.
- */
-static int
-sleep_ms(const struct bpf_track *bt)
-{
-	return bt->ct->opt.top ? -1 : BPFENG_READ_MS;
-}
-
-/* dispatch_event(next_event()): the engine's records, signals, ticks. */
-static void
-loop(struct bpf_track *bt)
-{
-	struct pollfd fds[3] = {
-		{ .fd = bpfeng_fd(bt->eng), .events = POLLIN },
-		{ .fd = bt->sigfd, .events = POLLIN },
-		{ .fd = bt->timerfd, .events = POLLIN },
-	};
-	uint64_t expirations;
-
-	while (!bt->ended && !bpfeng_done(bt->eng)) {
-		if (poll(fds, 3, sleep_ms(bt)) < 0 && errno != EINTR) {
-			diag(NULL, "poll failed - %s\n", strerror(errno));
-			end_run(bt, 1);
-			break;
-		}
-		if (fds[1].revents & POLLIN)
-			take_signals(bt);
-		if (!bt->ended &&
-		    bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
-			engine_failed(bt);
-		if (bt->named_gone)
-			let_go_named_gone(bt);
-		if (!bt->ended && (fds[2].revents & POLLIN) &&
-		    read(bt->timerfd, &expirations, sizeof(expirations)) ==
-			(ssize_t)sizeof(expirations))
-			tick(bt, expirations);
-		cputrack_flush(bt->ct);
-		if (bt->ct->reader_gone)
-			end_run(bt, 0);
-	}
 }
 
 /*
@@ -1338,7 +1252,7 @@ bpf_track(struct cputrack *ct)
 {
 	struct bpf_track *bt = ct->bpf;
 
-	if (open_signals(bt) != 0 || open_timer(bt) != 0) {
+	if (open_loop(bt) != 0) {
 		diag(NULL, "cannot set up the run - %s\n", strerror(errno));
 		return 1;
 	}
@@ -1357,7 +1271,12 @@ bpf_track(struct cputrack *ct)
 		return 1;
 	}
 	begin(bt);
-	loop(bt);
+	/*
+	 * The live view shows rows only at its refreshes, which follow
+	 * ticks: records that can wait wake it for nothing.
+	 */
+	if (!bt->ended)
+		(void)bpfeng_loop(bt->eng, &loop_ops, bt, ct->opt.top);
 	if (bt->cg != NULL)
 		row_totals(ct, &bt->cg_who, "total", bt->cg, NULL);
 	if (bt->cgroups != NULL)

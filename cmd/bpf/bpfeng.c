@@ -306,6 +306,7 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->ops = ops != NULL ? ops : &no_ops;
 	eng->arg = arg;
 	eng->epfd = -1;
+	eng->loop_sigfd = eng->loop_timerfd = -1;
 	eng->child_fd = -1;
 	eng->counters_fd = eng->threads_fd = eng->procs_fd = -1;
 	eng->cgroups_fd = -1;
@@ -506,6 +507,10 @@ bpfeng_close(struct bpfeng *eng)
 	eng_detach(eng);
 	eng_kill_child(eng);
 	eng_events_close(eng);
+	if (eng->loop_sigfd >= 0)
+		close(eng->loop_sigfd);
+	if (eng->loop_timerfd >= 0)
+		close(eng->loop_timerfd);
 	eng_unload(eng);
 	eng_counters_close(eng);
 	eng_forget_all(eng);

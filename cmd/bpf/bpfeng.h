@@ -12,16 +12,18 @@
  * tracepoints through a ring buffer, in the order they happened.
  *
  * The caller gives the sets as perf_event_attr lists (cpc_set_request_attr
- * turns a libcpc set into one), starts a command or attaches to a pid,
- * polls bpfeng_fd() and calls bpfeng_dispatch() when it is readable, or
- * BPFENG_READ_MS after the last call at most, and calls bpfeng_tick() at
- * each interval. Counts are cumulative per thread
+ * turns a libcpc set into one), opens its clock (bpfeng_loop_open),
+ * starts a command or attaches to a pid, and runs bpfeng_loop, which
+ * calls its hooks at each tick and signal; or it polls bpfeng_fd() and
+ * calls bpfeng_dispatch() and bpfeng_tick() itself. Counts are
+ * cumulative per thread
  * and per set, from the moment the thread began to be counted. One engine
  * has one target; it is used from one thread.
  */
 #ifndef BPFENG_H
 #define BPFENG_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -385,6 +387,50 @@ uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
  * with a target cgroup, the run's samples done, the engine is done.
  */
 void bpfeng_count_ticks(struct bpfeng *eng, uint64_t ticks);
+
+/*
+ * The run's clock and signals, opened before its target starts, so that
+ * nothing waits for them once it runs: a tick every interval_ms (0: none)
+ * at absolute deadlines, and signals, blocked from now on and taken by
+ * bpfeng_loop (with SIGCHLD among them, the stops of a started command).
+ * 0, or -1 with errno.
+ */
+int bpfeng_loop_open(
+    struct bpfeng *eng, unsigned interval_ms, const sigset_t *signals);
+
+struct signalfd_siginfo;
+
+/* What bpfeng_loop calls; a hook that returns true ends it. */
+struct bpfeng_loop_ops {
+	/*
+	 * A tick, standing for ticks deadlines (more than one when some
+	 * were missed): the caller's bpfeng_tick, rows, bpfeng_count_ticks.
+	 */
+	void (*tick)(void *arg, uint64_t ticks);
+	/* A signal of those opened, but SIGCHLD. */
+	bool (*signal)(void *arg, const struct signalfd_siginfo *si);
+	/*
+	 * The started command stopped itself with sig (a suspend command):
+	 * untraced, its shell would have taken the terminal back, and the
+	 * caller, its shell's child, stops with it.
+	 */
+	void (*command_stopped)(void *arg, int sig);
+	/* What bpfeng_dispatch could not do: err, and why. */
+	bool (*failed)(void *arg, int err, const char *why);
+	/* After each wakeup's work: false ends the loop. */
+	bool (*idle)(void *arg);
+};
+
+/*
+ * dispatch_event(next_event()) until the engine is done or a hook ends
+ * it: what happened, dispatched within BPFENG_READ_MS (lazy: only when
+ * bpfeng_fd says it cannot wait, or at a tick or a signal), then the
+ * signals, the ticks, and the idle hook. A command that made the caller
+ * its tracer is let go at its first stop. 0, or -1 when the loop could
+ * not wait (said to failed).
+ */
+int bpfeng_loop(struct bpfeng *eng, const struct bpfeng_loop_ops *ops,
+    void *arg, bool lazy);
 
 /*
  * How many times a switch out of a task the kernel hides from tracing went

@@ -126,7 +126,9 @@ struct bpfeng {
 	void *cgroup_values;
 	uint32_t signals_seen[BPFENG_NSIG];
 	struct ring_buffer *rb;
-	int epfd; /* the ring and the child */
+	int epfd;	  /* the ring and the child */
+	int loop_sigfd;	  /* bpfeng_loop_open's signals; bpfeng_close closes */
+	int loop_timerfd; /* and ticks */
 
 	pid_t target;	     /* 0 until there is one */
 	bool by_cgroup;	     /* the target is a cgroup: never done */

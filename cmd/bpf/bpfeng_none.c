@@ -149,6 +149,29 @@ bpfeng_untrack(struct bpfeng *eng, pid_t pid)
 	(void)pid;
 }
 
+int
+bpfeng_loop_open(
+    struct bpfeng *eng, unsigned interval_ms, const sigset_t *signals)
+{
+	(void)eng;
+	(void)interval_ms;
+	(void)signals;
+	errno = ENOSYS;
+	return -1;
+}
+
+int
+bpfeng_loop(
+    struct bpfeng *eng, const struct bpfeng_loop_ops *ops, void *arg, bool lazy)
+{
+	(void)eng;
+	(void)ops;
+	(void)arg;
+	(void)lazy;
+	errno = ENOSYS;
+	return -1;
+}
+
 void
 bpfeng_count_ticks(struct bpfeng *eng, uint64_t ticks)
 {
