@@ -40,7 +40,6 @@
 struct bproc {
 	struct track_proc base;
 	LIST_HEAD(, bthread) lwps;
-	int live;	       /* its LWPs counted now */
 	int rowless;	       /* LWPs that ended with no row */
 	struct row_lwp leader; /* its exit row's LWP */
 };
@@ -83,7 +82,6 @@ struct bpf_track {
 	bool begun; /* the title is out */
 	bool ended; /* the run is over */
 	/* --tid: a process may have no named thread left to count */
-	bool named_gone;
 	int status;
 	bool lost_said;
 	char why[BPFENG_WHY_LEN];
@@ -142,7 +140,6 @@ thread_free(struct bpf_track *bt, struct bthread *t)
 {
 	if (bt->cg_gone != NULL)
 		setgrp_accumulate(bt->cg_gone, t->base.grp);
-	proc_of(t)->live--;
 	LIST_REMOVE(t, in_proc);
 	track_lwp_free(&t->base);
 }
@@ -279,7 +276,6 @@ on_lwp_create(void *arg, void *proc, pid_t pid, pid_t tid, id_t lwpid,
 	    &p->base, lwpid, tid, TRACK_FED, sizeof(*t));
 	if (t == NULL)
 		goto nomem;
-	p->live++;
 	t->made = origin == BPFENG_LWP_NEW;
 	setgrp_set_current(t->base.grp, bt->current);
 	t->turns = 1u << bt->current;
@@ -326,8 +322,6 @@ on_lwp_exit(void *arg, void *lwp, pid_t pid, pid_t tid, unsigned flags,
 		(BPFENG_EXIT_BY_EXEC | BPFENG_EXIT_NONZERO |
 		    BPFENG_EXIT_LEFT))) {
 		track_lwp_exit(&t->base);
-		/* Let go once the engine is done with the record. */
-		bt->named_gone = bt->ct->opt.ntids != 0;
 	} else
 		proc_of(t)->rowless++;
 	thread_free(bt, t);
@@ -1039,28 +1033,6 @@ each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
 }
 
 /*
- * --tid: a process none of whose named threads is counted any more runs
- * on, uncounted. Not from the engine's callbacks, which still hold its
- * records.
- */
-static void
-let_go_if_unnamed(void *arg, void *proc)
-{
-	struct bpf_track *bt = arg;
-	struct bproc *p = proc;
-
-	if (p->live == 0)
-		bpfeng_untrack(bt->eng, p->base.pid);
-}
-
-static void
-let_go_named_gone(struct bpf_track *bt)
-{
-	bt->named_gone = false;
-	bpfeng_each_proc(bt->eng, let_go_if_unnamed, bt);
-}
-
-/*
  * Every live thread's tick row: what it counted since the last one, in
  * the set in use, which then hands over to set next; a gap row when it
  * holds more than one interval. -1 when the engine failed (said, and the
@@ -1075,8 +1047,6 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	/* What happened before the tick first; lost counts do not stop it. */
 	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 		engine_failed(bt);
-	if (bt->named_gone)
-		let_go_named_gone(bt);
 	if (bt->ended)
 		return -1;
 	bt->nticked = 0;
@@ -1126,9 +1096,6 @@ tick(void *arg, uint64_t expirations)
 	if (bt->cgroups != NULL)
 		cgroup_rows_set_current(bt->cgroups, next);
 	bpfeng_count_ticks(bt->eng, expirations);
-	/* Named threads gone before they were announced leave none. */
-	if (bt->ct->opt.ntids != 0)
-		let_go_named_gone(bt);
 }
 
 /*
@@ -1192,8 +1159,6 @@ on_idle(void *arg)
 {
 	struct bpf_track *bt = arg;
 
-	if (bt->named_gone)
-		let_go_named_gone(bt);
 	cputrack_flush(bt->ct);
 	if (bt->ct->reader_gone)
 		end_run(bt, 0);

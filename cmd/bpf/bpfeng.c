@@ -405,6 +405,8 @@ bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
 		    strerror(errno));
 		return -1;
 	}
+	if (eng->named_gone)
+		eng_let_go_unnamed(eng);
 	eng_reap_child(eng, false);
 	return eng_lost_check(eng, why, whylen);
 }

@@ -292,9 +292,11 @@ int bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids,
  * Count only the ntids threads named, of one process or several, from
  * now on: each leader named FIRST, the others FOUND, before it returns.
  * Threads made later are not counted (nor announced); the forks, exec
- * and exit of their processes are told as for bpfeng_attach, and a
- * process is tracked until the caller untracks it. All or none, as
- * bpfeng_attach. 0 or -1.
+ * and exit of their processes are told as for bpfeng_attach. A process
+ * none of whose named threads is counted any more (the last ended alone,
+ * or was gone before it was announced) runs on, untracked (proc_end),
+ * after the dispatch that saw its end, or at the next bpfeng_count_ticks.
+ * All or none, as bpfeng_attach. 0 or -1.
  */
 int bpfeng_attach_threads(struct bpfeng *eng, const pid_t *tids, size_t ntids,
     char *why, size_t whylen);

@@ -197,9 +197,18 @@ static void
 on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 {
 	struct eng_thread *t = eng_thread_find(eng, (pid_t)r->tid);
+	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
 
 	if (t == NULL)
 		return;
+	/*
+	 * A named thread that ended alone (its process's end, a fatal signal
+	 * or an exec take them all, and the process's record says so) may
+	 * leave its process none to count.
+	 */
+	if (p != NULL && p->named_only && r->tid != r->pid && r->arg == 0 &&
+	    !(r->flags & BPFENG_REC_BY_EXEC))
+		eng->named_gone = true;
 	if (eng->ops->lwp_exit != NULL)
 		eng->ops->lwp_exit(eng->arg, t->lwp, (pid_t)r->pid,
 		    (pid_t)r->tid,
@@ -554,12 +563,28 @@ bpfeng_count_ticks(struct bpfeng *eng, uint64_t ticks)
 		    eng->run_samples_left) == 0)
 		eng->samples_done = true;
 	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, next) {
+		/* Named threads gone before they were announced leave none. */
+		if (p->named_only && p->nthreads == 0) {
+			eng_untrack(eng, p->pid);
+			continue;
+		}
 		if (p->samples_left == 0)
 			continue;
 		if ((p->samples_left -=
 			samples_taken(p->samples_left, ticks)) == 0)
 			eng_untrack(eng, p->pid);
 	}
+}
+
+void
+eng_let_go_unnamed(struct bpfeng *eng)
+{
+	struct eng_proc *p, *next;
+
+	eng->named_gone = false;
+	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, next)
+		if (p->named_only && p->nthreads == 0)
+			eng_untrack(eng, p->pid);
 }
 
 void

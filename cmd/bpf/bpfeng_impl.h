@@ -120,6 +120,7 @@ struct bpfeng {
 	unsigned nsamples;	   /* the config's: each process's ticks */
 	unsigned run_samples_left; /* a target cgroup's ticks left */
 	bool samples_done;	   /* a target cgroup's are */
+	bool named_gone;	   /* a named thread ended alone */
 	unsigned cgroups_max;	   /* BPFENG_EACH_CGROUP's, else 0 */
 	unsigned fold_depth;
 	uint64_t *cgroup_keys; /* a tick's read of the cgroups' counts */
@@ -219,6 +220,12 @@ struct eng_proc *eng_announce_proc(
 void eng_forget_proc(struct bpfeng *eng, pid_t pid);
 void eng_forget_all(struct bpfeng *eng);
 void eng_untrack(struct bpfeng *eng, pid_t pid);
+/*
+ * Processes none of whose named threads is counted any more run on,
+ * untracked: after the records that ended their last, not from the
+ * callbacks, which still hold their records.
+ */
+void eng_let_go_unnamed(struct bpfeng *eng);
 uint64_t eng_now_ns(void);
 
 /* The time since *since, as phase's; *since becomes now. */
