@@ -28,6 +28,7 @@
 #include "access.h"
 #include "bpfeng.h"
 #include "cputrack.h"
+#include "cputrack_bpf_sets.h"
 #include "cputrack_cgroups.h"
 #include "cputrack_track.h"
 #include "diag.h"
@@ -56,32 +57,16 @@ struct bthread {
 			   lwp_create row is due */
 };
 
-/*
- * A set's counters as the engine counts them: one per request, or on a
- * hybrid CPU one per core PMU of each request counted on them (their
- * parts), each with its request and core PMU (-1: of every CPU).
- */
-struct counter_map {
-	int n;
-	int *req;
-	int *core;
-	bool parted; /* not one counter per request, in order */
-};
-
 struct bpf_track {
 	struct cputrack *ct;
 	struct bpfeng *eng;
 	int current; /* the set counting now */
 	hrtime_t tick_when;
-	uint64_t *zeros;	  /* a set's values at an LWP's start */
-	int most;		  /* values of the largest set */
-	struct counter_map *maps; /* per set */
-	uint64_t *values;	  /* a set's values, from its counters */
-	struct bthread **ticked;  /* a tick's rows, put in order */
+	struct bpf_sets *sets;	 /* as the engine counts them */
+	struct bthread **ticked; /* a tick's rows, put in order */
 	size_t nticked, room;
 	bool begun; /* the title is out */
 	bool ended; /* the run is over */
-	/* --tid: a process may have no named thread left to count */
 	int status;
 	bool lost_said;
 	char why[BPFENG_WHY_LEN];
@@ -198,31 +183,6 @@ set_times_of(const struct bpfeng_set_counts *sc)
 	return (struct set_times) { bpfeng_enabled_ns(sc), sc->running_ns };
 }
 
-/*
- * Set s's values (and parts: spec.h) from what its counters counted: the
- * same where each request has one counter, else each request's counters
- * summed, each its core PMU's part.
- */
-static const uint64_t *
-values_of(struct bpf_track *bt, int s, const struct bpfeng_set_counts *sc)
-{
-	const struct counter_map *m = &bt->maps[s];
-	const struct spec *spec = setgrp_spec(bt->ct->specs, s);
-	int c, r;
-
-	if (!m->parted)
-		return sc->values;
-	memset(bt->values, 0, (size_t)spec_nvalues(spec) * sizeof(uint64_t));
-	for (c = 0; c < m->n; c++) {
-		r = m->req[c];
-		bt->values[r] += sc->values[c];
-		if (m->core[c] >= 0 && spec->nparts > 0)
-			bt->values[spec->nreqs + r * spec->nparts +
-			    m->core[c]] = sc->values[c];
-	}
-	return bt->values;
-}
-
 /* Every set that counted for the LWP takes its final counts. */
 static void
 sample_final(struct bpf_track *bt, struct bthread *t,
@@ -237,8 +197,8 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
 			continue;
 		times = set_times_of(sc);
-		setgrp_sample_counts(t->base.grp, s, values_of(bt, s, sc),
-		    &times, (hrtime_t)when);
+		setgrp_sample_counts(t->base.grp, s,
+		    bpf_sets_values(bt->sets, s, sc), &times, (hrtime_t)when);
 	}
 }
 
@@ -283,8 +243,8 @@ on_lwp_create(void *arg, void *proc, pid_t pid, pid_t tid, id_t lwpid,
 	bt->ct->counted = true;
 	/* It starts from zero, as a bind shows it (-v), then and there. */
 	setgrp_started_at(t->base.grp, (hrtime_t)when_ns);
-	setgrp_sample_counts(
-	    t->base.grp, bt->current, bt->zeros, &no_time, (hrtime_t)when_ns);
+	setgrp_sample_counts(t->base.grp, bt->current, bpf_sets_zeros(bt->sets),
+	    &no_time, (hrtime_t)when_ns);
 	/* The target's first LWPs have theirs once the title is out. */
 	if (bt->begun)
 		lwp_started(bt, t);
@@ -485,118 +445,10 @@ static const struct bpfeng_ops track_ops = {
 	.cgroup = on_cgroup,
 };
 
-static void
-quiet_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
-{
-	(void)fn;
-	(void)subcode;
-	(void)fmt;
-	(void)ap;
-}
-
-/* Why a request cannot be counted by the engine, said as one line. */
-static void
-request_refused(struct bpf_track *bt, const char *event, int err)
-{
-	if (err == ENOTSUP)
-		snprintf(bt->why, sizeof(bt->why),
-		    "'%s' is counted only by "
-		    "the ptrace engine (a derived event, a sum of several, or "
-		    "an overflow request)",
-		    event);
-	else
-		snprintf(
-		    bt->why, sizeof(bt->why), "'%s': %s", event, strerror(err));
-}
-
-/*
- * Request i's counters: its event, or on a hybrid CPU its event on each
- * core PMU that has it. Appended to out (attrs, names, cores) and to the
- * set's map; errno, and the reason said, on failure.
- */
-static int
-request_counters(
-    struct bpf_track *bt, cpc_set_t *set, int s, int i, struct bpfeng_set *out)
-{
-	const struct spec *spec = setgrp_spec(bt->ct->specs, s);
-	struct perf_event_attr *attrs = (struct perf_event_attr *)out->attrs;
-	const char **names = (const char **)out->names;
-	int *cores = (int *)out->cores, k, n = out->nattrs;
-	struct counter_map *m = &bt->maps[s];
-
-	for (k = 0; spec->reqs[i].parted && k < spec->nparts; k++) {
-		if (cpc_set_request_attr_core(
-			bt->ct->cpc, set, i, k, &attrs[n]) != 0) {
-			if (errno == ENOENT)
-				continue; /* said: the spec's note */
-			return -1;
-		}
-		cores[n++] = k;
-	}
-	if (!spec->reqs[i].parted) {
-		if (cpc_set_request_attr(bt->ct->cpc, set, i, &attrs[n]) != 0)
-			return -1;
-		cores[n++] = -1;
-	}
-	for (k = out->nattrs; k < n; k++) {
-		names[k] = spec->reqs[i].event;
-		m->req[k] = i;
-		m->core[k] = cores[k];
-	}
-	m->parted |=
-	    n - out->nattrs != 1 || out->nattrs != i || cores[out->nattrs] >= 0;
-	out->nattrs = m->n = n;
-	return 0;
-}
-
-/* Set s as the engine takes it: libcpc gives each counter's attributes. */
-static int
-engine_set(struct bpf_track *bt, int s, struct bpfeng_set *out)
-{
-	const struct spec *spec = setgrp_spec(bt->ct->specs, s);
-	size_t most = (size_t)spec->nreqs * (size_t)(1 + spec->nparts);
-	struct counter_map *m = &bt->maps[s];
-	cpc_set_t *set = NULL;
-	int i, err = 0;
-
-	*out = (struct bpfeng_set) { calloc(most, sizeof(*out->attrs)),
-		calloc(most, sizeof(*out->names)), 0,
-		calloc(most, sizeof(*out->cores)) };
-	m->req = calloc(most, sizeof(int));
-	m->core = calloc(most, sizeof(int));
-	if (out->attrs == NULL || out->names == NULL || out->cores == NULL ||
-	    m->req == NULL || m->core == NULL ||
-	    (set = spec_build_set(bt->ct->cpc, spec)) == NULL) {
-		snprintf(bt->why, sizeof(bt->why), "no memory available");
-		return -1;
-	}
-	for (i = 0; i < spec->nreqs && err == 0; i++)
-		if (request_counters(bt, set, s, i, out) != 0) {
-			err = errno;
-			request_refused(bt, spec->reqs[i].event, err);
-		}
-	(void)cpc_set_destroy(bt->ct->cpc, set);
-	return err == 0 ? 0 : -1;
-}
-
-static void
-sets_free(struct bpfeng_set *sets, int nsets)
-{
-	int s;
-
-	for (s = 0; s < nsets; s++) {
-		free((void *)sets[s].attrs);
-		free((void *)sets[s].names);
-		free((void *)sets[s].cores);
-	}
-	free(sets);
-}
-
 static int
 engine_open(struct bpf_track *bt, bool quiet)
 {
 	struct cputrack *ct = bt->ct;
-	int s, n = setgrp_nsets(ct->specs), most = 1, ret = 2;
 	unsigned flags = (ct->opt.follow_fork ? BPFENG_FOLLOW_FORK : 0) |
 	    (ct->opt.follow_exec ? BPFENG_FOLLOW_EXEC : 0) |
 	    (follows_wrapper_execs(ct) ? BPFENG_FOLLOW_START_EXEC : 0) |
@@ -606,58 +458,29 @@ engine_open(struct bpf_track *bt, bool quiet)
 	struct bpfeng_config config = { flags, ct->opt.cgroups_max,
 		ct->opt.cgroup_depth,
 		ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0 };
-	struct bpfeng_set *sets;
 
 	if (bpfeng_unavailable() != NULL) {
 		snprintf(bt->why, sizeof(bt->why), "%s", bpfeng_unavailable());
 		return 2;
 	}
-	if ((sets = calloc((size_t)n, sizeof(*sets))) == NULL) {
-		snprintf(bt->why, sizeof(bt->why), "no memory available");
+	if ((bt->sets = bpf_sets_new(
+		 ct->cpc, ct->specs, quiet, bt->why, sizeof(bt->why))) == NULL)
 		return 2;
-	}
-	for (s = 0; s < n; s++)
-		if (spec_nvalues(setgrp_spec(ct->specs, s)) > most)
-			most = spec_nvalues(setgrp_spec(ct->specs, s));
-	bt->most = most;
-	if ((bt->zeros = calloc((size_t)most, sizeof(uint64_t))) == NULL ||
-	    (bt->values = calloc((size_t)most, sizeof(uint64_t))) == NULL ||
-	    (bt->maps = calloc((size_t)n, sizeof(*bt->maps))) == NULL) {
-		free(sets);
-		snprintf(bt->why, sizeof(bt->why), "no memory available");
-		return 2;
-	}
-	if (quiet)
-		(void)cpc_seterrhndlr(ct->cpc, quiet_errhndlr);
-	for (s = 0; s < n; s++)
-		if (engine_set(bt, s, &sets[s]) != 0)
-			break;
-	(void)cpc_seterrhndlr(ct->cpc, diag_errhndlr);
-	if (s == n &&
-	    (bt->eng = bpfeng_open(ct->cpc, sets, n, &config, &track_ops, bt,
-		 bt->why, sizeof(bt->why))) != NULL)
-		ret = 0;
-	sets_free(sets, s < n ? s + 1 : n);
-	return ret;
+	bt->eng = bpfeng_open(ct->cpc, bpf_sets_engine(bt->sets),
+	    setgrp_nsets(ct->specs), &config, &track_ops, bt, bt->why,
+	    sizeof(bt->why));
+	return bt->eng != NULL ? 0 : 2;
 }
 
 static void
 track_free(struct bpf_track *bt)
 {
-	int s;
-
 	setgrp_free(bt->cg);
 	setgrp_free(bt->cg_gone);
 	cgroup_rows_free(bt->cgroups);
 	free(bt->cg_sum);
 	free(bt->ticked);
-	free(bt->zeros);
-	free(bt->values);
-	for (s = 0; bt->maps != NULL && s < setgrp_nsets(bt->ct->specs); s++) {
-		free(bt->maps[s].req);
-		free(bt->maps[s].core);
-	}
-	free(bt->maps);
+	bpf_sets_free(bt->sets);
 	free(bt);
 }
 
@@ -747,7 +570,8 @@ start_cgroup(struct bpf_track *bt)
 		}
 	} else if ((bt->cg = setgrp_accumulator(ct->specs)) == NULL ||
 	    (bt->cg_gone = setgrp_accumulator(ct->specs)) == NULL ||
-	    (bt->cg_sum = calloc((size_t)bt->most, sizeof(uint64_t))) == NULL) {
+	    (bt->cg_sum = calloc(
+		 (size_t)bpf_sets_most(bt->sets), sizeof(uint64_t))) == NULL) {
 		diag(NULL, "no memory available\n");
 		return -1;
 	}
@@ -909,7 +733,7 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 	}
 	times = set_times_of(sc);
 	setgrp_sample_counts(t->base.grp, bt->current,
-	    values_of(bt, bt->current, sc), &times, bt->tick_when);
+	    bpf_sets_values(bt->sets, bt->current, sc), &times, bt->tick_when);
 	ticked_add(bt, t);
 }
 
@@ -1006,7 +830,7 @@ on_cgroup_tick(void *arg, uint64_t id, const struct bpfeng_counts *counts)
 		return;
 	times = set_times_of(sc);
 	cgroup_rows_sample(bt->cgroups, id, bt->current,
-	    values_of(bt, bt->current, sc), &times, bt->tick_when);
+	    bpf_sets_values(bt->sets, bt->current, sc), &times, bt->tick_when);
 }
 
 static void

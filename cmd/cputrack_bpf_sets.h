@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cputrack's sets as the BPF engine counts them: each set's requests as
+ * the perf_event_attr lists bpfeng_open takes (libcpc gives each
+ * counter's attributes; on a hybrid CPU a request has a counter on each
+ * core PMU that has it), and a set's counts from the engine turned back
+ * into the set's values and parts (spec.h).
+ */
+#ifndef CPUTRACK_BPF_SETS_H
+#define CPUTRACK_BPF_SETS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfeng.h"
+#include "setgrp.h"
+
+struct bpf_sets;
+
+/*
+ * The sets of specs, as the engine takes them; quiet: libcpc says nothing
+ * of a request it refuses (auto's first try). NULL, with why, for a
+ * request the engine cannot count or no memory.
+ */
+struct bpf_sets *bpf_sets_new(
+    cpc_t *cpc, const setgrp_t *specs, bool quiet, char *why, size_t whylen);
+void bpf_sets_free(struct bpf_sets *bs);
+
+/* The engine's sets, one per spec, held by bs. */
+const struct bpfeng_set *bpf_sets_engine(const struct bpf_sets *bs);
+
+/* The values of the largest set, and those of a start: all 0. */
+int bpf_sets_most(const struct bpf_sets *bs);
+const uint64_t *bpf_sets_zeros(const struct bpf_sets *bs);
+
+/*
+ * Set s's values from what its counters counted, held until the next
+ * call: the engine's own where each request has one counter, else each
+ * request's counters summed, each its core PMU's part.
+ */
+const uint64_t *bpf_sets_values(
+    struct bpf_sets *bs, int s, const struct bpfeng_set_counts *sc);
+
+#endif /* CPUTRACK_BPF_SETS_H */
