@@ -197,7 +197,6 @@ static void
 on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 {
 	struct eng_thread *t = eng_thread_find(eng, (pid_t)r->tid);
-	struct eng_proc *p = proc_find(eng, (pid_t)r->pid);
 
 	if (t == NULL)
 		return;
@@ -206,7 +205,7 @@ on_thread_exit(struct bpfeng *eng, const struct bpfeng_rec *r)
 	 * or an exec take them all, and the process's record says so) may
 	 * leave its process none to count.
 	 */
-	if (p != NULL && p->named_only && r->tid != r->pid && r->arg == 0 &&
+	if (eng->named_only && r->tid != r->pid && r->arg == 0 &&
 	    !(r->flags & BPFENG_REC_BY_EXEC))
 		eng->named_gone = true;
 	if (eng->ops->lwp_exit != NULL)

@@ -120,7 +120,8 @@ struct bpfeng {
 	unsigned nsamples;	   /* the config's: each process's ticks */
 	unsigned run_samples_left; /* a target cgroup's ticks left */
 	bool samples_done;	   /* a target cgroup's are */
-	bool named_gone;	   /* a named thread ended alone */
+	bool named_only;	   /* the target is named threads */
+	bool named_gone;	   /* one of them ended alone */
 	unsigned cgroups_max;	   /* BPFENG_EACH_CGROUP's, else 0 */
 	unsigned fold_depth;
 	uint64_t *cgroup_keys; /* a tick's read of the cgroups' counts */

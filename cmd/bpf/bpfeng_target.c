@@ -554,6 +554,7 @@ bpfeng_attach_threads(struct bpfeng *eng, const pid_t *tids, size_t ntids,
 	for (i = 0; i < ntids; i++)
 		if ((pids[i] = thread_process(tids[i], why, whylen)) < 0)
 			goto out;
+	eng->named_only = true;
 	for (i = 0; i < ntids; i++)
 		if (adopt_named(eng, pids[i], tids[i]) != 0) {
 			eng_why(why, whylen, "cannot attach to tid %d - %s",
