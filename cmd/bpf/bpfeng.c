@@ -191,8 +191,17 @@ preflight(struct bpfeng *eng, char *why, size_t whylen)
 		snprintf(u.release, sizeof(u.release), "unknown");
 	if (eng_check_kernel(u.release, ENG_KERNEL_BTF, why, whylen) != 0)
 		return -1;
+	/*
+	 * A cgroup whose threads are tracked (a service, the whole machine)
+	 * makes and ends them as fast as what runs there, and no command
+	 * waits for the maps: they are made whole (11 MB of the kernel's),
+	 * so that a new thread allocates nothing. Counted cgroup by cgroup,
+	 * no thread is tracked.
+	 */
 	if (eng != NULL)
-		eng->maps_grow = maps_grow(u.release);
+		eng->maps_grow = maps_grow(u.release) &&
+		    (eng->flags & (BPFENG_BY_CGROUP | BPFENG_EACH_CGROUP)) !=
+			BPFENG_BY_CGROUP;
 	return 0;
 }
 
