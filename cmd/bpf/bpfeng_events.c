@@ -118,11 +118,11 @@ listed_lwpid(pid_t pid, pid_t tid)
  * numbers it.
  */
 static id_t
-lwpid_of(struct eng_proc *p, pid_t tid)
+lwpid_of(const struct bpfeng *eng, struct eng_proc *p, pid_t tid)
 {
 	id_t listed;
 
-	if (p->named_only && (listed = listed_lwpid(p->pid, tid)) != 0)
+	if (eng->named_only && (listed = listed_lwpid(p->pid, tid)) != 0)
 		return listed;
 	return p->next_lwpid++;
 }
@@ -144,7 +144,7 @@ eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
 	t->gen = gen;
 	RB_INSERT(eng_thread_tree, &eng->threads, t);
 	p->nthreads++;
-	lwpid = lwpid_of(p, tid);
+	lwpid = lwpid_of(eng, p, tid);
 	if (eng->ops->lwp_create != NULL)
 		t->lwp = eng->ops->lwp_create(
 		    eng->arg, p->proc, pid, tid, lwpid, origin, when_ns);
@@ -561,9 +561,12 @@ bpfeng_count_ticks(struct bpfeng *eng, uint64_t ticks)
 		    (unsigned)ticks :
 		    eng->run_samples_left) == 0)
 		eng->samples_done = true;
+	/* No limit and no named thread: no walk of every process. */
+	if (eng->nsamples == 0 && !eng->named_only)
+		return;
 	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, next) {
 		/* Named threads gone before they were announced leave none. */
-		if (p->named_only && p->nthreads == 0) {
+		if (eng->named_only && p->nthreads == 0) {
 			eng_untrack(eng, p->pid);
 			continue;
 		}
@@ -582,7 +585,7 @@ eng_let_go_unnamed(struct bpfeng *eng)
 
 	eng->named_gone = false;
 	RB_FOREACH_SAFE (p, eng_proc_tree, &eng->procs, next)
-		if (p->named_only && p->nthreads == 0)
+		if (p->nthreads == 0)
 			eng_untrack(eng, p->pid);
 }
 

@@ -32,9 +32,8 @@ struct eng_thread {
 struct eng_proc {
 	RB_ENTRY(eng_proc) node;
 	pid_t pid;
-	void *proc;	 /* the caller's record (proc_create's) */
-	id_t next_lwpid; /* the number of its next thread */
-	bool named_only; /* only threads named at the attach are counted */
+	void *proc;	       /* the caller's record (proc_create's) */
+	id_t next_lwpid;       /* the number of its next thread */
 	unsigned samples_left; /* -N: its ticks left; 0: no limit */
 	int nthreads;	       /* announced, not ended */
 	bool exited;	       /* its exit waits for them */

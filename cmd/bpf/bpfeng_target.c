@@ -190,12 +190,17 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	/* Counted from its exec, after this: its rows' spans hold it all. */
 	begun = eng_now_ns();
 	err = write(go[1], "g", 1) != 1 ? errno : exec_result(report[0]);
+	close_pair(go);
+	close_pair(report);
 	/* Announced once it is its image, which names it. */
-	if (err == 0 && eng_announce_proc(eng, pid, NULL) == NULL)
-		err = errno != 0 ? errno : ENOMEM;
+	if (err == 0 && eng_announce_proc(eng, pid, NULL) == NULL) {
+		abandon_child(eng, pid);
+		eng_why(why, whylen, "cannot track program '%s' - %s", argv[0],
+		    strerror(ENOMEM));
+		errno = ENOMEM;
+		return -1;
+	}
 	if (err != 0) {
-		close_pair(go);
-		close_pair(report);
 		abandon_child(eng, pid);
 		/* As the ptrace engine (libpctx) says it. */
 		if (err == ENOENT)
@@ -207,8 +212,6 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 		errno = err;
 		return -1;
 	}
-	close_pair(go);
-	close_pair(report);
 	eng->child = eng->target = pid;
 	(void)eng_announce_thread(eng, pid, pid, 0, BPFENG_LWP_FIRST, begun);
 	return pid;
@@ -522,12 +525,9 @@ bpfeng_attach(struct bpfeng *eng, const pid_t *pids, size_t npids, char *why,
 static int
 adopt_named(struct bpfeng *eng, pid_t pid, pid_t tid)
 {
-	struct eng_proc *p;
-
 	if (eng_track_proc(eng, pid, BPFENG_PROC_NAMED_ONLY) != 0 ||
-	    (p = eng_announce_proc(eng, pid, NULL)) == NULL)
+	    eng_announce_proc(eng, pid, NULL) == NULL)
 		return -1;
-	p->named_only = true;
 	return adopt_thread(eng, pid, tid);
 }
 
