@@ -91,18 +91,19 @@ end_run(struct bpf_track *bt, int status)
 }
 
 /*
- * A forked child takes its parent's name: read from /proc when its
- * record comes, it may already be the name of an image it exec'd.
+ * A forked child takes its parent's name, a started command the one the
+ * engine read at its exec: read from /proc when their records come, it
+ * may already be the name of an image they exec'd.
  */
 static void *
-on_proc_create(void *arg, pid_t pid, void *parent)
+on_proc_create(void *arg, pid_t pid, void *parent, const char *comm)
 {
 	struct bpf_track *bt = arg;
 	struct cputrack *ct = bt->ct;
 	struct bproc *forker = parent, *p;
 
 	p = (struct bproc *)track_proc_new(
-	    ct, pid, forker != NULL ? forker->base.comm : NULL, sizeof(*p));
+	    ct, pid, forker != NULL ? forker->base.comm : comm, sizeof(*p));
 	if (p == NULL) {
 		fprintf(stderr, "%6d: init_lwp: out of memory\n", (int)pid);
 		end_run(bt, 1);

@@ -6,9 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cputrack_track.h"
 #include "procname.h"
+
+static void
+started_process(struct output *out, pid_t pid, const char *comm)
+{
+	char *own = proc_cgroup(getpid());
+
+	output_process(out, pid, comm, own);
+	free(own);
+}
 
 struct track_proc *
 track_proc_new(struct cputrack *ct, pid_t pid, const char *comm, size_t size)
@@ -29,9 +39,15 @@ track_proc_new(struct cputrack *ct, pid_t pid, const char *comm, size_t size)
 		strlcpy(p->comm, comm, sizeof(p->comm));
 	else
 		proc_comm(pid, p->comm, sizeof(p->comm));
-	/* A fork's child (its name known) starts in its parent's cgroup. */
-	if (comm == NULL || p->started)
-		output_process(ct->out, pid, p->comm);
+	/*
+	 * A fork's child (its name known) starts in its parent's cgroup; a
+	 * started command in this one's, which it had no time to leave
+	 * before its exec (it may have since, as the engine tells late).
+	 */
+	if (p->started)
+		started_process(ct->out, pid, p->comm);
+	else if (comm == NULL)
+		output_process(ct->out, pid, p->comm, NULL);
 	return p;
 }
 

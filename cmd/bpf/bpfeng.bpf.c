@@ -598,7 +598,7 @@ submit(struct bpfeng_rec *r)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	if (r->type == BPFENG_REC_EXIT ||
+	if (r->type == BPFENG_REC_EXIT || r->type == BPFENG_REC_BEGIN ||
 	    bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= wake_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(r, flags);
@@ -1171,6 +1171,24 @@ exec_tracked(struct task_struct *p, __u32 old, struct bpfeng_thread *t,
 }
 
 /*
+ * A started command's first image, named as it is at its exec: read from
+ * /proc later, the name may already be the next image's.
+ */
+static __always_inline void
+begin_image(struct task_struct *p, __u32 pid, __u32 tid)
+{
+	struct bpfeng_rec *r;
+
+	r = reserve(
+	    BPFENG_REC_BEGIN, pid, tid, 0, sizeof(*r) + BPFENG_COMM_LEN);
+	if (r == NULL)
+		return;
+	r->data[0] = r->data[1] = 0;
+	(void)bpf_probe_read_kernel_str(r->data, BPFENG_COMM_LEN, p->comm);
+	submit(r);
+}
+
+/*
  * A process that moved itself into the target cgroup and execs there (as
  * a service manager's or a container runtime's child does) may not have
  * switched since: it is found here, and counted from its new image on.
@@ -1214,6 +1232,8 @@ BPF_PROG(
 	mark_running(
 	    m, old, BPF_CORE_READ(p, pid), false, looked_up(p, &place));
 	t = bpf_map_lookup_elem(&threads, &old);
+	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC))
+		begin_image(p, pid, BPF_CORE_READ(p, pid));
 	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC) && flags == 0) {
 		/* A started command counts from its exec on, as perf does. */
 		for (i = 0; i < BPFENG_MAX_SLOTS; i++) {

@@ -118,12 +118,14 @@ enum bpfeng_origin {
  * The engine holds the caller's records: proc_create returns its record
  * of a process (or NULL), made before the process's first lwp_create;
  * parent is the forking process's record for a followed fork's child,
- * else NULL. lwp_create returns its record of a thread, numbered lwpid
- * in its process: 1 for a process's first thread (again after a followed
- * exec), then in the order they were made; a thread found at an attach
- * as /proc/PID/task lists it. The engine hands each record back with
- * every event of its process or thread (proc, lwp, parent_lwp: NULL for
- * one not announced), so that the caller keeps them in no tree of its
+ * else NULL; comm is a started command's name at its exec (its first
+ * image's, which /proc may no longer have), else NULL. lwp_create
+ * returns its record of a thread, numbered lwpid in its process: 1 for
+ * a process's first thread (again after a followed exec), then in the
+ * order they were made; a thread found at an attach as /proc/PID/task
+ * lists it. The engine hands each record back with every event of its
+ * process or thread (proc, lwp, parent_lwp: NULL for one not
+ * announced), so that the caller keeps them in no tree of its
  * own. proc_end is the one place where the engine gives a process's
  * record back: after its exit or left, at its untracking, at an exec not
  * followed, and at bpfeng_close; its threads' records it gave back
@@ -131,7 +133,8 @@ enum bpfeng_origin {
  * while they ran, which go with it.
  */
 struct bpfeng_ops {
-	void *(*proc_create)(void *arg, pid_t pid, void *parent);
+	void *(*proc_create)(
+	    void *arg, pid_t pid, void *parent, const char *comm);
 	void (*proc_end)(void *arg, void *proc);
 	void *(*lwp_create)(void *arg, void *proc, pid_t pid, pid_t tid,
 	    id_t lwpid, enum bpfeng_origin origin, uint64_t when_ns);

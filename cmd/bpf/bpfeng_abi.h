@@ -80,7 +80,8 @@ struct bpfeng_proc {
  * (pid, tid: a thread found outside it; data: the counts). For each cgroup
  * of the target: CGROUP (pid, tid: the thread that first counted for it;
  * data[0]: its id), once its counts have an entry of their own, or (flag
- * FOLDED) once they have found no room for one.
+ * FOLDED) once they have found no room for one. BEGIN (pid, tid; data: the
+ * name): a started command's first image, before anything else of it.
  */
 enum bpfeng_rec_type {
 	BPFENG_REC_LWP_CREATE = 1,
@@ -90,7 +91,8 @@ enum bpfeng_rec_type {
 	BPFENG_REC_EXIT,
 	BPFENG_REC_ENTER,
 	BPFENG_REC_LEAVE,
-	BPFENG_REC_CGROUP
+	BPFENG_REC_CGROUP,
+	BPFENG_REC_BEGIN
 };
 
 /*

@@ -60,9 +60,13 @@ proc_find(struct bpfeng *eng, pid_t pid)
 	return RB_FIND(eng_proc_tree, &eng->procs, &key);
 }
 
-/* The process, announced with the caller's record if it is not yet. */
-struct eng_proc *
-eng_announce_proc(struct bpfeng *eng, pid_t pid, const struct eng_proc *parent)
+/*
+ * The process, announced with the caller's record if it is not yet; comm:
+ * its name where the engine knows it.
+ */
+static struct eng_proc *
+announce_proc(struct bpfeng *eng, pid_t pid, const struct eng_proc *parent,
+    const char *comm)
 {
 	struct eng_proc *p;
 
@@ -77,8 +81,43 @@ eng_announce_proc(struct bpfeng *eng, pid_t pid, const struct eng_proc *parent)
 	RB_INSERT(eng_proc_tree, &eng->procs, p);
 	if (eng->ops->proc_create != NULL)
 		p->proc = eng->ops->proc_create(
-		    eng->arg, pid, parent != NULL ? parent->proc : NULL);
+		    eng->arg, pid, parent != NULL ? parent->proc : NULL, comm);
 	return p;
+}
+
+struct eng_proc *
+eng_announce_proc(struct bpfeng *eng, pid_t pid, const struct eng_proc *parent)
+{
+	return announce_proc(eng, pid, parent, NULL);
+}
+
+void
+eng_announce_started(struct bpfeng *eng, const char *comm)
+{
+	pid_t pid = eng->starting;
+
+	eng->starting = 0;
+	if (announce_proc(eng, pid, NULL, comm) == NULL) {
+		eng->start_err = ENOMEM;
+		return;
+	}
+	(void)eng_announce_thread(
+	    eng, pid, pid, 0, BPFENG_LWP_FIRST, eng->starting_ns);
+}
+
+/* The record that names a started command's first image, or another. */
+static void
+announce_started(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	char comm[BPFENG_COMM_LEN + 1];
+
+	if (r->type != BPFENG_REC_BEGIN) {
+		eng_announce_started(eng, NULL);
+		return;
+	}
+	memcpy(comm, r->data, BPFENG_COMM_LEN);
+	comm[BPFENG_COMM_LEN] = '\0';
+	eng_announce_started(eng, comm);
 }
 
 /*
@@ -407,6 +446,8 @@ record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 		    sizeof(*r) + BPFENG_ARGS_LEN + BPFENG_COMM_LEN + counts;
 	case BPFENG_REC_CGROUP:
 		return size >= sizeof(*r) + sizeof(uint64_t);
+	case BPFENG_REC_BEGIN:
+		return size >= sizeof(*r) + BPFENG_COMM_LEN;
 	default:
 		return size >= sizeof(*r);
 	}
@@ -417,10 +458,19 @@ on_record(void *ctx, void *data, size_t size)
 {
 	struct bpfeng *eng = ctx;
 	const struct bpfeng_rec *r = data;
+	bool started = false;
 
 	if (size < sizeof(*r) || !record_fits(eng, r, size) ||
 	    (eng->discard != 0 && (pid_t)r->pid == eng->discard))
 		return 0;
+	/*
+	 * A started command is announced at its first record (BEGIN, which
+	 * names it); the records after it wait until the caller has it.
+	 */
+	if (eng->starting != 0 && (pid_t)r->pid == eng->starting) {
+		announce_started(eng, r);
+		started = true;
+	}
 	switch (r->type) {
 	case BPFENG_REC_LWP_CREATE:
 		(void)eng_announce_thread(eng, (pid_t)r->pid, (pid_t)r->tid,
@@ -450,7 +500,7 @@ on_record(void *ctx, void *data, size_t size)
 	default:
 		break;
 	}
-	return 0;
+	return started ? -EINTR : 0;
 }
 
 int

@@ -131,12 +131,15 @@ struct bpfeng {
 	int loop_sigfd;	  /* bpfeng_loop_open's signals; bpfeng_close closes */
 	int loop_timerfd; /* and ticks */
 
-	pid_t target;	     /* 0 until there is one */
-	bool by_cgroup;	     /* the target is a cgroup: never done */
-	pid_t child;	     /* a started command */
-	bool child_released; /* its exec not followed */
-	int child_fd;	     /* its pidfd */
-	pid_t discard;	     /* its records are dropped */
+	pid_t target;	      /* 0 until there is one */
+	bool by_cgroup;	      /* the target is a cgroup: never done */
+	pid_t child;	      /* a started command */
+	bool child_released;  /* its exec not followed */
+	int child_fd;	      /* its pidfd */
+	pid_t starting;	      /* the command, until its first image's record */
+	uint64_t starting_ns; /* when it was let go to its exec */
+	int start_err;	      /* why it could not be announced, or 0 */
+	pid_t discard;	      /* its records are dropped */
 
 	struct eng_thread_tree threads;
 	struct eng_proc_tree procs;
@@ -217,6 +220,11 @@ int eng_announce_thread(struct bpfeng *eng, pid_t pid, pid_t tid, uint32_t gen,
     enum bpfeng_origin origin, uint64_t when_ns);
 struct eng_proc *eng_announce_proc(
     struct bpfeng *eng, pid_t pid, const struct eng_proc *parent);
+/*
+ * The started command (eng->starting), named comm (NULL: from /proc);
+ * eng->start_err is set if it could not be.
+ */
+void eng_announce_started(struct bpfeng *eng, const char *comm);
 void eng_forget_proc(struct bpfeng *eng, pid_t pid);
 void eng_forget_all(struct bpfeng *eng);
 void eng_untrack(struct bpfeng *eng, pid_t pid);

@@ -18,12 +18,18 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "bpfeng_impl.h"
 
 /* Passes over /proc/PID/task before a process that never stops making
  * threads is given up on. */
 #define ATTACH_PASSES 1000
+/*
+ * How long a started command's first record may take: it is sent within
+ * the exec that the caller has seen succeed, so only a lost one waits.
+ */
+#define BEGIN_WAIT_MS 1000
 
 int
 eng_track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags)
@@ -131,6 +137,38 @@ watch_child(struct bpfeng *eng, pid_t pid)
 	}
 }
 
+/*
+ * The command is announced at its first image's record, which comes
+ * before any other of its own and names it as it was at its exec: /proc
+ * may already name its next image. Without the record (the command was
+ * killed within its exec), it is named from /proc.
+ */
+static int
+await_first_image(struct bpfeng *eng, pid_t pid, uint64_t begun)
+{
+	struct epoll_event ev;
+	int n;
+
+	eng->starting = pid;
+	eng->starting_ns = begun;
+	eng->start_err = 0;
+	for (;;) {
+		(void)ring_buffer__consume(eng->rb);
+		if (eng->starting == 0)
+			break;
+		n = epoll_wait(eng->epfd, &ev, 1, BEGIN_WAIT_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || ev.data.fd == eng->child_fd) {
+			(void)ring_buffer__consume(eng->rb);
+			break;
+		}
+	}
+	if (eng->starting != 0)
+		eng_announce_started(eng, NULL);
+	return eng->start_err;
+}
+
 /* The child never ran the command: drop whatever it left behind. */
 static void
 abandon_child(struct bpfeng *eng, pid_t pid)
@@ -192,8 +230,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	err = write(go[1], "g", 1) != 1 ? errno : exec_result(report[0]);
 	close_pair(go);
 	close_pair(report);
-	/* Announced once it is its image, which names it. */
-	if (err == 0 && eng_announce_proc(eng, pid, NULL) == NULL) {
+	if (err == 0 && await_first_image(eng, pid, begun) != 0) {
 		abandon_child(eng, pid);
 		eng_why(why, whylen, "cannot track program '%s' - %s", argv[0],
 		    strerror(ENOMEM));
@@ -213,7 +250,6 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 		return -1;
 	}
 	eng->child = eng->target = pid;
-	(void)eng_announce_thread(eng, pid, pid, 0, BPFENG_LWP_FIRST, begun);
 	return pid;
 }
 

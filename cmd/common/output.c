@@ -231,12 +231,13 @@ replace_file(void *arg)
 }
 
 void
-output_process(struct output *o, pid_t pid, const char *comm)
+output_process(
+    struct output *o, pid_t pid, const char *comm, const char *cgroup)
 {
 	if (o->export == NULL)
 		return;
 	pthread_mutex_lock(&o->lock);
-	export_process(o->export, pid, comm);
+	export_process(o->export, pid, comm, cgroup);
 	pthread_mutex_unlock(&o->lock);
 }
 

@@ -193,9 +193,11 @@ void output_summary(struct output *o, const struct out_summary *sum);
 void output_timestamp(struct output *o);
 /*
  * cputrack: a process counted from now, read while it is there for what
- * the metrics label its series with (its cgroup); comm: its name.
+ * the metrics label its series with (its cgroup, unless given); comm: its
+ * name.
  */
-void output_process(struct output *o, pid_t pid, const char *comm);
+void output_process(
+    struct output *o, pid_t pid, const char *comm, const char *cgroup);
 /*
  * --for-each-cgroup: how many cgroups are counted in their parents' rows,
  * for the exporter's own metrics.

@@ -65,9 +65,10 @@ export_row(struct exporter *e, const struct out_row *row, hrtime_t now)
 }
 
 void
-export_process(struct exporter *e, pid_t pid, const char *comm)
+export_process(
+    struct exporter *e, pid_t pid, const char *comm, const char *cgroup)
 {
-	out_metrics_process(e->metrics, pid, comm);
+	out_metrics_process(e->metrics, pid, comm, cgroup);
 }
 
 bool

@@ -69,7 +69,8 @@ void export_row(struct exporter *e, const struct out_row *row, hrtime_t now);
  * cputrack: a process counted from now, while it is there: its name
  * (comm; NULL: read) and cgroup, which its series will be labelled with.
  */
-void export_process(struct exporter *e, pid_t pid, const char *comm);
+void export_process(
+    struct exporter *e, pid_t pid, const char *comm, const char *cgroup);
 /* Whether a row changed anything since the last render. */
 bool export_changed(const struct exporter *e);
 /*

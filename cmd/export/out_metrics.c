@@ -509,12 +509,13 @@ proc_of(struct out_metrics *m, pid_t pid, const char *comm)
 }
 
 void
-out_metrics_process(struct out_metrics *m, pid_t pid, const char *comm)
+out_metrics_process(
+    struct out_metrics *m, pid_t pid, const char *comm, const char *cgroup)
 {
 	struct mproc *p = proc_of(m, pid, comm);
 
 	if (p != NULL && p->cgroup == NULL)
-		p->cgroup = proc_cgroup(pid);
+		p->cgroup = cgroup != NULL ? strdup(cgroup) : proc_cgroup(pid);
 }
 
 /* A new image (exec): its name now. */

@@ -32,9 +32,11 @@ void out_metrics_row(
     struct out_metrics *m, const struct out_row *row, hrtime_t now);
 /*
  * cputrack: a process counted from now, while it is there: its name
- * (comm; NULL: read) and cgroup, which its series will be labelled with.
+ * (comm; NULL: read) and cgroup (NULL: read), which its series will be
+ * labelled with.
  */
-void out_metrics_process(struct out_metrics *m, pid_t pid, const char *comm);
+void out_metrics_process(
+    struct out_metrics *m, pid_t pid, const char *comm, const char *cgroup);
 /* Whether a row changed anything since the last render. */
 bool out_metrics_changed(const struct out_metrics *m);
 /*

@@ -176,10 +176,11 @@ print_counts(struct drive *d, const char *label, pid_t pid, pid_t tid, int set,
  * keeps no record of them: the record it hands the engine is the drive.
  */
 static void *
-cb_proc_create(void *arg, pid_t pid, void *parent)
+cb_proc_create(void *arg, pid_t pid, void *parent, const char *comm)
 {
 	(void)pid;
 	(void)parent;
+	(void)comm;
 	return arg;
 }
 

@@ -585,8 +585,8 @@ test_cputrack_cgroup(void)
 
 /*
  * The cgroup label: a process the tracker says is there has its own (this
- * one's, read from /proc), a fork's child its parent's, and a process
- * only seen in rows none.
+ * one's, read from /proc) or the one the tracker gives, a fork's child its
+ * parent's, and a process only seen in rows none.
  */
 static void
 test_cputrack_process_cgroup(void)
@@ -602,7 +602,7 @@ test_cputrack_process_cgroup(void)
 		return;
 	}
 	store_open(&s, OUT_CPUTRACK);
-	out_metrics_process(s.m, getpid(), "me");
+	out_metrics_process(s.m, getpid(), "me", NULL);
 	feed(&s, "tick", getpid(), 1, "me", 3, 1 * SEC);
 	row = lwp_row("fork", getpid(), 1, "me", NULL);
 	row.setno = -1;
@@ -610,6 +610,8 @@ test_cputrack_process_cgroup(void)
 	out_metrics_row(s.m, &row, 1 * SEC);
 	feed(&s, "tick", 4000001, 1, "me", 4, 2 * SEC);
 	feed(&s, "tick", 4000002, 1, "other", 5, 2 * SEC);
+	out_metrics_process(s.m, 4000003, "given", "/given/here");
+	feed(&s, "tick", 4000003, 1, "given", 6, 2 * SEC);
 	text = render(&s, true, 2 * SEC);
 	snprintf(line, sizeof(line),
 	    "cputrack_process_events_total{pid=\"%d\",comm=\"me\","
@@ -624,6 +626,9 @@ test_cputrack_process_cgroup(void)
 	HAS(text,
 	    "cputrack_process_events_total{pid=\"4000002\",comm=\"other\","
 	    "event=\"page-faults\",set=\"0\"} 5");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"4000003\",comm=\"given\","
+	    "cgroup=\"/given/here\",event=\"page-faults\",set=\"0\"} 6");
 	store_close(&s);
 	free(own);
 }
