@@ -389,6 +389,17 @@ uint64_t cpc_tick_of(cpc_t *cpc, uint64_t enabled_ns);
  */
 int cpc_may_trace(pid_t pid);
 
+/*
+ * cpc_probe_cpu makes the handle's tests of what can be counted
+ * (cpc_event_status and what asks it, the tick's rate) open their events
+ * on CPU cpuid, or on a CPU of the event's core PMU on a hybrid CPU,
+ * rather than on the calling thread (cpuid -1, the default): for an
+ * engine that counts CPUs alone, whose caller may count CPUs. The first
+ * event on a thread where none counts one costs an RCU grace period. -1
+ * with errno EINVAL for a cpuid below -1 or beyond CPU_SETSIZE.
+ */
+int cpc_probe_cpu(cpc_t *cpc, int cpuid);
+
 /* End of the private interfaces. */
 
 /*

@@ -49,6 +49,7 @@ struct cpc_event_enc {
 	bool all_modes;	     /* no mode can be excluded */
 	uint_t modes;	     /* CPC_COUNT_* it fixes, or 0 */
 	int *pin;	     /* tracepoint kept: events.c */
+	int pin_cpu;	     /* where it is kept: a CPU, or -1 a thread */
 };
 
 struct cpc_request {
@@ -208,6 +209,7 @@ struct __cpc {
 	struct cpc_core_pmu core[CPC_MAX_CORE_PMUS];
 	int ncore;		       /* 0: no hardware PMU */
 	_Atomic int extended_type;     /* see hybrid.c: -1 not asked yet */
+	int probe_cpu;		       /* cpc_probe_cpu's; -1: the thread */
 	char pmu_name[64];	       /* the first core PMU's, or empty */
 	int pmu_type;		       /* perf type of that PMU */
 	int pfm_pmu;		       /* libpfm4 core PMU id, or -1 */
@@ -267,7 +269,9 @@ void cpclib_pmu_detect(cpc_t *cpc);
 bool cpclib_sysfs_format(const char *text, int *word, uint64_t *mask);
 const struct cpc_attr_field *cpclib_pmu_attr_field(const char *name);
 void cpclib_dummy_attr(struct perf_event_attr *attr);
-double cpclib_tsc_per_ns(void);
+int cpclib_probe_open(cpc_t *cpc, struct perf_event_attr *attr);
+int cpclib_probe_pid(const cpc_t *cpc);
+double cpclib_tsc_per_ns(cpc_t *cpc);
 uint64_t cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns);
 const char *cpclib_pfm_pmu_name(const cpc_t *cpc);
 

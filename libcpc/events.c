@@ -77,14 +77,14 @@ term_attr(const struct cpc_event_enc *enc, uint_t flags, int t,
  * tracepoints (the walkers' clients do) opens none.
  */
 static void
-take_pin(int *pin, const struct perf_event_attr *attr)
+take_pin(int *pin, int cpu, const struct perf_event_attr *attr)
 {
 	struct perf_event_attr a = *attr;
 	int fd, expected = PIN_NONE;
 
 	a.disabled = 1;
 	a.read_format = 0;
-	fd = cpclib_perf_open(&a, 0, -1, -1);
+	fd = cpclib_perf_open(&a, cpu < 0 ? 0 : -1, cpu, -1);
 	if (!__atomic_compare_exchange_n(pin, &expected,
 		fd >= 0 ? fd : PIN_FAILED, false, __ATOMIC_ACQ_REL,
 		__ATOMIC_ACQUIRE) &&
@@ -104,7 +104,7 @@ cpclib_request_to_attr(
 	term_attr(enc, req->flags, t, attr);
 	if (enc->pin != NULL &&
 	    __atomic_load_n(enc->pin, __ATOMIC_ACQUIRE) == PIN_NONE)
-		take_pin(enc->pin, attr);
+		take_pin(enc->pin, enc->pin_cpu, attr);
 }
 
 /* Copy a name's terms and properties, for a name built on it. */
@@ -146,7 +146,8 @@ probe_failed(cpc_t *cpc, const char *name, struct ev_result *r, int err)
 	req.enc.kernel_context = r->kernel_context;
 	req.enc.all_modes = r->all_modes;
 	req.enc.modes = r->modes;
-	cpclib_explain_open_error(cpc, &req, err, 0, -1, why, sizeof(why));
+	cpclib_explain_open_error(cpc, &req, err, cpclib_probe_pid(cpc),
+	    cpc->probe_cpu, why, sizeof(why));
 	ev_fail(r,
 	    err == EACCES || err == EPERM ? CPC_EVENT_NO_PERMISSION :
 					    CPC_EVENT_UNSUPPORTED,
@@ -203,11 +204,11 @@ probe(cpc_t *cpc, const char *name, struct ev_result *r)
 	for (t = 0; t < r->nterms; t++) {
 		term_attr(&enc, CPC_COUNT_USER, t, &attr);
 		attr.disabled = 1;
-		if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) < 0 &&
+		if ((fd = cpclib_probe_open(cpc, &attr)) < 0 &&
 		    errno == EINVAL && !enc.all_modes) {
 			attr.exclude_user = attr.exclude_kernel = 0;
 			attr.exclude_hv = 0;
-			if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0 &&
+			if ((fd = cpclib_probe_open(cpc, &attr)) >= 0 &&
 			    enc.modes != 0) {
 				close(fd);
 				ev_fail(r, CPC_EVENT_UNSUPPORTED,
@@ -373,7 +374,7 @@ entry_free(struct event_entry *e)
 
 /* Move a result into a cache entry; false when out of memory. */
 static bool
-entry_fill(struct event_entry *e, struct ev_result *r)
+entry_fill(cpc_t *cpc, struct event_entry *e, struct ev_result *r)
 {
 	e->status = r->status;
 	e->kind = r->kind;
@@ -400,8 +401,10 @@ entry_fill(struct event_entry *e, struct ev_result *r)
 	e->enc.all_modes = r->all_modes;
 	e->enc.modes = r->modes;
 	/* Only a tracepoint of its own needs the reference. */
-	if (r->nterms == 1 && r->term[0].attr.type == PERF_TYPE_TRACEPOINT)
+	if (r->nterms == 1 && r->term[0].attr.type == PERF_TYPE_TRACEPOINT) {
 		e->enc.pin = &e->pin;
+		e->enc.pin_cpu = cpc->probe_cpu;
+	}
 	return true;
 }
 
@@ -433,7 +436,7 @@ lookup(cpc_t *cpc, const char *name)
 		return NULL;
 	}
 	classify(cpc, name, r);
-	if (!entry_fill(e, r)) {
+	if (!entry_fill(cpc, e, r)) {
 		free(r);
 		entry_free(e);
 		return NULL;

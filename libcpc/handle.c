@@ -20,7 +20,12 @@ pfm_init_once(void)
 	pfm_status = pfm_initialize();
 }
 
-/* The kernel has perf_event_open unless it says ENOSYS. */
+/*
+ * The kernel has perf_event_open unless it says ENOSYS. Asked with an
+ * attribute too short to be read, which opens nothing: a first event on
+ * a thread would cost a caller that counts CPUs alone a grace period (see
+ * cpclib_probe_open).
+ */
 static int
 perf_available(void)
 {
@@ -28,6 +33,7 @@ perf_available(void)
 	int fd;
 
 	cpclib_dummy_attr(&attr);
+	attr.size = 1;
 	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0) {
 		close(fd);
 		return 0;
@@ -58,6 +64,7 @@ cpc_open(int ver)
 	pthread_mutex_init(&cpc->lock, NULL);
 	LIST_INIT(&cpc->sets);
 	LIST_INIT(&cpc->bufs);
+	cpc->probe_cpu = -1;
 	cpclib_pmu_detect(cpc);
 	return cpc;
 }

@@ -52,7 +52,7 @@ extended_type_ok(cpc_t *cpc)
 		attr.type = PERF_TYPE_HARDWARE;
 		attr.config = PERF_COUNT_HW_INSTRUCTIONS |
 		    (uint64_t)cpc->core[0].type << 32;
-		fd = cpclib_perf_open(&attr, 0, -1, -1);
+		fd = cpclib_probe_open(cpc, &attr);
 		known = fd >= 0;
 		if (fd >= 0)
 			close(fd);

@@ -67,6 +67,57 @@ cpclib_dummy_attr(struct perf_event_attr *attr)
 }
 
 /*
+ * Where the handle's test events open: on a CPU (one of attr's core PMU
+ * on a hybrid CPU) for a caller that counts CPUs alone, else on the
+ * calling thread.
+ */
+static int
+probe_cpu_for(const cpc_t *cpc, const struct perf_event_attr *attr)
+{
+	int core, cpu;
+
+	if (cpc->ncore < 2 || (core = cpclib_core_of_attr(cpc, attr)) < 0 ||
+	    cpclib_core_of_cpu(cpc, cpc->probe_cpu) == core)
+		return cpc->probe_cpu;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &cpc->core[core].cpus))
+			return cpu;
+	return cpc->probe_cpu;
+}
+
+/*
+ * A test event, opened where the caller counts. The first event on a
+ * thread, where none counts a thread, turns the kernel's switch hooks on
+ * and waits for an RCU grace period (4 to 12 ms): a caller that counts
+ * CPUs alone should not pay it for a test.
+ */
+int
+cpclib_probe_open(cpc_t *cpc, struct perf_event_attr *attr)
+{
+	if (cpc->probe_cpu < 0)
+		return cpclib_perf_open(attr, 0, -1, -1);
+	return cpclib_perf_open(attr, -1, probe_cpu_for(cpc, attr), -1);
+}
+
+/* The pid a test event is opened for, as cpclib_probe_open opens it. */
+int
+cpclib_probe_pid(const cpc_t *cpc)
+{
+	return cpc->probe_cpu < 0 ? 0 : -1;
+}
+
+int
+cpc_probe_cpu(cpc_t *cpc, int cpuid)
+{
+	if (cpc == NULL || cpuid < -1 || cpuid >= CPU_SETSIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	cpc->probe_cpu = cpuid;
+	return 0;
+}
+
+/*
  * The first core PMU's name, read afresh: the attribute fields are the
  * library's, not a handle's (see load_sysfs_formats).
  */
@@ -255,7 +306,7 @@ cpclib_pmu_detect(cpc_t *cpc)
  * where the kernel publishes none.
  */
 double
-cpclib_tsc_per_ns(void)
+cpclib_tsc_per_ns(cpc_t *cpc)
 {
 	struct perf_event_attr attr;
 	struct perf_event_mmap_page *page;
@@ -265,7 +316,7 @@ cpclib_tsc_per_ns(void)
 
 	cpclib_dummy_attr(&attr);
 	attr.disabled = 0; /* the kernel fills in the page of a live event */
-	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) < 0)
+	if ((fd = cpclib_probe_open(cpc, &attr)) < 0)
 		return rate;
 	page = mmap(NULL, (size_t)pagesz, PROT_READ, MAP_SHARED, fd, 0);
 	if (page != MAP_FAILED) {
@@ -283,7 +334,7 @@ uint64_t
 cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns)
 {
 	if (cpc->tsc_per_ns == 0.0)
-		cpc->tsc_per_ns = cpclib_tsc_per_ns();
+		cpc->tsc_per_ns = cpclib_tsc_per_ns(cpc);
 	return (uint64_t)((double)enabled_ns * cpc->tsc_per_ns);
 }
 

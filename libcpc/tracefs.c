@@ -122,7 +122,7 @@ cpclib_tracepoint_access(
 	attr.size = sizeof(attr);
 	attr.disabled = 1;
 	attr.exclude_hv = 1;
-	if ((*fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0) {
+	if ((*fd = cpclib_probe_open(cpc, &attr)) >= 0) {
 		st->tp_access = 1;
 		return 1;
 	}
@@ -139,8 +139,9 @@ cpclib_tracepoint_access(
 	req.enc.nterms = 1;
 	req.enc.kernel_context = true;
 	req.flags = CPC_COUNT_USER | CPC_COUNT_SYSTEM;
-	cpclib_explain_open_error(cpc, &req, -st->tp_access, 0, -1,
-	    st->tp_denied, sizeof(st->tp_denied));
+	cpclib_explain_open_error(cpc, &req, -st->tp_access,
+	    cpclib_probe_pid(cpc), cpc->probe_cpu, st->tp_denied,
+	    sizeof(st->tp_denied));
 	return st->tp_access;
 }
 
@@ -158,7 +159,7 @@ own_probe(cpc_t *cpc, const struct perf_event_attr *tp, const char *name,
 	attr.size = sizeof(attr);
 	attr.disabled = 1;
 	attr.exclude_hv = 1;
-	if ((r->pin_fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0) {
+	if ((r->pin_fd = cpclib_probe_open(cpc, &attr)) >= 0) {
 		r->status = CPC_EVENT_COUNTABLE;
 		return;
 	}
@@ -171,7 +172,8 @@ own_probe(cpc_t *cpc, const struct perf_event_attr *tp, const char *name,
 	req.enc.nterms = 1;
 	req.enc.kernel_context = true;
 	req.flags = CPC_COUNT_USER | CPC_COUNT_SYSTEM;
-	cpclib_explain_open_error(cpc, &req, err, 0, -1, why, sizeof(why));
+	cpclib_explain_open_error(cpc, &req, err, cpclib_probe_pid(cpc),
+	    cpc->probe_cpu, why, sizeof(why));
 	ev_fail(r,
 	    err == EACCES || err == EPERM ? CPC_EVENT_NO_PERMISSION :
 					    CPC_EVENT_UNSUPPORTED,

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <sys/wait.h>
 
 #include "test_cpc.h"
@@ -145,6 +146,39 @@ open_errors(void)
 	CHECK(cpc_open(CPC_VER_NONE) == NULL && errno == EINVAL);
 	CHECK(cpc_open(1) == NULL && errno == EINVAL);
 	CHECK(cpc_open(3) == NULL && errno == EINVAL);
+}
+
+/*
+ * cpc_probe_cpu: a CPU below -1 or beyond CPU_SETSIZE is refused; a
+ * handle that tests on CPU 0 finds what root may count there, and a
+ * set's check on it passes.
+ */
+static void
+probe_cpu_errors(void)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set;
+
+	CHECK(cpc != NULL);
+	if (cpc == NULL)
+		return;
+	CHECK(cpc_probe_cpu(NULL, 0) == -1 && errno == EINVAL);
+	CHECK(cpc_probe_cpu(cpc, -2) == -1 && errno == EINVAL);
+	CHECK(cpc_probe_cpu(cpc, CPU_SETSIZE) == -1 && errno == EINVAL);
+	if (geteuid() == 0) {
+		CHECK(cpc_probe_cpu(cpc, 0) == 0);
+		CHECK(cpc_event_status(cpc, "task-clock", NULL, 0) ==
+		    CPC_EVENT_COUNTABLE);
+		set = cpc_set_create(cpc);
+		CHECK(set != NULL &&
+		    cpc_set_add_request(cpc, set, "task-clock", 0,
+			CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == 0 &&
+		    cpc_set_check(cpc, set, 0) == 0);
+		if (set != NULL)
+			CHECK(cpc_set_destroy(cpc, set) == 0);
+	}
+	CHECK(cpc_probe_cpu(cpc, -1) == 0);
+	cpc_close(cpc);
 }
 
 static void
@@ -421,6 +455,7 @@ main(void)
 	request_errors(cpc);
 	default_handler(cpc);
 	open_errors();
+	probe_cpu_errors();
 	set_and_bind_errors(cpc);
 	bind_time_errors(cpc);
 	no_pmu_events(cpc);
