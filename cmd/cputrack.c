@@ -102,6 +102,12 @@ open_engine(struct cputrack *ct)
 		if (!for_auto && !ct->opt.top_own)
 			return status;
 	}
+	/* The requests were tried on a CPU: now on a thread, as counted. */
+	if (ct->probe_cpu >= 0) {
+		engine_probe_where(ct, ENGINE_PTRACE);
+		if (setgrp_check(ct->specs, -1) > 0)
+			return 2;
+	}
 	ct->engine = &ptrace_engine;
 	return ptrace_engine.open(ct, for_auto);
 }
@@ -231,7 +237,9 @@ main(int argc, char **argv)
 	struct cputrack ct = {
 		.opt = { .interval_ms = 1000 },
 		.command_status = -1,
+		.probe_cpu = -1,
 	};
+	enum track_engine engine;
 	int status;
 
 	setlocale(LC_ALL, "");
@@ -243,6 +251,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	(void)cpc_seterrhndlr(ct.cpc, diag_errhndlr);
+	if (engine_default(&engine) == 0)
+		engine_probe_where(&ct, engine);
 	if ((ct.specs = setgrp_new(ct.cpc)) == NULL) {
 		diag(NULL, "no memory available\n");
 		return finish(&ct, 1);
@@ -250,8 +260,11 @@ main(int argc, char **argv)
 	if (!cputrack_options(&ct, argc, argv, &status))
 		return finish(&ct, status);
 	ct.nsets = setgrp_nsets(ct.specs);
-	/* Every request is tried before a command starts or a pid is taken. */
-	if (setgrp_check(ct.specs, -1) > 0)
+	/*
+	 * Every request is tried before a command starts or a pid is taken,
+	 * as the run may count it: on a CPU by the BPF engine.
+	 */
+	if (setgrp_check(ct.specs, ct.probe_cpu) > 0)
 		return finish(&ct, 2);
 	return finish(&ct, ct.opt.repeat != 0 ? run_repeated(&ct) : run(&ct));
 }

@@ -106,6 +106,8 @@ struct cputrack {
 	bool write_failed;
 	bool reader_gone; /* no more rows can go out: the run
 			     ends (EPIPE, or write_failed) */
+	/* Where the checks open their test events: a CPU, or -1 a thread. */
+	int probe_cpu;
 };
 
 /*
@@ -114,12 +116,17 @@ struct cputrack {
  * or auto; -1 when CPCTOOLS_ENGINE names none. The line that says it, and
  * which engine auto takes here, for -h and --version. Whether auto leaves
  * this run's target to ptrace, and why (a program that may mark its
- * sections with cpc_enable).
+ * sections with cpc_enable). Where the checks of a run with engine open
+ * their test events (ct->probe_cpu): on a CPU where the BPF engine may
+ * count, as it counts CPUs alone, so that no test opens the first event
+ * on a thread, which waits for an RCU grace period where none is counted;
+ * on the thread otherwise.
  */
 int engine_parse(const char *name, enum track_engine *engine);
 int engine_default(enum track_engine *engine);
 void engine_line(FILE *out);
 bool engine_auto_ptrace(const struct cputrack *ct, char *why, size_t whylen);
+void engine_probe_where(struct cputrack *ct, enum track_engine engine);
 
 /*
  * cputrack_repeat.c: -r's runs. Each total row of a process adds to the

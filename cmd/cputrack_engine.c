@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,19 @@ engine_default(enum track_engine *engine)
 {
 	*engine = ENGINE_AUTO;
 	return engine_env() == NULL ? 0 : engine_parse(engine_env(), engine);
+}
+
+void
+engine_probe_where(struct cputrack *ct, enum track_engine engine)
+{
+	char why[BPFENG_WHY_LEN];
+	int cpu = -1;
+
+	if (engine != ENGINE_PTRACE && bpfeng_can_run(why, sizeof(why)) == 0 &&
+	    (cpu = sched_getcpu()) < 0)
+		cpu = -1;
+	if (cpc_probe_cpu(ct->cpc, cpu) == 0)
+		ct->probe_cpu = cpu;
 }
 
 void

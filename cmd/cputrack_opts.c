@@ -391,7 +391,8 @@ metrics_wanted(const struct out_config *out)
 static int
 option(void *arg, int c, const char *value, bool *bad)
 {
-	struct cputrack_opts *o = &((struct cputrack *)arg)->opt;
+	struct cputrack *ct = arg;
+	struct cputrack_opts *o = &ct->opt;
 
 	switch (c) {
 	case 'T':
@@ -455,7 +456,8 @@ option(void *arg, int c, const char *value, bool *bad)
 			    "auto)\n",
 			    value);
 			*bad = true;
-		}
+		} else
+			engine_probe_where(ct, o->engine);
 		break;
 	case OPT_TOP:
 		o->top = true;
