@@ -88,7 +88,7 @@ probe_cpu_for(const cpc_t *cpc, const struct perf_event_attr *attr)
 /*
  * A test event, opened where the caller counts. The first event on a
  * thread, where none counts a thread, turns the kernel's switch hooks on
- * and waits for an RCU grace period (4 to 12 ms): a caller that counts
+ * and waits for an RCU grace period (milliseconds): a caller that counts
  * CPUs alone should not pay it for a test.
  */
 int
