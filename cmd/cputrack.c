@@ -103,11 +103,9 @@ open_engine(struct cputrack *ct)
 			return status;
 	}
 	/* The requests were tried on a CPU: now on a thread, as counted. */
-	if (ct->probe_cpu >= 0) {
-		engine_probe_where(ct, ENGINE_PTRACE);
-		if (setgrp_check(ct->specs, -1) > 0)
-			return 2;
-	}
+	if (engine_check_cpu(ct) >= 0 && setgrp_check(ct->specs, -1) > 0)
+		return 2;
+	engine_probe_where(ct, ENGINE_PTRACE);
 	ct->engine = &ptrace_engine;
 	return ptrace_engine.open(ct, for_auto);
 }
@@ -264,7 +262,7 @@ main(int argc, char **argv)
 	 * Every request is tried before a command starts or a pid is taken,
 	 * as the run may count it: on a CPU by the BPF engine.
 	 */
-	if (setgrp_check(ct.specs, ct.probe_cpu) > 0)
+	if (setgrp_check(ct.specs, engine_check_cpu(&ct)) > 0)
 		return finish(&ct, 2);
 	return finish(&ct, ct.opt.repeat != 0 ? run_repeated(&ct) : run(&ct));
 }

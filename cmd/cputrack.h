@@ -120,13 +120,16 @@ struct cputrack {
  * their test events (ct->probe_cpu): on a CPU where the BPF engine may
  * count, as it counts CPUs alone, so that no test opens the first event
  * on a thread, which waits for an RCU grace period where none is counted;
- * on the thread otherwise.
+ * on the thread otherwise. Where its requests are checked: on that CPU,
+ * or on the thread where the CPU is hybrid (each request of a core PMU
+ * counts on that PMU's CPUs alone).
  */
 int engine_parse(const char *name, enum track_engine *engine);
 int engine_default(enum track_engine *engine);
 void engine_line(FILE *out);
 bool engine_auto_ptrace(const struct cputrack *ct, char *why, size_t whylen);
 void engine_probe_where(struct cputrack *ct, enum track_engine engine);
+int engine_check_cpu(const struct cputrack *ct);
 
 /*
  * cputrack_repeat.c: -r's runs. Each total row of a process adds to the

@@ -65,6 +65,15 @@ engine_probe_where(struct cputrack *ct, enum track_engine engine)
 		ct->probe_cpu = cpu;
 }
 
+int
+engine_check_cpu(const struct cputrack *ct)
+{
+	/* A request of one core PMU cannot be tried on another's CPU. */
+	if (cpc_core_pmu(ct->cpc, 1, NULL) != NULL)
+		return -1;
+	return ct->probe_cpu;
+}
+
 void
 engine_line(FILE *out)
 {
