@@ -33,12 +33,16 @@ teardown() {
 	# The process's count is whole.
 	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_churn",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 9000$' "$T/m.prom"
 	# Kept: the main thread, exact (it wrote nothing: the total's share of
-	# the threads dropped is not put on it), and the 1022 threads that
-	# ended last. Rounds end one after the other, so those are two of
-	# round 197 (LWPs 1972 to 1981) and all of rounds 198 to 299 (LWPs
-	# 1982 to 3001), each with its 3 writes.
+	# the threads dropped is not put on it), and the 1022 threads whose
+	# ends cputrack learned last, each with its 3 writes. Rounds are
+	# joined one after the other, so those are about two of round 197
+	# (LWPs 1972 to 1981) and all of rounds 198 to 299 (LWPs 1982 to
+	# 3001). About: a joined thread still has its exit to finish, and
+	# ptrace learns of its end only when it is reaped, so on a busy
+	# machine a thread of an earlier round can end after one of a later
+	# round. Allow 10 rounds of that.
 	[ "$(head -1 "$T/lwps")" = "1 0" ]
-	awk 'NR > 1 && ($1 < 1972 || $1 > 3001 || $2 != 3) { print; bad = 1 }
+	awk 'NR > 1 && ($1 < 1872 || $1 > 3001 || $2 != 3) { print; bad = 1 }
 	    END { exit bad }' "$T/lwps"
 	# The table stays small: 1024 ended series, not 3002.
 	local size
