@@ -705,14 +705,18 @@ static __always_inline bool
 place_of(struct task_struct *p, struct place *at)
 {
 	struct task_struct___cg *task = (void *)p;
-	struct cgroup___cg *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
-	struct cgroup___cg *kept = NULL, *above = NULL;
+	struct cgroup___cg *cg, *kept = NULL, *above = NULL;
 	struct cgroup_subsys_state___cg *css;
 	int level, steps, keep, i;
 	__u64 id;
 
 	at->key = at->parent = 0;
-	if (cg == NULL)
+	/* The root holds every task: with no levels kept below it, no walk. */
+	if (target_level == 0 && fold_depth == 0) {
+		at->key = target_cgroup;
+		return true;
+	}
+	if ((cg = BPF_CORE_READ(task, cgroups, dfl_cgrp)) == NULL)
 		return false;
 	level = BPF_CORE_READ(cg, level);
 	steps = level - (int)target_level;
@@ -895,7 +899,9 @@ BPF_PROG(
 		mark_running(m, marked_tid(m, prev_tid, prev_ids >> 32),
 		    next_tid, true, at);
 	if (by_cgroup && target_cgroup != 0) {
-		watch_cgroup(prev, prev_tid, at);
+		/* No task leaves the root. */
+		if (target_level != 0)
+			watch_cgroup(prev, prev_tid, at);
 		watch_cgroup(next, next_tid, NULL);
 	}
 	return 0;
