@@ -648,11 +648,10 @@ exit_status(struct task_struct *p)
 	return BPF_CORE_READ(p, exit_code);
 }
 
-/* Whether p ends because another thread of its process execs. */
+/* Whether p, of sig's process, ends because another of its threads execs. */
 static __always_inline bool
-ended_by_exec(struct task_struct *p)
+ended_by_exec(struct task_struct *p, struct signal_struct *sig)
 {
-	struct signal_struct *sig = BPF_CORE_READ(p, signal);
 	struct task_struct *execer;
 
 	if (bpf_core_field_exists(sig->group_exec_task))
@@ -1011,13 +1010,17 @@ SEC("raw_tp/task_newtask")
 int
 BPF_PROG(on_newtask, struct task_struct *p, unsigned long clone_flags)
 {
-	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid), gen;
+	__u32 pid, tid, gen;
 	struct bpfeng_proc *proc;
 
-	if (!(BPF_CORE_READ(p, flags) & PF_IO_WORKER) ||
-	    (proc = bpf_map_lookup_elem(&procs, &pid)) == NULL ||
+	/* Every task comes here: the one test that passes most by, first. */
+	if (!(BPF_CORE_READ(p, flags) & PF_IO_WORKER))
+		return 0;
+	pid = BPF_CORE_READ(p, tgid);
+	if ((proc = bpf_map_lookup_elem(&procs, &pid)) == NULL ||
 	    (proc->flags & BPFENG_PROC_NAMED_ONLY))
 		return 0;
+	tid = BPF_CORE_READ(p, pid);
 	if ((gen = track_thread(tid, pid, 0)) != 0)
 		send(BPFENG_REC_LWP_CREATE, pid, tid, 0, gen);
 	return 0;
@@ -1268,14 +1271,18 @@ SEC("raw_tp/sched_process_exit")
 int
 BPF_PROG(on_exit, struct task_struct *p)
 {
-	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+	/* p is the task that runs: its ids are at hand. */
+	__u64 ids = bpf_get_current_pid_tgid();
+	__u32 pid = ids >> 32, tid = (__u32)ids;
 	struct bpfeng_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct signal_struct *sig;
 	struct bpfeng_rec *r;
 	struct place place;
 	struct mark *m;
 
 	if (t == NULL && bpf_map_lookup_elem(&procs, &pid) == NULL)
 		return 0;
+	sig = BPF_CORE_READ(p, signal);
 	if (t != NULL && (m = this_mark()) != NULL) {
 		m->busy = 1;
 		/* Its final counts: what it does from here on is not its. */
@@ -1284,7 +1291,7 @@ BPF_PROG(on_exit, struct task_struct *p)
 		    BPF_CORE_READ(p, exit_code),
 		    sizeof(*r) + (__u64)nslots * sizeof(__u64));
 		if (r != NULL) {
-			if (ended_by_exec(p))
+			if (ended_by_exec(p, sig))
 				r->flags |= BPFENG_REC_BY_EXEC;
 			copy_counts(r, 0, t);
 			submit(r);
@@ -1296,7 +1303,7 @@ BPF_PROG(on_exit, struct task_struct *p)
 	 * Threads that end together may each see the group dead: the one
 	 * that removes the process reports its end.
 	 */
-	if (BPF_CORE_READ(p, signal, live.counter) == 0 &&
+	if (BPF_CORE_READ(sig, live.counter) == 0 &&
 	    bpf_map_delete_elem(&procs, &pid) == 0)
 		send(BPFENG_REC_EXIT, pid, tid, exit_status(p), 0);
 	return 0;
