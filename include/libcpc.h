@@ -399,6 +399,14 @@ int cpc_may_trace(pid_t pid);
  * with errno EINVAL for a cpuid below -1 or beyond CPU_SETSIZE.
  */
 int cpc_probe_cpu(cpc_t *cpc, int cpuid);
+/*
+ * cpc_set_check_cpus checks set as such an engine counts it, on every
+ * CPU: as cpc_set_check on the handle's probe CPU, and on a hybrid CPU
+ * each request and group of a core PMU on a CPU of that PMU. Its
+ * refusals are told as cpc_set_check's, and it returns what that
+ * returns; -1 with errno EINVAL where the handle has no probe CPU.
+ */
+int cpc_set_check_cpus(cpc_t *cpc, cpc_set_t *set);
 
 /* End of the private interfaces. */
 

@@ -278,6 +278,90 @@ check_group(cpc_t *cpc, cpc_set_t *set, int cpuid)
 	return 0;
 }
 
+/*
+ * Whether some event of a request counts on core PMU core; with core -1,
+ * whether none counts on a core PMU.
+ */
+static bool
+request_on_core(cpc_t *cpc, const struct cpc_request *req, int core)
+{
+	int t, c;
+	bool on_any = false;
+
+	for (t = 0; t < req->enc.nterms; t++) {
+		c = cpclib_core_of_attr(cpc, &req->enc.term[t].attr);
+		if (core >= 0 && c == core)
+			return true;
+		on_any |= c >= 0;
+	}
+	return core < 0 && !on_any;
+}
+
+/* Whether some request of the set counts on core PMU core. */
+static bool
+set_on_core(cpc_t *cpc, const cpc_set_t *set, int core)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (request_on_core(cpc, &set->reqs[i], core))
+			return true;
+	return false;
+}
+
+/*
+ * A request as bindings on every CPU count it: on a CPU of each core PMU
+ * it has events of, or on the probe CPU.
+ */
+static int
+check_request_cpus(cpc_t *cpc, const struct cpc_request *req)
+{
+	int c;
+
+	if (cpc->ncore < 2 || request_on_core(cpc, req, -1))
+		return check_request(cpc, req, cpc->probe_cpu);
+	for (c = 0; c < cpc->ncore; c++)
+		if (request_on_core(cpc, req, c) &&
+		    check_request(cpc, req, cpclib_core_probe_cpu(cpc, c)) != 0)
+			return -1;
+	return 0;
+}
+
+/* The set's groups as bindings on every CPU make them: one per core PMU. */
+static int
+check_group_cpus(cpc_t *cpc, cpc_set_t *set)
+{
+	int c;
+	bool checked = false;
+
+	for (c = 0; c < cpc->ncore && cpc->ncore > 1; c++) {
+		if (!set_on_core(cpc, set, c))
+			continue;
+		if (check_group(cpc, set, cpclib_core_probe_cpu(cpc, c)) != 0)
+			return -1;
+		checked = true;
+	}
+	return checked ? 0 : check_group(cpc, set, cpc->probe_cpu);
+}
+
+int
+cpc_set_check_cpus(cpc_t *cpc, cpc_set_t *set)
+{
+	int i, bad = 0;
+
+	if (cpc == NULL || set == NULL || set->cpc != cpc ||
+	    cpc->probe_cpu < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < set->nreqs; i++)
+		if (check_request_cpus(cpc, &set->reqs[i]) != 0)
+			bad++;
+	if (bad == 0 && check_group_cpus(cpc, set) != 0)
+		bad++;
+	return bad;
+}
+
 int
 cpc_set_check(cpc_t *cpc, cpc_set_t *set, int cpuid)
 {

@@ -270,6 +270,7 @@ bool cpclib_sysfs_format(const char *text, int *word, uint64_t *mask);
 const struct cpc_attr_field *cpclib_pmu_attr_field(const char *name);
 void cpclib_dummy_attr(struct perf_event_attr *attr);
 int cpclib_probe_open(cpc_t *cpc, struct perf_event_attr *attr);
+int cpclib_core_probe_cpu(const cpc_t *cpc, int core);
 int cpclib_probe_pid(const cpc_t *cpc);
 double cpclib_tsc_per_ns(cpc_t *cpc);
 uint64_t cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns);

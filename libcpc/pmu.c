@@ -67,16 +67,15 @@ cpclib_dummy_attr(struct perf_event_attr *attr)
 }
 
 /*
- * Where the handle's test events open: on a CPU (one of attr's core PMU
- * on a hybrid CPU) for a caller that counts CPUs alone, else on the
- * calling thread.
+ * The CPU where a test of core PMU core opens, for a caller that counts
+ * CPUs alone: the probe CPU if it is one of core's, else core's first.
  */
-static int
-probe_cpu_for(const cpc_t *cpc, const struct perf_event_attr *attr)
+int
+cpclib_core_probe_cpu(const cpc_t *cpc, int core)
 {
-	int core, cpu;
+	int cpu;
 
-	if (cpc->ncore < 2 || (core = cpclib_core_of_attr(cpc, attr)) < 0 ||
+	if (cpc->ncore < 2 || core < 0 || core >= cpc->ncore ||
 	    cpclib_core_of_cpu(cpc, cpc->probe_cpu) == core)
 		return cpc->probe_cpu;
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
@@ -96,7 +95,8 @@ cpclib_probe_open(cpc_t *cpc, struct perf_event_attr *attr)
 {
 	if (cpc->probe_cpu < 0)
 		return cpclib_perf_open(attr, 0, -1, -1);
-	return cpclib_perf_open(attr, -1, probe_cpu_for(cpc, attr), -1);
+	return cpclib_perf_open(attr, -1,
+	    cpclib_core_probe_cpu(cpc, cpclib_core_of_attr(cpc, attr)), -1);
 }
 
 /* The pid a test event is opened for, as cpclib_probe_open opens it. */

@@ -151,12 +151,15 @@ open_errors(void)
 /*
  * cpc_probe_cpu: a CPU below -1 or beyond CPU_SETSIZE is refused; a
  * handle that tests on CPU 0 finds what root may count there, and a
- * set's check on it passes.
+ * set's check on it passes, on CPU 0 and on every CPU
+ * (cpc_set_check_cpus), which refuses a handle with no probe CPU and
+ * tells a request that cannot count.
  */
 static void
 probe_cpu_errors(void)
 {
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_attr_t cmask = { "cmask", 1 };
 	cpc_set_t *set;
 
 	CHECK(cpc != NULL);
@@ -174,10 +177,26 @@ probe_cpu_errors(void)
 		    cpc_set_add_request(cpc, set, "task-clock", 0,
 			CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == 0 &&
 		    cpc_set_check(cpc, set, 0) == 0);
+		CHECK(set != NULL && cpc_set_check_cpus(cpc, set) == 0);
+		CHECK(cpc_set_check_cpus(NULL, set) == -1 && errno == EINVAL);
+		CHECK(cpc_set_check_cpus(cpc, NULL) == -1 && errno == EINVAL);
+		/* An attribute the event cannot take: told, on every CPU. */
+		CHECK(cpc_seterrhndlr(cpc, recording_handler) == 0);
+		forget_error();
+		CHECK(set != NULL &&
+		    cpc_set_add_request(cpc, set, "context-switches", 0,
+			CPC_COUNT_USER, 1, &cmask) == 1 &&
+		    cpc_set_check_cpus(cpc, set) == 1 &&
+		    strstr(last_error.msg, "context-switches: cmask=") != NULL);
 		if (set != NULL)
 			CHECK(cpc_set_destroy(cpc, set) == 0);
 	}
 	CHECK(cpc_probe_cpu(cpc, -1) == 0);
+	set = cpc_set_create(cpc);
+	CHECK(set != NULL && cpc_set_check_cpus(cpc, set) == -1 &&
+	    errno == EINVAL);
+	if (set != NULL)
+		CHECK(cpc_set_destroy(cpc, set) == 0);
 	cpc_close(cpc);
 }
 
