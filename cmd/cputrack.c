@@ -103,7 +103,7 @@ open_engine(struct cputrack *ct)
 			return status;
 	}
 	/* The requests were tried on a CPU: now on a thread, as counted. */
-	if (engine_check_cpu(ct) >= 0 && setgrp_check(ct->specs, -1) > 0)
+	if (engine_check_cpu(ct) != -1 && setgrp_check(ct->specs, -1) > 0)
 		return 2;
 	engine_probe_where(ct, ENGINE_PTRACE);
 	ct->engine = &ptrace_engine;

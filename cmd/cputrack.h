@@ -120,9 +120,9 @@ struct cputrack {
  * their test events (ct->probe_cpu): on a CPU where the BPF engine may
  * count, as it counts CPUs alone, so that no test opens the first event
  * on a thread, which waits for an RCU grace period where none is counted;
- * on the thread otherwise. Where its requests are checked: on that CPU,
- * or on the thread where the CPU is hybrid (each request of a core PMU
- * counts on that PMU's CPUs alone).
+ * on the thread otherwise. Where its requests are checked: as the BPF
+ * engine counts them, on every CPU (SPEC_CHECK_CPUS: each request of a
+ * core PMU on one of that PMU's CPUs), or on the thread.
  */
 int engine_parse(const char *name, enum track_engine *engine);
 int engine_default(enum track_engine *engine);

@@ -68,10 +68,7 @@ engine_probe_where(struct cputrack *ct, enum track_engine engine)
 int
 engine_check_cpu(const struct cputrack *ct)
 {
-	/* A request of one core PMU cannot be tried on another's CPU. */
-	if (cpc_core_pmu(ct->cpc, 1, NULL) != NULL)
-		return -1;
-	return ct->probe_cpu;
+	return ct->probe_cpu >= 0 ? SPEC_CHECK_CPUS : -1;
 }
 
 void

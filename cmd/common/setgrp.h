@@ -68,8 +68,8 @@ int setgrp_nsets(const setgrp_t *g);
 bool setgrp_joint(const setgrp_t *g);
 /*
  * Before anything starts: open every request as it will be bound, on the
- * calling thread (cpuid -1) or a CPU. The number of requests refused,
- * each said in one line.
+ * calling thread (cpuid -1), a CPU or every CPU (SPEC_CHECK_CPUS). The
+ * number of requests refused, each said in one line.
  */
 int setgrp_check(const setgrp_t *master, int cpuid);
 const struct spec *setgrp_spec(const setgrp_t *g, int s);

@@ -897,7 +897,8 @@ spec_check(cpc_t *cpc, const struct spec *spec, int cpuid)
 
 	if ((set = spec_build_set(cpc, spec)) == NULL)
 		return -1;
-	bad = cpc_set_check(cpc, set, cpuid);
+	bad = cpuid == SPEC_CHECK_CPUS ? cpc_set_check_cpus(cpc, set) :
+					 cpc_set_check(cpc, set, cpuid);
 	(void)cpc_set_destroy(cpc, set);
 	return bad;
 }

@@ -60,11 +60,14 @@ struct spec *spec_parse(cpc_t *cpc, const char *text, enum spec_error *err);
 void spec_free(struct spec *spec);
 cpc_set_t *spec_build_set(cpc_t *cpc, const struct spec *spec);
 /*
- * Whether every request can count as it asks, per LWP (cpuid -1) or on
- * CPU cpuid, before anything starts: one line per refused request (event,
- * cause, fix) through the handle's error handler. Returns how many were
- * refused, or -1 when the set could not be built.
+ * Whether every request can count as it asks, per LWP (cpuid -1), on CPU
+ * cpuid, or on every CPU (SPEC_CHECK_CPUS: cpc_set_check_cpus, on the
+ * handle's probe CPU and a CPU of each core PMU), before anything starts:
+ * one line per refused request (event, cause, fix) through the handle's
+ * error handler. Returns how many were refused, or -1 when the set could
+ * not be built.
  */
+#define SPEC_CHECK_CPUS (-2)
 int spec_check(cpc_t *cpc, const struct spec *spec, int cpuid);
 void spec_header(const struct spec *spec, FILE *out);
 
