@@ -248,7 +248,7 @@ run_counting() {
 still_running() {
 	local p
 	echo "pid $1 ${2:-still runs after SIGINT}:" >&2
-	for p in $({ echo "$1"; pgrep -g "$(ps -o pgid= "$1")"; } | sort -un); do
+	for p in $({ echo "$1"; pgrep -g "$(ps -o pgid= "$1" | tr -d " ")"; } | sort -un); do
 		[ -d "/proc/$p" ] || continue
 		echo "--- $p: $(tr '\0' ' ' <"/proc/$p/cmdline")" >&2
 		grep -E '^(State|SigQ|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt):' \
