@@ -102,10 +102,15 @@ open_engine(struct cputrack *ct)
 		if (!for_auto && !ct->opt.top_own)
 			return status;
 	}
-	/* The requests were tried on a CPU: now on a thread, as counted. */
-	if (engine_check_cpu(ct) != -1 && setgrp_check(ct->specs, -1) > 0)
-		return 2;
-	engine_probe_where(ct, ENGINE_PTRACE);
+	/*
+	 * The requests were tried on CPUs: now on a thread, as counted, with
+	 * the tests of their events there too.
+	 */
+	if (ct->probe_cpu >= 0) {
+		engine_probe_where(ct, ENGINE_PTRACE);
+		if (setgrp_check(ct->specs, -1) > 0)
+			return 2;
+	}
 	ct->engine = &ptrace_engine;
 	return ptrace_engine.open(ct, for_auto);
 }
