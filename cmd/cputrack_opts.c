@@ -475,6 +475,31 @@ option(void *arg, int c, const char *value, bool *bad)
 }
 
 /*
+ * Whether a word names events only: one event, or a list of them joined
+ * by commas as perf's -e takes them.
+ */
+static bool
+word_names_events(cpc_t *cpc, const char *word)
+{
+	char name[256];
+	const char *p = word, *comma;
+	size_t len;
+
+	do {
+		comma = strchr(p, ',');
+		len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (len == 0 || len >= sizeof(name))
+			return false;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (cpc_event_kind(cpc, name) == NULL)
+			return false;
+		p += len + 1;
+	} while (comma != NULL);
+	return true;
+}
+
+/*
  * perf's -e EVENT and -t TID mean something else here (follow exec, the
  * tsc column): a command word that is no program but an event or a
  * thread id is taken for what the user meant, and answered in one line.
@@ -489,7 +514,7 @@ perf_letter_misread(const struct cputrack *ct, const char *word)
 	for (d = word; *d >= '0' && *d <= '9'; d++)
 		continue;
 	tid = ct->opt.out.tsc && d != word && *d == '\0';
-	event = ct->opt.follow_exec && cpc_event_kind(ct->cpc, word) != NULL;
+	event = ct->opt.follow_exec && word_names_events(ct->cpc, word);
 	/* The search of PATH only where the word could be misread. */
 	if ((!tid && !event) || program_path(word, path, sizeof(path)))
 		return 0;

@@ -211,6 +211,9 @@ assert ex[0]["counters"]["syscalls:sys_enter_write"] == 2, ex
 @test "perf's -e, -t and -a mean something else here: one line that says what to type" {
 	ct_run -e cycles "$W/ct_marker" "$T/ran"
 	assert_usage_error "cputrack: -e follows exec here; to count cycles, use -c cycles (perf's -e)"
+	# perf's list of events, answered the same way.
+	ct_run -e task-clock,page-faults "$W/ct_marker" "$T/ran"
+	assert_usage_error "cputrack: -e follows exec here; to count task-clock,page-faults, use -c task-clock,page-faults (perf's -e)"
 	ct_run -c "$WRITE" -t 8568
 	assert_usage_error "cputrack: -t adds the tsc column here; to count thread 8568, use --tid=8568 (perf's -t)"
 	ct_run -a -c "$WRITE" "$W/ct_marker" "$T/ran"
