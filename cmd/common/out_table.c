@@ -18,7 +18,8 @@
  *
  * After cputrack -r's runs, four rows per set, labelled mean, +-%, min
  * and max, give per column the tree's total over the runs; their time and
- * lwp are blank.
+ * lwp are blank. With one set, a "# pic0=..." line names their columns
+ * first, wherever the table goes.
  *
  * With --metrics, the derived metrics a row has end the comment, after
  * "; " when something is before them: "# 1.234 insn per cycle, 0.998
@@ -290,6 +291,13 @@ table_summary(
 	const struct out_runs_stat *st = sum->stats;
 	int i;
 
+	/*
+	 * The summary may stand alone (-n), and no Solaris script reads
+	 * it: its columns are named always. Several sets name theirs in
+	 * each mean row.
+	 */
+	if (run->nsets == 1)
+		pic_names(run, b);
 	summary_prefix(run, b, "mean");
 	for (i = 0; i < spec->nreqs; i++)
 		out_buf_printf(b, "%9.0f ", st[i].mean);

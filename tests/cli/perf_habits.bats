@@ -268,8 +268,14 @@ assert ex[0]["counters"]["syscalls:sys_enter_write"] == 2, ex
 @test "-r N -n: the summary alone; CSV and JSON give the same numbers" {
 	ct_run -r 2 -n -c "$WRITE" "$W/ct_marker" "$T/ran" 7
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 4 ]
-	[[ ${lines[0]} == *" mean         7  # 2 runs: the tree's total per run" ]]
+	[ "${#lines[@]}" -eq 5 ]
+	# The summary names its columns, to a file as to a terminal.
+	[ "${lines[0]}" = "# pic0=$WRITE" ]
+	[[ ${lines[1]} == *" mean         7  # 2 runs: the tree's total per run" ]]
+	ct_run -r 2 -n -c "$WRITE,task-clock" "$W/ct_marker" "$T/ran" 7
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "# pic0=$WRITE pic1=task-clock" ]
+	[ "$(awk '$1 == "mean" { print $2 }' "$T/out")" = 7 ]
 	ct_run -r 2 --format=csv -c "$WRITE" "$W/ct_marker" "$T/ran" 7
 	[ "$status" -eq 0 ]
 	"$PY" - "$T/out" <<'EOF'
@@ -329,6 +335,6 @@ EOF
 	) >"$T/out" 2>"$T/err" || status=$?
 	[ "$status" -eq 1 ]
 	grep -q '^cputrack: pid [0-9]* lwp 1 exit of set 0 is partial: [0-9]* LWPs not counted' "$T/err"
-	[ "$(wc -l <"$T/out")" -eq 4 ]
-	[ "$(awk '{ print $1 }' "$T/out" | tr '\n' ' ')" = "mean +-% min max " ]
+	[ "$(wc -l <"$T/out")" -eq 5 ]
+	[ "$(awk '{ print $1 }' "$T/out" | tr '\n' ' ')" = "# mean +-% min max " ]
 }
