@@ -109,6 +109,24 @@ bash_complete() {
 	assert_failure
 }
 
+@test "man page: SEE ALSO names pages that are installed, and no file of the source tree" {
+	local see name sect
+	see=$(sed -n '/^\.SH SEE ALSO/,$p' "$MAN")
+	! grep -qiE 'README|\.md|\.h\b' <<<"$see" ||
+	    fail "SEE ALSO names a file the install does not give: $see"
+	# Each of this project's pages it names is one the install gives.
+	while read -r name sect; do
+		case $name in
+		cpustat | cputop) [ -f "$SOURCE_DIR/man1/$name.1" ] ;;
+		cpctools\\-output) [ -f "$SOURCE_DIR/man5/cpctools-output.5" ] ;;
+		libcpc | libpctx | generic_events)
+			[ -f "$SOURCE_DIR/man3/$name.${sect,,}" ] ;;
+		*) true ;;
+		esac || fail "SEE ALSO names $name($sect), which is not installed"
+	done < <(sed -n 's/^\.BR \([^ ]*\) (\([0-9A-Za-z]*\)).*/\1 \2/p' <<<"$see")
+	grep -q '^\.BR libcpc (3LIB)' <<<"$see"
+}
+
 @test "man page: has the sections users look for" {
 	local s
 	for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EVENT SPECIFICATION" \
