@@ -47,17 +47,25 @@ as_nobody() {
 }
 
 # The paths under /run, /tmp and /var that a trace ($1) shows touched,
-# other than those given after it.
+# other than those given after it and the files of the tree under test:
+# a tree cloned under /tmp runs its own binaries and libraries from there.
 shared_paths() {
 	local trace=$1
 	shift
-	"$PY" - "$trace" "$@" <<'EOF'
-import re, sys
+	TREES="$SOURCE_DIR:$BUILD_DIR:$W:$(dirname "$BIN"):$(dirname "$CPUSTAT")" \
+	    "$PY" - "$trace" "$@" <<'EOF'
+import os, re, sys
 named = set(sys.argv[2:])
+trees = [os.path.realpath(d) for d in os.environ["TREES"].split(":") if d]
+
+def of_tree(path):
+    real = os.path.realpath(path)
+    return any(real == t or real.startswith(t + "/") for t in trees)
+
 seen = set()
 for line in open(sys.argv[1]):
     for path in re.findall(r'"(/(?:run|tmp|var)(?:/[^"]*)?)"', line):
-        if path not in named:
+        if path not in named and not of_tree(path):
             seen.add(path)
 for p in sorted(seen):
     print(p)
