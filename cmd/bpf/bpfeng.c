@@ -316,7 +316,7 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->arg = arg;
 	eng->epfd = -1;
 	eng->loop_sigfd = eng->loop_timerfd = -1;
-	eng->child_fd = -1;
+	eng->child_fd = eng->guard_fd = -1;
 	eng->counters_fd = eng->threads_fd = eng->procs_fd = -1;
 	eng->cgroups_fd = -1;
 	eng->records_fd = -1;

@@ -394,8 +394,10 @@ on_exec(struct bpfeng *eng, const struct bpfeng_rec *r)
 	}
 	if (!followed) {
 		/* No longer counted: it runs on, and close leaves it be. */
-		if (p->pid == eng->child)
+		if (p->pid == eng->child) {
 			eng->child_released = true;
+			eng_guard_dismiss(eng);
+		}
 		proc_end(eng, p, false);
 		return;
 	}
@@ -572,8 +574,10 @@ eng_untrack(struct bpfeng *eng, pid_t pid)
 	/* The process first: it makes no tracked thread from now on. */
 	(void)bpf_map_delete_elem(eng->procs_fd, &key);
 	eng_forget_proc(eng, pid);
-	if (pid == eng->child)
+	if (pid == eng->child) {
 		eng->child_released = true;
+		eng_guard_dismiss(eng);
+	}
 }
 
 void

@@ -136,6 +136,7 @@ struct bpfeng {
 	pid_t child;	      /* a started command */
 	bool child_released;  /* its exec not followed */
 	int child_fd;	      /* its pidfd */
+	int guard_fd;	      /* its guard's pipe (bpfeng_guard.c) */
 	pid_t starting;	      /* the command, until its first image's record */
 	uint64_t starting_ns; /* when it was let go to its exec */
 	int start_err;	      /* why it could not be announced, or 0 */
@@ -251,6 +252,13 @@ int eng_track_proc(struct bpfeng *eng, pid_t pid, uint32_t flags);
 int eng_adopt_process(struct bpfeng *eng, pid_t pid);
 void eng_reap_child(struct bpfeng *eng, bool wait);
 void eng_kill_child(struct bpfeng *eng);
+/*
+ * The guard that kills the started command if cputrack dies without
+ * letting it go (bpfeng_guard.c); dismissed when the command ends or is
+ * let go.
+ */
+int eng_guard_start(struct bpfeng *eng);
+void eng_guard_dismiss(struct bpfeng *eng);
 
 /* bpfeng_load.c */
 void eng_types_start(struct eng_types *job);

@@ -72,7 +72,8 @@ track_thread(
 /*
  * The child waits until it is tracked, then execs. It is not tied to the
  * engine's life (PR_SET_PDEATHSIG would outlive its exec): a command the
- * engine lets go at an exec must run on after the engine.
+ * engine lets go at an exec must run on after the engine. Its guard
+ * (bpfeng_guard.c) kills it if cputrack dies first.
  */
 static void __attribute__((noreturn))
 child_exec(const struct bpfeng *eng, char *const argv[], int go, int report)
@@ -211,7 +212,8 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	go[0] = report[1] = -1;
 	watch_child(eng, pid);
 	*eng->command_pid = (uint32_t)pid;
-	if (eng_track_proc(eng, pid,
+	if (eng_guard_start(eng) != 0 ||
+	    eng_track_proc(eng, pid,
 		(eng->flags & BPFENG_FOLLOW_START_EXEC) ?
 		    BPFENG_PROC_FOLLOW_EXEC :
 		    0) != 0 ||
@@ -299,6 +301,7 @@ eng_reap_child(struct bpfeng *eng, bool wait)
 	if (eng->child <= 0 || !child_reaped(eng->child, wait))
 		return;
 	eng->child = 0;
+	eng_guard_dismiss(eng);
 	if (eng->child_fd >= 0) {
 		(void)epoll_ctl(eng->epfd, EPOLL_CTL_DEL, eng->child_fd, NULL);
 		close(eng->child_fd);
@@ -315,6 +318,7 @@ eng_kill_child(struct bpfeng *eng)
 		(void)kill(eng->child, SIGKILL);
 	else if (eng->child_fd >= 0) {
 		/* It runs on, untracked: not ours to wait for. */
+		eng_guard_dismiss(eng);
 		close(eng->child_fd);
 		eng->child_fd = -1;
 		eng->child = 0;

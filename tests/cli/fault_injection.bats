@@ -46,14 +46,47 @@ bg_cputrack_until() {
 	bg_until "$pattern" "$CT" "$@"
 }
 
-@test "cputrack SIGKILLed: the command it started dies with it" {
-	bg_cputrack_until 'tick' -T 0.1 -c "$WRITE" "$W/wl_jobctl" 1000 10
-	local child
+@test "cputrack SIGKILLed: the command it started dies with it, under either engine" {
+	local child prog
+	# 1000 s of work: only the kill ends it within the bound of a wait.
+	# Its own path makes its command line, and cputrack's, this test's.
+	prog=$(wl_own wl_jobctl)
+	bg_cputrack_until 'tick' -T 0.1 -c "$WRITE" "$prog" 100000 10
 	child=$(children_of "$CPID")
-	[ -n "$child" ]
+	[ "$(wc -w <<<"$child")" -eq 1 ]
 	kill -KILL "$CPID"
 	wait "$CPID" || true
 	wait_dead "$child"
+	# Nothing of the run is left: no command, no guard of the BPF
+	# engine's (which has cputrack's command line).
+	wait_for not pgrep -f "$prog 100000 10"
+}
+
+# The guards of the BPF engine (comm cputrack-guard) whose command line
+# holds $1.
+guards_of() {
+	local p
+	for p in $(pgrep -f "$1"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" != cputrack-guard ] ||
+		    echo "$p"
+	done
+}
+
+no_guard_of() {
+	[ -z "$(guards_of "$1")" ]
+}
+
+@test "a command let go runs on after cputrack: its guard is dismissed" {
+	local prog pid
+	prog=$(wl_own wl_jobctl)
+	# -N 2: the command is let go after two ticks, and cputrack exits 0.
+	ct_run -T 0.1 -N 2 -c "$WRITE" "$prog" 600 100
+	[ "$status" -eq 0 ]
+	pid=$(pgrep -x -f "$prog 600 100")
+	ct_bg "$pid"
+	# It outlives the guard, which is gone once cputrack is.
+	wait_for no_guard_of "$prog 600 100"
+	running "$pid"
 }
 
 @test "cputrack SIGKILLed at random moments: a -p target runs on, untraced, not stopped (20 times)" {
