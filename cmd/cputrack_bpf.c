@@ -52,9 +52,17 @@ struct bproc {
 struct bthread {
 	struct track_lwp base;
 	LIST_ENTRY(bthread) in_proc;
-	uint32_t turns; /* a bit per set that counted for it */
-	bool made;	/* made by a tracked thread: its
-			   lwp_create row is due */
+	uint32_t turns;	 /* a bit per set that counted for it */
+	bool made;	 /* made by a tracked thread: its
+			    lwp_create row is due */
+	uint64_t ticked; /* the last tick that read it */
+	/*
+	 * A hand-over to set owed_set at owed_at that no reading of it
+	 * marked (it ended, or its image was replaced, between the
+	 * engine's last records and the tick's read); -1 when none.
+	 */
+	int owed_set;
+	hrtime_t owed_at;
 };
 
 struct bpf_track {
@@ -62,7 +70,8 @@ struct bpf_track {
 	struct bpfeng *eng;
 	int current; /* the set counting now */
 	hrtime_t tick_when;
-	struct bpf_sets *sets;	 /* as the engine counts them */
+	uint64_t ticks;	       /* the ticks that read the threads, this one's */
+	struct bpf_sets *sets; /* as the engine counts them */
 	struct bthread **ticked; /* a tick's rows, put in order */
 	size_t nticked, room;
 	bool begun; /* the title is out */
@@ -184,6 +193,31 @@ set_times_of(const struct bpfeng_set_counts *sc)
 	return (struct set_times) { bpfeng_enabled_ns(sc), sc->running_ns };
 }
 
+/*
+ * The hand-over a tick owed the LWP, made with its counts read now: the
+ * set it had counted until the tick (or until when, if it ended before)
+ * and the next from then on, so that each set's turns hold what it
+ * counted. Its old set counted nothing after the hand-over.
+ */
+static void
+pay_hand_over(struct bpf_track *bt, struct bthread *t,
+    const struct bpfeng_counts *counts, hrtime_t when)
+{
+	int old = setgrp_current(t->base.grp);
+	hrtime_t at = when < t->owed_at ? when : t->owed_at;
+	const struct bpfeng_set_counts *sc;
+	struct set_times times;
+
+	if ((sc = bpfeng_set_counts(bt->eng, counts, old)) != NULL) {
+		times = set_times_of(sc);
+		setgrp_sample_counts(t->base.grp, old,
+		    bpf_sets_values(bt->sets, old, sc), &times, at);
+	}
+	setgrp_set_current(t->base.grp, t->owed_set);
+	t->turns |= 1u << t->owed_set;
+	t->owed_set = -1;
+}
+
 /* Every set that counted for the LWP takes its final counts. */
 static void
 sample_final(struct bpf_track *bt, struct bthread *t,
@@ -193,6 +227,8 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 	struct set_times times;
 	int s;
 
+	if (t->owed_set >= 0)
+		pay_hand_over(bt, t, counts, (hrtime_t)when);
 	for (s = 0; s < setgrp_nsets(t->base.grp); s++) {
 		if (!(t->turns & (1u << s)) ||
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
@@ -238,6 +274,7 @@ on_lwp_create(void *arg, void *proc, pid_t pid, pid_t tid, id_t lwpid,
 	if (t == NULL)
 		goto nomem;
 	t->made = origin == BPFENG_LWP_NEW;
+	t->owed_set = -1;
 	setgrp_set_current(t->base.grp, bt->current);
 	t->turns = 1u << bt->current;
 	LIST_INSERT_HEAD(&p->lwps, t, in_proc);
@@ -723,6 +760,8 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 	struct bthread *t = lwp;
 	const struct bpfeng_set_counts *sc;
 	struct set_times times;
+	/* The hand-over's time, which the counts are of. */
+	hrtime_t when = (hrtime_t)bpfeng_handover_ns(bt->eng);
 
 	(void)pid;
 	(void)tid;
@@ -732,9 +771,12 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 		counts_missing(bt, t, "tick");
 		return;
 	}
+	t->ticked = bt->ticks;
+	if (t->owed_set >= 0)
+		pay_hand_over(bt, t, counts, when);
 	times = set_times_of(sc);
 	setgrp_sample_counts(t->base.grp, bt->current,
-	    bpf_sets_values(bt->sets, bt->current, sc), &times, bt->tick_when);
+	    bpf_sets_values(bt->sets, bt->current, sc), &times, when);
 	ticked_add(bt, t);
 }
 
@@ -875,12 +917,15 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	if (bt->ended)
 		return -1;
 	bt->nticked = 0;
+	bt->ticks++;
 	bt->tick_when = output_now();
 	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why, sizeof(bt->why)) !=
 	    0) {
 		engine_failed(bt);
 		return -1;
 	}
+	/* The threads' counts are of the hand-over: so is the tick. */
+	bt->tick_when = (hrtime_t)bpfeng_handover_ns(bt->eng);
 	sort_ticked(bt);
 	for (i = 0; i < bt->nticked; i++) {
 		t = bt->ticked[i];
@@ -894,9 +939,23 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	return 0;
 }
 
+/*
+ * The LWP's sets hand over where the tick read it. One it did not read
+ * ended or was replaced meanwhile, its last counts still on their way:
+ * its hand-over waits for them (pay_hand_over), which show what the old
+ * set counted until the tick; made now, the old set's turn would end
+ * at the tick before, and lose what it counted since.
+ */
 static void
 hand_over(struct bpf_track *bt, struct bthread *t)
 {
+	if (t->ticked != bt->ticks) {
+		if (t->owed_set < 0) {
+			t->owed_set = bt->current;
+			t->owed_at = bt->tick_when;
+		}
+		return;
+	}
 	setgrp_set_current(t->base.grp, bt->current);
 	t->turns |= 1u << bt->current;
 }

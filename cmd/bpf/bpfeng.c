@@ -498,6 +498,12 @@ bpfeng_flush_ns(const struct bpfeng *eng)
 	return eng->flush_ns;
 }
 
+uint64_t
+bpfeng_handover_ns(const struct bpfeng *eng)
+{
+	return eng->handover_ns;
+}
+
 const struct bpfeng_set_counts *
 bpfeng_set_counts(
     const struct bpfeng *eng, const struct bpfeng_counts *counts, int set)

@@ -378,11 +378,14 @@ bool bpfeng_done(const struct bpfeng *eng);
  * set in use becomes next_set, CPU by CPU at its flush, with no time lost
  * in between; then fn is called for every live thread. Sets rotate for
  * all threads at once. bpfeng_flush_ns says how long the flush of every
- * CPU took. -1 with why as bpfeng_dispatch, or EINVAL for no such set.
+ * CPU took, bpfeng_handover_ns when (CLOCK_MONOTONIC) the hand-over to
+ * next_set began: the time of the tick's counts, as fn gets them. -1
+ * with why as bpfeng_dispatch, or EINVAL for no such set.
  */
 int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
     char *why, size_t whylen);
 uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
+uint64_t bpfeng_handover_ns(const struct bpfeng *eng);
 
 /*
  * After a tick's rows: it stood for ticks deadlines (more than one when

@@ -159,6 +159,7 @@ struct bpfeng {
 	long fd_spare; /* descriptors the limit leaves beyond the engine's */
 
 	uint64_t flush_ns;
+	uint64_t handover_ns; /* the last tick's hand-over began */
 	uint64_t phase_ns[ENG_NPHASES];
 	int types_whole;    /* why the kernel's types were not picked out */
 	uint64_t lost_seen; /* losses reported */

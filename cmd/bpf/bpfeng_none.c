@@ -226,6 +226,13 @@ bpfeng_flush_ns(const struct bpfeng *eng)
 }
 
 uint64_t
+bpfeng_handover_ns(const struct bpfeng *eng)
+{
+	(void)eng;
+	return 0;
+}
+
+uint64_t
 bpfeng_hidden_switches(const struct bpfeng *eng)
 {
 	(void)eng;

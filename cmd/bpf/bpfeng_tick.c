@@ -169,6 +169,11 @@ eng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
 	 */
 	if (next_set != prev && !eng->joint)
 		(void)eng_counters_enable(eng, next_set, true);
+	/*
+	 * The time of the tick's counts: taken before, a delay of this
+	 * thread's would count in the old set past the end of its turn.
+	 */
+	eng->handover_ns = eng_now_ns();
 	__atomic_store_n(eng->active_set, (uint32_t)next_set, __ATOMIC_RELEASE);
 	if (eng_flush(eng, why, whylen) != 0)
 		return -1;
