@@ -20,6 +20,7 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CPC_X86_ATTRS 1
+#include <cpuid.h>
 /* Solaris attribute names, as fields of the x86 event-select register. */
 static const char *const x86_intel_attrs[] = { "edge", "inv", "umask", "cmask",
 	"anythr", NULL };
@@ -204,6 +205,33 @@ cpclib_pmu_attr_field(const char *name)
 	return NULL;
 }
 
+#ifdef CPC_X86_ATTRS
+/*
+ * The event-select fields of a CPU that libpfm4 has no model of (a model
+ * newer than the library): they are architectural, so the vendor says
+ * which.
+ */
+static const char *const *
+x86_vendor_attrs(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+	char vendor[13];
+
+	if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0)
+		return no_attrs;
+	memcpy(vendor, &ebx, 4);
+	memcpy(vendor + 4, &edx, 4);
+	memcpy(vendor + 8, &ecx, 4);
+	vendor[12] = '\0';
+	if (strcmp(vendor, "AuthenticAMD") == 0 ||
+	    strcmp(vendor, "HygonGenuine") == 0)
+		return x86_amd_attrs;
+	if (strcmp(vendor, "GenuineIntel") == 0)
+		return x86_intel_attrs;
+	return no_attrs;
+}
+#endif
+
 /* The attribute names this machine offers (info: its libpfm4 PMU). */
 static const char *const *
 arch_attrs(const cpc_t *cpc, const pfm_pmu_info_t *info)
@@ -212,7 +240,7 @@ arch_attrs(const cpc_t *cpc, const pfm_pmu_info_t *info)
 	(void)cpc;
 	/* The CPU's attributes, even where its PMU is not exposed. */
 	if (info == NULL)
-		return no_attrs;
+		return x86_vendor_attrs();
 	if (strncmp(info->name, "amd64", 5) == 0)
 		return x86_amd_attrs;
 	return x86_intel_attrs;
