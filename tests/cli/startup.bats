@@ -1,22 +1,19 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-2-Clause
 #
+# What a start costs, and what it says of it.
+#
 # A start reads only what the run's names need. Where debugfs is mounted,
 # as systemd mounts it, libpfm4's perf PMU reads the id of every
 # tracepoint when it initializes (thousands of files): a run that names
 # only software events does not initialize it, and a name only that PMU
 # knows still counts. The environment libpfm4 is initialized under is
-# not the one the counted command gets.
+# not the one the counted command gets. -D times each phase of the start.
 
 load output_helper
 
 setup() {
 	out_setup
-	command -v strace >/dev/null ||
-	    skip "strace is not installed (scripts/deps installs it)"
-	[ "$(id -u)" -eq 0 ] || skip "mounting debugfs needs root"
-	unshare --mount --propagation private true 2>/dev/null ||
-		skip "new mount namespaces cannot be made here"
 }
 
 teardown() {
@@ -28,6 +25,11 @@ teardown() {
 # mount namespace of its own where debugfs is mounted with tracefs under
 # it; exits 98 where it is not.
 with_debugfs() {
+	command -v strace >/dev/null ||
+	    skip "strace is not installed (scripts/deps installs it)"
+	[ "$(id -u)" -eq 0 ] || skip "mounting debugfs needs root"
+	unshare --mount --propagation private true 2>/dev/null ||
+		skip "new mount namespaces cannot be made here"
 	ASAN_OPTIONS=$(asan_under_ptrace) unshare --mount --propagation private sh -c '
 		mountpoint -q /sys/kernel/debug ||
 		    mount -t debugfs debugfs /sys/kernel/debug || exit 99
@@ -80,4 +82,34 @@ tracing_files() {
 	    sh -c 'echo "disabled=${LIBPFM_DISABLED_PMUS-unset}"'
 	[ "$status" -eq 0 ]
 	[ "$output" = "disabled=amd64" ]
+}
+
+# phases LINE: the names of the phases a -D start line gives, in order.
+phases() {
+	sed -e 's/^[a-z]*: start: //' -e 's/; from main.*//' \
+	    -e 's/ [0-9.]* ms//g' <<<"$1" | tr -d '\n'
+}
+
+@test "cputrack -D times each phase of its start, in order, and only with -D" {
+	run "$CT" -o "$T/rows" -c task-clock true
+	[ "$status" -eq 0 ]
+	[[ $output != *"start:"* ]]
+	run "$CT" -D -o "$T/rows" -c task-clock true
+	[ "$status" -eq 0 ]
+	local line
+	line=$(grep '^cputrack: start: ' <<<"$output")
+	[[ $line =~ \ from\ main\ [0-9.]+\ ms ]] || { echo "$line"; false; }
+	[[ "$(phases "$line")" =~ ^"before main (fork, exec, dynamic linking; CPU time), locale, libcpc (libpfm4, PMUs), options and spec, spec check, "(BPF|ptrace)" engine, command's fork and exec, counting, end"$ ]] ||
+	    { echo "$line"; false; }
+	[[ $line =~ from\ the\ process\'s\ start\ [0-9]+\ ms ]] ||
+	    { echo "$line"; false; }
+}
+
+@test "cpustat -D times each phase of its start, in order" {
+	run "$CS" -D -c cpu-clock 0.01 1
+	[ "$status" -eq 0 ]
+	local line
+	line=$(grep '^cpustat: start: ' <<<"$output")
+	[ "$(phases "$line")" = "before main (fork, exec, dynamic linking; CPU time), locale, libcpc (libpfm4, PMUs), options and spec, spec check, CPUs' workers started, counting, end" ] ||
+	    { echo "$line"; false; }
 }
