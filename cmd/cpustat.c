@@ -15,6 +15,7 @@
 #include "cpustat.h"
 #include "diag.h"
 #include "fdlimit.h"
+#include "startup.h"
 
 /*
  * The rows' destination: stdout, --output's file or --output-fd's
@@ -274,8 +275,10 @@ run(struct cpustat *cs)
 	for (cpu = 0; !CPU_ISSET(cpu, &cpus); cpu++)
 		;
 	(void)cpc_seterrhndlr(cs->cpc, diag_errhndlr);
+	startup_mark("options and spec");
 	if (setgrp_check(cs->specs, cpu) > 0)
 		return 2;
+	startup_mark("spec check");
 	(void)cpc_seterrhndlr(cs->cpc, cpustat_errhndlr);
 	if (open_output(cs) != 0)
 		return 1;
@@ -293,6 +296,7 @@ run(struct cpustat *cs)
 		diag(NULL, "no memory available\n");
 		return 1;
 	}
+	startup_started("CPUs' workers started");
 	wait_for_workers(cs, &sigs);
 	return finish(cs);
 }
@@ -305,25 +309,30 @@ main(int argc, char **argv)
 	};
 	int status, written;
 
+	startup_begin();
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
 	diag_init(argv[0]);
 	raise_fd_limit(true);
+	startup_mark("locale");
 	if ((cs.cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
 		diag(NULL, "cannot access performance counters - %s\n",
 		    strerror(errno));
 		return 1;
 	}
+	startup_mark("libcpc (libpfm4, PMUs)");
 	(void)cpc_seterrhndlr(cs.cpc, cpustat_errhndlr);
 	if ((cs.specs = setgrp_new(cs.cpc)) == NULL)
 		status = 1;
 	else if (cpustat_options(&cs, argc, argv, &status))
 		status = run(&cs);
+	startup_mark("counting");
 	/* Values not counted, partial totals or rows dropped: the status. */
 	written = output_close(cs.out);
 	if (status == 0)
 		status = written;
 	setgrp_free(cs.specs);
 	cpc_close(cs.cpc);
+	startup_report();
 	return status;
 }

@@ -16,6 +16,7 @@
 #include "cputrack.h"
 #include "diag.h"
 #include "procname.h"
+#include "startup.h"
 
 /*
  * The rows' destination: stdout, -o's file, --output-fd's descriptor (none
@@ -136,6 +137,8 @@ run(struct cputrack *ct)
 		return 1;
 	if ((status = open_engine(ct)) != 0)
 		return status;
+	startup_mark(
+	    ct->engine == &bpf_engine ? "BPF engine" : "ptrace engine");
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;
 	cputrack_install_signals();
@@ -203,6 +206,7 @@ finish(struct cputrack *ct, int status)
 {
 	int written;
 
+	startup_mark("counting");
 	let_go(ct);
 	if (ct->out != NULL) {
 		cputrack_flush(ct);
@@ -229,6 +233,7 @@ finish(struct cputrack *ct, int status)
 	free(ct->opt.tids);
 	free(ct->tid_procs);
 	repeat_free(ct->repeat);
+	startup_report();
 	if (ct->stop_signal != 0 && !ct->reader_gone)
 		status = die_of(ct->stop_signal);
 	return status;
@@ -245,14 +250,17 @@ main(int argc, char **argv)
 	enum track_engine engine;
 	int status;
 
+	startup_begin();
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
 	diag_init(argv[0]);
+	startup_mark("locale");
 	if ((ct.cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
 		diag(NULL, "cannot access performance counter library - %s\n",
 		    strerror(errno));
 		return 1;
 	}
+	startup_mark("libcpc (libpfm4, PMUs)");
 	(void)cpc_seterrhndlr(ct.cpc, diag_errhndlr);
 	if (engine_default(&engine) == 0)
 		engine_probe_where(&ct, engine);
@@ -262,6 +270,7 @@ main(int argc, char **argv)
 	}
 	if (!cputrack_options(&ct, argc, argv, &status))
 		return finish(&ct, status);
+	startup_mark("options and spec");
 	ct.nsets = setgrp_nsets(ct.specs);
 	/*
 	 * Every request is tried before a command starts or a pid is taken,
@@ -269,5 +278,6 @@ main(int argc, char **argv)
 	 */
 	if (setgrp_check(ct.specs, engine_check_cpu(&ct)) > 0)
 		return finish(&ct, 2);
+	startup_mark("spec check");
 	return finish(&ct, ct.opt.repeat != 0 ? run_repeated(&ct) : run(&ct));
 }

@@ -33,6 +33,7 @@
 #include "cputrack_track.h"
 #include "diag.h"
 #include "procname.h"
+#include "startup.h"
 
 /*
  * A tracked process: the model's record, and its LWPs'. The engine holds
@@ -690,18 +691,32 @@ attach_tids(struct bpf_track *bt)
 	return 0;
 }
 
+/* A cgroup, processes or threads already running. */
+static int
+capture_target(struct bpf_track *bt)
+{
+	struct cputrack *ct = bt->ct;
+	int rc;
+
+	if (ct->opt.cgroup != NULL)
+		rc = start_cgroup(bt);
+	else if (ct->opt.npids != 0)
+		rc = attach_all(bt);
+	else
+		rc = attach_tids(bt);
+	if (rc == 0)
+		startup_started("capture");
+	return rc;
+}
+
 static int
 start_target(struct bpf_track *bt)
 {
 	struct cputrack *ct = bt->ct;
 	pid_t pid;
 
-	if (ct->opt.cgroup != NULL)
-		return start_cgroup(bt);
-	if (ct->opt.npids != 0)
-		return attach_all(bt);
-	if (ct->opt.ntids != 0)
-		return attach_tids(bt);
+	if (ct->opt.cgroup != NULL || ct->opt.npids != 0 || ct->opt.ntids != 0)
+		return capture_target(bt);
 	if ((pid = bpfeng_start(
 		 bt->eng, ct->opt.command, bt->why, sizeof(bt->why))) < 0) {
 		diag(NULL, "%s\n", bt->why);
@@ -709,6 +724,7 @@ start_target(struct bpf_track *bt)
 		    NULL, "failed to start program '%s'\n", ct->opt.command[0]);
 		return -1;
 	}
+	startup_started("command's fork and exec");
 	ct->target = pid;
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "diag.h"
 #include "fdlimit.h"
 #include "procname.h"
+#include "startup.h"
 
 struct tproc;
 
@@ -643,13 +644,19 @@ start_target(struct cputrack *ct)
 {
 	struct cputrack_opts *o = &ct->opt;
 
-	if (o->npids != 0 || o->ntids != 0)
-		return capture_target(ct);
+	int rc;
+
+	if (o->npids != 0 || o->ntids != 0) {
+		if ((rc = capture_target(ct)) == 0)
+			startup_started("capture");
+		return rc;
+	}
 	ct->root = pctx_create(o->command[0], o->command, ct, 1, pctx_diag);
 	if (ct->root == NULL) {
 		diag(NULL, "failed to start program '%s'\n", o->command[0]);
 		return -1;
 	}
+	startup_started("command's fork and exec");
 	return track_proc(ct, ct->root);
 }
 

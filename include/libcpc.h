@@ -381,6 +381,14 @@ int cpc_set_request_attr_core(cpc_t *cpc, cpc_set_t *set, int index, int core,
 uint64_t cpc_tick_of(cpc_t *cpc, uint64_t enabled_ns);
 
 /*
+ * cpc_event_counts_ns says whether an event name is one of the kernel's
+ * two clock events (cpu-clock, task-clock, in any spelling and with any
+ * modifiers), which count nanoseconds: 1 if so, 0 otherwise (a name that
+ * is not countable here, or counts something else).
+ */
+int cpc_event_counts_ns(cpc_t *cpc, const char *event);
+
+/*
  * cpc_may_trace says whether this process may trace pid as ptrace(2)'s
  * attach check decides it (owner, capabilities, set-id and dumpable
  * state, Yama), which perf_event_open(2) asks of another process whatever

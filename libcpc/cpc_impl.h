@@ -255,6 +255,9 @@ int cpclib_core_of_cpu(const cpc_t *cpc, int cpu);
 int cpclib_core_of_type(const cpc_t *cpc, uint32_t type);
 int cpclib_core_of_attr(const cpc_t *cpc, const struct perf_event_attr *attr);
 int cpclib_pfm_present(void);
+/* pfm_init.c: libpfm4 without its perf PMUs, then, asked, with them. */
+int cpclib_pfm_init(void);
+bool cpclib_pfm_init_all(void);
 void cpclib_request_cores(
     const cpc_t *cpc, const struct cpc_request *req, char *buf, size_t len);
 

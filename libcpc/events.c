@@ -560,6 +560,21 @@ cpc_event_note(cpc_t *cpc, const char *event, char *note, size_t len)
 	return 1;
 }
 
+int
+cpc_event_counts_ns(cpc_t *cpc, const char *event)
+{
+	struct event_entry *e;
+	uint64_t config;
+
+	if (!valid_name(event) || (e = lookup(cpc, event)) == NULL ||
+	    e->status != CPC_EVENT_COUNTABLE || e->enc.nterms != 1 ||
+	    e->enc.term[0].attr.type != PERF_TYPE_SOFTWARE)
+		return 0;
+	config = e->enc.term[0].attr.config;
+	return config == PERF_COUNT_SW_CPU_CLOCK ||
+	    config == PERF_COUNT_SW_TASK_CLOCK;
+}
+
 /*
  * Aliases are perf's own table, read without resolving the name: a
  * spelling is canonical whether or not this machine can count it.

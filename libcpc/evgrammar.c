@@ -627,7 +627,10 @@ cpclib_resolve_pfm(cpc_t *cpc, const char *name, struct ev_result *r)
 	struct cpc_event_term *t;
 	int idx;
 
-	if ((idx = cpclib_pfm_encode(name, &attr)) < 0)
+	/* A name only libpfm4's perf PMUs know needs them initialized. */
+	if ((idx = cpclib_pfm_encode(name, &attr)) < 0 &&
+	    (!cpclib_pfm_init_all() ||
+		(idx = cpclib_pfm_encode(name, &attr)) < 0))
 		return resolve_perf_prefixed(name, r);
 	r->kind = "libpfm4";
 	describe_pfm(idx, r);

@@ -4,21 +4,11 @@
  */
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cpc_impl.h"
-
-static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
-static int pfm_status;
-
-static void
-pfm_init_once(void)
-{
-	pfm_status = pfm_initialize();
-}
 
 /*
  * The kernel has perf_event_open unless it says ENOSYS. Asked with an
@@ -50,8 +40,7 @@ cpc_open(int ver)
 		errno = EINVAL;
 		return NULL;
 	}
-	pthread_once(&pfm_once, pfm_init_once);
-	if (pfm_status != PFM_SUCCESS) {
+	if (cpclib_pfm_init() != PFM_SUCCESS) {
 		errno = ENOSYS;
 		return NULL;
 	}

@@ -3,9 +3,9 @@
  * The facts of a run that its records carry (see out_run.h).
  *
  * An event's unit is found from what it is, not from how it was spelled:
- * libpfm4 encodes the name, and the kernel's two clock events (cpu-clock,
- * task-clock, in any spelling libpfm4 knows) count nanoseconds, as does
- * perf's duration_time; everything else counts events.
+ * libcpc resolves the name, and the kernel's two clock events (cpu-clock,
+ * task-clock, in any spelling) count nanoseconds, as does perf's
+ * duration_time; everything else counts events.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,28 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <linux/perf_event.h>
-#include <perfmon/pfmlib_perf_event.h>
-
 #include "out_run.h"
 
 static const char *
-unit_of(const char *name)
+unit_of(cpc_t *cpc, const char *name)
 {
-	struct perf_event_attr attr;
-	pfm_perf_encode_arg_t arg;
-
-	if (strcmp(name, "duration_time") == 0)
-		return "ns";
-	memset(&attr, 0, sizeof(attr));
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &attr;
-	arg.size = sizeof(arg);
-	if (pfm_get_os_event_encoding(
-		name, PFM_PLM3, PFM_OS_PERF_EVENT, &arg) == PFM_SUCCESS &&
-	    attr.type == PERF_TYPE_SOFTWARE &&
-	    (attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		attr.config == PERF_COUNT_SW_TASK_CLOCK))
+	if (strcmp(name, "duration_time") == 0 ||
+	    cpc_event_counts_ns(cpc, name) == 1)
 		return "ns";
 	return "count";
 }
@@ -91,7 +76,7 @@ collect_events(struct out_run *run)
 			run->events = grown;
 			grown[run->nevents].name = spec->reqs[r].name;
 			grown[run->nevents++].unit =
-			    unit_of(spec->reqs[r].event);
+			    unit_of(run->cpc, spec->reqs[r].event);
 		}
 	}
 	return 0;

@@ -92,7 +92,8 @@ pt_sum() {
 @test "threads: every LWP and the process, equal in both engines and perf stat" {
 	thrice -- "$W/wl_threads" 4 1000 77
 	[ -z "$(grep -v -e 'note: the kernel hid' \
-	    -e '^cputrack: the BPF engine counts: programs ' "$T/err")" ]
+	    -e '^cputrack: the BPF engine counts: programs ' \
+	    -e '^cputrack: start: ' "$T/err")" ]
 	equal
 	[ "$(pt_sum exit)" -eq 4077 ]
 	[ "$(pt_sum fini_lwp)" -eq 4077 ]
