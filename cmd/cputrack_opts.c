@@ -597,7 +597,7 @@ top_options(struct cputrack *ct, int argc)
 		    "--top draws on a terminal and standard output is not "
 		    "one: -b prints the view as text");
 	if (optind >= argc && o->npids == 0 && o->ntids == 0 &&
-	    o->cgroup == NULL && strcmp(diag_progname(), TOP_NAME) == 0) {
+	    o->cgroup == NULL) {
 		parse_cgroup(o, &bad, "/");
 		if (bad)
 			return 2;
@@ -654,6 +654,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	};
 
 	ct->opt.top = strcmp(diag_progname(), TOP_NAME) == 0;
+	cl.runs_bare = ct->opt.top;
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	ct->opt.out = cl.out;

@@ -40,6 +40,19 @@ quit_status() {
 	cat "$T/rc"
 }
 
+# in_terminal_rc COMMAND: typed at the prompt, its exit status to $T/rc
+# when it ends; quit_rc: q, then that status. The whole machine's totals
+# after q may take more than the screen, past any line to wait for.
+in_terminal_rc() {
+	rm -f "$T/rc"
+	keys "$* ; echo \$? >$T/rc" Enter
+}
+quit_rc() {
+	keys q
+	wait_filled "$T/rc"
+	cat "$T/rc"
+}
+
 # The blocks of -b's output, each a screen, ended by an empty line; the
 # last is the totals at the end.
 last_block() {
@@ -189,6 +202,63 @@ proc_field() {
 	awk '$1 == 1 { f = 1 } END { exit !f }' "$T/totals"
 	awk -v p="$TPID" '$1 == p && $NF == "ct_steady" { f = 1 } END { exit !f }' \
 	    "$T/totals"
+}
+
+@test "bare cputop and cputrack --top, as root: the default view of the whole machine, then q" {
+	local cmd
+	for cmd in "$TOP" "$BUILD_DIR/cmd/cputrack --top"; do
+		start_target "$W/ct_steady" 1 1 50 0
+		in_terminal_rc "$cmd"
+		# The default events, every process: the test's among them.
+		wait_screen '^watching (the whole machine|every process)'
+		wait_screen '^-c task-clock'
+		# The test's process, among many: shown alone.
+		keys / ct_steady Enter
+		wait_screen "^ +$TPID +root .* ct_steady\$"
+		[ "$(quit_rc)" -eq 0 ]
+		assert_free "$TPID"
+		end_bg "$TPID"
+	done
+}
+
+# example_commands: the commands of cputop(1)'s EXAMPLES, one command a line.
+example_commands() {
+	mandoc -Tascii "$SOURCE_DIR/man1/cputop.1" | col -b |
+	    awk '/^EXAMPLES/ { e = 1; next } /^SEE ALSO/ { e = 0 }
+		e && $1 == "$" { sub(/^[ \t]*\$ /, ""); print }'
+}
+
+@test "cputop(1): every example runs" {
+	command -v make >/dev/null || skip "make is not installed"
+	local examples
+	examples=$(example_commands)
+	# The page's examples, as the test runs them below.
+	[ "$(wc -l <<<"$examples")" -eq 4 ] || { echo "$examples"; false; }
+	grep -qx 'sudo cputop -c context-switches,raw_syscalls:sys_enter' <<<"$examples"
+	grep -qx 'cputrack --top -ef -c task-clock,page-faults make -j8' <<<"$examples"
+	grep -qx 'cputop -p "$(pidof redis-server)"' <<<"$examples"
+	grep -qx 'sudo cputop -b -N 10 -c task-clock > top.txt' <<<"$examples"
+	# The whole machine (the test runs as root).
+	in_terminal_rc "$TOP" -c context-switches,raw_syscalls:sys_enter
+	wait_screen '^ +PID USER +THR context-sw raw_syscal COMMAND$'
+	wait_screen '^watching the whole machine'
+	[ "$(quit_rc)" -eq 0 ]
+	# A build: two compilers (sh, sleep) that come and go.
+	printf 'all: a b\na:\n\tsleep 0.5\nb:\n\tsleep 0.5\n' >"$T/Makefile"
+	in_terminal_rc cd "$T" "&&" "$BUILD_DIR/cmd/cputrack" --top -ef -c task-clock,page-faults make -j8
+	wait_filled "$T/rc"
+	[ "$(cat "$T/rc")" -eq 0 ]
+	# A server, by its name, which runs on after q.
+	ln -s "$W/ct_steady" "$T/redis-server"
+	start_target "$T/redis-server" 1 1 50 0
+	in_terminal "$TOP" -p '"$(pidof redis-server)"'
+	wait_screen "^ +$TPID .* redis-server\$"
+	[ "$(quit_status)" -eq 0 ]
+	assert_free "$TPID"
+	# Ten screens into a file.
+	(cd "$T" && "$TOP" -b -N 10 -c task-clock >top.txt)
+	[ "$(grep -c '^ *PID USER' "$T/top.txt")" -ge 10 ]
+	grep -q 'totals since the start' "$T/top.txt"
 }
 
 # runs_sleep PID: process PID runs sleep (setpriv has changed user and
