@@ -254,7 +254,7 @@ lwp_new(struct scan_track *st, struct scan_proc *p, pid_t tid, hrtime_t when)
 {
 	static const struct set_times no_time;
 	struct scan_lwp *l;
-	int err;
+	int err = EMFILE;
 
 	l = (struct scan_lwp *)track_lwp_new(
 	    &p->base, ++p->next_lwpid, tid, TRACK_FED, sizeof(*l));
@@ -266,12 +266,18 @@ lwp_new(struct scan_track *st, struct scan_proc *p, pid_t tid, hrtime_t when)
 	    (err = open_lwp(st, tid, l->fds)) != 0) {
 		free(l->fds);
 		l->fds = NULL;
-		if (err == EMFILE || err == ENFILE)
-			fd_limit_reached();
 	}
+	/*
+	 * Not counted: for want of descriptors, said in its process's
+	 * totals; a thread gone since the scan, or one that became
+	 * untraceable, is only left out.
+	 */
 	if (l->fds == NULL) {
 		track_lwp_uncounted(&l->base);
-		p->base.uncounted++;
+		if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+			fd_limit_reached();
+			p->base.uncounted++;
+		}
 		return l;
 	}
 	st->fd_room -= st->fds_per_lwp;

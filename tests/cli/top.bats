@@ -252,11 +252,13 @@ example_commands() {
 	in_terminal_rc cd "$T" "&&" "$BUILD_DIR/cmd/cputrack" --top -ef -c task-clock,page-faults make -j8
 	wait_filled "$T/rc"
 	[ "$(cat "$T/rc")" -eq 0 ]
-	# A server, by its name, which runs on after q.
-	ln -s "$W/ct_steady" "$T/redis-server"
-	start_target "$T/redis-server" 1 1 50 0
-	in_terminal "$TOP" -p '"$(pidof redis-server)"'
-	wait_screen "^ +$TPID .* redis-server\$"
+	# A server, by its name (the test's own: the other engine's run of
+	# this file has one too), which runs on after q.
+	local server=redis-$$
+	ln -s "$W/ct_steady" "$T/$server"
+	start_target "$T/$server" 1 1 50 0
+	in_terminal "$TOP" -p "\"\$(pidof $server)\""
+	wait_screen "^ +$TPID .* $server\$"
 	[ "$(quit_status)" -eq 0 ]
 	assert_free "$TPID"
 	# Ten screens into a file.
