@@ -91,7 +91,6 @@ struct scan_track {
 	unsigned long ticks;
 	bool ended;
 	int status;
-	char note[128];
 };
 
 static long
