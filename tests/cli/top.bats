@@ -275,10 +275,11 @@ runs_sleep() {
 
 # user_setup OFFSET: a user of the test's own, a uid without a name that
 # no other test runs processes as (the view watches every process of its
-# user), OFFSET apart from the other tests' of this file; AS_USER runs a
+# user), in a range of its own for each OFFSET (a pid is below 5000000:
+# no two tests of this file, nor of its two runs, share one); AS_USER runs a
 # command as it, USER_ID is its uid, and $USER_TOP a cputop it may run.
 user_setup() {
-	USER_ID=$((3000000 + $1 * 100000 + $$))
+	USER_ID=$((3000000 + $1 * 5000000 + $$))
 	AS_USER=(setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups)
 	! pgrep -U "$USER_ID" >/dev/null
 	local d
