@@ -79,6 +79,31 @@ tids_resolve(struct cputrack *ct)
 }
 
 /*
+ * The requests were tried on CPUs: now on a thread, as counted, with the
+ * tests of their events there too. 0, or the status to exit with.
+ */
+static int
+check_on_thread(struct cputrack *ct)
+{
+	if (ct->probe_cpu < 0)
+		return 0;
+	engine_probe_where(ct, ENGINE_PTRACE);
+	return setgrp_check(ct->specs, -1) > 0 ? 2 : 0;
+}
+
+/* cputop's processes counted from outside, thread by thread. */
+static int
+open_scan(struct cputrack *ct)
+{
+	int status;
+
+	if ((status = check_on_thread(ct)) != 0)
+		return status;
+	ct->engine = &scan_engine;
+	return scan_engine.open(ct, false);
+}
+
+/*
  * The run's engine, open: the BPF engine may refuse (the status to exit
  * with), or auto fall back to ptrace, or leave a libcpc program to it.
  */
@@ -89,6 +114,8 @@ open_engine(struct cputrack *ct)
 	char why[256];
 	int status;
 
+	if (ct->opt.top_scan)
+		return open_scan(ct);
 	if (for_auto && engine_auto_ptrace(ct, why, sizeof(why))) {
 		if (ct->opt.verbose)
 			diag(NULL, "--engine=auto: counting with ptrace: %s\n",
@@ -100,18 +127,13 @@ open_engine(struct cputrack *ct)
 			ct->engine = &bpf_engine;
 			return 0;
 		}
-		if (!for_auto && !ct->opt.top_own)
+		if (ct->opt.top_scan)
+			return open_scan(ct);
+		if (!for_auto)
 			return status;
 	}
-	/*
-	 * The requests were tried on CPUs: now on a thread, as counted, with
-	 * the tests of their events there too.
-	 */
-	if (ct->probe_cpu >= 0) {
-		engine_probe_where(ct, ENGINE_PTRACE);
-		if (setgrp_check(ct->specs, -1) > 0)
-			return 2;
-	}
+	if ((status = check_on_thread(ct)) != 0)
+		return status;
 	ct->engine = &ptrace_engine;
 	return ptrace_engine.open(ct, for_auto);
 }

@@ -16,8 +16,9 @@
  *	cputrack_bpf.c	  the BPF engine, an adapter onto the model: per-CPU
  *			  counters given to the threads at every context
  *			  switch (cmd/bpf)
- *	cputop_own.c	  cputop with no target, for a user the BPF engine
- *			  refuses: the user's own processes
+ *	cputop_scan.c	  cputop with no target where the BPF engine
+ *			  cannot watch the machine: the processes counted
+ *			  from outside, found by a scan of /proc
  */
 #ifndef CPUTRACK_H
 #define CPUTRACK_H
@@ -68,7 +69,7 @@ struct cputrack_opts {
 	bool top;	    /* --top, or run as cputop: the live view */
 	bool top_batch;	    /* -b: the view as text, once per refresh */
 	bool top_machine;   /* cputop with no target: every process */
-	bool top_own;	    /* ... refused: the caller's own (cputop_own.c) */
+	bool top_scan;	    /* ... counted from outside (cputop_scan.c) */
 	char watching[160]; /* --top: what is watched, in words */
 };
 
@@ -78,6 +79,7 @@ struct cputrack_opts {
 #define CGROUP_DEPTH_ALL    64u
 
 struct bpf_track;
+struct scan_track;
 struct tlwp;
 
 /* The run. */
@@ -87,12 +89,13 @@ struct cputrack {
 	int nsets;	 /* how many, once the options are read */
 	struct output *out;
 	struct cputrack_opts opt;
-	pid_t target;		/* the command's or -p's first pid, or 0 */
-	pid_t *tid_procs;	/* --tid: the process of each tid */
-	pctx_t *root;		/* ptrace: the target's context; -p's
-				   other pids are joined to it */
-	LIST_HEAD(, tlwp) lwps; /* ptrace: the LWPs counting now */
-	struct bpf_track *bpf;	/* the BPF engine, when it counts */
+	pid_t target;		 /* the command's or -p's first pid, or 0 */
+	pid_t *tid_procs;	 /* --tid: the process of each tid */
+	pctx_t *root;		 /* ptrace: the target's context; -p's
+				    other pids are joined to it */
+	LIST_HEAD(, tlwp) lwps;	 /* ptrace: the LWPs counting now */
+	struct bpf_track *bpf;	 /* the BPF engine, when it counts */
+	struct scan_track *scan; /* cputop_scan.c's, when it counts */
 	const struct engine_ops *engine; /* the run's, once chosen */
 	struct repeat *repeat;		 /* -r's totals, or NULL */
 	int command_status;		 /* the started command's exit status
@@ -157,10 +160,11 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
  * reader gone away, or a write error, sets reader_gone.
  */
 /*
- * cputop_own.c: cputop's whole machine refused by the BPF engine for
- * why: true when the run watches the caller's processes instead.
+ * cputop_scan.c: cputop's whole machine refused by the BPF engine for
+ * why: true when the run counts processes from outside instead (root
+ * every process, a user their own), with what the header says.
  */
-bool cputop_own_instead(struct cputrack *ct, const char *why);
+bool cputop_scan_instead(struct cputrack *ct, const char *why);
 
 void cputrack_install_signals(void);
 void cputrack_ending_signals(sigset_t *set);
@@ -245,5 +249,6 @@ struct engine_ops {
 
 extern const struct engine_ops ptrace_engine; /* cputrack_ptrace.c */
 extern const struct engine_ops bpf_engine;    /* cputrack_bpf.c */
+extern const struct engine_ops scan_engine;   /* cputop_scan.c */
 
 #endif /* CPUTRACK_H */

@@ -538,7 +538,7 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 	bt->ct = ct;
 	if ((status = engine_open(bt, for_auto)) != 0) {
 		/* The header says why: the rows would not. */
-		if (cputop_own_instead(ct, bt->why)) {
+		if (cputop_scan_instead(ct, bt->why)) {
 			track_free(bt);
 			return status;
 		}

@@ -587,6 +587,41 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 }
 
 /*
+ * --top with no target: the whole machine, as its root cgroup, which the
+ * BPF engine counts (cputop_scan_instead when it cannot); with no cgroup
+ * v2 hierarchy, or the ptrace engine asked for, the processes counted
+ * from outside (cputop_scan.c). 0, or 1 for no memory.
+ */
+static int
+top_machine(struct cputrack *ct)
+{
+	struct cputrack_opts *o = &ct->opt;
+	char why[PATH_MAX + 128];
+	const char *reason;
+
+	o->top_machine = true;
+	if (o->engine_given && o->engine == ENGINE_PTRACE) {
+		(void)cputop_scan_instead(
+		    ct, "--engine=ptrace traces a target");
+		return 0;
+	}
+	if ((o->cgroup = malloc(sizeof(*o->cgroup))) == NULL) {
+		diag(NULL, "no memory available\n");
+		return 1;
+	}
+	if (cgroup_dir_resolve("/", o->cgroup, why, sizeof(why)) == 0) {
+		strlcpy(o->watching, "the whole machine", sizeof(o->watching));
+		return 0;
+	}
+	/* The reason, not the directory the user never named. */
+	reason = strncmp(why, "'/': ", 5) == 0 ? why + 5 : why;
+	diag(NULL, "%s: counting %s from outside, one by one\n", reason,
+	    geteuid() == 0 ? "every process" : "your processes");
+	(void)cputop_scan_instead(ct, reason);
+	return 0;
+}
+
+/*
  * --top (or cputop): the view instead of rows, on the terminal or (-b) as
  * text; cputop with no target watches the whole machine. 0, or the
  * status to exit with, said.
@@ -596,7 +631,6 @@ top_options(struct cputrack *ct, int argc)
 {
 	struct cputrack_opts *o = &ct->opt;
 	struct out_config *out = &o->out;
-	bool bad = false;
 
 	if (!o->top)
 		return o->top_batch ?
@@ -622,13 +656,8 @@ top_options(struct cputrack *ct, int argc)
 		    "--top draws on a terminal and standard output is not "
 		    "one: -b prints the view as text");
 	if (optind >= argc && o->npids == 0 && o->ntids == 0 &&
-	    o->cgroup == NULL && strcmp(diag_progname(), TOP_NAME) == 0) {
-		parse_cgroup(o, &bad, "/");
-		if (bad)
-			return 2;
-		strlcpy(o->watching, "the whole machine", sizeof(o->watching));
-		o->top_machine = true;
-	}
+	    o->cgroup == NULL && top_machine(ct) != 0)
+		return 1;
 	out->format = OUT_TOP;
 	out->top_batch = o->top_batch;
 	out->top_tick_ms = o->interval_ms;
@@ -679,6 +708,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	};
 
 	ct->opt.top = strcmp(diag_progname(), TOP_NAME) == 0;
+	cl.runs_bare = ct->opt.top;
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	ct->opt.out = cl.out;
@@ -726,6 +756,9 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		say_watching(&ct->opt);
 		return *status == 0;
 	}
+	/* cputop with no target, counted from outside. */
+	if (ct->opt.top_scan)
+		return true;
 	/* A command to start, or -p: one of them. */
 	if (optind >= argc && ct->opt.npids == 0) {
 		*status = cmdline_usage_error(

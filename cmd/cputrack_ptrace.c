@@ -525,58 +525,6 @@ capture_all(struct cputrack *ct, const struct capture_of *list, size_t n)
 	return 0;
 }
 
-/* Capture errors said, unless a process may refuse (capture_some). */
-static bool quiet_capture;
-
-static void
-capture_diag(const char *fn, const char *fmt, va_list ap)
-{
-	if (!quiet_capture)
-		pctx_diag(fn, fmt, ap);
-}
-
-/*
- * cputop's own processes (cputop_own.c): those that refuse (traced
- * already, not dumpable, gone) are left out, in one line; at least one
- * must be taken.
- */
-static int
-capture_some(struct cputrack *ct, const struct capture_of *list, size_t n)
-{
-	size_t i, refused = 0;
-	pctx_t *pctx;
-
-	for (i = 0; i < n; i++) {
-		quiet_capture = true;
-		pctx = pctx_capture(list[i].pid, ct, 1, capture_diag);
-		quiet_capture = false;
-		if (pctx != NULL && ct->root != NULL &&
-		    pctx_join(pctx, ct->root) != 0) {
-			pctx_release(pctx);
-			pctx = NULL;
-		}
-		if (pctx == NULL) {
-			refused++;
-			continue;
-		}
-		if (ct->root == NULL)
-			ct->root = pctx;
-		if (track_proc(ct, pctx) != 0) {
-			ptrace_let_go(ct);
-			return -1;
-		}
-	}
-	if (refused > 0)
-		diag(NULL,
-		    "%zu of your %zu processes would not be traced "
-		    "(traced already, or not dumpable): not watched\n",
-		    refused, n);
-	if (ct->root != NULL)
-		return 0;
-	diag(NULL, "none of your processes could be traced\n");
-	return -1;
-}
-
 /* -p's processes; a thread of a process is not one: said before any. */
 static int
 capture_pids(struct cputrack *ct, struct capture_of *list)
@@ -595,8 +543,6 @@ capture_pids(struct cputrack *ct, struct capture_of *list)
 		}
 		list[i] = (struct capture_of) { o->pids[i], 0 };
 	}
-	if (o->top_own)
-		return capture_some(ct, list, o->npids);
 	return capture_all(ct, list, o->npids);
 }
 

@@ -218,9 +218,13 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 	if (p.paranoid >= 3)
 		snprintf(buf, len,
 		    "Permission denied: %s"
-		    "kernel.perf_event_paranoid is %d, which allows "
-		    "performance counters only to root or CAP_PERFMON; lower "
-		    "it to 2 (user mode) or 1 (kernel mode too)",
+		    "kernel.perf_event_paranoid is %d (as Debian's and "
+		    "Ubuntu's kernels have it), which allows performance "
+		    "counters only to root or CAP_PERFMON; 'sudo sysctl "
+		    "kernel.perf_event_paranoid=2' lets users count their own "
+		    "processes in user mode (1: kernel mode too), or "
+		    "'sudo setcap cap_perfmon+ep' the command (PERMISSIONS "
+		    "in cputrack(1))",
 		    userns, p.paranoid);
 	else if (pid == -1 && cpu >= 0)
 		snprintf(buf, len,

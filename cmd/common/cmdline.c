@@ -402,8 +402,8 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 		*status = 1;
 		return false;
 	}
-	/* Nothing asked at all: how to ask. */
-	if (argc <= 1) {
+	/* Nothing asked at all: how to ask, unless that is a run. */
+	if (argc <= 1 && !cl->runs_bare) {
 		cl->usage(stderr);
 		*status = 2;
 		return false;

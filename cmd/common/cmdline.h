@@ -32,6 +32,8 @@ struct cmdline {
 	bool stop_at_bad;	      /* the first bad option ends the parse */
 	/* "-1" after the options is a bad operand, not a bad option. */
 	bool numeric_operands;
+	/* No argument at all is a run (cputop's default view), not a usage. */
+	bool runs_bare;
 	void (*usage)(FILE *out);
 	void (*version)(FILE *out); /* more lines after --version's, or NULL */
 	/*
@@ -53,7 +55,7 @@ struct cmdline {
  * --help, --version, -h (0), --list (0, or 1 when no event matches), a
  * -c spec that cannot count (its status), or a usage error (2): one line
  * on stderr that says what is wrong, or, with no argument at all, the
- * usage. True to go on; optind is at the first operand.
+ * usage (unless runs_bare). True to go on; optind is at the first operand.
  */
 bool cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status);
 

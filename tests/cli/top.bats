@@ -40,6 +40,19 @@ quit_status() {
 	cat "$T/rc"
 }
 
+# in_terminal_rc COMMAND: typed at the prompt, its exit status to $T/rc
+# when it ends; quit_rc: q, then that status. The whole machine's totals
+# after q may take more than the screen, past any line to wait for.
+in_terminal_rc() {
+	rm -f "$T/rc"
+	keys "$* ; echo \$? >$T/rc" Enter
+}
+quit_rc() {
+	keys q
+	wait_filled "$T/rc"
+	cat "$T/rc"
+}
+
 # The blocks of -b's output, each a screen, ended by an empty line; the
 # last is the totals at the end.
 last_block() {
@@ -191,52 +204,248 @@ proc_field() {
 	    "$T/totals"
 }
 
+@test "bare cputop and cputrack --top, as root: the default view of the whole machine, then q" {
+	local cmd
+	# With --engine=ptrace, which traces only a target: counted from
+	# outside.
+	for cmd in "$TOP" "$BUILD_DIR/cmd/cputrack --top" "$TOP --engine=ptrace"; do
+		start_target "$W/ct_steady" 1 1 50 0
+		in_terminal_rc "$cmd"
+		# The default events, every process: the test's among them.
+		wait_screen '^watching (the whole machine|every process)'
+		wait_screen '^-c task-clock'
+		# The test's process, among many: shown alone.
+		keys / ct_steady Enter
+		wait_screen "^ +$TPID +root .* ct_steady\$"
+		[ "$(quit_rc)" -eq 0 ]
+		assert_free "$TPID"
+		end_bg "$TPID"
+	done
+}
+
+# example_commands: the commands of cputop(1)'s EXAMPLES, one command a line.
+example_commands() {
+	mandoc -Tascii "$SOURCE_DIR/man1/cputop.1" | col -b |
+	    awk '/^EXAMPLES/ { e = 1; next } /^SEE ALSO/ { e = 0 }
+		e && $1 == "$" { sub(/^[ \t]*\$ /, ""); print }'
+}
+
+@test "cputop(1): every example runs" {
+	command -v make >/dev/null || skip "make is not installed"
+	local examples
+	examples=$(example_commands)
+	# The page's examples, as the test runs them below.
+	[ "$(wc -l <<<"$examples")" -eq 5 ] || { echo "$examples"; false; }
+	# cputop alone: the test of a bare cputop above.
+	grep -qx 'cputop' <<<"$examples"
+	grep -qx 'sudo cputop -c context-switches,raw_syscalls:sys_enter' <<<"$examples"
+	grep -qx 'cputrack --top -ef -c task-clock,page-faults make -j8' <<<"$examples"
+	grep -qx 'cputop -p "$(pidof redis-server)"' <<<"$examples"
+	grep -qx 'sudo cputop -b -N 10 -c task-clock > top.txt' <<<"$examples"
+	# The whole machine (the test runs as root).
+	in_terminal_rc "$TOP" -c context-switches,raw_syscalls:sys_enter
+	wait_screen '^ +PID USER +THR context-sw raw_syscal COMMAND$'
+	wait_screen '^watching the whole machine'
+	[ "$(quit_rc)" -eq 0 ]
+	# A build: two compilers (sh, sleep) that come and go.
+	printf 'all: a b\na:\n\tsleep 0.5\nb:\n\tsleep 0.5\n' >"$T/Makefile"
+	in_terminal_rc cd "$T" "&&" "$BUILD_DIR/cmd/cputrack" --top -ef -c task-clock,page-faults make -j8
+	wait_filled "$T/rc"
+	[ "$(cat "$T/rc")" -eq 0 ]
+	# A server, by its name (the test's own: the other engine's run of
+	# this file has one too), which runs on after q.
+	local server=redis-$$
+	ln -s "$W/ct_steady" "$T/$server"
+	start_target "$T/$server" 1 1 50 0
+	in_terminal "$TOP" -p "\"\$(pidof $server)\""
+	wait_screen "^ +$TPID .* $server\$"
+	[ "$(quit_status)" -eq 0 ]
+	assert_free "$TPID"
+	# Ten screens into a file.
+	(cd "$T" && "$TOP" -b -N 10 -c task-clock >top.txt)
+	[ "$(grep -c '^ *PID USER' "$T/top.txt")" -ge 10 ]
+	grep -q 'totals since the start' "$T/top.txt"
+}
+
 # runs_sleep PID: process PID runs sleep (setpriv has changed user and
 # exec'd it).
 runs_sleep() {
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]
 }
 
-@test "cputop -b as a user the BPF engine refuses: that user's processes, and why not every user's; they run on, untraced" {
-	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ] ||
-	    skip "kernel.perf_event_paranoid above 2 lets no user without CAP_PERFMON count"
-	command -v strace >/dev/null || skip "strace is not installed (scripts/deps installs it)"
-	local d own roots tracer traced
-	# The test's own user, a uid without a name that no other test runs
-	# processes as: the view watches every process of its user, and
-	# would trace another test's (nobody's).
-	local user_id=$((3000000 + $$))
-	local as_user=(setpriv --reuid="$user_id" --regid="$user_id" --clear-groups)
-	! pgrep -U "$user_id" >/dev/null
+# user_setup OFFSET: a user of the test's own, a uid without a name that
+# no other test runs processes as (the view watches every process of its
+# user), in a range of its own for each OFFSET (a pid is below 5000000:
+# no two tests of this file, nor of its two runs, share one); AS_USER runs a
+# command as it, USER_ID is its uid, and $USER_TOP a cputop it may run.
+user_setup() {
+	USER_ID=$((3000000 + $1 * 5000000 + $$))
+	AS_USER=(setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups)
+	! pgrep -U "$USER_ID" >/dev/null
+	local d
 	d=$(nobody_dir)
 	cp "$BUILD_DIR/cmd/cputrack" "$d/cputrack"
 	ln -s cputrack "$d/cputop"
-	"${as_user[@]}" sleep 600 & # not a wait: a process of the user's
+	USER_TOP=$d/cputop
+}
+
+# none_traced UID: no process of user UID has a tracer.
+none_traced() {
+	local pid
+	for pid in $(pgrep -U "$1"); do
+		traced_by "$pid" 0 || [ ! -e "/proc/$pid" ] ||
+		    { echo "pid $pid ($(cat "/proc/$pid/comm")) is traced" >&2; return 1; }
+	done
+}
+
+@test "cputop -b as a user the BPF engine refuses: that user's processes counted from outside, none traced, and why not every user's" {
+	command -v strace >/dev/null || skip "strace is not installed (scripts/deps installs it)"
+	local own roots tracer traced
+	user_setup 0
+	"${AS_USER[@]}" sleep 600 & # not a wait: a process of the user's
 	own=$!
 	ct_bg "$own"
 	sleep 600 & # not a wait: a process of root's, not the user's
 	roots=$!
 	ct_bg "$roots"
-	# One of the user's that a debugger traces: left out, and said.
-	"${as_user[@]}" strace -o /dev/null sleep 600 & # not a wait: a traced process
+	# One of the user's that a debugger traces: counted too, and its
+	# tracer stays the debugger.
+	"${AS_USER[@]}" strace -o /dev/null sleep 600 & # not a wait: a traced process
 	tracer=$!
 	ct_bg "$tracer"
 	wait_for runs_sleep "$own"
-	wait_for pgrep -U "$user_id" -x -P "$tracer" sleep
-	traced=$(pgrep -U "$user_id" -x -P "$tracer" sleep)
-	run --separate-stderr "${as_user[@]}" "$d/cputop" -b -T 0.3 -N 2
+	wait_for pgrep -U "$USER_ID" -x -P "$tracer" sleep
+	traced=$(pgrep -U "$USER_ID" -x -P "$tracer" sleep)
+	run --separate-stderr "${AS_USER[@]}" "$USER_TOP" -b -T 0.3 -N 2 -c task-clock
 	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
-	# The traced sleep; itself it does not count.
-	[[ $stderr =~ 1\ of\ your\ 3\ processes\ would\ not\ be\ traced\ \(traced\ already,\ or\ not\ dumpable\):\ not\ watched ]] ||
-	    { echo "$stderr"; false; }
-	! awk -v p="$traced" '$1 == p { f = 1 } END { exit !f }' <<<"$output"
-	grep -q '^watching your processes (for every user.s, the BPF engine needs CAP_BPF and CAP_PERFMON (or root)): 2 processes' <<<"$output" ||
+	[ -z "$stderr" ] || { echo "$stderr"; false; }
+	grep -q '^watching your processes (for every user.s, the BPF engine needs CAP_BPF and CAP_PERFMON (or root)): 3 processes' <<<"$output" ||
 	    { echo "$output"; false; }
+	grep -q '^counted from outside: a thread that starts and ends between two scans is not seen$' <<<"$output"
+	grep -q ' engine scan ' <<<"$output"
 	last_block <(echo "$output") >"$T/totals"
-	awk -v p="$own" -v u="$user_id" '$1 == p && $2 == u && $NF == "sleep" { f = 1 } END { exit !f }' \
-	    "$T/totals"
+	local p
+	for p in "$own" "$traced"; do
+		awk -v p="$p" -v u="$USER_ID" '$1 == p && $2 == u && $NF == "sleep" { f = 1 } END { exit !f }' \
+		    "$T/totals" || { echo "$output"; false; }
+	done
 	! awk -v p="$roots" '$1 == p { f = 1 } END { exit !f }' "$T/totals"
 	assert_free "$own"
+	traced_by "$traced" "$(pgrep -U "$USER_ID" -x strace)"
+}
+
+@test "in a terminal, as a user: bare cputop shows their processes and leaves their other window alone: untraced, and a setuid program keeps its privilege" {
+	local suid ud
+	user_setup 1
+	# A setuid-root id, root's, in a directory of root's no other may write.
+	suid=$BATS_TEST_TMPDIR/suid
+	mkdir -m 0755 "$suid"
+	cp "$(command -v id)" "$suid/id"
+	chmod 4755 "$suid/id"
+	! findmnt -no OPTIONS -T "$suid" | grep -qw nosuid ||
+	    skip "the test's directory is mounted nosuid: no setuid program runs there"
+	# Where the user's shells write what the test reads.
+	ud=$BATS_TEST_TMPDIR/user
+	mkdir -m 0700 "$ud"
+	chown "$USER_ID:$USER_ID" "$ud"
+	# The user's other session: a shell in a window of its own.
+	tmux new-window -d -t "$S:1" "${AS_USER[*]} bash --norc --noprofile"
+	wait_for pgrep -U "$USER_ID" -x bash
+	# The user's view, in the first window.
+	in_terminal "${AS_USER[*]}" bash --norc --noprofile
+	wait_for test "$(pgrep -U "$USER_ID" -x bash | wc -l)" -eq 2
+	keys "$USER_TOP; echo \$? >$ud/rc" Enter
+	wait_screen '^watching your processes'
+	wait_screen '^counted from outside'
+	wait_screen "^ +[0-9]+ +$USER_ID +1 .* bash\$"
+	# Its other window: nothing traced, and the setuid program is root.
+	none_traced "$USER_ID"
+	tmux send-keys -t "$S:1" "$suid/id -u >$ud/euid; cat /proc/\$\$/status >$ud/status" Enter
+	wait_filled "$ud/status"
+	[ "$(cat "$ud/euid")" = 0 ]
+	grep -qE '^TracerPid:\s+0$' "$ud/status"
+	none_traced "$USER_ID"
+	keys q
+	wait_filled "$ud/rc"
+	[ "$(cat "$ud/rc")" -eq 0 ]
+}
+
+@test "cputop as a user with few file descriptors: the busiest process counted first, those left out said" {
+	local spin i
+	user_setup 3
+	"${AS_USER[@]}" "$W/wl_spin" 1 & # not a wait: the user's busiest
+	spin=$!
+	ct_bg "$spin"
+	for i in $(seq 30); do
+		"${AS_USER[@]}" sleep 600 & # not a wait: idle processes of the user's
+		ct_bg $!
+	done
+	wait_for test "$(pgrep -U "$USER_ID" -x sleep | wc -l)" -eq 30
+	# 90 descriptors: room for a few processes, a descriptor a thread.
+	run --separate-stderr "${AS_USER[@]}" prlimit --nofile=90:90 \
+	    "$USER_TOP" -b -T 0.3 -N 2 -c task-clock
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	[[ $stderr =~ ^cputop:\ [0-9]+\ processes\ not\ counted:\ out\ of\ file\ descriptors\ \(the\ busiest\ are\ counted\)$ ]] ||
+	    { echo "$stderr"; false; }
+	last_block <(echo "$output") >"$T/totals"
+	awk -v p="$spin" '$1 == p && $NF == "wl_spin" && $4 + 0 > 0 { f = 1 } END { exit !f }' \
+	    "$T/totals" || { echo "$output"; false; }
+	# Some sleeps counted, not all.
+	[ "$(grep -c ' sleep$' "$T/totals")" -gt 0 ]
+	[ "$(grep -c ' sleep$' "$T/totals")" -lt 30 ]
+}
+
+@test "at kernel.perf_event_paranoid 3: the one line says what to do" {
+	local was
+	user_setup 2
+	was=$(cat /proc/sys/kernel/perf_event_paranoid)
+	# Only for the run: other tests count as users at the usual value.
+	sysctl -qw kernel.perf_event_paranoid=3
+	run --separate-stderr "${AS_USER[@]}" "$USER_TOP" -b -N 1 -c context-switches
+	sysctl -qw kernel.perf_event_paranoid="$was"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr == "cputop: context-switches: Permission denied: kernel.perf_event_paranoid is 3 (as Debian's and Ubuntu's kernels have it), which allows performance counters only to root or CAP_PERFMON; 'sudo sysctl kernel.perf_event_paranoid=2' lets users count their own processes in user mode (1: kernel mode too), or 'sudo setcap cap_perfmon+ep' the command (PERMISSIONS in cputrack(1))" ]] ||
+	    { echo "$stderr"; false; }
+}
+
+@test "cputop as root without a mounted cgroup v2 hierarchy: every process counted from outside, in one line that names no option" {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	start_target "$W/ct_steady" 1 1 50 0
+	# A mount namespace of its own (private: the host keeps its mounts)
+	# with every cgroup hierarchy unmounted.
+	run --separate-stderr unshare -m sh -c \
+	    'umount -R -l /sys/fs/cgroup && ! grep -q " - cgroup2 " /proc/self/mountinfo &&
+	     exec "$0" -b -T 0.3 -N 2 -c task-clock' "$TOP"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	[ "$stderr" = "cputop: no cgroup v2 hierarchy is mounted: counting every process from outside, one by one" ]
+	grep -q '^watching every process (no cgroup v2 hierarchy is mounted): [0-9]* processes' <<<"$output"
+	last_block <(echo "$output") >"$T/totals"
+	awk -v p="$TPID" '$1 == p && $NF == "ct_steady" { f = 1 } END { exit !f }' "$T/totals"
+	assert_free "$TPID"
+}
+
+@test "cputop with no target, counted from outside: a process's exact totals, its threads' last counts read at their end" {
+	start_gated steps "$W/wl_steps" 2 10
+	threads "$TPID" 3
+	# The ptrace engine traces only a target: every process is counted
+	# from outside.
+	"$TOP" --engine=ptrace -b -T 1 -c "$WRITE" >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_rows_until "\$1 == $TPID && \$3 == 3 && \$NF == \"wl_steps\" { f = 1; exit } END { exit !f }"
+	grep -q ' engine scan ' "$T/out"
+	printf w >&"$GATE"
+	wait_rows_until "\$1 == $TPID && \$4 ~ /\\/s\$/ && \$4 + 0 > 0 { f = 1; exit } END { exit !f }"
+	# The second step, then the end: the threads' counts are final.
+	printf wq >&"$GATE"
+	wait_rows_until "\$1 == $TPID && \$NF == \"<ended>\" { f = 1; exit } END { exit !f }"
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ] || { echo "status $status"; cat "$T/err"; false; }
+	last_block "$T/out" >"$T/totals"
+	grep -q 'totals since the start' "$T/totals"
+	[ "$(proc_field wl_steps 4 <"$T/totals")" = 40 ] || { cat "$T/totals"; false; }
 }
 
 @test "refused: no terminal without -b, -b without --top, --top with rows' options" {

@@ -1,0 +1,921 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * cputop with no target, where the BPF engine cannot watch the whole
+ * machine: the processes counted from outside, as perf stat -p counts
+ * them. Each thread of each process watched has a perf group per set of
+ * its own (pid its tid, any CPU, nothing inherited), opened without
+ * ptrace: nothing is stopped, traced or slowed. A scan of /proc at each
+ * tick finds the processes and threads that came, and those gone, whose
+ * counters are read one last time, then closed. A thread that starts
+ * and ends between two scans is not seen.
+ *
+ * A user watches their own processes, root every process. The
+ * descriptors are bounded by RLIMIT_NOFILE: the busiest new processes
+ * are counted first, and those left out are said.
+ *
+ * An adapter onto the tracking model (cputrack_track.c), as the other
+ * engines are: it feeds each thread's counts as the BPF engine does
+ * (TRACK_FED), with the sets' counters described by cputrack_bpf_sets.c.
+ */
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cputrack_bpf_sets.h"
+#include "cputrack_track.h"
+#include "diag.h"
+#include "fdlimit.h"
+
+/* Descriptors kept for the output, the terminal and /proc's reads. */
+#define FDS_RESERVED 64
+
+struct scan_lwp {
+	struct track_lwp base;
+	int *fds; /* per set, its counters, leader first; NULL: uncounted */
+	bool seen;
+};
+
+struct scan_proc {
+	struct track_proc base;	  /* a found one's: zeroed but its pid */
+	int stat_fd;		  /* /proc/PID/stat: its end, its name */
+	unsigned long long start; /* its start time: a pid used again */
+	unsigned long long cpu;	  /* a found one's CPU time */
+	struct scan_lwp **lwps;	  /* by tid */
+	int nlwps, room;
+	id_t next_lwpid;
+	struct row_lwp leader; /* its exit row's */
+	bool seen;
+};
+
+/* What a scan read of a process. */
+struct proc_stat {
+	char comm[16];
+	char state;
+	unsigned long long cpu; /* utime + stime, for the busiest first */
+	unsigned long long start;
+	long nthreads;
+};
+
+struct scan_track {
+	struct cputrack *ct;
+	struct bpf_sets *sets;
+	const struct bpfeng_set *eng; /* each set's counters */
+	int nsets, current, fds_per_lwp;
+	struct scan_proc **procs; /* by pid */
+	size_t nprocs, room;
+	struct scan_proc **found; /* a scan's new processes */
+	size_t nfound, found_room;
+	struct scan_lwp **ticked;
+	size_t nticked, ticked_room;
+	bool everyone; /* root: every process; or the user's own */
+	uid_t uid;
+	long fd_room; /* descriptors left to count with */
+	size_t left_out, left_out_said;
+	uint64_t *readbuf;	      /* a group's read */
+	struct bpfeng_set_counts *sc; /* ... as the sets read it */
+	int tfd, sfd;
+	unsigned long ticks;
+	bool ended;
+	int status;
+};
+
+static long
+perf_open(struct perf_event_attr *attr, pid_t tid, int group)
+{
+	return syscall(
+	    SYS_perf_event_open, attr, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void
+close_set(int *fds, int n)
+{
+	int k;
+
+	for (k = n - 1; k >= 0; k--)
+		if (fds[k] >= 0)
+			close(fds[k]);
+}
+
+/*
+ * Set s's group on thread tid, into fds (fds_per_lwp of them): only the
+ * set in use counts. 0, or an errno.
+ */
+static int
+open_set(struct scan_track *st, pid_t tid, int s, int *fds)
+{
+	const struct bpfeng_set *set = &st->eng[s];
+	struct perf_event_attr attr;
+	int k, err;
+
+	for (k = 0; k < set->nattrs; k++)
+		fds[k] = -1;
+	for (k = 0; k < set->nattrs; k++) {
+		attr = set->attrs[k];
+		attr.read_format = PERF_FORMAT_GROUP |
+		    PERF_FORMAT_TOTAL_TIME_ENABLED |
+		    PERF_FORMAT_TOTAL_TIME_RUNNING;
+		attr.inherit = 0;
+		attr.disabled = k == 0 && s != st->current;
+		if ((fds[k] = (int)perf_open(&attr, tid, k ? fds[0] : -1)) <
+		    0) {
+			err = errno;
+			close_set(fds, k);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Every set's counters on tid; 0, or an errno. */
+static int
+open_lwp(struct scan_track *st, pid_t tid, int *fds)
+{
+	int s, off = 0, err;
+
+	for (s = 0; s < st->nsets; s++) {
+		if ((err = open_set(st, tid, s, fds + off)) != 0) {
+			close_set(fds, off);
+			return err;
+		}
+		off += st->eng[s].nattrs;
+	}
+	return 0;
+}
+
+static int *
+set_fds(const struct scan_track *st, const struct scan_lwp *l, int s)
+{
+	int i, off = 0;
+
+	for (i = 0; i < s; i++)
+		off += st->eng[i].nattrs;
+	return l->fds + off;
+}
+
+/* Set s's counts since the thread's counters opened, into its record. */
+static int
+sample(struct scan_track *st, struct scan_lwp *l, int s, hrtime_t when)
+{
+	const struct bpfeng_set *set = &st->eng[s];
+	size_t len = (3 + (size_t)set->nattrs) * sizeof(uint64_t);
+	struct set_times times;
+	uint64_t *b = st->readbuf;
+
+	if (read(set_fds(st, l, s)[0], b, len) != (ssize_t)len ||
+	    b[0] != (uint64_t)set->nattrs)
+		return -1;
+	st->sc->running_ns = b[2];
+	st->sc->stopped_ns = b[1] - b[2];
+	memcpy(st->sc->values, b + 3, (size_t)set->nattrs * sizeof(uint64_t));
+	times = (struct set_times) { b[1], b[2] };
+	setgrp_sample_counts(
+	    l->base.grp, s, bpf_sets_values(st->sets, s, st->sc), &times, when);
+	return 0;
+}
+
+static struct scan_proc *
+proc_of(const struct scan_lwp *l)
+{
+	return (struct scan_proc *)l->base.proc;
+}
+
+static void
+lwp_free(struct scan_track *st, struct scan_lwp *l)
+{
+	if (l->fds != NULL) {
+		close_set(l->fds, st->fds_per_lwp);
+		st->fd_room += st->fds_per_lwp;
+	}
+	free(l->fds);
+	track_lwp_free(&l->base);
+}
+
+/*
+ * The thread's counts are final: its last read, into its process's
+ * totals; an LWP but the leader of a process that goes on has its
+ * lwp_exit row.
+ */
+static void
+lwp_end(
+    struct scan_track *st, struct scan_lwp *l, bool proc_goes_on, hrtime_t when)
+{
+	if (l->fds != NULL && sample(st, l, st->current, when) == 0) {
+		track_lwp_final(&l->base);
+		if (l->base.who.tid == l->base.who.pid)
+			proc_of(l)->leader = l->base.who;
+		else if (proc_goes_on)
+			track_lwp_exit(&l->base);
+	}
+	lwp_free(st, l);
+}
+
+/* Room for one more in an array of pointers; false: no memory. */
+static bool
+grow(void *arrayp, size_t n, size_t *room, size_t size)
+{
+	void **array = arrayp, *grown;
+	size_t more = *room * 2 + 16;
+
+	if (n < *room)
+		return true;
+	if ((grown = reallocarray(*array, more, size)) == NULL)
+		return false;
+	*array = grown;
+	*room = more;
+	return true;
+}
+
+static void
+no_memory(struct scan_track *st)
+{
+	diag(NULL, "no memory available\n");
+	st->ended = true;
+	st->status = 1;
+}
+
+/* A thread found in p: counted if the descriptors allow, else not. */
+static struct scan_lwp *
+lwp_new(struct scan_track *st, struct scan_proc *p, pid_t tid, hrtime_t when)
+{
+	static const struct set_times no_time;
+	struct scan_lwp *l;
+	int err = EMFILE;
+
+	l = (struct scan_lwp *)track_lwp_new(
+	    &p->base, ++p->next_lwpid, tid, TRACK_FED, sizeof(*l));
+	if (l == NULL)
+		return NULL;
+	l->seen = true;
+	if (st->fd_room >= st->fds_per_lwp &&
+	    (l->fds = calloc((size_t)st->fds_per_lwp, sizeof(int))) != NULL &&
+	    (err = open_lwp(st, tid, l->fds)) != 0) {
+		free(l->fds);
+		l->fds = NULL;
+	}
+	/*
+	 * Not counted: for want of descriptors, said in its process's
+	 * totals; a thread gone since the scan, or one that became
+	 * untraceable, is only left out.
+	 */
+	if (l->fds == NULL) {
+		track_lwp_uncounted(&l->base);
+		if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+			fd_limit_reached();
+			p->base.uncounted++;
+		}
+		return l;
+	}
+	st->fd_room -= st->fds_per_lwp;
+	st->ct->counted = true;
+	setgrp_set_current(l->base.grp, st->current);
+	setgrp_started_at(l->base.grp, when);
+	setgrp_sample_counts(
+	    l->base.grp, st->current, bpf_sets_zeros(st->sets), &no_time, when);
+	return l;
+}
+
+static int
+by_tid(const void *a, const void *b)
+{
+	pid_t x = (*(struct scan_lwp *const *)a)->base.who.tid,
+	      y = (*(struct scan_lwp *const *)b)->base.who.tid;
+
+	return (x > y) - (x < y);
+}
+
+static struct scan_lwp *
+find_lwp(const struct scan_proc *p, pid_t tid)
+{
+	struct scan_lwp key, *k = &key, **found;
+
+	key.base.who.tid = tid;
+	found = p->nlwps == 0 ?
+	    NULL :
+	    bsearch(&k, p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), by_tid);
+	return found != NULL ? *found : NULL;
+}
+
+/* The threads /proc lists now: those new, counted from now on. */
+static void
+find_lwps(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+{
+	char path[64];
+	struct dirent *de;
+	struct scan_lwp *l;
+	size_t room = (size_t)p->room;
+	int before = p->nlwps;
+	DIR *d;
+	pid_t tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->base.pid);
+	if ((d = opendir(path)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && !st->ended) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		tid = (pid_t)atoi(de->d_name);
+		if ((l = find_lwp(p, tid)) != NULL) {
+			l->seen = true;
+			continue;
+		}
+		if (!grow(
+			&p->lwps, (size_t)p->nlwps, &room, sizeof(*p->lwps)) ||
+		    (l = lwp_new(st, p, tid, when)) == NULL) {
+			no_memory(st);
+			break;
+		}
+		p->room = (int)room;
+		p->lwps[p->nlwps++] = l;
+	}
+	closedir(d);
+	if (p->nlwps > before)
+		qsort(p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), by_tid);
+}
+
+/* /proc/PID/stat, read through fd. */
+static bool
+read_stat(int fd, struct proc_stat *ps)
+{
+	char buf[1024], *open, *close;
+	ssize_t n;
+	unsigned long long utime, stime;
+
+	if ((n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return false;
+	buf[n] = '\0';
+	if ((open = strchr(buf, '(')) == NULL ||
+	    (close = strrchr(buf, ')')) == NULL || close < open)
+		return false;
+	*close = '\0';
+	strlcpy(ps->comm, open + 1, sizeof(ps->comm));
+	/* After the name: state, then fields 4 to 22 of proc_pid_stat(5). */
+	return sscanf(close + 2,
+		   "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+		   "%*d %*d %*d %*d %ld %*d %llu",
+		   &ps->state, &utime, &stime, &ps->nthreads,
+		   &ps->start) == 5 &&
+	    (ps->cpu = utime + stime, true);
+}
+
+/* Let go of the process: its counters and its stat closed. */
+static void
+proc_release(struct scan_track *st, struct scan_proc *p)
+{
+	int i;
+
+	for (i = 0; i < p->nlwps; i++)
+		lwp_free(st, p->lwps[i]);
+	free(p->lwps);
+	close(p->stat_fd);
+	st->fd_room++;
+	track_proc_free(&p->base);
+}
+
+/* The process's end: each thread's last counts, then its exit row. */
+static void
+proc_end(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+{
+	int i;
+
+	for (i = 0; i < p->nlwps; i++)
+		lwp_end(st, p->lwps[i], false, when);
+	p->nlwps = 0;
+	if (p->leader.pid == 0)
+		p->leader = track_who(&p->base, 1, p->base.pid);
+	track_exit(&p->base, &p->leader, 0);
+	proc_release(st, p);
+}
+
+/* Whether p is gone (or a zombie), or its pid another's now. */
+static bool
+proc_gone(struct scan_proc *p, struct proc_stat *ps)
+{
+	return !read_stat(p->stat_fd, ps) || ps->state == 'Z' ||
+	    ps->start != p->start;
+}
+
+/*
+ * A process known: its end, or its threads' ends and new threads, and
+ * the tick of those that go on. False when it is gone.
+ */
+static bool
+proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+{
+	struct proc_stat ps;
+	int i, n = 0;
+
+	if (proc_gone(p, &ps)) {
+		proc_end(st, p, when);
+		return false;
+	}
+	if (strcmp(ps.comm, p->base.comm) != 0)
+		track_rename(&p->base, ps.comm);
+	for (i = 0; i < p->nlwps; i++)
+		p->lwps[i]->seen = false;
+	find_lwps(st, p, when);
+	for (i = 0; i < p->nlwps; i++) {
+		struct scan_lwp *l = p->lwps[i];
+
+		if (!l->seen) {
+			lwp_end(st, l, true, when);
+			continue;
+		}
+		p->lwps[n++] = l;
+		if (l->fds == NULL)
+			continue;
+		if (sample(st, l, st->current, when) != 0)
+			continue; /* gone since the scan: its end is next */
+		if (!grow(&st->ticked, st->nticked, &st->ticked_room,
+			sizeof(*st->ticked))) {
+			no_memory(st);
+			break;
+		}
+		st->ticked[st->nticked++] = l;
+	}
+	p->nlwps = n;
+	return true;
+}
+
+static int
+by_pid(const void *a, const void *b)
+{
+	pid_t x = (*(struct scan_proc *const *)a)->base.pid,
+	      y = (*(struct scan_proc *const *)b)->base.pid;
+
+	return (x > y) - (x < y);
+}
+
+static bool
+known(const struct scan_track *st, pid_t pid)
+{
+	struct scan_proc key, *k = &key;
+
+	key.base.pid = pid;
+	return st->nprocs != 0 &&
+	    bsearch(&k, st->procs, st->nprocs, sizeof(*st->procs), by_pid) !=
+	    NULL;
+}
+
+/* Whether the process in /proc's entry name is one to watch. */
+static bool
+watched(const struct scan_track *st, int proc, const char *name, pid_t pid)
+{
+	struct stat sb;
+
+	if (pid == getpid() || known(st, pid))
+		return false;
+	if (st->everyone)
+		return true;
+	return fstatat(proc, name, &sb, 0) == 0 && sb.st_uid == st->uid;
+}
+
+/* A new process, not yet counted: its stat, kept open. NULL: gone. */
+static struct scan_proc *
+proc_found(int proc, const char *name, pid_t pid, struct proc_stat *ps)
+{
+	struct scan_proc *p;
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stat", name);
+	if ((fd = openat(proc, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	if (!read_stat(fd, ps) || ps->state == 'Z' ||
+	    (p = calloc(1, sizeof(*p))) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	p->base.pid = pid;
+	p->stat_fd = fd;
+	p->start = ps->start;
+	p->cpu = ps->cpu;
+	return p;
+}
+
+static int
+busiest_first(const void *a, const void *b)
+{
+	unsigned long long x = (*(struct scan_proc *const *)a)->cpu,
+			   y = (*(struct scan_proc *const *)b)->cpu;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * A found process becomes a model's record, its threads counted, if the
+ * descriptors allow them all; else it is left out, for a later scan.
+ */
+static bool
+proc_take(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+{
+	struct proc_stat ps;
+	long need;
+	struct scan_proc *q;
+
+	if (proc_gone(p, &ps)) {
+		close(p->stat_fd);
+		free(p);
+		return false;
+	}
+	need = 1 + ps.nthreads * st->fds_per_lwp;
+	if (need > st->fd_room) {
+		st->left_out++;
+		close(p->stat_fd);
+		free(p);
+		return false;
+	}
+	q = (struct scan_proc *)track_proc_new(
+	    st->ct, p->base.pid, NULL, sizeof(*q));
+	if (q == NULL) {
+		close(p->stat_fd);
+		free(p);
+		no_memory(st);
+		return false;
+	}
+	q->stat_fd = p->stat_fd;
+	q->start = p->start;
+	free(p);
+	st->fd_room--;
+	find_lwps(st, q, when);
+	st->procs[st->nprocs++] = q;
+	return true;
+}
+
+/* The processes /proc lists that are not known yet, busiest first. */
+static void
+find_procs(struct scan_track *st, hrtime_t when)
+{
+	struct proc_stat ps;
+	struct dirent *de;
+	struct scan_proc *p;
+	size_t i, before = st->nprocs;
+	DIR *d;
+	pid_t pid;
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	st->nfound = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		if (!watched(st, dirfd(d), de->d_name, pid) ||
+		    (p = proc_found(dirfd(d), de->d_name, pid, &ps)) == NULL)
+			continue;
+		if (!grow(&st->found, st->nfound, &st->found_room,
+			sizeof(*st->found))) {
+			close(p->stat_fd);
+			free(p);
+			no_memory(st);
+			break;
+		}
+		st->found[st->nfound++] = p;
+	}
+	closedir(d);
+	qsort(st->found, st->nfound, sizeof(*st->found), busiest_first);
+	st->left_out = 0;
+	for (i = 0; i < st->nfound; i++) {
+		if (st->ended ||
+		    !grow(&st->procs, st->nprocs, &st->room,
+			sizeof(*st->procs))) {
+			close(st->found[i]->stat_fd);
+			free(st->found[i]);
+			continue;
+		}
+		(void)proc_take(st, st->found[i], when);
+	}
+	if (st->nprocs > before)
+		qsort(st->procs, st->nprocs, sizeof(*st->procs), by_pid);
+}
+
+/* The left out, said when their number changes. */
+static void
+say_left_out(struct scan_track *st)
+{
+	if (st->left_out == st->left_out_said)
+		return;
+	st->left_out_said = st->left_out;
+	if (st->left_out > 0)
+		diag(NULL,
+		    "%zu process%s not counted: out of file descriptors "
+		    "(the busiest are counted)\n",
+		    st->left_out, st->left_out == 1 ? "" : "es");
+}
+
+static int
+tick_order(const void *a, const void *b)
+{
+	return track_lwp_order(&(*(struct scan_lwp *const *)a)->base,
+	    &(*(struct scan_lwp *const *)b)->base);
+}
+
+/* With several sets, the next takes its turn on every thread counted. */
+static void
+hand_over(struct scan_track *st, int next)
+{
+	struct scan_lwp *l;
+	size_t i;
+	int j;
+
+	for (i = 0; i < st->nprocs; i++)
+		for (j = 0; j < st->procs[i]->nlwps; j++) {
+			if ((l = st->procs[i]->lwps[j])->fds == NULL)
+				continue;
+			(void)ioctl(set_fds(st, l, st->current)[0],
+			    PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+			(void)ioctl(set_fds(st, l, next)[0],
+			    PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+			setgrp_set_current(l->base.grp, next);
+		}
+	st->current = next;
+}
+
+/*
+ * A scan: the ends since the last, the tick rows of the threads that go
+ * on, then the processes that came (counted from now on). last: the
+ * run's end, with no new processes.
+ */
+static void
+scan(struct scan_track *st, bool last)
+{
+	hrtime_t when = output_now();
+	size_t i, n = 0;
+
+	st->nticked = 0;
+	for (i = 0; i < st->nprocs; i++)
+		if (proc_scan(st, st->procs[i], when))
+			st->procs[n++] = st->procs[i];
+	st->nprocs = n;
+	if (st->nticked > 1)
+		qsort(st->ticked, st->nticked, sizeof(*st->ticked), tick_order);
+	for (i = 0; i < st->nticked; i++) {
+		const struct set_counts *c =
+		    setgrp_slice(st->ticked[i]->base.grp, st->current);
+
+		if (last)
+			track_lwp_last_tick(&st->ticked[i]->base, c);
+		else
+			track_lwp_tick(&st->ticked[i]->base, c, 1);
+	}
+	if (last)
+		return;
+	if (st->nsets > 1)
+		hand_over(st, (st->current + 1) % st->nsets);
+	find_procs(st, when);
+	say_left_out(st);
+}
+
+/* Descriptors left to count with: the limit raised, less those open. */
+static long
+fds_available(void)
+{
+	struct rlimit rl;
+	long open = 0;
+	struct dirent *de;
+	DIR *d;
+
+	raise_fd_limit(false);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1024 - FDS_RESERVED;
+	if ((d = opendir("/proc/self/fd")) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			open += de->d_name[0] != '.';
+		closedir(d);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1ul << 30))
+		rl.rlim_cur = 1ul << 30;
+	return (long)rl.rlim_cur - open - FDS_RESERVED;
+}
+
+static void
+scan_free(struct scan_track *st)
+{
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < st->nprocs; i++)
+		proc_release(st, st->procs[i]);
+	if (st->tfd >= 0)
+		close(st->tfd);
+	if (st->sfd >= 0)
+		close(st->sfd);
+	free(st->procs);
+	free(st->found);
+	free(st->ticked);
+	free(st->readbuf);
+	free(st->sc);
+	bpf_sets_free(st->sets);
+	free(st);
+}
+
+/*
+ * Counting is refused to this user at all (a kernel's
+ * perf_event_paranoid above 2 refuses every counter): the one line of
+ * libcpc's that says why and what to do.
+ */
+static int
+refused_here(struct scan_track *st)
+{
+	const struct spec *spec = setgrp_spec(st->ct->specs, 0);
+	cpc_set_t *set = spec_build_set(st->ct->cpc, spec);
+
+	if (set == NULL || cpc_set_check(st->ct->cpc, set, -1) == 0)
+		diag(NULL, "cannot count your processes: %s\n",
+		    strerror(EACCES));
+	if (set != NULL)
+		(void)cpc_set_destroy(st->ct->cpc, set);
+	return 2;
+}
+
+/* Whether this user may count a thread at all, its own: 0 or an errno. */
+static int
+may_count(struct scan_track *st)
+{
+	int *fds = calloc((size_t)st->fds_per_lwp, sizeof(int));
+	int err;
+
+	if (fds == NULL)
+		return ENOMEM;
+	if ((err = open_lwp(st, (pid_t)syscall(SYS_gettid), fds)) == 0)
+		close_set(fds, st->fds_per_lwp);
+	free(fds);
+	return err;
+}
+
+static int
+scan_open(struct cputrack *ct, bool for_auto)
+{
+	struct scan_track *st = calloc(1, sizeof(*st));
+	char why[256];
+	int s, most = 0, err;
+
+	(void)for_auto;
+	if (st == NULL) {
+		diag(NULL, "no memory available\n");
+		return 1;
+	}
+	*st = (struct scan_track) { .ct = ct,
+		.tfd = -1,
+		.sfd = -1,
+		.nsets = setgrp_nsets(ct->specs),
+		.uid = getuid(),
+		.everyone = geteuid() == 0 };
+	if ((st->sets = bpf_sets_new(
+		 ct->cpc, ct->specs, false, why, sizeof(why))) == NULL) {
+		diag(NULL, "%s\n", why);
+		scan_free(st);
+		return 2;
+	}
+	st->eng = bpf_sets_engine(st->sets);
+	for (s = 0; s < st->nsets; s++) {
+		st->fds_per_lwp += st->eng[s].nattrs;
+		if (st->eng[s].nattrs > most)
+			most = st->eng[s].nattrs;
+	}
+	st->readbuf = calloc(3 + (size_t)most, sizeof(uint64_t));
+	st->sc = calloc(1, sizeof(*st->sc) + (size_t)most * sizeof(uint64_t));
+	if (st->readbuf == NULL || st->sc == NULL) {
+		diag(NULL, "no memory available\n");
+		scan_free(st);
+		return 1;
+	}
+	if (may_count(st) != 0) {
+		err = refused_here(st);
+		scan_free(st);
+		return err;
+	}
+	ct->scan = st;
+	ct->opt.out.top_note =
+	    "counted from outside: a thread that starts and ends between two "
+	    "scans is not seen";
+	return 0;
+}
+
+/* The loop's descriptors: the ticks, and the signals that end a run. */
+static int
+open_loop(struct scan_track *st)
+{
+	unsigned ms = st->ct->opt.interval_ms;
+	struct itimerspec its = { { ms / 1000, (long)(ms % 1000) * 1000000 },
+		{ ms / 1000, (long)(ms % 1000) * 1000000 } };
+	sigset_t set;
+
+	cputrack_ending_signals(&set);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
+	    (st->sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0 ||
+	    (st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC)) < 0 ||
+	    timerfd_settime(st->tfd, 0, &its, NULL) != 0) {
+		diag(NULL, "cannot set up the ticks - %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+on_signal(struct scan_track *st)
+{
+	struct signalfd_siginfo si;
+
+	if (read(st->sfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (cputrack_signal(st->ct, (int)si.ssi_signo, si.ssi_code, false) == 0)
+		return;
+	scan(st, true);
+	st->ended = true;
+}
+
+static void
+on_tick(struct scan_track *st)
+{
+	uint64_t expirations;
+	unsigned nsamples = st->ct->opt.nsamples;
+
+	if (read(st->tfd, &expirations, sizeof(expirations)) !=
+	    sizeof(expirations))
+		return;
+	scan(st, false);
+	if (nsamples != 0 && ++st->ticks >= nsamples)
+		st->ended = true;
+}
+
+static int
+scan_track(struct cputrack *ct)
+{
+	struct scan_track *st = ct->scan;
+	struct pollfd pfd[2];
+
+	if (cputrack_early_signal() != 0 || open_loop(st) != 0)
+		return 1;
+	st->fd_room = fds_available();
+	cputrack_title(ct);
+	output_start_clock(ct->out);
+	find_procs(st, output_now());
+	say_left_out(st);
+	pfd[0] = (struct pollfd) { .fd = st->sfd, .events = POLLIN };
+	pfd[1] = (struct pollfd) { .fd = st->tfd, .events = POLLIN };
+	while (!st->ended) {
+		cputrack_flush(ct);
+		if (ct->reader_gone)
+			break;
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			diag(NULL, "poll failed - %s\n", strerror(errno));
+			return 1;
+		}
+		if (pfd[0].revents & POLLIN)
+			on_signal(st);
+		else if (pfd[1].revents & POLLIN)
+			on_tick(st);
+	}
+	return st->status != 0 || ct->write_failed ? 1 : 0;
+}
+
+/* The processes still counted run on, as they ran: only closed. */
+static void
+scan_let_go(struct cputrack *ct)
+{
+	scan_free(ct->scan);
+	ct->scan = NULL;
+}
+
+const struct engine_ops scan_engine = {
+	.name = "scan",
+	.open = scan_open,
+	.track = scan_track,
+	.let_go = scan_let_go,
+};
+
+bool
+cputop_scan_instead(struct cputrack *ct, const char *why)
+{
+	struct cputrack_opts *o = &ct->opt;
+
+	if (!o->top_machine)
+		return false;
+	free(o->cgroup);
+	o->cgroup = NULL;
+	o->top_scan = true;
+	if (geteuid() == 0)
+		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
+		    why);
+	else
+		snprintf(o->watching, sizeof(o->watching),
+		    "your processes (for every user's, %s)", why);
+	return true;
+}
