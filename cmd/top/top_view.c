@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <wchar.h>
 
@@ -213,22 +212,6 @@ int
 top_view_default_sort(const struct top_view *v)
 {
 	return v->first_event < v->ncols - 1 ? v->first_event : 0;
-}
-
-/* A process's owner, once: the owner of its /proc directory. */
-static void
-learn_owner(struct top_entity *e)
-{
-	char path[32];
-	struct stat st;
-
-	if (e->uid_known)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d", (int)e->pid);
-	if (stat(path, &st) == 0) {
-		e->uid = st.st_uid;
-		e->uid_known = true;
-	}
 }
 
 /* The name in a /proc comm file into comm; false where there is none. */
@@ -716,7 +699,6 @@ proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 
 	for (i = 0; i < top_model_nprocs(m); i++) {
 		e = top_model_proc(m, i);
-		learn_owner(e);
 		learn_comm(e);
 		user = user_name(v, e);
 		if (!passes_filter(c->filter, e->comm, user))

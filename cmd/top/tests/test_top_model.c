@@ -317,6 +317,128 @@ test_execs(void)
 	close_fixture(&f);
 }
 
+/*
+ * A process that starts and ends between two refreshes is shown once,
+ * with all its exit row counted, over the refresh's time (not its life),
+ * then goes; one that ticked shows at its end what came after its tick.
+ * The run's last refresh has every process that ended in its totals.
+ */
+static void
+test_short_procs(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+	struct top_counts c;
+	uint64_t sum = 0;
+	int i;
+
+	open_fixture(&f);
+	row0(&f, "tick", 1, 1, 1, SEC / 4, SEC / 2);
+	row0(&f, "tick", 3, 1, 10, 0, SEC / 2);
+	row0(&f, "exec", 2, 1, 0, 0, 0);
+	row0(&f, "lwp_exit", 2, 2, 500, 0, SEC / 1000);
+	row0(&f, "exit", 2, 1, 1000, SEC / 1000, SEC / 1000);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 2);
+	CHECK(p != NULL && p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 1000);
+	/* Over the set's half second in the refresh: 2000/s, 0.002 CPUs. */
+	c = top_model_counts(f.m, p, TOP_SHOWN, 0);
+	CHECK_EQ_U64(c.elapsed_ns, SEC / 2);
+	CHECK_EQ_U64(c.values[1], SEC / 1000);
+	/* Process 3's end: 25 in all, 15 after its tick. */
+	row0(&f, "exit", 3, 1, 25, 0, SEC);
+	row0(&f, "tick", 1, 1, 1, SEC / 4, SEC / 2);
+	top_model_refresh(f.m);
+	CHECK(proc_of(&f, 2) == NULL);
+	p = proc_of(&f, 3);
+	CHECK(p != NULL && p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 15);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 25);
+	row0(&f, "tick", 1, 1, 1, SEC / 4, SEC / 2);
+	top_model_refresh(f.m);
+	CHECK(proc_of(&f, 3) == NULL);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 1);
+	/* The end: each process that counted, with its exact total. */
+	top_model_last_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 3);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 2), TOP_TOTAL, 0), 1000);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 3), TOP_TOTAL, 0), 25);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 1), TOP_TOTAL, 0), 3);
+	for (i = 0; i < top_model_nprocs(f.m); i++)
+		sum += value(&f, top_model_proc(f.m, i), TOP_TOTAL, 0);
+	CHECK_EQ_U64(sum, 1028);
+	close_fixture(&f);
+}
+
+/*
+ * Thousands of processes that ended: past the bound, those of one name
+ * are one, summed, and the totals stay exact.
+ */
+static void
+test_many_ended(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+	uint64_t sum = 0, nfolded = 0;
+	unsigned long k, n = 5000;
+	int i;
+
+	open_fixture(&f);
+	for (k = 1; k <= n; k++) {
+		row0(&f, "exit", k, 1, k % 7, 0, SEC / 1000);
+		top_model_refresh(f.m);
+	}
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 0);
+	top_model_last_refresh(f.m);
+	for (i = 0; i < top_model_nprocs(f.m); i++) {
+		p = top_model_proc(f.m, i);
+		CHECK(p->ended);
+		sum += value(&f, p, TOP_TOTAL, 0);
+		nfolded += p->nfolded;
+	}
+	/* Each kept apart to the bound; the rest one line of their name. */
+	CHECK(top_model_nprocs(f.m) < (int)n);
+	CHECK_EQ_U64(nfolded + (uint64_t)top_model_nprocs(f.m) - 1, n);
+	for (k = 1; k <= n; k++)
+		sum -= k % 7;
+	CHECK_EQ_U64(sum, 0);
+	close_fixture(&f);
+}
+
+/*
+ * A process first seen after it is gone (the BPF engine's rows come
+ * late) has the owner and parent that its fork row gives: this test's.
+ */
+static void
+test_fork_parent(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	top_model_row(f.m,
+	    &(struct out_row) { .label = "fork",
+		.pid = getpid(),
+		.proc = 1,
+		.lwp = 1,
+		.tid = -1,
+		.comm = "parent",
+		.setno = -1,
+		.child = PID_BASE + 2 });
+	row0(&f, "exit", 2, 1, 3, 0, SEC / 1000);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 2);
+	CHECK(p != NULL && p->uid_known && p->uid == geteuid());
+	CHECK(p != NULL && p->ppid == getpid());
+	p = proc_of(&f, 1);
+	CHECK(p != NULL && p->uid_known && p->uid == geteuid());
+	CHECK(p != NULL && p->cmdline != NULL &&
+	    strstr(p->cmdline, "test_top_model") != NULL);
+	close_fixture(&f);
+}
+
 static void
 test_not_counted(void)
 {
@@ -499,6 +621,9 @@ main(void)
 	test_ends();
 	test_short_threads();
 	test_execs();
+	test_short_procs();
+	test_many_ended();
+	test_fork_parent();
 	test_not_counted();
 	test_lines();
 	test_thread_names();
