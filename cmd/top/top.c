@@ -86,6 +86,7 @@ top_open(const struct out_run *run, int fd)
 	}
 	t->choice.sort = top_view_default_sort(t->view);
 	t->choice.interval_ms = cfg->top_refresh_ms;
+	t->choice.fold_ended = cfg->top_batch;
 	t->about = (struct top_about) {
 		.engine = cfg->engine != NULL ? cfg->engine : "",
 		.watching = cfg->top_watching != NULL ? cfg->top_watching : "",
@@ -345,6 +346,7 @@ top_close(struct top *t, struct out_buf *text)
 	t->choice = (struct top_choice) {
 		.sort = top_view_default_sort(t->view),
 		.totals = true,
+		.fold_ended = true,
 		.interval_ms = t->choice.interval_ms,
 	};
 	if (text != NULL) {

@@ -49,13 +49,27 @@ struct user_name {
 	char name[16];
 };
 
-/* An entity's line before it is printed: its cells and its sort key. */
+/*
+ * Batch mode's screens list every process; past the first FOLD_AFTER, the
+ * ended processes of one command are one line, as a churning machine
+ * ends thousands a second.
+ */
+#define FOLD_AFTER 20
+
+/*
+ * An entity's line before it is printed: its cells and its sort key. A
+ * group's line (e NULL) sums the values of several.
+ */
 struct line_cells {
 	const struct top_entity *e;
 	int index;	  /* a process's, in the model */
 	const char *comm; /* a process's name, or a thread's */
 	bool thread;
 	double key;
+	double *num;		   /* per column: its value, or -1 */
+	char *mark;		   /* per column: '*', '-' or 0 */
+	unsigned long nprocs;	   /* a group's processes */
+	struct line_cells *member; /* a group's first */
 	char cell[][CELL_MAX];
 };
 
@@ -345,11 +359,23 @@ event_set(const struct top_view *v, const struct top_model *m,
 	return fallback;
 }
 
+/* An event's value n (a rate, or a count with the totals) as its cell. */
+static void
+event_text(const struct top_view *v, int event, double n, bool totals,
+    bool multiplexed, char *cell)
+{
+	if (v->event_clock[event])
+		snprintf(cell, CELL_MAX, "%.2f%s", n / 1e9, totals ? "s" : "");
+	else
+		scaled(cell, CELL_MAX, n, totals, totals ? "" : "/s");
+	if (multiplexed)
+		strcat(cell, "*");
+}
+
 static double
 event_cell(const struct top_view *v, const struct top_model *m,
     const struct top_entity *e, bool totals, int event, char *cell)
 {
-	bool clock = v->event_clock[event];
 	struct top_counts c;
 	double n;
 	int req;
@@ -367,12 +393,7 @@ event_cell(const struct top_view *v, const struct top_model *m,
 		return -1;
 	if (!totals)
 		n = n * 1e9 / (double)c.elapsed_ns;
-	if (clock)
-		snprintf(cell, CELL_MAX, "%.2f%s", n / 1e9, totals ? "s" : "");
-	else
-		scaled(cell, CELL_MAX, n, totals, totals ? "" : "/s");
-	if (c.multiplexed)
-		strcat(cell, "*");
+	event_text(v, event, n, totals, c.multiplexed, cell);
 	return n;
 }
 
@@ -443,13 +464,74 @@ fill_cells(struct top_view *v, struct top_model *m, struct line_cells *l,
 			    v, m, e, ch->totals, col->index, l->cell[i]);
 			break;
 		case COL_COMM:
-			snprintf(l->cell[i], CELL_MAX, "%s%s%s",
-			    l->thread ? "  " : "", l->comm,
-			    e->ended ? " <ended>" : "");
+			if (e->nfolded > 0)
+				snprintf(l->cell[i], CELL_MAX,
+				    "%s x%lu <ended>", l->comm, e->nfolded);
+			else
+				snprintf(l->cell[i], CELL_MAX, "%s%s%s",
+				    l->thread ? "  " : "", l->comm,
+				    e->ended ? " <ended>" : "");
 			break;
 		}
+		l->num[i] = key;
+		l->mark[i] = l->cell[i][0] == '-' ?
+		    '-' :
+		    (char)(strchr(l->cell[i], '*') != NULL ? '*' : 0);
 		if (i == ch->sort)
 			l->key = key;
+	}
+	if (e->nfolded > 0)
+		l->cell[0][0] = '\0'; /* no one pid */
+}
+
+/* A group's line: l's values added to its own. */
+static void
+group_add(
+    const struct top_view *v, struct line_cells *g, const struct line_cells *l)
+{
+	int i;
+
+	for (i = 0; i < v->ncols; i++) {
+		if (v->cols[i].kind == COL_USER) {
+			/* One user's, or several's: '*'. */
+			if (g->nprocs == 0)
+				strlcpy(g->cell[i], l->cell[i], CELL_MAX);
+			else if (strcmp(g->cell[i], l->cell[i]) != 0)
+				strlcpy(g->cell[i], "*", CELL_MAX);
+		}
+		if (v->cols[i].kind != COL_EVENT && v->cols[i].kind != COL_THR)
+			continue;
+		if (l->num[i] >= 0)
+			g->num[i] = (g->num[i] < 0 ? 0 : g->num[i]) + l->num[i];
+		if (l->mark[i] == '*' || (l->mark[i] == '-' && !g->mark[i]))
+			g->mark[i] = l->mark[i];
+	}
+	g->nprocs += l->e != NULL && l->e->nfolded > 0 ? l->e->nfolded : 1;
+}
+
+/* A group's cells from its sums; name is its COMMAND. */
+static void
+group_cells(const struct top_view *v, const struct top_choice *ch,
+    struct line_cells *g, const char *name)
+{
+	const struct column *col;
+	int i;
+
+	g->key = 0;
+	for (i = 0; i < v->ncols; i++) {
+		col = &v->cols[i];
+		if (col->kind == COL_EVENT && g->num[i] >= 0)
+			event_text(v, col->index, g->num[i], ch->totals,
+			    g->mark[i] == '*', g->cell[i]);
+		else if (col->kind == COL_EVENT && g->mark[i] == '-')
+			strcpy(g->cell[i], "-");
+		else if (col->kind == COL_THR)
+			snprintf(g->cell[i], CELL_MAX, "%.0f",
+			    g->num[i] < 0 ? 0 : g->num[i]);
+		else if (col->kind == COL_COMM)
+			snprintf(g->cell[i], CELL_MAX, "%s", name);
+		if (i == ch->sort)
+			g->key = g->num[i];
 	}
 }
 
@@ -562,10 +644,22 @@ cells_line(const struct top_view *v, struct top_lines *l,
 	out_buf_free(&row);
 }
 
-static size_t
-cells_size(const struct top_view *v)
+/* A line's cells, zeroed, its values none; NULL: no memory. */
+static struct line_cells *
+cells_new(const struct top_view *v)
 {
-	return sizeof(struct line_cells) + (size_t)v->ncols * CELL_MAX;
+	size_t n = (size_t)v->ncols;
+	struct line_cells *l =
+	    calloc(1, sizeof(*l) + n * CELL_MAX + n * sizeof(double) + n);
+	size_t i;
+
+	if (l == NULL)
+		return NULL;
+	l->num = (double *)((char *)l + sizeof(*l) + n * CELL_MAX);
+	l->mark = (char *)(l->num + n);
+	for (i = 0; i < n; i++)
+		l->num[i] = -1;
+	return l;
 }
 
 static bool
@@ -595,7 +689,7 @@ compare_lines(const void *a, const void *b, void *arg)
 		d = x->key < y->key ? -1 : x->key > y->key;
 	if (!by->ascending)
 		d = -d;
-	if (d == 0)
+	if (d == 0 && x->e != NULL && y->e != NULL)
 		d = x->e->tid < y->e->tid ? -1 : x->e->tid > y->e->tid;
 	return d;
 }
@@ -647,7 +741,7 @@ thread_lines(struct top_view *v, struct top_model *m, int proc,
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if ((t[i] = calloc(1, cells_size(v))) == NULL) {
+		if ((t[i] = cells_new(v)) == NULL) {
 			l->failed = true;
 			break;
 		}
@@ -703,7 +797,7 @@ proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 		user = user_name(v, e);
 		if (!passes_filter(c->filter, e->comm, user))
 			continue;
-		if ((p[n] = calloc(1, cells_size(v))) == NULL)
+		if ((p[n] = cells_new(v)) == NULL)
 			break;
 		p[n]->e = e;
 		p[n]->comm = e->comm;
@@ -714,6 +808,69 @@ proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 	return n;
 }
 
+/* The group of lines whose COMMAND is comm, made when there is none. */
+static struct line_cells *
+group_of(const struct top_view *v, struct line_cells **groups, int *ngroups,
+    const char *comm)
+{
+	int i;
+
+	for (i = 0; i < *ngroups; i++)
+		if (strcmp(groups[i]->comm, comm) == 0)
+			return groups[i];
+	if ((groups[*ngroups] = cells_new(v)) == NULL)
+		return NULL;
+	groups[*ngroups]->comm = comm;
+	return groups[(*ngroups)++];
+}
+
+/*
+ * Past the first FOLD_AFTER lines, the ended processes of one command
+ * (two or more) are one line, their values summed; the lines after the
+ * first FOLD_AFTER sorted again. The lines left, and in *folded the
+ * processes folded.
+ */
+static int
+fold_ended(const struct top_view *v, const struct top_choice *c,
+    struct line_cells **p, int n, unsigned long *folded)
+{
+	struct line_cells **groups = calloc((size_t)n, sizeof(*groups)), *g;
+	char name[CELL_MAX];
+	int i, kept = FOLD_AFTER, ngroups = 0;
+
+	if (groups == NULL)
+		return n;
+	for (i = FOLD_AFTER; i < n; i++) {
+		if (!p[i]->e->ended ||
+		    (g = group_of(v, groups, &ngroups, p[i]->comm)) == NULL) {
+			p[kept++] = p[i];
+			continue;
+		}
+		group_add(v, g, p[i]);
+		if (g->member == NULL)
+			g->member = p[i];
+		else
+			free(p[i]);
+	}
+	for (i = 0; i < ngroups; i++) {
+		g = groups[i];
+		if (g->nprocs == 1 || g->member->e->nfolded == g->nprocs) {
+			p[kept++] = g->member; /* alone: as it was */
+			free(g);
+			continue;
+		}
+		*folded += g->nprocs;
+		snprintf(
+		    name, sizeof(name), "%s x%lu <ended>", g->comm, g->nprocs);
+		group_cells(v, c, g, name);
+		free(g->member);
+		p[kept++] = g;
+	}
+	free(groups);
+	sort_lines(v, c, p + FOLD_AFTER, kept - FOLD_AFTER);
+	return kept;
+}
+
 static void
 body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
     struct top_lines *l, int width)
@@ -721,6 +878,7 @@ body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 	int i, n, np = top_model_nprocs(m);
 	struct line_cells **p = calloc((size_t)np + 1, sizeof(*p));
 	const struct top_entity *e;
+	unsigned long folded = 0;
 
 	if (p == NULL) {
 		l->failed = true;
@@ -728,9 +886,20 @@ body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 	}
 	n = proc_lines(v, m, c, p);
 	sort_lines(v, c, p, n);
+	if (c->fold_ended && n > FOLD_AFTER)
+		n = fold_ended(v, c, p, n, &folded);
 	l->body = l->n;
 	for (i = 0; i < n; i++) {
+		if (i == FOLD_AFTER && folded > 0)
+			text_line(l, TOP_LINE_HEADER, width,
+			    "(below: %lu ended processes, one line per "
+			    "command: NAME xN, their counts summed)",
+			    folded);
 		e = p[i]->e;
+		if (e == NULL) {
+			cells_line(v, l, TOP_LINE_ENDED, width, p[i]->cell);
+			continue;
+		}
 		cells_line(v, l, e->ended ? TOP_LINE_ENDED : TOP_LINE_PROC,
 		    width, p[i]->cell);
 		if (note_line_proc(v, l, e->proc) != 0)

@@ -45,6 +45,8 @@ struct top_choice {
 	bool paused;		/* space */
 	bool help;		/* ?: the keys instead of the table */
 	char filter[64];	/* /: a name or user that lines hold */
+	bool fold_ended;	/* -b: past a screenful, ended processes of one
+				   command as one line */
 	unsigned long shown;	/* t: the process whose threads show, or 0 */
 	unsigned long selected; /* the selected process's key, or 0 */
 	unsigned interval_ms;	/* the refresh's */

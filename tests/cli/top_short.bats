@@ -74,3 +74,27 @@ rate_awk='function rate(s,  m) {
 	awk '$(NF - 1) == "ct_steady" && $4 == 1000 { f = 1 } END { exit !f }' \
 	    "$T/totals" || { cat "$T/totals"; false; }
 }
+
+@test "-b: past the first screenful, the ended processes of a command are one line with their counts summed, and said" {
+	run --separate-stderr "$CT" --top -b -T 0.3 -c "$WRITE" -ef sh -c \
+	    'i=0; while [ $i -lt 200 ]; do "$0" 1 3; i=$((i + 1)); done' \
+	    "$W/wl_threads"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	echo "$output" >"$T/out"
+	last_block "$T/out" >"$T/totals"
+	# 20 lines as they are, then one for the rest, which says how many:
+	# 200 processes of 3 writes each, all of them.
+	grep -qE '^\(below: [0-9]+ ended processes, one line per command: NAME xN, their counts summed\)$' \
+	    "$T/totals" || { cat "$T/totals"; false; }
+	awk '$NF == "<ended>" && $(NF - 1) == "wl_threads" {
+		alone++; sum += $4; if ($4 != 3) bad++ }
+	    $NF == "<ended>" && $(NF - 1) ~ /^x[0-9]+$/ && $(NF - 2) == "wl_threads" {
+		lines++; n += substr($(NF - 1), 2); sum += $(NF - 3) }
+	    END { exit !(alone == 20 && lines == 1 && alone + n == 200 &&
+		sum == 600 && !bad) }' "$T/totals" || { cat "$T/totals"; false; }
+	# No screen lists more than its first 20 and the lines of the rest.
+	awk 'BEGIN { RS = "" } {
+	    k = 0; m = split($0, l, "\n")
+	    for (i = 1; i <= m; i++) if (l[i] ~ / wl_threads <ended>$/) k++
+	    if (k > 20) bad++ } END { exit !!bad }' "$T/out"
+}

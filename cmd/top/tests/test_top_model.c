@@ -557,6 +557,54 @@ test_lines(void)
 }
 
 /*
+ * Batch mode's fold: past the first 20 lines, the ended processes of one
+ * command are one line, their counts summed, and a line says so.
+ */
+static void
+test_fold(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000, .totals = true };
+	struct top_about a = { .engine = "bpf", .tick_ms = 1000 };
+	const char *s;
+	unsigned long k;
+	int i, nshort = 0;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	/* 30 processes of 2 faults each, ended; one busy one alive. */
+	row0(&f, "tick", 100, 1, 1000, 0, SEC);
+	for (k = 1; k <= 30; k++)
+		row0(&f, "exit", k, 1, 2, 0, SEC / 1000);
+	top_model_refresh(f.m);
+	for (i = 0; i < top_model_nprocs(f.m); i++)
+		strlcpy(top_model_proc(f.m, i)->comm,
+		    top_model_proc(f.m, i)->proc == 100 ? "busy" : "short", 64);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(line_of(&l, " short x11 <ended>", 0) == NULL);
+	c.fold_ended = true;
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	/* The busy one and 19 short ones, then the other 11 as one. */
+	CHECK(
+	    (s = line_of(&l, " busy", 0)) != NULL && s == top_line(&l, l.body));
+	for (i = l.body; i < l.n; i++)
+		nshort += strstr(top_line(&l, i), " short <ended>") != NULL;
+	CHECK_EQ_U64(nshort, 19);
+	CHECK((s = line_of(&l, " short x11 <ended>", 0)) != NULL &&
+	    strstr(s, " 22 ") != NULL);
+	CHECK(line_of(&l, "their counts summed)", 0) != NULL);
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
+/*
  * A thread's line names the thread, as the kernel does now: this test's
  * own thread, named, then renamed, then gone (its last name stays).
  */
@@ -627,6 +675,7 @@ main(void)
 	test_not_counted();
 	test_lines();
 	test_thread_names();
+	test_fold();
 	cpc_close(cpc);
 	return check_report("test_top_model");
 }
