@@ -651,11 +651,14 @@ cells_new(const struct top_view *v)
 	size_t n = (size_t)v->ncols;
 	struct line_cells *l =
 	    calloc(1, sizeof(*l) + n * CELL_MAX + n * sizeof(double) + n);
+	void *after_cells;
 	size_t i;
 
 	if (l == NULL)
 		return NULL;
-	l->num = (double *)((char *)l + sizeof(*l) + n * CELL_MAX);
+	/* The values after the cells, the marks after the values. */
+	after_cells = l->cell + n;
+	l->num = after_cells;
 	l->mark = (char *)(l->num + n);
 	for (i = 0; i < n; i++)
 		l->num[i] = -1;
