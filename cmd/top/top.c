@@ -196,6 +196,18 @@ choose(struct top *t, int key, const struct top_lines *shown)
 	case 'H':
 		c->all_threads = !c->all_threads;
 		break;
+	case 'V':
+		c->tree = !c->tree;
+		break;
+	case 'c':
+		c->cmdline = !c->cmdline;
+		break;
+	case 'C':
+		c->cgroup_column = !c->cgroup_column;
+		break;
+	case 'g':
+		c->by_cgroup = !c->by_cgroup;
+		break;
 	case 'a':
 		c->totals = !c->totals;
 		break;

@@ -18,9 +18,11 @@
  * is shown once with all its counts.
  *
  * A process's owner, parent, arguments and cgroup are read from /proc
- * once, when it is first seen; one gone by then (a row comes after the
- * process, as the BPF engine's do) has its parent's owner and cgroup, as
- * the fork row names the parent, and its exec row's arguments.
+ * once, when it is first seen, and again at its exec; one gone by then (a
+ * row comes after the process, as the BPF engine's do) has its parent's
+ * owner and cgroup, as the fork row names the parent, and its exec row's
+ * arguments. --for-each-cgroup's cgroups are processes of one thread,
+ * with no pid, named by their cgroup.
  *
  * A process that ended and was shown is kept, off the table, for the
  * final totals; past GONE_MAX of them, those of one name are summed into
@@ -111,7 +113,15 @@ struct top_model {
 	int nfolded;
 	struct fork_seen forks[FORKS_KEPT]; /* the latest, in a ring */
 	unsigned nforks;
+	/*
+	 * --for-each-cgroup: the cgroups counted, each shown as a process
+	 * of one thread whose key is CGROUP_KEY(its index here).
+	 */
+	char **cgroups;
+	int ncgroups;
 };
+
+#define CGROUP_KEY(i) (~0UL - (unsigned long)(i))
 
 static size_t
 hash_key(unsigned long proc, int lwp)
@@ -280,6 +290,9 @@ top_model_free(struct top_model *m)
 		rec_free(m->gone[p]);
 	for (p = 0; p < m->nfolded; p++)
 		rec_free(m->folded[p]);
+	for (p = 0; p < m->ncgroups; p++)
+		free(m->cgroups[p]);
+	free(m->cgroups);
 	free(m->gone);
 	free(m->turn);
 	free(m->turn_gather);
@@ -478,7 +491,8 @@ find_proc(struct top_model *m, const struct out_row *row)
 	table_link(&m->procs, p);
 	m->procs.n++;
 	p->listed = true;
-	learn_process(m, p);
+	if (row->pid > 0)
+		learn_process(m, p);
 	return p;
 }
 
@@ -693,12 +707,21 @@ proc_end_row(struct top_model *m, const struct out_row *row)
 	take_counts(m, slot(m, p, TOTAL, row->setno), row, true);
 }
 
-/* An exec's arguments are the process's now. */
+/*
+ * An exec: its arguments are the process's now, and its owner and cgroup
+ * are read again, as a process often sets both up before its exec (a
+ * set-id program, a shell that moves itself into a cgroup).
+ */
 static void
-new_cmdline(struct rec *p, const char *args)
+learn_image(struct rec *p, const char *args)
 {
 	char *copy;
 
+	learn_status(&p->e);
+	if ((copy = read_cgroup(p->e.pid)) != NULL) {
+		free(p->e.cgroup);
+		p->e.cgroup = copy;
+	}
 	if (args == NULL || args[0] == '\0' ||
 	    (p->e.cmdline != NULL && strcmp(p->e.cmdline, args) == 0) ||
 	    (copy = strdup(args)) == NULL)
@@ -707,14 +730,72 @@ new_cmdline(struct rec *p, const char *args)
 	p->e.cmdline = copy;
 }
 
+/*
+ * A cgroup's index by its name, kept at its first row; -1: no memory. A
+ * cgroup removed leaves its index, so that a new one of its name, shown
+ * while the old one is shown ended, is another.
+ */
+static int
+cgroup_index(struct top_model *m, const char *name)
+{
+	char **grown;
+	int i;
+
+	for (i = 0; i < m->ncgroups; i++)
+		if (m->cgroups[i] != NULL && strcmp(m->cgroups[i], name) == 0)
+			return i;
+	grown =
+	    reallocarray(m->cgroups, (size_t)m->ncgroups + 1, sizeof(*grown));
+	if (grown == NULL)
+		return -1;
+	m->cgroups = grown;
+	if ((m->cgroups[m->ncgroups] = strdup(name)) == NULL)
+		return -1;
+	return m->ncgroups++;
+}
+
+/*
+ * --for-each-cgroup's rows: each cgroup a process of one thread, its
+ * name its command; its rmdir row its last.
+ */
+static void
+cgroup_row(struct top_model *m, const struct out_row *row)
+{
+	struct out_row r = *row;
+	struct rec *p;
+	int i;
+
+	if (row->comm == NULL || row->setno < 0 ||
+	    (strcmp(row->label, "cgroup") != 0 &&
+		strcmp(row->label, "rmdir") != 0) ||
+	    (i = cgroup_index(m, row->comm)) < 0)
+		return;
+	r.pid = 0;
+	r.proc = CGROUP_KEY(i);
+	r.lwp = 1;
+	r.tid = 0;
+	tick_row(m, &r);
+	if ((p = table_find(&m->procs, r.proc, 0)) == NULL)
+		return;
+	if (p->e.cgroup == NULL)
+		p->e.cgroup = strdup(row->comm);
+	if (strcmp(row->label, "rmdir") == 0) {
+		p->ending = true;
+		free(m->cgroups[i]);
+		m->cgroups[i] = NULL;
+	}
+}
+
 void
 top_model_row(struct top_model *m, const struct out_row *row)
 {
 	const char *l = row->label;
 	struct rec *r;
 
-	if (row->pid <= 0)
-		return; /* a cgroup's row */
+	if (row->pid <= 0) {
+		cgroup_row(m, row);
+		return;
+	}
 	if (strcmp(l, "tick") == 0 || strcmp(l, "gap") == 0) {
 		if (row->setno >= 0)
 			tick_row(m, row);
@@ -723,7 +804,7 @@ top_model_row(struct top_model *m, const struct out_row *row)
 	} else if (strcmp(l, "exec") == 0 && row->comm != NULL &&
 	    (r = find_proc(m, row)) != NULL) {
 		strlcpy(r->e.comm, row->comm, sizeof(r->e.comm));
-		new_cmdline(r, row->args);
+		learn_image(r, row->args);
 	} else if (strcmp(l, "fork") == 0 && row->child > 0) {
 		note_fork(m, row);
 	} else if (strcmp(l, "lwp_exit") == 0) {

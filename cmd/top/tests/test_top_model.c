@@ -11,7 +11,10 @@
  * followed ends the process after a refresh with no thread; a row not
  * counted gives its reason, never a 0. The lines: rates per second,
  * clocks as CPUs, "-" for what was not counted, the busier process first,
- * a filter, each process's threads under it with H.
+ * a filter, each process's threads under it with H. Short processes:
+ * rates over the refresh, every one in the final totals, past a bound
+ * summed per name, the owner a fork row gives; batch mode's fold; the
+ * tree; command lines; --for-each-cgroup's cgroups as lines.
  */
 #include <errno.h>
 #include <string.h>
@@ -604,6 +607,153 @@ test_fold(void)
 	close_fixture(&f);
 }
 
+/* The text of line i of the body, or "". */
+static const char *
+body_line(const struct top_lines *l, int i)
+{
+	return l->body + i < l->n ? top_line(l, l->body + i) : "";
+}
+
+static bool
+ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), k = strlen(end);
+
+	return n >= k && strcmp(s + n - k, end) == 0;
+}
+
+/*
+ * The tree (V): each process under its parent, brothers in the order of
+ * the sort; one whose parent is not shown at the top.
+ */
+static void
+test_tree(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000, .tree = true };
+	struct top_about a = { .engine = "bpf", .tick_ms = 1000 };
+	/* Process k's faults, and its parent (a process's number, or 0). */
+	static const uint64_t faults[] = { 0, 1, 10, 5, 20, 100 };
+	static const unsigned long parent[] = { 0, 0, 1, 2, 1, 99 };
+	struct top_entity *e;
+	char name[8];
+	unsigned long k;
+	int i;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	for (k = 1; k <= 5; k++)
+		row0(&f, "tick", k, 1, faults[k], 0, SEC);
+	top_model_refresh(f.m);
+	for (i = 0; i < top_model_nprocs(f.m); i++) {
+		e = top_model_proc(f.m, i);
+		snprintf(name, sizeof(name), "p%lu", e->proc);
+		strlcpy(e->comm, name, sizeof(e->comm));
+		e->ppid = (pid_t)(PID_BASE + parent[e->proc]);
+	}
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " p5"));
+	CHECK(ends_with(body_line(&l, 1), " p1"));
+	CHECK(ends_with(body_line(&l, 2), " `- p4"));
+	CHECK(ends_with(body_line(&l, 3), " `- p2"));
+	CHECK(ends_with(body_line(&l, 4), "    `- p3"));
+	/* Without the tree: the busiest first, none indented. */
+	c.tree = false;
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " p5"));
+	CHECK(ends_with(body_line(&l, 1), " p4"));
+	CHECK(ends_with(body_line(&l, 4), " p1"));
+	/* c: a command line where there is one; the name where none. */
+	top_model_proc(f.m, 0)->cmdline = strdup("p1 --with args");
+	c.cmdline = true;
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 4), " p1 --with args"));
+	CHECK(ends_with(body_line(&l, 0), " p5"));
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
+/* A row of set 0 of --for-each-cgroup's cgroup name. */
+static void
+cgroup_row_of(struct fixture *f, const char *label, const char *name,
+    uint64_t faults, uint64_t elapsed_ns)
+{
+	uint64_t v[2] = { faults, 0 };
+
+	top_model_row(f->m,
+	    &(struct out_row) { .label = label,
+		.when = (hrtime_t)elapsed_ns,
+		.comm = name,
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = 0,
+		.values = v,
+		.enabled_ns = elapsed_ns,
+		.running_ns = elapsed_ns,
+		.elapsed_ns = elapsed_ns });
+}
+
+/*
+ * --for-each-cgroup's rows: each cgroup a line of its name, its ticks
+ * its rate; a removed one ended, then gone, and one made again of its
+ * name another.
+ */
+static void
+test_each_cgroup(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000 };
+	struct top_about a = { .engine = "bpf", .tick_ms = 1000 };
+	const struct top_entity *e;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	cgroup_row_of(&f, "cgroup", "/a", 30, SEC);
+	cgroup_row_of(&f, "cgroup", "/a/b", 7, SEC);
+	cgroup_row_of(&f, "total", "/a", 1000, SEC);
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 2);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " /a") &&
+	    strstr(body_line(&l, 0), " 30.0/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 1), " /a/b") &&
+	    strstr(body_line(&l, 1), " 7.0/s ") != NULL);
+	/* A cgroup's line has no pid, user or threads. */
+	CHECK(strncmp(body_line(&l, 0), "                      ", 22) == 0);
+	cgroup_row_of(&f, "cgroup", "/a", 10, SEC);
+	cgroup_row_of(&f, "rmdir", "/a/b", 1, SEC);
+	top_model_refresh(f.m);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " /a") &&
+	    strstr(body_line(&l, 0), " 10.0/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 1), " /a/b <ended>") &&
+	    strstr(body_line(&l, 1), " 1.0/s ") != NULL);
+	cgroup_row_of(&f, "cgroup", "/a/b", 2, SEC);
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 2);
+	top_model_last_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 3);
+	e = top_model_proc(f.m, 2);
+	CHECK(e->ended && strcmp(e->cgroup, "/a/b") == 0);
+	CHECK_EQ_U64(value(&f, e, TOP_TOTAL, 0), 8);
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
 /*
  * A thread's line names the thread, as the kernel does now: this test's
  * own thread, named, then renamed, then gone (its last name stays).
@@ -676,6 +826,8 @@ main(void)
 	test_lines();
 	test_thread_names();
 	test_fold();
+	test_tree();
+	test_each_cgroup();
 	cpc_close(cpc);
 	return check_report("test_top_model");
 }
