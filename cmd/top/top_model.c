@@ -69,6 +69,7 @@ struct rec {
 	struct rec *next;     /* in its hash bucket */
 	bool ending;	      /* its end came: shown ended next refresh */
 	bool listed;	      /* a process in the table */
+	bool seen_at_exec;    /* first seen by its exec's counts row */
 	bool exact_total;     /* TOTAL is a total row's, not the ticks' */
 	int execs_pending;    /* refreshes since an exec, with no thread */
 	struct rec **threads; /* a process's */
@@ -717,11 +718,15 @@ learn_image(struct rec *p, const char *args)
 {
 	char *copy;
 
-	learn_status(&p->e);
-	if ((copy = read_cgroup(p->e.pid)) != NULL) {
-		free(p->e.cgroup);
-		p->e.cgroup = copy;
+	/* First seen at this exec: /proc was read then. */
+	if (!p->seen_at_exec) {
+		learn_status(&p->e);
+		if ((copy = read_cgroup(p->e.pid)) != NULL) {
+			free(p->e.cgroup);
+			p->e.cgroup = copy;
+		}
 	}
+	p->seen_at_exec = false;
 	if (args == NULL || args[0] == '\0' ||
 	    (p->e.cmdline != NULL && strcmp(p->e.cmdline, args) == 0) ||
 	    (copy = strdup(args)) == NULL)
@@ -791,6 +796,7 @@ top_model_row(struct top_model *m, const struct out_row *row)
 {
 	const char *l = row->label;
 	struct rec *r;
+	bool seen;
 
 	if (row->pid <= 0) {
 		cgroup_row(m, row);
@@ -800,7 +806,10 @@ top_model_row(struct top_model *m, const struct out_row *row)
 		if (row->setno >= 0)
 			tick_row(m, row);
 	} else if (strcmp(l, "exec") == 0 && row->setno >= 0) {
+		seen = table_find(&m->procs, row->proc, 0) != NULL;
 		exec_row(m, row);
+		if (!seen && (r = table_find(&m->procs, row->proc, 0)) != NULL)
+			r->seen_at_exec = true;
 	} else if (strcmp(l, "exec") == 0 && row->comm != NULL &&
 	    (r = find_proc(m, row)) != NULL) {
 		strlcpy(r->e.comm, row->comm, sizeof(r->e.comm));
