@@ -243,7 +243,9 @@ top_view_column(const struct top_view *v, int col)
 int
 top_view_default_sort(const struct top_view *v)
 {
-	return v->first_event < v->ncols - 1 ? v->first_event : 0;
+	enum col_kind k = v->cols[v->first_event].kind;
+
+	return k == COL_EVENT || k == COL_METRIC ? v->first_event : 0;
 }
 
 /* The name in a /proc comm file into comm; false where there is none. */
@@ -764,7 +766,7 @@ sort_lines(const struct top_view *v, const struct top_choice *c,
 	enum col_kind k = v->cols[c->sort].kind;
 
 	/* Numbers biggest first, text from A, unless turned round. */
-	by.text = k == COL_USER || k == COL_COMM;
+	by.text = k == COL_USER || k == COL_CGROUP || k == COL_COMM;
 	if (by.text)
 		by.ascending = !c->ascending;
 	qsort_r(lines, (size_t)n, sizeof(*lines), compare_lines, &by);
@@ -944,7 +946,7 @@ cgroup_groups(const struct top_view *v, const struct top_choice *c,
 	struct line_cells **groups = calloc((size_t)n + 1, sizeof(*groups)), *g;
 	char name[CELL_MAX * 4];
 	const char *cgroup;
-	int i, ngroups = 0;
+	int i, k, ngroups = 0;
 
 	if (groups == NULL)
 		return n;
@@ -959,6 +961,10 @@ cgroup_groups(const struct top_view *v, const struct top_choice *c,
 		snprintf(name, sizeof(name), "%s (%lu process%s)", g->comm,
 		    g->nprocs, g->nprocs == 1 ? "" : "es");
 		group_cells(v, c, g, name);
+		for (k = 0; k < v->ncols; k++)
+			if (v->cols[k].kind == COL_CGROUP)
+				cgroup_cell(
+				    g->comm, v->cols[k].width, g->cell[k]);
 		p[i] = g;
 	}
 	free(groups);

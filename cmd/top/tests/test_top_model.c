@@ -675,6 +675,21 @@ test_tree(void)
 	top_view_render(v, f.m, &c, &a, 0, &l);
 	CHECK(ends_with(body_line(&l, 4), " p1 --with args"));
 	CHECK(ends_with(body_line(&l, 0), " p5"));
+	/*
+	 * g: a line per cgroup, its processes' values summed, the busier
+	 * first: p4 and p5 (120 faults/s) in /y, the others (16) in /x.
+	 */
+	for (i = 0; i < top_model_nprocs(f.m); i++) {
+		e = top_model_proc(f.m, i);
+		e->cgroup = strdup(e->proc >= 4 ? "/y" : "/x");
+	}
+	c = (struct top_choice) { .sort = c.sort, .by_cgroup = true };
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " /y (2 processes)") &&
+	    strstr(body_line(&l, 0), " 120/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 1), " /x (3 processes)") &&
+	    strstr(body_line(&l, 1), " 16.0/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 2), "+- refresh"));
 	top_lines_free(&l);
 	top_view_free(v);
 	close_fixture(&f);
