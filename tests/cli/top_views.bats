@@ -90,7 +90,7 @@ cgroup_open() {
 	keys g
 	wait_screen '^sorted by sys_enter_; by cgroup$'
 	# ct_steady's cgroup: its one process, its rate; the shells' apart.
-	wait_screen " root +[0-9]+ +[0-9.]+[K]?/s +/$NAME/sub \\(1 process\\)\$"
+	wait_screen " root +[0-9]+ +[0-9.]+[K]?/s .* /$NAME/sub \\(1 process\\)\$"
 	! screen | grep -q ' ct_steady$'
 	keys g
 	wait_screen ' [0-9.]+[K]?/s .* ct_steady$'
