@@ -108,7 +108,8 @@ struct top_model {
 	 * refresh, and at the last: the set's time in the refresh.
 	 */
 	uint64_t *turn_gather, *turn;
-	struct rec **gone; /* ended, shown, kept for the final totals */
+	int64_t refreshed_at; /* the tick time of the last refresh */
+	struct rec **gone;    /* ended, shown, kept for the final totals */
 	int ngone, gone_cap;
 	struct rec *folded[FOLDED_MAX]; /* past GONE_MAX: one per name */
 	int nfolded;
@@ -213,6 +214,7 @@ top_model_new(const struct out_run *run)
 	if (m == NULL)
 		return NULL;
 	m->run = run;
+	m->refreshed_at = run->start;
 	if ((m->slot_at = calloc((size_t)run->nsets, sizeof(*m->slot_at))) ==
 	    NULL) {
 		free(m);
@@ -1039,6 +1041,29 @@ show_gone(struct top_model *m)
 	m->nfolded -= i;
 }
 
+/*
+ * Each set's time in the refresh: its longest thread's ticks, and no less
+ * than its share of the refresh (the sets take turns), as the first
+ * ticks of a thread counted from its attach, after the refresh began.
+ */
+static void
+set_turns(struct top_model *m)
+{
+	int64_t span = m->tick_time - m->refreshed_at;
+	uint64_t share = 0;
+	int s, nsets = m->run->nsets;
+
+	if (span > 0 && nsets > 0) {
+		share = (uint64_t)span / (uint64_t)nsets;
+		m->refreshed_at = m->tick_time;
+	}
+	for (s = 0; s < nsets; s++) {
+		m->turn[s] =
+		    m->turn_gather[s] > share ? m->turn_gather[s] : share;
+		m->turn_gather[s] = 0;
+	}
+}
+
 static void
 refresh_all(struct top_model *m, bool keep_ended)
 {
@@ -1047,10 +1072,7 @@ refresh_all(struct top_model *m, bool keep_ended)
 
 	m->refreshes++;
 	m->ticked = false;
-	memcpy(
-	    m->turn, m->turn_gather, (size_t)m->run->nsets * sizeof(*m->turn));
-	memset(
-	    m->turn_gather, 0, (size_t)m->run->nsets * sizeof(*m->turn_gather));
+	set_turns(m);
 	for (i = 0; i < m->nprocs; i++) {
 		p = m->order[i];
 		if (p->e.ended && !keep_ended) {

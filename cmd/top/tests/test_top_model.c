@@ -375,6 +375,44 @@ test_short_procs(void)
 }
 
 /*
+ * A refresh's time is no less than its length (from the run's start for
+ * the first), though the only thread ticked was attached late in it.
+ */
+static void
+test_refresh_time(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	top_model_free(f.m);
+	f.run.start = 0;
+	if ((f.m = top_model_new(&f.run)) == NULL)
+		exit(1);
+	row0(&f, "tick", 1, 1, 1, 0, SEC / 4);
+	top_model_row(f.m,
+	    &(struct out_row) { .label = "tick",
+		.when = SEC,
+		.pid = PID_BASE + 3,
+		.proc = 3,
+		.lwp = 1,
+		.tid = PID_BASE + 3,
+		.setno = 0,
+		.values = (const uint64_t[]) { 1, 0 },
+		.elapsed_ns = SEC / 4,
+		.enabled_ns = SEC / 4,
+		.running_ns = SEC / 4 });
+	row0(&f, "exit", 2, 1, 1000, 0, SEC / 1000);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 2);
+	CHECK(p != NULL && p->ended);
+	/* The fixture's two sets take turns: set 0's is half the second. */
+	CHECK_EQ_U64(
+	    top_model_counts(f.m, p, TOP_SHOWN, 0).elapsed_ns, SEC / 2);
+	close_fixture(&f);
+}
+
+/*
  * Thousands of processes that ended: past the bound, those of one name
  * are one, summed, and the totals stay exact.
  */
@@ -835,6 +873,7 @@ main(void)
 	test_short_threads();
 	test_execs();
 	test_short_procs();
+	test_refresh_time();
 	test_many_ended();
 	test_fork_parent();
 	test_not_counted();
