@@ -645,9 +645,6 @@ top_options(struct cputrack *ct, int argc)
 	if (o->repeat != 0)
 		return cmdline_usage_error(
 		    "--top and -r cannot be given together");
-	if (o->each_cgroup)
-		return cmdline_usage_error("--top shows threads and processes: "
-					   "not with --for-each-cgroup");
 	if (o->interval_ms == 0)
 		return cmdline_usage_error(
 		    "--top refreshes at each interval: -T 0 gives none");

@@ -86,6 +86,7 @@ top_open(const struct out_run *run, int fd)
 	}
 	t->choice.sort = top_view_default_sort(t->view);
 	t->choice.interval_ms = cfg->top_refresh_ms;
+	t->choice.fold_ended = cfg->top_batch;
 	t->about = (struct top_about) {
 		.engine = cfg->engine != NULL ? cfg->engine : "",
 		.watching = cfg->top_watching != NULL ? cfg->top_watching : "",
@@ -194,6 +195,18 @@ choose(struct top *t, int key, const struct top_lines *shown)
 		break;
 	case 'H':
 		c->all_threads = !c->all_threads;
+		break;
+	case 'V':
+		c->tree = !c->tree;
+		break;
+	case 'c':
+		c->cmdline = !c->cmdline;
+		break;
+	case 'C':
+		c->cgroup_column = !c->cgroup_column;
+		break;
+	case 'g':
+		c->by_cgroup = !c->by_cgroup;
 		break;
 	case 'a':
 		c->totals = !c->totals;
@@ -345,6 +358,7 @@ top_close(struct top *t, struct out_buf *text)
 	t->choice = (struct top_choice) {
 		.sort = top_view_default_sort(t->view),
 		.totals = true,
+		.fold_ended = true,
 		.interval_ms = t->choice.interval_ms,
 	};
 	if (text != NULL) {

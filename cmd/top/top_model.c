@@ -11,13 +11,31 @@
  * since the last refresh counted after their last tick, which the next
  * refresh shows. A thread that ends before any tick or refresh has seen
  * it gets no record: its end row goes straight into its process's, as a
- * churning process makes thousands of them a second.
+ * churning process makes thousands of them a second. A sixth span holds
+ * what the refreshes showed so far, so that a process whose exit row
+ * gives its exact total shows at its last refresh all that it counted
+ * after what was shown: one that starts and ends between two refreshes
+ * is shown once with all its counts.
+ *
+ * A process's owner, parent, arguments and cgroup are read from /proc
+ * once, when it is first seen, and again at its exec; one gone by then (a
+ * row comes after the process, as the BPF engine's do) has its parent's
+ * owner and cgroup, as the fork row names the parent, and its exec row's
+ * arguments. --for-each-cgroup's cgroups are processes of one thread,
+ * with no pid, named by their cgroup.
+ *
+ * A process that ended and was shown is kept, off the table, for the
+ * final totals; past GONE_MAX of them, those of one name are summed into
+ * one, so that a churning machine's run holds a bounded memory.
  *
  * Threads are found by (process key, LWP) and processes by key in hash
  * tables, as a row comes for each thread at each tick.
  */
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "top_model.h"
 
@@ -27,7 +45,7 @@
  * that are gone counted since then, and ENDED what those that ended
  * since the last refresh counted after their last tick.
  */
-enum span { GATHER, SHOWN, TOTAL, DEAD, ENDED, NSPANS };
+enum span { GATHER, SHOWN, TOTAL, DEAD, ENDED, PAST, NSPANS };
 
 enum slot_flags {
 	SLOT_COUNTED = 1u << 0,
@@ -39,17 +57,30 @@ enum slot_flags {
 #define SLOT_HEAD    2
 #define MAX_REASONS  16
 #define NBUCKETS_MIN 256
+/* Ended processes kept each apart, then summed per name; forks named. */
+#define GONE_MAX     4096
+#define FOLDED_MAX   256
+#define FORKS_KEPT   256
+#define CMDLINE_MAX  4096
 
 struct rec {
 	struct top_entity e;
 	struct rec *proc;     /* a thread's process; NULL for a process */
 	struct rec *next;     /* in its hash bucket */
 	bool ending;	      /* its end came: shown ended next refresh */
+	bool listed;	      /* a process in the table */
+	bool seen_at_exec;    /* first seen by its exec's counts row */
 	bool exact_total;     /* TOTAL is a total row's, not the ticks' */
 	int execs_pending;    /* refreshes since an exec, with no thread */
 	struct rec **threads; /* a process's */
 	int nthreads, cap;
 	uint64_t block[]; /* NSPANS spans of the model's stride */
+};
+
+/* A fork row: the parent of a child that may be gone when it is seen. */
+struct fork_seen {
+	pid_t child, parent;
+	unsigned long parent_proc;
 };
 
 struct table {
@@ -72,7 +103,27 @@ struct top_model {
 	bool ticked;
 	int64_t tick_time;
 	uint64_t refreshes;
+	/*
+	 * Per set: the longest time a thread's ticks gave it since the last
+	 * refresh, and at the last: the set's time in the refresh.
+	 */
+	uint64_t *turn_gather, *turn;
+	int64_t refreshed_at; /* the tick time of the last refresh */
+	struct rec **gone;    /* ended, shown, kept for the final totals */
+	int ngone, gone_cap;
+	struct rec *folded[FOLDED_MAX]; /* past GONE_MAX: one per name */
+	int nfolded;
+	struct fork_seen forks[FORKS_KEPT]; /* the latest, in a ring */
+	unsigned nforks;
+	/*
+	 * --for-each-cgroup: the cgroups counted, each shown as a process
+	 * of one thread whose key is CGROUP_KEY(its index here).
+	 */
+	char **cgroups;
+	int ncgroups;
 };
+
+#define CGROUP_KEY(i) (~0UL - (unsigned long)(i))
 
 static size_t
 hash_key(unsigned long proc, int lwp)
@@ -163,6 +214,7 @@ top_model_new(const struct out_run *run)
 	if (m == NULL)
 		return NULL;
 	m->run = run;
+	m->refreshed_at = run->start;
 	if ((m->slot_at = calloc((size_t)run->nsets, sizeof(*m->slot_at))) ==
 	    NULL) {
 		free(m);
@@ -172,9 +224,11 @@ top_model_new(const struct out_run *run)
 		m->slot_at[s] = m->stride;
 		m->stride += SLOT_HEAD + (size_t)spec_nvalues(run->specs[s]);
 	}
-	if ((m->scratch = calloc(m->stride, sizeof(*m->scratch))) == NULL) {
-		free(m->slot_at);
-		free(m);
+	m->scratch = calloc(m->stride, sizeof(*m->scratch));
+	m->turn = calloc((size_t)run->nsets, sizeof(*m->turn));
+	m->turn_gather = calloc((size_t)run->nsets, sizeof(*m->turn_gather));
+	if (m->scratch == NULL || m->turn == NULL || m->turn_gather == NULL) {
+		top_model_free(m);
 		return NULL;
 	}
 	return m;
@@ -192,6 +246,8 @@ rec_free(struct rec *r)
 	if (r == NULL)
 		return;
 	free(r->threads);
+	free(r->e.cmdline);
+	free(r->e.cgroup);
 	free(r);
 }
 
@@ -205,6 +261,10 @@ rec_put(struct top_model *m, struct rec *r)
 {
 	free(r->threads);
 	r->threads = NULL;
+	free(r->e.cmdline);
+	r->e.cmdline = NULL;
+	free(r->e.cgroup);
+	r->e.cgroup = NULL;
 	r->next = m->spares;
 	m->spares = r;
 }
@@ -229,6 +289,16 @@ top_model_free(struct top_model *m)
 		next = r->next;
 		rec_free(r);
 	}
+	for (p = 0; p < m->ngone; p++)
+		rec_free(m->gone[p]);
+	for (p = 0; p < m->nfolded; p++)
+		rec_free(m->folded[p]);
+	for (p = 0; p < m->ncgroups; p++)
+		free(m->cgroups[p]);
+	free(m->cgroups);
+	free(m->gone);
+	free(m->turn);
+	free(m->turn_gather);
 	free(m->threads.buckets);
 	free(m->procs.buckets);
 	free(m->order);
@@ -261,26 +331,171 @@ rec_new(struct top_model *m, const struct out_row *row, int lwp)
 	return r;
 }
 
-static struct rec *
-find_proc(struct top_model *m, const struct out_row *row)
+/* A small /proc file whole into buf, ended by a NUL: its length, or -1. */
+static ssize_t
+read_small(const char *path, char *buf, size_t size)
 {
-	struct rec *p = table_find(&m->procs, row->proc, 0), **grown;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	if (p != NULL)
-		return p;
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* The parent, and the effective user (as ps's USER), of /proc's status. */
+static void
+learn_status(struct top_entity *e)
+{
+	char path[40], buf[2048];
+	const char *at;
+	char *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)e->pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return;
+	if ((at = strstr(buf, "\nPPid:")) != NULL)
+		e->ppid = (pid_t)strtol(at + 6, NULL, 10);
+	if ((at = strstr(buf, "\nUid:")) != NULL) {
+		(void)strtoul(at + 5, &end, 10);
+		e->uid = (uid_t)strtoul(end, NULL, 10);
+		e->uid_known = true;
+	}
+}
+
+/* The arguments, spaced: NULL for none (a kernel thread) or gone. */
+static char *
+read_cmdline(pid_t pid)
+{
+	char path[40], buf[CMDLINE_MAX];
+	ssize_t n, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if ((n = read_small(path, buf, sizeof(buf))) <= 0)
+		return NULL;
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (i = 0; i < n; i++)
+		if (buf[i] == '\0' || buf[i] == '\n' || buf[i] == '\t')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return n > 0 ? strdup(buf) : NULL;
+}
+
+/* The cgroup v2 path ("0::/a/b"), or NULL. */
+static char *
+read_cgroup(pid_t pid)
+{
+	char path[40], buf[4096];
+	char *at, *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return NULL;
+	if (strncmp(buf, "0::", 3) == 0)
+		at = buf + 3;
+	else if ((at = strstr(buf, "\n0::")) != NULL)
+		at += 4;
+	else
+		return NULL;
+	if ((end = strchr(at, '\n')) != NULL)
+		*end = '\0';
+	return strdup(at);
+}
+
+/* What the fork row of a process gone before it was seen gives. */
+static void
+learn_from_parent(struct top_model *m, struct rec *p)
+{
+	const struct fork_seen *f;
+	const struct rec *parent;
+	unsigned i, n = m->nforks < FORKS_KEPT ? m->nforks : FORKS_KEPT;
+
+	for (i = 1; i <= n; i++) {
+		f = &m->forks[(m->nforks - i) % FORKS_KEPT];
+		if (f->child != p->e.pid)
+			continue;
+		if (p->e.ppid == 0)
+			p->e.ppid = f->parent;
+		parent = table_find(&m->procs, f->parent_proc, 0);
+		if (parent == NULL)
+			return;
+		if (!p->e.uid_known && parent->e.uid_known) {
+			p->e.uid = parent->e.uid;
+			p->e.uid_known = true;
+		}
+		if (p->e.cgroup == NULL && parent->e.cgroup != NULL)
+			p->e.cgroup = strdup(parent->e.cgroup);
+		return;
+	}
+}
+
+/* A process first seen: what /proc says of it, once. */
+static void
+learn_process(struct top_model *m, struct rec *p)
+{
+	learn_status(&p->e);
+	p->e.cmdline = read_cmdline(p->e.pid);
+	p->e.cgroup = read_cgroup(p->e.pid);
+	if (!p->e.uid_known || p->e.ppid == 0 || p->e.cgroup == NULL)
+		learn_from_parent(m, p);
+}
+
+static struct rec *find_proc(struct top_model *m, const struct out_row *row);
+
+/* A fork: its parent is seen (and learnt) before its child. */
+static void
+note_fork(struct top_model *m, const struct out_row *row)
+{
+	(void)find_proc(m, row);
+	m->forks[m->nforks++ % FORKS_KEPT] = (struct fork_seen) {
+		.child = row->child,
+		.parent = row->pid,
+		.parent_proc = row->proc,
+	};
+}
+
+/* r at the end of the processes shown. */
+static int
+order_add(struct top_model *m, struct rec *r)
+{
+	struct rec **grown;
+
 	if (m->nprocs == m->cap) {
 		grown = reallocarray(
 		    m->order, m->cap ? (size_t)m->cap * 2 : 64, sizeof(*grown));
 		if (grown == NULL)
-			return NULL;
+			return -1;
 		m->order = grown;
 		m->cap = m->cap ? m->cap * 2 : 64;
 	}
+	m->order[m->nprocs++] = r;
+	return 0;
+}
+
+static struct rec *
+find_proc(struct top_model *m, const struct out_row *row)
+{
+	struct rec *p = table_find(&m->procs, row->proc, 0);
+
+	if (p != NULL)
+		return p;
 	if (table_grow(&m->procs) != 0 || (p = rec_new(m, row, 0)) == NULL)
 		return NULL;
+	if (order_add(m, p) != 0) {
+		rec_put(m, p);
+		return NULL;
+	}
 	table_link(&m->procs, p);
 	m->procs.n++;
-	m->order[m->nprocs++] = p;
+	p->listed = true;
+	if (row->pid > 0)
+		learn_process(m, p);
 	return p;
 }
 
@@ -378,10 +593,14 @@ static void
 tick_row(struct top_model *m, const struct out_row *row)
 {
 	struct rec *t = find_thread(m, row);
+	const uint64_t *g;
 
 	if (t == NULL)
 		return;
+	g = slot(m, t, GATHER, row->setno);
 	take_counts(m, slot(m, t, GATHER, row->setno), row, true);
+	if (g[0] > m->turn_gather[row->setno])
+		m->turn_gather[row->setno] = g[0];
 	if (!t->exact_total)
 		take_counts(m, slot(m, t, TOTAL, row->setno), row, true);
 	m->ticked = true;
@@ -491,22 +710,114 @@ proc_end_row(struct top_model *m, const struct out_row *row)
 	take_counts(m, slot(m, p, TOTAL, row->setno), row, true);
 }
 
+/*
+ * An exec: its arguments are the process's now, and its owner and cgroup
+ * are read again, as a process often sets both up before its exec (a
+ * set-id program, a shell that moves itself into a cgroup).
+ */
+static void
+learn_image(struct rec *p, const char *args)
+{
+	char *copy;
+
+	/* First seen at this exec: /proc was read then. */
+	if (!p->seen_at_exec) {
+		learn_status(&p->e);
+		if ((copy = read_cgroup(p->e.pid)) != NULL) {
+			free(p->e.cgroup);
+			p->e.cgroup = copy;
+		}
+	}
+	p->seen_at_exec = false;
+	if (args == NULL || args[0] == '\0' ||
+	    (p->e.cmdline != NULL && strcmp(p->e.cmdline, args) == 0) ||
+	    (copy = strdup(args)) == NULL)
+		return;
+	free(p->e.cmdline);
+	p->e.cmdline = copy;
+}
+
+/*
+ * A cgroup's index by its name, kept at its first row; -1: no memory. A
+ * cgroup removed leaves its index, so that a new one of its name, shown
+ * while the old one is shown ended, is another.
+ */
+static int
+cgroup_index(struct top_model *m, const char *name)
+{
+	char **grown;
+	int i;
+
+	for (i = 0; i < m->ncgroups; i++)
+		if (m->cgroups[i] != NULL && strcmp(m->cgroups[i], name) == 0)
+			return i;
+	grown =
+	    reallocarray(m->cgroups, (size_t)m->ncgroups + 1, sizeof(*grown));
+	if (grown == NULL)
+		return -1;
+	m->cgroups = grown;
+	if ((m->cgroups[m->ncgroups] = strdup(name)) == NULL)
+		return -1;
+	return m->ncgroups++;
+}
+
+/*
+ * --for-each-cgroup's rows: each cgroup a process of one thread, its
+ * name its command; its rmdir row its last.
+ */
+static void
+cgroup_row(struct top_model *m, const struct out_row *row)
+{
+	struct out_row r = *row;
+	struct rec *p;
+	int i;
+
+	if (row->comm == NULL || row->setno < 0 ||
+	    (strcmp(row->label, "cgroup") != 0 &&
+		strcmp(row->label, "rmdir") != 0) ||
+	    (i = cgroup_index(m, row->comm)) < 0)
+		return;
+	r.pid = 0;
+	r.proc = CGROUP_KEY(i);
+	r.lwp = 1;
+	r.tid = 0;
+	tick_row(m, &r);
+	if ((p = table_find(&m->procs, r.proc, 0)) == NULL)
+		return;
+	if (p->e.cgroup == NULL)
+		p->e.cgroup = strdup(row->comm);
+	if (strcmp(row->label, "rmdir") == 0) {
+		p->ending = true;
+		free(m->cgroups[i]);
+		m->cgroups[i] = NULL;
+	}
+}
+
 void
 top_model_row(struct top_model *m, const struct out_row *row)
 {
 	const char *l = row->label;
 	struct rec *r;
+	bool seen;
 
-	if (row->pid <= 0)
-		return; /* a cgroup's row */
+	if (row->pid <= 0) {
+		cgroup_row(m, row);
+		return;
+	}
 	if (strcmp(l, "tick") == 0 || strcmp(l, "gap") == 0) {
 		if (row->setno >= 0)
 			tick_row(m, row);
 	} else if (strcmp(l, "exec") == 0 && row->setno >= 0) {
+		seen = table_find(&m->procs, row->proc, 0) != NULL;
 		exec_row(m, row);
+		if (!seen && (r = table_find(&m->procs, row->proc, 0)) != NULL)
+			r->seen_at_exec = true;
 	} else if (strcmp(l, "exec") == 0 && row->comm != NULL &&
 	    (r = find_proc(m, row)) != NULL) {
 		strlcpy(r->e.comm, row->comm, sizeof(r->e.comm));
+		learn_image(r, row->args);
+	} else if (strcmp(l, "fork") == 0 && row->child > 0) {
+		note_fork(m, row);
 	} else if (strcmp(l, "lwp_exit") == 0) {
 		thread_end_row(m, row);
 	} else if (strcmp(l, "exit") == 0) {
@@ -574,6 +885,35 @@ drop_ended_threads(struct top_model *m, struct rec *p)
 	p->nthreads = kept;
 }
 
+/*
+ * A process whose exit row gave its total shows all of it that the
+ * refreshes before did not: what its threads counted after their last
+ * tick, and all of a process that no tick saw.
+ */
+static void
+show_rest(const struct top_model *m, struct rec *p)
+{
+	const uint64_t *total, *past;
+	uint64_t *shown;
+	int s, i, n;
+
+	for (s = 0; s < m->run->nsets; s++) {
+		total = slot(m, p, TOTAL, s);
+		past = slot(m, p, PAST, s);
+		shown = slot(m, p, SHOWN, s);
+		if (!(total[1] & SLOT_COUNTED))
+			continue;
+		n = spec_nvalues(m->run->specs[s]);
+		shown[0] = total[0];
+		shown[1] = total[1];
+		for (i = 0; i < n; i++)
+			shown[SLOT_HEAD + i] =
+			    total[SLOT_HEAD + i] > past[SLOT_HEAD + i] ?
+			    total[SLOT_HEAD + i] - past[SLOT_HEAD + i] :
+			    0;
+	}
+}
+
 /* A process's spans from its threads', now that theirs are new. */
 static void
 refresh_proc(struct top_model *m, struct rec *p)
@@ -603,6 +943,9 @@ refresh_proc(struct top_model *m, struct rec *p)
 		live += !p->threads[i]->e.ended;
 	}
 	p->e.nthreads = live;
+	if (p->exact_total)
+		show_rest(m, p);
+	sum_span(m, p->block + PAST * m->stride, p->block + SHOWN * m->stride);
 	/*
 	 * An exec that is followed has the new image's first tick within a
 	 * refresh; one that is not ends the process's counting.
@@ -615,6 +958,112 @@ refresh_proc(struct top_model *m, struct rec *p)
 		p->e.ended = true;
 }
 
+/*
+ * Past GONE_MAX, an ended process's total goes into the one of its name
+ * (of the first FOLDED_MAX names; the last takes the rest).
+ */
+static void
+fold_gone(struct top_model *m, struct rec *p)
+{
+	struct rec *f = NULL;
+	int i;
+
+	for (i = 0; i < m->nfolded && f == NULL; i++)
+		if (strcmp(m->folded[i]->e.comm, p->e.comm) == 0)
+			f = m->folded[i];
+	if (f == NULL && m->nfolded < FOLDED_MAX &&
+	    (f = calloc(1, rec_size(m))) != NULL) {
+		f->e = (struct top_entity) {
+			.proc = p->e.proc,
+			.ended = true,
+			.uid = p->e.uid,
+			.uid_known = p->e.uid_known,
+		};
+		strlcpy(f->e.comm, p->e.comm, sizeof(f->e.comm));
+		m->folded[m->nfolded++] = f;
+	}
+	if (f == NULL && m->nfolded > 0)
+		f = m->folded[m->nfolded - 1];
+	if (f != NULL) {
+		sum_span(m, f->block + TOTAL * m->stride,
+		    p->block + TOTAL * m->stride);
+		f->e.nfolded++;
+		if (f->e.uid_known && (!p->e.uid_known || p->e.uid != f->e.uid))
+			f->e.uid_known = false;
+	}
+	rec_put(m, p);
+}
+
+/* An ended process that was shown, kept for the final totals. */
+static void
+keep_gone(struct top_model *m, struct rec *p)
+{
+	struct rec **grown;
+
+	if (m->ngone == GONE_MAX) {
+		fold_gone(m, p);
+		return;
+	}
+	if (m->ngone == m->gone_cap) {
+		grown = reallocarray(m->gone,
+		    m->gone_cap ? (size_t)m->gone_cap * 2 : 64, sizeof(*grown));
+		if (grown == NULL) {
+			fold_gone(m, p);
+			return;
+		}
+		m->gone = grown;
+		m->gone_cap = m->gone_cap ? m->gone_cap * 2 : 64;
+	}
+	m->gone[m->ngone++] = p;
+}
+
+/* The processes kept for the final totals, shown again (ended). */
+static void
+show_gone(struct top_model *m)
+{
+	int i;
+
+	for (i = 0; i < m->ngone; i++)
+		if (order_add(m, m->gone[i]) != 0)
+			break;
+	if (i < m->ngone) {
+		memmove(m->gone, m->gone + i,
+		    (size_t)(m->ngone - i) * sizeof(*m->gone));
+		m->ngone -= i;
+		return;
+	}
+	m->ngone = 0;
+	for (i = 0; i < m->nfolded; i++)
+		if (order_add(m, m->folded[i]) != 0)
+			break;
+	memmove(m->folded, m->folded + i,
+	    (size_t)(m->nfolded - i) * sizeof(*m->folded));
+	m->nfolded -= i;
+}
+
+/*
+ * Each set's time in the refresh: its longest thread's ticks, and no less
+ * than its share of the refresh (the sets take turns), as the first
+ * ticks of a thread counted from its attach, after the refresh began.
+ */
+static void
+set_turns(struct top_model *m)
+{
+	int64_t span = m->tick_time - m->refreshed_at;
+	uint64_t share = 0;
+	int s, nsets = m->run->nsets;
+
+	if (span > 0 && nsets > 0) {
+		share = (uint64_t)span / (uint64_t)nsets;
+		m->refreshed_at = m->tick_time;
+	}
+	for (s = 0; s < nsets; s++) {
+		m->turn[s] =
+		    m->turn_gather[s] > share ? m->turn_gather[s] : share;
+		m->turn_gather[s] = 0;
+	}
+}
+
 static void
 refresh_all(struct top_model *m, bool keep_ended)
 {
@@ -623,12 +1072,15 @@ refresh_all(struct top_model *m, bool keep_ended)
 
 	m->refreshes++;
 	m->ticked = false;
+	set_turns(m);
 	for (i = 0; i < m->nprocs; i++) {
 		p = m->order[i];
 		if (p->e.ended && !keep_ended) {
 			free_threads(m, p);
-			table_unlink(&m->procs, p);
-			rec_put(m, p);
+			if (p->listed)
+				table_unlink(&m->procs, p);
+			p->listed = false;
+			keep_gone(m, p);
 			continue;
 		}
 		refresh_proc(m, p);
@@ -647,6 +1099,7 @@ void
 top_model_last_refresh(struct top_model *m)
 {
 	refresh_all(m, true);
+	show_gone(m);
 }
 
 int
@@ -681,10 +1134,14 @@ top_model_counts(const struct top_model *m, const struct top_entity *e,
 	const struct rec *r = (const struct rec *)e;
 	enum span sp = span == TOP_SHOWN ? SHOWN : TOTAL;
 	const uint64_t *s = r->block + (size_t)sp * m->stride + m->slot_at[set];
+	uint64_t ns = s[0];
 
+	/* A thread's shown time is its ticks': the set's in the refresh. */
+	if (sp == SHOWN && m->turn[set] > 0)
+		ns = m->turn[set];
 	return (struct top_counts) {
 		.values = s + SLOT_HEAD,
-		.elapsed_ns = s[0],
+		.elapsed_ns = ns,
 		.counted = (s[1] & SLOT_COUNTED) != 0,
 		.multiplexed = (s[1] & SLOT_MULTIPLEXED) != 0,
 		.reason = (s[1] & SLOT_NOT_COUNTED) ? (int)(s[1] >> 8) : -1,

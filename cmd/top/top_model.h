@@ -45,7 +45,11 @@ struct top_entity {
 	bool ended;		/* ended before this refresh */
 	uid_t uid;		/* a process's owner, once known */
 	bool uid_known;
-	int nthreads; /* a process's threads now */
+	int nthreads;	       /* a process's threads now */
+	pid_t ppid;	       /* a process's parent, or 0: not known */
+	char *cmdline;	       /* a process's arguments, or NULL */
+	char *cgroup;	       /* a process's cgroup (v2), or NULL */
+	unsigned long nfolded; /* ended processes of one name, summed; 0 */
 };
 
 struct top_model;
@@ -63,9 +67,10 @@ int64_t top_model_tick_time(const struct top_model *m);
 /* A refresh: what came since the last one is shown now. */
 void top_model_refresh(struct top_model *m);
 /*
- * The last refresh, at the end of the run: as top_model_refresh, but what
- * the refresh before showed ended stays, as the final totals are those of
- * every process shown.
+ * The last refresh, at the end of the run: as top_model_refresh, but
+ * every process that ended before stays or comes back, for the final
+ * totals: those of every process seen, whether or not it lived across a
+ * refresh (past a bound, ended processes of one name as one, summed).
  */
 void top_model_last_refresh(struct top_model *m);
 /* How many refreshes so far. */
@@ -78,7 +83,9 @@ int top_model_nthreads(const struct top_model *m, int proc);
 struct top_entity *top_model_thread(struct top_model *m, int proc, int i);
 /*
  * An entity's counts of set s over a span. Of a process, the sum of its
- * threads (with the longest of their times).
+ * threads. The time of the shown span is the refresh's (the set's turns
+ * in it): a process that ended within it has its counts over the refresh,
+ * not over its short life.
  */
 struct top_counts top_model_counts(const struct top_model *m,
     const struct top_entity *e, enum top_span span, int set);

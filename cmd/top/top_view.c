@@ -9,6 +9,9 @@
  * seconds. "-" is a value that was not counted (the header says why), an
  * empty cell one not counted yet; "*" marks a set that ran part of its
  * time (multiplexed), whose counts are not scaled.
+ *
+ * The processes show as a list, sorted; as a tree (V), each under its
+ * parent; or as one line per cgroup (g), their values summed.
  */
 #include <limits.h>
 #include <pwd.h>
@@ -16,29 +19,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <wchar.h>
 
 #include "top_view.h"
 
-enum col_kind { COL_PID, COL_USER, COL_THR, COL_EVENT, COL_METRIC, COL_COMM };
+enum col_kind {
+	COL_PID,
+	COL_USER,
+	COL_THR,
+	COL_EVENT,
+	COL_METRIC,
+	COL_CGROUP,
+	COL_COMM
+};
 
 struct column {
 	enum col_kind kind;
 	int index; /* of the run's events or metric keys */
 	char title[24];
-	int width; /* the last column (COMM) takes what is left */
-	bool left; /* text, aligned left */
+	int width;   /* the last column (COMM) takes what is left */
+	bool left;   /* text, aligned left */
+	bool hidden; /* not shown now (CGROUP, until C) */
 };
 
 static const struct column fixed_before[] = {
-	{ COL_PID, 0, "PID", 7, false },
-	{ COL_USER, 0, "USER", 8, true },
-	{ COL_THR, 0, "THR", 5, false },
+	{ COL_PID, 0, "PID", 7, false, false },
+	{ COL_USER, 0, "USER", 8, true, false },
+	{ COL_THR, 0, "THR", 5, false, false },
 };
 static const struct column fixed_after[] = {
-	{ COL_COMM, 0, "COMMAND", 0, true },
+	{ COL_CGROUP, 0, "CGROUP", 24, true, true },
+	{ COL_COMM, 0, "COMMAND", 0, true, false },
 };
 
 #define VALUE_WIDTH 10
@@ -50,13 +62,31 @@ struct user_name {
 	char name[16];
 };
 
-/* An entity's line before it is printed: its cells and its sort key. */
+/*
+ * Batch mode's screens list every process; past the first FOLD_AFTER, the
+ * ended processes of one command are one line, as a churning machine
+ * ends thousands a second.
+ */
+#define FOLD_AFTER     20
+/* The tree's indent stops deepening here. */
+#define TREE_DEPTH_MAX 16
+
+/*
+ * An entity's line before it is printed: its cells and its sort key. A
+ * group's line (e NULL) sums the values of several.
+ */
 struct line_cells {
 	const struct top_entity *e;
 	int index;	  /* a process's, in the model */
 	const char *comm; /* a process's name, or a thread's */
 	bool thread;
 	double key;
+	double *num;		   /* per column: its value, or -1 */
+	char *mark;		   /* per column: '*', '-' or 0 */
+	unsigned long nprocs;	   /* a group's processes */
+	struct line_cells *member; /* a group's first */
+	char *command;		   /* a group's COMMAND longer than a cell */
+	int depth;		   /* in the tree (V) */
 	char cell[][CELL_MAX];
 };
 
@@ -126,7 +156,8 @@ add_columns(struct top_view *v)
 			return -1;
 	v->first_event = v->ncols;
 	for (k = 0; k < run->nevents; k++) {
-		c = (struct column) { COL_EVENT, k, "", VALUE_WIDTH, false };
+		c = (struct column) { COL_EVENT, k, "", VALUE_WIDTH, false,
+			false };
 		event_title(c.title, sizeof(c.title), run->events[k].name);
 		if (add_column(v, &c) != 0)
 			return -1;
@@ -134,7 +165,7 @@ add_columns(struct top_view *v)
 	for (k = 0; k < run->nmetric_keys; k++) {
 		if (!ratio_metric(run->metric_keys[k]))
 			continue;
-		c = (struct column) { COL_METRIC, k, "", 8, false };
+		c = (struct column) { COL_METRIC, k, "", 8, false, false };
 		snprintf(c.title, sizeof(c.title), "%.8s", run->metric_keys[k]);
 		if (add_column(v, &c) != 0)
 			return -1;
@@ -212,23 +243,9 @@ top_view_column(const struct top_view *v, int col)
 int
 top_view_default_sort(const struct top_view *v)
 {
-	return v->first_event < v->ncols - 1 ? v->first_event : 0;
-}
+	enum col_kind k = v->cols[v->first_event].kind;
 
-/* A process's owner, once: the owner of its /proc directory. */
-static void
-learn_owner(struct top_entity *e)
-{
-	char path[32];
-	struct stat st;
-
-	if (e->uid_known)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d", (int)e->pid);
-	if (stat(path, &st) == 0) {
-		e->uid = st.st_uid;
-		e->uid_known = true;
-	}
+	return k == COL_EVENT || k == COL_METRIC ? v->first_event : 0;
 }
 
 /* The name in a /proc comm file into comm; false where there is none. */
@@ -362,11 +379,23 @@ event_set(const struct top_view *v, const struct top_model *m,
 	return fallback;
 }
 
+/* An event's value n (a rate, or a count with the totals) as its cell. */
+static void
+event_text(const struct top_view *v, int event, double n, bool totals,
+    bool multiplexed, char *cell)
+{
+	if (v->event_clock[event])
+		snprintf(cell, CELL_MAX, "%.2f%s", n / 1e9, totals ? "s" : "");
+	else
+		scaled(cell, CELL_MAX, n, totals, totals ? "" : "/s");
+	if (multiplexed)
+		strcat(cell, "*");
+}
+
 static double
 event_cell(const struct top_view *v, const struct top_model *m,
     const struct top_entity *e, bool totals, int event, char *cell)
 {
-	bool clock = v->event_clock[event];
 	struct top_counts c;
 	double n;
 	int req;
@@ -384,12 +413,7 @@ event_cell(const struct top_view *v, const struct top_model *m,
 		return -1;
 	if (!totals)
 		n = n * 1e9 / (double)c.elapsed_ns;
-	if (clock)
-		snprintf(cell, CELL_MAX, "%.2f%s", n / 1e9, totals ? "s" : "");
-	else
-		scaled(cell, CELL_MAX, n, totals, totals ? "" : "/s");
-	if (c.multiplexed)
-		strcat(cell, "*");
+	event_text(v, event, n, totals, c.multiplexed, cell);
 	return n;
 }
 
@@ -420,6 +444,23 @@ metric_cell(const struct top_view *v, const struct top_model *m,
 		}
 	}
 	return -1;
+}
+
+/* A cgroup's path in width columns: its end, the most particular part. */
+static void
+cgroup_cell(const char *path, int width, char *cell)
+{
+	size_t n;
+
+	if (path == NULL) {
+		cell[0] = '\0';
+		return;
+	}
+	n = strlen(path);
+	if (n <= (size_t)width || width < 4)
+		snprintf(cell, CELL_MAX, "%s", path);
+	else
+		snprintf(cell, CELL_MAX, "...%s", path + n - (size_t)width + 3);
 }
 
 /* The cells of an entity's line, and the key it sorts by. */
@@ -459,14 +500,86 @@ fill_cells(struct top_view *v, struct top_model *m, struct line_cells *l,
 			key = metric_cell(
 			    v, m, e, ch->totals, col->index, l->cell[i]);
 			break;
+		case COL_CGROUP:
+			cgroup_cell(l->thread ? NULL : e->cgroup, col->width,
+			    l->cell[i]);
+			break;
 		case COL_COMM:
-			snprintf(l->cell[i], CELL_MAX, "%s%s%s",
-			    l->thread ? "  " : "", l->comm,
-			    e->ended ? " <ended>" : "");
+			if (e->nfolded > 0)
+				snprintf(l->cell[i], CELL_MAX,
+				    "%s x%lu <ended>", l->comm, e->nfolded);
+			else
+				snprintf(l->cell[i], CELL_MAX, "%s%s%s",
+				    l->thread ? "  " : "", l->comm,
+				    e->ended ? " <ended>" : "");
 			break;
 		}
+		l->num[i] = key;
+		l->mark[i] = l->cell[i][0] == '-' ?
+		    '-' :
+		    (char)(strchr(l->cell[i], '*') != NULL ? '*' : 0);
 		if (i == ch->sort)
 			l->key = key;
+	}
+	/* A summed line, or a cgroup's (--for-each-cgroup): no one pid. */
+	if (e->nfolded > 0 || (e->pid == 0 && !l->thread))
+		for (i = 0; i < v->ncols; i++)
+			if (v->cols[i].kind == COL_PID ||
+			    (e->pid == 0 &&
+				(v->cols[i].kind == COL_USER ||
+				    v->cols[i].kind == COL_THR)))
+				l->cell[i][0] = '\0';
+}
+
+/* A group's line: l's values added to its own. */
+static void
+group_add(
+    const struct top_view *v, struct line_cells *g, const struct line_cells *l)
+{
+	int i;
+
+	for (i = 0; i < v->ncols; i++) {
+		if (v->cols[i].kind == COL_USER) {
+			/* One user's, or several's: '*'. */
+			if (g->nprocs == 0)
+				strlcpy(g->cell[i], l->cell[i], CELL_MAX);
+			else if (strcmp(g->cell[i], l->cell[i]) != 0)
+				strlcpy(g->cell[i], "*", CELL_MAX);
+		}
+		if (v->cols[i].kind != COL_EVENT && v->cols[i].kind != COL_THR)
+			continue;
+		if (l->num[i] >= 0)
+			g->num[i] = (g->num[i] < 0 ? 0 : g->num[i]) + l->num[i];
+		if (l->mark[i] == '*' || (l->mark[i] == '-' && !g->mark[i]))
+			g->mark[i] = l->mark[i];
+	}
+	g->nprocs += l->e != NULL && l->e->nfolded > 0 ? l->e->nfolded : 1;
+}
+
+/* A group's cells from its sums; name is its COMMAND. */
+static void
+group_cells(const struct top_view *v, const struct top_choice *ch,
+    struct line_cells *g, const char *name)
+{
+	const struct column *col;
+	int i;
+
+	g->key = 0;
+	for (i = 0; i < v->ncols; i++) {
+		col = &v->cols[i];
+		if (col->kind == COL_EVENT && g->num[i] >= 0)
+			event_text(v, col->index, g->num[i], ch->totals,
+			    g->mark[i] == '*', g->cell[i]);
+		else if (col->kind == COL_EVENT && g->mark[i] == '-')
+			strcpy(g->cell[i], "-");
+		else if (col->kind == COL_THR)
+			snprintf(g->cell[i], CELL_MAX, "%.0f",
+			    g->num[i] < 0 ? 0 : g->num[i]);
+		else if (col->kind == COL_COMM &&
+		    snprintf(g->cell[i], CELL_MAX, "%s", name) >= CELL_MAX)
+			g->command = strdup(name);
+		if (i == ch->sort)
+			g->key = g->num[i];
 	}
 }
 
@@ -550,9 +663,11 @@ text_line(struct top_lines *l, enum top_line_kind kind, int width,
 	line_end(l);
 }
 
+/* A line of cells; command, unless NULL, instead of the last one's. */
 static void
 cells_line(const struct top_view *v, struct top_lines *l,
-    enum top_line_kind kind, int width, char (*cells)[CELL_MAX])
+    enum top_line_kind kind, int width, const char (*cells)[CELL_MAX],
+    const char *command)
 {
 	struct out_buf row = { 0 };
 	const struct column *c;
@@ -560,8 +675,10 @@ cells_line(const struct top_view *v, struct top_lines *l,
 
 	for (i = 0; i < v->ncols; i++) {
 		c = &v->cols[i];
+		if (c->hidden)
+			continue;
 		if (c->width == 0)
-			out_buf_str(&row, cells[i]);
+			out_buf_str(&row, command != NULL ? command : cells[i]);
 		else if (c->left)
 			out_buf_printf(
 			    &row, "%-*.*s ", c->width, c->width, cells[i]);
@@ -579,10 +696,34 @@ cells_line(const struct top_view *v, struct top_lines *l,
 	out_buf_free(&row);
 }
 
-static size_t
-cells_size(const struct top_view *v)
+static void
+cells_free(struct line_cells *l)
 {
-	return sizeof(struct line_cells) + (size_t)v->ncols * CELL_MAX;
+	if (l == NULL)
+		return;
+	free(l->command);
+	free(l);
+}
+
+/* A line's cells, zeroed, its values none; NULL: no memory. */
+static struct line_cells *
+cells_new(const struct top_view *v)
+{
+	size_t n = (size_t)v->ncols;
+	struct line_cells *l =
+	    calloc(1, sizeof(*l) + n * CELL_MAX + n * sizeof(double) + n);
+	void *after_cells;
+	size_t i;
+
+	if (l == NULL)
+		return NULL;
+	/* The values after the cells, the marks after the values. */
+	after_cells = l->cell + n;
+	l->num = after_cells;
+	l->mark = (char *)(l->num + n);
+	for (i = 0; i < n; i++)
+		l->num[i] = -1;
+	return l;
 }
 
 static bool
@@ -612,7 +753,7 @@ compare_lines(const void *a, const void *b, void *arg)
 		d = x->key < y->key ? -1 : x->key > y->key;
 	if (!by->ascending)
 		d = -d;
-	if (d == 0)
+	if (d == 0 && x->e != NULL && y->e != NULL)
 		d = x->e->tid < y->e->tid ? -1 : x->e->tid > y->e->tid;
 	return d;
 }
@@ -625,7 +766,7 @@ sort_lines(const struct top_view *v, const struct top_choice *c,
 	enum col_kind k = v->cols[c->sort].kind;
 
 	/* Numbers biggest first, text from A, unless turned round. */
-	by.text = k == COL_USER || k == COL_COMM;
+	by.text = k == COL_USER || k == COL_CGROUP || k == COL_COMM;
 	if (by.text)
 		by.ascending = !c->ascending;
 	qsort_r(lines, (size_t)n, sizeof(*lines), compare_lines, &by);
@@ -645,7 +786,7 @@ title_line(const struct top_view *v, const struct top_choice *c,
 	for (i = 0; i < v->ncols; i++)
 		snprintf(cells[i], CELL_MAX, "%s%s", v->cols[i].title,
 		    i == c->sort ? (c->ascending ? "^" : "v") : "");
-	cells_line(v, l, TOP_LINE_TITLE, width, cells);
+	cells_line(v, l, TOP_LINE_TITLE, width, cells, NULL);
 	free(cells);
 }
 
@@ -664,7 +805,7 @@ thread_lines(struct top_view *v, struct top_model *m, int proc,
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if ((t[i] = calloc(1, cells_size(v))) == NULL) {
+		if ((t[i] = cells_new(v)) == NULL) {
 			l->failed = true;
 			break;
 		}
@@ -679,9 +820,9 @@ thread_lines(struct top_view *v, struct top_model *m, int proc,
 	for (i = 0; i < n; i++)
 		cells_line(v, l,
 		    t[i]->e->ended ? TOP_LINE_ENDED : TOP_LINE_THREAD, width,
-		    t[i]->cell);
+		    t[i]->cell, NULL);
 	for (i = 0; i < n; i++)
-		free(t[i]);
+		cells_free(t[i]);
 	free(t);
 }
 
@@ -716,12 +857,11 @@ proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 
 	for (i = 0; i < top_model_nprocs(m); i++) {
 		e = top_model_proc(m, i);
-		learn_owner(e);
 		learn_comm(e);
 		user = user_name(v, e);
 		if (!passes_filter(c->filter, e->comm, user))
 			continue;
-		if ((p[n] = calloc(1, cells_size(v))) == NULL)
+		if ((p[n] = cells_new(v)) == NULL)
 			break;
 		p[n]->e = e;
 		p[n]->comm = e->comm;
@@ -732,6 +872,229 @@ proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 	return n;
 }
 
+/* The group of lines whose COMMAND is comm, made when there is none. */
+static struct line_cells *
+group_of(const struct top_view *v, struct line_cells **groups, int *ngroups,
+    const char *comm)
+{
+	int i;
+
+	for (i = 0; i < *ngroups; i++)
+		if (strcmp(groups[i]->comm, comm) == 0)
+			return groups[i];
+	if ((groups[*ngroups] = cells_new(v)) == NULL)
+		return NULL;
+	groups[*ngroups]->comm = comm;
+	return groups[(*ngroups)++];
+}
+
+/*
+ * Past the first FOLD_AFTER lines, the ended processes of one command
+ * (two or more) are one line, their values summed; the lines after the
+ * first FOLD_AFTER sorted again. The lines left, and in *folded the
+ * processes folded.
+ */
+static int
+fold_ended(const struct top_view *v, const struct top_choice *c,
+    struct line_cells **p, int n, unsigned long *folded)
+{
+	struct line_cells **groups = calloc((size_t)n, sizeof(*groups)), *g;
+	char name[CELL_MAX];
+	int i, kept = FOLD_AFTER, ngroups = 0;
+
+	if (groups == NULL)
+		return n;
+	for (i = FOLD_AFTER; i < n; i++) {
+		if (!p[i]->e->ended ||
+		    (g = group_of(v, groups, &ngroups, p[i]->comm)) == NULL) {
+			p[kept++] = p[i];
+			continue;
+		}
+		group_add(v, g, p[i]);
+		if (g->member == NULL)
+			g->member = p[i];
+		else
+			cells_free(p[i]);
+	}
+	for (i = 0; i < ngroups; i++) {
+		g = groups[i];
+		if (g->nprocs == 1 || g->member->e->nfolded == g->nprocs) {
+			p[kept++] = g->member; /* alone: as it was */
+			cells_free(g);
+			continue;
+		}
+		*folded += g->nprocs;
+		snprintf(
+		    name, sizeof(name), "%s x%lu <ended>", g->comm, g->nprocs);
+		group_cells(v, c, g, name);
+		cells_free(g->member);
+		p[kept++] = g;
+	}
+	free(groups);
+	sort_lines(v, c, p + FOLD_AFTER, kept - FOLD_AFTER);
+	return kept;
+}
+
+/*
+ * One line per cgroup (g): the processes' lines summed into their
+ * cgroup's, in place of them. The lines left.
+ */
+static int
+cgroup_groups(const struct top_view *v, const struct top_choice *c,
+    struct line_cells **p, int n)
+{
+	struct line_cells **groups = calloc((size_t)n + 1, sizeof(*groups)), *g;
+	char name[CELL_MAX * 4];
+	const char *cgroup;
+	int i, k, ngroups = 0;
+
+	if (groups == NULL)
+		return n;
+	for (i = 0; i < n; i++) {
+		cgroup = p[i]->e->cgroup != NULL ? p[i]->e->cgroup : "?";
+		if ((g = group_of(v, groups, &ngroups, cgroup)) != NULL)
+			group_add(v, g, p[i]);
+		cells_free(p[i]);
+	}
+	for (i = 0; i < ngroups; i++) {
+		g = groups[i];
+		snprintf(name, sizeof(name), "%s (%lu process%s)", g->comm,
+		    g->nprocs, g->nprocs == 1 ? "" : "es");
+		group_cells(v, c, g, name);
+		for (k = 0; k < v->ncols; k++)
+			if (v->cols[k].kind == COL_CGROUP)
+				cgroup_cell(
+				    g->comm, v->cols[k].width, g->cell[k]);
+		p[i] = g;
+	}
+	free(groups);
+	return ngroups;
+}
+
+/* The shown line of a process's pid: by a search of pids, sorted. */
+static int
+compare_pid_index(const void *a, const void *b, void *arg)
+{
+	struct line_cells **p = arg;
+	pid_t x = p[*(const int *)a]->e->pid, y = p[*(const int *)b]->e->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+line_of_pid(struct line_cells **p, const int *by_pid, int n, pid_t pid)
+{
+	int lo = 0, hi = n - 1, mid;
+
+	while (lo <= hi) {
+		mid = (lo + hi) / 2;
+		if (p[by_pid[mid]]->e->pid == pid)
+			return by_pid[mid];
+		if (p[by_pid[mid]]->e->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/*
+ * The tree (V): each process under its parent, brothers in the order of
+ * the sort; a process whose parent is not shown is a root. The lines in
+ * that order, each with its depth.
+ */
+static void
+tree_order(struct line_cells **p, int n)
+{
+	int *by_pid = calloc((size_t)n + 1, sizeof(int) * 5);
+	struct line_cells **out = calloc((size_t)n + 1, sizeof(*out));
+	int *first, *last, *next, *stack, i, par, cur, depth = 0, k = 0, sp = 0;
+
+	if (by_pid == NULL || out == NULL) {
+		free(by_pid);
+		free(out);
+		return;
+	}
+	first = by_pid + n + 1; /* n + 1 each: index n is the roots' */
+	last = first + n + 1;
+	next = last + n + 1;
+	stack = next + n + 1;
+	for (i = 0; i < n; i++)
+		by_pid[i] = i;
+	qsort_r(by_pid, (size_t)n, sizeof(int), compare_pid_index, p);
+	for (i = 0; i <= n; i++)
+		first[i] = last[i] = next[i] = -1;
+	for (i = 0; i < n; i++) {
+		p[i]->depth = -1; /* not reached yet */
+		par = p[i]->e->ppid > 0 && p[i]->e->ppid != p[i]->e->pid ?
+		    line_of_pid(p, by_pid, n, p[i]->e->ppid) :
+		    -1;
+		if (par < 0)
+			par = n;
+		if (last[par] < 0)
+			first[par] = i;
+		else
+			next[last[par]] = i;
+		last[par] = i;
+	}
+	for (cur = first[n]; cur >= 0;) {
+		p[cur]->depth = depth;
+		out[k++] = p[cur];
+		if (first[cur] >= 0) {
+			stack[sp++] = cur;
+			cur = first[cur];
+			depth++;
+			continue;
+		}
+		while (cur >= 0 && next[cur] < 0) {
+			cur = sp > 0 ? stack[--sp] : -1;
+			depth--;
+		}
+		if (cur >= 0)
+			cur = next[cur];
+	}
+	/* A loop of parents (pids reused) has no root: each at the top. */
+	for (i = 0; i < n && k < n; i++)
+		if (p[i]->depth < 0) {
+			p[i]->depth = 0;
+			out[k++] = p[i];
+		}
+	memcpy(p, out, (size_t)n * sizeof(*p));
+	free(out);
+	free(by_pid);
+}
+
+/*
+ * A process's COMMAND: indented in the tree, its arguments with c, marked
+ * once it has ended.
+ */
+static void
+proc_line(const struct top_view *v, struct top_lines *l,
+    const struct line_cells *lc, const struct top_choice *c, int width)
+{
+	const struct top_entity *e = lc->e;
+	struct out_buf command = { 0 };
+	int d, depth = lc->depth < TREE_DEPTH_MAX ? lc->depth : TREE_DEPTH_MAX;
+
+	for (d = 1; d <= depth; d++)
+		out_buf_str(&command, d == depth ? "`- " : "   ");
+	if (e->pid == 0 && e->cgroup != NULL) {
+		out_buf_str(&command, e->cgroup); /* a cgroup's whole name */
+		if (e->ended)
+			out_buf_str(&command, " <ended>");
+	} else if (c->cmdline && e->cmdline != NULL && e->nfolded == 0) {
+		out_buf_str(&command, e->cmdline);
+		if (e->ended)
+			out_buf_str(&command, " <ended>");
+	} else {
+		out_buf_str(&command, lc->cell[v->ncols - 1]);
+	}
+	out_buf_add(&command, "", 1);
+	cells_line(v, l, e->ended ? TOP_LINE_ENDED : TOP_LINE_PROC, width,
+	    lc->cell, command.failed ? NULL : command.data);
+	out_buf_free(&command);
+}
+
 static void
 body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
     struct top_lines *l, int width)
@@ -739,29 +1102,46 @@ body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 	int i, n, np = top_model_nprocs(m);
 	struct line_cells **p = calloc((size_t)np + 1, sizeof(*p));
 	const struct top_entity *e;
+	unsigned long folded = 0;
 
 	if (p == NULL) {
 		l->failed = true;
 		return;
 	}
 	n = proc_lines(v, m, c, p);
+	if (c->by_cgroup)
+		n = cgroup_groups(v, c, p, n);
 	sort_lines(v, c, p, n);
+	if (c->tree && !c->by_cgroup)
+		tree_order(p, n);
+	else if (c->fold_ended && n > FOLD_AFTER)
+		n = fold_ended(v, c, p, n, &folded);
 	l->body = l->n;
 	for (i = 0; i < n; i++) {
+		if (i == FOLD_AFTER && folded > 0)
+			text_line(l, TOP_LINE_HEADER, width,
+			    "(below: %lu ended processes, one line per "
+			    "command: NAME xN, their counts summed)",
+			    folded);
 		e = p[i]->e;
-		cells_line(v, l, e->ended ? TOP_LINE_ENDED : TOP_LINE_PROC,
-		    width, p[i]->cell);
+		if (e == NULL) {
+			cells_line(v, l,
+			    c->by_cgroup ? TOP_LINE_PROC : TOP_LINE_ENDED,
+			    width, p[i]->cell, p[i]->command);
+			continue;
+		}
+		proc_line(v, l, p[i], c, width);
 		if (note_line_proc(v, l, e->proc) != 0)
 			l->failed = true;
 		if (e->proc == c->selected || (l->selected < 0 && i == 0))
 			l->selected = l->n - 1;
-		if (!c->all_threads && e->proc != c->shown)
+		if ((!c->all_threads && e->proc != c->shown) || e->pid == 0)
 			continue;
 		thread_lines(
 		    v, m, p[i]->index, c, l, width, user_name(v, e), e->comm);
 	}
 	for (i = 0; i < n; i++)
-		free(p[i]);
+		cells_free(p[i]);
 	free(p);
 }
 
@@ -802,8 +1182,11 @@ header_lines(struct top_view *v, struct top_model *m,
 		text_line(l, TOP_LINE_HEADER, width, "%s", a->note);
 	if (a->message != NULL)
 		text_line(l, TOP_LINE_HEADER, width, "%s", a->message);
-	text_line(l, TOP_LINE_HEADER, width, "sorted by %s%s%s%s%s%s",
+	text_line(l, TOP_LINE_HEADER, width, "sorted by %s%s%s%s%s%s%s",
 	    v->cols[c->sort].title, c->ascending ? ", lowest first" : "",
+	    c->by_cgroup ? "; by cgroup" :
+		c->tree	 ? "; tree" :
+			   "",
 	    c->filter[0] ? "; showing '" : "", c->filter,
 	    c->filter[0] ? "'" : "", c->paused ? "; PAUSED" : "");
 }
@@ -818,6 +1201,10 @@ static const char *const help_text[] = {
 	"  t          show or hide the selected process's threads",
 	"  H          show every process's threads",
 	"  a          totals since the start, or rates per second",
+	"  V          a tree: each process under its parent",
+	"  c          each process's command line, or its name",
+	"  C          a CGROUP column: each process's cgroup",
+	"  g          one line per cgroup, its processes' values summed",
 	"  /          show only processes whose name holds a text, or",
 	"             whose user is it (an empty text shows all)",
 	"  space      pause the display (counting goes on)",
@@ -846,6 +1233,9 @@ top_view_render(struct top_view *v, struct top_model *m,
 	if (v->line_procs != NULL)
 		memset(v->line_procs, 0,
 		    (size_t)v->nline_procs * sizeof(*v->line_procs));
+	for (i = 0; i < (size_t)v->ncols; i++)
+		v->cols[i].hidden =
+		    v->cols[i].kind == COL_CGROUP && !c->cgroup_column;
 	if (c->help) {
 		for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
@@ -862,7 +1252,8 @@ top_view_render(struct top_view *v, struct top_model *m,
 	body_lines(v, m, c, l, width);
 	text_line(l, TOP_LINE_FOOTER, width,
 	    "q quit  ? help  <> sort  t threads  H all threads  a totals  "
-	    "/ filter  space pause  +- refresh");
+	    "V tree  c command  g cgroups  / filter  space pause  "
+	    "+- refresh");
 }
 
 unsigned long

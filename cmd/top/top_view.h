@@ -45,6 +45,12 @@ struct top_choice {
 	bool paused;		/* space */
 	bool help;		/* ?: the keys instead of the table */
 	char filter[64];	/* /: a name or user that lines hold */
+	bool tree;		/* V: each process under its parent */
+	bool cmdline;		/* c: the command lines, not the names */
+	bool cgroup_column;	/* C: each process's cgroup */
+	bool by_cgroup;		/* g: a line per cgroup */
+	bool fold_ended;	/* -b: past a screenful, ended processes of one
+				   command as one line */
 	unsigned long shown;	/* t: the process whose threads show, or 0 */
 	unsigned long selected; /* the selected process's key, or 0 */
 	unsigned interval_ms;	/* the refresh's */

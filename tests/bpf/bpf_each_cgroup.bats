@@ -203,8 +203,6 @@ folded_served() {
 	[ "${lines[0]}" = "cputrack: invalid depth '-1'" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,max=0" -c "$WRITE"
 	[ "${lines[0]}" = "cputrack: invalid max '0'" ]
-	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME" --top -b -c "$WRITE"
-	[ "${lines[0]}" = "cputrack: --top shows threads and processes: not with --for-each-cgroup" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME" -p 1 -c "$WRITE"
 	[ "${lines[0]}" = "cputrack: --for-each-cgroup and -p cannot be given together" ]
 	run -2 "$CPUTRACK" --for-each-cgroup=/no-such-cgroup-"$NAME" -c "$WRITE"

@@ -11,7 +11,10 @@
  * followed ends the process after a refresh with no thread; a row not
  * counted gives its reason, never a 0. The lines: rates per second,
  * clocks as CPUs, "-" for what was not counted, the busier process first,
- * a filter, each process's threads under it with H.
+ * a filter, each process's threads under it with H. Short processes:
+ * rates over the refresh, every one in the final totals, past a bound
+ * summed per name, the owner a fork row gives; batch mode's fold; the
+ * tree; command lines; --for-each-cgroup's cgroups as lines.
  */
 #include <errno.h>
 #include <string.h>
@@ -317,6 +320,166 @@ test_execs(void)
 	close_fixture(&f);
 }
 
+/*
+ * A process that starts and ends between two refreshes is shown once,
+ * with all its exit row counted, over the refresh's time (not its life),
+ * then goes; one that ticked shows at its end what came after its tick.
+ * The run's last refresh has every process that ended in its totals.
+ */
+static void
+test_short_procs(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+	struct top_counts c;
+	uint64_t sum = 0;
+	int i;
+
+	open_fixture(&f);
+	row0(&f, "tick", 1, 1, 1, SEC / 4, SEC / 2);
+	row0(&f, "tick", 3, 1, 10, 0, SEC / 2);
+	row0(&f, "exec", 2, 1, 0, 0, 0);
+	row0(&f, "lwp_exit", 2, 2, 500, 0, SEC / 1000);
+	row0(&f, "exit", 2, 1, 1000, SEC / 1000, SEC / 1000);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 2);
+	CHECK(p != NULL && p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 1000);
+	/* Over the set's half second in the refresh: 2000/s, 0.002 CPUs. */
+	c = top_model_counts(f.m, p, TOP_SHOWN, 0);
+	CHECK_EQ_U64(c.elapsed_ns, SEC / 2);
+	CHECK_EQ_U64(c.values[1], SEC / 1000);
+	/* Process 3's end: 25 in all, 15 after its tick. */
+	row0(&f, "exit", 3, 1, 25, 0, SEC);
+	row0(&f, "tick", 1, 1, 1, SEC / 4, SEC / 2);
+	top_model_refresh(f.m);
+	CHECK(proc_of(&f, 2) == NULL);
+	p = proc_of(&f, 3);
+	CHECK(p != NULL && p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_SHOWN, 0), 15);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 25);
+	row0(&f, "tick", 1, 1, 1, SEC / 4, SEC / 2);
+	top_model_refresh(f.m);
+	CHECK(proc_of(&f, 3) == NULL);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 1);
+	/* The end: each process that counted, with its exact total. */
+	top_model_last_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 3);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 2), TOP_TOTAL, 0), 1000);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 3), TOP_TOTAL, 0), 25);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 1), TOP_TOTAL, 0), 3);
+	for (i = 0; i < top_model_nprocs(f.m); i++)
+		sum += value(&f, top_model_proc(f.m, i), TOP_TOTAL, 0);
+	CHECK_EQ_U64(sum, 1028);
+	close_fixture(&f);
+}
+
+/*
+ * A refresh's time is no less than its length (from the run's start for
+ * the first), though the only thread ticked was attached late in it.
+ */
+static void
+test_refresh_time(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	top_model_free(f.m);
+	f.run.start = 0;
+	if ((f.m = top_model_new(&f.run)) == NULL)
+		exit(1);
+	row0(&f, "tick", 1, 1, 1, 0, SEC / 4);
+	top_model_row(f.m,
+	    &(struct out_row) { .label = "tick",
+		.when = SEC,
+		.pid = PID_BASE + 3,
+		.proc = 3,
+		.lwp = 1,
+		.tid = PID_BASE + 3,
+		.setno = 0,
+		.values = (const uint64_t[]) { 1, 0 },
+		.elapsed_ns = SEC / 4,
+		.enabled_ns = SEC / 4,
+		.running_ns = SEC / 4 });
+	row0(&f, "exit", 2, 1, 1000, 0, SEC / 1000);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 2);
+	CHECK(p != NULL && p->ended);
+	/* The fixture's two sets take turns: set 0's is half the second. */
+	CHECK_EQ_U64(
+	    top_model_counts(f.m, p, TOP_SHOWN, 0).elapsed_ns, SEC / 2);
+	close_fixture(&f);
+}
+
+/*
+ * Thousands of processes that ended: past the bound, those of one name
+ * are one, summed, and the totals stay exact.
+ */
+static void
+test_many_ended(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+	uint64_t sum = 0, nfolded = 0;
+	unsigned long k, n = 5000;
+	int i;
+
+	open_fixture(&f);
+	for (k = 1; k <= n; k++) {
+		row0(&f, "exit", k, 1, k % 7, 0, SEC / 1000);
+		top_model_refresh(f.m);
+	}
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 0);
+	top_model_last_refresh(f.m);
+	for (i = 0; i < top_model_nprocs(f.m); i++) {
+		p = top_model_proc(f.m, i);
+		CHECK(p->ended);
+		sum += value(&f, p, TOP_TOTAL, 0);
+		nfolded += p->nfolded;
+	}
+	/* Each kept apart to the bound; the rest one line of their name. */
+	CHECK(top_model_nprocs(f.m) < (int)n);
+	CHECK_EQ_U64(nfolded + (uint64_t)top_model_nprocs(f.m) - 1, n);
+	for (k = 1; k <= n; k++)
+		sum -= k % 7;
+	CHECK_EQ_U64(sum, 0);
+	close_fixture(&f);
+}
+
+/*
+ * A process first seen after it is gone (the BPF engine's rows come
+ * late) has the owner and parent that its fork row gives: this test's.
+ */
+static void
+test_fork_parent(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	top_model_row(f.m,
+	    &(struct out_row) { .label = "fork",
+		.pid = getpid(),
+		.proc = 1,
+		.lwp = 1,
+		.tid = -1,
+		.comm = "parent",
+		.setno = -1,
+		.child = PID_BASE + 2 });
+	row0(&f, "exit", 2, 1, 3, 0, SEC / 1000);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 2);
+	CHECK(p != NULL && p->uid_known && p->uid == geteuid());
+	CHECK(p != NULL && p->ppid == getpid());
+	p = proc_of(&f, 1);
+	CHECK(p != NULL && p->uid_known && p->uid == geteuid());
+	CHECK(p != NULL && p->cmdline != NULL &&
+	    strstr(p->cmdline, "test_top_model") != NULL);
+	close_fixture(&f);
+}
+
 static void
 test_not_counted(void)
 {
@@ -435,6 +598,216 @@ test_lines(void)
 }
 
 /*
+ * Batch mode's fold: past the first 20 lines, the ended processes of one
+ * command are one line, their counts summed, and a line says so.
+ */
+static void
+test_fold(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000, .totals = true };
+	struct top_about a = { .engine = "bpf", .tick_ms = 1000 };
+	const char *s;
+	unsigned long k;
+	int i, nshort = 0;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	/* 30 processes of 2 faults each, ended; one busy one alive. */
+	row0(&f, "tick", 100, 1, 1000, 0, SEC);
+	for (k = 1; k <= 30; k++)
+		row0(&f, "exit", k, 1, 2, 0, SEC / 1000);
+	top_model_refresh(f.m);
+	for (i = 0; i < top_model_nprocs(f.m); i++)
+		strlcpy(top_model_proc(f.m, i)->comm,
+		    top_model_proc(f.m, i)->proc == 100 ? "busy" : "short", 64);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(line_of(&l, " short x11 <ended>", 0) == NULL);
+	c.fold_ended = true;
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	/* The busy one and 19 short ones, then the other 11 as one. */
+	CHECK(
+	    (s = line_of(&l, " busy", 0)) != NULL && s == top_line(&l, l.body));
+	for (i = l.body; i < l.n; i++)
+		nshort += strstr(top_line(&l, i), " short <ended>") != NULL;
+	CHECK_EQ_U64(nshort, 19);
+	CHECK((s = line_of(&l, " short x11 <ended>", 0)) != NULL &&
+	    strstr(s, " 22 ") != NULL);
+	CHECK(line_of(&l, "their counts summed)", 0) != NULL);
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
+/* The text of line i of the body, or "". */
+static const char *
+body_line(const struct top_lines *l, int i)
+{
+	return l->body + i < l->n ? top_line(l, l->body + i) : "";
+}
+
+static bool
+ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), k = strlen(end);
+
+	return n >= k && strcmp(s + n - k, end) == 0;
+}
+
+/*
+ * The tree (V): each process under its parent, brothers in the order of
+ * the sort; one whose parent is not shown at the top.
+ */
+static void
+test_tree(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000, .tree = true };
+	struct top_about a = { .engine = "bpf", .tick_ms = 1000 };
+	/* Process k's faults, and its parent (a process's number, or 0). */
+	static const uint64_t faults[] = { 0, 1, 10, 5, 20, 100 };
+	static const unsigned long parent[] = { 0, 0, 1, 2, 1, 99 };
+	struct top_entity *e;
+	char name[8];
+	unsigned long k;
+	int i;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	for (k = 1; k <= 5; k++)
+		row0(&f, "tick", k, 1, faults[k], 0, SEC);
+	top_model_refresh(f.m);
+	for (i = 0; i < top_model_nprocs(f.m); i++) {
+		e = top_model_proc(f.m, i);
+		snprintf(name, sizeof(name), "p%lu", e->proc);
+		strlcpy(e->comm, name, sizeof(e->comm));
+		e->ppid = (pid_t)(PID_BASE + parent[e->proc]);
+	}
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " p5"));
+	CHECK(ends_with(body_line(&l, 1), " p1"));
+	CHECK(ends_with(body_line(&l, 2), " `- p4"));
+	CHECK(ends_with(body_line(&l, 3), " `- p2"));
+	CHECK(ends_with(body_line(&l, 4), "    `- p3"));
+	/* Without the tree: the busiest first, none indented. */
+	c.tree = false;
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " p5"));
+	CHECK(ends_with(body_line(&l, 1), " p4"));
+	CHECK(ends_with(body_line(&l, 4), " p1"));
+	/* c: a command line where there is one; the name where none. */
+	top_model_proc(f.m, 0)->cmdline = strdup("p1 --with args");
+	c.cmdline = true;
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 4), " p1 --with args"));
+	CHECK(ends_with(body_line(&l, 0), " p5"));
+	/*
+	 * g: a line per cgroup, its processes' values summed, the busier
+	 * first: p4 and p5 (120 faults/s) in /y, the others (16) in /x.
+	 */
+	for (i = 0; i < top_model_nprocs(f.m); i++) {
+		e = top_model_proc(f.m, i);
+		e->cgroup = strdup(e->proc >= 4 ? "/y" : "/x");
+	}
+	c = (struct top_choice) { .sort = c.sort, .by_cgroup = true };
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " /y (2 processes)") &&
+	    strstr(body_line(&l, 0), " 120/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 1), " /x (3 processes)") &&
+	    strstr(body_line(&l, 1), " 16.0/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 2), "+- refresh"));
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
+/* A row of set 0 of --for-each-cgroup's cgroup name. */
+static void
+cgroup_row_of(struct fixture *f, const char *label, const char *name,
+    uint64_t faults, uint64_t elapsed_ns)
+{
+	uint64_t v[2] = { faults, 0 };
+
+	top_model_row(f->m,
+	    &(struct out_row) { .label = label,
+		.when = (hrtime_t)elapsed_ns,
+		.comm = name,
+		.cpu = -1,
+		.ncpus = -1,
+		.setno = 0,
+		.values = v,
+		.enabled_ns = elapsed_ns,
+		.running_ns = elapsed_ns,
+		.elapsed_ns = elapsed_ns });
+}
+
+/*
+ * --for-each-cgroup's rows: each cgroup a line of its name, its ticks
+ * its rate; a removed one ended, then gone, and one made again of its
+ * name another.
+ */
+static void
+test_each_cgroup(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .interval_ms = 1000 };
+	struct top_about a = { .engine = "bpf", .tick_ms = 1000 };
+	const struct top_entity *e;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	cgroup_row_of(&f, "cgroup", "/a", 30, SEC);
+	cgroup_row_of(&f, "cgroup", "/a/b", 7, SEC);
+	cgroup_row_of(&f, "total", "/a", 1000, SEC);
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 2);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " /a") &&
+	    strstr(body_line(&l, 0), " 30.0/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 1), " /a/b") &&
+	    strstr(body_line(&l, 1), " 7.0/s ") != NULL);
+	/* A cgroup's line has no pid, user or threads. */
+	CHECK(strncmp(body_line(&l, 0), "                      ", 22) == 0);
+	cgroup_row_of(&f, "cgroup", "/a", 10, SEC);
+	cgroup_row_of(&f, "rmdir", "/a/b", 1, SEC);
+	top_model_refresh(f.m);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(ends_with(body_line(&l, 0), " /a") &&
+	    strstr(body_line(&l, 0), " 10.0/s ") != NULL);
+	CHECK(ends_with(body_line(&l, 1), " /a/b <ended>") &&
+	    strstr(body_line(&l, 1), " 1.0/s ") != NULL);
+	cgroup_row_of(&f, "cgroup", "/a/b", 2, SEC);
+	top_model_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 2);
+	top_model_last_refresh(f.m);
+	CHECK_EQ_U64(top_model_nprocs(f.m), 3);
+	e = top_model_proc(f.m, 2);
+	CHECK(e->ended && strcmp(e->cgroup, "/a/b") == 0);
+	CHECK_EQ_U64(value(&f, e, TOP_TOTAL, 0), 8);
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
+/*
  * A thread's line names the thread, as the kernel does now: this test's
  * own thread, named, then renamed, then gone (its last name stays).
  */
@@ -499,9 +872,16 @@ main(void)
 	test_ends();
 	test_short_threads();
 	test_execs();
+	test_short_procs();
+	test_refresh_time();
+	test_many_ended();
+	test_fork_parent();
 	test_not_counted();
 	test_lines();
 	test_thread_names();
+	test_fold();
+	test_tree();
+	test_each_cgroup();
 	cpc_close(cpc);
 	return check_report("test_top_model");
 }
