@@ -52,12 +52,17 @@ start_workers(struct cpustat *cs, const cpu_set_t *cpus)
 		pthread_cond_init(&w->soak_cv, NULL);
 		if ((w->grp = setgrp_clone(cs->specs)) == NULL)
 			return -1;
+	}
+	cs->nworkers = n;
+	cs->running = n;
+	if (cs->opt.out.per_unit != 0 && cpustat_units_build(cs) != 0)
+		return -2; /* said */
+	for (n = 0; n < cs->nworkers; n++) {
+		w = &cs->workers[n];
 		if (cs->opt.soak &&
 		    pthread_create(&w->soaker, NULL, cpu_soaker_main, w) == 0)
 			w->soaker_started = true;
 	}
-	cs->nworkers = n;
-	cs->running = n;
 	for (n = 0; n < cs->nworkers; n++) {
 		w = &cs->workers[n];
 		if (pthread_create(&w->thread, NULL, cpu_worker_main, w) != 0) {
@@ -66,6 +71,11 @@ start_workers(struct cpustat *cs, const cpu_set_t *cpus)
 			pthread_mutex_lock(&cs->stop_lock);
 			cs->running--;
 			pthread_mutex_unlock(&cs->stop_lock);
+			if (w->unit != NULL) {
+				pthread_mutex_lock(&cs->out_lock);
+				cpustat_unit_leave(w);
+				pthread_mutex_unlock(&cs->out_lock);
+			}
 			continue;
 		}
 		w->started = true;
@@ -227,6 +237,7 @@ finish(struct cpustat *cs)
 	for (i = 0; i < cs->nworkers; i++)
 		setgrp_free(cs->workers[i].grp);
 	free(cs->workers);
+	cpustat_units_free(cs);
 	return status;
 }
 
@@ -259,7 +270,7 @@ run(struct cpustat *cs)
 	pthread_condattr_t cattr;
 	cpu_set_t cpus;
 	sigset_t sigs;
-	int cpu;
+	int cpu, status;
 
 	if (cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus : NULL) !=
 		0 ||
@@ -289,8 +300,9 @@ run(struct cpustat *cs)
 	output_title(cs->out);
 	cpustat_flush(cs);
 	cs->start = output_start_clock(cs->out);
-	if (start_workers(cs, &cpus) != 0) {
-		diag(NULL, "no memory available\n");
+	if ((status = start_workers(cs, &cpus)) != 0) {
+		if (status == -1)
+			diag(NULL, "no memory available\n");
 		return 1;
 	}
 	wait_for_workers(cs, &sigs);

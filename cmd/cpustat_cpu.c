@@ -161,9 +161,13 @@ emit_row(struct cpu_worker *w, int s, unsigned long n)
 	};
 
 	pthread_mutex_lock(&cs->out_lock);
-	output_timestamp(cs->out);
-	output_row(cs->out, &row);
-	cpustat_flush(cs);
+	if (w->unit != NULL) {
+		cpustat_unit_add(w, s, n);
+	} else {
+		output_timestamp(cs->out);
+		output_row(cs->out, &row);
+		cpustat_flush(cs);
+	}
 	pthread_mutex_unlock(&cs->out_lock);
 }
 
@@ -366,6 +370,11 @@ cpu_worker_main(void *arg)
 		sampling_loop(w);
 		set_soak(w, false);
 		setgrp_unbind(w->grp);
+	}
+	if (w->unit != NULL) {
+		pthread_mutex_lock(&cs->out_lock);
+		cpustat_unit_leave(w);
+		pthread_mutex_unlock(&cs->out_lock);
 	}
 	pthread_mutex_lock(&cs->stop_lock);
 	if (--cs->running == 0)
