@@ -10,8 +10,8 @@
  * before the others' (it caught up after a stall, its row a gap row), or
  * with another set, first has the unit's row written with what came,
  * which then says which CPUs it leaves out, as a total does. A CPU that
- * stops sampling (it went offline, it could not be bound) is no longer
- * waited for.
+ * stops sampling (it went offline, it could not be bound, the run was
+ * stopped) is no longer waited for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,9 +136,18 @@ unit_flush(struct cpustat *cs, struct cpu_unit *u)
 		.elapsed_ns = u->enabled_ns / (uint64_t)u->arrived,
 	};
 	char partial[64];
+	bool stopped;
 	int i;
 
-	if (u->arrived < u->size) {
+	pthread_mutex_lock(&cs->stop_lock);
+	stopped = cs->stop;
+	pthread_mutex_unlock(&cs->stop_lock);
+	/*
+	 * A run stopped (a signal) between its CPUs' samples of an interval
+	 * leaves a row that holds those that sampled it: its ncpus says how
+	 * many, and the run's end is no failure of the others.
+	 */
+	if (u->arrived < u->size && !stopped) {
 		snprintf(partial, sizeof(partial), "%d of %d CPUs not counted",
 		    u->size - u->arrived, u->size);
 		row.partial = partial;
