@@ -4,8 +4,9 @@
  *
  *	cpustat.c	main: wires the pieces together, and the totals
  *	cpustat_opts.c	the command line
- *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker;
- *			the run's schedule and stop, and the rows' flush
+ *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker,
+ *			and the run's schedule
+ *	cpustat_stop.c	the run's stop, and the rows' flush
  *	cpustat_units.c	--per-*: the CPUs' rows summed per unit
  */
 #ifndef CPUSTAT_H
@@ -91,13 +92,15 @@ void cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 const char *cpustat_bind_why(void);
 void cpustat_bind_why_clear(void);
 
-/*
- * cpustat_cpu.c: the threads; sleeping until a sample time (true when the
- * run was asked to stop); having the rows written after a row (out_lock
- * held, or one thread), a write error stopping the run.
- */
+/* cpustat_cpu.c: the threads. */
 void *cpu_worker_main(void *arg);
 void *cpu_soaker_main(void *arg);
+
+/*
+ * cpustat_stop.c: sleeping until a sample time (true when the run was
+ * asked to stop); having the rows written after a row (out_lock held, or
+ * one thread), a write error stopping the run.
+ */
 bool cpustat_wait_until(struct cpustat *cs, hrtime_t when);
 void cpustat_flush(struct cpustat *cs);
 

@@ -23,7 +23,6 @@
 #include "cpustat.h"
 #include "diag.h"
 
-#define NSEC 1000000000LL
 #define MSEC 1000000LL
 
 /* A CPU's schedule: the sample time awaited, and where in a -p cycle. */
@@ -381,42 +380,4 @@ cpu_worker_main(void *arg)
 		pthread_kill(cs->main_thread, SIGUSR1);
 	pthread_mutex_unlock(&cs->stop_lock);
 	return NULL;
-}
-
-/*
- * After a row (out_lock held, or one thread): a write error (a full disk,
- * /dev/full), said once by the output, stops the run, exit 1.
- */
-void
-cpustat_flush(struct cpustat *cs)
-{
-	if (output_flush(cs->out) == 0 || cs->write_failed)
-		return;
-	cs->write_failed = true;
-	pthread_mutex_lock(&cs->stop_lock);
-	cs->stop = true;
-	pthread_cond_broadcast(&cs->stop_cv);
-	pthread_mutex_unlock(&cs->stop_lock);
-}
-
-/*
- * Sleep until an absolute time (CLOCK_MONOTONIC ns); true if the run was
- * asked to stop.
- */
-bool
-cpustat_wait_until(struct cpustat *cs, hrtime_t when)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(when / NSEC),
-		.tv_nsec = (long)(when % NSEC),
-	};
-	bool stop;
-
-	pthread_mutex_lock(&cs->stop_lock);
-	while (!cs->stop &&
-	    pthread_cond_timedwait(&cs->stop_cv, &cs->stop_lock, &ts) == 0)
-		;
-	stop = cs->stop;
-	pthread_mutex_unlock(&cs->stop_lock);
-	return stop;
 }
