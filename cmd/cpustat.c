@@ -15,6 +15,7 @@
 #include "cpustat.h"
 #include "diag.h"
 #include "fdlimit.h"
+#include "pmumask.h"
 
 /*
  * The rows' destination: stdout, --output's file or --output-fd's
@@ -270,15 +271,23 @@ run(struct cpustat *cs)
 	pthread_condattr_t cattr;
 	cpu_set_t cpus;
 	sigset_t sigs;
-	int cpu, status;
+	struct pmumask_use sockets;
+	int cpu, status, measurable;
 
-	if (cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus : NULL) !=
-		0 ||
-	    CPU_COUNT(&cpus) == 0) {
+	/* A per-socket PMU's events count on the CPUs of its cpumask alone. */
+	pmumask_scan("/sys", cs->specs, &sockets);
+	if (pmumask_refuse_mixed(&sockets))
+		return 2;
+	measurable =
+	    cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus : NULL);
+	if (measurable == 0 && sockets.socket_reqs > 0)
+		CPU_AND(&cpus, &cpus, &sockets.cpus);
+	if (measurable != 0 || CPU_COUNT(&cpus) == 0) {
 		diag(NULL,
 		    "no CPU to measure: none is online and in this "
-		    "process's affinity mask%s\n",
-		    cs->opt.have_cpus ? " and --cpus" : "");
+		    "process's affinity mask%s%s\n",
+		    cs->opt.have_cpus ? " and --cpus" : "",
+		    sockets.socket_reqs > 0 ? " and the PMU's cpumask" : "");
 		return 1;
 	}
 	/* Every request is tried on a CPU to be measured, before any bind. */

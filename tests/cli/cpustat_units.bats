@@ -220,3 +220,17 @@ if names != sorted(list(units("core")) + ["total"]):
 	[ "$status" -eq 2 ]
 	[[ $stderr =~ per-sockets ]]
 }
+
+@test "a per-socket PMU that the kernel lacks (RAPL's power, an uncore PMU): one line naming it and why, exit 2, in both commands" {
+	local ev
+	for ev in power/energy-pkg/ uncore_imc/cas_count_read/; do
+		[ -e "/sys/bus/event_source/devices/${ev%%/*}" ] &&
+			skip "this kernel has a ${ev%%/*} PMU"
+		run --separate-stderr "$CPUSTAT" -c "$ev" --per-socket 0.1 1
+		[ "$status" -eq 2 ]
+		[ "$stderr" = "cpustat: $ev: no PMU '${ev%%/*}' in this kernel (see /sys/bus/event_source/devices)" ]
+		run --separate-stderr "$CPUTRACK" -c "$ev" true
+		[ "$status" -eq 2 ]
+		[ "$stderr" = "cputrack: $ev: no PMU '${ev%%/*}' in this kernel (see /sys/bus/event_source/devices)" ]
+	done
+}
