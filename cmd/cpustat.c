@@ -15,6 +15,7 @@
 #include "cpustat.h"
 #include "diag.h"
 #include "fdlimit.h"
+#include "pmumask.h"
 #include "startup.h"
 
 /*
@@ -53,12 +54,17 @@ start_workers(struct cpustat *cs, const cpu_set_t *cpus)
 		pthread_cond_init(&w->soak_cv, NULL);
 		if ((w->grp = setgrp_clone(cs->specs)) == NULL)
 			return -1;
+	}
+	cs->nworkers = n;
+	cs->running = n;
+	if (cs->opt.out.per_unit != 0 && cpustat_units_build(cs) != 0)
+		return -2; /* said */
+	for (n = 0; n < cs->nworkers; n++) {
+		w = &cs->workers[n];
 		if (cs->opt.soak &&
 		    pthread_create(&w->soaker, NULL, cpu_soaker_main, w) == 0)
 			w->soaker_started = true;
 	}
-	cs->nworkers = n;
-	cs->running = n;
 	for (n = 0; n < cs->nworkers; n++) {
 		w = &cs->workers[n];
 		if (pthread_create(&w->thread, NULL, cpu_worker_main, w) != 0) {
@@ -67,6 +73,11 @@ start_workers(struct cpustat *cs, const cpu_set_t *cpus)
 			pthread_mutex_lock(&cs->stop_lock);
 			cs->running--;
 			pthread_mutex_unlock(&cs->stop_lock);
+			if (w->unit != NULL) {
+				pthread_mutex_lock(&cs->out_lock);
+				cpustat_unit_leave(w);
+				pthread_mutex_unlock(&cs->out_lock);
+			}
 			continue;
 		}
 		w->started = true;
@@ -228,6 +239,7 @@ finish(struct cpustat *cs)
 	for (i = 0; i < cs->nworkers; i++)
 		setgrp_free(cs->workers[i].grp);
 	free(cs->workers);
+	cpustat_units_free(cs);
 	return status;
 }
 
@@ -260,15 +272,23 @@ run(struct cpustat *cs)
 	pthread_condattr_t cattr;
 	cpu_set_t cpus;
 	sigset_t sigs;
-	int cpu;
+	struct pmumask_use sockets;
+	int cpu, status, measurable;
 
-	if (cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus : NULL) !=
-		0 ||
-	    CPU_COUNT(&cpus) == 0) {
+	/* A per-socket PMU's events count on the CPUs of its cpumask alone. */
+	pmumask_scan("/sys", cs->specs, &sockets);
+	if (pmumask_refuse_mixed(&sockets))
+		return 2;
+	measurable =
+	    cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus : NULL);
+	if (measurable == 0 && sockets.socket_reqs > 0)
+		CPU_AND(&cpus, &cpus, &sockets.cpus);
+	if (measurable != 0 || CPU_COUNT(&cpus) == 0) {
 		diag(NULL,
 		    "no CPU to measure: none is online and in this "
-		    "process's affinity mask%s\n",
-		    cs->opt.have_cpus ? " and --cpus" : "");
+		    "process's affinity mask%s%s\n",
+		    cs->opt.have_cpus ? " and --cpus" : "",
+		    sockets.socket_reqs > 0 ? " and the PMU's cpumask" : "");
 		return 1;
 	}
 	/* Every request is tried on a CPU to be measured, before any bind. */
@@ -292,8 +312,9 @@ run(struct cpustat *cs)
 	output_title(cs->out);
 	cpustat_flush(cs);
 	cs->start = output_start_clock(cs->out);
-	if (start_workers(cs, &cpus) != 0) {
-		diag(NULL, "no memory available\n");
+	if ((status = start_workers(cs, &cpus)) != 0) {
+		if (status == -1)
+			diag(NULL, "no memory available\n");
 		return 1;
 	}
 	startup_started("CPUs' workers started");

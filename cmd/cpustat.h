@@ -4,8 +4,10 @@
  *
  *	cpustat.c	main: wires the pieces together, and the totals
  *	cpustat_opts.c	the command line
- *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker;
- *			the run's schedule and stop, and the rows' flush
+ *	cpustat_cpu.c	a thread per CPU: its sets, its samples, its soaker,
+ *			and the run's schedule
+ *	cpustat_stop.c	the run's stop, and the rows' flush
+ *	cpustat_units.c	--per-*: the CPUs' rows summed per unit
  */
 #ifndef CPUSTAT_H
 #define CPUSTAT_H
@@ -29,11 +31,13 @@ struct cpustat_opts {
 	/* -n, -t, --format, --output, --output-fd, --listen */
 	struct out_config out;
 	bool have_cpus;
-	cpu_set_t cpus; /* --cpus */
+	cpu_set_t cpus; /* --cpus, -C */
 	uint_t hold;	/* CPC_BIND_SHARED (--shared), _EXCLUSIVE or 0 */
+	int per_unit;	/* --per-*: enum topo_unit, or 0 */
 };
 
 struct cpustat;
+struct cpu_unit;
 
 /* One measured CPU: its sampling thread, its sets, and its soaker. */
 struct cpu_worker {
@@ -50,6 +54,8 @@ struct cpu_worker {
 	bool soaker_exit;
 	pthread_mutex_t soak_lock;
 	pthread_cond_t soak_cv;
+	struct cpu_unit *unit; /* --per-*: the unit it is summed into */
+	bool unit_arrived;     /* its row is in the unit's pending row */
 };
 
 struct cpustat {
@@ -66,6 +72,8 @@ struct cpustat {
 	pthread_t main_thread;
 	struct cpu_worker *workers;
 	int nworkers;
+	struct cpu_unit *units; /* --per-*, or NULL */
+	int nunits;
 	bool hint_given;
 	bool write_failed; /* said once, run stopped */
 };
@@ -84,14 +92,26 @@ void cpustat_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 const char *cpustat_bind_why(void);
 void cpustat_bind_why_clear(void);
 
-/*
- * cpustat_cpu.c: the threads; sleeping until a sample time (true when the
- * run was asked to stop); having the rows written after a row (out_lock
- * held, or one thread), a write error stopping the run.
- */
+/* cpustat_cpu.c: the threads. */
 void *cpu_worker_main(void *arg);
 void *cpu_soaker_main(void *arg);
+
+/*
+ * cpustat_stop.c: sleeping until a sample time (true when the run was
+ * asked to stop); having the rows written after a row (out_lock held, or
+ * one thread), a write error stopping the run.
+ */
 bool cpustat_wait_until(struct cpustat *cs, hrtime_t when);
 void cpustat_flush(struct cpustat *cs);
+
+/*
+ * cpustat_units.c (--per-*): each worker's unit, read from sysfs before
+ * the workers start (-1: said); a CPU's row handed to its unit, and its
+ * leaving the unit when it stops sampling (both out_lock held).
+ */
+int cpustat_units_build(struct cpustat *cs);
+void cpustat_units_free(struct cpustat *cs);
+void cpustat_unit_add(struct cpu_worker *w, int s, unsigned long n);
+void cpustat_unit_leave(struct cpu_worker *w);
 
 #endif /* CPUSTAT_H */

@@ -23,7 +23,6 @@
 #include "cpustat.h"
 #include "diag.h"
 
-#define NSEC 1000000000LL
 #define MSEC 1000000LL
 
 /* A CPU's schedule: the sample time awaited, and where in a -p cycle. */
@@ -161,9 +160,13 @@ emit_row(struct cpu_worker *w, int s, unsigned long n)
 	};
 
 	pthread_mutex_lock(&cs->out_lock);
-	output_timestamp(cs->out);
-	output_row(cs->out, &row);
-	cpustat_flush(cs);
+	if (w->unit != NULL) {
+		cpustat_unit_add(w, s, n);
+	} else {
+		output_timestamp(cs->out);
+		output_row(cs->out, &row);
+		cpustat_flush(cs);
+	}
 	pthread_mutex_unlock(&cs->out_lock);
 }
 
@@ -367,47 +370,14 @@ cpu_worker_main(void *arg)
 		set_soak(w, false);
 		setgrp_unbind(w->grp);
 	}
+	if (w->unit != NULL) {
+		pthread_mutex_lock(&cs->out_lock);
+		cpustat_unit_leave(w);
+		pthread_mutex_unlock(&cs->out_lock);
+	}
 	pthread_mutex_lock(&cs->stop_lock);
 	if (--cs->running == 0)
 		pthread_kill(cs->main_thread, SIGUSR1);
 	pthread_mutex_unlock(&cs->stop_lock);
 	return NULL;
-}
-
-/*
- * After a row (out_lock held, or one thread): a write error (a full disk,
- * /dev/full), said once by the output, stops the run, exit 1.
- */
-void
-cpustat_flush(struct cpustat *cs)
-{
-	if (output_flush(cs->out) == 0 || cs->write_failed)
-		return;
-	cs->write_failed = true;
-	pthread_mutex_lock(&cs->stop_lock);
-	cs->stop = true;
-	pthread_cond_broadcast(&cs->stop_cv);
-	pthread_mutex_unlock(&cs->stop_lock);
-}
-
-/*
- * Sleep until an absolute time (CLOCK_MONOTONIC ns); true if the run was
- * asked to stop.
- */
-bool
-cpustat_wait_until(struct cpustat *cs, hrtime_t when)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(when / NSEC),
-		.tv_nsec = (long)(when % NSEC),
-	};
-	bool stop;
-
-	pthread_mutex_lock(&cs->stop_lock);
-	while (!cs->stop &&
-	    pthread_cond_timedwait(&cs->stop_cv, &cs->stop_lock, &ts) == 0)
-		;
-	stop = cs->stop;
-	pthread_mutex_unlock(&cs->stop_lock);
-	return stop;
 }

@@ -14,11 +14,24 @@
 #include "cpus.h"
 #include "cpustat.h"
 #include "diag.h"
+#include "topology.h"
 
-enum { OPT_CPUS = CMDLINE_OWN, OPT_SHARED, OPT_EXCLUSIVE };
+enum {
+	OPT_CPUS = CMDLINE_OWN,
+	OPT_SHARED,
+	OPT_EXCLUSIVE,
+	OPT_PER_CORE,
+	OPT_PER_DIE,
+	OPT_PER_SOCKET,
+	OPT_PER_NODE
+};
 
 static const struct option own_options[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "per-die", no_argument, NULL, OPT_PER_DIE },
+	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
+	{ "per-node", no_argument, NULL, OPT_PER_NODE },
 	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ NULL, 0, NULL, 0 },
@@ -34,7 +47,8 @@ usage(FILE *out)
 	    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
 	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
-	    "\t\t[--web-config=file] [--linger=secs] [--cpus=list]\n"
+	    "\t\t[--web-config=file] [--linger=secs] [-C list | --cpus=list]\n"
+	    "\t\t[--per-core | --per-die | --per-socket | --per-node]\n"
 	    "\t\t[--shared | --exclusive] [--metrics]\n"
 	    "\t\t[interval [count]]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
@@ -63,8 +77,11 @@ usage(FILE *out)
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
-	    "\t--cpus=list\n"
+	    "\t-C list, --cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
+	    "\t--per-core, --per-die, --per-socket, --per-node\n"
+	    "\t\t  a row per core (S0-D0-C1), die (S0-D0), socket (S0)\n"
+	    "\t\t  or NUMA node (N0), its CPUs summed, per interval\n"
 	    "\t--shared  count hardware events without holding counters\n"
 	    "\t\t  (multiplexed with everyone)\n"
 	    "\t--exclusive\n"
@@ -209,6 +226,19 @@ hold_option(struct cpustat_opts *o, uint_t flag, bool *bad)
 	return 0;
 }
 
+/* --per-core, --per-die, --per-socket or --per-node: one of them. */
+static void
+per_unit_option(struct cpustat_opts *o, int unit, bool *bad)
+{
+	if (o->per_unit != 0 && o->per_unit != unit) {
+		diag(NULL,
+		    "--per-core, --per-die, --per-socket and --per-node "
+		    "exclude each other\n");
+		*bad = true;
+	}
+	o->per_unit = unit;
+}
+
 /* One of cpustat's own options. */
 static int
 option(void *arg, int c, const char *value, bool *bad)
@@ -239,6 +269,7 @@ option(void *arg, int c, const char *value, bool *bad)
 		o->rest_ms = (long)(period * 1000);
 		break;
 	case OPT_CPUS:
+	case 'C': /* perf's letter */
 		if (cpus_parse_list(value, &o->cpus) != 0) {
 			diag(NULL, "invalid CPU list \"%s\"\n", value);
 			*bad = true;
@@ -271,6 +302,18 @@ option(void *arg, int c, const char *value, bool *bad)
 		    value);
 		*bad = true;
 		break;
+	case OPT_PER_CORE:
+		per_unit_option(o, TOPO_CORE, bad);
+		break;
+	case OPT_PER_DIE:
+		per_unit_option(o, TOPO_DIE, bad);
+		break;
+	case OPT_PER_SOCKET:
+		per_unit_option(o, TOPO_SOCKET, bad);
+		break;
+	case OPT_PER_NODE:
+		per_unit_option(o, TOPO_NODE, bad);
+		break;
 	case OPT_SHARED:
 	case OPT_EXCLUSIVE:
 		return hold_option(o,
@@ -297,7 +340,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUSTAT,
-		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:",
+		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:C:",
 		.options = own_options,
 		.quote = '"',
 		.output_name = "--output",
@@ -313,6 +356,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	cs->opt.out = cl.out;
+	cs->opt.out.per_unit = cs->opt.per_unit;
 	if (!parse_operands(&cs->opt, argc - optind, argv + optind)) {
 		*status = 2; /* said */
 		return false;

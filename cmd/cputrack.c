@@ -15,6 +15,7 @@
 
 #include "cputrack.h"
 #include "diag.h"
+#include "pmumask.h"
 #include "procname.h"
 #include "startup.h"
 
@@ -298,7 +299,8 @@ main(int argc, char **argv)
 	 * Every request is tried before a command starts or a pid is taken,
 	 * as the run may count it: on a CPU by the BPF engine.
 	 */
-	if (setgrp_check(ct.specs, engine_check_cpu(&ct)) > 0)
+	if (pmumask_refuse_threads("/sys", ct.specs) ||
+	    setgrp_check(ct.specs, engine_check_cpu(&ct)) > 0)
 		return finish(&ct, 2);
 	startup_mark("spec check");
 	return finish(&ct, ct.opt.repeat != 0 ? run_repeated(&ct) : run(&ct));

@@ -219,7 +219,7 @@ _cpctools_cpustat()
 	-T)
 		mapfile -t COMPREPLY < <(compgen -W 'u d' -- "$cur")
 		;;
-	-p | -I | -x) ;;
+	-p | -I | -x | -C) ;;
 	*)
 		case $cur in
 		--format=*)
@@ -244,7 +244,8 @@ _cpctools_cpustat()
 			local opts
 			opts=$(printf '%s\n' -c -h -n -p -s -t -T -D --format= \
 			    --cpus= --shared --exclusive -a -A -e -I -x -j \
-			    --json; _parse_help "$cmd" --help)
+			    --json -C --per-core --per-die --per-socket \
+			    --per-node; _parse_help "$cmd" --help)
 			mapfile -t COMPREPLY < <(compgen -W "$(sort -u <<<"$opts")" -- "$cur")
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;

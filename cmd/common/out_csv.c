@@ -13,6 +13,10 @@
  * set's events and leaving the others empty. A field that does not apply,
  * or a value that was not counted, is empty, never 0.
  *
+ * With cpustat's --per-*, after those columns: socket, die, core and node,
+ * the unit's (those its kind names; the others empty, as all four are in
+ * the total's rows).
+ *
  * With --metrics, after those columns: elapsed_ns (the wall-clock time
  * the row's values were counted over, where known), then one column per
  * distinct derived metric of all sets, metric.KEY (metric.ipc,
@@ -31,6 +35,7 @@
 
 #include "cpctools_version.h"
 #include "out_format.h"
+#include "topology.h"
 
 static const char *const fixed_columns =
     "time,pid,lwp,tid,cpu,ncpus,label,set,enabled_ns,running_ns,tsc";
@@ -81,7 +86,9 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	}
 	out_buf_str(b, ",");
 	field(run, b, value);
-	/* ...and --metrics's columns, empty. */
+	/* ...and --per-*'s and --metrics's columns, empty. */
+	if (run->cfg.per_unit != 0)
+		out_buf_str(b, ",,,,");
 	if (run->derived != NULL)
 		for (i = 0; i <= run->nmetric_keys; i++)
 			out_buf_str(b, ",");
@@ -102,6 +109,8 @@ csv_head(void *state, const struct out_run *run, struct out_buf *b)
 		field(run, b, run->events[i].name);
 	}
 	out_buf_printf(b, ",%s", closing_columns);
+	if (run->cfg.per_unit != 0)
+		out_buf_str(b, ",socket,die,core,node");
 	if (run->derived != NULL) {
 		out_buf_str(b, ",elapsed_ns");
 		for (i = 0; i < run->nmetric_keys; i++) {
@@ -155,6 +164,22 @@ values(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 			break;
 		}
 		out_buf_str(b, ",");
+	}
+}
+
+/* --per-*: the unit's socket, die, core and node, each after a comma. */
+static void
+unit_fields(struct out_buf *b, const char *unit)
+{
+	static const enum topo_unit fields[] = { TOPO_SOCKET, TOPO_DIE,
+		TOPO_CORE, TOPO_NODE };
+	size_t i;
+	int v;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		out_buf_str(b, ",");
+		if ((v = topology_name_field(unit, fields[i])) >= 0)
+			out_buf_printf(b, "%d", v);
 	}
 }
 
@@ -221,6 +246,8 @@ csv_row(void *state, const struct out_run *run, struct out_buf *b,
 	if (row->partial != NULL)
 		field(run, b, row->partial);
 	out_buf_str(b, ",,");
+	if (run->cfg.per_unit != 0)
+		unit_fields(b, row->unit);
 	if (run->derived != NULL)
 		metrics(run, b, row);
 	out_buf_str(b, "\n");

@@ -17,6 +17,9 @@
  * On a hybrid CPU, rows of a set that counts on its core PMUs add
  * "parts":{E:{PMU:v,...},...}: each core PMU's part of each counter
  * counted on them (their sum is its value).
+ * With cpustat's --per-*, rows add "unit":U (perf's name, S0-D0-C1; null
+ * in a total) and "socket", "die", "core", "node": the unit's, null
+ * where its kind does not name them.
  * Fields that do not apply are null; a value that was not counted is
  * null, never 0, with the reason in not_counted. Rows without counts
  * (fork, the exec marker) have no spec, counters or times. With
@@ -30,6 +33,7 @@
 #include "cpctools_version.h"
 #include "out_format.h"
 #include "out_json.h"
+#include "topology.h"
 
 void
 out_json_put(struct out_json_obj *o, const char *key, json_t *value)
@@ -260,6 +264,21 @@ counts(const struct out_run *run, struct out_json_obj *row,
 		metrics(run, row, r);
 }
 
+/* --per-*: the row's unit and its place. */
+static void
+unit_fields(struct out_json_obj *row, const char *unit)
+{
+	out_json_put(row, "unit", text_or_null(unit));
+	out_json_put(row, "socket",
+	    number_or_null(topology_name_field(unit, TOPO_SOCKET)));
+	out_json_put(
+	    row, "die", number_or_null(topology_name_field(unit, TOPO_DIE)));
+	out_json_put(
+	    row, "core", number_or_null(topology_name_field(unit, TOPO_CORE)));
+	out_json_put(
+	    row, "node", number_or_null(topology_name_field(unit, TOPO_NODE)));
+}
+
 static void
 json_row(void *state, const struct out_run *run, struct out_buf *b,
     const struct out_row *r, hrtime_t t)
@@ -276,6 +295,8 @@ json_row(void *state, const struct out_run *run, struct out_buf *b,
 	out_json_put(&row, "cpu", number_or_null(r->cpu));
 	out_json_put(&row, "ncpus", number_or_null(r->ncpus));
 	out_json_put(&row, "label", out_json_text(r->label));
+	if (run->cfg.per_unit != 0)
+		unit_fields(&row, r->unit);
 	out_json_put(&row, "set", number_or_null(r->setno));
 	if (r->setno >= 0)
 		counts(run, &row, r);

@@ -2,7 +2,9 @@
 /*
  * The table, as the originals print it: "%7.3f" seconds since the run
  * started, then cputrack's "%6d" pid (with -f), "%3d %10s" lwp and label,
- * or cpustat's "%3d %5s" cpu and label; "%9lld" tsc with -t; "%9lld" per
+ * or cpustat's "%3d %5s" cpu and label (with --per-*, "%-9s %4d %5s" the
+ * unit as perf names it, S0-D0-C1, its CPUs and the label; the total's
+ * unit is "all"); "%9lld" tsc with -t; "%9lld" per
  * counter; each field followed by a space; and " # spec" when there are
  * several sets (cpustat's total rows have "# spec" right after the last
  * value's space, as the original's do). A gap row says how many intervals
@@ -83,6 +85,8 @@ table_title(void *state, const struct out_run *run, struct out_buf *b)
 		if (run->cfg.pid)
 			out_buf_printf(b, "%6s ", "pid");
 		out_buf_printf(b, "%3s %10s ", "lwp", "event");
+	} else if (run->cfg.per_unit != 0) {
+		out_buf_printf(b, "%-9s %4s %5s ", "unit", "cpus", "event");
 	} else {
 		out_buf_printf(b, "%3s %5s ", "cpu", "event");
 	}
@@ -97,6 +101,13 @@ prefix(const struct out_run *run, struct out_buf *b, const struct out_row *row,
     hrtime_t t)
 {
 	out_buf_printf(b, "%7.3f ", (double)t / 1e9);
+	if (run->cfg.tool == OUT_CPUSTAT && run->cfg.per_unit != 0) {
+		/* A unit's row, or the total over all of them. */
+		out_buf_printf(b, "%-9s %4d %5s ",
+		    row->unit != NULL ? row->unit : "all", row->ncpus,
+		    row->label);
+		return;
+	}
 	if (run->cfg.tool == OUT_CPUSTAT) {
 		out_buf_printf(b, "%3d %5s ",
 		    row->cpu >= 0 ? row->cpu : row->ncpus, row->label);
@@ -189,7 +200,8 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 
 	if (!named && !several && !gap && why == NULL && !metrics)
 		return;
-	out_buf_str(b, row->ncpus >= 0 ? "# " : " # ");
+	/* A total's comment follows its last value's space, as it did. */
+	out_buf_str(b, row->ncpus >= 0 && row->unit == NULL ? "# " : " # ");
 	if (named) {
 		name_out(b, row->comm);
 		out_buf_str(b, several ? "; " : "");

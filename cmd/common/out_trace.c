@@ -13,11 +13,12 @@
  *     tid is the CPU number) with thread_sort_index, when first seen;
  *   - a counter (ph "C") of the row's values, unscaled, one arg an
  *     event. The viewers keep counters per process, so its name says
- *     whose they are: "lwp N" (cpustat "cpu N") for the counts of each
- *     interval (tick and gap rows, and the zeros a thread starts with),
- *     "lwp N total" and "process total" (cpustat "total") for the
- *     totals rows, which are not intervals and would break the line;
- *     " set S" follows with several sets;
+ *     whose they are: "lwp N" (cpustat "cpu N", or with --per-* the
+ *     unit's name, "S0-D0-C1") for the counts of each interval (tick
+ *     and gap rows, and the zeros a thread starts with), "lwp N total"
+ *     and "process total" (cpustat "total") for the totals rows, which
+ *     are not intervals and would break the line; " set S" follows with
+ *     several sets;
  *   - with --metrics, a counter of the row's derived metrics beside it,
  *     its name the counts' and " metrics", one arg a metric's key;
  *   - instant events (ph "i"): fork (args.child), exec (args.args),
@@ -356,8 +357,10 @@ counter_name(const struct out_run *run, const struct out_row *r,
 	int n;
 
 	if (run->cfg.tool == OUT_CPUSTAT)
-		n = snprintf(
-		    buf, size, "%s", r->cpu >= 0 ? w->thread : "total");
+		n = snprintf(buf, size, "%s",
+		    r->cpu >= 0		? w->thread :
+			r->unit != NULL ? r->unit :
+					  "total");
 	else if (interval || r->pid == 0)
 		n = snprintf(
 		    buf, size, "%s%s", w->thread, interval ? "" : " total");

@@ -49,7 +49,7 @@
  * goes only where the format writes it (the trace).
  */
 enum rec_kind { REC_TEXT, REC_ROW };
-enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, S_COMM, STRINGS };
+enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, S_COMM, S_UNIT, STRINGS };
 
 struct row_rec {
 	const char *label; /* a literal */
@@ -535,6 +535,7 @@ queue_record(
 		r->args,
 		o->rec.len > 0 ? o->rec.data : NULL,
 		wants_comm(o, r) ? r->comm : NULL,
+		r->unit,
 	};
 	struct iovec parts[2 + STRINGS];
 	int n = 1, i;
@@ -592,6 +593,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 		&row.args,
 		&before,
 		&row.comm,
+		&row.unit,
 	};
 	int i;
 

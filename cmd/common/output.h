@@ -61,6 +61,7 @@ struct out_config {
 	bool thread_series;	  /* cputrack: metrics per LWP too */
 	bool cgroup_names;	  /* --for-each-cgroup: rows name theirs */
 	char timestamp;		  /* cpustat -T: 'u', 'd', or 0 */
+	int per_unit;		  /* cpustat --per-*: enum topo_unit */
 	bool metrics;		  /* --metrics: the derived metrics */
 	bool default_events;	  /* no -c: perf stat's default set */
 	const char *default_note; /* ...what it left out and why, or NULL */
@@ -93,10 +94,13 @@ struct out_row {
 	unsigned long proc;
 	int lwp;
 	pid_t tid;
-	const char *comm;	 /* the process's name, or NULL:
-				    read from /proc when needed */
-	int cpu;		 /* a cpustat tick row's CPU */
-	int ncpus;		 /* a cpustat total row's CPUs counted */
+	const char *comm; /* the process's name, or NULL:
+			     read from /proc when needed */
+	int cpu;	  /* a cpustat tick row's CPU */
+	int ncpus;	  /* a cpustat total or unit row's CPUs
+			     counted */
+	/* a cpustat --per-* row's unit, as perf names it (S0-D0-C1) */
+	const char *unit;
 	unsigned long intervals; /* a cpustat row's intervals: more
 				    than 1 in a gap row */
 	int setno;		 /* -1: a row without counts */

@@ -17,6 +17,8 @@
  *
  * Families, for tool T (cpustat or cputrack):
  *   T_events_total           events: cpu | pid,lwp,comm,cgroup; event; set
+ *                            (cpustat --per-*: socket, die, core, node,
+ *                            those the unit has, instead of cpu)
  *   T_event_seconds_total    clock events (ns) in seconds, the same labels
  *   T_enabled_seconds_total  cpu | pid,lwp,comm,cgroup; set
  *   T_running_seconds_total  the same
@@ -49,6 +51,7 @@
 #include "cpctools_version.h"
 #include "out_metrics.h"
 #include "procname.h"
+#include "topology.h"
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x)  STRINGIFY_(x)
@@ -720,12 +723,15 @@ cputrack_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 	}
 }
 
-/* A row of one CPU of cpustat; a gap row's intervals are counted too. */
+/*
+ * A row of one CPU of cpustat, or of one unit (--per-*: named by the
+ * unit, cpu -1); a gap row's intervals are counted too.
+ */
 static void
 cpustat_row(struct out_metrics *m, const struct out_row *row)
 {
-	struct series *s =
-	    series_find(m, K_CPU, row->cpu, -1, -1, row->setno, "", NULL);
+	struct series *s = series_find(m, K_CPU, row->cpu, -1, -1, row->setno,
+	    row->unit != NULL ? row->unit : "", NULL);
 
 	apply(s, row, false);
 	if (s != NULL && row->intervals > 1)
@@ -760,7 +766,7 @@ out_metrics_row(struct out_metrics *m, const struct out_row *row, hrtime_t now)
 		cgroup_row(m, row, now);
 	else if (m->run->cfg.tool == OUT_CPUTRACK)
 		cputrack_row(m, row, now);
-	else if (row->cpu >= 0)
+	else if (row->cpu >= 0 || row->unit != NULL)
 		cpustat_row(m, row);
 	else
 		apply(series_find(m, K_TOTAL, -1, -1, -1, row->setno, "", NULL),
@@ -846,6 +852,23 @@ label_int(struct out_buf *b, bool *first, const char *key, long long v)
 	label(b, first, key, text);
 }
 
+/* A unit's labels (--per-*): the socket, die, core and node it names. */
+static void
+unit_labels(struct out_buf *b, bool *first, const char *unit)
+{
+	static const struct {
+		enum topo_unit kind;
+		const char *key;
+	} fields[] = { { TOPO_SOCKET, "socket" }, { TOPO_DIE, "die" },
+		{ TOPO_CORE, "core" }, { TOPO_NODE, "node" } };
+	size_t i;
+	int v;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if ((v = topology_name_field(unit, fields[i].kind)) >= 0)
+			label_int(b, first, fields[i].key, v);
+}
+
 /* A sample's name and labels: the series', then event, set and reason. */
 static void
 sample_start(struct out_metrics *m, const struct family *f,
@@ -856,7 +879,9 @@ sample_start(struct out_metrics *m, const struct family *f,
 
 	sample_name(m, b, f);
 	m->labels_at = b->len;
-	if (s->kind == K_CPU)
+	if (s->kind == K_CPU && s->comm[0] != '\0')
+		unit_labels(b, &first, s->comm);
+	else if (s->kind == K_CPU)
 		label_int(b, &first, "cpu", s->cpu);
 	if (s->kind == K_LWP || s->kind == K_PROCESS)
 		label_int(b, &first, "pid", s->pid);

@@ -169,6 +169,9 @@ $(tty_listing)"
 		listed "cpustat -" -c -h -T --format= --cpus= --output= \
 		    --output-fd= --listen= --list --shared --exclusive --metrics
 		expect "cpustat --cp" "cpustat --cpus="
+		expect "cpustat --per-so" "cpustat --per-socket "
+		expect "cpustat --per-n" "cpustat --per-node "
+		listed "cpustat --per-" --per-core --per-die --per-node --per-socket
 		expect "cpustat --exc" "cpustat --exclusive "
 		expect "cpustat --metr" "cpustat --metrics "
 		expect "cpustat --sh" "cpustat --shared "

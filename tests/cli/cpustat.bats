@@ -15,7 +15,8 @@ usage_text() {
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
 	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--web-config=file] [--linger=secs] [--cpus=list]" \
+	    "		[--web-config=file] [--linger=secs] [-C list | --cpus=list]" \
+	    "		[--per-core | --per-die | --per-socket | --per-node]" \
 	    "		[--shared | --exclusive] [--metrics]" \
 	    "		[interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
@@ -44,8 +45,11 @@ usage_text() {
 	    "	--metrics" \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    "		  utilized, ...) to each row of counts" \
-	    "	--cpus=list" \
+	    "	-C list, --cpus=list" \
 	    "		  measure only these CPUs (e.g. 0-3,6)" \
+	    "	--per-core, --per-die, --per-socket, --per-node" \
+	    "		  a row per core (S0-D0-C1), die (S0-D0), socket (S0)" \
+	    "		  or NUMA node (N0), its CPUs summed, per interval" \
 	    "	--shared  count hardware events without holding counters" \
 	    "		  (multiplexed with everyone)" \
 	    "	--exclusive" \

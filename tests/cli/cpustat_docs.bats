@@ -64,7 +64,8 @@ setup() {
 	done
 	for opt in "-c eventspec" "-h" "-n" "-p period" "-s" "-t" "-T u|d" "-D" \
 	    "--format=format" "--output=file" "--output-fd=fd" \
-	    "--listen=addr:port" "--web-config=file" "--cpus=list" "--shared" \
+	    "--listen=addr:port" "--web-config=file" "--cpus=list" "-C list" \
+	    "--per-core" "--per-die" "--per-socket" "--per-node" "--shared" \
 	    "--exclusive" "--list[=glob]" \
 	    "--help" "--version" "interval" "count"; do
 		grep -qE "^       $(sed 's/[][|.]/\\&/g' <<<"$opt")( |$)" <<<"$text" ||
