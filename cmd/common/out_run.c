@@ -108,7 +108,7 @@ metric_key(const struct out_run *run, const char *key)
 	return -1;
 }
 
-/* --metrics: what each set gives, planned once for every row. */
+/* --metrics, -M: what each set gives, planned once for every row. */
 static int
 collect_metrics(struct out_run *run)
 {
@@ -123,7 +123,8 @@ collect_metrics(struct out_run *run)
 		return -1;
 	for (s = 0; s < run->nsets; s++) {
 		ds = &run->derived[s];
-		if (derived_plan(run->specs[s], &run->derived[s]) != 0)
+		if (derived_plan(run->specs[s], run->cfg.mgroups,
+			run->cfg.nmgroups, &run->derived[s]) != 0)
 			return -1;
 		for (u = 0; u < ds->nuses; u++) {
 			if (metric_key(run, ds->uses[u].key) >= 0)
@@ -150,7 +151,8 @@ out_run_metric(
 		return false;
 	ds = &run->derived[row->setno];
 	return i < ds->nuses &&
-	    derived_value(&ds->uses[i], row->values, row->elapsed_ns, value);
+	    derived_value(
+		ds, &ds->uses[i], row->values, row->elapsed_ns, value);
 }
 
 int

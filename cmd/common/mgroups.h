@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Metric groups: named sets of events with the metrics their counts
+ * answer (perf stat's -M), kept as data in mgroups_table.c with the
+ * vendors' definitions they come from (SOURCES). A group may have a
+ * variant per kind of CPU: the first whose events this machine counts
+ * is the one -M takes.
+ */
+#ifndef MGROUPS_H
+#define MGROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "libcpc.h"
+
+/* One metric: a formula (mexpr.h) over the group's events. */
+struct mgroup_metric {
+	const char *key;     /* the machine name: CSV, JSON, series */
+	const char *name;    /* as the table says it after the value */
+	const char *formula; /* mexpr.h's language */
+	const char *unit;    /* "", "%", "GB/s", "J", "W", "K/sec", ... */
+	const char *means;   /* one sentence: what it tells */
+};
+
+struct mgroup {
+	const char *name;    /* -M's: TopdownL1 */
+	const char *desc;    /* one line */
+	const char *applies; /* the CPUs the variant is for, in words */
+	/*
+	 * The -c spec -M adds; NULL for Default, whose events are the run's
+	 * own (perf stat's default set where no -c names any).
+	 */
+	const char *events;
+	const struct mgroup_metric *metrics;
+	int nmetrics;
+	const char *source; /* its entry in cmd/common/SOURCES */
+};
+
+extern const struct mgroup mgroup_table[];
+extern const int mgroup_ntable;
+
+/* The table's entry of the group Default: today's derived metrics. */
+const struct mgroup *mgroup_default(void);
+
+/*
+ * Whether name is a group of the table (perf's spelling, any case).
+ */
+bool mgroup_known(const char *name);
+
+/*
+ * The variant of group name this machine counts: its entry, or NULL
+ * with why (len bytes) saying in one line which event is missing and
+ * why (no PMU, this CPU has no such event, too few counters).
+ */
+const struct mgroup *mgroup_resolve(
+    cpc_t *cpc, const char *name, char *why, size_t len);
+
+/*
+ * The events of a group's spec, one at a time: start with *pos NULL;
+ * false after the last. ev gets the event (len bytes) as the spec
+ * names it.
+ */
+bool mgroup_next_event(
+    const struct mgroup *g, const char **pos, char *ev, size_t len);
+
+#endif /* MGROUPS_H */
