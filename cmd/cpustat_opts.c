@@ -63,6 +63,9 @@ usage(FILE *out)
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
+	    "\t-M group[,group]\n"
+	    "\t\t  count the metric groups' events and add their metrics\n"
+	    "\t\t  (TopdownL1, IPC, ...: --list names them)\n"
 	    "\t--cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
 	    "\t--shared  count hardware events without holding counters\n"
@@ -297,7 +300,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUSTAT,
-		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:",
+		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:M:",
 		.options = own_options,
 		.quote = '"',
 		.output_name = "--output",

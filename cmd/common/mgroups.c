@@ -86,6 +86,9 @@ reason(cpc_t *cpc, const char *ev, cpc_event_status_t st, const char *why,
 	else if (st == CPC_EVENT_NO_PMU)
 		snprintf(out, len,
 		    "a hardware event, and this kernel has no hardware PMU");
+	else if (strncmp(why, ev, strlen(ev)) == 0 &&
+	    strncmp(why + strlen(ev), ": ", 2) == 0)
+		snprintf(out, len, "%s", why + strlen(ev) + 2);
 	else
 		snprintf(
 		    out, len, "%s", why[0] != '\0' ? why : "not countable");
@@ -162,12 +165,11 @@ mgroup_resolve(cpc_t *cpc, const char *name, char *why, size_t len)
 		if (best == NULL || n > best_n) {
 			best = g;
 			best_n = n;
-			snprintf(why, len, "-M %s: %s (the variant for %s)",
-			    g->name, missing, g->applies);
+			snprintf(why, len, "%s; that variant is for %s",
+			    missing, g->applies);
 		}
 	}
 	if (best == NULL)
-		snprintf(why, len,
-		    "-M %s: no such metric group (--list names them)", name);
+		snprintf(why, len, "no such metric group (--list names them)");
 	return NULL;
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "libcpc.h"
 
@@ -51,7 +52,8 @@ bool mgroup_known(const char *name);
 /*
  * The variant of group name this machine counts: its entry, or NULL
  * with why (len bytes) saying in one line which event is missing and
- * why (no PMU, this CPU has no such event, too few counters).
+ * why (no PMU, this CPU has no such event, too few counters), and which
+ * CPUs that variant is for.
  */
 const struct mgroup *mgroup_resolve(
     cpc_t *cpc, const char *name, char *why, size_t len);
@@ -63,5 +65,13 @@ const struct mgroup *mgroup_resolve(
  */
 bool mgroup_next_event(
     const struct mgroup *g, const char **pos, char *ev, size_t len);
+
+/*
+ * --list[=GLOB]'s metric groups whose name matches glob (NULL: all), one
+ * line each: the name, a tab, "metric group", a tab, the description and
+ * whether this machine counts it (the variant, or why not); with json a
+ * JSON object instead. Returns the number of lines printed.
+ */
+int mgroups_list(cpc_t *cpc, const char *glob, bool json, FILE *out);
 
 #endif /* MGROUPS_H */

@@ -375,22 +375,24 @@ this_machine(void)
 	CHECK(mgroup_resolve(cpc, "default", why, sizeof(why)) ==
 	    mgroup_default());
 	CHECK(mgroup_resolve(cpc, "TopdownL9", why, sizeof(why)) == NULL);
-	CHECK(strstr(why, "-M TopdownL9: no such metric group") != NULL);
+	CHECK(strstr(why, "no such metric group") != NULL);
 	if (cpc_event_status(cpc, "cycles", NULL, 0) != CPC_EVENT_NO_PMU) {
 		printf("# a PMU counts here: the refusals are "
 		       "test_pfm_models' to show\n");
 	} else {
 		CHECK(
 		    mgroup_resolve(cpc, "TopdownL1", why, sizeof(why)) == NULL);
-		CHECK(strstr(why,
-			  "-M TopdownL1: slots: this kernel has no "
-			  "hardware PMU") != NULL);
+		CHECK(strstr(why, "slots: this kernel has no hardware PMU") !=
+		    NULL);
 		CHECK(mgroup_resolve(cpc, "IPC", why, sizeof(why)) == NULL);
 		CHECK(strstr(why,
-			  "-M IPC: cycles: a hardware event, and this "
-			  "kernel has no hardware PMU") != NULL);
+			  "cycles: a hardware event, and this kernel has "
+			  "no hardware PMU") != NULL);
 		CHECK(mgroup_resolve(cpc, "MemBW", why, sizeof(why)) == NULL);
-		CHECK(strstr(why, "uncore_imc/cas_count_read/: ") != NULL);
+		CHECK(strncmp(why,
+			  "uncore_imc/cas_count_read/: no PMU "
+			  "'uncore_imc'",
+			  40) == 0);
 	}
 	CHECK(strchr(why, '\n') == NULL);
 	cpc_close(cpc);
