@@ -3,7 +3,6 @@
  * Which variant of a metric group this machine counts (see mgroups.h):
  * libcpc's answer for each of its events, and its counters' number.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -48,25 +47,6 @@ mgroup_next_event(
 	return true;
 }
 
-/*
- * Whether a counter of the core PMU counts it: not a software event or
- * tracepoint, not an event of a PMU of its own (uncore_imc/../, power/),
- * and not one of the TopDown metrics that the kernel reads beside slots
- * (topdown-*), which take no counter.
- */
-static bool
-takes_counter(cpc_t *cpc, const char *ev)
-{
-	const char *kind = cpc_event_kind(cpc, ev);
-
-	if (kind == NULL || strchr(ev, '/') != NULL ||
-	    strncmp(ev, "topdown-", 8) == 0)
-		return false;
-	return strcmp(kind, "hardware") == 0 || strcmp(kind, "cache") == 0 ||
-	    strcmp(kind, "pmu") == 0 || strcmp(kind, "raw") == 0 ||
-	    strcmp(kind, "libpfm4") == 0;
-}
-
 /* The reason an event of a status is not counted here, in words. */
 static void
 reason(cpc_t *cpc, const char *ev, cpc_event_status_t st, const char *why,
@@ -95,34 +75,36 @@ reason(cpc_t *cpc, const char *ev, cpc_event_status_t st, const char *why,
 }
 
 /*
- * How many of g's events count here, with the first that does not and
- * why in missing (len bytes; "" when all do).
+ * Whether g's first event counts here; the first that does not and why
+ * in missing (len bytes; "" when all do).
  */
-static int
-countable_events(cpc_t *cpc, const struct mgroup *g, char *missing, size_t len)
+static bool
+first_counts(cpc_t *cpc, const struct mgroup *g, char *missing, size_t len)
 {
 	char ev[128], why[512], words[512];
 	const char *pos = NULL;
 	cpc_event_status_t st;
-	int n = 0;
+	bool first = true, first_ok = false;
 
 	missing[0] = '\0';
 	while (mgroup_next_event(g, &pos, ev, sizeof(ev))) {
 		why[0] = '\0';
 		st = cpc_event_status(cpc, ev, why, sizeof(why));
-		if (st == CPC_EVENT_COUNTABLE) {
-			n++;
+		if (first)
+			first_ok = st == CPC_EVENT_COUNTABLE;
+		first = false;
+		if (st == CPC_EVENT_COUNTABLE || missing[0] != '\0')
 			continue;
-		}
-		if (missing[0] == '\0') {
-			reason(cpc, ev, st, why, words, sizeof(words));
-			snprintf(missing, len, "%s: %s", ev, words);
-		}
+		reason(cpc, ev, st, why, words, sizeof(words));
+		snprintf(missing, len, "%s: %s", ev, words);
 	}
-	return n;
+	return first_ok;
 }
 
-/* Whether g's counter events fit the core PMU at once; else why. */
+/*
+ * Whether g's events fit at once: a counter (pic) each, as a set gives
+ * them; else why.
+ */
 static bool
 fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
 {
@@ -131,23 +113,28 @@ fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
 	uint_t need = 0, have = cpc_npic(cpc);
 
 	while (mgroup_next_event(g, &pos, ev, sizeof(ev)))
-		if (takes_counter(cpc, ev))
-			need++;
+		need++;
 	if (need <= have)
 		return true;
 	snprintf(why, len,
-	    "%u events that must be counted together, and this CPU has %u "
-	    "counters",
-	    need, have);
+	    "%u events to count together, and this CPU has %u counters", need,
+	    have);
 	return false;
 }
 
+/*
+ * The first variant of name whose events all count and fit; else NULL,
+ * and why speaks of the first variant whose first event counts (the
+ * CPU's own), or of the first that names no PMU, or of the first.
+ */
 const struct mgroup *
 mgroup_resolve(cpc_t *cpc, const char *name, char *why, size_t len)
 {
-	const struct mgroup *g, *best = NULL;
+	const struct mgroup *g, *told = NULL;
 	char missing[768];
-	int i, n, best_n = -1;
+	bool own;
+	int rank, told_rank = -1;
+	int i;
 
 	for (i = 0; i < mgroup_ntable; i++) {
 		g = &mgroup_table[i];
@@ -155,21 +142,20 @@ mgroup_resolve(cpc_t *cpc, const char *name, char *why, size_t len)
 			continue;
 		if (g->events == NULL)
 			return g;
-		n = countable_events(cpc, g, missing, sizeof(missing));
+		own = first_counts(cpc, g, missing, sizeof(missing));
 		if (missing[0] == '\0' &&
-		    !fits(cpc, g, missing, sizeof(missing)))
-			n = INT_MAX; /* all there, too many: the reason to say
-				      */
-		else if (missing[0] == '\0')
+		    fits(cpc, g, missing, sizeof(missing)))
 			return g;
-		if (best == NULL || n > best_n) {
-			best = g;
-			best_n = n;
+		/* Else of one of a PMU of its own (cpu_core/) last. */
+		rank = own ? 2 : strchr(g->events, '/') == NULL ? 1 : 0;
+		if (told == NULL || rank > told_rank) {
+			told = g;
+			told_rank = rank;
 			snprintf(why, len, "%s; that variant is for %s",
 			    missing, g->applies);
 		}
 	}
-	if (best == NULL)
+	if (told == NULL)
 		snprintf(why, len, "no such metric group (--list names them)");
 	return NULL;
 }

@@ -10,6 +10,9 @@
  *
  * Percentages of TopDown are of the issue (dispatch) slots: the CPU's
  * width times its unhalted cycles.
+ *
+ * A variant's first event is one only the CPUs it is for have: where no
+ * variant counts, the refusal speaks of the one whose first event does.
  */
 #include "mgroups.h"
 
@@ -98,23 +101,36 @@ static const struct mgroup_metric cache_metrics[] = {
 /*
  * Intel Ice Lake and later: the kernel reads PERF_METRICS, each level-1
  * share of TOPDOWN.SLOTS (fixed counter 3), as topdown-* counts in
- * slots; slots must lead their group.
+ * slots; slots must lead their group. T names an event: as it is, or on
+ * a hybrid CPU, of the P-cores' PMU (the E-cores' topdown-* are other
+ * events, counts of slots rather than shares of PERF_METRICS).
  */
-#define ICL_SLOTS_SHARE(ev) "100 * " ev " / slots"
-static const struct mgroup_metric icl_l1_metrics[] = {
-	{ "tma_retiring", "retiring", ICL_SLOTS_SHARE("topdown-retiring"), "%",
-	    "slots that retired an operation: useful work" },
-	{ "tma_bad_speculation", "bad speculation",
-	    ICL_SLOTS_SHARE("topdown-bad-spec"), "%",
-	    "slots spent on operations that never retired (mispredicts, "
-	    "clears)" },
-	{ "tma_frontend_bound", "frontend bound",
-	    ICL_SLOTS_SHARE("topdown-fe-bound"), "%",
-	    "slots the front end left empty: fetch and decode too slow" },
-	{ "tma_backend_bound", "backend bound",
-	    ICL_SLOTS_SHARE("topdown-be-bound"), "%",
-	    "slots the back end could not take: memory or execution units" },
-};
+#define TD(x)		  x
+#define TD_CORE(x)	  "{cpu_core/" x "/}"
+#define ICL_SHARE(T, ev)  "100 * " T(ev) " / " T("slots")
+#define ICL_REST(T, a, b) "100 * (" T(a) " - " T(b) ") / " T("slots")
+#define ICL_L1(T)                                                                     \
+	{                                                                             \
+		{ "tma_retiring", "retiring",                                         \
+			ICL_SHARE(T, "topdown-retiring"), "%",                        \
+			"slots that retired an operation: useful work" },             \
+		    { "tma_bad_speculation", "bad speculation",                       \
+			    ICL_SHARE(T, "topdown-bad-spec"), "%",                    \
+			    "slots spent on operations that never retired "           \
+			    "(mispredicts, clears)" },                                \
+		    { "tma_frontend_bound", "frontend bound",                         \
+			    ICL_SHARE(T, "topdown-fe-bound"), "%",                    \
+			    "slots the front end left empty: fetch and decode too "   \
+			    "slow" },                                                 \
+		{                                                                     \
+			"tma_backend_bound", "backend bound",                         \
+			    ICL_SHARE(T, "topdown-be-bound"), "%",                    \
+			    "slots the back end could not take: memory or execution " \
+			    "units"                                                   \
+		}                                                                     \
+	}
+static const struct mgroup_metric icl_l1_metrics[] = ICL_L1(TD);
+static const struct mgroup_metric icl_l1_core_metrics[] = ICL_L1(TD_CORE);
 
 /* Skylake (server): 4 issue slots per cycle, no PERF_METRICS. */
 #define SKL_SLOTS "(4 * cpu-cycles)"
@@ -187,34 +203,48 @@ static const struct mgroup_metric arm_l1_metrics[] = {
 };
 
 /* Golden Cove (Sapphire Rapids, Alder Lake's P-cores): level 2 too. */
-static const struct mgroup_metric glc_l2_metrics[] = {
-	{ "tma_heavy_operations", "heavy operations",
-	    ICL_SLOTS_SHARE("topdown-heavy-ops"), "%",
-	    "retiring slots of operations of several uops (microcode)" },
-	{ "tma_light_operations", "light operations",
-	    "100 * (topdown-retiring - topdown-heavy-ops) / slots", "%",
-	    "retiring slots of single-uop operations" },
-	{ "tma_branch_mispredicts", "branch mispredicts",
-	    ICL_SLOTS_SHARE("topdown-br-mispredict"), "%",
-	    "slots lost to mispredicted branches" },
-	{ "tma_machine_clears", "machine clears",
-	    "100 * (topdown-bad-spec - topdown-br-mispredict) / slots", "%",
-	    "slots lost to pipeline clears (memory ordering, self-modifying "
-	    "code)" },
-	{ "tma_fetch_latency", "fetch latency",
-	    ICL_SLOTS_SHARE("topdown-fetch-lat"), "%",
-	    "front-end slots empty because nothing was fetched (i-cache, "
-	    "iTLB, resteers)" },
-	{ "tma_fetch_bandwidth", "fetch bandwidth",
-	    "100 * (topdown-fe-bound - topdown-fetch-lat) / slots", "%",
-	    "front-end slots empty because decode delivered too few uops" },
-	{ "tma_memory_bound", "memory bound",
-	    ICL_SLOTS_SHARE("topdown-mem-bound"), "%",
-	    "back-end slots waiting on the memory hierarchy" },
-	{ "tma_core_bound", "core bound",
-	    "100 * (topdown-be-bound - topdown-mem-bound) / slots", "%",
-	    "back-end slots waiting on execution units" },
-};
+#define GLC_L2(T)                                                                     \
+	{                                                                             \
+		{                                                                     \
+			"tma_heavy_operations", "heavy operations",                   \
+			ICL_SHARE(T, "topdown-heavy-ops"), "%",                       \
+			"retiring slots of operations of several uops (microcode)"    \
+		},                                                                    \
+		    { "tma_light_operations", "light operations",                     \
+			    ICL_REST(                                                 \
+				T, "topdown-retiring", "topdown-heavy-ops"),          \
+			    "%", "retiring slots of single-uop operations" },         \
+		    { "tma_branch_mispredicts", "branch mispredicts",                 \
+			    ICL_SHARE(T, "topdown-br-mispredict"), "%",               \
+			    "slots lost to mispredicted branches" },                  \
+		    { "tma_machine_clears", "machine clears",                         \
+			    ICL_REST(T, "topdown-bad-spec",                           \
+				"topdown-br-mispredict"),                             \
+			    "%",                                                      \
+			    "slots lost to pipeline clears (memory ordering, "        \
+			    "self-modifying code)" },                                 \
+		    { "tma_fetch_latency", "fetch latency",                           \
+			    ICL_SHARE(T, "topdown-fetch-lat"), "%",                   \
+			    "front-end slots empty because nothing was fetched "      \
+			    "(i-cache, iTLB, resteers)" },                            \
+		    { "tma_fetch_bandwidth", "fetch bandwidth",                       \
+			    ICL_REST(                                                 \
+				T, "topdown-fe-bound", "topdown-fetch-lat"),          \
+			    "%",                                                      \
+			    "front-end slots empty because decode delivered too few " \
+			    "uops" },                                                 \
+		    { "tma_memory_bound", "memory bound",                             \
+			    ICL_SHARE(T, "topdown-mem-bound"), "%",                   \
+			    "back-end slots waiting on the memory hierarchy" },       \
+		{                                                                     \
+			"tma_core_bound", "core bound",                               \
+			    ICL_REST(                                                 \
+				T, "topdown-be-bound", "topdown-mem-bound"),          \
+			    "%", "back-end slots waiting on execution units"          \
+		}                                                                     \
+	}
+static const struct mgroup_metric glc_l2_metrics[] = GLC_L2(TD);
+static const struct mgroup_metric glc_l2_core_metrics[] = GLC_L2(TD_CORE);
 
 /*
  * Skylake (server), level 2 of the front end and of bad speculation:
@@ -306,12 +336,18 @@ const struct mgroup mgroup_table[] = {
 	    "instructions,cache-references,cache-misses", cache_metrics,
 	    N(cache_metrics), "perf-generic" },
 	{ "TopdownL1", TOPDOWN_L1_DESC,
+	    "Intel hybrid CPUs (Alder Lake and later): the P-cores' time",
+	    "{cpu_core/slots/,cpu_core/topdown-retiring/,"
+	    "cpu_core/topdown-bad-spec/,cpu_core/topdown-fe-bound/,"
+	    "cpu_core/topdown-be-bound/}",
+	    icl_l1_core_metrics, N(icl_l1_core_metrics), "intel-tma" },
+	{ "TopdownL1", TOPDOWN_L1_DESC,
 	    "Intel Ice Lake, Sapphire Rapids and later (slots, topdown-*)",
 	    "{slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
 	    "topdown-be-bound}",
 	    icl_l1_metrics, N(icl_l1_metrics), "intel-tma" },
 	{ "TopdownL1", TOPDOWN_L1_DESC, "Intel Skylake and Cascade Lake",
-	    "cycles,UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,"
+	    "UOPS_RETIRED:RETIRE_SLOTS,cycles,UOPS_ISSUED:ANY,"
 	    "IDQ_UOPS_NOT_DELIVERED:CORE,INT_MISC:RECOVERY_CYCLES",
 	    skl_l1_metrics, N(skl_l1_metrics), "intel-tma" },
 	{ "TopdownL1", TOPDOWN_L1_DESC, "AMD Zen 4",
@@ -325,14 +361,21 @@ const struct mgroup mgroup_table[] = {
 	    "op_retired,op_spec,br_mis_pred",
 	    arm_l1_metrics, N(arm_l1_metrics), "arm-neoverse" },
 	{ "TopdownL2", TOPDOWN_L2_DESC,
-	    "Intel Sapphire Rapids, Alder Lake P-cores and later",
+	    "Intel hybrid CPUs (Alder Lake and later): the P-cores' time",
+	    "{cpu_core/slots/,cpu_core/topdown-retiring/,"
+	    "cpu_core/topdown-bad-spec/,cpu_core/topdown-fe-bound/,"
+	    "cpu_core/topdown-be-bound/,cpu_core/topdown-heavy-ops/,"
+	    "cpu_core/topdown-br-mispredict/,cpu_core/topdown-fetch-lat/,"
+	    "cpu_core/topdown-mem-bound/}",
+	    glc_l2_core_metrics, N(glc_l2_core_metrics), "intel-tma" },
+	{ "TopdownL2", TOPDOWN_L2_DESC, "Intel Sapphire Rapids and later",
 	    "{slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
 	    "topdown-be-bound,topdown-heavy-ops,topdown-br-mispredict,"
 	    "topdown-fetch-lat,topdown-mem-bound}",
 	    glc_l2_metrics, N(glc_l2_metrics), "intel-tma" },
 	{ "TopdownL2", TOPDOWN_L2_DESC,
 	    "Intel Skylake and Cascade Lake (front end and bad speculation)",
-	    "cycles,UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,"
+	    "UOPS_RETIRED:RETIRE_SLOTS,cycles,UOPS_ISSUED:ANY,"
 	    "IDQ_UOPS_NOT_DELIVERED:CORE,INT_MISC:RECOVERY_CYCLES,"
 	    "IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE,"
 	    "BR_MISP_RETIRED:ALL_BRANCHES,MACHINE_CLEARS:COUNT",

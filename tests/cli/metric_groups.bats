@@ -110,9 +110,10 @@ EOF
 	[ "$(jq -r 'select(.kind == "metric group") | .name' "$T/list" | tr '\n' ' ')" = "Default IPC Branch Cache TopdownL1 TopdownL2 MemBW Energy " ]
 	[ "$(jq -r 'select(.name == "Default") | .countable' "$T/list")" = true ]
 	[ "$(jq -r 'select(.name == "Default") | .variants[0].metrics[0].formula' "$T/list")" = "instructions / cpu-cycles" ]
-	# TopdownL1's variants: Ice Lake and later, Skylake, Zen 4, Neoverse.
-	[ "$(jq -r 'select(.name == "TopdownL1") | .variants | length' "$T/list")" -eq 4 ]
-	[ "$(jq -r 'select(.name == "TopdownL1") | .variants[0].events[0]' "$T/list")" = slots ]
+	# TopdownL1's variants: Intel hybrid, Ice Lake and later, Skylake, Zen 4,
+	# Neoverse.
+	[ "$(jq -r 'select(.name == "TopdownL1") | .variants | length' "$T/list")" -eq 5 ]
+	[ "$(jq -r 'select(.name == "TopdownL1") | .variants[1].events[0]' "$T/list")" = slots ]
 	if ! "$CT" -c cycles true >/dev/null 2>&1; then
 		[ "$(jq -r 'select(.name == "TopdownL1") | .countable' "$T/list")" = false ]
 		[[ $(jq -r 'select(.name == "TopdownL1") | .why_not' "$T/list") == "slots: this kernel has no hardware PMU"* ]]
