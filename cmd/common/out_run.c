@@ -155,6 +155,12 @@ out_run_metric(
 		ds, &ds->uses[i], row->values, row->elapsed_ns, value);
 }
 
+bool
+out_run_multiplexed(const struct out_row *row)
+{
+	return row->running_ns > 0 && row->running_ns < row->enabled_ns;
+}
+
 int
 out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 {
