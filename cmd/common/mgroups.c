@@ -4,6 +4,7 @@
  * libcpc's answer for each of its events, and its counters' number.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -122,6 +123,38 @@ fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
 	return false;
 }
 
+double
+mgroup_core_slots(cpc_t *cpc)
+{
+	const char *pmu = cpc != NULL ? cpc_core_pmu(cpc, 0, NULL) : NULL;
+	char path[256], line[64];
+	unsigned long slots = 0;
+	FILE *f;
+
+	if (pmu == NULL)
+		return 0;
+	snprintf(path, sizeof(path),
+	    "/sys/bus/event_source/devices/%s/caps/slots", pmu);
+	if ((f = fopen(path, "re")) == NULL)
+		return 0;
+	if (fgets(line, sizeof(line), f) != NULL)
+		slots = strtoul(line, NULL, 0);
+	fclose(f);
+	return (double)slots;
+}
+
+/* Whether a formula of g reads the PMU's slots per cycle. */
+static bool
+reads_slots(const struct mgroup *g)
+{
+	int m;
+
+	for (m = 0; m < g->nmetrics; m++)
+		if (strstr(g->metrics[m].formula, "#slots") != NULL)
+			return true;
+	return false;
+}
+
 /*
  * The first variant of name whose events all count and fit; else NULL,
  * and why speaks of the first variant whose first event counts (the
@@ -143,6 +176,11 @@ mgroup_resolve(cpc_t *cpc, const char *name, char *why, size_t len)
 		if (g->events == NULL)
 			return g;
 		own = first_counts(cpc, g, missing, sizeof(missing));
+		if (missing[0] == '\0' && reads_slots(g) &&
+		    mgroup_core_slots(cpc) <= 0)
+			snprintf(missing, sizeof(missing),
+			    "#slots: the core PMU gives no slots per cycle "
+			    "(caps/slots)");
 		if (missing[0] == '\0' &&
 		    fits(cpc, g, missing, sizeof(missing)))
 			return g;

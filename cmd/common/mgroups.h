@@ -59,6 +59,13 @@ const struct mgroup *mgroup_resolve(
     cpc_t *cpc, const char *name, char *why, size_t len);
 
 /*
+ * The core PMU's issue slots per cycle, as the kernel gives them
+ * (/sys/bus/event_source/devices/PMU/caps/slots: Arm's PMMIR_EL1.SLOTS),
+ * or 0 where it gives none.
+ */
+double mgroup_core_slots(cpc_t *cpc);
+
+/*
  * The events of a group's spec, one at a time: start with *pos NULL;
  * false after the last. ev gets the event (len bytes) as the spec
  * names it.

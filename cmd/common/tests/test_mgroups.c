@@ -395,6 +395,10 @@ this_machine(void)
 			  40) == 0);
 	}
 	CHECK(strchr(why, '\n') == NULL);
+	/* No core PMU, or one that gives no slots per cycle: none. */
+	CHECK(mgroup_core_slots(NULL) == 0);
+	if (cpc_core_pmu(cpc, 0, NULL) == NULL)
+		CHECK(mgroup_core_slots(cpc) == 0);
 	cpc_close(cpc);
 }
 
