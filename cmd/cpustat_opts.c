@@ -66,6 +66,7 @@ usage(FILE *out)
 	    "\t-M group[,group]\n"
 	    "\t\t  count the metric groups' events and add their metrics\n"
 	    "\t\t  (TopdownL1, IPC, ...: --list names them)\n"
+	    "\t--dry-run print what would be counted, and exit\n"
 	    "\t--cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
 	    "\t--shared  count hardware events without holding counters\n"

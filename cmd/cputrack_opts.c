@@ -108,6 +108,7 @@ usage(FILE *out)
 	    "\t-M group[,group]\n"
 	    "\t\t  count the metric groups' events and add their metrics\n"
 	    "\t\t  (TopdownL1, IPC, ...: --list names them)\n"
+	    "\t--dry-run print what would be counted, and exit\n"
 	    "\t--thread-series\n"
 	    "\t\t  the metrics have a series per LWP as well as per\n"
 	    "\t\t  process and cgroup\n"

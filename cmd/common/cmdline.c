@@ -13,6 +13,7 @@
 #include "cpctools_version.h"
 #include "defaults.h"
 #include "diag.h"
+#include "dryrun.h"
 #include "mgroups.h"
 
 enum {
@@ -27,7 +28,8 @@ enum {
 	OPT_VERSION,
 	OPT_LIST,
 	OPT_JSON,
-	OPT_METRIC_GROUPS
+	OPT_METRIC_GROUPS,
+	OPT_DRY_RUN
 };
 
 static const struct option shared_options[] = {
@@ -43,6 +45,7 @@ static const struct option shared_options[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "metric-groups", required_argument, NULL, OPT_METRIC_GROUPS },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 };
 
 #define NSHARED	    (sizeof(shared_options) / sizeof(shared_options[0]))
@@ -53,7 +56,8 @@ struct parse {
 	bool help;  /* -h: usage and the events */
 	bool usage; /* --help */
 	bool version;
-	bool list; /* --list[=GLOB] */
+	bool list;    /* --list[=GLOB] */
+	bool dry_run; /* --dry-run: what would be opened */
 	const char *glob;
 	/* The option that chose the format (--format=csv, -x, -j), or NULL */
 	const char *format_by;
@@ -431,6 +435,9 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 	case OPT_METRICS:
 		cl->out.metrics = true;
 		break;
+	case OPT_DRY_RUN:
+		p->dry_run = true;
+		break;
 	case 'M':
 	case OPT_METRIC_GROUPS:
 		metric_groups_option(cl, p, optarg);
@@ -504,6 +511,10 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 		return true;
 	if (setgrp_nsets(cl->specs) == 0 && (*status = default_events(cl)) != 0)
 		return true;
+	if (p->dry_run) {
+		*status = dryrun_print(cl->cpc, cl->specs, &cl->out, stdout);
+		return true;
+	}
 	if (cl->out.web_config != NULL && cl->out.listen == NULL) {
 		*status = cmdline_usage_error(
 		    "--web-config needs --listen: it says how to serve it");

@@ -123,3 +123,36 @@ EOF
 	[ "$status" -eq 0 ]
 	[ "$(jq -r .name <<<"$output" | tr '\n' ' ')" = "TopdownL1 TopdownL2 " ]
 }
+
+@test "--dry-run: each set's counters as the kernel would get them, and its metrics; nothing opened" {
+	# The kernel's numbers (linux/perf_event.h): PERF_TYPE_SOFTWARE 1,
+	# PERF_COUNT_SW_TASK_CLOCK 1, PAGE_FAULTS 2, CONTEXT_SWITCHES 3;
+	# counters named as rows name them, with their modes, as the metrics.
+	ct_run --dry-run -M Default -c task-clock:u,cs:u,page-faults:u "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	[ "$output" = "set 0: task-clock:u,cs:u,page-faults:u
+ pic0 task-clock:u (task-clock:u)
+  type 1 config 0x1 (no kernel)
+ pic1 context-switches:u (cs:u)
+  type 1 config 0x3 (no kernel)
+ pic2 page-faults:u (page-faults:u)
+  type 1 config 0x2 (no kernel)
+ metrics: cpus_utilized:u, page_faults_k_per_sec:u, context_switches_k_per_sec:u" ]
+	# Nothing ran: the program would have spun 10 ms and left no row.
+	[[ $output != *exit* ]]
+	# cpustat: user mode only without sys, as Solaris's; no metrics asked.
+	cs_run --dry-run -c cpu-clock 1 1
+	[ "$status" -eq 0 ]
+	[ "$output" = "set 0: cpu-clock
+ pic0 cpu-clock (cpu-clock)
+  type 1 config 0 (no kernel)" ]
+	cs_run --dry-run --metrics -c cpu-clock,sys 1 1
+	[ "$status" -eq 0 ]
+	[ "$output" = "set 0: cpu-clock,sys
+ pic0 cpu-clock (cpu-clock)
+  type 1 config 0
+ metrics: cpus_utilized" ]
+	# A group this machine cannot count is refused before anything else.
+	ct_run --dry-run -M TopdownL1 true
+	[ "$status" -eq 2 ]
+}
