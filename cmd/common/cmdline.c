@@ -375,6 +375,9 @@ metric_groups(struct cmdline *cl)
 			return cmdline_usage_error("-M: no group named");
 		return 0;
 	}
+	/* --metrics beside -M: Default's metrics too. */
+	if (cl->out.metrics && (status = metric_group(cl, "Default")) != 0)
+		return status;
 	cl->out.metrics = true;
 	cl->out.mgroups = chosen;
 	cl->out.nmgroups = nchosen;

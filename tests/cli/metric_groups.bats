@@ -44,6 +44,9 @@ EOF
 	head -1 "$T/out" >"$T/m_head"
 	ct_run --metrics --format=csv -T 0 -c task-clock,page-faults,cs "$W/wl_spin_for" 0 10
 	[ "${lines[0]}" = "$(cat "$T/m_head")" ]
+	# --metrics beside -M: Default's too, once.
+	ct_run --metrics -M Default,default --format=csv -T 0 -c task-clock,page-faults,cs "$W/wl_spin_for" 0 10
+	[ "${lines[0]}" = "$(cat "$T/m_head")" ]
 }
 
 @test "-M default with no -c: perf stat's default events and their metrics, in any case of the name" {
