@@ -54,7 +54,7 @@
 #include "procname.h"
 
 /* The most counts of a series the metrics are computed from. */
-#define CPC_MAX_NPIC_SERIES 64
+#define METRIC_MAX_VALUES 64
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x)  STRINGIFY_(x)
@@ -968,7 +968,7 @@ static void
 metrics_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
     const struct family *f, bool om)
 {
-	uint64_t values[CPC_MAX_NPIC_SERIES];
+	uint64_t values[METRIC_MAX_VALUES];
 	const struct derived_set *ds;
 	struct series *s;
 	double v;
@@ -976,7 +976,7 @@ metrics_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 
 	for (s = m->first; m->run->derived != NULL && s != NULL; s = s->next) {
 		if (s->kind != kind || !s->counted || s->not_counted != NULL ||
-		    s->nvalues > CPC_MAX_NPIC_SERIES)
+		    s->nvalues > METRIC_MAX_VALUES)
 			continue;
 		for (r = 0; r < s->nvalues; r++)
 			values[r] = s->values[r][0] + s->values[r][1];
