@@ -77,6 +77,10 @@ usage(FILE *out)
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
+	    "\t-M group[,group]\n"
+	    "\t\t  count the metric groups' events and add their metrics\n"
+	    "\t\t  (TopdownL1, IPC, ...: --list names them)\n"
+	    "\t--dry-run print what would be counted, and exit\n"
 	    "\t-C list, --cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
 	    "\t--per-core, --per-die, --per-socket, --per-node\n"
@@ -340,7 +344,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUSTAT,
-		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:C:",
+		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:C:M:",
 		.options = own_options,
 		.quote = '"',
 		.output_name = "--output",

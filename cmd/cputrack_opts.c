@@ -105,6 +105,10 @@ usage(FILE *out)
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
+	    "\t-M group[,group]\n"
+	    "\t\t  count the metric groups' events and add their metrics\n"
+	    "\t\t  (TopdownL1, IPC, ...: --list names them)\n"
+	    "\t--dry-run print what would be counted, and exit\n"
 	    "\t--thread-series\n"
 	    "\t\t  the metrics have a series per LWP as well as per\n"
 	    "\t\t  process and cgroup\n"
@@ -692,7 +696,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUTRACK,
-		.optstring = "+:T:N:Defhntvo:r:c:p:I:x:jG:ab",
+		.optstring = "+:T:N:Defhntvo:r:c:p:I:x:jG:abM:",
 		.options = own_options,
 		.quote = '\'',
 		.output_name = "-o",

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "out_json.h"
 
 #define WRAP_AT	     76
 #define EVENT_INDENT 17
@@ -242,7 +243,25 @@ struct listing {
 	FILE *out;
 	const char *glob;
 	int n;
+	bool json;
 };
+
+/* One JSON object on a line of its own: {"name":..,"kind":..,..}. */
+static void
+json_line(FILE *out, const char *event, const char *kind, const char *desc)
+{
+	struct out_json_obj o = { json_object(), true };
+	char *text;
+
+	out_json_put(&o, "name", out_json_text(event));
+	out_json_put(&o, "kind", out_json_text(kind));
+	out_json_put(&o, "description", out_json_text(desc));
+	text = o.ok ? json_dumps(o.json, JSON_COMPACT) : NULL;
+	json_decref(o.json);
+	if (text != NULL)
+		fprintf(out, "%s\n", text);
+	free(text);
+}
 
 static void
 list_one(void *arg, const char *event, const char *kind, const char *desc)
@@ -251,7 +270,10 @@ list_one(void *arg, const char *event, const char *kind, const char *desc)
 
 	if (l->glob != NULL && fnmatch(l->glob, event, 0) != 0)
 		return;
-	fprintf(l->out, "%s\t%s\t%s\n", event, kind, desc);
+	if (l->json)
+		json_line(l->out, event, kind, desc);
+	else
+		fprintf(l->out, "%s\t%s\t%s\n", event, kind, desc);
 	l->n++;
 }
 
@@ -276,9 +298,9 @@ core_pmus_list(cpc_t *cpc, struct listing *l)
 }
 
 int
-caps_list(cpc_t *cpc, const char *glob, FILE *out)
+caps_list(cpc_t *cpc, const char *glob, bool json, FILE *out)
 {
-	struct listing l = { out, glob, 0 };
+	struct listing l = { out, glob, 0, json };
 
 	core_pmus_list(cpc, &l);
 	cpc_walk_events_described(cpc, &l, list_one);

@@ -45,6 +45,11 @@ struct cmdline {
 	cpc_t *cpc;
 	setgrp_t *specs; /* -c adds to it */
 
+	/* -M's arguments (out.mgroups: the groups they resolved to) */
+#define CMDLINE_MAX_MGROUPS 16
+	const char *mgroup_args[CMDLINE_MAX_MGROUPS];
+	int nmgroup_args;
+
 	/* What the command line said: the output's options (out.specs and
 	   what only the command knows are left to it). */
 	struct out_config out;

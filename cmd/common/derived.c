@@ -1,52 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The derived metrics (see derived.h): perf stat's standard ones, by the
- * names perf prints them with. The events are canonical names, as rows
- * name their counters (cs is context-switches, cycles is cpu-cycles).
- * The clocks count ns: cycles per ns of task-clock are GHz, and events
- * per ns of it times 1e6 are thousands a second (perf's K/sec).
+ * The derived metrics (see derived.h): a group's formulas, matched to a
+ * set's counters by name. The events are canonical names, as rows name
+ * their counters (cs is context-switches, cycles is cpu-cycles).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "derived.h"
-
-const struct derived_def derived_table[] = {
-	{ "insn per cycle", "ipc", "instructions", "cpu-cycles", 1, "" },
-	{ "cycles per insn", "cpi", "cpu-cycles", "instructions", 1, "" },
-	{ "of all branches", "branch_miss_pct", "branch-misses",
-	    "branch-instructions", 100, "%" },
-	{ "of all cache refs", "cache_miss_pct", "cache-misses",
-	    "cache-references", 100, "%" },
-	{ "of all L1-dcache accesses", "l1d_miss_pct", "L1-dcache-load-misses",
-	    "L1-dcache-loads", 100, "%" },
-	{ "CPUs utilized", "cpus_utilized", "task-clock", NULL, 1, "" },
-	{ "GHz", "ghz", "cpu-cycles", "task-clock", 1, "" },
-	{ "page-faults", "page_faults_k_per_sec", "page-faults", "task-clock",
-	    1e6, "K/sec" },
-	{ "minor-faults", "minor_faults_k_per_sec", "minor-faults",
-	    "task-clock", 1e6, "K/sec" },
-	{ "major-faults", "major_faults_k_per_sec", "major-faults",
-	    "task-clock", 1e6, "K/sec" },
-	{ "context-switches", "context_switches_k_per_sec", "context-switches",
-	    "task-clock", 1e6, "K/sec" },
-	{ "cpu-migrations", "cpu_migrations_k_per_sec", "cpu-migrations",
-	    "task-clock", 1e6, "K/sec" },
-	/*
-	 * Per CPU, cpu-clock stands for task-clock, as in perf stat -a; a set
-	 * with both takes task-clock's.
-	 */
-	{ "CPUs utilized", "cpus_utilized", "cpu-clock", NULL, 1, "" },
-	{ "page-faults", "page_faults_k_per_sec", "page-faults", "cpu-clock",
-	    1e6, "K/sec" },
-	{ "context-switches", "context_switches_k_per_sec", "context-switches",
-	    "cpu-clock", 1e6, "K/sec" },
-	{ "cpu-migrations", "cpu_migrations_k_per_sec", "cpu-migrations",
-	    "cpu-clock", 1e6, "K/sec" },
-};
-
-const int derived_ndefs = sizeof(derived_table) / sizeof(derived_table[0]);
 
 /*
  * The modes that follow event in a counter's name ("" for none, ":u",
@@ -78,64 +41,124 @@ find(const struct spec *spec, const char *event, const char *modes)
 	return -1;
 }
 
-static int
-add_use(struct derived_set *ds, const struct derived_def *def, int num, int den,
-    const char *modes)
+static bool
+has_key(const struct derived_set *ds, const char *key)
 {
-	struct derived_use *grown, *u;
-	char key[sizeof(u->key)];
 	int i;
 
-	snprintf(key, sizeof(key), "%s%s", def->key, modes);
 	for (i = 0; i < ds->nuses; i++)
 		if (strcmp(ds->uses[i].key, key) == 0)
-			return 0;
+			return true;
+	return false;
+}
+
+/* The first input of e that is an event, or -1 (a formula of constants). */
+static int
+first_event(const struct mexpr *e)
+{
+	int i;
+
+	for (i = 0; i < e->nnames; i++)
+		if (e->names[i][0] != '#')
+			return i;
+	return -1;
+}
+
+/* Each input of u found in spec with modes; false if one is not. */
+static bool
+bind_inputs(const struct spec *spec, struct derived_use *u, const char *modes)
+{
+	const char *name;
+	int i;
+
+	for (i = 0; i < u->expr.nnames; i++) {
+		name = u->expr.names[i];
+		if (strcmp(name, "#elapsed") == 0)
+			u->input[i] = DERIVED_ELAPSED;
+		else if (strcmp(name, "#slots") == 0)
+			u->input[i] = DERIVED_SLOTS;
+		else if ((u->input[i] = find(spec, name, modes)) < 0)
+			return false;
+	}
+	return true;
+}
+
+static int
+add_use(struct derived_set *ds, const struct derived_use *u)
+{
+	struct derived_use *grown;
+
 	grown = reallocarray(ds->uses, (size_t)ds->nuses + 1, sizeof(*grown));
 	if (grown == NULL)
 		return -1;
 	ds->uses = grown;
-	u = &grown[ds->nuses++];
-	u->def = def;
-	u->num = num;
-	u->den = den;
-	memcpy(u->key, key, sizeof(u->key));
-	if (*modes != '\0')
-		snprintf(u->label, sizeof(u->label), "%s (%s)", def->name,
-		    modes + 1);
-	else
-		snprintf(u->label, sizeof(u->label), "%s", def->name);
+	grown[ds->nuses++] = *u;
 	return 0;
 }
 
-/* Each counter of def's numerator with the denominator it needs. */
+/* Each counter of def's first event with the other inputs it needs. */
 static int
-plan_def(const struct spec *spec, const struct derived_def *def,
-    struct derived_set *ds)
+plan_def(const struct spec *spec, const struct mgroup_metric *def,
+    const struct mexpr *e, struct derived_set *ds)
 {
+	struct derived_use u;
 	const char *modes;
-	int r, den;
+	int r, first = first_event(e);
 
-	for (r = 0; r < spec->nreqs; r++) {
-		if ((modes = modes_of(spec->reqs[r].name, def->num)) == NULL)
+	for (r = 0; first >= 0 && r < spec->nreqs; r++) {
+		if ((modes = modes_of(spec->reqs[r].name, e->names[first])) ==
+		    NULL)
 			continue;
-		den = -1;
-		if (def->den != NULL && (den = find(spec, def->den, modes)) < 0)
+		memset(&u, 0, sizeof(u));
+		u.def = def;
+		u.expr = *e;
+		snprintf(u.key, sizeof(u.key), "%s%s", def->key, modes);
+		if (has_key(ds, u.key) || !bind_inputs(spec, &u, modes))
 			continue;
-		if (add_use(ds, def, r, den, modes) != 0)
+		if (*modes != '\0')
+			snprintf(u.label, sizeof(u.label), "%s (%s)", def->name,
+			    modes + 1);
+		else
+			snprintf(u.label, sizeof(u.label), "%s", def->name);
+		if (add_use(ds, &u) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+plan_group(
+    const struct spec *spec, const struct mgroup *g, struct derived_set *ds)
+{
+	struct mexpr e;
+	char err[256];
+	int m;
+
+	for (m = 0; m < g->nmetrics; m++) {
+		if (mexpr_compile(
+			g->metrics[m].formula, &e, err, sizeof(err)) != 0) {
+			fprintf(stderr, "metric %s of %s: %s",
+			    g->metrics[m].key, g->name, err);
+			return -1;
+		}
+		if (plan_def(spec, &g->metrics[m], &e, ds) != 0)
 			return -1;
 	}
 	return 0;
 }
 
 int
-derived_plan(const struct spec *spec, struct derived_set *ds)
+derived_plan(const struct spec *spec, const struct mgroup *const *groups,
+    int ngroups, struct derived_set *ds)
 {
-	int d;
+	const struct mgroup *dflt = mgroup_default();
+	int i;
 
 	ds->uses = NULL;
 	ds->nuses = 0;
-	for (d = 0; d < derived_ndefs; d++)
-		if (plan_def(spec, &derived_table[d], ds) != 0) {
+	ds->slots = 0;
+	for (i = 0; i < (ngroups > 0 ? ngroups : 1); i++)
+		if (plan_group(spec, ngroups > 0 ? groups[i] : dflt, ds) != 0) {
 			derived_free(ds);
 			return -1;
 		}
@@ -151,13 +174,18 @@ derived_free(struct derived_set *ds)
 }
 
 bool
-derived_value(const struct derived_use *u, const uint64_t *values,
-    uint64_t elapsed_ns, double *value)
+derived_value(const struct derived_set *ds, const struct derived_use *u,
+    const uint64_t *values, uint64_t elapsed_ns, double *value)
 {
-	uint64_t den = u->den >= 0 ? values[u->den] : elapsed_ns;
+	double in[MEXPR_MAX_NAMES];
+	int i;
 
-	if (den == 0)
-		return false;
-	*value = (double)values[u->num] / (double)den * u->def->scale;
-	return true;
+	for (i = 0; i < u->expr.nnames; i++)
+		if (u->input[i] >= 0)
+			in[i] = (double)values[u->input[i]];
+		else if (u->input[i] == DERIVED_ELAPSED)
+			in[i] = elapsed_ns > 0 ? (double)elapsed_ns : NAN;
+		else
+			in[i] = ds->slots > 0 ? ds->slots : NAN;
+	return mexpr_eval(&u->expr, in, value);
 }

@@ -24,7 +24,8 @@
  * null, never 0, with the reason in not_counted. Rows without counts
  * (fork, the exec marker) have no spec, counters or times. With
  * --metrics, rows of counts add "elapsed_ns" (null: not known) and
- * "metrics":{KEY:v,...}, the derived metrics the row has.
+ * "metrics":{KEY:v,...}, the derived metrics the row has, and
+ * "metrics_multiplexed":true when its counts were multiplexed.
  */
 #include <stdint.h>
 
@@ -201,6 +202,8 @@ metrics(const struct out_run *run, struct out_json_obj *row,
 	if (!m.ok)
 		row->ok = false;
 	out_json_put(row, "metrics", m.json);
+	if (json_object_size(m.json) > 0 && out_run_multiplexed(r))
+		out_json_put(row, "metrics_multiplexed", json_true());
 }
 
 /*

@@ -54,5 +54,10 @@ unsigned long long out_run_start_ns(const struct out_run *run);
  */
 bool out_run_metric(
     const struct out_run *run, const struct out_row *row, int i, double *value);
+/*
+ * Whether a row's metrics come from multiplexed counts: its set counted
+ * for less of the time than it was enabled.
+ */
+bool out_run_multiplexed(const struct out_row *row);
 
 #endif /* OUT_RUN_H */

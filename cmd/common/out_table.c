@@ -169,6 +169,8 @@ metrics_comment(const struct out_run *run, struct out_buf *b,
 			out_buf_printf(b, "%.3f %s", v, u->label);
 		sep = ", ";
 	}
+	if (out_run_multiplexed(row))
+		out_buf_str(b, " (multiplexed)");
 }
 
 /* A cgroup's name, on the row's one line: control characters as '?'. */

@@ -44,6 +44,8 @@ enum out_format {
 };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
+struct mgroup;
+
 struct out_config {
 	enum out_tool tool;
 	enum out_format format;
@@ -54,15 +56,18 @@ struct out_config {
 	const char *web_config; /* --web-config FILE, or NULL */
 	long linger_ms;		/* --linger: the final counts' wait */
 	bool linger_given;
-	const char *engine;	  /* cputrack's engine, for the metrics */
-	bool title;		  /* table: the title line (not -n) */
-	bool tsc;		  /* -t: the tsc column */
-	bool pid;		  /* cputrack -f: the pid column */
-	bool thread_series;	  /* cputrack: metrics per LWP too */
-	bool cgroup_names;	  /* --for-each-cgroup: rows name theirs */
-	char timestamp;		  /* cpustat -T: 'u', 'd', or 0 */
-	int per_unit;		  /* cpustat --per-*: enum topo_unit */
-	bool metrics;		  /* --metrics: the derived metrics */
+	const char *engine; /* cputrack's engine, for the metrics */
+	bool title;	    /* table: the title line (not -n) */
+	bool tsc;	    /* -t: the tsc column */
+	bool pid;	    /* cputrack -f: the pid column */
+	bool thread_series; /* cputrack: metrics per LWP too */
+	bool cgroup_names;  /* --for-each-cgroup: rows name theirs */
+	char timestamp;	    /* cpustat -T: 'u', 'd', or 0 */
+	int per_unit;	    /* cpustat --per-*: enum topo_unit */
+	bool metrics;	    /* --metrics, -M: the derived metrics */
+	/* -M: the metric groups' variants, or none: Default's metrics */
+	const struct mgroup *const *mgroups;
+	int nmgroups;
 	bool default_events;	  /* no -c: perf stat's default set */
 	const char *default_note; /* ...what it left out and why, or NULL */
 	/*

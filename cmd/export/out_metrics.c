@@ -26,6 +26,9 @@
  *   cputrack_process_events_total, cputrack_process_event_seconds_total:
  *                            pid, comm, cgroup, event, set
  *   T_not_counted, T_partial 1, with the row's labels, set and reason
+ *   T_metric, cputrack_process_metric, cputrack_cgroup_metric:
+ *                            --metrics, -M: the series' labels, metric
+ *                            (its key), set; from the counts so far
  *   T_set_info               set, spec
  *   cpctools_build_info      tool, version
  *   T_start_time_seconds     the run's start, seconds since the epoch
@@ -52,6 +55,9 @@
 #include "out_metrics.h"
 #include "procname.h"
 #include "topology.h"
+
+/* The most counts of a series the metrics are computed from. */
+#define METRIC_MAX_VALUES 64
 
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x)  STRINGIFY_(x)
@@ -869,10 +875,14 @@ unit_labels(struct out_buf *b, bool *first, const char *unit)
 			label_int(b, first, fields[i].key, v);
 }
 
-/* A sample's name and labels: the series', then event, set and reason. */
+/*
+ * A sample's name and labels: the series', then key (event or metric)
+ * with its value, set and reason.
+ */
 static void
-sample_start(struct out_metrics *m, const struct family *f,
-    const struct series *s, const char *event, const char *reason)
+sample_start_keyed(struct out_metrics *m, const struct family *f,
+    const struct series *s, const char *key, const char *value,
+    const char *reason)
 {
 	struct out_buf *b = &m->samples;
 	bool first = true;
@@ -893,13 +903,20 @@ sample_start(struct out_metrics *m, const struct family *f,
 		label(b, &first, "cgroup", s->cgroup);
 	if (s->kind == K_CGROUP)
 		label(b, &first, "cgroup", s->comm);
-	if (event != NULL)
-		label(b, &first, "event", event);
+	if (value != NULL)
+		label(b, &first, key, value);
 	label_int(b, &first, "set", s->set);
 	if (reason != NULL)
 		label(b, &first, "reason", reason);
 	out_buf_str(b, "}");
 	m->labels_end = b->len;
+}
+
+static void
+sample_start(struct out_metrics *m, const struct family *f,
+    const struct series *s, const char *event, const char *reason)
+{
+	sample_start_keyed(m, f, s, "event", event, reason);
 }
 
 /*
@@ -962,6 +979,39 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 			value_out(&m->samples,
 			    s->values[r][0] + s->values[r][1], clocks);
 			series_created(m, f, s);
+		}
+	}
+	family_out(m, b, f, om);
+}
+
+/*
+ * --metrics, -M: the derived metrics of series of one kind, from all
+ * their counts so far (a ratio of counts: those that divide by the
+ * elapsed time are the rate of the event series' counters instead).
+ */
+static void
+metrics_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
+    const struct family *f, bool om)
+{
+	uint64_t values[METRIC_MAX_VALUES];
+	const struct derived_set *ds;
+	struct series *s;
+	double v;
+	int r, u;
+
+	for (s = m->first; m->run->derived != NULL && s != NULL; s = s->next) {
+		if (s->kind != kind || !s->counted || s->not_counted != NULL ||
+		    s->nvalues > METRIC_MAX_VALUES)
+			continue;
+		for (r = 0; r < s->nvalues; r++)
+			values[r] = s->values[r][0] + s->values[r][1];
+		ds = &m->run->derived[s->set];
+		for (u = 0; u < ds->nuses; u++) {
+			if (!derived_value(ds, &ds->uses[u], values, 0, &v))
+				continue;
+			sample_start_keyed(
+			    m, f, s, "metric", ds->uses[u].key, NULL);
+			out_buf_printf(&m->samples, " %.17g\n", v);
 		}
 	}
 	family_out(m, b, f, om);
@@ -1326,6 +1376,12 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 		"Series of ended LWPs and processes dropped "
 		"before their time, the first ended first, so that no more than " STRINGIFY(
 		    OUT_METRICS_MAX_ENDED) " are kept." };
+	static const struct family metric = { NULL, "metric", F_GAUGE, NULL,
+		"A derived metric (--metrics, -M) of the counts so far." };
+	static const struct family pmetric = { NULL, "process_metric", F_GAUGE,
+		NULL, "A derived metric of a process image's counts so far." };
+	static const struct family cmetric = { NULL, "cgroup_metric", F_GAUGE,
+		NULL, "A derived metric of a cgroup's counts so far." };
 	enum kind kind = m->run->cfg.tool == OUT_CPUTRACK ? K_LWP : K_CPU;
 	char value[32];
 
@@ -1338,6 +1394,7 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 		events_family(m, b, kind, &clocks, true, openmetrics);
 		times_family(m, b, kind, &enabled, false, openmetrics);
 		times_family(m, b, kind, &running, true, openmetrics);
+		metrics_family(m, b, kind, &metric, openmetrics);
 	}
 	if (kind == K_LWP) {
 		events_family(m, b, K_PROCESS, &pevents, false, openmetrics);
@@ -1349,6 +1406,8 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 		times_family(m, b, K_CGROUP, &cenabled, false, openmetrics);
 		times_family(m, b, K_CGROUP, &crunning, true, openmetrics);
 		set_time_family(m, b, &cset, openmetrics);
+		metrics_family(m, b, K_PROCESS, &pmetric, openmetrics);
+		metrics_family(m, b, K_CGROUP, &cmetric, openmetrics);
 		snprintf(value, sizeof(value), "%llu",
 		    (unsigned long long)m->dropped);
 		single_counter(m, b, &dropped, value,

@@ -436,8 +436,8 @@ metric_cell(const struct top_view *v, const struct top_model *m,
 			c = top_model_counts(
 			    m, e, totals ? TOP_TOTAL : TOP_SHOWN, s);
 			if (!c.counted ||
-			    !derived_value(
-				&ds->uses[u], c.values, c.elapsed_ns, &value))
+			    !derived_value(ds, &ds->uses[u], c.values,
+				c.elapsed_ns, &value))
 				continue;
 			snprintf(cell, CELL_MAX, "%.2f", value);
 			return value;

@@ -66,6 +66,10 @@ usage_text() {
 	    '	--metrics' \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    '		  utilized, ...) to each row of counts' \
+	    '	-M group[,group]' \
+	    "		  count the metric groups' events and add their metrics" \
+	    '		  (TopdownL1, IPC, ...: --list names them)' \
+	    '	--dry-run print what would be counted, and exit' \
 	    '	--thread-series' \
 	    '		  the metrics have a series per LWP as well as per' \
 	    '		  process and cgroup' \

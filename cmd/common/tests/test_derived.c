@@ -29,7 +29,7 @@ plan(struct fake *f, const char *const *names)
 		f->reqs[n].name = (char *)names[n];
 	f->spec.reqs = f->reqs;
 	f->spec.nreqs = n;
-	CHECK(derived_plan(&f->spec, &f->ds) == 0);
+	CHECK(derived_plan(&f->spec, NULL, 0, &f->ds) == 0);
 }
 
 static const struct derived_use *
@@ -44,15 +44,16 @@ use(const struct fake *f, const char *key)
 }
 
 /* The metric key of f for values and elapsed is want (to 1e-12). */
-#define CHECK_METRIC(f, key, values, elapsed, want)                         \
-	do {                                                                \
-		const struct derived_use *u_ = use((f), (key));             \
-		double v_ = -1;                                             \
-		CHECK(u_ != NULL);                                          \
-		if (u_ != NULL) {                                           \
-			CHECK(derived_value(u_, (values), (elapsed), &v_)); \
-			CHECK(fabs(v_ - (want)) < 1e-12 * fabs(want));      \
-		}                                                           \
+#define CHECK_METRIC(f, key, values, elapsed, want)                    \
+	do {                                                           \
+		const struct derived_use *u_ = use((f), (key));        \
+		double v_ = -1;                                        \
+		CHECK(u_ != NULL);                                     \
+		if (u_ != NULL) {                                      \
+			CHECK(derived_value(                           \
+			    &(f)->ds, u_, (values), (elapsed), &v_));  \
+			CHECK(fabs(v_ - (want)) < 1e-12 * fabs(want)); \
+		}                                                      \
 	} while (0)
 
 static void
@@ -100,10 +101,10 @@ software(void)
 	CHECK_METRIC(&f, "context_switches_k_per_sec", v, 0, 0.01);
 	/* 0 is a value, from a denominator that is not 0. */
 	CHECK((u = use(&f, "cpu_migrations_k_per_sec")) != NULL);
-	CHECK(u != NULL && derived_value(u, v, 0, &got) && got == 0);
+	CHECK(u != NULL && derived_value(&f.ds, u, v, 0, &got) && got == 0);
 	/* Elapsed time not known: no CPUs utilized. */
 	CHECK((u = use(&f, "cpus_utilized")) != NULL);
-	CHECK(u != NULL && !derived_value(u, v, 0, &got));
+	CHECK(u != NULL && !derived_value(&f.ds, u, v, 0, &got));
 	CHECK_METRIC(&f, "cpus_utilized", v, 1000000000, 0.5);
 	derived_free(&f.ds);
 }
@@ -119,10 +120,10 @@ zero_denominator(void)
 
 	plan(&f, names);
 	CHECK(use(&f, "ipc") != NULL &&
-	    !derived_value(use(&f, "ipc"), v, 0, &got));
+	    !derived_value(&f.ds, use(&f, "ipc"), v, 0, &got));
 	CHECK(got == -1);
 	CHECK(use(&f, "cpi") != NULL &&
-	    derived_value(use(&f, "cpi"), v, 0, &got));
+	    derived_value(&f.ds, use(&f, "cpi"), v, 0, &got));
 	CHECK(got == 0);
 	derived_free(&f.ds);
 }

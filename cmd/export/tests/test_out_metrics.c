@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,13 +38,17 @@ struct store {
 	struct out_buf text;
 };
 
+/* --metrics: the derived metrics too. */
+static bool with_metrics;
+
 static void
 store_open_as(struct store *s, enum out_tool tool, bool thread_series)
 {
 	struct out_config cfg = { .tool = tool,
 		.format = OUT_OPENMETRICS,
 		.fd = -1,
-		.thread_series = thread_series };
+		.thread_series = thread_series,
+		.metrics = with_metrics };
 
 	memset(s, 0, sizeof(*s));
 	if ((s->specs = setgrp_new(cpc)) == NULL ||
@@ -633,6 +638,81 @@ test_cputrack_process_cgroup(void)
 	free(own);
 }
 
+/* The sample of text that starts with prefix, as a number; NAN if none. */
+static double
+sample_value(const char *text, const char *prefix)
+{
+	const char *p;
+
+	for (p = text; p != NULL && *p != '\0';
+	     p = strchr(p, '\n'), p = p != NULL ? p + 1 : NULL)
+		if (strncmp(p, prefix, strlen(prefix)) == 0)
+			return strtod(p + strlen(prefix), NULL);
+	return NAN;
+}
+
+/*
+ * --metrics: each CPU's and each process's derived metrics, from all
+ * their counts: 22 page faults in 3.5 s of task-clock (1.5 + 0.5 + 1.5)
+ * are 22 / 3.5e9 * 1e6 K/sec. None for a CPU not counted, none for the
+ * set of context-switches alone (no task-clock to divide by), none that
+ * divides by the elapsed time (CPUs utilized: a rate of the counters').
+ */
+static void
+test_metrics(void)
+{
+	uint64_t t1[] = { 10, 3 * SEC / 2 }, t2[] = { 2, SEC / 2 },
+		 cs[] = { 42 };
+	const char *cpu0 =
+	    "cpustat_metric{cpu=\"0\",metric=\"page_faults_k_per_sec\","
+	    "set=\"0\"} ";
+	struct out_row row;
+	struct store s;
+	const char *text;
+	double v;
+
+	with_metrics = true;
+	store_open(&s, OUT_CPUSTAT);
+	with_metrics = false;
+	row = cpu_row(0, 0, t1, 2 * SEC);
+	out_metrics_row(s.m, &row, 11 * SEC);
+	row = cpu_row(0, 0, t2, 2 * SEC);
+	out_metrics_row(s.m, &row, 12 * SEC);
+	row = cpu_row(0, 0, t1, 2 * SEC);
+	out_metrics_row(s.m, &row, 13 * SEC);
+	row = cpu_row(0, 1, cs, SEC);
+	out_metrics_row(s.m, &row, 13 * SEC);
+	row = cpu_row(1, 0, t1, 2 * SEC);
+	row.not_counted = "permission refused";
+	out_metrics_row(s.m, &row, 13 * SEC);
+	text = render(&s, true, 15 * SEC);
+	HAS(text, "# TYPE cpustat_metric gauge");
+	v = sample_value(text, cpu0);
+	CHECK(fabs(v - 22.0 / 3.5e9 * 1e6) < 1e-15);
+	CHECK(count_lines(text, "cpustat_metric{") == 1);
+	CHECK(strstr(text, "cpus_utilized") == NULL);
+	store_close(&s);
+
+	with_metrics = true;
+	store_open_as(&s, OUT_CPUTRACK, false);
+	with_metrics = false;
+	out_metrics_process(s.m, 4242, "prog", "/user.slice");
+	row = lwp_row("tick", 4242, 1, "prog", t1);
+	out_metrics_row(s.m, &row, 11 * SEC);
+	row = lwp_row("tick", 4242, 2, "prog", t2);
+	out_metrics_row(s.m, &row, 12 * SEC);
+	text = render(&s, false, 15 * SEC);
+	HAS(text, "# TYPE cputrack_process_metric gauge");
+	v = sample_value(text,
+	    "cputrack_process_metric{pid=\"4242\",comm=\"prog\","
+	    "cgroup=\"/user.slice\",metric=\"page_faults_k_per_sec\","
+	    "set=\"0\"} ");
+	CHECK(fabs(v - 12.0 / 2e9 * 1e6) < 1e-15);
+	/* Without --thread-series, no series per LWP. */
+	CHECK(count_lines(text, "cputrack_metric{") == 0);
+	store_close(&s);
+}
+
 int
 main(void)
 {
@@ -645,6 +725,7 @@ main(void)
 	test_many_series();
 	test_cputrack_cgroup();
 	test_cputrack_process_cgroup();
+	test_metrics();
 	cpc_close(cpc);
 	return check_report("test_out_metrics");
 }

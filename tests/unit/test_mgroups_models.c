@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The metric groups on the recorded machines (tests/unit/sysfs-trees,
+ * read through libcpc's test-only sysfs root), each in a process of its
+ * own with libpfm4 forced to its model (LIBPFM_FORCE_PMU) where this
+ * libpfm4 has it: Skylake-X, Ice Lake-X, Sapphire Rapids, Zen 3, Zen 4,
+ * Alder Lake (its P-core model) and the RK3588 (no Arm model in an x86
+ * libpfm4: its kernel's sysfs events alone). For each group -M takes:
+ *
+ *  - the variant this machine counts, or the one line that refuses it
+ *    (the event missing and why, or too few counters);
+ *  - for a variant taken, the events its set opens, in order (slots
+ *    leading TopDown's group on Intel), each with the PMU type and config
+ *    the kernel would be given, against the vendors' encodings: Intel's
+ *    SDM event and umask numbers (UOPS_ISSUED.ANY 0EH/01H, ...), AMD's
+ *    PPR (ex_ret_ops 0xC1, de_no_dispatch_per_slot 0x1A0, ...), and the
+ *    kernel's own sysfs strings for slots and topdown-*;
+ *  - that every metric of it finds its inputs among the set's counters,
+ *    and TopDown level 1's values for counts worked out by hand.
+ */
+#include <math.h>
+#include <perfmon/pfmlib.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "test_cpc.h"
+#include "../../cmd/common/derived.h"
+#include "../../cmd/common/mgroups.h"
+#include "../../cmd/common/spec.h"
+#include "../../libcpc/evname.h"
+
+/* One event of a set: its counter's name, PMU type and config. */
+struct enc {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* A group on a model: the variant (applies' start) or the refusal. */
+struct expect {
+	const char *group;
+	const char *variant; /* NULL: refused */
+	const char *refusal; /* the start of the line */
+	const struct enc *encs;
+	int nencs;
+	/* TopDown level 1: counts in the set's order, and L1's shares */
+	const double *counts;
+};
+
+#define NE(a) a, (int)(sizeof(a) / sizeof((a)[0]))
+
+/* perf's generic events, PERF_TYPE_HARDWARE. */
+static const struct enc ipc[] = { { "cpu-cycles", 0, 0 },
+	{ "instructions", 0, 1 } };
+
+/* The kernel's cpu/events/slots and topdown-*: event=0x00,umask=0x4, 0x80.. */
+static const struct enc icl_l1[] = { { "slots", 4, 0x0400 },
+	{ "topdown-retiring", 4, 0x8000 }, { "topdown-bad-spec", 4, 0x8100 },
+	{ "topdown-fe-bound", 4, 0x8200 }, { "topdown-be-bound", 4, 0x8300 } };
+static const struct enc glc_l2[] = { { "slots", 4, 0x0400 },
+	{ "topdown-retiring", 4, 0x8000 }, { "topdown-bad-spec", 4, 0x8100 },
+	{ "topdown-fe-bound", 4, 0x8200 }, { "topdown-be-bound", 4, 0x8300 },
+	{ "topdown-heavy-ops", 4, 0x8400 },
+	{ "topdown-br-mispredict", 4, 0x8500 },
+	{ "topdown-fetch-lat", 4, 0x8600 },
+	{ "topdown-mem-bound", 4, 0x8700 } };
+/* Alder Lake: cpu_core is type 4 in its tree, cpu_atom 8. */
+static const struct enc adl_l1[] = { { "cpu_core/slots/", 4, 0x0400 },
+	{ "cpu_core/topdown-retiring/", 4, 0x8000 },
+	{ "cpu_core/topdown-bad-spec/", 4, 0x8100 },
+	{ "cpu_core/topdown-fe-bound/", 4, 0x8200 },
+	{ "cpu_core/topdown-be-bound/", 4, 0x8300 } };
+
+/*
+ * Skylake-X, SDM event/umask (config umask << 8 | event, cmask << 24,
+ * edge bit 18): UOPS_RETIRED.RETIRE_SLOTS C2H/02H, UOPS_ISSUED.ANY
+ * 0EH/01H, IDQ_UOPS_NOT_DELIVERED.CORE 9CH/01H, INT_MISC.RECOVERY_CYCLES
+ * 0DH/01H; .CYCLES_0_UOPS_DELIV.CORE 9CH/01H cmask 4;
+ * BR_MISP_RETIRED.ALL_BRANCHES C5H/00H; MACHINE_CLEARS.COUNT C3H/01H
+ * cmask 1, edge. cycles is the generic event (fixed counter 1).
+ */
+static const struct enc skl_l1[] = { { "UOPS_RETIRED:RETIRE_SLOTS", 4, 0x02c2 },
+	{ "cpu-cycles", 0, 0 }, { "UOPS_ISSUED:ANY", 4, 0x010e },
+	{ "IDQ_UOPS_NOT_DELIVERED:CORE", 4, 0x019c },
+	{ "INT_MISC:RECOVERY_CYCLES", 4, 0x010d } };
+static const struct enc skl_l2[] = { { "UOPS_RETIRED:RETIRE_SLOTS", 4, 0x02c2 },
+	{ "cpu-cycles", 0, 0 }, { "UOPS_ISSUED:ANY", 4, 0x010e },
+	{ "IDQ_UOPS_NOT_DELIVERED:CORE", 4, 0x019c },
+	{ "INT_MISC:RECOVERY_CYCLES", 4, 0x010d },
+	{ "IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE", 4, 0x0400019c },
+	{ "BR_MISP_RETIRED:ALL_BRANCHES", 4, 0x00c5 },
+	{ "MACHINE_CLEARS:COUNT", 4, 0x010401c3 } };
+
+/*
+ * Zen 4, PPR: ls_not_halted_cyc 0x76, ex_ret_ops 0xC1,
+ * de_src_op_disp.all 0xAA umask 0x07, de_no_dispatch_per_slot 0x1A0
+ * (event bits 11:8 go to config bits 35:32) umask 0x01 (from the front
+ * end) and 0x1E (back-end stalls).
+ */
+static const struct enc zen4_l1[] = { { "CYCLES_NOT_IN_HALT", 4, 0x76 },
+	{ "RETIRED_OPS", 4, 0xc1 },
+	{ "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER", 4,
+	    0x07aa },
+	{ "DISPATCH_STALLS_1:FE_NO_OPS", 4, 0x1000001a0ULL },
+	{ "DISPATCH_STALLS_1:BE_STALLS", 4, 0x100001ea0ULL } };
+
+/*
+ * Counts in each variant's order, for 40% retiring, 10% (Skylake: 15%)
+ * bad speculation, 20% frontend and 30% (Skylake: 25%) backend bound:
+ * 1000 slots; Skylake 1000 cycles of 4 slots (see test_mgroups); Zen 4
+ * 1000 cycles of 6.
+ */
+static const double icl_counts[] = { 1000, 400, 100, 200, 300 };
+static const double skl_counts[] = { 1600, 1000, 2000, 800, 50 };
+static const double zen4_counts[] = { 1000, 2400, 3000, 1200, 1800 };
+
+#define IMC_REFUSED \
+	"uncore_imc/cas_count_read/: no PMU 'uncore_imc' in this kernel"
+#define RAPL_UNRECORDED \
+	"power/energy-pkg/: unknown term 'energy-pkg' for PMU power"
+
+static const struct expect skx[] = { { "IPC", "every CPU with a PMU", NULL,
+					 NE(ipc), NULL },
+	{ "Branch", "every CPU with a PMU", NULL, NULL, 0, NULL },
+	{ "Cache", "every CPU with a PMU", NULL, NULL, 0, NULL },
+	{ "TopdownL1", "Intel Skylake", NULL, NE(skl_l1), skl_counts },
+	{ "TopdownL2", "Intel Skylake", NULL, NE(skl_l2), NULL },
+	{ "MemBW", NULL, IMC_REFUSED, NULL, 0, NULL },
+	{ "Energy", NULL, RAPL_UNRECORDED, NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+/* Ice Lake's PERF_METRICS has level 1 only. */
+static const struct expect icx[] = { { "IPC", "every CPU with a PMU", NULL,
+					 NE(ipc), NULL },
+	{ "TopdownL1", "Intel Ice Lake", NULL, NE(icl_l1), icl_counts },
+	{ "TopdownL2", NULL,
+	    "topdown-heavy-ops: this CPU has no such event; that variant is "
+	    "for Intel Sapphire Rapids",
+	    NULL, 0, NULL },
+	{ "MemBW", NULL, IMC_REFUSED, NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+static const struct expect spr[] = { { "TopdownL1", "Intel Ice Lake", NULL,
+					 NE(icl_l1), icl_counts },
+	{ "TopdownL2", "Intel Sapphire Rapids", NULL, NE(glc_l2), NULL },
+	{ "Energy", NULL, RAPL_UNRECORDED, NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+/* Zen 3 has none of Zen 4's pipeline utilization events. */
+static const struct expect zen3[] = { { "IPC", "every CPU with a PMU", NULL,
+					  NE(ipc), NULL },
+	{ "Branch", "every CPU with a PMU", NULL, NULL, 0, NULL },
+	{ "TopdownL1", NULL,
+	    "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER: "
+	    "this CPU has no such event; that variant is for AMD Zen 4",
+	    NULL, 0, NULL },
+	{ "TopdownL2", NULL, "slots: this CPU has no such event", NULL, 0,
+	    NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+static const struct expect zen4[] = { { "Cache", "every CPU with a PMU", NULL,
+					  NULL, 0, NULL },
+	{ "TopdownL1", "AMD Zen 4", NULL, NE(zen4_l1), zen4_counts },
+	{ "TopdownL2", NULL, "slots: this CPU has no such event", NULL, 0,
+	    NULL },
+	{ "MemBW", NULL, IMC_REFUSED, NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+/*
+ * Alder Lake: TopDown of the P-cores, on cpu_core by name (the E-cores'
+ * topdown-* are other events). Level 2's 9 events are more than this
+ * libpfm4 run knows counters for here (no core model forced for both
+ * core types: libcpc's floor of 8), and -M says so.
+ */
+static const struct expect adl[] = { { "IPC", "every CPU with a PMU", NULL,
+					 NULL, 0, NULL },
+	{ "TopdownL1", "Intel hybrid", NULL, NE(adl_l1), icl_counts },
+	{ "TopdownL2", NULL,
+	    "9 events to count together, and this CPU has 8 counters; that "
+	    "variant is for Intel hybrid",
+	    NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+/* RK3588's Cortex-A55/A76 have no STALL_SLOT events (Neoverse's). */
+static const struct expect rk3588[] = { { "IPC", "every CPU with a PMU", NULL,
+					    NULL, 0, NULL },
+	{ "Branch", "every CPU with a PMU", NULL, NULL, 0, NULL },
+	{ "TopdownL1", NULL,
+	    "stall_slot: this CPU has no such event; that variant is for Arm "
+	    "Neoverse",
+	    NULL, 0, NULL },
+	{ "Energy", NULL, "power/energy-pkg/: no PMU 'power' in this kernel",
+	    NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+static const struct model {
+	const char *pmu; /* LIBPFM_FORCE_PMU, or NULL */
+	const char *tree;
+	const struct expect *expect;
+} models[] = {
+	{ "skx", "intel-skylakex", skx },
+	{ "icx", "intel-icelakex", icx },
+	{ "spr", "intel-sapphirerapids", spr },
+	{ "amd64_fam19h_zen3", "amd-zen3", zen3 },
+	{ "amd64_fam19h_zen4", "amd-zen4", zen4 },
+	{ "adl_glc", "intel-alderlake-hybrid", adl },
+	{ NULL, "arm-rk3588-biglittle", rk3588 },
+};
+
+#define NMODELS (sizeof(models) / sizeof(models[0]))
+
+/* The request's first event: its type and config. */
+static void
+check_enc(cpc_t *cpc, const struct spec_req *req, const struct enc *want)
+{
+	struct ev_entry_view v;
+	bool ok;
+
+	ok = strcmp(req->name, want->name) == 0 &&
+	    cpclib_event_view(cpc, req->event, &v) && v.enc.nterms >= 1 &&
+	    v.enc.term[0].attr.type == want->type &&
+	    v.enc.term[0].attr.config == want->config;
+	check_count++;
+	if (!ok) {
+		check_failures++;
+		fprintf(stderr, "%s: expected %s type %u config %#llx\n",
+		    req->name, want->name, want->type,
+		    (unsigned long long)want->config);
+	}
+}
+
+/* TopDown level 1 of counts (the set's order): 40, 10|15, 20, 30|25. */
+static void
+check_l1(
+    const struct spec *spec, const struct derived_set *ds, const double *counts)
+{
+	static const char *const keys[] = { "tma_retiring",
+		"tma_bad_speculation", "tma_frontend_bound",
+		"tma_backend_bound" };
+	bool skl = strcmp(spec->reqs[0].name, "UOPS_RETIRED:RETIRE_SLOTS") == 0;
+	const double want[] = { 40, skl ? 15 : 10, 20, skl ? 25 : 30 };
+	uint64_t values[16];
+	double v;
+	int r, k, u;
+
+	for (r = 0; r < spec->nreqs && r < 16; r++)
+		values[r] = (uint64_t)counts[r];
+	for (k = 0; k < 4; k++) {
+		for (u = 0; u < ds->nuses; u++)
+			if (strcmp(ds->uses[u].key, keys[k]) == 0)
+				break;
+		check_count++;
+		if (u == ds->nuses ||
+		    !derived_value(ds, &ds->uses[u], values, 0, &v) ||
+		    fabs(v - want[k]) > 1e-9) {
+			check_failures++;
+			fprintf(stderr, "%s: expected %g\n", keys[k], want[k]);
+		}
+	}
+}
+
+/* The variant's set: its events, encodings and metrics. */
+static void
+check_set(cpc_t *cpc, const struct mgroup *g, const struct expect *e)
+{
+	struct derived_set ds;
+	enum spec_error err;
+	struct spec *spec;
+	int r;
+
+	if (g->events == NULL)
+		return;
+	spec = spec_parse(cpc, g->events, &err);
+	CHECK(spec != NULL);
+	if (spec == NULL)
+		return;
+	if (e->encs != NULL) {
+		CHECK(spec->nreqs == e->nencs);
+		for (r = 0; r < spec->nreqs && r < e->nencs; r++)
+			check_enc(cpc, &spec->reqs[r], &e->encs[r]);
+	}
+	CHECK(derived_plan(spec, &g, 1, &ds) == 0);
+	CHECK(ds.nuses == g->nmetrics);
+	if (e->counts != NULL)
+		check_l1(spec, &ds, e->counts);
+	derived_free(&ds);
+	spec_free(spec);
+}
+
+static void
+check_group(cpc_t *cpc, const struct expect *e)
+{
+	const struct mgroup *g;
+	char why[1024] = "";
+
+	g = mgroup_resolve(cpc, e->group, why, sizeof(why));
+	check_count++;
+	if (e->variant != NULL &&
+	    (g == NULL ||
+		strncmp(g->applies, e->variant, strlen(e->variant)) != 0)) {
+		check_failures++;
+		fprintf(stderr, "%s: %s, expected the variant for %s\n",
+		    e->group, g != NULL ? g->applies : why, e->variant);
+		return;
+	}
+	if (e->variant == NULL &&
+	    (g != NULL || strncmp(why, e->refusal, strlen(e->refusal)) != 0 ||
+		strchr(why, '\n') != NULL)) {
+		check_failures++;
+		fprintf(stderr, "%s: '%s', expected '%s...'\n", e->group,
+		    g != NULL ? g->applies : why, e->refusal);
+		return;
+	}
+	if (g != NULL)
+		check_set(cpc, g, e);
+}
+
+static int
+child_model(size_t m)
+{
+	const struct expect *e;
+	char root[512];
+	cpc_t *cpc;
+
+	snprintf(root, sizeof(root), "%s/tests/unit/sysfs-trees/%s", SOURCE_DIR,
+	    models[m].tree);
+	cpclib_set_sysfs_root(root, 1);
+	cpc = cpc_open(CPC_VER_CURRENT);
+	CHECK(cpc != NULL);
+	if (cpc == NULL)
+		return check_report(models[m].tree);
+	/* Default is the run's own events: every machine has it. */
+	CHECK(mgroup_resolve(cpc, "Default", root, sizeof(root)) ==
+	    mgroup_default());
+	for (e = models[m].expect; e->group != NULL; e++)
+		check_group(cpc, e);
+	cpc_close(cpc);
+	return check_report(models[m].tree);
+}
+
+int
+main(int argc, char **argv)
+{
+	char self[4096], arg[16];
+	ssize_t len;
+	size_t m;
+	int status;
+	pid_t pid;
+
+	if (argc == 3 && strcmp(argv[1], "--model") == 0)
+		return child_model((size_t)atoi(argv[2]));
+	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)
+		SKIP("cannot find this program: %s", strerror(errno));
+	self[len] = '\0';
+	for (m = 0; m < NMODELS; m++) {
+		fflush(stdout);
+		snprintf(arg, sizeof(arg), "%zu", m);
+		if ((pid = fork()) == 0) {
+			if (models[m].pmu != NULL)
+				setenv("LIBPFM_FORCE_PMU", models[m].pmu, 1);
+			execl(self, self, "--model", arg, (char *)NULL);
+			_exit(127);
+		}
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+		if (pid > 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+			fprintf(stderr, "%s: failed\n", models[m].tree);
+		CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	return check_report("test_mgroups_models");
+}
