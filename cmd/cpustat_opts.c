@@ -49,7 +49,7 @@ usage(FILE *out)
 	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
 	    "\t\t[--web-config=file] [--linger=secs] [-C list | --cpus=list]\n"
 	    "\t\t[--per-core | --per-die | --per-socket | --per-node]\n"
-	    "\t\t[--shared | --exclusive] [--metrics]\n"
+	    "\t\t[--shared | --exclusive] [--metrics] [-M group[,group]]\n"
 	    "\t\t[interval [count]]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"

@@ -900,22 +900,3 @@ const struct engine_ops scan_engine = {
 	.track = scan_track,
 	.let_go = scan_let_go,
 };
-
-bool
-cputop_scan_instead(struct cputrack *ct, const char *why)
-{
-	struct cputrack_opts *o = &ct->opt;
-
-	if (!o->top_machine)
-		return false;
-	free(o->cgroup);
-	o->cgroup = NULL;
-	o->top_scan = true;
-	if (geteuid() == 0)
-		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
-		    why);
-	else
-		snprintf(o->watching, sizeof(o->watching),
-		    "your processes (for every user's, %s)", why);
-	return true;
-}

@@ -591,6 +591,30 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 }
 
 /*
+ * --top with no target, where the BPF engine cannot watch the machine:
+ * the processes counted from outside (cputop_scan.c), and what the
+ * view's header says of why.
+ */
+bool
+cputop_scan_instead(struct cputrack *ct, const char *why)
+{
+	struct cputrack_opts *o = &ct->opt;
+
+	if (!o->top_machine)
+		return false;
+	free(o->cgroup);
+	o->cgroup = NULL;
+	o->top_scan = true;
+	if (geteuid() == 0)
+		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
+		    why);
+	else
+		snprintf(o->watching, sizeof(o->watching),
+		    "your processes (for every user's, %s)", why);
+	return true;
+}
+
+/*
  * --top with no target: the whole machine, as its root cgroup, which the
  * BPF engine counts (cputop_scan_instead when it cannot); with no cgroup
  * v2 hierarchy, or the ptrace engine asked for, the processes counted

@@ -17,7 +17,7 @@ usage_text() {
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
 	    "		[--web-config=file] [--linger=secs] [-C list | --cpus=list]" \
 	    "		[--per-core | --per-die | --per-socket | --per-node]" \
-	    "		[--shared | --exclusive] [--metrics]" \
+	    "		[--shared | --exclusive] [--metrics] [-M group[,group]]" \
 	    "		[interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
 	    "" \
@@ -45,6 +45,10 @@ usage_text() {
 	    "	--metrics" \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    "		  utilized, ...) to each row of counts" \
+	    "	-M group[,group]" \
+	    "		  count the metric groups' events and add their metrics" \
+	    "		  (TopdownL1, IPC, ...: --list names them)" \
+	    "	--dry-run print what would be counted, and exit" \
 	    "	-C list, --cpus=list" \
 	    "		  measure only these CPUs (e.g. 0-3,6)" \
 	    "	--per-core, --per-die, --per-socket, --per-node" \
