@@ -73,9 +73,10 @@ struct cputrack_opts {
 };
 
 /* --for-each-cgroup's defaults and bounds. */
-#define CGROUPS_MAX_DEFAULT 4096u
-#define CGROUPS_MAX_LIMIT   1048576u
-#define CGROUP_DEPTH_ALL    64u
+#define CGROUPS_MAX_DEFAULT  4096u
+#define CGROUPS_MAX_LIMIT    1048576u
+#define CGROUP_DEPTH_ALL     64u
+#define CGROUP_DEPTH_DEFAULT 3u /* the node unit's: /system.slice/x/y */
 
 struct bpf_track;
 struct tlwp;

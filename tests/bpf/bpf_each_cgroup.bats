@@ -230,3 +230,43 @@ folded_served() {
 	[ "$status" -eq 0 ]
 	grep -q "cgroup .*# /$NAME/tab?name\$" "$T/out"
 }
+
+@test "--for-each-cgroup: 2,000 idle cgroups and cgroups made, counted and removed by the hundred do not stop the counting; a cgroup made meanwhile gets its rows; SIGTERM ends it within a second" {
+	mkdir "$CG/idle"
+	(cd "$CG/idle" && seq 2000 | xargs mkdir)
+	mkdir "$CG/later"
+	# The default depth, 3, takes in $CG/idle/N and $CG/churn/N.
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	mkdir "$CG/churn"
+	# Each cgroup new to the run, as the shell writes its own pid there.
+	(
+		i=0
+		while [ ! -e "$T/stop" ] && [ "$i" -lt 3000 ]; do
+			i=$((i + 1))
+			mkdir "$CG/churn/$i"
+			sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/cgroup.procs"' \
+			    sh "$CG/churn/$i" "$CG/churn"
+			rmdir "$CG/churn/$i"
+		done
+		echo "$i" >"$T/churned"
+	) &
+	local churn=$! start end
+	ct_bg "$churn"
+	sleep 1 # not a wait: the churn under way before the next cgroup
+	gated later 1 50
+	moved later "$CG/later"
+	open_gate later
+	WAIT_BOUND_S=15 until_sum "/$NAME/later" 50
+	touch "$T/stop"
+	wait "$churn"
+	echo "# cgroups made and removed: $(cat "$T/churned")" >&3
+	start=$(date +%s%N)
+	kill -TERM "$CPID"
+	wait_cputrack
+	end=$(date +%s%N)
+	echo "# SIGTERM to the end: $(((end - start) / 1000000)) ms" >&3
+	[ "$status" -eq 0 ]
+	[ $((end - start)) -lt 1000000000 ]
+	[ "$(cgroup_sum "/$NAME/later")" = 50 ]
+}
