@@ -77,6 +77,8 @@ struct cputrack_opts {
 #define CGROUPS_MAX_LIMIT    1048576u
 #define CGROUP_DEPTH_ALL     64u
 #define CGROUP_DEPTH_DEFAULT 3u /* the node unit's: /system.slice/x/y */
+/* Bytes of a cgroup row's name: a longer one is shortened. */
+#define CGROUP_NAME_MAX	     255u
 
 struct bpf_track;
 struct tlwp;

@@ -270,3 +270,40 @@ folded_served() {
 	[ $((end - start)) -lt 1000000000 ]
 	[ "$(cgroup_sum "/$NAME/later")" = 50 ]
 }
+
+@test "--for-each-cgroup: a name longer than 255 bytes is shortened to 255, its start, ... and a hash; two such names stay apart, each with its own counts" {
+	local long x y
+	long=$(printf 'l%.0s' $(seq 200))
+	mkdir -p "$CG/$long/${long}x" "$CG/$long/${long}y"
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	gated x 1 30
+	moved x "$CG/$long/${long}x"
+	gated y 1 40
+	moved y "$CG/$long/${long}y"
+	open_gate x
+	open_gate y
+	wait "$(pid_of x)" "$(pid_of y)"
+	# The rows' names: 255 bytes, the first 236 of the path, "...", 16
+	# hex digits.
+	short() {
+		awk -v p="/$NAME/$long/" '$2 == 0 && $4 == "cgroup" &&
+		    index($NF, substr(p, 1, 236)) == 1 && $NF ~ /\.\.\.[0-9a-f]+$/ &&
+		    length($NF) == 255 { print $NF }' "$T/out" | sort -u
+	}
+	named_twice() { [ "$(short | wc -l)" -eq 2 ]; }
+	wait_while "$CPID" named_twice || { cat "$T/out"; false; }
+	x=$(short | head -n 1)
+	y=$(short | tail -n 1)
+	[ "$x" != "$y" ]
+	both_counted() { [ "$(($(cgroup_sum "$x") + $(cgroup_sum "$y")))" -eq 70 ]; }
+	wait_while "$CPID" both_counted || { cat "$T/out"; false; }
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	# 30 writes in one, 40 in the other, whichever hash sorts first.
+	[ "$(cgroup_sum "$x")" = 30 ] || [ "$(cgroup_sum "$x")" = 40 ]
+	[ "$(($(cgroup_sum "$x") + $(cgroup_sum "$y")))" -eq 70 ]
+	# No row's name is longer.
+	[ -z "$(awk '$2 == 0 && length($NF) > 255' "$T/out")" ]
+}
