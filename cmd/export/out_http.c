@@ -506,13 +506,14 @@ static void
 auth_done(void *arg, bool allowed)
 {
 	struct conn *k = arg;
+	int resumed = k->resumed; /* k may be gone once resumed */
 	uint64_t one = 1;
 
 	__atomic_store_n(&k->verdict,
 	    allowed ? WEB_AUTH_ALLOWED : WEB_AUTH_REFUSED, __ATOMIC_RELEASE);
 	MHD_resume_connection(k->mhd);
 	/* An eventfd takes 1 unless it is at its maximum: it is not. */
-	if (write(k->resumed, &one, sizeof(one)) != sizeof(one))
+	if (write(resumed, &one, sizeof(one)) != sizeof(one))
 		diag(
 		    NULL, "cannot wake the HTTP server: %s\n", strerror(errno));
 }
