@@ -74,9 +74,12 @@ struct cputrack_opts {
 };
 
 /* --for-each-cgroup's defaults and bounds. */
-#define CGROUPS_MAX_DEFAULT 4096u
-#define CGROUPS_MAX_LIMIT   1048576u
-#define CGROUP_DEPTH_ALL    64u
+#define CGROUPS_MAX_DEFAULT  4096u
+#define CGROUPS_MAX_LIMIT    1048576u
+#define CGROUP_DEPTH_ALL     64u
+#define CGROUP_DEPTH_DEFAULT 3u /* the node unit's: /system.slice/x/y */
+/* Bytes of a cgroup row's name: a longer one is shortened. */
+#define CGROUP_NAME_MAX	     255u
 
 struct bpf_track;
 struct scan_track;

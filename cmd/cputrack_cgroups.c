@@ -6,6 +6,11 @@
  * when a cgroup is counted first (the engine says so at once, while the
  * cgroup is there), so a name is found for all but a cgroup removed
  * within milliseconds of its first count: that one is named by its id.
+ * At most one walk is made a tick: cgroups made and removed by the
+ * hundred each second, by anyone with a delegated subtree, would
+ * otherwise hold the counting thread in walks. One first counted after
+ * the tick's walk is named by its id until the next tick's walk names
+ * it.
  *
  * A cgroup found gone at a tick gives its rows as usual; at the next tick,
  * its counts read after the last task can have left it, its last row is
@@ -41,6 +46,7 @@ struct cgroup_rows {
 	const struct cgroup_dir *top;
 	int topfd;
 	unsigned depth;
+	bool walked; /* at this tick */
 	int current; /* the set counting now */
 	struct cgroup_tree rows;
 	/* Cgroups folded into their parents, how many were said, the first. */
@@ -73,34 +79,85 @@ row_free(struct cgroup_row *r)
 	free(r);
 }
 
+/* FNV-1a, 64 bits: what tells two shortened names apart. */
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * A name longer than CGROUP_NAME_MAX bytes, in place: its start, cut
+ * between two UTF-8 characters, "..." and the hash of the whole, so
+ * that each row and series label stays small (4,096 cgroups of 4 kB
+ * names made a 64 MB scrape) and two long names stay apart.
+ */
+static void
+name_shorten(char *name)
+{
+	size_t keep = CGROUP_NAME_MAX - 3 - 16;
+	uint64_t h;
+
+	if (strlen(name) <= CGROUP_NAME_MAX)
+		return;
+	h = name_hash(name);
+	while (keep > 0 && ((unsigned char)name[keep] & 0xc0) == 0x80)
+		keep--;
+	snprintf(name + keep, CGROUP_NAME_MAX + 1 - keep, "...%016llx",
+	    (unsigned long long)h);
+}
+
+/*
+ * r's name, for rel below the target, or by its id (rel NULL); 0, or -1
+ * with r as it was.
+ */
+static int
+row_name(const struct cgroup_rows *cr, struct cgroup_row *r, const char *rel)
+{
+	const char *top = cr->top->name;
+	char *name, *copy = NULL;
+	int n;
+
+	if (rel == NULL)
+		n = asprintf(&name, "id:%llu", (unsigned long long)r->id);
+	else if (strcmp(rel, ".") == 0)
+		n = asprintf(&name, "%s", top);
+	else
+		n = asprintf(&name, "%s%s%s", top,
+		    strcmp(top, "/") == 0 ? "" : "/", rel);
+	if (n < 0)
+		return -1;
+	name_shorten(name);
+	if (rel != NULL && (copy = strdup(rel)) == NULL) {
+		free(name);
+		return -1;
+	}
+	free(r->name);
+	free(r->rel);
+	r->name = name;
+	r->rel = copy;
+	r->who.comm = name;
+	return 0;
+}
+
 /* A cgroup by id, named rel below the target, or unnamed (rel NULL). */
 static struct cgroup_row *
 row_new(struct cgroup_rows *cr, uint64_t id, const char *rel)
 {
-	const char *top = cr->top->name;
 	struct cgroup_row *r = calloc(1, sizeof(*r));
-	int n;
 
 	if (r == NULL)
 		return NULL;
 	r->id = id;
-	if (rel == NULL)
-		n = asprintf(&r->name, "id:%llu", (unsigned long long)id);
-	else if (strcmp(rel, ".") == 0)
-		n = asprintf(&r->name, "%s", top);
-	else
-		n = asprintf(&r->name, "%s%s%s", top,
-		    strcmp(top, "/") == 0 ? "" : "/", rel);
-	if (n < 0) {
+	r->who = (struct row_lwp) { 0, 0, 0, NULL, 0 };
+	if (row_name(cr, r, rel) != 0) {
 		free(r);
 		return NULL;
 	}
-	if (rel != NULL && (r->rel = strdup(rel)) == NULL) {
-		free(r->name);
-		free(r);
-		return NULL;
-	}
-	r->who = (struct row_lwp) { 0, 0, 0, r->name, 0 };
 	RB_INSERT(cgroup_tree, &cr->rows, r);
 	return r;
 }
@@ -110,6 +167,7 @@ static void
 walk(struct cgroup_rows *cr, const char *rel, unsigned level)
 {
 	char path[PATH_MAX];
+	struct cgroup_row *r;
 	struct dirent *d;
 	uint64_t id;
 	DIR *dir;
@@ -133,8 +191,10 @@ walk(struct cgroup_rows *cr, const char *rel, unsigned level)
 			d->d_name) >= (int)sizeof(path) ||
 		    cgroup_id_at(cr->topfd, path, &id) != 0)
 			continue;
-		if (row_find(cr, id) == NULL)
+		if ((r = row_find(cr, id)) == NULL)
 			(void)row_new(cr, id, path);
+		else if (r->rel == NULL)
+			(void)row_name(cr, r, path);
 		walk(cr, path, level + 1);
 	}
 	closedir(dir);
@@ -185,9 +245,12 @@ row_of(struct cgroup_rows *cr, uint64_t id)
 
 	if (r != NULL)
 		return r;
-	walk(cr, ".", 0);
-	if ((r = row_find(cr, id)) != NULL)
-		return r;
+	if (!cr->walked) {
+		cr->walked = true;
+		walk(cr, ".", 0);
+		if ((r = row_find(cr, id)) != NULL)
+			return r;
+	}
 	return row_new(cr, id, NULL);
 }
 
@@ -258,7 +321,16 @@ cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
     void (*forget)(void *arg, uint64_t id), void *arg)
 {
 	struct cgroup_row *r, *next;
+	bool unnamed = false;
 
+	RB_FOREACH_SAFE (r, cgroup_tree, &cr->rows, next)
+		unnamed |= r->rel == NULL && r->id != cr->top->id;
+	/* The walk this tick allows: for those still known by their ids. */
+	cr->walked = false;
+	if (unnamed) {
+		cr->walked = true;
+		walk(cr, ".", 0);
+	}
 	RB_FOREACH_SAFE (r, cgroup_tree, &cr->rows, next) {
 		/*
 		 * A name found by a walk is kept while it is there, and a tick

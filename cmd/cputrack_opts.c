@@ -330,7 +330,7 @@ parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 		return;
 	}
 	o->each_cgroup = true;
-	o->cgroup_depth = CGROUP_DEPTH_ALL;
+	o->cgroup_depth = CGROUP_DEPTH_DEFAULT;
 	o->cgroups_max = CGROUPS_MAX_DEFAULT;
 	while ((comma = strrchr(dir, ',')) != NULL) {
 		*comma = '\0';

@@ -99,6 +99,7 @@ struct conn {
 	struct MHD_Connection *mhd;
 	bool checking; /* suspended for its password check */
 	int verdict;   /* the check's (web_auth.h), atomic */
+	int resumed;   /* the server's eventfd: a check is done */
 };
 
 struct out_http {
@@ -110,9 +111,10 @@ struct out_http {
 	struct MHD_Daemon *daemon;
 	pthread_t thread;
 	bool serving;
-	int wake;  /* eventfd: stop serving */
-	int taken; /* eventfd: a final answer was taken whole */
-	int final; /* atomic: the counts are final */
+	int wake;    /* eventfd: stop serving */
+	int resumed; /* eventfd: a connection's check is done */
+	int taken;   /* eventfd: a final answer was taken whole */
+	int final;   /* atomic: the counts are final */
 	struct client *clients;
 	struct conn *conns; /* newest first */
 	unsigned live;	    /* connections not cut */
@@ -193,6 +195,12 @@ http_open(const char *arg, const char *web_config, out_render_fn *render,
 	h->wake = -1;
 	if ((h->taken = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		diag(NULL, "cannot listen on '%s': %s\n", arg, strerror(errno));
+		free(h);
+		return NULL;
+	}
+	if ((h->resumed = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		diag(NULL, "cannot listen on '%s': %s\n", arg, strerror(errno));
+		close(h->taken);
 		free(h);
 		return NULL;
 	}
@@ -426,6 +434,7 @@ conn_notify(void *cls, struct MHD_Connection *c, void **context,
 	}
 	k->fd = info->connect_fd;
 	k->mhd = c;
+	k->resumed = h->resumed;
 	conn_wait(k, now_ms());
 	k->next = h->conns;
 	if (h->conns != NULL)
@@ -489,15 +498,24 @@ reply_text(struct MHD_Connection *c, unsigned status, const char *text,
 	return ret;
 }
 
-/* The checker's verdict: the connection goes on with it. */
+/*
+ * The checker's verdict: the connection goes on with it, now, not at
+ * the server's next tick: the server is woken.
+ */
 static void
 auth_done(void *arg, bool allowed)
 {
 	struct conn *k = arg;
+	int resumed = k->resumed; /* k may be gone once resumed */
+	uint64_t one = 1;
 
 	__atomic_store_n(&k->verdict,
 	    allowed ? WEB_AUTH_ALLOWED : WEB_AUTH_REFUSED, __ATOMIC_RELEASE);
 	MHD_resume_connection(k->mhd);
+	/* An eventfd takes 1 unless it is at its maximum: it is not. */
+	if (write(resumed, &one, sizeof(one)) != sizeof(one))
+		diag(
+		    NULL, "cannot wake the HTTP server: %s\n", strerror(errno));
 }
 
 /*
@@ -529,7 +547,8 @@ authorize(const struct out_http *h, struct MHD_Connection *c, struct conn *k)
 	else {
 		MHD_suspend_connection(c);
 		k->checking = true;
-		v = web_auth_check(h->auth, user, password, auth_done, k);
+		v = web_auth_check(
+		    h->auth, k->client->key, user, password, auth_done, k);
 		if (v != WEB_AUTH_PENDING) {
 			__atomic_store_n(&k->verdict, v, __ATOMIC_RELEASE);
 			MHD_resume_connection(c);
@@ -715,8 +734,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 
 /*
  * The server's thread: libmicrohttpd's epoll descriptor, polled at least
- * every OUT_HTTP_TICK_MS so that deadlines are kept, and the descriptor
- * http_close wakes it with.
+ * every OUT_HTTP_TICK_MS so that deadlines are kept, the descriptor the
+ * password checks wake it with, and the one http_close wakes it with.
  */
 static void *
 serve(void *arg)
@@ -724,7 +743,8 @@ serve(void *arg)
 	struct out_http *h = arg;
 	const union MHD_DaemonInfo *info;
 	MHD_UNSIGNED_LONG_LONG mhd_ms;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
+	uint64_t n;
 	int timeout;
 
 	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
@@ -732,15 +752,21 @@ serve(void *arg)
 	pfd[0].events = POLLIN;
 	pfd[1].fd = h->wake;
 	pfd[1].events = POLLIN;
+	pfd[2].fd = h->resumed;
+	pfd[2].events = POLLIN;
 	for (;;) {
 		timeout = OUT_HTTP_TICK_MS;
 		if (MHD_get_timeout(h->daemon, &mhd_ms) == MHD_YES &&
 		    mhd_ms < (MHD_UNSIGNED_LONG_LONG)timeout)
 			timeout = (int)mhd_ms;
-		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+		if (poll(pfd, 3, timeout) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents != 0)
 			break;
+		/* Read before MHD_run: a later wake is not lost. */
+		if (pfd[2].revents != 0 &&
+		    read(h->resumed, &n, sizeof(n)) != sizeof(n))
+			n = 0;
 		(void)MHD_run(h->daemon);
 		bounds_keep(h);
 	}
@@ -867,6 +893,7 @@ http_close(struct out_http *h)
 		close(h->fd);
 	if (h->wake >= 0)
 		close(h->wake);
+	close(h->resumed);
 	close(h->taken);
 	web_config_free(h->web);
 	free(h);

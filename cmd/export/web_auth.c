@@ -14,10 +14,18 @@
 #include "web_auth.h"
 
 struct check {
-	char *user, *password;
+	char *user, *password; /* NULL: a free place */
 	unsigned char key[SHA256_DIGEST_LENGTH];
-	web_auth_done_fn *done;
+	unsigned char source[WEB_AUTH_SOURCE];
+	uint64_t seq;		/* the order they came in */
+	web_auth_done_fn *done; /* NULL: its connection went */
 	void *arg;
+};
+
+/* How many checks a source had made lately. */
+struct made {
+	unsigned char source[WEB_AUTH_SOURCE];
+	unsigned count;
 };
 
 struct web_auth {
@@ -26,8 +34,12 @@ struct web_auth {
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool stopping;
-	struct check queue[WEB_AUTH_QUEUE]; /* a ring */
-	unsigned head, waiting;
+	struct check queue[WEB_AUTH_QUEUE]; /* places, in no order */
+	unsigned waiting;
+	uint64_t seq;
+	/* Halved each WEB_AUTH_QUEUE checks: "lately". */
+	struct made made[WEB_AUTH_QUEUE];
+	unsigned nmade, since_halved;
 	unsigned char passed[WEB_AUTH_CACHE][SHA256_DIGEST_LENGTH];
 	unsigned npassed, oldest;
 	struct web_auth_stats stats;
@@ -86,23 +98,113 @@ check_free(struct check *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The checker's thread: one bcrypt at a time, the first come first. */
+/* Under the lock: the checks source made lately. */
+static struct made *
+made_by(struct web_auth *a, const unsigned char *source)
+{
+	unsigned i;
+
+	for (i = 0; i < a->nmade; i++)
+		if (memcmp(a->made[i].source, source, WEB_AUTH_SOURCE) == 0)
+			return &a->made[i];
+	return NULL;
+}
+
+static unsigned
+made_count(struct web_auth *a, const unsigned char *source)
+{
+	const struct made *m = made_by(a, source);
+
+	return m != NULL ? m->count : 0;
+}
+
+/*
+ * Under the lock: one more check made by source. When the table is
+ * full, the source that made the fewest gives its place: it was among
+ * the newest anyway. Every WEB_AUTH_QUEUE checks the counts are halved,
+ * rounded up, so that a source's past weighs less and less, but one
+ * that made any still goes behind one that made none.
+ */
+static void
+made_one(struct web_auth *a, const unsigned char *source)
+{
+	struct made *m = made_by(a, source);
+	unsigned i, least = 0;
+
+	if (m == NULL && a->nmade < WEB_AUTH_QUEUE)
+		m = &a->made[a->nmade++];
+	else if (m == NULL) {
+		for (i = 1; i < a->nmade; i++)
+			if (a->made[i].count < a->made[least].count)
+				least = i;
+		m = &a->made[least];
+	}
+	if (memcmp(m->source, source, WEB_AUTH_SOURCE) != 0) {
+		memcpy(m->source, source, WEB_AUTH_SOURCE);
+		m->count = 0;
+	}
+	m->count++;
+	if (++a->since_halved < WEB_AUTH_QUEUE)
+		return;
+	a->since_halved = 0;
+	for (i = 0; i < a->nmade; i++)
+		a->made[i].count = (a->made[i].count + 1) / 2;
+}
+
+/*
+ * Under the lock: the place of the next check to make, that of the
+ * source with the fewest made lately, the first come among equals.
+ */
+static struct check *
+next_check(struct web_auth *a)
+{
+	struct check *c, *next = NULL;
+	unsigned count, least = 0;
+
+	for (c = a->queue; c < a->queue + WEB_AUTH_QUEUE; c++) {
+		if (c->user == NULL)
+			continue;
+		count = made_count(a, c->source);
+		if (next == NULL || count < least ||
+		    (count == least && c->seq < next->seq)) {
+			next = c;
+			least = count;
+		}
+	}
+	return next;
+}
+
+/* Under the lock: the check of source's waiting, or NULL. */
+static struct check *
+waiting_from(struct web_auth *a, const unsigned char *source)
+{
+	struct check *c;
+
+	for (c = a->queue; c < a->queue + WEB_AUTH_QUEUE; c++)
+		if (c->user != NULL &&
+		    memcmp(c->source, source, WEB_AUTH_SOURCE) == 0)
+			return c;
+	return NULL;
+}
+
+/* The checker's thread: one bcrypt at a time, in next_check's order. */
 static void *
 checker(void *arg)
 {
 	struct web_auth *a = arg;
-	struct check c;
+	struct check *next, c;
 	bool ok;
 
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		while (a->waiting == 0 && !a->stopping)
+		while ((next = next_check(a)) == NULL && !a->stopping)
 			pthread_cond_wait(&a->wake, &a->lock);
-		if (a->stopping)
+		if (a->stopping || next == NULL)
 			break;
-		c = a->queue[a->head];
-		a->head = (a->head + 1) % WEB_AUTH_QUEUE;
+		c = *next;
+		memset(next, 0, sizeof(*next));
 		a->waiting--;
+		made_one(a, c.source);
 		pthread_mutex_unlock(&a->lock);
 		ok = web_config_allows(a->wc, c.user, c.password);
 		pthread_mutex_lock(&a->lock);
@@ -110,7 +212,8 @@ checker(void *arg)
 		if (ok)
 			remember(a, c.key);
 		pthread_mutex_unlock(&a->lock);
-		c.done(c.arg, ok);
+		if (c.done != NULL)
+			c.done(c.arg, ok);
 		check_free(&c);
 		pthread_mutex_lock(&a->lock);
 	}
@@ -159,53 +262,71 @@ web_auth_known(struct web_auth *a, const char *user, const char *password)
 	return known;
 }
 
+/*
+ * Under the lock: c in a place of its own, or taking over the one its
+ * source left with the same user and password; BUSY when neither.
+ */
+static enum web_auth_verdict
+enqueue(struct web_auth *a, struct check *c)
+{
+	struct check *at = waiting_from(a, c->source);
+
+	if (at != NULL) {
+		if (at->done != NULL ||
+		    memcmp(at->key, c->key, SHA256_DIGEST_LENGTH) != 0)
+			return WEB_AUTH_BUSY;
+		at->done = c->done;
+		at->arg = c->arg;
+		check_free(c);
+		return WEB_AUTH_PENDING;
+	}
+	if (a->waiting == WEB_AUTH_QUEUE)
+		return WEB_AUTH_BUSY;
+	for (at = a->queue; at->user != NULL; at++)
+		;
+	c->seq = a->seq++;
+	*at = *c;
+	memset(c, 0, sizeof(*c));
+	a->waiting++;
+	pthread_cond_signal(&a->wake);
+	return WEB_AUTH_PENDING;
+}
+
 enum web_auth_verdict
-web_auth_check(struct web_auth *a, const char *user, const char *password,
-    web_auth_done_fn *done, void *arg)
+web_auth_check(struct web_auth *a, const unsigned char source[WEB_AUTH_SOURCE],
+    const char *user, const char *password, web_auth_done_fn *done, void *arg)
 {
 	struct check c = { .done = done, .arg = arg };
-	enum web_auth_verdict v = WEB_AUTH_PENDING;
+	enum web_auth_verdict v;
 
 	key_of(a->wc, user, password, c.key);
+	memcpy(c.source, source, WEB_AUTH_SOURCE);
 	if ((c.user = strdup(user)) == NULL ||
 	    (c.password = strdup(password)) == NULL) {
 		check_free(&c);
 		return WEB_AUTH_REFUSED;
 	}
 	pthread_mutex_lock(&a->lock);
-	if (a->waiting == WEB_AUTH_QUEUE) {
+	if ((v = enqueue(a, &c)) == WEB_AUTH_BUSY)
 		a->stats.busy++;
-		v = WEB_AUTH_BUSY;
-	} else {
-		a->queue[(a->head + a->waiting++) % WEB_AUTH_QUEUE] = c;
-		pthread_cond_signal(&a->wake);
-	}
 	pthread_mutex_unlock(&a->lock);
-	if (v != WEB_AUTH_PENDING)
-		check_free(&c);
+	check_free(&c);
 	return v;
 }
 
 bool
 web_auth_cancel(struct web_auth *a, const void *arg)
 {
-	unsigned i, at, last;
+	struct check *c;
 	bool found = false;
 
 	pthread_mutex_lock(&a->lock);
-	for (i = 0; i < a->waiting && !found; i++) {
-		at = (a->head + i) % WEB_AUTH_QUEUE;
-		if (a->queue[at].arg != arg)
-			continue;
-		check_free(&a->queue[at]);
-		/* The last waiting takes its place: the order matters little.
-		 */
-		last = (a->head + a->waiting - 1) % WEB_AUTH_QUEUE;
-		a->queue[at] = a->queue[last];
-		memset(&a->queue[last], 0, sizeof(a->queue[last]));
-		a->waiting--;
-		found = true;
-	}
+	for (c = a->queue; c < a->queue + WEB_AUTH_QUEUE && !found; c++)
+		if (c->user != NULL && c->done != NULL && c->arg == arg) {
+			c->done = NULL;
+			c->arg = NULL;
+			found = true;
+		}
 	pthread_mutex_unlock(&a->lock);
 	return found;
 }
@@ -231,10 +352,9 @@ web_auth_free(struct web_auth *a)
 	pthread_mutex_unlock(&a->lock);
 	pthread_join(a->thread, NULL);
 	/* Nobody else holds the lock now. */
-	for (; a->waiting > 0; a->waiting--) {
-		c = &a->queue[a->head];
-		a->head = (a->head + 1) % WEB_AUTH_QUEUE;
-		c->done(c->arg, false);
+	for (c = a->queue; c < a->queue + WEB_AUTH_QUEUE; c++) {
+		if (c->user != NULL && c->done != NULL)
+			c->done(c->arg, false);
 		check_free(c);
 	}
 	explicit_bzero(a->passed, sizeof(a->passed));

@@ -234,19 +234,32 @@ bcrypt_cost(const char *hash)
 }
 
 /*
- * The hash an unknown user's password is checked against: of the
- * highest cost the file's users have, so that the time a refusal takes
- * does not tell an unknown user from a known one. Its salt and digest
- * are no password's.
+ * The hash an unknown user's password is checked against: of the median
+ * of the costs the file's users have, the cost most of them share when
+ * they differ, so that the time a refusal takes does not tell an
+ * unknown user from a known one (the highest would: one costly user
+ * would make every unknown name take longer than the others). Its salt
+ * and digest are no password's.
  */
 static void
 make_decoy(struct web_config *wc)
 {
 	static const char tail[] =
 	    "abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234";
+	unsigned count[WEB_MAX_COST + 1] = { 0 };
+	size_t i, below = 0;
+	int cost = BCRYPT_MIN_COST;
 
-	snprintf(wc->decoy, sizeof(wc->decoy), "$2b$%02d$%s",
-	    wc->max_cost > 0 ? wc->max_cost : BCRYPT_MIN_COST, tail);
+	for (i = 0; i < wc->nusers; i++)
+		count[bcrypt_cost(wc->users[i].hash)]++;
+	for (cost = BCRYPT_MIN_COST; cost < WEB_MAX_COST; cost++) {
+		below += count[cost];
+		if (2 * below > wc->nusers)
+			break;
+	}
+	wc->decoy_cost = wc->nusers > 0 ? cost : BCRYPT_MIN_COST;
+	snprintf(
+	    wc->decoy, sizeof(wc->decoy), "$2b$%02d$%s", wc->decoy_cost, tail);
 }
 
 static int
@@ -286,8 +299,12 @@ users_section(struct loader *l, const yaml_node_t *map)
 			    "the password of user '%s' has bcrypt cost %.2s: "
 			    "bcrypt takes %d to %d",
 			    name, hash + 4, BCRYPT_MIN_COST, BCRYPT_MAX_COST);
-		if (cost > l->wc->max_cost)
-			l->wc->max_cost = cost;
+		if (cost > WEB_MAX_COST)
+			return fail(l, v,
+			    "the password of user '%s' has bcrypt cost %d: "
+			    "above %d one check takes seconds, longer than a "
+			    "scrape waits",
+			    name, cost, WEB_MAX_COST);
 		l->wc->users[l->wc->nusers].name = strdup(name);
 		l->wc->users[l->wc->nusers].hash = strdup(hash);
 		if (l->wc->users[l->wc->nusers].name == NULL ||

@@ -36,13 +36,17 @@ struct web_config {
 	char tls_priorities[96];
 	struct web_user *users; /* none: no authentication */
 	size_t nusers;
-	int max_cost;	/* the users' highest bcrypt cost */
+	int decoy_cost; /* the median of the users' bcrypt costs */
 	char decoy[61]; /* a bcrypt hash of that cost, for unknown users */
 };
 
-/* What bcrypt takes: 2^4 to 2^31 rounds. */
+/*
+ * What bcrypt takes is 2^4 to 2^31 rounds; above 2^14 one check takes
+ * seconds, longer than a scrape waits, so such a hash is refused.
+ */
 #define BCRYPT_MIN_COST 4
 #define BCRYPT_MAX_COST 31
+#define WEB_MAX_COST	14
 
 /*
  * Read and check path and the files it names: each must be owned by the

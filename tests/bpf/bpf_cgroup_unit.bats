@@ -200,3 +200,50 @@ scraped() {
 	[ ! -s "$T/err" ]
 	[ ! -s "$T/rows" ]
 }
+
+# filter_allows UNIT NAME: whether UNIT's SystemCallFilter= lines, their
+# sets expanded by systemd-analyze syscall-filter and the ~ lines taken
+# out, let NAME through, as systemd builds the seccomp filter from them.
+filter_allows() {
+	"$PY" - "$1" "$2" <<'PYEOF'
+import subprocess, sys
+def expand(name):
+    out = subprocess.run(["systemd-analyze", "syscall-filter", name],
+                         capture_output=True, text=True, check=True).stdout
+    names = set()
+    for line in out.splitlines()[1:]:
+        word = line.strip()
+        if word and not word.startswith("#"):
+            names |= expand(word) if word.startswith("@") else {word}
+    return names
+allow, deny = set(), set()
+for line in open(sys.argv[1]):
+    if not line.startswith("SystemCallFilter="):
+        continue
+    value = line.strip().split("=", 1)[1]
+    into = allow
+    if value.startswith("~"):
+        into, value = deny, value[1:]
+    for word in value.split():
+        into |= expand(word) if word.startswith("@") else {word}
+assert allow, "no SystemCallFilter= in " + sys.argv[1]
+sys.exit(0 if sys.argv[2] in allow - deny else 1)
+PYEOF
+}
+
+@test "the units that hold CAP_SYS_PTRACE let the listener write no other process's memory: process_vm_writev is refused" {
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed (Debian's systemd package): the filter cannot be expanded"
+	local u
+	for u in "$UNIT" "$NODE"; do
+		grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_PTRACE' "$u"
+		# @system-service takes it in with @ipc.
+		filter_allows "$u" process_vm_readv
+		filter_allows "$u" bpf
+		run filter_allows "$u" process_vm_writev
+		echo "$u: $status $output"
+		[ "$status" -eq 1 ]
+	done
+	# The refusal is EPERM, which the ptrace engine's answer to a
+	# request takes as its cue to write with PTRACE_POKEDATA instead.
+	grep -qx 'SystemCallErrorNumber=EPERM' "$UNIT"
+}

@@ -228,3 +228,80 @@ folded_served() {
 	[ "$status" -eq 0 ]
 	grep -q "cgroup .*# /$NAME/tab?name\$" "$T/out"
 }
+
+@test "--for-each-cgroup: 2,000 idle cgroups and cgroups made, counted and removed by the hundred do not stop the counting; a cgroup made meanwhile gets its rows; SIGTERM ends it within a second" {
+	mkdir "$CG/idle"
+	(cd "$CG/idle" && seq 2000 | xargs mkdir)
+	mkdir "$CG/later"
+	# The default depth, 3, takes in $CG/idle/N and $CG/churn/N.
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	mkdir "$CG/churn"
+	# Each cgroup new to the run, as the shell writes its own pid there.
+	(
+		i=0
+		while [ ! -e "$T/stop" ] && [ "$i" -lt 3000 ]; do
+			i=$((i + 1))
+			mkdir "$CG/churn/$i"
+			sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/cgroup.procs"' \
+			    sh "$CG/churn/$i" "$CG/churn"
+			rmdir "$CG/churn/$i"
+		done
+		echo "$i" >"$T/churned"
+	) &
+	local churn=$! start end
+	ct_bg "$churn"
+	sleep 1 # not a wait: the churn under way before the next cgroup
+	gated later 1 50
+	moved later "$CG/later"
+	open_gate later
+	WAIT_BOUND_S=15 until_sum "/$NAME/later" 50
+	touch "$T/stop"
+	wait "$churn"
+	echo "# cgroups made and removed: $(cat "$T/churned")" >&3
+	start=$(date +%s%N)
+	kill -TERM "$CPID"
+	wait_cputrack
+	end=$(date +%s%N)
+	echo "# SIGTERM to the end: $(((end - start) / 1000000)) ms" >&3
+	[ "$status" -eq 0 ]
+	[ $((end - start)) -lt 1000000000 ]
+	[ "$(cgroup_sum "/$NAME/later")" = 50 ]
+}
+
+@test "--for-each-cgroup: a name longer than 255 bytes is shortened to 255, its start, ... and a hash; two such names stay apart, each with its own counts" {
+	local long x y
+	long=$(printf 'l%.0s' $(seq 200))
+	mkdir -p "$CG/$long/${long}x" "$CG/$long/${long}y"
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	gated x 1 30
+	moved x "$CG/$long/${long}x"
+	gated y 1 40
+	moved y "$CG/$long/${long}y"
+	open_gate x
+	open_gate y
+	wait "$(pid_of x)" "$(pid_of y)"
+	# The rows' names: 255 bytes, the first 236 of the path, "...", 16
+	# hex digits.
+	short() {
+		awk -v p="/$NAME/$long/" '$2 == 0 && $4 == "cgroup" &&
+		    index($NF, substr(p, 1, 236)) == 1 && $NF ~ /\.\.\.[0-9a-f]+$/ &&
+		    length($NF) == 255 { print $NF }' "$T/out" | sort -u
+	}
+	named_twice() { [ "$(short | wc -l)" -eq 2 ]; }
+	wait_while "$CPID" named_twice || { cat "$T/out"; false; }
+	x=$(short | head -n 1)
+	y=$(short | tail -n 1)
+	[ "$x" != "$y" ]
+	both_counted() { [ "$(($(cgroup_sum "$x") + $(cgroup_sum "$y")))" -eq 70 ]; }
+	wait_while "$CPID" both_counted || { cat "$T/out"; false; }
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	# 30 writes in one, 40 in the other, whichever hash sorts first.
+	[ "$(cgroup_sum "$x")" = 30 ] || [ "$(cgroup_sum "$x")" = 40 ]
+	[ "$(($(cgroup_sum "$x") + $(cgroup_sum "$y")))" -eq 70 ]
+	# No row's name is longer.
+	[ -z "$(awk '$2 == 0 && length($NF) > 255' "$T/out")" ]
+}

@@ -615,6 +615,101 @@ guess() {
 	[ ! -s "$T/err" ]
 }
 
+@test "--web-config: 80 addresses sending wrong passwords do not keep a right one not yet checked out; each answer comes as its check ends" {
+	"$PY" -c 'import socket; socket.socket().bind(("127.0.0.90", 0))' 2>/dev/null ||
+		skip "127.0.0.90 cannot be bound here (no loopback /8)"
+	# Cost 8: a check takes milliseconds, longer than a guess takes to
+	# come again, so that every flooder always has one waiting.
+	{
+		printf 'basic_auth_users:\n  prom: %s\n' "$(bcrypt_hash guessme 8)"
+		printf '  s1: %s\n  s2: %s\n  s3: %s\n' "$(bcrypt_hash one 8)" \
+		    "$(bcrypt_hash two 8)" "$(bcrypt_hash three 8)"
+	} >"$T/web.yml"
+	chmod 600 "$T/web.yml"
+	# Descriptors enough for the bound of all clients, 256 connections,
+	# as the units give.
+	flooded() { ulimit -n 4096; exec "$CS" --listen=127.0.0.1:"$PORT" --web-config="$T/web.yml" --output=/dev/null -c task-clock 0.2; }
+	PORT=$(free_port)
+	flooded >"$T/rows" 2>"$T/err" &
+	CSPID=$!
+	ct_bg "$CSPID"
+	wait_while "$CSPID" curl -s -o /dev/null "http://127.0.0.1:$PORT/"
+	# Checks asked for one after another, with nothing else to do: each
+	# answered as it ends, not at the server's next quarter second. From
+	# an address of its own: the scraper's has made no check before.
+	"$PY" - "$PORT" <<'PYEOF'
+import base64, socket, sys, time
+port = int(sys.argv[1])
+took = []
+for i in range(8):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10,
+                                 source_address=("127.0.0.90", 0))
+    auth = base64.b64encode(b"prom:wrong%d" % i)
+    start = time.monotonic()
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " + auth + b"\r\n\r\n")
+    head = s.recv(100)
+    took.append(time.monotonic() - start)
+    s.close()
+    assert head.startswith(b"HTTP/1.1 401"), head
+took.sort()
+print("wrong passwords answered in", ["%.3f" % t for t in took])
+# Answered at the tick, the median was near 0.25 s whatever the check took.
+assert took[4] < 0.2, took
+PYEOF
+	# 80 clients, one address each, each sending a wrong password again as
+	# soon as its last is answered, until $T/stop is made.
+	"$PY" - "$PORT" "$T/stop" "$T/flood" <<'PYEOF' &
+import base64, os, socket, sys, threading
+port, stop, said = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+answers = {}
+lock = threading.Lock()
+def guess(n):
+    auth = base64.b64encode(b"prom:guess%d" % n)
+    while not os.path.exists(stop):
+        try:
+            s = socket.create_connection(("127.0.0.1", port), timeout=15,
+                                         source_address=("127.0.0.%d" % (n + 2), 0))
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic " + auth + b"\r\n\r\n")
+            code = s.recv(12)[9:12].decode() or "closed"
+            s.close()
+        except OSError as e:
+            code = type(e).__name__
+        with lock:
+            answers[code] = answers.get(code, 0) + 1
+            with open(said + ".tmp", "w") as f:
+                f.write(" ".join("%s:%d" % kv for kv in sorted(answers.items())) + "\n")
+            os.replace(said + ".tmp", said)
+threads = [threading.Thread(target=guess, args=(n,)) for n in range(80)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+PYEOF
+	FLOOD=$!
+	ct_bg "$FLOOD"
+	# The flood under way: every flooder answered twice, as many times.
+	flood_answered() { [ -s "$T/flood" ] && [ "$(tr ' ' '\n' <"$T/flood" | awk -F: '{ n += $2 } END { print n + 0 }')" -ge 160 ]; }
+	wait_while "$FLOOD" flood_answered
+	local user said
+	for user in s1:one s2:two s3:three; do
+		# Each user's password checked here for the first time.
+		run curl -sS --max-time 10 -o "$T/scrape" -w '%{http_code} %{time_total}' \
+		    -u "$user" "http://127.0.0.1:$PORT/metrics"
+		said="scrape as ${user%%:*}: HTTP status and seconds: $output; flood: $(cat "$T/flood")"
+		echo "$said"
+		echo "# $said" >&3
+		[ "$status" -eq 0 ]
+		[ "${output%% *}" = 200 ]
+		grep -q '^cpustat_event_seconds_total{cpu=' "$T/scrape"
+	done
+	touch "$T/stop"
+	wait "$FLOOD"
+	kill -TERM "$CSPID"
+	wait "$CSPID"
+	cat "$T/err"
+	[ ! -s "$T/err" ]
+}
+
 @test "no scraper ever comes: memory stays flat; one that connects and says nothing is let go" {
 	quiet() { exec "$CS" --listen=127.0.0.1:"$PORT" --output=/dev/null -c "$WRITE,task-clock" -c context-switches 0.001; }
 	start_cpustat quiet

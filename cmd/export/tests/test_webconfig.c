@@ -87,8 +87,21 @@ test_good(void)
 	CHECK(!web_config_allows(wc, "prometheus", ""));
 	CHECK(!web_config_allows(wc, "nobody", "s3cret"));
 	/* An unknown user's check costs what the users' costs. */
-	CHECK(wc->max_cost == 4 && strncmp(wc->decoy, "$2b$04$", 7) == 0 &&
+	CHECK(wc->decoy_cost == 4 && strncmp(wc->decoy, "$2b$04$", 7) == 0 &&
 	    strlen(wc->decoy) == 60);
+	web_config_free(wc);
+	/*
+	 * Costs that differ: the median, what most users take, not the
+	 * highest, which would set every unknown name apart.
+	 */
+	snprintf(text, sizeof(text),
+	    "basic_auth_users:\n  a: $2b$12$%s\n  b: %s\n  c: $2b$05$%s\n"
+	    "  d: %s\n  e: $2b$14$%s\n",
+	    hash + 7, hash, hash + 7, hash, hash + 7);
+	wc = web_config_load(
+	    write_file("mixed.yml", text, 0644), why, sizeof(why));
+	CHECK(wc != NULL && wc->decoy_cost == 5 &&
+	    strncmp(wc->decoy, "$2b$05$", 7) == 0);
 	web_config_free(wc);
 	wc = web_config_load(write_file("old.yml",
 				 "tls_server_config:\n  cert_file: server.crt\n"
@@ -149,6 +162,12 @@ test_refused(void)
 	snprintf(text, sizeof(text), "basic_auth_users:\n  u: $2b$03$%s\n",
 	    hash + 7);
 	check_refused("cheap.yml", text, 0644, "has bcrypt cost 03");
+	/* Above 14 a check takes seconds: every scrape would time out. */
+	snprintf(text, sizeof(text), "basic_auth_users:\n  u: $2b$15$%s\n",
+	    hash + 7);
+	check_refused("slow.yml", text, 0644,
+	    "line 2: the password of user 'u' has bcrypt cost 15: above 14 "
+	    "one check takes seconds, longer than a scrape waits");
 	check_refused("http.yml", "http_server_config:\n  http2: false\n", 0644,
 	    "'http_server_config' is not supported");
 	check_refused("list.yml", "- a\n- b\n", 0644, "must be a mapping");
