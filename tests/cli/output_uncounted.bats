@@ -116,7 +116,7 @@ EOF
 		# Its counters are per CPU, not per process: every child is
 		# followed and counted exactly, nothing said, exit 0.
 		[ "$rc" -eq 0 ] || { cat "$T/err"; false; }
-		[ "$(grep -v '^cputrack: the BPF engine counts: programs \|^cputrack: note: the kernel hid ' "$T/err" | wc -l)" -eq 0 ]
+		[ "$(grep -v '^cputrack: the BPF engine counts: programs \|^cputrack: note: the kernel hid \|^cputrack: start: ' "$T/err" | wc -l)" -eq 0 ]
 		local parent pid n
 		parent=$(awk 'NR == 2 { print $2 }' "$T/out")
 		[ "$(ct_count -f fork)" -eq 200 ]
