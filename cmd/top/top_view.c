@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -709,17 +710,15 @@ cells_free(struct line_cells *l)
 static struct line_cells *
 cells_new(const struct top_view *v)
 {
-	size_t n = (size_t)v->ncols;
-	struct line_cells *l =
-	    calloc(1, sizeof(*l) + n * CELL_MAX + n * sizeof(double) + n);
-	void *after_cells;
-	size_t i;
+	size_t n = (size_t)v->ncols, i;
+	/* The values after the cells, aligned; the marks after the values. */
+	size_t num_at = offsetof(struct line_cells, cell) + n * CELL_MAX;
+	struct line_cells *l;
 
-	if (l == NULL)
+	num_at = (num_at + _Alignof(double) - 1) & ~(_Alignof(double) - 1);
+	if ((l = calloc(1, num_at + n * sizeof(double) + n)) == NULL)
 		return NULL;
-	/* The values after the cells, the marks after the values. */
-	after_cells = l->cell + n;
-	l->num = after_cells;
+	l->num = (double *)(void *)((char *)l + num_at);
 	l->mark = (char *)(l->num + n);
 	for (i = 0; i < n; i++)
 		l->num[i] = -1;
