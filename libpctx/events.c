@@ -96,6 +96,14 @@ read_signals(struct event *ev)
 		case SIGCHLD:
 			pctxlib_tracer.chld_pending = true;
 			break;
+		case SIGCONT:
+			/*
+			 * The kernel drops a pending stop signal when SIGCONT
+			 * comes, and the other way round, so a stop read
+			 * earlier and not yet done came before this one.
+			 */
+			pctxlib_suspend_cancel();
+			break;
 		case SIGINT:
 		case SIGTERM:
 		case SIGHUP:

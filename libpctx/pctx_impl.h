@@ -353,6 +353,7 @@ int pctxlib_beacon_open(void);
 /* suspend.c; while a stop is due, the loop looks this often (ms). */
 #define PCTX_STOP_POLL_MS 5
 void pctxlib_suspend_request(int signo);
+void pctxlib_suspend_cancel(void);
 void pctxlib_suspend_if_ready(pctx_t *root);
 void pctxlib_stop_signal_seen(struct lwp *lwp);
 void pctxlib_stop_with_command(struct lwp *lwp);

@@ -2,10 +2,11 @@
 /*
  * pctx_run: the event loop, dispatch_event(next_event()).
  *
- * While it runs the tracer thread blocks SIGCHLD, and those of SIGINT,
- * SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN and SIGTTOU that are not
- * ignored, and reads them from a signalfd (events.c); ignored ones stay
- * ignored.
+ * While it runs the tracer thread blocks SIGCHLD and SIGCONT, and those
+ * of SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN and SIGTTOU that
+ * are not ignored, and reads them from a signalfd (events.c); ignored
+ * ones stay ignored. (A blocked SIGCONT still continues the process: the
+ * loop reads it only to learn that a stop asked for is void.)
  * After each event the loop applies what callbacks asked for (state.c)
  * and restarts the thread of the event if it is still held.
  */
@@ -38,6 +39,7 @@ loop_signals(sigset_t *set)
 
 	sigemptyset(set);
 	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGCONT);
 	for (i = 0; i < sizeof(ending_signals) / sizeof(int); i++)
 		if (!ignored(ending_signals[i]))
 			sigaddset(set, ending_signals[i]);

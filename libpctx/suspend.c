@@ -186,6 +186,17 @@ pctxlib_suspend_request(int signo)
 	pctxlib_tracer.suspend_since = pctxlib_now_ns();
 }
 
+/*
+ * A SIGCONT came after the stop signal, while the controller waited for
+ * its commands to stop: untraced, it would have stopped and gone on at
+ * once. Stopping now would be for good.
+ */
+void
+pctxlib_suspend_cancel(void)
+{
+	pctxlib_tracer.suspend_signo = 0;
+}
+
 /* Whether the created commands that the stop reached have stopped. */
 static bool
 commands_stopped(pctx_t *root, long long waited_ms)
@@ -212,12 +223,19 @@ loosen(pctx_t *pctx)
 	pctxlib_detach_threads(pctx);
 }
 
-/* Stop as the signal would have stopped us, until SIGCONT. */
+/*
+ * Stop as the signal would have stopped us, until SIGCONT. A SIGCONT
+ * pending here came after the stop signal (the kernel drops one of them
+ * when the other comes), while the processes were let go: untraced, the
+ * stop would be over already.
+ */
 static void
 stop_self(int signo)
 {
-	sigset_t one;
+	sigset_t one, waiting;
 
+	if (sigpending(&waiting) == 0 && sigismember(&waiting, SIGCONT))
+		return;
 	sigemptyset(&one);
 	sigaddset(&one, signo);
 	(void)raise(signo);

@@ -167,3 +167,32 @@ EOF
 	[ "$result" = signaled ]
 	! grep -q 'round 2 over' "$T/loop.err"
 }
+
+# cputrack's pid, the child of the timeout(1) it runs under.
+ct_child() {
+	pgrep -P "$1" -x cputrack
+}
+
+has_rows() {
+	grep -q ' tick ' "$T/out"
+}
+
+@test "SIGTSTP then SIGCONT to cputrack alone, close together: it goes on to the end, never stopped for good" {
+	# Under timeout(1), cputrack's process group is not orphaned: a stop
+	# signal stops it as it would stop a shell's job.
+	timeout -k 5 60 "$CT" -T 0.1 -c "$WRITE" "$W/wl_paced" 100 3 \
+	    >"$T/out" 2>"$T/err" &
+	local bg=$! ct i status=0
+	wait_for ct_child "$bg"
+	ct=$(ct_child "$bg")
+	wait_for has_rows
+	for i in 1 2 3 4 5; do
+		kill -TSTP "$ct"
+		sleep 0.01 # not a wait: the stop is read before the continue comes, as from a slow sender
+		kill -CONT "$ct"
+	done
+	wait "$bg" || status=$?
+	cat "$T/err"
+	[ "$status" -eq 0 ]
+	[ "$(awk '$3 == "exit" { print $4 }' "$T/out")" = 300 ]
+}
