@@ -117,7 +117,7 @@ static const double zen4_counts[] = { 1000, 2400, 3000, 1200, 1800 };
 #define IMC_REFUSED \
 	"uncore_imc/cas_count_read/: no PMU 'uncore_imc' in this kernel"
 /* Boxes whose events/ was not recorded: the alias is not theirs. */
-#define IMC_UNRECORDED \
+#define IMC_UNRECORDED                                                       \
 	"uncore_imc/cas_count_read/: unknown term 'cas_count_read' for PMU " \
 	"uncore_imc_0"
 #define RAPL_UNRECORDED \
@@ -140,7 +140,7 @@ static const struct expect skx[] = { { "IPC", "every CPU with a PMU", NULL,
  * and energy-ram event=0x03 on the power PMU (type 11).
  */
 static const struct enc icx_imc[] = { { "uncore_imc/cas_count_read/", 19,
-					      0x0f04 },
+					  0x0f04 },
 	{ "uncore_imc/cas_count_write/", 19, 0x3004 } };
 static const struct enc icx_rapl[] = { { "power/energy-pkg/", 11, 0x02 },
 	{ "power/energy-ram/", 11, 0x03 } };

@@ -18,8 +18,8 @@
 
 /* Each of name's events is on the PMU of types[i], with config. */
 static void
-check_terms(cpc_t *cpc, const char *name, const uint32_t *types, int n,
-    uint64_t config)
+check_terms(
+    cpc_t *cpc, const char *name, const uint32_t *types, int n, uint64_t config)
 {
 	struct ev_entry_view v;
 	int i;
