@@ -231,7 +231,7 @@ scaled(const struct out_run *run, struct out_json_obj *row,
 	double x;
 	int i;
 
-	for (i = 0; i < spec->nreqs; i++) {
+	for (i = 0; run->any_scaled && i < spec->nreqs; i++) {
 		if ((e = out_run_req_event(run, r->setno, i)) == NULL ||
 		    !e->scaled)
 			continue;

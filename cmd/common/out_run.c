@@ -79,6 +79,7 @@ collect_events(struct out_run *run)
 			    unit_of(run->cpc, spec->reqs[r].event);
 			grown[run->nevents].scaled = evscale_read("/sys",
 			    spec->reqs[r].event, &grown[run->nevents].scale);
+			run->any_scaled |= grown[run->nevents].scaled;
 			run->nevents++;
 		}
 	}
@@ -172,7 +173,8 @@ out_run_scaled(
 {
 	const struct out_event *e;
 
-	if (row->setno < 0 || row->not_counted != NULL || row->values == NULL ||
+	if (!run->any_scaled || row->setno < 0 || row->not_counted != NULL ||
+	    row->values == NULL ||
 	    (e = out_run_req_event(run, row->setno, i)) == NULL || !e->scaled)
 		return false;
 	*value = evscale_value(&e->scale, row->values[i]);

@@ -30,6 +30,7 @@ struct out_run {
 	char host[256];
 	struct out_event *events;
 	int nevents;
+	bool any_scaled; /* an event has a sysfs scale: rows look for it */
 	const struct spec **specs; /* the run's -c specs, nsets of them */
 	int nsets;
 	/* --metrics: per set, the metrics it gives; else NULL. */

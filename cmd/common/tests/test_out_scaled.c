@@ -96,6 +96,7 @@ main(void)
 	run.events[e].scaled =
 	    evscale_read(ICX, "power/energy-pkg/", &run.events[e].scale);
 	CHECK(run.events[e].scaled);
+	run.any_scaled = true;
 	t = written(&out_table_format, &run, &row, false);
 	check_has(t, " 12884901888  # 3.000 Joules page-faults (1.500 W)");
 	free(t);
