@@ -273,6 +273,19 @@ resolve_forms(cpc_t *cpc, const char *name, struct ev_result *r)
 		*r = tp;
 }
 
+/*
+ * Whether an event is a recorded machine's own: its core PMU's, or of a
+ * PMU whose type the kernel gave out at boot (uncore, RAPL), which this
+ * kernel's types do not name.
+ */
+static bool
+recorded_pmu_event(const struct ev_result *r)
+{
+	return r->hardware ||
+	    (strcmp(r->kind, "pmu") == 0 && r->nterms > 0 &&
+		r->term[0].attr.type >= PERF_TYPE_MAX);
+}
+
 /* perf modifiers that mean nothing to counting, named in the refusal. */
 static void
 explain_unknown(const char *name, struct ev_result *r)
@@ -347,7 +360,7 @@ classify(cpc_t *cpc, const char *name, struct ev_result *r)
 	 * recorded machine's events (the unit tests') cannot be asked.
 	 */
 	if (!composite && strcmp(r->kind, "tracepoint") != 0 &&
-	    !(r->hardware && cpclib_sysfs_recorded()))
+	    !(cpclib_sysfs_recorded() && recorded_pmu_event(r)))
 		probe(cpc, name, r);
 }
 

@@ -485,6 +485,50 @@ missing_pmu(cpc_t *cpc, const char *pmu, struct ev_result *r)
 	    "no PMU '%s' in this kernel (see " PMU_SYSFS ")", pmu);
 }
 
+/* Whether name is a box of pmu: pmu, "_", and a number (uncore_imc_3). */
+static bool
+is_box_of(const char *name, const char *pmu)
+{
+	size_t n = strlen(pmu);
+
+	return strncmp(name, pmu, n) == 0 && name[n] == '_' &&
+	    name[n + 1] != '\0' &&
+	    strspn(name + n + 1, "0123456789") == strlen(name + n + 1);
+}
+
+/*
+ * A PMU named without its box number, where the kernel has only boxes
+ * (uncore_imc_0 .. uncore_imc_N, one memory controller each): the event
+ * on every box, one term each, their counts summed. False when pmu has
+ * no boxes.
+ */
+static bool
+box_terms(cpc_t *cpc, const char *pmu, const char *terms, struct ev_result *r)
+{
+	const struct sysfs_pmus *pmus = cpclib_sysfs_pmus(cpc);
+	const struct sysfs_pmu *first = NULL;
+	struct cpc_event_term *t;
+	int i, n = 0;
+
+	for (i = 0; pmus != NULL && i < pmus->npmu; i++) {
+		if (!is_box_of(pmus->pmu[i].name, pmu))
+			continue;
+		if ((t = ev_add_term(r, (uint32_t)pmus->pmu[i].type, 0, 1)) ==
+			NULL ||
+		    apply_terms(&pmus->pmu[i], terms, &t->attr, 0, r) != 0)
+			return true;
+		if (first == NULL)
+			first = &pmus->pmu[i];
+		n++;
+	}
+	if (first == NULL)
+		return false;
+	pmu_event(cpc, first, r);
+	ev_desc(r, "event of the %d boxes of the %s PMU (%s), summed", n, pmu,
+	    terms);
+	return true;
+}
+
 /* Whether s is only counting modifiers, perhaps after a ':'. */
 static const char *
 trailing_modifiers(const char *s)
@@ -522,7 +566,8 @@ cpclib_resolve_pmu_terms(cpc_t *cpc, const char *name, struct ev_result *r)
 	terms[close - open - 1] = '\0';
 	r->kind = "pmu";
 	if ((pmu = cpclib_sysfs_pmu(cpc, pmuname)) == NULL) {
-		if (!legacy_terms(cpc, pmuname, terms, r))
+		if (!legacy_terms(cpc, pmuname, terms, r) &&
+		    !box_terms(cpc, pmuname, terms, r))
 			missing_pmu(cpc, pmuname, r);
 	} else if (strcmp(pmuname, "uprobe") == 0 ||
 	    strcmp(pmuname, "kprobe") == 0) {

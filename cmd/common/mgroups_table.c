@@ -279,7 +279,10 @@ static const struct mgroup_metric skl_l2_metrics[] = {
 
 /*
  * A CAS command moves one 64-byte line; bytes per ns are GB/s. The
- * uncore_imc boxes of a socket are summed as one event.
+ * uncore_imc boxes of a socket are summed as one event. Formulas take
+ * the counters' raw counts, as rows keep them; the kernel's .scale
+ * (6.103515625e-5 MiB, 64 bytes) is the same fact, and rows show the
+ * scaled value beside the count (evscale.h).
  */
 static const struct mgroup_metric imc_metrics[] = {
 	{ "mem_read_gbs", "memory read",
@@ -294,7 +297,7 @@ static const struct mgroup_metric imc_metrics[] = {
 	    "GB/s", "bytes moved to and from DRAM per second" },
 };
 
-/* RAPL counts in units of 2^-32 J (the events' .scale). */
+/* RAPL counts in units of 2^-32 J (the events' .scale), raw as above. */
 #define RAPL_J "2.3283064365386962890625e-10"
 static const struct mgroup_metric rapl_metrics[] = {
 	{ "energy_pkg_j", "package energy", "{power/energy-pkg/} * " RAPL_J,

@@ -17,6 +17,11 @@
  * On a hybrid CPU, rows of a set that counts on its core PMUs add
  * "parts":{E:{PMU:v,...},...}: each core PMU's part of each counter
  * counted on them (their sum is its value).
+ * Counters whose event sysfs gives a scale (events/NAME.scale, .unit:
+ * MiB, Joules) have "scale" and "scaled_unit" in the head's events, and
+ * rows add "scaled":{E:v,...}, the count times the scale, and
+ * "scaled_per_s":{E:v,...}, that per second of the row's elapsed time;
+ * "counters" keeps the raw counts.
  * With cpustat's --per-*, rows add "unit":U (perf's name, S0-D0-C1; null
  * in a total) and "socket", "die", "core", "node": the unit's, null
  * where its kind does not name them.
@@ -137,6 +142,12 @@ set_object(const struct out_run *run, int s)
 		out_json_put(
 		    &event, "name", out_json_text(run->events[e].name));
 		out_json_put(&event, "unit", json_string(run->events[e].unit));
+		if (run->events[e].scaled) {
+			out_json_put(&event, "scale",
+			    json_real(run->events[e].scale.scale));
+			out_json_put(&event, "scaled_unit",
+			    json_string(run->events[e].scale.unit));
+		}
 		/* jansson takes the reference, appended or not. */
 		if (json_array_append_new(events, event.json) != 0 || !event.ok)
 			set.ok = false;
@@ -207,6 +218,42 @@ metrics(const struct out_run *run, struct out_json_obj *row,
 }
 
 /*
+ * Counters sysfs gives a scale: each one's value in its unit, and per
+ * second of the row's elapsed time; null where not known.
+ */
+static void
+scaled(const struct out_run *run, struct out_json_obj *row,
+    const struct out_row *r)
+{
+	const struct spec *spec = run->specs[r->setno];
+	struct out_json_obj v = { NULL, true }, rate = { NULL, true };
+	const struct out_event *e;
+	double x;
+	int i;
+
+	for (i = 0; run->any_scaled && i < spec->nreqs; i++) {
+		if ((e = out_run_req_event(run, r->setno, i)) == NULL ||
+		    !e->scaled)
+			continue;
+		if (v.json == NULL) {
+			v.json = json_object();
+			rate.json = json_object();
+		}
+		out_json_put_clean(&v, spec->reqs[i].name,
+		    out_run_scaled(run, r, i, &x) ? json_real(x) : json_null());
+		out_json_put_clean(&rate, spec->reqs[i].name,
+		    out_run_scaled_rate(run, r, i, &x) ? json_real(x) :
+							 json_null());
+	}
+	if (v.json == NULL)
+		return;
+	if (!v.ok || !rate.ok)
+		row->ok = false;
+	out_json_put(row, "scaled", v.json);
+	out_json_put(row, "scaled_per_s", rate.json);
+}
+
+/*
  * On a hybrid CPU: each parted counter's part counted on each core PMU,
  * {"instructions":{"cpu_core":v,"cpu_atom":v},...}; parts of what was not
  * counted are null.
@@ -255,6 +302,7 @@ counts(const struct out_run *run, struct out_json_obj *row,
 	if (!counters.ok)
 		row->ok = false;
 	out_json_put(row, "counters", counters.json);
+	scaled(run, row, r);
 	parts(spec, row, r, counted);
 	out_json_put(
 	    row, "enabled_ns", counted ? count(r->enabled_ns) : json_null());

@@ -75,8 +75,12 @@ collect_events(struct out_run *run)
 				return -1;
 			run->events = grown;
 			grown[run->nevents].name = spec->reqs[r].name;
-			grown[run->nevents++].unit =
+			grown[run->nevents].unit =
 			    unit_of(run->cpc, spec->reqs[r].event);
+			grown[run->nevents].scaled = evscale_read("/sys",
+			    spec->reqs[r].event, &grown[run->nevents].scale);
+			run->any_scaled |= grown[run->nevents].scaled;
+			run->nevents++;
 		}
 	}
 	return 0;
@@ -153,6 +157,41 @@ out_run_metric(
 	return i < ds->nuses &&
 	    derived_value(
 		ds, &ds->uses[i], row->values, row->elapsed_ns, value);
+}
+
+const struct out_event *
+out_run_req_event(const struct out_run *run, int s, int i)
+{
+	int e = out_run_event(run, run->specs[s]->reqs[i].name);
+
+	return e >= 0 ? &run->events[e] : NULL;
+}
+
+bool
+out_run_scaled(
+    const struct out_run *run, const struct out_row *row, int i, double *value)
+{
+	const struct out_event *e;
+
+	if (!run->any_scaled || row->setno < 0 || row->not_counted != NULL ||
+	    row->values == NULL ||
+	    (e = out_run_req_event(run, row->setno, i)) == NULL || !e->scaled)
+		return false;
+	*value = evscale_value(&e->scale, row->values[i]);
+	return true;
+}
+
+bool
+out_run_scaled_rate(
+    const struct out_run *run, const struct out_row *row, int i, double *value)
+{
+	const struct out_event *e;
+
+	if (!out_run_scaled(run, row, i, value) || row->elapsed_ns == 0)
+		return false;
+	e = out_run_req_event(run, row->setno, i);
+	*value = evscale_rate(&e->scale, row->values[i], row->elapsed_ns);
+	return true;
 }
 
 bool

@@ -11,12 +11,16 @@
 #include <time.h>
 
 #include "derived.h"
+#include "evscale.h"
 #include "output.h"
 
 /* One distinct event of the run's sets, in set and counter order. */
 struct out_event {
 	const char *name;
 	const char *unit; /* "ns" or "count" */
+	/* sysfs's scale and unit for it (MiB, Joules): shown beside */
+	bool scaled;
+	struct evscale scale;
 };
 
 struct out_run {
@@ -26,6 +30,7 @@ struct out_run {
 	char host[256];
 	struct out_event *events;
 	int nevents;
+	bool any_scaled; /* an event has a sysfs scale: rows look for it */
 	const struct spec **specs; /* the run's -c specs, nsets of them */
 	int nsets;
 	/* --metrics: per set, the metrics it gives; else NULL. */
@@ -59,5 +64,18 @@ bool out_run_metric(
  * for less of the time than it was enabled.
  */
 bool out_run_multiplexed(const struct out_row *row);
+
+/*
+ * A row's value of counter i of its set, in the counter's sysfs unit,
+ * and per second of the row's elapsed time: false for a counter with no
+ * scale, or not counted (a rate also needs the elapsed time).
+ */
+bool out_run_scaled(
+    const struct out_run *run, const struct out_row *row, int i, double *value);
+bool out_run_scaled_rate(
+    const struct out_run *run, const struct out_row *row, int i, double *value);
+/* The event of counter i of set s: its run's entry. */
+const struct out_event *out_run_req_event(
+    const struct out_run *run, int s, int i);
 
 #endif /* OUT_RUN_H */

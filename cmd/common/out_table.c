@@ -173,6 +173,46 @@ metrics_comment(const struct out_run *run, struct out_buf *b,
 		out_buf_str(b, " (multiplexed)");
 }
 
+/* Whether the row has a counter sysfs gives a scale, counted. */
+static bool
+has_scaled(const struct out_run *run, const struct out_row *row)
+{
+	double v;
+	int i;
+
+	for (i = 0; row->setno >= 0 && i < run->specs[row->setno]->nreqs; i++)
+		if (out_run_scaled(run, row, i, &v))
+			return true;
+	return false;
+}
+
+/* "1.000 MiB uncore_imc/cas_count_read/ (2.000 MiB/s)" */
+static void
+scaled_comment(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, const char *sep)
+{
+	const struct spec *spec = run->specs[row->setno];
+	const struct out_event *e;
+	char rate_unit[48];
+	double v, rate;
+	int i;
+
+	for (i = 0; i < spec->nreqs; i++) {
+		if (!out_run_scaled(run, row, i, &v))
+			continue;
+		e = out_run_req_event(run, row->setno, i);
+		out_buf_printf(b, "%s%.3f%s%s %s", sep, v,
+		    e->scale.unit[0] != '\0' ? " " : "", e->scale.unit,
+		    spec->reqs[i].name);
+		if (out_run_scaled_rate(run, row, i, &rate)) {
+			evscale_rate_unit(
+			    &e->scale, rate_unit, sizeof(rate_unit));
+			out_buf_printf(b, " (%.3f %s)", rate, rate_unit);
+		}
+		sep = ", ";
+	}
+}
+
 /* A cgroup's name, on the row's one line: control characters as '?'. */
 static void
 name_out(struct out_buf *b, const char *name)
@@ -193,14 +233,14 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
     const struct spec *spec)
 {
 	bool several = run->nsets > 1, gap = row->intervals > 1;
-	bool metrics = has_metrics(run, row);
+	bool metrics = has_metrics(run, row), scales = has_scaled(run, row);
 	bool named =
 	    run->cfg.cgroup_names && row->pid == 0 && row->comm != NULL;
 	const char *why = row->not_counted != NULL ? "not counted" :
 	    row->partial != NULL		   ? "partial" :
 						     NULL;
 
-	if (!named && !several && !gap && why == NULL && !metrics)
+	if (!named && !several && !gap && why == NULL && !metrics && !scales)
 		return;
 	/* A total's comment follows its last value's space, as it did. */
 	out_buf_str(b, row->ncpus >= 0 && row->unit == NULL ? "# " : " # ");
@@ -216,9 +256,13 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 		out_buf_printf(b, "%s%s: %s",
 		    several || gap || named ? "; " : "", why,
 		    row->not_counted != NULL ? row->not_counted : row->partial);
+	if (scales)
+		scaled_comment(run, b, row,
+		    several || gap || named || why != NULL ? "; " : "");
 	if (metrics)
 		metrics_comment(run, b, row,
-		    several || gap || named || why != NULL ? "; " : "");
+		    several || gap || named || why != NULL || scales ? "; " :
+								       "");
 }
 
 static void

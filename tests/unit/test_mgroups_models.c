@@ -116,6 +116,10 @@ static const double zen4_counts[] = { 1000, 2400, 3000, 1200, 1800 };
 
 #define IMC_REFUSED \
 	"uncore_imc/cas_count_read/: no PMU 'uncore_imc' in this kernel"
+/* Boxes whose events/ was not recorded: the alias is not theirs. */
+#define IMC_UNRECORDED                                                       \
+	"uncore_imc/cas_count_read/: unknown term 'cas_count_read' for PMU " \
+	"uncore_imc_0"
 #define RAPL_UNRECORDED \
 	"power/energy-pkg/: unknown term 'energy-pkg' for PMU power"
 
@@ -125,9 +129,21 @@ static const struct expect skx[] = { { "IPC", "every CPU with a PMU", NULL,
 	{ "Cache", "every CPU with a PMU", NULL, NULL, 0, NULL },
 	{ "TopdownL1", "Intel Skylake", NULL, NE(skl_l1), skl_counts },
 	{ "TopdownL2", "Intel Skylake", NULL, NE(skl_l2), NULL },
-	{ "MemBW", NULL, IMC_REFUSED, NULL, 0, NULL },
+	{ "MemBW", NULL, IMC_UNRECORDED, NULL, 0, NULL },
 	{ "Energy", NULL, RAPL_UNRECORDED, NULL, 0, NULL },
 	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+/*
+ * The kernel's uncore_imc events of Ice Lake-X, event=0x04 with umask
+ * 0x0f (reads) and 0x30 (writes), on the first box (type 19; every box
+ * is a term of its own, see test_uncore); RAPL's energy-pkg event=0x02
+ * and energy-ram event=0x03 on the power PMU (type 11).
+ */
+static const struct enc icx_imc[] = { { "uncore_imc/cas_count_read/", 19,
+					  0x0f04 },
+	{ "uncore_imc/cas_count_write/", 19, 0x3004 } };
+static const struct enc icx_rapl[] = { { "power/energy-pkg/", 11, 0x02 },
+	{ "power/energy-ram/", 11, 0x03 } };
 
 /* Ice Lake's PERF_METRICS has level 1 only. */
 static const struct expect icx[] = { { "IPC", "every CPU with a PMU", NULL,
@@ -137,7 +153,8 @@ static const struct expect icx[] = { { "IPC", "every CPU with a PMU", NULL,
 	    "topdown-heavy-ops: this CPU has no such event; that variant is "
 	    "for Intel Sapphire Rapids",
 	    NULL, 0, NULL },
-	{ "MemBW", NULL, IMC_REFUSED, NULL, 0, NULL },
+	{ "MemBW", "Intel servers (uncore_imc)", NULL, NE(icx_imc), NULL },
+	{ "Energy", "Intel (package and DRAM", NULL, NE(icx_rapl), NULL },
 	{ NULL, NULL, NULL, NULL, 0, NULL } };
 
 static const struct expect spr[] = { { "TopdownL1", "Intel Ice Lake", NULL,
