@@ -9,17 +9,21 @@
  * comes at every end of its parent (a command let go at an exec, at -N
  * or at SIGPIPE must run on after a cputrack that exits). The guard is a
  * small process of its own session, no child of cputrack's (its parent
- * exits at once), that holds the command's pidfd and the read end of a
- * pipe only cputrack writes to: "r" dismisses it; the end of the pipe
+ * exits at once), that holds the command's pidfd and one end of a socket
+ * pair only cputrack writes to: "r" dismisses it; the end of the socket
  * without it, that is cputrack gone without letting the command go,
  * makes it kill the command through the pidfd, which names that process
- * and no later one of the same pid, then end.
+ * and no later one of the same pid, then end. A dismissed guard's end
+ * closing tells cputrack that it has gone: nothing of the run outlives
+ * the run.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,7 +86,7 @@ eng_guard_start(struct bpfeng *eng)
 	/* Without pidfds (before Linux 5.3), no kill could be sure. */
 	if (eng->child_fd < 0)
 		return 0;
-	if (pipe2(life, O_CLOEXEC) != 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, life) != 0)
 		return -1;
 	if ((mid = fork()) < 0) {
 		err = errno;
@@ -112,13 +116,27 @@ eng_guard_start(struct bpfeng *eng)
 	return 0;
 }
 
+/* Its end: it reads "r" and exits, which closes its end of the pair. */
+#define GUARD_END_MS 1000
+
 void
 eng_guard_dismiss(struct bpfeng *eng)
 {
+	struct pollfd pfd = { .fd = eng->guard_fd, .events = POLLIN };
+	char byte;
+	int n;
+
 	if (eng->guard_fd < 0)
 		return;
-	if (write(eng->guard_fd, "r", 1) != 1) {
-		/* The guard is gone already: nothing to dismiss. */
+	/* A guard gone already has nothing to be dismissed of. */
+	if (send(eng->guard_fd, "r", 1, MSG_NOSIGNAL) == 1) {
+		/* It never writes: what ends the wait is its end's close. */
+		while ((n = poll(&pfd, 1, GUARD_END_MS)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 || read(eng->guard_fd, &byte, 1) <= 0)
+				break;
+		}
 	}
 	close(eng->guard_fd);
 	eng->guard_fd = -1;
