@@ -19,15 +19,21 @@ teardown() {
 }
 
 # Check the -f table in $T/out: $1 children, each with a fork row and one
-# exit row of $2 writes; the parent's exit row is $3.
+# exit row of $2 writes; the parent's exit row is $3. With $4 = together,
+# the children were alive together, so no two of them share a pid; else
+# a pid may come back once its first owner is reaped (pid_max is 32768 on
+# many machines, and a busy one goes round it in a minute), so the pids
+# are compared as lists with repeats.
 check_children() {
-	local n=$1 k=$2 parent_k=$3 parent
+	local n=$1 k=$2 parent_k=$3 together=${4:-} parent
 	parent=$(awk 'NR == 2 { print $2 }' "$T/out")
 	[ "$(ct_count -f fork)" -eq "$n" ]
-	# Every fork row names its child once and comes from the parent.
-	[ "$(awk '$4 == "fork" { print $NF }' "$T/out" | sort -u | wc -l)" -eq "$n" ]
+	if [ "$together" = together ]; then
+		[ "$(awk '$4 == "fork" { print $NF }' "$T/out" | sort -u | wc -l)" -eq "$n" ]
+	fi
+	# Every fork row comes from the parent.
 	[ "$(awk -v p="$parent" '$4 == "fork" && $2 != p' "$T/out" | wc -l)" -eq 0 ]
-	# One exit row per child, and only for the children forked.
+	# One exit row per fork row's child, and only for the children forked.
 	diff <(awk '$4 == "fork" { print $NF }' "$T/out" | sort) \
 	    <(ct_rows -f exit | awk -v p="$parent" '$1 != p { print $1 }' | sort)
 	[ "$(ct_rows -f exit | awk -v p="$parent" -v k="$k" '$1 != p && $3 != k' | wc -l)" -eq 0 ]
@@ -38,7 +44,7 @@ check_children() {
 	ct_run -f -T 0 -c "$WRITE" "$W/ct_forkmany" 1000 7
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
-	check_children 1000 7 0
+	check_children 1000 7 0 together
 	[ "$(ct_sum -f exit)" -eq 7000 ]
 	[ "$(perf_count "$WRITE" "$W/ct_forkmany" 1000 7)" -eq 7000 ]
 }
@@ -54,7 +60,7 @@ check_children() {
 		dmesg 2>/dev/null | grep -iE 'oom|killed process' | tail -5
 		false
 	}
-	check_children 1000 7 0
+	check_children 1000 7 0 together
 	# Each child's ticks never exceed its total.
 	[ "$(ct_rows -f tick | awk '{ s[$1] += $3 } END { for (p in s) if (s[p] > 7) print p }' | wc -l)" -eq 0 ]
 }
@@ -66,15 +72,16 @@ check_children() {
 	check_children 1000 5 5
 }
 
-@test "a fork tree of 1111 processes over three generations (-f): every pid once, exactly" {
+@test "a fork tree of 1111 processes over three generations (-f): every process once, exactly" {
 	ct_run -f -T 0.05 -c "$WRITE" "$W/wl_forktree" 3 10 3
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$(ct_count -f fork)" -eq 1110 ]
 	[ "$(ct_count -f exit)" -eq 1111 ]
-	[ "$(ct_rows -f exit | awk '{ print $1 }' | sort -u | wc -l)" -eq 1111 ]
 	[ "$(ct_rows -f exit | awk '$3 != 3' | wc -l)" -eq 0 ]
-	# Each fork row's child is a pid with an exit row.
+	# Each fork row's child has one exit row. A pid may come back within
+	# the run once its first owner is reaped (see check_children), so
+	# the pids are compared as lists with repeats, not as sets.
 	diff <(awk '$4 == "fork" { print $NF }' "$T/out" | sort) \
 	    <(ct_rows -f exit | awk '{ print $1 }' | sort | grep -vx "$(awk 'NR == 2 { print $2 }' "$T/out")")
 }
