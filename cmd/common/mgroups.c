@@ -32,6 +32,7 @@ mgroup_next_event(
     const struct mgroup *g, const char **pos, char *ev, size_t len)
 {
 	const char *s = *pos != NULL ? *pos : g->events;
+	bool slash = false;
 	size_t n = 0;
 
 	if (s == NULL)
@@ -40,9 +41,13 @@ mgroup_next_event(
 		s++;
 	if (*s == '\0')
 		return false;
-	for (; *s != '\0' && *s != ',' && *s != '}'; s++)
+	/* A term list's commas are the event's: amd_df/event=1,umask=2/. */
+	for (; *s != '\0' && (slash || (*s != ',' && *s != '}')); s++) {
+		if (*s == '/')
+			slash = !slash && strchr(s + 1, '/') != NULL;
 		if (n + 1 < len)
 			ev[n++] = *s;
+	}
 	ev[n] = '\0';
 	*pos = s;
 	return true;
@@ -115,6 +120,16 @@ fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
 
 	while (mgroup_next_event(g, &pos, ev, sizeof(ev)))
 		need++;
+	if (g->pmu_counters > 0) {
+		if (need <= (uint_t)g->pmu_counters)
+			return true;
+		ev[strcspn(ev, "/")] = '\0';
+		snprintf(why, len,
+		    "%u events to count together, and %s counts %d at once "
+		    "(the kernel takes no more in one group)",
+		    need, ev, g->pmu_counters);
+		return false;
+	}
 	if (need <= have)
 		return true;
 	snprintf(why, len,
@@ -141,6 +156,32 @@ mgroup_core_slots(cpc_t *cpc)
 		slots = strtoul(line, NULL, 0);
 	fclose(f);
 	return (double)slots;
+}
+
+/*
+ * Whether this CPU's core model is one of g's (any, where g names
+ * none); else why.
+ */
+static bool
+model_fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
+{
+	const char *name = cpc_cciname(cpc), *m = g->models;
+	size_t n, own;
+
+	if (m == NULL)
+		return true;
+	own = strcspn(name, "(:");
+	while (own > 0 && name[own - 1] == ' ')
+		own--;
+	for (; *m != '\0'; m += n + (m[n] == '|')) {
+		n = strcspn(m, "|");
+		if (n == own && strncmp(m, name, n) == 0)
+			return true;
+	}
+	snprintf(why, len,
+	    "this CPU is %.*s, whose event numbers mean other events", (int)own,
+	    name);
+	return false;
 }
 
 /* Whether a formula of g reads the PMU's slots per cycle. */
@@ -182,6 +223,7 @@ mgroup_resolve(cpc_t *cpc, const char *name, char *why, size_t len)
 			    "#slots: the core PMU gives no slots per cycle "
 			    "(caps/slots)");
 		if (missing[0] == '\0' &&
+		    model_fits(cpc, g, missing, sizeof(missing)) &&
 		    fits(cpc, g, missing, sizeof(missing)))
 			return g;
 		/* Else of one of a PMU of its own (cpu_core/) last. */

@@ -36,6 +36,19 @@ struct mgroup {
 	const struct mgroup_metric *metrics;
 	int nmetrics;
 	const char *source; /* its entry in cmd/common/SOURCES */
+	/*
+	 * The core models the variant is for, as libpfm4 describes them
+	 * ("AMD64 Fam19h Zen3"), '|' between them; NULL: any. For events
+	 * that a name does not tell apart: amd_df's are numbers, and the
+	 * same numbers are other events on another model.
+	 */
+	const char *models;
+	/*
+	 * How many of its events its PMU counts at once, in one group,
+	 * where they are all on a PMU of the socket (the kernel's own
+	 * bound, not sysfs's); 0: the core PMU's counters bound them.
+	 */
+	int pmu_counters;
 };
 
 extern const struct mgroup mgroup_table[];

@@ -5,7 +5,8 @@
  * branch-instructions), the kernel's sysfs event aliases (slots,
  * topdown-retiring, stall_slot_frontend), libpfm4's names of a model's
  * native events (UOPS_ISSUED:ANY), PMU/event/ for the PMUs that count a
- * socket (uncore_imc, power). Where a formula's facts come from is in
+ * socket (uncore_imc, power), with terms where the kernel names none
+ * (amd_df/event=0x07,umask=0x38/). Where a formula's facts come from is in
  * cmd/common/SOURCES, under each group's source.
  *
  * Percentages of TopDown are of the issue (dispatch) slots: the CPU's
@@ -297,6 +298,23 @@ static const struct mgroup_metric imc_metrics[] = {
 	    "GB/s", "bytes moved to and from DRAM per second" },
 };
 
+/*
+ * AMD Zen 2 and Zen 3: the Data Fabric's "DRAM channel controller
+ * requests with data" of each of its 8 channels, 64 bytes a request,
+ * reads and writes together (the kernel's and AMD's definitions give no
+ * split). Event numbers step by 0x40 a channel; the DF counts for the
+ * socket (amd_df's cpumask).
+ */
+#define DF_CH(ev) "{amd_df/event=" ev ",umask=0x38/}"
+#define DF_CH_SUM                                                                \
+	DF_CH("0x07")                                                            \
+	" + " DF_CH("0x47") " + " DF_CH("0x87") " + " DF_CH("0xc7") " + " DF_CH( \
+	    "0x107") " + " DF_CH("0x147") " + " DF_CH("0x187") " + " DF_CH("0x1c7")
+static const struct mgroup_metric df_zen3_metrics[] = {
+	{ "mem_total_gbs", "memory total", "(" DF_CH_SUM ") * 64 / #elapsed",
+	    "GB/s", "bytes moved to and from DRAM per second" },
+};
+
 /* RAPL counts in units of 2^-32 J (the events' .scale), raw as above. */
 #define RAPL_J "2.3283064365386962890625e-10"
 static const struct mgroup_metric rapl_metrics[] = {
@@ -328,41 +346,41 @@ static const struct mgroup_metric rapl_pkg_metrics[] = {
 const struct mgroup mgroup_table[] = {
 	{ "Default", "perf stat's derived metrics, for the run's own events",
 	    "every CPU", NULL, default_metrics, N(default_metrics),
-	    "perf-shadow" },
+	    "perf-shadow", NULL, 0 },
 	{ "IPC", "instructions per cycle and cycles per instruction",
 	    "every CPU with a PMU", "cycles,instructions", ipc_metrics,
-	    N(ipc_metrics), "perf-generic" },
+	    N(ipc_metrics), "perf-generic", NULL, 0 },
 	{ "Branch", "branch mispredictions", "every CPU with a PMU",
 	    "instructions,branch-instructions,branch-misses", branch_metrics,
-	    N(branch_metrics), "perf-generic" },
+	    N(branch_metrics), "perf-generic", NULL, 0 },
 	{ "Cache", "last-level cache misses", "every CPU with a PMU",
 	    "instructions,cache-references,cache-misses", cache_metrics,
-	    N(cache_metrics), "perf-generic" },
+	    N(cache_metrics), "perf-generic", NULL, 0 },
 	{ "TopdownL1", TOPDOWN_L1_DESC,
 	    "Intel hybrid CPUs (Alder Lake and later): the P-cores' time",
 	    "{cpu_core/slots/,cpu_core/topdown-retiring/,"
 	    "cpu_core/topdown-bad-spec/,cpu_core/topdown-fe-bound/,"
 	    "cpu_core/topdown-be-bound/}",
-	    icl_l1_core_metrics, N(icl_l1_core_metrics), "intel-tma" },
+	    icl_l1_core_metrics, N(icl_l1_core_metrics), "intel-tma", NULL, 0 },
 	{ "TopdownL1", TOPDOWN_L1_DESC,
 	    "Intel Ice Lake, Sapphire Rapids and later (slots, topdown-*)",
 	    "{slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
 	    "topdown-be-bound}",
-	    icl_l1_metrics, N(icl_l1_metrics), "intel-tma" },
+	    icl_l1_metrics, N(icl_l1_metrics), "intel-tma", NULL, 0 },
 	{ "TopdownL1", TOPDOWN_L1_DESC, "Intel Skylake and Cascade Lake",
 	    "UOPS_RETIRED:RETIRE_SLOTS,cycles,UOPS_ISSUED:ANY,"
 	    "IDQ_UOPS_NOT_DELIVERED:CORE,INT_MISC:RECOVERY_CYCLES",
-	    skl_l1_metrics, N(skl_l1_metrics), "intel-tma" },
+	    skl_l1_metrics, N(skl_l1_metrics), "intel-tma", NULL, 0 },
 	{ "TopdownL1", TOPDOWN_L1_DESC, "AMD Zen 4",
 	    "CYCLES_NOT_IN_HALT,RETIRED_OPS,"
 	    "OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER,"
 	    "DISPATCH_STALLS_1:FE_NO_OPS,DISPATCH_STALLS_1:BE_STALLS",
-	    zen4_l1_metrics, N(zen4_l1_metrics), "amd-zen4" },
+	    zen4_l1_metrics, N(zen4_l1_metrics), "amd-zen4", NULL, 0 },
 	{ "TopdownL1", TOPDOWN_L1_DESC,
 	    "Arm Neoverse (PMUv3 STALL_SLOT events)",
 	    "cpu_cycles,stall_slot,stall_slot_frontend,stall_slot_backend,"
 	    "op_retired,op_spec,br_mis_pred",
-	    arm_l1_metrics, N(arm_l1_metrics), "arm-neoverse" },
+	    arm_l1_metrics, N(arm_l1_metrics), "arm-neoverse", NULL, 0 },
 	{ "TopdownL2", TOPDOWN_L2_DESC,
 	    "Intel hybrid CPUs (Alder Lake and later): the P-cores' time",
 	    "{cpu_core/slots/,cpu_core/topdown-retiring/,"
@@ -370,31 +388,39 @@ const struct mgroup mgroup_table[] = {
 	    "cpu_core/topdown-be-bound/,cpu_core/topdown-heavy-ops/,"
 	    "cpu_core/topdown-br-mispredict/,cpu_core/topdown-fetch-lat/,"
 	    "cpu_core/topdown-mem-bound/}",
-	    glc_l2_core_metrics, N(glc_l2_core_metrics), "intel-tma" },
+	    glc_l2_core_metrics, N(glc_l2_core_metrics), "intel-tma", NULL, 0 },
 	{ "TopdownL2", TOPDOWN_L2_DESC, "Intel Sapphire Rapids and later",
 	    "{slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,"
 	    "topdown-be-bound,topdown-heavy-ops,topdown-br-mispredict,"
 	    "topdown-fetch-lat,topdown-mem-bound}",
-	    glc_l2_metrics, N(glc_l2_metrics), "intel-tma" },
+	    glc_l2_metrics, N(glc_l2_metrics), "intel-tma", NULL, 0 },
 	{ "TopdownL2", TOPDOWN_L2_DESC,
 	    "Intel Skylake and Cascade Lake (front end and bad speculation)",
 	    "UOPS_RETIRED:RETIRE_SLOTS,cycles,UOPS_ISSUED:ANY,"
 	    "IDQ_UOPS_NOT_DELIVERED:CORE,INT_MISC:RECOVERY_CYCLES,"
 	    "IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE,"
 	    "BR_MISP_RETIRED:ALL_BRANCHES,MACHINE_CLEARS:COUNT",
-	    skl_l2_metrics, N(skl_l2_metrics), "intel-tma" },
+	    skl_l2_metrics, N(skl_l2_metrics), "intel-tma", NULL, 0 },
 	{ "MemBW", "memory bandwidth per socket, from the memory controllers",
 	    "Intel servers (uncore_imc)",
 	    "uncore_imc/cas_count_read/,uncore_imc/cas_count_write/",
-	    imc_metrics, N(imc_metrics), "intel-uncore" },
+	    imc_metrics, N(imc_metrics), "intel-uncore", NULL, 0 },
+	{ "MemBW", "memory bandwidth per socket, from the memory controllers",
+	    "AMD Zen 2 and Zen 3 (amd_df: reads and writes together)",
+	    "amd_df/event=0x07,umask=0x38/,amd_df/event=0x47,umask=0x38/,"
+	    "amd_df/event=0x87,umask=0x38/,amd_df/event=0xc7,umask=0x38/,"
+	    "amd_df/event=0x107,umask=0x38/,amd_df/event=0x147,umask=0x38/,"
+	    "amd_df/event=0x187,umask=0x38/,amd_df/event=0x1c7,umask=0x38/",
+	    df_zen3_metrics, N(df_zen3_metrics), "amd-df",
+	    "AMD64 Fam17h Zen2|AMD64 Fam19h Zen3", 4 },
 	{ "Energy", "energy and power per socket (RAPL)",
 	    "Intel (package and DRAM domains)",
 	    "power/energy-pkg/,power/energy-ram/", rapl_metrics,
-	    N(rapl_metrics), "rapl" },
+	    N(rapl_metrics), "rapl", NULL, 0 },
 	{ "Energy", "energy and power per socket (RAPL)",
 	    "AMD Zen, and Intel without a DRAM domain (package only)",
-	    "power/energy-pkg/", rapl_pkg_metrics, N(rapl_pkg_metrics),
-	    "rapl" },
+	    "power/energy-pkg/", rapl_pkg_metrics, N(rapl_pkg_metrics), "rapl",
+	    NULL, 0 },
 };
 
 const int mgroup_ntable = N(mgroup_table);
