@@ -7,7 +7,8 @@
 # (one a line, the name first), or, from a cpustat without --list, the
 # event lists of `cpustat -h`; the attributes and picN= of `cpustat -h`;
 # tracepoints from tracefs. An event specification is a comma-separated
-# list, so an item is completed without a trailing space.
+# list, so an item is completed without a trailing space; so is one of -M
+# (--metric-groups=), from the metric groups of `cpustat --list`.
 #
 # Debian's unrelated cpustat package has a command and a completion of the
 # same name, and bash-completion loads the first completion named cpustat
@@ -88,7 +89,7 @@ _cpctools_cpustat_events()
 {
 	local list
 	if list=$(LC_ALL=C "$1" --list 2>/dev/null) && [[ $list ]]; then
-		awk 'NF { print $1 }' <<<"$list"
+		awk 'NF && !/\tmetric group\t/ { print $1 }' <<<"$list"
 	else
 		_cpctools_cpustat_listing "$1" events
 	fi
@@ -141,6 +142,23 @@ _cpctools_cpustat_spec()
 	fi
 	local IFS=$'\n'
 	mapfile -t COMPREPLY < <(compgen -P "$head$pic" -W "${cands[*]}" -- "$item")
+	compopt -o nospace
+}
+
+# COMPREPLY for $2, a list of metric groups for the cpustat $1: the
+# groups of its --list, for the item after the last comma.
+_cpctools_cpustat_mgroups()
+{
+	local head='' item=$2
+	if [[ $item == *,* ]]; then
+		head=${item%,*},
+		item=${item##*,}
+	fi
+	local -a groups
+	mapfile -t groups < <(LC_ALL=C "$1" --list 2>/dev/null |
+		awk -F '\t' '$2 == "metric group" { print $1 }')
+	local IFS=$'\n'
+	mapfile -t COMPREPLY < <(compgen -P "$head" -W "${groups[*]}" -- "$item")
 	compopt -o nospace
 }
 
@@ -216,6 +234,9 @@ _cpctools_cpustat()
 	-c | -e)
 		_cpctools_cpustat_spec "$cmd" "$cur"
 		;;
+	-M | --metric-groups)
+		_cpctools_cpustat_mgroups "$cmd" "$cur"
+		;;
 	-T)
 		mapfile -t COMPREPLY < <(compgen -W 'u d' -- "$cur")
 		;;
@@ -237,12 +258,21 @@ _cpctools_cpustat()
 			_cpctools_cpustat_spec "$cmd" "${cur:2}"
 			COMPREPLY=("${COMPREPLY[@]/#/${cur:0:2}}")
 			;;
+		--metric-groups=*)
+			_cpctools_cpustat_mgroups "$cmd" "${cur#--metric-groups=}"
+			COMPREPLY=("${COMPREPLY[@]/#/--metric-groups=}")
+			;;
+		-M?*)
+			_cpctools_cpustat_mgroups "$cmd" "${cur#-M}"
+			COMPREPLY=("${COMPREPLY[@]/#/-M}")
+			;;
 		-*)
 			# The Solaris letters, perf stat's where they are free,
 			# and every option the usage text names (long ones
 			# included).
 			local opts
-			opts=$(printf '%s\n' -c -h -n -p -s -t -T -D --format= \
+			opts=$(printf '%s\n' -c -M -h -n -p -s -t -T -D --format= \
+			    --metric-groups= \
 			    --cpus= --shared --exclusive -a -A -e -I -x -j \
 			    --json -C --per-core --per-die --per-socket \
 			    --per-node; _parse_help "$cmd" --help)

@@ -10,7 +10,9 @@
 #   - the attributes and picN= of `cputrack -h`;
 #   - tracepoints, subsystem:event, from tracefs.
 # An event specification is a comma-separated list, so an item is
-# completed without a trailing space: type "," for the next one.
+# completed without a trailing space: type "," for the next one. -M and
+# --metric-groups= take a list of the metric groups `cputrack --list`
+# names (kind "metric group"), completed the same way.
 
 declare -F _init_completion >/dev/null || return 0
 
@@ -72,10 +74,27 @@ _cputrack_events()
 {
 	local list
 	if list=$(LC_ALL=C "$1" --list 2>/dev/null) && [[ $list ]]; then
-		awk 'NF { print $1 }' <<<"$list"
+		awk 'NF && !/\tmetric group\t/ { print $1 }' <<<"$list"
 	else
 		_cputrack_listing "$1" events
 	fi
+}
+
+# COMPREPLY for $2, a list of metric groups for the cputrack $1: the
+# groups of its --list, for the item after the last comma.
+_cputrack_mgroups()
+{
+	local head='' item=$2
+	if [[ $item == *,* ]]; then
+		head=${item%,*},
+		item=${item##*,}
+	fi
+	local -a groups
+	mapfile -t groups < <(LC_ALL=C "$1" --list 2>/dev/null |
+		awk -F '\t' '$2 == "metric group" { print $1 }')
+	local IFS=$'\n'
+	mapfile -t COMPREPLY < <(compgen -P "$head" -W "${groups[*]}" -- "$item")
+	compopt -o nospace
 }
 
 # Tracepoints for an item: subsystem:event once the colon is typed, else
@@ -206,12 +225,14 @@ _cputrack()
 			arg=cgroup
 		elif [[ $w == --tid ]]; then
 			arg=tid
+		elif [[ $w == --metric-groups ]]; then
+			arg=M
 		elif [[ $w == --* ]]; then
 			:
 		elif [[ $w == -?* ]]; then
 			for ((j = 1; j < ${#w}; j++)); do
 				case ${w:j:1} in
-				T | N | o | r | c | p | I | x | G)
+				T | N | o | r | c | p | I | x | G | M)
 					((j == ${#w} - 1)) && arg=${w:j:1}
 					break
 					;;
@@ -237,6 +258,9 @@ _cputrack()
 	case $arg in
 	c)
 		_cputrack_spec "$cmd" "$cur"
+		;;
+	M)
+		_cputrack_mgroups "$cmd" "$cur"
 		;;
 	p)
 		# A list: the pid after its last comma.
@@ -295,12 +319,21 @@ _cputrack()
 			_cputrack_spec "$cmd" "${cur#-c}"
 			COMPREPLY=("${COMPREPLY[@]/#/-c}")
 			;;
+		--metric-groups=*)
+			_cputrack_mgroups "$cmd" "${cur#--metric-groups=}"
+			COMPREPLY=("${COMPREPLY[@]/#/--metric-groups=}")
+			;;
+		-M?*)
+			_cputrack_mgroups "$cmd" "${cur#-M}"
+			COMPREPLY=("${COMPREPLY[@]/#/-M}")
+			;;
 		*)
 			# The Solaris letters, perf stat's where they are free,
 			# and every option the usage text names (long ones
 			# included).
 			local opts
-			opts=$(printf '%s\n' -T -N -D -e -f -h -n -t -v -o -c -p \
+			opts=$(printf '%s\n' -T -N -D -e -f -h -n -t -v -o -c -M -p \
+			    --metric-groups= \
 			    --format= -I -x -j --json -G --per-thread -r \
 			    --repeat= --top -b; _parse_help "$cmd" --help)
 			mapfile -t COMPREPLY < <(compgen -W "$(sort -u <<<"$opts")" -- "$cur")

@@ -134,7 +134,10 @@ $(tty_listing)"
 		    --output-fd= --listen= --engine= --strict-exec --pass-status --list \
 		    --metrics
 		expect "cputrack --form" "cputrack --format="
-		expect "cputrack --metr" "cputrack --metrics "
+		# --metrics and --metric-groups= share "--metric".
+		expect "cputrack --metr" "cputrack --metric"
+		expect "cputrack --metrics" "cputrack --metrics "
+		expect "cputrack --metric-g" "cputrack --metric-groups="
 		expect "cputrack --format=j" "cputrack --format=json "
 		expect "cputrack --format=op" "cputrack --format=openmetrics "
 		expect "cputrack --format=tr" "cputrack --format=trace "
@@ -149,6 +152,43 @@ $(tty_listing)"
 		expect "cputrack --ti" "cputrack --tid="
 		listed "cputrack --tid 1," 1,1
 		listed "cputrack --tid=1,1 --tid 1," 1,1
+	done
+}
+
+@test "cputrack -M: the metric groups of --list, a list after its last comma" {
+	local groups
+	groups=$("$CPUTRACK" --list | awk -F '\t' '$2 == "metric group" { print $1 }')
+	[ -n "$groups" ]
+	for where in built installed; do
+		use $where
+		# shellcheck disable=SC2086
+		listed "cputrack -M " $groups
+		expect "cputrack -M Ene" "cputrack -M Energy"
+		expect "cputrack -M Topd" "cputrack -M TopdownL"
+		expect "cputrack -M IPC,Bra" "cputrack -M IPC,Branch"
+		expect "cputrack -MDef" "cputrack -MDefault"
+		expect "cputrack --metric-groups=Mem" "cputrack --metric-groups=MemBW"
+		expect "cputrack --metric-groups IPC,Ca" "cputrack --metric-groups IPC,Cache"
+		# -M takes its list: the command comes after it.
+		expect "cputrack -M IPC ech" "cputrack -M IPC echo "
+		# A group is no event of -c.
+		not_listed "cputrack -c task-clock,Topd" task-clock,TopdownL1
+	done
+}
+
+@test "cpustat -M: the metric groups of --list, a list after its last comma" {
+	local groups
+	groups=$("$CPUSTAT" --list | awk -F '\t' '$2 == "metric group" { print $1 }')
+	[ -n "$groups" ]
+	for where in built installed; do
+		use $where
+		# shellcheck disable=SC2086
+		listed "cpustat -M " $groups
+		expect "cpustat -M Ene" "cpustat -M Energy"
+		expect "cpustat -M IPC,Ca" "cpustat -M IPC,Cache"
+		expect "cpustat -MDef" "cpustat -MDefault"
+		expect "cpustat --metric-groups=Mem" "cpustat --metric-groups=MemBW"
+		not_listed "cpustat -c task-clock,Topd" task-clock,TopdownL1
 	done
 }
 
@@ -173,7 +213,10 @@ $(tty_listing)"
 		expect "cpustat --per-n" "cpustat --per-node "
 		listed "cpustat --per-" --per-core --per-die --per-node --per-socket
 		expect "cpustat --exc" "cpustat --exclusive "
-		expect "cpustat --metr" "cpustat --metrics "
+		# --metrics and --metric-groups= share "--metric".
+		expect "cpustat --metr" "cpustat --metric"
+		expect "cpustat --metrics" "cpustat --metrics "
+		expect "cpustat --metric-g" "cpustat --metric-groups="
 		expect "cpustat --sh" "cpustat --shared "
 		expect "cpustat --format=cs" "cpustat --format=csv "
 		expect "cpustat --format=pr" "cpustat --format=prometheus "

@@ -86,6 +86,18 @@ $(tty_listing)"
 	done
 }
 
+@test "-M: the metric groups of --list, each with a comma after it" {
+	for where in built installed; do
+		use $where
+		expect "cputrack -M Ene" "cputrack -M Energy,"
+		expect "cputrack -M IPC,Bra" "cputrack -M IPC,Branch,"
+		expect "cputrack --metric-groups=Mem" "cputrack --metric-groups=MemBW,"
+		expect "cpustat -M Ene" "cpustat -M Energy,"
+		expect "cpustat -M IPC,Ca" "cpustat -M IPC,Cache,"
+		expect "cpustat --metric-groups=Mem" "cpustat --metric-groups=MemBW,"
+	done
+}
+
 @test "cputrack -c: picN= and tracepoints, and what -h lists" {
 	[ -d /sys/kernel/tracing/events/syscalls ] ||
 		skip "no syscalls tracepoints in /sys/kernel/tracing"
@@ -116,7 +128,10 @@ $(tty_listing)"
 		expect "cputrack --format=op" "cputrack --format=openmetrics "
 		expect "cputrack --format=tr" "cputrack --format=trace "
 		expect "cputrack --engine=b" "cputrack --engine=bpf "
-		expect "cputrack --metr" "cputrack --metrics "
+		# --metrics and --metric-groups= share "--metric".
+		expect "cputrack --metr" "cputrack --metric"
+		expect "cputrack --metrics" "cputrack --metrics "
+		expect "cputrack --metric-g" "cputrack --metric-groups="
 		expect "cputrack -c task-clock -T 0.5 ech" "cputrack -c task-clock -T 0.5 echo"
 		expect "cputrack --ti" "cputrack --tid="
 		# After a comma, the threads not listed yet.
@@ -136,7 +151,10 @@ $(tty_listing)"
 		expect "cpustat --per-so" "cpustat --per-socket "
 		expect "cpustat --per-n" "cpustat --per-node "
 		expect "cpustat --exc" "cpustat --exclusive "
-		expect "cpustat --metr" "cpustat --metrics "
+		# --metrics and --metric-groups= share "--metric".
+		expect "cpustat --metr" "cpustat --metric"
+		expect "cpustat --metrics" "cpustat --metrics "
+		expect "cpustat --metric-g" "cpustat --metric-groups="
 		expect "cpustat --format=cs" "cpustat --format=csv "
 		expect "cpustat --format=pr" "cpustat --format=prometheus "
 		expect "cpustat --format=tr" "cpustat --format=trace "
