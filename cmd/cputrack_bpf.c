@@ -570,6 +570,10 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 	bpfeng_phases(bt->eng, phases, sizeof(phases));
 	diag_debug("the BPF engine counts: programs %s; opened in %s\n",
 	    programs, phases);
+	if (ct->opt.each_cgroup) {
+		bpfeng_migrations(bt->eng, programs, sizeof(programs));
+		diag_debug("cgroup migrations: %s\n", programs);
+	}
 	if (for_auto && ct->opt.verbose)
 		diag(NULL, "--engine=auto: counting with the BPF engine\n");
 	ct->bpf = bt;

@@ -270,6 +270,12 @@ void bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len);
  * "52.1 ms: checks 0.4 ms, counters 0.1 ms, ...".
  */
 void bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len);
+/*
+ * For -D, with each cgroup apart, in one line: until when a task that
+ * moves itself to another cgroup counts in the one it left (the move,
+ * where the kernel lets the engine hook it, else its next switch).
+ */
+void bpfeng_migrations(const struct bpfeng *eng, char *buf, size_t len);
 
 /*
  * The target, once per engine. bpfeng_start runs argv (PATH searched,

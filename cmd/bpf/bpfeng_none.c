@@ -120,6 +120,13 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 }
 
 void
+bpfeng_migrations(const struct bpfeng *eng, char *buf, size_t len)
+{
+	(void)eng;
+	snprintf(buf, len, "none");
+}
+
+void
 bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len)
 {
 	(void)eng;

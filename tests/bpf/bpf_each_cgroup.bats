@@ -97,6 +97,43 @@ sum_is() {
 	[ "$(cgroup_sum "/$NAME/b" total)" = 175 ]
 }
 
+@test "--for-each-cgroup: the write(2) that moves a process to another cgroup is counted in the one it left; the new one gets exactly what the process did there" {
+	mkdir "$CG/a" "$CG/b"
+	start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	# A shell held at a fifo, put into a, then let on: it moves itself
+	# to b with one write and execs wl_gate there, which makes 1,000
+	# writes and its "ready": 1,001.
+	mkfifo "$T/hold"
+	sh -c 'read x <"$1"; echo $$ >"$2/cgroup.procs"; exec "$3" 1 1000' \
+	    sh "$T/hold" "$CG/b" "$W/wl_gate" </dev/null >/dev/null &
+	local mover=$!
+	ct_bg "$mover"
+	echo "$mover" >"$CG/a/cgroup.procs"
+	echo >"$T/hold"
+	wait "$mover"
+	# Wherever the move's write went, the two add up to 1,002.
+	wait_while "$CPID" sums_are 1002 "/$NAME/a" "/$NAME/b" ||
+	    { cat "$T/out" "$T/err"; false; }
+	kill -TERM "$CPID"
+	wait_cputrack
+	grep 'cgroup migrations' "$T/err" >&3 || true
+	[ "$status" -eq 0 ]
+	[ "$(cgroup_sum "/$NAME/a")" = 1 ]
+	[ "$(cgroup_sum "/$NAME/b")" = 1001 ]
+	grep -q "cgroup migrations: a task that moves itself counts in the cgroup it left until the move\$" "$T/err"
+}
+
+# sums_are N NAME...: the rows of cgroups NAME... add up to N.
+sums_are() {
+	local n=$1 sum=0 name
+	shift
+	for name; do
+		sum=$((sum + $(cgroup_sum "$name")))
+	done
+	[ "$sum" = "$n" ]
+}
+
 # folded_served PORT N: the exporter on PORT says N cgroups are folded.
 folded_served() {
 	curl -sf "http://127.0.0.1:$1/metrics" |
