@@ -260,7 +260,8 @@ struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 const char *bpfeng_verifier_log(void);
 
 /*
- * What runs, for -D: every program of the engine and whether the kernel
+ * What runs, for -D: every program of the engine (but the hook at cgroup
+ * migrations, where no cgroup is counted apart) and whether the kernel
  * loaded it ("on_switch" or "!on_switch"), then how many are attached,
  * e.g. "on_switch flush ... on_exit; 8 loaded, 6 attached".
  */

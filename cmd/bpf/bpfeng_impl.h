@@ -282,6 +282,8 @@ void eng_migrate_detach(struct bpfeng *eng);
 void eng_migrate_unload(struct bpfeng *eng);
 /* Whether program name is loaded by the migrations' instance. */
 bool eng_migrate_program(const struct bpfeng *eng, const char *name);
+/* Whether program name is one of those, which this run has no use for. */
+bool eng_migrate_unused(const struct bpfeng *eng, const char *name);
 
 /* bpfeng_tick.c */
 int eng_flush(struct bpfeng *eng, char *why, size_t whylen);

@@ -492,11 +492,13 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 	buf[0] = '\0';
 	for (i = 0; i < eng->skel->skeleton->prog_cnt; i++) {
 		p = program_at(eng, i);
+		if (eng_migrate_unused(eng, p->name))
+			continue;
 		ok = bpf_program__fd(*p->prog) >= 0;
 		loaded += ok;
 		attached += *p->link != NULL;
 		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
-		    "%s%s%s", i > 0 ? " " : "", ok ? "" : "!", p->name);
+		    "%s%s%s", at > 0 ? " " : "", ok ? "" : "!", p->name);
 	}
 	(void)snprintf(buf + at, at < len ? len - at : 0,
 	    "; %d loaded, %d attached; %s", loaded, attached,

@@ -97,6 +97,12 @@ eng_migrate_program(const struct bpfeng *eng, const char *name)
 	return eng->migrate != NULL && strcmp(name, "on_migrate") == 0;
 }
 
+bool
+eng_migrate_unused(const struct bpfeng *eng, const char *name)
+{
+	return eng->cgroups_max == 0 && strcmp(name, "on_migrate") == 0;
+}
+
 void
 bpfeng_migrations(const struct bpfeng *eng, char *buf, size_t len)
 {
