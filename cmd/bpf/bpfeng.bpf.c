@@ -670,6 +670,11 @@ ended_by_exec(struct task_struct *p, struct signal_struct *sig)
  */
 struct kernfs_node___cg {
 	__u64 id;
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct cgroup_root___cg {
+	int hierarchy_id; /* the unified hierarchy's is 0 */
 } __attribute__((preserve_access_index));
 
 struct cgroup_subsys_state___cg {
@@ -679,6 +684,7 @@ struct cgroup_subsys_state___cg {
 struct cgroup___cg {
 	struct cgroup_subsys_state___cg self;
 	struct kernfs_node___cg *kn;
+	struct cgroup_root___cg *root;
 	int level;
 } __attribute__((preserve_access_index));
 
@@ -998,6 +1004,70 @@ BPF_PROG(on_migrate, struct cgroup *dst, const char *path,
 	mark_running(m, tid, tid, false, &was);
 	m->place = now;
 	m->busy = 0;
+	return 0;
+}
+
+/*
+ * A cgroup of the unified hierarchy that each cgroup apart may count,
+ * once there is a target: below it (its level says; userspace checks its
+ * ancestry) and no deeper than its cgroups are counted apart.
+ */
+static __always_inline bool
+nameable(struct cgroup___cg *cg)
+{
+	int below = BPF_CORE_READ(cg, level) - (int)target_level;
+
+	if (!each_cgroup || BPF_CORE_READ(cg, root, hierarchy_id) != 0)
+		return false;
+	return target_cgroup == 0 || (below > 0 && below <= (int)fold_depth);
+}
+
+/*
+ * A cgroup made: its id, its parent's and its name go to userspace, which
+ * names its rows by them and never walks the directory for them
+ * (bpfeng_migrate.c loads these with on_migrate). The unified hierarchy
+ * renames no cgroup.
+ */
+SEC("?raw_tp/cgroup_mkdir")
+int
+BPF_PROG(on_cgroup_made, struct cgroup *cgrp, const char *path)
+{
+	struct cgroup___cg *cg = (void *)cgrp;
+	struct cgroup_subsys_state___cg *up;
+	struct bpfeng_rec *r;
+
+	if (cg == NULL || !nameable(cg))
+		return 0;
+	r = reserve(BPFENG_REC_CGROUP_NAMED, 0, 0, 0,
+	    sizeof(*r) + 2 * sizeof(__u64) + BPFENG_CGROUP_NAME_LEN);
+	if (r == NULL)
+		return 0;
+	up = BPF_CORE_READ(cg, self.parent);
+	r->data[0] = cgroup_id(cg);
+	r->data[1] = up == NULL ?
+	    0 :
+	    cgroup_id((void *)((char *)up -
+		bpf_core_field_offset(struct cgroup___cg, self)));
+	if (bpf_probe_read_kernel_str(&r->data[2], BPFENG_CGROUP_NAME_LEN,
+		BPF_CORE_READ(cg, kn, name)) < 0)
+		((char *)&r->data[2])[0] = '\0';
+	submit(r);
+	return 0;
+}
+
+SEC("?raw_tp/cgroup_rmdir")
+int
+BPF_PROG(on_cgroup_removed, struct cgroup *cgrp, const char *path)
+{
+	struct cgroup___cg *cg = (void *)cgrp;
+	struct bpfeng_rec *r;
+
+	if (cg == NULL || !nameable(cg) ||
+	    (r = reserve(BPFENG_REC_CGROUP_GONE, 0, 0, 0,
+		 sizeof(*r) + sizeof(__u64))) == NULL)
+		return 0;
+	r->data[0] = cgroup_id(cg);
+	submit(r);
 	return 0;
 }
 

@@ -103,7 +103,8 @@ struct bpfeng {
 	/* The hook at cgroup migrations, or NULL and why (bpfeng_migrate.c). */
 	struct bpfeng_bpf *migrate;
 	int migrate_err;
-	int counters_fd; /* maps */
+	bool cgroup_events; /* its hooks at cgroups made and removed */
+	int counters_fd;    /* maps */
 	int threads_fd;
 	int procs_fd;
 	int cgroups_fd;

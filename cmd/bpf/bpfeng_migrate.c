@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The hook at a cgroup migration (on_migrate in bpfeng.bpf.c), for each
- * cgroup apart: what a task counted before it moved goes to the cgroup it
- * left. It is loaded on its own, only for runs that count each cgroup
- * apart, as a third instance of the object that uses the first's maps, so
- * that neither its load nor its attach can stop the engine: without it, a
+ * The hooks at a cgroup's changes, for each cgroup apart: a task's move
+ * (on_migrate in bpfeng.bpf.c), so that what a task counted before it
+ * moved goes to the cgroup it left; and a cgroup made or removed
+ * (on_cgroup_made, ...), so that userspace learns its name as it comes
+ * and never walks the directory for it while it counts. They are loaded on
+ * their own, only for runs that count each cgroup apart, as a third
+ * instance of the object that uses the first's maps, so that neither
+ * their load nor their attach can stop the engine. Without on_migrate, a
  * task that moves itself counts in the cgroup it left until its next
  * switch (where the programs find each task as it comes to a CPU), and
- * bpfeng_migrations() says so.
+ * bpfeng_migrations() says so; without the others, userspace names
+ * cgroups as before.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,6 +37,14 @@ share_maps(struct bpfeng_bpf *mine, const struct bpfeng_bpf *first)
 	return 0;
 }
 
+static bool
+hook_program(const struct bpfeng_bpf *skel, const struct bpf_program *prog)
+{
+	return prog == skel->progs.on_migrate ||
+	    prog == skel->progs.on_cgroup_made ||
+	    prog == skel->progs.on_cgroup_removed;
+}
+
 void
 eng_migrate_load(struct bpfeng *eng, const char *types_path)
 {
@@ -49,8 +61,7 @@ eng_migrate_load(struct bpfeng *eng, const char *types_path)
 		return;
 	}
 	bpf_object__for_each_program (prog, skel->obj)
-		(void)bpf_program__set_autoload(
-		    prog, prog == skel->progs.on_migrate);
+		(void)bpf_program__set_autoload(prog, hook_program(skel, prog));
 	if ((err = share_maps(skel, eng->skel)) == 0 &&
 	    bpfeng_bpf__load(skel) != 0)
 		err = errno != 0 ? errno : EINVAL;
@@ -62,19 +73,31 @@ eng_migrate_load(struct bpfeng *eng, const char *types_path)
 	eng->migrate = skel;
 }
 
+/* prog, attached to its tracepoint, its link kept where destroy finds it. */
+static int
+hook(struct bpf_program *prog, struct bpf_link **link)
+{
+	if ((*link = bpf_program__attach(prog)) == NULL)
+		return errno != 0 ? errno : ENOENT;
+	return 0;
+}
+
 void
 eng_migrate_attach(struct bpfeng *eng)
 {
-	struct bpf_link *link;
+	struct bpfeng_bpf *skel = eng->migrate;
+	int err;
 
-	if (eng->migrate == NULL)
+	if (skel == NULL)
 		return;
-	link = bpf_program__attach(eng->migrate->progs.on_migrate);
-	if (link == NULL) {
-		eng->migrate_err = errno != 0 ? errno : ENOENT;
+	if ((err = hook(skel->progs.on_migrate, &skel->links.on_migrate)) != 0)
+		eng->migrate_err = err;
+	/* Removals first: a cgroup told of is one whose end is told too. */
+	if (hook(skel->progs.on_cgroup_removed,
+		&skel->links.on_cgroup_removed) != 0 ||
+	    hook(skel->progs.on_cgroup_made, &skel->links.on_cgroup_made) != 0)
 		return;
-	}
-	eng->migrate->links.on_migrate = link;
+	eng->cgroup_events = true;
 }
 
 void
@@ -94,13 +117,23 @@ eng_migrate_unload(struct bpfeng *eng)
 bool
 eng_migrate_program(const struct bpfeng *eng, const char *name)
 {
-	return eng->migrate != NULL && strcmp(name, "on_migrate") == 0;
+	return eng->migrate != NULL &&
+	    hook_program(eng->migrate,
+		bpf_object__find_program_by_name(eng->migrate->obj, name));
 }
 
 bool
 eng_migrate_unused(const struct bpfeng *eng, const char *name)
 {
-	return eng->cgroups_max == 0 && strcmp(name, "on_migrate") == 0;
+	return eng->cgroups_max == 0 &&
+	    (strcmp(name, "on_migrate") == 0 ||
+		strncmp(name, "on_cgroup_", strlen("on_cgroup_")) == 0);
+}
+
+bool
+bpfeng_cgroup_events(const struct bpfeng *eng)
+{
+	return eng->cgroup_events;
 }
 
 void

@@ -126,6 +126,13 @@ bpfeng_migrations(const struct bpfeng *eng, char *buf, size_t len)
 	snprintf(buf, len, "none");
 }
 
+bool
+bpfeng_cgroup_events(const struct bpfeng *eng)
+{
+	(void)eng;
+	return false;
+}
+
 void
 bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len)
 {

@@ -266,43 +266,58 @@ folded_served() {
 	grep -q "cgroup .*# /$NAME/tab?name\$" "$T/out"
 }
 
-@test "--for-each-cgroup: 2,000 idle cgroups and cgroups made, counted and removed by the hundred do not stop the counting; a cgroup made meanwhile gets its rows; SIGTERM ends it" {
-	mkdir "$CG/idle"
+# churn N: cgroups made under $CG/churn, each new to the run as a shell
+# writes its own pid there, and removed, until $T/stop or N of them;
+# how many so far in $T/churning, each hundred, and in all in $T/churned.
+churn() {
+	local i=0
+	while [ ! -e "$T/stop" ] && [ "$i" -lt "$1" ]; do
+		i=$((i + 1))
+		mkdir "$CG/churn/$i"
+		sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/cgroup.procs"' \
+		    sh "$CG/churn/$i" "$CG/churn"
+		rmdir "$CG/churn/$i"
+		[ $((i % 100)) != 0 ] || echo "$i" >"$T/churning"
+	done
+	echo "$i" >"$T/churned"
+}
+
+churned() {
+	[ "$(cat "$T/churning" 2>/dev/null)" -ge "$1" ] 2>/dev/null
+}
+
+@test "--for-each-cgroup: 2,000 idle cgroups and cgroups made, counted and removed by the hundred do not stop the counting; a cgroup made meanwhile gets its rows; SIGINT, SIGTERM or SIGHUP in the churn ends the run with its totals" {
+	mkdir "$CG/idle" "$CG/churn"
 	(cd "$CG/idle" && seq 2000 | xargs mkdir)
-	mkdir "$CG/later"
-	# The default depth, 3, takes in $CG/idle/N and $CG/churn/N.
-	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
-	    -c "$WRITE"
-	mkdir "$CG/churn"
-	# Each cgroup new to the run, as the shell writes its own pid there.
-	(
-		i=0
-		while [ ! -e "$T/stop" ] && [ "$i" -lt 3000 ]; do
-			i=$((i + 1))
-			mkdir "$CG/churn/$i"
-			sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/cgroup.procs"' \
-			    sh "$CG/churn/$i" "$CG/churn"
-			rmdir "$CG/churn/$i"
-		done
-		echo "$i" >"$T/churned"
-	) &
-	local churn=$! start end
-	ct_bg "$churn"
-	sleep 1 # not a wait: the churn under way before the next cgroup
-	gated later 1 50
-	moved later "$CG/later"
-	open_gate later
-	until_sum "/$NAME/later" 50
-	touch "$T/stop"
-	wait "$churn"
-	echo "# cgroups made and removed: $(cat "$T/churned")" >&3
-	start=$(date +%s%N)
-	kill -TERM "$CPID"
-	wait_cputrack
-	end=$(date +%s%N)
-	echo "# SIGTERM to the end: $(((end - start) / 1000000)) ms" >&3
-	[ "$status" -eq 0 ]
-	[ "$(cgroup_sum "/$NAME/later")" = 50 ]
+	local sig churner start end
+	for sig in INT TERM HUP; do
+		rm -f "$T/stop" "$T/churning" "$T/out" "$T/err"
+		mkdir "$CG/later$sig"
+		# The default depth, 3, takes in $CG/idle/N and $CG/churn/N.
+		start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" \
+		    -T 0.2 -c "$WRITE"
+		# Their names come as they are made: no walk of the directory.
+		grep -q "^cputrack: cgroups: named as they are made" "$T/err"
+		churn 100000 &
+		churner=$!
+		ct_bg "$churner"
+		# A thousand made and removed before the next cgroup is made.
+		wait_for churned 1000
+		gated "later$sig" 1 50
+		moved "later$sig" "$CG/later$sig"
+		open_gate "later$sig"
+		until_sum "/$NAME/later$sig" 50
+		start=$(date +%s%N)
+		kill -"$sig" "$CPID"
+		wait_cputrack
+		end=$(date +%s%N)
+		touch "$T/stop"
+		wait "$churner"
+		echo "# SIG$sig in a churn of $(cat "$T/churned") cgroups: ended in $(((end - start) / 1000000)) ms" >&3
+		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+		[ "$(cgroup_sum "/$NAME/later$sig")" = 50 ]
+		[ "$(cgroup_sum "/$NAME/later$sig" total)" = 50 ]
+	done
 }
 
 @test "--for-each-cgroup: a name longer than 255 bytes is shortened to 255, its start, ... and a hash; two such names stay apart, each with its own counts" {
