@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # cputrack --for-each-cgroup: one run counts every cgroup at or below a
 # real cgroup v2 directory, each apart. A thread's counts go to the cgroup
-# it is in when they are counted, a move included; cgroups made during the
-# run are counted from their first thread, and a removed one gives its
-# last row (rmdir); depth= folds deeper cgroups into their ancestor, and
+# it was in when it counted them, up to the moment it moves; cgroups made
+# during the run are named as they are made and counted from their first
+# thread, and a removed one gives its last row (rmdir); depth= folds deeper cgroups into their ancestor, and
 # cgroups past max= into their parent, said in one line. The same
 # cgroups' counts equal perf stat -G's. It counts cgroups, not threads:
 # its rows are the cgroups', and it needs CAP_SYS_PTRACE.
@@ -122,6 +122,32 @@ sum_is() {
 	[ "$(cgroup_sum "/$NAME/a")" = 1 ]
 	[ "$(cgroup_sum "/$NAME/b")" = 1001 ]
 	grep -q "cgroup migrations: a task that moves itself counts in the cgroup it left until the move\$" "$T/err"
+}
+
+@test "--for-each-cgroup: cgroups made during the run, one inside another, are named as they are made; one removed gives its last row under its name" {
+	start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	grep -q "^cputrack: cgroups: named as they are made" "$T/err"
+	mkdir "$CG/new" "$CG/new/inner" "$CG/brief"
+	gated inner 1 40
+	moved inner "$CG/new/inner"
+	open_gate inner
+	gated brief 1 30
+	moved brief "$CG/brief"
+	open_gate brief
+	wait "$(pid_of brief)"
+	until_sum "/$NAME/brief" 30
+	rmdir "$CG/brief"
+	wait_while "$CPID" grep -q "rmdir .*# /$NAME/brief\$" "$T/out" ||
+	    { cat "$T/out" "$T/err"; false; }
+	until_sum "/$NAME/new/inner" 40
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ "$(cgroup_sum "/$NAME/new/inner")" = 40 ]
+	[ "$(cgroup_sum "/$NAME/brief")" = 30 ]
+	# None was named by its id.
+	[ -z "$(grep '# id:' "$T/out")" ]
 }
 
 # sums_are N NAME...: the rows of cgroups NAME... add up to N.
