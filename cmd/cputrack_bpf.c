@@ -472,6 +472,25 @@ on_cgroup(void *arg, uint64_t id, bool folded, pid_t tid, uint64_t when_ns)
 		cgroup_rows_found(bt->cgroups, id, folded);
 }
 
+/* --for-each-cgroup: a cgroup made, and one removed. */
+static void
+on_cgroup_named(void *arg, uint64_t id, uint64_t parent, const char *name)
+{
+	struct bpf_track *bt = arg;
+
+	if (bt->cgroups != NULL)
+		cgroup_rows_named(bt->cgroups, id, parent, name);
+}
+
+static void
+on_cgroup_gone(void *arg, uint64_t id)
+{
+	struct bpf_track *bt = arg;
+
+	if (bt->cgroups != NULL)
+		cgroup_rows_gone(bt->cgroups, id);
+}
+
 static const struct bpfeng_ops track_ops = {
 	.proc_create = on_proc_create,
 	.proc_end = on_proc_end,
@@ -482,6 +501,8 @@ static const struct bpfeng_ops track_ops = {
 	.exit = on_proc_exit,
 	.left = on_proc_left,
 	.cgroup = on_cgroup,
+	.cgroup_named = on_cgroup_named,
+	.cgroup_gone = on_cgroup_gone,
 };
 
 static int
@@ -570,6 +591,16 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 	bpfeng_phases(bt->eng, phases, sizeof(phases));
 	diag_debug("the BPF engine counts: programs %s; opened in %s\n",
 	    programs, phases);
+	if (ct->opt.each_cgroup) {
+		bpfeng_migrations(bt->eng, programs, sizeof(programs));
+		diag_debug("cgroup migrations: %s\n", programs);
+		diag_debug("cgroups: %s\n",
+		    bpfeng_cgroup_events(bt->eng) ?
+			"named as they are made (the kernel's cgroup_mkdir "
+			"and cgroup_rmdir tracepoints)" :
+			"named by a walk of the directory, at most once a "
+			"tick");
+	}
 	if (for_auto && ct->opt.verbose)
 		diag(NULL, "--engine=auto: counting with the BPF engine\n");
 	ct->bpf = bt;
@@ -607,6 +638,8 @@ start_cgroup(struct bpf_track *bt)
 			    strerror(errno));
 			return -1;
 		}
+		if (bpfeng_cgroup_events(bt->eng))
+			cgroup_rows_by_event(bt->cgroups);
 	} else if ((bt->cg = setgrp_accumulator(ct->specs)) == NULL ||
 	    (bt->cg_gone = setgrp_accumulator(ct->specs)) == NULL ||
 	    (bt->cg_sum = calloc(

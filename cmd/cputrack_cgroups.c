@@ -6,11 +6,13 @@
  * when a cgroup is counted first (the engine says so at once, while the
  * cgroup is there), so a name is found for all but a cgroup removed
  * within milliseconds of its first count: that one is named by its id.
- * At most one walk is made a tick: cgroups made and removed by the
- * hundred each second, by anyone with a delegated subtree, would
- * otherwise hold the counting thread in walks. One first counted after
- * the tick's walk is named by its id until the next tick's walk names
- * it.
+ * Where the engine tells of each cgroup made and removed (its
+ * hooks at the kernel's tracepoints), the names come that way, and the
+ * directory is walked once, at the start: cgroups made and removed by
+ * the thousand, by anyone with a delegated subtree, cost the counting
+ * thread a record each, never a walk. Elsewhere, at most one walk is
+ * made a tick, and one first counted after the tick's walk is named by
+ * its id until the next tick's walk names it.
  *
  * A cgroup found gone at a tick gives its rows as usual; at the next tick,
  * its counts read after the last task can have left it, its last row is
@@ -31,11 +33,13 @@
 struct cgroup_row {
 	RB_ENTRY(cgroup_row) node;
 	uint64_t id;
-	char *rel;     /* below the target: "." for itself; NULL: not found */
-	char *name;    /* in the hierarchy, or "id:N" when not found */
-	setgrp_t *grp; /* its counts, once counted */
-	bool sampled;  /* at this tick */
-	bool gone;     /* found gone: its next row is its last */
+	char *rel;	/* below the target: "." for itself; NULL: not found */
+	char *name;	/* in the hierarchy, or "id:N" when not found */
+	setgrp_t *grp;	/* its counts, once counted */
+	unsigned level; /* below the target */
+	bool sampled;	/* at this tick */
+	bool gone;	/* found gone: its next row is its last */
+	bool removed;	/* said removed (by_event) */
 	struct row_lwp who;
 };
 
@@ -46,8 +50,9 @@ struct cgroup_rows {
 	const struct cgroup_dir *top;
 	int topfd;
 	unsigned depth;
-	bool walked; /* at this tick */
-	int current; /* the set counting now */
+	bool walked;   /* at this tick */
+	bool by_event; /* names come as cgroups are made: never a walk */
+	int current;   /* the set counting now */
 	struct cgroup_tree rows;
 	/* Cgroups folded into their parents, how many were said, the first. */
 	unsigned folded, folded_said;
@@ -192,9 +197,11 @@ walk(struct cgroup_rows *cr, const char *rel, unsigned level)
 		    cgroup_id_at(cr->topfd, path, &id) != 0)
 			continue;
 		if ((r = row_find(cr, id)) == NULL)
-			(void)row_new(cr, id, path);
+			r = row_new(cr, id, path);
 		else if (r->rel == NULL)
 			(void)row_name(cr, r, path);
+		if (r != NULL)
+			r->level = level + 1;
 		walk(cr, path, level + 1);
 	}
 	closedir(dir);
@@ -245,13 +252,55 @@ row_of(struct cgroup_rows *cr, uint64_t id)
 
 	if (r != NULL)
 		return r;
-	if (!cr->walked) {
+	if (!cr->walked && !cr->by_event) {
 		cr->walked = true;
 		walk(cr, ".", 0);
 		if ((r = row_find(cr, id)) != NULL)
 			return r;
 	}
 	return row_new(cr, id, NULL);
+}
+
+void
+cgroup_rows_by_event(struct cgroup_rows *cr)
+{
+	cr->by_event = true;
+}
+
+void
+cgroup_rows_named(
+    struct cgroup_rows *cr, uint64_t id, uint64_t parent, const char *name)
+{
+	struct cgroup_row *up = row_find(cr, parent), *r;
+	char *rel;
+	int n;
+
+	/* Below a cgroup of the target's that has a name, as deep as a walk. */
+	if (up == NULL || up->rel == NULL || up->level >= cr->depth ||
+	    name[0] == '\0' || strchr(name, '/') != NULL)
+		return;
+	if (strcmp(up->rel, ".") == 0)
+		n = asprintf(&rel, "%s", name);
+	else
+		n = asprintf(&rel, "%s/%s", up->rel, name);
+	if (n < 0)
+		return;
+	if ((r = row_find(cr, id)) == NULL)
+		r = row_new(cr, id, rel);
+	else
+		(void)row_name(cr, r, rel);
+	if (r != NULL)
+		r->level = up->level + 1;
+	free(rel);
+}
+
+void
+cgroup_rows_gone(struct cgroup_rows *cr, uint64_t id)
+{
+	struct cgroup_row *r = row_find(cr, id);
+
+	if (r != NULL)
+		r->removed = true;
 }
 
 void
@@ -312,6 +361,8 @@ gone(const struct cgroup_rows *cr, const struct cgroup_row *r)
 
 	if (r->id == cr->top->id)
 		return false;
+	if (cr->by_event)
+		return r->removed;
 	return r->rel == NULL || cgroup_id_at(cr->topfd, r->rel, &id) != 0 ||
 	    id != r->id;
 }
@@ -327,7 +378,7 @@ cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
 		unnamed |= r->rel == NULL && r->id != cr->top->id;
 	/* The walk this tick allows: for those still known by their ids. */
 	cr->walked = false;
-	if (unnamed) {
+	if (unnamed && !cr->by_event) {
 		cr->walked = true;
 		walk(cr, ".", 0);
 	}

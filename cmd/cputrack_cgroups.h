@@ -20,6 +20,16 @@ struct cgroup_rows *cgroup_rows_new(
 void cgroup_rows_free(struct cgroup_rows *cr);
 
 /*
+ * Names come by event from now on: cgroup_rows_named for each cgroup made
+ * cgroup_rows_gone for each removed; never by a walk.
+ */
+void cgroup_rows_by_event(struct cgroup_rows *cr);
+/* Cgroup id, made, named name in cgroup parent (ignored if not ours). */
+void cgroup_rows_named(
+    struct cgroup_rows *cr, uint64_t id, uint64_t parent, const char *name);
+void cgroup_rows_gone(struct cgroup_rows *cr, uint64_t id);
+
+/*
  * A cgroup the engine began to count: named now, while it is there; or,
  * folded, one it had no room for, whose counts are in its parent's rows.
  */

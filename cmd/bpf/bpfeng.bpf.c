@@ -185,13 +185,24 @@ struct {
 	__uint(max_entries, 1);
 } procs SEC(".maps");
 
+/*
+ * Where a task is in the target cgroup: the id of the cgroup its counts
+ * go to (its own, or its ancestor fold_depth below the target), and that
+ * one's parent's (0 for the target itself); key is 0 outside.
+ */
+struct place {
+	__u64 key;
+	__u64 parent;
+};
+
 struct mark {
 	__u32 set;   /* the set base holds, or counts for (joint) */
 	__u32 valid; /* base was read */
 	__u32 busy;
 	__u32 owner;	  /* the task seen to run since the mark */
 	__u32 switch_due; /* the mark's switch is yet to be counted */
-	__u32 pad;
+	__u32 placed;	  /* place is owner's (each cgroup apart) */
+	struct place place;
 	__u64 since; /* ns */
 	__u64 base_enabled;
 	__u64 base_running;
@@ -254,16 +265,6 @@ read_count(__u32 counter, __u32 cpu, struct bpf_perf_event_value *v)
 	v->counter = value;
 	return 0;
 }
-
-/*
- * Where a task is in the target cgroup: the id of the cgroup its counts
- * go to (its own, or its ancestor fold_depth below the target), and that
- * one's parent's (0 for the target itself); key is 0 outside.
- */
-struct place {
-	__u64 key;
-	__u64 parent;
-};
 
 static __always_inline struct bpfeng_thread *cgroup_counts(
     const struct place *at, __u32 tid);
@@ -669,6 +670,11 @@ ended_by_exec(struct task_struct *p, struct signal_struct *sig)
  */
 struct kernfs_node___cg {
 	__u64 id;
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct cgroup_root___cg {
+	int hierarchy_id; /* the unified hierarchy's is 0 */
 } __attribute__((preserve_access_index));
 
 struct cgroup_subsys_state___cg {
@@ -678,6 +684,7 @@ struct cgroup_subsys_state___cg {
 struct cgroup___cg {
 	struct cgroup_subsys_state___cg self;
 	struct kernfs_node___cg *kn;
+	struct cgroup_root___cg *root;
 	int level;
 } __attribute__((preserve_access_index));
 
@@ -880,6 +887,31 @@ looked_up(struct task_struct *p, struct place *at)
 }
 
 /*
+ * With each cgroup apart, where tid, the task running here, was when it
+ * came to this CPU or when it last moved here (place_coming): what it
+ * counted since goes there, though it may have moved to another cgroup
+ * since. Otherwise, or where the mark did not see tid come, where it is.
+ */
+static __always_inline const struct place *
+place_running(
+    const struct mark *m, struct task_struct *p, __u32 tid, struct place *at)
+{
+	if (each_cgroup && m->placed && m->owner == tid) {
+		*at = m->place;
+		return at;
+	}
+	return looked_up(p, at);
+}
+
+/* With each cgroup apart: where p, which runs here from now on, is. */
+static __always_inline void
+place_coming(struct mark *m, struct task_struct *p)
+{
+	if (each_cgroup)
+		m->placed = looked_up(p, &m->place) != NULL;
+}
+
+/*
  * Every context switch, before it: what the CPU counted goes to prev.
  */
 SEC("raw_tp/sched_switch")
@@ -892,11 +924,16 @@ BPF_PROG(
 	__u32 prev_tid = (__u32)prev_ids, next_tid = BPF_CORE_READ(next, pid);
 	struct mark *m = this_mark();
 	struct place place;
-	const struct place *at = looked_up(prev, &place);
+	const struct place *at;
+	__u32 tid;
 
-	if (m != NULL)
-		mark_running(m, marked_tid(m, prev_tid, prev_ids >> 32),
-		    next_tid, true, at);
+	if (m != NULL) {
+		tid = marked_tid(m, prev_tid, prev_ids >> 32);
+		at = place_running(m, prev, tid, &place);
+		mark_running(m, tid, next_tid, true, at);
+		place_coming(m, next);
+	} else
+		at = looked_up(prev, &place);
 	if (by_cgroup && target_cgroup != 0) {
 		/* No task leaves the root. */
 		if (target_level != 0)
@@ -919,19 +956,118 @@ flush(void *ctx)
 	struct mark *m = this_mark();
 	const struct place *at;
 	struct place place;
-	__u32 tid;
+	__u32 tid, marked;
 
 	if (m == NULL)
 		return 0;
 	if (m->busy)
 		return 1;
 	tid = current_tid();
-	at = looked_up(task, &place);
-	mark_running(m,
-	    marked_tid(m, tid, (__u32)(bpf_get_current_pid_tgid() >> 32)), tid,
-	    false, at);
+	marked = marked_tid(m, tid, (__u32)(bpf_get_current_pid_tgid() >> 32));
+	at = place_running(m, task, marked, &place);
+	mark_running(m, marked, tid, false, at);
+	place_coming(m, task);
 	if (by_cgroup && target_cgroup != 0)
 		watch_cgroup(task, tid, at);
+	return 0;
+}
+
+/*
+ * A task moved to another cgroup (the cgroup_attach_task tracepoint, just
+ * after the move), with each cgroup apart: if it is the task running here
+ * and it moved, what it counted since its mark goes to the cgroup it left,
+ * where it was counted, the write(2) to cgroup.procs that moved it
+ * included (`echo $$ > cgroup.procs`, as service managers' and container
+ * runtimes' children do), and what it counts from here on to the new one.
+ * One moved by another while it runs on another CPU counts in the cgroup
+ * it left until its next switch. Loaded apart, so that a kernel that
+ * refuses it still counts (bpfeng_migrate.c).
+ */
+SEC("?raw_tp/cgroup_attach_task")
+int
+BPF_PROG(on_migrate, struct cgroup *dst, const char *path,
+    struct task_struct *task, bool threadgroup)
+{
+	struct task_struct *p = (void *)bpf_get_current_task();
+	struct place was, now;
+	struct mark *m;
+	__u32 tid;
+
+	if (!each_cgroup || target_cgroup == 0 || (m = this_mark()) == NULL)
+		return 0;
+	tid = current_tid();
+	if (!m->placed || m->owner != tid || looked_up(p, &now) == NULL ||
+	    now.key == m->place.key)
+		return 0;
+	was = m->place;
+	m->busy = 1;
+	mark_running(m, tid, tid, false, &was);
+	m->place = now;
+	m->busy = 0;
+	return 0;
+}
+
+/*
+ * A cgroup of the unified hierarchy that each cgroup apart may count,
+ * once there is a target: below it (its level says; userspace checks its
+ * ancestry) and no deeper than its cgroups are counted apart.
+ */
+static __always_inline bool
+nameable(struct cgroup___cg *cg)
+{
+	int below = BPF_CORE_READ(cg, level) - (int)target_level;
+
+	if (!each_cgroup || BPF_CORE_READ(cg, root, hierarchy_id) != 0)
+		return false;
+	return target_cgroup == 0 || (below > 0 && below <= (int)fold_depth);
+}
+
+/*
+ * A cgroup made: its id, its parent's and its name go to userspace, which
+ * names its rows by them and never walks the directory for them
+ * (bpfeng_migrate.c loads these with on_migrate). The unified hierarchy
+ * renames no cgroup.
+ */
+SEC("?raw_tp/cgroup_mkdir")
+int
+BPF_PROG(on_cgroup_made, struct cgroup *cgrp, const char *path)
+{
+	struct cgroup___cg *cg = (void *)cgrp;
+	struct cgroup_subsys_state___cg *up;
+	struct bpfeng_rec *r;
+
+	if (cg == NULL || !nameable(cg))
+		return 0;
+	r = reserve(BPFENG_REC_CGROUP_NAMED, 0, 0, 0,
+	    sizeof(*r) + 2 * sizeof(__u64) + BPFENG_CGROUP_NAME_LEN);
+	if (r == NULL)
+		return 0;
+	up = BPF_CORE_READ(cg, self.parent);
+	r->data[0] = cgroup_id(cg);
+	r->data[1] = up == NULL ?
+	    0 :
+	    cgroup_id((void *)((char *)up -
+		bpf_core_field_offset(struct cgroup___cg, self)));
+	if (bpf_probe_read_kernel_str(&r->data[2], BPFENG_CGROUP_NAME_LEN,
+		BPF_CORE_READ(cg, kn, name)) < 0)
+		((char *)&r->data[2])[0] = '\0';
+	submit(r);
+	return 0;
+}
+
+SEC("?raw_tp/cgroup_rmdir")
+int
+BPF_PROG(on_cgroup_removed, struct cgroup *cgrp, const char *path)
+{
+	struct cgroup___cg *cg = (void *)cgrp;
+	struct bpfeng_rec *r;
+
+	if (cg == NULL || !nameable(cg) ||
+	    (r = reserve(BPFENG_REC_CGROUP_GONE, 0, 0, 0,
+		 sizeof(*r) + sizeof(__u64))) == NULL)
+		return 0;
+	r->data[0] = cgroup_id(cg);
+	submit(r);
 	return 0;
 }
 
@@ -1240,6 +1376,7 @@ BPF_PROG(
 	/* The old image's counts end here. */
 	mark_running(
 	    m, old, BPF_CORE_READ(p, pid), false, looked_up(p, &place));
+	place_coming(m, p);
 	t = bpf_map_lookup_elem(&threads, &old);
 	if (t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC))
 		begin_image(p, pid, BPF_CORE_READ(p, pid));

@@ -161,6 +161,14 @@ struct bpfeng_ops {
 	 */
 	void (*cgroup)(
 	    void *arg, uint64_t id, bool folded, pid_t tid, uint64_t when_ns);
+	/*
+	 * BPFENG_EACH_CGROUP, where bpfeng_cgroup_events() says so: a cgroup
+	 * of the target (its id) made, named name in the cgroup parent;
+	 * and one removed. Some may not be the target's: the parent says.
+	 */
+	void (*cgroup_named)(
+	    void *arg, uint64_t id, uint64_t parent, const char *name);
+	void (*cgroup_gone)(void *arg, uint64_t id);
 };
 
 /*
@@ -260,7 +268,8 @@ struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 const char *bpfeng_verifier_log(void);
 
 /*
- * What runs, for -D: every program of the engine and whether the kernel
+ * What runs, for -D: every program of the engine (but the hooks at
+ * cgroup changes, where no cgroup is counted apart) and whether the kernel
  * loaded it ("on_switch" or "!on_switch"), then how many are attached,
  * e.g. "on_switch flush ... on_exit; 8 loaded, 6 attached".
  */
@@ -270,6 +279,18 @@ void bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len);
  * "52.1 ms: checks 0.4 ms, counters 0.1 ms, ...".
  */
 void bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len);
+/*
+ * For -D, with each cgroup apart, in one line: until when a task that
+ * moves itself to another cgroup counts in the one it left (the move,
+ * where the kernel lets the engine hook it, else its next switch).
+ */
+void bpfeng_migrations(const struct bpfeng *eng, char *buf, size_t len);
+/*
+ * Whether the cgroups made and removed below the target are told
+ * (ops' cgroup_named and cgroup_gone), as they happen, from bpfeng_open
+ * on; false where the kernel refused the engine's hooks for them.
+ */
+bool bpfeng_cgroup_events(const struct bpfeng *eng);
 
 /*
  * The target, once per engine. bpfeng_start runs argv (PATH searched,

@@ -82,6 +82,11 @@ struct bpfeng_proc {
  * data[0]: its id), once its counts have an entry of their own, or (flag
  * FOLDED) once they have found no room for one. BEGIN (pid, tid; data: the
  * name): a started command's first image, before anything else of it.
+ * CGROUP_NAMED (data[0]: a cgroup's id, data[1]: its parent's, then its
+ * name in its parent, BPFENG_CGROUP_NAME_LEN bytes at most, with its
+ * NUL): one made in the unified hierarchy; CGROUP_GONE
+ * (data[0]: its id): one removed. Both for each cgroup of the target, at
+ * most as deep as its cgroups are counted apart.
  */
 enum bpfeng_rec_type {
 	BPFENG_REC_LWP_CREATE = 1,
@@ -92,7 +97,9 @@ enum bpfeng_rec_type {
 	BPFENG_REC_ENTER,
 	BPFENG_REC_LEAVE,
 	BPFENG_REC_CGROUP,
-	BPFENG_REC_BEGIN
+	BPFENG_REC_BEGIN,
+	BPFENG_REC_CGROUP_NAMED,
+	BPFENG_REC_CGROUP_GONE
 };
 
 /*
@@ -123,11 +130,13 @@ struct bpfeng_rec {
 	__u64 data[];
 };
 
-#define BPFENG_ARGS_WORDS  (BPFENG_ARGS_LEN / 8)
+#define BPFENG_ARGS_WORDS      (BPFENG_ARGS_LEN / 8)
 /* An exec's new name (the task's comm), after its arguments. */
-#define BPFENG_COMM_LEN	   16
-#define BPFENG_COMM_WORDS  (BPFENG_COMM_LEN / 8)
+#define BPFENG_COMM_LEN	       16
+#define BPFENG_COMM_WORDS      (BPFENG_COMM_LEN / 8)
+/* A cgroup's name in its parent: NAME_MAX, and its NUL. */
+#define BPFENG_CGROUP_NAME_LEN 256
 /* Where an exec record's counts start. */
-#define BPFENG_EXEC_COUNTS (BPFENG_ARGS_WORDS + BPFENG_COMM_WORDS)
+#define BPFENG_EXEC_COUNTS     (BPFENG_ARGS_WORDS + BPFENG_COMM_WORDS)
 
 #endif /* BPFENG_ABI_H */

@@ -39,6 +39,7 @@ static const char *const structs_read[] = {
 	"css_set",
 	"cgroup",
 	"cgroup_subsys_state",
+	"cgroup_root",
 	"kernfs_node",
 	"bpf_perf_event_value",
 };
@@ -73,6 +74,9 @@ static const char *const members_read[] = {
 	"self",
 	"parent",
 	"kn",
+	"name",
+	"root",
+	"hierarchy_id",
 	"level",
 	"id",
 	"enabled",

@@ -434,6 +434,18 @@ on_cgroup(struct bpfeng *eng, const struct bpfeng_rec *r)
 		    r->when_ns);
 }
 
+/* A cgroup's name, as the record holds it: NUL-terminated, however long. */
+static void
+on_cgroup_named(struct bpfeng *eng, const struct bpfeng_rec *r)
+{
+	char name[BPFENG_CGROUP_NAME_LEN];
+
+	memcpy(name, &r->data[2], sizeof(name));
+	name[sizeof(name) - 1] = '\0';
+	if (eng->ops->cgroup_named != NULL)
+		eng->ops->cgroup_named(eng->arg, r->data[0], r->data[1], name);
+}
+
 static bool
 record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 {
@@ -447,7 +459,11 @@ record_fits(const struct bpfeng *eng, const struct bpfeng_rec *r, size_t size)
 		return size >=
 		    sizeof(*r) + BPFENG_ARGS_LEN + BPFENG_COMM_LEN + counts;
 	case BPFENG_REC_CGROUP:
+	case BPFENG_REC_CGROUP_GONE:
 		return size >= sizeof(*r) + sizeof(uint64_t);
+	case BPFENG_REC_CGROUP_NAMED:
+		return size >=
+		    sizeof(*r) + 2 * sizeof(uint64_t) + BPFENG_CGROUP_NAME_LEN;
 	case BPFENG_REC_BEGIN:
 		return size >= sizeof(*r) + BPFENG_COMM_LEN;
 	default:
@@ -498,6 +514,13 @@ on_record(void *ctx, void *data, size_t size)
 		break;
 	case BPFENG_REC_CGROUP:
 		on_cgroup(eng, r);
+		break;
+	case BPFENG_REC_CGROUP_NAMED:
+		on_cgroup_named(eng, r);
+		break;
+	case BPFENG_REC_CGROUP_GONE:
+		if (eng->ops->cgroup_gone != NULL)
+			eng->ops->cgroup_gone(eng->arg, r->data[0]);
 		break;
 	default:
 		break;

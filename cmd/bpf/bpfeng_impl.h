@@ -100,7 +100,11 @@ struct bpfeng {
 	 */
 	struct bpfeng_bpf *skel;
 	struct bpfeng_bpf *second;
-	int counters_fd; /* maps */
+	/* The hook at cgroup migrations, or NULL and why (bpfeng_migrate.c). */
+	struct bpfeng_bpf *migrate;
+	int migrate_err;
+	bool cgroup_events; /* its hooks at cgroups made and removed */
+	int counters_fd;    /* maps */
 	int threads_fd;
 	int procs_fd;
 	int cgroups_fd;
@@ -271,6 +275,16 @@ uint32_t eng_caller_pid(const struct bpfeng *eng);
 int eng_attach(struct bpfeng *eng, char *why, size_t whylen);
 void eng_detach(struct bpfeng *eng);
 void eng_unload(struct bpfeng *eng);
+
+/* bpfeng_migrate.c: none can fail the engine's start. */
+void eng_migrate_load(struct bpfeng *eng, const char *types_path);
+void eng_migrate_attach(struct bpfeng *eng);
+void eng_migrate_detach(struct bpfeng *eng);
+void eng_migrate_unload(struct bpfeng *eng);
+/* Whether program name is loaded by the migrations' instance. */
+bool eng_migrate_program(const struct bpfeng *eng, const char *name);
+/* Whether program name is one of those, which this run has no use for. */
+bool eng_migrate_unused(const struct bpfeng *eng, const char *name);
 
 /* bpfeng_tick.c */
 int eng_flush(struct bpfeng *eng, char *why, size_t whylen);

@@ -208,8 +208,10 @@ choose_programs(struct bpfeng_bpf *skel, bool second)
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program (prog, skel->obj) {
-		(void)bpf_program__set_autoload(
-		    prog, loaded_second(prog) == second);
+		/* One opened not to load ("?") is loaded apart, if at all. */
+		if (bpf_program__autoload(prog))
+			(void)bpf_program__set_autoload(
+			    prog, loaded_second(prog) == second);
 	}
 }
 
@@ -385,6 +387,8 @@ eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
 	eng_phase_done(eng, ENG_PHASE_TYPES, since);
 	if (err == 0)
 		err = load_instances(eng, &l);
+	if (err == 0)
+		eng_migrate_load(eng, path);
 	eng->second = l.second;
 	close_made_maps(&l);
 	eng_phase_done(eng, ENG_PHASE_LOAD, since);
@@ -437,7 +441,8 @@ eng_attach(struct bpfeng *eng, char *why, size_t whylen)
 		eng_fd_reason("cannot attach the BPF programs to the "
 			      "scheduler's tracepoints",
 		    err, why, whylen);
-	}
+	} else
+		eng_migrate_attach(eng);
 	errno = err;
 	return err != 0 ? -1 : 0;
 }
@@ -450,11 +455,13 @@ eng_detach(struct bpfeng *eng)
 		bpfeng_bpf__detach(eng->skel);
 	if (eng->second != NULL)
 		bpfeng_bpf__detach(eng->second);
+	eng_migrate_detach(eng);
 }
 
 void
 eng_unload(struct bpfeng *eng)
 {
+	eng_migrate_unload(eng);
 	bpfeng_bpf__destroy(eng->second);
 	bpfeng_bpf__destroy(eng->skel);
 	eng->second = NULL;
@@ -467,6 +474,8 @@ program_at(const struct bpfeng *eng, int i)
 {
 	const struct bpf_prog_skeleton *first = &eng->skel->skeleton->progs[i];
 
+	if (eng_migrate_program(eng, first->name))
+		return &eng->migrate->skeleton->progs[i];
 	if (eng->second != NULL && !bpf_program__autoload(*first->prog))
 		return &eng->second->skeleton->progs[i];
 	return first;
@@ -483,11 +492,13 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 	buf[0] = '\0';
 	for (i = 0; i < eng->skel->skeleton->prog_cnt; i++) {
 		p = program_at(eng, i);
+		if (eng_migrate_unused(eng, p->name))
+			continue;
 		ok = bpf_program__fd(*p->prog) >= 0;
 		loaded += ok;
 		attached += *p->link != NULL;
 		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
-		    "%s%s%s", i > 0 ? " " : "", ok ? "" : "!", p->name);
+		    "%s%s%s", at > 0 ? " " : "", ok ? "" : "!", p->name);
 	}
 	(void)snprintf(buf + at, at < len ? len - at : 0,
 	    "; %d loaded, %d attached; %s", loaded, attached,

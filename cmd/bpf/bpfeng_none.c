@@ -120,6 +120,20 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 }
 
 void
+bpfeng_migrations(const struct bpfeng *eng, char *buf, size_t len)
+{
+	(void)eng;
+	snprintf(buf, len, "none");
+}
+
+bool
+bpfeng_cgroup_events(const struct bpfeng *eng)
+{
+	(void)eng;
+	return false;
+}
+
+void
 bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len)
 {
 	(void)eng;

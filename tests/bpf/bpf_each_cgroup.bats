@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # cputrack --for-each-cgroup: one run counts every cgroup at or below a
 # real cgroup v2 directory, each apart. A thread's counts go to the cgroup
-# it is in when they are counted, a move included; cgroups made during the
-# run are counted from their first thread, and a removed one gives its
-# last row (rmdir); depth= folds deeper cgroups into their ancestor, and
+# it was in when it counted them, up to the moment it moves; cgroups made
+# during the run are named as they are made and counted from their first
+# thread, and a removed one gives its last row (rmdir); depth= folds deeper cgroups into their ancestor, and
 # cgroups past max= into their parent, said in one line. The same
 # cgroups' counts equal perf stat -G's. It counts cgroups, not threads:
 # its rows are the cgroups', and it needs CAP_SYS_PTRACE.
@@ -95,6 +95,69 @@ sum_is() {
 	[ "$(awk -v n="/$NAME/gone" '$2 == 0 && $NF == n { l = $4 } END { print l }' "$T/out")" = rmdir ]
 	[ "$(cgroup_sum "/$NAME/a" total)" = 225 ]
 	[ "$(cgroup_sum "/$NAME/b" total)" = 175 ]
+}
+
+@test "--for-each-cgroup: the write(2) that moves a process to another cgroup is counted in the one it left; the new one gets exactly what the process did there" {
+	mkdir "$CG/a" "$CG/b"
+	start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	# A shell held at a fifo, put into a, then let on: it moves itself
+	# to b with one write and execs wl_gate there, which makes 1,000
+	# writes and its "ready": 1,001.
+	mkfifo "$T/hold"
+	sh -c 'read x <"$1"; echo $$ >"$2/cgroup.procs"; exec "$3" 1 1000' \
+	    sh "$T/hold" "$CG/b" "$W/wl_gate" </dev/null >/dev/null &
+	local mover=$!
+	ct_bg "$mover"
+	echo "$mover" >"$CG/a/cgroup.procs"
+	echo >"$T/hold"
+	wait "$mover"
+	# Wherever the move's write went, the two add up to 1,002.
+	wait_while "$CPID" sums_are 1002 "/$NAME/a" "/$NAME/b" ||
+	    { cat "$T/out" "$T/err"; false; }
+	kill -TERM "$CPID"
+	wait_cputrack
+	grep 'cgroup migrations' "$T/err" >&3 || true
+	[ "$status" -eq 0 ]
+	[ "$(cgroup_sum "/$NAME/a")" = 1 ]
+	[ "$(cgroup_sum "/$NAME/b")" = 1001 ]
+	grep -q "cgroup migrations: a task that moves itself counts in the cgroup it left until the move\$" "$T/err"
+}
+
+@test "--for-each-cgroup: cgroups made during the run, one inside another, are named as they are made; one removed gives its last row under its name" {
+	start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	grep -q "^cputrack: cgroups: named as they are made" "$T/err"
+	mkdir "$CG/new" "$CG/new/inner" "$CG/brief"
+	gated inner 1 40
+	moved inner "$CG/new/inner"
+	open_gate inner
+	gated brief 1 30
+	moved brief "$CG/brief"
+	open_gate brief
+	wait "$(pid_of brief)"
+	until_sum "/$NAME/brief" 30
+	rmdir "$CG/brief"
+	wait_while "$CPID" grep -q "rmdir .*# /$NAME/brief\$" "$T/out" ||
+	    { cat "$T/out" "$T/err"; false; }
+	until_sum "/$NAME/new/inner" 40
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ "$(cgroup_sum "/$NAME/new/inner")" = 40 ]
+	[ "$(cgroup_sum "/$NAME/brief")" = 30 ]
+	# None was named by its id.
+	[ -z "$(grep '# id:' "$T/out")" ]
+}
+
+# sums_are N NAME...: the rows of cgroups NAME... add up to N.
+sums_are() {
+	local n=$1 sum=0 name
+	shift
+	for name; do
+		sum=$((sum + $(cgroup_sum "$name")))
+	done
+	[ "$sum" = "$n" ]
 }
 
 # folded_served PORT N: the exporter on PORT says N cgroups are folded.
@@ -229,43 +292,58 @@ folded_served() {
 	grep -q "cgroup .*# /$NAME/tab?name\$" "$T/out"
 }
 
-@test "--for-each-cgroup: 2,000 idle cgroups and cgroups made, counted and removed by the hundred do not stop the counting; a cgroup made meanwhile gets its rows; SIGTERM ends it" {
-	mkdir "$CG/idle"
+# churn N: cgroups made under $CG/churn, each new to the run as a shell
+# writes its own pid there, and removed, until $T/stop or N of them;
+# how many so far in $T/churning, each hundred, and in all in $T/churned.
+churn() {
+	local i=0
+	while [ ! -e "$T/stop" ] && [ "$i" -lt "$1" ]; do
+		i=$((i + 1))
+		mkdir "$CG/churn/$i"
+		sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/cgroup.procs"' \
+		    sh "$CG/churn/$i" "$CG/churn"
+		rmdir "$CG/churn/$i"
+		[ $((i % 100)) != 0 ] || echo "$i" >"$T/churning"
+	done
+	echo "$i" >"$T/churned"
+}
+
+churned() {
+	[ "$(cat "$T/churning" 2>/dev/null)" -ge "$1" ] 2>/dev/null
+}
+
+@test "--for-each-cgroup: 2,000 idle cgroups and cgroups made, counted and removed by the hundred do not stop the counting; a cgroup made meanwhile gets its rows; SIGINT, SIGTERM or SIGHUP in the churn ends the run with its totals" {
+	mkdir "$CG/idle" "$CG/churn"
 	(cd "$CG/idle" && seq 2000 | xargs mkdir)
-	mkdir "$CG/later"
-	# The default depth, 3, takes in $CG/idle/N and $CG/churn/N.
-	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
-	    -c "$WRITE"
-	mkdir "$CG/churn"
-	# Each cgroup new to the run, as the shell writes its own pid there.
-	(
-		i=0
-		while [ ! -e "$T/stop" ] && [ "$i" -lt 3000 ]; do
-			i=$((i + 1))
-			mkdir "$CG/churn/$i"
-			sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/cgroup.procs"' \
-			    sh "$CG/churn/$i" "$CG/churn"
-			rmdir "$CG/churn/$i"
-		done
-		echo "$i" >"$T/churned"
-	) &
-	local churn=$! start end
-	ct_bg "$churn"
-	sleep 1 # not a wait: the churn under way before the next cgroup
-	gated later 1 50
-	moved later "$CG/later"
-	open_gate later
-	until_sum "/$NAME/later" 50
-	touch "$T/stop"
-	wait "$churn"
-	echo "# cgroups made and removed: $(cat "$T/churned")" >&3
-	start=$(date +%s%N)
-	kill -TERM "$CPID"
-	wait_cputrack
-	end=$(date +%s%N)
-	echo "# SIGTERM to the end: $(((end - start) / 1000000)) ms" >&3
-	[ "$status" -eq 0 ]
-	[ "$(cgroup_sum "/$NAME/later")" = 50 ]
+	local sig churner start end
+	for sig in INT TERM HUP; do
+		rm -f "$T/stop" "$T/churning" "$T/out" "$T/err"
+		mkdir "$CG/later$sig"
+		# The default depth, 3, takes in $CG/idle/N and $CG/churn/N.
+		start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" \
+		    -T 0.2 -c "$WRITE"
+		# Their names come as they are made: no walk of the directory.
+		grep -q "^cputrack: cgroups: named as they are made" "$T/err"
+		churn 100000 &
+		churner=$!
+		ct_bg "$churner"
+		# A thousand made and removed before the next cgroup is made.
+		wait_for churned 1000
+		gated "later$sig" 1 50
+		moved "later$sig" "$CG/later$sig"
+		open_gate "later$sig"
+		until_sum "/$NAME/later$sig" 50
+		start=$(date +%s%N)
+		kill -"$sig" "$CPID"
+		wait_cputrack
+		end=$(date +%s%N)
+		touch "$T/stop"
+		wait "$churner"
+		echo "# SIG$sig in a churn of $(cat "$T/churned") cgroups: ended in $(((end - start) / 1000000)) ms" >&3
+		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+		[ "$(cgroup_sum "/$NAME/later$sig")" = 50 ]
+		[ "$(cgroup_sum "/$NAME/later$sig" total)" = 50 ]
+	done
 }
 
 @test "--for-each-cgroup: a name longer than 255 bytes is shortened to 255, its start, ... and a hash; two such names stay apart, each with its own counts" {
