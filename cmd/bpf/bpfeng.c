@@ -544,5 +544,6 @@ bpfeng_close(struct bpfeng *eng)
 	free(eng->cgroup_values);
 	free(eng->zero_value);
 	free(eng->read_value);
+	eng_guard_gone(eng);
 	free(eng);
 }

@@ -174,7 +174,7 @@ eng_command_abandon(struct bpfeng *eng)
 		return;
 	command_drop(&eng->ready);
 	eng->ready_argv = NULL;
-	eng_guard_dismiss(eng);
+	eng_guard_gone(eng);
 	if (eng->child_fd >= 0)
 		close(eng->child_fd);
 	eng->child_fd = -1;

@@ -148,6 +148,7 @@ struct bpfeng {
 	bool child_released;	  /* its exec not followed */
 	int child_fd;		  /* its pidfd */
 	int guard_fd;		  /* its guard's pipe (bpfeng_guard.c) */
+	bool guard_dismissed;	  /* told to go: it exits as the run ends */
 	pid_t starting;	      /* the command, until its first image's record */
 	uint64_t starting_ns; /* when it was let go to its exec */
 	int start_err;	      /* why it could not be announced, or 0 */
@@ -271,6 +272,8 @@ void eng_kill_child(struct bpfeng *eng);
  */
 int eng_guard_start(struct bpfeng *eng);
 void eng_guard_dismiss(struct bpfeng *eng);
+/* Dismissed if it was not, and gone: nothing of the run outlives it. */
+void eng_guard_gone(struct bpfeng *eng);
 
 /* bpfeng_command.c */
 int eng_command_fork(
