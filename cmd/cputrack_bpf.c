@@ -517,7 +517,11 @@ engine_open(struct bpf_track *bt, bool quiet)
 	    (ct->opt.each_cgroup ? BPFENG_EACH_CGROUP : 0);
 	struct bpfeng_config config = { flags, ct->opt.cgroups_max,
 		ct->opt.cgroup_depth,
-		ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0 };
+		ct->opt.interval_ms != 0 ? ct->opt.nsamples : 0, NULL };
+
+	/* A command to start: forked while the programs load. */
+	if (ct->opt.cgroup == NULL && ct->opt.npids == 0 && ct->opt.ntids == 0)
+		config.command = ct->opt.command;
 
 	if (bpfeng_unavailable() != NULL) {
 		snprintf(bt->why, sizeof(bt->why), "%s", bpfeng_unavailable());

@@ -317,6 +317,9 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->epfd = -1;
 	eng->loop_sigfd = eng->loop_timerfd = -1;
 	eng->child_fd = eng->guard_fd = -1;
+	eng->ready.go = eng->ready.report = -1;
+	eng->ready_argv = NULL;
+	eng->command = config->command;
 	eng->counters_fd = eng->threads_fd = eng->procs_fd = -1;
 	eng->cgroups_fd = -1;
 	eng->records_fd = -1;
@@ -460,6 +463,7 @@ bpfeng_phases(const struct bpfeng *eng, char *buf, size_t len)
 		[ENG_PHASE_CHECKS] = "checks",
 		[ENG_PHASE_COUNTERS] = "counters",
 		[ENG_PHASE_OPEN] = "open (with two threads, the maps too)",
+		[ENG_PHASE_COMMAND] = "the command's fork and its guard's",
 		[ENG_PHASE_TYPES] = "kernel types (the rest)",
 		[ENG_PHASE_LOAD] =
 		    "load (relocations, verifier; with one thread, the maps)",
@@ -522,6 +526,7 @@ bpfeng_close(struct bpfeng *eng)
 	if (eng == NULL)
 		return;
 	eng_detach(eng);
+	eng_command_abandon(eng);
 	eng_kill_child(eng);
 	eng_events_close(eng);
 	if (eng->loop_sigfd >= 0)
@@ -539,5 +544,6 @@ bpfeng_close(struct bpfeng *eng)
 	free(eng->cgroup_values);
 	free(eng->zero_value);
 	free(eng->read_value);
+	eng_guard_gone(eng);
 	free(eng);
 }

@@ -225,6 +225,11 @@ struct bpfeng_config {
 	 * or with a target cgroup, the run; 0 for no limit.
 	 */
 	unsigned nsamples;
+	/*
+	 * The command bpfeng_start will run, or NULL: it is forked while the
+	 * programs load, and waits to exec until bpfeng_start lets it.
+	 */
+	char *const *command;
 };
 
 /* Room for a reason: every why below is one line, without a newline. */

@@ -113,14 +113,32 @@ eng_guard_start(struct bpfeng *eng)
 		return -1;
 	}
 	eng->guard_fd = life[1];
+	eng->guard_dismissed = false;
 	return 0;
 }
 
-/* Its end: it reads "r" and exits, which closes its end of the pair. */
+/*
+ * Its end: it reads "r" and exits, which closes its end of the pair.
+ * Dismissed when the command ends or is let go, it exits while the run
+ * ends; bpfeng_close waits for it (eng_guard_gone).
+ */
 #define GUARD_END_MS 1000
 
 void
 eng_guard_dismiss(struct bpfeng *eng)
+{
+	if (eng->guard_fd < 0 || eng->guard_dismissed)
+		return;
+	/* A guard gone already has nothing to be dismissed of. */
+	eng->guard_dismissed = true;
+	if (send(eng->guard_fd, "r", 1, MSG_NOSIGNAL) != 1) {
+		close(eng->guard_fd);
+		eng->guard_fd = -1;
+	}
+}
+
+void
+eng_guard_gone(struct bpfeng *eng)
 {
 	struct pollfd pfd = { .fd = eng->guard_fd, .events = POLLIN };
 	char byte;
@@ -128,16 +146,15 @@ eng_guard_dismiss(struct bpfeng *eng)
 
 	if (eng->guard_fd < 0)
 		return;
-	/* A guard gone already has nothing to be dismissed of. */
-	if (send(eng->guard_fd, "r", 1, MSG_NOSIGNAL) == 1) {
-		/* It never writes: what ends the wait is its end's close. */
-		while ((n = poll(&pfd, 1, GUARD_END_MS)) != 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0 || read(eng->guard_fd, &byte, 1) <= 0)
-				break;
-		}
+	eng_guard_dismiss(eng);
+	/* It never writes: what ends the wait is its end's close. */
+	while (eng->guard_fd >= 0 && (n = poll(&pfd, 1, GUARD_END_MS)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || read(eng->guard_fd, &byte, 1) <= 0)
+			break;
 	}
-	close(eng->guard_fd);
+	if (eng->guard_fd >= 0)
+		close(eng->guard_fd);
 	eng->guard_fd = -1;
 }

@@ -45,12 +45,20 @@ struct eng_proc {
 RB_HEAD(eng_thread_tree, eng_thread);
 RB_HEAD(eng_proc_tree, eng_proc);
 
+/* A command forked, waiting at its gate (bpfeng_command.c). */
+struct eng_command {
+	pid_t pid;  /* 0: none */
+	int go;	    /* the gate: "g" lets it exec */
+	int report; /* its exec's errno, or nothing when it succeeded */
+};
+
 /* The steps of opening the engine, timed for -D (bpfeng_phases). */
 enum eng_phase {
 	ENG_PHASE_CHECKS,
 	ENG_PHASE_COUNTERS,
 	ENG_PHASE_OPEN,
-	ENG_PHASE_TYPES, /* what was left to wait for, after the two above */
+	ENG_PHASE_COMMAND, /* its fork and its guard's, beside the types */
+	ENG_PHASE_TYPES,   /* what was left to wait for, after the two above */
 	ENG_PHASE_LOAD,
 	ENG_PHASE_PIDS,
 	ENG_PHASE_FILL,
@@ -135,12 +143,16 @@ struct bpfeng {
 	int loop_sigfd;	  /* bpfeng_loop_open's signals; bpfeng_close closes */
 	int loop_timerfd; /* and ticks */
 
-	pid_t target;	      /* 0 until there is one */
-	bool by_cgroup;	      /* the target is a cgroup: never done */
-	pid_t child;	      /* a started command */
-	bool child_released;  /* its exec not followed */
-	int child_fd;	      /* its pidfd */
-	int guard_fd;	      /* its guard's pipe (bpfeng_guard.c) */
+	char *const *command;	  /* the config's */
+	struct eng_command ready; /* forked while the programs loaded */
+	char *const *ready_argv;  /* what it runs */
+	pid_t target;		  /* 0 until there is one */
+	bool by_cgroup;		  /* the target is a cgroup: never done */
+	pid_t child;		  /* a started command */
+	bool child_released;	  /* its exec not followed */
+	int child_fd;		  /* its pidfd */
+	int guard_fd;		  /* its guard's pipe (bpfeng_guard.c) */
+	bool guard_dismissed;	  /* told to go: it exits as the run ends */
 	pid_t starting;	      /* the command, until its first image's record */
 	uint64_t starting_ns; /* when it was let go to its exec */
 	int start_err;	      /* why it could not be announced, or 0 */
@@ -264,6 +276,24 @@ void eng_kill_child(struct bpfeng *eng);
  */
 int eng_guard_start(struct bpfeng *eng);
 void eng_guard_dismiss(struct bpfeng *eng);
+/* Dismissed if it was not, and gone: nothing of the run outlives it. */
+void eng_guard_gone(struct bpfeng *eng);
+
+/* bpfeng_command.c */
+int eng_command_fork(
+    struct bpfeng *eng, char *const argv[], struct eng_command *c);
+int eng_command_go(struct eng_command *c);
+void eng_command_close(struct eng_command *c);
+/*
+ * The config's command forked, with its pidfd and its guard, while the
+ * programs load; quietly nothing where it cannot be: bpfeng_start then
+ * forks it and says why it cannot. It is taken by bpfeng_start for the
+ * same argv (true), or abandoned: it ends without running anything.
+ */
+void eng_command_prepare(struct bpfeng *eng, char *const argv[]);
+bool eng_command_take(
+    struct bpfeng *eng, char *const argv[], struct eng_command *c);
+void eng_command_abandon(struct bpfeng *eng);
 
 /* bpfeng_load.c */
 void eng_types_start(struct eng_types *job);

@@ -381,6 +381,10 @@ eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
 
 	err = open_instances(eng, &l, path);
 	eng_phase_done(eng, ENG_PHASE_OPEN, since);
+	/* While the types are picked: nothing of it needs them. */
+	if (err == 0)
+		eng_command_prepare(eng, eng->command);
+	eng_phase_done(eng, ENG_PHASE_COMMAND, since);
 	if ((eng->types_whole = types_wait(types)) != 0 && err == 0 &&
 	    path != NULL)
 		err = open_instances(eng, &l, NULL);

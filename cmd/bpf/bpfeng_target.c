@@ -70,66 +70,15 @@ track_thread(
 }
 
 /*
- * The child waits until it is tracked, then execs. It is not tied to the
- * engine's life (PR_SET_PDEATHSIG would outlive its exec): a command the
- * engine lets go at an exec must run on after the engine. Its guard
- * (bpfeng_guard.c) kills it if cputrack dies first.
- */
-static void __attribute__((noreturn))
-child_exec(const struct bpfeng *eng, char *const argv[], int go, int report)
-{
-	sigset_t none;
-	char byte = 0;
-	int err;
-
-	while (read(go, &byte, 1) < 0 && errno == EINTR)
-		;
-	if (byte != 'g')
-		_exit(127);
-	sigemptyset(&none);
-	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (eng->nofile_raised)
-		(void)setrlimit(RLIMIT_NOFILE, &eng->nofile);
-	execvp(argv[0], argv);
-	err = errno;
-	if (write(report, &err, sizeof(err)) == -1) {
-		/* The parent sees exit status 127 all the same. */
-	}
-	_exit(127);
-}
-
-/* 0 when the child's exec succeeded (its end of the pipe closed). */
-static int
-exec_result(int report)
-{
-	ssize_t n;
-	int err;
-
-	while ((n = read(report, &err, sizeof(err))) < 0 && errno == EINTR)
-		;
-	return n == (ssize_t)sizeof(err) ? err : 0;
-}
-
-static void
-close_pair(int fds[2])
-{
-	if (fds[0] >= 0)
-		close(fds[0]);
-	if (fds[1] >= 0)
-		close(fds[1]);
-	fds[0] = fds[1] = -1;
-}
-
-/*
  * The child's end wakes the caller's poll. Without pidfds (Linux 5.3) its
  * exit record does, and dispatch reaps it all the same.
  */
 static void
-watch_child(struct bpfeng *eng, pid_t pid)
+watch_child(struct bpfeng *eng)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 
-	if ((eng->child_fd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+	if (eng->child_fd < 0)
 		return;
 	ev.data.fd = eng->child_fd;
 	if (epoll_ctl(eng->epfd, EPOLL_CTL_ADD, eng->child_fd, &ev) != 0) {
@@ -183,44 +132,55 @@ abandon_child(struct bpfeng *eng, pid_t pid)
 	eng_forget_all(eng);
 }
 
+/*
+ * The command forked while the programs loaded, with its pidfd and its
+ * guard; or forked now.
+ */
+static int
+command_forked(struct bpfeng *eng, char *const argv[], struct eng_command *c,
+    bool *guarded)
+{
+	*guarded = eng_command_take(eng, argv, c);
+	if (*guarded)
+		return 0;
+	if (eng_command_fork(eng, argv, c) != 0)
+		return -1;
+	eng->child_fd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	return 0;
+}
+
 pid_t
 bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 {
-	int go[2] = { -1, -1 }, report[2] = { -1, -1 }, err;
+	struct eng_command c;
 	uint64_t begun;
+	bool guarded;
 	pid_t pid;
+	int err;
 
 	if (eng->target != 0 || argv == NULL || argv[0] == NULL) {
 		eng_why(why, whylen, "the engine has a target already");
 		errno = EINVAL;
 		return -1;
 	}
-	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0 ||
-	    (pid = fork()) < 0) {
+	if (command_forked(eng, argv, &c, &guarded) != 0) {
 		err = errno;
-		close_pair(go);
-		close_pair(report);
 		eng_why(why, whylen, "cannot fork, program '%s' - %s", argv[0],
 		    strerror(err));
 		errno = err;
 		return -1;
 	}
-	if (pid == 0)
-		child_exec(eng, argv, go[0], report[1]);
-	close(go[0]);
-	close(report[1]);
-	go[0] = report[1] = -1;
-	watch_child(eng, pid);
+	pid = c.pid;
+	watch_child(eng);
 	*eng->command_pid = (uint32_t)pid;
-	if (eng_guard_start(eng) != 0 ||
+	if ((!guarded && eng_guard_start(eng) != 0) ||
 	    eng_track_proc(eng, pid,
 		(eng->flags & BPFENG_FOLLOW_START_EXEC) ?
 		    BPFENG_PROC_FOLLOW_EXEC :
 		    0) != 0 ||
 	    track_thread(eng, pid, pid, BPFENG_THREAD_AWAIT_EXEC, 0) != 0) {
 		err = errno;
-		close_pair(go);
-		close_pair(report);
+		eng_command_close(&c);
 		abandon_child(eng, pid);
 		eng_why(why, whylen, "cannot track program '%s' - %s", argv[0],
 		    strerror(err));
@@ -229,9 +189,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	}
 	/* Counted from its exec, after this: its rows' spans hold it all. */
 	begun = eng_now_ns();
-	err = write(go[1], "g", 1) != 1 ? errno : exec_result(report[0]);
-	close_pair(go);
-	close_pair(report);
+	err = eng_command_go(&c);
 	if (err == 0 && await_first_image(eng, pid, begun) != 0) {
 		abandon_child(eng, pid);
 		eng_why(why, whylen, "cannot track program '%s' - %s", argv[0],

@@ -99,6 +99,22 @@ start_cpustat() {
 	[ ! -e "$T/ran" ]
 }
 
+# The refusal comes after the programs loaded, while the command waited,
+# forked, to exec: that one ends unrun, and ptrace runs the command once.
+@test "in a pid namespace of its own, --engine=auto: ptrace counts, the command runs once, nothing is left" {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	status=0
+	timeout 60 unshare -p -f --mount-proc "$CPUTRACK" --engine=auto -v \
+	    -c task-clock sh -c 'echo x >>"$1"; ps -e -o comm=' sh "$T/ran" \
+	    >"$T/out" 2>"$T/err" || status=$?
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(cat "$T/err")" = "cputrack: --engine=auto: counting with ptrace: the BPF engine runs only in the initial pid namespace (this one is a container's)" ]
+	[ "$(cat "$T/ran")" = "x" ]
+	# In the namespace: cputrack, the command and its ps; no guard.
+	[ "$(grep -c -e '^cputrack' -e '^sh$' -e '^ps$' "$T/out")" -eq 3 ]
+	! grep -q 'cputrack-guard' "$T/out"
+}
+
 @test "too few file descriptors: at every limit, one line that says so, never the verifier's refusal" {
 	command -v prlimit >/dev/null || skip "prlimit is not installed"
 	local n try

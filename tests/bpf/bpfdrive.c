@@ -470,7 +470,7 @@ main(int argc, char **argv)
 {
 	struct drive d = { 0 };
 	struct bpfeng_set *sets;
-	struct bpfeng_config config = { 0, 0, 0, 0 };
+	struct bpfeng_config config = { 0, 0, 0, 0, NULL };
 	unsigned flags = 0;
 	pid_t pid = 0;
 	int ret;
