@@ -276,7 +276,7 @@ run(struct cpustat *cs)
 	int cpu, status, measurable;
 
 	/* A per-socket PMU's events count on the CPUs of its cpumask alone. */
-	pmumask_scan("/sys", cs->specs, &sockets);
+	pmumask_scan(cs->cpc, cs->specs, &sockets);
 	if (pmumask_refuse_mixed(&sockets))
 		return 2;
 	measurable =

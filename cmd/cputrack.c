@@ -299,7 +299,7 @@ main(int argc, char **argv)
 	 * Every request is tried before a command starts or a pid is taken,
 	 * as the run may count it: on a CPU by the BPF engine.
 	 */
-	if (pmumask_refuse_threads("/sys", ct.specs) ||
+	if (pmumask_refuse_threads(ct.cpc, ct.specs) ||
 	    setgrp_check(ct.specs, engine_check_cpu(&ct)) > 0)
 		return finish(&ct, 2);
 	startup_mark("spec check");

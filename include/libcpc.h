@@ -416,6 +416,26 @@ int cpc_probe_cpu(cpc_t *cpc, int cpuid);
  */
 int cpc_set_check_cpus(cpc_t *cpc, cpc_set_t *set);
 
+/*
+ * PMUs that count for a whole socket (uncore, RAPL's power, cstate_pkg)
+ * have a cpumask: the kernel counts their events on the one CPU it names
+ * per socket (or per L3), and on no thread. cpc_event_cpumask gives the
+ * cpumask ("0,28", as the kernel lists it) of the PMU of event's i-th
+ * counter: an event summed over the boxes of a PMU (uncore_imc for
+ * uncore_imc_0 .. uncore_imc_N) has one per box, in order. NULL past the
+ * last, and for an event whose PMU has no cpumask (a core PMU, a software
+ * event, a tracepoint) or that this machine cannot count.
+ *
+ * cpc_event_scale gives what one count of event, an event that its PMU
+ * names in sysfs, is worth (its .scale file) in *scale, and its unit
+ * ("MiB", "Joules"; the .unit file) in unit, of len bytes: 1 when sysfs
+ * gives either (a unit alone: scale 1), 0 when it gives neither (scale 1,
+ * unit ""), -1 with errno EINVAL for a NULL argument.
+ */
+const char *cpc_event_cpumask(cpc_t *cpc, const char *event, int i);
+int cpc_event_scale(
+    cpc_t *cpc, const char *event, double *scale, char *unit, size_t len);
+
 /* End of the private interfaces. */
 
 /*

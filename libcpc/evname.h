@@ -158,6 +158,7 @@ struct sysfs_pmu {
 	int nfmt;
 	struct sysfs_alias *alias;
 	int nalias;
+	char *cpumask; /* the CPUs it counts on alone ("0,28"), or NULL */
 };
 struct sysfs_pmus {
 	struct sysfs_pmu *pmu;
@@ -166,6 +167,9 @@ struct sysfs_pmus {
 const struct sysfs_pmus *cpclib_sysfs_pmus(cpc_t *cpc);
 void cpclib_sysfs_free(struct sysfs_pmus *pmus);
 const struct sysfs_pmu *cpclib_sysfs_pmu(cpc_t *cpc, const char *name);
+const struct sysfs_pmu *cpclib_sysfs_pmu_of_type(cpc_t *cpc, uint32_t type);
+const struct sysfs_alias *cpclib_sysfs_alias(
+    const struct sysfs_pmu *pmu, const char *name);
 bool cpclib_resolve_pmu_terms(
     cpc_t *cpc, const char *name, struct ev_result *r);
 bool cpclib_resolve_pmu_alias(

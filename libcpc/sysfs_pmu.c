@@ -178,7 +178,7 @@ read_pmus(void)
 {
 	struct sysfs_pmus *pmus;
 	struct sysfs_pmu *grown, *p;
-	char dir[512], path[600], text[32];
+	char dir[512], path[600], text[4096];
 	struct dirent *de;
 	DIR *d;
 
@@ -206,6 +206,10 @@ read_pmus(void)
 		p->type = atoi(text);
 		read_formats(dir, p);
 		read_aliases(dir, p);
+		snprintf(path, sizeof(path), "%s/cpumask", dir);
+		if (read_line(path, text, sizeof(text)) != NULL &&
+		    text[0] != '\0')
+			p->cpumask = strdup(text);
 		if (p->nalias > 1)
 			qsort(p->alias, (size_t)p->nalias, sizeof(*p->alias),
 			    alias_cmp);
@@ -250,6 +254,7 @@ cpclib_sysfs_free(struct sysfs_pmus *pmus)
 			free(pmus->pmu[i].alias[j].desc);
 		}
 		free(pmus->pmu[i].alias);
+		free(pmus->pmu[i].cpumask);
 		free(pmus->pmu[i].fmt);
 	}
 	free(pmus->pmu);
@@ -264,6 +269,18 @@ cpclib_sysfs_pmu(cpc_t *cpc, const char *name)
 
 	for (i = 0; pmus != NULL && i < pmus->npmu; i++)
 		if (strcmp(pmus->pmu[i].name, name) == 0)
+			return &pmus->pmu[i];
+	return NULL;
+}
+
+const struct sysfs_pmu *
+cpclib_sysfs_pmu_of_type(cpc_t *cpc, uint32_t type)
+{
+	const struct sysfs_pmus *pmus = cpclib_sysfs_pmus(cpc);
+	int i;
+
+	for (i = 0; pmus != NULL && i < pmus->npmu; i++)
+		if ((uint32_t)pmus->pmu[i].type == type)
 			return &pmus->pmu[i];
 	return NULL;
 }
@@ -301,6 +318,12 @@ find_alias(const struct sysfs_pmu *pmu, const char *name)
 		return NULL;
 	return bsearch(&key, pmu->alias, (size_t)pmu->nalias,
 	    sizeof(*pmu->alias), alias_cmp);
+}
+
+const struct sysfs_alias *
+cpclib_sysfs_alias(const struct sysfs_pmu *pmu, const char *name)
+{
+	return find_alias(pmu, name);
 }
 
 static bool

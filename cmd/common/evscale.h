@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libcpc.h"
+
 struct evscale {
 	double scale;  /* what one count is worth in unit */
 	char unit[32]; /* "MiB", "Joules"; "" where sysfs names none */
@@ -19,11 +21,10 @@ struct evscale {
 
 /*
  * The scale and unit of event, a PMU's named event (power/energy-pkg/,
- * uncore_imc/cas_count_read/: the first of the boxes of a PMU named
- * without its number), read under root ("/sys", or a recorded tree):
+ * uncore_imc/cas_count_read/), as libcpc reads them (cpc_event_scale):
  * true when sysfs gives it a scale or a unit (a unit alone: scale 1).
  */
-bool evscale_read(const char *root, const char *event, struct evscale *s);
+bool evscale_read(cpc_t *cpc, const char *event, struct evscale *s);
 
 /* count in the event's unit; per second over elapsed_ns (> 0). */
 double evscale_value(const struct evscale *s, uint64_t count);

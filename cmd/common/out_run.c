@@ -77,7 +77,7 @@ collect_events(struct out_run *run)
 			grown[run->nevents].name = spec->reqs[r].name;
 			grown[run->nevents].unit =
 			    unit_of(run->cpc, spec->reqs[r].event);
-			grown[run->nevents].scaled = evscale_read("/sys",
+			grown[run->nevents].scaled = evscale_read(run->cpc,
 			    spec->reqs[r].event, &grown[run->nevents].scale);
 			run->any_scaled |= grown[run->nevents].scaled;
 			run->nevents++;

@@ -20,13 +20,12 @@
 bool pmumask_pmu(const char *event, char *pmu, size_t size);
 
 /*
- * The CPUs of the cpumask of event's PMU, read under root ("/sys", or a
- * recorded tree): 0, or -1 when its PMU has none (a core PMU, a software
- * event, a tracepoint) or is not there. A PMU named without its box's
- * number (uncore_imc for uncore_imc_0, uncore_imc_1, ...) gives the
- * union of its boxes' cpumasks.
+ * The CPUs of the cpumask of event's PMU (cpc_event_cpumask): 0, or -1
+ * when its PMU has none (a core PMU, a software event, a tracepoint) or
+ * is not there. A PMU named without its box's number (uncore_imc for
+ * uncore_imc_0, uncore_imc_1, ...) gives the union of its boxes'.
  */
-int pmumask_cpus(const char *root, const char *event, cpu_set_t *cpus);
+int pmumask_cpus(cpc_t *cpc, const char *event, cpu_set_t *cpus);
 
 /* What a run's sets count on: per socket (a cpumask PMU's), or not. */
 struct pmumask_use {
@@ -36,14 +35,14 @@ struct pmumask_use {
 	const char *cpu_event;
 	cpu_set_t cpus; /* the union of the cpumasks */
 };
-void pmumask_scan(const char *root, const setgrp_t *g, struct pmumask_use *u);
+void pmumask_scan(cpc_t *cpc, const setgrp_t *g, struct pmumask_use *u);
 
 /*
  * The line that refuses a run's events of per-socket PMUs (cputrack's,
  * per thread), or (cpustat's) the one that refuses them beside events
  * counted on every CPU: said, and true, when there is one.
  */
-bool pmumask_refuse_threads(const char *root, const setgrp_t *g);
+bool pmumask_refuse_threads(cpc_t *cpc, const setgrp_t *g);
 bool pmumask_refuse_mixed(const struct pmumask_use *u);
 
 #endif /* PMUMASK_H */

@@ -7,14 +7,22 @@
  * uncore_imc_1 (type 20), with no PMU named uncore_imc: a name without
  * the box number is one event per box, each weighed 1, so that the count
  * is their sum; each box, and RAPL's power PMU, counts on the CPUs of its
- * cpumask, CPU 0 (socket 0) and CPU 1 (socket 1). What the kernel does
- * with them is for a machine that has them.
+ * cpumask, CPU 0 (socket 0) and CPU 1 (socket 1); sysfs gives the CAS
+ * counts a scale to MiB and RAPL's energy one to Joules. The one-socket
+ * Skylake-X counts on CPU 0, and Zen 3's L3 PMU on a CPU per L3 of four.
+ * Each tree is read by a process of its own: the root is set before the
+ * first cpc_open. What the kernel does with them is for a machine that
+ * has them.
  */
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "test_cpc.h"
 #include "../../cmd/common/pmumask.h"
 #include "../../libcpc/evname.h"
 
-#define ROOT SOURCE_DIR "/tests/unit/sysfs-trees/intel-icelakex"
+#define TREES SOURCE_DIR "/tests/unit/sysfs-trees/"
+#define ROOT  TREES "intel-icelakex"
 
 /* Each of name's events is on the PMU of types[i], with config. */
 static void
@@ -34,29 +42,105 @@ check_terms(
 	}
 }
 
-/* The CPUs name counts on: 0 and 1, one per socket. */
+/* The CPUs of event's cpumasks, as a list ("0,8"), or "none". */
 static void
-check_sockets(const char *name)
+check_mask(cpc_t *cpc, const char *event, const char *want)
 {
+	char got[256] = "", *at = got;
 	cpu_set_t cpus;
+	int c;
 
-	CHECK(pmumask_cpus(ROOT, name, &cpus) == 0);
-	CHECK(CPU_COUNT(&cpus) == 2);
-	CHECK(CPU_ISSET(0, &cpus) && CPU_ISSET(1, &cpus));
+	if (pmumask_cpus(cpc, event, &cpus) != 0)
+		snprintf(got, sizeof(got), "none");
+	for (c = 0; c < CPU_SETSIZE && strcmp(got, "none") != 0; c++)
+		if (CPU_ISSET(c, &cpus))
+			at += snprintf(at, sizeof(got) - (size_t)(at - got),
+			    "%s%d", at == got ? "" : ",", c);
+	check_count++;
+	if (strcmp(got, want) != 0) {
+		check_failures++;
+		fprintf(stderr, "%s: CPUs %s, expected %s\n", event, got, want);
+	}
 }
 
-int
-main(void)
+/* event's scale and unit: want_unit NULL for none (scale 1, unit ""). */
+static void
+check_scale(cpc_t *cpc, const char *event, double want, const char *want_unit)
+{
+	char unit[32] = "x";
+	double scale = 0;
+
+	CHECK(cpc_event_scale(cpc, event, &scale, unit, sizeof(unit)) ==
+	    (want_unit != NULL));
+	CHECK(scale == want);
+	CHECK(strcmp(unit, want_unit != NULL ? want_unit : "") == 0);
+	if (scale != want)
+		fprintf(
+		    stderr, "%s: scale %g, expected %g\n", event, scale, want);
+}
+
+static cpc_t *
+recorded(const char *root)
+{
+	cpc_t *cpc;
+
+	cpclib_set_sysfs_root(root, 1);
+	cpc = cpc_open(CPC_VER_CURRENT);
+	CHECK(cpc != NULL);
+	return cpc;
+}
+
+/*
+ * One socket: CPU 0 counts for it; a core PMU counts everywhere. This
+ * tree records its socket PMUs' type and cpumask alone, no events or
+ * formats: their events are spelled with the config term every PMU takes.
+ */
+static int
+skylakex(void)
+{
+	cpc_t *cpc = recorded(TREES "intel-skylakex");
+
+	if (cpc == NULL)
+		return check_report("test_uncore skylakex");
+	check_mask(cpc, "power/config=0x02/", "0");
+	check_mask(cpc, "uncore_imc/config=0x0f04/", "0");
+	check_mask(cpc, "cstate_pkg/config=0x03/", "0");
+	/* An event its power PMU does not name here: none. */
+	check_mask(cpc, "power/energy-pkg/", "none");
+	check_mask(cpc, "cpu/event=0x3c/", "none");
+	check_mask(cpc, "cpu-clock", "none");
+	check_mask(cpc, "uncore_nothing/x/", "none");
+	CHECK(cpc_event_cpumask(cpc, "power/config=0x02/", 1) == NULL);
+	CHECK(cpc_event_cpumask(cpc, "power/config=0x02/", -1) == NULL);
+	cpc_close(cpc);
+	return check_report("test_uncore skylakex");
+}
+
+/* One CPU per L3 of four (event 0x04, umask 0xff); no memory boxes. */
+static int
+zen3(void)
+{
+	cpc_t *cpc = recorded(TREES "amd-zen3");
+
+	if (cpc == NULL)
+		return check_report("test_uncore zen3");
+	check_mask(cpc, "amd_l3/config=0xff04/", "0,8,16,24");
+	check_mask(cpc, "uncore_imc/cas_count_read/", "none");
+	cpc_close(cpc);
+	return check_report("test_uncore zen3");
+}
+
+static int
+icelakex(void)
 {
 	static const uint32_t boxes[] = { 19, 20 }, power[] = { 11 };
 	struct ev_entry_view v;
-	cpc_t *cpc;
+	char unit[8];
+	double scale;
+	cpc_t *cpc = recorded(ROOT);
 
-	cpclib_set_sysfs_root(ROOT, 1);
-	cpc = cpc_open(CPC_VER_CURRENT);
-	CHECK(cpc != NULL);
 	if (cpc == NULL)
-		return check_report("test_uncore");
+		return check_report("test_uncore icelakex");
 	/* The kernel's event=0x04 with umask 0x0f and 0x30, on each box. */
 	check_terms(cpc, "uncore_imc/cas_count_read/", boxes, 2, 0x0f04);
 	check_terms(cpc, "uncore_imc/cas_count_write/", boxes, 2, 0x3004);
@@ -69,9 +153,56 @@ main(void)
 	CHECK(cpclib_event_view(cpc, "uncore_im/cas_count_read/", &v));
 	CHECK(v.status != CPC_EVENT_COUNTABLE);
 	CHECK(strstr(v.why, "no PMU 'uncore_im'") != NULL);
-	check_sockets("uncore_imc/cas_count_read/");
-	check_sockets("uncore_imc_0/cas_count_read/");
-	check_sockets("power/energy-pkg/");
+
+	/* Two sockets: CPU 0 and CPU 1, the first of each; per box. */
+	check_mask(cpc, "uncore_imc/cas_count_read/", "0,1");
+	check_mask(cpc, "uncore_imc_0/cas_count_read/", "0,1");
+	check_mask(cpc, "power/energy-pkg/", "0,1");
+	CHECK(cpc_event_cpumask(cpc, "uncore_imc/cas_count_read/", 1) != NULL);
+	CHECK(cpc_event_cpumask(cpc, "uncore_imc/cas_count_read/", 2) == NULL);
+	CHECK(
+	    cpc_event_cpumask(cpc, "uncore_imc_1/cas_count_read/", 1) == NULL);
+
+	/* 64 bytes per CAS in MiB: 64 / 2^20; RAPL's 2^-32 J per count. */
+	check_scale(cpc, "uncore_imc/cas_count_read/", 64.0 / 1048576, "MiB");
+	check_scale(
+	    cpc, "uncore_imc_1/cas_count_write/", 64.0 / 1048576, "MiB");
+	check_scale(cpc, "power/energy-pkg/", 1.0 / 4294967296.0, "Joules");
+	check_scale(cpc, "power/energy-ram/:u", 1.0 / 4294967296.0, "Joules");
+	check_scale(cpc, "energy-pkg", 1.0 / 4294967296.0, "Joules");
+	/* No such files, terms rather than a name, or no such event. */
+	check_scale(cpc, "uncore_imc/clockticks/", 1, NULL);
+	check_scale(cpc, "uncore_imc/event=0x04,umask=0x0f/", 1, NULL);
+	check_scale(cpc, "cpu-clock", 1, NULL);
+	check_scale(cpc, "nosuch/energy-pkg/", 1, NULL);
+	/* A unit cut to the caller's room; no room at all. */
+	CHECK(cpc_event_scale(
+		  cpc, "power/energy-pkg/", &scale, unit, sizeof(unit)) == 1 &&
+	    strcmp(unit, "Joules") == 0);
+	CHECK(cpc_event_scale(cpc, "power/energy-pkg/", &scale, unit, 4) == 1 &&
+	    strcmp(unit, "Jou") == 0);
+	CHECK(cpc_event_scale(cpc, "power/energy-pkg/", &scale, NULL, 0) == 1);
+	errno = 0;
+	CHECK(cpc_event_scale(cpc, "power/energy-pkg/", NULL, unit, 8) == -1 &&
+	    errno == EINVAL);
 	cpc_close(cpc);
+	return check_report("test_uncore icelakex");
+}
+
+int
+main(void)
+{
+	int (*const trees[])(void) = { icelakex, skylakex, zen3 };
+	size_t t;
+	int status;
+	pid_t pid;
+
+	for (t = 0; t < sizeof(trees) / sizeof(trees[0]); t++) {
+		fflush(stdout);
+		if ((pid = fork()) == 0)
+			_exit(trees[t]());
+		CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+		CHECK(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
 	return check_report("test_uncore");
 }
