@@ -234,14 +234,14 @@ static const struct expect rk3588[] = { { "IPC", "every CPU with a PMU", NULL,
 	    NULL, 0, NULL },
 	{ NULL, NULL, NULL, NULL, 0, NULL } };
 
-static void check_df_zen3(cpc_t *cpc, const char *root);
-static void check_df_zen4(cpc_t *cpc, const char *root);
+static void check_df_zen3(cpc_t *cpc);
+static void check_df_zen4(cpc_t *cpc);
 
 static const struct model {
 	const char *pmu; /* LIBPFM_FORCE_PMU, or NULL */
 	const char *tree;
 	const struct expect *expect;
-	void (*more)(cpc_t *cpc, const char *root); /* or NULL */
+	void (*more)(cpc_t *cpc); /* or NULL */
 } models[] = {
 	{ "skx", "intel-skylakex", skx, NULL },
 	{ "icx", "intel-icelakex", icx, NULL },
@@ -312,7 +312,7 @@ check_name(cpc_t *cpc, const char *name, uint32_t type, uint64_t config)
  * 4 s, 0.576 GB/s.
  */
 static void
-check_df_zen3(cpc_t *cpc, const char *root)
+check_df_zen3(cpc_t *cpc)
 {
 	const struct mgroup *g = variant_of("MemBW", DF_VARIANT);
 	uint64_t values[8];
@@ -334,7 +334,7 @@ check_df_zen3(cpc_t *cpc, const char *root)
 		values[r] = (uint64_t)(r + 1) * 1000000;
 	}
 	/* Once per socket: the CPU of amd_df's cpumask, CPU 0 alone. */
-	CHECK(pmumask_cpus(root, spec->reqs[0].event, &cpus) == 0);
+	CHECK(pmumask_cpus(cpc, spec->reqs[0].event, &cpus) == 0);
 	CHECK(CPU_COUNT(&cpus) == 1 && CPU_ISSET(0, &cpus));
 	CHECK(derived_plan(spec, &g, 1, &ds) == 0);
 	CHECK(ds.nuses == 1 && strcmp(ds.uses[0].key, "mem_total_gbs") == 0);
@@ -362,13 +362,13 @@ check_df_zen3(cpc_t *cpc, const char *root)
  * event 0x2df umask 0x7ff.
  */
 static void
-check_df_zen4(cpc_t *cpc, const char *root)
+check_df_zen4(cpc_t *cpc)
 {
 	cpu_set_t cpus;
 
 	check_name(cpc, "amd_df/event=0x21f,umask=0x7fe/", 10, 0x20700fe1fULL);
 	check_name(cpc, "amd_df/event=0x2df,umask=0x7ff/", 10, 0x20700ffdfULL);
-	CHECK(pmumask_cpus(root, "amd_df/event=0x1f,umask=0x7fe/", &cpus) == 0);
+	CHECK(pmumask_cpus(cpc, "amd_df/event=0x21f,umask=0x7fe/", &cpus) == 0);
 	CHECK(CPU_COUNT(&cpus) == 1 && CPU_ISSET(0, &cpus));
 }
 
@@ -478,7 +478,7 @@ child_model(size_t m)
 	for (e = models[m].expect; e->group != NULL; e++)
 		check_group(cpc, e);
 	if (models[m].more != NULL)
-		models[m].more(cpc, root);
+		models[m].more(cpc);
 	cpc_close(cpc);
 	return check_report(models[m].tree);
 }
