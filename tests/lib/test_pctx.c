@@ -383,15 +383,6 @@ for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *), void *a)
 	return n;
 }
 
-void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /* Start a workload untraced with stdout on a pipe; wait for "ready". */
 pid_t
 spawn_ready(char *const *argv)

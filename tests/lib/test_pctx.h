@@ -114,7 +114,6 @@ char proc_state(pid_t pid);
 pid_t tracer_of(pid_t pid, pid_t tid);
 /* Apply fn to every thread of a process; the number of threads. */
 int for_each_task(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *), void *a);
-void sleep_ms(long ms);
 /* Start a workload untraced with stdout on a pipe; wait for "ready". */
 pid_t spawn_ready(char *const *argv);
 /* Kill a process the test started and reap it if it is still ours. */

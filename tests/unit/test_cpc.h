@@ -34,15 +34,6 @@ now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static inline void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 /* Tracepoints need tracefs; mount it where the kernel expects it. */
 static inline bool
 tracefs_ready(void)
