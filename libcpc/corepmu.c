@@ -94,8 +94,8 @@ is_core(const char *name, const char *cpus_path)
 }
 
 /* "0-15,32" into a set; false for a list of no CPU or a bad one. */
-static bool
-parse_cpus(const char *list, cpu_set_t *cpus)
+bool
+cpclib_parse_cpus(const char *list, cpu_set_t *cpus)
 {
 	const char *p = list;
 	char *end;
@@ -140,7 +140,8 @@ read_core_pmu(const char *name, struct cpc_core_pmu *p)
 		return false;
 	memset(p, 0, sizeof(*p));
 	strlcpy(p->name, name, sizeof(p->name));
-	if (read_text(path, text, sizeof(text)) && parse_cpus(text, &p->cpus))
+	if (read_text(path, text, sizeof(text)) &&
+	    cpclib_parse_cpus(text, &p->cpus))
 		strlcpy(p->cpulist, text, sizeof(p->cpulist));
 	else
 		every_cpu(&p->cpus);

@@ -274,6 +274,7 @@ const struct cpc_attr_field *cpclib_pmu_attr_field(const char *name);
 void cpclib_dummy_attr(struct perf_event_attr *attr);
 int cpclib_probe_open(cpc_t *cpc, struct perf_event_attr *attr);
 int cpclib_core_probe_cpu(const cpc_t *cpc, int core);
+bool cpclib_parse_cpus(const char *list, cpu_set_t *cpus);
 int cpclib_probe_pid(const cpc_t *cpc);
 double cpclib_tsc_per_ns(cpc_t *cpc);
 uint64_t cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns);
@@ -292,8 +293,7 @@ uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
 
 /* group.c */
-int cpclib_group_layout(
-    const cpc_t *cpc, const cpc_set_t *set, int cpu, int *key);
+int cpclib_group_layout(cpc_t *cpc, const cpc_set_t *set, int cpu, int *key);
 int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);
 void cpclib_group_close(cpc_set_t *set);

@@ -158,7 +158,8 @@ struct sysfs_pmu {
 	int nfmt;
 	struct sysfs_alias *alias;
 	int nalias;
-	char *cpumask; /* the CPUs it counts on alone ("0,28"), or NULL */
+	char *cpumask;	/* the CPUs it counts on alone ("0,28"), or NULL */
+	cpu_set_t cpus; /* the same, parsed (empty without one) */
 };
 struct sysfs_pmus {
 	struct sysfs_pmu *pmu;
@@ -170,6 +171,8 @@ const struct sysfs_pmu *cpclib_sysfs_pmu(cpc_t *cpc, const char *name);
 const struct sysfs_pmu *cpclib_sysfs_pmu_of_type(cpc_t *cpc, uint32_t type);
 const struct sysfs_alias *cpclib_sysfs_alias(
     const struct sysfs_pmu *pmu, const char *name);
+const struct sysfs_pmu *cpclib_socket_pmu(
+    cpc_t *cpc, const struct perf_event_attr *attr);
 bool cpclib_resolve_pmu_terms(
     cpc_t *cpc, const char *name, struct ev_result *r);
 bool cpclib_resolve_pmu_alias(

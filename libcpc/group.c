@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cpc_impl.h"
+#include "evname.h"
 
 static bool
 picnums_unique(const cpc_set_t *set)
@@ -99,12 +100,28 @@ layout_events(cpc_set_t *set)
 	return 0;
 }
 
-/* The group key of event e (request i, term t): see cpclib_group_layout. */
-static int
-event_key(const cpc_t *cpc, const struct cpc_request *req, int t, int cpu)
-{
-	int core = cpclib_core_of_attr(cpc, &req->enc.term[t].attr);
+/* The group key of a socket PMU's event e: past every core PMU's. */
+#define SOCKET_KEY(e) (CPC_MAX_CORE_PMUS + 1 + (e))
 
+/*
+ * The group key of event e (request req, term t): see cpclib_group_layout.
+ * A PMU with a cpumask (uncore, RAPL) joins no group of another PMU's
+ * events, and the kernel takes turns with its events when they outnumber
+ * its counters (amd_df's 4, say): each of them is a group of its own, on
+ * the CPUs its cpumask names alone, as every other CPU would count the
+ * same socket again.
+ */
+static int
+event_key(cpc_t *cpc, const struct cpc_request *req, int t, int e, int cpu)
+{
+	const struct perf_event_attr *attr = &req->enc.term[t].attr;
+	const struct sysfs_pmu *socket = cpclib_socket_pmu(cpc, attr);
+	int core = cpclib_core_of_attr(cpc, attr);
+
+	if (socket != NULL)
+		return cpu >= 0 && !CPU_ISSET(cpu, &socket->cpus) ?
+		    -1 :
+		    SOCKET_KEY(e);
 	if (cpc->ncore < 2 || core < 0)
 		return 0;
 	if (cpu >= 0)
@@ -112,27 +129,37 @@ event_key(const cpc_t *cpc, const struct cpc_request *req, int t, int cpu)
 	return core + 1;
 }
 
+/* Whether event e is the first of its group (key[e] >= 0). */
+static bool
+first_of_key(const int *key, int e)
+{
+	int i;
+
+	for (i = 0; i < e; i++)
+		if (key[i] == key[e])
+			return false;
+	return key[e] >= 0;
+}
+
 /*
  * The groups of a binding on cpu (-1: a thread's), in key, one per event:
- * 0 for all, but where there are several core PMUs. A thread's set is then
- * one group of its software events (0) and one per core PMU (its index +
- * 1); a CPU's, one group of its software events and its core PMU's
- * events (0), and -1 for the events of the other core PMUs, which cannot
- * count there. Returns how many groups.
+ * 0 for all, but where there are several core PMUs or a PMU with a
+ * cpumask. A thread's set is then one group of its software events (0)
+ * and one per core PMU (its index + 1); a CPU's, one group of its
+ * software events and its core PMU's events (0), and -1 for the events
+ * of the other core PMUs, which cannot count there. An event of a PMU
+ * with a cpumask is a group of its own (SOCKET_KEY), or -1 on a CPU its
+ * cpumask does not name. Returns how many groups.
  */
 int
-cpclib_group_layout(const cpc_t *cpc, const cpc_set_t *set, int cpu, int *key)
+cpclib_group_layout(cpc_t *cpc, const cpc_set_t *set, int cpu, int *key)
 {
-	bool seen[CPC_MAX_CORE_PMUS + 1] = { false };
 	int i, t, e = 0, n = 0;
 
 	for (i = 0; i < set->nreqs; i++)
 		for (t = 0; t < set->reqs[i].enc.nterms; t++, e++) {
-			key[e] = event_key(cpc, &set->reqs[i], t, cpu);
-			if (key[e] >= 0 && !seen[key[e]]) {
-				seen[key[e]] = true;
-				n++;
-			}
+			key[e] = event_key(cpc, &set->reqs[i], t, e, cpu);
+			n += first_of_key(key, e);
 		}
 	return n;
 }
@@ -141,16 +168,13 @@ cpclib_group_layout(const cpc_t *cpc, const cpc_set_t *set, int cpu, int *key)
 static void
 find_leaders(cpc_t *cpc, cpc_set_t *set, int cpu)
 {
-	bool seen[CPC_MAX_CORE_PMUS + 1] = { false };
 	int e;
 
 	(void)cpclib_group_layout(cpc, set, cpu, set->group_key);
 	set->nleaders = 0;
 	for (e = 0; e < set->nevents; e++)
-		if (set->group_key[e] >= 0 && !seen[set->group_key[e]]) {
-			seen[set->group_key[e]] = true;
+		if (first_of_key(set->group_key, e))
 			set->leaders[set->nleaders++] = e;
-		}
 	set->scatter = set->nleaders > 1;
 	for (e = 0; e < set->nevents; e++)
 		set->scatter |= set->group_key[e] < 0;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cpc_impl.h"
+#include "evname.h"
 
 #define MIN_NPIC 8
 
@@ -94,6 +95,15 @@ cpclib_core_probe_cpu(const cpc_t *cpc, int core)
 int
 cpclib_probe_open(cpc_t *cpc, struct perf_event_attr *attr)
 {
+	const struct sysfs_pmu *socket = cpclib_socket_pmu(cpc, attr);
+	int cpu;
+
+	/* A PMU with a cpumask counts on its CPUs, never for a thread. */
+	if (socket != NULL) {
+		for (cpu = 0; !CPU_ISSET(cpu, &socket->cpus); cpu++)
+			;
+		return cpclib_perf_open(attr, -1, cpu, -1);
+	}
 	if (cpc->probe_cpu < 0)
 		return cpclib_perf_open(attr, 0, -1, -1);
 	return cpclib_perf_open(attr, -1,

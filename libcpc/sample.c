@@ -87,19 +87,24 @@ read_group(cpc_set_t *set, int l, uint64_t *enabled, uint64_t *running)
 
 /*
  * A set of several groups: a thread's on a hybrid CPU, one per core PMU
- * (its index + 1) and one of its software events (0). Each group was
- * enabled as long as the others; the hardware counted while the thread
- * ran on some core, each core PMU's group while on its own, so the set's
- * running time is theirs summed. A set of software events alone ran all
- * its enabled time. Events not opened (another core PMU's, on a CPU)
- * count 0.
+ * (its index + 1) and one of its software events (0), or a CPU's with
+ * events of a PMU with a cpumask, one group each (past the core PMUs'
+ * keys). Each group was enabled as long as the others; the hardware
+ * counted while the thread ran on some core, each core PMU's group while
+ * on its own, so the set's running time is theirs summed. A set of
+ * software events alone ran all its enabled time. A socket PMU's event
+ * that ran less than that (the kernel took turns with its events) makes
+ * the set's running time its own, so that the set says it was
+ * multiplexed. Events not opened (another core PMU's, on a CPU; a socket
+ * PMU's, on a CPU not in its cpumask) count 0.
  */
 static int
 read_scattered(cpc_set_t *set)
 {
 	uint64_t enabled = 0, running = 0, en, ru, hw_running = 0;
-	bool hardware = false;
-	int l;
+	uint64_t socket_running = UINT64_MAX;
+	bool hardware = false, software = false;
+	int l, key;
 
 	memset(set->readbuf, 0, set->readbuf_len);
 	for (l = 0; l < set->nleaders; l++) {
@@ -107,15 +112,24 @@ read_scattered(cpc_set_t *set)
 			return -1;
 		if (en > enabled)
 			enabled = en;
-		if (set->group_key[set->leaders[l]] > 0) {
+		key = set->group_key[set->leaders[l]];
+		if (key > CPC_MAX_CORE_PMUS) {
+			if (ru < socket_running)
+				socket_running = ru;
+		} else if (key > 0) {
 			hardware = true;
 			hw_running += ru;
 		} else {
+			software = true;
 			running = ru;
 		}
 	}
 	if (hardware)
 		running = hw_running < enabled ? hw_running : enabled;
+	else if (!software)
+		running = enabled;
+	if (socket_running < running)
+		running = socket_running;
 	set->readbuf[0] = (uint64_t)set->nevents;
 	set->readbuf[1] = enabled;
 	set->readbuf[2] = running;

@@ -208,7 +208,7 @@ read_pmus(void)
 		read_aliases(dir, p);
 		snprintf(path, sizeof(path), "%s/cpumask", dir);
 		if (read_line(path, text, sizeof(text)) != NULL &&
-		    text[0] != '\0')
+		    text[0] != '\0' && cpclib_parse_cpus(text, &p->cpus))
 			p->cpumask = strdup(text);
 		if (p->nalias > 1)
 			qsort(p->alias, (size_t)p->nalias, sizeof(*p->alias),
@@ -283,6 +283,23 @@ cpclib_sysfs_pmu_of_type(cpc_t *cpc, uint32_t type)
 		if ((uint32_t)pmus->pmu[i].type == type)
 			return &pmus->pmu[i];
 	return NULL;
+}
+
+/*
+ * The PMU with a cpumask that counts attr's event, or NULL for a core
+ * PMU's, a software event, a tracepoint and the rest, which count on
+ * every CPU. Only dynamic PMU types are looked up, so that a run of
+ * software events never reads the PMUs in sysfs for this.
+ */
+const struct sysfs_pmu *
+cpclib_socket_pmu(cpc_t *cpc, const struct perf_event_attr *attr)
+{
+	const struct sysfs_pmu *pmu;
+
+	if (attr->type < PERF_TYPE_MAX || cpclib_type_is_core(cpc, attr->type))
+		return NULL;
+	pmu = cpclib_sysfs_pmu_of_type(cpc, attr->type);
+	return pmu != NULL && pmu->cpumask != NULL ? pmu : NULL;
 }
 
 static const struct sysfs_format *

@@ -130,6 +130,40 @@ zen3(void)
 	return check_report("test_uncore zen3");
 }
 
+/*
+ * The groups a CPU's set is opened in: cpu-clock (event 0) with the
+ * CPU's own events; each box of uncore_imc (events 1 and 2) and RAPL's
+ * package energy (event 3) a group of its own, past the core PMUs' keys,
+ * as the kernel groups no two PMUs' events and takes turns with a socket
+ * PMU's; and on a CPU its cpumask does not name (CPU 2: the masks are
+ * 0,1), not opened at all (-1), as CPU 0 or 1 counts the socket.
+ */
+static void
+check_layout(cpc_t *cpc)
+{
+	static const char *const events[] = { "cpu-clock",
+		"uncore_imc/cas_count_read/", "power/energy-pkg/" };
+	cpc_set_t *set = cpc_set_create(cpc);
+	int key[4], cpu, i;
+
+	CHECK(set != NULL);
+	for (i = 0; set != NULL && i < 3; i++)
+		CHECK(cpc_set_add_request(cpc, set, events[i], 0,
+			  CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == i);
+	if (set == NULL)
+		return;
+	for (cpu = 0; cpu <= 1; cpu++) {
+		CHECK(cpclib_group_layout(cpc, set, cpu, key) == 4);
+		CHECK(key[0] == 0);
+		for (i = 1; i < 4; i++)
+			CHECK(key[i] > CPC_MAX_CORE_PMUS);
+		CHECK(key[1] != key[2] && key[2] != key[3] && key[1] != key[3]);
+	}
+	CHECK(cpclib_group_layout(cpc, set, 2, key) == 1);
+	CHECK(key[0] == 0 && key[1] == -1 && key[2] == -1 && key[3] == -1);
+	(void)cpc_set_destroy(cpc, set);
+}
+
 static int
 icelakex(void)
 {
@@ -185,6 +219,7 @@ icelakex(void)
 	errno = 0;
 	CHECK(cpc_event_scale(cpc, "power/energy-pkg/", NULL, unit, 8) == -1 &&
 	    errno == EINVAL);
+	check_layout(cpc);
 	cpc_close(cpc);
 	return check_report("test_uncore icelakex");
 }
