@@ -17,6 +17,7 @@
 #include "fdlimit.h"
 #include "pmumask.h"
 #include "startup.h"
+#include "topology.h"
 
 /*
  * The rows' destination: stdout, --output's file or --output-fd's
@@ -275,13 +276,19 @@ run(struct cpustat *cs)
 	struct pmumask_use sockets;
 	int cpu, status, measurable;
 
-	/* A per-socket PMU's events count on the CPUs of its cpumask alone. */
+	/*
+	 * A per-socket PMU's events count on the CPUs of its cpumask alone:
+	 * a run of them alone binds those CPUs, and one beside other events
+	 * every CPU, libcpc opening them where the cpumask says.
+	 */
 	pmumask_scan(cs->cpc, cs->specs, &sockets);
-	if (pmumask_refuse_mixed(&sockets))
-		return 2;
 	measurable =
 	    cpus_measurable(&cpus, cs->opt.have_cpus ? &cs->opt.cpus : NULL);
-	if (measurable == 0 && sockets.socket_reqs > 0)
+	if (measurable == 0 &&
+	    pmumask_refuse_mixed(
+		&sockets, cs->opt.out.per_unit == TOPO_SOCKET, &cpus))
+		return 2;
+	if (measurable == 0 && sockets.socket_reqs > 0 && sockets.cpu_reqs == 0)
 		CPU_AND(&cpus, &cpus, &sockets.cpus);
 	if (measurable != 0 || CPU_COUNT(&cpus) == 0) {
 		diag(NULL,

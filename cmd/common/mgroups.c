@@ -109,7 +109,9 @@ first_counts(cpc_t *cpc, const struct mgroup *g, char *missing, size_t len)
 
 /*
  * Whether g's events fit at once: a counter (pic) each, as a set gives
- * them; else why.
+ * them; else why. A socket PMU's events are groups of their own, with
+ * which the kernel takes turns when they outnumber its counters: they
+ * count, multiplexed, and the rows say so.
  */
 static bool
 fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
@@ -120,17 +122,7 @@ fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
 
 	while (mgroup_next_event(g, &pos, ev, sizeof(ev)))
 		need++;
-	if (g->pmu_counters > 0) {
-		if (need <= (uint_t)g->pmu_counters)
-			return true;
-		ev[strcspn(ev, "/")] = '\0';
-		snprintf(why, len,
-		    "%u events to count together, and %s counts %d at once "
-		    "(the kernel takes no more in one group)",
-		    need, ev, g->pmu_counters);
-		return false;
-	}
-	if (need <= have)
+	if (g->pmu_counters > 0 || need <= have)
 		return true;
 	snprintf(why, len,
 	    "%u events to count together, and this CPU has %u counters", need,

@@ -44,9 +44,10 @@ struct mgroup {
 	 */
 	const char *models;
 	/*
-	 * How many of its events its PMU counts at once, in one group,
-	 * where they are all on a PMU of the socket (the kernel's own
-	 * bound, not sysfs's); 0: the core PMU's counters bound them.
+	 * How many of its events its PMU counts at once, where they are all
+	 * on a PMU of the socket (the kernel's own bound, not sysfs's): each
+	 * is a group of its own, so more count by turns (multiplexed);
+	 * 0: the core PMU's counters bound them.
 	 */
 	int pmu_counters;
 };

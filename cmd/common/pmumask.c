@@ -83,16 +83,31 @@ pmumask_refuse_threads(cpc_t *cpc, const setgrp_t *g)
 }
 
 bool
-pmumask_refuse_mixed(const struct pmumask_use *u)
+pmumask_refuse_mixed(
+    const struct pmumask_use *u, bool per_socket, const cpu_set_t *measured)
 {
 	char pmu[256];
+	int cpu;
 
 	if (u->socket_reqs == 0 || u->cpu_reqs == 0)
 		return false;
 	(void)pmumask_pmu(u->socket_event, pmu, sizeof(pmu));
-	diag(NULL,
-	    "%s: PMU '%s' counts once per socket, on the CPUs its cpumask "
-	    "names, and %s on every CPU: count them with two cpustats\n",
-	    u->socket_event, pmu, u->cpu_event);
-	return true;
+	if (!per_socket) {
+		diag(NULL,
+		    "%s: PMU '%s' counts once per socket, on the CPUs its "
+		    "cpumask names, and %s on every CPU: count them together "
+		    "with --per-socket, or with two cpustats\n",
+		    u->socket_event, pmu, u->cpu_event);
+		return true;
+	}
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &u->cpus) && !CPU_ISSET(cpu, measured)) {
+			diag(NULL,
+			    "%s: PMU '%s' counts its socket on CPU %d, which "
+			    "is not measured (-C, or this process's affinity "
+			    "mask): add it\n",
+			    u->socket_event, pmu, cpu);
+			return true;
+		}
+	return false;
 }

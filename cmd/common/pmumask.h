@@ -40,9 +40,13 @@ void pmumask_scan(cpc_t *cpc, const setgrp_t *g, struct pmumask_use *u);
 /*
  * The line that refuses a run's events of per-socket PMUs (cputrack's,
  * per thread), or (cpustat's) the one that refuses them beside events
- * counted on every CPU: said, and true, when there is one.
+ * counted on every CPU: said, and true, when there is one. The two kinds
+ * count together per socket alone (per_socket: --per-socket), where a
+ * socket's row holds both, and only when measured (the CPUs counted)
+ * holds every CPU of the cpumasks: a CPU row would hold no socket's count.
  */
 bool pmumask_refuse_threads(cpc_t *cpc, const setgrp_t *g);
-bool pmumask_refuse_mixed(const struct pmumask_use *u);
+bool pmumask_refuse_mixed(
+    const struct pmumask_use *u, bool per_socket, const cpu_set_t *measured);
 
 #endif /* PMUMASK_H */

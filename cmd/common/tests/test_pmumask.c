@@ -26,19 +26,33 @@ test_pmu_names(void)
 	CHECK(!pmumask_pmu("a_name_too_long_for_it/x/", pmu, sizeof(pmu)));
 }
 
-/* cpustat refuses a per-socket PMU's event beside a per-CPU one only. */
+/*
+ * cpustat refuses a per-socket PMU's event beside a per-CPU one, but per
+ * socket with every CPU of the cpumasks (0 and 8) measured.
+ */
 static void
 test_mixed(void)
 {
 	struct pmumask_use u = { .socket_reqs = 1,
 		.socket_event = "power/energy-pkg/" };
+	cpu_set_t measured;
+	int cpu;
 
-	CHECK(!pmumask_refuse_mixed(&u));
+	CPU_ZERO(&u.cpus);
+	CPU_SET(0, &u.cpus);
+	CPU_SET(8, &u.cpus);
+	CPU_ZERO(&measured);
+	for (cpu = 0; cpu < 16; cpu++)
+		CPU_SET(cpu, &measured);
+	CHECK(!pmumask_refuse_mixed(&u, false, &measured));
 	u.cpu_reqs = 1;
 	u.cpu_event = "cpu-clock";
-	CHECK(pmumask_refuse_mixed(&u));
+	CHECK(pmumask_refuse_mixed(&u, false, &measured));
+	CHECK(!pmumask_refuse_mixed(&u, true, &measured));
+	CPU_CLR(8, &measured);
+	CHECK(pmumask_refuse_mixed(&u, true, &measured));
 	u.socket_reqs = 0;
-	CHECK(!pmumask_refuse_mixed(&u));
+	CHECK(!pmumask_refuse_mixed(&u, false, &measured));
 }
 
 int
