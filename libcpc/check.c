@@ -92,7 +92,8 @@ on_cpu_core(cpc_t *cpc, const struct cpc_request *req, int cpuid)
 	for (t = 0; t < req->enc.nterms; t++)
 		if ((core = cpclib_core_of_attr(cpc, &req->enc.term[t].attr)) <
 			0 ||
-		    core == c)
+		    core == c ||
+		    cpclib_socket_pmu(cpc, &req->enc.term[t].attr) != NULL)
 			return true;
 	cpclib_request_cores(cpc, req, where, sizeof(where));
 	cpclib_err(cpc, fn, CPC_INVALID_EVENT,
@@ -107,6 +108,7 @@ static int
 check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
 {
 	struct perf_event_attr attr;
+	const struct sysfs_pmu *socket;
 	char why[EV_WHY_LEN];
 	pid_t pid = cpuid >= 0 ? -1 : 0;
 	int t, fd, err;
@@ -128,6 +130,9 @@ check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
 		    cpclib_core_of_attr(cpc, &attr) !=
 			cpclib_core_of_cpu(cpc, cpuid))
 			continue; /* another core type's: not opened there */
+		if (cpuid >= 0 && (socket = cpclib_socket_pmu(cpc, &attr)) &&
+		    !CPU_ISSET(cpuid, &socket->cpus))
+			continue; /* its socket's: counted on its cpumask's */
 		if (cpclib_attr_apply(cpc, req, &attr) != 0) {
 			bad_attribute(cpc, req, &attr);
 			return -1;

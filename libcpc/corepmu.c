@@ -21,8 +21,8 @@
 
 /*
  * A core PMU is "cpu", or one with a cpus file (every core PMU of a
- * hybrid x86 or of an Arm SoC has one; an uncore PMU has a cpumask), or
- * one of these, which have neither.
+ * hybrid x86 or of an Arm SoC has one) and no cpumask (an uncore PMU's,
+ * which counts for its socket), or one of these, which have neither.
  */
 static const char *const core_without_cpus[] = {
 	"cpum_cf",
@@ -82,10 +82,15 @@ read_text(const char *path, char *buf, size_t len)
 static bool
 is_core(const char *name, const char *cpus_path)
 {
+	char mask[512];
 	size_t i;
 
-	if (strcmp(name, "cpu") == 0 || access(cpus_path, F_OK) == 0)
+	if (strcmp(name, "cpu") == 0)
 		return true;
+	if (access(cpus_path, F_OK) == 0)
+		return !cpclib_pmu_path(
+			   mask, sizeof(mask), "/%s/cpumask", name) ||
+		    access(mask, F_OK) != 0;
 	for (i = 0;
 	     i < sizeof(core_without_cpus) / sizeof(core_without_cpus[0]); i++)
 		if (fnmatch(core_without_cpus[i], name, 0) == 0)

@@ -114,8 +114,8 @@ read_scattered(cpc_set_t *set)
 			enabled = en;
 		key = set->group_key[set->leaders[l]];
 		if (key > CPC_MAX_CORE_PMUS) {
-			if (ru < socket_running)
-				socket_running = ru;
+			if (ru < en && ru < socket_running)
+				socket_running = ru; /* by turns */
 		} else if (key > 0) {
 			hardware = true;
 			hw_running += ru;
