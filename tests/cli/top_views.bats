@@ -117,7 +117,7 @@ cgroup_open() {
 	for key in V c C g; do
 		sed -n '/^\.SH KEYS/,/^\.SH /p' "$man" | grep -qE "^\.BR? $key( |\$)" ||
 		    { echo "key $key is not in cputop(1)"; false; }
-		grep -qE "^	\"  $key  +[a-z]" "$SOURCE_DIR/cmd/top/top_view.c" ||
+		grep -qE "^	\"  $key  +[a-z]" "$SOURCE_DIR/cmd/output/top/top_view.c" ||
 		    { echo "key $key is not on the help screen"; false; }
 	done
 	grep -q '^\.B CGROUP$' "$man"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared by the command-line fuzz targets, which link the commands' own
- * option parsing (cmd/cputrack_opts.c, cmd/cpustat_opts.c): what is
- * fuzzed is the production parser, which never exits (the commands' main
- * does), and nothing else starts (no process, no counters, no file).
+ * option parsing (cmd/cputrack/cputrack_opts.c, cmd/cpustat/cpustat_opts.c):
+ * what is fuzzed is the production parser, which never exits (the commands'
+ * main does), and nothing else starts (no process, no counters, no file).
  *
  * Input: the arguments after argv[0], one per line (at most MAX_ARGS).
  */

@@ -5,7 +5,7 @@
  * period). See fuzz_args.h.
  */
 #include "fuzz_args.h"
-#include "../../cmd/cpustat.h"
+#include "../../cmd/cpustat/cpustat.h"
 
 static cpc_t *fuzz_cpc;
 static struct fuzz_argv args;

@@ -40,7 +40,7 @@ enum out_format {
 	OUT_OPENMETRICS,
 	OUT_PROMETHEUS,
 	OUT_TRACE,
-	OUT_TOP /* --top: the live view (cmd/top), no rows written */
+	OUT_TOP /* --top: the live view (cmd/output/top), no rows written */
 };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 

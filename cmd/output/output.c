@@ -7,9 +7,9 @@
  * (out_queue.c); the writer thread renders it (out_table.c, out_csv.c,
  * out_json.c, out_trace.c) and writes it out, so that the commands spend no
  * time on formatting. A row also updates the metrics (the exporter,
- * cmd/export) when they are wanted: for the metrics formats, written whole
- * into a file that each change replaces (by the writer: a temporary file in
- * the same directory, then rename(2)), or to the stream once at the end; and
+ * cmd/output/export) when they are wanted: for the metrics formats, written
+ * whole into a file that each change replaces (by the writer: a temporary file
+ * in the same directory, then rename(2)), or to the stream once at the end; and
  * for --listen.
  *
  * Rows are in time order: a row's time is when its counts were read, or
@@ -118,7 +118,7 @@ struct output {
 
 /*
  * The formats --format names. The metrics write no rows: they are
- * rendered whole (cmd/export); so is the live view, which is no
+ * rendered whole (cmd/output/export); so is the live view, which is no
  * --format.
  */
 static const struct {
