@@ -201,6 +201,19 @@ said_with_nearest(
 }
 
 /*
+ * perf list's name for a statically defined probe (SDT) that several
+ * cached binaries have: sdt_PROVIDER:NAME@PATH(BUILD-ID).
+ */
+static bool
+is_sdt_listing(const char *event)
+{
+	const char *colon = strchr(event, ':');
+
+	return strncmp(event, "sdt_", 4) == 0 && colon != NULL &&
+	    strchr(colon, '@') != NULL;
+}
+
+/*
  * A name of no event: Solaris's words, then the names nearest it. Not a
  * usage error: the line says all there is to say.
  */
@@ -209,6 +222,16 @@ unknown_event(struct parse *p, int pic, const char *event)
 {
 	char what[CPC_MAX_EVENT_LEN + 64];
 
+	if (is_sdt_listing(event)) {
+		diag("cpc_strtoset",
+		    "%.*s: a statically defined probe (SDT) of %s, which "
+		    "counts once `perf probe` has made it a tracepoint: then "
+		    "name that tracepoint\n",
+		    (int)strcspn(event, "@"), event,
+		    event + strcspn(event, "@") + 1);
+		p->uncountable = true;
+		return;
+	}
 	if (pic >= 0)
 		snprintf(what, sizeof(what),
 		    "pic%d cannot measure event '%s' "

@@ -320,6 +320,14 @@ cputrack: failed to capture pid 999999" ]
 	[ "$(proc_state "$p")" = S ]
 }
 
+@test "a name perf list gives an SDT probe of several binaries: one line saying what it is, exit 2" {
+	ct_run -c 'sdt_libc:setjmp@/usr/lib/libc.so.6(0123abcd)' "$W/ct_marker" "$T/ran"
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[ ! -e "$T/ran" ]
+	[ "$stderr" = "cputrack: sdt_libc:setjmp: a statically defined probe (SDT) of /usr/lib/libc.so.6(0123abcd), which counts once \`perf probe\` has made it a tracepoint: then name that tracepoint" ]
+}
+
 @test "bad spec: one line, a name of no event with the nearest names; exit 2, nothing started" {
 	ct_run -c foo "$W/ct_marker" "$T/ran"
 	[ "$status" -eq 2 ]
