@@ -5,6 +5,7 @@
  * the pieces together: the options, the engine, the output, the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -158,6 +159,9 @@ run(struct cputrack *ct)
 		return 1;
 	if (ct->opt.out.fd >= 0 && output_check_fd(ct->opt.out.fd) != 0)
 		return 1;
+	/* Ours alone, before an engine forks the command while it loads. */
+	if (ct->opt.out.fd > STDERR_FILENO)
+		(void)fcntl(ct->opt.out.fd, F_SETFD, FD_CLOEXEC);
 	if ((status = open_engine(ct)) != 0)
 		return status;
 	startup_mark(
