@@ -279,7 +279,7 @@ _cputrack()
 		mapfile -t COMPREPLY < <(compgen -W 'table csv json openmetrics prometheus trace' -- "$cur")
 		;;
 	engine)
-		mapfile -t COMPREPLY < <(compgen -W 'ptrace bpf auto' -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W 'bpf ptrace auto' -- "$cur")
 		;;
 	cgroup | G)
 		_filedir -d
@@ -292,7 +292,7 @@ _cputrack()
 			    -W 'table csv json openmetrics prometheus trace' -- "${cur#--format=}")
 			;;
 		--engine=*)
-			mapfile -t COMPREPLY < <(compgen -P --engine= -W 'ptrace bpf auto' \
+			mapfile -t COMPREPLY < <(compgen -P --engine= -W 'bpf ptrace auto' \
 			    -- "${cur#--engine=}")
 			;;
 		--output=*)

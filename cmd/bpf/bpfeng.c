@@ -25,12 +25,6 @@
  */
 #define ENGINE_FDS 40
 
-const char *
-bpfeng_unavailable(void)
-{
-	return NULL;
-}
-
 static int
 check_sets(const struct bpfeng_set *sets, int nsets, char *why, size_t whylen)
 {

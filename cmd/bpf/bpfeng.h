@@ -235,12 +235,6 @@ struct bpfeng_config {
 /* Room for a reason: every why below is one line, without a newline. */
 #define BPFENG_WHY_LEN 256
 
-/*
- * NULL when the engine was built; otherwise why not, and bpfeng_open
- * fails with that reason (errno ENOSYS).
- */
-const char *bpfeng_unavailable(void);
-
 /* Whether the caller may count any process (CAP_SYS_PTRACE). */
 bool bpfeng_may_count_any(void);
 

@@ -758,10 +758,9 @@ may_count(struct scan_track *st)
 }
 
 static int
-scan_open(struct cputrack *ct, bool for_auto)
+scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 {
 	struct scan_track *st = calloc(1, sizeof(*st));
-	char why[256];
 	int s, most = 0, err;
 
 	(void)for_auto;
@@ -775,9 +774,8 @@ scan_open(struct cputrack *ct, bool for_auto)
 		.nsets = setgrp_nsets(ct->specs),
 		.uid = getuid(),
 		.everyone = geteuid() == 0 };
-	if ((st->sets = bpf_sets_new(
-		 ct->cpc, ct->specs, false, why, sizeof(why))) == NULL) {
-		diag(NULL, "%s\n", why);
+	if ((st->sets = bpf_sets_new(ct->cpc, ct->specs, false, why, len)) ==
+	    NULL) {
 		scan_free(st);
 		return 2;
 	}
@@ -799,7 +797,7 @@ scan_open(struct cputrack *ct, bool for_auto)
 		scan_free(st);
 		return err;
 	}
-	ct->scan = st;
+	ct->engine_state = st;
 	ct->opt.out.top_note =
 	    "counted from outside: a thread that starts and ends between two "
 	    "scans is not seen";
@@ -856,7 +854,7 @@ on_tick(struct scan_track *st)
 static int
 scan_track(struct cputrack *ct)
 {
-	struct scan_track *st = ct->scan;
+	struct scan_track *st = ct->engine_state;
 	struct pollfd pfd[2];
 
 	if (cputrack_early_signal() != 0 || open_loop(st) != 0)
@@ -887,15 +885,38 @@ scan_track(struct cputrack *ct)
 }
 
 /* The processes still counted run on, as they ran: only closed. */
+/*
+ * --top with no target, where the BPF engine cannot watch the machine:
+ * the processes counted from outside (cputop_scan.c), and what the
+ * view's header says of why.
+ */
+bool
+cputop_scan_instead(struct cputrack *ct, const char *why)
+{
+	struct cputrack_opts *o = &ct->opt;
+
+	if (!o->top_machine)
+		return false;
+	free(o->cgroup);
+	o->cgroup = NULL;
+	o->top_scan = true;
+	if (geteuid() == 0)
+		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
+		    why);
+	else
+		snprintf(o->watching, sizeof(o->watching),
+		    "your processes (for every user's, %s)", why);
+	return true;
+}
+
 static void
 scan_let_go(struct cputrack *ct)
 {
-	scan_free(ct->scan);
-	ct->scan = NULL;
+	scan_free(ct->engine_state);
+	ct->engine_state = NULL;
 }
 
-const struct engine_ops scan_engine = {
-	.name = "scan",
+const struct engine_ops scan_ops = {
 	.open = scan_open,
 	.track = scan_track,
 	.let_go = scan_let_go,

@@ -89,7 +89,7 @@ check_on_thread(struct cputrack *ct)
 {
 	if (ct->probe_cpu < 0)
 		return 0;
-	engine_probe_where(ct, ENGINE_PTRACE);
+	engine_probe_on_thread(ct);
 	return setgrp_check(ct->specs, -1) > 0 ? 2 : 0;
 }
 
@@ -97,47 +97,108 @@ check_on_thread(struct cputrack *ct)
 static int
 open_scan(struct cputrack *ct)
 {
+	char why[ENGINE_WHY_LEN] = "";
 	int status;
 
 	if ((status = check_on_thread(ct)) != 0)
 		return status;
 	ct->engine = &scan_engine;
-	return scan_engine.open(ct, false);
+	status = scan_engine.ops->open(ct, false, why, sizeof(why));
+	if (status != 0 && why[0] != '\0')
+		diag(NULL, "%s\n", why);
+	return status;
 }
 
 /*
- * The run's engine, open: the BPF engine may refuse (the status to exit
- * with), or auto fall back to ptrace, or leave a libcpc program to it.
+ * Why engine e did not open: for auto, which counts with the next engine,
+ * only under -v (or -D); else as the refusal.
  */
+static void
+say_refused(const struct cputrack *ct, const struct engine *e,
+    const struct engine *next, const char *why)
+{
+	if (next != NULL && ct->opt.verbose)
+		diag(NULL, "--engine=auto: counting with %s: %s\n", next->name,
+		    why);
+	else if (next != NULL)
+		diag_debug("the %s engine cannot count here (%s): counting "
+			   "with %s\n",
+		    e->says, why, next->name);
+	else
+		diag(NULL, "--engine=%s: %s\n", e->name, why);
+}
+
+/*
+ * Engine e, open, or the status to exit with: an engine that counts on
+ * threads has the requests checked there first; one that refuses may
+ * leave cputop's whole machine to the scan. For auto, next is the engine
+ * a refusal passes the run to.
+ */
+static int
+open_one(struct cputrack *ct, const struct engine *e, bool for_auto,
+    const struct engine *next)
+{
+	char why[ENGINE_WHY_LEN] = "";
+	int status;
+
+	if (!e->counts_on_cpus && (status = check_on_thread(ct)) != 0)
+		return status;
+	if ((status = e->ops->open(ct, for_auto, why, sizeof(why))) == 0) {
+		ct->engine = e;
+		return 0;
+	}
+	/* The view's header says why: the rows would not. */
+	if (why[0] != '\0' && !cputop_scan_instead(ct, why))
+		say_refused(ct, e, next, why);
+	return ct->opt.top_scan ? open_scan(ct) : status;
+}
+
+/*
+ * Auto: the engines in the table's order, each refusal passing the run to
+ * the next; a program that asks its tracer goes to an engine that serves
+ * it.
+ */
+static int
+open_auto(struct cputrack *ct)
+{
+	const struct engine *e = engine_next(NULL), *next;
+	char why[ENGINE_WHY_LEN];
+	int status;
+
+	if (engine_auto_skips(ct, why, sizeof(why))) {
+		while (e != NULL && !e->serves_requests)
+			e = engine_next(e);
+		if (e == NULL)
+			return 2;
+		if (ct->opt.verbose)
+			diag(NULL, "--engine=auto: counting with %s: %s\n",
+			    e->name, why);
+		else
+			diag_debug("counting with %s: %s\n", e->name, why);
+		return open_one(ct, e, true, NULL);
+	}
+	for (; e != NULL; e = next) {
+		next = engine_next(e);
+		status = open_one(ct, e, true, next);
+		if (status == 0 && e == engine_next(NULL) && ct->opt.verbose)
+			diag(NULL,
+			    "--engine=auto: counting with the %s engine\n",
+			    e->says);
+		if (status == 0 || ct->opt.top_scan || next == NULL)
+			return status;
+	}
+	return 2;
+}
+
+/* The run's engine, open: --engine's, or auto's choice. */
 static int
 open_engine(struct cputrack *ct)
 {
-	bool for_auto = ct->opt.engine == ENGINE_AUTO;
-	char why[256];
-	int status;
-
 	if (ct->opt.top_scan)
 		return open_scan(ct);
-	if (for_auto && engine_auto_ptrace(ct, why, sizeof(why))) {
-		if (ct->opt.verbose)
-			diag(NULL, "--engine=auto: counting with ptrace: %s\n",
-			    why);
-		else
-			diag_debug("counting with ptrace: %s\n", why);
-	} else if (ct->opt.engine != ENGINE_PTRACE) {
-		if ((status = bpf_engine.open(ct, for_auto)) == 0) {
-			ct->engine = &bpf_engine;
-			return 0;
-		}
-		if (ct->opt.top_scan)
-			return open_scan(ct);
-		if (!for_auto)
-			return status;
-	}
-	if ((status = check_on_thread(ct)) != 0)
-		return status;
-	ct->engine = &ptrace_engine;
-	return ptrace_engine.open(ct, for_auto);
+	if (ct->opt.engine == NULL)
+		return open_auto(ct);
+	return open_one(ct, ct->opt.engine, false, NULL);
 }
 
 /* What the run's engine still tracks runs on. */
@@ -145,7 +206,7 @@ static void
 let_go(struct cputrack *ct)
 {
 	if (ct->engine != NULL)
-		ct->engine->let_go(ct);
+		ct->engine->ops->let_go(ct);
 	ct->engine = NULL;
 }
 
@@ -164,12 +225,11 @@ run(struct cputrack *ct)
 		(void)fcntl(ct->opt.out.fd, F_SETFD, FD_CLOEXEC);
 	if ((status = open_engine(ct)) != 0)
 		return status;
-	startup_mark(
-	    ct->engine == &bpf_engine ? "BPF engine" : "ptrace engine");
+	startup_mark(ct->engine->phase);
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;
 	cputrack_install_signals();
-	return ct->engine->track(ct);
+	return ct->engine->ops->track(ct);
 }
 
 /*
@@ -274,7 +334,7 @@ main(int argc, char **argv)
 		.command_status = -1,
 		.probe_cpu = -1,
 	};
-	enum track_engine engine;
+	const struct engine *engine;
 	int status;
 
 	startup_begin();

@@ -34,7 +34,7 @@
 #include "output.h"
 #include "setgrp.h"
 
-enum track_engine { ENGINE_PTRACE, ENGINE_BPF, ENGINE_AUTO };
+struct engine;
 
 /* The engine a run takes when --engine is not given; unset: auto. */
 #define ENGINE_ENV "CPCTOOLS_ENGINE"
@@ -64,8 +64,9 @@ struct cputrack_opts {
 	unsigned cgroups_max;  /* cgroups kept apart */
 	/* -n, -t, --format, -o/--output, --output-fd, --listen */
 	struct out_config out;
-	enum track_engine engine;
-	bool engine_given;  /* --engine */
+	const struct engine *engine; /* --engine's or CPCTOOLS_ENGINE's;
+					NULL: auto */
+	bool engine_given;	     /* --engine */
 	bool top;	    /* --top, or run as cputop: the live view */
 	bool top_batch;	    /* -b: the view as text, once per refresh */
 	bool top_machine;   /* cputop with no target: every process */
@@ -81,10 +82,6 @@ struct cputrack_opts {
 /* Bytes of a cgroup row's name: a longer one is shortened. */
 #define CGROUP_NAME_MAX	     255u
 
-struct bpf_track;
-struct scan_track;
-struct tlwp;
-
 /* The run. */
 struct cputrack {
 	cpc_t *cpc;
@@ -92,18 +89,14 @@ struct cputrack {
 	int nsets;	 /* how many, once the options are read */
 	struct output *out;
 	struct cputrack_opts opt;
-	pid_t target;		 /* the command's or -p's first pid, or 0 */
-	pid_t *tid_procs;	 /* --tid: the process of each tid */
-	pctx_t *root;		 /* ptrace: the target's context; -p's
-				    other pids are joined to it */
-	LIST_HEAD(, tlwp) lwps;	 /* ptrace: the LWPs counting now */
-	struct bpf_track *bpf;	 /* the BPF engine, when it counts */
-	struct scan_track *scan; /* cputop_scan.c's, when it counts */
-	const struct engine_ops *engine; /* the run's, once chosen */
-	struct repeat *repeat;		 /* -r's totals, or NULL */
-	int command_status;		 /* the started command's exit status
-					   (128 + signal), or -1 */
-	int stop_signal;		 /* the signal that cut the run short */
+	pid_t target;		     /* the command's or -p's first pid, or 0 */
+	pid_t *tid_procs;	     /* --tid: the process of each tid */
+	const struct engine *engine; /* the run's, once chosen */
+	void *engine_state;	     /* its own, from its open to its let_go */
+	struct repeat *repeat;	     /* -r's totals, or NULL */
+	int command_status;	     /* the started command's exit status
+				       (128 + signal), or -1 */
+	int stop_signal;	     /* the signal that cut the run short */
 	bool cut_short; /* an ending signal came, to it or the command */
 	int stop_count;
 	bool counted;		  /* some LWP's counters were bound */
@@ -117,24 +110,36 @@ struct cputrack {
 };
 
 /*
- * cputrack_engine.c: which engine counts. An engine's name (ptrace, bpf,
- * auto): 0, or -1 for none. The engine without --engine: CPCTOOLS_ENGINE's,
- * or auto; -1 when CPCTOOLS_ENGINE names none. The line that says it, and
- * which engine auto takes here, for -h and --version. Whether auto leaves
- * this run's target to ptrace, and why (a program that may mark its
- * sections with cpc_enable). Where the checks of a run with engine open
- * their test events (ct->probe_cpu): on a CPU where the BPF engine may
- * count, as it counts CPUs alone, so that no test opens the first event
- * on a thread, which waits for an RCU grace period where none is counted;
- * on the thread otherwise. Where its requests are checked: as the BPF
+ * cputrack_engine.c: the engines, in one table in auto's order, and
+ * which counts a run. engine_next: the row after e (NULL: the first), or
+ * NULL after the last. An engine's name (or auto, *engine NULL): 0, or -1
+ * for none. The engine without --engine: CPCTOOLS_ENGINE's, or auto; -1
+ * when CPCTOOLS_ENGINE names none. The names joined for usage and errors
+ * ("a, b or auto" with sep ", " and last " or "), and how each follows
+ * and counts, for --help. The line that says the
+ * engine, and which engine auto takes here, for -h and --version. The
+ * first engine that sees a process come into a cgroup. Whether auto
+ * leaves this run's target to an engine that serves a program's requests,
+ * and why (a program that may mark its sections with cpc_enable). Where
+ * the checks of a run with engine (NULL: auto) open their test events
+ * (ct->probe_cpu): on a CPU where an engine that counts CPUs alone may
+ * count, so that no test opens the first event on a thread, which waits
+ * for an RCU grace period where none is counted; on the thread otherwise
+ * (engine_probe_on_thread). Where its requests are checked: as such an
  * engine counts them, on every CPU (SPEC_CHECK_CPUS: each request of a
  * core PMU on one of that PMU's CPUs), or on the thread.
  */
-int engine_parse(const char *name, enum track_engine *engine);
-int engine_default(enum track_engine *engine);
+const struct engine *engine_next(const struct engine *e);
+int engine_parse(const char *name, const struct engine **engine);
+int engine_default(const struct engine **engine);
+const char *engine_names(
+    char *buf, size_t len, const char *sep, const char *last);
 void engine_line(FILE *out);
-bool engine_auto_ptrace(const struct cputrack *ct, char *why, size_t whylen);
-void engine_probe_where(struct cputrack *ct, enum track_engine engine);
+void engine_help(FILE *out);
+const struct engine *engine_seeing_cgroups(void);
+bool engine_auto_skips(const struct cputrack *ct, char *why, size_t whylen);
+void engine_probe_where(struct cputrack *ct, const struct engine *engine);
+void engine_probe_on_thread(struct cputrack *ct);
 int engine_check_cpu(const struct cputrack *ct);
 
 /*
@@ -235,23 +240,51 @@ void exec_say(pid_t pid, const char *args, enum exec_follow how);
  */
 void capture_say_failed(pid_t pid, pid_t tid, const char *why);
 
+/* Room for an engine's reason not to count here. */
+#define ENGINE_WHY_LEN 256
+
 /*
- * An engine. open makes it ready to count, or says why it cannot and
- * returns the status to exit with: 1 when cpustat holds the CPUs, 2 when
- * the engine cannot count here (for auto, which then counts with ptrace,
- * said only under -v, with the engine chosen and why, or -D). track runs
+ * An engine. open makes it ready to count and returns 0, or returns the
+ * status to exit with: 1 when cpustat holds the CPUs, 2 when the engine
+ * cannot count here. Where it cannot, why says so (open_one, cputrack.c,
+ * says it: for auto, which then counts with the next engine, only under
+ * -v or -D); an empty why: open said all there was to say. track runs
  * the whole tracking and returns the status to exit with; let_go lets
- * whatever is still tracked run on.
+ * whatever is still tracked run on and frees the engine's state.
  */
 struct engine_ops {
-	const char *name; /* as --engine and the output name it */
-	int (*open)(struct cputrack *ct, bool for_auto);
+	int (*open)(struct cputrack *ct, bool for_auto, char *why, size_t len);
 	int (*track)(struct cputrack *ct);
 	void (*let_go)(struct cputrack *ct);
 };
 
-extern const struct engine_ops ptrace_engine; /* cputrack_ptrace.c */
-extern const struct engine_ops bpf_engine;    /* cputrack_bpf.c */
-extern const struct engine_ops scan_engine;   /* cputop_scan.c */
+/*
+ * A row of the engines' table (cputrack_engine.c), the one place that
+ * names them: what --engine, the messages and the output call it, what
+ * it can do, and its adapter.
+ */
+struct engine {
+	const char *name;     /* as --engine and the output name it */
+	const char *says;     /* as messages name it: "the %s engine" */
+	const char *phase;    /* its mark in -D's start-up timing */
+	const char *how;      /* how it follows and counts, for --help */
+	bool sees_cgroups;    /* a process coming into a cgroup */
+	bool serves_requests; /* a traced program's cpc_enable */
+	bool counts_on_cpus;  /* CPUs alone, never a thread's events */
+	/* 0 where it can run here, else -1 and why; NULL: it always can */
+	int (*can_run)(char *why, size_t len);
+	/* whether the user may count every process; NULL: as the kernel says */
+	bool (*may_count_all)(void);
+	const struct engine_ops *ops;
+};
+
+/* The adapters, each in its own file of engines/. */
+extern const struct engine_ops ptrace_ops; /* cputrack_ptrace.c */
+extern const struct engine_ops bpf_ops;	   /* cputrack_bpf.c */
+int bpf_can_run(char *why, size_t len);	   /* ... or cputrack_nobpf.c */
+bool bpf_may_count_all(void);
+extern const struct engine_ops scan_ops; /* cputop_scan.c */
+/* cputop's own, which no --engine names (cputop_scan.c). */
+extern const struct engine scan_engine;
 
 #endif /* CPUTRACK_H */

@@ -53,13 +53,15 @@ static void
 usage(FILE *out)
 {
 	const char *p = diag_progname();
+	char names[64];
 
+	engine_names(names, sizeof(names), "|", "|");
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s [-T secs] [-N count] [-Defhntv] [-o file]\n"
 	    "\t\t[--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
-	    "\t\t[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]\n"
+	    "\t\t[--engine=%s] [--pass-status] [--web-config=file]\n"
 	    "\t\t[--linger=secs] [--metrics] [--thread-series] [--top [-b]]\n"
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
 	    "\t\t--tid=tid[,tid]... | --cgroup=dir |\n"
@@ -112,10 +114,11 @@ usage(FILE *out)
 	    "\t--thread-series\n"
 	    "\t\t  the metrics have a series per LWP as well as per\n"
 	    "\t\t  process and cgroup\n"
-	    "\t--engine=ptrace|bpf|auto\n"
-	    "\t\t  how threads are followed and counted: ptrace, BPF at\n"
-	    "\t\t  each context switch, or auto (the default): BPF where\n"
-	    "\t\t  it can run, ptrace otherwise\n"
+	    "\t--engine=%s\n"
+	    "\t\t  how threads are followed and counted:\n",
+	    p, names, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT, names);
+	engine_help(out);
+	fprintf(out,
 	    "\t--strict-exec\n"
 	    "\t\t  without -e, no exec is followed, not even a wrapper's\n"
 	    "\t\t  (env, nice) before it makes a thread or a process\n"
@@ -136,8 +139,7 @@ usage(FILE *out)
 	    "\tWithout -c, perf stat's default events, as far as this\n"
 	    "\tmachine counts them. perf users: -I msec, -x sep, -j (--json),\n"
 	    "\t-G dir (--cgroup), --per-thread; perf's -e is -c, its -t --tid.\n"
-	    "\n",
-	    p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT);
+	    "\n");
 	fputc('\t', out);
 	engine_line(out);
 	fprintf(out,
@@ -353,22 +355,24 @@ parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 }
 
 /*
- * Only the BPF engine sees a process come into a cgroup, so --cgroup
- * counts with it. 0, or the status to exit with.
+ * Only an engine that sees a process come into a cgroup counts one, so
+ * --cgroup counts with it. 0, or the status to exit with.
  */
 static int
 cgroup_engine(struct cputrack_opts *o)
 {
-	if (o->engine_given && o->engine == ENGINE_PTRACE) {
+	const struct engine *sees = engine_seeing_cgroups();
+
+	if (o->engine_given && o->engine != NULL && !o->engine->sees_cgroups) {
 		diag(NULL,
-		    "%s needs the BPF engine: the ptrace engine cannot "
+		    "%s needs the %s engine: the %s engine cannot "
 		    "see a process come into a cgroup\n",
-		    cgroup_option(o));
+		    cgroup_option(o), sees->says, o->engine->says);
 		return 2;
 	}
-	o->engine = ENGINE_BPF;
-	if (o->each_cgroup && bpfeng_unavailable() == NULL &&
-	    !bpfeng_may_count_any()) {
+	o->engine = sees;
+	if (o->each_cgroup && sees->may_count_all != NULL &&
+	    !sees->may_count_all()) {
 		diag(NULL,
 		    "--for-each-cgroup counts every process of the cgroups: it "
 		    "needs CAP_SYS_PTRACE (root has it)\n");
@@ -389,6 +393,21 @@ metrics_wanted(const struct out_config *out)
 {
 	return out->listen != NULL || out->format == OUT_OPENMETRICS ||
 	    out->format == OUT_PROMETHEUS;
+}
+
+/* --engine: a name of the engines' table, or auto. */
+static void
+engine_option(struct cputrack *ct, bool *bad, const char *value)
+{
+	char names[64];
+
+	ct->opt.engine_given = true;
+	if (engine_parse(value, &ct->opt.engine) != 0) {
+		diag(NULL, "invalid engine '%s' (%s)\n", value,
+		    engine_names(names, sizeof(names), ", ", " or "));
+		*bad = true;
+	} else
+		engine_probe_where(ct, ct->opt.engine);
 }
 
 /* One of cputrack's own options. */
@@ -453,15 +472,7 @@ option(void *arg, int c, const char *value, bool *bad)
 		o->thread_series = true;
 		break;
 	case OPT_ENGINE:
-		o->engine_given = true;
-		if (engine_parse(value, &o->engine) != 0) {
-			diag(NULL,
-			    "invalid engine '%s' (ptrace, bpf or "
-			    "auto)\n",
-			    value);
-			*bad = true;
-		} else
-			engine_probe_where(ct, o->engine);
+		engine_option(ct, bad, value);
 		break;
 	case OPT_TOP:
 		o->top = true;
@@ -591,30 +602,6 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 }
 
 /*
- * --top with no target, where the BPF engine cannot watch the machine:
- * the processes counted from outside (cputop_scan.c), and what the
- * view's header says of why.
- */
-bool
-cputop_scan_instead(struct cputrack *ct, const char *why)
-{
-	struct cputrack_opts *o = &ct->opt;
-
-	if (!o->top_machine)
-		return false;
-	free(o->cgroup);
-	o->cgroup = NULL;
-	o->top_scan = true;
-	if (geteuid() == 0)
-		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
-		    why);
-	else
-		snprintf(o->watching, sizeof(o->watching),
-		    "your processes (for every user's, %s)", why);
-	return true;
-}
-
-/*
  * --top with no target: the whole machine, as its root cgroup, which the
  * BPF engine counts (cputop_scan_instead when it cannot); with no cgroup
  * v2 hierarchy, or the ptrace engine asked for, the processes counted
@@ -628,9 +615,10 @@ top_machine(struct cputrack *ct)
 	const char *reason;
 
 	o->top_machine = true;
-	if (o->engine_given && o->engine == ENGINE_PTRACE) {
-		(void)cputop_scan_instead(
-		    ct, "--engine=ptrace traces a target");
+	if (o->engine_given && o->engine != NULL && !o->engine->sees_cgroups) {
+		snprintf(why, sizeof(why), "--engine=%s traces a target",
+		    o->engine->name);
+		(void)cputop_scan_instead(ct, why);
 		return 0;
 	}
 	if ((o->cgroup = malloc(sizeof(*o->cgroup))) == NULL) {
@@ -731,6 +719,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		.cpc = ct->cpc,
 		.specs = ct->specs,
 	};
+	char names[64];
 
 	ct->opt.top = strcmp(diag_progname(), TOP_NAME) == 0;
 	cl.runs_bare = ct->opt.top;
@@ -740,9 +729,9 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	if ((*status = top_options(ct, argc)) != 0)
 		return false;
 	if (!ct->opt.engine_given && engine_default(&ct->opt.engine) != 0) {
-		*status = cmdline_usage_error(
-		    "invalid engine '%s' in %s (ptrace, bpf or auto)",
-		    getenv(ENGINE_ENV), ENGINE_ENV);
+		*status = cmdline_usage_error("invalid engine '%s' in %s (%s)",
+		    getenv(ENGINE_ENV), ENGINE_ENV,
+		    engine_names(names, sizeof(names), ", ", " or "));
 		return false;
 	}
 	if (ct->opt.thread_series && !metrics_wanted(&cl.out)) {

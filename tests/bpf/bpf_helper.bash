@@ -9,7 +9,7 @@ bd_setup() {
 	D=$BPFDRIVE
 	[ "$(id -u)" -eq 0 ] ||
 		skip "the BPF engine needs root (CAP_BPF and CAP_PERFMON)"
-	"$D" -u >/dev/null || skip "$("$D" -u)"
+	[ -z "${BPF_MISSING:-}" ] || skip "$BPF_MISSING"
 	ensure_tracefs
 }
 

@@ -5,13 +5,11 @@
  *
  * bpfdrive [-fer] [-T ms] [-N ticks] [-S file] -c spec [-c spec]...
  *          (-p pid | command [args])
- * bpfdrive -u
  *
  * -c a set (cputrack's grammar), -f follow forks, -e follow execs, -r
  * rotate the sets at each tick, -T tick every ms milliseconds, -N stop
  * after that many ticks, -S a file whose first 8 bytes a workload counts
- * its writes in: read before and after each tick. -u: whether the engine
- * was built (exit 0) or why not (exit 2).
+ * its writes in: read before and after each tick.
  *
  * Lines ("<set> <values>" are the set's number, its values, then
  * en=<enabled ns> run=<running ns>):
@@ -278,7 +276,7 @@ static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
 	    "usage: bpfdrive [-fer] [-T ms] [-N ticks] [-S file] "
-	    "-c spec ... (-p pid | command [args])\n       bpfdrive -u\n");
+	    "-c spec ... (-p pid | command [args])\n");
 	exit(2);
 }
 
@@ -403,7 +401,7 @@ parse(struct drive *d, int argc, char **argv, unsigned *flags, pid_t *pid)
 {
 	int c, status;
 
-	while ((c = getopt(argc, argv, "+fec:rT:N:p:S:u")) != -1) {
+	while ((c = getopt(argc, argv, "+fec:rT:N:p:S:")) != -1) {
 		switch (c) {
 		case 'f':
 			*flags |= BPFENG_FOLLOW_FORK;
@@ -430,13 +428,6 @@ parse(struct drive *d, int argc, char **argv, unsigned *flags, pid_t *pid)
 		case 'S':
 			map_spin(d, optarg);
 			break;
-		case 'u':
-			if (bpfeng_unavailable() != NULL) {
-				printf("%s\n", bpfeng_unavailable());
-				exit(2);
-			}
-			printf("available\n");
-			exit(0);
 		default:
 			usage();
 		}

@@ -72,7 +72,7 @@ as_nobody() {
 	CPCTOOLS_ENGINE=perf run -2 --separate-stderr \
 	    "$CT" -c page-faults touch "$T/ran"
 	[ -z "$output" ]
-	[ "$stderr" = "cputrack: invalid engine 'perf' in CPCTOOLS_ENGINE (ptrace, bpf or auto)" ]
+	[ "$stderr" = "cputrack: invalid engine 'perf' in CPCTOOLS_ENGINE (bpf, ptrace or auto)" ]
 	[ ! -e "$T/ran" ]
 	# --engine settles it: the variable is not read.
 	CPCTOOLS_ENGINE=perf run -0 "$CT" --engine=ptrace -o "$T/rows" \

@@ -20,7 +20,7 @@ usage_text() {
 	    '	cputrack [-T secs] [-N count] [-Defhntv] [-o file]' \
 	    '		[--format=table|csv|json|openmetrics|prometheus|trace]' \
 	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
-	    '		[--engine=ptrace|bpf|auto] [--pass-status] [--web-config=file]' \
+	    '		[--engine=bpf|ptrace|auto] [--pass-status] [--web-config=file]' \
 	    '		[--linger=secs] [--metrics] [--thread-series] [--top [-b]]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir |' \
@@ -73,10 +73,11 @@ usage_text() {
 	    '	--thread-series' \
 	    '		  the metrics have a series per LWP as well as per' \
 	    '		  process and cgroup' \
-	    '	--engine=ptrace|bpf|auto' \
-	    '		  how threads are followed and counted: ptrace, BPF at' \
-	    '		  each context switch, or auto (the default): BPF where' \
-	    '		  it can run, ptrace otherwise' \
+	    '	--engine=bpf|ptrace|auto' \
+	    '		  how threads are followed and counted:' \
+	    '		  bpf: BPF programs at each context switch' \
+	    '		  ptrace: ptrace, each thread with counters of its own' \
+	    '		  auto (the default): the first of these that can run' \
 	    '	--strict-exec' \
 	    "		  without -e, no exec is followed, not even a wrapper's" \
 	    '		  (env, nice) before it makes a thread or a process' \

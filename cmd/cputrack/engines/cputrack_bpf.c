@@ -79,7 +79,7 @@ struct bpf_track {
 	bool ended; /* the run is over */
 	int status;
 	bool lost_said;
-	char why[BPFENG_WHY_LEN];
+	char why[ENGINE_WHY_LEN];
 	/*
 	 * --cgroup: its rows' group, sampled with the sum of its threads'
 	 * totals and of those of the threads gone (cg_gone).
@@ -523,10 +523,6 @@ engine_open(struct bpf_track *bt, bool quiet)
 	if (ct->opt.cgroup == NULL && ct->opt.npids == 0 && ct->opt.ntids == 0)
 		config.command = ct->opt.command;
 
-	if (bpfeng_unavailable() != NULL) {
-		snprintf(bt->why, sizeof(bt->why), "%s", bpfeng_unavailable());
-		return 2;
-	}
 	if ((bt->sets = bpf_sets_new(
 		 ct->cpc, ct->specs, quiet, bt->why, sizeof(bt->why))) == NULL)
 		return 2;
@@ -548,12 +544,29 @@ track_free(struct bpf_track *bt)
 	free(bt);
 }
 
+/*
+ * Why the engine could not open, for open_one to say; a refusal of the
+ * verifier comes with where its whole story is.
+ */
+static void
+refused(struct bpf_track *bt, bool for_auto, char *why, size_t len)
+{
+	const char *log = bpfeng_verifier_log();
+
+	snprintf(why, len, "%s%s", bt->why,
+	    log != NULL && !for_auto ? " (-D prints the verifier's whole log)" :
+				       "");
+	if (log != NULL)
+		diag_debug(
+		    "the kernel verifier's whole log, for a report:\n%s%s", log,
+		    log[0] != '\0' && log[strlen(log) - 1] == '\n' ? "" : "\n");
+}
+
 static int
-bpf_track_open(struct cputrack *ct, bool for_auto)
+bpf_track_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 {
 	struct bpf_track *bt;
 	char programs[512], phases[512];
-	const char *log;
 	int status;
 
 	if ((bt = calloc(1, sizeof(*bt))) == NULL) {
@@ -562,32 +575,7 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 	}
 	bt->ct = ct;
 	if ((status = engine_open(bt, for_auto)) != 0) {
-		/* The header says why: the rows would not. */
-		if (cputop_scan_instead(ct, bt->why)) {
-			track_free(bt);
-			return status;
-		}
-		/* A refusal comes with where its whole story is. */
-		log = bpfeng_verifier_log();
-		if (for_auto && ct->opt.verbose)
-			diag(NULL, "--engine=auto: counting with ptrace: %s\n",
-			    bt->why);
-		else if (for_auto)
-			diag_debug("the BPF engine cannot count here (%s): "
-				   "counting with ptrace\n",
-			    bt->why);
-		else
-			diag(NULL, "--engine=bpf: %s%s\n", bt->why,
-			    log != NULL ? " (-D prints the verifier's whole "
-					  "log)" :
-					  "");
-		if (log != NULL)
-			diag_debug("the kernel verifier's whole log, for a "
-				   "report:\n%s%s",
-			    log,
-			    log[0] != '\0' && log[strlen(log) - 1] == '\n' ?
-				"" :
-				"\n");
+		refused(bt, for_auto, why, len);
 		track_free(bt);
 		return status;
 	}
@@ -605,9 +593,7 @@ bpf_track_open(struct cputrack *ct, bool for_auto)
 			"named by a walk of the directory, at most once a "
 			"tick");
 	}
-	if (for_auto && ct->opt.verbose)
-		diag(NULL, "--engine=auto: counting with the BPF engine\n");
-	ct->bpf = bt;
+	ct->engine_state = bt;
 	return 0;
 }
 
@@ -1152,7 +1138,7 @@ note_hidden(const struct bpf_track *bt)
 static int
 bpf_track(struct cputrack *ct)
 {
-	struct bpf_track *bt = ct->bpf;
+	struct bpf_track *bt = ct->engine_state;
 
 	if (open_loop(bt) != 0) {
 		diag(NULL, "cannot set up the run - %s\n", strerror(errno));
@@ -1199,7 +1185,7 @@ untrack(void *arg, void *proc)
 static void
 bpf_let_go(struct cputrack *ct)
 {
-	struct bpf_track *bt = ct->bpf;
+	struct bpf_track *bt = ct->engine_state;
 
 	if (bt == NULL)
 		return;
@@ -1207,11 +1193,22 @@ bpf_let_go(struct cputrack *ct)
 		bpfeng_each_proc(bt->eng, untrack, bt);
 	bpfeng_close(bt->eng);
 	track_free(bt);
-	ct->bpf = NULL;
+	ct->engine_state = NULL;
 }
 
-const struct engine_ops bpf_engine = {
-	.name = "bpf",
+int
+bpf_can_run(char *why, size_t len)
+{
+	return bpfeng_can_run(why, len);
+}
+
+bool
+bpf_may_count_all(void)
+{
+	return bpfeng_may_count_any();
+}
+
+const struct engine_ops bpf_ops = {
 	.open = bpf_track_open,
 	.track = bpf_track,
 	.let_go = bpf_let_go,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Which engine counts a run: --engine's, CPCTOOLS_ENGINE's, or auto's
- * choice. Auto takes the BPF engine where it can run, which traces
- * nothing, except for a program that may mark its own sections with
- * cpc_enable(3CPC) and cpc_disable(3CPC): only the ptrace engine serves
- * those.
+ * The engines, and which counts a run: --engine's, CPCTOOLS_ENGINE's, or
+ * auto's choice. Auto takes the first engine of the table that can run,
+ * except for a program that may mark its own sections with cpc_enable(3CPC)
+ * and cpc_disable(3CPC): only an engine that serves its requests counts
+ * those. Adding an engine: its adapter in a file of its own and one row.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -16,25 +16,101 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bpfeng.h"
 #include "cputrack.h"
 #include "progpath.h"
 
 /* A bound on a symbol table's names: a program's with more is not read. */
 #define MAX_STRINGS (64u << 20)
 
-int
-engine_parse(const char *name, enum track_engine *engine)
+/* The engines in auto's order: the BPF engine traces nothing. */
+static const struct engine engines[] = {
+	{ .name = "bpf",
+	    .says = "BPF",
+	    .phase = "BPF engine",
+	    .how = "BPF programs at each context switch",
+	    .sees_cgroups = true,
+	    .counts_on_cpus = true,
+	    .can_run = bpf_can_run,
+	    .may_count_all = bpf_may_count_all,
+	    .ops = &bpf_ops },
+	{ .name = "ptrace",
+	    .says = "ptrace",
+	    .phase = "ptrace engine",
+	    .how = "ptrace, each thread with counters of its own",
+	    .serves_requests = true,
+	    .ops = &ptrace_ops },
+};
+#define NENGINES (sizeof(engines) / sizeof(engines[0]))
+
+/* cputop's own, with no target: no --engine names it. */
+const struct engine scan_engine = { .name = "scan",
+	.says = "scan",
+	.phase = "scan engine",
+	.ops = &scan_ops };
+
+static const char auto_name[] = "auto";
+
+const struct engine *
+engine_next(const struct engine *e)
 {
-	if (strcmp(name, "ptrace") == 0)
-		*engine = ENGINE_PTRACE;
-	else if (strcmp(name, "bpf") == 0)
-		*engine = ENGINE_BPF;
-	else if (strcmp(name, "auto") == 0)
-		*engine = ENGINE_AUTO;
-	else
-		return -1;
-	return 0;
+	if (e == NULL)
+		return &engines[0];
+	return e + 1 < engines + NENGINES ? e + 1 : NULL;
+}
+
+int
+engine_parse(const char *name, const struct engine **engine)
+{
+	const struct engine *e;
+
+	if (strcmp(name, auto_name) == 0) {
+		*engine = NULL;
+		return 0;
+	}
+	for (e = engine_next(NULL); e != NULL; e = engine_next(e))
+		if (strcmp(name, e->name) == 0) {
+			*engine = e;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+engine_names(char *buf, size_t len, const char *sep, const char *last)
+{
+	const struct engine *e;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (e = engine_next(NULL); e != NULL && n < len; e = engine_next(e))
+		n += (size_t)snprintf(
+		    buf + n, len - n, "%s%s", e == engines ? "" : sep, e->name);
+	if (n < len)
+		snprintf(buf + n, len - n, "%s%s", last, auto_name);
+	return buf;
+}
+
+void
+engine_help(FILE *out)
+{
+	const struct engine *e;
+
+	for (e = engine_next(NULL); e != NULL; e = engine_next(e))
+		fprintf(out, "\t\t  %s: %s\n", e->name, e->how);
+	fprintf(out,
+	    "\t\t  %s (the default): the first of these that can run\n",
+	    auto_name);
+}
+
+const struct engine *
+engine_seeing_cgroups(void)
+{
+	const struct engine *e;
+
+	for (e = engine_next(NULL); e != NULL && !e->sees_cgroups;
+	     e = engine_next(e))
+		;
+	return e;
 }
 
 static const char *
@@ -46,23 +122,36 @@ engine_env(void)
 }
 
 int
-engine_default(enum track_engine *engine)
+engine_default(const struct engine **engine)
 {
-	*engine = ENGINE_AUTO;
+	*engine = NULL;
 	return engine_env() == NULL ? 0 : engine_parse(engine_env(), engine);
 }
 
-void
-engine_probe_where(struct cputrack *ct, enum track_engine engine)
+static void
+probe_at(struct cputrack *ct, int cpu)
 {
-	char why[BPFENG_WHY_LEN];
-	int cpu = -1;
-
-	if (engine != ENGINE_PTRACE && bpfeng_can_run(why, sizeof(why)) == 0 &&
-	    (cpu = sched_getcpu()) < 0)
-		cpu = -1;
 	if (cpc_probe_cpu(ct->cpc, cpu) == 0)
 		ct->probe_cpu = cpu;
+}
+
+void
+engine_probe_where(struct cputrack *ct, const struct engine *engine)
+{
+	const struct engine *e = engine != NULL ? engine : engine_next(NULL);
+	char why[ENGINE_WHY_LEN];
+	int cpu = -1;
+
+	if (e->counts_on_cpus && e->can_run(why, sizeof(why)) == 0 &&
+	    (cpu = sched_getcpu()) < 0)
+		cpu = -1;
+	probe_at(ct, cpu);
+}
+
+void
+engine_probe_on_thread(struct cputrack *ct)
+{
+	probe_at(ct, -1);
 }
 
 int
@@ -71,27 +160,41 @@ engine_check_cpu(const struct cputrack *ct)
 	return ct->probe_cpu >= 0 ? SPEC_CHECK_CPUS : -1;
 }
 
+/* Which engine auto takes here: the first, or another and why. */
+static void
+auto_line(FILE *out)
+{
+	const struct engine *e;
+	char why[ENGINE_WHY_LEN] = "";
+
+	for (e = engine_next(NULL); e != NULL; e = engine_next(e))
+		if (e->can_run == NULL || e->can_run(why, sizeof(why)) == 0)
+			break;
+	if (e == engines)
+		fprintf(out, ": the %s engine here\n", e->says);
+	else if (e != NULL)
+		fprintf(out, ": %s here (%s)\n", e->name, why);
+	else
+		fprintf(out, ": none here (%s)\n", why);
+}
+
 void
 engine_line(FILE *out)
 {
-	static const char *const names[] = { "ptrace", "bpf", "auto" };
-	enum track_engine engine;
-	char why[BPFENG_WHY_LEN];
+	const struct engine *engine;
+	char names[64];
 
 	if (engine_default(&engine) != 0) {
-		fprintf(out,
-		    "engine: %s names no engine (ptrace, bpf or auto)\n",
-		    ENGINE_ENV);
+		fprintf(out, "engine: %s names no engine (%s)\n", ENGINE_ENV,
+		    engine_names(names, sizeof(names), ", ", " or "));
 		return;
 	}
-	fprintf(out, "engine: %s%s", names[engine],
+	fprintf(out, "engine: %s%s", engine != NULL ? engine->name : auto_name,
 	    engine_env() != NULL ? " (" ENGINE_ENV ")" : " (the default)");
-	if (engine != ENGINE_AUTO)
+	if (engine != NULL)
 		fputc('\n', out);
-	else if (bpfeng_can_run(why, sizeof(why)) == 0)
-		fprintf(out, ": the BPF engine here\n");
 	else
-		fprintf(out, ": ptrace here (%s)\n", why);
+		auto_line(out);
 }
 
 static bool
@@ -172,13 +275,20 @@ process_marks_sections(pid_t pid)
 }
 
 bool
-engine_auto_ptrace(const struct cputrack *ct, char *why, size_t whylen)
+engine_auto_skips(const struct cputrack *ct, char *why, size_t whylen)
 {
-	const char *reason = "may mark its own sections with cpc_enable and "
-			     "cpc_disable, which only the ptrace engine serves";
+	const struct engine *e;
+	char reason[160];
 	char path[PATH_MAX];
 	size_t i;
 
+	for (e = engine_next(NULL); e != NULL && !e->serves_requests;
+	     e = engine_next(e))
+		;
+	snprintf(reason, sizeof(reason),
+	    "may mark its own sections with cpc_enable and cpc_disable, "
+	    "which only the %s engine serves",
+	    e != NULL ? e->says : "no");
 	if (ct->opt.command != NULL) {
 		if (!program_path(ct->opt.command[0], path, sizeof(path)) ||
 		    !program_marks_sections(path))

@@ -39,9 +39,22 @@ struct tproc;
 struct tlwp {
 	struct track_lwp base;
 	unsigned long missed_seen; /* its process's missed ticks then */
-	bool listed;		   /* in ct->lwps, while it counts */
+	bool listed;		   /* in the run's lwps, while it counts */
 	LIST_ENTRY(tlwp) counting;
 };
+
+/* The adapter's own state, from its open to its let_go. */
+struct ptrace_run {
+	pctx_t *root;		/* the target's context; -p's other pids are
+				   joined to it */
+	LIST_HEAD(, tlwp) lwps; /* the LWPs counting now */
+};
+
+static struct ptrace_run *
+run_of(const struct cputrack *ct)
+{
+	return ct->engine_state;
+}
 
 /* A tracked process: the model's record, and libpctx's context of it. */
 struct tproc {
@@ -248,7 +261,7 @@ cb_init_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 	if (setgrp_bind_pctx(l->base.grp, pctx, lwpid) != 0)
 		return bind_failed(pctx, p, l);
 	(void)pctx_set_lwp_data(pctx, lwpid, l, tlwp_free);
-	LIST_INSERT_HEAD(&ct->lwps, l, counting);
+	LIST_INSERT_HEAD(&run_of(ct)->lwps, l, counting);
 	l->listed = true;
 	p->bound++;
 	ct->counted = true;
@@ -481,14 +494,15 @@ capture(struct cputrack *ct, const struct capture_of *c)
 static int
 capture_one(struct cputrack *ct, const struct capture_of *c)
 {
+	struct ptrace_run *run = run_of(ct);
 	char why[128];
 	pctx_t *pctx;
 
 	if ((pctx = capture(ct, c)) == NULL)
 		return -1;
-	if (ct->root == NULL)
-		ct->root = pctx;
-	else if (pctx_join(pctx, ct->root) != 0) {
+	if (run->root == NULL)
+		run->root = pctx;
+	else if (pctx_join(pctx, run->root) != 0) {
 		snprintf(why, sizeof(why), " - %s", strerror(errno));
 		capture_say_failed(c->pid, c->tid, why);
 		pctx_release(pctx);
@@ -504,8 +518,13 @@ capture_one(struct cputrack *ct, const struct capture_of *c)
 static void
 ptrace_let_go(struct cputrack *ct)
 {
-	pctx_release(ct->root);
-	ct->root = NULL;
+	struct ptrace_run *run = run_of(ct);
+
+	if (run == NULL)
+		return;
+	pctx_release(run->root);
+	free(run);
+	ct->engine_state = NULL;
 }
 
 /*
@@ -597,13 +616,14 @@ start_target(struct cputrack *ct)
 			startup_started("capture");
 		return rc;
 	}
-	ct->root = pctx_create(o->command[0], o->command, ct, 1, pctx_diag);
-	if (ct->root == NULL) {
+	run_of(ct)->root =
+	    pctx_create(o->command[0], o->command, ct, 1, pctx_diag);
+	if (run_of(ct)->root == NULL) {
 		diag(NULL, "failed to start program '%s'\n", o->command[0]);
 		return -1;
 	}
 	startup_started("command's fork and exec");
-	return track_proc(ct, ct->root);
+	return track_proc(ct, run_of(ct)->root);
 }
 
 /* Between events: the rows out; a reader gone away ends the run. */
@@ -613,8 +633,8 @@ idle(void *arg)
 	struct cputrack *ct = arg;
 
 	cputrack_flush(ct);
-	if (ct->reader_gone && ct->root != NULL)
-		pctx_terminate(ct->root);
+	if (ct->reader_gone && run_of(ct)->root != NULL)
+		pctx_terminate(run_of(ct)->root);
 }
 
 /* A last tick's rows in the order of a tick's. */
@@ -637,12 +657,12 @@ last_tick(struct cputrack *ct)
 	struct tlwp *l, **all;
 	size_t n = 0, i;
 
-	LIST_FOREACH (l, &ct->lwps, counting)
+	LIST_FOREACH (l, &run_of(ct)->lwps, counting)
 		n++;
 	if (n == 0 || (all = calloc(n, sizeof(*all))) == NULL)
 		return;
 	n = 0;
-	LIST_FOREACH (l, &ct->lwps, counting)
+	LIST_FOREACH (l, &run_of(ct)->lwps, counting)
 		if (!l->base.finished)
 			all[n++] = l;
 	qsort(all, n, sizeof(*all), tick_order);
@@ -682,7 +702,7 @@ run_target(struct cputrack *ct)
 	pctx_set_idle(idle, ct);
 	pctx_set_signal_hook(on_signal, ct);
 	return pctx_run(
-	    ct->root, ct->opt.interval_ms, ct->opt.nsamples, cb_tick);
+	    run_of(ct)->root, ct->opt.interval_ms, ct->opt.nsamples, cb_tick);
 }
 
 /*
@@ -698,7 +718,7 @@ ptrace_track(struct cputrack *ct)
 
 	if (start_target(ct) != 0)
 		return 1;
-	ct->target = pctx_pid(ct->root);
+	ct->target = pctx_pid(run_of(ct)->root);
 	/* After the start: the command keeps the limit it was given. */
 	raise_fd_limit(false);
 	cputrack_ending_signals(&ending);
@@ -711,17 +731,25 @@ ptrace_track(struct cputrack *ct)
 	return rc == 0 && !ct->write_failed ? 0 : 1;
 }
 
-/* Nothing to open: libpctx starts or captures the target as it tracks. */
+/* The adapter's state: libpctx starts or captures the target as it tracks. */
 static int
-ptrace_open(struct cputrack *ct, bool for_auto)
+ptrace_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 {
-	(void)ct;
+	struct ptrace_run *run;
+
 	(void)for_auto;
+	(void)why;
+	(void)len;
+	if ((run = calloc(1, sizeof(*run))) == NULL) {
+		diag(NULL, "no memory available\n");
+		return 1;
+	}
+	LIST_INIT(&run->lwps);
+	ct->engine_state = run;
 	return 0;
 }
 
-const struct engine_ops ptrace_engine = {
-	.name = "ptrace",
+const struct engine_ops ptrace_ops = {
 	.open = ptrace_open,
 	.track = ptrace_track,
 	.let_go = ptrace_let_go,
