@@ -502,18 +502,6 @@ bpfeng_handover_ns(const struct bpfeng *eng)
 	return eng->handover_ns;
 }
 
-const struct bpfeng_set_counts *
-bpfeng_set_counts(
-    const struct bpfeng *eng, const struct bpfeng_counts *counts, int set)
-{
-	const uint64_t *slots = (const uint64_t *)(const void *)counts;
-
-	if (counts == NULL || set < 0 || set >= eng->nsets)
-		return NULL;
-	return (const struct bpfeng_set_counts *)(const void *)(slots +
-	    eng->set_slot[set]);
-}
-
 void
 bpfeng_close(struct bpfeng *eng)
 {

@@ -172,11 +172,12 @@ struct bpfeng_ops {
 };
 
 /*
- * A live thread's counts at a tick (held only during the call); lwp is
- * what its lwp_create returned.
+ * A live thread's counts at a tick (held only during the call): closed,
+ * those of the set whose turn the tick ended, and counts, every set's;
+ * lwp is what its lwp_create returned.
  */
 typedef void(bpfeng_tick_fn)(void *arg, void *lwp, pid_t pid, pid_t tid,
-    const struct bpfeng_counts *counts);
+    const struct bpfeng_set_counts *closed, const struct bpfeng_counts *counts);
 
 /* A cgroup's counts at a tick, by its id (bpfeng_read_cgroups). */
 typedef void(bpfeng_cgroup_fn)(

@@ -100,9 +100,23 @@ batch_room(struct bpfeng *eng, uint32_t len)
 	return 0;
 }
 
-static void
-deliver(struct bpfeng *eng, uint32_t n, bpfeng_tick_fn *fn, void *arg)
+const struct bpfeng_set_counts *
+bpfeng_set_counts(
+    const struct bpfeng *eng, const struct bpfeng_counts *counts, int set)
 {
+	const uint64_t *slots = (const uint64_t *)(const void *)counts;
+
+	if (counts == NULL || set < 0 || set >= eng->nsets)
+		return NULL;
+	return (const struct bpfeng_set_counts *)(const void *)(slots +
+	    eng->set_slot[set]);
+}
+
+static void
+deliver(
+    struct bpfeng *eng, uint32_t n, int closed, bpfeng_tick_fn *fn, void *arg)
+{
+	const struct bpfeng_counts *counts;
 	const struct bpfeng_thread *value;
 	struct eng_thread *t;
 	uint32_t i;
@@ -119,14 +133,16 @@ deliver(struct bpfeng *eng, uint32_t n, bpfeng_tick_fn *fn, void *arg)
 			NULL ||
 		    t->gen != value->gen)
 			continue;
+		counts =
+		    (const struct bpfeng_counts *)(const void *)value->slots;
 		fn(arg, t->lwp, t->pid, t->tid,
-		    (const struct bpfeng_counts *)(const void *)value->slots);
+		    bpfeng_set_counts(eng, counts, closed), counts);
 	}
 }
 
 /* Every tracked thread, a batch of hash buckets at a time. */
 static int
-read_threads(struct bpfeng *eng, bpfeng_tick_fn *fn, void *arg)
+read_threads(struct bpfeng *eng, int closed, bpfeng_tick_fn *fn, void *arg)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	uint32_t cursor, count;
@@ -148,7 +164,7 @@ read_threads(struct bpfeng *eng, bpfeng_tick_fn *fn, void *arg)
 		}
 		if (ret != 0 && errno != ENOENT)
 			return -1;
-		deliver(eng, count, fn, arg);
+		deliver(eng, count, closed, fn, arg);
 		if (ret != 0)
 			return 0;
 		first = false;
@@ -180,7 +196,7 @@ eng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
 	if (next_set != prev && !eng->joint)
 		(void)eng_counters_enable(eng, prev, false);
 	eng->active = next_set;
-	if (fn != NULL && read_threads(eng, fn, arg) != 0) {
+	if (fn != NULL && read_threads(eng, prev, fn, arg) != 0) {
 		eng_why(why, whylen, "cannot read the threads' counts - %s",
 		    strerror(errno));
 		return -1;

@@ -79,9 +79,8 @@ struct scan_track {
 	size_t nprocs, room;
 	struct scan_proc **found; /* a scan's new processes */
 	size_t nfound, found_room;
-	struct scan_lwp **ticked;
-	size_t nticked, ticked_room;
-	bool everyone; /* root: every process; or the user's own */
+	struct track_batch ticked; /* a scan's tick rows */
+	bool everyone;		   /* root: every process; or the user's own */
 	uid_t uid;
 	long fd_room; /* descriptors left to count with */
 	size_t left_out, left_out_said;
@@ -439,12 +438,12 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 			continue;
 		if (sample(st, l, st->current, when) != 0)
 			continue; /* gone since the scan: its end is next */
-		if (!grow(&st->ticked, st->nticked, &st->ticked_room,
-			sizeof(*st->ticked))) {
-			no_memory(st);
+		if (track_batch_add(&st->ticked, &l->base,
+			setgrp_slice(l->base.grp, st->current)) != 0) {
+			st->ended = true;
+			st->status = 1;
 			break;
 		}
-		st->ticked[st->nticked++] = l;
 	}
 	p->nlwps = n;
 	return true;
@@ -616,13 +615,6 @@ say_left_out(struct scan_track *st)
 		    st->left_out, st->left_out == 1 ? "" : "es");
 }
 
-static int
-tick_order(const void *a, const void *b)
-{
-	return track_lwp_order(&(*(struct scan_lwp *const *)a)->base,
-	    &(*(struct scan_lwp *const *)b)->base);
-}
-
 /* With several sets, the next takes its turn on every thread counted. */
 static void
 hand_over(struct scan_track *st, int next)
@@ -655,22 +647,14 @@ scan(struct scan_track *st, bool last)
 	hrtime_t when = output_now();
 	size_t i, n = 0;
 
-	st->nticked = 0;
 	for (i = 0; i < st->nprocs; i++)
 		if (proc_scan(st, st->procs[i], when))
 			st->procs[n++] = st->procs[i];
 	st->nprocs = n;
-	if (st->nticked > 1)
-		qsort(st->ticked, st->nticked, sizeof(*st->ticked), tick_order);
-	for (i = 0; i < st->nticked; i++) {
-		const struct set_counts *c =
-		    setgrp_slice(st->ticked[i]->base.grp, st->current);
-
-		if (last)
-			track_lwp_last_tick(&st->ticked[i]->base, c);
-		else
-			track_lwp_tick(&st->ticked[i]->base, c, 1);
-	}
+	if (last)
+		track_last_tick(&st->ticked);
+	else
+		track_tick(&st->ticked, 1);
 	if (last)
 		return;
 	if (st->nsets > 1)
@@ -716,7 +700,7 @@ scan_free(struct scan_track *st)
 		close(st->sfd);
 	free(st->procs);
 	free(st->found);
-	free(st->ticked);
+	track_batch_free(&st->ticked);
 	free(st->readbuf);
 	free(st->sc);
 	bpf_sets_free(st->sets);

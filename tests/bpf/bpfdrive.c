@@ -254,12 +254,13 @@ cb_exit(void *arg, void *proc, pid_t pid, int status, uint64_t when_ns)
 }
 
 static void
-cb_tick(
-    void *arg, void *lwp, pid_t pid, pid_t tid, const struct bpfeng_counts *c)
+cb_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
+    const struct bpfeng_set_counts *closed, const struct bpfeng_counts *c)
 {
 	struct drive *d = arg;
 
 	(void)lwp;
+	(void)closed;
 	print_counts(d, "tick", pid, tid, d->current, c, "");
 }
 

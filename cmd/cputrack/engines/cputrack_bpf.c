@@ -73,10 +73,9 @@ struct bpf_track {
 	hrtime_t tick_when;
 	uint64_t ticks;	       /* the ticks that read the threads, this one's */
 	struct bpf_sets *sets; /* as the engine counts them */
-	struct bthread **ticked; /* a tick's rows, put in order */
-	size_t nticked, room;
-	bool begun; /* the title is out */
-	bool ended; /* the run is over */
+	struct track_batch ticked; /* a tick's rows */
+	bool begun;		   /* the title is out */
+	bool ended;		   /* the run is over */
 	int status;
 	bool lost_said;
 	char why[ENGINE_WHY_LEN];
@@ -539,7 +538,7 @@ track_free(struct bpf_track *bt)
 	setgrp_free(bt->cg_gone);
 	cgroup_rows_free(bt->cgroups);
 	free(bt->cg_sum);
-	free(bt->ticked);
+	track_batch_free(&bt->ticked);
 	bpf_sets_free(bt->sets);
 	free(bt);
 }
@@ -770,34 +769,12 @@ engine_failed(struct bpf_track *bt)
 	end_run(bt, 1);
 }
 
-/* An LWP whose row is due; the list keeps its room from tick to tick. */
-static void
-ticked_add(struct bpf_track *bt, struct bthread *t)
-{
-	struct bthread **room;
-	size_t n;
-
-	if (bt->nticked == bt->room) {
-		n = bt->room * 2 + 64;
-		if ((room = reallocarray(bt->ticked, n, sizeof(*room))) ==
-		    NULL) {
-			diag(NULL, "no memory available\n");
-			end_run(bt, 1);
-			return;
-		}
-		bt->ticked = room;
-		bt->room = n;
-	}
-	bt->ticked[bt->nticked++] = t;
-}
-
 static void
 on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
-    const struct bpfeng_counts *counts)
+    const struct bpfeng_set_counts *closed, const struct bpfeng_counts *counts)
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = lwp;
-	const struct bpfeng_set_counts *sc;
 	struct set_times times;
 	/* The hand-over's time, which the counts are of. */
 	hrtime_t when = (hrtime_t)bpfeng_handover_ns(bt->eng);
@@ -806,33 +783,19 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 	(void)tid;
 	if (t == NULL)
 		return;
-	if ((sc = bpfeng_set_counts(bt->eng, counts, bt->current)) == NULL) {
+	if (closed == NULL) {
 		counts_missing(bt, t, "tick");
 		return;
 	}
 	t->ticked = bt->ticks;
 	if (t->owed_set >= 0)
 		pay_hand_over(bt, t, counts, when);
-	times = set_times_of(sc);
+	times = set_times_of(closed);
 	setgrp_sample_counts(t->base.grp, bt->current,
-	    bpf_sets_values(bt->sets, bt->current, sc), &times, when);
-	ticked_add(bt, t);
-}
-
-/* A tick's rows, gathered, put in the one order of both engines. */
-static int
-tick_order(const void *a, const void *b)
-{
-	return track_lwp_order(&(*(struct bthread *const *)a)->base,
-	    &(*(struct bthread *const *)b)->base);
-}
-
-/* No threads ticked: the array may be unallocated, and qsort wants one. */
-static void
-sort_ticked(struct bpf_track *bt)
-{
-	if (bt->nticked > 1)
-		qsort(bt->ticked, bt->nticked, sizeof(*bt->ticked), tick_order);
+	    bpf_sets_values(bt->sets, bt->current, closed), &times, when);
+	if (track_batch_add(&bt->ticked, &t->base,
+		setgrp_slice(t->base.grp, bt->current)) != 0)
+		end_run(bt, 1);
 }
 
 /* fn with every LWP counted now, process by process. */
@@ -947,15 +910,11 @@ each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
 static int
 tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 {
-	struct bthread *t;
-	size_t i;
-
 	/* What happened before the tick first; lost counts do not stop it. */
 	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 		engine_failed(bt);
 	if (bt->ended)
 		return -1;
-	bt->nticked = 0;
 	bt->ticks++;
 	bt->tick_when = output_now();
 	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why, sizeof(bt->why)) !=
@@ -965,12 +924,7 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	}
 	/* The threads' counts are of the hand-over: so is the tick. */
 	bt->tick_when = (hrtime_t)bpfeng_handover_ns(bt->eng);
-	sort_ticked(bt);
-	for (i = 0; i < bt->nticked; i++) {
-		t = bt->ticked[i];
-		track_lwp_tick(&t->base, setgrp_slice(t->base.grp, bt->current),
-		    intervals);
-	}
+	track_tick(&bt->ticked, intervals);
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);
 	if (bt->cgroups != NULL)
@@ -1096,6 +1050,13 @@ static const struct bpfeng_loop_ops loop_ops = {
 	.idle = on_idle,
 };
 
+static void
+to_start(struct bpf_track *bt, struct bthread *t)
+{
+	if (track_batch_add(&bt->ticked, &t->base, NULL) != 0)
+		end_run(bt, 1);
+}
+
 /*
  * The title; then the LWPs there from the start have the rows they would
  * have had with the title out: -v's init_lwp, and lwp_create for those
@@ -1109,11 +1070,11 @@ begin(struct bpf_track *bt)
 
 	cputrack_title(bt->ct);
 	bt->begun = true;
-	bt->nticked = 0;
-	each_lwp(bt, ticked_add);
-	sort_ticked(bt);
-	for (i = 0; i < bt->nticked; i++)
-		lwp_started(bt, bt->ticked[i]);
+	each_lwp(bt, to_start);
+	track_batch_order(&bt->ticked);
+	for (i = 0; i < bt->ticked.n; i++)
+		lwp_started(bt, (const struct bthread *)bt->ticked.lwps[i].lwp);
+	bt->ticked.n = 0;
 }
 
 /*

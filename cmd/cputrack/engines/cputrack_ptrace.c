@@ -45,9 +45,10 @@ struct tlwp {
 
 /* The adapter's own state, from its open to its let_go. */
 struct ptrace_run {
-	pctx_t *root;		/* the target's context; -p's other pids are
-				   joined to it */
-	LIST_HEAD(, tlwp) lwps; /* the LWPs counting now */
+	pctx_t *root;		 /* the target's context; -p's other pids are
+				    joined to it */
+	LIST_HEAD(, tlwp) lwps;	 /* the LWPs counting now */
+	struct track_batch last; /* their last ticks */
 };
 
 static struct ptrace_run *
@@ -523,6 +524,7 @@ ptrace_let_go(struct cputrack *ct)
 	if (run == NULL)
 		return;
 	pctx_release(run->root);
+	track_batch_free(&run->last);
 	free(run);
 	ct->engine_state = NULL;
 }
@@ -637,14 +639,6 @@ idle(void *arg)
 		pctx_terminate(run_of(ct)->root);
 }
 
-/* A last tick's rows in the order of a tick's. */
-static int
-tick_order(const void *a, const void *b)
-{
-	return track_lwp_order(&(*(struct tlwp *const *)a)->base,
-	    &(*(struct tlwp *const *)b)->base);
-}
-
 /*
  * A captured process is let go between ticks: what its LWPs counted
  * since the last one is a last tick row each, so that the rows hold
@@ -653,25 +647,19 @@ tick_order(const void *a, const void *b)
 static void
 last_tick(struct cputrack *ct)
 {
+	struct ptrace_run *run = run_of(ct);
 	const struct set_counts *c;
-	struct tlwp *l, **all;
-	size_t n = 0, i;
+	struct tlwp *l;
 
-	LIST_FOREACH (l, &run_of(ct)->lwps, counting)
-		n++;
-	if (n == 0 || (all = calloc(n, sizeof(*all))) == NULL)
-		return;
-	n = 0;
-	LIST_FOREACH (l, &run_of(ct)->lwps, counting)
-		if (!l->base.finished)
-			all[n++] = l;
-	qsort(all, n, sizeof(*all), tick_order);
-	for (i = 0; i < n; i++)
-		if ((c = setgrp_sample(all[i]->base.grp)) != NULL)
-			track_lwp_last_tick(&all[i]->base, c);
-		else
-			sample_error(all[i], "tick", "perf counter");
-	free(all);
+	LIST_FOREACH (l, &run->lwps, counting) {
+		if (l->base.finished)
+			continue;
+		if ((c = setgrp_sample(l->base.grp)) == NULL)
+			sample_error(l, "tick", "perf counter");
+		else if (track_batch_add(&run->last, &l->base, c) != 0)
+			break;
+	}
+	track_last_tick(&run->last);
 }
 
 static int

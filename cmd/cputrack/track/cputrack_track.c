@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cputrack_track.h"
+#include "diag.h"
 #include "procname.h"
 
 static void
@@ -292,13 +293,73 @@ track_lwp_exit(const struct track_lwp *l)
 }
 
 int
-track_lwp_order(const struct track_lwp *a, const struct track_lwp *b)
+track_batch_add(
+    struct track_batch *b, struct track_lwp *l, const struct set_counts *c)
 {
-	const struct row_lwp *x = &a->who, *y = &b->who;
+	struct track_batch_lwp *room;
+	size_t n;
+
+	if (b->n == b->room) {
+		n = b->room * 2 + 64;
+		if ((room = reallocarray(b->lwps, n, sizeof(*room))) == NULL) {
+			diag(NULL, "no memory available\n");
+			return -1;
+		}
+		b->lwps = room;
+		b->room = n;
+	}
+	b->lwps[b->n++] = (struct track_batch_lwp) { l, c };
+	return 0;
+}
+
+static int
+rows_order(const void *a, const void *b)
+{
+	const struct row_lwp *x =
+	    &((const struct track_batch_lwp *)a)->lwp->who;
+	const struct row_lwp *y =
+	    &((const struct track_batch_lwp *)b)->lwp->who;
 
 	if (x->proc != y->proc)
 		return x->proc < y->proc ? -1 : 1;
 	return (x->lwpid > y->lwpid) - (x->lwpid < y->lwpid);
+}
+
+/* An empty batch may have no array, and qsort wants one. */
+void
+track_batch_order(struct track_batch *b)
+{
+	if (b->n > 1)
+		qsort(b->lwps, b->n, sizeof(*b->lwps), rows_order);
+}
+
+void
+track_tick(struct track_batch *b, unsigned long intervals)
+{
+	size_t i;
+
+	track_batch_order(b);
+	for (i = 0; i < b->n; i++)
+		track_lwp_tick(b->lwps[i].lwp, b->lwps[i].counts, intervals);
+	b->n = 0;
+}
+
+void
+track_last_tick(struct track_batch *b)
+{
+	size_t i;
+
+	track_batch_order(b);
+	for (i = 0; i < b->n; i++)
+		track_lwp_last_tick(b->lwps[i].lwp, b->lwps[i].counts);
+	b->n = 0;
+}
+
+void
+track_batch_free(struct track_batch *b)
+{
+	free(b->lwps);
+	*b = (struct track_batch) { NULL, 0, 0 };
 }
 
 void

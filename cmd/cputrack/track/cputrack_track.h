@@ -132,11 +132,36 @@ void track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
 void track_lwp_last_tick(const struct track_lwp *l, const struct set_counts *c);
 void track_lwp_final(struct track_lwp *l);
 void track_lwp_exit(const struct track_lwp *l);
+
 /*
- * The order of a tick's rows, whichever engine ticks: by process, the
- * oldest first, then by LWP. <0, 0 or >0, as qsort's comparators.
+ * A tick's LWPs, each with the counts its engine just read (a slice of
+ * one set), gathered in the engine's order. The model puts them in the
+ * one order of every engine (by process, the oldest first, then by LWP)
+ * and writes their rows. An adapter keeps one from tick to tick, so that
+ * its room stays.
  */
-int track_lwp_order(const struct track_lwp *a, const struct track_lwp *b);
+struct track_batch_lwp {
+	struct track_lwp *lwp;
+	const struct set_counts *counts; /* held until the batch's rows */
+};
+struct track_batch {
+	struct track_batch_lwp *lwps;
+	size_t n, room;
+};
+
+/* 0, or -1 when there is no memory (said). */
+int track_batch_add(
+    struct track_batch *b, struct track_lwp *l, const struct set_counts *c);
+/* The batch in the rows' order, for an adapter's own rows of it. */
+void track_batch_order(struct track_batch *b);
+/*
+ * The batch's rows, in order, and it is empty again: each LWP's tick
+ * (intervals, as track_lwp_tick), or its last tick where the run ends
+ * between two.
+ */
+void track_tick(struct track_batch *b, unsigned long intervals);
+void track_last_tick(struct track_batch *b);
+void track_batch_free(struct track_batch *b);
 /* An LWP whose counters cannot count: a row per set, with why. */
 void track_not_counted(
     struct cputrack *ct, const struct row_lwp *who, const char *why);
