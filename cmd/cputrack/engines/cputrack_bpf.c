@@ -29,6 +29,7 @@
 #include "bpfeng.h"
 #include "cputrack.h"
 #include "cputrack_bpf_sets.h"
+#include "cputrack_cgroup_sum.h"
 #include "cputrack_cgroups.h"
 #include "cputrack_track.h"
 #include "diag.h"
@@ -79,14 +80,7 @@ struct bpf_track {
 	int status;
 	bool lost_said;
 	char why[ENGINE_WHY_LEN];
-	/*
-	 * --cgroup: its rows' group, sampled with the sum of its threads'
-	 * totals and of those of the threads gone (cg_gone).
-	 */
-	setgrp_t *cg, *cg_gone;
-	uint64_t *cg_sum;
-	struct row_lwp cg_who;
-	struct set_times cg_times;   /* cgroup_row's sum */
+	struct cgroup_sum *cg;	     /* --cgroup: the cgroup's own rows */
 	struct cgroup_rows *cgroups; /* --for-each-cgroup: each cgroup's rows */
 };
 
@@ -133,8 +127,8 @@ proc_of(const struct bthread *t)
 static void
 thread_free(struct bpf_track *bt, struct bthread *t)
 {
-	if (bt->cg_gone != NULL)
-		setgrp_accumulate(bt->cg_gone, t->base.grp);
+	if (bt->cg != NULL)
+		cgroup_sum_keep(bt->cg, t->base.grp);
 	LIST_REMOVE(t, in_proc);
 	track_lwp_free(&t->base);
 }
@@ -534,10 +528,8 @@ engine_open(struct bpf_track *bt, bool quiet)
 static void
 track_free(struct bpf_track *bt)
 {
-	setgrp_free(bt->cg);
-	setgrp_free(bt->cg_gone);
+	cgroup_sum_free(bt->cg);
 	cgroup_rows_free(bt->cgroups);
-	free(bt->cg_sum);
 	track_batch_free(&bt->ticked);
 	bpf_sets_free(bt->sets);
 	free(bt);
@@ -629,14 +621,11 @@ start_cgroup(struct bpf_track *bt)
 		}
 		if (bpfeng_cgroup_events(bt->eng))
 			cgroup_rows_by_event(bt->cgroups);
-	} else if ((bt->cg = setgrp_accumulator(ct->specs)) == NULL ||
-	    (bt->cg_gone = setgrp_accumulator(ct->specs)) == NULL ||
-	    (bt->cg_sum = calloc(
-		 (size_t)bpf_sets_most(bt->sets), sizeof(uint64_t))) == NULL) {
+	} else if ((bt->cg = cgroup_sum_new(ct, cg, bpf_sets_most(bt->sets))) ==
+	    NULL) {
 		diag(NULL, "no memory available\n");
 		return -1;
 	}
-	bt->cg_who = (struct row_lwp) { 0, 0, 0, cg->name, 0 };
 	if (bpfeng_attach_cgroup(bt->eng, cg->id, cg->level, cg->path, bt->why,
 		sizeof(bt->why)) != 0) {
 		diag(NULL, "%s\n", bt->why);
@@ -824,44 +813,19 @@ each_lwp(
 	bpfeng_each_proc(bt->eng, walk_proc, &w);
 }
 
-/*
- * The cgroup's row at a tick: the sum of the totals of its threads, live
- * and gone, less that of its last row.
- */
-static void
-cgroup_add(struct bpf_track *bt, const setgrp_t *grp)
-{
-	int s = bt->current, n = spec_nvalues(setgrp_spec(bt->ct->specs, s)), i;
-	const struct set_counts *c;
-
-	if (!setgrp_sampled(grp, s))
-		return;
-	c = setgrp_total(grp, s);
-	bt->cg_times.enabled_ns += c->times.enabled_ns;
-	bt->cg_times.running_ns += c->times.running_ns;
-	for (i = 0; i < n; i++)
-		bt->cg_sum[i] += c->values[i];
-}
-
 static void
 cgroup_add_lwp(struct bpf_track *bt, struct bthread *t)
 {
-	cgroup_add(bt, t->base.grp);
+	cgroup_sum_add(bt->cg, t->base.grp);
 }
 
+/* The cgroup's row at a tick: the sum of its threads', live and gone. */
 static void
 cgroup_row(struct bpf_track *bt, unsigned long intervals)
 {
-	int s = bt->current, n = spec_nvalues(setgrp_spec(bt->ct->specs, s));
-
-	memset(bt->cg_sum, 0, (size_t)n * sizeof(uint64_t));
-	bt->cg_times = (struct set_times) { 0, 0 };
-	cgroup_add(bt, bt->cg_gone);
+	cgroup_sum_begin(bt->cg, bt->current);
 	each_lwp(bt, cgroup_add_lwp);
-	setgrp_sample_counts(
-	    bt->cg, s, bt->cg_sum, &bt->cg_times, bt->tick_when);
-	row_cgroup(bt->ct, &bt->cg_who, "cgroup", s, setgrp_slice(bt->cg, s),
-	    intervals);
+	cgroup_sum_row(bt->cg, bt->tick_when, intervals);
 }
 
 static void
@@ -969,7 +933,7 @@ tick(void *arg, uint64_t expirations)
 		each_lwp(bt, hand_over);
 	/* The cgroup's rows divide by its sets' turns, as a thread's. */
 	if (bt->cg != NULL)
-		setgrp_set_current(bt->cg, next);
+		cgroup_sum_set_current(bt->cg, next);
 	if (bt->cgroups != NULL)
 		cgroup_rows_set_current(bt->cgroups, next);
 	bpfeng_count_ticks(bt->eng, expirations);
@@ -1127,7 +1091,7 @@ bpf_track(struct cputrack *ct)
 	if (!bt->ended)
 		(void)bpfeng_loop(bt->eng, &loop_ops, bt, ct->opt.top);
 	if (bt->cg != NULL)
-		row_totals(ct, &bt->cg_who, "total", bt->cg, NULL);
+		cgroup_sum_total(bt->cg);
 	if (bt->cgroups != NULL)
 		cgroup_rows_totals(bt->cgroups);
 	note_hidden(bt);
