@@ -26,6 +26,6 @@ bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch, void *keys,
 		*(void **)&real = dlsym(RTLD_NEXT, "bpf_map_lookup_batch");
 	/* The first of a read (no cursor yet) only. */
 	if (in_batch == NULL && us != NULL)
-		usleep((useconds_t)atol(us));
+		usleep((useconds_t)atol(us)); /* not a wait: sets up the race */
 	return real(fd, in_batch, out_batch, keys, values, count, opts);
 }

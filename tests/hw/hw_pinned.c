@@ -17,18 +17,19 @@
 #include <time.h>
 #include <unistd.h>
 
-static void
-sleep_ms(long ms)
+static struct timespec
+span_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-	nanosleep(&ts, NULL);
+	return ts;
 }
 
 int
 main(int argc, char **argv)
 {
 	struct perf_event_attr attr;
+	struct timespec on_span, off_span;
 	int fds[64], n, i, on, off, total, elapsed;
 
 	if (argc != 5) {
@@ -58,13 +59,15 @@ main(int argc, char **argv)
 	}
 	printf("hw_pinned: holding %d\n", n);
 	fflush(stdout);
+	on_span = span_ms(on);
+	off_span = span_ms(off);
 	for (elapsed = 0; elapsed < total; elapsed += on + off) {
 		for (i = 0; i < n; i++)
 			ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
-		sleep_ms(on);
+		nanosleep(&on_span, NULL); /* not a wait: on for ON_MS */
 		for (i = 0; i < n; i++)
 			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
-		sleep_ms(off);
+		nanosleep(&off_span, NULL); /* not a wait: off for OFF_MS */
 	}
 	return 0;
 }

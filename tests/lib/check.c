@@ -4,9 +4,6 @@
  */
 #include "check.h"
 
-#include <errno.h>
-#include <time.h>
-
 int check_failures;
 int check_count;
 
@@ -15,13 +12,4 @@ check_report(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
 	return check_failures == 0 ? 0 : 1;
-}
-
-void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
 }

@@ -48,7 +48,4 @@ extern int check_count;
 /* Say how many checks ran and failed: the exit status, 0 or 1. */
 int check_report(const char *name);
 
-/* Pause for ms milliseconds, resumed across signals. */
-void sleep_ms(long ms);
-
 #endif /* CHECK_H */

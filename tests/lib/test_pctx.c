@@ -317,27 +317,6 @@ check_all_paired(void)
 	}
 }
 
-/* The state letter of /proc/PID/stat, or 0 if the process is gone. */
-char
-proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	return p[2];
-}
-
 /* TracerPid of a thread, -1 if it is gone. */
 pid_t
 tracer_of(pid_t pid, pid_t tid)

@@ -28,6 +28,7 @@
 #include "check.h"
 #include "libcpc.h"
 #include "libpctx.h"
+#include "wait.h"
 
 #define WRITE_EVENT "syscalls:sys_enter_write"
 #define MAXLWPS	    8192
@@ -108,8 +109,6 @@ pctx_t *create_wl(char *const *argv);
 int count_lwps(pid_t pid, int image);
 /* Every LWP recorded was opened once, held, closed once, and counted. */
 void check_all_paired(void);
-/* The state letter of /proc/PID/stat, or 0 if the process is gone. */
-char proc_state(pid_t pid);
 /* TracerPid of a thread, -1 if it is gone. */
 pid_t tracer_of(pid_t pid, pid_t tid);
 /* Apply fn to every thread of a process; the number of threads. */

@@ -24,6 +24,7 @@
 #include <libcpc.h>
 
 #include "check.h"
+#include "wait.h"
 
 static inline double
 now_seconds(void)

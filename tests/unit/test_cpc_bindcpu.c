@@ -86,7 +86,7 @@ measure_bound(struct cpu_job *job)
 	t0 = now_seconds();
 	CHECK(cpc_set_sample(cpc, job->set, a) == 0);
 	t1 = now_seconds();
-	sleep_ms(SLEEP_MS);
+	sleep_ms(SLEEP_MS); /* not a wait: the span the count covers */
 	t2 = now_seconds();
 	CHECK(cpc_set_sample(cpc, job->set, b) == 0);
 	t3 = now_seconds();

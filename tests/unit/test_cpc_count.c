@@ -91,7 +91,7 @@ run(enum outcome (*scenario)(cpc_t *), const char *name)
 		printf("%s: invalidated by a CPU binding elsewhere, "
 		       "running it again\n",
 		    name);
-		sleep_ms(200);
+		sleep_ms(200); /* not a wait: a pause before another try */
 	}
 	CHECK(!"scenario kept being invalidated");
 }

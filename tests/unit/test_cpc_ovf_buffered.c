@@ -182,14 +182,11 @@ on_full(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-/* Wait for the watcher's signal, which comes asynchronously. */
-static void
-await_signals(int want)
+/* The watcher's signals come asynchronously. */
+static bool
+signals_came(void *want)
 {
-	double deadline = now_seconds() + 5;
-
-	while (full_signals < want && now_seconds() < deadline)
-		sleep_ms(1);
+	return full_signals >= *(int *)want;
 }
 
 /* The proposal's flow: signal when CPC_PCBUF_SIZE PCs wait, drain them. */
@@ -197,6 +194,7 @@ static void
 test_pcbuf_signal(cpc_t *cpc)
 {
 	const int total = 3 * CPC_PCBUF_SIZE + 10;
+	int want = 3;
 	cpc_set_t *set = cpc_set_create(cpc);
 	char *pages = fresh_pages(total);
 	struct sigaction sa;
@@ -220,8 +218,8 @@ test_pcbuf_signal(cpc_t *cpc)
 	prefault_stack();
 	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
 	touch(pages, total);
-	await_signals(3);
-	sleep_ms(20);
+	CHECK(wait_for("3 signals of full buffers", signals_came, &want));
+	sleep_ms(20); /* not a wait: the span a fourth signal would come in */
 	CHECK_EQ_U64(full_signals, 3);
 	CHECK_EQ_U64(wrong_code, 0);
 	CHECK_EQ_U64(wrong_thread, 0);

@@ -71,7 +71,7 @@ test_refusals(void)
 	expect_refusal(2, "capture: pid 2 is a system process\n");
 	if ((zombie = fork()) == 0)
 		_exit(0);
-	sleep_ms(100);
+	CHECK(wait_zombie(zombie));
 	snprintf(
 	    want, sizeof(want), "capture: pid %d is a zombie\n", (int)zombie);
 	expect_refusal(zombie, want);
@@ -110,11 +110,30 @@ expect_untraced_task(pid_t pid, pid_t tid, void *arg)
 	CHECK(state != 't' && state != 'T');
 }
 
+static void
+count_held_task(pid_t pid, pid_t tid, void *arg)
+{
+	char state = proc_state(tid);
+
+	if (state == 't' || state == 'T' || tracer_of(pid, tid) > 0)
+		(*(int *)arg)++;
+}
+
+/* Every thread of the process left its stop and its tracer. */
+static bool
+all_tasks_free(void *arg)
+{
+	int held = 0;
+
+	(void)for_each_task(*(pid_t *)arg, count_held_task, &held);
+	return held == 0;
+}
+
 /* After release: running on, no thread traced or stopped. */
 static void
 check_running_free(pid_t pid)
 {
-	sleep_ms(50);
+	CHECK(wait_for("every thread let go", all_tasks_free, &pid));
 	CHECK(proc_state(pid) != 0 && proc_state(pid) != 'Z');
 	(void)for_each_task(pid, expect_untraced_task, NULL);
 }
@@ -219,7 +238,7 @@ test_capture_spawner(void)
 	int i, born = 0, full = 0;
 
 	pid = spawn_ready(argv);
-	sleep_ms(20);
+	sleep_ms(20); /* not a wait: threads come and go a while */
 	pctx = pctx_capture(pid, NULL, 0, NULL);
 	CHECK(pctx != NULL);
 	if (pctx == NULL) {
@@ -247,6 +266,20 @@ test_capture_spawner(void)
 	kill_reap(pid);
 }
 
+/* A pipe's write end: the first tick says on it that the run is on. */
+static int run_started = -1;
+
+static int
+tick_says_started(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
+{
+	if (run_started >= 0) {
+		CHECK(write(run_started, "r", 1) == 1);
+		close(run_started);
+		run_started = -1;
+	}
+	return t_tick(pctx, pid, lwpid, arg);
+}
+
 /* SIGINT to the tracer: pctx_run returns 0, the target runs on. */
 static void
 test_sigint(void)
@@ -254,6 +287,8 @@ test_sigint(void)
 	char *argv[] = { (char *)wl("wl_idle"), "2", "0", NULL };
 	pctx_t *pctx;
 	pid_t pid, killer, me = getpid();
+	int fds[2];
+	char c;
 
 	pid = spawn_ready(argv);
 	pctx = pctx_capture(pid, NULL, 0, NULL);
@@ -261,12 +296,21 @@ test_sigint(void)
 	if (pctx == NULL)
 		return;
 	CHECK(set_all_events(pctx) == 0);
+	if (pipe(fds) != 0)
+		exit(1);
 	if ((killer = fork()) == 0) {
-		sleep_ms(300);
-		kill(me, SIGINT);
+		close(fds[1]);
+		/* Not at the end of a run that never ticked. */
+		if (read(fds[0], &c, 1) == 1)
+			kill(me, SIGINT);
 		_exit(0);
 	}
-	CHECK_EQ_U64(pctx_run(pctx, 50, 0, t_tick), 0);
+	close(fds[0]);
+	run_started = fds[1];
+	CHECK_EQ_U64(pctx_run(pctx, 50, 0, tick_says_started), 0);
+	CHECK(run_started == -1);
+	if (run_started >= 0)
+		close(run_started);
 	waitpid(killer, NULL, 0);
 	CHECK(proc_state(pid) != 0);
 	pctx_release(pctx);

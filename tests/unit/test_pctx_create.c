@@ -102,7 +102,7 @@ test_held(void)
 
 	pctx = create_wl(argv);
 	pid = pctx_pid(pctx);
-	sleep_ms(50);
+	sleep_ms(50); /* not a wait: a span to run in, were it not held */
 	CHECK(proc_state(pid) == 't');
 	CHECK(tracer_of(pid, pid) == getpid());
 	CHECK_EQ_U64(for_each_task(pid, NULL, NULL), 1);
@@ -154,8 +154,8 @@ test_exitkill(void)
 	close(fds[1]);
 	CHECK(read(fds[0], &target, sizeof(target)) == sizeof(target));
 	close(fds[0]);
-	sleep_ms(200);
-	CHECK(proc_state(target) != 0 && proc_state(target) != 'Z');
+	/* Let go from its stop at exec: its tracer is in pctx_run. */
+	CHECK(wait_running(target));
 	kill(tracer, SIGKILL);
 	waitpid(tracer, NULL, 0);
 	CHECK(waitpid(target, &status, 0) == target);

@@ -34,7 +34,7 @@ timed_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 		tick_states[nt] = proc_state(pid);
 		tick_counts[nt] = r != NULL ? sample(r->set) : UINT64_MAX;
 		if (++nt == sleep_at_tick)
-			sleep_ms(250);
+			sleep_ms(250); /* not a wait: a late tick */
 	}
 	return t_tick(pctx, pid, lwpid, arg);
 }

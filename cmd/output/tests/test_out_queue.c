@@ -22,6 +22,7 @@
 
 #include "check.h"
 #include "out_queue.h"
+#include "wait.h"
 
 /* A record as the tests put it: who, which, and a payload of len bytes. */
 struct rec {
@@ -391,6 +392,22 @@ test_wrap(void)
 	sem_destroy(&go);
 }
 
+/* A queue and what its kick said last. */
+struct kicked {
+	struct out_queue *q;
+	int err;
+};
+
+/* The writer has tried: kick says what came of it. */
+static bool
+writer_failed(void *arg)
+{
+	struct kicked *k = arg;
+
+	k->err = out_queue_kick(k->q);
+	return k->err != 0;
+}
+
 /*
  * A reader gone away: the writer's write fails with EPIPE (SIGPIPE
  * ignored, as a command that handles it), the command learns it from
@@ -400,8 +417,9 @@ static void
 test_reader_gone(void)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	struct kicked k = { NULL, 0 };
 	struct out_queue *q;
-	int fds[2], err = 0, tries;
+	int fds[2];
 
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old);
@@ -415,13 +433,9 @@ test_reader_gone(void)
 	if (q == NULL)
 		return;
 	CHECK(put(q, 0, 0, 10, false));
-	/* Until the writer has tried: a bound on the wait, not a deadline. */
-	for (tries = 0; tries < 10000 && err == 0; tries++) {
-		err = out_queue_kick(q);
-		if (err == 0)
-			usleep(1000);
-	}
-	CHECK_EQ_U64(err, EPIPE);
+	k.q = q;
+	CHECK(wait_for("the writer to meet EPIPE", writer_failed, &k));
+	CHECK_EQ_U64(k.err, EPIPE);
 	CHECK(out_queue_error(q) == EPIPE);
 	CHECK(put(q, 0, 1, 10, false)); /* taken, and dropped */
 	CHECK(out_queue_finish(q) == EPIPE);
@@ -431,6 +445,12 @@ test_reader_gone(void)
 
 static atomic_int replaced;
 static int replace_error;
+
+static bool
+queue_failed(void *q)
+{
+	return out_queue_error(q) != 0;
+}
 
 static int
 count_replace(void *arg)
@@ -449,7 +469,6 @@ static void
 test_replace(void)
 {
 	struct out_queue *q;
-	int tries;
 
 	/* No stream (fd -1): no record fits, the job still runs. */
 	q = out_queue_new(-1, 4096, render_line, count_replace, NULL);
@@ -472,8 +491,7 @@ test_replace(void)
 	if (q == NULL)
 		return;
 	out_queue_replace(q);
-	for (tries = 0; tries < 10000 && out_queue_error(q) == 0; tries++)
-		usleep(1000);
+	CHECK(wait_for("the replacement job to fail", queue_failed, q));
 	CHECK(replaced == 1);
 	CHECK(out_queue_error(q) == EIO);
 	CHECK(out_queue_kick(q) == EIO);
