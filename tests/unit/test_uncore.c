@@ -22,6 +22,7 @@
 
 #include "test_cpc.h"
 #include "../../cmd/common/pmumask.h"
+#include "../../cmd/common/spec.h"
 #include "../../libcpc/evname.h"
 
 #define TREES SOURCE_DIR "/tests/unit/sysfs-trees/"
@@ -320,6 +321,36 @@ icelakex(void)
 }
 
 /*
+ * A parsed spec lays its counts out as the buffer does: three values,
+ * cycles' part on cpu_core and cpu_atom (values[3], [4]), two zeros for
+ * each other request, then the box event's part on each box (values[9],
+ * [10]); task-clock has no parts.
+ */
+static void
+check_spec_parts(cpc_t *cpc)
+{
+	static const uint64_t values[11] = { 0, 0, 0, 3, 4, 0, 0, 0, 0, 9, 10 };
+	enum spec_error err;
+	struct spec *spec =
+	    spec_parse(cpc, "cycles,uncore_imc/config=0x01/,task-clock", &err);
+	const char *const *names;
+	const uint64_t *p;
+
+	CHECK(spec != NULL && err == SPEC_OK);
+	if (spec == NULL)
+		return;
+	CHECK(
+	    spec->nparts == 2 && spec->nboxes == 2 && spec_nvalues(spec) == 11);
+	CHECK(spec_req_parts(spec, 0, values, &names, &p) == 2 &&
+	    strcmp(names[1], "cpu_atom") == 0 && p[0] == 3 && p[1] == 4);
+	CHECK(spec_req_parts(spec, 1, values, &names, &p) == 2 &&
+	    strcmp(names[0], "uncore_imc_0") == 0 &&
+	    strcmp(names[1], "uncore_imc_1") == 0 && p[0] == 9 && p[1] == 10);
+	CHECK(spec_req_parts(spec, 2, values, &names, &p) == 0);
+	spec_free(spec);
+}
+
+/*
  * Two core PMUs (cpu_core, cpu_atom) and two memory controllers
  * (uncore_imc_0, type 28, and uncore_imc_1, 29; the free-running ones
  * are PMUs of another name): cycles has a part per core PMU (data[2],
@@ -361,6 +392,7 @@ alderlake(void)
 	}
 	if (set != NULL)
 		(void)cpc_set_destroy(cpc, set);
+	check_spec_parts(cpc);
 	cpc_close(cpc);
 	return check_report("test_uncore alderlake");
 }
