@@ -436,6 +436,20 @@ const char *cpc_event_cpumask(cpc_t *cpc, const char *event, int i);
 int cpc_event_scale(
     cpc_t *cpc, const char *event, double *scale, char *unit, size_t len);
 
+/*
+ * An event named by a PMU of boxes without the box's number (uncore_imc
+ * for uncore_imc_0 .. uncore_imc_N) counts on every box, summed; each
+ * box's part is kept. cpc_event_box gives the name of the PMU of event's
+ * i-th box ("uncore_imc_0"): NULL past the last, and for an event not
+ * summed over boxes (a box named by its number, any other event).
+ * cpc_buf_get_box gives request index's part counted on its box-th box,
+ * in the order of cpc_event_box: 0, or -1 with errno EINVAL (no such
+ * request or box) or ENOENT (a request not summed over boxes).
+ */
+const char *cpc_event_box(cpc_t *cpc, const char *event, int i);
+int cpc_buf_get_box(
+    cpc_t *cpc, cpc_buf_t *buf, int index, int box, uint64_t *val);
+
 /* End of the private interfaces. */
 
 /*

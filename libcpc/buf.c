@@ -2,7 +2,10 @@
 /*
  * Sample buffers: one 64-bit value per request, plus the sample time and
  * the virtualized tick; on a machine with several core PMUs, each
- * request's part counted on each of them after the values.
+ * request's part counted on each of them after the values; then, for
+ * each request summed over the boxes of a PMU (uncore_imc_0 ..
+ * uncore_imc_N), each box's part. Being values too, the parts are
+ * subtracted, added and copied with them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,11 +13,17 @@
 
 #include "cpc_impl.h"
 
-/* After the values: per request, whether it counts on core PMUs. */
-static unsigned char *
-parted(cpc_buf_t *buf)
+/* After the values: per request, where its parts are. */
+struct buf_req {
+	bool parted;   /* it counts on core PMUs */
+	int nboxes;    /* its boxes, or 0 */
+	int box_first; /* the first one's value */
+};
+
+static struct buf_req *
+req_layout(cpc_buf_t *buf)
 {
-	return (unsigned char *)(buf->data + buf->nvalues);
+	return (struct buf_req *)(buf->data + buf->nvalues);
 }
 
 static bool
@@ -28,22 +37,41 @@ counts_on_cores(const cpc_t *cpc, const struct cpc_request *req)
 	return false;
 }
 
+static void
+lay_out(const cpc_t *cpc, const cpc_set_t *set, cpc_buf_t *buf)
+{
+	struct buf_req *layout = req_layout(buf);
+	int i, next = buf->nreqs * (1 + buf->ncore);
+
+	for (i = 0; i < buf->nreqs; i++) {
+		layout[i].parted = counts_on_cores(cpc, &set->reqs[i]);
+		layout[i].nboxes =
+		    set->reqs[i].enc.boxes ? set->reqs[i].enc.nterms : 0;
+		layout[i].box_first = next;
+		next += layout[i].nboxes;
+	}
+}
+
 cpc_buf_t *
 cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 {
 	cpc_buf_t *buf;
-	int i;
+	int i, nboxes = 0;
 
 	if (set == NULL || set->cpc != cpc) {
 		errno = EINVAL;
 		return NULL;
 	}
 	int ncore = cpc->ncore > 1 ? cpc->ncore : 0;
-	int nvalues = set->nreqs * (1 + ncore);
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].enc.boxes)
+			nboxes += set->reqs[i].enc.nterms;
+	int nvalues = set->nreqs * (1 + ncore) + nboxes;
 
 	buf = calloc(1,
 	    sizeof(*buf) + (size_t)nvalues * sizeof(uint64_t) +
-		(size_t)set->nreqs);
+		(size_t)set->nreqs * sizeof(struct buf_req));
 	if (buf == NULL) {
 		errno = ENOMEM;
 		return NULL;
@@ -51,6 +79,7 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	buf->cpc = cpc;
 	buf->nreqs = set->nreqs;
 	buf->ncore = ncore;
+	buf->nboxes = nboxes;
 	buf->nvalues = nvalues;
 	/*
 	 * Written now, not left to calloc's fresh pages: a sample into it
@@ -59,8 +88,7 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	 */
 	for (i = 0; i < buf->nvalues; i++)
 		((volatile uint64_t *)buf->data)[i] = 0;
-	for (i = 0; i < buf->nreqs; i++)
-		parted(buf)[i] = counts_on_cores(cpc, &set->reqs[i]);
+	lay_out(cpc, set, buf);
 	pthread_mutex_lock(&cpc->lock);
 	LIST_INSERT_HEAD(&cpc->bufs, buf, link);
 	pthread_mutex_unlock(&cpc->lock);
@@ -107,7 +135,7 @@ cpc_buf_get_part(cpc_t *cpc, cpc_buf_t *buf, int index, int core, uint64_t *val)
 		errno = EINVAL;
 		return -1;
 	}
-	if (!parted(buf)[index]) {
+	if (!req_layout(buf)[index].parted) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -115,6 +143,39 @@ cpc_buf_get_part(cpc_t *cpc, cpc_buf_t *buf, int index, int core, uint64_t *val)
 	    buf->data[buf->nreqs + index * buf->ncore + core] :
 	    buf->data[index];
 	return 0;
+}
+
+int
+cpc_buf_get_box(cpc_t *cpc, cpc_buf_t *buf, int index, int box, uint64_t *val)
+{
+	const struct buf_req *req;
+
+	if (buf == NULL || buf->cpc != cpc || val == NULL || index < 0 ||
+	    index >= buf->nreqs || box < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	req = &req_layout(buf)[index];
+	if (req->nboxes == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (box >= req->nboxes) {
+		errno = EINVAL;
+		return -1;
+	}
+	*val = buf->data[req->box_first + box];
+	return 0;
+}
+
+/* Where request index's box parts are in data, and how many: sample.c. */
+int
+cpclib_buf_boxes(cpc_buf_t *buf, int index, uint64_t **first)
+{
+	struct buf_req *req = &req_layout(buf)[index];
+
+	*first = &buf->data[req->box_first];
+	return req->nboxes;
 }
 
 hrtime_t

@@ -47,6 +47,7 @@ struct cpc_event_enc {
 	bool hardware;	     /* needs the core PMU */
 	bool kernel_context; /* fires in the kernel only */
 	bool all_modes;	     /* no mode can be excluded */
+	bool boxes;	     /* a term per box of a PMU, summed */
 	uint_t modes;	     /* CPC_COUNT_* it fixes, or 0 */
 	int *pin;	     /* tracepoint kept: events.c */
 	int pin_cpu;	     /* where it is kept: a CPU, or -1 a thread */
@@ -136,13 +137,15 @@ struct __cpc_set {
 
 /*
  * A buffer holds a value per request, then, on a machine with several
- * core PMUs, each request's part counted on each of them (buf.c).
+ * core PMUs, each request's part counted on each of them, then each box's
+ * part of the requests summed over the boxes of a PMU (buf.c).
  */
 struct __cpc_buf {
 	cpc_t *cpc;
 	LIST_ENTRY(__cpc_buf) link;
 	int nreqs;
 	int ncore;   /* parts per request: 0, or the core PMUs */
+	int nboxes;  /* box parts, all requests' */
 	int nvalues; /* values and parts */
 	hrtime_t hrtime;
 	uint64_t tick;
@@ -287,6 +290,7 @@ void cpclib_catalog_free(cpc_t *cpc);
 /* sample.c */
 int cpclib_set_read(cpc_set_t *set);
 uint64_t cpclib_read_value(const cpc_set_t *set, int i);
+int cpclib_buf_boxes(cpc_buf_t *buf, int index, uint64_t **first);
 uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 
 /* ioctl.c */

@@ -124,6 +124,7 @@ copy_view(const struct ev_entry_view *v, struct ev_result *r)
 	r->hardware = v->enc.hardware;
 	r->kernel_context = v->enc.kernel_context;
 	r->all_modes = v->enc.all_modes;
+	r->boxes = v->enc.boxes;
 	r->modes = v->enc.modes;
 	r->status = v->status;
 	if (v->status != CPC_EVENT_COUNTABLE)
@@ -412,6 +413,7 @@ entry_fill(cpc_t *cpc, struct event_entry *e, struct ev_result *r)
 	e->enc.hardware = r->hardware;
 	e->enc.kernel_context = r->kernel_context;
 	e->enc.all_modes = r->all_modes;
+	e->enc.boxes = r->boxes;
 	e->enc.modes = r->modes;
 	/* Only a tracepoint of its own needs the reference. */
 	if (r->nterms == 1 && r->term[0].attr.type == PERF_TYPE_TRACEPOINT) {

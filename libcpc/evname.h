@@ -33,6 +33,7 @@ struct ev_result {
 	bool hardware;
 	bool kernel_context;
 	bool all_modes;
+	bool boxes; /* one term per box of a PMU: sysfs_pmu.c */
 	uint_t modes;
 	char *owned[2]; /* strings an attr points to */
 	int pin_fd;	/* a tracepoint to keep open */

@@ -207,6 +207,24 @@ read_parts(const cpc_set_t *set, int i, uint64_t *parts, int ncore)
 			    value[set->read_stride * t];
 }
 
+/*
+ * Request i's box parts in the last read (parts, one per term of an
+ * event summed over the boxes of a PMU): each box's count, weighed as in
+ * its value.
+ */
+static void
+read_boxes(const cpc_set_t *set, int i, uint64_t *parts, int nboxes)
+{
+	const struct cpc_request *req = &set->reqs[i];
+	const uint64_t *value =
+	    &set->readbuf[3 + set->read_stride * req->first_event];
+	int t;
+
+	for (t = 0; t < nboxes && t < req->enc.nterms; t++)
+		parts[t] = (uint64_t)(int64_t)req->enc.term[t].sign *
+		    value[set->read_stride * t];
+}
+
 /* Samples of request i the kernel had no ring room for, last read. */
 uint64_t
 cpclib_read_lost(const cpc_set_t *set, int i)
@@ -219,7 +237,8 @@ cpclib_read_lost(const cpc_set_t *set, int i)
 int
 cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	int i;
+	uint64_t *boxes;
+	int i, n;
 
 	if (set == NULL || buf == NULL || set->cpc != cpc ||
 	    set->bound == CPC_UNBOUND || buf->nreqs != set->nreqs) {
@@ -241,6 +260,9 @@ cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	for (i = 0; buf->ncore > 0 && i < set->nreqs; i++)
 		read_parts(set, i, &buf->data[buf->nreqs + i * buf->ncore],
 		    buf->ncore);
+	for (i = 0; buf->nboxes > 0 && i < set->nreqs; i++)
+		if ((n = cpclib_buf_boxes(buf, i, &boxes)) > 0)
+			read_boxes(set, i, boxes, n);
 	buf->hrtime = cpclib_gethrtime();
 	buf->tick = cpclib_tick_of(cpc, set->enabled_ns);
 	return 0;

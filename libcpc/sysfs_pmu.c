@@ -563,6 +563,7 @@ box_terms(cpc_t *cpc, const char *pmu, const char *terms, struct ev_result *r)
 	}
 	if (first == NULL)
 		return false;
+	r->boxes = true;
 	pmu_event(cpc, first, r);
 	ev_desc(r, "event of the %d boxes of the %s PMU (%s), summed", n, pmu,
 	    terms);

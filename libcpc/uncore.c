@@ -37,6 +37,20 @@ cpc_event_cpumask(cpc_t *cpc, const char *event, int i)
 	return pmu->cpumask;
 }
 
+const char *
+cpc_event_box(cpc_t *cpc, const char *event, int i)
+{
+	const struct sysfs_pmu *pmu;
+	struct ev_entry_view v;
+
+	if (cpc == NULL || event == NULL || i < 0 ||
+	    !cpclib_event_view(cpc, event, &v) ||
+	    v.status != CPC_EVENT_COUNTABLE || !v.enc.boxes ||
+	    (pmu = term_pmu(cpc, &v, i)) == NULL)
+		return NULL;
+	return pmu->name;
+}
+
 /*
  * The name a PMU gives the event: "energy-pkg" of "power/energy-pkg/"
  * and of "energy-pkg:u"; false for terms ("event=0x04,umask=0x0f").

@@ -782,6 +782,7 @@ joint_rotate(setgrp_t *g, int next)
 static void
 read_buf(setgrp_t *g, const struct spec *spec, cpc_buf_t *buf, uint64_t *to)
 {
+	const struct spec_req *r;
 	int i, k;
 
 	for (i = 0; i < spec->nreqs; i++)
@@ -792,6 +793,11 @@ read_buf(setgrp_t *g, const struct spec *spec, cpc_buf_t *buf, uint64_t *to)
 			    cpc_buf_get_part(g->cpc, buf, i, k,
 				&to[spec->nreqs + i * spec->nparts + k]) != 0)
 				to[spec->nreqs + i * spec->nparts + k] = 0;
+	for (i = 0; spec->nboxes > 0 && i < spec->nreqs; i++)
+		for (r = &spec->reqs[i], k = 0; k < r->nboxes; k++)
+			if (cpc_buf_get_box(
+				g->cpc, buf, i, k, &to[r->box_first + k]) != 0)
+				to[r->box_first + k] = 0;
 }
 
 /* Sample set s: what it counted since its previous sample. */

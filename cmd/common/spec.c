@@ -772,6 +772,7 @@ parse_free(struct parse *p)
 }
 
 static int find_parts(cpc_t *cpc, struct spec *spec);
+static int find_boxes(cpc_t *cpc, struct spec *spec);
 
 struct spec *
 spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
@@ -811,7 +812,8 @@ spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 	if ((spec = calloc(1, sizeof(*spec))) == NULL ||
 	    (spec->text = strdup(text)) == NULL ||
 	    (spec->reqs = calloc(p.npic, sizeof(struct spec_req))) == NULL ||
-	    build_requests(&p, spec) != 0 || find_parts(cpc, spec) != 0) {
+	    build_requests(&p, spec) != 0 || find_parts(cpc, spec) != 0 ||
+	    find_boxes(cpc, spec) != 0) {
 		spec_free(spec);
 		spec = NULL;
 		*err = SPEC_NOMEM;
@@ -836,6 +838,7 @@ spec_free(struct spec *spec)
 		free(spec->reqs[i].attrs);
 		free(spec->reqs[i].event);
 		free(spec->reqs[i].name);
+		free(spec->reqs[i].box_names);
 	}
 	free(spec->reqs);
 	free(spec->text);
@@ -901,6 +904,44 @@ find_parts(cpc_t *cpc, struct spec *spec)
 		return -1;
 	for (i = 0; i < n; i++)
 		spec->part_names[i] = cpc_core_pmu(cpc, i, NULL);
+	return 0;
+}
+
+/* How many boxes event is summed over (cpc_event_box): 0 for none. */
+static int
+count_boxes(cpc_t *cpc, const char *event)
+{
+	int n = 0;
+
+	while (cpc_event_box(cpc, event, n) != NULL)
+		n++;
+	return n;
+}
+
+/*
+ * Which requests are summed over the boxes of a PMU, each box's part
+ * after the values and the core PMUs' parts, as cpc_buf_get_box gives
+ * them; the boxes' names are the handle's.
+ */
+static int
+find_boxes(cpc_t *cpc, struct spec *spec)
+{
+	struct spec_req *r;
+	int i, k, next = spec->nreqs * (1 + spec->nparts);
+
+	for (i = 0; i < spec->nreqs; i++) {
+		r = &spec->reqs[i];
+		if ((r->nboxes = count_boxes(cpc, r->event)) == 0)
+			continue;
+		if ((r->box_names = calloc(
+			 (size_t)r->nboxes, sizeof(*r->box_names))) == NULL)
+			return -1;
+		for (k = 0; k < r->nboxes; k++)
+			r->box_names[k] = cpc_event_box(cpc, r->event, k);
+		r->box_first = next;
+		next += r->nboxes;
+		spec->nboxes += r->nboxes;
+	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #define SPEC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "libcpc.h"
@@ -25,13 +26,19 @@ struct spec_req {
 	cpc_attr_t *attrs; /* always ends with picnum */
 	int picnum;
 	bool parted; /* counted on each core PMU: it has parts */
+	/* Summed over the boxes of a PMU (cpc_event_box): each box's part. */
+	int nboxes;
+	int box_first; /* the first box's index in a set's values */
+	const char **box_names;
 };
 
 /*
  * A set's counts are one value per request; where the kernel has several
  * core PMUs (a hybrid CPU) and the set counts on them, then each
  * request's part counted on each core PMU (nparts per request, named as
- * the PMUs are), zero for a request that is not parted.
+ * the PMUs are), zero for a request that is not parted; then, for each
+ * request summed over the boxes of a PMU (uncore_imc_0 .. uncore_imc_N),
+ * each box's part, from its box_first on (nboxes in all).
  */
 struct spec {
 	char *text; /* the -c argument, unchanged */
@@ -40,13 +47,37 @@ struct spec {
 	bool system_only; /* no request counts user mode */
 	int nparts;	  /* 0, or the core PMUs */
 	const char **part_names;
+	int nboxes; /* box parts, all requests' */
 };
 
 /* How many counts a set of the spec has: its values, then its parts. */
 static inline int
 spec_nvalues(const struct spec *spec)
 {
-	return spec->nreqs * (1 + spec->nparts);
+	return spec->nreqs * (1 + spec->nparts) + spec->nboxes;
+}
+
+/*
+ * Request i's parts in a set's values, and their names: each core PMU's
+ * for a parted request, each box's for one summed over boxes; 0 for a
+ * request with none.
+ */
+static inline int
+spec_req_parts(const struct spec *spec, int i, const uint64_t *values,
+    const char *const **names, const uint64_t **parts)
+{
+	const struct spec_req *r = &spec->reqs[i];
+
+	if (r->nboxes > 0) {
+		*names = r->box_names;
+		*parts = &values[r->box_first];
+		return r->nboxes;
+	}
+	if (spec->nparts == 0 || !r->parted)
+		return 0;
+	*names = spec->part_names;
+	*parts = &values[spec->nreqs + i * spec->nparts];
+	return spec->nparts;
 }
 
 enum spec_error {

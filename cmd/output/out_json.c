@@ -16,12 +16,15 @@
  *    "not_counted":R,"partial":R}
  * On a hybrid CPU, rows of a set that counts on its core PMUs add
  * "parts":{E:{PMU:v,...},...}: each core PMU's part of each counter
- * counted on them (their sum is its value).
+ * counted on them (their sum is its value); a counter of an event summed
+ * over the boxes of a PMU (uncore_imc_0 .. uncore_imc_N) has each box's
+ * part there, under the box's name.
  * Counters whose event sysfs gives a scale (events/NAME.scale, .unit:
  * MiB, Joules) have "scale" and "scaled_unit" in the head's events, and
  * rows add "scaled":{E:v,...}, the count times the scale, and
- * "scaled_per_s":{E:v,...}, that per second of the row's elapsed time;
- * "counters" keeps the raw counts.
+ * "scaled_per_s":{E:v,...}, that per second of the row's elapsed time,
+ * and "scaled_parts":{E:{PMU:v,...}} for its parts; "counters" keeps
+ * the raw counts.
  * With cpustat's --per-*, rows add "unit":U (perf's name, S0-D0-C1; null
  * in a total) and "socket", "die", "core", "node": the unit's, null
  * where its kind does not name them.
@@ -254,36 +257,61 @@ scaled(const struct out_run *run, struct out_json_obj *row,
 }
 
 /*
- * On a hybrid CPU: each parted counter's part counted on each core PMU,
- * {"instructions":{"cpu_core":v,"cpu_atom":v},...}; parts of what was not
- * counted are null.
+ * Each parted counter's parts: on a hybrid CPU, its part counted on each
+ * core PMU, {"instructions":{"cpu_core":v,"cpu_atom":v},...}; for an
+ * event summed over the boxes of a PMU, each box's count,
+ * {"uncore_imc/cas_count_read/":{"uncore_imc_0":v,...}}. With a sysfs
+ * scale, "scaled_parts" has the same in the event's unit. Parts of what
+ * was not counted are null.
  */
 static void
-parts(const struct spec *spec, struct out_json_obj *row,
-    const struct out_row *r, bool counted)
+parts(const struct out_run *run, struct out_json_obj *row,
+    const struct out_row *r)
 {
-	struct out_json_obj all, one;
+	const struct spec *spec = run->specs[r->setno];
+	struct out_json_obj all = { NULL, true }, scaled = { NULL, true };
+	struct out_json_obj one, one_scaled;
+	bool counted = r->not_counted == NULL;
+	const struct out_event *e;
+	const char *const *names;
 	const uint64_t *p;
-	int i, k;
+	int i, k, n;
 
-	if (spec->nparts == 0)
-		return;
-	all = (struct out_json_obj) { json_object(), true };
 	for (i = 0; i < spec->nreqs; i++) {
-		if (!spec->reqs[i].parted)
+		if ((n = spec_req_parts(spec, i, r->values, &names, &p)) == 0)
 			continue;
+		if (all.json == NULL)
+			all.json = json_object();
+		e = out_run_req_event(run, r->setno, i);
+		if (e != NULL && e->scaled && scaled.json == NULL)
+			scaled.json = json_object();
 		one = (struct out_json_obj) { json_object(), true };
-		p = &r->values[spec->nreqs + i * spec->nparts];
-		for (k = 0; k < spec->nparts; k++)
-			out_json_put_clean(&one, spec->part_names[k],
+		one_scaled = (struct out_json_obj) {
+			e != NULL && e->scaled ? json_object() : NULL, true
+		};
+		for (k = 0; k < n; k++) {
+			out_json_put_clean(&one, names[k],
 			    counted ? count(p[k]) : json_null());
-		if (!one.ok)
+			if (one_scaled.json != NULL)
+				out_json_put_clean(&one_scaled, names[k],
+				    counted ? json_real(evscale_value(
+						  &e->scale, p[k])) :
+					      json_null());
+		}
+		if (!one.ok || !one_scaled.ok)
 			all.ok = false;
 		out_json_put_clean(&all, spec->reqs[i].name, one.json);
+		if (one_scaled.json != NULL)
+			out_json_put_clean(
+			    &scaled, spec->reqs[i].name, one_scaled.json);
 	}
-	if (!all.ok)
+	if (all.json == NULL)
+		return;
+	if (!all.ok || !scaled.ok)
 		row->ok = false;
 	out_json_put(row, "parts", all.json);
+	if (scaled.json != NULL)
+		out_json_put(row, "scaled_parts", scaled.json);
 }
 
 static void
@@ -303,7 +331,7 @@ counts(const struct out_run *run, struct out_json_obj *row,
 		row->ok = false;
 	out_json_put(row, "counters", counters.json);
 	scaled(run, row, r);
-	parts(spec, row, r, counted);
+	parts(run, row, r);
 	out_json_put(
 	    row, "enabled_ns", counted ? count(r->enabled_ns) : json_null());
 	out_json_put(

@@ -10,6 +10,9 @@
  * cpumask, CPU 0 (socket 0) and CPU 1 (socket 1); sysfs gives the CAS
  * counts a scale to MiB and RAPL's energy one to Joules. The one-socket
  * Skylake-X counts on CPU 0, and Zen 3's L3 PMU on a CPU per L3 of four.
+ * A buffer keeps each box's part after the values (and, on the hybrid
+ * Alder Lake, after each core PMU's parts), in the order the boxes are
+ * named.
  * Each tree is read by a process of its own: the root is set before the
  * first cpc_open. What the kernel does with them is for a machine that
  * has them.
@@ -19,6 +22,7 @@
 
 #include "test_cpc.h"
 #include "../../cmd/common/pmumask.h"
+#include "../../cmd/common/spec.h"
 #include "../../libcpc/evname.h"
 
 #define TREES SOURCE_DIR "/tests/unit/sysfs-trees/"
@@ -84,6 +88,7 @@ recorded(const char *root)
 {
 	cpc_t *cpc;
 
+	check_count = check_failures = 0; /* the parent's are not ours */
 	cpclib_set_sysfs_root(root, 1);
 	cpc = cpc_open(CPC_VER_CURRENT);
 	CHECK(cpc != NULL);
@@ -130,6 +135,20 @@ zen3(void)
 	return check_report("test_uncore zen3");
 }
 
+/* A set of the events, each a request in order. */
+static cpc_set_t *
+set_of(cpc_t *cpc, const char *const *events, int n)
+{
+	cpc_set_t *set = cpc_set_create(cpc);
+	int i;
+
+	CHECK(set != NULL);
+	for (i = 0; set != NULL && i < n; i++)
+		CHECK(cpc_set_add_request(cpc, set, events[i], 0,
+			  CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == i);
+	return set;
+}
+
 /*
  * The groups a CPU's set is opened in: cpu-clock (event 0) with the
  * CPU's own events; each box of uncore_imc (events 1 and 2) and RAPL's
@@ -143,13 +162,9 @@ check_layout(cpc_t *cpc)
 {
 	static const char *const events[] = { "cpu-clock",
 		"uncore_imc/cas_count_read/", "power/energy-pkg/" };
-	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_set_t *set = set_of(cpc, events, 3);
 	int key[4], cpu, i;
 
-	CHECK(set != NULL);
-	for (i = 0; set != NULL && i < 3; i++)
-		CHECK(cpc_set_add_request(cpc, set, events[i], 0,
-			  CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == i);
 	if (set == NULL)
 		return;
 	for (cpu = 0; cpu <= 1; cpu++) {
@@ -161,6 +176,86 @@ check_layout(cpc_t *cpc)
 	}
 	CHECK(cpclib_group_layout(cpc, set, 2, key) == 1);
 	CHECK(key[0] == 0 && key[1] == -1 && key[2] == -1 && key[3] == -1);
+	(void)cpc_set_destroy(cpc, set);
+}
+
+/* Request index has no box parts: ENOENT. */
+static void
+check_no_boxes(cpc_t *cpc, cpc_buf_t *buf, int index)
+{
+	uint64_t v = 7;
+
+	errno = 0;
+	CHECK(cpc_buf_get_box(cpc, buf, index, 0, &v) == -1 &&
+	    errno == ENOENT && v == 7);
+}
+
+/*
+ * The boxes of uncore_imc, named; in a buffer, each request's box parts
+ * after the values: cas_count_read's two (data[4], data[5]), then
+ * cas_count_write's (data[6], data[7]); cpu-clock, RAPL's one PMU and a
+ * box named by its number have none. A difference of two buffers is one
+ * per box too.
+ */
+static void
+check_box_parts(cpc_t *cpc)
+{
+	static const char *const events[] = { "cpu-clock",
+		"uncore_imc/cas_count_read/", "power/energy-pkg/",
+		"uncore_imc/cas_count_write/", "uncore_imc_1/cas_count_read/" };
+	cpc_set_t *set = set_of(cpc, events, 5);
+	cpc_buf_t *a, *b, *d;
+	uint64_t v = 0;
+	int i;
+
+	CHECK(cpc_event_box(cpc, events[1], 0) != NULL &&
+	    strcmp(cpc_event_box(cpc, events[1], 0), "uncore_imc_0") == 0);
+	CHECK(cpc_event_box(cpc, events[1], 1) != NULL &&
+	    strcmp(cpc_event_box(cpc, events[1], 1), "uncore_imc_1") == 0);
+	CHECK(cpc_event_box(cpc, events[1], 2) == NULL);
+	CHECK(cpc_event_box(cpc, events[1], -1) == NULL);
+	CHECK(cpc_event_box(cpc, "uncore_imc/cas_count_read/:u", 1) != NULL);
+	CHECK(cpc_event_box(cpc, "uncore_imc_1/cas_count_read/", 0) == NULL);
+	CHECK(cpc_event_box(cpc, "power/energy-pkg/", 0) == NULL);
+	CHECK(cpc_event_box(cpc, "cpu-clock", 0) == NULL);
+	CHECK(cpc_event_box(cpc, "uncore_im/cas_count_read/", 0) == NULL);
+	if (set == NULL)
+		return;
+	a = cpc_buf_create(cpc, set);
+	b = cpc_buf_create(cpc, set);
+	d = cpc_buf_create(cpc, set);
+	CHECK(a != NULL && b != NULL && d != NULL);
+	if (a == NULL || b == NULL || d == NULL)
+		return;
+	CHECK(a->nreqs == 5 && a->ncore == 0 && a->nboxes == 4 &&
+	    a->nvalues == 9);
+	for (i = 0; i < a->nvalues; i++) {
+		a->data[i] = 1000 * (uint64_t)(i + 1);
+		b->data[i] = (uint64_t)(i + 1);
+	}
+	CHECK(cpc_buf_get_box(cpc, a, 1, 0, &v) == 0 && v == 6000);
+	CHECK(cpc_buf_get_box(cpc, a, 1, 1, &v) == 0 && v == 7000);
+	CHECK(cpc_buf_get_box(cpc, a, 3, 0, &v) == 0 && v == 8000);
+	CHECK(cpc_buf_get_box(cpc, a, 3, 1, &v) == 0 && v == 9000);
+	check_no_boxes(cpc, a, 0);
+	check_no_boxes(cpc, a, 2);
+	check_no_boxes(cpc, a, 4);
+	errno = 0;
+	CHECK(cpc_buf_get_box(cpc, a, 1, 2, &v) == -1 && errno == EINVAL);
+	errno = 0;
+	CHECK(cpc_buf_get_box(cpc, a, 5, 0, &v) == -1 && errno == EINVAL);
+	errno = 0;
+	CHECK(cpc_buf_get_box(cpc, a, 1, -1, &v) == -1 && errno == EINVAL);
+	errno = 0;
+	CHECK(cpc_buf_get_box(cpc, a, 1, 0, NULL) == -1 && errno == EINVAL);
+	cpc_buf_sub(cpc, d, a, b);
+	CHECK(cpc_buf_get_box(cpc, d, 1, 1, &v) == 0 && v == 7000 - 7);
+	CHECK(cpc_buf_get_box(cpc, d, 3, 0, &v) == 0 && v == 8000 - 8);
+	cpc_buf_zero(cpc, d);
+	CHECK(cpc_buf_get_box(cpc, d, 3, 1, &v) == 0 && v == 0);
+	(void)cpc_buf_destroy(cpc, a);
+	(void)cpc_buf_destroy(cpc, b);
+	(void)cpc_buf_destroy(cpc, d);
 	(void)cpc_set_destroy(cpc, set);
 }
 
@@ -220,14 +315,92 @@ icelakex(void)
 	CHECK(cpc_event_scale(cpc, "power/energy-pkg/", NULL, unit, 8) == -1 &&
 	    errno == EINVAL);
 	check_layout(cpc);
+	check_box_parts(cpc);
 	cpc_close(cpc);
 	return check_report("test_uncore icelakex");
+}
+
+/*
+ * A parsed spec lays its counts out as the buffer does: three values,
+ * cycles' part on cpu_core and cpu_atom (values[3], [4]), two zeros for
+ * each other request, then the box event's part on each box (values[9],
+ * [10]); task-clock has no parts.
+ */
+static void
+check_spec_parts(cpc_t *cpc)
+{
+	static const uint64_t values[11] = { 0, 0, 0, 3, 4, 0, 0, 0, 0, 9, 10 };
+	enum spec_error err;
+	struct spec *spec =
+	    spec_parse(cpc, "cycles,uncore_imc/config=0x01/,task-clock", &err);
+	const char *const *names;
+	const uint64_t *p;
+
+	CHECK(spec != NULL && err == SPEC_OK);
+	if (spec == NULL)
+		return;
+	CHECK(
+	    spec->nparts == 2 && spec->nboxes == 2 && spec_nvalues(spec) == 11);
+	CHECK(spec_req_parts(spec, 0, values, &names, &p) == 2 &&
+	    strcmp(names[1], "cpu_atom") == 0 && p[0] == 3 && p[1] == 4);
+	CHECK(spec_req_parts(spec, 1, values, &names, &p) == 2 &&
+	    strcmp(names[0], "uncore_imc_0") == 0 &&
+	    strcmp(names[1], "uncore_imc_1") == 0 && p[0] == 9 && p[1] == 10);
+	CHECK(spec_req_parts(spec, 2, values, &names, &p) == 0);
+	spec_free(spec);
+}
+
+/*
+ * Two core PMUs (cpu_core, cpu_atom) and two memory controllers
+ * (uncore_imc_0, type 28, and uncore_imc_1, 29; the free-running ones
+ * are PMUs of another name): cycles has a part per core PMU (data[2],
+ * data[3]), the box event one per box after all of those (data[6],
+ * data[7]), and neither the other's kind of part.
+ */
+static int
+alderlake(void)
+{
+	static const char *const events[] = { "cycles",
+		"uncore_imc/config=0x01/" };
+	static const uint32_t boxes[] = { 28, 29 };
+	cpc_t *cpc = recorded(TREES "intel-alderlake-hybrid");
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	uint64_t v = 0;
+	int i;
+
+	if (cpc == NULL)
+		return check_report("test_uncore alderlake");
+	check_terms(cpc, events[1], boxes, 2, 0x01);
+	CHECK(cpc_event_box(cpc, events[1], 1) != NULL &&
+	    strcmp(cpc_event_box(cpc, events[1], 1), "uncore_imc_1") == 0);
+	set = set_of(cpc, events, 2);
+	buf = set != NULL ? cpc_buf_create(cpc, set) : NULL;
+	CHECK(buf != NULL);
+	if (buf != NULL) {
+		CHECK(buf->ncore == 2 && buf->nboxes == 2 && buf->nvalues == 8);
+		for (i = 0; i < buf->nvalues; i++)
+			buf->data[i] = (uint64_t)(i + 1) * 10;
+		CHECK(cpc_buf_get_part(cpc, buf, 0, 1, &v) == 0 && v == 40);
+		CHECK(cpc_buf_get_box(cpc, buf, 1, 0, &v) == 0 && v == 70);
+		CHECK(cpc_buf_get_box(cpc, buf, 1, 1, &v) == 0 && v == 80);
+		check_no_boxes(cpc, buf, 0);
+		errno = 0;
+		CHECK(cpc_buf_get_part(cpc, buf, 1, 0, &v) == -1 &&
+		    errno == ENOENT);
+		(void)cpc_buf_destroy(cpc, buf);
+	}
+	if (set != NULL)
+		(void)cpc_set_destroy(cpc, set);
+	check_spec_parts(cpc);
+	cpc_close(cpc);
+	return check_report("test_uncore alderlake");
 }
 
 int
 main(void)
 {
-	int (*const trees[])(void) = { icelakex, skylakex, zen3 };
+	int (*const trees[])(void) = { icelakex, skylakex, zen3, alderlake };
 	size_t t;
 	int status;
 	pid_t pid;

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * An event summed over the boxes of a PMU keeps each box's count: JSON
+ * rows show them as "parts" under the boxes' names, and in the event's
+ * sysfs unit as "scaled_parts"; the table and CSV show the sum alone.
+ * This VM has no uncore PMU: libcpc reads the PMUs of a recorded 2-socket
+ * Ice Lake-X (tests/unit/sysfs-trees/intel-icelakex), whose memory
+ * controllers are the boxes uncore_imc_0 and uncore_imc_1, each CAS
+ * count 64 bytes, 64 / 2^20 MiB; RAPL's energy-pkg counts 2^-32 J. What
+ * the kernel counts there is for a machine that has them: a row's counts
+ * are given here, as a sample of the run's sets lays them out (spec.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "out_format.h"
+#include "../../../libcpc/cpc_impl.h"
+
+#define SEC  1000000000ULL
+#define TREE SOURCE_DIR "/tests/unit/sysfs-trees/intel-icelakex"
+
+/* What format writes for a row. */
+static char *
+written(const struct out_format_ops *ops, const struct out_run *run,
+    const struct out_row *row)
+{
+	struct out_buf b = { 0 };
+	void *state = ops->state_new != NULL ? ops->state_new(run) : NULL;
+	char *text;
+
+	ops->row(state, run, &b, row, 0);
+	if (ops->state_free != NULL)
+		ops->state_free(state);
+	out_buf_str(&b, "");
+	text = strndup(b.data != NULL ? b.data : "", b.len);
+	out_buf_free(&b);
+	return text;
+}
+
+static void
+check_has(const char *text, const char *want, bool has)
+{
+	check_count++;
+	if (text == NULL || (strstr(text, want) != NULL) != has) {
+		check_failures++;
+		fprintf(stderr, "expected%s '%s' in: %s\n", has ? "" : " no",
+		    want, text != NULL ? text : "(null)");
+	}
+}
+
+/* A run of one spec on this handle, its output in fmt. */
+static bool
+run_of(cpc_t *cpc, const char *spec, enum out_format fmt, setgrp_t **specs,
+    struct out_run *run)
+{
+	struct out_config cfg = {
+		.tool = OUT_CPUSTAT, .format = fmt, .fd = -1
+	};
+
+	*specs = setgrp_new(cpc);
+	CHECK(*specs != NULL && setgrp_add(*specs, spec) == 0);
+	if (*specs == NULL)
+		return false;
+	cfg.specs = *specs;
+	CHECK(out_run_init(run, cpc, &cfg) == 0);
+	return true;
+}
+
+/*
+ * cas_count_read: 16384 CAS on uncore_imc_0 (1 MiB) and 49152 on
+ * uncore_imc_1 (3 MiB), 65536 in all (4 MiB, 2 MiB/s over 2 s); its
+ * parts after the three values, as the spec lays them out.
+ */
+static void
+test_boxes(cpc_t *cpc)
+{
+	static const uint64_t v[] = { 2 * SEC, 65536, 3ULL << 32, 16384,
+		49152 };
+	struct out_row row = { .label = "tick",
+		.pid = -1,
+		.lwp = -1,
+		.tid = -1,
+		.cpu = 0,
+		.ncpus = -1,
+		.setno = 0,
+		.values = v,
+		.enabled_ns = 2 * SEC,
+		.running_ns = 2 * SEC,
+		.elapsed_ns = 2 * SEC,
+		.child = -1 };
+	const struct spec *spec;
+	struct out_run run;
+	setgrp_t *specs;
+	char *t;
+
+	if (!run_of(cpc,
+		"cpu-clock,uncore_imc/cas_count_read/,power/energy-pkg/",
+		OUT_JSON, &specs, &run))
+		return;
+	spec = run.specs[0];
+	CHECK(spec->nreqs == 3 && spec->nparts == 0 && spec->nboxes == 2 &&
+	    spec_nvalues(spec) == 5);
+	CHECK(spec->reqs[1].nboxes == 2 && spec->reqs[1].box_first == 3);
+	CHECK(spec->reqs[0].nboxes == 0 && spec->reqs[2].nboxes == 0);
+	t = written(&out_json_format, &run, &row);
+	check_has(t,
+	    "\"counters\":{\"cpu-clock\":2000000000,"
+	    "\"uncore_imc/cas_count_read/\":65536,"
+	    "\"power/energy-pkg/\":12884901888}",
+	    true);
+	check_has(t,
+	    "\"scaled\":{\"uncore_imc/cas_count_read/\":4.0,"
+	    "\"power/energy-pkg/\":3.0}",
+	    true);
+	check_has(t,
+	    "\"scaled_per_s\":{\"uncore_imc/cas_count_read/\":2.0,"
+	    "\"power/energy-pkg/\":1.5}",
+	    true);
+	check_has(t,
+	    "\"parts\":{\"uncore_imc/cas_count_read/\":"
+	    "{\"uncore_imc_0\":16384,\"uncore_imc_1\":49152}}",
+	    true);
+	check_has(t,
+	    "\"scaled_parts\":{\"uncore_imc/cas_count_read/\":"
+	    "{\"uncore_imc_0\":1.0,\"uncore_imc_1\":3.0}}",
+	    true);
+	free(t);
+	/* The sum alone in the table and in CSV. */
+	t = written(&out_table_format, &run, &row);
+	check_has(t,
+	    " 65536 12884901888  # 4.000 MiB uncore_imc/cas_count_read/ "
+	    "(2.000 MiB/s)",
+	    true);
+	check_has(t, "uncore_imc_0", false);
+	check_has(t, "16384", false);
+	free(t);
+	t = written(&out_csv_format, &run, &row);
+	check_has(t, "65536", true);
+	check_has(t, "uncore_imc_", false);
+	check_has(t, "16384", false);
+	free(t);
+	/* Not counted: no part, never 0. */
+	row.not_counted = "the set was not scheduled";
+	t = written(&out_json_format, &run, &row);
+	check_has(t,
+	    "\"parts\":{\"uncore_imc/cas_count_read/\":"
+	    "{\"uncore_imc_0\":null,\"uncore_imc_1\":null}}",
+	    true);
+	check_has(t,
+	    "\"scaled_parts\":{\"uncore_imc/cas_count_read/\":"
+	    "{\"uncore_imc_0\":null,\"uncore_imc_1\":null}}",
+	    true);
+	free(t);
+	out_run_fini(&run);
+	setgrp_free(specs);
+}
+
+/*
+ * A box named by its number, RAPL's one PMU and a software event have
+ * no parts: JSON rows have neither "parts" nor "scaled_parts".
+ */
+static void
+test_no_boxes(cpc_t *cpc)
+{
+	static const uint64_t v[] = { 2 * SEC, 16384, 3ULL << 32 };
+	struct out_row row = { .label = "tick",
+		.pid = -1,
+		.lwp = -1,
+		.tid = -1,
+		.cpu = 0,
+		.ncpus = -1,
+		.setno = 0,
+		.values = v,
+		.enabled_ns = 2 * SEC,
+		.running_ns = 2 * SEC,
+		.elapsed_ns = 2 * SEC,
+		.child = -1 };
+	struct out_run run;
+	setgrp_t *specs;
+	char *t;
+
+	if (!run_of(cpc,
+		"cpu-clock,uncore_imc_0/cas_count_read/,power/energy-pkg/",
+		OUT_JSON, &specs, &run))
+		return;
+	CHECK(run.specs[0]->nboxes == 0 && spec_nvalues(run.specs[0]) == 3);
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "\"uncore_imc_0/cas_count_read/\":16384", true);
+	check_has(t, "\"scaled\":{\"uncore_imc_0/cas_count_read/\":1.0", true);
+	check_has(t, "\"parts\"", false);
+	check_has(t, "\"scaled_parts\"", false);
+	free(t);
+	out_run_fini(&run);
+	setgrp_free(specs);
+}
+
+int
+main(void)
+{
+	cpc_t *cpc;
+
+	cpclib_set_sysfs_root(TREE, 1);
+	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
+		SKIP("cpc_open: %s", strerror(errno));
+	test_boxes(cpc);
+	test_no_boxes(cpc);
+	cpc_close(cpc);
+	return check_report("test_out_boxes");
+}
