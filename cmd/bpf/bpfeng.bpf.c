@@ -470,7 +470,11 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching,
 	__u32 set = known_set(active_set), cpu = bpf_get_smp_processor_id();
 	__u32 marked_set = known_set(m->set);
 	struct bpfeng_thread *t = each_cgroup ? NULL : counted_thread(m, tid);
-	bool due = m->valid && m->switch_due;
+	/*
+	 * Never due without a counter of switches: a constant that the
+	 * verifier sees, and it follows half the paths.
+	 */
+	bool due = switch_counters != 0 && m->valid && m->switch_due;
 	__u64 now = bpf_ktime_get_ns();
 
 	m->valid = 0;
@@ -516,9 +520,13 @@ static __always_inline void
 mark_running(struct mark *m, __u32 tid, __u32 next, bool switching,
     const struct place *at)
 {
-	bool unseen = m->valid && m->owner != tid;
+	/*
+	 * Values tested after the mark, not a test before it: the verifier
+	 * would follow the mark once for each outcome.
+	 */
+	__u32 valid = m->valid, owner = m->owner;
 
-	if (mark_cpu(m, tid, next, switching, at) && unseen)
+	if (mark_cpu(m, tid, next, switching, at) && valid && owner != tid)
 		__sync_fetch_and_add(&hidden_switches, 1);
 }
 
@@ -731,11 +739,15 @@ place_of(struct task_struct *p, struct place *at)
 	keep = (int)target_level + (int)fold_depth;
 	if (keep > level)
 		keep = level;
-	/* The cgroups at the levels kept and above it, on the way up. */
+	/*
+	 * The cgroups at the levels kept and above it, on the way up; with
+	 * no level kept below the target, none, which the verifier then
+	 * need not follow at each step.
+	 */
 	for (i = 0; i < BPFENG_CGROUP_DEPTH && i < steps; i++) {
-		if (level - i == keep)
+		if (fold_depth != 0 && level - i == keep)
 			kept = cg;
-		if (level - i == keep - 1)
+		if (fold_depth != 0 && level - i == keep - 1)
 			above = cg;
 		/* A cgroup's parent is its own css's, which it holds. */
 		css = BPF_CORE_READ(cg, self.parent);
@@ -1396,9 +1408,13 @@ BPF_PROG(
 		 * an exec to be followed is not.
 		 */
 		first = t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC);
-		exec_tracked(p, old, t, !first && follow && flags == 0,
+		/*
+		 * flags before follow: a constant where the caller may trace
+		 * any, and the verifier follows one path, not one per follow.
+		 */
+		exec_tracked(p, old, t, !first && flags == 0 && follow,
 		    first ? flags | BPFENG_REC_FIRST_IMAGE :
-			    (follow ? flags : 0));
+			    (flags != 0 && follow ? flags : 0));
 	}
 	m->busy = 0;
 	return 0;
