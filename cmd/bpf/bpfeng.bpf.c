@@ -722,6 +722,7 @@ place_of(struct task_struct *p, struct place *at)
 	struct cgroup___cg *cg, *kept = NULL, *above = NULL;
 	struct cgroup_subsys_state___cg *css;
 	int level, steps, keep, i;
+	bool keeps = fold_depth != 0;
 	__u64 id;
 
 	at->key = at->parent = 0;
@@ -745,9 +746,9 @@ place_of(struct task_struct *p, struct place *at)
 	 * need not follow at each step.
 	 */
 	for (i = 0; i < BPFENG_CGROUP_DEPTH && i < steps; i++) {
-		if (fold_depth != 0 && level - i == keep)
+		if (keeps && level - i == keep)
 			kept = cg;
-		if (fold_depth != 0 && level - i == keep - 1)
+		if (keeps && level - i == keep - 1)
 			above = cg;
 		/* A cgroup's parent is its own css's, which it holds. */
 		css = BPF_CORE_READ(cg, self.parent);
