@@ -375,7 +375,8 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 	for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs && i < n; i++) {
 		err = !timed ? read_counter(first + i, cpu, &v) :
 			       read_count(first + i, cpu, &v);
-		if (err == -ENOENT && sparse)
+		/* sparse first: a constant, to the verifier. */
+		if (sparse && err == -ENOENT)
 			continue;
 		if (err != 0) {
 			__sync_fetch_and_add(&read_errors, 1);
