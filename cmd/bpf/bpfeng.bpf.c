@@ -375,7 +375,8 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 	for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs && i < n; i++) {
 		err = !timed ? read_counter(first + i, cpu, &v) :
 			       read_count(first + i, cpu, &v);
-		if (err == -ENOENT && sparse)
+		/* sparse first: a constant, to the verifier. */
+		if (sparse && err == -ENOENT)
 			continue;
 		if (err != 0) {
 			__sync_fetch_and_add(&read_errors, 1);
@@ -470,7 +471,11 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching,
 	__u32 set = known_set(active_set), cpu = bpf_get_smp_processor_id();
 	__u32 marked_set = known_set(m->set);
 	struct bpfeng_thread *t = each_cgroup ? NULL : counted_thread(m, tid);
-	bool due = m->valid && m->switch_due;
+	/*
+	 * Never due without a counter of switches: a constant that the
+	 * verifier sees, and it follows half the paths.
+	 */
+	bool due = switch_counters != 0 && m->valid && m->switch_due;
 	__u64 now = bpf_ktime_get_ns();
 
 	m->valid = 0;
@@ -516,9 +521,13 @@ static __always_inline void
 mark_running(struct mark *m, __u32 tid, __u32 next, bool switching,
     const struct place *at)
 {
-	bool unseen = m->valid && m->owner != tid;
+	/*
+	 * Values tested after the mark, not a test before it: the verifier
+	 * would follow the mark once for each outcome.
+	 */
+	__u32 valid = m->valid, owner = m->owner;
 
-	if (mark_cpu(m, tid, next, switching, at) && unseen)
+	if (mark_cpu(m, tid, next, switching, at) && valid && owner != tid)
 		__sync_fetch_and_add(&hidden_switches, 1);
 }
 
@@ -714,6 +723,7 @@ place_of(struct task_struct *p, struct place *at)
 	struct cgroup___cg *cg, *kept = NULL, *above = NULL;
 	struct cgroup_subsys_state___cg *css;
 	int level, steps, keep, i;
+	bool keeps = fold_depth != 0;
 	__u64 id;
 
 	at->key = at->parent = 0;
@@ -731,11 +741,15 @@ place_of(struct task_struct *p, struct place *at)
 	keep = (int)target_level + (int)fold_depth;
 	if (keep > level)
 		keep = level;
-	/* The cgroups at the levels kept and above it, on the way up. */
+	/*
+	 * The cgroups at the levels kept and above it, on the way up; with
+	 * no level kept below the target, none, which the verifier then
+	 * need not follow at each step.
+	 */
 	for (i = 0; i < BPFENG_CGROUP_DEPTH && i < steps; i++) {
-		if (level - i == keep)
+		if (keeps && level - i == keep)
 			kept = cg;
-		if (level - i == keep - 1)
+		if (keeps && level - i == keep - 1)
 			above = cg;
 		/* A cgroup's parent is its own css's, which it holds. */
 		css = BPF_CORE_READ(cg, self.parent);
@@ -1396,9 +1410,13 @@ BPF_PROG(
 		 * an exec to be followed is not.
 		 */
 		first = t != NULL && (t->flags & BPFENG_THREAD_AWAIT_EXEC);
-		exec_tracked(p, old, t, !first && follow && flags == 0,
+		/*
+		 * flags before follow: a constant where the caller may trace
+		 * any, and the verifier follows one path, not one per follow.
+		 */
+		exec_tracked(p, old, t, !first && flags == 0 && follow,
 		    first ? flags | BPFENG_REC_FIRST_IMAGE :
-			    (follow ? flags : 0));
+			    (flags != 0 && follow ? flags : 0));
 	}
 	m->busy = 0;
 	return 0;

@@ -207,8 +207,10 @@ typedef void(bpfeng_cgroup_fn)(
 /*
  * With BPFENG_BY_CGROUP: each cgroup of the target keeps the counts of
  * whatever runs in it (bpfeng_read_cgroups), up to cgroups_max of them,
- * and no thread is tracked. It counts every process there, so only a
- * caller that may count any (bpfeng_may_count_any) may ask for it.
+ * and no thread is tracked: the target is a cgroup only, and the programs
+ * for threads, forks, execs, exits and a command's signals are not
+ * loaded. It counts every process there, so only a caller that may count
+ * any (bpfeng_may_count_any) may ask for it.
  */
 #define BPFENG_EACH_CGROUP	 0x20
 

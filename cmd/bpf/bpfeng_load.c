@@ -115,6 +115,41 @@ configure_attach(struct bpfeng_bpf *skel)
 	bpf_program__set_autoattach(skel->progs.whoami, false);
 }
 
+/*
+ * The hooks of a tracked process's threads, forks, execs and exits, and
+ * of a started command's signals. Each cgroup counted apart tracks no
+ * thread and starts no command (BPFENG_EACH_CGROUP): each of these would
+ * find its process in no map and return, and the verifier would check
+ * it, at length, at every start.
+ */
+static const char *const thread_programs[] = { "on_signal", "on_fork",
+	"on_newtask", "on_exec", "on_exit" };
+#define NTHREAD_PROGRAMS (sizeof(thread_programs) / sizeof(thread_programs[0]))
+
+static bool
+unused_program(const struct bpfeng *eng, const char *name)
+{
+	size_t i;
+
+	if (eng->cgroups_max == 0)
+		return false;
+	for (i = 0; i < NTHREAD_PROGRAMS; i++)
+		if (strcmp(name, thread_programs[i]) == 0)
+			return true;
+	return false;
+}
+
+/* What the run has no use for is not loaded, nor verified. */
+static void
+leave_unused(const struct bpfeng *eng, struct bpfeng_bpf *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program (prog, skel->obj)
+		if (unused_program(eng, bpf_program__name(prog)))
+			(void)bpf_program__set_autoload(prog, false);
+}
+
 static void *
 pick_types(void *arg)
 {
@@ -187,6 +222,7 @@ skel_open(struct bpfeng *eng, const char *types_path, bool first)
 	if (first)
 		configure(eng, skel);
 	configure_attach(skel);
+	leave_unused(eng, skel);
 	return skel;
 }
 
@@ -496,7 +532,8 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 	buf[0] = '\0';
 	for (i = 0; i < eng->skel->skeleton->prog_cnt; i++) {
 		p = program_at(eng, i);
-		if (eng_migrate_unused(eng, p->name))
+		if (eng_migrate_unused(eng, p->name) ||
+		    unused_program(eng, p->name))
 			continue;
 		ok = bpf_program__fd(*p->prog) >= 0;
 		loaded += ok;
