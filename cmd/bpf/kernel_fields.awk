@@ -75,7 +75,8 @@ END {
 		print FILENAME ": no fields listed" > "/dev/stderr"
 		exit 1
 	}
-	print "/* Made from kernel_fields.txt by kernel_fields.awk: do not edit. */" > out
+	print "/* Made from kernel_fields.txt by kernel_fields.awk: " \
+	    "do not edit. */" > out
 	print "#ifndef BPFENG_FIELDS_H" > out
 	print "#define BPFENG_FIELDS_H\n" > out
 	put_list("BPFENG_STRUCTS_READ", structs)
