@@ -2,13 +2,12 @@
 /*
  * pctx_create: start a command traced, held just after its exec.
  *
- * The child blocks on a pipe until the parent has seized it, so it is
- * traced before it runs a single instruction of the new image, without any
- * signal or group-stop noise. A second pipe, closed by a successful exec
- * (O_CLOEXEC), carries back the errno of a failed one.
+ * The child waits at a gate (lib/process's exec_gate.h, the BPF engine's
+ * too) until the parent has seized it, so it is traced before it runs a
+ * single instruction of the new image, without any signal or group-stop
+ * noise; the gate carries back the errno of a failed exec.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec_gate.h"
 #include "pctx_impl.h"
 
 /* Find file as execvp(3) would; 0 with the path, or -1. */
@@ -67,22 +67,6 @@ untraceable(const char *path)
 	return false;
 }
 
-static void __attribute__((noreturn))
-child_exec(const char *file, char *const *argv, int go, int report)
-{
-	char byte;
-	int err;
-	ssize_t n;
-
-	while (read(go, &byte, 1) < 0 && errno == EINTR)
-		;
-	execvp(file, argv);
-	err = errno;
-	n = write(report, &err, sizeof(err));
-	(void)n; /* lost too: the parent still sees exit status 127 */
-	_exit(127);
-}
-
 /* Wait for the exec stop, passing on what comes before it. */
 static int
 await_exec(pid_t pid)
@@ -117,18 +101,6 @@ reap(pid_t pid)
 		;
 }
 
-/* Read the child's report: 0 when its exec succeeded, else its errno. */
-static int
-exec_result(int report)
-{
-	ssize_t n;
-	int err;
-
-	while ((n = read(report, &err, sizeof(err))) < 0 && errno == EINTR)
-		;
-	return n == (ssize_t)sizeof(err) ? err : 0;
-}
-
 /*
  * A caller made undumpable (it runs with file capabilities, as a
  * cputrack given cap_perfmon does) forks a child that is undumpable too
@@ -154,42 +126,35 @@ static pctx_t *
 start_traced(const char *file, char *const *argv, void *arg, int verbose,
     pctx_errfn_t *errfn)
 {
-	int go[2], report[2], err, opts = SEIZE_OPTS_BASE | PTRACE_O_EXITKILL;
+	int err, opts = SEIZE_OPTS_BASE | PTRACE_O_EXITKILL;
+	struct exec_gate gate;
 	pctx_t *pctx;
 	struct lwp *lwp;
 	pid_t pid;
 
-	if (pipe2(go, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0) {
+	if (exec_gate_open(&gate) != 0) {
 		pctxlib_error_to(
 		    errfn, "create", "cannot fork, program '%s'\n", file);
 		return NULL;
 	}
-	if ((pid = fork_dumpable()) == 0) {
-		close(go[1]);
-		close(report[0]);
-		child_exec(file, argv, go[0], report[1]);
-	}
-	close(go[0]);
-	close(report[1]);
+	if ((pid = fork_dumpable()) == 0)
+		exec_gate_child(&gate, file, argv, NULL, NULL);
+	exec_gate_forked(&gate);
 	if (pid < 0) {
-		close(go[1]);
-		close(report[0]);
+		exec_gate_close(&gate);
 		pctxlib_error_to(
 		    errfn, "create", "cannot fork, program '%s'\n", file);
 		return NULL;
 	}
 	if (ptrace(PTRACE_SEIZE, pid, 0, (long)opts) != 0) {
 		err = errno;
-		close(go[1]);
-		close(report[0]);
+		exec_gate_close(&gate);
 		reap(pid);
 		pctxlib_error_to(
 		    errfn, "create", "%s, program '%s'\n", strerror(err), file);
 		return NULL;
 	}
-	close(go[1]);
-	err = exec_result(report[0]);
-	close(report[0]);
+	err = exec_gate_release(&gate);
 	if (err != 0) {
 		reap(pid);
 		if (err == ENOENT)

@@ -646,7 +646,9 @@ copy_counts(struct bpfeng_rec *r, __u32 at, struct bpfeng_thread *t)
  * no BTF of the kernel's, the verifier has no kernel pointer to check
  * against it, and libbpf relocates the reads against the few types that
  * userspace picks out of it (bpfeng_btf.c), not the whole of it: that was
- * most of the engine's start.
+ * most of the engine's start. Every field read here, through vmlinux.h's
+ * structs or a flavour of this file's, is a line of kernel_fields.txt,
+ * where a new one is added (tests/bpf/kernel-fields checks the object).
  */
 static __always_inline __u32
 exit_status(struct task_struct *p)

@@ -311,7 +311,7 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->epfd = -1;
 	eng->loop_sigfd = eng->loop_timerfd = -1;
 	eng->child_fd = eng->guard_fd = -1;
-	eng->ready.go = eng->ready.report = -1;
+	exec_gate_init(&eng->ready.gate);
 	eng->ready_argv = NULL;
 	eng->command = config->command;
 	eng->counters_fd = eng->threads_fd = eng->procs_fd = -1;

@@ -21,72 +21,26 @@
 #include <bpf/btf.h>
 #include <linux/btf.h>
 
+#include "bpfeng_fields.h"
 #include "bpfeng_impl.h"
 
 /*
- * The structs bpfeng.bpf.c reads, and the members it reads of them, of
- * the anonymous structs and unions inside them, and of the structs that
- * their typedefs name (atomic_t's counter, kuid_t's val, mm_flags_t's
- * __mm_flags). A field the programs read and this table lacks fails the
- * engine's load (libbpf cannot relocate it), so every test of the engine
- * finds it.
+ * The structs the programs read, and the members on the paths they read:
+ * of the structs, of the anonymous structs and unions inside them, and
+ * of the structs that their typedefs name (atomic_t's counter, kuid_t's
+ * val, mm_flags_t's __mm_flags). Both come from the one list of the
+ * fields read, kernel_fields.txt (bpfeng_fields.h is made from it). A
+ * field the programs read and the list lacks fails the engine's load
+ * (libbpf cannot relocate it), so every test of the engine finds it.
  */
-static const char *const structs_read[] = {
-	"task_struct",
-	"signal_struct",
-	"mm_struct",
-	"cred",
-	"css_set",
-	"cgroup",
-	"cgroup_subsys_state",
-	"cgroup_root",
-	"kernfs_node",
-	"bpf_perf_event_value",
-};
+static const char *const structs_read[] = { BPFENG_STRUCTS_READ };
 #define NSTRUCTS (sizeof(structs_read) / sizeof(structs_read[0]))
 
-static const char *const members_read[] = {
-	"flags",
-	"mm",
-	"exit_code",
-	"pid",
-	"tgid",
-	"comm",
-	"signal",
-	"cgroups",
-	"cred",
-	"live",
-	"counter",
-	"group_exit_code",
-	"group_exec_task",
-	"group_exit_task",
-	"arg_start",
-	"arg_end",
-	"__mm_flags",
-	"uid",
-	"gid",
-	"suid",
-	"sgid",
-	"euid",
-	"egid",
-	"val",
-	"dfl_cgrp",
-	"self",
-	"parent",
-	"kn",
-	"name",
-	"root",
-	"hierarchy_id",
-	"level",
-	"id",
-	"enabled",
-	"running",
-	"cap_permitted",
-};
+static const char *const members_read[] = { BPFENG_MEMBERS_READ };
 #define NMEMBERS (sizeof(members_read) / sizeof(members_read[0]))
 #define NNAMES	 (NSTRUCTS + NMEMBERS)
 _Static_assert(NNAMES <= 64, "the names are kept in a 64-bit mask");
-#define NAME_MAX_LEN 24 /* the longest of them, and more */
+#define NAME_MAX_LEN 24 /* kernel_fields.awk refuses longer names */
 
 #define CHUNK	  (64 * 1024)
 #define MAX_DEPTH 16 /* of types within types the programs reach */

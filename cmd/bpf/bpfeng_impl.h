@@ -13,6 +13,7 @@
 
 #include "bpfeng.h"
 #include "bpfeng_abi.h"
+#include "exec_gate.h"
 
 struct bpfeng_bpf;
 struct bpf_link;
@@ -47,9 +48,8 @@ RB_HEAD(eng_proc_tree, eng_proc);
 
 /* A command forked, waiting at its gate (bpfeng_command.c). */
 struct eng_command {
-	pid_t pid;  /* 0: none */
-	int go;	    /* the gate: "g" lets it exec */
-	int report; /* its exec's errno, or nothing when it succeeded */
+	pid_t pid; /* 0: none */
+	struct exec_gate gate;
 };
 
 /* The steps of opening the engine, timed for -D (bpfeng_phases). */

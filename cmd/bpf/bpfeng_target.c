@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfeng_impl.h"
+#include "proc_tgid.h"
 
 /* Passes over /proc/PID/task before a process that never stops making
  * threads is given up on. */
@@ -401,28 +402,10 @@ adopt_pass(struct bpfeng *eng, pid_t pid)
 	return added;
 }
 
-/* The process of thread tid, from /proc/TID/status; -1 when there is none. */
-static long
-tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	long tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "Tgid:", 5) == 0)
-			tgid = strtol(line + 5, NULL, 10);
-	fclose(f);
-	return tgid;
-}
-
 static int
 check_process(pid_t pid, char *why, size_t whylen)
 {
-	long tgid = tgid_of(pid);
+	pid_t tgid = proc_tgid(pid);
 
 	if (tgid <= 0) {
 		eng_why(why, whylen, "pid %d: no such process", (int)pid);
@@ -431,9 +414,9 @@ check_process(pid_t pid, char *why, size_t whylen)
 	}
 	if (tgid != pid) {
 		eng_why(why, whylen,
-		    "pid %d is a thread of process %ld, not a "
+		    "pid %d is a thread of process %d, not a "
 		    "process",
-		    (int)pid, tgid);
+		    (int)pid, (int)tgid);
 		errno = EINVAL;
 		return -1;
 	}
@@ -444,14 +427,14 @@ check_process(pid_t pid, char *why, size_t whylen)
 static pid_t
 thread_process(pid_t tid, char *why, size_t whylen)
 {
-	long tgid = tgid_of(tid);
+	pid_t tgid = proc_tgid(tid);
 
 	if (tgid <= 0) {
 		eng_why(why, whylen, "tid %d: no such thread", (int)tid);
 		errno = ESRCH;
 		return -1;
 	}
-	return (pid_t)tgid;
+	return tgid;
 }
 
 /*

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* A process's name and cgroup, and a thread's process (see procname.h). */
+/* A process's name and cgroup (see procname.h). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,21 +50,4 @@ proc_cgroup(pid_t pid)
 			return strndup(line + 3, (size_t)(end - line - 3));
 	}
 	return NULL;
-}
-
-pid_t
-proc_tgid(pid_t tid)
-{
-	char path[64], line[128];
-	long tgid = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Tgid: %ld", &tgid) == 1)
-			break;
-	fclose(f);
-	return (pid_t)tgid;
 }

@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Whose thread a thread id is: proc_tgid(), shared with the BPF engine. */
+#include "proc_tgid.h"
+
 /* The name into comm (size bytes), or "" when it cannot be read. */
 void proc_comm(pid_t pid, char *comm, size_t size);
 /*
@@ -18,7 +21,5 @@ void proc_comm(pid_t pid, char *comm, size_t size);
  * process is in no cgroup v2 hierarchy.
  */
 char *proc_cgroup(pid_t pid);
-/* The process a thread id belongs to (itself for a process), or -1. */
-pid_t proc_tgid(pid_t tid);
 
 #endif /* PROCNAME_H */

@@ -15,48 +15,19 @@
 
 #include <bpf/btf.h>
 
+#include "bpfeng_fields.h"
 #include "bpfeng_impl.h"
 #include "check.h"
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
-/* What the programs read: a struct and a member of it (bpfeng.bpf.c). */
+/*
+ * What the programs read: each struct and the first member of each path
+ * (cmd/bpf/kernel_fields.txt).
+ */
 static const struct {
 	const char *type, *member;
-} fields[] = {
-	{ "task_struct", "flags" },
-	{ "task_struct", "mm" },
-	{ "task_struct", "exit_code" },
-	{ "task_struct", "pid" },
-	{ "task_struct", "tgid" },
-	{ "task_struct", "comm" },
-	{ "task_struct", "signal" },
-	{ "task_struct", "cgroups" },
-	{ "task_struct", "cred" },
-	{ "signal_struct", "live" },
-	{ "signal_struct", "group_exit_code" },
-	{ "signal_struct", "group_exec_task" },
-	{ "signal_struct", "group_exit_task" },
-	{ "signal_struct", "flags" },
-	{ "mm_struct", "arg_start" },
-	{ "mm_struct", "arg_end" },
-	{ "mm_struct", "flags" },
-	{ "cred", "uid" },
-	{ "cred", "gid" },
-	{ "cred", "suid" },
-	{ "cred", "sgid" },
-	{ "cred", "euid" },
-	{ "cred", "egid" },
-	{ "css_set", "dfl_cgrp" },
-	{ "cgroup", "self" },
-	{ "cgroup", "kn" },
-	{ "cgroup", "level" },
-	{ "cgroup_subsys_state", "parent" },
-	{ "kernfs_node", "id" },
-	{ "bpf_perf_event_value", "counter" },
-	{ "bpf_perf_event_value", "enabled" },
-	{ "bpf_perf_event_value", "running" },
-};
+} fields[] = { BPFENG_FIELDS_READ };
 
 /* Where a member is, what it is, as CO-RE finds it: by name, anonymous
  * structs and unions searched as part of their parent. */
