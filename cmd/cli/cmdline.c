@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "dryrun.h"
 #include "mgroups.h"
+#include "mgroups_list.h"
 
 enum {
 	OPT_FORMAT = 256,
