@@ -87,12 +87,4 @@ double mgroup_core_slots(cpc_t *cpc);
 bool mgroup_next_event(
     const struct mgroup *g, const char **pos, char *ev, size_t len);
 
-/*
- * --list[=GLOB]'s metric groups whose name matches glob (NULL: all), one
- * line each: the name, a tab, "metric group", a tab, the description and
- * whether this machine counts it (the variant, or why not); with json a
- * JSON object instead. Returns the number of lines printed.
- */
-int mgroups_list(cpc_t *cpc, const char *glob, bool json, FILE *out);
-
 #endif /* MGROUPS_H */

@@ -16,9 +16,11 @@
 
 #include "cputrack.h"
 #include "diag.h"
+#include "export.h"
 #include "pmumask.h"
 #include "procname.h"
 #include "startup.h"
+#include "top.h"
 
 /*
  * The rows' destination: stdout, -o's file, --output-fd's descriptor (none
@@ -27,6 +29,10 @@
  * handled the events at hand: they appear the moment they are due, in a
  * pipe too, and a slow reader never holds the tracer up.
  */
+/* Its sinks, which the run's options open: the exporter, the live view. */
+static const struct out_sink_ops *const sinks[] = { &export_sink, &top_sink,
+	NULL };
+
 /* Whether --tid names threads of more than one process. */
 static bool
 tids_span_procs(const struct cputrack *ct)
@@ -45,6 +51,7 @@ open_output(struct cputrack *ct)
 	struct out_config cfg = ct->opt.out;
 
 	cfg.specs = ct->specs;
+	cfg.sinks = sinks;
 	/* Rows of more than one process say whose they are. */
 	cfg.pid = ct->opt.follow_fork || ct->opt.cgroup != NULL ||
 	    ct->opt.npids > 1 || tids_span_procs(ct);

@@ -671,7 +671,7 @@ top_options(struct cputrack *ct, int argc)
 	if (optind >= argc && o->npids == 0 && o->ntids == 0 &&
 	    o->cgroup == NULL && top_machine(ct) != 0)
 		return 1;
-	out->format = OUT_TOP;
+	out->top = true;
 	out->top_batch = o->top_batch;
 	out->top_tick_ms = o->interval_ms;
 	/* Each refresh shows every set: one tick of each. */

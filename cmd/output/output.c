@@ -6,11 +6,13 @@
  * row_rec with its values and strings) into the bounded queue
  * (out_queue.c); the writer thread renders it (out_table.c, out_csv.c,
  * out_json.c, out_trace.c) and writes it out, so that the commands spend no
- * time on formatting. A row also updates the metrics (the exporter,
- * cmd/output/export) when they are wanted: for the metrics formats, written
- * whole into a file that each change replaces (by the writer: a temporary file
- * in the same directory, then rename(2)), or to the stream once at the end; and
- * for --listen.
+ * time on formatting. A row also goes to each sink the run opened
+ * (out_sink.h): the command hands them in, and this file names none. The
+ * formats that write no rows (the metrics) are a sink's text, written
+ * whole into a file that each change replaces (by the writer: a temporary
+ * file in the same directory, then rename(2)), or to the stream once at
+ * the end; a sink that takes the stream (the live view) writes its own
+ * text there instead of rows.
  *
  * Rows are in time order: a row's time is when its counts were read, or
  * when it was written for a row without counts, and never earlier than
@@ -30,14 +32,14 @@
 
 #include "diag.h"
 #include "out_format.h"
-#include "export.h"
 #include "out_queue.h"
+#include "out_sink.h"
 #include "out_table.h"
 #include "output.h"
-#include "top.h"
 
 #define MAX_KINDS 16 /* labels counted apart when rows are dropped */
 #define MAX_NOTES 16 /* reasons for values not counted, said once */
+#define MAX_SINKS 4  /* sinks a run opens */
 
 /*
  * A record in the queue: text already rendered (REC_TEXT: the title, the
@@ -79,6 +81,12 @@ struct drops {
 	unsigned long long n;
 };
 
+/* A sink the run opened, and its state. */
+struct sink {
+	const struct out_sink_ops *ops;
+	void *state;
+};
+
 struct output {
 	struct out_run run;
 	pthread_mutex_t lock;
@@ -86,11 +94,13 @@ struct output {
 	struct out_buf rec;  /* text for the next record */
 	struct out_buf snap; /* the writer's: the metrics file */
 	struct out_queue *queue;
-	struct exporter *export;	     /* the metrics, and --listen */
 	const struct out_format_ops *format; /* of the rows, or NULL */
 	void *format_state;		     /* the writer's, after the head */
-	struct top *top;		     /* --top: the live view */
-	int fd; /* the stream's descriptor, or -1 */
+	struct sink sinks[MAX_SINKS];	     /* in the command's order */
+	int nsinks;
+	const struct sink *whole;  /* renders the stream whole, or NULL */
+	struct out_sink_host host; /* lent to the sinks */
+	int fd;			   /* the stream's descriptor, or -1 */
 	bool own_fd;
 	/*
 	 * A file of --output: made by this run (to be removed if the run
@@ -117,9 +127,8 @@ struct output {
 };
 
 /*
- * The formats --format names. The metrics write no rows: they are
- * rendered whole (cmd/output/export); so is the live view, which is no
- * --format.
+ * The formats --format names. The metrics write no rows: a sink renders
+ * them whole (the exporter's).
  */
 static const struct {
 	const char *name;
@@ -159,18 +168,6 @@ rows_format(enum out_format id)
 	return NULL;
 }
 
-int
-output_parse_listen(const char *arg)
-{
-	return export_parse_listen(arg);
-}
-
-bool
-output_can_listen(void)
-{
-	return export_can_listen();
-}
-
 hrtime_t
 output_now(void)
 {
@@ -204,8 +201,7 @@ replace_file(void *arg)
 
 	pthread_mutex_lock(&o->lock);
 	out_buf_reset(&o->snap);
-	export_render(o->export, &o->snap, o->run.cfg.format == OUT_OPENMETRICS,
-	    output_now(), NULL);
+	o->whole->ops->render(o->whole->state, &o->snap, output_now());
 	pthread_mutex_unlock(&o->lock);
 	if ((tmp = malloc(len + 8)) == NULL)
 		return ENOMEM;
@@ -234,10 +230,13 @@ void
 output_process(
     struct output *o, pid_t pid, const char *comm, const char *cgroup)
 {
-	if (o->export == NULL)
-		return;
+	int i;
+
 	pthread_mutex_lock(&o->lock);
-	export_process(o->export, pid, comm, cgroup);
+	for (i = 0; i < o->nsinks; i++)
+		if (o->sinks[i].ops->process != NULL)
+			o->sinks[i].ops->process(
+			    o->sinks[i].state, pid, comm, cgroup);
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -249,21 +248,18 @@ output_cgroups_folded(struct output *o, unsigned n)
 	pthread_mutex_unlock(&o->lock);
 }
 
-/* Render the metrics for an HTTP request, in its own buffer. */
+/* A sink's thread (a scrape): fn with the output's counts, locked. */
 static void
-render_for_http(void *arg, struct out_buf *b, bool openmetrics,
-    const struct out_http_auth *auth)
+sink_locked(void *arg,
+    void (*fn)(void *fn_arg, const struct out_sink_stats *stats), void *fn_arg)
 {
 	struct output *o = arg;
-	struct out_health health = { .scrape_start = output_now(),
-		.auth = auth };
+	struct out_sink_stats stats;
 
 	pthread_mutex_lock(&o->lock);
-	health.engine = o->run.cfg.engine;
-	health.rows_dropped = o->dropped;
-	health.cgroups_folded =
-	    o->run.cfg.cgroup_names ? (long long)o->cgroups_folded : -1;
-	export_render(o->export, b, openmetrics, output_now(), &health);
+	stats.rows_dropped = o->dropped;
+	stats.cgroups_folded = o->cgroups_folded;
+	fn(fn_arg, &stats);
 	pthread_mutex_unlock(&o->lock);
 }
 
@@ -380,17 +376,29 @@ unmake_file(const struct output *o)
 		(void)unlink(o->path);
 }
 
+/* Nothing is served from the sinks from now on. */
+static void
+stop_sinks(struct output *o)
+{
+	int i;
+
+	for (i = 0; i < o->nsinks; i++)
+		if (o->sinks[i].ops->stop != NULL)
+			o->sinks[i].ops->stop(o->sinks[i].state);
+}
+
 static void
 output_free(struct output *o)
 {
-	if (o->export != NULL)
-		export_stop_listening(o->export);
+	stop_sinks(o);
 	(void)out_queue_finish(o->queue);
 	unmake_file(o);
-	export_close(o->export);
+	while (o->nsinks > 0) {
+		o->nsinks--;
+		o->sinks[o->nsinks].ops->close(o->sinks[o->nsinks].state, NULL);
+	}
 	if (o->format_state != NULL)
 		o->format->state_free(o->format_state);
-	top_close(o->top, NULL);
 	if (o->own_fd)
 		(void)close(o->fd);
 	out_buf_free(&o->rec);
@@ -402,9 +410,47 @@ output_free(struct output *o)
 	free(o);
 }
 
+/*
+ * The sinks the run wants, of those the command handed in, open; the one
+ * that renders the metrics formats whole, and whether one takes the
+ * stream. 0, or -1 (said).
+ */
+static int
+open_sinks(struct output *o, bool *stream_taken)
+{
+	const struct out_sink_ops *const *ops = o->run.cfg.sinks;
+	struct sink *s;
+
+	o->host = (struct out_sink_host) { sink_locked, o };
+	for (; ops != NULL && *ops != NULL; ops++) {
+		if (!(*ops)->wanted(&o->run.cfg))
+			continue;
+		if (o->nsinks == MAX_SINKS) {
+			diag(NULL, "more than %d sinks for one run\n",
+			    MAX_SINKS);
+			return -1;
+		}
+		s = &o->sinks[o->nsinks];
+		if ((s->state = (*ops)->open(&o->run, o->fd, &o->host)) == NULL)
+			return -1;
+		s->ops = *ops;
+		o->nsinks++;
+		if (s->ops->takes_stream)
+			*stream_taken = true;
+		if (s->ops->render != NULL && o->whole == NULL)
+			o->whole = s;
+	}
+	if (metrics_format(o) && o->whole == NULL) {
+		diag(NULL, "the metrics formats are not in this command\n");
+		return -1;
+	}
+	return 0;
+}
+
 struct output *
 output_open(cpc_t *cpc, const struct out_config *cfg)
 {
+	bool stream_taken = false;
 	struct output *o;
 	mode_t mask;
 
@@ -430,9 +476,7 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 	/* A reader at a terminal is told what each column counts. */
 	if (cfg->default_events || (cfg->title && o->fd >= 0 && isatty(o->fd)))
 		o->run.cfg.name_pics = true;
-	if ((metrics_format(o) || cfg->listen != NULL) &&
-	    (o->export = export_open(&o->run, cfg->listen, cfg->web_config,
-		 render_for_http, o)) == NULL) {
+	if (open_sinks(o, &stream_taken) != 0) {
 		output_free(o);
 		return NULL;
 	}
@@ -443,19 +487,14 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
-	o->format = rows_format(cfg->format);
+	o->format = stream_taken ? NULL : rows_format(cfg->format);
 	if (o->format != NULL && o->format->state_new != NULL &&
 	    (o->format_state = o->format->state_new(&o->run)) == NULL) {
 		diag(NULL, "no memory available\n");
 		output_free(o);
 		return NULL;
 	}
-	if (cfg->format == OUT_TOP &&
-	    (o->top = top_open(&o->run, o->fd)) == NULL) {
-		output_free(o);
-		return NULL;
-	}
-	o->rows = o->format != NULL && o->top == NULL;
+	o->rows = o->format != NULL;
 	o->queue = out_queue_new(o->fd, OUTPUT_QUEUE_BYTES, render,
 	    o->replace ? replace_file : NULL, o);
 	if (o->queue == NULL) {
@@ -617,7 +656,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 static void
 start_threads(struct output *o)
 {
-	int err;
+	int err, i;
 
 	if (o->started)
 		return;
@@ -627,10 +666,8 @@ start_threads(struct output *o)
 		    "cannot start the output thread: %s; rows are "
 		    "written as they come\n",
 		    strerror(err));
-	if (o->top != NULL)
-		(void)top_start(o->top);
-	if (o->export != NULL)
-		export_serve(o->export);
+	for (i = 0; i < o->nsinks; i++)
+		o->sinks[i].ops->start(o->sinks[i].state);
 }
 
 static void
@@ -756,6 +793,7 @@ output_row(struct output *o, const struct out_row *row)
 {
 	struct out_row r = *row;
 	hrtime_t when = r.at_start ? o->run.start : r.when, t;
+	int i;
 
 	/* A set enabled but never given a counter counted nothing. */
 	if (r.setno >= 0 && r.not_counted == NULL && r.enabled_ns > 0 &&
@@ -778,14 +816,10 @@ output_row(struct output *o, const struct out_row *row)
 		if (out_queue_error(o->queue) == 0)
 			say_incomplete(o, &r);
 	}
-	if (o->export != NULL)
-		export_row(o->export, &r, o->run.start + t);
-	if (o->top != NULL) {
-		r.when = when;
-		top_row(o->top, &r);
-	}
+	for (i = 0; i < o->nsinks; i++)
+		o->sinks[i].ops->row(o->sinks[i].state, &r, when);
 	if (r.running_ns < r.enabled_ns && !o->multiplex_noted &&
-	    o->run.cfg.format == OUT_TABLE)
+	    o->format == &out_table_format)
 		note_multiplex(o, &r);
 	/* -r -n writes no row, but a row not counted is said all the same. */
 	if (o->rows && !o->run.cfg.summary_only)
@@ -797,7 +831,7 @@ output_row(struct output *o, const struct out_row *row)
 void
 output_timestamp(struct output *o)
 {
-	if (o->run.cfg.format != OUT_TABLE || o->run.cfg.timestamp == 0)
+	if (o->format != &out_table_format || o->run.cfg.timestamp == 0)
 		return;
 	pthread_mutex_lock(&o->lock);
 	out_table_timestamp(&o->run, &o->rec);
@@ -807,16 +841,18 @@ output_timestamp(struct output *o)
 int
 output_flush(struct output *o)
 {
+	const struct sink *s;
 	int err;
 
 	pthread_mutex_lock(&o->lock);
 	if (!o->started)
 		start_threads(o);
-	if (o->top != NULL && top_flush(o->top, &o->rec))
-		queue_record(
-		    o, REC_TEXT, &(struct out_row) { .label = "top" }, 0);
+	for (s = o->sinks; s < o->sinks + o->nsinks; s++)
+		if (s->ops->flush != NULL && s->ops->flush(s->state, &o->rec))
+			queue_record(o, REC_TEXT,
+			    &(struct out_row) { .label = s->ops->name }, 0);
 	err = out_queue_kick(o->queue);
-	if (o->replace && export_changed(o->export))
+	if (o->replace && o->whole->ops->changed(o->whole->state))
 		out_queue_replace(o->queue);
 	if (err != 0 && err != EPIPE && !o->err_told)
 		diag(NULL, "write error on %s: %s\n", o->name, strerror(err));
@@ -832,8 +868,7 @@ static int
 write_metrics(struct output *o)
 {
 	out_buf_reset(&o->rec);
-	export_render(o->export, &o->rec, o->run.cfg.format == OUT_OPENMETRICS,
-	    output_now(), NULL);
+	o->whole->ops->render(o->whole->state, &o->rec, output_now());
 	return out_buf_write(&o->rec, o->fd);
 }
 
@@ -868,17 +903,44 @@ say_drops(struct output *o)
 }
 
 /*
- * The run has ended by itself: with --linger, the listener serves the
- * final counts until a client has taken them whole, or the time passes,
- * or an ending signal comes.
+ * The run has ended by itself: with --linger, the sinks that serve the
+ * final counts wait until a client has taken them whole, or the time
+ * passes, or an ending signal comes.
  */
 void
 output_linger(struct output *o)
 {
-	if (o == NULL || o->export == NULL || !export_listening(o->export) ||
-	    o->run.cfg.linger_ms <= 0)
+	int i;
+
+	if (o == NULL || o->run.cfg.linger_ms <= 0)
 		return;
-	(void)export_wait_final(o->export, o->run.cfg.linger_ms);
+	for (i = 0; i < o->nsinks; i++)
+		if (o->sinks[i].ops->linger != NULL)
+			o->sinks[i].ops->linger(
+			    o->sinks[i].state, o->run.cfg.linger_ms);
+}
+
+/*
+ * A sink that takes the stream ends before it: the terminal as it was,
+ * then its last text on the stream. It is let go here.
+ */
+static void
+close_stream_sinks(struct output *o)
+{
+	int i, n = 0;
+
+	for (i = 0; i < o->nsinks; i++) {
+		if (!o->sinks[i].ops->takes_stream) {
+			if (o->whole == &o->sinks[i])
+				o->whole = &o->sinks[n];
+			o->sinks[n++] = o->sinks[i];
+			continue;
+		}
+		o->sinks[i].ops->close(o->sinks[i].state, &o->rec);
+		queue_record(o, REC_TEXT,
+		    &(struct out_row) { .label = o->sinks[i].ops->name }, 0);
+	}
+	o->nsinks = n;
 }
 
 int
@@ -889,18 +951,11 @@ output_close(struct output *o)
 	if (o == NULL)
 		return 0;
 	/* No request is served from here on. */
-	if (o->export != NULL)
-		export_stop_listening(o->export);
+	stop_sinks(o);
 	pthread_mutex_lock(&o->lock);
 	if (o->replace)
 		out_queue_replace(o->queue);
-	/* The terminal as it was, then the view's last totals on it. */
-	if (o->top != NULL) {
-		top_close(o->top, &o->rec);
-		o->top = NULL;
-		queue_record(
-		    o, REC_TEXT, &(struct out_row) { .label = "top" }, 0);
-	}
+	close_stream_sinks(o);
 	pthread_mutex_unlock(&o->lock);
 	err = out_queue_finish(o->queue);
 	o->queue = NULL;

@@ -39,16 +39,21 @@ enum out_format {
 	OUT_JSON,
 	OUT_OPENMETRICS,
 	OUT_PROMETHEUS,
-	OUT_TRACE,
-	OUT_TOP /* --top: the live view (cmd/output/top), no rows written */
+	OUT_TRACE
 };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
 struct mgroup;
+struct out_sink_ops;
 
 struct out_config {
 	enum out_tool tool;
 	enum out_format format;
+	/*
+	 * The command's sinks (out_sink.h), NULL-ended: those the run wants
+	 * are opened, in this order; NULL: none.
+	 */
+	const struct out_sink_ops *const *sinks;
 	const setgrp_t *specs;	/* the run's master set group */
 	const char *path;	/* -o/--output FILE, or NULL */
 	int fd;			/* --output-fd, or -1: standard output */
@@ -77,7 +82,11 @@ struct out_config {
 	bool name_pics;
 	char csv_separator; /* -x: CSV's separator; 0: ',' */
 	bool summary_only;  /* cputrack -r -n: no rows but the summary */
-	/* --top: batch mode (-b), what is watched, -T, the refresh, a note */
+	/*
+	 * --top: the live view instead of rows; its batch mode (-b), what
+	 * is watched, -T, the refresh, a note
+	 */
+	bool top;
 	bool top_batch;
 	const char *top_watching;
 	unsigned top_tick_ms;
@@ -155,11 +164,8 @@ struct out_summary {
 
 struct output;
 
-/* The parsers of the command line: 0, or -1 for a bad argument. */
+/* --format's word: 0, or -1 for a bad argument. */
 int output_parse_format(const char *arg, enum out_format *format);
-int output_parse_listen(const char *arg);
-/* Whether --listen is there: this build has an HTTP server. */
-bool output_can_listen(void);
 
 /*
  * Whether descriptor fd is open for writing; said on stderr when not. A

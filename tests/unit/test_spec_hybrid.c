@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 
 #include "test_cpc.h"
-#include "../../cmd/common/caps.h"
+#include "../../cmd/cli/caps.h"
 #include "../../cmd/common/spec.h"
 #include "../../libcpc/evname.h"
 

@@ -3,11 +3,12 @@
  * The exporter: the counters as metrics (out_metrics.c), for a file or a
  * stream (--format=openmetrics, prometheus) and over HTTP (--listen,
  * out_http.c, with --web-config's TLS and users, webconfig.c and
- * web_auth.c). The output reaches it through these calls alone (the
- * architecture check, tests/arch, holds it to that), and it serialises
- * them: every call but export_can_listen and export_parse_listen is made
- * under the output's lock, which render, called from the listener's
- * thread, takes too.
+ * web_auth.c). It is a sink of the output (export_sink, out_sink.h),
+ * which a command hands in; the command line's parser asks it about
+ * --listen. Nothing else reaches it past this header (the architecture
+ * check, tests/arch, holds code outside export/ to that). A scrape,
+ * from the listener's thread, renders under the output's lock, as every
+ * other call of the output is made.
  */
 #ifndef EXPORT_H
 #define EXPORT_H
@@ -17,8 +18,7 @@
 
 #include "out_buf.h"
 #include "out_run.h"
-
-struct exporter;
+#include "out_sink.h"
 
 /* The password checks of --web-config's users, for the exporter's metrics. */
 struct out_http_auth {
@@ -41,7 +41,7 @@ struct out_health {
 };
 
 /*
- * Render the metrics into b (export_render), in OpenMetrics or the
+ * Render the metrics into b (the exporter's), in OpenMetrics or the
  * Prometheus format, with what the server says of its password checks.
  */
 typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics,
@@ -51,41 +51,12 @@ typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics,
 bool export_can_listen(void);
 /* ADDR:PORT, [ADDR6]:PORT or :PORT, PORT 1 to 65535: 0, or -1. */
 int export_parse_listen(const char *arg);
+
 /*
- * The metrics of a run, and with listen (not NULL) a socket bound and
- * listening now, with web_config's TLS and users if it is not NULL;
- * each answer is rendered by render(render_arg, ...). NULL, said on
- * stderr, if it cannot be.
+ * The sink: wanted for the metrics formats and for --listen; with
+ * --listen, a socket bound and listening when it opens, with
+ * --web-config's TLS and users.
  */
-struct exporter *export_open(const struct out_run *run, const char *listen,
-    const char *web_config, out_render_fn *render, void *render_arg);
-/* The listener, if any, starts serving; one that cannot is closed, said. */
-void export_serve(struct exporter *e);
-/* Whether it still listens. */
-bool export_listening(const struct exporter *e);
-/* A row, at now (CLOCK_MONOTONIC ns). */
-void export_row(struct exporter *e, const struct out_row *row, hrtime_t now);
-/*
- * cputrack: a process counted from now, while it is there: its name
- * (comm; NULL: read) and cgroup, which its series will be labelled with.
- */
-void export_process(
-    struct exporter *e, pid_t pid, const char *comm, const char *cgroup);
-/* Whether a row changed anything since the last render. */
-bool export_changed(const struct exporter *e);
-/*
- * The whole table into b: OpenMetrics 1.0, or the Prometheus text format
- * 0.0.4; with health, the exporter's own metrics too.
- */
-void export_render(struct exporter *e, struct out_buf *b, bool openmetrics,
-    hrtime_t now, const struct out_health *health);
-/*
- * The counts are final: wait, timeout_ms at most, until a client has
- * taken them whole (1), or not (0), or an ending signal came (-1).
- */
-int export_wait_final(struct exporter *e, long timeout_ms);
-/* No request is served from now on. */
-void export_stop_listening(struct exporter *e);
-void export_close(struct exporter *e);
+extern const struct out_sink_ops export_sink;
 
 #endif /* EXPORT_H */

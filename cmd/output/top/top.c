@@ -61,12 +61,19 @@ top_free(struct top *t)
 	free(t);
 }
 
-struct top *
-top_open(const struct out_run *run, int fd)
+static bool
+top_wanted(const struct out_config *cfg)
+{
+	return cfg->top;
+}
+
+static void *
+top_open(const struct out_run *run, int fd, const struct out_sink_host *host)
 {
 	const struct out_config *cfg = &run->cfg;
 	struct top *t = calloc(1, sizeof(*t));
 
+	(void)host;
 	if (t == NULL) {
 		diag(NULL, "no memory available\n");
 		return NULL;
@@ -269,28 +276,34 @@ filter(void *arg, const char *text)
 	pthread_mutex_unlock(&t->lock);
 }
 
-int
-top_start(struct top *t)
+/* The screen's thread starts with the run. */
+static void
+top_start(void *state)
 {
+	struct top *t = state;
 	struct top_screen_owner owner = { render, key, filter, t };
 	int err;
 
 	if (t->started || t->screen == NULL)
-		return 0;
+		return;
 	t->started = true;
 	if ((err = top_screen_start(t->screen, &owner)) != 0) {
 		diag(NULL, "cannot start the screen: %s\n", strerror(err));
-		return err;
+		return;
 	}
 	diag_set_sink(keep_message, t);
-	return 0;
 }
 
-void
-top_row(struct top *t, const struct out_row *row)
+/* A row, timed as the output has it. */
+static void
+top_row(void *state, const struct out_row *row, hrtime_t when)
 {
+	struct top *t = state;
+	struct out_row r = *row;
+
+	r.when = when;
 	pthread_mutex_lock(&t->lock);
-	top_model_row(t->model, row);
+	top_model_row(t->model, &r);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -320,9 +333,14 @@ lines_out(const struct top_lines *l, struct out_buf *b, bool footer)
 	}
 }
 
-bool
-top_flush(struct top *t, struct out_buf *text)
+/*
+ * After a burst of rows: a refresh when one is due. In batch mode its
+ * text goes into text (true), for the output to write.
+ */
+static bool
+top_flush(void *state, struct out_buf *text)
 {
+	struct top *t = state;
 	bool batch = false;
 
 	pthread_mutex_lock(&t->lock);
@@ -343,11 +361,15 @@ top_flush(struct top *t, struct out_buf *text)
 	return batch;
 }
 
-void
-top_close(struct top *t, struct out_buf *text)
+/*
+ * The end: the terminal as it was, and the last totals into text (unless
+ * it is NULL), for the output to write.
+ */
+static void
+top_close(void *state, struct out_buf *text)
 {
-	if (t == NULL)
-		return;
+	struct top *t = state;
+
 	if (t->screen != NULL) {
 		top_screen_close(t->screen);
 		t->screen = NULL;
@@ -368,3 +390,14 @@ top_close(struct top *t, struct out_buf *text)
 	}
 	top_free(t);
 }
+
+const struct out_sink_ops top_sink = {
+	.name = "top",
+	.takes_stream = true,
+	.wanted = top_wanted,
+	.open = top_open,
+	.start = top_start,
+	.row = top_row,
+	.flush = top_flush,
+	.close = top_close,
+};

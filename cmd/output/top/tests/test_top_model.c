@@ -39,10 +39,9 @@ struct fixture {
 static void
 open_fixture(struct fixture *f)
 {
-	struct out_config cfg = { .tool = OUT_CPUTRACK,
-		.format = OUT_TOP,
-		.fd = -1,
-		.metrics = true };
+	struct out_config cfg = {
+		.tool = OUT_CPUTRACK, .top = true, .fd = -1, .metrics = true
+	};
 
 	memset(f, 0, sizeof(*f));
 	if ((f->specs = setgrp_new(cpc)) == NULL ||

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * --list's metric groups (see mgroups.h): each group once, after the
+ * --list's metric groups (see mgroups_list.h): each group once, after the
  * events, as a kind of its own: its description and whether this
  * machine counts it, with the variant it takes or why not; in JSON, one
  * object per group with its variants, events and metrics.
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mgroups.h"
+#include "mgroups_list.h"
 #include "out_json.h"
 
 /* The first entry of the table with g's name: a group is listed once. */

@@ -14,7 +14,9 @@
 #include "defaults.h"
 #include "diag.h"
 #include "dryrun.h"
+#include "export.h"
 #include "mgroups.h"
+#include "mgroups_list.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -153,13 +155,13 @@ output_fd_option(struct cmdline *cl, struct parse *p, const char *arg)
 static void
 listen_option(struct cmdline *cl, struct parse *p, const char *arg)
 {
-	if (output_parse_listen(arg) != 0) {
+	if (export_parse_listen(arg) != 0) {
 		diag(NULL,
 		    "invalid listen address %c%s%c (addr:port, "
 		    "[addr6]:port or :port)\n",
 		    cl->quote, arg, cl->quote);
 		p->bad = true;
-	} else if (!output_can_listen()) {
+	} else if (!export_can_listen()) {
 		diag(NULL,
 		    "--listen: this build has no HTTP server "
 		    "(libmicrohttpd)\n");

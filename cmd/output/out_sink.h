@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A sink: where a run's rows go beside the stream of a format, or in its
+ * place. Each is a folder below cmd/output that defines one of these: the
+ * exporter (export/: the metrics, for a file, a stream or --listen) and
+ * the live view (top/: --top). A command hands the output the sinks it
+ * has (out_config's sinks); the output opens those the run wants, in
+ * that order, and reaches them through these operations alone, naming
+ * none of them.
+ *
+ * Every call but open, stop, linger and close is made under the output's
+ * lock; a sink's own thread takes it through its host (locked).
+ */
+#ifndef OUT_SINK_H
+#define OUT_SINK_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "out_buf.h"
+#include "out_run.h"
+
+/* The output's own counts, for a sink that reports them. */
+struct out_sink_stats {
+	unsigned long long rows_dropped;
+	unsigned cgroups_folded; /* --for-each-cgroup's */
+};
+
+/* What the output lends a sink: fn(arg, its counts) under its lock. */
+struct out_sink_host {
+	void (*locked)(void *host,
+	    void (*fn)(void *arg, const struct out_sink_stats *stats),
+	    void *arg);
+	void *host;
+};
+
+struct out_sink_ops {
+	/* Its records' label, in what was dropped. */
+	const char *name;
+	/*
+	 * The stream is the sink's: no format writes rows to it; the sink's
+	 * text (flush's, close's) goes there instead.
+	 */
+	bool takes_stream;
+	/* Whether the run's options want it. */
+	bool (*wanted)(const struct out_config *cfg);
+	/*
+	 * Open it for run, whose stream is descriptor fd (-1: a file
+	 * replaced whole): its state, or NULL, said on stderr.
+	 */
+	void *(*open)(const struct out_run *run, int fd,
+	    const struct out_sink_host *host);
+	/* The run starts: its threads start now, never before a fork. */
+	void (*start)(void *state);
+	/* A row, at when (CLOCK_MONOTONIC ns, the output's order). */
+	void (*row)(void *state, const struct out_row *row, hrtime_t when);
+	/* cputrack: a process counted from now (output_process); or NULL. */
+	void (*process)(
+	    void *state, pid_t pid, const char *comm, const char *cgroup);
+	/* After a burst of rows: true with text for the stream; or NULL. */
+	bool (*flush)(void *state, struct out_buf *text);
+	/*
+	 * The stream whole, for the formats that write no rows (the
+	 * metrics), at now; NULL: it renders none.
+	 */
+	void (*render)(void *state, struct out_buf *b, hrtime_t now);
+	/* Whether render's text changed since it was last rendered. */
+	bool (*changed)(const void *state);
+	/* --linger: the final counts' wait, ms at most; or NULL. */
+	void (*linger)(void *state, long ms);
+	/* Nothing is served from now on; or NULL. */
+	void (*stop)(void *state);
+	/*
+	 * Let everything go; a sink that takes the stream puts its last text
+	 * into text, when it is not NULL.
+	 */
+	void (*close)(void *state, struct out_buf *text);
+};
+
+#endif /* OUT_SINK_H */
