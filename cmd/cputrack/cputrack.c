@@ -14,7 +14,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "cputrack.h"
+#include "cputrack_engine.h"
+#include "cputrack_opts.h"
 #include "diag.h"
 #include "export.h"
 #include "pmumask.h"

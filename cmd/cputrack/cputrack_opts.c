@@ -14,7 +14,8 @@
 #include "bpfeng.h"
 #include "cmdline.h"
 #include "cpctools_version.h"
-#include "cputrack.h"
+#include "cputrack_engine.h"
+#include "cputrack_opts.h"
 #include "diag.h"
 #include "progpath.h"
 

@@ -4,7 +4,7 @@
  * -c through the spec parser into the run's set group). See fuzz_args.h.
  */
 #include "fuzz_args.h"
-#include "../../cmd/cputrack/cputrack.h"
+#include "../../cmd/cputrack/cputrack_opts.h"
 
 static cpc_t *fuzz_cpc;
 static struct fuzz_argv args;

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cputrack.h"
+#include "cputrack_engine.h"
 #include "progpath.h"
 
 /* A bound on a symbol table's names: a program's with more is not read. */

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "access.h"
-#include "cputrack.h"
+#include "cputrack_engine.h"
 #include "cputrack_track.h"
 #include "diag.h"
 #include "fdlimit.h"

@@ -1,24 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack: per-process, per-LWP counting of a command or a running pid.
+ * cputrack's run: its options and state, the rows both engines print, and
+ * the signals and flush of a run. Below the command (cmd/cputrack) and
+ * the engines (engines/, cputrack_engine.h), which both include it; it
+ * includes neither.
  *
- *	cputrack.c	  main: wires the pieces together; output, the end
  *	cputrack_signals.c the signals of a run and the flush of its rows,
- *			  for main and both engines
- *	cputrack_opts.c	  the command line
- *	cputrack_engine.c which engine counts a run
- *	cputrack_rows.c	  the rows, and the exec policy, of both engines
+ *			  for main and the engines
+ *	cputrack_repeat.c -r's runs, summed
+ *	cputrack_rows.c	  the rows, and the exec policy, of the engines
  *	cputrack_track.c  the tracking model: the records of the processes
- *			  and LWPs both engines follow, and their rows
- *	cputrack_ptrace.c the ptrace engine, an adapter onto the model:
- *			  libpctx's callbacks, each LWP counted by its own
- *			  perf counters
- *	cputrack_bpf.c	  the BPF engine, an adapter onto the model: per-CPU
- *			  counters given to the threads at every context
- *			  switch (cmd/bpf)
- *	cputop_scan.c	  cputop with no target where the BPF engine
- *			  cannot watch the machine: the processes counted
- *			  from outside, found by a scan of /proc
+ *			  and LWPs the engines follow, and their rows
  */
 #ifndef CPUTRACK_H
 #define CPUTRACK_H
@@ -35,9 +27,6 @@
 #include "setgrp.h"
 
 struct engine;
-
-/* The engine a run takes when --engine is not given; unset: auto. */
-#define ENGINE_ENV "CPCTOOLS_ENGINE"
 
 /* The command line. */
 struct cputrack_opts {
@@ -110,39 +99,6 @@ struct cputrack {
 };
 
 /*
- * cputrack_engine.c: the engines, in one table in auto's order, and
- * which counts a run. engine_next: the row after e (NULL: the first), or
- * NULL after the last. An engine's name (or auto, *engine NULL): 0, or -1
- * for none. The engine without --engine: CPCTOOLS_ENGINE's, or auto; -1
- * when CPCTOOLS_ENGINE names none. The names joined for usage and errors
- * ("a, b or auto" with sep ", " and last " or "), and how each follows
- * and counts, for --help. The line that says the
- * engine, and which engine auto takes here, for -h and --version. The
- * first engine that sees a process come into a cgroup. Whether auto
- * leaves this run's target to an engine that serves a program's requests,
- * and why (a program that may mark its sections with cpc_enable). Where
- * the checks of a run with engine (NULL: auto) open their test events
- * (ct->probe_cpu): on a CPU where an engine that counts CPUs alone may
- * count, so that no test opens the first event on a thread, which waits
- * for an RCU grace period where none is counted; on the thread otherwise
- * (engine_probe_on_thread). Where its requests are checked: as such an
- * engine counts them, on every CPU (SPEC_CHECK_CPUS: each request of a
- * core PMU on one of that PMU's CPUs), or on the thread.
- */
-const struct engine *engine_next(const struct engine *e);
-int engine_parse(const char *name, const struct engine **engine);
-int engine_default(const struct engine **engine);
-const char *engine_names(
-    char *buf, size_t len, const char *sep, const char *last);
-void engine_line(FILE *out);
-void engine_help(FILE *out);
-const struct engine *engine_seeing_cgroups(void);
-bool engine_auto_skips(const struct cputrack *ct, char *why, size_t whylen);
-void engine_probe_where(struct cputrack *ct, const struct engine *engine);
-void engine_probe_on_thread(struct cputrack *ct);
-int engine_check_cpu(const struct cputrack *ct);
-
-/*
  * cputrack_repeat.c: -r's runs. Each total row of a process adds to the
  * run's; at each run's end they become one more run's values; after the
  * last, a summary row per set (see output_summary).
@@ -154,9 +110,6 @@ void repeat_add(struct repeat *rp, int set, const uint64_t *values);
 void repeat_end_run(struct repeat *rp);
 void repeat_write(const struct repeat *rp, struct output *out);
 
-/* cputrack_opts.c: false when the run is over, with *status to exit with. */
-bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
-
 /*
  * cputrack_signals.c, for main and the engines. The handlers, installed
  * once the output is open. A signal that came before the target was
@@ -167,13 +120,6 @@ bool cputrack_options(struct cputrack *ct, int argc, char **argv, int *status);
  * sent the command too, and tracked to its end). Rows written out; a
  * reader gone away, or a write error, sets reader_gone.
  */
-/*
- * cputop_scan.c: cputop's whole machine refused by the BPF engine for
- * why: true when the run counts processes from outside instead (root
- * every process, a user their own), with what the header says.
- */
-bool cputop_scan_instead(struct cputrack *ct, const char *why);
-
 void cputrack_install_signals(void);
 void cputrack_ending_signals(sigset_t *set);
 int cputrack_early_signal(void);
@@ -239,52 +185,5 @@ void exec_say(pid_t pid, const char *args, enum exec_follow how);
  * --tid's tid of process pid; why is appended (may be "").
  */
 void capture_say_failed(pid_t pid, pid_t tid, const char *why);
-
-/* Room for an engine's reason not to count here. */
-#define ENGINE_WHY_LEN 256
-
-/*
- * An engine. open makes it ready to count and returns 0, or returns the
- * status to exit with: 1 when cpustat holds the CPUs, 2 when the engine
- * cannot count here. Where it cannot, why says so (open_one, cputrack.c,
- * says it: for auto, which then counts with the next engine, only under
- * -v or -D); an empty why: open said all there was to say. track runs
- * the whole tracking and returns the status to exit with; let_go lets
- * whatever is still tracked run on and frees the engine's state.
- */
-struct engine_ops {
-	int (*open)(struct cputrack *ct, bool for_auto, char *why, size_t len);
-	int (*track)(struct cputrack *ct);
-	void (*let_go)(struct cputrack *ct);
-};
-
-/*
- * A row of the engines' table (cputrack_engine.c), the one place that
- * names them: what --engine, the messages and the output call it, what
- * it can do, and its adapter.
- */
-struct engine {
-	const char *name;     /* as --engine and the output name it */
-	const char *says;     /* as messages name it: "the %s engine" */
-	const char *phase;    /* its mark in -D's start-up timing */
-	const char *how;      /* how it follows and counts, for --help */
-	bool sees_cgroups;    /* a process coming into a cgroup */
-	bool serves_requests; /* a traced program's cpc_enable */
-	bool counts_on_cpus;  /* CPUs alone, never a thread's events */
-	/* 0 where it can run here, else -1 and why; NULL: it always can */
-	int (*can_run)(char *why, size_t len);
-	/* whether the user may count every process; NULL: as the kernel says */
-	bool (*may_count_all)(void);
-	const struct engine_ops *ops;
-};
-
-/* The adapters, each in its own file of engines/. */
-extern const struct engine_ops ptrace_ops; /* cputrack_ptrace.c */
-extern const struct engine_ops bpf_ops;	   /* cputrack_bpf.c */
-int bpf_can_run(char *why, size_t len);	   /* ... or cputrack_nobpf.c */
-bool bpf_may_count_all(void);
-extern const struct engine_ops scan_ops; /* cputop_scan.c */
-/* cputop's own, which no --engine names (cputop_scan.c). */
-extern const struct engine scan_engine;
 
 #endif /* CPUTRACK_H */

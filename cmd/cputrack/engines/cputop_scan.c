@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cputrack_bpf_sets.h"
+#include "cputrack_engine.h"
 #include "cputrack_track.h"
 #include "diag.h"
 #include "fdlimit.h"
