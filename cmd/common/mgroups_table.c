@@ -338,6 +338,15 @@ static const struct mgroup_metric rapl_pkg_metrics[] = {
 	    "the package's average power" },
 };
 
+/* Platform energy (the psys domain: the whole SoC and what it feeds). */
+static const struct mgroup_metric rapl_psys_metrics[] = {
+	{ "energy_psys_j", "platform energy", "{power/energy-psys/} * " RAPL_J,
+	    "J", "joules the platform used (the psys domain)" },
+	{ "power_psys_w", "platform power",
+	    "{power/energy-psys/} * " RAPL_J " / #elapsed * 1e9", "W",
+	    "the platform's average power" },
+};
+
 #define TOPDOWN_L1_DESC                                             \
 	"TopDown level 1: where the issue slots go (retiring, bad " \
 	"speculation, frontend bound, backend bound)"
@@ -421,6 +430,10 @@ const struct mgroup mgroup_table[] = {
 	    "AMD Zen, and Intel without a DRAM domain (package only)",
 	    "power/energy-pkg/", rapl_pkg_metrics, N(rapl_pkg_metrics), "rapl",
 	    NULL, 0 },
+	{ "Energy", "energy and power per socket (RAPL)",
+	    "machines whose RAPL gives only the platform (psys) domain",
+	    "power/energy-psys/", rapl_psys_metrics, N(rapl_psys_metrics),
+	    "rapl", NULL, 0 },
 };
 
 const int mgroup_ntable = N(mgroup_table);

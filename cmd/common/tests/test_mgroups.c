@@ -279,7 +279,8 @@ ipc_branch_cache(void)
 /*
  * Memory: 1.5e9 reads and 5e8 writes of 64-byte lines in 2 s: 48, 16
  * and 64 GB/s. Energy: RAPL counts 2^-32 J, so 100 * 2^32 is 100 J, 50 W
- * over 2 s; 20 * 2^32 is 20 J, 10 W.
+ * over 2 s; 20 * 2^32 is 20 J, 10 W; psys alike, 30 * 2^32 is 30 J,
+ * 15 W.
  */
 static void
 uncore(void)
@@ -296,19 +297,29 @@ uncore(void)
 	static const char *const rapl_keys[] = { "energy_pkg_j", "power_pkg_w",
 		"energy_ram_j", "power_ram_w" };
 	static const double rapl_want[] = { 100, 50, 20, 10 };
+	static const struct count psys[] = { { "power/energy-psys/",
+	    30.0 * 4294967296.0 } };
+	static const char *const psys_keys[] = { "energy_psys_j",
+		"power_psys_w" };
+	static const double psys_want[] = { 30, 15 };
 
 	check_group(variant("MemBW", "uncore_imc/cas_count_read/"), mem, 2,
 	    2000000000, 0, mem_keys, mem_want, 3);
 	check_group(variant("Energy", "power/energy-ram/"), rapl, 2, 2000000000,
 	    0, rapl_keys, rapl_want, 4);
-	check_group(last_variant("Energy"), rapl, 1, 2000000000, 0, rapl_keys,
-	    rapl_want, 2);
+	/* The table keeps the psys-only variant last, after package-only. */
+	check_group(last_variant("Energy") - 1, rapl, 1, 2000000000, 0,
+	    rapl_keys, rapl_want, 2);
+	check_group(variant("Energy", "power/energy-psys/"), psys, 1,
+	    2000000000, 0, psys_keys, psys_want, 2);
+	CHECK(
+	    variant("Energy", "power/energy-psys/") == last_variant("Energy"));
 }
 
 /*
  * The table itself: Default first; every formula compiles and reads
- * only its variant's events (or #elapsed, #slots); every variant of a
- * group has the same metrics, by key, so a series means one thing.
+ * only its variant's events (or #elapsed, #slots); a key means one
+ * thing (one unit) in every variant of a group that gives it.
  */
 static void
 table(void)
@@ -318,7 +329,7 @@ table(void)
 	char err[256], ev[128];
 	const char *pos;
 	bool found;
-	int i, m, k, j;
+	int i, m, k, j, shared;
 
 	CHECK(strcmp(mgroup_default()->name, "Default") == 0);
 	CHECK(mgroup_default()->events == NULL);
@@ -351,16 +362,26 @@ table(void)
 				first = &mgroup_table[j];
 		/*
 		 * A variant gives its group's metrics, or some of them (Energy
-		 * without DRAM, MemBW without a read/write split), never
-		 * others.
+		 * without DRAM, MemBW without a read/write split), with the
+		 * same units; or, sharing none of them, a domain the first
+		 * variant's machines cannot be asked for in its place (Energy
+		 * on a platform whose RAPL has only psys). Never a mix: a
+		 * series keeps one meaning and a dashboard sees either the
+		 * group's keys or the other domain's.
 		 */
+		shared = 0;
 		for (m = 0; first != NULL && m < g->nmetrics; m++) {
 			for (k = 0; k < first->nmetrics; k++)
 				if (strcmp(first->metrics[k].key,
 					g->metrics[m].key) == 0)
 					break;
-			CHECK(k < first->nmetrics);
+			if (k < first->nmetrics) {
+				shared++;
+				CHECK(strcmp(first->metrics[k].unit,
+					  g->metrics[m].unit) == 0);
+			}
 		}
+		CHECK(first == NULL || shared == 0 || shared == g->nmetrics);
 		if (first != NULL && strcmp(g->name, "Energy") != 0 &&
 		    strcmp(g->name, "TopdownL2") != 0 &&
 		    strcmp(g->name, "MemBW") != 0)
