@@ -232,8 +232,22 @@ static const struct expect rk3588[] = { { "IPC", "every CPU with a PMU", NULL,
 	    NULL, 0, NULL },
 	{ NULL, NULL, NULL, NULL, 0, NULL } };
 
+/*
+ * A guest of a Xeon (family 6, model 207) whose kernel has no core PMU
+ * and whose RAPL power PMU (type 10) gives the platform's domain alone:
+ * energy-psys, event=0x05.
+ */
+static const struct enc psys_rapl[] = { { "power/energy-psys/", 10, 0x05 } };
+
+static const struct expect psys[] = { { "Energy",
+					  "machines whose RAPL gives only "
+					  "the platform (psys) domain",
+					  NULL, NE(psys_rapl), NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
 static void check_df_zen3(cpc_t *cpc);
 static void check_df_zen4(cpc_t *cpc);
+static void check_psys(cpc_t *cpc);
 
 static const struct model {
 	const char *pmu; /* LIBPFM_FORCE_PMU, or NULL */
@@ -248,6 +262,7 @@ static const struct model {
 	{ "amd64_fam19h_zen4", "amd-zen4", zen4, check_df_zen4 },
 	{ "adl_glc", "intel-alderlake-hybrid", adl, NULL },
 	{ NULL, "arm-rk3588-biglittle", rk3588, NULL },
+	{ NULL, "intel-vm-psys", psys, check_psys },
 };
 
 #define NMODELS (sizeof(models) / sizeof(models[0]))
@@ -368,6 +383,21 @@ check_df_zen4(cpc_t *cpc)
 	check_name(cpc, "amd_df/event=0x2df,umask=0x7ff/", 10, 0x20700ffdfULL);
 	CHECK(pmumask_cpus(cpc, "amd_df/event=0x21f,umask=0x7fe/", &cpus) == 0);
 	CHECK(CPU_COUNT(&cpus) == 1 && CPU_ISSET(0, &cpus));
+}
+
+/* Platform energy counts on its cpumask's CPU, in joules of 2^-32. */
+static void
+check_psys(cpc_t *cpc)
+{
+	cpu_set_t cpus;
+	char unit[16];
+	double scale;
+
+	CHECK(pmumask_cpus(cpc, "power/energy-psys/", &cpus) == 0);
+	CHECK(CPU_COUNT(&cpus) == 1 && CPU_ISSET(0, &cpus));
+	CHECK(cpc_event_scale(
+		  cpc, "power/energy-psys/", &scale, unit, sizeof(unit)) == 1 &&
+	    scale == 1.0 / 4294967296.0 && strcmp(unit, "Joules") == 0);
 }
 
 /* TopDown level 1 of counts (the set's order): 40, 10|15, 20, 30|25. */
