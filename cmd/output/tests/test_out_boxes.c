@@ -17,39 +17,10 @@
 
 #include "check.h"
 #include "out_format.h"
+#include "out_written.h"
 #include "../../../libcpc/cpc_impl.h"
 
-#define SEC  1000000000ULL
 #define TREE SOURCE_DIR "/tests/unit/sysfs-trees/intel-icelakex"
-
-/* What format writes for a row. */
-static char *
-written(const struct out_format_ops *ops, const struct out_run *run,
-    const struct out_row *row)
-{
-	struct out_buf b = { 0 };
-	void *state = ops->state_new != NULL ? ops->state_new(run) : NULL;
-	char *text;
-
-	ops->row(state, run, &b, row, 0);
-	if (ops->state_free != NULL)
-		ops->state_free(state);
-	out_buf_str(&b, "");
-	text = strndup(b.data != NULL ? b.data : "", b.len);
-	out_buf_free(&b);
-	return text;
-}
-
-static void
-check_has(const char *text, const char *want, bool has)
-{
-	check_count++;
-	if (text == NULL || (strstr(text, want) != NULL) != has) {
-		check_failures++;
-		fprintf(stderr, "expected%s '%s' in: %s\n", has ? "" : " no",
-		    want, text != NULL ? text : "(null)");
-	}
-}
 
 /* A run of one spec on this handle, its output in fmt. */
 static bool
@@ -79,18 +50,7 @@ test_boxes(cpc_t *cpc)
 {
 	static const uint64_t v[] = { 2 * SEC, 65536, 3ULL << 32, 16384,
 		49152 };
-	struct out_row row = { .label = "tick",
-		.pid = -1,
-		.lwp = -1,
-		.tid = -1,
-		.cpu = 0,
-		.ncpus = -1,
-		.setno = 0,
-		.values = v,
-		.enabled_ns = 2 * SEC,
-		.running_ns = 2 * SEC,
-		.elapsed_ns = 2 * SEC,
-		.child = -1 };
+	struct out_row row = cpu_tick_row(v, 2 * SEC, 2 * SEC, 2 * SEC);
 	const struct spec *spec;
 	struct out_run run;
 	setgrp_t *specs;
@@ -166,18 +126,7 @@ static void
 test_no_boxes(cpc_t *cpc)
 {
 	static const uint64_t v[] = { 2 * SEC, 16384, 3ULL << 32 };
-	struct out_row row = { .label = "tick",
-		.pid = -1,
-		.lwp = -1,
-		.tid = -1,
-		.cpu = 0,
-		.ncpus = -1,
-		.setno = 0,
-		.values = v,
-		.enabled_ns = 2 * SEC,
-		.running_ns = 2 * SEC,
-		.elapsed_ns = 2 * SEC,
-		.child = -1 };
+	struct out_row row = cpu_tick_row(v, 2 * SEC, 2 * SEC, 2 * SEC);
 	struct out_run run;
 	setgrp_t *specs;
 	char *t;

@@ -11,8 +11,7 @@
 
 #include "check.h"
 #include "out_format.h"
-
-#define SEC 1000000000ULL
+#include "out_written.h"
 
 /* A row of the set task-clock,page-faults: 0.5 s, 10 faults. */
 static struct out_row
@@ -30,24 +29,6 @@ row_of(const uint64_t *values, uint64_t enabled, uint64_t running)
 		.running_ns = running,
 		.elapsed_ns = SEC,
 		.child = -1 };
-}
-
-/* What format writes for a row. */
-static char *
-written(const struct out_format_ops *ops, const struct out_run *run,
-    const struct out_row *row)
-{
-	struct out_buf b = { 0 };
-	void *state = ops->state_new != NULL ? ops->state_new(run) : NULL;
-	char *text;
-
-	ops->row(state, run, &b, row, 0);
-	if (ops->state_free != NULL)
-		ops->state_free(state);
-	out_buf_str(&b, "");
-	text = strndup(b.data != NULL ? b.data : "", b.len);
-	out_buf_free(&b);
-	return text;
 }
 
 static void

@@ -16,40 +16,7 @@
 
 #include "check.h"
 #include "out_format.h"
-
-#define SEC 1000000000ULL
-
-/* What format writes for a row (head: the stream's head instead). */
-static char *
-written(const struct out_format_ops *ops, const struct out_run *run,
-    const struct out_row *row, bool head)
-{
-	struct out_buf b = { 0 };
-	void *state = ops->state_new != NULL ? ops->state_new(run) : NULL;
-	char *text;
-
-	if (head)
-		ops->head(state, run, &b);
-	else
-		ops->row(state, run, &b, row, 0);
-	if (ops->state_free != NULL)
-		ops->state_free(state);
-	out_buf_str(&b, "");
-	text = strndup(b.data != NULL ? b.data : "", b.len);
-	out_buf_free(&b);
-	return text;
-}
-
-static void
-check_has(const char *text, const char *want)
-{
-	check_count++;
-	if (text == NULL || strstr(text, want) == NULL) {
-		check_failures++;
-		fprintf(stderr, "expected '%s' in: %s\n", want,
-		    text != NULL ? text : "(null)");
-	}
-}
+#include "out_written.h"
 
 int
 main(void)
@@ -59,18 +26,7 @@ main(void)
 	};
 	/* 3 J of 2^-32 J counts in 2 s: 3.000 Joules, 1.500 W. */
 	static const uint64_t v[] = { 2 * SEC, 3ULL << 32 };
-	struct out_row row = { .label = "tick",
-		.pid = -1,
-		.lwp = -1,
-		.tid = -1,
-		.cpu = 0,
-		.ncpus = -1,
-		.setno = 0,
-		.values = v,
-		.enabled_ns = 2 * SEC,
-		.running_ns = 2 * SEC,
-		.elapsed_ns = 2 * SEC,
-		.child = -1 };
+	struct out_row row = cpu_tick_row(v, 2 * SEC, 2 * SEC, 2 * SEC);
 	struct out_run run;
 	setgrp_t *specs;
 	cpc_t *cpc;
@@ -86,7 +42,7 @@ main(void)
 	CHECK(out_run_init(&run, cpc, &cfg) == 0);
 	/* This machine's sysfs scales neither. */
 	CHECK(!run.events[0].scaled && !run.events[1].scaled);
-	t = written(&out_table_format, &run, &row, false);
+	t = written(&out_table_format, &run, &row);
 	CHECK(t != NULL && strchr(t, '#') == NULL);
 	free(t);
 
@@ -100,26 +56,29 @@ main(void)
 	snprintf(run.events[e].scale.unit, sizeof(run.events[e].scale.unit),
 	    "Joules");
 	run.any_scaled = true;
-	t = written(&out_table_format, &run, &row, false);
-	check_has(t, " 12884901888  # 3.000 Joules page-faults (1.500 W)");
+	t = written(&out_table_format, &run, &row);
+	check_has(
+	    t, " 12884901888  # 3.000 Joules page-faults (1.500 W)", true);
 	free(t);
-	t = written(&out_json_format, &run, &row, false);
+	t = written(&out_json_format, &run, &row);
 	check_has(t,
 	    "\"counters\":{\"task-clock\":2000000000,"
-	    "\"page-faults\":12884901888}");
-	check_has(t, "\"scaled\":{\"page-faults\":3.0}");
-	check_has(t, "\"scaled_per_s\":{\"page-faults\":1.5}");
+	    "\"page-faults\":12884901888}",
+	    true);
+	check_has(t, "\"scaled\":{\"page-faults\":3.0}", true);
+	check_has(t, "\"scaled_per_s\":{\"page-faults\":1.5}", true);
 	free(t);
-	t = written(&out_json_format, &run, &row, true);
+	t = written(&out_json_format, &run, NULL);
 	check_has(t,
 	    "{\"name\":\"page-faults\",\"unit\":\"count\","
 	    "\"scale\":2.3283064365387e-10,"
-	    "\"scaled_unit\":\"Joules\"}");
+	    "\"scaled_unit\":\"Joules\"}",
+	    true);
 	free(t);
 	/* Not counted: no value, no rate; never 0. */
 	row.not_counted = "the set was not scheduled";
-	t = written(&out_json_format, &run, &row, false);
-	check_has(t, "\"scaled\":{\"page-faults\":null}");
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "\"scaled\":{\"page-faults\":null}", true);
 	free(t);
 	out_run_fini(&run);
 	setgrp_free(specs);
