@@ -15,7 +15,10 @@ bpf_can_run(char *why, size_t len)
 	return -1;
 }
 
-/* Never asked: open refuses first. */
+/*
+ * No refusal of its own: --for-each-cgroup's check passes, and the open
+ * then says that this build cannot count it at all.
+ */
 bool
 bpf_may_count_all(void)
 {
