@@ -166,10 +166,11 @@ alias_cmp(const void *a, const void *b)
 	    ((const struct sysfs_alias *)b)->name);
 }
 
+/* Boxes in their numbers' order: uncore_imc_2 before uncore_imc_10. */
 static int
 pmu_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct sysfs_pmu *)a)->name,
+	return strverscmp(((const struct sysfs_pmu *)a)->name,
 	    ((const struct sysfs_pmu *)b)->name);
 }
 
