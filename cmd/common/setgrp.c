@@ -384,7 +384,7 @@ fail:
 
 /* A clone the master kept, or a new one; its counts start from zero. */
 static setgrp_t *
-clone(setgrp_t *master, bool has_sets)
+clone_of(setgrp_t *master, bool has_sets)
 {
 	setgrp_t *g = master->spares[has_sets];
 	int s;
@@ -404,13 +404,13 @@ clone(setgrp_t *master, bool has_sets)
 setgrp_t *
 setgrp_clone(setgrp_t *master)
 {
-	return clone(master, true);
+	return clone_of(master, true);
 }
 
 setgrp_t *
 setgrp_accumulator(setgrp_t *master)
 {
-	return clone(master, false);
+	return clone_of(master, false);
 }
 
 static void

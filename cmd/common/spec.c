@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpus.h"
 #include "diag.h"
 #include "nearest.h"
 #include "spec.h"
@@ -839,6 +840,7 @@ spec_free(struct spec *spec)
 		free(spec->reqs[i].event);
 		free(spec->reqs[i].name);
 		free(spec->reqs[i].box_names);
+		free(spec->reqs[i].box_cpus);
 	}
 	free(spec->reqs);
 	free(spec->text);
@@ -919,6 +921,23 @@ count_boxes(cpc_t *cpc, const char *event)
 }
 
 /*
+ * The CPUs that count box k of event for their socket: its cpumask's; all
+ * where it has none.
+ */
+static void
+box_cpus(cpc_t *cpc, const char *event, int k, cpu_set_t *cpus)
+{
+	const char *list = cpc_event_cpumask(cpc, event, k);
+	int cpu;
+
+	if (list != NULL && cpus_parse_list(list, cpus) == 0)
+		return;
+	CPU_ZERO(cpus);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, cpus);
+}
+
+/*
  * Which requests are summed over the boxes of a PMU, each box's part
  * after the values and the core PMUs' parts, as cpc_buf_get_box gives
  * them; the boxes' names are the handle's.
@@ -936,8 +955,13 @@ find_boxes(cpc_t *cpc, struct spec *spec)
 		if ((r->box_names = calloc(
 			 (size_t)r->nboxes, sizeof(*r->box_names))) == NULL)
 			return -1;
-		for (k = 0; k < r->nboxes; k++)
+		if ((r->box_cpus = calloc(
+			 (size_t)r->nboxes, sizeof(*r->box_cpus))) == NULL)
+			return -1;
+		for (k = 0; k < r->nboxes; k++) {
 			r->box_names[k] = cpc_event_box(cpc, r->event, k);
+			box_cpus(cpc, r->event, k, &r->box_cpus[k]);
+		}
 		r->box_first = next;
 		next += r->nboxes;
 		spec->nboxes += r->nboxes;

@@ -5,6 +5,7 @@
 #ifndef SPEC_H
 #define SPEC_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ struct spec_req {
 	int nboxes;
 	int box_first; /* the first box's index in a set's values */
 	const char **box_names;
+	cpu_set_t *box_cpus; /* each box's: those its cpumask names */
 };
 
 /*
@@ -78,6 +80,22 @@ spec_req_parts(const struct spec *spec, int i, const uint64_t *values,
 	*names = spec->part_names;
 	*parts = &values[spec->nreqs + i * spec->nparts];
 	return spec->nparts;
+}
+
+/*
+ * Whether box k of request r is counted in a row of the CPUs cpus (NULL:
+ * of every CPU): whether its cpumask names one of them. Each box counts
+ * its socket on the CPUs its cpumask names, and on no other.
+ */
+static inline bool
+spec_box_counted(const struct spec_req *r, int k, const cpu_set_t *cpus)
+{
+	cpu_set_t both;
+
+	if (cpus == NULL || r->box_cpus == NULL)
+		return true;
+	CPU_AND(&both, &r->box_cpus[k], cpus);
+	return CPU_COUNT(&both) > 0;
 }
 
 enum spec_error {

@@ -56,6 +56,8 @@ start_workers(struct cpustat *cs, const cpu_set_t *cpus)
 		w = &cs->workers[n++];
 		w->cs = cs;
 		w->cpu = cpu;
+		CPU_ZERO(&w->self);
+		CPU_SET(cpu, &w->self);
 		pthread_mutex_init(&w->soak_lock, NULL);
 		pthread_cond_init(&w->soak_cv, NULL);
 		if ((w->grp = setgrp_clone(cs->specs)) == NULL)
@@ -113,16 +115,19 @@ wait_for_workers(struct cpustat *cs, const sigset_t *sigs)
 	}
 }
 
-/* How many CPUs counted set s, at least once. */
+/* How many CPUs counted set s, at least once, and which. */
 static int
-cpus_counting(const struct cpustat *cs, int s)
+cpus_counting(const struct cpustat *cs, int s, cpu_set_t *cpus)
 {
 	int w, n = 0;
 
+	CPU_ZERO(cpus);
 	for (w = 0; w < cs->nworkers; w++)
 		if (cs->workers[w].grp != NULL &&
-		    setgrp_sampled(cs->workers[w].grp, s))
+		    setgrp_sampled(cs->workers[w].grp, s)) {
+			CPU_SET(cs->workers[w].cpu, cpus);
 			n++;
+		}
 	return n;
 }
 
@@ -142,10 +147,11 @@ some_cpu_failed_with(const struct cpustat *cs, int err)
 static const char *
 never_counted(const struct cpustat *cs, int s)
 {
+	cpu_set_t cpus;
 	int other;
 
 	for (other = 0; other < setgrp_nsets(cs->specs); other++)
-		if (other != s && cpus_counting(cs, other) > 0)
+		if (other != s && cpus_counting(cs, other, &cpus) > 0)
 			return "the run ended before the set's turn";
 	if (some_cpu_failed_with(cs, EACCES) || some_cpu_failed_with(cs, EPERM))
 		return "permission denied";
@@ -171,6 +177,7 @@ print_totals(struct cpustat *cs)
 		.cpu = -1,
 	};
 	const struct set_counts *total;
+	cpu_set_t counted;
 	char partial[64];
 	int s, w;
 
@@ -183,7 +190,8 @@ print_totals(struct cpustat *cs)
 			setgrp_accumulate(acc, cs->workers[w].grp);
 	for (s = 0; s < setgrp_nsets(acc); s++) {
 		row.setno = s;
-		row.ncpus = cpus_counting(cs, s);
+		row.ncpus = cpus_counting(cs, s, &counted);
+		row.cpus = &counted;
 		row.not_counted = row.ncpus == 0 ? never_counted(cs, s) : NULL;
 		row.partial = NULL;
 		if (row.ncpus > 0 && row.ncpus < cs->nworkers) {

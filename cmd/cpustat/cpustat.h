@@ -43,6 +43,7 @@ struct cpu_unit;
 struct cpu_worker {
 	struct cpustat *cs;
 	int cpu;
+	cpu_set_t self; /* cpu alone: its rows' CPUs */
 	pthread_t thread;
 	bool started;
 	setgrp_t *grp;

@@ -147,6 +147,7 @@ emit_row(struct cpu_worker *w, int s, unsigned long n)
 		.lwp = -1,
 		.tid = -1,
 		.cpu = w->cpu,
+		.cpus = &w->self,
 		.ncpus = -1,
 		.setno = s,
 		.intervals = n,

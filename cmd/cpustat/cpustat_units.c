@@ -28,6 +28,7 @@ struct cpu_unit {
 	int live;	  /* of those, the ones still sampling */
 	int arrived;	  /* CPUs whose row is in the pending one */
 	int arrived_gone; /* ...of which stopped sampling since */
+	cpu_set_t arrived_cpus;
 	int setno;
 	unsigned long intervals;
 	hrtime_t when;
@@ -124,6 +125,7 @@ unit_flush(struct cpustat *cs, struct cpu_unit *u)
 		.tid = -1,
 		.cpu = -1,
 		.ncpus = u->arrived,
+		.cpus = &u->arrived_cpus,
 		.unit = u->name,
 		.setno = u->setno,
 		.intervals = u->intervals,
@@ -157,6 +159,7 @@ unit_flush(struct cpustat *cs, struct cpu_unit *u)
 	cpustat_flush(cs);
 	memset(u->values, 0, (size_t)max_values(cs) * sizeof(uint64_t));
 	u->arrived = u->arrived_gone = 0;
+	CPU_ZERO(&u->arrived_cpus);
 	u->intervals = 0;
 	u->when = 0;
 	u->tick = u->enabled_ns = u->running_ns = 0;
@@ -192,6 +195,7 @@ cpustat_unit_add(struct cpu_worker *w, int s, unsigned long n)
 	if (n > u->intervals)
 		u->intervals = n;
 	u->arrived++;
+	CPU_SET(w->cpu, &u->arrived_cpus);
 	w->unit_arrived = true;
 	if (unit_complete(u))
 		unit_flush(w->cs, u);

@@ -17,6 +17,7 @@
 #ifndef OUTPUT_H
 #define OUTPUT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -113,6 +114,11 @@ struct out_row {
 	int cpu;	  /* a cpustat tick row's CPU */
 	int ncpus;	  /* a cpustat total or unit row's CPUs
 			     counted */
+	/*
+	 * A cpustat row's CPUs counted, which say the boxes of a PMU its
+	 * parts hold (spec_box_counted); NULL: every box.
+	 */
+	const cpu_set_t *cpus;
 	/* a cpustat --per-* row's unit, as perf names it (S0-D0-C1) */
 	const char *unit;
 	unsigned long intervals; /* a cpustat row's intervals: more

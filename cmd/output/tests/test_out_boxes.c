@@ -9,6 +9,9 @@
  * count 64 bytes, 64 / 2^20 MiB; RAPL's energy-pkg counts 2^-32 J. What
  * the kernel counts there is for a machine that has them: a row's counts
  * are given here, as a sample of the run's sets lays them out (spec.h).
+ * A recorded 2-socket Genoa (amd-genoa-2s) has a PMU for each memory
+ * controller, amd_umc_0 .. 11 counting on CPU 0, 12 .. 23 on CPU 96:
+ * a row holds the boxes its CPUs count.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +23,7 @@
 #include "out_written.h"
 #include "../../../libcpc/cpc_impl.h"
 
-#define TREE SOURCE_DIR "/tests/unit/sysfs-trees/intel-icelakex"
+#define TREES SOURCE_DIR "/tests/unit/sysfs-trees/"
 
 /* A run of one spec on this handle, its output in fmt. */
 static bool
@@ -146,16 +149,81 @@ test_no_boxes(cpc_t *cpc)
 	setgrp_free(specs);
 }
 
+/* Whether JSON text's parts hold amd_umc_k for k in [from, to] alone. */
+static void
+check_umc_parts(const char *text, int from, int to)
+{
+	char name[32];
+	int k;
+
+	for (k = 0; k < 24; k++) {
+		snprintf(name, sizeof(name), "\"amd_umc_%d\":", k);
+		check_has(text, name, k >= from && k <= to);
+	}
+}
+
+/*
+ * Genoa's reads, 1000 CAS on each controller of socket 0 and 2000 on
+ * each of socket 1: CPU 96's row (and socket 1's) holds boxes 12 .. 23,
+ * the total all 24, a CPU of neither no parts at all.
+ */
+static void
+test_socket_boxes(cpc_t *cpc)
+{
+	uint64_t v[1 + 24] = { 0 };
+	struct out_row row = cpu_tick_row(v, 2 * SEC, 2 * SEC, 2 * SEC);
+	cpu_set_t cpus;
+	struct out_run run;
+	setgrp_t *specs;
+	char *t;
+	int k;
+
+	if (!run_of(cpc, "amd_umc/event=0x0a,rdwrmask=0x1/", OUT_JSON, &specs,
+		&run))
+		return;
+	CHECK(run.specs[0]->nboxes == 24);
+	for (k = 0; k < 24; k++)
+		v[1 + k] = k < 12 ? 0 : 2000;
+	v[0] = 12 * 2000;
+	CPU_ZERO(&cpus);
+	CPU_SET(96, &cpus);
+	row.cpus = &cpus;
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "\"amd_umc_12\":2000,\"amd_umc_13\":2000", true);
+	check_umc_parts(t, 12, 23);
+	free(t);
+	for (k = 0; k < 12; k++)
+		v[1 + k] = 1000;
+	v[0] += 12 * 1000;
+	CPU_SET(0, &cpus);
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "{\"amd_umc_0\":1000,\"amd_umc_1\":1000", true);
+	check_umc_parts(t, 0, 23);
+	free(t);
+	CPU_ZERO(&cpus);
+	CPU_SET(5, &cpus);
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "\"parts\"", false);
+	free(t);
+	out_run_fini(&run);
+	setgrp_free(specs);
+}
+
 int
 main(void)
 {
 	cpc_t *cpc;
 
-	cpclib_set_sysfs_root(TREE, 1);
+	cpclib_set_sysfs_root(TREES "intel-icelakex", 1);
 	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
 		SKIP("cpc_open: %s", strerror(errno));
 	test_boxes(cpc);
 	test_no_boxes(cpc);
+	cpc_close(cpc);
+	cpclib_set_sysfs_root(TREES "amd-genoa-2s", 1);
+	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
+		SKIP("cpc_open: %s", strerror(errno));
+	test_socket_boxes(cpc);
 	cpc_close(cpc);
 	return check_report("test_out_boxes");
 }
