@@ -176,6 +176,15 @@ model_fits(cpc_t *cpc, const struct mgroup *g, char *why, size_t len)
 	return false;
 }
 
+/* Whether g is for the models it names, and this CPU is one of them. */
+static bool
+names_model(cpc_t *cpc, const struct mgroup *g)
+{
+	char why[256];
+
+	return g->models != NULL && model_fits(cpc, g, why, sizeof(why));
+}
+
 /* Whether a formula of g reads the PMU's slots per cycle. */
 static bool
 reads_slots(const struct mgroup *g)
@@ -218,8 +227,17 @@ mgroup_resolve(cpc_t *cpc, const char *name, char *why, size_t len)
 		    model_fits(cpc, g, missing, sizeof(missing)) &&
 		    fits(cpc, g, missing, sizeof(missing)))
 			return g;
-		/* Else of one of a PMU of its own (cpu_core/) last. */
-		rank = own ? 2 : strchr(g->events, '/') == NULL ? 1 : 0;
+		/*
+		 * Else of one of a PMU of its own (cpu_core/) last; first of
+		 * one that names this CPU's model, whose events are numbers
+		 * meant for it.
+		 */
+		if (names_model(cpc, g))
+			rank = 3;
+		else if (own)
+			rank = 2;
+		else
+			rank = strchr(g->events, '/') == NULL ? 1 : 0;
 		if (told == NULL || rank > told_rank) {
 			told = g;
 			told_rank = rank;

@@ -315,6 +315,25 @@ static const struct mgroup_metric df_zen3_metrics[] = {
 	    "GB/s", "bytes moved to and from DRAM per second" },
 };
 
+/*
+ * AMD Zen 4 and Zen 5: each memory controller (UMC, one per DRAM
+ * channel) counts its CAS commands, reads (rdwrmask 1) and writes (2)
+ * apart, 64 bytes a command. The kernel has a PMU per controller,
+ * amd_umc_0 .. amd_umc_N, its cpumask a CPU of the controller's socket:
+ * the event of them all is their sum (boxes), each socket's row its own.
+ */
+#define UMC_RD "{amd_umc/event=0x0a,rdwrmask=0x1/}"
+#define UMC_WR "{amd_umc/event=0x0a,rdwrmask=0x2/}"
+static const struct mgroup_metric umc_metrics[] = {
+	{ "mem_read_gbs", "memory read", UMC_RD " * 64 / #elapsed", "GB/s",
+	    "bytes read from DRAM per second" },
+	{ "mem_write_gbs", "memory write", UMC_WR " * 64 / #elapsed", "GB/s",
+	    "bytes written to DRAM per second" },
+	{ "mem_total_gbs", "memory total",
+	    "(" UMC_RD " + " UMC_WR ") * 64 / #elapsed", "GB/s",
+	    "bytes moved to and from DRAM per second" },
+};
+
 /* RAPL counts in units of 2^-32 J (the events' .scale), raw as above. */
 #define RAPL_J "2.3283064365386962890625e-10"
 static const struct mgroup_metric rapl_metrics[] = {
@@ -422,6 +441,11 @@ const struct mgroup mgroup_table[] = {
 	    "amd_df/event=0x187,umask=0x38/,amd_df/event=0x1c7,umask=0x38/",
 	    df_zen3_metrics, N(df_zen3_metrics), "amd-df",
 	    "AMD64 Fam17h Zen2|AMD64 Fam19h Zen3", 4 },
+	{ "MemBW", "memory bandwidth per socket, from the memory controllers",
+	    "AMD Zen 4 and Zen 5 (amd_umc, Linux 6.7 and later)",
+	    "amd_umc/event=0x0a,rdwrmask=0x1/,amd_umc/event=0x0a,rdwrmask=0x2/",
+	    umc_metrics, N(umc_metrics), "amd-umc",
+	    "AMD64 Fam19h Zen4|AMD64 Fam1Ah Zen5", 0 },
 	{ "Energy", "energy and power per socket (RAPL)",
 	    "Intel (package and DRAM domains)",
 	    "power/energy-pkg/,power/energy-ram/", rapl_metrics,

@@ -179,7 +179,8 @@ static const struct enc df_zen3[] = { { "amd_df/event=0x07,umask=0x38/", 10,
 	{ "amd_df/event=0x147,umask=0x38/", 10, 0x100003847ULL },
 	{ "amd_df/event=0x187,umask=0x38/", 10, 0x100003887ULL },
 	{ "amd_df/event=0x1c7,umask=0x38/", 10, 0x1000038c7ULL } };
-#define DF_VARIANT "AMD Zen 2 and Zen 3"
+#define DF_VARIANT  "AMD Zen 2 and Zen 3"
+#define UMC_VARIANT "AMD Zen 4 and Zen 5"
 
 static const struct expect zen3[] = { { "IPC", "every CPU with a PMU", NULL,
 					  NE(ipc), NULL },
@@ -199,10 +200,28 @@ static const struct expect zen4[] = { { "Cache", "every CPU with a PMU", NULL,
 	{ "TopdownL1", "AMD Zen 4", NULL, NE(zen4_l1), zen4_counts },
 	{ "TopdownL2", NULL, "slots: this CPU has no such event", NULL, 0,
 	    NULL },
+	/* Linux 6.1 has no amd_umc, and the DF variant is Zen 3's. */
 	{ "MemBW", NULL,
-	    "this CPU is AMD64 Fam19h Zen4, whose event numbers mean other "
-	    "events; that variant is for " DF_VARIANT,
+	    "amd_umc/event=0x0a,rdwrmask=0x1/: no PMU 'amd_umc' in this "
+	    "kernel (see /sys/bus/event_source/devices); that variant is "
+	    "for " UMC_VARIANT,
 	    NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, 0, NULL } };
+
+/*
+ * A two-socket Genoa on Linux 6.12: a memory controller's CAS commands,
+ * event 0x0a, reads rdwrmask 1 and writes 2 (config:8-9), on amd_umc_0
+ * (type 14), the first of its 24 controllers.
+ */
+static const struct enc umc[] = { { "amd_umc/event=0x0a,rdwrmask=0x1/", 14,
+				      0x10a },
+	{ "amd_umc/event=0x0a,rdwrmask=0x2/", 14, 0x20a } };
+
+static const struct expect genoa[] = { { "TopdownL1", "AMD Zen 4", NULL,
+					   NE(zen4_l1), zen4_counts },
+	{ "MemBW", UMC_VARIANT, NULL, NE(umc), NULL },
+	{ "Energy", "AMD Zen, and Intel without a DRAM domain", NULL, NULL, 0,
+	    NULL },
 	{ NULL, NULL, NULL, NULL, 0, NULL } };
 
 /*
@@ -247,6 +266,7 @@ static const struct expect psys[] = { { "Energy",
 
 static void check_df_zen3(cpc_t *cpc);
 static void check_df_zen4(cpc_t *cpc);
+static void check_umc_genoa(cpc_t *cpc);
 static void check_psys(cpc_t *cpc);
 
 static const struct model {
@@ -260,6 +280,7 @@ static const struct model {
 	{ "spr", "intel-sapphirerapids", spr, NULL },
 	{ "amd64_fam19h_zen3", "amd-zen3", zen3, check_df_zen3 },
 	{ "amd64_fam19h_zen4", "amd-zen4", zen4, check_df_zen4 },
+	{ "amd64_fam19h_zen4", "amd-genoa-2s", genoa, check_umc_genoa },
 	{ "adl_glc", "intel-alderlake-hybrid", adl, NULL },
 	{ NULL, "arm-rk3588-biglittle", rk3588, NULL },
 	{ NULL, "intel-vm-psys", psys, check_psys },
@@ -383,6 +404,50 @@ check_df_zen4(cpc_t *cpc)
 	check_name(cpc, "amd_df/event=0x2df,umask=0x7ff/", 10, 0x20700ffdfULL);
 	CHECK(pmumask_cpus(cpc, "amd_df/event=0x21f,umask=0x7fe/", &cpus) == 0);
 	CHECK(CPU_COUNT(&cpus) == 1 && CPU_ISSET(0, &cpus));
+}
+
+/*
+ * Genoa's MemBW: each event is the sum of 24 controllers, each opened on
+ * its own socket's CPU (0 for amd_umc_0 .. 11, 96 for 12 .. 23). 1.5e9
+ * reads and 0.5e9 writes of 64 bytes in 2 s are 48 and 16 GB/s, 64 in
+ * all.
+ */
+static void
+check_umc_genoa(cpc_t *cpc)
+{
+	const struct mgroup *g = variant_of("MemBW", UMC_VARIANT);
+	static const double want[] = { 48, 16, 64 };
+	uint64_t values[2 + 48] = { 1500000000, 500000000 };
+	struct derived_set ds;
+	enum spec_error err;
+	struct spec *spec;
+	cpu_set_t cpus;
+	double v = 0;
+	int u;
+
+	if (g == NULL || (spec = spec_parse(cpc, g->events, &err)) == NULL) {
+		CHECK(false);
+		return;
+	}
+	CHECK(spec->nreqs == 2 && spec->nboxes == 48);
+	CHECK(spec->reqs[0].nboxes == 24 &&
+	    strcmp(spec->reqs[0].box_names[0], "amd_umc_0") == 0 &&
+	    strcmp(spec->reqs[0].box_names[23], "amd_umc_23") == 0);
+	CHECK(
+	    strcmp(cpc_event_cpumask(cpc, spec->reqs[0].event, 11), "0") == 0);
+	CHECK(
+	    strcmp(cpc_event_cpumask(cpc, spec->reqs[0].event, 12), "96") == 0);
+	CHECK(pmumask_cpus(cpc, spec->reqs[1].event, &cpus) == 0);
+	CHECK(CPU_COUNT(&cpus) == 2 && CPU_ISSET(0, &cpus) &&
+	    CPU_ISSET(96, &cpus));
+	CHECK(derived_plan(spec, &g, 1, &ds) == 0);
+	CHECK(ds.nuses == 3);
+	for (u = 0; u < ds.nuses && u < 3; u++) {
+		CHECK(derived_value(&ds, &ds.uses[u], values, 2000000000, &v));
+		CHECK(fabs(v - want[u]) < 1e-12);
+	}
+	derived_free(&ds);
+	spec_free(spec);
 }
 
 /* Platform energy counts on its cpumask's CPU, in joules of 2^-32. */
