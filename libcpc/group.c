@@ -448,7 +448,9 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
 
 /*
  * A request none of whose events can count on cpu (a CPU binding on a
- * hybrid CPU, of an event its core type lacks): said, ENOENT.
+ * hybrid CPU, of an event its core type lacks): said, ENOENT. A socket
+ * PMU's event is opened on the CPUs its cpumask names and on no other,
+ * as meant: a CPU's set beside it counts there without it.
  */
 static int
 check_on_cpu(cpc_t *cpc, const cpc_set_t *set, int cpu, const char *fn)
@@ -460,7 +462,9 @@ check_on_cpu(cpc_t *cpc, const cpc_set_t *set, int cpu, const char *fn)
 	for (i = 0; cpu >= 0 && i < set->nreqs; i++) {
 		req = &set->reqs[i];
 		for (t = on = 0; t < req->enc.nterms; t++)
-			on += set->group_key[req->first_event + t] >= 0;
+			on += set->group_key[req->first_event + t] >= 0 ||
+			    cpclib_socket_pmu(cpc, &req->enc.term[t].attr) !=
+				NULL;
 		if (on > 0)
 			continue;
 		cpclib_request_cores(cpc, req, where, sizeof(where));

@@ -10,6 +10,7 @@
  * cpumask, CPU 0 (socket 0) and CPU 1 (socket 1); sysfs gives the CAS
  * counts a scale to MiB and RAPL's energy one to Joules. The one-socket
  * Skylake-X counts on CPU 0, and Zen 3's L3 PMU on a CPU per L3 of four.
+ * A two-socket Genoa's memory controllers count each its own socket.
  * A buffer keeps each box's part after the values (and, on the hybrid
  * Alder Lake, after each core PMU's parts), in the order the boxes are
  * named.
@@ -133,6 +134,55 @@ zen3(void)
 	check_mask(cpc, "uncore_imc/cas_count_read/", "none");
 	cpc_close(cpc);
 	return check_report("test_uncore zen3");
+}
+
+static cpc_set_t *set_of(cpc_t *cpc, const char *const *events, int n);
+
+/*
+ * A two-socket Genoa: each memory controller a PMU (amd_umc_0 .. 23),
+ * boxes 0 to 11 counting socket 0 on CPU 0, 12 to 23 socket 1 on CPU 96.
+ * A CPU's set beside them binds on any CPU, and opens them only on the
+ * CPUs their cpumasks name: on CPU 1 cpu-clock counts and the controllers
+ * are not tried; on CPU 0 they are, and this kernel has no such PMU.
+ */
+static int
+genoa(void)
+{
+	static const char *const events[] = { "cpu-clock",
+		"amd_umc/event=0x0a,rdwrmask=0x1/" };
+	cpc_t *cpc = recorded(TREES "amd-genoa-2s");
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	uint64_t clock = 0, umc = 1, box = 1;
+
+	if (cpc == NULL)
+		return check_report("test_uncore genoa");
+	check_mask(cpc, events[1], "0,96");
+	CHECK(strcmp(cpc_event_box(cpc, events[1], 2), "amd_umc_2") == 0);
+	CHECK(strcmp(cpc_event_box(cpc, events[1], 10), "amd_umc_10") == 0);
+	if ((set = set_of(cpc, events, 2)) == NULL)
+		return check_report("test_uncore genoa");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("SKIP CPU 1's bind: this machine has one CPU\n");
+	} else {
+		CHECK(cpc_bind_cpu(cpc, 1, set, 0) == 0);
+		CHECK((buf = cpc_buf_create(cpc, set)) != NULL);
+		if (buf != NULL) {
+			CHECK(cpc_set_sample(cpc, set, buf) == 0);
+			CHECK(
+			    cpc_buf_get(cpc, buf, 0, &clock) == 0 && clock > 0);
+			CHECK(cpc_buf_get(cpc, buf, 1, &umc) == 0 && umc == 0);
+			CHECK(cpc_buf_get_box(cpc, buf, 1, 12, &box) == 0 &&
+			    box == 0);
+			(void)cpc_buf_destroy(cpc, buf);
+		}
+		CHECK(cpc_unbind(cpc, set) == 0);
+	}
+	errno = 0;
+	CHECK(cpc_bind_cpu(cpc, 0, set, 0) == -1 && errno != 0);
+	(void)cpc_set_destroy(cpc, set);
+	cpc_close(cpc);
+	return check_report("test_uncore genoa");
 }
 
 /* A set of the events, each a request in order. */
@@ -400,7 +450,8 @@ alderlake(void)
 int
 main(void)
 {
-	int (*const trees[])(void) = { icelakex, skylakex, zen3, alderlake };
+	int (*const trees[])(
+	    void) = { icelakex, skylakex, zen3, alderlake, genoa };
 	size_t t;
 	int status;
 	pid_t pid;
