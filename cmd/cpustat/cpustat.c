@@ -131,6 +131,22 @@ cpus_counting(const struct cpustat *cs, int s, cpu_set_t *cpus)
 	return n;
 }
 
+/*
+ * How many CPUs had set s enabled: a set of a socket PMU's events alone
+ * counts on its cpumask's CPUs, and on the others has nothing enabled.
+ */
+static int
+cpus_timed(const struct cpustat *cs, int s)
+{
+	int w, n = 0;
+
+	for (w = 0; w < cs->nworkers; w++)
+		if (cs->workers[w].grp != NULL &&
+		    setgrp_total(cs->workers[w].grp, s)->times.enabled_ns > 0)
+			n++;
+	return n;
+}
+
 /* Whether a CPU failed with err. */
 static bool
 some_cpu_failed_with(const struct cpustat *cs, int err)
@@ -179,7 +195,7 @@ print_totals(struct cpustat *cs)
 	const struct set_counts *total;
 	cpu_set_t counted;
 	char partial[64];
-	int s, w;
+	int s, w, timed;
 
 	if (acc == NULL) {
 		diag(NULL, "no memory available\n");
@@ -208,9 +224,9 @@ print_totals(struct cpustat *cs)
 		row.enabled_ns = total->times.enabled_ns;
 		row.running_ns = total->times.running_ns;
 		/* Each CPU's enabled time is wall time: their mean. */
-		row.elapsed_ns = row.ncpus > 0 ?
-		    total->times.enabled_ns / (uint64_t)row.ncpus :
-		    0;
+		timed = cpus_timed(cs, s);
+		row.elapsed_ns =
+		    timed > 0 ? total->times.enabled_ns / (uint64_t)timed : 0;
 		output_row(cs->out, &row);
 	}
 	cpustat_flush(cs);

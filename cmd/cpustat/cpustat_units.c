@@ -29,6 +29,12 @@ struct cpu_unit {
 	int arrived;	  /* CPUs whose row is in the pending one */
 	int arrived_gone; /* ...of which stopped sampling since */
 	cpu_set_t arrived_cpus;
+	/*
+	 * Of those, the ones whose set counted there: a set of a socket
+	 * PMU's events alone counts on its cpumask's CPUs, and on the others
+	 * has nothing enabled.
+	 */
+	int timed;
 	int setno;
 	unsigned long intervals;
 	hrtime_t when;
@@ -135,7 +141,8 @@ unit_flush(struct cpustat *cs, struct cpu_unit *u)
 		.enabled_ns = u->enabled_ns,
 		.running_ns = u->running_ns,
 		/* Each CPU's enabled time is wall time: their mean. */
-		.elapsed_ns = u->enabled_ns / (uint64_t)u->arrived,
+		.elapsed_ns =
+		    u->timed > 0 ? u->enabled_ns / (uint64_t)u->timed : 0,
 	};
 	char partial[64];
 	bool stopped;
@@ -158,7 +165,7 @@ unit_flush(struct cpustat *cs, struct cpu_unit *u)
 	output_row(cs->out, &row);
 	cpustat_flush(cs);
 	memset(u->values, 0, (size_t)max_values(cs) * sizeof(uint64_t));
-	u->arrived = u->arrived_gone = 0;
+	u->arrived = u->arrived_gone = u->timed = 0;
 	CPU_ZERO(&u->arrived_cpus);
 	u->intervals = 0;
 	u->when = 0;
@@ -195,6 +202,7 @@ cpustat_unit_add(struct cpu_worker *w, int s, unsigned long n)
 	if (n > u->intervals)
 		u->intervals = n;
 	u->arrived++;
+	u->timed += c->times.enabled_ns > 0;
 	CPU_SET(w->cpu, &u->arrived_cpus);
 	w->unit_arrived = true;
 	if (unit_complete(u))
