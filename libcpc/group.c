@@ -402,14 +402,14 @@ open_event(cpc_t *cpc, cpc_set_t *set, int i, int t, pid_t pid, int cpu,
     bool inherit, const char *fn)
 {
 	struct cpc_request *req = &set->reqs[i];
-	int e = req->first_event + t, leader = leader_of(set, e),
-	    group = inherit || leader == e ? -1 : set->fds[leader];
+	int e = req->first_event + t, leader = leader_of(set, e), group;
 	struct perf_event_attr attr;
 	bool explained = false;
 	int subcode;
 
 	if (leader < 0)
-		return 0; /* not on this CPU's core PMU */
+		return 0; /* not on this CPU (another core PMU's, a socket's) */
+	group = inherit || leader == e ? -1 : set->fds[leader];
 	cpclib_request_to_attr(req, t, &attr);
 	if ((subcode = cpclib_attr_apply(cpc, req, &attr)) != 0) {
 		cpclib_err_subcode(cpc, fn, subcode);
