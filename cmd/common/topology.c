@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The CPUs' topology as sysfs gives it: cpuN/topology/physical_package_id,
- * die_id and core_id under devices/system/cpu, and the NUMA nodes' CPU
- * lists, devices/system/node/nodeM/cpulist. A core_id is unique only
- * within its die and socket, so a core is named by all three.
+ * die_id and core_id under devices/system/cpu, the NUMA nodes' CPU
+ * lists, devices/system/node/nodeM/cpulist, and each CPU's caches,
+ * cpuN/cache/indexK/{level,type,id,shared_cpu_list}. A core_id is unique
+ * only within its die and socket, so a core is named by all three; a
+ * cache id within its level, so perf names a cache by its socket, die,
+ * level and id.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,22 +17,64 @@
 #include "cpus.h"
 #include "topology.h"
 
-/* One number from a file under root, or -1. */
+const char *const topology_field_keys[TOPO_NFIELDS] = {
+	[TOPO_F_SOCKET] = "socket",
+	[TOPO_F_DIE] = "die",
+	[TOPO_F_CORE] = "core",
+	[TOPO_F_NODE] = "node",
+	[TOPO_F_CACHE_LEVEL] = "cache_level",
+	[TOPO_F_CACHE] = "cache",
+};
+
+/* Each field's mark in a unit's name: S1-D0-C23, N2, S0-D0-L3-ID1. */
+static const char *const field_marks[TOPO_NFIELDS] = {
+	[TOPO_F_SOCKET] = "S",
+	[TOPO_F_DIE] = "D",
+	[TOPO_F_CORE] = "C",
+	[TOPO_F_NODE] = "N",
+	[TOPO_F_CACHE_LEVEL] = "L",
+	[TOPO_F_CACHE] = "ID",
+};
+
+/* The first line of the file at path, or NULL. */
+static char *
+read_text(const char *path, char *buf, size_t size)
+{
+	FILE *f;
+	char *line;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return NULL;
+	line = fgets(buf, (int)size, f);
+	fclose(f);
+	if (line != NULL)
+		line[strcspn(line, "\n")] = '\0';
+	return line;
+}
+
+/* The number in the file at path, or -1. */
+static int
+read_number(const char *path)
+{
+	char text[32], *end;
+	long v;
+
+	if (read_text(path, text, sizeof(text)) == NULL)
+		return -1;
+	v = strtol(text, &end, 10);
+	return end != text && *end == '\0' && v >= 0 && v <= INT_MAX ? (int)v :
+								       -1;
+}
+
+/* One number of cpu's topology under root, or -1. */
 static int
 read_id(const char *root, int cpu, const char *name)
 {
 	char path[512];
-	FILE *f;
-	int v;
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s",
 	    root, cpu, name);
-	if ((f = fopen(path, "re")) == NULL)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1 || v < 0)
-		v = -1;
-	fclose(f);
-	return v;
+	return read_number(path);
 }
 
 /* Whether node directory dir's CPU list holds cpu. */
@@ -90,15 +136,71 @@ topology_place(const char *root, int cpu, struct cpu_place *p)
 	if ((p->die = read_id(root, cpu, "die_id")) < 0)
 		p->die = 0;
 	p->node = node_of(root, cpu);
+	p->cache_level = p->cache = -1;
 	return 0;
+}
+
+/*
+ * Cache index k of cpu: its level and id, where it holds data (data or
+ * unified); false past the last index, or for an instruction cache.
+ */
+static bool
+cache_index(const char *root, int cpu, int k, int *level, int *id, bool *end)
+{
+	char dir[512], path[600], text[4096];
+	cpu_set_t sharing;
+	int first;
+
+	snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%d/cache/index%d",
+	    root, cpu, k);
+	snprintf(path, sizeof(path), "%s/level", dir);
+	*end = (*level = read_number(path)) < 0;
+	snprintf(path, sizeof(path), "%s/type", dir);
+	if (*end || read_text(path, text, sizeof(text)) == NULL ||
+	    strcmp(text, "Instruction") == 0)
+		return false;
+	snprintf(path, sizeof(path), "%s/id", dir);
+	if ((*id = read_number(path)) >= 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/shared_cpu_list", dir);
+	if (read_text(path, text, sizeof(text)) == NULL ||
+	    cpus_parse_list(text, &sharing) != 0)
+		return false;
+	for (first = 0; first < CPU_SETSIZE && !CPU_ISSET(first, &sharing);
+	     first++)
+		;
+	*id = first < CPU_SETSIZE ? first : -1;
+	return *id >= 0;
+}
+
+int
+topology_cache(const char *root, int cpu, int level, struct cpu_place *p)
+{
+	int k, at, id;
+	bool end = false;
+
+	p->cache_level = p->cache = -1;
+	for (k = 0; !end; k++)
+		if (cache_index(root, cpu, k, &at, &id, &end) &&
+		    (level == 0 ? at > p->cache_level : at == level)) {
+			p->cache_level = at;
+			p->cache = id;
+		}
+	return p->cache_level >= 0 ? 0 : -1;
 }
 
 struct cpu_place
 topology_unit(const struct cpu_place *p, enum topo_unit k)
 {
-	struct cpu_place u = { -1, -1, -1, -1 };
+	struct cpu_place u = { -1, -1, -1, -1, -1, -1 };
 
 	switch (k) {
+	case TOPO_CACHE:
+		u.cache_level = p->cache_level;
+		u.cache = p->cache;
+		u.die = p->die;
+		u.socket = p->socket;
+		break;
 	case TOPO_CORE:
 		u.core = p->core;
 		/* FALLTHROUGH */
@@ -121,7 +223,8 @@ bool
 topology_same(const struct cpu_place *a, const struct cpu_place *b)
 {
 	return a->socket == b->socket && a->die == b->die &&
-	    a->core == b->core && a->node == b->node;
+	    a->core == b->core && a->node == b->node &&
+	    a->cache_level == b->cache_level && a->cache == b->cache;
 }
 
 void
@@ -129,6 +232,9 @@ topology_name(const struct cpu_place *u, char *buf, size_t size)
 {
 	if (u->node >= 0)
 		snprintf(buf, size, "N%d", u->node);
+	else if (u->cache_level >= 0)
+		snprintf(buf, size, "S%d-D%d-L%d-ID%d", u->socket, u->die,
+		    u->cache_level, u->cache);
 	else if (u->core >= 0)
 		snprintf(buf, size, "S%d-D%d-C%d", u->socket, u->die, u->core);
 	else if (u->die >= 0)
@@ -138,18 +244,18 @@ topology_name(const struct cpu_place *u, char *buf, size_t size)
 }
 
 int
-topology_name_field(const char *name, enum topo_unit k)
+topology_name_field(const char *name, enum topo_field f)
 {
-	static const char letters[] = { [TOPO_CORE] = 'C',
-		[TOPO_DIE] = 'D',
-		[TOPO_SOCKET] = 'S',
-		[TOPO_NODE] = 'N' };
-	const char *at;
+	const char *at, *mark;
+	size_t n;
 
-	if (name == NULL || k == TOPO_NONE)
+	if (name == NULL || f < 0 || f >= TOPO_NFIELDS)
 		return -1;
+	mark = field_marks[f];
+	n = strlen(mark);
 	for (at = name; *at != '\0'; at++)
-		if ((at == name || at[-1] == '-') && *at == letters[k])
-			return atoi(at + 1);
+		if ((at == name || at[-1] == '-') &&
+		    strncmp(at, mark, n) == 0 && at[n] >= '0' && at[n] <= '9')
+			return atoi(at + n);
 	return -1;
 }

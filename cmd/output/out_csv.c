@@ -87,8 +87,8 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	out_buf_str(b, ",");
 	field(run, b, value);
 	/* ...and --per-*'s and --metrics's columns, empty. */
-	if (run->cfg.per_unit != 0)
-		out_buf_str(b, ",,,,");
+	for (i = 0; run->cfg.per_unit != 0 && i < TOPO_NFIELDS; i++)
+		out_buf_str(b, ",");
 	if (run->derived != NULL)
 		for (i = 0; i <= run->nmetric_keys; i++)
 			out_buf_str(b, ",");
@@ -109,8 +109,8 @@ csv_head(void *state, const struct out_run *run, struct out_buf *b)
 		field(run, b, run->events[i].name);
 	}
 	out_buf_printf(b, ",%s", closing_columns);
-	if (run->cfg.per_unit != 0)
-		out_buf_str(b, ",socket,die,core,node");
+	for (i = 0; run->cfg.per_unit != 0 && i < TOPO_NFIELDS; i++)
+		out_buf_printf(b, ",%s", topology_field_keys[i]);
 	if (run->derived != NULL) {
 		out_buf_str(b, ",elapsed_ns");
 		for (i = 0; i < run->nmetric_keys; i++) {
@@ -167,18 +167,15 @@ values(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	}
 }
 
-/* --per-*: the unit's socket, die, core and node, each after a comma. */
+/* --per-*: the unit's place (socket, die, ...), each after a comma. */
 static void
 unit_fields(struct out_buf *b, const char *unit)
 {
-	static const enum topo_unit fields[] = { TOPO_SOCKET, TOPO_DIE,
-		TOPO_CORE, TOPO_NODE };
-	size_t i;
-	int v;
+	int f, v;
 
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	for (f = 0; f < TOPO_NFIELDS; f++) {
 		out_buf_str(b, ",");
-		if ((v = topology_name_field(unit, fields[i])) >= 0)
+		if ((v = topology_name_field(unit, (enum topo_field)f)) >= 0)
 			out_buf_printf(b, "%d", v);
 	}
 }

@@ -369,15 +369,13 @@ counts(const struct out_run *run, struct out_json_obj *row,
 static void
 unit_fields(struct out_json_obj *row, const char *unit)
 {
+	int f;
+
 	out_json_put(row, "unit", text_or_null(unit));
-	out_json_put(row, "socket",
-	    number_or_null(topology_name_field(unit, TOPO_SOCKET)));
-	out_json_put(
-	    row, "die", number_or_null(topology_name_field(unit, TOPO_DIE)));
-	out_json_put(
-	    row, "core", number_or_null(topology_name_field(unit, TOPO_CORE)));
-	out_json_put(
-	    row, "node", number_or_null(topology_name_field(unit, TOPO_NODE)));
+	for (f = 0; f < TOPO_NFIELDS; f++)
+		out_json_put(row, topology_field_keys[f],
+		    number_or_null(
+			topology_name_field(unit, (enum topo_field)f)));
 }
 
 static void

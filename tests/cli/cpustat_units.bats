@@ -30,8 +30,29 @@ def node(cpu):
                     return int(d[4:])
     return 0
 
+def cache(cpu, level):
+    """The level and id of the data or unified cache of cpu at level (0: its
+    highest); a cache without an id is named by its first CPU."""
+    base = "/sys/devices/system/cpu/cpu%d/cache" % cpu
+    best = None
+    for d in os.listdir(base):
+        p = "%s/%s/" % (base, d)
+        if not re.fullmatch(r"index[0-9]+", d) or open(p + "type").read().strip() == "Instruction":
+            continue
+        lv = int(open(p + "level").read())
+        if os.path.exists(p + "id"):
+            cid = int(open(p + "id").read())
+        else:
+            cid = int(re.split(r"[-,]", open(p + "shared_cpu_list").read().strip())[0])
+        if lv == level or (level == 0 and (best is None or lv > best[0])):
+            best = (lv, cid)
+    return best
+
 def unit_of(cpu, kind):
     s, d, c = topo(cpu, "physical_package_id"), topo(cpu, "die_id"), topo(cpu, "core_id")
+    if kind.startswith("cache"):
+        lv, cid = cache(cpu, int(re.sub(r"[^0-9]", "", kind) or 0))
+        return "S%d-D%d-L%d-ID%d" % (s, d, lv, cid)
     return {"core": "S%d-D%d-C%d" % (s, d, c), "die": "S%d-D%d" % (s, d),
             "socket": "S%d" % s, "node": "N%d" % node(cpu)}[kind]
 
@@ -66,10 +87,16 @@ def check_units(path, kind, nintervals, cpus=CPUS):
             die("unit %s: %s CPUs, want %s" % (r["unit"], r["ncpus"], want.get(r["unit"])))
         if r["cpu"] is not None:
             die("a unit row names no CPU: %r" % r)
-        if kind in ("core", "die", "socket"):
+        if kind != "node":
             s = int(r["unit"][1:].split("-")[0])
             if r["socket"] != s or r["node"] is not None:
                 die("fields of %s: %r" % (r["unit"], r))
+        if kind.startswith("cache"):
+            lv, cid = r["unit"].split("-L")[1].split("-ID")
+            if (r["cache_level"], r["cache"], r["core"]) != (int(lv), int(cid), None):
+                die("cache fields of %s: %r" % (r["unit"], r))
+        elif r["cache_level"] is not None or r["cache"] is not None:
+            die("cache fields of %s: %r" % (r["unit"], r))
         if kind == "core" and r["core"] != int(r["unit"].split("-C")[1]):
             die("core field of %s: %r" % (r["unit"], r))
         if kind == "node" and (r["node"] != int(r["unit"][1:]) or r["socket"] is not None):
@@ -166,7 +193,7 @@ for u, l in got.items():
 	[[ $output =~ " $cpu  tick " ]]
 }
 
-@test "the table: a unit column and its CPUs; CSV: socket, die, core and node columns; the exporter: the same labels; the trace: a counter per unit" {
+@test "the table: a unit column and its CPUs; CSV: socket, die, core, node and cache columns; the exporter: the same labels; the trace: a counter per unit" {
 	run --separate-stderr "$CPUSTAT" -c context-switches --per-core 0.1 1
 	assert_success
 	local title='^ +time unit +cpus event +pic0 $'
@@ -180,14 +207,14 @@ for u, l in got.items():
 	printf '%s\n' "$output" >"$T/csv"
 	pycheck "$UNITS"'
 rows = list(csv.DictReader(open(sys.argv[1])))
-if list(rows[0])[-4:] != ["socket", "die", "core", "node"]:
+if list(rows[0])[-6:] != ["socket", "die", "core", "node", "cache_level", "cache"]:
     die("columns: %r" % list(rows[0]))
 ticks = [r for r in rows if r["label"] == "tick"]
 want = units("node")
 if sorted("N" + r["node"] for r in ticks) != sorted(want):
     die("nodes %r, want %r" % ([r["node"] for r in ticks], sorted(want)))
 for r in ticks:
-    if r["socket"] or r["die"] or r["core"] or r["cpu"]:
+    if r["socket"] or r["die"] or r["core"] or r["cpu"] or r["cache_level"] or r["cache"]:
         die("a node row names only its node: %r" % r)
 ' "$T/csv"
 	"$CPUSTAT" -c context-switches --per-socket --format=prometheus --output="$T/prom" 0.1 2

@@ -858,21 +858,15 @@ label_int(struct out_buf *b, bool *first, const char *key, long long v)
 	label(b, first, key, text);
 }
 
-/* A unit's labels (--per-*): the socket, die, core and node it names. */
+/* A unit's labels (--per-*): the socket, die, ... it names. */
 static void
 unit_labels(struct out_buf *b, bool *first, const char *unit)
 {
-	static const struct {
-		enum topo_unit kind;
-		const char *key;
-	} fields[] = { { TOPO_SOCKET, "socket" }, { TOPO_DIE, "die" },
-		{ TOPO_CORE, "core" }, { TOPO_NODE, "node" } };
-	size_t i;
-	int v;
+	int f, v;
 
-	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		if ((v = topology_name_field(unit, fields[i].kind)) >= 0)
-			label_int(b, first, fields[i].key, v);
+	for (f = 0; f < TOPO_NFIELDS; f++)
+		if ((v = topology_name_field(unit, (enum topo_field)f)) >= 0)
+			label_int(b, first, topology_field_keys[f], v);
 }
 
 /*
