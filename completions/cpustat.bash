@@ -275,7 +275,7 @@ _cpctools_cpustat()
 			    --metric-groups= \
 			    --cpus= --shared --exclusive -a -A -e -I -x -j \
 			    --json -C --per-core --per-die --per-socket \
-			    --per-node; _parse_help "$cmd" --help)
+			    --per-node --per-cache; _parse_help "$cmd" --help)
 			mapfile -t COMPREPLY < <(compgen -W "$(sort -u <<<"$opts")" -- "$cur")
 			[[ ${COMPREPLY[*]} == *= ]] && compopt -o nospace
 			;;

@@ -332,7 +332,8 @@ run(struct cpustat *cs)
 		;
 	(void)cpc_seterrhndlr(cs->cpc, diag_errhndlr);
 	startup_mark("options and spec");
-	if (setgrp_check(cs->specs, cpu) > 0)
+	if (setgrp_check(cs->specs, cpu) > 0 ||
+	    cpustat_units_check(cs, &cpus) != 0)
 		return 2;
 	startup_mark("spec check");
 	(void)cpc_seterrhndlr(cs->cpc, cpustat_errhndlr);

@@ -31,9 +31,10 @@ struct cpustat_opts {
 	/* -n, -t, --format, --output, --output-fd, --listen */
 	struct out_config out;
 	bool have_cpus;
-	cpu_set_t cpus; /* --cpus, -C */
-	uint_t hold;	/* CPC_BIND_SHARED (--shared), _EXCLUSIVE or 0 */
-	int per_unit;	/* --per-*: enum topo_unit, or 0 */
+	cpu_set_t cpus;	 /* --cpus, -C */
+	uint_t hold;	 /* CPC_BIND_SHARED (--shared), _EXCLUSIVE or 0 */
+	int per_unit;	 /* --per-*: enum topo_unit, or 0 */
+	int cache_level; /* --per-cache's; 0: each CPU's highest */
 };
 
 struct cpustat;
@@ -110,6 +111,7 @@ void cpustat_flush(struct cpustat *cs);
  * the workers start (-1: said); a CPU's row handed to its unit, and its
  * leaving the unit when it stops sampling (both out_lock held).
  */
+int cpustat_units_check(const struct cpustat *cs, const cpu_set_t *cpus);
 int cpustat_units_build(struct cpustat *cs);
 void cpustat_units_free(struct cpustat *cs);
 void cpustat_unit_add(struct cpu_worker *w, int s, unsigned long n);

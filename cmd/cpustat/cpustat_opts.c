@@ -23,7 +23,8 @@ enum {
 	OPT_PER_CORE,
 	OPT_PER_DIE,
 	OPT_PER_SOCKET,
-	OPT_PER_NODE
+	OPT_PER_NODE,
+	OPT_PER_CACHE
 };
 
 static const struct option own_options[] = {
@@ -32,6 +33,7 @@ static const struct option own_options[] = {
 	{ "per-die", no_argument, NULL, OPT_PER_DIE },
 	{ "per-socket", no_argument, NULL, OPT_PER_SOCKET },
 	{ "per-node", no_argument, NULL, OPT_PER_NODE },
+	{ "per-cache", optional_argument, NULL, OPT_PER_CACHE },
 	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ NULL, 0, NULL, 0 },
@@ -48,7 +50,8 @@ usage(FILE *out)
 	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]\n"
 	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
 	    "\t\t[--web-config=file] [--linger=secs] [-C list | --cpus=list]\n"
-	    "\t\t[--per-core | --per-die | --per-socket | --per-node]\n"
+	    "\t\t[--per-core | --per-die | --per-socket | --per-node |\n"
+	    "\t\t --per-cache[=Ln]]\n"
 	    "\t\t[--shared | --exclusive] [--metrics] [-M group[,group]]\n"
 	    "\t\t[interval [count]]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
@@ -86,6 +89,9 @@ usage(FILE *out)
 	    "\t--per-core, --per-die, --per-socket, --per-node\n"
 	    "\t\t  a row per core (S0-D0-C1), die (S0-D0), socket (S0)\n"
 	    "\t\t  or NUMA node (N0), its CPUs summed, per interval\n"
+	    "\t--per-cache[=Ln]\n"
+	    "\t\t  a row per cache of level n (S0-D0-L3-ID0; without n,\n"
+	    "\t\t  the highest), its CPUs summed, per interval\n"
 	    "\t--shared  count hardware events without holding counters\n"
 	    "\t\t  (multiplexed with everyone)\n"
 	    "\t--exclusive\n"
@@ -230,17 +236,38 @@ hold_option(struct cpustat_opts *o, uint_t flag, bool *bad)
 	return 0;
 }
 
-/* --per-core, --per-die, --per-socket or --per-node: one of them. */
+/* --per-core, --per-die, --per-socket, --per-node or --per-cache. */
 static void
 per_unit_option(struct cpustat_opts *o, int unit, bool *bad)
 {
 	if (o->per_unit != 0 && o->per_unit != unit) {
 		diag(NULL,
-		    "--per-core, --per-die, --per-socket and --per-node "
-		    "exclude each other\n");
+		    "--per-core, --per-die, --per-socket, --per-node and "
+		    "--per-cache exclude each other\n");
 		*bad = true;
 	}
 	o->per_unit = unit;
+}
+
+/* --per-cache[=Ln] (perf's spelling, l3 as L3, 3 too); 0: the highest. */
+static void
+per_cache_option(struct cpustat_opts *o, const char *level, bool *bad)
+{
+	const char *digits = level;
+	const char *errstr;
+
+	per_unit_option(o, TOPO_CACHE, bad);
+	o->cache_level = 0;
+	if (level == NULL)
+		return;
+	if (*digits == 'L' || *digits == 'l')
+		digits++;
+	o->cache_level = (int)strtonum(digits, 1, 9, &errstr);
+	if (errstr != NULL) {
+		diag(NULL, "--per-cache=%s: not a cache level (L1, L2, L3)\n",
+		    level);
+		*bad = true;
+	}
 }
 
 /* One of cpustat's own options. */
@@ -317,6 +344,9 @@ option(void *arg, int c, const char *value, bool *bad)
 		break;
 	case OPT_PER_NODE:
 		per_unit_option(o, TOPO_NODE, bad);
+		break;
+	case OPT_PER_CACHE:
+		per_cache_option(o, value, bad);
 		break;
 	case OPT_SHARED:
 	case OPT_EXCLUSIVE:

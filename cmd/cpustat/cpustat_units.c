@@ -76,6 +76,39 @@ unit_of(struct cpustat *cs, const struct cpu_place *u)
 	return unit;
 }
 
+static void
+no_cache(int cpu, int level)
+{
+	if (level == 0)
+		diag(NULL,
+		    "cpu%d: sysfs gives no cache (no "
+		    "/sys/devices/system/cpu/cpu%d/cache); count it without "
+		    "--per-cache\n",
+		    cpu, cpu);
+	else
+		diag(NULL,
+		    "--per-cache=L%d: cpu%d has no level %d cache in sysfs "
+		    "(/sys/devices/system/cpu/cpu%d/cache)\n",
+		    level, cpu, level, cpu);
+}
+
+/* --per-cache: whether each CPU to be measured has the cache; else said. */
+int
+cpustat_units_check(const struct cpustat *cs, const cpu_set_t *cpus)
+{
+	struct cpu_place p;
+	int cpu;
+
+	for (cpu = 0; cs->opt.per_unit == TOPO_CACHE && cpu < CPU_SETSIZE;
+	     cpu++)
+		if (CPU_ISSET(cpu, cpus) &&
+		    topology_cache("/sys", cpu, cs->opt.cache_level, &p) != 0) {
+			no_cache(cpu, cs->opt.cache_level);
+			return -1;
+		}
+	return 0;
+}
+
 int
 cpustat_units_build(struct cpustat *cs)
 {
@@ -96,6 +129,12 @@ cpustat_units_build(struct cpustat *cs)
 			    "/sys/devices/system/cpu/cpu%d/topology); "
 			    "count it without --per-*\n",
 			    w->cpu, w->cpu);
+			return -1;
+		}
+		if (cs->opt.per_unit == TOPO_CACHE &&
+		    topology_cache("/sys", w->cpu, cs->opt.cache_level, &p) !=
+			0) {
+			no_cache(w->cpu, cs->opt.cache_level);
 			return -1;
 		}
 		u = topology_unit(&p, (enum topo_unit)cs->opt.out.per_unit);

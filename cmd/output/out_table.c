@@ -34,6 +34,7 @@
 
 #include "out_format.h"
 #include "out_table.h"
+#include "topology.h"
 
 /* "pic0", "pic1", ... as the original's "%8s%-2d " cut to 10 characters. */
 static void
@@ -72,6 +73,13 @@ pic_names(const struct out_run *run, struct out_buf *b)
 	out_buf_str(b, "\n");
 }
 
+/* The unit column's width: S0-D0-C12, or a cache's S0-D0-L3-ID12. */
+static int
+unit_width(const struct out_run *run)
+{
+	return run->cfg.per_unit == TOPO_CACHE ? 13 : 9;
+}
+
 static void
 table_title(void *state, const struct out_run *run, struct out_buf *b)
 {
@@ -86,7 +94,8 @@ table_title(void *state, const struct out_run *run, struct out_buf *b)
 			out_buf_printf(b, "%6s ", "pid");
 		out_buf_printf(b, "%3s %10s ", "lwp", "event");
 	} else if (run->cfg.per_unit != 0) {
-		out_buf_printf(b, "%-9s %4s %5s ", "unit", "cpus", "event");
+		out_buf_printf(b, "%-*s %4s %5s ", unit_width(run), "unit",
+		    "cpus", "event");
 	} else {
 		out_buf_printf(b, "%3s %5s ", "cpu", "event");
 	}
@@ -103,7 +112,7 @@ prefix(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	out_buf_printf(b, "%7.3f ", (double)t / 1e9);
 	if (run->cfg.tool == OUT_CPUSTAT && run->cfg.per_unit != 0) {
 		/* A unit's row, or the total over all of them. */
-		out_buf_printf(b, "%-9s %4d %5s ",
+		out_buf_printf(b, "%-*s %4d %5s ", unit_width(run),
 		    row->unit != NULL ? row->unit : "all", row->ncpus,
 		    row->label);
 		return;

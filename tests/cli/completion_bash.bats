@@ -211,7 +211,7 @@ $(tty_listing)"
 		expect "cpustat --cp" "cpustat --cpus="
 		expect "cpustat --per-so" "cpustat --per-socket "
 		expect "cpustat --per-n" "cpustat --per-node "
-		listed "cpustat --per-" --per-core --per-die --per-node --per-socket
+		listed "cpustat --per-" --per-cache --per-core --per-die --per-node --per-socket
 		expect "cpustat --exc" "cpustat --exclusive "
 		# --metrics and --metric-groups= share "--metric".
 		expect "cpustat --metr" "cpustat --metric"

@@ -16,7 +16,8 @@ usage_text() {
 	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]" \
 	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
 	    "		[--web-config=file] [--linger=secs] [-C list | --cpus=list]" \
-	    "		[--per-core | --per-die | --per-socket | --per-node]" \
+	    "		[--per-core | --per-die | --per-socket | --per-node |" \
+	    "		 --per-cache[=Ln]]" \
 	    "		[--shared | --exclusive] [--metrics] [-M group[,group]]" \
 	    "		[interval [count]]" \
 	    "	cpustat --list[=glob] | --help | --version" \
@@ -54,6 +55,9 @@ usage_text() {
 	    "	--per-core, --per-die, --per-socket, --per-node" \
 	    "		  a row per core (S0-D0-C1), die (S0-D0), socket (S0)" \
 	    "		  or NUMA node (N0), its CPUs summed, per interval" \
+	    "	--per-cache[=Ln]" \
+	    "		  a row per cache of level n (S0-D0-L3-ID0; without n," \
+	    "		  the highest), its CPUs summed, per interval" \
 	    "	--shared  count hardware events without holding counters" \
 	    "		  (multiplexed with everyone)" \
 	    "	--exclusive" \

@@ -65,7 +65,7 @@ setup() {
 	for opt in "-c eventspec" "-h" "-n" "-p period" "-s" "-t" "-T u|d" "-D" \
 	    "--format=format" "--output=file" "--output-fd=fd" \
 	    "--listen=addr:port" "--web-config=file" "--cpus=list" "-C list" \
-	    "--per-core" "--per-die" "--per-socket" "--per-node" "--shared" \
+	    "--per-core" "--per-die" "--per-socket" "--per-node" "--per-cache[=Ln]" "--shared" \
 	    "--exclusive" "--list[=glob]" \
 	    "--help" "--version" "interval" "count"; do
 		grep -qE "^       $(sed 's/[][|.]/\\&/g' <<<"$opt")( |$)" <<<"$text" ||

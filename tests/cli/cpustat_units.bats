@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# cpustat --per-core, --per-die, --per-socket, --per-node and -C against
+# cpustat --per-core, --per-die, --per-socket, --per-node, --per-cache and -C against
 # the real kernel: one row per unit per interval, named from this
 # machine's sysfs topology (read here by the test itself), each the exact
 # sum of its CPUs' counts: the rows of a run add up to its total, which
@@ -147,13 +147,27 @@ for u, l in got.items():
 	done
 }
 
+@test "--per-cache: a row per cache of the highest level, or of the one named (L1, l2, 2), S0-D0-L3-ID0" {
+	[ -d /sys/devices/system/cpu/cpu0/cache/index0 ] ||
+		skip "this kernel's sysfs gives the CPUs no caches"
+	local kind
+	for kind in cache cache=L1 cache=l2 cache=2; do
+		run --separate-stderr "$CPUSTAT" -c task-clock,context-switches "--per-$kind" --format=json 0.1 2
+		assert_success
+		printf '%s\n' "$output" >"$T/$kind"
+		pycheck "$UNITS"'check_units(sys.argv[1], sys.argv[2], 2)' "$T/$kind" "$kind"
+	done
+}
+
 @test "a tracepoint that one CPU alone hits is counted, all of it, in that CPU's core and socket" {
 	ensure_tracefs
 	local call=syscalls:sys_enter_sched_rr_get_interval kind cpu
 	[ -d "/sys/kernel/tracing/events/${call/://}" ] ||
 		skip "no $call tracepoint in this kernel"
 	cpu=$(last_cpu)
-	for kind in core socket; do
+	kinds="core socket"
+	[ ! -d /sys/devices/system/cpu/cpu0/cache/index0 ] || kinds+=" cache=L2"
+	for kind in $kinds; do
 		env --default-signal=INT "$CPUSTAT" -c "$call" "--per-$kind" --format=json 0.1 \
 		    >"$T/out" 2>"$T/err" 3>&- &
 		BG_PIDS=$!
@@ -226,6 +240,17 @@ for u in units("socket"):
 if re.search(r"cpu=", text):
     die("unit series have no cpu label:\n" + text)
 ' "$T/prom"
+	if [ -d /sys/devices/system/cpu/cpu0/cache/index0 ]; then
+		"$CPUSTAT" -c context-switches --per-cache=L2 --format=prometheus --output="$T/promc" 0.1 1
+		pycheck "$UNITS"'
+text = open(sys.argv[1]).read()
+for u in units("cache=L2"):
+    s, d, lv, cid = re.fullmatch(r"S(\d+)-D(\d+)-L(\d+)-ID(\d+)", u).groups()
+    want = "socket=\"%s\",die=\"%s\",cache_level=\"%s\",cache=\"%s\",event=" % (s, d, lv, cid)
+    if "cpustat_events_total{" + want not in text:
+        die("no series of cache %s:\n%s" % (u, text))
+' "$T/promc"
+	fi
 
 	"$CPUSTAT" -c context-switches --per-core --format=trace --output="$T/trace" 0.1 2
 	pycheck "$UNITS"'
@@ -239,13 +264,24 @@ if names != sorted(list(units("core")) + ["total"]):
 @test "bad --per-* and -C: one line naming the bad token or the conflict, exit 2" {
 	run --separate-stderr "$CPUSTAT" -c task-clock --per-core --per-socket 1 1
 	[ "$status" -eq 2 ]
-	[ "$stderr" = "cpustat: --per-core, --per-die, --per-socket and --per-node exclude each other" ]
+	[ "$stderr" = "cpustat: --per-core, --per-die, --per-socket, --per-node and --per-cache exclude each other" ]
 	run --separate-stderr "$CPUSTAT" -c task-clock -C 3-1 1 1
 	[ "$status" -eq 2 ]
 	[ "$stderr" = 'cpustat: invalid CPU list "3-1"' ]
 	run --separate-stderr "$CPUSTAT" -c task-clock --per-sockets 1 1
 	[ "$status" -eq 2 ]
 	[[ $stderr =~ per-sockets ]]
+	run --separate-stderr "$CPUSTAT" -c task-clock --per-cache=L0 1 1
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "cpustat: --per-cache=L0: not a cache level (L1, L2, L3)" ]
+	run --separate-stderr "$CPUSTAT" -c task-clock --per-cache --per-node 1 1
+	[ "$status" -eq 2 ]
+	[[ $stderr == *"exclude each other" ]]
+	# A level no CPU has: said before any row, exit 2.
+	run --separate-stderr "$CPUSTAT" -c task-clock --per-cache=L9 0.1 1
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr =~ ^"cpustat: --per-cache=L9: cpu"[0-9]+" has no level 9 cache in sysfs (/sys/devices/system/cpu/cpu"[0-9]+"/cache)"$ ]]
 }
 
 @test "a per-socket PMU that the kernel lacks (RAPL's power, an uncore PMU): one line naming it and why, exit 2, in both commands" {
