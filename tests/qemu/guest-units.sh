@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # shellcheck shell=dash
-# cpustat --per-core/--per-die/--per-socket/--per-node in a guest whose
+# cpustat --per-core/--per-die/--per-socket/--per-node/--per-cache in a guest whose
 # QEMU command line gave it sockets, dies and NUMA nodes, sourced by the
 # guest scripts (tests/hw/guest-sockets, tests/kernels/guest-topology).
 # The units are read here from sysfs, not from cpustat:
 #
-#   units_topology FILE        "cpu socket die core node" per online CPU
+#   units_topology FILE        "cpu socket die core node level cache" per
+#                              online CPU: its highest data or unified
+#                              cache's level and id ("- -" for none)
 #   units_check FILE KIND TOPO EVENT...
 #                              cpustat's CSV in FILE against TOPO: one row
 #                              per KIND unit per interval, each with its
@@ -52,14 +54,35 @@ units_topology() {	# FILE
 			[ -r "$n/cpulist" ] || continue
 			in_cpulist "$(cat "$n/cpulist")" "$c" && node=${n##*/node}
 		done
-		echo "$c $(cat "$d/topology/physical_package_id") $die $(cat "$d/topology/core_id") $node"
+		echo "$c $(cat "$d/topology/physical_package_id") $die $(cat "$d/topology/core_id") $node $(top_cache "$d")"
 	done | sort -n > "$1"
+}
+
+# A CPU directory's highest data or unified cache: "LEVEL ID", the id
+# the first CPU sharing it where sysfs gives none; "- -" without caches.
+top_cache() {	# CPUDIR
+	best="- -"
+	top=0
+	for x in "$1"/cache/index[0-9]*; do
+		[ -r "$x/level" ] || continue
+		[ "$(cat "$x/type")" != Instruction ] || continue
+		lv=$(cat "$x/level")
+		[ "$lv" -gt "$top" ] || continue
+		top=$lv
+		if [ -r "$x/id" ]; then
+			best="$lv $(cat "$x/id")"
+		else
+			best="$lv $(sed 's/[-,].*//' "$x/shared_cpu_list")"
+		fi
+	done
+	echo "$best"
 }
 
 # The unit name of a topology line's CPU, as cpustat(1) names it.
 UNITS_AWK_NAME='
-function uname(kind, s, d, c, n) {
+function uname(kind, s, d, c, n, lv, id) {
 	if (kind == "core") return sprintf("S%d-D%d-C%d", s, d, c)
+	if (kind == "cache") return sprintf("S%d-D%d-L%d-ID%d", s, d, lv, id)
 	if (kind == "die") return sprintf("S%d-D%d", s, d)
 	if (kind == "socket") return sprintf("S%d", s)
 	return sprintf("N%d", n)
@@ -68,7 +91,7 @@ function uname(kind, s, d, c, n) {
 units_want() {	# TOPO KIND N [A B]
 	awk -v kind="$2" -v n="$3" -v a="${4:-0}" -v b="${5:-1}" "$UNITS_AWK_NAME"'
 	# busybox awk has no ^ (no math library): 2^c by doubling.
-	{ u = uname(kind, $2, $3, $4, $5); m = 1; for (i = 0; i < $1; i++) m *= 2
+	{ u = uname(kind, $2, $3, $4, $5, $6, $7); m = 1; for (i = 0; i < $1; i++) m *= 2
 	  w[u] += a + b * n * m }
 	END { for (u in w) printf "%s:%.0f\n", u, w[u] }' "$1" | sort | tr '\n' ' '
 }
@@ -80,12 +103,18 @@ units_check() {	# FILE KIND TOPO EVENT...
 	function bad(why) { if (err == "") err = why }
 	FNR == NR {
 		split($0, t, " ")
-		u = uname(kind, t[2], t[3], t[4], t[5]); want[u]++; ncpu++; next
+		u = uname(kind, t[2], t[3], t[4], t[5], t[6], t[7]); want[u]++; ncpu++; next
 	}
 	FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; nev = split(events, ev, " "); next }
 	$col["label"] == "tick" || $col["label"] == "gap" {
 		s = $col["socket"]; d = $col["die"]; c = $col["core"]; n = $col["node"]
-		if (kind == "node") {
+		lv = $col["cache_level"]; id = $col["cache"]
+		if (kind != "cache" && (lv != "" || id != ""))
+			bad("a " kind " row has a cache: " $0)
+		if (kind == "cache") {
+			u = "S" s "-D" d "-L" lv "-ID" id
+			if (c != "" || n != "") bad(u " names a core or node: " $0)
+		} else if (kind == "node") {
 			u = "N" n
 			if (s != "" || d != "" || c != "") bad(u " names a socket, die or core: " $0)
 		} else {
