@@ -161,7 +161,7 @@ scraped() {
 }
 
 @test "the node unit's command, as systemd runs it, exports each cgroup below its directory apart, exactly; SIGTERM stops it, status 0" {
-	local name=cpctools-node-$$-$BATS_TEST_NUMBER port svc
+	local name=cpctools-node-$$-$BATS_TEST_NUMBER port svc out
 	made_cgroup "$name"
 	mkdir "$CG/a.service" "$CG/b.service" "$CG/b.service/deeper"
 	port=$(free_port)
@@ -176,11 +176,14 @@ scraped() {
 	# Each waits at its gate, outside, and is moved into its cgroup.
 	for svc in a.service:10 b.service/deeper:20; do
 		mkfifo "$T/gate"
-		"$W/wl_gate" 1 "${svc#*:}" <"$T/gate" >"$T/target.out" &
+		# A file of its own: the job truncates it after the gate opens,
+		# and the last one's "ready" would let it be moved too early.
+		out="$T/target-${svc%%/*}.out"
+		"$W/wl_gate" 1 "${svc#*:}" <"$T/gate" >"$out" &
 		TPID=$!
 		ct_bg "$TPID"
 		exec 7>"$T/gate"
-		wait_line "$T/target.out" '^ready$'
+		wait_line "$out" '^ready$'
 		echo "$TPID" >"$CG/${svc%:*}/cgroup.procs"
 		echo >&7
 		exec 7>&-
