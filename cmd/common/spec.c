@@ -845,6 +845,7 @@ spec_free(struct spec *spec)
 	free(spec->reqs);
 	free(spec->text);
 	free(spec->part_names);
+	free(spec->part_cpus);
 	free(spec);
 }
 
@@ -873,12 +874,30 @@ spec_build_set(cpc_t *cpc, const struct spec *spec)
 }
 
 /*
+ * The CPUs of a list that sysfs gives a PMU (a core PMU's cpus, a socket
+ * PMU's cpumask): the CPUs that count its part; all where it gives none.
+ */
+static void
+cpus_of_list(const char *list, cpu_set_t *cpus)
+{
+	int cpu;
+
+	if (list != NULL && cpus_parse_list(list, cpus) == 0)
+		return;
+	CPU_ZERO(cpus);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		CPU_SET(cpu, cpus);
+}
+
+/*
  * Where the kernel has several core PMUs: which requests count on them,
- * each with a part per core PMU (cpc_buf_get_part), and the PMUs' names.
+ * each with a part per core PMU (cpc_buf_get_part), and the PMUs' names
+ * and CPUs.
  */
 static int
 find_parts(cpc_t *cpc, struct spec *spec)
 {
+	const char *list;
 	cpc_set_t *set;
 	cpc_buf_t *buf;
 	uint64_t v;
@@ -902,10 +921,13 @@ find_parts(cpc_t *cpc, struct spec *spec)
 	(void)cpc_set_destroy(cpc, set);
 	if (spec->nparts == 0)
 		return 0;
-	if ((spec->part_names = calloc((size_t)n, sizeof(char *))) == NULL)
+	if ((spec->part_names = calloc((size_t)n, sizeof(char *))) == NULL ||
+	    (spec->part_cpus = calloc((size_t)n, sizeof(cpu_set_t))) == NULL)
 		return -1;
-	for (i = 0; i < n; i++)
-		spec->part_names[i] = cpc_core_pmu(cpc, i, NULL);
+	for (i = 0; i < n; i++) {
+		spec->part_names[i] = cpc_core_pmu(cpc, i, &list);
+		cpus_of_list(list, &spec->part_cpus[i]);
+	}
 	return 0;
 }
 
@@ -918,23 +940,6 @@ count_boxes(cpc_t *cpc, const char *event)
 	while (cpc_event_box(cpc, event, n) != NULL)
 		n++;
 	return n;
-}
-
-/*
- * The CPUs that count box k of event for their socket: its cpumask's; all
- * where it has none.
- */
-static void
-box_cpus(cpc_t *cpc, const char *event, int k, cpu_set_t *cpus)
-{
-	const char *list = cpc_event_cpumask(cpc, event, k);
-	int cpu;
-
-	if (list != NULL && cpus_parse_list(list, cpus) == 0)
-		return;
-	CPU_ZERO(cpus);
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
-		CPU_SET(cpu, cpus);
 }
 
 /*
@@ -960,7 +965,8 @@ find_boxes(cpc_t *cpc, struct spec *spec)
 			return -1;
 		for (k = 0; k < r->nboxes; k++) {
 			r->box_names[k] = cpc_event_box(cpc, r->event, k);
-			box_cpus(cpc, r->event, k, &r->box_cpus[k]);
+			cpus_of_list(cpc_event_cpumask(cpc, r->event, k),
+			    &r->box_cpus[k]);
 		}
 		r->box_first = next;
 		next += r->nboxes;

@@ -49,7 +49,8 @@ struct spec {
 	bool system_only; /* no request counts user mode */
 	int nparts;	  /* 0, or the core PMUs */
 	const char **part_names;
-	int nboxes; /* box parts, all requests' */
+	cpu_set_t *part_cpus; /* each core PMU's */
+	int nboxes;	      /* box parts, all requests' */
 };
 
 /* How many counts a set of the spec has: its values, then its parts. */
@@ -83,18 +84,21 @@ spec_req_parts(const struct spec *spec, int i, const uint64_t *values,
 }
 
 /*
- * Whether box k of request r is counted in a row of the CPUs cpus (NULL:
- * of every CPU): whether its cpumask names one of them. Each box counts
- * its socket on the CPUs its cpumask names, and on no other.
+ * Whether part k of request i is counted in a row of the CPUs cpus (NULL:
+ * of every CPU, as a thread's row): whether the CPUs its PMU counts on
+ * (a core PMU's, a box's cpumask) hold one of them. A CPU's row holds
+ * its own core PMU's part and its socket's boxes, and no other's.
  */
 static inline bool
-spec_box_counted(const struct spec_req *r, int k, const cpu_set_t *cpus)
+spec_part_counted(const struct spec *spec, int i, int k, const cpu_set_t *cpus)
 {
+	const struct spec_req *r = &spec->reqs[i];
+	const cpu_set_t *its = r->nboxes > 0 ? r->box_cpus : spec->part_cpus;
 	cpu_set_t both;
 
-	if (cpus == NULL || r->box_cpus == NULL)
+	if (cpus == NULL || its == NULL)
 		return true;
-	CPU_AND(&both, &r->box_cpus[k], cpus);
+	CPU_AND(&both, &its[k], cpus);
 	return CPU_COUNT(&both) > 0;
 }
 

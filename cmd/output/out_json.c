@@ -256,20 +256,14 @@ scaled(const struct out_run *run, struct out_json_obj *row,
 	out_json_put(row, "scaled_per_s", rate.json);
 }
 
-/* Whether part k of req is the row's: a box its CPUs count, or a PMU's. */
 static bool
-part_of_row(const struct spec_req *req, int k, const struct out_row *r)
-{
-	return req->nboxes == 0 || spec_box_counted(req, k, r->cpus);
-}
-
-static bool
-some_part_of_row(const struct spec_req *req, int n, const struct out_row *r)
+some_part_counted(
+    const struct spec *spec, int i, int n, const struct out_row *r)
 {
 	int k;
 
 	for (k = 0; k < n; k++)
-		if (part_of_row(req, k, r))
+		if (spec_part_counted(spec, i, k, r->cpus))
 			return true;
 	return false;
 }
@@ -278,8 +272,9 @@ some_part_of_row(const struct spec_req *req, int n, const struct out_row *r)
  * Each parted counter's parts: on a hybrid CPU, its part counted on each
  * core PMU, {"instructions":{"cpu_core":v,"cpu_atom":v},...}; for an
  * event summed over the boxes of a PMU, each box's count,
- * {"uncore_imc/cas_count_read/":{"uncore_imc_0":v,...}}, of the boxes
- * the row's CPUs count (a CPU's, its socket's). With a sysfs scale,
+ * {"uncore_imc/cas_count_read/":{"uncore_imc_0":v,...}}: the parts
+ * the row's CPUs count (a CPU's own core PMU's, its socket's boxes),
+ * never one of a PMU that counted none of them. With a sysfs scale,
  * "scaled_parts" has the same in the event's unit. Parts of what was
  * not counted are null.
  */
@@ -298,7 +293,7 @@ parts(const struct out_run *run, struct out_json_obj *row,
 
 	for (i = 0; i < spec->nreqs; i++) {
 		if ((n = spec_req_parts(spec, i, r->values, &names, &p)) == 0 ||
-		    !some_part_of_row(&spec->reqs[i], n, r))
+		    !some_part_counted(spec, i, n, r))
 			continue;
 		if (all.json == NULL)
 			all.json = json_object();
@@ -310,7 +305,7 @@ parts(const struct out_run *run, struct out_json_obj *row,
 			e != NULL && e->scaled ? json_object() : NULL, true
 		};
 		for (k = 0; k < n; k++) {
-			if (!part_of_row(&spec->reqs[i], k, r))
+			if (!spec_part_counted(spec, i, k, r->cpus))
 				continue;
 			out_json_put_clean(&one, names[k],
 			    counted ? count(p[k]) : json_null());

@@ -45,7 +45,8 @@
  * A record in the queue: text already rendered (REC_TEXT: the title, the
  * stream's head), or a row (REC_ROW), at t ns after the start, with what
  * the formats write of a struct out_row. After it come the row's values
- * (nvalues), then each string of STRINGS that it has (a bit each in
+ * (nvalues), its CPUs where it has them (has_cpus: cpustat's, which say
+ * the parts it holds), then each string of STRINGS that it has (a bit each in
  * strings), NUL-terminated: the row's, and text that goes before it
  * (cpustat -T's timestamp line; a REC_TEXT's text). The process's name
  * goes only where the format writes it (the trace).
@@ -72,6 +73,7 @@ struct row_rec {
 	uint16_t nvalues;
 	uint8_t kind;
 	uint8_t strings;
+	bool has_cpus;
 };
 
 static out_record_fn render;
@@ -567,6 +569,7 @@ queue_record(
 		.ncpus = r->ncpus,
 		.setno = r->setno,
 		.kind = (uint8_t)kind,
+		.has_cpus = r->cpus != NULL,
 	};
 	const char *strings[STRINGS] = {
 		r->not_counted,
@@ -576,7 +579,7 @@ queue_record(
 		wants_comm(o, r) ? r->comm : NULL,
 		r->unit,
 	};
-	struct iovec parts[2 + STRINGS];
+	struct iovec parts[3 + STRINGS];
 	int n = 1, i;
 
 	if (o->rec.failed) {
@@ -589,6 +592,9 @@ queue_record(
 		parts[n++] = (struct iovec) { (void *)r->values,
 			(size_t)rec.nvalues * sizeof(uint64_t) };
 	}
+	if (r->cpus != NULL)
+		parts[n++] =
+		    (struct iovec) { (void *)r->cpus, sizeof(*r->cpus) };
 	for (i = 0; i < STRINGS; i++)
 		if (strings[i] != NULL) {
 			rec.strings |= (uint8_t)(1u << i);
@@ -638,6 +644,10 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 
 	(void)len;
 	at += (size_t)rec->nvalues * sizeof(uint64_t);
+	if (rec->has_cpus) {
+		row.cpus = (const cpu_set_t *)at;
+		at += sizeof(cpu_set_t);
+	}
 	for (i = 0; i < STRINGS; i++) {
 		*strings[i] = NULL;
 		if (rec->strings & (1u << i)) {

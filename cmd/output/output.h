@@ -115,8 +115,8 @@ struct out_row {
 	int ncpus;	  /* a cpustat total or unit row's CPUs
 			     counted */
 	/*
-	 * A cpustat row's CPUs counted, which say the boxes of a PMU its
-	 * parts hold (spec_box_counted); NULL: every box.
+	 * A cpustat row's CPUs counted, which say the parts it holds (core
+	 * PMUs, boxes: spec_part_counted); NULL: every part.
 	 */
 	const cpu_set_t *cpus;
 	/* a cpustat --per-* row's unit, as perf names it (S0-D0-C1) */

@@ -11,7 +11,9 @@
  * are given here, as a sample of the run's sets lays them out (spec.h).
  * A recorded 2-socket Genoa (amd-genoa-2s) has a PMU for each memory
  * controller, amd_umc_0 .. 11 counting on CPU 0, 12 .. 23 on CPU 96:
- * a row holds the boxes its CPUs count.
+ * a row holds the boxes its CPUs count. A recorded Alder Lake's core
+ * PMUs' parts follow the same rule: cpu_core counts on CPUs 0-15,
+ * cpu_atom on 16-23.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -163,6 +165,43 @@ check_umc_parts(const char *text, int from, int to)
 }
 
 /*
+ * A row as a command writes it: queued to the output's writer thread,
+ * which renders it (the CPUs it holds travel with it), into a file.
+ */
+static char *
+through_output(cpc_t *cpc, setgrp_t *specs, const struct out_row *row)
+{
+	struct out_config cfg = {
+		.tool = OUT_CPUSTAT, .format = OUT_JSON, .specs = specs
+	};
+	struct output *o;
+	FILE *f = tmpfile();
+	char *text;
+	long len;
+
+	CHECK(f != NULL);
+	if (f == NULL)
+		return strdup("");
+	cfg.fd = fileno(f);
+	o = output_open(cpc, &cfg);
+	CHECK(o != NULL);
+	if (o != NULL) {
+		output_row(o, row);
+		CHECK(output_close(o) == 0);
+	}
+	/* The output wrote through the descriptor, past this stream. */
+	(void)fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	if (len < 0 || (text = calloc(1, (size_t)len + 1)) == NULL)
+		text = strdup("");
+	else
+		CHECK(fread(text, 1, (size_t)len, f) == (size_t)len);
+	fclose(f);
+	return text;
+}
+
+/*
  * Genoa's reads, 1000 CAS on each controller of socket 0 and 2000 on
  * each of socket 1: CPU 96's row (and socket 1's) holds boxes 12 .. 23,
  * the total all 24, a CPU of neither no parts at all.
@@ -192,6 +231,10 @@ test_socket_boxes(cpc_t *cpc)
 	check_has(t, "\"amd_umc_12\":2000,\"amd_umc_13\":2000", true);
 	check_umc_parts(t, 12, 23);
 	free(t);
+	t = through_output(cpc, specs, &row);
+	check_has(t, "\"amd_umc_12\":2000,\"amd_umc_13\":2000", true);
+	check_umc_parts(t, 12, 23);
+	free(t);
 	for (k = 0; k < 12; k++)
 		v[1 + k] = 1000;
 	v[0] += 12 * 1000;
@@ -204,6 +247,54 @@ test_socket_boxes(cpc_t *cpc)
 	CPU_SET(5, &cpus);
 	t = written(&out_json_format, &run, &row);
 	check_has(t, "\"parts\"", false);
+	free(t);
+	out_run_fini(&run);
+	setgrp_free(specs);
+}
+
+/*
+ * instructions on Alder Lake: 3000 on a P-core, 1000 on an E-core. CPU
+ * 3's row holds cpu_core's part alone, CPU 20's cpu_atom's, a row of
+ * both (a total) both; a thread's row (no CPUs) both.
+ */
+static void
+test_core_parts(cpc_t *cpc)
+{
+	uint64_t v[] = { 3000, 3000, 0 };
+	struct out_row row = cpu_tick_row(v, 2 * SEC, 2 * SEC, 2 * SEC);
+	struct out_run run;
+	setgrp_t *specs;
+	cpu_set_t cpus;
+	char *t;
+
+	if (!run_of(cpc, "instructions", OUT_JSON, &specs, &run))
+		return;
+	CHECK(run.specs[0]->nparts == 2);
+	CPU_ZERO(&cpus);
+	CPU_SET(3, &cpus);
+	row.cpus = &cpus;
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "\"parts\":{\"instructions\":{\"cpu_core\":3000}}", true);
+	free(t);
+	v[0] = v[2] = 1000;
+	v[1] = 0;
+	CPU_ZERO(&cpus);
+	CPU_SET(20, &cpus);
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "\"parts\":{\"instructions\":{\"cpu_atom\":1000}}", true);
+	free(t);
+	v[0] = 4000;
+	v[1] = 3000;
+	CPU_SET(3, &cpus);
+	t = written(&out_json_format, &run, &row);
+	check_has(t,
+	    "\"parts\":{\"instructions\":{\"cpu_core\":3000,"
+	    "\"cpu_atom\":1000}}",
+	    true);
+	free(t);
+	row.cpus = NULL;
+	t = written(&out_json_format, &run, &row);
+	check_has(t, "\"cpu_core\":3000,\"cpu_atom\":1000", true);
 	free(t);
 	out_run_fini(&run);
 	setgrp_free(specs);
@@ -224,6 +315,11 @@ main(void)
 	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
 		SKIP("cpc_open: %s", strerror(errno));
 	test_socket_boxes(cpc);
+	cpc_close(cpc);
+	cpclib_set_sysfs_root(TREES "intel-alderlake-hybrid", 1);
+	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
+		SKIP("cpc_open: %s", strerror(errno));
+	test_core_parts(cpc);
 	cpc_close(cpc);
 	return check_report("test_out_boxes");
 }
