@@ -83,21 +83,13 @@ node_has(const char *root, const char *dir, int cpu)
 {
 	char path[512], list[4096];
 	cpu_set_t cpus;
-	bool has = false;
-	FILE *f;
 
 	snprintf(
 	    path, sizeof(path), "%s/devices/system/node/%s/cpulist", root, dir);
-	if ((f = fopen(path, "re")) == NULL)
-		return false;
-	if (fgets(list, sizeof(list), f) != NULL) {
-		list[strcspn(list, "\n")] = '\0';
-		/* A node without CPUs (memory only) has an empty list. */
-		has = list[0] != '\0' && cpus_parse_list(list, &cpus) == 0 &&
-		    cpu < CPU_SETSIZE && CPU_ISSET(cpu, &cpus);
-	}
-	fclose(f);
-	return has;
+	/* A node without CPUs (memory only) has an empty list. */
+	return read_text(path, list, sizeof(list)) != NULL && list[0] != '\0' &&
+	    cpus_parse_list(list, &cpus) == 0 && cpu < CPU_SETSIZE &&
+	    CPU_ISSET(cpu, &cpus);
 }
 
 /* The node whose CPU list holds cpu; 0 without NUMA (no node directory). */
