@@ -45,9 +45,9 @@
  * A record in the queue: text already rendered (REC_TEXT: the title, the
  * stream's head), or a row (REC_ROW), at t ns after the start, with what
  * the formats write of a struct out_row. After it come the row's values
- * (nvalues), its CPUs where it has them (has_cpus: cpustat's, which say
- * the parts it holds), then each string of STRINGS that it has (a bit each in
- * strings), NUL-terminated: the row's, and text that goes before it
+ * (nvalues), its CPUs where they say which parts it holds (has_cpus:
+ * cpustat's, of a set with parts), then each string of STRINGS that it has (a
+ * bit each in strings), NUL-terminated: the row's, and text that goes before it
  * (cpustat -T's timestamp line; a REC_TEXT's text). The process's name
  * goes only where the format writes it (the trace).
  */
@@ -548,6 +548,22 @@ wants_comm(const struct output *o, const struct out_row *r)
 	    (o->run.cfg.cgroup_names && r->pid == 0);
 }
 
+/*
+ * Whether the row's CPUs say which parts it holds: a cpustat row of a set
+ * with parts (core PMUs', boxes'). Other rows leave them out of the
+ * queue, which then carries no more than before.
+ */
+static bool
+holds_parts(const struct output *o, const struct out_row *r)
+{
+	const struct spec *spec;
+
+	if (r->cpus == NULL || r->setno < 0 || r->values == NULL)
+		return false;
+	spec = o->run.specs[r->setno];
+	return spec->nparts > 0 || spec->nboxes > 0;
+}
+
 static void
 queue_record(
     struct output *o, enum rec_kind kind, const struct out_row *r, hrtime_t t)
@@ -569,7 +585,7 @@ queue_record(
 		.ncpus = r->ncpus,
 		.setno = r->setno,
 		.kind = (uint8_t)kind,
-		.has_cpus = r->cpus != NULL,
+		.has_cpus = holds_parts(o, r),
 	};
 	const char *strings[STRINGS] = {
 		r->not_counted,
@@ -592,7 +608,7 @@ queue_record(
 		parts[n++] = (struct iovec) { (void *)r->values,
 			(size_t)rec.nvalues * sizeof(uint64_t) };
 	}
-	if (r->cpus != NULL)
+	if (rec.has_cpus)
 		parts[n++] =
 		    (struct iovec) { (void *)r->cpus, sizeof(*r->cpus) };
 	for (i = 0; i < STRINGS; i++)
