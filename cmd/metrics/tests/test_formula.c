@@ -3,7 +3,7 @@
  * formula.c: perf's expression language. Every rule of formula.h's
  * semantics against values worked out by hand, the names and literals as
  * perf's lexer cuts them, bad formulas refused with the token and its
- * column named.
+ * column named, and every formula of the vendors' data parsed.
  */
 #include <math.h>
 #include <stdio.h>
@@ -952,6 +952,86 @@ limits(void)
 	formula_free(NULL);
 }
 
+/* The fields of a line of the data file, split at its tabs in place. */
+static int
+split(char *line, char **fields, int max)
+{
+	int n = 0;
+
+	fields[n++] = line;
+	for (; *line != '\0' && n < max; line++)
+		if (*line == '\t') {
+			*line = '\0';
+			fields[n++] = line + 1;
+		}
+	return n;
+}
+
+/* One of the data's formulas: parsed, and with nothing bound, no value. */
+static bool
+data_formula(const char *text, const char *model, const char *metric)
+{
+	struct formula_frame none = { NULL, 0, NULL, NULL };
+	struct formula *f;
+	char err[256];
+	bool parsed;
+
+	if ((f = formula_parse(text, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s %s: '%s': %s\n", model, metric, text, err);
+		return false;
+	}
+	parsed = formula_depth(f) >= 1 && formula_depth(f) <= FORMULA_MAX_DEPTH;
+	if (formula_nliterals(f) > 0)
+		parsed = parsed && isnan(formula_eval(f, &none));
+	else
+		(void)formula_eval(f, &none);
+	formula_free(f);
+	return parsed;
+}
+
+/*
+ * Every EXPR and THRESHOLD of every metric line of the vendors' data
+ * (metric TAG NAME PMU GROUPS NOGROUP DEFAULT CONSTRAINT SCALEUNIT EXPR
+ * THRESHOLD) parses.
+ */
+static void
+vendor_data(void)
+{
+	static const char path[] = SOURCE_DIR "/cmd/metrics/metrics.tsv";
+	int metrics_seen = 0, formulas = 0, parsed = 0, nf;
+	char *line = NULL, *fields[12];
+	size_t cap = 0;
+	ssize_t len;
+	FILE *fp;
+
+	CHECK((fp = fopen(path, "r")) != NULL);
+	if (fp == NULL)
+		return;
+	while ((len = getline(&line, &cap, fp)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (strncmp(line, "metric\t", 7) != 0)
+			continue;
+		metrics_seen++;
+		if ((nf = split(line, fields, 12)) != 11) {
+			fprintf(stderr, "%s: %d fields, not 11\n", line, nf);
+			continue;
+		}
+		formulas += 1 + (fields[10][0] != '\0');
+		parsed += data_formula(fields[9], fields[1], fields[2]);
+		if (fields[10][0] != '\0')
+			parsed +=
+			    data_formula(fields[10], fields[1], fields[2]);
+	}
+	free(line);
+	fclose(fp);
+	printf("metrics.tsv: %d metrics, %d of %d formulas parsed\n",
+	    metrics_seen, parsed, formulas);
+	CHECK(metrics_seen > 0);
+	CHECK(formulas >= metrics_seen);
+	CHECK(parsed == formulas);
+}
+
 int
 main(void)
 {
@@ -982,5 +1062,6 @@ main(void)
 	bad_grammar();
 	depth();
 	limits();
+	vendor_data();
 	return check_report("test_formula");
 }
