@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1126,4 +1127,186 @@ formula_walk(const char *text, void *arg,
 				fn(arg, f->names[i], (enum formula_use)use);
 	formula_free(f);
 	return 0;
+}
+
+/*
+ * formula_needed: the steps run on what is known before a row, perf's
+ * "compute ids" pass. Each value on the stack is a constant, or the set
+ * of names it may read (a bit each); constants decide branches.
+ */
+struct known {
+	bool constant;
+	double value;
+	uint64_t *names; /* nwords words */
+};
+
+struct needs {
+	struct known *stack;
+	int nwords;
+};
+
+static void
+set_none(const struct needs *n, struct known *k)
+{
+	memset(k->names, 0, (size_t)n->nwords * sizeof(uint64_t));
+}
+
+static void
+set_constant(const struct needs *n, struct known *k, double v)
+{
+	set_none(n, k);
+	k->constant = isfinite(v);
+	k->value = v;
+}
+
+/* a reads a's names and b's; its value any. */
+static void
+join(const struct needs *n, struct known *a, const struct known *b)
+{
+	int w;
+
+	for (w = 0; w < n->nwords; w++)
+		a->names[w] |= b->names[w];
+	a->constant = false;
+	a->value = NAN;
+}
+
+/* a becomes b (its value and names). */
+static void
+take(const struct needs *n, struct known *a, const struct known *b)
+{
+	a->constant = b->constant;
+	a->value = b->value;
+	memcpy(a->names, b->names, (size_t)n->nwords * sizeof(uint64_t));
+}
+
+static void
+name_step(
+    const struct formula *f, const struct needs *n, struct known *k, int bind)
+{
+	const struct binding *b = &f->binds[bind];
+	int name = bind / FORMULA_NUSES;
+
+	if (b->kind == FORMULA_CONST) {
+		set_constant(n, k, b->value);
+		return;
+	}
+	set_none(n, k);
+	k->constant = false;
+	k->value = NAN;
+	k->names[name / 64] |= (uint64_t)1 << (name % 64);
+}
+
+/* | and &: a constant side that decides drops the other. */
+static void
+logical_step(
+    const struct needs *n, struct known *a, const struct known *b, bool or)
+{
+	const struct known *c = a->constant ? a : b, *other = c == a ? b : a;
+
+	if (a->constant && b->constant) {
+		set_constant(n, a,
+		    or ? logical_or(a->value, b->value) : logical_and(a->value, b->value));
+	} else if (!a->constant && !b->constant) {
+		join(n, a, b);
+	} else if ((c->value == 0) == or) {
+		take(n, a, other); /* 0 | x, 1 & x: x */
+	} else {
+		set_constant(n, a, or ? 1 : 0);
+	}
+}
+
+/* A binary step: perf's constant cases, else both sides' names. */
+static void
+binary_step(
+    const struct needs *n, enum op op, struct known *a, const struct known *b)
+{
+	bool abandon = false;
+
+	if (op == OP_OR || op == OP_AND) {
+		logical_step(n, a, b, op == OP_OR);
+		return;
+	}
+	if ((op == OP_DIV || op == OP_D_RATIO) && b->constant &&
+	    b->value == 0) {
+		set_constant(n, a, op == OP_DIV ? NAN : 0);
+		a->constant = op == OP_D_RATIO;
+		return;
+	}
+	if (a->constant && b->constant && op != OP_MIN && op != OP_MAX) {
+		set_constant(n, a, binary(op, a->value, b->value, &abandon));
+		return;
+	}
+	join(n, a, b);
+}
+
+/* A if C else B, on the stack as A C B. */
+static void
+select_step(const struct needs *n, struct known *a, const struct known *c,
+    const struct known *b)
+{
+	if (c->constant && c->value == 0)
+		take(n, a, b);
+	else if (c->constant)
+		; /* A */
+	else if (a->constant && b->constant && a->value == b->value)
+		set_constant(n, a, a->value);
+	else {
+		join(n, a, c);
+		join(n, a, b);
+	}
+}
+
+static void
+run_known(const struct formula *f, struct needs *n)
+{
+	const struct step *s;
+	struct known *st = n->stack;
+	int sp = 0;
+
+	for (s = f->steps; s < f->steps + f->nsteps; s++) {
+		switch (s->op) {
+		case OP_NUMBER:
+			set_constant(n, &st[sp++], f->consts[s->arg]);
+			break;
+		case OP_NAME:
+			name_step(f, n, &st[sp++], s->arg);
+			break;
+		case OP_LITERAL:
+			set_constant(n, &st[sp++], f->literals[s->arg]);
+			break;
+		case OP_NEG:
+			st[sp - 1].value = -st[sp - 1].value;
+			break;
+		case OP_SELECT:
+			sp -= 2;
+			select_step(n, &st[sp - 1], &st[sp], &st[sp + 1]);
+			break;
+		default:
+			sp--;
+			binary_step(n, s->op, &st[sp - 1], &st[sp]);
+		}
+	}
+}
+
+void
+formula_needed(const struct formula *f, bool *needed)
+{
+	struct needs n = { NULL, (f->nnames + 63) / 64 + 1 };
+	uint64_t *bits;
+	int i, depth = f->depth > 0 ? f->depth : 1;
+
+	for (i = 0; i < f->nnames; i++)
+		needed[i] = true; /* where memory runs out: everything */
+	n.stack = calloc((size_t)depth, sizeof(*n.stack));
+	bits = calloc((size_t)depth * (size_t)n.nwords, sizeof(uint64_t));
+	if (n.stack != NULL && bits != NULL) {
+		for (i = 0; i < depth; i++)
+			n.stack[i].names = bits + (size_t)i * (size_t)n.nwords;
+		run_known(f, &n);
+		for (i = 0; i < f->nnames && f->nsteps > 0; i++)
+			needed[i] = (n.stack[0].names[i / 64] >> (i % 64)) & 1;
+	}
+	free(bits);
+	free(n.stack);
 }

@@ -141,6 +141,17 @@ struct formula_frame {
 	void *ctx;
 };
 
+/*
+ * Which names the formula reads once its constants are bound (its
+ * literals, has_event, strcmp_cpuid_str): perf's rule for the events a
+ * metric opens. A conditional whose condition is a constant reads the
+ * branch it takes alone (both, where both are the same constant, none);
+ * | and & whose constant side decides read nothing of the other; a / b
+ * and d_ratio(a, b) with b a constant 0 read nothing of a. needed[i] is
+ * set for each name i read in some use (formula_nnames of them).
+ */
+void formula_needed(const struct formula *f, bool *needed);
+
 /* The formula's value for a row (NaN: none). No allocation. */
 double formula_eval(const struct formula *f, const struct formula_frame *fr);
 
