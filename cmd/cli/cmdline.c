@@ -15,8 +15,7 @@
 #include "diag.h"
 #include "dryrun.h"
 #include "export.h"
-#include "mgroups.h"
-#include "mgroups_list.h"
+#include "metrics_list.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -31,6 +30,9 @@ enum {
 	OPT_LIST,
 	OPT_JSON,
 	OPT_METRIC_GROUPS,
+	OPT_METRIC_ONLY,
+	OPT_METRIC_NO_GROUP,
+	OPT_METRIC_NO_THRESHOLD,
 	OPT_DRY_RUN
 };
 
@@ -47,11 +49,14 @@ static const struct option shared_options[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "metric-groups", required_argument, NULL, OPT_METRIC_GROUPS },
+	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
+	{ "metric-no-group", no_argument, NULL, OPT_METRIC_NO_GROUP },
+	{ "metric-no-threshold", no_argument, NULL, OPT_METRIC_NO_THRESHOLD },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 };
 
 #define NSHARED	    (sizeof(shared_options) / sizeof(shared_options[0]))
-#define MAX_OPTIONS 32
+#define MAX_OPTIONS 40
 
 /* What the command line asked for besides a run. */
 struct parse {
@@ -262,130 +267,6 @@ default_events(struct cmdline *cl)
 	return 0;
 }
 
-/* -M's groups, as the run's output keeps pointing at them. */
-static const struct mgroup *chosen[CMDLINE_MAX_MGROUPS];
-static int nchosen;
-
-/* -M GROUP[,GROUP]: kept to be resolved once the format is known. */
-static void
-metric_groups_option(struct cmdline *cl, struct parse *p, const char *arg)
-{
-	if (cl->nmgroup_args == CMDLINE_MAX_MGROUPS) {
-		diag(NULL, "-M %s: more than %d -M options\n", arg,
-		    CMDLINE_MAX_MGROUPS);
-		p->bad = true;
-		return;
-	}
-	cl->mgroup_args[cl->nmgroup_args++] = arg;
-}
-
-/* Add g's events to text (len bytes, n used) that it does not hold. */
-static size_t
-add_events(char *text, size_t len, size_t n, const struct mgroup *g)
-{
-	const char *pos = NULL, *at;
-	char ev[128];
-	size_t k;
-	int w;
-
-	while (mgroup_next_event(g, &pos, ev, sizeof(ev))) {
-		k = strlen(ev);
-		for (at = strstr(text, ev); at != NULL; at = strstr(at + 1, ev))
-			if ((at == text || at[-1] == ',') &&
-			    (at[k] == ',' || at[k] == '\0'))
-				break;
-		if (at != NULL)
-			continue;
-		w = snprintf(text + n, n < len ? len - n : 0, "%s%s",
-		    n > 0 ? "," : "", ev);
-		n = w > 0 ? n + (size_t)w : n;
-	}
-	return n;
-}
-
-/*
- * The events of the groups -M named, as one set: those whose events
- * must lead their group (slots, in braces in the table) first, each
- * event once. 0, or the status to exit with.
- */
-static int
-metric_groups_set(struct cmdline *cl)
-{
-	char text[2048] = "";
-	size_t n = 0;
-	int i, pass, status;
-
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < nchosen; i++)
-			if (chosen[i]->events != NULL &&
-			    (chosen[i]->events[0] == '{') == (pass == 0))
-				n = add_events(
-				    text, sizeof(text), n, chosen[i]);
-	if (n == 0)
-		return 0;
-	if (n >= sizeof(text))
-		return cmdline_usage_error("-M: too many events at once");
-	status = setgrp_add(cl->specs, text);
-	return status > 0 ? status : status < 0 ? 2 : 0;
-}
-
-/* One name of -M: its variant here, once; 0, or 2 when it has none. */
-static int
-metric_group(const struct cmdline *cl, const char *name)
-{
-	const struct mgroup *g;
-	char why[1024];
-	int i;
-
-	if ((g = mgroup_resolve(cl->cpc, name, why, sizeof(why))) == NULL) {
-		diag(NULL, "-M %s: %s\n", name, why);
-		return 2;
-	}
-	for (i = 0; i < nchosen; i++)
-		if (chosen[i] == g)
-			return 0;
-	if (nchosen == CMDLINE_MAX_MGROUPS)
-		return cmdline_usage_error(
-		    "-M: more than %d groups", CMDLINE_MAX_MGROUPS);
-	chosen[nchosen++] = g;
-	return 0;
-}
-
-/*
- * -M's groups, each resolved to what this machine counts, their events
- * added as a set and their metrics asked for: 0, or the status to exit
- * with (2: a group this machine cannot count, said in one line).
- */
-static int
-metric_groups(struct cmdline *cl)
-{
-	char names[256], *name, *save;
-	int i, status;
-
-	for (i = 0; i < cl->nmgroup_args; i++) {
-		if (strlen(cl->mgroup_args[i]) >= sizeof(names))
-			return cmdline_usage_error(
-			    "-M %.40s...: too long", cl->mgroup_args[i]);
-		strcpy(names, cl->mgroup_args[i]);
-		for (name = strtok_r(names, ",", &save); name != NULL;
-		     name = strtok_r(NULL, ",", &save))
-			if ((status = metric_group(cl, name)) != 0)
-				return status;
-	}
-	if (nchosen == 0) {
-		if (cl->nmgroup_args > 0)
-			return cmdline_usage_error("-M: no group named");
-		return 0;
-	}
-	/* --metrics beside -M: Default's metrics too. */
-	if (cl->out.metrics && (status = metric_group(cl, "Default")) != 0)
-		return status;
-	cl->out.metrics = true;
-	cl->out.mgroups = chosen;
-	cl->out.nmgroups = nchosen;
-	return metric_groups_set(cl);
-}
-
 /* One option; a nonzero return is the status to exit with at once. */
 static int
 option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
@@ -445,7 +326,17 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 		break;
 	case 'M':
 	case OPT_METRIC_GROUPS:
-		metric_groups_option(cl, p, optarg);
+		if (metrics_option_add(&cl->metrics, optarg) != 0)
+			p->bad = true;
+		break;
+	case OPT_METRIC_ONLY:
+		cl->metrics.only = true;
+		break;
+	case OPT_METRIC_NO_GROUP:
+		cl->metrics.no_group = true;
+		break;
+	case OPT_METRIC_NO_THRESHOLD:
+		cl->metrics.no_threshold = true;
 		break;
 	case OPT_HELP:
 		p->usage = true;
@@ -488,7 +379,7 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 	if (p->list) {
 		json = cl->out.format == OUT_JSON;
 		if (caps_list(cl->cpc, p->glob, json, stdout) +
-			mgroups_list(cl->cpc, p->glob, json, stdout) >
+			metrics_list(cl->cpc, cl->tool, p->glob, json, stdout) >
 		    0)
 			return true;
 		if (p->glob != NULL)
@@ -512,7 +403,8 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 		*status = 2;
 		return true;
 	}
-	if ((*status = metric_groups(cl)) != 0)
+	if ((*status = metrics_option_plan(&cl->metrics, cl->cpc, cl->tool,
+		 NULL, cl->specs, &cl->out)) != 0)
 		return true;
 	if (setgrp_nsets(cl->specs) == 0 && (*status = default_events(cl)) != 0)
 		return true;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "libcpc.h"
+#include "metrics_option.h"
 #include "output.h"
 #include "setgrp.h"
 
@@ -45,10 +46,8 @@ struct cmdline {
 	cpc_t *cpc;
 	setgrp_t *specs; /* -c adds to it */
 
-	/* -M's arguments (out.mgroups: the groups they resolved to) */
-#define CMDLINE_MAX_MGROUPS 16
-	const char *mgroup_args[CMDLINE_MAX_MGROUPS];
-	int nmgroup_args;
+	/* -M and its options (out.metric_plan: what they planned) */
+	struct metrics_option metrics;
 
 	/* What the command line said: the output's options (out.specs and
 	   what only the command knows are left to it). */

@@ -33,6 +33,12 @@ diag_set_debug(bool on)
 	debug = on;
 }
 
+bool
+diag_debugging(void)
+{
+	return debug;
+}
+
 void
 diag_set_sink(void (*fn)(void *arg, const char *message), void *arg)
 {

@@ -12,6 +12,7 @@
 void diag_init(const char *argv0);
 const char *diag_progname(void);
 void diag_set_debug(bool on);
+bool diag_debugging(void);
 void diag_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap);
 void diag(const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -22,6 +22,13 @@
  * distinct derived metric of all sets, metric.KEY (metric.ipc,
  * metric.cpus_utilized), empty where the row has no such metric.
  *
+ * With -M, after those: elapsed_ns (where --metrics did not give it),
+ * then per metric of -M metric.KEY (its value) and crossed.KEY (1 where
+ * its threshold is crossed, 0 where not, empty without one), then
+ * bottleneck (the key of the bottleneck); filled in the rows of -M's set.
+ * The meta rows add metric_parent.KEY, metric_level.KEY, metric_unit.KEY
+ * and metric_group.KEY: the tree, the unit and the name -M asked for.
+ *
  * After cputrack -r's runs, four rows per set, labelled mean, rse_pct
  * (the mean's relative standard error in percent, empty for one run), min
  * and max, hold per event the tree's total over the runs; their key is
@@ -30,6 +37,7 @@
  * With -x SEP, SEP separates the fields instead of the comma, and a field
  * that holds SEP is quoted as one that holds a comma is.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +75,44 @@ field(const struct out_run *run, struct out_buf *b, const char *s)
 	    run->cfg.csv_separator != '\0' ? run->cfg.csv_separator : ',');
 }
 
+/* -M's columns: elapsed_ns (where --metrics has none), two a metric, one. */
+static int
+plan_columns(const struct out_run *run)
+{
+	if (run->metric_set < 0)
+		return 0;
+	return (run->derived == NULL) + 2 * run->nmetrics + 1;
+}
+
+static void
+empty_plan_columns(const struct out_run *run, struct out_buf *b)
+{
+	int i;
+
+	for (i = 0; i < plan_columns(run); i++)
+		out_buf_str(b, ",");
+}
+
+static void
+plan_titles(const struct out_run *run, struct out_buf *b)
+{
+	const struct metric_shown *m;
+	int i;
+
+	if (run->metric_set < 0)
+		return;
+	if (run->derived == NULL)
+		out_buf_str(b, ",elapsed_ns");
+	for (i = 0; i < run->nmetrics; i++) {
+		m = out_run_plan_metric(run, i);
+		out_buf_str(b, ",metric.");
+		field(run, b, m->key);
+		out_buf_str(b, ",crossed.");
+		field(run, b, m->key);
+	}
+	out_buf_str(b, ",bottleneck");
+}
+
 static void
 meta(const struct out_run *run, struct out_buf *b, const char *key,
     const char *key_tail, const char *value)
@@ -92,7 +138,28 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	if (run->derived != NULL)
 		for (i = 0; i <= run->nmetric_keys; i++)
 			out_buf_str(b, ",");
+	empty_plan_columns(run, b);
 	out_buf_str(b, "\n");
+}
+
+/* -M's tree, unit and asked name, a meta row each per metric. */
+static void
+plan_meta(const struct out_run *run, struct out_buf *b)
+{
+	const struct metric_shown *m;
+	char level[16];
+	int i;
+
+	for (i = 0; run->metric_set >= 0 && i < run->nmetrics; i++) {
+		m = out_run_plan_metric(run, i);
+		meta(run, b, "metric_parent", m->key,
+		    m->parent >= 0 ? out_run_plan_metric(run, m->parent)->key :
+				     "");
+		snprintf(level, sizeof(level), "%d", m->level);
+		meta(run, b, "metric_level", m->key, level);
+		meta(run, b, "metric_unit", m->key, m->unit);
+		meta(run, b, "metric_group", m->key, m->group);
+	}
 }
 
 static void
@@ -118,6 +185,7 @@ csv_head(void *state, const struct out_run *run, struct out_buf *b)
 			field(run, b, run->metric_keys[i]);
 		}
 	}
+	plan_titles(run, b);
 	out_buf_str(b, "\n");
 	meta(run, b, "schema", NULL, "cpctools");
 	snprintf(text, sizeof(text), "%d", OUTPUT_SCHEMA_VERSION);
@@ -134,6 +202,7 @@ csv_head(void *state, const struct out_run *run, struct out_buf *b)
 	}
 	for (i = 0; i < run->nevents; i++)
 		meta(run, b, "unit", run->events[i].name, run->events[i].unit);
+	plan_meta(run, b);
 	separate(run, b, from);
 }
 
@@ -203,6 +272,40 @@ metrics(const struct out_run *run, struct out_buf *b, const struct out_row *row)
 	}
 }
 
+/* -M: the row's elapsed time (where --metrics has none) and metrics. */
+static void
+plan_values(
+    const struct out_run *run, struct out_buf *b, const struct out_row *row)
+{
+	const struct metric_value *v;
+	const char *bottleneck = NULL;
+	int i;
+
+	if (run->metric_set < 0)
+		return;
+	if (run->derived == NULL) {
+		out_buf_str(b, ",");
+		if (row->metrics != NULL && row->not_counted == NULL &&
+		    row->elapsed_ns > 0)
+			out_buf_printf(
+			    b, "%llu", (unsigned long long)row->elapsed_ns);
+	}
+	for (i = 0; i < run->nmetrics; i++) {
+		v = row->metrics != NULL ? &row->metrics[i] : NULL;
+		out_buf_str(b, ",");
+		if (v != NULL && !isnan(v->value) && !isinf(v->value))
+			out_buf_printf(b, "%.15g", v->value);
+		out_buf_str(b, ",");
+		if (v != NULL && v->crossed >= 0)
+			out_buf_printf(b, "%d", v->crossed);
+		if (v != NULL && v->bottleneck)
+			bottleneck = out_run_plan_metric(run, i)->key;
+	}
+	out_buf_str(b, ",");
+	if (bottleneck != NULL)
+		field(run, b, bottleneck);
+}
+
 static void
 csv_row(void *state, const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
@@ -247,6 +350,7 @@ csv_row(void *state, const struct out_run *run, struct out_buf *b,
 		unit_fields(b, row->unit);
 	if (run->derived != NULL)
 		metrics(run, b, row);
+	plan_values(run, b, row);
 	out_buf_str(b, "\n");
 	separate(run, b, from);
 }
@@ -286,6 +390,7 @@ summary_row(const struct out_run *run, struct out_buf *b,
 	if (run->derived != NULL)
 		for (i = 0; i <= run->nmetric_keys; i++)
 			out_buf_str(b, ",");
+	empty_plan_columns(run, b);
 	out_buf_str(b, "\n");
 	separate(run, b, from);
 }

@@ -181,7 +181,7 @@ static void
 json_head(void *state, const struct out_run *run, struct out_buf *b)
 {
 	struct out_json_obj head = { json_object(), true };
-	json_t *sets = out_json_sets(run);
+	json_t *sets = out_json_sets(run), *machine;
 
 	(void)state;
 	out_json_put(&head, "schema", json_string("cpctools"));
@@ -194,15 +194,26 @@ json_head(void *state, const struct out_run *run, struct out_buf *b)
 	if (sets == NULL)
 		head.ok = false;
 	out_json_put(&head, "sets", sets);
+	if ((machine = out_json_machine(run)) != NULL)
+		out_json_put(&head, "machine", machine);
+	if (run->metric_set >= 0) {
+		out_json_put(
+		    &head, "metrics_set", json_integer(run->metric_set));
+		out_json_put(&head, "metrics", out_json_metric_list(run));
+	}
 	dump(&head, b);
 }
 
-/* --metrics: the row's elapsed time and its derived metrics. */
+/*
+ * The row's elapsed time, and its metrics: --metrics's derived ones, and
+ * -M's in a row of its set.
+ */
 static void
 metrics(const struct out_run *run, struct out_json_obj *row,
     const struct out_row *r)
 {
-	const struct derived_set *ds = &run->derived[r->setno];
+	const struct derived_set *ds =
+	    run->derived != NULL ? &run->derived[r->setno] : NULL;
 	struct out_json_obj m = { json_object(), true };
 	double v;
 	int u;
@@ -210,9 +221,15 @@ metrics(const struct out_run *run, struct out_json_obj *row,
 	out_json_put(row, "elapsed_ns",
 	    r->not_counted == NULL && r->elapsed_ns > 0 ? count(r->elapsed_ns) :
 							  json_null());
-	for (u = 0; u < ds->nuses; u++)
+	if (ds == NULL && r->metrics == NULL) {
+		json_decref(m.json);
+		return;
+	}
+	for (u = 0; ds != NULL && u < ds->nuses; u++)
 		if (out_run_metric(run, r, u, &v))
 			out_json_put_clean(&m, ds->uses[u].key, json_real(v));
+	if (r->metrics != NULL)
+		out_json_plan_values(run, &m, row, r);
 	if (!m.ok)
 		row->ok = false;
 	out_json_put(row, "metrics", m.json);
@@ -356,8 +373,7 @@ counts(const struct out_run *run, struct out_json_obj *row,
 	if (run->cfg.tsc)
 		out_json_put(
 		    row, "tsc", counted ? count(r->tick) : json_null());
-	if (run->derived != NULL)
-		metrics(run, row, r);
+	metrics(run, row, r);
 }
 
 /* --per-*: the row's unit and its place. */

@@ -35,4 +35,14 @@ json_t *out_json_text(const char *s);
 /* The head's "sets": each set's spec and events with their units. */
 json_t *out_json_sets(const struct out_run *run);
 
+/*
+ * out_json_metrics.c: the head's "machine" (NULL: not known) and -M's
+ * "metrics" list; a row's -M values into metrics, and its marks.
+ */
+json_t *out_json_machine(const struct out_run *run);
+json_t *out_json_metric_list(const struct out_run *run);
+void out_json_plan_values(const struct out_run *run,
+    struct out_json_obj *metrics, struct out_json_obj *row,
+    const struct out_row *r);
+
 #endif /* OUT_JSON_H */

@@ -8,11 +8,14 @@
  * duration_time; everything else counts events.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "diag.h"
+#include "metric_model.h"
 #include "out_run.h"
 
 static const char *
@@ -144,6 +147,108 @@ collect_metrics(struct out_run *run)
 	return 0;
 }
 
+/*
+ * The machine's facts, for a JSON stream's head where no plan read them:
+ * what --input needs to evaluate formulas on the record.
+ */
+static void
+read_env(struct out_run *run)
+{
+	const char *pmu;
+
+	if (run->has_env || run->cfg.format != OUT_JSON)
+		return;
+	pmu = run->cpc != NULL ? cpc_core_pmu(run->cpc, 0, NULL) : NULL;
+	run->has_env = metric_env_host(&run->env, "/sys", pmu,
+			   run->cfg.tool == OUT_CPUSTAT, NULL) == 0 &&
+	    metric_cpuid("/sys", run->env.cpuid, sizeof(run->env.cpuid)) == 0;
+}
+
+/* -M: the plan's set, each of its events bound to its counter. */
+static int
+bind_plan(struct out_run *run)
+{
+	const struct metric_plan *plan = run->cfg.metric_plan;
+	const char *text;
+	char err[512];
+	int s;
+
+	run->metric_set = -1;
+	if (plan == NULL)
+		return 0;
+	text = metric_plan_spec(plan);
+	for (s = 0; s < run->nsets && run->metric_set < 0; s++)
+		if (strcmp(run->specs[s]->text, text) == 0)
+			run->metric_set = s;
+	if (run->metric_set < 0 && text[0] != '\0')
+		return 0; /* a run that counts none of them (--list) */
+	if (run->metric_set >= 0 &&
+	    metric_plan_bind(run->cfg.metric_plan, run->specs[run->metric_set],
+		err, sizeof(err)) != 0) {
+		diag(NULL, "-M: %s\n", err);
+		return -1;
+	}
+	run->env = *metric_plan_env(plan);
+	run->has_env = true;
+	run->nmetrics = metric_plan_nmetrics(plan);
+	run->metric_values =
+	    calloc((size_t)run->nmetrics + 1, sizeof(*run->metric_values));
+	run->metric_sources = calloc(run->metric_set >= 0 ?
+		(size_t)run->specs[run->metric_set]->nreqs + 1 :
+		1,
+	    sizeof(double));
+	return run->metric_values != NULL && run->metric_sources != NULL ? 0 :
+									   -1;
+}
+
+/* How many of counter i's boxes the row counts (1 for one of none). */
+static double
+boxes_counted(const struct spec *spec, int i, const struct out_row *row)
+{
+	int k, n = 0;
+
+	if (spec->reqs[i].nboxes == 0)
+		return 1;
+	for (k = 0; k < spec->reqs[i].nboxes; k++)
+		n += spec_part_counted(spec, i, k, row->cpus);
+	return n;
+}
+
+const struct metric_value *
+out_run_plan_values(struct out_run *run, const struct out_row *row)
+{
+	const struct spec *spec;
+	struct metric_counts in;
+	int i;
+
+	if (run->metric_set < 0 || row->setno != run->metric_set ||
+	    row->values == NULL)
+		return NULL;
+	spec = run->specs[run->metric_set];
+	for (i = 0; i < spec->nreqs; i++)
+		run->metric_sources[i] = boxes_counted(spec, i, row);
+	in = (struct metric_counts) {
+		.values = row->values,
+		.nvalues = spec->nreqs,
+		.sources = run->metric_sources,
+		.cpus = row->ncpus > 0 ? row->ncpus : 1,
+		.elapsed_s =
+		    row->elapsed_ns > 0 ? (double)row->elapsed_ns / 1e9 : NAN,
+		.counted = row->not_counted == NULL,
+	};
+	metric_plan_eval(run->cfg.metric_plan, &in, run->cfg.metric_show_all,
+	    run->metric_values);
+	return run->metric_values;
+}
+
+const struct metric_shown *
+out_run_plan_metric(const struct out_run *run, int i)
+{
+	return run->cfg.metric_plan != NULL ?
+	    metric_plan_metric(run->cfg.metric_plan, i) :
+	    NULL;
+}
+
 bool
 out_run_metric(
     const struct out_run *run, const struct out_row *row, int i, double *value)
@@ -212,10 +317,15 @@ out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 	run->host[sizeof(run->host) - 1] = '\0';
 	out_run_start(run);
 	if (collect_specs(run) != 0 || collect_events(run) != 0 ||
-	    collect_metrics(run) != 0) {
+	    collect_metrics(run) != 0 || bind_plan(run) != 0) {
 		errno = ENOMEM;
 		return -1;
 	}
+	if (run->cfg.env != NULL) {
+		run->env = *run->cfg.env;
+		run->has_env = true;
+	}
+	read_env(run);
 	return 0;
 }
 
@@ -230,6 +340,10 @@ out_run_fini(struct out_run *run)
 	run->derived = NULL;
 	free(run->metric_keys);
 	run->metric_keys = NULL;
+	free(run->metric_values);
+	run->metric_values = NULL;
+	free(run->metric_sources);
+	run->metric_sources = NULL;
 	free(run->events);
 	run->events = NULL;
 	free(run->specs);

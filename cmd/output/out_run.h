@@ -12,6 +12,7 @@
 
 #include "derived.h"
 #include "evscale.h"
+#include "metric_plan.h"
 #include "output.h"
 
 /* One distinct event of the run's sets, in set and counter order. */
@@ -38,6 +39,20 @@ struct out_run {
 	/* Their distinct keys, in set and table order. */
 	const char **metric_keys;
 	int nmetric_keys;
+	/*
+	 * -M: the set of the plan's events (-1: none), and a row's metrics,
+	 * worked out under the output's lock (out_run_plan_values).
+	 */
+	int metric_set;
+	int nmetrics;
+	/*
+	 * The machine's facts the formulas read (the plan's, or read for a
+	 * JSON stream's head, which --input reads back); has_env: known.
+	 */
+	struct metric_env env;
+	bool has_env;
+	struct metric_value *metric_values;
+	double *metric_sources;	    /* per counter of the set: its boxes */
 	hrtime_t start;		    /* CLOCK_MONOTONIC ns: row time 0 */
 	struct timespec start_real; /* CLOCK_REALTIME at the same moment */
 	char start_text[40];	    /* start_real, RFC 3339, UTC */
@@ -59,6 +74,18 @@ unsigned long long out_run_start_ns(const struct out_run *run);
  */
 bool out_run_metric(
     const struct out_run *run, const struct out_row *row, int i, double *value);
+/*
+ * -M's metrics of a row of the plan's set, into run->metric_values: NULL
+ * for a row of another set or without counts. The caller holds the
+ * output's lock (one row at a time).
+ */
+const struct metric_value *out_run_plan_values(
+    struct out_run *run, const struct out_row *row);
+
+/* Shown metric i of -M's plan (NULL: none). */
+const struct metric_shown *out_run_plan_metric(
+    const struct out_run *run, int i);
+
 /*
  * Whether a row's metrics come from multiplexed counts: its set counted
  * for less of the time than it was enabled.

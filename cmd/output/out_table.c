@@ -101,7 +101,10 @@ table_title(void *state, const struct out_run *run, struct out_buf *b)
 	}
 	if (run->cfg.tsc)
 		out_buf_printf(b, "%9s ", CPC_TICKREG_NAME);
-	title_columns(b, run->specs[0]);
+	if (run->cfg.metric_only)
+		out_table_metric_title(run, b);
+	else
+		title_columns(b, run->specs[0]);
 	out_buf_str(b, "\n");
 }
 
@@ -296,6 +299,22 @@ counts(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	}
 	trailer(run, b, row, spec);
 	out_buf_str(b, "\n");
+	if (row->metrics != NULL && row->not_counted == NULL)
+		out_table_metric_lines(run, b, row);
+}
+
+/* --metric-only: a row of -M's set, its metrics as columns. */
+static void
+metrics_only(const struct out_run *run, struct out_buf *b,
+    const struct out_row *row, hrtime_t t)
+{
+	prefix(run, b, row, t);
+	if (run->cfg.tsc)
+		out_buf_printf(b, "%9lld ", (long long)row->tick);
+	out_table_metric_values(run, b, row);
+	if (row->not_counted != NULL)
+		out_buf_printf(b, "# not counted: %s", row->not_counted);
+	out_buf_str(b, "\n");
 }
 
 static void
@@ -316,10 +335,14 @@ table_row(void *state, const struct out_run *run, struct out_buf *b,
     const struct out_row *row, hrtime_t t)
 {
 	(void)state;
-	if (row->setno >= 0)
+	if (run->cfg.metric_only) {
+		if (row->setno >= 0 && row->setno == run->metric_set)
+			metrics_only(run, b, row, t);
+	} else if (row->setno >= 0) {
 		counts(run, b, row, t);
-	else
+	} else {
 		marker(run, b, row, t);
+	}
 }
 
 void

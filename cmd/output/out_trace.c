@@ -27,6 +27,7 @@
  *     "partial" beside one that leaves something out.
  * ts is in microseconds from the run's start, the row's time.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,17 +384,26 @@ emit_metrics(const struct out_run *run, struct out_buf *b,
     const struct out_row *r, const struct who *w, hrtime_t t,
     const char *counter)
 {
-	const struct derived_set *ds = &run->derived[r->setno];
+	const struct derived_set *ds =
+	    run->derived != NULL ? &run->derived[r->setno] : NULL;
 	struct out_json_obj e, args = object();
 	char name[80];
 	bool any = false;
 	double v;
 	int u;
 
-	for (u = 0; u < ds->nuses; u++)
+	for (u = 0; ds != NULL && u < ds->nuses; u++)
 		if (out_run_metric(run, r, u, &v)) {
 			out_json_put_clean(
 			    &args, ds->uses[u].key, json_real(v));
+			any = true;
+		}
+	for (u = 0; r->metrics != NULL && u < run->nmetrics; u++)
+		if (!isnan(r->metrics[u].value) &&
+		    !isinf(r->metrics[u].value)) {
+			out_json_put_clean(&args,
+			    out_run_plan_metric(run, u)->key,
+			    json_real(r->metrics[u].value));
 			any = true;
 		}
 	if (!any) {
@@ -424,7 +434,7 @@ emit_counter(const struct out_run *run, struct out_buf *b,
 			    json_integer((json_int_t)r->values[i]));
 	put_ev(&e, "args", &args);
 	emit(b, &e, ",\n");
-	if (run->derived != NULL)
+	if (run->derived != NULL || r->metrics != NULL)
 		emit_metrics(run, b, r, w, t, name);
 }
 

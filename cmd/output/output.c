@@ -71,6 +71,7 @@ struct row_rec {
 	int ncpus;
 	int setno;
 	uint16_t nvalues;
+	uint16_t nmetrics; /* -M's values, after the counts */
 	uint8_t kind;
 	uint8_t strings;
 	bool has_cpus;
@@ -595,7 +596,7 @@ queue_record(
 		wants_comm(o, r) ? r->comm : NULL,
 		r->unit,
 	};
-	struct iovec parts[3 + STRINGS];
+	struct iovec parts[4 + STRINGS];
 	int n = 1, i;
 
 	if (o->rec.failed) {
@@ -607,6 +608,11 @@ queue_record(
 		rec.nvalues = (uint16_t)spec_nvalues(o->run.specs[r->setno]);
 		parts[n++] = (struct iovec) { (void *)r->values,
 			(size_t)rec.nvalues * sizeof(uint64_t) };
+	}
+	if (r->metrics != NULL) {
+		rec.nmetrics = (uint16_t)o->run.nmetrics;
+		parts[n++] = (struct iovec) { (void *)r->metrics,
+			(size_t)rec.nmetrics * sizeof(*r->metrics) };
 	}
 	if (rec.has_cpus)
 		parts[n++] =
@@ -660,6 +666,10 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 
 	(void)len;
 	at += (size_t)rec->nvalues * sizeof(uint64_t);
+	if (rec->nmetrics > 0) {
+		row.metrics = (const struct metric_value *)at;
+		at += (size_t)rec->nmetrics * sizeof(struct metric_value);
+	}
 	if (rec->has_cpus) {
 		row.cpus = (const cpu_set_t *)at;
 		at += sizeof(cpu_set_t);
@@ -831,6 +841,8 @@ output_row(struct output *o, const struct out_row *row)
 	if (when == 0)
 		when = output_now();
 	pthread_mutex_lock(&o->lock);
+	/* -M's metrics: worked out once, for the formats and the sinks. */
+	r.metrics = out_run_plan_values(&o->run, &r);
 	/* Never earlier than the row before: see the top. */
 	if (when < o->last)
 		when = o->last;

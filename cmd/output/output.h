@@ -45,6 +45,9 @@ enum out_format {
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
 struct mgroup;
+struct metric_env;
+struct metric_plan;
+struct metric_value;
 struct out_sink_ops;
 
 struct out_config {
@@ -74,6 +77,17 @@ struct out_config {
 	/* -M: the metric groups' variants, or none: Default's metrics */
 	const struct mgroup *const *mgroups;
 	int nmgroups;
+	/*
+	 * -M: the vendors' metrics, planned (metric_plan.h), whose events
+	 * are one set of the run; NULL: none. --metric-only: the table
+	 * gives metrics alone, as columns; --metric-no-threshold: no metric
+	 * is hidden under a parent below its threshold.
+	 */
+	struct metric_plan *metric_plan;
+	/* --input: the recorded machine's facts; NULL: this machine's */
+	const struct metric_env *env;
+	bool metric_only;
+	bool metric_show_all;
 	bool default_events;	  /* no -c: perf stat's default set */
 	const char *default_note; /* ...what it left out and why, or NULL */
 	/*
@@ -147,6 +161,12 @@ struct out_row {
 	 */
 	const char *not_counted;
 	const char *partial;
+	/*
+	 * -M's metrics of a row of their set, in the plan's order: the
+	 * output works them out once, for every format and sink; a command
+	 * leaves it NULL.
+	 */
+	const struct metric_value *metrics;
 };
 
 /*

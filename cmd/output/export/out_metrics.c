@@ -42,6 +42,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -979,6 +980,39 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 }
 
 /*
+ * -M's metrics of a series of its set, from all its counts so far: perf's
+ * tma_* names as the metric label, the value as the formula gives it
+ * (the unit's scale left to the dashboards); none where it has no value.
+ * The output's lock is held: the plan's scratch is this row's alone.
+ */
+static void
+plan_samples(struct out_metrics *m, const struct family *f, struct series *s,
+    const uint64_t *values)
+{
+	struct out_run *run = (struct out_run *)m->run;
+	const struct metric_shown *shown;
+	struct metric_counts in = {
+		.values = values,
+		.nvalues = s->nvalues,
+		.cpus = 1,
+		.elapsed_s = NAN,
+		.counted = true,
+	};
+	int i;
+
+	metric_plan_eval(run->cfg.metric_plan, &in, true, run->metric_values);
+	for (i = 0; i < run->nmetrics; i++) {
+		if (isnan(run->metric_values[i].value) ||
+		    isinf(run->metric_values[i].value))
+			continue;
+		shown = out_run_plan_metric(run, i);
+		sample_start_keyed(m, f, s, "metric", shown->key, NULL);
+		out_buf_printf(&m->samples, " %.17g\n",
+		    run->metric_values[i].value / shown->scale);
+	}
+}
+
+/*
  * --metrics, -M: the derived metrics of series of one kind, from all
  * their counts so far (a ratio of counts: those that divide by the
  * elapsed time are the rate of the event series' counters instead).
@@ -993,12 +1027,16 @@ metrics_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 	double v;
 	int r, u;
 
-	for (s = m->first; m->run->derived != NULL && s != NULL; s = s->next) {
+	for (s = m->first; s != NULL; s = s->next) {
 		if (s->kind != kind || !s->counted || s->not_counted != NULL ||
 		    s->nvalues > METRIC_MAX_VALUES)
 			continue;
 		for (r = 0; r < s->nvalues; r++)
 			values[r] = s->values[r][0] + s->values[r][1];
+		if (s->set == m->run->metric_set)
+			plan_samples(m, f, s, values);
+		if (m->run->derived == NULL)
+			continue;
 		ds = &m->run->derived[s->set];
 		for (u = 0; u < ds->nuses; u++) {
 			if (!derived_value(ds, &ds->uses[u], values, 0, &v))

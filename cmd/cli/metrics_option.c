@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * -M (see metrics_option.h): the CPU's model, the machine's facts, the
+ * plan, and its events as a set of the run. Events of a core PMU count
+ * every mode this user may count, as perf stat counts them (user mode
+ * alone where the kernel keeps its own to privilege, as perf falls back).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "metric_model.h"
+#include "metrics_option.h"
+
+#define NOTES_SHOWN 3
+
+int
+metrics_option_add(struct metrics_option *mo, const char *arg)
+{
+	if (mo->nargs == METRICS_MAX_ARGS) {
+		diag(NULL, "-M %s: more than %d -M options\n", arg,
+		    METRICS_MAX_ARGS);
+		return -1;
+	}
+	mo->args[mo->nargs++] = arg;
+	return 0;
+}
+
+/* What -c would make of event on this machine, for the plan. */
+static enum metric_event_kind
+event_kind(void *arg, const char *event, char *why, size_t len)
+{
+	cpc_t *cpc = arg;
+	char line[512] = "";
+	const char *at;
+
+	if (cpc_event_status(cpc, event, line, sizeof(line)) !=
+	    CPC_EVENT_COUNTABLE) {
+		/* libcpc's line starts with the event: the reason alone. */
+		at = strstr(line, ": ");
+		snprintf(why, len, "%s",
+		    at != NULL	? at + 2 :
+			line[0] ? line :
+				  "not countable here");
+		why[strcspn(why, "\n")] = '\0';
+		return METRIC_EVENT_UNKNOWN;
+	}
+	return cpc_event_cpumask(cpc, event, 0) != NULL ? METRIC_EVENT_SOCKET :
+							  METRIC_EVENT_CORE;
+}
+
+static bool
+nmi_watchdog(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/nmi_watchdog", "re");
+	int on = 0;
+
+	if (f == NULL)
+		return false;
+	if (fscanf(f, "%d", &on) != 1)
+		on = 0;
+	fclose(f);
+	return on != 0;
+}
+
+/* The names of every -M, as one list. */
+static int
+join_names(const struct metrics_option *mo, char *buf, size_t len)
+{
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < mo->nargs; i++) {
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+		    i > 0 ? "," : "", mo->args[i]);
+		if (n >= len) {
+			diag(NULL, "-M %.40s...: too long\n", mo->args[i]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* The metrics left out, one line each with -D, else the first few. */
+static void
+say_notes(const char *names, char *notes)
+{
+	char *line, *save = NULL;
+	int n = 0, total = 0;
+
+	for (line = notes; *line != '\0'; line++)
+		total += *line == '\n';
+	for (line = strtok_r(notes, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		if (diag_debugging() || n++ < NOTES_SHOWN)
+			diag(NULL, "-M %s: left out: %s\n", names, line);
+	if (!diag_debugging() && total > NOTES_SHOWN)
+		diag(NULL, "-M %s: %d more left out (-D names them all)\n",
+		    names, total - NOTES_SHOWN);
+}
+
+static int
+make_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
+    const struct metric_env *env, struct out_config *out, const char *names)
+{
+	const struct metric_model *model = metric_model_of(env->cpuid);
+	char err[1024] = "", *notes;
+	struct metric_ask ask = {
+		.names = names,
+		.no_group = mo->no_group,
+		.no_threshold = mo->no_threshold,
+		.per_thread = tool == OUT_CPUTRACK,
+		.nmi_watchdog = nmi_watchdog(),
+		.core_pmu = cpc != NULL ? cpc_core_pmu(cpc, 0, NULL) : NULL,
+		.event_kind = cpc != NULL ? event_kind : NULL,
+		.arg = cpc,
+	};
+	size_t notes_len = 64 * 1024;
+
+	if (cpc != NULL)
+		ask.modes = cpc_event_status(cpc, "cpu-clock:k", NULL, 0) ==
+			CPC_EVENT_COUNTABLE ?
+		    "uk" :
+		    "u";
+	if ((notes = malloc(notes_len)) == NULL) {
+		diag(NULL, "-M %s: out of memory\n", names);
+		return 2;
+	}
+	out->metric_plan = metric_plan_new(
+	    model, env, &ask, err, sizeof(err), notes, notes_len);
+	if (out->metric_plan == NULL)
+		diag(NULL, "-M %s\n", err);
+	else
+		say_notes(names, notes);
+	free(notes);
+	return out->metric_plan != NULL ? 0 : 2;
+}
+
+int
+metrics_option_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
+    const struct metric_env *given, setgrp_t *specs, struct out_config *out)
+{
+	struct metric_env env;
+	char names[1024];
+	const char *spec;
+	int status;
+
+	if (mo->nargs == 0) {
+		if (mo->only || mo->no_group || mo->no_threshold) {
+			diag(NULL,
+			    "--metric-%s needs -M: the metrics it is "
+			    "about\n",
+			    mo->only	     ? "only" :
+				mo->no_group ? "no-group" :
+					       "no-threshold");
+			return 2;
+		}
+		return 0;
+	}
+	if ((status = join_names(mo, names, sizeof(names))) != 0)
+		return status;
+	if (given != NULL) {
+		env = *given;
+	} else if (metric_env_host(&env, "/sys",
+		       cpc != NULL ? cpc_core_pmu(cpc, 0, NULL) : NULL,
+		       tool == OUT_CPUSTAT, mo->cpus) != 0 ||
+	    metric_cpuid("/sys", env.cpuid, sizeof(env.cpuid)) != 0) {
+		env.cpuid[0] = '\0';
+	}
+	if ((status = make_plan(mo, cpc, tool, &env, out, names)) != 0)
+		return status;
+	out->metric_only = mo->only;
+	out->metric_show_all = mo->no_threshold;
+	/* The metrics' counters are named once, above their columns. */
+	out->name_pics = true;
+	spec = metric_plan_spec(out->metric_plan);
+	if (specs == NULL || spec[0] == '\0')
+		return 0;
+	status = setgrp_add(specs, spec);
+	return status > 0 ? status : status < 0 ? 2 : 0;
+}
+
+void
+metrics_option_free(struct out_config *out)
+{
+	metric_plan_free(out->metric_plan);
+	out->metric_plan = NULL;
+}
