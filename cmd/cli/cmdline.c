@@ -16,6 +16,7 @@
 #include "dryrun.h"
 #include "export.h"
 #include "metrics_list.h"
+#include "replay.h"
 
 enum {
 	OPT_FORMAT = 256,
@@ -33,6 +34,7 @@ enum {
 	OPT_METRIC_ONLY,
 	OPT_METRIC_NO_GROUP,
 	OPT_METRIC_NO_THRESHOLD,
+	OPT_INPUT,
 	OPT_DRY_RUN
 };
 
@@ -52,6 +54,7 @@ static const struct option shared_options[] = {
 	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
 	{ "metric-no-group", no_argument, NULL, OPT_METRIC_NO_GROUP },
 	{ "metric-no-threshold", no_argument, NULL, OPT_METRIC_NO_THRESHOLD },
+	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 };
 
@@ -66,6 +69,7 @@ struct parse {
 	bool list;    /* --list[=GLOB] */
 	bool dry_run; /* --dry-run: what would be opened */
 	const char *glob;
+	const char *input; /* --input FILE: a record written again */
 	/* The option that chose the format (--format=csv, -x, -j), or NULL */
 	const char *format_by;
 	bool bad;
@@ -338,6 +342,9 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 	case OPT_METRIC_NO_THRESHOLD:
 		cl->metrics.no_threshold = true;
 		break;
+	case OPT_INPUT:
+		p->input = optarg;
+		break;
 	case OPT_HELP:
 		p->usage = true;
 		break;
@@ -401,6 +408,10 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 	/* Each bad option said what is wrong with it, in one line. */
 	if (p->bad || both) {
 		*status = 2;
+		return true;
+	}
+	if (p->input != NULL) {
+		*status = replay_record(cl, p->input);
 		return true;
 	}
 	if ((*status = metrics_option_plan(&cl->metrics, cl->cpc, cl->tool,

@@ -35,7 +35,8 @@ struct kind_cache {
 };
 
 static enum metric_event_kind
-cached_kind(void *arg, const char *event, char *why, size_t len)
+cached_kind(
+    void *arg, const char *event, const char *name, char *why, size_t len)
 {
 	struct kind_cache *c = arg;
 	char line[512] = "";
@@ -43,6 +44,7 @@ cached_kind(void *arg, const char *event, char *why, size_t len)
 	enum metric_event_kind kind;
 	int i;
 
+	(void)name;
 	for (i = 0; i < c->n; i++)
 		if (strcmp(c->e[i].event, event) == 0) {
 			snprintf(why, len, "%s", c->e[i].why);
@@ -290,28 +292,21 @@ list_metric(
 	emit(l, &o);
 }
 
-/* The names of a group's metrics, as the data orders them. */
+/* The names of the metrics -M takes for a group, as the data has them. */
 static json_t *
-members_json(const struct listing *l, const char *group, size_t len)
+members_json(struct listing *l, const char *group)
 {
-	const struct metric_def *d;
-	const char *list;
+	struct metric_plan *p;
 	json_t *a = json_array();
-	size_t n;
-	int k, j;
+	char why[512];
+	int i;
 
-	for (k = 0; a != NULL && k < l->nlayers; k++)
-		for (j = 0; j < l->layers[k]->nmetrics; j++) {
-			d = def_at(l->layers[k], j);
-			for (list = metric_str(d->groups); *list != '\0';
-			     list += n + (list[n] == ';')) {
-				n = strcspn(list, ";");
-				if (n == len &&
-				    strncasecmp(list, group, n) == 0)
-					json_array_append_new(a,
-					    json_string(metric_str(d->name)));
-			}
-		}
+	if ((p = plan_of(l, group, false, why, sizeof(why))) == NULL)
+		return a;
+	for (i = 0; a != NULL && i < metric_plan_nmetrics(p); i++)
+		json_array_append_new(
+		    a, json_string(metric_plan_metric(p, i)->key));
+	metric_plan_free(p);
 	return a;
 }
 
@@ -325,7 +320,7 @@ list_group(
 
 	snprintf(name, sizeof(name), "%.*s", (int)len, g);
 	here_text(l, name, here, sizeof(here));
-	members = members_json(l, g, len);
+	members = members_json(l, name);
 	if (!l->json) {
 		text = json_dumps(members, JSON_COMPACT);
 		fprintf(l->out, "%s\tmetric group\t%zu metrics of %s: %s; %s\n",

@@ -29,12 +29,14 @@ metrics_option_add(struct metrics_option *mo, const char *arg)
 
 /* What -c would make of event on this machine, for the plan. */
 static enum metric_event_kind
-event_kind(void *arg, const char *event, char *why, size_t len)
+event_kind(
+    void *arg, const char *event, const char *name, char *why, size_t len)
 {
 	cpc_t *cpc = arg;
 	char line[512] = "";
 	const char *at;
 
+	(void)name;
 	if (cpc_event_status(cpc, event, line, sizeof(line)) !=
 	    CPC_EVENT_COUNTABLE) {
 		/* libcpc's line starts with the event: the reason alone. */
@@ -64,23 +66,25 @@ nmi_watchdog(void)
 	return on != 0;
 }
 
-/* The names of every -M, as one list. */
-static int
-join_names(const struct metrics_option *mo, char *buf, size_t len)
+/* The names of every -M, as one list (to free), or NULL (said). */
+static char *
+join_names(const struct metrics_option *mo)
 {
-	size_t n = 0;
+	size_t len = 1, n = 0;
+	char *buf;
 	int i;
 
-	buf[0] = '\0';
-	for (i = 0; i < mo->nargs; i++) {
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s",
-		    i > 0 ? "," : "", mo->args[i]);
-		if (n >= len) {
-			diag(NULL, "-M %.40s...: too long\n", mo->args[i]);
-			return 2;
-		}
+	for (i = 0; i < mo->nargs; i++)
+		len += strlen(mo->args[i]) + 1;
+	if ((buf = malloc(len)) == NULL) {
+		diag(NULL, "-M: out of memory\n");
+		return NULL;
 	}
-	return 0;
+	buf[0] = '\0';
+	for (i = 0; i < mo->nargs; i++)
+		n += (size_t)snprintf(
+		    buf + n, len - n, "%s%s", i > 0 ? "," : "", mo->args[i]);
+	return buf;
 }
 
 /* The metrics left out, one line each with -D, else the first few. */
@@ -119,7 +123,11 @@ make_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
 	};
 	size_t notes_len = 64 * 1024;
 
-	if (cpc != NULL)
+	if (mo->kind != NULL) {
+		ask.event_kind = mo->kind;
+		ask.arg = mo->kind_arg;
+	}
+	if (cpc != NULL && mo->kind == NULL)
 		ask.modes = cpc_event_status(cpc, "cpu-clock:k", NULL, 0) ==
 			CPC_EVENT_COUNTABLE ?
 		    "uk" :
@@ -143,8 +151,8 @@ metrics_option_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
     const struct metric_env *given, setgrp_t *specs, struct out_config *out)
 {
 	struct metric_env env;
-	char names[1024];
 	const char *spec;
+	char *names;
 	int status;
 
 	if (mo->nargs == 0) {
@@ -159,8 +167,8 @@ metrics_option_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
 		}
 		return 0;
 	}
-	if ((status = join_names(mo, names, sizeof(names))) != 0)
-		return status;
+	if ((names = join_names(mo)) == NULL)
+		return 2;
 	if (given != NULL) {
 		env = *given;
 	} else if (metric_env_host(&env, "/sys",
@@ -169,7 +177,9 @@ metrics_option_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
 	    metric_cpuid("/sys", env.cpuid, sizeof(env.cpuid)) != 0) {
 		env.cpuid[0] = '\0';
 	}
-	if ((status = make_plan(mo, cpc, tool, &env, out, names)) != 0)
+	status = make_plan(mo, cpc, tool, &env, out, names);
+	free(names);
+	if (status != 0)
 		return status;
 	out->metric_only = mo->only;
 	out->metric_show_all = mo->no_threshold;

@@ -25,6 +25,13 @@ struct metrics_option {
 	bool only;	   /* --metric-only */
 	/* cpustat's -C, for #core_wide; NULL: every online CPU. */
 	const cpu_set_t *cpus;
+	/*
+	 * --input: what the record holds, in place of what this machine
+	 * counts (metric_ask's event_kind); NULL: the machine's.
+	 */
+	enum metric_event_kind (*kind)(void *arg, const char *event,
+	    const char *name, char *why, size_t len);
+	void *kind_arg;
 };
 
 /* Keep one -M argument: 0, or -1 when there are too many (said). */

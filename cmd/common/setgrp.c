@@ -449,13 +449,20 @@ master_free(setgrp_t *g)
 			clone_free(spare);
 		}
 	for (s = 0; s < g->nsets; s++) {
-		(void)cpc_set_destroy(g->cpc, g->templates[s]);
+		if (g->templates[s] != NULL)
+			(void)cpc_set_destroy(g->cpc, g->templates[s]);
 		spec_free(g->specs[s]);
 	}
 	joint_at_free(g);
 	free(g->templates);
 	free(g->specs);
 	free(g);
+}
+
+int
+setgrp_add_spec(setgrp_t *g, struct spec *spec)
+{
+	return master_grow(g, spec, NULL);
 }
 
 void

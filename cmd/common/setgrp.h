@@ -63,6 +63,12 @@ setgrp_t *setgrp_new(cpc_t *cpc);
  * count (each reported), 1 for no memory.
  */
 int setgrp_add(setgrp_t *master, const char *text);
+/*
+ * Add a spec made elsewhere, with no libcpc set: a record's, which
+ * --input writes again (nothing of it is bound or counted). The group
+ * owns it from then on. 0, or -1 (no memory).
+ */
+int setgrp_add_spec(setgrp_t *master, struct spec *spec);
 int setgrp_nsets(const setgrp_t *g);
 /* Whether the sets are bound as one joint set (see the top). */
 bool setgrp_joint(const setgrp_t *g);

@@ -95,7 +95,12 @@ metric_plan_bind(
 		for (k = 0; r < 0 && k < spec->nreqs; k++)
 			if (!used[k] && strcmp(spec->reqs[k].event, want) == 0)
 				r = k;
-		if (r < 0 || used[r]) {
+		/* A record's set (--input): its counters by their names. */
+		for (k = 0; r < 0 && k < spec->nreqs; k++)
+			if (strcmp(spec->reqs[k].name,
+				p->events[p->inst[i].event].name) == 0)
+				r = k;
+		if (r < 0) {
 			snprintf(err, len, "the metrics' set has no counter %s",
 			    want);
 			free(used);

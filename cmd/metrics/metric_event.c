@@ -211,6 +211,9 @@ row_name(const struct event_text *t, const char *id, char *out, size_t len)
 	if (t->name[0] != '\0')
 		snprintf(out, len, "%s%s%s", t->name, t->mods[0] ? ":" : "",
 		    t->mods);
+	else if (t->bare[0] != '\0')
+		snprintf(out, len, "%s%s%s", t->bare, t->mods[0] ? ":" : "",
+		    t->mods);
 	else
 		snprintf(out, len, "%s", id);
 	for (c = out; *c != '\0'; c++)
@@ -219,12 +222,12 @@ row_name(const struct event_text *t, const char *id, char *out, size_t len)
 }
 
 static enum metric_event_kind
-kind_of(struct metric_plan *p, const char *spec)
+kind_of(struct metric_plan *p, const char *spec, const char *name)
 {
 	p->kind_why[0] = '\0';
 	return p->ask.event_kind != NULL ?
 	    p->ask.event_kind(
-		p->ask.arg, spec, p->kind_why, sizeof(p->kind_why)) :
+		p->ask.arg, spec, name, p->kind_why, sizeof(p->kind_why)) :
 	    METRIC_EVENT_CORE;
 }
 
@@ -269,19 +272,20 @@ resolve(struct metric_plan *p, const struct plan_node *n, const char *name,
     struct event_text *t, char *spec, size_t len)
 {
 	enum metric_event_kind kind;
-	char id[EVENT_LEN];
+	char id[EVENT_LEN], rname[EVENT_LEN];
 
 	unescape(name, id, sizeof(id));
 	parse_event(p, n, id, t);
+	row_name(t, id, rname, sizeof(rname));
 	write_event(t, t->mods, true, spec, len);
-	kind = kind_of(p, spec);
+	kind = kind_of(p, spec, rname);
 	if (kind == METRIC_EVENT_UNKNOWN && try_uncore(t)) {
 		char first_why[sizeof(p->kind_why)], first[EVENT_LEN];
 
 		memcpy(first_why, p->kind_why, sizeof(first_why));
 		snprintf(first, sizeof(first), "%s", spec);
 		write_event(t, t->mods, true, spec, len);
-		if ((kind = kind_of(p, spec)) == METRIC_EVENT_UNKNOWN) {
+		if ((kind = kind_of(p, spec, rname)) == METRIC_EVENT_UNKNOWN) {
 			memcpy(p->kind_why, first_why, sizeof(first_why));
 			snprintf(spec, len, "%s", first);
 		}

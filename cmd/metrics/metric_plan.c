@@ -14,7 +14,7 @@
 #include "nearest.h"
 #include "metric_plan_impl.h"
 
-#define MAX_NAMES    64
+#define MAX_NAMES    4096
 #define SPEC_GROWTH  4096
 #define NEAREST_DIST 3
 

@@ -57,11 +57,12 @@ struct metric_ask {
 	 */
 	const char *modes;
 	/*
-	 * The kind of an event, as -c would take it, and where unknown why
-	 * (len bytes); NULL: every event is a core PMU's.
+	 * The kind of an event, as -c would take it (event) and as rows
+	 * name it (name), and where unknown why (len bytes); NULL: every
+	 * event is a core PMU's.
 	 */
-	enum metric_event_kind (*event_kind)(
-	    void *arg, const char *event, char *why, size_t len);
+	enum metric_event_kind (*event_kind)(void *arg, const char *event,
+	    const char *name, char *why, size_t len);
 	void *arg;
 };
 

@@ -128,6 +128,18 @@ dump(struct out_json_obj *o, struct out_buf *b)
 	out_buf_str(b, "\n");
 }
 
+/* The boxes an event sums: their PMUs' names, as "parts" gives them. */
+static json_t *
+boxes(const struct spec_req *r)
+{
+	json_t *a = json_array();
+	int k;
+
+	for (k = 0; a != NULL && k < r->nboxes; k++)
+		json_array_append_new(a, json_string(r->box_names[k]));
+	return a;
+}
+
 static json_t *
 set_object(const struct out_run *run, int s)
 {
@@ -151,6 +163,8 @@ set_object(const struct out_run *run, int s)
 			out_json_put(&event, "scaled_unit",
 			    json_string(run->events[e].scale.unit));
 		}
+		if (spec->reqs[r].nboxes > 0)
+			out_json_put(&event, "boxes", boxes(&spec->reqs[r]));
 		/* jansson takes the reference, appended or not. */
 		if (json_array_append_new(events, event.json) != 0 || !event.ok)
 			set.ok = false;

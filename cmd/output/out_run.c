@@ -180,6 +180,8 @@ bind_plan(struct out_run *run)
 	for (s = 0; s < run->nsets && run->metric_set < 0; s++)
 		if (strcmp(run->specs[s]->text, text) == 0)
 			run->metric_set = s;
+	if (run->cfg.metric_set_given)
+		run->metric_set = run->cfg.metric_set;
 	if (run->metric_set < 0 && text[0] != '\0')
 		return 0; /* a run that counts none of them (--list) */
 	if (run->metric_set >= 0 &&

@@ -86,6 +86,9 @@ struct out_config {
 	struct metric_plan *metric_plan;
 	/* --input: the recorded machine's facts; NULL: this machine's */
 	const struct metric_env *env;
+	/* --input: the recorded set -M reads (its spec is no plan's text) */
+	bool metric_set_given;
+	int metric_set;
 	bool metric_only;
 	bool metric_show_all;
 	bool default_events;	  /* no -c: perf stat's default set */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --input FILE: a record of a run (the JSON Lines of -j, cpctools-output(5))
+ * written again, as perf stat report does: in any format, with any -M
+ * whose events the record holds, evaluated on the recorded machine's
+ * facts (its head's "machine"). Nothing is counted.
+ */
+#ifndef REPLAY_H
+#define REPLAY_H
+
+#include "cmdline.h"
+
+/*
+ * Write the record at path as cl's options ask: the status to exit with
+ * (0; 1 for a row not counted, as a run would; 2, said in one line, for a
+ * file that cannot be read, is not such a record, is another command's,
+ * or holds none of -M's events).
+ */
+int replay_record(struct cmdline *cl, const char *path);
+
+#endif /* REPLAY_H */
