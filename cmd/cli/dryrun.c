@@ -52,8 +52,7 @@ metric_line(const struct spec *spec, const struct out_config *out, FILE *f)
 	struct derived_set ds;
 	int u;
 
-	if (!out->metrics ||
-	    derived_plan(spec, out->mgroups, out->nmgroups, &ds) != 0)
+	if (!out->metrics || derived_plan(spec, &ds) != 0)
 		return;
 	fputs(" metrics:", f);
 	for (u = 0; u < ds.nuses; u++)

@@ -36,7 +36,7 @@ json_t *out_json_text(const char *s);
 json_t *out_json_sets(const struct out_run *run);
 
 /*
- * out_json_metrics.c: the head's "machine" (NULL: not known) and -M's
+ * The head's "machine" (NULL: not known) and -M's
  * "metrics" list; a row's -M values into metrics, and its marks.
  */
 json_t *out_json_machine(const struct out_run *run);

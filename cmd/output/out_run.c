@@ -100,20 +100,7 @@ metric_key(const struct out_run *run, const char *key)
 	return -1;
 }
 
-/* Whether a metric of ds reads the PMU's slots per cycle (Neoverse). */
-static bool
-needs_slots(const struct derived_set *ds)
-{
-	int u, i;
-
-	for (u = 0; u < ds->nuses; u++)
-		for (i = 0; i < ds->uses[u].expr.nnames; i++)
-			if (ds->uses[u].input[i] == DERIVED_SLOTS)
-				return true;
-	return false;
-}
-
-/* --metrics, -M: what each set gives, planned once for every row. */
+/* --metrics: what each set gives, planned once for every row. */
 static int
 collect_metrics(struct out_run *run)
 {
@@ -128,11 +115,8 @@ collect_metrics(struct out_run *run)
 		return -1;
 	for (s = 0; s < run->nsets; s++) {
 		ds = &run->derived[s];
-		if (derived_plan(run->specs[s], run->cfg.mgroups,
-			run->cfg.nmgroups, &run->derived[s]) != 0)
+		if (derived_plan(run->specs[s], &run->derived[s]) != 0)
 			return -1;
-		if (needs_slots(ds))
-			run->derived[s].slots = mgroup_core_slots(run->cpc);
 		for (u = 0; u < ds->nuses; u++) {
 			if (metric_key(run, ds->uses[u].key) >= 0)
 				continue;

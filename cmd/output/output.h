@@ -44,7 +44,6 @@ enum out_format {
 };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
-struct mgroup;
 struct metric_env;
 struct metric_plan;
 struct metric_value;
@@ -73,10 +72,7 @@ struct out_config {
 	bool cgroup_names;  /* --for-each-cgroup: rows name theirs */
 	char timestamp;	    /* cpustat -T: 'u', 'd', or 0 */
 	int per_unit;	    /* cpustat --per-*: enum topo_unit */
-	bool metrics;	    /* --metrics, -M: the derived metrics */
-	/* -M: the metric groups' variants, or none: Default's metrics */
-	const struct mgroup *const *mgroups;
-	int nmgroups;
+	bool metrics;	    /* --metrics: perf stat's derived metrics */
 	/*
 	 * -M: the vendors' metrics, planned (metric_plan.h), whose events
 	 * are one set of the run; NULL: none. --metric-only: the table

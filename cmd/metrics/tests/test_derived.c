@@ -29,7 +29,7 @@ plan(struct fake *f, const char *const *names)
 		f->reqs[n].name = (char *)names[n];
 	f->spec.reqs = f->reqs;
 	f->spec.nreqs = n;
-	CHECK(derived_plan(&f->spec, NULL, 0, &f->ds) == 0);
+	CHECK(derived_plan(&f->spec, &f->ds) == 0);
 }
 
 static const struct derived_use *
