@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 
 #include "derived.h"
+#include "metric_plan.h"
 #include "dryrun.h"
 
 static void
@@ -61,6 +62,27 @@ metric_line(const struct spec *spec, const struct out_config *out, FILE *f)
 	derived_free(&ds);
 }
 
+/* -M's set: the metrics it gives, each under its parent. */
+static void
+plan_line(const struct spec *spec, const struct out_config *out, FILE *f)
+{
+	const struct metric_plan *p = out->metric_plan;
+	const struct metric_shown *m;
+	int i;
+
+	if (p == NULL || strcmp(spec->text, metric_plan_spec(p)) != 0)
+		return;
+	fputs(" -M metrics:", f);
+	for (i = 0; i < metric_plan_nmetrics(p); i++) {
+		m = metric_plan_metric(p, i);
+		fprintf(f, "%s %s", i > 0 ? "," : "", m->key);
+		if (m->parent >= 0)
+			fprintf(f, " (under %s)",
+			    metric_plan_metric(p, m->parent)->key);
+	}
+	fputs("\n", f);
+}
+
 int
 dryrun_print(
     cpc_t *cpc, const setgrp_t *specs, const struct out_config *out, FILE *f)
@@ -80,6 +102,7 @@ dryrun_print(
 		for (r = 0; r < spec->nreqs; r++)
 			request_lines(cpc, set, spec, r, f);
 		metric_line(spec, out, f);
+		plan_line(spec, out, f);
 		cpc_set_destroy(cpc, set);
 	}
 	return status;

@@ -13,8 +13,6 @@
 #include "metric_model.h"
 #include "metrics_option.h"
 
-#define NOTES_SHOWN 3
-
 int
 metrics_option_add(struct metrics_option *mo, const char *arg)
 {
@@ -87,22 +85,31 @@ join_names(const struct metrics_option *mo)
 	return buf;
 }
 
-/* The metrics left out, one line each with -D, else the first few. */
+/*
+ * The metrics left out: one line that names the first and why, and how
+ * many more (-D names each).
+ */
 static void
 say_notes(const char *names, char *notes)
 {
-	char *line, *save = NULL;
-	int n = 0, total = 0;
+	char *line, *save = NULL, *first = NULL;
+	int total = 0;
 
 	for (line = notes; *line != '\0'; line++)
 		total += *line == '\n';
 	for (line = strtok_r(notes, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save))
-		if (diag_debugging() || n++ < NOTES_SHOWN)
-			diag(NULL, "-M %s: left out: %s\n", names, line);
-	if (!diag_debugging() && total > NOTES_SHOWN)
-		diag(NULL, "-M %s: %d more left out (-D names them all)\n",
-		    names, total - NOTES_SHOWN);
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (first == NULL)
+			first = line;
+		else
+			diag_debug("-M %s: left out: %s\n", names, line);
+	}
+	if (total == 1)
+		diag(NULL, "-M %s: left out: %s\n", names, first);
+	else if (total > 1)
+		diag(NULL, "-M %s: %d metrics left out, first %s%s\n", names,
+		    total, first,
+		    diag_debugging() ? "" : " (-D names them all)");
 }
 
 static int

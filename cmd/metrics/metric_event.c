@@ -247,23 +247,38 @@ try_uncore(struct event_text *t)
 	return true;
 }
 
+/* A term's value (event=0x3c: 0x3c), or -1 where t has no such term. */
+static long
+term_value(const struct event_text *t, const char *name)
+{
+	size_t n = strlen(name);
+	int i;
+
+	for (i = 0; i < t->nterms; i++)
+		if (strncmp(t->terms[i], name, n) == 0 && t->terms[i][n] == '=')
+			return strtol(t->terms[i] + n + 1, NULL, 0);
+	return -1;
+}
+
+static const char *
+first_word(const struct event_text *t)
+{
+	return t->bare[0] != '\0' ? t->bare : t->nterms > 0 ? t->terms[0] : "";
+}
+
+/* slots, or TOPDOWN.SLOTS (event 0, umask 4: fixed counter 3). */
+static bool
+is_slots(const struct event_text *t)
+{
+	return strcasecmp(first_word(t), "slots") == 0 ||
+	    (term_value(t, "event") == 0 && term_value(t, "umask") == 4);
+}
+
+/* slots and the kernel's topdown-* events: one group, slots first. */
 static bool
 is_topdown(const struct event_text *t)
 {
-	const char *what = t->bare[0] != '\0' ? t->bare :
-	    t->nterms > 0		      ? t->terms[0] :
-						"";
-	int i;
-	bool slots_code = false;
-
-	if (strcasecmp(what, "slots") == 0 ||
-	    strncasecmp(what, "topdown-", 8) == 0)
-		return true;
-	/* TOPDOWN.SLOTS: event 0, umask 4 (fixed counter 3). */
-	for (i = 0; i + 1 < t->nterms; i++)
-		slots_code |= strcmp(t->terms[i], "event=0x0") == 0 &&
-		    strcmp(t->terms[i + 1], "umask=0x4") == 0;
-	return slots_code;
+	return is_slots(t) || strncasecmp(first_word(t), "topdown-", 8) == 0;
 }
 
 /* The -c text and kind of name (as the formula writes it) in node n. */
@@ -309,7 +324,7 @@ plan_has_event(
 
 static int
 add_event(struct metric_plan *p, const char *spec, const char *name,
-    enum metric_event_kind kind, bool topdown, bool tool)
+    enum metric_event_kind kind, const struct event_text *t, bool tool)
 {
 	struct plan_event *grown, *e;
 
@@ -327,7 +342,8 @@ add_event(struct metric_plan *p, const char *spec, const char *name,
 		return -1;
 	}
 	e->kind = kind;
-	e->topdown = topdown;
+	e->topdown = t != NULL && is_topdown(t);
+	e->slots = t != NULL && is_slots(t);
 	e->tool = tool;
 	return p->nevents++;
 }
@@ -347,7 +363,7 @@ plan_event_of(
 			if (p->events[i].tool)
 				return i;
 		return add_event(p, "duration_time", "duration_time",
-		    METRIC_EVENT_CORE, false, true);
+		    METRIC_EVENT_CORE, NULL, true);
 	}
 	kind = resolve(p, n, name, &t, spec, sizeof(spec));
 	if (kind == METRIC_EVENT_UNKNOWN) {
@@ -360,14 +376,17 @@ plan_event_of(
 		if (strcmp(p->events[i].spec, spec) == 0)
 			return i;
 	row_name(&t, id, rname, sizeof(rname));
-	return add_event(p, spec, rname, kind, is_topdown(&t), false);
+	return add_event(p, spec, rname, kind, &t, false);
 }
 
 int
 plan_add_event(struct metric_plan *p, const char *spec, const char *name,
-    enum metric_event_kind kind, bool topdown)
+    enum metric_event_kind kind, bool slots)
 {
-	return add_event(p, spec, name, kind, topdown, false);
+	struct event_text t = { .bare = "slots" };
+	int e = add_event(p, spec, name, kind, slots ? &t : NULL, false);
+
+	return e;
 }
 
 void

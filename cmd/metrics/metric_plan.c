@@ -187,7 +187,11 @@ parse(struct metric_plan *p, int k, unsigned text)
 	return f;
 }
 
-/* Node k's formulas, parsed and bound. */
+/*
+ * Node k's formulas, parsed and bound. Its threshold reads it (a metric
+ * above a level) and its relatives: bound once its own formula is, when
+ * reading it is no loop.
+ */
 static void
 resolve_node(struct metric_plan *p, int k)
 {
@@ -199,19 +203,19 @@ resolve_node(struct metric_plan *p, int k)
 		p->nodes[k].expr = f;
 		(void)bind_formula(p, k, f);
 	}
-	if (p->nodes[k].failed == NULL && !p->ask.no_threshold &&
-	    metric_str(d->threshold)[0] != '\0' &&
-	    (f = parse(p, k, d->threshold)) != NULL) {
-		p->nodes[k].threshold = f;
-		if (!bind_formula(p, k, f)) {
-			/* A threshold that cannot count: the metric without. */
-			formula_free(f);
-			p->nodes[k].threshold = NULL;
-			free((char *)p->nodes[k].failed);
-			p->nodes[k].failed = NULL;
-		}
-	}
 	p->nodes[k].resolving = false;
+	if (p->nodes[k].failed != NULL || p->ask.no_threshold ||
+	    metric_str(d->threshold)[0] == '\0' ||
+	    (f = parse(p, k, d->threshold)) == NULL)
+		return;
+	p->nodes[k].threshold = f;
+	if (!bind_formula(p, k, f)) {
+		/* A threshold that cannot count: the metric without. */
+		formula_free(f);
+		p->nodes[k].threshold = NULL;
+		free((char *)p->nodes[k].failed);
+		p->nodes[k].failed = NULL;
+	}
 }
 
 /* The node of metric i of layer, resolved: its index, or -1 (memory). */
@@ -403,14 +407,12 @@ take_layer(struct metric_plan *p, int layer, const char *name, int *shown,
 	return found;
 }
 
-/* A candidate for the nearest names: kept if among the 3 nearest. */
+/* A candidate at distance d: kept if among the 3 nearest. */
 static void
-consider(const char *name, const char *cand, const char **best, int *dist)
+consider_at(const char *cand, int d, const char **best, int *dist)
 {
-	int d = nearest_distance(name, cand), j, i;
+	int j, i;
 
-	if (d > NEAREST_DIST)
-		return;
 	for (i = 0; i < 3 && best[i] != NULL; i++)
 		if (strcasecmp(best[i], cand) == 0)
 			return;
@@ -426,6 +428,16 @@ consider(const char *name, const char *cand, const char **best, int *dist)
 	dist[j] = d;
 }
 
+/* A candidate for the nearest names: kept if among the 3 nearest. */
+static void
+consider(const char *name, const char *cand, const char **best, int *dist)
+{
+	int d = nearest_distance(name, cand);
+
+	if (d <= NEAREST_DIST)
+		consider_at(cand, d, best, dist);
+}
+
 /* The ';' list's items as candidates. */
 static void
 consider_groups(const char *name, const char *list, char (*items)[64],
@@ -439,6 +451,34 @@ consider_groups(const char *name, const char *list, char (*items)[64],
 			continue;
 		snprintf(items[*nitems], 64, "%.*s", (int)n, list);
 		consider(name, items[*nitems], best, dist);
+		if (best[0] == items[*nitems] || best[1] == items[*nitems] ||
+		    best[2] == items[*nitems])
+			(*nitems)++;
+	}
+}
+
+/*
+ * Groups of another vendor's name for the same level: a name that ends
+ * in L1..L6 (TopdownL1, PipelineL1) is near the data's groups of that
+ * level, whatever their vendor calls them.
+ */
+static void
+same_level(const char *name, const char *list, char (*items)[64], int *nitems,
+    const char **best, int *dist)
+{
+	size_t len = strlen(name), n;
+
+	if (len < 2 || name[len - 2] != 'L' ||
+	    !isdigit((unsigned char)name[len - 1]))
+		return;
+	for (; *list != '\0'; list += n + (list[n] == ';')) {
+		n = strcspn(list, ";");
+		if (n < 2 || n >= 64 || *nitems >= 64 ||
+		    strncmp(list + n - 2, name + len - 2, 2) != 0 ||
+		    !isupper((unsigned char)list[0]))
+			continue;
+		snprintf(items[*nitems], 64, "%.*s", (int)n, list);
+		consider_at(items[*nitems], 1, best, dist);
 		if (best[0] == items[*nitems] || best[1] == items[*nitems] ||
 		    best[2] == items[*nitems])
 			(*nitems)++;
@@ -462,6 +502,8 @@ nearest(const struct metric_plan *p, const char *name, char *buf, size_t len)
 			consider(name, metric_str(d->name), best, dist);
 			consider_groups(name, metric_str(d->groups), items,
 			    &nitems, best, dist);
+			same_level(name, metric_str(d->groups), items, &nitems,
+			    best, dist);
 		}
 	buf[0] = '\0';
 	for (i = 0; i < 3 && best[i] != NULL && n < len; i++)
@@ -558,8 +600,7 @@ add_group(struct metric_plan *p, const int *events, int n)
 	for (i = 0; i < n; i++) {
 		if (!p->events[events[i]].topdown)
 			continue;
-		if (strstr(p->events[events[i]].spec, "slots") != NULL ||
-		    strstr(p->events[events[i]].spec, "umask=0x4,") != NULL)
+		if (p->events[events[i]].slots)
 			slots = events[i];
 		else
 			topdown = events[i];
@@ -879,7 +920,7 @@ take_names(
 		}
 	}
 	if (r == 0 && n == 0) {
-		snprintf(err, len, "no metric named");
+		snprintf(err, len, "%s: no metric named", p->ask.names);
 		r = -1;
 	}
 	/* The names asked point into the copy: it lives with the plan. */

@@ -20,6 +20,7 @@ struct plan_event {
 	enum metric_event_kind kind;
 	bool tool;    /* duration_time: the row's elapsed seconds */
 	bool topdown; /* slots or topdown-*: in slots' group */
+	bool slots;   /* slots itself, which leads that group */
 };
 
 /*
@@ -93,7 +94,7 @@ bool plan_has_event(
     struct metric_plan *p, const struct plan_node *n, const char *name);
 /* An event by its -c text and row name (slots, where topdown needs it). */
 int plan_add_event(struct metric_plan *p, const char *spec, const char *name,
-    enum metric_event_kind kind, bool topdown);
+    enum metric_event_kind kind, bool slots);
 void plan_events_free(struct metric_plan *p);
 
 /* A metric of a layer by name (any case), preferring pmu's; or -1. */

@@ -21,7 +21,7 @@
 
 #include "out_table.h"
 
-#define VALUE_WIDTH 8
+#define VALUE_WIDTH 12
 
 /* perf's "%8.1f" for shares; three decimals for the others. */
 static void

@@ -576,10 +576,15 @@ for t in totals:
 	pycheck '
 objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 head, rows = objs[0], objs[1:]
-for k in ("tool_version", "host", "start", "start_epoch_ns"):
+for k in ("tool_version", "host", "start", "start_epoch_ns", "machine"):
     if k not in head:
         die("%s missing from the head %r" % (k, head))
+machine = head.pop("machine")
+for k in ("tool_version", "host", "start", "start_epoch_ns"):
     del head[k]
+# The facts --input needs: the CPU id, and CPUs counted system-wide.
+if not machine["cpuid"] or machine["num_cpus_online"] < len(CPUS) or not machine["system_wide"]:
+    die("machine %r" % machine)
 if head != {"schema": "cpctools", "version": 2, "tool": "cpustat", "sets": [
         {"set": 0, "spec": "context-switches", "events": [{"name": "context-switches", "unit": "count"}]},
         {"set": 1, "spec": "task-clock", "events": [{"name": "task-clock", "unit": "ns"}]}]}:
