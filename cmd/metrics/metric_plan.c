@@ -17,6 +17,7 @@
 #define MAX_NAMES    4096
 #define SPEC_GROWTH  4096
 #define NEAREST_DIST 3
+#define NODE_LOOP    (-2)
 
 /* Whether the ';' list holds name (any case). */
 static bool
@@ -128,7 +129,12 @@ bind_name(struct metric_plan *p, int k, struct formula *f, int i)
 	plain(formula_name(f, i), name, sizeof(name));
 	if ((uses & (1u << FORMULA_VALUE)) &&
 	    (idx = plan_find_metric(p->layers[layer], name, pmu)) >= 0) {
-		if ((child = node_for(p, layer, idx)) < 0)
+		if ((child = node_for(p, layer, idx)) == NODE_LOOP) {
+			snprintf(why, sizeof(why), "it reads %s, which reads it",
+			    name);
+			return fail(p, k, why);
+		}
+		if (child < 0)
 			return fail(p, k, "out of memory");
 		if (p->nodes[child].failed != NULL)
 			return fail(p, k, p->nodes[child].failed);
@@ -218,7 +224,10 @@ resolve_node(struct metric_plan *p, int k)
 	}
 }
 
-/* The node of metric i of layer, resolved: its index, or -1 (memory). */
+/*
+ * The node of metric i of layer, resolved: its index; -1 (memory), or
+ * NODE_LOOP where its formula is being resolved (it reads itself).
+ */
 static int
 node_for(struct metric_plan *p, int layer, int i)
 {
@@ -227,11 +236,8 @@ node_for(struct metric_plan *p, int layer, int i)
 	int k;
 
 	for (k = 0; k < p->nnodes; k++)
-		if (p->nodes[k].def == d) {
-			if (p->nodes[k].resolving)
-				(void)fail(p, k, "its formula reads itself");
-			return k;
-		}
+		if (p->nodes[k].def == d)
+			return p->nodes[k].resolving ? NODE_LOOP : k;
 	grown = reallocarray(p->nodes, (size_t)p->nnodes + 1, sizeof(*grown));
 	if (grown == NULL)
 		return -1;
