@@ -52,8 +52,9 @@ usage(FILE *out)
 	    "\t\t[--web-config=file] [--linger=secs] [-C list | --cpus=list]\n"
 	    "\t\t[--per-core | --per-die | --per-socket | --per-node |\n"
 	    "\t\t --per-cache[=Ln]]\n"
-	    "\t\t[--shared | --exclusive] [--metrics] [-M group[,group]]\n"
+	    "\t\t[--shared | --exclusive] [--metrics] [-M name[,name]]\n"
 	    "\t\t[interval [count]]\n"
+	    "\t%s --input=file [-M name[,name]] [--format=...]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
 	    "\t-c spec\t  specify processor events to be monitored\n"
@@ -80,9 +81,17 @@ usage(FILE *out)
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
-	    "\t-M group[,group]\n"
-	    "\t\t  count the metric groups' events and add their metrics\n"
-	    "\t\t  (TopdownL1, IPC, ...: --list names them)\n"
+	    "\t-M name[,name]\n"
+	    "\t\t  count perf's metrics and metric groups of this CPU\n"
+	    "\t\t  (TopdownL1, tma_retiring, MemoryBW: --list names them)\n"
+	    "\t--metric-only\n"
+	    "\t\t  print the metrics alone, a column each\n"
+	    "\t--metric-no-group\n"
+	    "\t\t  open each metric's events without a group\n"
+	    "\t--metric-no-threshold\n"
+	    "\t\t  show every metric, not only under crossed thresholds\n"
+	    "\t--input=file\n"
+	    "\t\t  print a JSON Lines record again instead of counting\n"
 	    "\t--dry-run print what would be counted, and exit\n"
 	    "\t-C list, --cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
@@ -106,7 +115,7 @@ usage(FILE *out)
 	    "\tdoes), -e event (-c), -I msec, -x sep, -j (--json).\n"
 	    "\n"
 	    "\tUse cputrack(1) to monitor per-process statistics.\n",
-	    p, p, CPC_TICKREG_NAME);
+	    p, p, p, CPC_TICKREG_NAME);
 }
 
 /*

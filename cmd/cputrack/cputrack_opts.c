@@ -67,6 +67,7 @@ usage(FILE *out)
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
 	    "\t\t--tid=tid[,tid]... | --cgroup=dir |\n"
 	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n]]\n"
+	    "\t%s --input=file [-M name[,name]] [--format=...]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
 	    "\t-T secs\t  seconds between samples, default 1\n"
@@ -108,16 +109,24 @@ usage(FILE *out)
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
-	    "\t-M group[,group]\n"
-	    "\t\t  count the metric groups' events and add their metrics\n"
-	    "\t\t  (TopdownL1, IPC, ...: --list names them)\n"
+	    "\t-M name[,name]\n"
+	    "\t\t  count perf's metrics and metric groups of this CPU\n"
+	    "\t\t  (TopdownL1, tma_retiring, MemoryBW: --list names them)\n"
+	    "\t--metric-only\n"
+	    "\t\t  print the metrics alone, a column each\n"
+	    "\t--metric-no-group\n"
+	    "\t\t  open each metric's events without a group\n"
+	    "\t--metric-no-threshold\n"
+	    "\t\t  show every metric, not only under crossed thresholds\n"
+	    "\t--input=file\n"
+	    "\t\t  print a JSON Lines record again instead of counting\n"
 	    "\t--dry-run print what would be counted, and exit\n"
 	    "\t--thread-series\n"
 	    "\t\t  the metrics have a series per LWP as well as per\n"
 	    "\t\t  process and cgroup\n"
 	    "\t--engine=%s\n"
 	    "\t\t  how threads are followed and counted:\n",
-	    p, names, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT, names);
+	    p, names, p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT, names);
 	engine_help(out);
 	fprintf(out,
 	    "\t--strict-exec\n"

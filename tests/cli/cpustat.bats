@@ -18,8 +18,9 @@ usage_text() {
 	    "		[--web-config=file] [--linger=secs] [-C list | --cpus=list]" \
 	    "		[--per-core | --per-die | --per-socket | --per-node |" \
 	    "		 --per-cache[=Ln]]" \
-	    "		[--shared | --exclusive] [--metrics] [-M group[,group]]" \
+	    "		[--shared | --exclusive] [--metrics] [-M name[,name]]" \
 	    "		[interval [count]]" \
+	    "	cpustat --input=file [-M name[,name]] [--format=...]" \
 	    "	cpustat --list[=glob] | --help | --version" \
 	    "" \
 	    "	-c spec	  specify processor events to be monitored" \
@@ -46,9 +47,17 @@ usage_text() {
 	    "	--metrics" \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    "		  utilized, ...) to each row of counts" \
-	    "	-M group[,group]" \
-	    "		  count the metric groups' events and add their metrics" \
-	    "		  (TopdownL1, IPC, ...: --list names them)" \
+	    "	-M name[,name]" \
+	    "		  count perf's metrics and metric groups of this CPU" \
+	    "		  (TopdownL1, tma_retiring, MemoryBW: --list names them)" \
+	    "	--metric-only" \
+	    "		  print the metrics alone, a column each" \
+	    "	--metric-no-group" \
+	    "		  open each metric's events without a group" \
+	    "	--metric-no-threshold" \
+	    "		  show every metric, not only under crossed thresholds" \
+	    "	--input=file" \
+	    "		  print a JSON Lines record again instead of counting" \
 	    "	--dry-run print what would be counted, and exit" \
 	    "	-C list, --cpus=list" \
 	    "		  measure only these CPUs (e.g. 0-3,6)" \

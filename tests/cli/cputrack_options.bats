@@ -25,6 +25,7 @@ usage_text() {
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir |' \
 	    '		--for-each-cgroup=dir[,depth=n][,max=n]]' \
+	    '	cputrack --input=file [-M name[,name]] [--format=...]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
 	    '	-T secs	  seconds between samples, default 1' \
@@ -66,9 +67,17 @@ usage_text() {
 	    '	--metrics' \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    '		  utilized, ...) to each row of counts' \
-	    '	-M group[,group]' \
-	    "		  count the metric groups' events and add their metrics" \
-	    '		  (TopdownL1, IPC, ...: --list names them)' \
+	    '	-M name[,name]' \
+	    "		  count perf's metrics and metric groups of this CPU" \
+	    '		  (TopdownL1, tma_retiring, MemoryBW: --list names them)' \
+	    '	--metric-only' \
+	    '		  print the metrics alone, a column each' \
+	    '	--metric-no-group' \
+	    "		  open each metric's events without a group" \
+	    '	--metric-no-threshold' \
+	    '		  show every metric, not only under crossed thresholds' \
+	    '	--input=file' \
+	    '		  print a JSON Lines record again instead of counting' \
 	    '	--dry-run print what would be counted, and exit' \
 	    '	--thread-series' \
 	    '		  the metrics have a series per LWP as well as per' \
