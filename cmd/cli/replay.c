@@ -235,7 +235,7 @@ set_with(const struct replay *r, const char *name, int *req)
 	for (s = 0; s < setgrp_nsets(r->specs); s++) {
 		spec = setgrp_spec(r->specs, s);
 		for (k = 0; k < spec->nreqs; k++)
-			if (strcmp(spec->reqs[k].name, name) == 0) {
+			if (metric_counter_is(spec->reqs[k].name, name)) {
 				*req = k;
 				return s;
 			}

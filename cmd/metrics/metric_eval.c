@@ -75,6 +75,19 @@ map_requests(struct metric_plan *p)
 		    p->inst[i].request;
 }
 
+bool
+metric_counter_is(const char *counter, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(counter, name) == 0)
+		return true;
+	/* A run's modes on an event the formula names bare (task-clock:uk). */
+	return strchr(name, ':') == NULL && strncmp(counter, name, n) == 0 &&
+	    counter[n] == ':' && counter[n + 1] != '\0' &&
+	    strspn(counter + n + 1, "ukhHGI") == strlen(counter + n + 1);
+}
+
 int
 metric_plan_bind(
     struct metric_plan *p, const struct spec *spec, char *err, size_t len)
@@ -97,8 +110,8 @@ metric_plan_bind(
 				r = k;
 		/* A record's set (--input): its counters by their names. */
 		for (k = 0; r < 0 && k < spec->nreqs; k++)
-			if (strcmp(spec->reqs[k].name,
-				p->events[p->inst[i].event].name) == 0)
+			if (metric_counter_is(spec->reqs[k].name,
+				p->events[p->inst[i].event].name))
 				r = k;
 		if (r < 0) {
 			snprintf(err, len, "the metrics' set has no counter %s",

@@ -35,6 +35,7 @@ struct event_text {
 	int nterms;
 	char bare[160]; /* a bare name, where there is no PMU */
 	char mods[16];	/* its modifiers, or "" */
+	bool software;	/* perf's software PMU named it: not the core's */
 };
 
 /* text without perf's escapes (\- \, \=). */
@@ -123,6 +124,7 @@ at_form(struct metric_plan *p, const struct metric_model *m, const char *head,
 	/* perf's software events in PMU form: software@task-clock,name=...@. */
 	if (strcmp(head, "software") == 0) {
 		snprintf(t->bare, sizeof(t->bare), "%.*s", (int)n, list);
+		t->software = true;
 		return;
 	}
 	if ((e = table_event(m, NULL, head)) != NULL) {
@@ -281,6 +283,28 @@ is_topdown(const struct event_text *t)
 	return is_slots(t) || strncasecmp(first_word(t), "topdown-", 8) == 0;
 }
 
+/*
+ * A bare name no table knows (topdown-be-bound) may be one of the core
+ * PMU's sysfs events, as perf looks it up: the core PMU's answer, even a
+ * refusal, says more than "unknown event" (no PMU at all, say).
+ */
+static enum metric_event_kind
+try_core_pmu(struct metric_plan *p, struct event_text *t, const char *rname,
+    char *spec, size_t len)
+{
+	struct event_text core = *t;
+
+	if (p->ask.core_pmu == NULL || p->ask.core_pmu[0] == '\0')
+		return METRIC_EVENT_UNKNOWN;
+	snprintf(core.pmu, sizeof(core.pmu), "%s", p->ask.core_pmu);
+	snprintf(core.terms[0], sizeof(core.terms[0]), "%s", t->bare);
+	core.nterms = 1;
+	core.bare[0] = '\0';
+	write_event(&core, core.mods, false, spec, len);
+	*t = core;
+	return kind_of(p, spec, rname);
+}
+
 /* The -c text and kind of name (as the formula writes it) in node n. */
 static enum metric_event_kind
 resolve(struct metric_plan *p, const struct plan_node *n, const char *name,
@@ -305,6 +329,8 @@ resolve(struct metric_plan *p, const struct plan_node *n, const char *name,
 			snprintf(spec, len, "%s", first);
 		}
 	}
+	if (kind == METRIC_EVENT_UNKNOWN && t->bare[0] != '\0' && !t->software)
+		kind = try_core_pmu(p, t, rname, spec, len);
 	if (kind == METRIC_EVENT_CORE && t->mods[0] == '\0' &&
 	    p->ask.modes != NULL && p->ask.modes[0] != '\0')
 		write_event(t, p->ask.modes, true, spec, len);

@@ -159,6 +159,26 @@ bind_name(struct metric_plan *p, int k, struct formula *f, int i)
 	    fail(p, k, "out of memory");
 }
 
+/*
+ * Whether f, which names counts, reads none once has_event has pruned it:
+ * its value would be its else branch's constant, a count never made.
+ */
+static bool
+reads_nothing(const struct formula *f, const bool *needed, unsigned read)
+{
+	bool names_counts = false;
+	int i;
+
+	for (i = 0; i < formula_nnames(f); i++) {
+		if ((formula_name_uses(f, i) & read) == 0)
+			continue;
+		if (needed[i])
+			return false;
+		names_counts = true;
+	}
+	return names_counts;
+}
+
 /* Every name node k's formula f still reads, once its constants are. */
 static bool
 bind_formula(struct metric_plan *p, int k, struct formula *f)
@@ -176,6 +196,8 @@ bind_formula(struct metric_plan *p, int k, struct formula *f)
 	for (i = 0; ok && i < n; i++)
 		if (needed[i] && (formula_name_uses(f, i) & read) != 0)
 			ok = bind_name(p, k, f, i);
+	if (ok && reads_nothing(f, needed, read))
+		ok = fail(p, k, "none of its events exists here (has_event)");
 	free(needed);
 	return ok;
 }

@@ -135,6 +135,12 @@ int metric_plan_metric_events(
     const struct metric_plan *p, int i, const char **names, int max);
 
 /*
+ * Whether a record's counter (task-clock:uk) is the event a formula names
+ * (task-clock): the same name, or the name with a run's mode letters.
+ */
+bool metric_counter_is(const char *counter, const char *name);
+
+/*
  * Find each event's counter in spec, the set the run made of
  * metric_plan_spec: 0, or -1 with err naming an event it has not.
  */

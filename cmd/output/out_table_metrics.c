@@ -68,11 +68,14 @@ out_table_metric_lines(
 	}
 }
 
-/* A metric's column title: its unit and key ("%tma_retiring"). */
+/*
+ * A metric's column title: its key, after "%" for a share
+ * ("%tma_retiring"); another unit is in the key (cs_per_second).
+ */
 static void
 column_title(const struct metric_shown *m, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s", m->unit[0] != '\0' ? m->unit : "", m->key);
+	snprintf(buf, len, "%s%s", m->unit[0] == '%' ? "%" : "", m->key);
 }
 
 static int

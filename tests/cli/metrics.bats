@@ -59,6 +59,15 @@ EOF
 	ct_run -M default -T 0 "$W/wl_spin_for" 0 10
 	[ "$status" -eq 0 ]
 	[[ $output =~ \ CPUs\ +CPUs_utilized && $output =~ \ faults/sec\ +page_faults_per_second ]]
+	# A metric whose has_event guards leave it no event here (perf's
+	# stalled_cycles_per_instruction without stalled-cycles events) is
+	# left out, said with -D, never given its else branch's 0.
+	if ! "$CT" -c stalled-cycles-frontend true >/dev/null 2>&1 &&
+	    ! "$CT" -c stalled-cycles-backend true >/dev/null 2>&1; then
+		[[ $output != *stalled_cycles_per_instruction* ]]
+		ct_run -D -M Default -T 0 "$W/wl_spin_for" 0 10
+		[[ $stderr == *"left out: stalled_cycles_per_instruction (of Default): none of its events exists here (has_event)"* ]]
+	fi
 	cs_run -M Default 0.2 1
 	[ "$status" -eq 0 ]
 	[[ $output == *" total "*"CPUs_utilized"* ]]
@@ -214,6 +223,23 @@ EOF
 	run --separate-stderr "$CT" --input "$T/rec.json" -c task-clock
 	[ "$status" -eq 2 ]
 	[[ $stderr == *"-c cannot be given"* ]]
+	# A record of -M Default: its counters carry the run's modes
+	# (task-clock:uk where the kernel lets this user count both), and are
+	# still the events perf's formulas name.
+	ct_run -j -T 0 -M Default -o "$T/m.json" "$W/wl_spin_for" 0 20
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$CT" --input "$T/m.json" -M Default --metric-only --format=csv
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/m.csv"
+	"$PY" - "$T/m.json" "$T/m.csv" <<'EOF2'
+import csv, json, sys
+rec = [json.loads(l) for l in open(sys.argv[1])]
+ex = [r for r in rec if r.get("label") == "exit"][0]
+tc = [v for k, v in ex["counters"].items() if k.startswith("task-clock")][0]
+row = [r for r in csv.DictReader(open(sys.argv[2])) if r["label"] == "exit"][0]
+want = tc / ex["elapsed_ns"]
+assert abs(float(row["metric.CPUs_utilized"]) - want) <= 1e-9 * want, (row, want)
+EOF2
 }
 
 @test "--dry-run -M: the metrics' set, each event named as perf names it, and the metrics under their parents" {
