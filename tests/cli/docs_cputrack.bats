@@ -177,7 +177,7 @@ bash_complete() {
 	run --separate-stderr "$CPUTRACK" --format=json -T 0 \
 	    -c task-clock,page-faults true
 	[[ ${lines[0]} == '{"schema":"cpctools","version":2,"tool":"cputrack","tool_version":"'* ]]
-	[[ ${lines[0]} == *',"sets":[{"set":0,"spec":"task-clock,page-faults","events":[{"name":"task-clock","unit":"ns"},{"name":"page-faults","unit":"count"}]}]}' ]]
+	[[ ${lines[0]} == *',"sets":[{"set":0,"spec":"task-clock,page-faults","events":[{"name":"task-clock","unit":"ns"},{"name":"page-faults","unit":"count"}]}],"machine":{"cpuid":"'*'}}' ]]
 	grep -qF '{"schema":"cpctools","version":2,"tool":"cputrack",' "$MAN5"
 }
 

@@ -122,7 +122,7 @@ sys.exit(0 if want <= os.sched_getaffinity(0) else 1)' "${BASH_REMATCH[1]}" ||
 expected_status() {
 	if [[ $1 == *EC_ref* ]]; then
 		echo 2
-	elif [[ $PMU == 0 && $1 =~ (cycles|instructions|cache-misses|Cycle_cnt|Instr_cnt|=0xc0|-M\ (IPC|Branch|Cache|Topdown)) ]]; then
+	elif [[ $PMU == 0 && $1 =~ (cycles|instructions|cache-misses|Cycle_cnt|Instr_cnt|=0xc0|-M\ (IPC|Branch|Cache|Topdown|Pipeline|MemoryBW|Power|tma_)) ]]; then
 		echo 2
 	else
 		echo 0
