@@ -8,7 +8,7 @@
 # event lists of `cpustat -h`; the attributes and picN= of `cpustat -h`;
 # tracepoints from tracefs. An event specification is a comma-separated
 # list, so an item is completed without a trailing space; so is one of -M
-# (--metric-groups=), from the metric groups of `cpustat --list`.
+# (--metric-groups=), from the metrics and groups of `cpustat --list`.
 #
 # Debian's unrelated cpustat package has a command and a completion of the
 # same name, and bash-completion loads the first completion named cpustat
@@ -89,7 +89,7 @@ _cpctools_cpustat_events()
 {
 	local list
 	if list=$(LC_ALL=C "$1" --list 2>/dev/null) && [[ $list ]]; then
-		awk 'NF && !/\tmetric group\t/ { print $1 }' <<<"$list"
+		awk -F '\t' 'NF && $2 != "metric group" && $2 != "metric" { print $1 }' <<<"$list"
 	else
 		_cpctools_cpustat_listing "$1" events
 	fi
@@ -156,7 +156,7 @@ _cpctools_cpustat_mgroups()
 	fi
 	local -a groups
 	mapfile -t groups < <(LC_ALL=C "$1" --list 2>/dev/null |
-		awk -F '\t' '$2 == "metric group" { print $1 }')
+		awk -F '\t' '$2 == "metric group" || $2 == "metric" { print $1 }')
 	local IFS=$'\n'
 	mapfile -t COMPREPLY < <(compgen -P "$head" -W "${groups[*]}" -- "$item")
 	compopt -o nospace
@@ -249,6 +249,9 @@ _cpctools_cpustat()
 			;;
 		--output=*)
 			mapfile -t COMPREPLY < <(compgen -f -P --output= -- "${cur#--output=}")
+			;;
+		--input=*)
+			mapfile -t COMPREPLY < <(compgen -f -P --input= -- "${cur#--input=}")
 			;;
 		--web-config=*)
 			mapfile -t COMPREPLY < <(compgen -f -P --web-config= -- "${cur#--web-config=}")

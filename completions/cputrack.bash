@@ -11,7 +11,7 @@
 #   - tracepoints, subsystem:event, from tracefs.
 # An event specification is a comma-separated list, so an item is
 # completed without a trailing space: type "," for the next one. -M and
-# --metric-groups= take a list of the metric groups `cputrack --list`
+# --metric-groups= take a list of the metrics and groups `cputrack --list`
 # names (kind "metric group"), completed the same way.
 
 declare -F _init_completion >/dev/null || return 0
@@ -74,7 +74,7 @@ _cputrack_events()
 {
 	local list
 	if list=$(LC_ALL=C "$1" --list 2>/dev/null) && [[ $list ]]; then
-		awk 'NF && !/\tmetric group\t/ { print $1 }' <<<"$list"
+		awk -F '\t' 'NF && $2 != "metric group" && $2 != "metric" { print $1 }' <<<"$list"
 	else
 		_cputrack_listing "$1" events
 	fi
@@ -91,7 +91,7 @@ _cputrack_mgroups()
 	fi
 	local -a groups
 	mapfile -t groups < <(LC_ALL=C "$1" --list 2>/dev/null |
-		awk -F '\t' '$2 == "metric group" { print $1 }')
+		awk -F '\t' '$2 == "metric group" || $2 == "metric" { print $1 }')
 	local IFS=$'\n'
 	mapfile -t COMPREPLY < <(compgen -P "$head" -W "${groups[*]}" -- "$item")
 	compopt -o nospace
@@ -216,7 +216,7 @@ _cputrack()
 			break
 		elif [[ $w == --format || $w == --engine ]]; then
 			arg=${w#--}
-		elif [[ $w == --output || $w == --web-config ]]; then
+		elif [[ $w == --output || $w == --web-config || $w == --input ]]; then
 			arg=o
 		elif [[ $w == --output-fd || $w == --listen || $w == --repeat ||
 			$w == --linger ]]; then
@@ -297,6 +297,9 @@ _cputrack()
 			;;
 		--output=*)
 			mapfile -t COMPREPLY < <(compgen -f -P --output= -- "${cur#--output=}")
+			;;
+		--input=*)
+			mapfile -t COMPREPLY < <(compgen -f -P --input= -- "${cur#--input=}")
 			;;
 		--web-config=*)
 			mapfile -t COMPREPLY < <(compgen -f -P --web-config= -- "${cur#--web-config=}")
