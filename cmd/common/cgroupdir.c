@@ -8,12 +8,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
 #include "cgroupdir.h"
+
+/* The id of a cgroup v2 hierarchy's root directory. */
+#define CGROUP_ROOT_ID 1
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -143,6 +147,22 @@ hierarchy_name(struct cgroup_dir *cg, const char *root, const char *rest)
 	return 0;
 }
 
+/*
+ * In a cgroup namespace, a mount of a directory above the namespace's
+ * root (the host's hierarchy given to a container, as a node agent's
+ * hostPath) shows its root as "/.." steps, which name nothing. Where it
+ * is the hierarchy's own root, whose id is always 1, its cgroups are
+ * named as outside the namespace, from "/".
+ */
+static bool
+hierarchy_top(const char *root, const char *mnt)
+{
+	uint64_t id;
+
+	return strncmp(root, "/..", 3) == 0 &&
+	    cgroup_id_at(AT_FDCWD, mnt, &id) == 0 && id == CGROUP_ROOT_ID;
+}
+
 int
 cgroup_id_at(int dirfd, const char *name, uint64_t *id)
 {
@@ -203,6 +223,8 @@ cgroup_dir_resolve(
 		    arg, mnt);
 		return -1;
 	}
+	if (hierarchy_top(root, mnt))
+		strcpy(root, "/");
 	if (hierarchy_name(cg, root, rest) != 0 ||
 	    cgroup_id_at(AT_FDCWD, cg->path, &cg->id) != 0) {
 		snprintf(why, whylen, "'%s': cannot tell its id - %s", arg,

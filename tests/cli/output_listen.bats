@@ -55,7 +55,7 @@ sampled() {
 	    every_cpu_counted "$T/sample"
 }
 
-@test "/metrics: OpenMetrics for Prometheus's Accept, the text format for others; / a landing page; 404, 405, HEAD; keep-alive" {
+@test "/metrics: OpenMetrics for Prometheus's Accept, the text format for others; / a landing page; /-/healthy and /-/ready; 404, 405, HEAD; keep-alive" {
 	start_cpustat_port() { exec "$CS" --listen=127.0.0.1:"$PORT" --output=/dev/null -c "$WRITE,task-clock" 0.1; }
 	start_cpustat start_cpustat_port
 	wait_sample 127.0.0.1
@@ -72,6 +72,13 @@ sampled() {
 	grep -qi '^content-type: text/html; charset=utf-8' "$T/headers"
 	grep -q '<a href="/metrics">' "$T/landing"
 	! grep -q 'The run has ended' "$T/landing"
+	# The probes' paths, as Prometheus's: one short line, no series.
+	[ "$(curl -sf "http://127.0.0.1:$PORT/-/healthy")" = healthy ]
+	[ "$(curl -sf "http://127.0.0.1:$PORT/-/ready")" = ready ]
+	run curl -sI -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/-/ready"
+	[ "$output" = 200 ]
+	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/-/other"
+	[ "$output" = 404 ]
 	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing"
 	[ "$output" = 404 ]
 	run curl -s -o /dev/null -w '%{http_code}' -X POST -d body "http://127.0.0.1:$PORT/metrics"
@@ -216,6 +223,13 @@ linger_end() {
 	linger_run ' exit ' "$CT" --listen=127.0.0.1:"$port" --linger=600 \
 	    -o "$T/rows" -c "$WRITE" "$W/ct_marker" /dev/null 7
 	wait_while "$LPID" lingering "$port"
+	# Its counts go on no more: not ready, still healthy; neither probe
+	# takes the final counts.
+	run curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/-/ready"
+	[ "$output" = 503 ]
+	[ "$(curl -s "http://127.0.0.1:$port/-/ready")" = "the run has ended" ]
+	[ "$(curl -sf "http://127.0.0.1:$port/-/healthy")" = healthy ]
+	lingering "$port"
 	http_get "http://127.0.0.1:$port/metrics" "$PROMETHEUS_ACCEPT" >"$T/final"
 	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_marker",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 7$' "$T/final"
 	om_check "$T/final"

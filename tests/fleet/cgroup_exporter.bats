@@ -172,7 +172,8 @@ def query(expr):
     return reply["data"]["result"]
 for title, expr in exprs:
     expr = (expr.replace("$__rate_interval", "1m").replace("$job", ".*")
-            .replace("$cgroup", cgroup).replace("$event", ".*"))
+            .replace("$cgroup", cgroup).replace("$event", ".*")
+            .replace("$namespace", ".*"))
     result = query(expr)
     print("%-45s %d series" % (title, len(result)))
     if title == "Events a second, per service":

@@ -135,7 +135,7 @@ all_scraped() {
 	    [ "$(promql 'up{job="auth"}' "$(now)")" = 1 ]
 }
 
-@test "curl: the metrics over TLS to the right user and password; 401 to none, a wrong one or an unknown user; nothing over plain HTTP" {
+@test "curl: the metrics over TLS to the right user and password; 401 to none, a wrong one or an unknown user; nothing over plain HTTP; the probes to anyone" {
 	wait_for let_in
 	[ "$(status_of -u "prometheus:$PASSWORD")" = 200 ]
 	curl -sf --cacert "$D/tls/ca.crt" -u "prometheus:$PASSWORD" \
@@ -149,6 +149,10 @@ all_scraped() {
 	! curl -sf -o /dev/null -u "prometheus:$PASSWORD" \
 	    "https://127.0.0.1:$CS_PORT/metrics"
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CS_PORT/metrics" || true)" != 200 ]
+	# The probes' paths over TLS, as a kubelet asks: no password, no series.
+	[ "$(curl -sf --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/-/healthy")" = healthy ]
+	[ "$(curl -sf --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/-/ready")" = ready ]
+	[ "$(curl -s -o /dev/null -w '%{http_code}' --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/")" = 401 ]
 }
 
 @test "TLS versions: 1.2 and 1.3 by default; min_version TLS13 refuses a TLS 1.2 client, max_version TLS12 a TLS 1.3-only one" {

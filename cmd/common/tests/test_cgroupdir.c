@@ -2,12 +2,17 @@
 /*
  * cgroupdir.c: the cgroup2 mount found in mountinfo texts of the layouts
  * systems have, and --cgroup's spellings resolved on this machine's own
- * hierarchy, in a cgroup the test makes.
+ * hierarchy, in a cgroup the test makes; and, from a cgroup namespace
+ * whose root is that cgroup (a container's, given the host's hierarchy),
+ * the same names as outside it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroupdir.h"
@@ -133,10 +138,81 @@ test_resolve(void)
 	CHECK(rmdir(sub) == 0 && rmdir(dir) == 0);
 }
 
+/*
+ * In a child: into the cgroup dir (PATH), a cgroup namespace of its own
+ * rooted there, then "/" and the cgroup's own name as outside. Its exit
+ * status: 0 as outside, 1 not, 77 where it could not be set up.
+ */
+static int
+namespaced(const char *dir, const char *name)
+{
+	char procs[PATH_MAX + 32], why[512], own[PATH_MAX + 2];
+	char mnt[PATH_MAX], root[PATH_MAX];
+	struct cgroup_dir top, cg;
+	FILE *f;
+	int fd;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	if ((fd = open(procs, O_WRONLY)) < 0 || write(fd, "0", 1) != 1 ||
+	    close(fd) != 0 || unshare(CLONE_NEWCGROUP) != 0)
+		return 77;
+	/* The mount's root now lies above the namespace's. */
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL ||
+	    cgroup2_mount(f, mnt, sizeof(mnt), root, sizeof(root)) != 0 ||
+	    strncmp(root, "/..", 3) != 0)
+		return 77;
+	fclose(f);
+	snprintf(own, sizeof(own), "/%s", name);
+	if (cgroup_dir_resolve("/", &top, why, sizeof(why)) != 0 ||
+	    strcmp(top.name, "/") != 0 || top.level != 0 ||
+	    cgroup_dir_resolve(own, &cg, why, sizeof(why)) != 0 ||
+	    strcmp(cg.name, own) != 0 || cg.level != 1) {
+		fprintf(stderr, "in a cgroup namespace: '%s', '%s' (%s)\n",
+		    top.name, cg.name, why);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+test_namespace(void)
+{
+	char mnt[PATH_MAX], root[PATH_MAX], dir[PATH_MAX + 64], name[128];
+	int status;
+	pid_t pid;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		SKIP("cannot read /proc/self/mountinfo");
+	if (cgroup2_mount(f, mnt, sizeof(mnt), root, sizeof(root)) != 0)
+		SKIP("no cgroup v2 hierarchy is mounted here");
+	fclose(f);
+	if (strcmp(root, "/") != 0) {
+		printf("# the hierarchy is mounted from %s: the namespace "
+		       "case needs its root\n",
+		    root);
+		return;
+	}
+	snprintf(name, sizeof(name), "cpctools-test-ns-%d", (int)getpid());
+	snprintf(dir, sizeof(dir), "%s/%s", mnt, name);
+	if (mkdir(dir, 0755) != 0)
+		SKIP("cannot make a cgroup in %s (%s): making one needs root",
+		    mnt, strerror(errno));
+	if ((pid = fork()) == 0)
+		_exit(namespaced(dir, name));
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		printf("# no cgroup namespace could be made here\n");
+	else
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(rmdir(dir) == 0);
+}
+
 int
 main(void)
 {
 	test_mountinfo();
 	test_resolve();
+	test_namespace();
 	return check_report("test_cgroupdir");
 }

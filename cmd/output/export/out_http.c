@@ -630,6 +630,32 @@ reply_landing(struct out_http *h, struct MHD_Connection *c)
 	return ret;
 }
 
+/*
+ * /-/healthy and /-/ready, the paths Prometheus and its exporters answer
+ * probes at: whether the server answers, and whether its counts go on
+ * (not once the run has ended and these are its final ones). No series
+ * and no password: a kubelet's probe has none, and its answer says
+ * nothing a port scan would not.
+ */
+static bool
+reply_probe(struct out_http *h, struct MHD_Connection *c, const char *url,
+    enum MHD_Result *ret)
+{
+	bool final;
+
+	if (strcmp(url, "/-/healthy") == 0) {
+		*ret = reply_text(c, MHD_HTTP_OK, "healthy\n", NULL);
+		return true;
+	}
+	if (strcmp(url, "/-/ready") != 0)
+		return false;
+	final = __atomic_load_n(&h->final, __ATOMIC_SEQ_CST) != 0;
+	*ret = final ? reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+			   "the run has ended\n", NULL) :
+		       reply_text(c, MHD_HTTP_OK, "ready\n", NULL);
+	return true;
+}
+
 static enum MHD_Result
 answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
     const char *version, const char *upload, size_t *upload_size,
@@ -674,6 +700,8 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	if (reply_probe(h, c, url, &ret))
+		return ret;
 	switch (authorize(h, c, k)) {
 	case WEB_AUTH_ALLOWED:
 		break;

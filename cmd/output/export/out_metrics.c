@@ -17,6 +17,8 @@
  *
  * Families, for tool T (cpustat or cputrack):
  *   T_events_total           events: cpu | pid,lwp,comm,cgroup; event; set
+ *                            (where the cgroup names a pod or a container,
+ *                            its ids after cgroup: k8s_labels.h)
  *                            (cpustat --per-*: socket, die, core, node,
  *                            those the unit has, instead of cpu)
  *   T_event_seconds_total    clock events (ns) in seconds, the same labels
@@ -53,6 +55,7 @@
 #include <unistd.h>
 
 #include "cpctools_version.h"
+#include "k8s_labels.h"
 #include "out_metrics.h"
 #include "procname.h"
 #include "topology.h"
@@ -81,6 +84,8 @@ struct series {
 	 * not known.
 	 */
 	char *cgroup;
+	/* Its cgroup's pod and container, where it names them; or NULL. */
+	struct k8s_ids *k8s;
 	pid_t tid;	/* whose counts they are now */
 	unsigned image; /* of its process, now */
 	bool ended;
@@ -160,6 +165,7 @@ series_free(struct series *s)
 	free(s->gone);
 	free(s->comm);
 	free(s->cgroup);
+	free(s->k8s);
 	free(s->not_counted);
 	free(s->partial);
 	free(s);
@@ -259,6 +265,23 @@ series_lookup(const struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
 	return NULL;
 }
 
+/*
+ * The pod and container its cgroup names, read once: its labels beside
+ * the cgroup's. 0, or -1 without memory.
+ */
+static int
+series_k8s(struct series *s, const char *cgroup)
+{
+	struct k8s_ids ids;
+
+	if (cgroup == NULL || !k8s_ids_parse(cgroup, &ids))
+		return 0;
+	if ((s->k8s = malloc(sizeof(*s->k8s))) == NULL)
+		return -1;
+	*s->k8s = ids;
+	return 0;
+}
+
 /* The series of these labels, made if it is new; NULL without memory. */
 static struct series *
 series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid, int lwp,
@@ -273,9 +296,12 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid, int lwp,
 	if ((s = calloc(1, sizeof(*s) + (size_t)n * sizeof(s->values[0]))) ==
 		NULL ||
 	    (s->comm = strdup(comm)) == NULL ||
-	    (cgroup != NULL && (s->cgroup = strdup(cgroup)) == NULL)) {
-		if (s != NULL)
+	    (cgroup != NULL && (s->cgroup = strdup(cgroup)) == NULL) ||
+	    series_k8s(s, kind == K_CGROUP ? comm : cgroup) != 0) {
+		if (s != NULL) {
 			free(s->comm);
+			free(s->cgroup);
+		}
 		free(s);
 		return NULL;
 	}
@@ -859,6 +885,17 @@ label_int(struct out_buf *b, bool *first, const char *key, long long v)
 	label(b, first, key, text);
 }
 
+/* The pod's and container's ids of a series' cgroup (k8s_labels.h). */
+static void
+k8s_labels(struct out_buf *b, bool *first, const struct k8s_ids *ids)
+{
+	const char *keys[K8S_LABELS_MAX], *values[K8S_LABELS_MAX];
+	size_t i, n = k8s_ids_labels(ids, keys, values);
+
+	for (i = 0; i < n; i++)
+		label(b, first, keys[i], values[i]);
+}
+
 /* A unit's labels (--per-*): the socket, die, ... it names. */
 static void
 unit_labels(struct out_buf *b, bool *first, const char *unit)
@@ -898,6 +935,8 @@ sample_start_keyed(struct out_metrics *m, const struct family *f,
 		label(b, &first, "cgroup", s->cgroup);
 	if (s->kind == K_CGROUP)
 		label(b, &first, "cgroup", s->comm);
+	if (s->k8s != NULL)
+		k8s_labels(b, &first, s->k8s);
 	if (value != NULL)
 		label(b, &first, key, value);
 	label_int(b, &first, "set", s->set);

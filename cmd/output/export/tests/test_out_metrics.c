@@ -536,15 +536,22 @@ test_many_series(void)
 
 /* A --cgroup row of set: pid and LWP 0, the cgroup's name for comm. */
 static void
-feed_cgroup(struct store *s, const char *label, int set, const uint64_t *values,
-    hrtime_t when)
+feed_cgroup_named(struct store *s, const char *label, const char *name, int set,
+    const uint64_t *values, hrtime_t when)
 {
-	struct out_row row = lwp_row(label, 0, 0, "/svc", values);
+	struct out_row row = lwp_row(label, 0, 0, name, values);
 
 	row.tid = 0;
 	row.setno = set;
 	row.when = when;
 	out_metrics_row(s->m, &row, when);
+}
+
+static void
+feed_cgroup(struct store *s, const char *label, int set, const uint64_t *values,
+    hrtime_t when)
+{
+	feed_cgroup_named(s, label, "/svc", set, values, when);
 }
 
 /*
@@ -638,6 +645,56 @@ test_cputrack_process_cgroup(void)
 	free(own);
 }
 
+#define POD_UIDS "0f2c6a1e_9b3d_4c5e_8f70_1a2b3c4d5e6f"
+#define POD_UID	 "0f2c6a1e-9b3d-4c5e-8f70-1a2b3c4d5e6f"
+#define CTR_ID \
+	"4b825dc642cb6eb9a060e54bf8d69288fbee4904aa1b2c3d4e5f60718293a4b5"
+#define POD_CG                                                                     \
+	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" POD_UIDS \
+	".slice"
+
+/*
+ * A pod's and a container's cgroups: their ids follow the cgroup label,
+ * on the cgroup's series (--for-each-cgroup) and on a process's in the
+ * container; a cgroup that names none has none.
+ */
+static void
+test_k8s_labels(void)
+{
+	uint64_t faults5[] = { 5, 0 }, faults2[] = { 2, 0 };
+	struct store s;
+	const char *text;
+
+	store_open(&s, OUT_CPUTRACK);
+	s.run.start = 10 * SEC;
+	feed_cgroup_named(&s, "cgroup", POD_CG, 0, faults2, 11 * SEC);
+	feed_cgroup_named(&s, "cgroup",
+	    POD_CG "/cri-containerd-" CTR_ID ".scope", 0, faults5, 11 * SEC);
+	feed_cgroup_named(&s, "cgroup", "/system.slice", 0, faults5, 11 * SEC);
+	out_metrics_process(
+	    s.m, 4000004, "app", "/machine.slice/libpod-" CTR_ID ".scope");
+	feed(&s, "tick", 4000004, 1, "app", 3, 11 * SEC);
+	text = render(&s, true, 12 * SEC);
+	HAS(text,
+	    "cputrack_cgroup_events_total{cgroup=\"" POD_CG
+	    "\",pod_uid=\"" POD_UID "\",qos_class=\"Burstable\",event=\"page-"
+	    "faults\",set=\"0\"} 2");
+	HAS(text,
+	    "cputrack_cgroup_events_total{cgroup=\"" POD_CG
+	    "/cri-containerd-" CTR_ID ".scope\",pod_uid=\"" POD_UID
+	    "\",container_id=\"" CTR_ID "\",qos_class=\"Burstable\","
+	    "runtime=\"containerd\",event=\"page-faults\",set=\"0\"} 5");
+	HAS(text,
+	    "cputrack_cgroup_events_total{cgroup=\"/system.slice\",event=\"page-"
+	    "faults\",set=\"0\"} 5");
+	HAS(text,
+	    "cputrack_process_events_total{pid=\"4000004\",comm=\"app\","
+	    "cgroup=\"/machine.slice/libpod-" CTR_ID
+	    ".scope\",container_id=\"" CTR_ID
+	    "\",runtime=\"podman\",event=\"page-faults\",set=\"0\"} 3");
+	store_close(&s);
+}
+
 /* The sample of text that starts with prefix, as a number; NAN if none. */
 static double
 sample_value(const char *text, const char *prefix)
@@ -725,6 +782,7 @@ main(void)
 	test_many_series();
 	test_cputrack_cgroup();
 	test_cputrack_process_cgroup();
+	test_k8s_labels();
 	test_metrics();
 	cpc_close(cpc);
 	return check_report("test_out_metrics");

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Pods and containers from cgroup paths (see k8s_labels.h). The path is
+ * read a component at a time: the last pod component wins (a pod may run
+ * in a node that is itself a container, as kind's nodes are), and the
+ * container is the first container component below it, or, outside a
+ * pod, the first of the path (a container's own children, such as
+ * systemd's in it, stay its).
+ */
+#include <string.h>
+
+#include "k8s_labels.h"
+
+#define COMPONENT_MAX 256
+
+struct runtime_form {
+	const char *prefix;
+	const char *suffix; /* or "" */
+	const char *runtime;
+};
+
+/* The forms of a container's cgroup, each with and without ".scope". */
+static const struct runtime_form runtime_forms[] = {
+	{ "cri-containerd-", ".scope", "containerd" },
+	{ "crio-", ".scope", "cri-o" },
+	{ "crio-", "", "cri-o" },
+	{ "docker-", ".scope", "docker" },
+	{ "libpod-", ".scope", "podman" },
+	{ "libpod-", "", "podman" },
+};
+
+static const struct {
+	const char *name; /* the kubelet's, in cgroup names */
+	const char *qos;  /* the API's, as kube-state-metrics writes it */
+} qos_classes[] = {
+	{ "burstable", "Burstable" },
+	{ "besteffort", "BestEffort" },
+};
+
+static bool
+is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+			(s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* A container id: exactly 64 lowercase hex digits. */
+static bool
+is_container_id(const char *s, size_t n)
+{
+	return n == K8S_CONTAINER_LEN && is_hex(s, n);
+}
+
+/*
+ * A pod uid, 8-4-4-4-12 hex digits, its separators sep ('-', or '_' in
+ * systemd's unit names); copied to uid with '-'.
+ */
+static bool
+pod_uid(const char *s, size_t n, char sep, char uid[K8S_UID_LEN + 1])
+{
+	size_t i;
+
+	if (n != K8S_UID_LEN)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != sep)
+				return false;
+			uid[i] = '-';
+		} else if (is_hex(s + i, 1))
+			uid[i] = s[i];
+		else
+			return false;
+	}
+	uid[n] = '\0';
+	return true;
+}
+
+static bool
+ends_with(const char *s, size_t n, const char *suffix, size_t *stem)
+{
+	size_t k = strlen(suffix);
+
+	if (n < k || memcmp(s + n - k, suffix, k) != 0)
+		return false;
+	*stem = n - k;
+	return true;
+}
+
+/* The QoS class of the kubelet's name for it; NULL: none. */
+static const char *
+qos_of(const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(qos_classes) / sizeof(qos_classes[0]); i++)
+		if (strlen(qos_classes[i].name) == n &&
+		    memcmp(name, qos_classes[i].name, n) == 0)
+			return qos_classes[i].qos;
+	return NULL;
+}
+
+/*
+ * systemd's driver: [PREFIX-]kubepods[-QOS]-pod<uid>.slice, the uid's
+ * dashes written as underscores.
+ */
+static bool
+systemd_pod(const char *c, size_t n, struct k8s_ids *ids)
+{
+	static const char kubepods[] = "kubepods";
+	const size_t klen = sizeof(kubepods) - 1;
+	const char *qos;
+	size_t stem, at, k;
+
+	if (!ends_with(c, n, ".slice", &stem) || stem < K8S_UID_LEN + 4 + klen)
+		return false;
+	at = stem - K8S_UID_LEN - 4; /* "-pod" */
+	if (memcmp(c + at, "-pod", 4) != 0)
+		return false;
+	/* kubepods begins the name or follows a '-', the last one. */
+	for (k = at - klen + 1; k-- > 0;)
+		if (memcmp(c + k, kubepods, klen) == 0 &&
+		    (k == 0 || c[k - 1] == '-'))
+			break;
+	if (k == (size_t)-1)
+		return false;
+	if (k + klen == at)
+		qos = "Guaranteed";
+	else if (c[k + klen] == '-')
+		qos = qos_of(c + k + klen + 1, at - (k + klen + 1));
+	else
+		return false;
+	if (qos == NULL || !pod_uid(c + at + 4, K8S_UID_LEN, '_', ids->pod_uid))
+		return false;
+	ids->qos_class = qos;
+	return true;
+}
+
+/* cgroupfs's driver: pod<uid> under kubepods, or under kubepods/QOS. */
+static bool
+cgroupfs_pod(const char *c, size_t n, const char *parent, const char *grand,
+    struct k8s_ids *ids)
+{
+	const char *qos;
+
+	if (n < 3 || memcmp(c, "pod", 3) != 0 || parent == NULL)
+		return false;
+	if (strcmp(parent, "kubepods") == 0)
+		qos = "Guaranteed";
+	else if (grand != NULL && strcmp(grand, "kubepods") == 0)
+		qos = qos_of(parent, strlen(parent));
+	else
+		return false;
+	if (qos == NULL || !pod_uid(c + 3, n - 3, '-', ids->pod_uid))
+		return false;
+	ids->qos_class = qos;
+	return true;
+}
+
+/*
+ * A container: a runtime's form, or its id alone (cgroupfs) where the
+ * parent is a pod's (the runtime not said) or Docker's own cgroup.
+ */
+static bool
+container(const char *c, size_t n, const char *parent, bool below_pod,
+    struct k8s_ids *ids)
+{
+	const struct runtime_form *f;
+	size_t i, p, stem;
+
+	for (i = 0; i < sizeof(runtime_forms) / sizeof(runtime_forms[0]); i++) {
+		f = &runtime_forms[i];
+		p = strlen(f->prefix);
+		if (n > p && memcmp(c, f->prefix, p) == 0 &&
+		    ends_with(c, n, f->suffix, &stem) &&
+		    is_container_id(c + p, stem - p)) {
+			memcpy(ids->container_id, c + p, K8S_CONTAINER_LEN);
+			ids->runtime = f->runtime;
+			return true;
+		}
+	}
+	if (!is_container_id(c, n) ||
+	    !(below_pod || (parent != NULL && strcmp(parent, "docker") == 0)))
+		return false;
+	memcpy(ids->container_id, c, K8S_CONTAINER_LEN);
+	ids->runtime = below_pod ? NULL : "docker";
+	return true;
+}
+
+bool
+k8s_ids_parse(const char *cgroup, struct k8s_ids *ids)
+{
+	char names[3][COMPONENT_MAX]; /* this one, its parent, theirs */
+	const char *p = cgroup, *end;
+	struct k8s_ids pod;
+	size_t n, depth = 0;
+	bool found = false, has_container = false, just_pod = false;
+
+	memset(ids, 0, sizeof(*ids));
+	for (; *p != '\0'; p = end) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		end = strchr(p, '/');
+		if (end == NULL)
+			end = p + strlen(p);
+		if ((n = (size_t)(end - p)) >= COMPONENT_MAX)
+			return false;
+		memmove(names[2], names[1], sizeof(names[2]));
+		memmove(names[1], names[0], sizeof(names[1]));
+		memcpy(names[0], p, n);
+		names[0][n] = '\0';
+		depth++;
+		memset(&pod, 0, sizeof(pod));
+		if (systemd_pod(p, n, &pod) ||
+		    cgroupfs_pod(p, n, depth > 1 ? names[1] : NULL,
+			depth > 2 ? names[2] : NULL, &pod)) {
+			/* A pod inside a container: the pod's ids alone. */
+			*ids = pod;
+			found = just_pod = true;
+			has_container = false;
+			continue;
+		}
+		if (!has_container &&
+		    container(p, n, depth > 1 ? names[1] : NULL, just_pod, ids))
+			found = has_container = true;
+		just_pod = false;
+	}
+	return found;
+}
+
+size_t
+k8s_ids_labels(const struct k8s_ids *ids, const char *keys[K8S_LABELS_MAX],
+    const char *values[K8S_LABELS_MAX])
+{
+	size_t n = 0;
+
+	if (ids->pod_uid[0] != '\0') {
+		keys[n] = "pod_uid";
+		values[n++] = ids->pod_uid;
+	}
+	if (ids->container_id[0] != '\0') {
+		keys[n] = "container_id";
+		values[n++] = ids->container_id;
+	}
+	if (ids->qos_class != NULL) {
+		keys[n] = "qos_class";
+		values[n++] = ids->qos_class;
+	}
+	if (ids->runtime != NULL) {
+		keys[n] = "runtime";
+		values[n++] = ids->runtime;
+	}
+	return n;
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * k8s_labels.c: the pod and container ids in the cgroup paths that the
+ * kubelet's two drivers and the runtimes make, as they make them
+ * (systemd's unit names write a uid's dashes as underscores); the
+ * pod's own cgroup apart from its containers, the sandbox's included; a
+ * pod in a node that is itself a container; the runtimes' monitors and
+ * names that only look alike are no container.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "k8s_labels.h"
+
+#define UID  "0f2c6a1e-9b3d-4c5e-8f70-1a2b3c4d5e6f"
+#define UIDS "0f2c6a1e_9b3d_4c5e_8f70_1a2b3c4d5e6f"
+#define CID  "4b825dc642cb6eb9a060e54bf8d69288fbee4904aa1b2c3d4e5f60718293a4b5"
+#define CID2 "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3b9e9c8a7f6e5d4c3b2a19087"
+
+struct want {
+	const char *path;
+	bool found;
+	const char *pod_uid, *container_id, *qos, *runtime;
+};
+
+static const struct want cases[] = {
+	/* kubelet, systemd driver, containerd */
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UIDS
+	  ".slice/cri-containerd-" CID ".scope",
+	    true, UID, CID, "Burstable", "containerd" },
+	{ "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UIDS
+	  ".slice",
+	    true, UID, "", "BestEffort", NULL },
+	{ "/kubepods.slice/kubepods-pod" UIDS ".slice", true, UID, "",
+	    "Guaranteed", NULL },
+	{ "/kubepods.slice/kubepods-pod" UIDS ".slice/crio-" CID ".scope", true,
+	    UID, CID, "Guaranteed", "cri-o" },
+	/* CRI-O's monitor of a container is the pod's, not a container. */
+	{ "/kubepods.slice/kubepods-pod" UIDS ".slice/crio-conmon-" CID
+	  ".scope",
+	    true, UID, "", "Guaranteed", NULL },
+	/* Docker's shim under the kubelet's systemd driver */
+	{ "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UIDS
+	  ".slice/docker-" CID ".scope",
+	    true, UID, CID, "Burstable", "docker" },
+	/* kubelet, cgroupfs driver: the runtime is not in the path */
+	{ "/kubepods/burstable/pod" UID "/" CID, true, UID, CID, "Burstable",
+	    NULL },
+	{ "/kubepods/besteffort/pod" UID, true, UID, "", "BestEffort", NULL },
+	{ "/kubepods/pod" UID "/" CID, true, UID, CID, "Guaranteed", NULL },
+	{ "/kubepods/burstable/pod" UID "/crio-" CID, true, UID, CID,
+	    "Burstable", "cri-o" },
+	/* A kind node, a container itself, with the kubelet's root below it */
+	{ "/system.slice/docker-" CID2
+	  ".scope/kubelet.slice/kubelet-kubepods.slice/"
+	  "kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod" UIDS
+	  ".slice/cri-containerd-" CID ".scope",
+	    true, UID, CID, "BestEffort", "containerd" },
+	{ "/system.slice/docker-" CID2
+	  ".scope/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-pod" UIDS
+	  ".slice",
+	    true, UID, "", "Guaranteed", NULL },
+	/* Without Kubernetes */
+	{ "/machine.slice/libpod-" CID ".scope", true, "", CID, NULL,
+	    "podman" },
+	{ "/machine.slice/libpod-" CID ".scope/container", true, "", CID, NULL,
+	    "podman" },
+	{ "/libpod_parent/libpod-" CID, true, "", CID, NULL, "podman" },
+	{ "/machine.slice/libpod-conmon-" CID ".scope", false, "", "", NULL,
+	    NULL },
+	{ "/system.slice/docker-" CID ".scope", true, "", CID, NULL, "docker" },
+	{ "/docker/" CID, true, "", CID, NULL, "docker" },
+	/* A container's children stay its own: the first container wins. */
+	{ "/system.slice/docker-" CID ".scope/libpod-" CID2 ".scope", true, "",
+	    CID, NULL, "docker" },
+	/* Not a pod, not a container */
+	{ "/", false, "", "", NULL, NULL },
+	{ "/system.slice/nginx.service", false, "", "", NULL, NULL },
+	{ "/kubepods.slice", false, "", "", NULL, NULL },
+	{ "/kubepods.slice/kubepods-burstable.slice", false, "", "", NULL,
+	    NULL },
+	{ "/kubepods/burstable", false, "", "", NULL, NULL },
+	/* A bare id only under a pod or Docker's cgroup */
+	{ "/user.slice/" CID, false, "", "", NULL, NULL },
+	/* Ids of the wrong length or case, a QoS class that is none */
+	{ "/kubepods.slice/kubepods-pod0f2c6a1e_9b3d_4c5e_8f70_1a2b3c4d5e6.slice",
+	    false, "", "", NULL, NULL },
+	{ "/kubepods.slice/kubepods-pod" UID ".slice", false, "", "", NULL,
+	    NULL },
+	{ "/kubepods.slice/kubepods-gold.slice/kubepods-gold-pod" UIDS ".slice",
+	    false, "", "", NULL, NULL },
+	{ "/kubepods/gold/pod" UID, false, "", "", NULL, NULL },
+	{ "/notkubepods-pod" UIDS ".slice", false, "", "", NULL, NULL },
+	{ "/system.slice/docker-4B825DC642CB6EB9A060E54BF8D69288FBEE4904AA1B2C3D"
+	  "4E5F60718293A4B5.scope",
+	    false, "", "", NULL, NULL },
+	{ "/system.slice/docker-" CID "0.scope", false, "", "", NULL, NULL },
+	{ "/machine.slice/libpod-.scope", false, "", "", NULL, NULL },
+	/* A shortened name (cpctools-output(5)) keeps what it still holds */
+	{ "/kubepods/pod" UID "/" CID "...0123456789abcdef", true, UID, "",
+	    "Guaranteed", NULL },
+};
+
+static bool
+same(const char *got, const char *want)
+{
+	if (got == NULL || want == NULL)
+		return got == want;
+	return strcmp(got, want) == 0;
+}
+
+static void
+test_layouts(void)
+{
+	struct k8s_ids ids;
+	size_t i;
+	bool found;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct want *w = &cases[i];
+
+		found = k8s_ids_parse(w->path, &ids);
+		if (found != w->found || strcmp(ids.pod_uid, w->pod_uid) != 0 ||
+		    strcmp(ids.container_id, w->container_id) != 0 ||
+		    !same(ids.qos_class, w->qos) ||
+		    !same(ids.runtime, w->runtime)) {
+			fprintf(stderr,
+			    "%s:\n  got %d pod_uid=%s container_id=%s "
+			    "qos_class=%s runtime=%s\n",
+			    w->path, found, ids.pod_uid, ids.container_id,
+			    ids.qos_class ? ids.qos_class : "-",
+			    ids.runtime ? ids.runtime : "-");
+			CHECK(false);
+		}
+	}
+}
+
+/* The labels in their order, only those known. */
+static void
+test_labels(void)
+{
+	const char *keys[K8S_LABELS_MAX], *values[K8S_LABELS_MAX];
+	struct k8s_ids ids;
+
+	CHECK(k8s_ids_parse("/kubepods.slice/kubepods-burstable.slice/"
+			    "kubepods-burstable-pod" UIDS
+			    ".slice/cri-containerd-" CID ".scope",
+	    &ids));
+	CHECK_EQ_U64(k8s_ids_labels(&ids, keys, values), 4);
+	CHECK(strcmp(keys[0], "pod_uid") == 0 && strcmp(values[0], UID) == 0);
+	CHECK(strcmp(keys[1], "container_id") == 0 &&
+	    strcmp(values[1], CID) == 0);
+	CHECK(strcmp(keys[2], "qos_class") == 0 &&
+	    strcmp(values[2], "Burstable") == 0);
+	CHECK(strcmp(keys[3], "runtime") == 0 &&
+	    strcmp(values[3], "containerd") == 0);
+
+	CHECK(k8s_ids_parse("/kubepods/pod" UID, &ids));
+	CHECK_EQ_U64(k8s_ids_labels(&ids, keys, values), 2);
+	CHECK(strcmp(keys[0], "pod_uid") == 0 &&
+	    strcmp(keys[1], "qos_class") == 0);
+
+	CHECK(k8s_ids_parse("/libpod_parent/libpod-" CID, &ids));
+	CHECK_EQ_U64(k8s_ids_labels(&ids, keys, values), 2);
+	CHECK(strcmp(keys[0], "container_id") == 0 &&
+	    strcmp(keys[1], "runtime") == 0 &&
+	    strcmp(values[1], "podman") == 0);
+
+	CHECK(!k8s_ids_parse("/system.slice/cron.service", &ids));
+	CHECK_EQ_U64(k8s_ids_labels(&ids, keys, values), 0);
+}
+
+int
+main(void)
+{
+	test_layouts();
+	test_labels();
+	return check_report("test_k8s_labels");
+}
