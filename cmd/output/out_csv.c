@@ -265,7 +265,7 @@ metrics(const struct out_run *run, struct out_buf *b, const struct out_row *row)
 		out_buf_str(b, ",");
 		for (u = 0; ds != NULL && u < ds->nuses; u++)
 			if (strcmp(ds->uses[u].key, run->metric_keys[k]) == 0 &&
-			    out_run_metric(run, row, u, &v)) {
+			    out_row_derived(row, u, &v)) {
 				out_buf_printf(b, "%.15g", v);
 				break;
 			}

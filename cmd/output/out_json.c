@@ -343,7 +343,7 @@ metrics(const struct out_run *run, struct out_json_obj *row,
 		return;
 	}
 	for (u = 0; ds != NULL && u < ds->nuses; u++)
-		if (out_run_metric(run, r, u, &v))
+		if (out_row_derived(r, u, &v))
 			out_json_put_clean(&m, ds->uses[u].key, json_real(v));
 	if (r->metrics != NULL)
 		out_json_plan_values(run, &m, row, r);

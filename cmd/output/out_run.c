@@ -106,7 +106,7 @@ collect_metrics(struct out_run *run)
 {
 	const struct derived_set *ds;
 	const char **grown;
-	int s, u;
+	int s, u, most = 0;
 
 	if (!run->cfg.metrics)
 		return 0;
@@ -117,6 +117,8 @@ collect_metrics(struct out_run *run)
 		ds = &run->derived[s];
 		if (derived_plan(run->specs[s], &run->derived[s]) != 0)
 			return -1;
+		if (ds->nuses > most)
+			most = ds->nuses;
 		for (u = 0; u < ds->nuses; u++) {
 			if (metric_key(run, ds->uses[u].key) >= 0)
 				continue;
@@ -128,7 +130,8 @@ collect_metrics(struct out_run *run)
 			grown[run->nmetric_keys++] = ds->uses[u].key;
 		}
 	}
-	return 0;
+	run->derived_values = calloc((size_t)most + 1, sizeof(double));
+	return run->derived_values != NULL ? 0 : -1;
 }
 
 /*
@@ -235,19 +238,27 @@ out_run_plan_metric(const struct out_run *run, int i)
 	    NULL;
 }
 
-bool
-out_run_metric(
-    const struct out_run *run, const struct out_row *row, int i, double *value)
+int
+out_run_nderived(const struct out_run *run, int s)
+{
+	return run->derived != NULL && s >= 0 ? run->derived[s].nuses : 0;
+}
+
+const double *
+out_run_derived_values(struct out_run *run, const struct out_row *row)
 {
 	const struct derived_set *ds;
+	int i;
 
-	if (run->derived == NULL || row->setno < 0 ||
+	if (out_run_nderived(run, row->setno) == 0 ||
 	    row->not_counted != NULL || row->values == NULL)
-		return false;
+		return NULL;
 	ds = &run->derived[row->setno];
-	return i < ds->nuses &&
-	    derived_value(
-		ds, &ds->uses[i], row->values, row->elapsed_ns, value);
+	for (i = 0; i < ds->nuses; i++)
+		if (!derived_value(ds, &ds->uses[i], row->values,
+			row->elapsed_ns, &run->derived_values[i]))
+			run->derived_values[i] = NAN;
+	return run->derived_values;
 }
 
 const struct out_event *
@@ -328,6 +339,8 @@ out_run_fini(struct out_run *run)
 	run->metric_keys = NULL;
 	free(run->metric_values);
 	run->metric_values = NULL;
+	free(run->derived_values);
+	run->derived_values = NULL;
 	free(run->metric_sources);
 	run->metric_sources = NULL;
 	free(run->events);

@@ -36,6 +36,7 @@ struct out_run {
 	int nsets;
 	/* --metrics: per set, the metrics it gives; else NULL. */
 	struct derived_set *derived;
+	double *derived_values; /* a row's, out_run_derived_values */
 	/* Their distinct keys, in set and table order. */
 	const char **metric_keys;
 	int nmetric_keys;
@@ -69,11 +70,15 @@ int out_run_event(const struct out_run *run, const char *name);
 bool out_run_is_clock(const struct out_run *run, const char *name);
 unsigned long long out_run_start_ns(const struct out_run *run);
 /*
- * Metric i of a row's set: false when it has none (not asked for, not
- * counted, nothing to divide by).
+ * --metrics's values of a row, one per metric of its set, into
+ * run->derived_values (NAN where a metric has none: not counted, nothing
+ * to divide by); NULL for a row without them. The caller holds the
+ * output's lock, as for out_run_plan_values.
  */
-bool out_run_metric(
-    const struct out_run *run, const struct out_row *row, int i, double *value);
+const double *out_run_derived_values(
+    struct out_run *run, const struct out_row *row);
+/* How many values out_run_derived_values gives a row of set s. */
+int out_run_nderived(const struct out_run *run, int s);
 /*
  * -M's metrics of a row of the plan's set, into run->metric_values: NULL
  * for a row of another set or without counts. The caller holds the

@@ -152,7 +152,7 @@ has_metrics(const struct out_run *run, const struct out_row *row)
 	for (i = 0; run->derived != NULL && row->setno >= 0 &&
 	     i < run->derived[row->setno].nuses;
 	     i++)
-		if (out_run_metric(run, row, i, &v))
+		if (out_row_derived(row, i, &v))
 			return true;
 	return false;
 }
@@ -168,7 +168,7 @@ metrics_comment(const struct out_run *run, struct out_buf *b,
 	int i;
 
 	for (i = 0; i < ds->nuses; i++) {
-		if (!out_run_metric(run, row, i, &v))
+		if (!out_row_derived(row, i, &v))
 			continue;
 		u = &ds->uses[i];
 		out_buf_str(b, sep);

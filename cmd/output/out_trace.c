@@ -393,7 +393,7 @@ emit_metrics(const struct out_run *run, struct out_buf *b,
 	int u;
 
 	for (u = 0; ds != NULL && u < ds->nuses; u++)
-		if (out_run_metric(run, r, u, &v)) {
+		if (out_row_derived(r, u, &v)) {
 			out_json_put_clean(
 			    &args, ds->uses[u].key, json_real(v));
 			any = true;

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,6 +73,7 @@ struct row_rec {
 	int setno;
 	uint16_t nvalues;
 	uint16_t nmetrics; /* -M's values, after the counts */
+	uint16_t nderived; /* --metrics's, after those */
 	uint8_t kind;
 	uint8_t strings;
 	bool has_cpus;
@@ -614,6 +616,11 @@ queue_record(
 		parts[n++] = (struct iovec) { (void *)r->metrics,
 			(size_t)rec.nmetrics * sizeof(*r->metrics) };
 	}
+	if (r->derived != NULL) {
+		rec.nderived = (uint16_t)out_run_nderived(&o->run, r->setno);
+		parts[n++] = (struct iovec) { (void *)r->derived,
+			(size_t)rec.nderived * sizeof(*r->derived) };
+	}
 	if (rec.has_cpus)
 		parts[n++] =
 		    (struct iovec) { (void *)r->cpus, sizeof(*r->cpus) };
@@ -669,6 +676,10 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 	if (rec->nmetrics > 0) {
 		row.metrics = (const struct metric_value *)at;
 		at += (size_t)rec->nmetrics * sizeof(struct metric_value);
+	}
+	if (rec->nderived > 0) {
+		row.derived = (const double *)at;
+		at += (size_t)rec->nderived * sizeof(double);
 	}
 	if (rec->has_cpus) {
 		row.cpus = (const cpu_set_t *)at;
@@ -824,6 +835,15 @@ output_summary(struct output *o, const struct out_summary *sum)
 	pthread_mutex_unlock(&o->lock);
 }
 
+bool
+out_row_derived(const struct out_row *row, int i, double *value)
+{
+	if (row->derived == NULL || isnan(row->derived[i]))
+		return false;
+	*value = row->derived[i];
+	return true;
+}
+
 void
 output_row(struct output *o, const struct out_row *row)
 {
@@ -841,8 +861,9 @@ output_row(struct output *o, const struct out_row *row)
 	if (when == 0)
 		when = output_now();
 	pthread_mutex_lock(&o->lock);
-	/* -M's metrics: worked out once, for the formats and the sinks. */
+	/* The metrics: worked out once, for the formats and the sinks. */
 	r.metrics = out_run_plan_values(&o->run, &r);
+	r.derived = out_run_derived_values(&o->run, &r);
 	/* Never earlier than the row before: see the top. */
 	if (when < o->last)
 		when = o->last;

@@ -166,7 +166,16 @@ struct out_row {
 	 * leaves it NULL.
 	 */
 	const struct metric_value *metrics;
+	/*
+	 * --metrics's values of the row's set, one per metric its set gives
+	 * (NAN where the row has none), worked out once the same way; NULL:
+	 * none.
+	 */
+	const double *derived;
 };
+
+/* --metrics's metric i of a row: false where the row has none. */
+bool out_row_derived(const struct out_row *row, int i, double *value);
 
 /*
  * cputrack -r: what one event of a set came to over the runs, each run's

@@ -8,17 +8,22 @@
 #include "out_written.h"
 
 char *
-written(const struct out_format_ops *ops, const struct out_run *run,
+written(const struct out_format_ops *ops, struct out_run *run,
     const struct out_row *row)
 {
 	struct out_buf b = { 0 };
 	void *state = ops->state_new != NULL ? ops->state_new(run) : NULL;
+	struct out_row r;
 	char *text;
 
-	if (row == NULL)
+	if (row == NULL) {
 		ops->head(state, run, &b);
-	else
-		ops->row(state, run, &b, row, 0);
+	} else {
+		r = *row;
+		if (r.derived == NULL)
+			r.derived = out_run_derived_values(run, &r);
+		ops->row(state, run, &b, &r, 0);
+	}
 	if (ops->state_free != NULL)
 		ops->state_free(state);
 	out_buf_str(&b, "");

@@ -13,8 +13,11 @@
 
 #define SEC 1000000000ULL
 
-/* The text format ops writes for row, or its head where row is NULL. */
-char *written(const struct out_format_ops *ops, const struct out_run *run,
+/*
+ * The text format ops writes for row, or its head where row is NULL;
+ * the row's --metrics values worked out first, as the output does.
+ */
+char *written(const struct out_format_ops *ops, struct out_run *run,
     const struct out_row *row);
 
 /* A tick of CPU 0 over elapsed_ns, its sets' values as given. */
