@@ -96,9 +96,10 @@ read_group(cpc_set_t *set, int l, uint64_t *enabled, uint64_t *running)
 
 /*
  * A set of several groups: a thread's on a hybrid CPU, one per core PMU
- * (its index + 1) and one of its software events (0), or a CPU's with
- * events of a PMU with a cpumask, one group each (past the core PMUs'
- * keys). Each group was enabled as long as the others; the hardware
+ * (slot: its index + 1) and one of its software events (slot 0), or a
+ * CPU's with events of a PMU with a cpumask, one group each (socket
+ * keys); of one request group (the times of several are sample.c's
+ * step_times). Each group was enabled as long as the others; the hardware
  * counted while the thread ran on some core, each core PMU's group while
  * on its own, so the set's running time is theirs summed. A set of
  * software events alone ran all its enabled time. A socket PMU's event
@@ -122,10 +123,10 @@ read_scattered(cpc_set_t *set)
 		if (en > enabled)
 			enabled = en;
 		key = set->group_key[set->leaders[l]];
-		if (key > CPC_MAX_CORE_PMUS) {
+		if (cpclib_key_socket(key)) {
 			if (ru < en && ru < socket_running)
 				socket_running = ru; /* by turns */
-		} else if (key > 0) {
+		} else if (cpclib_key_slot(key) > 0) {
 			hardware = true;
 			hw_running += ru;
 		} else {
