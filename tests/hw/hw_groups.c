@@ -85,7 +85,7 @@ sample_cpu(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *a, cpc_buf_t *b, cpc_buf_t *d,
 	if (cpc_set_sample(cpc, set, a) != 0)
 		die("cpc_set_sample");
 	for (k = 1; k <= count; k++) {
-		(void)nanosleep(&pause, NULL);
+		(void)nanosleep(&pause, NULL); /* not a wait: a span */
 		if (cpc_set_sample(cpc, set, k % 2 ? b : a) != 0)
 			die("cpc_set_sample");
 		printf("sample %" PRIu64 "\n", k);
