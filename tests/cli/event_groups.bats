@@ -69,6 +69,23 @@ shape() {
 	[ "$(shape exit 1 1100)" = "$WHAT" ]
 }
 
+@test "--dry-run says each request's group in a set of groups, and nothing where there is one" {
+	ct_run --dry-run -c "cs:u,{$WRITE,$EXIT},{page-faults:u}" "$W/wl_threads" 1 10
+	[ "$status" -eq 0 ]
+	[ "$output" = "set 0: cs:u,{$WRITE,$EXIT},{page-faults:u}
+ pic0 context-switches:u (cs:u) group 0
+  type 1 config 0x3 (no kernel)
+ pic1 $WRITE ($WRITE) group 1
+  type 2 config $(xargs printf '%#x' </sys/kernel/tracing/events/syscalls/sys_enter_write/id)
+ pic2 $EXIT ($EXIT) group 1
+  type 2 config $(xargs printf '%#x' </sys/kernel/tracing/events/syscalls/sys_exit_write/id)
+ pic3 page-faults:u (page-faults:u) group 2
+  type 1 config 0x2 (no kernel)" ]
+	ct_run --dry-run -c "{$WRITE,$EXIT}" "$W/wl_threads" 1 10
+	[ "$status" -eq 0 ]
+	[[ $output != *group* ]]
+}
+
 @test "a set of groups in csv and json: ran all its enabled time, nothing said, every group's count exact" {
 	ct_run --format=csv -T 0 -c "$TWELVE" "$W/wl_threads" 1 300
 	[ "$status" -eq 0 ]
