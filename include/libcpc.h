@@ -450,6 +450,52 @@ const char *cpc_event_box(cpc_t *cpc, const char *event, int i);
 int cpc_buf_get_box(
     cpc_t *cpc, cpc_buf_t *buf, int index, int box, uint64_t *val);
 
+/*
+ * Sets of several perf groups, for metrics that need more events than
+ * the PMU has counters. cpc_set_group puts request index of set in perf
+ * group group, before the set is bound: 0, every request's until then,
+ * is the set's first group, and each other number, below
+ * CPC_SET_MAX_REQS, a group of its own. The kernel counts a group's
+ * events together, and the groups take turns on the counters when they
+ * need more than the PMU has (multiplexing). A set of one group holds at
+ * most cpc_npic requests; a set of several at most CPC_SET_MAX_REQS,
+ * each group at most cpc_npic, and each group's hardware events must fit
+ * the core PMU together: cpc_set_check and the bind name the group that
+ * does not. On a hybrid CPU each group is a group per core PMU, and an
+ * event of a socket PMU (uncore, RAPL) is a group of its own in any
+ * group. A set of several groups cannot ask for overflow. cpc_bind_cpu
+ * pins the groups as it pins one, where the PMU takes their hardware
+ * events at once; where it cannot, they are bound as with
+ * CPC_BIND_SHARED, and CPC_BIND_EXCLUSIVE is refused (EINVAL) for a set
+ * with hardware events in more than one group.
+ *
+ * The time a set of several groups ran (cpc_set_times) is its least
+ * counted group's: over each span between two samples, the enabled time
+ * less the longest that one of its groups waited, and none for a span in
+ * which one of them never ran; summed over the spans.
+ *
+ * cpc_set_scale, with on non-zero, makes the samples of set estimates,
+ * as perf stat scales a count: each span between two samples adds what
+ * each event counted in it times its group's enabled time over its
+ * running time in it (perf stat -I's estimate of an interval; with one
+ * sample at the end, perf stat's of the run). A span in which a group
+ * did not run adds nothing to its requests, and their next span that it
+ * ran is scaled over both, so that the estimate covers the whole time.
+ * Counts of a group that never ran stay at their presets, and the set's
+ * running time says so. Before the set is bound; -1 with EINVAL
+ * otherwise.
+ *
+ * cpc_buf_get_times gives request index's enabled and running ns in the
+ * sample in buf: those of its group (of its events' groups, the least
+ * counted, where they are several). A buffer made by cpc_buf_sub holds
+ * the times between its two samples. 0, or -1 with EINVAL.
+ */
+#define CPC_SET_MAX_REQS 256
+int cpc_set_group(cpc_t *cpc, cpc_set_t *set, int index, int group);
+int cpc_set_scale(cpc_t *cpc, cpc_set_t *set, int on);
+int cpc_buf_get_times(cpc_t *cpc, cpc_buf_t *buf, int index,
+    uint64_t *enabled_ns, uint64_t *running_ns);
+
 /* End of the private interfaces. */
 
 /*

@@ -2,7 +2,7 @@
 /*
  * Binding a set to the calling LWP, to an LWP of a libpctx process, or to
  * a CPU, and what can be done to a bound set: restart, enable, disable,
- * switch. A bound set owns one perf group (group.c).
+ * switch. A bound set owns its perf groups (group.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -273,16 +273,21 @@ cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	}
 	if (set->sampling && cpclib_ovf_reload(set) != 0)
 		return -1;
-	if (set->read_each) {
+	/* A scaled set's estimates start again from the times of now. */
+	if (set->read_each || set->scale) {
 		if (cpclib_set_read(set) != 0)
 			return -1;
-	} else if (cpclib_group_ioctl(set, PERF_EVENT_IOC_RESET) != 0)
+	}
+	if (!set->read_each &&
+	    cpclib_group_ioctl(set, PERF_EVENT_IOC_RESET) != 0)
 		return -1;
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].start = set->reqs[i].preset;
 		set->reqs[i].base =
 		    set->read_each ? cpclib_read_value(set, i) : 0;
 	}
+	if (set->scale)
+		cpclib_estimates_restart(set);
 	set->frozen = false;
 	if (!set->standby &&
 	    cpclib_group_ioctl(set, PERF_EVENT_IOC_ENABLE) != 0)

@@ -4,7 +4,8 @@
  * the virtualized tick; on a machine with several core PMUs, each
  * request's part counted on each of them after the values; then, for
  * each request summed over the boxes of a PMU (uncore_imc_0 ..
- * uncore_imc_N), each box's part. Being values too, the parts are
+ * uncore_imc_N), each box's part; then each request's enabled and
+ * running time. Being values too, the parts and the times are
  * subtracted, added and copied with them.
  */
 #include <errno.h>
@@ -67,7 +68,7 @@ cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 	for (i = 0; i < set->nreqs; i++)
 		if (set->reqs[i].enc.boxes)
 			nboxes += set->reqs[i].enc.nterms;
-	int nvalues = set->nreqs * (1 + ncore) + nboxes;
+	int nvalues = set->nreqs * (3 + ncore) + nboxes;
 
 	buf = calloc(1,
 	    sizeof(*buf) + (size_t)nvalues * sizeof(uint64_t) +
@@ -165,6 +166,30 @@ cpc_buf_get_box(cpc_t *cpc, cpc_buf_t *buf, int index, int box, uint64_t *val)
 		return -1;
 	}
 	*val = buf->data[req->box_first + box];
+	return 0;
+}
+
+/* Where request index's times are in data, after every part. */
+uint64_t *
+cpclib_buf_times(cpc_buf_t *buf, int index)
+{
+	return &buf->data[buf->nvalues - 2 * (buf->nreqs - index)];
+}
+
+int
+cpc_buf_get_times(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *enabled_ns,
+    uint64_t *running_ns)
+{
+	const uint64_t *times;
+
+	if (buf == NULL || buf->cpc != cpc || index < 0 ||
+	    index >= buf->nreqs || enabled_ns == NULL || running_ns == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	times = cpclib_buf_times(buf, index);
+	*enabled_ns = times[0];
+	*running_ns = times[1];
 	return 0;
 }
 

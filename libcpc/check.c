@@ -173,6 +173,12 @@ check_hardware_fit(
 	struct perf_event_attr attr;
 	int fds[CPC_MAX_TERMS * set->nreqs], n = 0, i, t, e = 0, rc = 0;
 	pid_t pid = cpuid >= 0 ? -1 : 0;
+	char whose[48];
+
+	if (cpclib_set_has_groups(set))
+		snprintf(whose, sizeof(whose), "group %d's", k / CPC_KEY_SLOTS);
+	else
+		strlcpy(whose, "the set's", sizeof(whose));
 
 	for (i = 0; i < set->nreqs; i++) {
 		const struct cpc_request *req = &set->reqs[i];
@@ -191,11 +197,13 @@ check_hardware_fit(
 			}
 			if (errno == EINVAL && n > 0) {
 				cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL,
-				    "%s: "
-				    "the set's %d hardware events do not fit "
+				    "%s: %s %d hardware events do not fit "
 				    "the PMU's counters together; put some in "
-				    "another set (another -c)\n",
-				    req->event, n + 1);
+				    "another %s\n",
+				    req->event, whose, n + 1,
+				    cpclib_set_has_groups(set) ?
+					"group" :
+					"set (another -c)");
 				rc = -1;
 			}
 			close_all(fds, n);
@@ -250,12 +258,44 @@ check_together(
 	return 0;
 }
 
+/* Whether event e is the first of its group (key[e] >= 0). */
+static bool
+first_of_key(const int *key, int e)
+{
+	int i;
+
+	for (i = 0; i < e; i++)
+		if (key[i] == key[e])
+			return false;
+	return key[e] >= 0;
+}
+
+/* Group k of the set: 0, or -1 once its refusal is said. */
+static int
+check_key(cpc_t *cpc, const cpc_set_t *set, int cpuid, const int *key, int k)
+{
+	int i, t, e, hw, n;
+
+	for (i = e = hw = n = 0; i < set->nreqs; i++)
+		for (t = 0; t < set->reqs[i].enc.nterms; t++, e++)
+			if (key[e] == k) {
+				n++;
+				hw += set->reqs[i].enc.hardware;
+			}
+	if ((hw >= 2 && check_hardware_fit(cpc, set, cpuid, key, k) != 0) ||
+	    (n >= 2 && check_together(cpc, set, cpuid, key, k) != 0))
+		return -1;
+	return 0;
+}
+
 /* Each group of the set, as its bind on cpuid (-1: a thread) makes it. */
 static int
 check_group(cpc_t *cpc, cpc_set_t *set, int cpuid)
 {
-	int nevents = 0, i, t, e, k, hw, n;
+	int nevents = 0, i, e;
 
+	if (cpclib_set_has_groups(set) && cpclib_check_sizes(cpc, set, fn) != 0)
+		return -1;
 	for (i = 0; i < set->nreqs; i++)
 		nevents += set->reqs[i].enc.nterms;
 	if (nevents < 2)
@@ -264,21 +304,10 @@ check_group(cpc_t *cpc, cpc_set_t *set, int cpuid)
 		int key[nevents];
 
 		(void)cpclib_group_layout(cpc, set, cpuid, key);
-		for (k = 0; k <= CPC_MAX_CORE_PMUS; k++) {
-			for (i = e = hw = n = 0; i < set->nreqs; i++)
-				for (t = 0; t < set->reqs[i].enc.nterms;
-				     t++, e++)
-					if (key[e] == k) {
-						n++;
-						hw += set->reqs[i].enc.hardware;
-					}
-			if ((hw >= 2 &&
-				check_hardware_fit(cpc, set, cpuid, key, k) !=
-				    0) ||
-			    (n >= 2 &&
-				check_together(cpc, set, cpuid, key, k) != 0))
+		for (e = 0; e < nevents; e++)
+			if (first_of_key(key, e) &&
+			    check_key(cpc, set, cpuid, key, key[e]) != 0)
 				return -1;
-		}
 	}
 	return 0;
 }

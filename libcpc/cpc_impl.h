@@ -64,6 +64,7 @@ struct cpc_request {
 	int picnum;	   /* -1 when the kernel may choose */
 	struct cpc_event_enc enc;
 	int first_event;      /* its first perf event in the group */
+	int group;	      /* cpc_set_group's: 0, the set's first */
 	uint64_t sample_type; /* of a buffered request's records */
 	uint64_t id;	      /* kernel event id, names its records */
 	uint64_t period;      /* sample_period it was opened with */
@@ -71,6 +72,20 @@ struct cpc_request {
 };
 
 struct cpc_ring;
+
+/*
+ * What a sample knows of one perf event (sample.c): its times in the
+ * last read, with those of the reads before a reopen; where a scaled
+ * set's estimate of it went from, and the estimate so far; and the
+ * times at the previous sample, for the set's running time.
+ */
+struct cpc_ev_state {
+	uint64_t enabled, running;	     /* the last read's, bases added */
+	uint64_t enabled_base, running_base; /* before a reopen */
+	uint64_t raw0, enabled0, running0;   /* the estimate's last step */
+	uint64_t estimate;		     /* since the open or restart */
+	uint64_t enabled_prev, running_prev; /* at the previous sample */
+};
 
 /* The request flags that hand a set to overflow.c. */
 #define CPC_OVF_FLAGS (CPC_OVF_NOTIFY_EMT | CPC_OVF_BUFFERED)
@@ -97,7 +112,8 @@ struct __cpc_set {
 	enum cpc_bind_kind bound;
 	bool asks_overflow; /* a request asks for overflow */
 	bool prepared;	    /* checked and laid out: group.c */
-	bool fits;	    /* the PMU takes the group whole */
+	bool fits;	    /* the PMU takes each group whole */
+	int unfit;	    /* if not, the request group it does not */
 	int nevents;	    /* perf events: a request has one or more */
 	int *fds;	    /* per event; -1 for one not opened */
 	/*
@@ -109,11 +125,19 @@ struct __cpc_set {
 	int *group_key;
 	int *leaders;
 	int nleaders;
-	bool scatter;	    /* read group by group: see sample.c */
-	uint64_t *groupbuf; /* one group's read */
-	pid_t tid;	    /* LWP the set counts */
-	int cpu;	    /* CPU for CPU binds */
-	pid_t binder;	    /* thread that called cpc_bind_cpu */
+	uint64_t *leader_times;	  /* per leader: enabled, running */
+	int *leader_unit;	  /* per leader: the first of its unit */
+	int *ev_leader;		  /* per event: its leader's index, or -1 */
+	struct cpc_ev_state *evs; /* per event */
+	int ngroups;		  /* the requests' groups (cpc_set_group) */
+	int hw_groups;		  /* of them, those with hardware events */
+	bool scale;		  /* cpc_set_scale: counts estimated */
+	bool fits_together;	  /* all its hardware events, as one group */
+	bool scatter;		  /* read group by group: see sample.c */
+	uint64_t *groupbuf;	  /* one group's read */
+	pid_t tid;		  /* LWP the set counts */
+	int cpu;		  /* CPU for CPU binds */
+	pid_t binder;		  /* thread that called cpc_bind_cpu */
 	cpu_set_t saved_affinity;
 	pctx_t *pctx;
 	id_t lwpid;
@@ -127,6 +151,7 @@ struct __cpc_set {
 	size_t readbuf_len;
 	uint64_t enabled_ns, running_ns;     /* at the last sample */
 	uint64_t enabled_base, running_base; /* before a reopen */
+	uint64_t acc_enabled, acc_running;   /* several groups': sample.c */
 	volatile bool frozen;		     /* by an overflow, until restart */
 	bool live;			     /* registered for SIGTRAP */
 	size_t ring_pages;		     /* data pages, 0: the default */
@@ -186,13 +211,40 @@ struct cpc_core_pmu {
 	uint_t fixed;	 /* its fixed-function counters */
 };
 
-/* Whether a set's hardware requests fit the PMU together, remembered. */
+/*
+ * Whether a set's hardware requests fit the PMU, remembered: each of its
+ * groups, and all of them as one.
+ */
 #define CPC_FITS_CACHE 8
 struct cpc_fits {
 	uint64_t signature;
-	bool fits;
+	int unfit; /* the request group that does not fit, or -1 */
+	bool together;
 	bool valid;
 };
+
+/*
+ * The key of a perf group of a binding (group.c): a request group's
+ * software events and single core PMU's events (slot 0), or one core
+ * PMU's events of a thread on a hybrid CPU (slot: its index + 1); or an
+ * event of a socket PMU, a group of its own, past every request group's.
+ */
+#define CPC_KEY_SLOTS	     (CPC_MAX_CORE_PMUS + 1)
+#define CPC_KEY(group, slot) ((group)*CPC_KEY_SLOTS + (slot))
+#define CPC_SOCKET_KEY(e)    (CPC_SET_MAX_REQS * CPC_KEY_SLOTS + (e))
+
+static inline bool
+cpclib_key_socket(int key)
+{
+	return key >= CPC_SOCKET_KEY(0);
+}
+
+/* 0: a request group's own group; above: a core PMU's, on a thread. */
+static inline int
+cpclib_key_slot(int key)
+{
+	return cpclib_key_socket(key) ? 0 : key % CPC_KEY_SLOTS;
+}
 
 struct __cpc {
 	/*
@@ -290,13 +342,19 @@ void cpclib_catalog_free(cpc_t *cpc);
 /* sample.c */
 int cpclib_set_read(cpc_set_t *set);
 uint64_t cpclib_read_value(const cpc_set_t *set, int i);
+void cpclib_set_step(cpc_set_t *set);
+uint64_t cpclib_request_value(const cpc_set_t *set, int i);
+void cpclib_estimates_restart(cpc_set_t *set);
 int cpclib_buf_boxes(cpc_buf_t *buf, int index, uint64_t **first);
+uint64_t *cpclib_buf_times(cpc_buf_t *buf, int index);
 uint64_t cpclib_read_lost(const cpc_set_t *set, int i);
 
 /* ioctl.c */
 int cpclib_group_ioctl(cpc_set_t *set, unsigned long request);
 
 /* group.c */
+bool cpclib_set_has_groups(const cpc_set_t *set);
+int cpclib_check_sizes(cpc_t *cpc, const cpc_set_t *set, const char *fn);
 int cpclib_group_layout(cpc_t *cpc, const cpc_set_t *set, int cpu, int *key);
 int cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu,
     bool inherit, const char *fn);

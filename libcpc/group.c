@@ -15,6 +15,12 @@
  * the PMU takes them together, the read buffer) is worked out at a set's
  * first bind and kept until a request is added or changed: the commands
  * bind the same sets to thread after thread.
+ *
+ * A set whose requests were put in several groups (cpc_set_group) is one
+ * perf group per request group, each laid out as a set of one would be
+ * (a group per core PMU of a thread's on a hybrid CPU, and each socket
+ * PMU's event alone), all read at each sample; the kernel takes turns
+ * with them where they need more counters than the PMU has.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +31,7 @@
 #include "cpc_impl.h"
 #include "evname.h"
 
+/* A counter number names a counter of the request's own group. */
 static bool
 picnums_unique(const cpc_set_t *set)
 {
@@ -33,7 +40,8 @@ picnums_unique(const cpc_set_t *set)
 	for (i = 0; i < set->nreqs; i++)
 		for (j = i + 1; j < set->nreqs; j++)
 			if (set->reqs[i].picnum >= 0 &&
-			    set->reqs[i].picnum == set->reqs[j].picnum)
+			    set->reqs[i].picnum == set->reqs[j].picnum &&
+			    set->reqs[i].group == set->reqs[j].group)
 				return false;
 	return true;
 }
@@ -53,10 +61,82 @@ request_flags_valid(const cpc_set_t *set)
 	return true;
 }
 
+bool
+cpclib_set_has_groups(const cpc_set_t *set)
+{
+	int i;
+
+	for (i = 1; i < set->nreqs; i++)
+		if (set->reqs[i].group != set->reqs[0].group)
+			return true;
+	return false;
+}
+
+/* How many groups the requests are in, and how many have hardware. */
+static int
+count_groups(const cpc_set_t *set, int *hardware)
+{
+	int i, j, n = 0;
+	bool hw;
+
+	*hardware = 0;
+	for (i = 0; i < set->nreqs; i++) {
+		for (j = 0; j < i; j++)
+			if (set->reqs[j].group == set->reqs[i].group)
+				break;
+		if (j < i)
+			continue;
+		n++;
+		for (j = i, hw = false; j < set->nreqs; j++)
+			hw |= set->reqs[j].group == set->reqs[i].group &&
+			    set->reqs[j].enc.hardware;
+		*hardware += hw;
+	}
+	return n;
+}
+
+/* The first request group of more than npic requests, or -1. */
+static int
+group_too_big(const cpc_t *cpc, const cpc_set_t *set, int *n)
+{
+	int i, j;
+
+	for (i = 0; i < set->nreqs; i++) {
+		for (j = *n = 0; j < set->nreqs; j++)
+			*n += set->reqs[j].group == set->reqs[i].group;
+		if (*n > (int)cpc->npic)
+			return set->reqs[i].group;
+	}
+	return -1;
+}
+
+/*
+ * A set of one group holds npic requests at most, as on Solaris; a set
+ * of several, CPC_SET_MAX_REQS, each group npic.
+ */
+int
+cpclib_check_sizes(cpc_t *cpc, const cpc_set_t *set, const char *fn)
+{
+	int g, n;
+
+	if (!cpclib_set_has_groups(set))
+		return set->nreqs > (int)cpc->npic ? -1 : 0;
+	if (set->nreqs > CPC_SET_MAX_REQS)
+		return -1;
+	if ((g = group_too_big(cpc, set, &n)) >= 0) {
+		cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL,
+		    "group %d: %d requests, more than the %u a group "
+		    "holds\n",
+		    g, n, cpc->npic);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 check_requests(cpc_t *cpc, const cpc_set_t *set, const char *fn)
 {
-	if (set->nreqs == 0 || set->nreqs > (int)cpc->npic ||
+	if (set->nreqs == 0 || cpclib_check_sizes(cpc, set, fn) != 0 ||
 	    !picnums_unique(set)) {
 		errno = EINVAL;
 		return -1;
@@ -73,35 +153,45 @@ check_requests(cpc_t *cpc, const cpc_set_t *set, const char *fn)
  * Number the perf events, every request knowing its first one, and make
  * room for their descriptors.
  */
+/* Room for n of size bytes at *p; false, *p kept, for no memory. */
+static bool
+grow(void *p, size_t n, size_t size)
+{
+	void **at = p, *grown;
+
+	if ((grown = reallocarray(*at, n, size)) == NULL)
+		return false;
+	*at = grown;
+	return true;
+}
+
 static int
 layout_events(cpc_set_t *set)
 {
-	int i, n = 0, *fds, *keys, *leaders;
+	int i, n = 0;
+	size_t z;
 
 	for (i = 0; i < set->nreqs; i++) {
 		set->reqs[i].first_event = n;
 		n += set->reqs[i].enc.nterms;
 	}
-	if ((fds = reallocarray(set->fds, (size_t)n, sizeof(int))) != NULL)
-		set->fds = fds;
-	if ((keys = reallocarray(set->group_key, (size_t)n, sizeof(int))) !=
-	    NULL)
-		set->group_key = keys;
-	if ((leaders = reallocarray(set->leaders, (size_t)n, sizeof(int))) !=
-	    NULL)
-		set->leaders = leaders;
-	if (fds == NULL || keys == NULL || leaders == NULL) {
+	z = (size_t)n;
+	if (!grow(&set->fds, z, sizeof(int)) ||
+	    !grow(&set->group_key, z, sizeof(int)) ||
+	    !grow(&set->leaders, z, sizeof(int)) ||
+	    !grow(&set->leader_unit, z, sizeof(int)) ||
+	    !grow(&set->ev_leader, z, sizeof(int)) ||
+	    !grow(&set->leader_times, 2 * z, sizeof(uint64_t)) ||
+	    !grow(&set->evs, z, sizeof(struct cpc_ev_state))) {
 		errno = ENOMEM;
 		return -1;
 	}
 	set->nevents = n;
 	for (i = 0; i < n; i++)
 		set->fds[i] = -1;
+	memset(set->evs, 0, z * sizeof(struct cpc_ev_state));
 	return 0;
 }
-
-/* The group key of a socket PMU's event e: past every core PMU's. */
-#define SOCKET_KEY(e) (CPC_MAX_CORE_PMUS + 1 + (e))
 
 /*
  * The group key of event e (request req, term t): see cpclib_group_layout.
@@ -116,17 +206,18 @@ event_key(cpc_t *cpc, const struct cpc_request *req, int t, int e, int cpu)
 {
 	const struct perf_event_attr *attr = &req->enc.term[t].attr;
 	const struct sysfs_pmu *socket = cpclib_socket_pmu(cpc, attr);
-	int core = cpclib_core_of_attr(cpc, attr);
+	int core = cpclib_core_of_attr(cpc, attr), g = req->group;
 
 	if (socket != NULL)
 		return cpu >= 0 && !CPU_ISSET(cpu, &socket->cpus) ?
 		    -1 :
-		    SOCKET_KEY(e);
+		    CPC_SOCKET_KEY(e);
 	if (cpc->ncore < 2 || core < 0)
-		return 0;
+		return CPC_KEY(g, 0);
 	if (cpu >= 0)
-		return core == cpclib_core_of_cpu(cpc, cpu) ? 0 : -1;
-	return core + 1;
+		return core == cpclib_core_of_cpu(cpc, cpu) ? CPC_KEY(g, 0) :
+							      -1;
+	return CPC_KEY(g, core + 1);
 }
 
 /* Whether event e is the first of its group (key[e] >= 0). */
@@ -143,13 +234,14 @@ first_of_key(const int *key, int e)
 
 /*
  * The groups of a binding on cpu (-1: a thread's), in key, one per event:
- * 0 for all, but where there are several core PMUs or a PMU with a
- * cpumask. A thread's set is then one group of its software events (0)
- * and one per core PMU (its index + 1); a CPU's, one group of its
- * software events and its core PMU's events (0), and -1 for the events
- * of the other core PMUs, which cannot count there. An event of a PMU
- * with a cpumask is a group of its own (SOCKET_KEY), or -1 on a CPU its
- * cpumask does not name. Returns how many groups.
+ * one per request group (cpc_set_group), but where there are several core
+ * PMUs or a PMU with a cpumask. A thread's request group is then one
+ * group of its software events (slot 0) and one per core PMU (slot: its
+ * index + 1); a CPU's, one group of its software events and its core
+ * PMU's events (slot 0), and -1 for the events of the other core PMUs,
+ * which cannot count there. An event of a PMU with a cpumask is a group
+ * of its own (CPC_SOCKET_KEY), or -1 on a CPU its cpumask does not name.
+ * Returns how many groups.
  */
 int
 cpclib_group_layout(cpc_t *cpc, const cpc_set_t *set, int cpu, int *key)
@@ -164,11 +256,27 @@ cpclib_group_layout(cpc_t *cpc, const cpc_set_t *set, int cpu, int *key)
 	return n;
 }
 
-/* The leaders of a binding's groups, each its key's first event. */
+/*
+ * Whether two groups' times are one's: a thread's groups of one request
+ * group on the core PMUs of a hybrid CPU, of which one counts at a time
+ * (see sample.c).
+ */
+static bool
+same_unit(int a, int b)
+{
+	return a == b ||
+	    (cpclib_key_slot(a) > 0 && cpclib_key_slot(b) > 0 &&
+		a / CPC_KEY_SLOTS == b / CPC_KEY_SLOTS);
+}
+
+/*
+ * The leaders of a binding's groups, each its key's first event, and
+ * each leader's unit: the first leader whose times are also its own.
+ */
 static void
 find_leaders(cpc_t *cpc, cpc_set_t *set, int cpu)
 {
-	int e;
+	int e, l, u;
 
 	(void)cpclib_group_layout(cpc, set, cpu, set->group_key);
 	set->nleaders = 0;
@@ -178,6 +286,19 @@ find_leaders(cpc_t *cpc, cpc_set_t *set, int cpu)
 	set->scatter = set->nleaders > 1;
 	for (e = 0; e < set->nevents; e++)
 		set->scatter |= set->group_key[e] < 0;
+	for (l = 0; l < set->nleaders; l++) {
+		for (u = 0; !same_unit(set->group_key[set->leaders[u]],
+			 set->group_key[set->leaders[l]]);
+		     u++)
+			;
+		set->leader_unit[l] = u;
+	}
+	for (e = 0; e < set->nevents; e++)
+		for (set->ev_leader[e] = -1, l = 0;
+		     l < set->nleaders && set->group_key[e] >= 0; l++)
+			if (set->group_key[set->leaders[l]] ==
+			    set->group_key[e])
+				set->ev_leader[e] = l;
 }
 
 /* The leader of event e's group. */
@@ -255,9 +376,24 @@ starts_disabled(const cpc_set_t *set)
 	return set->nevents > 1 && !set->target_held;
 }
 
-/* Whether the events of one group (key k) fit together. */
+/*
+ * Whether key a is one of the probe's: the same key, or with together,
+ * the same core PMU's slot of any request group.
+ */
 static bool
-key_fits(cpc_t *cpc, const cpc_set_t *set, const int *key, int k)
+in_probe(int a, int k, bool together)
+{
+	if (!together || cpclib_key_socket(a) || cpclib_key_socket(k))
+		return a == k;
+	return cpclib_key_slot(a) == cpclib_key_slot(k);
+}
+
+/*
+ * Whether the events of one group (key k) fit together; with together,
+ * those of every request group's group on k's core PMU.
+ */
+static bool
+key_fits(cpc_t *cpc, const cpc_set_t *set, const int *key, int k, bool together)
 {
 	struct perf_event_attr attr;
 	const struct cpc_request *req;
@@ -267,7 +403,7 @@ key_fits(cpc_t *cpc, const cpc_set_t *set, const int *key, int k)
 	for (i = 0; i < set->nreqs && fits; i++) {
 		req = &set->reqs[i];
 		for (t = 0; t < req->enc.nterms; t++, e++) {
-			if (key[e] != k)
+			if (!in_probe(key[e], k, together))
 				continue;
 			cpclib_request_to_attr(req, t, &attr);
 			if (cpclib_attr_apply(cpc, req, &attr) != 0)
@@ -290,25 +426,35 @@ done:
 }
 
 /*
- * Whether the PMU can schedule the set's hardware requests together.
- * The group is opened with its leader disabled, and some drivers
- * (armv8_pmuv3's validate_group) leave a disabled leader out when they
+ * Whether the PMU can schedule the hardware requests of each group of a
+ * set together (together: of all of them as one): the request group of
+ * one that it cannot, or -1. A socket PMU's events are groups of one,
+ * which always fit. The group is opened with its leader disabled, and some
+ * drivers (armv8_pmuv3's validate_group) leave a disabled leader out when they
  * check that a new member fits: a group one counter too big then opens
  * and never runs. So a group of two or more hardware events is first
  * opened once on the calling thread with its leader enabled and counting
  * nothing (every mode excluded), where the driver checks every member:
  * each group of a thread's, where it has one per core PMU.
  */
-static bool
-group_fits_probe(cpc_t *cpc, const cpc_set_t *set)
+static int
+unfit_request_group(cpc_t *cpc, const cpc_set_t *set, bool together)
 {
-	int key[set->nevents], k;
-	bool fits = true;
+	int key[set->nevents], e, slot;
+	bool probed[CPC_KEY_SLOTS] = { false };
 
 	(void)cpclib_group_layout(cpc, set, -1, key);
-	for (k = 0; k <= CPC_MAX_CORE_PMUS && fits; k++)
-		fits = key_fits(cpc, set, key, k);
-	return fits;
+	for (e = 0; e < set->nevents; e++) {
+		if (!first_of_key(key, e) || cpclib_key_socket(key[e]))
+			continue;
+		slot = cpclib_key_slot(key[e]);
+		if (together && probed[slot])
+			continue;
+		probed[slot] = true;
+		if (!key_fits(cpc, set, key, key[e], together))
+			return key[e] / CPC_KEY_SLOTS;
+	}
+	return -1;
 }
 
 /* One step of FNV-1a over a 64-bit value. */
@@ -337,6 +483,7 @@ set_signature(const cpc_set_t *set)
 			h = fnv_step(h, a->config1);
 		}
 		h = fnv_step(h, r->flags);
+		h = fnv_step(h, (uint64_t)r->group);
 		for (k = 0; k < r->nattrs; k++)
 			h = fnv_step(h, r->attrs[k].ca_val);
 	}
@@ -345,36 +492,43 @@ set_signature(const cpc_set_t *set)
 
 /*
  * The commands bind the same sets to every thread they follow, so the
- * answer for a set's requests is kept and the probe opens are spent once.
+ * answer for a set's requests is kept and the probe opens are spent once:
+ * whether each group fits, and whether all of them fit as one (what a CPU
+ * binding can pin: cpclib_group_open).
  */
-static bool
-group_fits(cpc_t *cpc, const cpc_set_t *set)
+static void
+group_fits(cpc_t *cpc, cpc_set_t *set)
 {
 	struct cpc_fits *c;
 	uint64_t sig;
 	int i, hw = 0;
-	bool fits;
 
 	for (i = 0; i < set->nreqs; i++)
 		if (set->reqs[i].enc.hardware)
 			hw += set->reqs[i].enc.nterms;
+	set->fits = set->fits_together = true;
 	if (hw < 2)
-		return true;
+		return;
 	sig = set_signature(set);
 	pthread_mutex_lock(&cpc->lock);
 	for (i = 0; i < CPC_FITS_CACHE; i++)
 		if (cpc->fits[i].valid && cpc->fits[i].signature == sig)
 			break;
 	if (i < CPC_FITS_CACHE) {
-		fits = cpc->fits[i].fits;
+		c = &cpc->fits[i];
 	} else {
 		c = &cpc->fits[cpc->fits_next++ % CPC_FITS_CACHE];
 		c->signature = sig;
-		c->fits = fits = group_fits_probe(cpc, set);
+		c->unfit = unfit_request_group(cpc, set, false);
+		c->together = c->unfit < 0 &&
+		    (!cpclib_set_has_groups(set) ||
+			unfit_request_group(cpc, set, true) < 0);
 		c->valid = true;
 	}
+	set->unfit = c->unfit;
+	set->fits = c->unfit < 0;
+	set->fits_together = c->together;
 	pthread_mutex_unlock(&cpc->lock);
-	return fits;
 }
 
 /*
@@ -386,7 +540,8 @@ prepare(cpc_t *cpc, cpc_set_t *set, const char *fn)
 {
 	if (check_requests(cpc, set, fn) != 0 || layout_events(set) != 0)
 		return -1;
-	set->fits = group_fits(cpc, set);
+	set->ngroups = count_groups(set, &set->hw_groups);
+	group_fits(cpc, set);
 	set->lost_format = set->asks_overflow && cpclib_set_buffers(set);
 	if (size_readbuf(set) != 0)
 		return -1;
@@ -514,6 +669,57 @@ open_all(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 	return 0;
 }
 
+/* The hardware events of request group g, counted as its counters. */
+static int
+group_hardware(const cpc_set_t *set, int g)
+{
+	int i, n = 0;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->reqs[i].group == g && set->reqs[i].enc.hardware)
+			n += set->reqs[i].enc.nterms;
+	return n;
+}
+
+/* A group of the set that the PMU cannot take: which, where it has more. */
+static void
+report_unfit(cpc_t *cpc, const cpc_set_t *set, const char *fn)
+{
+	if (set->ngroups < 2) {
+		cpclib_err_subcode(cpc, fn, CPC_RESOURCE_UNAVAIL);
+		return;
+	}
+	cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL,
+	    "group %d: its %d hardware events do not fit the PMU's "
+	    "counters together\n",
+	    set->unfit, group_hardware(set, set->unfit));
+}
+
+/*
+ * What a CPU binding of several groups holds: pinned, as a set of one,
+ * where the PMU takes all their hardware events at once; otherwise
+ * nothing, as CPC_BIND_SHARED, for the kernel to take turns with the
+ * groups (pinned groups that do not fit would be put in error state).
+ * Groups cannot each hold the PMU alone.
+ */
+static int
+choose_hold(cpc_t *cpc, cpc_set_t *set, const char *fn)
+{
+	if (set->hw_groups < 2)
+		return 0;
+	if (set->hold == CPC_HOLD_EXCLUSIVE) {
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
+		    "the set has hardware events in %d groups, and only one "
+		    "group can hold the whole PMU\n",
+		    set->hw_groups);
+		errno = EINVAL;
+		return -1;
+	}
+	if (set->hold == CPC_HOLD_PINNED && !set->fits_together)
+		set->hold = CPC_HOLD_NONE;
+	return 0;
+}
+
 /*
  * Open the set's group for a thread (pid; 0 is the caller) or a CPU (pid
  * -1). The set's standby and target_held say how it starts.
@@ -527,15 +733,25 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 	if (!set->prepared && prepare(cpc, set, fn) != 0)
 		return -1;
 	if (!inherit && !set->fits) {
-		cpclib_err_subcode(cpc, fn, CPC_RESOURCE_UNAVAIL);
+		report_unfit(cpc, set, fn);
 		errno = EINVAL;
 		return -1;
 	}
+	if (choose_hold(cpc, set, fn) != 0)
+		return -1;
 	set->read_each = inherit;
 	set->sampling = set->asks_overflow;
 	find_leaders(cpc, set, cpu);
 	if (check_on_cpu(cpc, set, cpu, fn) != 0)
 		return -1;
+	if (set->sampling && set->ngroups > 1) {
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
+		    "a set that asks for overflow counts in one group; "
+		    "this one has %d\n",
+		    set->ngroups);
+		errno = EINVAL;
+		return -1;
+	}
 	if (set->sampling && set->scatter) {
 		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
 		    "a set that asks for overflow counts on one core PMU of "
@@ -554,6 +770,8 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 		goto fail;
 	set->enabled_ns = set->running_ns = 0;
 	set->enabled_base = set->running_base = 0;
+	set->acc_enabled = set->acc_running = 0;
+	memset(set->evs, 0, (size_t)set->nevents * sizeof(*set->evs));
 	set->disabled = false;
 	return 0;
 
@@ -572,17 +790,21 @@ fail:
 int
 cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn)
 {
-	uint64_t start[set->nreqs], enabled, running;
+	uint64_t start[set->nreqs], enabled, running, acc_enabled, acc_running;
+	struct cpc_ev_state kept[set->nevents];
 	bool standby = set->standby, disabled = set->disabled;
-	int i;
+	int i, e;
 
 	if (cpclib_set_read(set) != 0)
 		return -1;
+	cpclib_set_step(set);
 	for (i = 0; i < set->nreqs; i++)
-		start[i] = set->reqs[i].start +
-		    (cpclib_read_value(set, i) - set->reqs[i].base);
+		start[i] = cpclib_request_value(set, i);
 	enabled = set->enabled_base + set->readbuf[1];
 	running = set->running_base + set->readbuf[2];
+	acc_enabled = set->acc_enabled;
+	acc_running = set->acc_running;
+	memcpy(kept, set->evs, sizeof(kept));
 	cpclib_group_close(set);
 	set->standby = standby || disabled;
 	if (cpclib_group_open(cpc, set, pid, -1, false, fn) != 0)
@@ -593,26 +815,42 @@ cpclib_group_reopen(cpc_t *cpc, cpc_set_t *set, pid_t pid, const char *fn)
 		set->reqs[i].start = start[i];
 	set->enabled_base = enabled;
 	set->running_base = running;
+	set->acc_enabled = acc_enabled;
+	set->acc_running = acc_running;
+	/* Each event's times go on from where they were. */
+	for (e = 0; e < set->nevents; e++) {
+		set->evs[e].enabled_base = set->evs[e].enabled0 =
+		    set->evs[e].enabled_prev = kept[e].enabled;
+		set->evs[e].running_base = set->evs[e].running0 =
+		    set->evs[e].running_prev = kept[e].running;
+	}
 	return 0;
 }
 
 /*
- * Whether the kernel put a pinned group on the PMU. It tries at once when
- * the group is enabled; a pinned group it could not place (the counters
+ * Whether the kernel put a set's pinned groups on the PMU. It tries at
+ * once when a group is enabled; a pinned group it could not place (the counters
  * it needs are taken, or another group holds the PMU alone) is put in
  * error state, and reads as end of file from then on.
  */
 int
 cpclib_group_on_pmu(cpc_set_t *set)
 {
-	ssize_t n =
-	    read(set->fds[set->leaders[0]], set->groupbuf, set->readbuf_len);
+	ssize_t n;
+	int l;
 
-	if (n > 0)
-		return 0;
-	if (n == 0)
-		errno = EAGAIN;
-	return -1;
+	for (l = 0; l < set->nleaders; l++) {
+		if (l > 0 && cpclib_key_socket(set->group_key[set->leaders[l]]))
+			continue; /* the kernel takes turns with those */
+		n = read(
+		    set->fds[set->leaders[l]], set->groupbuf, set->readbuf_len);
+		if (n > 0)
+			continue;
+		if (n == 0)
+			errno = EAGAIN;
+		return -1;
+	}
+	return 0;
 }
 
 /* Close the group, members before the leader. */

@@ -56,6 +56,10 @@ cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 	free(set->fds);
 	free(set->group_key);
 	free(set->leaders);
+	free(set->leader_times);
+	free(set->leader_unit);
+	free(set->ev_leader);
+	free(set->evs);
 	free(set->readbuf);
 	free(set->groupbuf);
 	free(set);
@@ -149,6 +153,31 @@ cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	set->asks_overflow |= (flags & CPC_OVF_FLAGS) != 0;
 	set->prepared = false;
 	return set->nreqs++;
+}
+
+int
+cpc_set_group(cpc_t *cpc, cpc_set_t *set, int index, int group)
+{
+	if (set == NULL || set->cpc != cpc || set->bound != CPC_UNBOUND ||
+	    index < 0 || index >= set->nreqs || group < 0 ||
+	    group >= CPC_SET_MAX_REQS) {
+		errno = EINVAL;
+		return -1;
+	}
+	set->reqs[index].group = group;
+	set->prepared = false;
+	return 0;
+}
+
+int
+cpc_set_scale(cpc_t *cpc, cpc_set_t *set, int on)
+{
+	if (set == NULL || set->cpc != cpc || set->bound != CPC_UNBOUND) {
+		errno = EINVAL;
+		return -1;
+	}
+	set->scale = on != 0;
+	return 0;
 }
 
 void

@@ -30,8 +30,12 @@ request_lines(
 	const char *pmu;
 	int core;
 
-	fprintf(f, " pic%d %s (%s)\n", spec->reqs[r].picnum, spec->reqs[r].name,
+	fprintf(f, " pic%d %s (%s)", spec->reqs[r].picnum, spec->reqs[r].name,
 	    spec->reqs[r].event);
+	/* In a set of several groups ({...}), which one it counts in. */
+	if (spec->ngroups > 1)
+		fprintf(f, " group %d", spec->reqs[r].group);
+	fputc('\n', f);
 	if (cpc_set_request_attr(cpc, set, r, &a) == 0) {
 		attr_line(f, NULL, &a);
 		return;

@@ -165,6 +165,25 @@ unlimited_kind(const char *kind)
 	return false;
 }
 
+int
+setgrp_limited_groups(const setgrp_t *g, int s)
+{
+	const struct spec *spec = g->specs[s];
+	int i, j, n = 0;
+
+	for (i = 0; i < spec->nreqs; i++) {
+		if (unlimited_kind(cpc_event_kind(g->cpc, spec->reqs[i].event)))
+			continue;
+		for (j = 0; j < i; j++)
+			if (spec->reqs[j].group == spec->reqs[i].group &&
+			    !unlimited_kind(
+				cpc_event_kind(g->cpc, spec->reqs[j].event)))
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
 static void
 joint_at_free(setgrp_t *g)
 {

@@ -79,6 +79,13 @@ bool setgrp_joint(const setgrp_t *g);
  */
 int setgrp_check(const setgrp_t *master, int cpuid);
 const struct spec *setgrp_spec(const setgrp_t *g, int s);
+/*
+ * How many of set s's groups ({...}) hold events that wait for a counter
+ * (hardware, uncore): what an engine that opens a set as one group cannot
+ * count apart where it is more than one. Software events and tracepoints
+ * count in any group, all the time.
+ */
+int setgrp_limited_groups(const setgrp_t *g, int s);
 
 /*
  * A clone to count with, or one with totals only. A clone freed goes back

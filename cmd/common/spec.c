@@ -10,10 +10,17 @@
  *
  * Events are any name libcpc accepts, perf's included, and perf's set
  * syntax is read too: commas inside pmu/term=v,.../ do not separate
- * items; {a,b}:mods is a group, which a -c set is already, its modifiers
- * given to each member without its own; a tracepoint glob
+ * items; {a,b}:mods is a perf group of its own, its modifiers given to
+ * each member without its own; a tracepoint glob
  * (syscalls:sys_enter_w*) stands for every tracepoint it matches, as
  * many as the set has counters left.
+ *
+ * A set is one group of at most cpc_npic events. A spec with braces is a
+ * set of several groups (cpc_set_group): the events outside braces are
+ * group 0, each {...} the next group; each group holds at most cpc_npic
+ * events, the set CPC_SET_MAX_REQS, and its counts are scaled as perf
+ * stat scales them (cpc_set_scale). Its counters are numbered across the
+ * set, group after group as they come.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -31,6 +38,7 @@
 
 struct counter {
 	char *event;
+	int group; /* 0: outside braces; n: the nth {...} */
 	uint_t flags;
 	cpc_attr_t attrs[MAX_ATTRS];
 	uint_t nattrs;
@@ -40,9 +48,13 @@ struct counter {
 struct parse {
 	cpc_t *cpc;
 	uint_t npic;
-	struct counter *ctr; /* npic of them */
+	int nctr;	     /* counters a set has: npic, or with braces more */
+	struct counter *ctr; /* nctr of them */
 	struct counter all;  /* unsuffixed attributes and flags */
 	int highest;	     /* highest counter assigned so far */
+	int group;	     /* the group items go to now */
+	int ngroups;	     /* the braces seen */
+	int *group_size;     /* nctr of them: events per group */
 	char **attr_names;
 	int nattr_names;
 	bool syntax_error;
@@ -293,8 +305,29 @@ assign(struct parse *p, int pic, const char *event)
 {
 	if ((p->ctr[pic].event = strdup(event)) == NULL)
 		p->nomem = true;
+	p->ctr[pic].group = p->group;
+	p->group_size[p->group]++;
 	if (pic > p->highest)
 		p->highest = pic;
+}
+
+/* Whether the group items go to now is full, said if so. */
+static bool
+group_full(struct parse *p, const char *event)
+{
+	if (p->group_size[p->group] < (int)p->npic)
+		return false;
+	if (p->group > 0)
+		syntax(p,
+		    "'%s': group %d ({...}) holds at most %u events; split "
+		    "it into more groups\n",
+		    event, p->group, p->npic);
+	else
+		syntax(p,
+		    "'%s': the events outside braces are one group, of at "
+		    "most %u events; put some in a {...} group\n",
+		    event, p->npic);
+	return true;
 }
 
 static void
@@ -308,6 +341,8 @@ explicit_event(struct parse *p, int pic, const char *value)
 		syntax(p, "repeated 'pic%d' token\n", pic);
 		return;
 	}
+	if (group_full(p, value))
+		return;
 	if (event_ok(p, value, pic))
 		assign(p, pic, value);
 }
@@ -317,10 +352,19 @@ bare_event(struct parse *p, const char *event)
 {
 	int pic = p->highest + 1;
 
-	if (pic >= (int)p->npic) {
+	if (pic >= p->nctr && p->nctr > (int)p->npic) {
+		syntax(p,
+		    "'%s': a set of groups counts at most %d events; "
+		    "spread them over more -c sets\n",
+		    event, p->nctr);
+		return;
+	}
+	if (pic >= p->nctr) {
 		syntax(p, "bad token '%s'\n", event);
 		return;
 	}
+	if (group_full(p, event))
+		return;
 	if (event_ok(p, event, -1))
 		assign(p, pic, event);
 }
@@ -371,7 +415,11 @@ glob_events(struct parse *p, char *item)
 	char pattern[CPC_MAX_EVENT_LEN], event[CPC_MAX_EVENT_LEN];
 	const char *mods = mode_modifiers(item);
 	struct glob g = { .pattern = pattern };
-	int left = (int)p->npic - (p->highest + 1), i;
+	int left = p->nctr - (p->highest + 1), i;
+
+	/* In a set of groups, what its group has left. */
+	if ((int)p->npic - p->group_size[p->group] < left)
+		left = (int)p->npic - p->group_size[p->group];
 
 	/* Longer than any event name, it matches none. */
 	if (strlcpy(pattern, item, sizeof(pattern)) < sizeof(pattern)) {
@@ -390,10 +438,12 @@ glob_events(struct parse *p, char *item)
 	} else if (g.n > left) {
 		diag("cpc_strtoset",
 		    "%s: matches %d tracepoints, more than "
-		    "the %d counters left in this set (a set counts at most "
+		    "the %d counters left in this %s (a %s counts at most "
 		    "%u events); narrow the pattern, or spread it over more "
-		    "-c sets\n",
-		    item, g.n, left, p->npic);
+		    "%s\n",
+		    item, g.n, left, p->ngroups > 0 ? "group" : "set",
+		    p->ngroups > 0 ? "group" : "set", p->npic,
+		    p->ngroups > 0 ? "{...} groups" : "-c sets");
 		p->uncountable = true;
 	} else {
 		for (i = 0; i < g.n; i++) {
@@ -517,8 +567,13 @@ group_item(struct parse *p, char *item)
 		syntax(p, "bad token '%s'\n", item);
 		return;
 	}
+	if (p->ngroups + 1 >= p->nctr) {
+		syntax(p, "'%s': more groups than a set holds\n", item);
+		return;
+	}
 	mods = close[1] == ':' ? close + 2 : NULL;
 	*close = '\0';
+	p->group = ++p->ngroups;
 	for (more = true; more && !p->nomem; inner = end + 1) {
 		end = item_end(inner);
 		more = *end != '\0';
@@ -532,6 +587,7 @@ group_item(struct parse *p, char *item)
 			strlcpy(member, inner, sizeof(member));
 		parse_item(p, member);
 	}
+	p->group = 0;
 }
 
 static void
@@ -582,6 +638,7 @@ make_request(struct parse *p, int pic, struct spec_req *req)
 	req->event = c->event;
 	c->event = NULL;
 	req->picnum = pic;
+	req->group = c->group;
 	req->flags = 0;
 	if (!c->nouser && !all->nouser)
 		req->flags |= CPC_COUNT_USER;
@@ -605,6 +662,10 @@ make_request(struct parse *p, int pic, struct spec_req *req)
 		n++;
 	}
 	c->nattrs = 0;
+	req->nattrs = n;
+	/* A counter past the PMU's is a place in a set of groups. */
+	if (pic >= (int)p->npic)
+		return 0;
 	req->attrs[n].ca_val = (uint64_t)pic;
 	if ((req->attrs[n++].ca_name = strdup("picnum")) == NULL)
 		return -1;
@@ -727,23 +788,39 @@ name_requests(cpc_t *cpc, struct spec *spec)
 	return 0;
 }
 
+/* How many groups the requests are in. */
+static int
+count_groups(const struct spec *spec)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < spec->nreqs; i++) {
+		for (j = 0; j < i; j++)
+			if (spec->reqs[j].group == spec->reqs[i].group)
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
 static int
 build_requests(struct parse *p, struct spec *spec)
 {
-	uint_t pic;
+	int pic;
 
 	spec->system_only = true;
-	for (pic = 0; pic < p->npic; pic++) {
+	for (pic = 0; pic < p->nctr; pic++) {
 		struct spec_req *req;
 
 		if (p->ctr[pic].event == NULL)
 			continue;
 		req = &spec->reqs[spec->nreqs++];
-		if (make_request(p, (int)pic, req) != 0)
+		if (make_request(p, pic, req) != 0)
 			return -1;
 		if (req->flags & CPC_COUNT_USER)
 			spec->system_only = false;
 	}
+	spec->ngroups = count_groups(spec);
 	return name_requests(p->cpc, spec);
 }
 
@@ -760,13 +837,13 @@ counter_clear(struct counter *c)
 static void
 parse_free(struct parse *p)
 {
-	uint_t i;
-	int j;
+	int i, j;
 
-	for (i = 0; i < p->npic && p->ctr != NULL; i++)
+	for (i = 0; i < p->nctr && p->ctr != NULL; i++)
 		counter_clear(&p->ctr[i]);
 	counter_clear(&p->all);
 	free(p->ctr);
+	free(p->group_size);
 	for (j = 0; j < p->nattr_names; j++)
 		free(p->attr_names[j]);
 	free(p->attr_names);
@@ -774,6 +851,22 @@ parse_free(struct parse *p)
 
 static int find_parts(cpc_t *cpc, struct spec *spec);
 static int find_boxes(cpc_t *cpc, struct spec *spec);
+
+/* Whether an item of text is a {...} group: the set has more counters. */
+static bool
+has_braces(char *copy)
+{
+	char *item, *end;
+	bool braces = false;
+
+	for (item = copy; !braces; item = end + 1) {
+		end = item_end(item);
+		braces = item[0] == '{';
+		if (*end == '\0')
+			break;
+	}
+	return braces;
+}
 
 struct spec *
 spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
@@ -783,9 +876,14 @@ spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 	char *copy, *item, *end;
 
 	*err = SPEC_NOMEM;
-	p.ctr = calloc(p.npic, sizeof(struct counter));
-	copy = strdup(text);
-	if (p.ctr == NULL || copy == NULL)
+	if ((copy = strdup(text)) == NULL)
+		goto out;
+	p.nctr = has_braces(copy) && CPC_SET_MAX_REQS > (int)p.npic ?
+	    CPC_SET_MAX_REQS :
+	    (int)p.npic;
+	p.ctr = calloc((size_t)p.nctr, sizeof(struct counter));
+	p.group_size = calloc((size_t)p.nctr + 1, sizeof(int));
+	if (p.ctr == NULL || p.group_size == NULL)
 		goto out;
 	cpc_walk_attrs(cpc, &p, collect_attr);
 	for (item = copy; !p.nomem; item = end + 1) {
@@ -812,7 +910,8 @@ spec_parse(cpc_t *cpc, const char *text, enum spec_error *err)
 		goto out;
 	if ((spec = calloc(1, sizeof(*spec))) == NULL ||
 	    (spec->text = strdup(text)) == NULL ||
-	    (spec->reqs = calloc(p.npic, sizeof(struct spec_req))) == NULL ||
+	    (spec->reqs = calloc((size_t)p.nctr, sizeof(struct spec_req))) ==
+		NULL ||
 	    build_requests(&p, spec) != 0 || find_parts(cpc, spec) != 0 ||
 	    find_boxes(cpc, spec) != 0) {
 		spec_free(spec);
@@ -861,7 +960,9 @@ spec_build_set(cpc_t *cpc, const struct spec *spec)
 		const struct spec_req *r = &spec->reqs[i];
 
 		if (cpc_set_add_request(cpc, set, r->event, 0, r->flags,
-			r->nattrs, r->attrs) < 0) {
+			r->nattrs, r->attrs) < 0 ||
+		    (r->group != 0 &&
+			cpc_set_group(cpc, set, i, r->group) != 0)) {
 			diag("cpc_strtoset",
 			    "cpc_set_add_request() failed: "
 			    "%s\n",
@@ -870,6 +971,9 @@ spec_build_set(cpc_t *cpc, const struct spec *spec)
 			return NULL;
 		}
 	}
+	/* A set of several groups counts each part of the time: scaled. */
+	if (spec->ngroups > 1)
+		(void)cpc_set_scale(cpc, set, 1);
 	return set;
 }
 

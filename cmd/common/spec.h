@@ -24,9 +24,10 @@ struct spec_req {
 	char *name;
 	uint_t flags;
 	uint_t nattrs;
-	cpc_attr_t *attrs; /* always ends with picnum */
-	int picnum;
-	bool parted; /* counted on each core PMU: it has parts */
+	cpc_attr_t *attrs; /* ends with picnum, below cpc_npic */
+	int picnum;	   /* its counter: in a set of groups, its place */
+	int group;	   /* its perf group (cpc_set_group): 0, or {...}'s */
+	bool parted;	   /* counted on each core PMU: it has parts */
 	/* Summed over the boxes of a PMU (cpc_event_box): each box's part. */
 	int nboxes;
 	int box_first; /* the first box's index in a set's values */
@@ -47,7 +48,13 @@ struct spec {
 	struct spec_req *reqs;
 	int nreqs;
 	bool system_only; /* no request counts user mode */
-	int nparts;	  /* 0, or the core PMUs */
+	/*
+	 * Its perf groups: 1, or several ({...} of -c), each counting part
+	 * of the time where they need more counters than the PMU has, and
+	 * the counts scaled (cpc_set_scale).
+	 */
+	int ngroups;
+	int nparts; /* 0, or the core PMUs */
 	const char **part_names;
 	cpu_set_t *part_cpus; /* each core PMU's */
 	int nboxes;	      /* box parts, all requests' */

@@ -765,21 +765,32 @@ output_title(struct output *o)
 	pthread_mutex_unlock(&o->lock);
 }
 
-/* Say once, on stderr, that a row's counts ran part of the time. */
+/*
+ * Say once, on stderr, that a row's counts ran part of the time: as they
+ * were counted, or for a set of several groups ({...}), scaled to the
+ * whole time (the least counted group's share is said).
+ */
 static void
 note_multiplex(struct output *o, const struct out_row *row)
 {
+	bool scaled;
+
 	if (row->setno < 0 || row->not_counted != NULL)
 		return;
+	scaled =
+	    row->setno < o->run.nsets && o->run.specs[row->setno]->ngroups > 1;
 	o->multiplex_noted = true;
 	diag(NULL,
 	    "note: set %d ran %.1f%% of its enabled time "
 	    "(counters multiplexed, or the PMU held by a CPU-wide counter); "
-	    "counts are not scaled\n",
+	    "counts are %s\n",
 	    row->setno,
 	    row->enabled_ns ?
 		100.0 * (double)row->running_ns / (double)row->enabled_ns :
-		0.0);
+		0.0,
+	    scaled ? "scaled to the whole time, each by its group's share "
+		     "(estimates)" :
+		     "not scaled");
 }
 
 /* Who a row is about, for a message. */

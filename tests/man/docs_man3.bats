@@ -19,7 +19,7 @@ CHECKED="cpc_access_1 cpc_bind_curlwp_1 cpc_bind_curlwp_2 cpc_bind_curlwp_3
 	cpc_count_usr_events_1 cpc_count_usr_events_2 cpc_enable_1 cpc_enable_2
 	cpc_event_1 cpc_event_diff_1 cpc_event_status_1 cpc_getcpuver_1
 	cpc_npic_1 cpc_open_1 cpc_pctx_bind_event_1 cpc_set_create_1
-	cpc_set_create_2 cpc_set_request_attr_1 cpc_set_sample_1
+	cpc_set_create_2 cpc_set_group_1 cpc_set_request_attr_1 cpc_set_sample_1
 	cpc_set_sample_pcbuf_1 cpc_set_sample_pcbuf_2 cpc_seterrfn_1
 	cpc_seterrhndlr_1 cpc_shared_open_1 cpc_strtoevent_1 cpc_version_1
 	generic_events_1 pctx_capture_1 pctx_capture_2 pctx_capture_3
@@ -453,6 +453,15 @@ exit_row() {
 	assert_output "writes: 10, on the program's own counter
 ticks: some
 request 1: Operation not supported"
+}
+
+@test "example cpc_set_group: twelve requests in three groups, each exact" {
+	ensure_tracefs
+	run_example cpc_set_group_1
+	assert_success
+	assert_output "group 1: 10 writes, 10 returns, 20 getppid, 20 returns; ran 100%
+group 2: 10 writes, 10 returns, 20 getppid, 20 returns; ran 100%
+group 3: 10 writes, 10 returns, 20 getppid, 20 returns; ran 100%"
 }
 
 @test "example cpc_buf_create: page faults and writes, interval by interval" {

@@ -479,6 +479,65 @@ test_header(void)
 	spec_free(s);
 }
 
+/* Whether request r has a picnum attribute, and its value. */
+static int
+picnum_attr(const struct spec_req *r)
+{
+	uint_t k;
+
+	for (k = 0; k < r->nattrs; k++)
+		if (strcmp(r->attrs[k].ca_name, "picnum") == 0)
+			return (int)r->attrs[k].ca_val;
+	return -1;
+}
+
+/*
+ * Each {...} is a perf group of its own, the events outside braces the
+ * set's first (0); counters are numbered across the set, past cpc_npic,
+ * where a picnum no longer names a counter of the PMU.
+ */
+static void
+test_groups(void)
+{
+	enum spec_error err;
+	struct spec *s;
+	char text[1024] = "task-clock,{cs";
+	int i, n = (int)cpc_npic(cpc);
+
+	s = parse("{task-clock,msr/tsc/},cs,{page-faults}", &err);
+	CHECK(s != NULL && s->nreqs == 4 && s->ngroups == 3);
+	if (s != NULL && s->nreqs == 4) {
+		CHECK(s->reqs[0].group == 1 && s->reqs[1].group == 1);
+		CHECK(s->reqs[2].group == 0 && s->reqs[3].group == 2);
+		for (i = 0; i < 4; i++)
+			CHECK(s->reqs[i].picnum == i &&
+			    picnum_attr(&s->reqs[i]) == i);
+	}
+	spec_free(s);
+	/* A lone group is one group, as a set without braces. */
+	s = parse("{task-clock,cs}", &err);
+	CHECK(s != NULL && s->ngroups == 1 && s->reqs[0].group == 1);
+	spec_free(s);
+	s = parse("task-clock,cs", &err);
+	CHECK(s != NULL && s->ngroups == 1 && s->reqs[0].group == 0);
+	spec_free(s);
+	/* npic events outside braces and npic in one: 2 npic requests. */
+	for (i = 1; i < n; i++)
+		strlcat(text, i + 1 < n ? ",task-clock" : ",cs}", sizeof(text));
+	for (i = 1; i < n; i++)
+		strlcat(text, ",page-faults", sizeof(text));
+	s = parse(text, &err);
+	CHECK(s != NULL && err == SPEC_OK);
+	if (s != NULL) {
+		CHECK(s->nreqs == 2 * n);
+		CHECK(s->ngroups == 2);
+		CHECK(picnum_attr(&s->reqs[n - 1]) == n - 1);
+		CHECK(s->reqs[n].picnum == n && picnum_attr(&s->reqs[n]) < 0);
+	}
+	spec_free(s);
+	expect_error("{task-clock,{cs}}", "bad token '{task-clock,{cs}}'");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -495,6 +554,7 @@ main(int argc, char **argv)
 	test_uncountable_named_each();
 	test_tracepoint_and_build();
 	test_perf_syntax();
+	test_groups();
 	test_globs();
 	test_known_forms_refused();
 	test_notes();

@@ -277,8 +277,9 @@ check_box_parts(cpc_t *cpc)
 	CHECK(a != NULL && b != NULL && d != NULL);
 	if (a == NULL || b == NULL || d == NULL)
 		return;
+	/* Values, boxes, then each request's two times. */
 	CHECK(a->nreqs == 5 && a->ncore == 0 && a->nboxes == 4 &&
-	    a->nvalues == 9);
+	    a->nvalues == 9 + 2 * 5);
 	for (i = 0; i < a->nvalues; i++) {
 		a->data[i] = 1000 * (uint64_t)(i + 1);
 		b->data[i] = (uint64_t)(i + 1);
@@ -428,7 +429,8 @@ alderlake(void)
 	buf = set != NULL ? cpc_buf_create(cpc, set) : NULL;
 	CHECK(buf != NULL);
 	if (buf != NULL) {
-		CHECK(buf->ncore == 2 && buf->nboxes == 2 && buf->nvalues == 8);
+		CHECK(buf->ncore == 2 && buf->nboxes == 2 &&
+		    buf->nvalues == 8 + 2 * 2);
 		for (i = 0; i < buf->nvalues; i++)
 			buf->data[i] = (uint64_t)(i + 1) * 10;
 		CHECK(cpc_buf_get_part(cpc, buf, 0, 1, &v) == 0 && v == 40);

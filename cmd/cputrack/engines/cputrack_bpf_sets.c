@@ -98,7 +98,13 @@ request_counters(struct bpf_sets *bs, cpc_set_t *set, int s, int i)
 	return 0;
 }
 
-/* Set s as the engine takes it: libcpc gives each counter's attributes. */
+/*
+ * Set s as the engine takes it: libcpc gives each counter's attributes.
+ * The engines open a set as one perf group. A set of several groups
+ * ({...}) of software events and tracepoints counts the same in one:
+ * they count all the time. One with hardware events is counted by the
+ * ptrace engine, which counts each group apart, scaled by its own time.
+ */
 static int
 engine_set(struct bpf_sets *bs, int s, char *why, size_t whylen)
 {
@@ -108,6 +114,15 @@ engine_set(struct bpf_sets *bs, int s, char *why, size_t whylen)
 	struct counter_map *m = &bs->maps[s];
 	cpc_set_t *set = NULL;
 	int i, err = 0;
+
+	if (spec->ngroups > 1 && setgrp_limited_groups(bs->specs, s) > 0) {
+		snprintf(why, whylen,
+		    "set %d has %d groups ({...}) with hardware events, which "
+		    "only the ptrace engine counts apart, each scaled by its "
+		    "own time",
+		    s, spec->ngroups);
+		return -1;
+	}
 
 	*out = (struct bpfeng_set) { calloc(most, sizeof(*out->attrs)),
 		calloc(most, sizeof(*out->names)), 0,

@@ -8,7 +8,8 @@
  * ns) as CPUs; with the totals (a), a count since the start, clocks as
  * seconds. "-" is a value that was not counted (the header says why), an
  * empty cell one not counted yet; "*" marks a set that ran part of its
- * time (multiplexed), whose counts are not scaled.
+ * time (multiplexed), whose counts are not scaled (but those of a set of
+ * {...} groups, scaled by each group's share of the time).
  *
  * The processes show as a list, sorted; as a tree (V), each under its
  * parent; or as one line per cgroup (g), their values summed.
@@ -1211,8 +1212,8 @@ static const char *const help_text[] = {
 	"",
 	"Values: per second over the refresh; clocks (task-clock, cpu-clock)",
 	"as CPUs. '-': not counted (the header says why); '*': the set ran",
-	"part of its time (multiplexed), counts not scaled; <ended>: ended",
-	"since the last refresh.",
+	"part of its time (multiplexed), counts not scaled (but {...}",
+	"groups'); <ended>: ended since the last refresh.",
 };
 
 void
