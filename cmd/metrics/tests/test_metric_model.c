@@ -81,8 +81,16 @@ test_x86(void)
 	check_tag("XGenuineIntel-6-8F-8", NULL);
 	check_tag("GenuineIntel-16-8F-8", NULL);
 	check_tag("GenuineIntel-6-1-1", NULL);
-	/* AMD family 0x17 (23): Zen 2 from model 0x30. */
+	/*
+	 * AMD family 0x17 (23): Zen 1 is models 0x00-0x2F, Zen 2 the rest.
+	 * Zen 1's pattern names no stepping, and its brackets hold ranges:
+	 * more than the three dashes of a full id.
+	 */
+	check_tag("AuthenticAMD-23-1-2", "amdzen1");
+	check_tag("AuthenticAMD-23-18-1", "amdzen1");
 	check_tag("AuthenticAMD-23-31-0", "amdzen2");
+	CHECK(metric_cpuid_matches(
+	    "AuthenticAMD-23-([12][0-9A-F]|[0-9A-F])", "AuthenticAMD-23-8-2"));
 	/* 0x19 (25): Zen 3 is 0x00-0x0F, 0x20-0x5F; Zen 4 the rest. */
 	check_tag("AuthenticAMD-25-1-1", "amdzen3");
 	check_tag("AuthenticAMD-25-21-0", "amdzen3");
