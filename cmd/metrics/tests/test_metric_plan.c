@@ -13,7 +13,10 @@
  *  - grouping as perf groups: a metric's events one group, shared by a
  *    metric whose events it holds; NO_GROUP_EVENTS and MetricgroupNoGroup
  *    and --metric-no-group; each group in braces in the spec;
- *  - the tree: parents and TopDown levels;
+ *  - the tree: parents and TopDown levels; every threshold the data
+ *    gives, or none (and none of its events) where it cannot count; a
+ *    row's marks: crossed, hidden under a parent not crossed (unless
+ *    every node is asked for), the bottleneck down the largest branch;
  *  - values: the plan bound to a set made by hand of its spec's events,
  *    and rows of counts worked out by hand (Skylake-SP's TopDown with SMT
  *    off, per thread with SMT on, and system-wide with every sibling;
@@ -737,6 +740,219 @@ test_tree(void)
 	metric_plan_free(p);
 }
 
+/* Every metric of cpuid's model and perf's common ones: each threshold
+ * the data gives is read, on a machine that counts every event. */
+static void
+check_all_thresholds(const char *cpuid)
+{
+	const struct metric_model *own = metric_model_of(cpuid);
+	const struct metric_model *common = metric_model_common();
+	struct metric_env env = env_of(cpuid, true, true, true);
+	struct metric_ask ask = { .names = "all" };
+	const struct metric_shown *s;
+	const struct metric_def *d;
+	struct metric_plan *p;
+	int i, k, missing = 0;
+
+	if ((p = plan(&env, &ask)) == NULL) {
+		CHECK(false);
+		return;
+	}
+	for (i = 0; i < metric_plan_nmetrics(p); i++) {
+		s = metric_plan_metric(p, i);
+		for (k = 0; k < own->nmetrics + common->nmetrics; k++) {
+			d = k < own->nmetrics ?
+			    &metric_defs[own->metric0 + k] :
+			    &metric_defs[common->metric0 + k - own->nmetrics];
+			if (strcmp(metric_str(d->name), s->name) == 0 &&
+			    strcmp(metric_str(d->pmu), s->pmu) == 0)
+				break;
+		}
+		if (k < own->nmetrics + common->nmetrics &&
+		    metric_str(d->threshold)[0] != '\0' && !s->threshold) {
+			fprintf(stderr, "%s: %s: no threshold\n",
+			    metric_str(own->tag), s->key);
+			missing++;
+		}
+	}
+	CHECK(metric_plan_nmetrics(p) > 0 && missing == 0);
+	metric_plan_free(p);
+}
+
+/* Every threshold the data gives is read; one that cannot count is left
+ * out, with the events only it reads. */
+static void
+test_thresholds(void)
+{
+	static const char *const alone[] = { "UOPS_RETIRED.RETIRE_SLOTS",
+		"CPU_CLK_UNHALTED.THREAD_ANY", NULL };
+	static const char *const unknown[] = { "UOPS_RETIRED.MACRO_FUSED",
+		NULL };
+	static const char *const models[] = { SKX, ICX, "GenuineIntel-6-8F-8",
+		"GenuineIntel-6-97-2", "GenuineIntel-6-AD-1" };
+	struct fake fake = { unknown, NULL };
+	struct metric_env env = env_of(SKX, true, true, true);
+	struct metric_ask ask = { .names = "TopdownL1" };
+	struct metric_plan *p;
+	int i, m;
+
+	CHECK((p = plan(&env, &ask)) != NULL);
+	for (i = 0; p != NULL && i < metric_plan_nmetrics(p); i++)
+		CHECK(metric_plan_metric(p, i)->threshold);
+	metric_plan_free(p);
+	/*
+	 * A threshold reading a metric whose formula reads this one:
+	 * tma_ports_utilization reads tma_ports_utilized_0, whose threshold
+	 * reads tma_ports_utilization.
+	 */
+	ask.names = "tma_ports_utilization,tma_ports_utilized_0";
+	CHECK((p = plan(&env, &ask)) != NULL &&
+	    metric_plan_metric(p, index_of(p, "tma_ports_utilized_0"))
+		->threshold &&
+	    metric_plan_metric(p, index_of(p, "tma_ports_utilization"))
+		->threshold);
+	metric_plan_free(p);
+	/* Every one, on the models most servers run. */
+	for (m = 0; m < (int)(sizeof(models) / sizeof(models[0])); m++)
+		check_all_thresholds(models[m]);
+	/* tma_retiring > 0.7 | tma_heavy_operations > 0.1: its events. */
+	ask.names = "tma_retiring";
+	CHECK((p = plan(&env, &ask)) != NULL);
+	if (p != NULL) {
+		split(metric_plan_spec(p), &row.it);
+		CHECK(metric_plan_metric(p, 0)->threshold &&
+		    item_named(&row.it, "UOPS_RETIRED.MACRO_FUSED") &&
+		    item_named(&row.it, "INST_RETIRED.ANY"));
+	}
+	metric_plan_free(p);
+	ask.event_kind = fake_kind;
+	ask.arg = &fake;
+	CHECK((p = plan(&env, &ask)) != NULL && notes[0] == '\0');
+	if (p != NULL) {
+		split(metric_plan_spec(p), &row.it);
+		CHECK(!metric_plan_metric(p, 0)->threshold &&
+		    events_exactly(&row.it, alone));
+	}
+	metric_plan_free(p);
+	ask.event_kind = NULL;
+	ask.no_threshold = true;
+	CHECK((p = plan(&env, &ask)) != NULL);
+	if (p != NULL) {
+		split(metric_plan_spec(p), &row.it);
+		CHECK(!metric_plan_metric(p, 0)->threshold &&
+		    events_exactly(&row.it, alone));
+	}
+	metric_plan_free(p);
+}
+
+/* A row's marks: crossed, hidden under a parent not crossed, and the
+ * bottleneck; with SMT off core-wide, 4000 slots a row. */
+static const char *const marked[] = { "tma_frontend_bound", "tma_backend_bound",
+	"tma_memory_bound", "tma_core_bound", NULL };
+
+/* The shown metrics' crossed, hidden and bottleneck marks, in order. */
+static void
+check_marks(const struct metric_plan *p, const int *crossed, const bool *hidden,
+    const bool *bottleneck)
+{
+	int i, k;
+
+	for (i = 0; marked[i] != NULL; i++) {
+		k = index_of(p, marked[i]);
+		check_count++;
+		if (k < 0 || row.out[k].crossed != crossed[i] ||
+		    row.out[k].hidden != hidden[i] ||
+		    row.out[k].bottleneck != bottleneck[i]) {
+			check_failures++;
+			fprintf(stderr,
+			    "%s: crossed %d hidden %d bottleneck %d, "
+			    "expected %d %d %d\n",
+			    marked[i], k >= 0 ? row.out[k].crossed : -2,
+			    k >= 0 && row.out[k].hidden,
+			    k >= 0 && row.out[k].bottleneck, crossed[i],
+			    hidden[i], bottleneck[i]);
+		}
+	}
+}
+
+static void
+test_marks(void)
+{
+	static const char *const events[] = { "CPU_CLK_UNHALTED.THREAD",
+		"IDQ_UOPS_NOT_DELIVERED.CORE", "UOPS_ISSUED.ANY",
+		"INT_MISC.RECOVERY_CYCLES", "UOPS_RETIRED.RETIRE_SLOTS",
+		"CYCLE_ACTIVITY.STALLS_MEM_ANY", "EXE_ACTIVITY.BOUND_ON_STORES",
+		"CYCLE_ACTIVITY.STALLS_TOTAL", "EXE_ACTIVITY.1_PORTS_UTIL",
+		"EXE_ACTIVITY.2_PORTS_UTIL", NULL };
+	/*
+	 * Front end 800 / 4000 = 20 %, back end 1 - 0.2 - (1800 + 4 * 50)
+	 * / 4000 = 30 %; memory bound (300 + 100) / (300 + 50 + 0.4 * 125
+	 * + 100) of it, 24 %, core bound the rest, 6 %.
+	 */
+	struct count counts[] = {
+		{ "CPU_CLK_UNHALTED.THREAD", 1000, 0 },
+		{ "IDQ_UOPS_NOT_DELIVERED.CORE", 800, 0 },
+		{ "UOPS_ISSUED.ANY", 1800, 0 },
+		{ "INT_MISC.RECOVERY_CYCLES", 50, 0 },
+		{ "UOPS_RETIRED.RETIRE_SLOTS", 1600, 0 },
+		{ "CYCLE_ACTIVITY.STALLS_MEM_ANY", 300, 0 },
+		{ "EXE_ACTIVITY.BOUND_ON_STORES", 100, 0 },
+		{ "CYCLE_ACTIVITY.STALLS_TOTAL", 300, 0 },
+		{ "EXE_ACTIVITY.1_PORTS_UTIL", 50, 0 },
+		{ "EXE_ACTIVITY.2_PORTS_UTIL", 125, 0 },
+		{ NULL, 0, 0 },
+	};
+	static const int crossed_a[] = { 1, 1, 1, 0 };
+	static const bool none[] = { false, false, false, false };
+	static const bool memory[] = { false, false, true, false };
+	static const int crossed_b[] = { 1, 0, 0, 0 };
+	static const bool children[] = { false, false, true, true };
+	static const bool front[] = { true, false, false, false };
+	struct metric_env env = env_of(SKX, false, true, true);
+	struct metric_ask ask = { .names = "tma_frontend_bound,"
+					   "tma_backend_bound,tma_memory_bound,"
+					   "tma_core_bound" };
+	struct metric_plan *p;
+
+	CHECK((p = plan(&env, &ask)) != NULL && bind_row(p) == 0);
+	if (p == NULL)
+		return;
+	/* The thresholds read these events, and no reader's threshold. */
+	CHECK(events_exactly(&row.it, events));
+	CHECK(metric_plan_metric(p, index_of(p, "tma_memory_bound"))->parent ==
+	    index_of(p, "tma_backend_bound"));
+	eval(p, counts, 1, false, false);
+	check_value(p, "tma_frontend_bound", 20);
+	check_value(p, "tma_backend_bound", 30);
+	check_value(p, "tma_memory_bound", 24);
+	check_value(p, "tma_core_bound", 6);
+	/* Both roots crossed: down the larger, to memory bound. */
+	check_marks(p, crossed_a, none, memory);
+	/*
+	 * The back end at 1 - 0.2 - 0.65 = 15 %, under its 20 %: its
+	 * children hidden, unless every node is asked for.
+	 */
+	counts[2].value = 2400;
+	eval(p, counts, 1, false, false);
+	check_value(p, "tma_backend_bound", 15);
+	check_value(p, "tma_memory_bound", 12);
+	check_marks(p, crossed_b, children, front);
+	eval(p, counts, 1, false, true);
+	check_marks(p, crossed_b, none, front);
+	/*
+	 * The front end at 35 % over the back end's 30 %: the bottleneck is
+	 * the front end, whatever the back end's children cross.
+	 */
+	counts[1].value = 1400;
+	counts[2].value = 1200;
+	eval(p, counts, 1, false, false);
+	check_value(p, "tma_frontend_bound", 35);
+	check_value(p, "tma_backend_bound", 30);
+	check_value(p, "tma_memory_bound", 24);
+	check_marks(p, crossed_a, none, front);
+	metric_plan_free(p);
+}
+
 /*
  * Skylake-SP's TopDown level 1 (perf's skylakex data): 4 slots a cycle,
  *   retiring = UOPS_RETIRED.RETIRE_SLOTS / slots
@@ -975,6 +1191,8 @@ main(void)
 	test_grouping();
 	test_topdown_groups();
 	test_tree();
+	test_thresholds();
+	test_marks();
 	test_skylake_values();
 	test_icelake_values();
 	test_time_and_sources();
