@@ -651,6 +651,7 @@ test_topdown_groups(void)
 	struct metric_ask ask = { .names = "tma_retiring",
 		.no_threshold = true };
 	struct metric_plan *p;
+	int i, td;
 
 	/* tma_retiring reads topdown-* alone: slots added, leading. */
 	CHECK((p = plan(&env, &ask)) != NULL);
@@ -661,6 +662,41 @@ test_topdown_groups(void)
 		    strncmp(row.it.text[1], "topdown-", 8) == 0);
 	}
 	metric_plan_free(p);
+	/*
+	 * TOPDOWN.SLOTS, which the data's formulas read, is the kernel's
+	 * slots (event 0, umask 4): it leads the group, and no other slots
+	 * is counted beside it.
+	 */
+	ask.names = "tma_backend_bound";
+	CHECK((p = plan(&env, &ask)) != NULL);
+	if (p != NULL) {
+		split(metric_plan_spec(p), &row.it);
+		CHECK(row.it.ngroups == 1 && row.it.n == 6 &&
+		    strcmp(row.it.text[0],
+			"cpu/event=0,umask=4,name=TOPDOWN.SLOTS/") == 0 &&
+		    strncmp(row.it.text[1], "topdown-", 8) == 0 &&
+		    !item_named(&row.it, "slots"));
+	}
+	metric_plan_free(p);
+	ask.names = "TopdownL1";
+	CHECK((p = plan(&env, &ask)) != NULL);
+	if (p != NULL) {
+		split(metric_plan_spec(p), &row.it);
+		/* The topdown group: from its leader on. */
+		for (td = 0; td < row.it.n &&
+		     strstr(row.it.text[td], "TOPDOWN.SLOTS") == NULL;
+		     td++)
+			;
+		CHECK(td < row.it.n &&
+		    (td == 0 || row.it.group[td - 1] != row.it.group[td]));
+		for (i = 0; td < row.it.n && i < row.it.n; i++)
+			if (strncmp(row.it.text[i], "topdown-", 8) == 0)
+				CHECK(i > td &&
+				    row.it.group[i] == row.it.group[td]);
+		CHECK(!item_named(&row.it, "slots"));
+	}
+	metric_plan_free(p);
+	ask.names = "tma_retiring";
 	/* The run's modes, and a hybrid's core PMU, go to slots too. */
 	ask.modes = "uk";
 	CHECK((p = plan(&env, &ask)) != NULL);
