@@ -717,13 +717,35 @@ by_size(const struct metric_plan *p)
 	return order;
 }
 
-/* A grouped metric: a group of its own, or one that holds its events. */
+/* The events a group of node n's holds: slots too, where topdown needs it. */
+static int
+group_size(const struct metric_plan *p, const struct plan_node *n)
+{
+	bool topdown = false, slots = false;
+	int i;
+
+	for (i = 0; i < n->nevents; i++) {
+		topdown |= p->events[n->events[i]].topdown;
+		slots |= p->events[n->events[i]].slots;
+	}
+	return counted_events(p, n) + (topdown && !slots);
+}
+
+/*
+ * A grouped metric: a group of its own, or one that holds its events; or
+ * none where the counters cannot hold them together, as perf breaks up a
+ * metric's weak group that the kernel refuses.
+ */
 static int
 group_node(struct metric_plan *p, const int *order, int at)
 {
 	struct plan_node *n = &p->nodes[order[at]];
 	int i;
 
+	if (p->ask.counters > 0 && group_size(p, n) > p->ask.counters) {
+		n->group_events = false;
+		return 0;
+	}
 	for (i = 0; i < at; i++) {
 		const struct plan_node *m = &p->nodes[order[i]];
 

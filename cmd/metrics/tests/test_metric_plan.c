@@ -12,7 +12,8 @@
  *    brought it;
  *  - grouping as perf groups: a metric's events one group, shared by a
  *    metric whose events it holds; NO_GROUP_EVENTS and MetricgroupNoGroup
- *    and --metric-no-group; each group in braces in the spec;
+ *    and --metric-no-group; a group the counters cannot hold broken up;
+ *    each group in braces in the spec;
  *  - the tree: parents and TopDown levels; every threshold the data
  *    gives, or none (and none of its events) where it cannot count; a
  *    row's marks: crossed, hidden under a parent not crossed (unless
@@ -32,8 +33,8 @@
 #include "metric_model.h"
 #include "metric_plan.h"
 #include "spec.h"
+#include "spec_items.h"
 
-#define MAX_ITEMS 512
 #define MAX_SHOWN 1024
 #define NOTES_LEN (64 * 1024)
 #define EPSILON	  1e-9
@@ -146,96 +147,23 @@ def_in(const struct metric_model *m, const char *name)
 	return NULL;
 }
 
-/* A spec's events, each with its group (1..), as perf's syntax cuts it. */
-struct items {
-	char text[MAX_ITEMS][512];
-	int group[MAX_ITEMS];
-	int n, ngroups;
-	bool outside; /* an event outside braces */
-};
-
-static void
-end_item(struct items *it, char *buf, size_t *len, int depth)
-{
-	if (*len == 0 || it->n == MAX_ITEMS)
-		return;
-	buf[*len] = '\0';
-	snprintf(it->text[it->n], sizeof(it->text[0]), "%s", buf);
-	it->group[it->n++] = depth > 0 ? it->ngroups : 0;
-	it->outside |= depth == 0;
-	*len = 0;
-}
-
-/* Commas in pmu/terms/ are the event's own; braces make groups. */
-static void
-split(const char *spec, struct items *it)
-{
-	char buf[512];
-	size_t len = 0;
-	bool terms = false;
-	int depth = 0;
-
-	memset(it, 0, sizeof(*it));
-	for (; *spec != '\0'; spec++) {
-		if (!terms && *spec == '{') {
-			it->ngroups++;
-			depth++;
-		} else if (!terms && *spec == '}') {
-			end_item(it, buf, &len, depth--);
-		} else if (!terms && *spec == ',') {
-			end_item(it, buf, &len, depth);
-		} else if (len + 1 < sizeof(buf)) {
-			terms ^= *spec == '/';
-			buf[len++] = *spec;
-		}
-	}
-	end_item(it, buf, &len, depth);
-}
-
-/* What rows call an event of the spec: its name= term, or itself. */
-static void
-row_name(const char *item, char *out, size_t len)
-{
-	const char *at = strstr(item, "name=");
-
-	if (at != NULL)
-		snprintf(out, len, "%.*s", (int)strcspn(at + 5, ",/"), at + 5);
-	else
-		snprintf(out, len, "%.*s", (int)strcspn(item, ":"), item);
-}
-
-/* Whether an event of the spec is called name in rows. */
-static bool
-item_named(const struct items *it, const char *name)
-{
-	char row[256];
-	int i;
-
-	for (i = 0; i < it->n; i++) {
-		row_name(it->text[i], row, sizeof(row));
-		if (strcmp(row, name) == 0)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Whether the spec counts exactly the events names (NULL-terminated), each
  * in one group or more.
  */
 static bool
-events_exactly(const struct items *it, const char *const *names)
+events_exactly(const struct spec_items *it, const char *const *names)
 {
 	char row[256];
 	int i;
 
 	for (i = 0; names[i] != NULL; i++)
-		if (!item_named(it, names[i])) {
+		if (spec_item_find(it, names[i]) < 0) {
 			fprintf(stderr, "%s: not counted\n", names[i]);
 			return false;
 		}
 	for (i = 0; i < it->n; i++) {
-		row_name(it->text[i], row, sizeof(row));
+		spec_item_name(it->text[i], row, sizeof(row));
 		if (!listed(names, row)) {
 			fprintf(stderr, "%s: counted too\n", row);
 			return false;
@@ -253,11 +181,11 @@ struct count {
 
 /* A row: the plan bound to a set of its spec's events, made by hand. */
 struct row {
-	struct items it;
+	struct spec_items it;
 	struct spec spec;
-	struct spec_req reqs[MAX_ITEMS];
-	uint64_t values[MAX_ITEMS];
-	double sources[MAX_ITEMS];
+	struct spec_req reqs[SPEC_ITEMS_MAX];
+	uint64_t values[SPEC_ITEMS_MAX];
+	double sources[SPEC_ITEMS_MAX];
 	struct metric_value out[MAX_SHOWN];
 };
 
@@ -269,7 +197,7 @@ bind_row(struct metric_plan *p)
 {
 	int i;
 
-	split(metric_plan_spec(p), &row.it);
+	spec_items_split(metric_plan_spec(p), &row.it);
 	memset(&row.spec, 0, sizeof(row.spec));
 	row.spec.reqs = row.reqs;
 	row.spec.nreqs = row.it.n;
@@ -298,7 +226,7 @@ eval(struct metric_plan *p, const struct count *counts, double elapsed,
 	int i;
 
 	for (i = 0; i < row.it.n; i++) {
-		row_name(row.it.text[i], name, sizeof(name));
+		spec_item_name(row.it.text[i], name, sizeof(name));
 		for (c = counts; c->name != NULL; c++)
 			if (strcmp(c->name, name) == 0)
 				break;
@@ -428,7 +356,7 @@ test_legacy_names(void)
 	    strcmp(metric_plan_metric(p, 0)->name, "CORE_CLKS") == 0);
 	/* SMT on, every sibling counted: the core's cycles, halved. */
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(events_exactly(&row.it, clks));
 	}
 	metric_plan_free(p);
@@ -562,12 +490,12 @@ test_grouping(void)
 	/* A metric's events: one group, braced. */
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		n = metric_plan_metric_events(p, 0, names, 64);
 		CHECK(n == 4 && row.it.n == n && row.it.ngroups == 1 &&
 		    !row.it.outside);
 		for (i = 0; i < n && i < 64; i++)
-			CHECK(item_named(&row.it, names[i]));
+			CHECK(spec_item_find(&row.it, names[i]) >= 0);
 		CHECK(metric_plan_spec(p)[0] == '{' &&
 		    strchr(metric_plan_spec(p), '}')[1] == '\0');
 	}
@@ -576,7 +504,7 @@ test_grouping(void)
 	ask.names = "tma_frontend_bound,tma_backend_bound";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.n == 4 && row.it.ngroups == 1);
 	}
 	metric_plan_free(p);
@@ -585,11 +513,30 @@ test_grouping(void)
 	ask.no_group = true;
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.n == 4 && row.it.ngroups == 4);
 	}
 	metric_plan_free(p);
 	ask.no_group = false;
+	/*
+	 * A group the counters cannot hold: each event a group of its own,
+	 * as perf breaks up a weak group the kernel refuses.
+	 */
+	ask.counters = 4;
+	CHECK((p = plan(&env, &ask)) != NULL);
+	if (p != NULL) {
+		spec_items_split(metric_plan_spec(p), &row.it);
+		CHECK(row.it.n == 4 && row.it.ngroups == 1);
+	}
+	metric_plan_free(p);
+	ask.counters = 3;
+	CHECK((p = plan(&env, &ask)) != NULL);
+	if (p != NULL) {
+		spec_items_split(metric_plan_spec(p), &row.it);
+		CHECK(row.it.n == 4 && row.it.ngroups == 4);
+	}
+	metric_plan_free(p);
+	ask.counters = 0;
 	/* The data's NO_GROUP_EVENTS: tma_memory_bound's events ungrouped. */
 	ask.names = "tma_memory_bound";
 	CHECK(strcmp(metric_str(def_in(
@@ -598,7 +545,7 @@ test_grouping(void)
 		  "NO_GROUP_EVENTS") == 0);
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		n = metric_plan_metric_events(p, 0, names, 64);
 		CHECK(n > 4 && row.it.n == n && row.it.ngroups == n);
 	}
@@ -610,14 +557,14 @@ test_grouping(void)
 	ask.names = "tma_split_loads";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.n > 1 && row.it.ngroups == 1);
 	}
 	metric_plan_free(p);
 	ask.nmi_watchdog = true;
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.n > 1 && row.it.ngroups == row.it.n);
 	}
 	metric_plan_free(p);
@@ -629,7 +576,7 @@ test_grouping(void)
 	ask.names = "TopdownL1";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.n > 4 && row.it.ngroups == row.it.n);
 	}
 	metric_plan_free(p);
@@ -637,7 +584,7 @@ test_grouping(void)
 		    "tma_backend_bound";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.ngroups < row.it.n);
 	}
 	metric_plan_free(p);
@@ -656,7 +603,7 @@ test_topdown_groups(void)
 	/* tma_retiring reads topdown-* alone: slots added, leading. */
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.n == 5 && row.it.ngroups == 1 &&
 		    strcmp(row.it.text[0], "slots") == 0 &&
 		    strncmp(row.it.text[1], "topdown-", 8) == 0);
@@ -670,18 +617,18 @@ test_topdown_groups(void)
 	ask.names = "tma_backend_bound";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.ngroups == 1 && row.it.n == 6 &&
 		    strcmp(row.it.text[0],
 			"cpu/event=0,umask=4,name=TOPDOWN.SLOTS/") == 0 &&
 		    strncmp(row.it.text[1], "topdown-", 8) == 0 &&
-		    !item_named(&row.it, "slots"));
+		    spec_item_find(&row.it, "slots") < 0);
 	}
 	metric_plan_free(p);
 	ask.names = "TopdownL1";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		/* The topdown group: from its leader on. */
 		for (td = 0; td < row.it.n &&
 		     strstr(row.it.text[td], "TOPDOWN.SLOTS") == NULL;
@@ -693,15 +640,29 @@ test_topdown_groups(void)
 			if (strncmp(row.it.text[i], "topdown-", 8) == 0)
 				CHECK(i > td &&
 				    row.it.group[i] == row.it.group[td]);
-		CHECK(!item_named(&row.it, "slots"));
+		CHECK(spec_item_find(&row.it, "slots") < 0);
 	}
 	metric_plan_free(p);
+	/* Too many for the counters: TopDown's group alone stays whole. */
+	ask.names = "tma_backend_bound";
+	ask.counters = 5;
+	CHECK((p = plan(&env, &ask)) != NULL);
+	if (p != NULL) {
+		spec_items_split(metric_plan_spec(p), &row.it);
+		CHECK(row.it.n == 6 && row.it.ngroups == 2 &&
+		    spec_item_find(&row.it, "INT_MISC.CLEARS_COUNT") >= 0);
+		CHECK(strstr(row.it.text[row.it.n - 5], "TOPDOWN.SLOTS") !=
+			NULL &&
+		    row.it.group[row.it.n - 5] == row.it.group[row.it.n - 1]);
+	}
+	metric_plan_free(p);
+	ask.counters = 0;
 	ask.names = "tma_retiring";
 	/* The run's modes, and a hybrid's core PMU, go to slots too. */
 	ask.modes = "uk";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(row.it.n == 5 &&
 		    strcmp(row.it.text[0], "slots:uk") == 0 &&
 		    strcmp(row.it.text[1], "topdown-retiring:uk") == 0);
@@ -712,7 +673,7 @@ test_topdown_groups(void)
 	ask.core_pmu = "cpu_core";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(index_of(p, "cpu_core/tma_retiring") >= 0 &&
 		    index_of(p, "cpu_atom/tma_retiring") >= 0 &&
 		    strcmp(metric_plan_metric(
@@ -855,17 +816,17 @@ test_thresholds(void)
 	ask.names = "tma_retiring";
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(metric_plan_metric(p, 0)->threshold &&
-		    item_named(&row.it, "UOPS_RETIRED.MACRO_FUSED") &&
-		    item_named(&row.it, "INST_RETIRED.ANY"));
+		    spec_item_find(&row.it, "UOPS_RETIRED.MACRO_FUSED") >= 0 &&
+		    spec_item_find(&row.it, "INST_RETIRED.ANY") >= 0);
 	}
 	metric_plan_free(p);
 	ask.event_kind = fake_kind;
 	ask.arg = &fake;
 	CHECK((p = plan(&env, &ask)) != NULL && notes[0] == '\0');
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(!metric_plan_metric(p, 0)->threshold &&
 		    events_exactly(&row.it, alone));
 	}
@@ -874,7 +835,7 @@ test_thresholds(void)
 	ask.no_threshold = true;
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(!metric_plan_metric(p, 0)->threshold &&
 		    events_exactly(&row.it, alone));
 	}
@@ -1095,7 +1056,7 @@ test_skylake_values(void)
 	env = env_of(SKX, true, true, false);
 	CHECK((p = plan(&env, &ask)) != NULL);
 	if (p != NULL) {
-		split(metric_plan_spec(p), &row.it);
+		spec_items_split(metric_plan_spec(p), &row.it);
 		CHECK(events_exactly(&row.it, thread));
 	}
 	metric_plan_free(p);
@@ -1128,9 +1089,9 @@ test_icelake_values(void)
 
 	CHECK((p = plan(&env, &ask)) != NULL && bind_row(p) == 0);
 	if (p != NULL) {
-		CHECK(item_named(&row.it, "topdown-retiring") &&
-		    item_named(&row.it, "topdown-be-bound") &&
-		    item_named(&row.it, "TOPDOWN.SLOTS"));
+		CHECK(spec_item_find(&row.it, "topdown-retiring") >= 0 &&
+		    spec_item_find(&row.it, "topdown-be-bound") >= 0 &&
+		    spec_item_find(&row.it, "TOPDOWN.SLOTS") >= 0);
 		eval(p, counts, 1, false, false);
 		check_l1(p, 40, 10, 18, 32);
 	}
