@@ -9,11 +9,11 @@
  * (threads) would ask it, with libcpc answering which events exist as
  * metrics_option.c has it answer:
  *
- *  - the events its set counts, each group parsed by spec_parse as the
- *    run parses it, and each event's perf_event_attr type and config
- *    against the vendors' documents: Intel's SDM event, umask, cmask,
- *    edge and AnyThread numbers, AMD's PPR, the kernel's own slots and
- *    topdown-* encodings, and the PMU types of the recorded kernel
+ *  - the events its set counts (the set spec_parse makes of the plan's
+ *    spec, as the run makes it), each event's perf_event_attr type and
+ *    config against the vendors' documents: Intel's SDM event, umask,
+ *    cmask, edge and AnyThread numbers, AMD's PPR, the kernel's own slots
+ *    and topdown-* encodings, and the PMU types of the recorded kernel
  *    (Alder Lake's cpu_core 4 and cpu_atom 8);
  *  - slots leading TopDown's group;
  *  - the plan bound to that set;
@@ -727,21 +727,32 @@ check_event(cpc_t *cpc, const struct ask_case *c, const char *event)
 	}
 }
 
+/* The most events one group of the spec holds. */
+static int
+largest_group(void)
+{
+	int most = 0, g, n, i;
+
+	for (g = 1; g <= items.ngroups; g++) {
+		for (n = 0, i = 0; i < items.n; i++)
+			n += items.group[i] == g;
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
 /*
- * The events of p's spec against the vendors', and its set, a group at
- * a time as spec_parse takes one, made into one spec the plan binds to
- * (its requests borrowed from each group's).
+ * The events of p's spec against the vendors', and the set spec_parse
+ * makes of it, as the run makes it, with the plan bound to that set.
  */
 static void
 check_set(cpc_t *cpc, const struct ask_case *c, struct metric_plan *p)
 {
-	static struct spec_req reqs[SPEC_ITEMS_MAX];
-	struct spec *groups[SPEC_ITEMS_MAX], all;
-	const char *spec = metric_plan_spec(p), *open, *close;
-	int g = 0, group = 0, n = 0, size, i, k;
-	char text[16384];
+	const char *spec = metric_plan_spec(p);
 	enum spec_error se;
-	bool whole = true;
+	struct spec *set;
+	int i;
 
 	spec_items_split(spec, &items);
 	CHECK(items.n > 0 && !items.outside);
@@ -753,39 +764,22 @@ check_set(cpc_t *cpc, const struct ask_case *c, struct metric_plan *p)
 			fprintf(stderr, "-M %s: %s not counted\n", c->names,
 			    c->encs[i].name);
 		}
-	for (open = strchr(spec, '{'); open != NULL && g < SPEC_ITEMS_MAX;
-	     open = strchr(close, '{')) {
-		close = strchr(open, '}');
-		snprintf(
-		    text, sizeof(text), "%.*s", (int)(close - open + 1), open);
-		for (group++, size = 0, i = 0; i < items.n; i++)
-			size += items.group[i] == group;
-		if ((groups[g] = spec_parse(cpc, text, &se)) == NULL) {
-			printf("  a group of %d events, %u counters: %s\n",
-			    size, cpc_npic(cpc),
-			    c->too_many != NULL ? c->too_many : "");
-			whole = false;
-			continue;
-		}
-		for (k = 0; k < groups[g]->nreqs && n < SPEC_ITEMS_MAX; k++)
-			reqs[n++] = groups[g]->reqs[k];
-		g++;
-	}
-	memset(&all, 0, sizeof(all));
-	all.reqs = reqs;
-	all.nreqs = n;
+	set = spec_parse(cpc, spec, &se);
 	check_count++;
-	if (whole != (c->too_many == NULL)) {
+	if ((set != NULL) != (c->too_many == NULL)) {
 		check_failures++;
-		fprintf(stderr, "-M %s: %s\n", c->names,
-		    whole ? "every group parsed" : "a group not parsed");
+		fprintf(stderr, "-M %s: its set %s\n", c->names,
+		    set != NULL ? "made" : "not made");
 	}
-	if (whole) {
-		CHECK(n == items.n);
-		CHECK(metric_plan_bind(p, &all, err, sizeof(err)) == 0);
+	if (set == NULL) {
+		printf("  a group of %d events, %u counters: %s\n",
+		    largest_group(), cpc_npic(cpc),
+		    c->too_many != NULL ? c->too_many : "");
+		return;
 	}
-	while (g > 0)
-		spec_free(groups[--g]);
+	CHECK(set->nreqs == items.n);
+	CHECK(metric_plan_bind(p, set, err, sizeof(err)) == 0);
+	spec_free(set);
 }
 
 /* TopDown's group: led by c->lead, every topdown-* in it. */
