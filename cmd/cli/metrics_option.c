@@ -64,6 +64,17 @@ nmi_watchdog(void)
 	return on != 0;
 }
 
+/* The events a perf group can hold: the counters, less the watchdog's. */
+static int
+group_counters(cpc_t *cpc, bool nmi)
+{
+	int n = cpc != NULL ? (int)cpc_npic(cpc) : 0;
+
+	if (n == 0)
+		return 0;
+	return n > 1 && nmi ? n - 1 : n;
+}
+
 /* The names of every -M, as one list (to free), or NULL (said). */
 static char *
 join_names(const struct metrics_option *mo)
@@ -118,12 +129,14 @@ make_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
 {
 	const struct metric_model *model = metric_model_of(env->cpuid);
 	char err[1024] = "", *notes;
+	bool nmi = nmi_watchdog();
 	struct metric_ask ask = {
 		.names = names,
 		.no_group = mo->no_group,
 		.no_threshold = mo->no_threshold,
 		.per_thread = tool == OUT_CPUTRACK,
-		.nmi_watchdog = nmi_watchdog(),
+		.nmi_watchdog = nmi,
+		.counters = group_counters(cpc, nmi),
 		.core_pmu = cpc != NULL ? cpc_core_pmu(cpc, 0, NULL) : NULL,
 		.event_kind = cpc != NULL ? event_kind : NULL,
 		.arg = cpc,

@@ -83,7 +83,12 @@ metric_cpuid(const char *root, char *buf, size_t len)
 	return host_cpuid(root, buf, len);
 }
 
-/* An x86 id with its stepping: vendor-family-model-stepping. */
+/*
+ * An x86 id with its stepping: vendor-family-model-stepping, three
+ * dashes exactly, as perf counts them in ids and patterns alike. A
+ * pattern whose brackets hold ranges ("AuthenticAMD-23-([12][0-9A-F]|
+ * [0-9A-F])", Zen 1's) has more, and is one without a stepping.
+ */
 static bool
 full_x86_id(const char *id)
 {
@@ -91,7 +96,7 @@ full_x86_id(const char *id)
 
 	for (; *id != '\0'; id++)
 		dashes += *id == '-';
-	return dashes >= 3;
+	return dashes == 3;
 }
 
 static bool

@@ -139,7 +139,7 @@ bind_name(struct metric_plan *p, int k, struct formula *f, int i)
 		if (p->nodes[child].failed != NULL)
 			return fail(p, k, p->nodes[child].failed);
 		formula_bind(f, i, FORMULA_VALUE, FORMULA_METRIC, child);
-		for (j = 0; j < p->nodes[child].nevents; j++)
+		for (j = 0; j < p->nodes[child].nexpr; j++)
 			if (add_node_event(
 				&p->nodes[k], p->nodes[child].events[j]) != 0)
 				return fail(p, k, "out of memory");
@@ -215,35 +215,50 @@ parse(struct metric_plan *p, int k, unsigned text)
 	return f;
 }
 
-/*
- * Node k's formulas, parsed and bound. Its threshold reads it (a metric
- * above a level) and its relatives: bound once its own formula is, when
- * reading it is no loop.
- */
+/* Node k's formula, parsed and bound. */
 static void
 resolve_node(struct metric_plan *p, int k)
 {
-	const struct metric_def *d = p->nodes[k].def;
 	struct formula *f;
 
 	p->nodes[k].resolving = true;
-	if ((f = parse(p, k, d->expr)) != NULL) {
+	if ((f = parse(p, k, p->nodes[k].def->expr)) != NULL) {
 		p->nodes[k].expr = f;
 		(void)bind_formula(p, k, f);
 	}
 	p->nodes[k].resolving = false;
-	if (p->nodes[k].failed != NULL || p->ask.no_threshold ||
-	    metric_str(d->threshold)[0] == '\0' ||
-	    (f = parse(p, k, d->threshold)) == NULL)
+	p->nodes[k].nexpr = p->nodes[k].nevents;
+}
+
+/*
+ * Shown node k's threshold, parsed and bound once every formula it may
+ * read is ("tma_ports_utilized_0 > 0.2 & tma_ports_utilization > 0.15",
+ * where tma_ports_utilization reads tma_ports_utilized_0). Only a shown
+ * metric's threshold is counted and evaluated, as in perf.
+ */
+static void
+resolve_threshold(struct metric_plan *p, int k)
+{
+	const struct metric_def *d = p->nodes[k].def;
+	int nevents = p->nodes[k].nevents;
+	struct formula *f;
+
+	if (p->ask.no_threshold || metric_str(d->threshold)[0] == '\0')
 		return;
-	p->nodes[k].threshold = f;
-	if (!bind_formula(p, k, f)) {
-		/* A threshold that cannot count: the metric without. */
+	if ((f = parse(p, k, d->threshold)) != NULL) {
+		p->nodes[k].threshold = f;
+		if (bind_formula(p, k, f))
+			return;
 		formula_free(f);
 		p->nodes[k].threshold = NULL;
-		free((char *)p->nodes[k].failed);
-		p->nodes[k].failed = NULL;
 	}
+	/*
+	 * A threshold that cannot count: the metric without it, and without
+	 * the events only it would read.
+	 */
+	p->nodes[k].nevents = nevents;
+	free((char *)p->nodes[k].failed);
+	p->nodes[k].failed = NULL;
 }
 
 /*
@@ -359,6 +374,7 @@ show(struct metric_plan *p, int k, const char *asked)
 		return -1;
 	scale_unit(metric_str(d->scale_unit), &s->scale, &s->unit);
 	s->parent = -1;
+	resolve_threshold(p, k);
 	s->threshold = p->nodes[k].threshold != NULL;
 	s->group = asked;
 	p->nodes[k].group_events = groups_events(p, d, asked);
@@ -701,13 +717,35 @@ by_size(const struct metric_plan *p)
 	return order;
 }
 
-/* A grouped metric: a group of its own, or one that holds its events. */
+/* The events a group of node n's holds: slots too, where topdown needs it. */
+static int
+group_size(const struct metric_plan *p, const struct plan_node *n)
+{
+	bool topdown = false, slots = false;
+	int i;
+
+	for (i = 0; i < n->nevents; i++) {
+		topdown |= p->events[n->events[i]].topdown;
+		slots |= p->events[n->events[i]].slots;
+	}
+	return counted_events(p, n) + (topdown && !slots);
+}
+
+/*
+ * A grouped metric: a group of its own, or one that holds its events; or
+ * none where the counters cannot hold them together, as perf breaks up a
+ * metric's weak group that the kernel refuses.
+ */
 static int
 group_node(struct metric_plan *p, const int *order, int at)
 {
 	struct plan_node *n = &p->nodes[order[at]];
 	int i;
 
+	if (p->ask.counters > 0 && group_size(p, n) > p->ask.counters) {
+		n->group_events = false;
+		return 0;
+	}
 	for (i = 0; i < at; i++) {
 		const struct plan_node *m = &p->nodes[order[i]];
 

@@ -50,6 +50,9 @@ struct metric_ask {
 				 count no threshold's events */
 	bool per_thread;      /* cputrack: rows of threads and processes */
 	bool nmi_watchdog;    /* the kernel's NMI watchdog holds a counter */
+	int counters;	      /* the events a group can hold here, or 0:
+				 any; a metric's that do not fit are not
+				 grouped */
 	const char *core_pmu; /* the machine's: cpu, cpu_core, armv8_pmuv3_0 */
 	/*
 	 * The modifier of events of a core PMU ("uk": every mode this user

@@ -42,6 +42,8 @@ struct plan_node {
 	struct formula *threshold; /* NULL: none, or not counted */
 	int *events;		   /* the events it and what it reads read */
 	int nevents;
+	int nexpr;	    /* events[0..nexpr): its formula's; the rest
+			       its threshold's, which no reader counts */
 	bool group_events;  /* its events are one perf group */
 	int group;	    /* shown: the group it reads, or 0: each
 			       event's first counter */

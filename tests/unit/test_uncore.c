@@ -11,6 +11,8 @@
  * counts a scale to MiB and RAPL's energy one to Joules. The one-socket
  * Skylake-X counts on CPU 0, and Zen 3's L3 PMU on a CPU per L3 of four.
  * A two-socket Genoa's memory controllers count each its own socket.
+ * Zen 3's and Zen 4's Data Fabric count on CPU 0, Zen 4's with
+ * PerfMonV2's wider fields; a guest's platform energy (psys) on CPU 0.
  * A buffer keeps each box's part after the values (and, on the hybrid
  * Alder Lake, after each core PMU's parts), in the order the boxes are
  * named.
@@ -132,8 +134,53 @@ zen3(void)
 		return check_report("test_uncore zen3");
 	check_mask(cpc, "amd_l3/config=0xff04/", "0,8,16,24");
 	check_mask(cpc, "uncore_imc/cas_count_read/", "none");
+	/* The Data Fabric, one a socket: CPU 0 counts it. */
+	check_mask(cpc, "amd_df/event=0x07,umask=0x38/", "0");
 	cpc_close(cpc);
 	return check_report("test_uncore zen3");
+}
+
+/*
+ * Zen 4's amd_df takes PerfMonV2's wider fields (event config:0-7,32-37,
+ * umask config:8-15,24-27): local read data beats at coherent station 8,
+ * event 0x21f umask 0x7fe, and writes at station 11, event 0x2df umask
+ * 0x7ff, on the Data Fabric (type 10), counted on CPU 0.
+ */
+static int
+zen4(void)
+{
+	static const uint32_t df[] = { 10 };
+	cpc_t *cpc = recorded(TREES "amd-zen4");
+
+	if (cpc == NULL)
+		return check_report("test_uncore zen4");
+	check_terms(
+	    cpc, "amd_df/event=0x21f,umask=0x7fe/", df, 1, 0x20700fe1fULL);
+	check_terms(
+	    cpc, "amd_df/event=0x2df,umask=0x7ff/", df, 1, 0x20700ffdfULL);
+	check_mask(cpc, "amd_df/event=0x21f,umask=0x7fe/", "0");
+	cpc_close(cpc);
+	return check_report("test_uncore zen4");
+}
+
+/*
+ * A guest with no core PMU whose RAPL gives the platform's domain alone:
+ * energy-psys, event 0x05 on the power PMU (type 10), counted on its
+ * cpumask's CPU 0, in joules of 2^-32.
+ */
+static int
+psys(void)
+{
+	static const uint32_t power[] = { 10 };
+	cpc_t *cpc = recorded(TREES "intel-vm-psys");
+
+	if (cpc == NULL)
+		return check_report("test_uncore psys");
+	check_terms(cpc, "power/energy-psys/", power, 1, 0x05);
+	check_mask(cpc, "power/energy-psys/", "0");
+	check_scale(cpc, "power/energy-psys/", 1.0 / 4294967296.0, "Joules");
+	cpc_close(cpc);
+	return check_report("test_uncore psys");
 }
 
 static cpc_set_t *set_of(cpc_t *cpc, const char *const *events, int n);
@@ -453,7 +500,7 @@ int
 main(void)
 {
 	int (*const trees[])(
-	    void) = { icelakex, skylakex, zen3, alderlake, genoa };
+	    void) = { icelakex, skylakex, zen3, zen4, alderlake, genoa, psys };
 	size_t t;
 	int status;
 	pid_t pid;
