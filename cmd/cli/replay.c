@@ -121,8 +121,11 @@ add_counter(
 	q->nboxes = (int)json_array_size(boxes);
 	if ((q->box_names = calloc((size_t)q->nboxes, sizeof(char *))) == NULL)
 		return -1;
-	json_array_foreach(boxes, i, b) q->box_names[i] =
-	    keep(r, json_is_string(b) ? json_string_value(b) : "?");
+	for (i = 0; i < json_array_size(boxes); i++) {
+		b = json_array_get(boxes, i);
+		q->box_names[i] =
+		    keep(r, json_is_string(b) ? json_string_value(b) : "?");
+	}
 	q->box_first = *next_box;
 	*next_box += q->nboxes;
 	spec->nboxes += q->nboxes;
@@ -146,13 +149,14 @@ spec_of(struct replay *r, const json_t *set)
 	spec->text = strdup(text);
 	spec->reqs = calloc((size_t)spec->nreqs + 1, sizeof(*spec->reqs));
 	next_box = spec->nreqs;
-	json_array_foreach(events, k, ev) if (spec->text == NULL ||
-	    spec->reqs == NULL ||
-	    !json_is_string(json_object_get(ev, "name")) ||
-	    add_counter(r, spec, (int)k, ev, &next_box) != 0)
-	{
-		spec_free(spec);
-		return NULL;
+	for (k = 0; k < json_array_size(events); k++) {
+		ev = json_array_get(events, k);
+		if (spec->text == NULL || spec->reqs == NULL ||
+		    !json_is_string(json_object_get(ev, "name")) ||
+		    add_counter(r, spec, (int)k, ev, &next_box) != 0) {
+			spec_free(spec);
+			return NULL;
+		}
 	}
 	if (spec_nvalues(spec) > r->nvalues)
 		r->nvalues = spec_nvalues(spec);
@@ -211,12 +215,14 @@ read_head(struct replay *r)
 		return err;
 	}
 	sets = json_object_get(head, "sets");
-	json_array_foreach(sets, s, set) if ((spec = spec_of(r, set)) == NULL ||
-	    setgrp_add_spec(r->specs, spec) != 0)
-	{
-		spec_free(spec);
-		json_decref(head);
-		return bad(r, "set %zu: not a recorded set", s);
+	for (s = 0; s < json_array_size(sets); s++) {
+		set = json_array_get(sets, s);
+		if ((spec = spec_of(r, set)) == NULL ||
+		    setgrp_add_spec(r->specs, spec) != 0) {
+			spec_free(spec);
+			json_decref(head);
+			return bad(r, "set %zu: not a recorded set", s);
+		}
 	}
 	env_of(r, json_object_get(head, "machine"));
 	json_decref(head);

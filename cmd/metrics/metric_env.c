@@ -8,7 +8,6 @@
  * with SMT off, or with every sibling of each counted CPU counted too.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,28 +223,25 @@ metric_env_host(struct metric_env *env, const char *root, const char *pmu,
 double
 metric_env_literal(const struct metric_env *env, const char *literal)
 {
-	static const struct {
+	const struct {
 		const char *name;
-		size_t offset;
+		double value;
 	} facts[] = {
-		{ "#smt_on", offsetof(struct metric_env, smt_on) },
-		{ "#num_cpus", offsetof(struct metric_env, num_cpus) },
-		{ "#num_cpus_online",
-		    offsetof(struct metric_env, num_cpus_online) },
-		{ "#num_packages", offsetof(struct metric_env, num_packages) },
-		{ "#num_dies", offsetof(struct metric_env, num_dies) },
-		{ "#num_cores", offsetof(struct metric_env, num_cores) },
-		{ "#system_tsc_freq",
-		    offsetof(struct metric_env, system_tsc_freq) },
-		{ "#slots", offsetof(struct metric_env, slots) },
-		{ "#has_pmem", offsetof(struct metric_env, has_pmem) },
+		{ "#smt_on", env->smt_on },
+		{ "#num_cpus", env->num_cpus },
+		{ "#num_cpus_online", env->num_cpus_online },
+		{ "#num_packages", env->num_packages },
+		{ "#num_dies", env->num_dies },
+		{ "#num_cores", env->num_cores },
+		{ "#system_tsc_freq", env->system_tsc_freq },
+		{ "#slots", env->slots },
+		{ "#has_pmem", env->has_pmem },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
 		if (strcasecmp(literal, facts[i].name) == 0)
-			return *(const double *)((const char *)env +
-			    facts[i].offset);
+			return facts[i].value;
 	if (strcasecmp(literal, "#target_cpu") == 0)
 		return env->system_wide;
 	if (strcasecmp(literal, "#core_wide") == 0)

@@ -130,8 +130,8 @@ bind_name(struct metric_plan *p, int k, struct formula *f, int i)
 	if ((uses & (1u << FORMULA_VALUE)) &&
 	    (idx = plan_find_metric(p->layers[layer], name, pmu)) >= 0) {
 		if ((child = node_for(p, layer, idx)) == NODE_LOOP) {
-			snprintf(why, sizeof(why), "it reads %s, which reads it",
-			    name);
+			snprintf(why, sizeof(why),
+			    "it reads %s, which reads it", name);
 			return fail(p, k, why);
 		}
 		if (child < 0)

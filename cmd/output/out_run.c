@@ -238,6 +238,15 @@ out_run_plan_metric(const struct out_run *run, int i)
 	    NULL;
 }
 
+bool
+out_row_derived(const struct out_row *row, int i, double *value)
+{
+	if (row->derived == NULL || isnan(row->derived[i]))
+		return false;
+	*value = row->derived[i];
+	return true;
+}
+
 int
 out_run_nderived(const struct out_run *run, int s)
 {

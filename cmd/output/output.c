@@ -24,7 +24,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -678,7 +677,7 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 		at += (size_t)rec->nmetrics * sizeof(struct metric_value);
 	}
 	if (rec->nderived > 0) {
-		row.derived = (const double *)at;
+		row.derived = (const void *)at;
 		at += (size_t)rec->nderived * sizeof(double);
 	}
 	if (rec->has_cpus) {
@@ -844,15 +843,6 @@ output_summary(struct output *o, const struct out_summary *sum)
 		queue_record(
 		    o, REC_TEXT, &(struct out_row) { .label = "summary" }, 0);
 	pthread_mutex_unlock(&o->lock);
-}
-
-bool
-out_row_derived(const struct out_row *row, int i, double *value)
-{
-	if (row->derived == NULL || isnan(row->derived[i]))
-		return false;
-	*value = row->derived[i];
-	return true;
 }
 
 void

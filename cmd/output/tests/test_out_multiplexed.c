@@ -32,8 +32,8 @@ row_of(const uint64_t *values, uint64_t enabled, uint64_t running)
 }
 
 static void
-check_format(const struct out_format_ops *ops, struct out_run *run,
-    const char *mark)
+check_format(
+    const struct out_format_ops *ops, struct out_run *run, const char *mark)
 {
 	static const uint64_t v[] = { SEC / 2, 10 }, none[] = { 0, 0 };
 	struct out_row row;
