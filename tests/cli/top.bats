@@ -185,6 +185,23 @@ proc_field() {
 	[ "$(quit_status)" -eq 130 ]
 }
 
+@test "in a terminal: + and - refresh less or more often, never more often than it counts" {
+	in_terminal "$CT" --top -T 0.3 -c task-clock "$W/ct_steady" 1 50 50 0
+	wait_screen 'refresh 0.3 s \(counted every 0.3 s\)'
+	keys +
+	wait_screen 'refresh 0.6 s \(counted every 0.3 s\)'
+	keys + +
+	wait_screen 'refresh 1.2 s \(counted every 0.3 s\)'
+	keys - - -
+	wait_screen 'refresh 0.3 s \(counted every 0.3 s\)'
+	# Never below the counting interval: two more, then r, which
+	# redraws once they are taken.
+	keys - - r
+	wait_screen '^sorted by task-clock, lowest first$'
+	screen_has 'refresh 0.3 s \(counted every 0.3 s\)'
+	[ "$(quit_status)" -eq 130 ]
+}
+
 @test "cputop -b: the whole machine, every process, pid 1 and one of the test's" {
 	"$BUILD_DIR/cmd/cputrack" --engine=bpf -c task-clock true \
 	    >/dev/null 2>"$T/why" ||
