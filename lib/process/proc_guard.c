@@ -25,59 +25,55 @@
 #define GUARD_PAUSE_NS 1000000 /* between looks: for the stops to land */
 #define DIRENT_BUF     8192
 
-/* The processes found, each named by a pidfd (or -1: by its pid only). */
+/*
+ * The processes found, each named by a descriptor of its /proc directory
+ * (or -1: by its pid only).
+ */
 struct tree {
 	pid_t pid[GUARD_TREE_MAX];
 	int fd[GUARD_TREE_MAX];
 	int n;
 };
 
+/*
+ * By the descriptor, which names that process and no later one of its
+ * pid; by the pid only where there is none, or no pidfd_send_signal
+ * (before Linux 5.1).
+ */
 static void
 guard_signal(const struct tree *t, int i, int sig)
 {
-	if (t->fd[i] < 0 ||
-	    syscall(SYS_pidfd_send_signal, t->fd[i], sig, NULL, 0U) != 0)
-		(void)kill(t->pid[i], sig);
+	if (t->fd[i] >= 0 &&
+	    (syscall(SYS_pidfd_send_signal, t->fd[i], sig, NULL, 0U) == 0 ||
+		errno != ENOSYS))
+		return;
+	(void)kill(t->pid[i], sig);
 }
 
-/* The number in text after key, or 0. */
-static long
-number_after(const char *text, const char *key)
+/* "/proc/PID" into path, with system calls' means alone; its length. */
+static int
+proc_path(pid_t pid, char path[32])
 {
-	const char *p = strstr(text, key);
-	long v = 0;
-
-	if (p == NULL)
-		return 0;
-	for (p += strlen(key); *p == ' ' || *p == '\t'; p++)
-		;
-	for (; *p >= '0' && *p <= '9'; p++)
-		v = v * 10 + (*p - '0');
-	return v;
-}
-
-/* The pid a pidfd names (/proc/self/fdinfo/FD's "Pid:"), or 0. */
-static pid_t
-pid_of(int fd)
-{
-	char path[48] = "/proc/self/fdinfo/", digits[12], text[512];
-	int n = 0, at = 18, f;
-	ssize_t len;
+	char digits[12];
+	int n = 0, at;
 
 	do
-		digits[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	while (n > 0)
-		path[at++] = digits[--n];
+		digits[n++] = (char)('0' + pid % 10);
+	while ((pid /= 10) > 0);
+	memcpy(path, "/proc/", 6);
+	for (at = 6; n > 0; at++)
+		path[at] = digits[--n];
 	path[at] = '\0';
-	if ((f = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	len = read(f, text, sizeof(text) - 1);
-	(void)close(f);
-	if (len <= 0)
-		return 0;
-	text[len] = '\0';
-	return (pid_t)number_after(text, "\nPid:");
+	return at;
+}
+
+int
+proc_guard_open(pid_t pid)
+{
+	char path[32];
+
+	(void)proc_path(pid, path);
+	return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 static bool
@@ -89,22 +85,6 @@ in_tree(const struct tree *t, pid_t pid)
 		if (t->pid[i] == pid)
 			return true;
 	return false;
-}
-
-/* "/proc/PID/stat" into path, with system calls' means alone. */
-static void
-stat_path(pid_t pid, char path[32])
-{
-	char digits[12];
-	int n = 0, at;
-
-	do
-		digits[n++] = (char)('0' + pid % 10);
-	while ((pid /= 10) > 0);
-	memcpy(path, "/proc/", 6);
-	for (at = 6; n > 0; at++)
-		path[at] = digits[--n];
-	memcpy(path + at, "/stat", 6);
 }
 
 /*
@@ -119,7 +99,7 @@ parent_of(pid_t pid)
 	pid_t ppid = 0;
 	int fd;
 
-	stat_path(pid, path);
+	memcpy(path + proc_path(pid, path), "/stat", 6);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, text, sizeof(text) - 1);
@@ -140,9 +120,10 @@ parent_of(pid_t pid)
 }
 
 /*
- * Take pid, a child of a process of the tree: named by a pidfd taken
- * while its parent, stopped, still is that (a pid used again since would
- * have another parent), and stopped. Whether it was taken.
+ * Take pid, a child of a process of the tree: named by a descriptor of
+ * its /proc directory taken while its parent, stopped, still is that (a
+ * pid used again since would have another parent), and stopped. Whether
+ * it was taken.
  */
 static bool
 take(struct tree *t, pid_t pid)
@@ -151,7 +132,7 @@ take(struct tree *t, pid_t pid)
 
 	if (t->n == GUARD_TREE_MAX)
 		return false;
-	fd = (int)syscall(SYS_pidfd_open, pid, 0U);
+	fd = proc_guard_open(pid);
 	if (!in_tree(t, parent_of(pid))) {
 		if (fd >= 0)
 			(void)close(fd);
@@ -221,24 +202,31 @@ kill_tree(struct tree *t)
 		guard_signal(t, round, SIGKILL);
 }
 
+/* What the owner says: 'r', dismissed; '+', a process handed over. */
+struct word {
+	char what;
+	pid_t pid; /* '+': its pid, its descriptor with it */
+};
+
 /*
- * What the owner says: 'r' (dismissed), or '+' with a pidfd (a process
- * of the tree that is no longer below the command); 0 at the end of the
- * socket, -1 on an error. A pidfd comes in *fd, else -1.
+ * What the owner says next, in *w: 1; 0 at the end of the socket, -1 on
+ * an error. The descriptor of a process handed over comes in *fd, else
+ * -1.
  */
 static int
-hear(int life, char *what, int *fd)
+hear(int life, struct word *w, int *fd)
 {
 	union {
 		struct cmsghdr align;
 		char space[CMSG_SPACE(sizeof(int))];
 	} control;
-	struct iovec iov = { .iov_base = what, .iov_len = 1 };
+	struct iovec iov = { .iov_base = w, .iov_len = sizeof(*w) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *c;
 	ssize_t n;
 
 	*fd = -1;
+	memset(w, 0, sizeof(*w));
 	msg.msg_control = control.space;
 	msg.msg_controllen = sizeof(control.space);
 	while (
@@ -281,7 +269,7 @@ static void __attribute__((noreturn))
 guard_main(int life, int pidfd, pid_t pid, bool tree)
 {
 	static struct tree t; /* the forked guard's own */
-	char what = 0;
+	struct word w;
 	sigset_t none;
 	int sig, fd, n;
 
@@ -297,21 +285,20 @@ guard_main(int life, int pidfd, pid_t pid, bool tree)
 	t.pid[0] = pid;
 	t.fd[0] = pidfd;
 	t.n = 1;
-	while ((n = hear(life, &what, &fd)) > 0 && what != 'r') {
+	while ((n = hear(life, &w, &fd)) > 0 && w.what != 'r') {
 		if (fd < 0)
 			continue;
-		if (what != '+' || t.n == GUARD_TREE_MAX) {
+		if (w.what != '+' || w.pid <= 0 || t.n == GUARD_TREE_MAX) {
 			(void)close(fd);
 			continue;
 		}
-		/* Its pid, for the look for what is below it. */
-		t.pid[t.n] = pid_of(fd);
+		t.pid[t.n] = w.pid;
 		t.fd[t.n++] = fd;
 	}
 	if (n == 0 && tree)
 		kill_tree(&t);
 	else if (n == 0)
-		(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0U);
+		guard_signal(&t, 0, SIGKILL);
 	_exit(0);
 }
 
@@ -366,14 +353,13 @@ proc_guard_add(struct proc_guard *g, pid_t pid)
 		struct cmsghdr align;
 		char space[CMSG_SPACE(sizeof(int))];
 	} control;
-	char plus = '+';
-	struct iovec iov = { .iov_base = &plus, .iov_len = 1 };
+	struct word w = { .what = '+', .pid = pid };
+	struct iovec iov = { .iov_base = &w, .iov_len = sizeof(w) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *c;
 	int fd;
 
-	if (g->fd < 0 || g->dismissed ||
-	    (fd = (int)syscall(SYS_pidfd_open, pid, 0U)) < 0)
+	if (g->fd < 0 || g->dismissed || (fd = proc_guard_open(pid)) < 0)
 		return;
 	memset(&control, 0, sizeof(control));
 	msg.msg_control = control.space;
@@ -399,7 +385,8 @@ proc_guard_dismiss(struct proc_guard *g)
 		return;
 	/* A guard gone already has nothing to be dismissed of. */
 	g->dismissed = true;
-	if (send(g->fd, "r", 1, MSG_NOSIGNAL) != 1) {
+	if (send(g->fd, &(struct word) { .what = 'r' }, sizeof(struct word),
+		MSG_NOSIGNAL) != (ssize_t)sizeof(struct word)) {
 		(void)close(g->fd);
 		g->fd = -1;
 	}

@@ -14,10 +14,13 @@
  * exits at once), that holds the command's pidfd and one end of a socket
  * pair only the owner writes to: "r" dismisses it; the end of the socket
  * without it, that is the owner gone without letting the command go,
- * makes it kill. A pidfd names that process and no later one of the same
- * pid; each process below is named by a pidfd too, taken while its
- * parent, stopped, still holds it. A dismissed guard's end closing tells
- * the owner that it has gone: nothing of the run outlives the run.
+ * makes it kill. A pidfd, or a descriptor of the process's /proc
+ * directory (which pidfd_send_signal takes as one, and which any tool
+ * that runs the owner knows: valgrind knows no pidfd_open), names that
+ * process and no later one of the same pid; each process below is named
+ * so too, its descriptor taken while its parent, stopped, still holds
+ * it. A dismissed guard's end closing tells the owner that it has gone:
+ * nothing of the run outlives the run.
  *
  * A process no longer below the command (one whose parent ended, as a
  * daemon's double fork leaves it) is not found; nor is one that another
@@ -36,9 +39,13 @@ struct proc_guard {
 
 void proc_guard_init(struct proc_guard *g);
 
+/* A descriptor of /proc/PID, that names the process as a pidfd does; -1. */
+int proc_guard_open(pid_t pid);
+
 /*
- * Start the guard of the command pid, whose pidfd the caller holds (the
- * guard takes its own copy): 0, or -1 with errno. tree: the processes
+ * Start the guard of the command pid, whose pidfd (or proc_guard_open's
+ * descriptor) the caller holds (the guard takes its own copy): 0, or -1
+ * with errno. tree: the processes
  * below it too. Only system calls run in the forked processes, so that
  * it may be called from a threaded process.
  */
@@ -48,7 +55,7 @@ int proc_guard_start(struct proc_guard *g, int pidfd, pid_t pid, bool tree);
  * pid, stopped (so that the pid names it), is of the tree but no longer
  * below the command, or may not stay so (a process made with -f that the
  * ptrace engine lets go at its exec, whose parent PTRACE_O_EXITKILL may
- * end first): the guard is handed a pidfd of it, and kills it, and what
+ * end first): the guard is handed a descriptor of it, and kills it, and what
  * is below it, with the rest.
  */
 void proc_guard_add(struct proc_guard *g, pid_t pid);

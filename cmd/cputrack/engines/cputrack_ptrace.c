@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "access.h"
@@ -629,13 +628,12 @@ capture_target(struct cputrack *ct)
  * is traced no more, and once EXITKILL has ended its parent it is no
  * longer below the command: the guard (proc_guard.h) is handed each such
  * process as it is let go (cb_exec), and kills it and what is below it,
- * and the command's tree, as the BPF engine's does. Without pidfds
- * (before Linux 5.3) there is none, and EXITKILL alone.
+ * and the command's tree, as the BPF engine's does.
  */
 static int
 guard(struct cputrack *ct, pid_t pid)
 {
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0U), rc = 0;
+	int fd = proc_guard_open(pid), rc = 0;
 
 	if (fd < 0)
 		return 0;

@@ -100,10 +100,11 @@ owner_gone(struct proc_guard *g)
 	g->fd = -1;
 }
 
+/* Its /proc directory's descriptor, as the ptrace engine takes it. */
 static int
 pidfd_of(pid_t pid)
 {
-	return (int)syscall(SYS_pidfd_open, pid, 0U);
+	return proc_guard_open(pid);
 }
 
 static void
@@ -198,8 +199,8 @@ main(void)
 {
 	int fd;
 
-	if ((fd = pidfd_of(getpid())) < 0)
-		SKIP("no pidfd_open here (Linux 5.3 and later): no guard");
+	if ((fd = (int)syscall(SYS_pidfd_open, getpid(), 0U)) < 0)
+		SKIP("no pidfd_open here (Linux 5.3 and later): no sure guard");
 	close(fd);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		SKIP("cannot be a child subreaper");
