@@ -88,7 +88,7 @@ both_sleepers() {
 # is made; sets CMD (the command's pid) and TREE_PIDS (the sleepers').
 killed_tree() {
 	tree_command
-	bg_cputrack_until '^made$' "$CT" "$@" -T 0.1 -c "$WRITE" "$T/tree.sh"
+	bg_cputrack_until '^made$' "$@" -T 0.1 -c "$WRITE" "$T/tree.sh"
 	CMD=$(children_of "$CPID")
 	wait_for both_sleepers "$T"
 	TREE_PIDS=$(pgrep -f "^$T/sleeper")
