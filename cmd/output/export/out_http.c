@@ -20,25 +20,27 @@
  *   own timeout counts from the last byte, which a client that sends one
  *   byte now and then renews forever.
  * - A source keeps OUT_HTTP_PER_CLIENT connections (an IPv4 address, an
- *   IPv6 /64), and a network a quarter of all (an IPv4 /24, an IPv6 /48);
- *   all clients together keep a share of the descriptor limit
+ *   IPv6 /64); all clients together keep a share of the descriptor limit
  *   (conn_limit), password checks from sources that never failed not
  *   counted (the checker's places bound those, web_auth.h). Past a
- *   bound, what costs the least to drop goes
- *   (conn_rank): a connection that has sent no whole request in
- *   OUT_HTTP_GRACE_MS, the oldest first; then one idle after its answers;
- *   then one younger, whose request may be on its way; then one whose
- *   password waits for its check from a source whose passwords failed
- *   before; then an answer older than OUT_HTTP_BUSY_MS. Never cut are
- *   a connection accepted in the last turn (its request, sent as it
- *   connected, is read in the next), a request that has just come whole,
- *   and, but past its own source's bound, a password check from a source
- *   that never failed: a scraper, which sends its request as it
- *   connects, is answered, and a crowd that holds connections loses its
- *   oldest instead of keeping the door shut, as a bound that refused
- *   newcomers would (libmicrohttpd's stops accepting, and closes what it
- *   accepts past its own bound, OUT_HTTP_BACKSTOP times ours, a backstop
- *   only).
+ *   bound, what costs the least to drop goes (conn_rank): a connection
+ *   that has sent no whole request in OUT_HTTP_GRACE_MS; then one idle
+ *   that long after its answer; then one younger, whose request may be
+ *   on its way; then one whose password waits for its check from a
+ *   source whose passwords failed before; then an answer older than
+ *   OUT_HTTP_BUSY_MS; among equals, that of a network (an IPv4 /24, an
+ *   IPv6 /48) that holds more than a quarter of all, then that of the
+ *   source that holds the most connections, the oldest first. Never cut are a
+ * connection accepted in the last turn (its request, sent as it connected, is
+ *   read in the next), a request that has just come whole, an answer
+ *   sent less than OUT_HTTP_GRACE_MS ago (its client may still be
+ *   reading it: a cut may lose it), and, but past its own source's
+ *   bound, a password check from a source that never failed: a scraper,
+ *   which sends its request as it connects, is answered, and a crowd
+ *   that holds connections loses its oldest instead of keeping the door
+ *   shut, as a bound that refused newcomers would (libmicrohttpd's stops
+ *   accepting, and closes what it accepts past its own bound,
+ *   OUT_HTTP_BACKSTOP times ours, a backstop only).
  * - A connection's request has OUT_HTTP_CONN_MEMORY bytes, and answers
  *   not yet taken OUT_HTTP_HELD_BYTES together (the first always goes):
  *   past that, 503.
@@ -73,7 +75,7 @@
 #include "out_http_module.h"
 
 #define OUT_HTTP_PER_CLIENT	 4     /* connections of one source */
-#define OUT_HTTP_NET_SHARE	 4     /* a network: a quarter of all */
+#define OUT_HTTP_NET_SHARE	 4     /* a network's share: a quarter of all */
 #define OUT_HTTP_FD_SHARE	 16    /* all clients: RLIMIT_NOFILE / 16, */
 #define OUT_HTTP_MIN_CONNECTIONS 8     /* at least 8, */
 #define OUT_HTTP_MAX_CONNECTIONS 256   /* at most 256 */
@@ -85,7 +87,7 @@
 #define OUT_HTTP_CONN_MEMORY	 16384 /* a connection's request buffers */
 #define OUT_HTTP_HELD_BYTES	 ((size_t)64 << 20)
 #define OUT_HTTP_TICK_MS	 250 /* deadlines are kept this closely */
-#define OUT_HTTP_BACKSTOP	 3   /* libmicrohttpd's bound: 3 times ours */
+#define OUT_HTTP_BACKSTOP	 4   /* libmicrohttpd's bound: 4 times ours */
 
 #define CLIENT_LEN 16
 
@@ -127,8 +129,8 @@ struct conn {
  * file); RANK_KEEP: it is not cut. A password check from a source that
  * never failed goes only past its own source's bound (own): a source
  * has one such check at most, and the checker's places bound them all
- * (web_auth.h), so that a crowd that churns its connections on the
- * scraper's network cannot push the scraper's check out.
+ * (web_auth.h), so that a crowd that churns its connections cannot push
+ * the scraper's check out.
  */
 enum rank {
 	RANK_NO_REQUEST, /* has sent no whole request in OUT_HTTP_GRACE_MS */
@@ -140,10 +142,16 @@ enum rank {
 	RANK_KEEP,
 };
 
-/* The order of cutting: by rank, then the oldest first. */
+/*
+ * The order of cutting: by rank, then that of a network over its share,
+ * then that of the source that holds the most connections, then the
+ * oldest first.
+ */
 struct ranked {
 	struct conn *k;
 	enum rank rank;
+	bool crowded;  /* its network holds more than its share */
+	unsigned held; /* its source's connections */
 };
 
 struct out_http {
@@ -414,8 +422,13 @@ conn_rank(const struct conn *k, uint64_t now, bool own)
 	if (k->busy)
 		return now - k->since >= OUT_HTTP_BUSY_MS ? RANK_LATE :
 							    RANK_KEEP;
+	/*
+	 * Just answered: its client may still be reading the answer, which
+	 * a cut now may lose, as one in progress.
+	 */
 	if (k->answers > 0)
-		return RANK_IDLE;
+		return now - k->since >= OUT_HTTP_GRACE_MS ? RANK_IDLE :
+							     RANK_KEEP;
 	return now - k->born >= OUT_HTTP_GRACE_MS ? RANK_NO_REQUEST :
 						    RANK_YOUNG;
 }
@@ -427,14 +440,27 @@ rank_order(const void *a, const void *b)
 
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
+	if (x->crowded != y->crowded)
+		return x->crowded ? -1 : 1;
+	if (x->held != y->held)
+		return x->held > y->held ? -1 : 1;
 	return x->k->since < y->k->since ? -1 : x->k->since > y->k->since;
 }
 
+/* A network's share of all, never less than a source's bound. */
+static unsigned
+net_bound(const struct out_http *h)
+{
+	unsigned n = h->limit / OUT_HTTP_NET_SHARE;
+
+	return n > OUT_HTTP_PER_CLIENT ? n : OUT_HTTP_PER_CLIENT;
+}
+
 /*
- * Cut up to excess live connections of cl (of a source or a network),
- * or of all (cl NULL), the cheapest first; own: cl is a source. Past a
- * network's bound or that of all, password checks from sources that
- * never failed are not counted: the checker's places bound them.
+ * Cut up to excess live connections of source cl (own), or of all (cl
+ * NULL), the cheapest first. Past the bound of all, password checks from
+ * sources that never failed are not counted: the checker's places bound
+ * them.
  */
 static void
 cut_excess(struct out_http *h, const struct client *cl, unsigned excess,
@@ -446,10 +472,12 @@ cut_excess(struct out_http *h, const struct client *cl, unsigned excess,
 	size_t n = 0, i;
 
 	for (k = h->conns; k != NULL && n < h->nranked; k = k->next) {
-		if (k->cut || (cl != NULL && k->client != cl && k->net != cl))
+		if (k->cut || (cl != NULL && k->client != cl))
 			continue;
 		checks += !own && k->checking && !k->doubtful;
 		r[n].k = k;
+		r[n].crowded = k->net->live > net_bound(h);
+		r[n].held = k->client->live;
 		if ((r[n].rank = conn_rank(k, now, own)) != RANK_KEEP)
 			n++;
 	}
@@ -461,19 +489,10 @@ cut_excess(struct out_http *h, const struct client *cl, unsigned excess,
 		conn_cut(h, r[i].k);
 }
 
-/* A network's bound: a share of all, never less than a source's. */
-static unsigned
-net_bound(const struct out_http *h)
-{
-	unsigned n = h->limit / OUT_HTTP_NET_SHARE;
-
-	return n > OUT_HTTP_PER_CLIENT ? n : OUT_HTTP_PER_CLIENT;
-}
-
 /*
  * The bounds (see the top of this file): late connections are cut, then
- * those of each source and each network beyond its own bound, then,
- * beyond the bound of all, the cheapest of all.
+ * those of each source beyond its own bound, then, beyond the bound of
+ * all, the cheapest of all, a crowded network's first.
  */
 static void
 bounds_keep(struct out_http *h)
@@ -491,9 +510,6 @@ bounds_keep(struct out_http *h)
 		if (cl->live > OUT_HTTP_PER_CLIENT)
 			cut_excess(
 			    h, cl, cl->live - OUT_HTTP_PER_CLIENT, true, now);
-	for (cl = h->nets; cl != NULL; cl = cl->next)
-		if (cl->live > net_bound(h))
-			cut_excess(h, cl, cl->live - net_bound(h), false, now);
 	if (h->live > h->limit)
 		cut_excess(h, NULL, h->live - h->limit, false, now);
 	for (k = h->conns; k != NULL; k = k->next)
