@@ -237,7 +237,9 @@ nobody_engine() {
 		bg_until '^made$' setpriv --reuid=nobody --regid=nogroup \
 		    --clear-groups "$KILLED_CT" "$KILLED_ENG" "${follow[@]}" \
 		    -T 0.1 -c task-clock "$CAPDIR/tree.sh"
-		cmd=$(pgrep -f "^/bin/sh $CAPDIR/tree.sh")
+		# The command, cputrack's child (setpriv exec'd it).
+		cmd=$(pgrep -P "$CPID" || true)
+		[ -n "$cmd" ] || { cat "$T/out" "$T/err"; false; }
 		wait_for both_sleepers
 		tree=$(pgrep -f "^$CAPDIR/sleeper")
 		kill -KILL "$CPID"

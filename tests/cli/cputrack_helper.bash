@@ -429,12 +429,13 @@ show_stuck() {
 }
 
 # start_cputrack_until PATTERN [cputrack args...]: bg_until with cputrack
-# under a timeout, with default SIGINT/SIGQUIT (see below). timeout runs in
-# its foreground mode, where it passes a signal to cputrack alone, not to
-# its process group, which holds a command that cputrack started.
+# under a timeout (CT_TIMEOUT s, by default 120, as ct_run's), with default
+# SIGINT/SIGQUIT (see below). timeout runs in its foreground mode, where it
+# passes a signal to cputrack alone, not to its process group, which holds
+# a command that cputrack started.
 start_cputrack_until() {
 	local pattern=$1
 	shift
-	bg_until "$pattern" timeout --foreground -k 5 120 \
+	bg_until "$pattern" timeout --foreground -k 5 "${CT_TIMEOUT:-120}" \
 	    env --default-signal=INT,QUIT "$CT" "$@"
 }
