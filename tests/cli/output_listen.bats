@@ -22,7 +22,8 @@ teardown() {
 
 # start_cpustat FUNCTION [HOST]: FUNCTION (which execs cpustat, listening
 # on HOST, 127.0.0.1 by default, port $PORT) in the background, once the
-# CPUs are free, and again if a cpustat elsewhere took one first; until
+# CPUs are free, and again if a cpustat elsewhere took one first, or
+# another test the port (chosen free, then taken before the bind); until
 # /metrics answers. CSPID is cpustat's pid.
 start_cpustat() {
 	local try
@@ -33,7 +34,7 @@ start_cpustat() {
 		ct_bg "$CSPID"
 		wait_while "$CSPID" curl -sf -o /dev/null \
 		    "http://${2:-127.0.0.1}:$PORT/metrics" || true
-		if ! grep -q 'Resource temporarily unavailable' "$T/err"; then
+		if ! grep -q 'Resource temporarily unavailable\|Address already in use' "$T/err"; then
 			curl -sf "http://${2:-127.0.0.1}:$PORT/metrics" >/dev/null && return 0
 			break
 		fi
