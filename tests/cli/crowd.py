@@ -27,7 +27,7 @@ import sys
 import time
 
 
-IP_LOCAL_PORT_RANGE = 51  # <linux/in.h>
+FIRST_PORT, PORTS, PORT_STRIDE = 10000, 20000, 7919
 
 
 def address(n):
@@ -38,20 +38,28 @@ class Client:
     def __init__(self, crowd, n):
         self.crowd, self.n, self.sock = crowd, n, None
         self.buf = b""
+        self.port = n
+
+    def bind(self, s):
+        """A source port below the ephemeral range, where the ports that
+        tests beside this one choose to listen on are not taken by the
+        crowd's thousands; each address has all of them."""
+        for _ in range(PORTS):
+            self.port = (self.port + PORT_STRIDE) % PORTS
+            try:
+                s.bind((address(self.n), FIRST_PORT + self.port))
+                return
+            except OSError as e:
+                if e.errno != errno.EADDRINUSE:
+                    raise
+        raise OSError(errno.EADDRINUSE, "no source port")
 
     def connect(self):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setblocking(False)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            # Source ports below the ephemeral range (Linux 6.3 and
-            # later), where the ports that tests beside this one choose to
-            # listen on are not taken by the crowd's thousands.
-            s.setsockopt(socket.IPPROTO_IP, IP_LOCAL_PORT_RANGE,
-                         (29999 << 16) | 10000)
-        except OSError:
-            pass
-        try:
-            s.bind((address(self.n), 0))
+            self.bind(s)
             err = s.connect_ex(("127.0.0.1", self.crowd.port))
         except OSError as e:
             err = e.errno
