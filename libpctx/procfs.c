@@ -123,17 +123,16 @@ pctxlib_procfs_stat(pid_t pid, char *state, unsigned long *flags)
 }
 
 /*
- * The argument string of a process, like Solaris psargs: at most 80 chars,
- * the arguments joined by spaces. Control characters (a newline in a
- * "sh -c" script) show as '?', as ps(1) shows them, so that the string
- * stays on one line of output.
+ * The argument string of a process, like Solaris psargs: at most 80 bytes,
+ * the arguments joined by spaces, each other byte as it is: the caller
+ * that prints it makes it fit its output (cputrack escapes control
+ * characters, cpctools-output(5)).
  */
 void
 pctxlib_procfs_psargs(pid_t pid, char *buf, size_t len)
 {
 	char path[64], text[81];
 	ssize_t n, i;
-	unsigned char c;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	if ((n = read_small_file(path, text, sizeof(text))) <= 0) {
@@ -142,13 +141,9 @@ pctxlib_procfs_psargs(pid_t pid, char *buf, size_t len)
 	}
 	while (n > 0 && text[n - 1] == '\0')
 		n--;
-	for (i = 0; i < n; i++) {
-		c = (unsigned char)text[i];
-		if (c == '\0')
+	for (i = 0; i < n; i++)
+		if (text[i] == '\0')
 			text[i] = ' ';
-		else if (c < 0x20 || c == 0x7f)
-			text[i] = '?';
-	}
 	text[n] = '\0';
 	strlcpy(buf, text, len);
 }

@@ -310,7 +310,8 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->arg = arg;
 	eng->epfd = -1;
 	eng->loop_sigfd = eng->loop_timerfd = -1;
-	eng->child_fd = eng->guard_fd = -1;
+	eng->child_fd = -1;
+	proc_guard_init(&eng->guard);
 	exec_gate_init(&eng->ready.gate);
 	eng->ready_argv = NULL;
 	eng->command = config->command;

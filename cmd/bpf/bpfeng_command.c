@@ -103,7 +103,7 @@ eng_command_prepare(struct bpfeng *eng, char *const argv[])
 		return;
 	/* Without pidfds (before Linux 5.3) there is no guard to start. */
 	eng->child_fd = (int)syscall(SYS_pidfd_open, c->pid, 0);
-	if (eng_guard_start(eng) != 0) {
+	if (eng_guard_start(eng, c->pid) != 0) {
 		eng_command_abandon(eng);
 		return;
 	}

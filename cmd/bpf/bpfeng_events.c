@@ -345,7 +345,7 @@ on_fork(struct bpfeng *eng, const struct bpfeng_rec *r)
 		    eng, child, child, r->gen, BPFENG_LWP_FIRST, r->when_ns);
 }
 
-/* psargs: NULs between arguments as spaces, control characters as '?'. */
+/* psargs: NULs between arguments as spaces, other bytes as they are. */
 static void
 exec_args(const struct bpfeng_rec *r, char *args, size_t len)
 {
@@ -359,9 +359,7 @@ exec_args(const struct bpfeng_rec *r, char *args, size_t len)
 		return;
 	}
 	for (i = 0; i < n && i + 1 < len; i++)
-		args[i] = raw[i] == '\0'	    ? ' ' :
-		    raw[i] < 0x20 || raw[i] == 0x7f ? '?' :
-						      (char)raw[i];
+		args[i] = raw[i] == '\0' ? ' ' : (char)raw[i];
 	args[i] = '\0';
 }
 

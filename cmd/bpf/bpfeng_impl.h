@@ -14,6 +14,7 @@
 #include "bpfeng.h"
 #include "bpfeng_abi.h"
 #include "exec_gate.h"
+#include "proc_guard.h"
 
 struct bpfeng_bpf;
 struct bpf_link;
@@ -151,8 +152,7 @@ struct bpfeng {
 	pid_t child;		  /* a started command */
 	bool child_released;	  /* its exec not followed */
 	int child_fd;		  /* its pidfd */
-	int guard_fd;		  /* its guard's pipe (bpfeng_guard.c) */
-	bool guard_dismissed;	  /* told to go: it exits as the run ends */
+	struct proc_guard guard;  /* its guard (bpfeng_guard.c) */
 	pid_t starting;	      /* the command, until its first image's record */
 	uint64_t starting_ns; /* when it was let go to its exec */
 	int start_err;	      /* why it could not be announced, or 0 */
@@ -270,11 +270,11 @@ int eng_adopt_process(struct bpfeng *eng, pid_t pid);
 void eng_reap_child(struct bpfeng *eng, bool wait);
 void eng_kill_child(struct bpfeng *eng);
 /*
- * The guard that kills the started command if cputrack dies without
- * letting it go (bpfeng_guard.c); dismissed when the command ends or is
- * let go.
+ * The guard that kills the started command pid (and with -f the
+ * processes below it) if cputrack dies without letting it go
+ * (bpfeng_guard.c); dismissed when the command ends or is let go.
  */
-int eng_guard_start(struct bpfeng *eng);
+int eng_guard_start(struct bpfeng *eng, pid_t pid);
 void eng_guard_dismiss(struct bpfeng *eng);
 /* Dismissed if it was not, and gone: nothing of the run outlives it. */
 void eng_guard_gone(struct bpfeng *eng);

@@ -174,7 +174,7 @@ bpfeng_start(struct bpfeng *eng, char *const argv[], char *why, size_t whylen)
 	pid = c.pid;
 	watch_child(eng);
 	*eng->command_pid = (uint32_t)pid;
-	if ((!guarded && eng_guard_start(eng) != 0) ||
+	if ((!guarded && eng_guard_start(eng, pid) != 0) ||
 	    eng_track_proc(eng, pid,
 		(eng->flags & BPFENG_FOLLOW_START_EXEC) ?
 		    BPFENG_PROC_FOLLOW_EXEC :

@@ -13,6 +13,7 @@
 
 #include "caps.h"
 #include "out_json.h"
+#include "safename.h"
 
 #define WRAP_AT	     76
 #define EVENT_INDENT 17
@@ -92,7 +93,9 @@ print_wrapped(void *arg, const char *name)
 		fprintf(n->out, "\n%*s", EVENT_INDENT, "");
 		n->col = EVENT_INDENT;
 	}
-	fprintf(n->out, "%s ", name);
+	/* A name from sysfs or tracefs, made inert. */
+	safename_fputs(name, n->out);
+	fputc(' ', n->out);
 	n->col += len + 1;
 }
 
@@ -251,16 +254,15 @@ static void
 json_line(FILE *out, const char *event, const char *kind, const char *desc)
 {
 	struct out_json_obj o = { json_object(), true };
-	char *text;
+	struct out_buf b = { 0 };
 
 	out_json_put(&o, "name", out_json_text(event));
 	out_json_put(&o, "kind", out_json_text(kind));
 	out_json_put(&o, "description", out_json_text(desc));
-	text = o.ok ? json_dumps(o.json, JSON_COMPACT) : NULL;
-	json_decref(o.json);
-	if (text != NULL)
-		fprintf(out, "%s\n", text);
-	free(text);
+	out_json_emit(&o, &b);
+	if (!b.failed && b.data != NULL)
+		fprintf(out, "%s\n", b.data);
+	out_buf_free(&b);
 }
 
 static void
@@ -272,8 +274,13 @@ list_one(void *arg, const char *event, const char *kind, const char *desc)
 		return;
 	if (l->json)
 		json_line(l->out, event, kind, desc);
-	else
-		fprintf(l->out, "%s\t%s\t%s\n", event, kind, desc);
+	else {
+		/* Names and descriptions from sysfs or tracefs, made inert. */
+		safename_fputs(event, l->out);
+		fprintf(l->out, "\t%s\t", kind);
+		safename_fputs(desc, l->out);
+		fputc('\n', l->out);
+	}
 	l->n++;
 }
 

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Diagnostics for the commands, shared with libcpc's error handler.
+ * Diagnostics for the commands, shared with libcpc's error handler; a
+ * name a message quotes is made inert (safename.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
+#include "safename.h"
 
 static const char *progname = "cpctools";
 static bool debug;
@@ -46,31 +49,57 @@ diag_set_sink(void (*fn)(void *arg, const char *message), void *arg)
 	sink_arg = arg;
 }
 
-static void
-to_sink(const char *fn, const char *fmt, va_list ap)
+/*
+ * The message, made inert line by line (safename.h): a name it quotes
+ * (a command line, a cgroup) reaches the terminal with no control
+ * character; its own line ends stay. NULL: no memory.
+ */
+static char *
+inert_text(const char *fmt, va_list ap)
 {
-	char message[1024];
-	int n;
+	char *text, *safe, *line, *end;
+	size_t size, at = 0;
 
-	n = snprintf(message, sizeof(message), "%s: %s%s", progname,
-	    debug && fn != NULL ? fn : "", debug && fn != NULL ? ": " : "");
-	if (n >= 0 && (size_t)n < sizeof(message))
-		vsnprintf(message + n, sizeof(message) - (size_t)n, fmt, ap);
-	sink(sink_arg, message);
+	if (vasprintf(&text, fmt, ap) < 0)
+		return NULL;
+	size = 4 * strlen(text) + 1;
+	if ((safe = malloc(size)) == NULL) {
+		free(text);
+		return NULL;
+	}
+	for (line = text;; line = end + 1) {
+		if ((end = strchr(line, '\n')) != NULL)
+			*end = '\0';
+		at += safename(safe + at, size - at, line);
+		if (end == NULL)
+			break;
+		safe[at++] = '\n';
+	}
+	safe[at] = '\0';
+	free(text);
+	return safe;
 }
 
 void
 diag_errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
 {
+	const char *at = debug && fn != NULL ? fn : "";
+	const char *colon = debug && fn != NULL ? ": " : "";
+	char *text, *message;
+
 	(void)subcode;
-	if (sink != NULL) {
-		to_sink(fn, fmt, ap);
+	if ((text = inert_text(fmt, ap)) == NULL) {
+		fprintf(stderr, "%s: no memory available\n", progname);
 		return;
 	}
-	fprintf(stderr, "%s: ", progname);
-	if (debug && fn != NULL)
-		fprintf(stderr, "%s: ", fn);
-	vfprintf(stderr, fmt, ap);
+	if (sink == NULL) {
+		fprintf(stderr, "%s: %s%s%s", progname, at, colon, text);
+	} else if (asprintf(&message, "%s: %s%s%s", progname, at, colon,
+		       text) >= 0) {
+		sink(sink_arg, message);
+		free(message);
+	}
+	free(text);
 }
 
 void

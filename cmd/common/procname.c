@@ -22,8 +22,10 @@ proc_comm(pid_t pid, char *comm, size_t size)
 		n = read(fd, comm, size - 1);
 		close(fd);
 	}
+	/* The kernel ends it with a line feed; the name may hold others. */
+	if (n > 0 && comm[n - 1] == '\n')
+		n--;
 	comm[n > 0 ? n : 0] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
 }
 
 char *

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "out_buf.h"
+#include "safename.h"
 
 #define REPLACEMENT "\xef\xbf\xbd" /* U+FFFD in UTF-8 */
 
@@ -115,60 +116,44 @@ out_buf_printf(struct out_buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* The length of the well-formed UTF-8 sequence at s, or 0. */
-static size_t
-utf8_length(const unsigned char *s)
+/*
+ * Each byte of the n at p as \xNN (safename.h), its backslash escaped
+ * too where backslashes are (a label value's).
+ */
+static void
+escape_bytes(struct out_buf *b, const char *p, size_t n, bool backslashed)
 {
-	size_t n, i;
-	uint32_t c;
+	size_t i;
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		c = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		c = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		c = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	return n;
+	for (i = 0; i < n; i++)
+		out_buf_printf(b, "%s%02x", backslashed ? "\\\\x" : "\\x",
+		    (unsigned char)p[i]);
 }
 
 /*
- * Copy s as valid UTF-8, with the escape for the ASCII characters in
- * special: a backslash before them, or a quote before a quote (CSV).
+ * Copy s: as valid UTF-8, each bad byte U+FFFD (raw), or by the rule of
+ * safename.h (!raw), with the escape for the ASCII characters in special:
+ * a backslash before them, or a quote before a quote (csv).
  */
 static void
-copy_utf8(struct out_buf *b, const char *s, const char *special, bool csv)
+copy_text(
+    struct out_buf *b, const char *s, bool raw, const char *special, bool csv)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	size_t n;
+	uint32_t cp;
+	bool shown;
 
-	for (; *p != '\0'; p += n) {
-		if ((n = utf8_length(p)) == 0) {
+	for (; *s != '\0'; s += n) {
+		n = safename_char(s, &cp, &shown);
+		if (cp == SAFENAME_BAD && raw)
 			out_buf_add(b, REPLACEMENT, 3);
-			n = 1;
-		} else if (n == 1 && *p == '\n' && !csv) {
-			out_buf_add(b, "\\n", 2);
-		} else if (n == 1 && strchr(special, *p) != NULL) {
+		else if (!shown && !raw)
+			escape_bytes(b, s, n, strchr(special, '\\') != NULL);
+		else if (n == 1 && strchr(special, *s) != NULL) {
 			out_buf_add(b, csv ? "\"" : "\\", 1);
-			out_buf_add(b, p, 1);
-		} else {
-			out_buf_add(b, p, n);
-		}
+			out_buf_add(b, s, 1);
+		} else
+			out_buf_add(b, s, n);
 	}
 }
 
@@ -176,7 +161,14 @@ void
 out_buf_utf8(struct out_buf *b, const char *s)
 {
 	out_buf_add(b, "", 0);
-	copy_utf8(b, s, "", true);
+	copy_text(b, s, true, "", true);
+}
+
+void
+out_buf_safe(struct out_buf *b, const char *s)
+{
+	out_buf_add(b, "", 0);
+	copy_text(b, s, false, "", false);
 }
 
 void
@@ -188,17 +180,63 @@ out_buf_csv(struct out_buf *b, const char *s)
 void
 out_buf_csv_sep(struct out_buf *b, const char *s, char sep)
 {
-	if (strpbrk(s, ",\"\r\n") == NULL && strchr(s, sep) == NULL) {
-		copy_utf8(b, s, "", true);
+	/* Line ends are escaped: only a separator or a quote needs quotes. */
+	if (strchr(s, '"') == NULL && strchr(s, sep) == NULL) {
+		copy_text(b, s, false, "", true);
 		return;
 	}
 	out_buf_add(b, "\"", 1);
-	copy_utf8(b, s, "\"", true);
+	copy_text(b, s, false, "\"", true);
 	out_buf_add(b, "\"", 1);
 }
 
 void
 out_buf_label(struct out_buf *b, const char *s)
 {
-	copy_utf8(b, s, "\\\"", false);
+	copy_text(b, s, false, "\\\"", false);
+}
+
+/* Whether the text at s holds a character that JSON leaves raw and a terminal
+ * acts on. */
+static bool
+json_has_raw(const char *s)
+{
+	uint32_t cp;
+	bool shown;
+
+	while (*s != '\0') {
+		s += safename_char(s, &cp, &shown);
+		if (!shown && cp != SAFENAME_BAD)
+			return true;
+	}
+	return false;
+}
+
+void
+out_buf_json_inert(struct out_buf *b, size_t from)
+{
+	struct out_buf raw = { 0 };
+	const char *s;
+	uint32_t cp;
+	size_t n;
+	bool shown;
+
+	if (b->failed || b->data == NULL || from >= b->len ||
+	    !json_has_raw(b->data + from))
+		return;
+	out_buf_add(&raw, b->data + from, b->len - from);
+	if (raw.failed) {
+		b->failed = true;
+		return;
+	}
+	b->len = from;
+	/* Such a character is never structural: it is in a string. */
+	for (s = raw.data; *s != '\0'; s += n) {
+		n = safename_char(s, &cp, &shown);
+		if (!shown && cp != SAFENAME_BAD)
+			out_buf_printf(b, "\\u%04x", (unsigned)cp);
+		else
+			out_buf_add(b, s, n);
+	}
+	out_buf_free(&raw);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A growable byte buffer that a record is rendered into, and the text
- * escapes the machine formats share: every string they carry is valid
- * UTF-8, whatever bytes it came from.
+ * escapes the formats share: every string they carry is valid UTF-8,
+ * whatever bytes it came from, and every name is inert (safename.h).
  */
 #ifndef OUT_BUF_H
 #define OUT_BUF_H
@@ -33,12 +33,29 @@ void out_buf_printf(struct out_buf *b, const char *fmt, ...)
  */
 void out_buf_utf8(struct out_buf *b, const char *s);
 
-/* s as one RFC 4180 field: quoted when it holds a comma, quote or line end. */
+/* s by the rule of safename.h: what a terminal may be shown. */
+void out_buf_safe(struct out_buf *b, const char *s);
+
+/*
+ * s by the rule of safename.h, as one RFC 4180 field: quoted when it
+ * holds a comma or a quote (a line end is escaped).
+ */
 void out_buf_csv(struct out_buf *b, const char *s);
 /* The same, quoted when it holds sep too. */
 void out_buf_csv_sep(struct out_buf *b, const char *s, char sep);
 
-/* s as an OpenMetrics label value, without the quotes. */
+/*
+ * s by the rule of safename.h, as an OpenMetrics label value, without
+ * the quotes: the backslash of an escape is escaped too, so that the
+ * value read back holds the escape's text.
+ */
 void out_buf_label(struct out_buf *b, const char *s);
+
+/*
+ * The JSON text from b's offset from on, with each character that
+ * safename.h would escape and JSON leaves raw (DEL, C1, the
+ * bidirectional controls, U+2028, U+2029) written as \uXXXX.
+ */
+void out_buf_json_inert(struct out_buf *b, size_t from);
 
 #endif /* OUT_BUF_H */

@@ -67,7 +67,7 @@ separate(const struct out_run *run, struct out_buf *b, size_t from)
 			b->data[i] = sep;
 }
 
-/* One field: quoted when it holds the separator, a quote or a line end. */
+/* One field: quoted when it holds the separator or a quote. */
 static void
 field(const struct out_run *run, struct out_buf *b, const char *s)
 {

@@ -3,7 +3,9 @@
  * JSON Lines, schema 2, one object a line, built and written by jansson,
  * so the text is always valid JSON in UTF-8: strings from outside (exec
  * arguments, the host name) are made valid UTF-8 first, each bad byte
- * becoming U+FFFD.
+ * becoming U+FFFD, and a control character or bidirectional control in
+ * them is written \uXXXX (jansson's own for C0, out_buf_json_inert's for
+ * the rest), so that no name reaches a terminal raw.
  *
  * The head:
  *   {"schema":"cpctools","version":2,"tool":T,"tool_version":V,
@@ -114,11 +116,15 @@ append(const char *data, size_t size, void *arg)
 void
 out_json_emit(struct out_json_obj *o, struct out_buf *b)
 {
+	size_t from = b->len;
+
 	if (!o->ok ||
 	    json_dump_callback(o->json, append, b,
 		JSON_COMPACT | JSON_REAL_PRECISION(15)) != 0)
 		b->failed = true;
 	json_decref(o->json);
+	/* jansson escapes C0 only: names are made inert (safename.h). */
+	out_buf_json_inert(b, from);
 }
 
 /*

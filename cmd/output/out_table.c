@@ -225,17 +225,6 @@ scaled_comment(const struct out_run *run, struct out_buf *b,
 	}
 }
 
-/* A cgroup's name, on the row's one line: control characters as '?'. */
-static void
-name_out(struct out_buf *b, const char *name)
-{
-	const char *c;
-
-	for (c = name; *c != '\0'; c++)
-		out_buf_add(
-		    b, (unsigned char)*c < 0x20 || *c == 0x7f ? "?" : c, 1);
-}
-
 /*
  * The comment at the end of a row of counts: its set, what a gap row
  * holds, what is amiss, and with --metrics the derived metrics.
@@ -257,7 +246,7 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	/* A total's comment follows its last value's space, as it did. */
 	out_buf_str(b, row->ncpus >= 0 && row->unit == NULL ? "# " : " # ");
 	if (named) {
-		name_out(b, row->comm);
+		out_buf_safe(b, row->comm);
 		out_buf_str(b, several ? "; " : "");
 	}
 	if (several)
@@ -324,9 +313,11 @@ marker(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	prefix(run, b, row, t);
 	if (run->cfg.tsc)
 		out_buf_printf(b, "%9s ", "");
-	if (row->args != NULL)
-		out_buf_printf(b, "%9s %9s # '%s'\n", "", "", row->args);
-	else
+	if (row->args != NULL) {
+		out_buf_printf(b, "%9s %9s # '", "", "");
+		out_buf_safe(b, row->args);
+		out_buf_str(b, "'\n");
+	} else
 		out_buf_printf(b, "%9s %9s # %d\n", "", "", (int)row->child);
 }
 

@@ -22,8 +22,9 @@ teardown() {
 # cgroup_sum NAME [LABEL]: the sum of the rows (cgroup and rmdir, or
 # LABEL) of cgroup NAME (as the rows' comment names it).
 cgroup_sum() {
-	awk -v name="$1" -v label="${2:-}" '
-	    $2 != 0 || $NF != name { next }
+	# The name from the environment: awk -v would read its backslashes.
+	name=$1 awk -v label="${2:-}" '
+	    $2 != 0 || $NF != ENVIRON["name"] { next }
 	    label == "" && ($4 == "cgroup" || $4 == "rmdir") { s += $5 }
 	    label != "" && $4 == label { s += $5 }
 	    END { print s + 0 }' "$T/out"
@@ -278,18 +279,25 @@ folded_served() {
 	[ "$output" = "cputrack: --for-each-cgroup counts every process of the cgroups: it needs CAP_SYS_PTRACE (root has it)" ]
 }
 
-@test "--for-each-cgroup: a cgroup's name keeps its row on one line, control characters shown as ?" {
-	mkdir "$CG/tab$(printf '\t')name"
+@test "--for-each-cgroup: a cgroup's name keeps its row on one line, its controls, bidirectional controls and bad bytes escaped" {
+	local name shown
+	# A tab, a screen clear, CSI as C1, a right-to-left override, a
+	# byte not UTF-8.
+	name=$(printf 'tab\tname\033[2J\302\233\342\200\256\377')
+	shown='tab\x09name\x1b[2J\xc2\x9b\xe2\x80\xae\xff'
+	mkdir "$CG/$name"
 	gated t 1 5
-	moved t "$CG/tab$(printf '\t')name"
+	moved t "$CG/$name"
 	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
 	    -c "$WRITE"
 	open_gate t
-	until_sum "/$NAME/tab?name" 5
+	until_sum "/$NAME/$shown" 5
 	kill -TERM "$CPID"
 	wait_cputrack
 	[ "$status" -eq 0 ]
-	grep -q "cgroup .*# /$NAME/tab?name\$" "$T/out"
+	grep -qF "cgroup" "$T/out"
+	grep -qF "# /$NAME/$shown" "$T/out"
+	python3 "$SOURCE_DIR/tests/cli/inert_check.py" "$T/out"
 }
 
 # churn N: cgroups made under $CG/churn, each new to the run as a shell
@@ -312,6 +320,16 @@ churned() {
 	[ "$(cat "$T/churning" 2>/dev/null)" -ge "$1" ] 2>/dev/null
 }
 
+# churned_past N: until the churn has made N cgroups, each hundred
+# within the bound of a wait: a busy machine churns slowly, which is the
+# test's own pace, not the run's, and only a churn that stops is a hang.
+churned_past() {
+	local n
+	for n in $(seq 100 100 "$1"); do
+		wait_for churned "$n" || return 1
+	done
+}
+
 @test "--for-each-cgroup: 2,000 idle cgroups and cgroups made, counted and removed by the hundred do not stop the counting; a cgroup made meanwhile gets its rows; SIGINT, SIGTERM or SIGHUP in the churn ends the run with its totals" {
 	mkdir "$CG/idle" "$CG/churn"
 	(cd "$CG/idle" && seq 2000 | xargs mkdir)
@@ -320,15 +338,17 @@ churned() {
 		rm -f "$T/stop" "$T/churning" "$T/out" "$T/err"
 		mkdir "$CG/later$sig"
 		# The default depth, 3, takes in $CG/idle/N and $CG/churn/N.
-		start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" \
-		    -T 0.2 -c "$WRITE"
+		# The run lasts as long as the churn takes: a busy machine's
+		# pace, not the run's, so its bound is the test's own.
+		CT_TIMEOUT=600 start_cputrack_until ' cgroup ' -D \
+		    --for-each-cgroup="/$NAME" -T 0.2 -c "$WRITE"
 		# Their names come as they are made: no walk of the directory.
 		grep -q "^cputrack: cgroups: named as they are made" "$T/err"
 		churn 100000 &
 		churner=$!
 		ct_bg "$churner"
-		# A thousand made and removed before the next cgroup is made.
-		wait_for churned 1000
+		# Three hundred made and removed before the next cgroup is made.
+		churned_past 300
 		gated "later$sig" 1 50
 		moved "later$sig" "$CG/later$sig"
 		open_gate "later$sig"

@@ -189,3 +189,71 @@ cputrack: failed to capture pid $root_pid
 cputrack: pid $root_pid belongs to another user (uid 0): only that user or root may count it" ]
 	assert_free "$root_pid"
 }
+
+# nobody_tree: $CAPDIR/tree.sh, as fault_injection.bats's tree_command
+# makes it: a child that execs $CAPDIR/sleeper and a child shell that
+# makes one more; "made" once it has started them.
+nobody_tree() {
+	cp /bin/sleep "$CAPDIR/sleeper"
+	cat >"$CAPDIR/tree.sh" <<EOF
+#!/bin/sh
+"$CAPDIR/sleeper" 1001 &
+sh -c '"\$0" 1002 & wait' "$CAPDIR/sleeper" &
+echo made
+wait
+EOF
+	chmod 0755 "$CAPDIR/sleeper" "$CAPDIR/tree.sh"
+}
+
+# both_sleepers: whether $CAPDIR/sleeper runs twice, the tree's two.
+both_sleepers() {
+	[ "$(pgrep -fc "^$CAPDIR/sleeper")" -eq 2 ]
+}
+
+# The copy of cputrack nobody runs under the engine of this pass, with
+# the capabilities it needs: cap_perfmon (ptrace), cap_bpf,cap_perfmon
+# (the BPF engine); KILLED_CT, and its engine in KILLED_ENG.
+nobody_engine() {
+	KILLED_CT=$CAPDIR/cputrack
+	KILLED_ENG=--engine=ptrace
+	if [ "$ENGINE" = bpf ]; then
+		mkdir -p -m 0755 "$CAPDIR/bpf"
+		cp "$BIN" "$CAPDIR/bpf/cputrack"
+		chmod 0755 "$CAPDIR/bpf/cputrack"
+		setcap cap_bpf,cap_perfmon+ep "$CAPDIR/bpf/cputrack" 2>/dev/null ||
+			skip "setcap knows no cap_bpf here"
+		KILLED_CT=$CAPDIR/bpf/cputrack
+		KILLED_ENG=--engine=bpf
+	fi
+}
+
+@test "nobody's cputrack SIGKILLed: with -f the command and every process it made die; without, the command, and what it made runs on" {
+	local f p cmd tree follow
+	nobody_engine
+	nobody_tree
+	for f in -f ""; do
+		follow=()
+		[ -z "$f" ] || follow=("$f")
+		bg_until '^made$' setpriv --reuid=nobody --regid=nogroup \
+		    --clear-groups "$KILLED_CT" "$KILLED_ENG" "${follow[@]}" \
+		    -T 0.1 -c task-clock "$CAPDIR/tree.sh"
+		# The command, cputrack's child (setpriv exec'd it).
+		cmd=$(pgrep -P "$CPID" || true)
+		[ -n "$cmd" ] || { cat "$T/out" "$T/err"; false; }
+		wait_for both_sleepers
+		tree=$(pgrep -f "^$CAPDIR/sleeper")
+		kill -KILL "$CPID"
+		wait "$CPID" || true
+		gone "$cmd"
+		for p in $tree; do
+			if [ -n "$f" ]; then
+				gone "$p"
+			else
+				ct_bg "$p"
+				running "$p"
+				[ "$(proc_state "$p")" != T ]
+				end_bg "$p" KILL
+			fi
+		done
+	done
+}

@@ -28,6 +28,18 @@ wl_own() {
 	echo "$T/$1"
 }
 
+# wl_named NAME: workload NAME through a link in this test's own
+# directory under a name of its own: WL_PATH, and its name WL_NAME. The
+# process's name (the link's first 15 bytes) is then this test's alone:
+# a view of the whole machine, where another test may run the same
+# workload beside this one, shows it by that name and no other's.
+wl_named() {
+	WL_NAME=$(printf 'w%s_%s_%s' "$$" "${BATS_TEST_NUMBER:-0}" "$1" |
+	    cut -c1-15)
+	WL_PATH=$T/$WL_NAME
+	ln -sf "$(realpath "$W/$1")" "$WL_PATH"
+}
+
 # descendants PID: the processes below PID, deepest last.
 descendants() {
 	local c
@@ -417,12 +429,13 @@ show_stuck() {
 }
 
 # start_cputrack_until PATTERN [cputrack args...]: bg_until with cputrack
-# under a timeout, with default SIGINT/SIGQUIT (see below). timeout runs in
-# its foreground mode, where it passes a signal to cputrack alone, not to
-# its process group, which holds a command that cputrack started.
+# under a timeout (CT_TIMEOUT s, by default 120, as ct_run's), with default
+# SIGINT/SIGQUIT (see below). timeout runs in its foreground mode, where it
+# passes a signal to cputrack alone, not to its process group, which holds
+# a command that cputrack started.
 start_cputrack_until() {
 	local pattern=$1
 	shift
-	bg_until "$pattern" timeout --foreground -k 5 120 \
+	bg_until "$pattern" timeout --foreground -k 5 "${CT_TIMEOUT:-120}" \
 	    env --default-signal=INT,QUIT "$CT" "$@"
 }

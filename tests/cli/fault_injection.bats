@@ -62,6 +62,60 @@ bg_cputrack_until() {
 	wait_for not pgrep -f "$prog 100000 10"
 }
 
+# tree_command: $T/tree.sh, a command that makes a tree of its own: a
+# child that execs $T/sleeper (a copy of sleep(1), so that its path is
+# this test's alone), and a child shell that makes one more; each exec
+# lets a process go under -f without -e. It says "made" once it has
+# started them.
+tree_command() {
+	cp /bin/sleep "$T/sleeper"
+	cat >"$T/tree.sh" <<EOF
+#!/bin/sh
+"$T/sleeper" 1001 &
+sh -c '"\$0" 1002 & wait' "$T/sleeper" &
+echo made
+wait
+EOF
+	chmod 0755 "$T/sleeper" "$T/tree.sh"
+}
+
+# both_sleepers DIR: whether DIR/sleeper runs twice, its tree's two.
+both_sleepers() {
+	[ "$(pgrep -fc "^$1/sleeper")" -eq 2 ]
+}
+
+# killed_tree ARGS...: cputrack ARGS $T/tree.sh, SIGKILLed once the tree
+# is made; sets CMD (the command's pid) and TREE_PIDS (the sleepers').
+killed_tree() {
+	tree_command
+	bg_cputrack_until '^made$' "$@" -T 0.1 -c "$WRITE" "$T/tree.sh"
+	CMD=$(children_of "$CPID")
+	wait_for both_sleepers "$T"
+	TREE_PIDS=$(pgrep -f "^$T/sleeper")
+	kill -KILL "$CPID"
+	wait "$CPID" || true
+}
+
+@test "cputrack SIGKILLed, -f: the command and every process it made die, those let go at an exec too" {
+	local p
+	killed_tree -f
+	wait_dead "$CMD"
+	for p in $TREE_PIDS; do
+		wait_dead "$p"
+	done
+}
+
+@test "cputrack SIGKILLed, no -f: the command dies; the processes it made run on, not stopped" {
+	local p
+	killed_tree
+	wait_dead "$CMD"
+	for p in $TREE_PIDS; do
+		ct_bg "$p"
+		running "$p"
+		[ "$(proc_state "$p")" != T ]
+	done
+}
+
 # The guards of the BPF engine (comm cputrack-guard) whose command line
 # holds $1.
 guards_of() {

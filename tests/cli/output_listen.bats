@@ -22,7 +22,8 @@ teardown() {
 
 # start_cpustat FUNCTION [HOST]: FUNCTION (which execs cpustat, listening
 # on HOST, 127.0.0.1 by default, port $PORT) in the background, once the
-# CPUs are free, and again if a cpustat elsewhere took one first; until
+# CPUs are free, and again if a cpustat elsewhere took one first, or
+# another test the port (chosen free, then taken before the bind); until
 # /metrics answers. CSPID is cpustat's pid.
 start_cpustat() {
 	local try
@@ -33,7 +34,7 @@ start_cpustat() {
 		ct_bg "$CSPID"
 		wait_while "$CSPID" curl -sf -o /dev/null \
 		    "http://${2:-127.0.0.1}:$PORT/metrics" || true
-		if ! grep -q 'Resource temporarily unavailable' "$T/err"; then
+		if ! grep -q 'Resource temporarily unavailable\|Address already in use' "$T/err"; then
 			curl -sf "http://${2:-127.0.0.1}:$PORT/metrics" >/dev/null && return 0
 			break
 		fi
@@ -572,16 +573,46 @@ password_metric() {
 }
 
 # guess ADDRESS N: a client that sends wrong passwords from ADDRESS, N
-# connections at a time, again and again, until $T/stop is made.
+# connections at a time, again and again, each a password not tried
+# before (one tried before is refused from memory, with no check), until
+# $T/stop is made.
 guess() {
-	local i
+	local i n
 	for i in $(seq "$2"); do
+		n=0
 		while [ ! -e "$T/stop" ]; do
-			curl -s -o /dev/null --interface "$1" -u "prom:guess$i" \
-			    "http://127.0.0.1:$PORT/metrics"
+			n=$((n + 1))
+			curl -s -o /dev/null --interface "$1" \
+			    -u "prom:guess$1.$i.$n" "http://127.0.0.1:$PORT/metrics"
 		done &
 	done
 	wait
+}
+
+@test "--web-config: a FIFO is refused at once, not waited on; a private key every user may read is refused; one its group may read is taken" {
+	local port
+	port=$(free_port)
+	mkfifo "$T/web.fifo"
+	# Nothing writes the FIFO: an open that waited would wait for ever.
+	run timeout 60 "$CS" --listen=127.0.0.1:"$port" --web-config="$T/web.fifo" \
+	    --output=/dev/null -c task-clock 0.1 1
+	[ "$status" -eq 1 ]
+	[ "$output" = "cpustat: --web-config '$T/web.fifo': the file '$T/web.fifo' is not a regular file" ]
+	command -v openssl >/dev/null || skip "openssl is not installed"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 \
+	    -nodes -keyout "$T/server.key" -out "$T/server.crt" -subj /CN=localhost \
+	    -days 1 2>/dev/null
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' \
+	    >"$T/tls.yml"
+	chmod 644 "$T/tls.yml" "$T/server.key"
+	run timeout 60 "$CS" --listen=127.0.0.1:"$port" --web-config="$T/tls.yml" \
+	    --output=/dev/null -c task-clock 0.1 1
+	[ "$status" -eq 1 ]
+	[ "$output" = "cpustat: --web-config '$T/tls.yml': line 3: key_file '$T/server.key' may be read by every user: chmod o-r it" ]
+	chmod 640 "$T/server.key"
+	run timeout 60 "$CS" --listen=127.0.0.1:"$port" --web-config="$T/tls.yml" \
+	    --output=/dev/null -c task-clock 0.1 1
+	[ "$status" -eq 0 ]
 }
 
 @test "--web-config users: a password that passed is let in at once while 40 clients send wrong ones; the checks are counted; wrong and unknown users 401" {

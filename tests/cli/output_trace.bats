@@ -127,6 +127,22 @@ sums_are() {
 	[ "$(dig C "process total" | cut -f3)" = "$WRITE=120" ]
 }
 
+@test "cut short by SIGKILL: the trace written so far still opens, its array left open as the viewers take it" {
+	# wl_steps: its first step counted and written, then cputrack killed.
+	gate_open
+	CT_STDIN=$T/gate start_cputrack_until '"name":"lwp 1","ph":"C"' \
+	    --format=trace -T 0.1 -c "$WRITE" "$W/wl_steps" 3 10
+	gate_send w
+	wait_sums 10
+	kill -KILL "$CPID"
+	wait_cputrack
+	# Not closed: the array is open, as a run cut short leaves it.
+	[ "$(tail -c 2 "$T/out" | tr -d '\n')" != "]" ]
+	"$PY" "$CHECK" --cut "$T/out" --digest "$T/dig"
+	[ "$(dig C "lwp 2" | awk -F'\t' '{ sub(/.*=/, "", $3); s += $3 }
+	    END { print s }')" -eq 10 ]
+}
+
 @test "-f: each fork marked with its child, each child a process with its totals" {
 	ct_both -f -T 60 -c "$WRITE" "$W/wl_forktree" 1 2 5
 	local parent child

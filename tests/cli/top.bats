@@ -185,6 +185,23 @@ proc_field() {
 	[ "$(quit_status)" -eq 130 ]
 }
 
+@test "in a terminal: + and - refresh less or more often, never more often than it counts" {
+	in_terminal "$CT" --top -T 0.3 -c task-clock "$W/ct_steady" 1 50 50 0
+	wait_screen 'refresh 0.3 s \(counted every 0.3 s\)'
+	keys +
+	wait_screen 'refresh 0.6 s \(counted every 0.3 s\)'
+	keys + +
+	wait_screen 'refresh 1.2 s \(counted every 0.3 s\)'
+	keys - - -
+	wait_screen 'refresh 0.3 s \(counted every 0.3 s\)'
+	# Never below the counting interval: two more, then r, which
+	# redraws once they are taken.
+	keys - - r
+	wait_screen '^sorted by task-clock, lowest first$'
+	screen_has 'refresh 0.3 s \(counted every 0.3 s\)'
+	[ "$(quit_status)" -eq 130 ]
+}
+
 @test "cputop -b: the whole machine, every process, pid 1 and one of the test's" {
 	"$BUILD_DIR/cmd/cputrack" --engine=bpf -c task-clock true \
 	    >/dev/null 2>"$T/why" ||
@@ -426,14 +443,17 @@ none_traced() {
 }
 
 @test "cputop with no target, counted from outside: a process's exact totals, its threads' last counts read at their end" {
-	start_gated steps "$W/wl_steps" 2 10
+	# A name of the test's own: other tests run wl_steps beside it, and
+	# their ended lines would be folded with its.
+	wl_named wl_steps
+	start_gated steps "$WL_PATH" 2 10
 	threads "$TPID" 3
 	# The ptrace engine traces only a target: every process is counted
 	# from outside.
 	"$TOP" --engine=ptrace -b -T 1 -c "$WRITE" >"$T/out" 2>"$T/err" &
 	CPID=$!
 	ct_bg "$CPID"
-	wait_rows_until "\$1 == $TPID && \$3 == 3 && \$NF == \"wl_steps\" { f = 1; exit } END { exit !f }"
+	wait_rows_until "\$1 == $TPID && \$3 == 3 && \$NF == \"$WL_NAME\" { f = 1; exit } END { exit !f }"
 	grep -q ' engine scan ' "$T/out"
 	printf w >&"$GATE"
 	wait_rows_until "\$1 == $TPID && \$4 ~ /\\/s\$/ && \$4 + 0 > 0 { f = 1; exit } END { exit !f }"
@@ -445,7 +465,7 @@ none_traced() {
 	[ "$status" -eq 0 ] || { echo "status $status"; cat "$T/err"; false; }
 	last_block "$T/out" >"$T/totals"
 	grep -q 'totals since the start' "$T/totals"
-	[ "$(proc_field wl_steps 4 <"$T/totals")" = 40 ] || { cat "$T/totals"; false; }
+	[ "$(proc_field "$WL_NAME" 4 <"$T/totals")" = 40 ] || { cat "$T/totals"; false; }
 }
 
 @test "refused: no terminal without -b, -b without --top, --top with rows' options" {

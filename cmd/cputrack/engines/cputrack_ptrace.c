@@ -25,6 +25,7 @@
 #include "cputrack_track.h"
 #include "diag.h"
 #include "fdlimit.h"
+#include "proc_guard.h"
 #include "procname.h"
 #include "startup.h"
 
@@ -49,6 +50,7 @@ struct ptrace_run {
 				    joined to it */
 	LIST_HEAD(, tlwp) lwps;	 /* the LWPs counting now */
 	struct track_batch last; /* their last ticks */
+	struct proc_guard guard; /* -f: the command's tree's, see guard() */
 };
 
 static struct ptrace_run *
@@ -380,6 +382,8 @@ cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 
 	(void)pid;
 	track_exit(&p->base, &who, status);
+	if (pctx == run_of(p->base.ct)->root)
+		proc_guard_dismiss(&run_of(p->base.ct)->guard);
 }
 
 /* Whether the exec is followed; an exec not followed is said. */
@@ -408,7 +412,18 @@ cb_exec(pctx_t *pctx, pid_t pid, id_t lwpid, char *cmd, void *arg)
 	/* The named threads end with their image, as at their exit. */
 	if (p->base.ct->opt.ntids != 0)
 		return pctx_let_go(pctx);
-	return follows_exec(p, args) ? 0 : -1;
+	if (follows_exec(p, args))
+		return 0;
+	/*
+	 * Not followed, the command runs on, and so does what it made; a
+	 * process it made goes on being of its tree, untraced: its guard
+	 * takes it, stopped here at its exec.
+	 */
+	if (pctx == run_of(p->base.ct)->root)
+		proc_guard_dismiss(&run_of(p->base.ct)->guard);
+	else
+		proc_guard_add(&run_of(p->base.ct)->guard, pid);
+	return -1;
 }
 
 static int track_setup(struct cputrack *ct, pctx_t *pctx);
@@ -524,6 +539,7 @@ ptrace_let_go(struct cputrack *ct)
 	if (run == NULL)
 		return;
 	pctx_release(run->root);
+	proc_guard_gone(&run->guard);
 	track_batch_free(&run->last);
 	free(run);
 	ct->engine_state = NULL;
@@ -606,6 +622,31 @@ capture_target(struct cputrack *ct)
 	return rc;
 }
 
+/*
+ * -f: PTRACE_O_EXITKILL kills what is traced when cputrack dies, but a
+ * process made with -f and let go at its exec (not followed, without -e)
+ * is traced no more, and once EXITKILL has ended its parent it is no
+ * longer below the command: the guard (proc_guard.h) is handed each such
+ * process as it is let go (cb_exec), and kills it and what is below it,
+ * and the command's tree, as the BPF engine's does.
+ */
+static int
+guard(struct cputrack *ct, pid_t pid)
+{
+	int fd = proc_guard_open(pid), rc = 0;
+
+	if (fd < 0)
+		return 0;
+	if (proc_guard_start(&run_of(ct)->guard, fd, pid, true) != 0) {
+		diag(NULL, "cannot start the guard of program '%s': %s\n",
+		    ct->opt.command[0], strerror(errno));
+		(void)kill(pid, SIGKILL);
+		rc = -1;
+	}
+	close(fd);
+	return rc;
+}
+
 static int
 start_target(struct cputrack *ct)
 {
@@ -625,6 +666,8 @@ start_target(struct cputrack *ct)
 		return -1;
 	}
 	startup_started("command's fork and exec");
+	if (o->follow_fork && guard(ct, pctx_pid(run_of(ct)->root)) != 0)
+		return -1;
 	return track_proc(ct, run_of(ct)->root);
 }
 
@@ -733,6 +776,7 @@ ptrace_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		return 1;
 	}
 	LIST_INIT(&run->lwps);
+	proc_guard_init(&run->guard);
 	ct->engine_state = run;
 	return 0;
 }

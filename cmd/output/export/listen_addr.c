@@ -17,7 +17,12 @@
 #include "diag.h"
 #include "listen_addr.h"
 
-#define LISTEN_BACKLOG 64
+/*
+ * Connections the kernel holds until they are taken: a crowd that
+ * connects at once must not make it drop a scraper's (it would try again
+ * only a second later); the kernel caps it (net.core.somaxconn).
+ */
+#define LISTEN_BACKLOG 4096
 
 /* Split ADDR:PORT; host is "" for all addresses. 0, or -1. */
 static int

@@ -9,27 +9,38 @@
  * polls its epoll descriptor: every socket is non-blocking, so a slow client
  * holds no thread, only a connection.
  *
- * What a client can hold is bounded, so that no client, however slow and
- * however many its sockets, keeps another from being answered at once.
- * After each turn of the server, once the requests that came in have been
- * read (bounds_keep):
+ * What a client can hold is bounded, so that no crowd of clients, however
+ * slow and however many their sockets and addresses, keeps a scraper
+ * from being answered. After each turn of the server, once the requests
+ * that came in have been read (bounds_keep):
  *
  * - A connection is cut when its request has not come whole within
  *   OUT_HTTP_REQUEST_MS of its start or of its previous answer, or its
  *   answer has not been taken within OUT_HTTP_ANSWER_MS. libmicrohttpd's
  *   own timeout counts from the last byte, which a client that sends one
  *   byte now and then renews forever.
- * - A client (an IPv4 address, or an IPv6 /64) keeps OUT_HTTP_PER_CLIENT
- *   connections; beyond that its own are cut. All clients together keep
- *   a share of the descriptor limit (conn_limit); beyond that, those of
- *   the client that has the most are cut. Either way the one cut is the
- *   one that has gone longest without an answer in progress, and an
- *   answer is never cut in its first OUT_HTTP_BUSY_MS. So a newcomer is
- *   always let in: a scraper, which sends its request as it connects, is
- *   answered, and a client that holds connections loses its oldest
- *   instead of keeping the door shut, as a bound that refused newcomers
- *   would (libmicrohttpd's stops accepting; its own bound is only a
- *   backstop here).
+ * - A source keeps OUT_HTTP_PER_CLIENT connections (an IPv4 address, an
+ *   IPv6 /64); all clients together keep a share of the descriptor limit
+ *   (conn_limit), password checks from sources that never failed not
+ *   counted (the checker's places bound those, web_auth.h). Past a
+ *   bound, what costs the least to drop goes (conn_rank): a connection
+ *   that has sent no whole request in OUT_HTTP_GRACE_MS; then one idle
+ *   that long after its answer; then one younger, whose request may be
+ *   on its way; then one whose password waits for its check from a
+ *   source whose passwords failed before; then an answer older than
+ *   OUT_HTTP_BUSY_MS; among equals, that of a network (an IPv4 /24, an
+ *   IPv6 /48) that holds more than a quarter of all, then that of the
+ *   source that holds the most connections, the oldest first. Never cut are a
+ * connection accepted in the last turn (its request, sent as it connected, is
+ *   read in the next), a request that has just come whole, an answer
+ *   sent less than OUT_HTTP_GRACE_MS ago (its client may still be
+ *   reading it: a cut may lose it), and, but past its own source's
+ *   bound, a password check from a source that never failed: a scraper,
+ *   which sends its request as it connects, is answered, and a crowd
+ *   that holds connections loses its oldest instead of keeping the door
+ *   shut, as a bound that refused newcomers would (libmicrohttpd's stops
+ *   accepting, and closes what it accepts past its own bound,
+ *   OUT_HTTP_BACKSTOP times ours, a backstop only).
  * - A connection's request has OUT_HTTP_CONN_MEMORY bytes, and answers
  *   not yet taken OUT_HTTP_HELD_BYTES together (the first always goes):
  *   past that, 503.
@@ -63,21 +74,27 @@
 #include "listen_addr.h"
 #include "out_http_module.h"
 
-#define OUT_HTTP_PER_CLIENT	 4     /* connections of one client */
+#define OUT_HTTP_PER_CLIENT	 4     /* connections of one source */
+#define OUT_HTTP_NET_SHARE	 4     /* a network's share: a quarter of all */
 #define OUT_HTTP_FD_SHARE	 16    /* all clients: RLIMIT_NOFILE / 16, */
 #define OUT_HTTP_MIN_CONNECTIONS 8     /* at least 8, */
 #define OUT_HTTP_MAX_CONNECTIONS 256   /* at most 256 */
 #define OUT_HTTP_REQUEST_MS	 5000  /* to send a whole request */
 #define OUT_HTTP_ANSWER_MS	 10000 /* to take the whole answer */
 #define OUT_HTTP_BUSY_MS	 1000  /* an answer this young is not cut */
+#define OUT_HTTP_GRACE_MS	 250   /* for a first request to come */
 #define OUT_HTTP_IDLE_S		 10    /* libmicrohttpd's: no byte at all */
 #define OUT_HTTP_CONN_MEMORY	 16384 /* a connection's request buffers */
 #define OUT_HTTP_HELD_BYTES	 ((size_t)64 << 20)
 #define OUT_HTTP_TICK_MS	 250 /* deadlines are kept this closely */
+#define OUT_HTTP_BACKSTOP	 4   /* libmicrohttpd's bound: 4 times ours */
 
 #define CLIENT_LEN 16
 
-/* A client: the connections from one address (one IPv6 /64). */
+/*
+ * A client: the connections from one source (an IPv4 address, an IPv6
+ * /64), or from one network (an IPv4 /24, an IPv6 /48).
+ */
 struct client {
 	struct client *next;
 	unsigned char key[CLIENT_LEN];
@@ -88,18 +105,53 @@ struct client {
 /* A connection, as the bounds see it. */
 struct conn {
 	struct conn *prev, *next;
-	struct client *client;
+	struct client *client; /* its source */
+	struct client *net;    /* its network */
 	int fd;
+	uint64_t born;	   /* ms: accepted */
 	uint64_t since;	   /* ms: waiting, or answering, since */
 	uint64_t deadline; /* ms: cut then */
 	size_t held;	   /* bytes of its answer */
+	unsigned answers;  /* requests answered on it */
 	bool final;	   /* its answer holds the final counts */
+	bool judged;	   /* it has had a turn to send its request */
 	bool busy;	   /* a request is being answered */
 	bool cut;	   /* shut down, not yet closed */
 	struct MHD_Connection *mhd;
 	bool checking; /* suspended for its password check */
+	bool doubtful; /* ... from a source whose passwords failed */
 	int verdict;   /* the check's (web_auth.h), atomic */
 	int resumed;   /* the server's eventfd: a check is done */
+};
+
+/*
+ * What cutting a connection costs, least first (see the top of this
+ * file); RANK_KEEP: it is not cut. A password check from a source that
+ * never failed goes only past its own source's bound (own): a source
+ * has one such check at most, and the checker's places bound them all
+ * (web_auth.h), so that a crowd that churns its connections cannot push
+ * the scraper's check out.
+ */
+enum rank {
+	RANK_NO_REQUEST, /* has sent no whole request in OUT_HTTP_GRACE_MS */
+	RANK_IDLE,	 /* waits for its next request */
+	RANK_YOUNG,	 /* its first request may be on its way */
+	RANK_DOUBTFUL,	 /* its check, from a source that failed */
+	RANK_LATE,	 /* an answer older than OUT_HTTP_BUSY_MS */
+	RANK_CHECKING,	 /* its check, from a source that never failed */
+	RANK_KEEP,
+};
+
+/*
+ * The order of cutting: by rank, then that of a network over its share,
+ * then that of the source that holds the most connections, then the
+ * oldest first.
+ */
+struct ranked {
+	struct conn *k;
+	enum rank rank;
+	bool crowded;  /* its network holds more than its share */
+	unsigned held; /* its source's connections */
 };
 
 struct out_http {
@@ -116,10 +168,13 @@ struct out_http {
 	int taken;   /* eventfd: a final answer was taken whole */
 	int final;   /* atomic: the counts are final */
 	struct client *clients;
-	struct conn *conns; /* newest first */
-	unsigned live;	    /* connections not cut */
-	unsigned limit;	    /* live connections, all clients */
-	size_t held;	    /* bytes of answers not yet taken */
+	struct client *nets;
+	struct conn *conns;    /* newest first */
+	struct ranked *ranked; /* room for all, for bounds_keep */
+	size_t nranked;
+	unsigned live;	/* connections not cut */
+	unsigned limit; /* live connections, all clients */
+	size_t held;	/* bytes of answers not yet taken */
 };
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
@@ -229,64 +284,91 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Who a peer is, for its bound: its IPv4 address, or its IPv6 /64. */
+/*
+ * Who a peer is, for its bounds: its source (its IPv4 address, or its
+ * IPv6 /64) in key, its network (its IPv4 /24, or its IPv6 /48) in net.
+ */
 static void
-client_key(const struct sockaddr *sa, unsigned char key[CLIENT_LEN])
+client_key(const struct sockaddr *sa, unsigned char key[CLIENT_LEN],
+    unsigned char net[CLIENT_LEN])
 {
 	const struct sockaddr_in6 *six;
 	const struct sockaddr_in *four;
 
 	memset(key, 0, CLIENT_LEN);
+	memset(net, 0, CLIENT_LEN);
 	if (sa == NULL)
 		return;
 	if (sa->sa_family == AF_INET) {
 		four = (const struct sockaddr_in *)(const void *)sa;
 		memcpy(key, &four->sin_addr, 4);
 		key[CLIENT_LEN - 1] = 4;
+		memcpy(net, key, 3);
+		net[CLIENT_LEN - 1] = 24;
 	} else if (sa->sa_family == AF_INET6) {
 		six = (const struct sockaddr_in6 *)(const void *)sa;
 		if (IN6_IS_ADDR_V4MAPPED(&six->sin6_addr)) {
 			memcpy(key, &six->sin6_addr.s6_addr[12], 4);
 			key[CLIENT_LEN - 1] = 4;
+			memcpy(net, key, 3);
+			net[CLIENT_LEN - 1] = 24;
 		} else {
 			memcpy(key, &six->sin6_addr, 8);
 			key[CLIENT_LEN - 1] = 6;
+			memcpy(net, key, 6);
+			net[CLIENT_LEN - 1] = 48;
 		}
 	}
 }
 
-/* The client of a new connection's peer, made if it is new: or NULL. */
+/* The client of key in list, made if it is new: or NULL. */
 static struct client *
-client_get(struct out_http *h, struct MHD_Connection *c)
+client_get(struct client **list, const unsigned char key[CLIENT_LEN])
 {
-	const union MHD_ConnectionInfo *info;
-	unsigned char key[CLIENT_LEN];
 	struct client *cl;
 
-	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	client_key(info != NULL ? info->client_addr : NULL, key);
-	for (cl = h->clients; cl != NULL; cl = cl->next)
+	for (cl = *list; cl != NULL; cl = cl->next)
 		if (memcmp(cl->key, key, CLIENT_LEN) == 0)
 			return cl;
 	if ((cl = calloc(1, sizeof(*cl))) == NULL)
 		return NULL;
 	memcpy(cl->key, key, CLIENT_LEN);
-	cl->next = h->clients;
-	h->clients = cl;
+	cl->next = *list;
+	*list = cl;
 	return cl;
 }
 
 static void
-client_put(struct out_http *h, struct client *cl)
+client_put(struct client **list, struct client *cl)
 {
 	struct client **pp;
 
 	if (--cl->conns > 0)
 		return;
-	for (pp = &h->clients; *pp != cl; pp = &(*pp)->next)
+	for (pp = list; *pp != cl; pp = &(*pp)->next)
 		continue;
 	*pp = cl->next;
 	free(cl);
+}
+
+/* A new connection's source and network, made where new: 0 or -1. */
+static int
+conn_clients(struct out_http *h, struct MHD_Connection *c, struct conn *k)
+{
+	const union MHD_ConnectionInfo *info;
+	unsigned char key[CLIENT_LEN], net[CLIENT_LEN];
+
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	client_key(info != NULL ? info->client_addr : NULL, key, net);
+	if ((k->client = client_get(&h->clients, key)) == NULL)
+		return -1;
+	k->client->conns++;
+	if ((k->net = client_get(&h->nets, net)) == NULL) {
+		client_put(&h->clients, k->client);
+		return -1;
+	}
+	k->net->conns++;
+	return 0;
 }
 
 static struct conn *
@@ -323,58 +405,94 @@ conn_cut(struct out_http *h, struct conn *k)
 	}
 	k->cut = true;
 	k->client->live--;
+	k->net->live--;
 	h->live--;
 }
 
-/*
- * The connection of cl to cut: the one waiting longest for its password
- * check, or else the one that has gone longest without an answer in
- * progress, or with an answer older than OUT_HTTP_BUSY_MS; NULL if none
- * may go.
- */
-static struct conn *
-conn_victim(struct out_http *h, const struct client *cl, uint64_t now)
+static enum rank
+conn_rank(const struct conn *k, uint64_t now, bool own)
 {
-	struct conn *k, *v = NULL;
-
+	/* Accepted in the last turn: its request is read in the next. */
+	if (!k->judged)
+		return RANK_KEEP;
+	if (k->checking)
+		return k->doubtful ? RANK_DOUBTFUL :
+		    own		   ? RANK_CHECKING :
+				     RANK_KEEP;
+	if (k->busy)
+		return now - k->since >= OUT_HTTP_BUSY_MS ? RANK_LATE :
+							    RANK_KEEP;
 	/*
-	 * First those whose passwords are still to be checked: a flood of
-	 * guesses from the scraper's own address must not cut the scrape
-	 * whose password passed before.
+	 * Just answered: its client may still be reading the answer, which
+	 * a cut now may lose, as one in progress.
 	 */
-	for (k = h->conns; k != NULL; k = k->next)
-		if (!k->cut && k->client == cl && k->checking &&
-		    (v == NULL || k->since < v->since))
-			v = k;
-	if (v != NULL)
-		return v;
-	for (k = h->conns; k != NULL; k = k->next) {
-		if (k->cut || k->client != cl)
-			continue;
-		if (k->busy && now - k->since < OUT_HTTP_BUSY_MS)
-			continue;
-		if (v == NULL || k->since < v->since)
-			v = k;
-	}
-	return v;
+	if (k->answers > 0)
+		return now - k->since >= OUT_HTTP_GRACE_MS ? RANK_IDLE :
+							     RANK_KEEP;
+	return now - k->born >= OUT_HTTP_GRACE_MS ? RANK_NO_REQUEST :
+						    RANK_YOUNG;
 }
 
-/* The client with the most connections. */
-static struct client *
-client_heaviest(struct out_http *h)
+static int
+rank_order(const void *a, const void *b)
 {
-	struct client *cl, *top = NULL;
+	const struct ranked *x = a, *y = b;
 
-	for (cl = h->clients; cl != NULL; cl = cl->next)
-		if (top == NULL || cl->live > top->live)
-			top = cl;
-	return top;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->crowded != y->crowded)
+		return x->crowded ? -1 : 1;
+	if (x->held != y->held)
+		return x->held > y->held ? -1 : 1;
+	return x->k->since < y->k->since ? -1 : x->k->since > y->k->since;
+}
+
+/* A network's share of all, never less than a source's bound. */
+static unsigned
+net_bound(const struct out_http *h)
+{
+	unsigned n = h->limit / OUT_HTTP_NET_SHARE;
+
+	return n > OUT_HTTP_PER_CLIENT ? n : OUT_HTTP_PER_CLIENT;
+}
+
+/*
+ * Cut up to excess live connections of source cl (own), or of all (cl
+ * NULL), the cheapest first. Past the bound of all, password checks from
+ * sources that never failed are not counted: the checker's places bound
+ * them.
+ */
+static void
+cut_excess(struct out_http *h, const struct client *cl, unsigned excess,
+    bool own, uint64_t now)
+{
+	struct ranked *r = h->ranked;
+	unsigned checks = 0;
+	struct conn *k;
+	size_t n = 0, i;
+
+	for (k = h->conns; k != NULL && n < h->nranked; k = k->next) {
+		if (k->cut || (cl != NULL && k->client != cl))
+			continue;
+		checks += !own && k->checking && !k->doubtful;
+		r[n].k = k;
+		r[n].crowded = k->net->live > net_bound(h);
+		r[n].held = k->client->live;
+		if ((r[n].rank = conn_rank(k, now, own)) != RANK_KEEP)
+			n++;
+	}
+	if (excess <= checks)
+		return;
+	excess -= checks;
+	qsort(r, n, sizeof(*r), rank_order);
+	for (i = 0; i < n && i < excess; i++)
+		conn_cut(h, r[i].k);
 }
 
 /*
  * The bounds (see the top of this file): late connections are cut, then
- * those of each client beyond its own bound, then, beyond the bound of
- * all, those of the client that has the most.
+ * those of each source beyond its own bound, then, beyond the bound of
+ * all, the cheapest of all, a crowded network's first.
  */
 static void
 bounds_keep(struct out_http *h)
@@ -386,13 +504,16 @@ bounds_keep(struct out_http *h)
 	for (k = h->conns; k != NULL; k = k->next)
 		if (!k->cut && now >= k->deadline)
 			conn_cut(h, k);
+	if (h->ranked == NULL)
+		return;
 	for (cl = h->clients; cl != NULL; cl = cl->next)
-		while (cl->live > OUT_HTTP_PER_CLIENT &&
-		    (k = conn_victim(h, cl, now)) != NULL)
-			conn_cut(h, k);
-	while (h->live > h->limit && (cl = client_heaviest(h)) != NULL &&
-	    (k = conn_victim(h, cl, now)) != NULL)
-		conn_cut(h, k);
+		if (cl->live > OUT_HTTP_PER_CLIENT)
+			cut_excess(
+			    h, cl, cl->live - OUT_HTTP_PER_CLIENT, true, now);
+	if (h->live > h->limit)
+		cut_excess(h, NULL, h->live - h->limit, false, now);
+	for (k = h->conns; k != NULL; k = k->next)
+		k->judged = true;
 }
 
 static void
@@ -414,9 +535,11 @@ conn_notify(void *cls, struct MHD_Connection *c, void **context,
 			k->next->prev = k->prev;
 		if (!k->cut) {
 			k->client->live--;
+			k->net->live--;
 			h->live--;
 		}
-		client_put(h, k->client);
+		client_put(&h->clients, k->client);
+		client_put(&h->nets, k->net);
 		h->held -= k->held;
 		free(k);
 		*context = NULL;
@@ -425,8 +548,7 @@ conn_notify(void *cls, struct MHD_Connection *c, void **context,
 	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (info == NULL)
 		return;
-	if ((k = calloc(1, sizeof(*k))) == NULL ||
-	    (k->client = client_get(h, c)) == NULL) {
+	if ((k = calloc(1, sizeof(*k))) == NULL || conn_clients(h, c, k) != 0) {
 		/* It could not be bounded: it is not served. */
 		free(k);
 		(void)shutdown(info->connect_fd, SHUT_RDWR);
@@ -435,13 +557,14 @@ conn_notify(void *cls, struct MHD_Connection *c, void **context,
 	k->fd = info->connect_fd;
 	k->mhd = c;
 	k->resumed = h->resumed;
-	conn_wait(k, now_ms());
+	k->born = now_ms();
+	conn_wait(k, k->born);
 	k->next = h->conns;
 	if (h->conns != NULL)
 		h->conns->prev = k;
 	h->conns = k;
-	k->client->conns++;
 	k->client->live++;
+	k->net->live++;
 	h->live++;
 	*context = k;
 }
@@ -465,6 +588,7 @@ request_done(void *cls, struct MHD_Connection *c, void **request,
 	k->final = false;
 	h->held -= k->held;
 	k->held = 0;
+	k->answers++;
 	conn_wait(k, now_ms());
 }
 
@@ -503,14 +627,13 @@ reply_text(struct MHD_Connection *c, unsigned status, const char *text,
  * the server's next tick: the server is woken.
  */
 static void
-auth_done(void *arg, bool allowed)
+auth_done(void *arg, enum web_auth_verdict verdict)
 {
 	struct conn *k = arg;
 	int resumed = k->resumed; /* k may be gone once resumed */
 	uint64_t one = 1;
 
-	__atomic_store_n(&k->verdict,
-	    allowed ? WEB_AUTH_ALLOWED : WEB_AUTH_REFUSED, __ATOMIC_RELEASE);
+	__atomic_store_n(&k->verdict, verdict, __ATOMIC_RELEASE);
 	MHD_resume_connection(k->mhd);
 	/* An eventfd takes 1 unless it is at its maximum: it is not. */
 	if (write(resumed, &one, sizeof(one)) != sizeof(one))
@@ -547,8 +670,9 @@ authorize(const struct out_http *h, struct MHD_Connection *c, struct conn *k)
 	else {
 		MHD_suspend_connection(c);
 		k->checking = true;
-		v = web_auth_check(
-		    h->auth, k->client->key, user, password, auth_done, k);
+		k->doubtful = web_auth_doubtful(h->auth, k->client->key);
+		v = web_auth_check(h->auth, k->client->key, k->net->key, user,
+		    password, auth_done, k);
 		if (v != WEB_AUTH_PENDING) {
 			__atomic_store_n(&k->verdict, v, __ATOMIC_RELEASE);
 			MHD_resume_connection(c);
@@ -837,6 +961,13 @@ http_start(struct out_http *h)
 	if (h->daemon != NULL)
 		return 0;
 	h->limit = conn_limit();
+	/* libmicrohttpd holds OUT_HTTP_BACKSTOP times as many at most. */
+	h->nranked = OUT_HTTP_BACKSTOP * (size_t)h->limit;
+	if ((h->ranked = calloc(h->nranked, sizeof(*h->ranked))) == NULL) {
+		diag(NULL, "cannot start the HTTP server: %s\n",
+		    strerror(errno));
+		return -1;
+	}
 	if (h->web != NULL && h->web->nusers > 0 &&
 	    (h->auth = web_auth_new(h->web)) == NULL) {
 		diag(NULL, "cannot start the password checks: %s\n",
@@ -849,19 +980,20 @@ http_start(struct out_http *h)
 		return -1;
 	}
 	/*
-	 * libmicrohttpd's own bound is twice ours: connections cut but not
-	 * yet closed still count there, and it must go on accepting the
-	 * newcomers that cutting makes room for.
+	 * libmicrohttpd's own bound is a multiple of ours: connections cut
+	 * but not yet closed still count there, and so do those kept past
+	 * ours (a turn's newcomers, password checks), and it must go on
+	 * accepting the newcomers that cutting makes room for.
 	 */
 	h->daemon = MHD_start_daemon(
 	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | (tls ? MHD_USE_TLS : 0),
 	    0, NULL, NULL, answer, h, MHD_OPTION_LISTEN_SOCKET,
-	    (MHD_socket)h->fd, MHD_OPTION_CONNECTION_LIMIT, 2 * h->limit,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)OUT_HTTP_IDLE_S,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)OUT_HTTP_CONN_MEMORY,
-	    MHD_OPTION_NOTIFY_CONNECTION, conn_notify, h,
-	    MHD_OPTION_NOTIFY_COMPLETED, request_done, h, MHD_OPTION_ARRAY,
-	    tls_options, MHD_OPTION_END);
+	    (MHD_socket)h->fd, MHD_OPTION_CONNECTION_LIMIT,
+	    OUT_HTTP_BACKSTOP * h->limit, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)OUT_HTTP_IDLE_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)OUT_HTTP_CONN_MEMORY, MHD_OPTION_NOTIFY_CONNECTION,
+	    conn_notify, h, MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
+	    MHD_OPTION_ARRAY, tls_options, MHD_OPTION_END);
 	if (h->daemon == NULL && tls) {
 		diag(NULL,
 		    "cannot start the HTTPS server: the certificate or the "
@@ -924,6 +1056,7 @@ http_close(struct out_http *h)
 	close(h->resumed);
 	close(h->taken);
 	web_config_free(h->web);
+	free(h->ranked);
 	free(h);
 }
 

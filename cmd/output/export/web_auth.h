@@ -7,24 +7,32 @@
  *
  * - a user and password that passed once are remembered (a SHA-256 of
  *   user, hash and password, never the password), and pass again at
- *   once (web_auth_known), as the exporter toolkit does;
+ *   once (web_auth_known), as the exporter toolkit does; one refused
+ *   once is refused again at once, in a table of its own: old scrapers
+ *   that keep an old password after a rotation cost one check, not one
+ *   each;
  * - any other is checked on a thread of its own, one at a time, while
  *   its connection waits; the answer comes back through done();
  * - a source (a client's address) has one place among the checks
  *   waiting: a second from it, while its first waits, is answered
  *   "busy" at once. There are places for as many sources as the server
  *   takes connections, so that no flood of sources fills them all;
- * - the next check made is that of the source with the fewest checks
- *   made lately, the first come among equals: a source sending wrong
- *   passwords again and again goes behind one that comes for the first
- *   time, which waits for the check being made and those of other
- *   sources as new as it, and at most one check of each other source;
+ * - the next check made is that of a source whose passwords failed the
+ *   fewest times lately: a source that failed waits behind every source
+ *   that never did, and further back the more it fails; then of a
+ *   network (an IPv4 /24, an IPv6 /48) whose sources failed the fewest
+ *   times; then of a source that asked the fewest times since it last
+ *   passed (a crowd told "busy" asks again and again, a scraper once).
+ *   Among equals the newest come and the first come take turns, so that
+ *   a new right password (a rotation's, on a fresh server that a crowd
+ *   of sources new to it floods) waits for one check besides the one
+ *   being made, and none waits for more than twice its turn;
  * - a check whose connection went is still made, and its user and
  *   password remembered if they pass: the client's next try passes at
  *   once, however long the first waited.
  *
- * Refusals are not remembered: wrong passwords, however many, cannot push
- * a right one out.
+ * Refusals are kept apart from passes: wrong passwords, however many,
+ * cannot push a right one out.
  */
 #ifndef WEB_AUTH_H
 #define WEB_AUTH_H
@@ -34,9 +42,12 @@
 
 #include "webconfig.h"
 
-#define WEB_AUTH_CACHE	64  /* users and passwords that passed */
-#define WEB_AUTH_QUEUE	256 /* checks waiting: the server's connections */
-#define WEB_AUTH_SOURCE 16  /* bytes of a source's address */
+#define WEB_AUTH_CACHE	  64  /* users and passwords that passed */
+#define WEB_AUTH_REFUSALS 256 /* and that were refused */
+#define WEB_AUTH_QUEUE	  256 /* checks waiting: the server's connections */
+#define WEB_AUTH_SEEN	  512 /* sources whose past is kept */
+#define WEB_AUTH_LATELY_S 10  /* the past weighs half as much each */
+#define WEB_AUTH_SOURCE	  16  /* bytes of a source's address */
 
 enum web_auth_verdict {
 	WEB_AUTH_NONE, /* no verdict yet */
@@ -46,8 +57,11 @@ enum web_auth_verdict {
 	WEB_AUTH_BUSY,	  /* the source's check, or all, waiting */
 };
 
-/* Called on the checker's thread with the check's verdict. */
-typedef void web_auth_done_fn(void *arg, bool allowed);
+/*
+ * Called with the check's verdict: ALLOWED, REFUSED, or BUSY when its
+ * place went to a check that stands before it.
+ */
+typedef void web_auth_done_fn(void *arg, enum web_auth_verdict verdict);
 
 struct web_auth;
 
@@ -56,6 +70,7 @@ struct web_auth_stats {
 	uint64_t remembered; /* passed from memory, no bcrypt */
 	uint64_t checked;    /* bcrypt checks made */
 	uint64_t busy;	     /* answered busy */
+	uint64_t refused;    /* refused from memory, no bcrypt */
 };
 
 /* The checker for wc's users (wc outlives it); NULL with errno. */
@@ -65,16 +80,25 @@ struct web_auth *web_auth_new(const struct web_config *wc);
 bool web_auth_known(struct web_auth *a, const char *user, const char *password);
 
 /*
- * Check user and password, from source, on the checker's thread:
+ * Check user and password, from source on network net (distinct keys:
+ * an IPv4 /24, an IPv6 /48), on the checker's thread:
  * PENDING, and done(arg, verdict) there later (it may come before this
  * returns), or BUSY when a check of source's waits (unless it is the
  * same user and password, left by a connection that went: this one
- * takes it over) or all places are taken, or REFUSED when there is no
- * memory.
+ * takes it over) or all places are taken by checks that stand before
+ * it or as it does (one that stands after it gives its place, and its
+ * done() says BUSY, on this thread), or REFUSED when there is no
+ * memory or when user and password were refused before (at once, no
+ * check, done() not called).
  */
 enum web_auth_verdict web_auth_check(struct web_auth *a,
-    const unsigned char source[WEB_AUTH_SOURCE], const char *user,
+    const unsigned char source[WEB_AUTH_SOURCE],
+    const unsigned char net[WEB_AUTH_SOURCE], const char *user,
     const char *password, web_auth_done_fn *done, void *arg);
+
+/* Whether source's passwords failed lately. */
+bool web_auth_doubtful(
+    struct web_auth *a, const unsigned char source[WEB_AUTH_SOURCE]);
 
 /*
  * Let go of arg's connection, which has gone: true when its check was
@@ -86,7 +110,7 @@ bool web_auth_cancel(struct web_auth *a, const void *arg);
 
 void web_auth_stats(struct web_auth *a, struct web_auth_stats *st);
 
-/* Ends the thread; checks still waiting get done(arg, false). */
+/* Ends the thread; checks still waiting get done(arg, REFUSED). */
 void web_auth_free(struct web_auth *a);
 
 #endif /* WEB_AUTH_H */

@@ -63,19 +63,24 @@ fail(struct loader *l, const yaml_node_t *at, const char *fmt, ...)
 }
 
 /*
- * A file the configuration relies on: the caller's or root's, and
- * writable by nobody else, or another user could change what is served
- * or who may read it. Its text, NUL-terminated, or NULL with why.
+ * A file the configuration relies on: a regular file, the caller's or
+ * root's, and writable by nobody else, or another user could change what
+ * is served or who may read it; a secret one (a private key) readable by
+ * no other user but a group's (as ssl-cert's keys are), as OpenSSH
+ * refuses a key that others may read. It is opened without waiting, so
+ * that a FIFO is refused at once. Its text, NUL-terminated, or NULL with
+ * why.
  */
 static char *
-read_trusted(const char *path, const char *what, char *why, size_t whylen)
+read_trusted(
+    const char *path, const char *what, bool secret, char *why, size_t whylen)
 {
 	struct stat st;
 	char *text = NULL;
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
 		snprintf(why, whylen, "cannot open %s '%s': %s", what, path,
 		    strerror(errno));
 		return NULL;
@@ -92,6 +97,10 @@ read_trusted(const char *path, const char *what, char *why, size_t whylen)
 		snprintf(why, whylen,
 		    "%s '%s' may be written by other users: chmod go-w it",
 		    what, path);
+	else if (secret && (st.st_mode & S_IROTH))
+		snprintf(why, whylen,
+		    "%s '%s' may be read by every user: chmod o-r it", what,
+		    path);
 	else if (st.st_size > WEB_FILE_MAX)
 		snprintf(why, whylen, "%s '%s' is too large", what, path);
 	else if ((text = malloc((size_t)st.st_size + 1)) == NULL)
@@ -137,7 +146,8 @@ named_file(
 	if (snprintf(path, sizeof(path), "%s%s%s", name[0] == '/' ? "" : l->dir,
 		name[0] == '/' ? "" : "/", name) >= (int)sizeof(path))
 		return fail(l, v, "%s: the path is too long", what);
-	if ((*text = read_trusted(path, what, reason, sizeof(reason))) == NULL)
+	if ((*text = read_trusted(path, what, strcmp(what, "key_file") == 0,
+		 reason, sizeof(reason))) == NULL)
 		return fail(l, v, "%s", reason);
 	return 0;
 }
@@ -392,8 +402,8 @@ web_config_load(const char *path, char *why, size_t whylen)
 		strcpy(l.dir, ".");
 	else
 		slash[slash == l.dir ? 1 : 0] = '\0';
-	if ((text = read_trusted(path, "the file", reason, sizeof(reason))) ==
-	    NULL) {
+	if ((text = read_trusted(
+		 path, "the file", false, reason, sizeof(reason))) == NULL) {
 		snprintf(why, whylen, "--web-config '%s': %s", path, reason);
 		goto fail;
 	}

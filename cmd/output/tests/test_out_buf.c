@@ -4,8 +4,9 @@
  * relies on. Whatever bytes a process name or an argument holds, a CSV
  * field, a JSON string or an OpenMetrics label made of it is valid UTF-8
  * (RFC 3629: each byte that does not begin a well-formed sequence is
- * U+FFFD), a CSV field is one RFC 4180 field, and a label value keeps its
- * quotes, backslashes and line ends escaped.
+ * U+FFFD in JSON, \xNN elsewhere), a CSV field is one RFC 4180 field, a
+ * label value keeps its quotes and backslashes escaped, and no control
+ * character or bidirectional control is left raw (safename.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +47,7 @@ expect(void (*fn)(struct out_buf *, const char *), const char *fname,
 #define UTF8(s, want)  expect(out_buf_utf8, "out_buf_utf8", s, want)
 #define CSV(s, want)   expect(out_buf_csv, "out_buf_csv", s, want)
 #define LABEL(s, want) expect(out_buf_label, "out_buf_label", s, want)
+#define SAFE(s, want)  expect(out_buf_safe, "out_buf_safe", s, want)
 
 /* Well-formed text of every length of sequence passes unchanged. */
 static void
@@ -109,13 +111,23 @@ test_csv_fields(void)
 	CSV("a,b", "\"a,b\"");
 	CSV("say \"hi\"", "\"say \"\"hi\"\"\"");
 	CSV("\"", "\"\"\"\"");
-	CSV("two\nlines", "\"two\nlines\"");
-	CSV("cr\rhere", "\"cr\rhere\"");
-	CSV("tab\there", "tab\there");
-	/* Bad bytes are replaced, in quoted fields too. */
-	CSV("x\xff", "x" FFFD);
-	CSV("x\xff,y", "\"x" FFFD ",y\"");
+	/* Line ends and other controls escaped: one line, no quotes. */
+	CSV("two\nlines", "two\\x0alines");
+	CSV("cr\rhere", "cr\\x0dhere");
+	CSV("tab\there", "tab\\x09here");
+	/* Bad bytes are escaped, in quoted fields too. */
+	CSV("x\xff", "x\\xff");
+	CSV("x\xff,y", "\"x\\xff,y\"");
 	CSV("caf\xc3\xa9,\"", "\"caf\xc3\xa9,\"\"\"");
+	/* A right-to-left override, and CSI as C1. */
+	CSV("a\xe2\x80\xae"
+	    "b",
+	    "a\\xe2\\x80\\xae"
+	    "b");
+	CSV("\xc2\x9b"
+	    "2J",
+	    "\\xc2\\x9b"
+	    "2J");
 }
 
 /* OpenMetrics label values: backslash, quote and line feed escaped. */
@@ -126,11 +138,59 @@ test_label_values(void)
 	LABEL("comm", "comm");
 	LABEL("a\"b", "a\\\"b");
 	LABEL("back\\slash", "back\\\\slash");
-	LABEL("two\nlines", "two\\nlines");
-	LABEL("\\\"\n", "\\\\\\\"\\n");
+	/* Controls and bad bytes as \xNN, its backslash escaped. */
+	LABEL("two\nlines", "two\\\\x0alines");
+	LABEL("\\\"\n", "\\\\\\\"\\\\x0a");
 	LABEL("a,b=c{}", "a,b=c{}");
 	LABEL("caf\xc3\xa9", "caf\xc3\xa9");
-	LABEL("\xc0\"", FFFD "\\\"");
+	LABEL("\xc0\"", "\\\\xc0\\\"");
+	LABEL("\x1b[31m", "\\\\x1b[31m");
+}
+
+/* The rule of safename.h: names a terminal may be shown. */
+static void
+test_safe_text(void)
+{
+	SAFE("", "");
+	SAFE("caf\xc3\xa9 \xe2\x82\xac ~", "caf\xc3\xa9 \xe2\x82\xac ~");
+	SAFE("dev-disk-by\\x2duuid", "dev-disk-by\\x2duuid");
+	SAFE("\x1b]0;x\x07", "\\x1b]0;x\\x07");
+	SAFE("\x7f\xc2\x80\xc2\x9f\xc2\xa0",
+	    "\\x7f\\xc2\\x80\\xc2\\x9f\xc2\xa0");
+	SAFE("\xd8\x9c\xe2\x80\x8e\xe2\x80\x8f",
+	    "\\xd8\\x9c\\xe2\\x80\\x8e\\xe2\\x80\\x8f");
+	SAFE("\xe2\x81\xa6x\xe2\x81\xa9", "\\xe2\\x81\\xa6x\\xe2\\x81\\xa9");
+	SAFE("\xe2\x80\xa8\xe2\x80\xa9", "\\xe2\\x80\\xa8\\xe2\\x80\\xa9");
+	SAFE("\xed\xa0\x80", "\\xed\\xa0\\x80");
+	SAFE("\xe2\x82", "\\xe2\\x82");
+}
+
+/* What out_buf_json_inert makes of JSON text s, from its start. */
+static void
+json_inert(struct out_buf *b, const char *s)
+{
+	out_buf_str(b, s);
+	out_buf_json_inert(b, 0);
+}
+
+/* JSON: what jansson leaves raw, as \uXXXX; the rest untouched. */
+static void
+test_json_inert(void)
+{
+	struct out_buf b = { 0 };
+
+	expect(json_inert, "json_inert", "{\"a\":\"caf\xc3\xa9\"}",
+	    "{\"a\":\"caf\xc3\xa9\"}");
+	expect(json_inert, "json_inert", "[\"\x7f\xc2\x9b\xe2\x80\xae\"]",
+	    "[\"\\u007f\\u009b\\u202e\"]");
+	expect(json_inert, "json_inert", "\"\xe2\x81\xa9\xd8\x9c\"",
+	    "\"\\u2069\\u061c\"");
+	/* Only from the offset on. */
+	out_buf_str(&b, "\x7f|");
+	out_buf_str(&b, "\"\x7f\"");
+	out_buf_json_inert(&b, 2);
+	CHECK(b.data != NULL && strcmp(b.data, "\x7f|\"\\u007f\"") == 0);
+	out_buf_free(&b);
 }
 
 /* The buffer grows as needed, keeps what it holds, and stays terminated. */
@@ -231,6 +291,8 @@ main(void)
 	test_utf8_ill_formed();
 	test_csv_fields();
 	test_label_values();
+	test_safe_text();
+	test_json_inert();
 	test_growth();
 	test_write();
 	test_failed_allocation();

@@ -25,6 +25,7 @@
 #include <wchar.h>
 
 #include "top_view.h"
+#include "safename.h"
 
 enum col_kind {
 	COL_PID,
@@ -448,21 +449,29 @@ metric_cell(const struct top_view *v, const struct top_model *m,
 	return -1;
 }
 
-/* A cgroup's path in width columns: its end, the most particular part. */
+/*
+ * A cgroup's path in width columns, by the rule of safename.h: its end,
+ * the most particular part.
+ */
 static void
 cgroup_cell(const char *path, int width, char *cell)
 {
+	char safe[CELL_MAX * 4];
 	size_t n;
 
 	if (path == NULL) {
 		cell[0] = '\0';
 		return;
 	}
-	n = strlen(path);
+	n = safename(safe, sizeof(safe), path);
+	if (n >= sizeof(safe)) /* cut at its start: keep its end */
+		n = safename(safe, sizeof(safe),
+		    path + strlen(path) - sizeof(safe) / 4 + 1);
+	n = strlen(safe);
 	if (n <= (size_t)width || width < 4)
-		snprintf(cell, CELL_MAX, "%s", path);
+		snprintf(cell, CELL_MAX, "%s", safe);
 	else
-		snprintf(cell, CELL_MAX, "...%s", path + n - (size_t)width + 3);
+		snprintf(cell, CELL_MAX, "...%s", safe + n - (size_t)width + 3);
 }
 
 /* The cells of an entity's line, and the key it sorts by. */
@@ -472,6 +481,7 @@ fill_cells(struct top_view *v, struct top_model *m, struct line_cells *l,
 {
 	const struct top_entity *e = l->e;
 	const struct column *col;
+	char comm[CELL_MAX];
 	double key;
 	int i;
 
@@ -507,12 +517,13 @@ fill_cells(struct top_view *v, struct top_model *m, struct line_cells *l,
 			    l->cell[i]);
 			break;
 		case COL_COMM:
+			(void)safename(comm, sizeof(comm), l->comm);
 			if (e->nfolded > 0)
 				snprintf(l->cell[i], CELL_MAX,
-				    "%s x%lu <ended>", l->comm, e->nfolded);
+				    "%s x%lu <ended>", comm, e->nfolded);
 			else
 				snprintf(l->cell[i], CELL_MAX, "%s%s%s",
-				    l->thread ? "  " : "", l->comm,
+				    l->thread ? "  " : "", comm,
 				    e->ended ? " <ended>" : "");
 			break;
 		}
@@ -585,29 +596,37 @@ group_cells(const struct top_view *v, const struct top_choice *ch,
 	}
 }
 
-/* Text of width columns at most, as the terminal shows it. */
+/*
+ * Text of width columns at most, as the terminal shows it: each
+ * character safename.h escapes, or that the locale cannot show, as \xNN
+ * a byte.
+ */
 static void
 add_fitted(struct out_buf *b, const char *s, int width)
 {
 	mbstate_t st;
 	wchar_t wc;
-	size_t n;
+	uint32_t cp;
+	size_t n, i;
 	int w, used = 0;
+	bool shown;
 
-	memset(&st, 0, sizeof(st));
 	while (*s != '\0' && (width <= 0 || used < width)) {
-		n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
-		if (n == (size_t)-1 || n == (size_t)-2 ||
-		    (w = wcwidth(wc)) < 0) {
-			memset(&st, 0, sizeof(st));
-			out_buf_add(b, "?", 1);
-			used++;
-			s++;
-			continue;
-		}
+		n = safename_char(s, &cp, &shown);
+		memset(&st, 0, sizeof(st));
+		if (shown &&
+		    (mbrtowc(&wc, s, n, &st) != n || (w = wcwidth(wc)) < 0))
+			shown = false;
+		if (!shown)
+			w = 4 * (int)n;
 		if (width > 0 && used + w > width)
 			break;
-		out_buf_add(b, s, n);
+		if (shown)
+			out_buf_add(b, s, n);
+		else
+			for (i = 0; i < n; i++)
+				out_buf_printf(
+				    b, "\\x%02x", (unsigned char)s[i]);
 		used += w;
 		s += n;
 	}
@@ -899,7 +918,7 @@ fold_ended(const struct top_view *v, const struct top_choice *c,
     struct line_cells **p, int n, unsigned long *folded)
 {
 	struct line_cells **groups = calloc((size_t)n, sizeof(*groups)), *g;
-	char name[CELL_MAX];
+	char name[CELL_MAX], comm[CELL_MAX];
 	int i, kept = FOLD_AFTER, ngroups = 0;
 
 	if (groups == NULL)
@@ -924,8 +943,9 @@ fold_ended(const struct top_view *v, const struct top_choice *c,
 			continue;
 		}
 		*folded += g->nprocs;
+		(void)safename(comm, sizeof(comm), g->comm);
 		snprintf(
-		    name, sizeof(name), "%s x%lu <ended>", g->comm, g->nprocs);
+		    name, sizeof(name), "%s x%lu <ended>", comm, g->nprocs);
 		group_cells(v, c, g, name);
 		cells_free(g->member);
 		p[kept++] = g;
@@ -944,7 +964,7 @@ cgroup_groups(const struct top_view *v, const struct top_choice *c,
     struct line_cells **p, int n)
 {
 	struct line_cells **groups = calloc((size_t)n + 1, sizeof(*groups)), *g;
-	char name[CELL_MAX * 4];
+	char name[CELL_MAX * 4], safe[CELL_MAX * 3];
 	const char *cgroup;
 	int i, k, ngroups = 0;
 
@@ -958,7 +978,8 @@ cgroup_groups(const struct top_view *v, const struct top_choice *c,
 	}
 	for (i = 0; i < ngroups; i++) {
 		g = groups[i];
-		snprintf(name, sizeof(name), "%s (%lu process%s)", g->comm,
+		(void)safename(safe, sizeof(safe), g->comm);
+		snprintf(name, sizeof(name), "%s (%lu process%s)", safe,
 		    g->nprocs, g->nprocs == 1 ? "" : "es");
 		group_cells(v, c, g, name);
 		for (k = 0; k < v->ncols; k++)

@@ -77,6 +77,16 @@ test_good(void)
 	}
 	CHECK(strcmp(wc->cert_pem, "CERT\n") == 0);
 	CHECK(strcmp(wc->key_pem, "KEY\n") == 0);
+	/* A key its group may read, as Debian's ssl-cert keys: taken. */
+	web_config_free(wc);
+	write_file("server.key", "KEY\n", 0640);
+	wc = web_config_load(
+	    write_file("web.yml", text, 0644), why, sizeof(why));
+	CHECK(wc != NULL);
+	if (wc == NULL) {
+		fprintf(stderr, "%s\n", why);
+		return;
+	}
 	/* The toolkit's default versions, in GnuTLS's words. */
 	CHECK(strcmp(wc->tls_priorities,
 		  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2") == 0);
@@ -180,6 +190,37 @@ test_refused(void)
 	    "tls_server_config:\n  cert_file: server.crt\n"
 	    "  key_file: open.key\n",
 	    0644, "open.key' may be written by other users");
+	/* A private key any user may read, as OpenSSH refuses one. */
+	write_file("read.key", "KEY\n", 0644);
+	check_refused("readkey.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: read.key\n",
+	    0644, "read.key' may be read by every user: chmod o-r it");
+}
+
+/*
+ * A FIFO as the file, or as the key: refused at once as not a regular
+ * file, whether or not anything writes it (no writer here: an open that
+ * waited would wait for ever).
+ */
+static void
+test_not_regular(void)
+{
+	char path[256], why[1024] = "";
+	struct web_config *wc;
+
+	snprintf(path, sizeof(path), "%s/fifo.yml", dir);
+	CHECK(mkfifo(path, 0600) == 0);
+	wc = web_config_load(path, why, sizeof(why));
+	CHECK(wc == NULL);
+	CHECK(strstr(why, "fifo.yml' is not a regular file") != NULL);
+	web_config_free(wc);
+	snprintf(path, sizeof(path), "%s/fifo.key", dir);
+	CHECK(mkfifo(path, 0600) == 0);
+	check_refused("fifokey.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: fifo.key\n",
+	    0644, "fifo.key' is not a regular file");
 }
 
 int
@@ -198,6 +239,7 @@ main(void)
 	snprintf(hash, sizeof(hash), "%s", h);
 	test_good();
 	test_refused();
+	test_not_regular();
 	snprintf(salt, sizeof(salt), "rm -rf %s", dir);
 	if (system(salt) != 0)
 		check_failures++;
