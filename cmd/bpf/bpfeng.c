@@ -376,11 +376,11 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* Every task of the cgroups counts: only for who may count any. */
-	if ((config->flags & BPFENG_EACH_CGROUP) && !eng_may_trace_any()) {
+	/* Every task of the cgroups counts, as CPU-wide counters would. */
+	if ((config->flags & BPFENG_EACH_CGROUP) && !bpfeng_may_count_cpus()) {
 		eng_why(why, whylen,
-		    "counting each cgroup apart counts every process there: "
-		    "it needs CAP_SYS_PTRACE");
+		    "counting each cgroup apart counts whole CPUs: "
+		    "it needs CAP_PERFMON");
 		errno = EPERM;
 		return NULL;
 	}

@@ -209,8 +209,10 @@ typedef void(bpfeng_cgroup_fn)(
  * whatever runs in it (bpfeng_read_cgroups), up to cgroups_max of them,
  * and no thread is tracked: the target is a cgroup only, and the programs
  * for threads, forks, execs, exits and a command's signals are not
- * loaded. It counts every process there, so only a caller that may count
- * any (bpfeng_may_count_any) may ask for it.
+ * loaded. It counts every task there, whoever's, with no per-task check,
+ * as a CPU-wide counter of a cgroup does (perf stat -a -G): only a caller
+ * the kernel lets count whole CPUs (bpfeng_may_count_cpus) may ask for
+ * it.
  */
 #define BPFENG_EACH_CGROUP	 0x20
 
@@ -238,8 +240,8 @@ struct bpfeng_config {
 /* Room for a reason: every why below is one line, without a newline. */
 #define BPFENG_WHY_LEN 256
 
-/* Whether the caller may count any process (CAP_SYS_PTRACE). */
-bool bpfeng_may_count_any(void);
+/* Whether the caller may count whole CPUs (CAP_PERFMON or CAP_SYS_ADMIN). */
+bool bpfeng_may_count_cpus(void);
 
 /*
  * Whether the engine may run here, as far as can be told without loading
