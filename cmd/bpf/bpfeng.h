@@ -212,7 +212,7 @@ typedef void(bpfeng_cgroup_fn)(
  * loaded. It counts every task there, whoever's, with no per-task check,
  * as a CPU-wide counter of a cgroup does (perf stat -a -G): only a caller
  * the kernel lets count whole CPUs (bpfeng_may_count_cpus) may ask for
- * it.
+ * it. No pid reaches userspace: it runs in any pid namespace.
  */
 #define BPFENG_EACH_CGROUP	 0x20
 
@@ -254,10 +254,11 @@ int bpfeng_can_run(char *why, size_t whylen);
  * Load the engine and open its counters; set 0 is in use first. cpc is
  * the caller's libcpc handle, which gives the counters' attributes. NULL
  * on failure, with errno and why: no privilege, or a pid namespace other
- * than the initial one (EPERM), a kernel too old (ENOSYS) or without BTF
- * (ENOENT), the verifier's refusal with its reason, a counter the kernel
- * will not open, no memory. A cpustat holding a CPU's PMU refuses nothing:
- * the hardware counters just do not run there meanwhile.
+ * than the initial one without BPFENG_EACH_CGROUP (EPERM), a kernel too
+ * old (ENOSYS) or without BTF (ENOENT), the verifier's refusal with its
+ * reason, a counter the kernel will not open, no memory. A cpustat holding
+ * a CPU's PMU refuses nothing: the hardware counters just do not run there
+ * meanwhile.
  */
 struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
     const struct bpfeng_config *config, const struct bpfeng_ops *ops, void *arg,

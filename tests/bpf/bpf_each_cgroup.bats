@@ -8,7 +8,8 @@
 # cgroups past max= into their parent, said in one line. The same
 # cgroups' counts equal perf stat -G's. It counts cgroups, not threads:
 # its rows are the cgroups'. Like perf stat -a -G, it counts every
-# process there, whoever's, and needs CAP_PERFMON, not CAP_SYS_PTRACE.
+# process there, whoever's, and needs CAP_PERFMON, not CAP_SYS_PTRACE;
+# it gives no pid, and runs in a container's pid namespace too.
 
 load cgroup_helper
 
@@ -326,6 +327,35 @@ folded_served() {
 	[ "$(cgroup_sum "/$NAME/a")" = 200 ]
 	[ "$(cgroup_sum "/$NAME/b")" = 70 ]
 	[ "$(cgroup_sum "/$NAME/c")" = 30 ]
+}
+
+@test "--for-each-cgroup in a pid namespace of its own, as a container's pid 1: every process of the cgroups counted exactly; SIGTERM ends it, status 0" {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	local ctpid
+	mkdir "$CG/a" "$CG/b"
+	gated one 2 40
+	moved one "$CG/a"
+	gated two 1 15
+	moved two "$CG/b"
+	bg_until ' cgroup ' timeout --foreground -k 5 120 \
+	    unshare --pid --fork --mount-proc env --default-signal=INT,QUIT \
+	    "$CPUTRACK" --for-each-cgroup="/$NAME" -T 0.2 -c "$WRITE"
+	# timeout, unshare, and cputrack, the namespace's first process.
+	ctpid=$(pgrep -P "$(pgrep -P "$CPID")")
+	[ "$(readlink "/proc/$ctpid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]
+	grep -qE '^NSpid:	[0-9]+	1$' "/proc/$ctpid/status"
+	open_gate one
+	open_gate two
+	wait "$(pid_of one)" "$(pid_of two)"
+	until_sum "/$NAME/a" 80
+	until_sum "/$NAME/b" 15
+	# unshare passes no signal on: the kubelet's goes to the process.
+	kill -TERM "$ctpid"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ ! -s "$T/err" ]
+	[ "$(cgroup_sum "/$NAME/a")" = 80 ]
+	[ "$(cgroup_sum "/$NAME/b")" = 15 ]
 }
 
 @test "--for-each-cgroup: a cgroup's name keeps its row on one line, control characters shown as ?" {
