@@ -92,8 +92,10 @@ const volatile bool by_cgroup;
  * --for-each-cgroup: each cgroup of the target keeps the counts of the
  * tasks that run in it, and no thread is tracked; one more than
  * fold_depth levels below the target counts in its ancestor fold_depth
- * levels below. Userspace asks for it only where the caller may trace
- * every task (follow_untraceable).
+ * levels below. Every task there counts, whoever's: no per-task check
+ * (caller_may_trace) runs, as none does for a CPU-wide counter of a
+ * cgroup, and userspace asks for it only where the caller may count
+ * whole CPUs (CAP_PERFMON or CAP_SYS_ADMIN).
  */
 const volatile bool each_cgroup;
 const volatile __u32 fold_depth;

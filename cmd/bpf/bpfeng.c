@@ -265,13 +265,16 @@ fd_room(struct bpfeng *eng, char *why, size_t whylen)
 
 /*
  * The programs see pids as the initial pid namespace has them, and the
- * caller must speak of the same processes.
+ * caller must speak of the same processes. Each cgroup apart speaks of
+ * none: a container's pid namespace will do.
  */
 static int
 same_pids(struct bpfeng *eng, char *why, size_t whylen)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 
+	if (eng->cgroups_max != 0)
+		return 0;
 	if (bpf_prog_test_run_opts(eng_whoami_fd(eng), &opts) != 0) {
 		eng_why(why, whylen, "cannot run the BPF programs - %s",
 		    strerror(errno));
@@ -377,11 +380,11 @@ bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
 		errno = EINVAL;
 		return NULL;
 	}
-	/* Every task of the cgroups counts: only for who may count any. */
-	if ((config->flags & BPFENG_EACH_CGROUP) && !eng_may_trace_any()) {
+	/* Every task of the cgroups counts, as CPU-wide counters would. */
+	if ((config->flags & BPFENG_EACH_CGROUP) && !bpfeng_may_count_cpus()) {
 		eng_why(why, whylen,
-		    "counting each cgroup apart counts every process there: "
-		    "it needs CAP_SYS_PTRACE");
+		    "counting each cgroup apart counts whole CPUs: "
+		    "it needs CAP_PERFMON");
 		errno = EPERM;
 		return NULL;
 	}

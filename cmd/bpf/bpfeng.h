@@ -209,8 +209,10 @@ typedef void(bpfeng_cgroup_fn)(
  * whatever runs in it (bpfeng_read_cgroups), up to cgroups_max of them,
  * and no thread is tracked: the target is a cgroup only, and the programs
  * for threads, forks, execs, exits and a command's signals are not
- * loaded. It counts every process there, so only a caller that may count
- * any (bpfeng_may_count_any) may ask for it.
+ * loaded. It counts every task there, whoever's, with no per-task check,
+ * as a CPU-wide counter of a cgroup does (perf stat -a -G): only a caller
+ * the kernel lets count whole CPUs (bpfeng_may_count_cpus) may ask for
+ * it. No pid reaches userspace: it runs in any pid namespace.
  */
 #define BPFENG_EACH_CGROUP	 0x20
 
@@ -238,8 +240,8 @@ struct bpfeng_config {
 /* Room for a reason: every why below is one line, without a newline. */
 #define BPFENG_WHY_LEN 256
 
-/* Whether the caller may count any process (CAP_SYS_PTRACE). */
-bool bpfeng_may_count_any(void);
+/* Whether the caller may count whole CPUs (CAP_PERFMON or CAP_SYS_ADMIN). */
+bool bpfeng_may_count_cpus(void);
 
 /*
  * Whether the engine may run here, as far as can be told without loading
@@ -252,10 +254,11 @@ int bpfeng_can_run(char *why, size_t whylen);
  * Load the engine and open its counters; set 0 is in use first. cpc is
  * the caller's libcpc handle, which gives the counters' attributes. NULL
  * on failure, with errno and why: no privilege, or a pid namespace other
- * than the initial one (EPERM), a kernel too old (ENOSYS) or without BTF
- * (ENOENT), the verifier's refusal with its reason, a counter the kernel
- * will not open, no memory. A cpustat holding a CPU's PMU refuses nothing:
- * the hardware counters just do not run there meanwhile.
+ * than the initial one without BPFENG_EACH_CGROUP (EPERM), a kernel too
+ * old (ENOSYS) or without BTF (ENOENT), the verifier's refusal with its
+ * reason, a counter the kernel will not open, no memory. A cpustat holding
+ * a CPU's PMU refuses nothing: the hardware counters just do not run there
+ * meanwhile.
  */
 struct bpfeng *bpfeng_open(cpc_t *cpc, const struct bpfeng_set *sets, int nsets,
     const struct bpfeng_config *config, const struct bpfeng_ops *ops, void *arg,

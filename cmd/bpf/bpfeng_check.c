@@ -75,10 +75,16 @@ eng_may_trace_any(void)
 	return (effective_caps() & (1ULL << CAP_SYS_PTRACE_BIT)) != 0;
 }
 
+/*
+ * CAP_PERFMON or CAP_SYS_ADMIN: the kernel lets it count whole CPUs, each
+ * cgroup apart (perf stat -a -G), whoever runs there.
+ */
 bool
-bpfeng_may_count_any(void)
+bpfeng_may_count_cpus(void)
 {
-	return eng_may_trace_any();
+	uint64_t any = (1ULL << CAP_PERFMON_BIT) | (1ULL << CAP_SYS_ADMIN_BIT);
+
+	return (effective_caps() & any) != 0;
 }
 
 int

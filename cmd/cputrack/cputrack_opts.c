@@ -381,11 +381,12 @@ cgroup_engine(struct cputrack_opts *o)
 		return 2;
 	}
 	o->engine = sees;
-	if (o->each_cgroup && sees->may_count_all != NULL &&
-	    !sees->may_count_all()) {
+	/* Each cgroup apart is what the kernel gives CPU-wide counters. */
+	if (o->each_cgroup && sees->may_count_cpus != NULL &&
+	    !sees->may_count_cpus()) {
 		diag(NULL,
-		    "--for-each-cgroup counts every process of the cgroups: it "
-		    "needs CAP_SYS_PTRACE (root has it)\n");
+		    "--for-each-cgroup counts whole CPUs: it needs CAP_PERFMON "
+		    "(root has it)\n");
 		return 2;
 	}
 	/* Whatever its processes make or run is the cgroup's. */

@@ -6,7 +6,9 @@
 # of the machine apart. Each is installed, never enabled, accepted by
 # systemd-analyze and rated 2.5 or lower by its security review; and its
 # command line, as systemd would run it with its environment, exports
-# real cgroups' counts exactly and stops at SIGTERM with status 0.
+# real cgroups' counts exactly and stops at SIGTERM with status 0. The
+# node unit's runs as a user of its own with the unit's capabilities
+# alone: CAP_BPF and CAP_PERFMON, no CAP_SYS_PTRACE.
 
 load bpf_helper
 
@@ -143,8 +145,25 @@ scraped() {
 	grep -qx 'Environment="CPUTRACK_CGROUPS=/,depth=3"' "$NODE"
 	grep -qx 'Environment=CPUTRACK_LISTEN=127.0.0.1:9419' "$NODE"
 	grep -qx 'IPAddressAllow=localhost' "$NODE"
-	# The sandbox is the template's.
-	diff <(sed -n '/^Restart=/,$p' "$UNIT") <(sed -n '/^Restart=/,$p' "$NODE")
+	# The sandbox is the template's, less CAP_SYS_PTRACE and the filter
+	# of process_vm_writev that goes with it.
+	grep -qx 'AmbientCapabilities=CAP_BPF CAP_PERFMON' "$NODE"
+	grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON' "$NODE"
+	diff <(sandbox_of "$UNIT" | sed -e 's/ CAP_SYS_PTRACE$//' \
+	    -e '/^SystemCallFilter=~process_vm_writev$/d') \
+	    <(sandbox_of "$NODE")
+}
+
+# sandbox_of UNIT: its settings from Restart= on, without comments.
+sandbox_of() {
+	sed -n '/^Restart=/,$p' "$1" | grep -v '^#'
+}
+
+# unit_caps UNIT: its AmbientCapabilities= as setpriv takes them
+# (+bpf,+perfmon).
+unit_caps() {
+	sed -n 's/^AmbientCapabilities=//p' "$1" | tr 'A-Z ' 'a-z\n' |
+	    sed 's/^cap_/+/' | paste -sd, -
 }
 
 @test "systemd-analyze verify accepts the node unit, and its security review rates it 2.5 or lower" {
@@ -160,16 +179,29 @@ scraped() {
 	    "$T/cpctools-node-exporter.service" >/dev/null
 }
 
-@test "the node unit's command, as systemd runs it, exports each cgroup below its directory apart, exactly; SIGTERM stops it, status 0" {
-	local name=cpctools-node-$$-$BATS_TEST_NUMBER port svc out
+@test "the node unit's command, as systemd runs it (a user of its own, the unit's capabilities alone), exports each cgroup below its directory apart, exactly; SIGTERM stops it, status 0" {
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local name=cpctools-node-$$-$BATS_TEST_NUMBER port svc out caps tp uid
 	made_cgroup "$name"
 	mkdir "$CG/a.service" "$CG/b.service" "$CG/b.service/deeper"
 	port=$(free_port)
-	unit_argv node "127.0.0.1:$port" "-c $WRITE" "$NODE" \
+	# tracefs is root's: the tracepoint is named by its id.
+	tp=$(cat /sys/kernel/tracing/events/syscalls/sys_enter_write/id)
+	unit_argv node "127.0.0.1:$port" "-c tracepoint/config=$tp/" "$NODE" \
 	    CPUTRACK_CGROUPS="/$name,depth=1"
 	echo "${argv[*]}"
 	[ "${argv[1]}" = "--for-each-cgroup=/$name,depth=1" ]
-	"${argv[@]}" >"$T/rows" 2>"$T/err" &
+	# DynamicUser=, AmbientCapabilities=, CapabilityBoundingSet=,
+	# NoNewPrivileges=: the installed command, where that user reaches it.
+	nobody_dir >/dev/null
+	chmod 755 "$T" "$T/prefix" "$T/prefix/bin"
+	caps=$(unit_caps "$NODE")
+	[ "$caps" = +bpf,+perfmon ]
+	uid=$((61184 + $$ % 4000))
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+	    --inh-caps=-all,"$caps" --ambient-caps=-all,"$caps" \
+	    --bounding-set=-all,"$caps" --no-new-privs -- \
+	    "${argv[@]}" >"$T/rows" 2>"$T/err" &
 	CPID=$!
 	ct_bg "$CPID"
 	wait_while "$CPID" scraped "$port" -F "cgroup=\"/$name\""
@@ -190,7 +222,7 @@ scraped() {
 		wait "$TPID"
 		rm "$T/gate"
 	done
-	local series="cputrack_cgroup_events_total{cgroup=\"/$name/%s\",event=\"$WRITE\",set=\"0\"} %s"
+	local series="cputrack_cgroup_events_total{cgroup=\"/$name/%s\",event=\"tracepoint/config=$tp/\",set=\"0\"} %s"
 	# shellcheck disable=SC2059 # the format is the series'
 	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" a.service 10)" ||
 	    { cat "$T/m" "$T/err"; false; }
@@ -234,18 +266,20 @@ sys.exit(0 if sys.argv[2] in allow - deny else 1)
 PYEOF
 }
 
-@test "the units that hold CAP_SYS_PTRACE let the listener write no other process's memory: process_vm_writev is refused" {
+@test "the unit that holds CAP_SYS_PTRACE lets the listener write no other process's memory: process_vm_writev is refused" {
 	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed (Debian's systemd package): the filter cannot be expanded"
-	local u
-	for u in "$UNIT" "$NODE"; do
-		grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_PTRACE' "$u"
-		# @system-service takes it in with @ipc.
-		filter_allows "$u" process_vm_readv
-		filter_allows "$u" bpf
-		run filter_allows "$u" process_vm_writev
-		echo "$u: $status $output"
-		[ "$status" -eq 1 ]
-	done
+	grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_PTRACE' "$UNIT"
+	# @system-service takes it in with @ipc.
+	filter_allows "$UNIT" process_vm_readv
+	filter_allows "$UNIT" bpf
+	run filter_allows "$UNIT" process_vm_writev
+	echo "$status $output"
+	[ "$status" -eq 1 ]
+	# The node unit has no CAP_SYS_PTRACE: process_vm_writev reaches
+	# only its own processes there, and stays.
+	! grep -q 'CAP_SYS_PTRACE' "$NODE"
+	filter_allows "$NODE" bpf
+	filter_allows "$NODE" process_vm_writev
 	# The refusal is EPERM, which the ptrace engine's answer to a
 	# request takes as its cue to write with PTRACE_POKEDATA instead.
 	grep -qx 'SystemCallErrorNumber=EPERM' "$UNIT"

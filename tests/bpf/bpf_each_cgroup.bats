@@ -7,7 +7,9 @@
 # thread, and a removed one gives its last row (rmdir); depth= folds deeper cgroups into their ancestor, and
 # cgroups past max= into their parent, said in one line. The same
 # cgroups' counts equal perf stat -G's. It counts cgroups, not threads:
-# its rows are the cgroups', and it needs CAP_SYS_PTRACE.
+# its rows are the cgroups'. Like perf stat -a -G, it counts every
+# process there, whoever's, and needs CAP_PERFMON, not CAP_SYS_PTRACE;
+# it gives no pid, and runs in a container's pid namespace too.
 
 load cgroup_helper
 
@@ -271,12 +273,90 @@ folded_served() {
 	[ "${lines[0]}" = "cputrack: --for-each-cgroup and -p cannot be given together" ]
 	run -2 "$CPUTRACK" --for-each-cgroup=/no-such-cgroup-"$NAME" -c "$WRITE"
 	[ "$output" = "cputrack: --for-each-cgroup '/no-such-cgroup-$NAME': no such cgroup under $CGM" ]
-	# It counts every process there: a caller that may not trace any
-	# process may not use it.
+}
+
+@test "--for-each-cgroup without CAP_PERFMON or CAP_SYS_ADMIN: refused in one line, exit 2, CAP_SYS_PTRACE or not" {
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
-	run -2 setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace \
-	    "$CPUTRACK" --for-each-cgroup="/$NAME" -c "$WRITE"
-	[ "$output" = "cputrack: --for-each-cgroup counts every process of the cgroups: it needs CAP_SYS_PTRACE (root has it)" ]
+	local line="cputrack: --for-each-cgroup counts whole CPUs: it needs CAP_PERFMON (root has it)"
+	# A user with no capability.
+	run -2 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    --inh-caps=-all "$(nobody_path "$CPUTRACK")" \
+	    --for-each-cgroup="/$NAME" -c task-clock
+	[ "$output" = "$line" ]
+	# Root with CAP_SYS_PTRACE and CAP_BPF, without the two.
+	run -2 setpriv --bounding-set=-perfmon,-sys_admin \
+	    --inh-caps=-perfmon,-sys_admin "$CPUTRACK" \
+	    --for-each-cgroup="/$NAME" -c task-clock
+	[ "$output" = "$line" ]
+}
+
+@test "--for-each-cgroup as nobody with CAP_BPF and CAP_PERFMON alone: every process of the cgroups counted exactly, root's, another user's and one with a capability nobody lacks" {
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local tp cpid
+	mkdir "$CG/a" "$CG/b" "$CG/c"
+	# tracefs is root's: the tracepoint is named by its id.
+	tp=$(cat /sys/kernel/tracing/events/syscalls/sys_enter_write/id)
+	gated root 2 100
+	moved root "$CG/a"
+	gated other 1 70 as --reuid=4242 --regid=4242 --clear-groups
+	moved other "$CG/b"
+	gated capable 3 10 as --reuid=nobody --regid=nogroup --clear-groups \
+	    --inh-caps=+net_raw --ambient-caps=+net_raw
+	moved capable "$CG/c"
+	bg_until ' cgroup ' timeout --foreground -k 5 120 \
+	    env --default-signal=INT,QUIT setpriv --reuid=nobody \
+	    --regid=nogroup --clear-groups --inh-caps=-all,+bpf,+perfmon \
+	    --ambient-caps=-all,+bpf,+perfmon --bounding-set=-all,+bpf,+perfmon \
+	    "$(nobody_path "$CPUTRACK")" --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "tracepoint/config=$tp/"
+	# What it holds: CAP_BPF (39) and CAP_PERFMON (38), no more.
+	cpid=$(pgrep -P "$CPID")
+	grep -qx "CapEff:	$(printf '%016x' $(((1 << 38) | (1 << 39))))" \
+	    "/proc/$cpid/status"
+	grep -qE '^Uid:	65534	' "/proc/$cpid/status"
+	for w in root other capable; do
+		open_gate "$w"
+	done
+	wait "$(pid_of root)" "$(pid_of other)" "$(pid_of capable)"
+	until_sum "/$NAME/a" 200
+	until_sum "/$NAME/b" 70
+	until_sum "/$NAME/c" 30
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ ! -s "$T/err" ]
+	[ "$(cgroup_sum "/$NAME/a")" = 200 ]
+	[ "$(cgroup_sum "/$NAME/b")" = 70 ]
+	[ "$(cgroup_sum "/$NAME/c")" = 30 ]
+}
+
+@test "--for-each-cgroup in a pid namespace of its own, as a container's pid 1: every process of the cgroups counted exactly; SIGTERM ends it, status 0" {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	local ctpid
+	mkdir "$CG/a" "$CG/b"
+	gated one 2 40
+	moved one "$CG/a"
+	gated two 1 15
+	moved two "$CG/b"
+	bg_until ' cgroup ' timeout --foreground -k 5 120 \
+	    unshare --pid --fork --mount-proc env --default-signal=INT,QUIT \
+	    "$CPUTRACK" --for-each-cgroup="/$NAME" -T 0.2 -c "$WRITE"
+	# timeout, unshare, and cputrack, the namespace's first process.
+	ctpid=$(pgrep -P "$(pgrep -P "$CPID")")
+	[ "$(readlink "/proc/$ctpid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]
+	grep -qE '^NSpid:	[0-9]+	1$' "/proc/$ctpid/status"
+	open_gate one
+	open_gate two
+	wait "$(pid_of one)" "$(pid_of two)"
+	until_sum "/$NAME/a" 80
+	until_sum "/$NAME/b" 15
+	# unshare passes no signal on: the kubelet's goes to the process.
+	kill -TERM "$ctpid"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ ! -s "$T/err" ]
+	[ "$(cgroup_sum "/$NAME/a")" = 80 ]
+	[ "$(cgroup_sum "/$NAME/b")" = 15 ]
 }
 
 @test "--for-each-cgroup: a cgroup's name keeps its row on one line, its controls, bidirectional controls and bad bytes escaped" {

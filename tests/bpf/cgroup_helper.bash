@@ -27,15 +27,20 @@ cg_teardown() {
 	find "$CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
 }
 
-# gated NAME THREADS K [into CGROUP_DIR]: wl_gate THREADS K behind the
-# gate $T/NAME.gate, its pid in $T/NAME.pid, waiting once it is ready. With
-# "into", a shell puts itself into the cgroup, waits to be let on
-# ($T/NAME.hold), then execs the workload: it is found there when it runs
-# again (or at the exec), and its "ready" write is counted.
+# gated NAME THREADS K [into CGROUP_DIR | as SETPRIV_ARG...]: wl_gate
+# THREADS K behind the gate $T/NAME.gate, its pid in $T/NAME.pid, waiting
+# once it is ready. With "into", a shell puts itself into the cgroup,
+# waits to be let on ($T/NAME.hold), then execs the workload: it is found
+# there when it runs again (or at the exec), and its "ready" write is
+# counted. With "as", setpriv runs it with those arguments (another user,
+# capabilities).
 gated() {
 	local name=$1 threads=$2 k=$3
 	mkfifo "$T/$name.gate"
-	if [ "${4:-}" = into ]; then
+	if [ "${4:-}" = as ]; then
+		setpriv "${@:5}" "$(nobody_path "$W/wl_gate")" "$threads" "$k" \
+		    <"$T/$name.gate" >"$T/$name.out" &
+	elif [ "${4:-}" = into ]; then
 		mkfifo "$T/$name.hold"
 		sh -c 'echo $$ >"$1/cgroup.procs"; read x <"$2"; exec "$3" "$4" "$5"' \
 		    sh "$5" "$T/$name.hold" "$W/wl_gate" "$threads" "$k" \

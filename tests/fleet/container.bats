@@ -6,11 +6,11 @@
 # Debian packages (the package_debs fixture's); the daemon runs from it
 # with the security settings of the DaemonSet's pod template
 # (dist/kubernetes/base/daemonset.yaml, with the tracepoints and seccomp
-# overlays, turned into podman's options by k8s_podman): the host's pid
-# namespace, root with CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE alone, no
-# new privileges, the seccomp profile of the overlay, a read-only root,
-# the host's cgroup hierarchy and tracefs read-only, the memory limit,
-# and a cgroup namespace of its own. Two workload containers started
+# overlays, turned into podman's options by k8s_podman): a pid namespace
+# of its own (no hostPID), root with CAP_BPF and CAP_PERFMON alone (no
+# CAP_SYS_PTRACE), no new privileges, the seccomp profile of the overlay,
+# a read-only root, the host's cgroup hierarchy and tracefs read-only, the
+# memory limit, and a cgroup namespace of its own. Two workload containers started
 # after it (wl_hold, linked static, FROM scratch) make 1,000 and 2,000
 # getpriority(2) calls: a container runtime makes write(2) calls in the
 # container's cgroup before its program starts, getpriority none.
@@ -162,14 +162,14 @@ counted() {
 	podman run --rm "${RUNC[@]}" "$IMAGE" --version | grep -q '^cputrack'
 }
 
-@test "the daemon runs with the pod template's settings alone: CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE, no new privileges, seccomp, root read-only" {
+@test "the daemon runs with the pod template's settings alone: CAP_BPF and CAP_PERFMON, no new privileges, seccomp, root read-only, its own pid namespace" {
 	local pid caps
 	pid=$(podman inspect -f '{{.State.Pid}}' "$NAME-daemon")
 	cat "$D/daemon.opts"
 	[ "$pid" -gt 0 ]
-	# CAP_SYS_PTRACE 19, CAP_PERFMON 38, CAP_BPF 39: nothing more, and
-	# nothing more can be had.
-	caps=$(printf '%016x' $(((1 << 19) | (1 << 38) | (1 << 39))))
+	# CAP_PERFMON 38, CAP_BPF 39: nothing more (no CAP_SYS_PTRACE, 19),
+	# and nothing more can be had.
+	caps=$(printf '%016x' $(((1 << 38) | (1 << 39))))
 	grep -qx "CapEff:	$caps" "/proc/$pid/status"
 	grep -qx "CapBnd:	$caps" "/proc/$pid/status"
 	grep -qx 'NoNewPrivs:	1' "/proc/$pid/status"
@@ -179,6 +179,10 @@ counted() {
 	# Its cgroup namespace is its own, and the host's cgroups are named
 	# as outside it.
 	[ "$(readlink "/proc/$pid/ns/cgroup")" != "$(readlink /proc/self/ns/cgroup)" ]
+	# So is its pid namespace, where it is the first process.
+	! grep -qx -- --pid=host "$D/daemon.opts"
+	[ "$(readlink "/proc/$pid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]
+	grep -qE '^NSpid:	[0-9]+	1$' "/proc/$pid/status"
 }
 
 @test "each workload container, started after the daemon, has its container_id and its exact count in Prometheus" {

@@ -1128,9 +1128,9 @@ bpf_can_run(char *why, size_t len)
 }
 
 bool
-bpf_may_count_all(void)
+bpf_may_count_cpus(void)
 {
-	return bpfeng_may_count_any();
+	return bpfeng_may_count_cpus();
 }
 
 const struct engine_ops bpf_ops = {

@@ -89,8 +89,8 @@ struct engine {
 	bool counts_on_cpus;  /* CPUs alone, never a thread's events */
 	/* 0 where it can run here, else -1 and why; NULL: it always can */
 	int (*can_run)(char *why, size_t len);
-	/* whether the user may count every process; NULL: as the kernel says */
-	bool (*may_count_all)(void);
+	/* whether the user may count whole CPUs; NULL: as the kernel says */
+	bool (*may_count_cpus)(void);
 	const struct engine_ops *ops;
 };
 
@@ -98,7 +98,7 @@ struct engine {
 extern const struct engine_ops ptrace_ops; /* cputrack_ptrace.c */
 extern const struct engine_ops bpf_ops;	   /* cputrack_bpf.c */
 int bpf_can_run(char *why, size_t len);	   /* ... or cputrack_nobpf.c */
-bool bpf_may_count_all(void);
+bool bpf_may_count_cpus(void);
 extern const struct engine_ops scan_ops; /* cputop_scan.c */
 /* cputop's own, which no --engine names (cputop_scan.c). */
 extern const struct engine scan_engine;

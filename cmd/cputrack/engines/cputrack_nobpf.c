@@ -20,7 +20,7 @@ bpf_can_run(char *why, size_t len)
  * then says that this build cannot count it at all.
  */
 bool
-bpf_may_count_all(void)
+bpf_may_count_cpus(void)
 {
 	return true;
 }
