@@ -107,10 +107,10 @@ json_group(FILE *out, const struct mgroup *g, const struct mgroup *here,
 }
 
 int
-mgroups_list(cpc_t *cpc, const char *glob, bool json, FILE *out)
+mgroups_list(cpc_t *cpc, const char *glob, struct list_style *style, FILE *out)
 {
 	const struct mgroup *g, *here;
-	char why[1024];
+	char why[1024], desc[1536];
 	int i, n = 0;
 
 	for (i = 0; i < mgroup_ntable; i++) {
@@ -120,15 +120,18 @@ mgroups_list(cpc_t *cpc, const char *glob, bool json, FILE *out)
 			continue;
 		why[0] = '\0';
 		here = mgroup_resolve(cpc, g->name, why, sizeof(why));
-		if (json)
+		if (style->format == LIST_JSON) {
 			json_group(out, g, here, why);
-		else if (here != NULL)
-			fprintf(out,
-			    "%s\tmetric group\t%s; counted here (%s)\n",
-			    g->name, g->desc, here->applies);
+			n++;
+			continue;
+		}
+		if (here != NULL)
+			snprintf(desc, sizeof(desc), "%s; counted here (%s)",
+			    g->desc, here->applies);
 		else
-			fprintf(out, "%s\tmetric group\t%s; not here: %s\n",
-			    g->name, g->desc, why);
+			snprintf(desc, sizeof(desc), "%s; not here: %s",
+			    g->desc, why);
+		list_line(out, style, g->name, "metric group", desc);
 		n++;
 	}
 	return n;

@@ -5,14 +5,17 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "caps.h"
 #include "libcpc.h"
 
 /*
  * --list[=GLOB]'s metric groups whose name matches glob (NULL: all), one
- * line each: the name, a tab, "metric group", a tab, the description and
- * whether this machine counts it (the variant, or why not); with json a
- * JSON object instead. Returns the number of lines printed.
+ * line each (caps.h's list_line): the name, "metric group", the
+ * description and whether this machine counts it (the variant, or why
+ * not); in JSON an object with its variants too. Returns the number of
+ * lines printed.
  */
-int mgroups_list(cpc_t *cpc, const char *glob, bool json, FILE *out);
+int mgroups_list(
+    cpc_t *cpc, const char *glob, struct list_style *style, FILE *out);
 
 #endif /* MGROUPS_LIST_H */

@@ -127,6 +127,31 @@ EOF
 	[ "$(jq -r .name <<<"$output" | tr '\n' ' ')" = "TopdownL1 TopdownL2 " ]
 }
 
+@test "--list --format=csv: CSV with a header, fields quoted where they hold the separator; -x's separator" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	run "$CT" --list --format=csv
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/list.csv"
+	! grep -q $'\t' "$T/list.csv"
+	[ "${lines[0]}" = name,kind,description ]
+	# Every record three fields, as a CSV reader reads them; the events
+	# and the groups as the text listing has them.
+	python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ["name", "kind", "description"], rows[0]
+assert all(len(r) == 3 for r in rows), [r for r in rows if len(r) != 3]
+byname = {r[0]: r for r in rows[1:]}
+assert byname["task-clock"][1] == "software"
+assert byname["TopdownL1"][1] == "metric group"
+print(len(rows) - 1)' "$T/list.csv" >"$T/n"
+	[ "$(cat "$T/n")" -eq "$("$CT" --list | wc -l)" ]
+	# -x: the separator asked for, a field that holds it quoted.
+	run "$CS" --list='Topdown*' -x ';'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'name;kind;description' ]
+	[[ ${lines[1]} == 'TopdownL1;metric group;"TopDown level 1: '* ]]
+}
+
 @test "--dry-run: each set's counters as the kernel would get them, and its metrics; nothing opened" {
 	# The kernel's numbers (linux/perf_event.h): PERF_TYPE_SOFTWARE 1,
 	# PERF_COUNT_SW_TASK_CLOCK 1, PAGE_FAULTS 2, CONTEXT_SWITCHES 3;
