@@ -70,6 +70,7 @@ struct out_config {
 	bool cgroup_names;  /* --for-each-cgroup: rows name theirs */
 	char timestamp;	    /* cpustat -T: 'u', 'd', or 0 */
 	int per_unit;	    /* cpustat --per-*: enum topo_unit */
+	bool cpus_chosen;   /* cpustat -C: the table's total reads "all" */
 	bool metrics;	    /* --metrics, -M: the derived metrics */
 	/* -M: the metric groups' variants, or none: Default's metrics */
 	const struct mgroup *const *mgroups;
