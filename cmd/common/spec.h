@@ -27,6 +27,13 @@ struct spec_req {
 	cpc_attr_t *attrs; /* always ends with picnum */
 	int picnum;
 	bool parted; /* counted on each core PMU: it has parts */
+	/*
+	 * It counts user mode only by Solaris's rule (no nouser, sys or
+	 * modifier said otherwise), and its event counts less so than
+	 * counting both modes, as perf stat does (a page fault taken in the
+	 * kernel, a cycle spent there).
+	 */
+	bool user_by_rule;
 	/* Summed over the boxes of a PMU (cpc_event_box): each box's part. */
 	int nboxes;
 	int box_first; /* the first box's index in a set's values */

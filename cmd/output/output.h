@@ -94,6 +94,7 @@ struct out_config {
 	unsigned top_tick_ms;
 	unsigned top_refresh_ms;
 	const char *top_note;
+	const char *top_modes_note; /* events that count user mode only */
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */

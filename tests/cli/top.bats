@@ -117,6 +117,30 @@ proc_field() {
 	    END { exit !(both > 0 && bad == 0) }' "$T/out"
 }
 
+@test "-b: an event that counts user mode only by Solaris's rule says so in the header, where perf stat would count kernel mode too" {
+	local spec
+	# As root, who may count kernel mode.
+	run --separate-stderr "$CT" --top -b -N 1 -T 0.2 -c page-faults,context-switches true
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -qx "page-faults: user mode only, by Solaris's rule (perf stat counts kernel mode too: add ,sys)" <<<"$output" ||
+	    { echo "$output"; false; }
+	# Modes said, or an event the kernel counts in its own context: no line.
+	for spec in page-faults,sys page-faults:u context-switches task-clock; do
+		run --separate-stderr "$CT" --top -b -N 1 -T 0.2 -c "$spec" true
+		[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+		! grep -q 'user mode only' <<<"$output" || { echo "$spec: $output"; false; }
+	done
+	# A user whom kernel.perf_event_paranoid 2 allows user mode alone:
+	# perf stat counts only that too.
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] ||
+	    skip "kernel.perf_event_paranoid is below 2: users may count kernel mode here"
+	user_setup 4
+	run --separate-stderr "${AS_USER[@]}" "$USER_TOP" -b -N 1 -T 0.2 -c page-faults true
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -q '^-c page-faults' <<<"$output"
+	! grep -q 'user mode only' <<<"$output"
+}
+
 @test "in a terminal: threads and a child that come later, H with each thread's name, then q and the totals" {
 	gate_open
 	in_terminal "$CT" --top -ef -T 0.3 -c "$WRITE" sh -c \

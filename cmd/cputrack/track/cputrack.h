@@ -56,11 +56,12 @@ struct cputrack_opts {
 	const struct engine *engine; /* --engine's or CPCTOOLS_ENGINE's;
 					NULL: auto */
 	bool engine_given;	     /* --engine */
-	bool top;	    /* --top, or run as cputop: the live view */
-	bool top_batch;	    /* -b: the view as text, once per refresh */
-	bool top_machine;   /* cputop with no target: every process */
-	bool top_scan;	    /* ... counted from outside (cputop_scan.c) */
-	char watching[160]; /* --top: what is watched, in words */
+	bool top;	      /* --top, or run as cputop: the live view */
+	bool top_batch;	      /* -b: the view as text, once per refresh */
+	bool top_machine;     /* cputop with no target: every process */
+	bool top_scan;	      /* ... counted from outside (cputop_scan.c) */
+	char watching[160];   /* --top: what is watched, in words */
+	char modes_note[256]; /* --top: events counted in user mode only */
 };
 
 /* --for-each-cgroup's defaults and bounds. */

@@ -99,6 +99,7 @@ top_open(const struct out_run *run, int fd, const struct out_sink_host *host)
 		.watching = cfg->top_watching != NULL ? cfg->top_watching : "",
 		.tick_ms = cfg->top_tick_ms,
 		.note = cfg->top_note,
+		.modes = cfg->top_modes_note,
 	};
 	t->refreshed_at = run->start;
 	return t;

@@ -1174,6 +1174,8 @@ header_lines(struct top_view *v, struct top_model *m,
 	    c->totals ? "totals since the start, clocks in seconds" :
 			"per second, clocks in CPUs");
 	out_buf_free(&sets);
+	if (a->modes != NULL)
+		text_line(l, TOP_LINE_HEADER, width, "%s", a->modes);
 	for (s = 0; s < top_model_nreasons(m); s++)
 		text_line(l, TOP_LINE_HEADER, width, "- not counted: %s",
 		    top_model_reason(m, s));

@@ -62,6 +62,7 @@ struct top_about {
 	const char *watching; /* the targets, in words */
 	unsigned tick_ms;     /* the counting interval (-T) */
 	const char *note;     /* a line to show, or NULL */
+	const char *modes;    /* events counting user mode only, or NULL */
 	const char *message;  /* the latest message of the run, or NULL */
 };
 
