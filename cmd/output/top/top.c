@@ -308,6 +308,19 @@ top_row(void *state, const struct out_row *row, hrtime_t when)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* A process counted from now, while it is there (output_process). */
+static void
+top_process(void *state, pid_t pid, const char *comm, const char *cgroup)
+{
+	struct top *t = state;
+
+	(void)comm;
+	(void)cgroup;
+	pthread_mutex_lock(&t->lock);
+	top_model_process(t->model, pid);
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* Whether a refresh interval's worth of ticks came since the last. */
 static bool
 refresh_due(const struct top *t)
@@ -399,6 +412,7 @@ const struct out_sink_ops top_sink = {
 	.open = top_open,
 	.start = top_start,
 	.row = top_row,
+	.process = top_process,
 	.flush = top_flush,
 	.close = top_close,
 };

@@ -26,7 +26,8 @@
 #include "diag.h"
 #include "top_screen.h"
 
-#define POLL_MS 250
+#define POLL_MS	   250
+#define KEY_ESCAPE 27
 
 enum colour_pair { PAIR_HEADER = 1, PAIR_ENDED, PAIR_HELP };
 
@@ -219,7 +220,10 @@ key_of(int ch)
 	}
 }
 
-/* A key while a filter is typed: Enter takes it, Escape drops it. */
+/*
+ * A key while a filter is typed: Enter takes it; Escape clears the filter,
+ * the one in use too, as htop's does.
+ */
 static void
 edit_key(struct top_screen *s, int ch)
 {
@@ -227,7 +231,8 @@ edit_key(struct top_screen *s, int ch)
 		s->typed[s->ntyped] = '\0';
 		s->owner.filter(s->owner.arg, s->typed);
 		s->editing = false;
-	} else if (ch == 27) {
+	} else if (ch == KEY_ESCAPE) {
+		s->owner.filter(s->owner.arg, "");
 		s->editing = false;
 	} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) &&
 	    s->ntyped > 0) {
@@ -269,6 +274,8 @@ read_keys(struct top_screen *s)
 		}
 		if (s->editing) {
 			edit_key(s, ch);
+		} else if (ch == KEY_ESCAPE) {
+			s->owner.filter(s->owner.arg, "");
 		} else if (ch == '/') {
 			s->editing = true;
 			s->ntyped = 0;

@@ -1144,10 +1144,55 @@ body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 	free(p);
 }
 
+/*
+ * The header's figures, as ps(1) counts them: the processes that run now
+ * (with a thread that runs), their threads, and apart those shown ended.
+ */
+struct head_count {
+	int procs, threads, ended;
+};
+
+static struct head_count
+head_count(struct top_model *m)
+{
+	struct head_count n = { 0, 0, 0 };
+	const struct top_entity *e;
+	int i;
+
+	for (i = 0; i < top_model_nprocs(m); i++) {
+		e = top_model_proc(m, i);
+		if (e->ended) {
+			n.ended += e->nfolded > 0 ? (int)e->nfolded : 1;
+		} else if (e->nthreads > 0) {
+			n.procs++;
+			n.threads += e->nthreads;
+		}
+	}
+	return n;
+}
+
+static void
+watching_line(struct top_model *m, const struct top_about *a,
+    struct top_lines *l, int width)
+{
+	struct head_count n = head_count(m);
+
+	if (n.ended > 0)
+		text_line(l, TOP_LINE_HEADER, width,
+		    "watching %s: %d process%s, %d thread%s; %d ended",
+		    a->watching, n.procs, n.procs == 1 ? "" : "es", n.threads,
+		    n.threads == 1 ? "" : "s", n.ended);
+	else
+		text_line(l, TOP_LINE_HEADER, width,
+		    "watching %s: %d process%s, %d thread%s", a->watching,
+		    n.procs, n.procs == 1 ? "" : "es", n.threads,
+		    n.threads == 1 ? "" : "s");
+}
+
 static void
 header_lines(struct top_view *v, struct top_model *m,
     const struct top_choice *c, const struct top_about *a, struct top_lines *l,
-    int width, int nprocs, int nthreads)
+    int width)
 {
 	const struct out_run *run = v->run;
 	struct out_buf sets = { 0 };
@@ -1162,9 +1207,7 @@ header_lines(struct top_view *v, struct top_model *m,
 	    "cputop  %s  %s  engine %s  refresh %.3g s (counted every %.3g s)",
 	    clock, run->host, a->engine, c->interval_ms / 1000.0,
 	    a->tick_ms / 1000.0);
-	text_line(l, TOP_LINE_HEADER, width,
-	    "watching %s: %d processes, %d threads", a->watching, nprocs,
-	    nthreads);
+	watching_line(m, a, l, width);
 	for (s = 0; s < run->nsets; s++)
 		out_buf_printf(
 		    &sets, "%s-c %s", s ? "  " : "", run->specs[s]->text);
@@ -1207,7 +1250,7 @@ static const char *const help_text[] = {
 	"  C          a CGROUP column: each process's cgroup",
 	"  g          one line per cgroup, its processes' values summed",
 	"  /          show only processes whose name holds a text, or",
-	"             whose user is it (an empty text shows all)",
+	"             whose user is it (Escape shows all)",
 	"  space      pause the display (counting goes on)",
 	"  + -        refresh less or more often (a multiple of -T)",
 	"",
@@ -1222,8 +1265,6 @@ top_view_render(struct top_view *v, struct top_model *m,
     const struct top_choice *c, const struct top_about *a, int width,
     struct top_lines *l)
 {
-	const struct top_entity *e;
-	int nprocs = 0, nthreads = 0;
 	size_t i;
 
 	out_buf_reset(&l->text);
@@ -1242,13 +1283,7 @@ top_view_render(struct top_view *v, struct top_model *m,
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
 		return;
 	}
-	/* The header counts what runs now: not what ended. */
-	for (i = 0; i < (size_t)top_model_nprocs(m); i++) {
-		e = top_model_proc(m, (int)i);
-		nprocs += !e->ended;
-		nthreads += e->nthreads;
-	}
-	header_lines(v, m, c, a, l, width, nprocs, nthreads);
+	header_lines(v, m, c, a, l, width);
 	title_line(v, c, l, width);
 	body_lines(v, m, c, l, width);
 	text_line(l, TOP_LINE_FOOTER, width,
