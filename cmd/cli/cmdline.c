@@ -549,6 +549,7 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 		.format = OUT_TABLE,
 		.fd = -1,
 		.title = true,
+		.top_command_fd = -1,
 	};
 	if (!all_options(cl, all)) {
 		diag(NULL, "too many options\n");

@@ -831,6 +831,9 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	    (*status = perf_letter_misread(ct, argv[optind])) != 0)
 		return false;
 	ct->opt.command = optind < argc ? &argv[optind] : NULL;
+	/* The view stands where the command would: its status is cputop's. */
+	if (ct->opt.top && ct->opt.command != NULL)
+		ct->opt.pass_status = true;
 	say_watching(&ct->opt);
 	return true;
 }

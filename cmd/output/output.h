@@ -95,6 +95,12 @@ struct out_config {
 	unsigned top_refresh_ms;
 	const char *top_note;
 	const char *top_modes_note; /* events that count user mode only */
+	/*
+	 * The master of the started command's own terminal, whose output
+	 * the view shows and keeps; -1: none (the command writes where
+	 * cputrack's descriptors go)
+	 */
+	int top_command_fd;
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */

@@ -27,6 +27,7 @@
 #include "setgrp.h"
 
 struct engine;
+struct cputrack_tty;
 
 /* The command line. */
 struct cputrack_opts {
@@ -97,6 +98,8 @@ struct cputrack {
 			     ends (EPIPE, or write_failed) */
 	/* Where the checks open their test events: a CPU, or -1 a thread. */
 	int probe_cpu;
+	/* --top on a screen: the started command's own terminal */
+	struct cputrack_tty *tty;
 };
 
 /*

@@ -1146,22 +1146,25 @@ body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 
 /*
  * The header's figures, as ps(1) counts them: the processes that run now
- * (with a thread that runs), their threads, and apart those shown ended.
+ * (with a thread that runs), their threads, and apart those shown ended;
+ * a cgroup's line (--cgroup's sum, --for-each-cgroup's) is no process.
  */
 struct head_count {
-	int procs, threads, ended;
+	int procs, threads, ended, cgroups;
 };
 
 static struct head_count
 head_count(struct top_model *m)
 {
-	struct head_count n = { 0, 0, 0 };
+	struct head_count n = { 0, 0, 0, 0 };
 	const struct top_entity *e;
 	int i;
 
 	for (i = 0; i < top_model_nprocs(m); i++) {
 		e = top_model_proc(m, i);
-		if (e->ended) {
+		if (e->pid == 0) {
+			n.cgroups += !e->ended;
+		} else if (e->ended) {
 			n.ended += e->nfolded > 0 ? (int)e->nfolded : 1;
 		} else if (e->nthreads > 0) {
 			n.procs++;
@@ -1177,7 +1180,10 @@ watching_line(struct top_model *m, const struct top_about *a,
 {
 	struct head_count n = head_count(m);
 
-	if (n.ended > 0)
+	if (n.procs == 0 && n.cgroups > 1)
+		text_line(l, TOP_LINE_HEADER, width, "watching %s: %d cgroups",
+		    a->watching, n.cgroups);
+	else if (n.ended > 0)
 		text_line(l, TOP_LINE_HEADER, width,
 		    "watching %s: %d process%s, %d thread%s; %d ended",
 		    a->watching, n.procs, n.procs == 1 ? "" : "es", n.threads,
@@ -1235,6 +1241,29 @@ header_lines(struct top_view *v, struct top_model *m,
 	    c->filter[0] ? "'" : "", c->paused ? "; PAUSED" : "");
 }
 
+/*
+ * The pane of the command's output, under the processes: its last lines,
+ * as the terminal would have shown them, under a bar that says how many
+ * it wrote and that all of them come when the view closes.
+ */
+static void
+pane_lines(const struct top_about *a, const struct top_choice *c,
+    struct top_lines *l, int width)
+{
+	const struct top_tail *t = a->output;
+	int i;
+
+	if (t == NULL || t->n == 0 || c->output_hidden)
+		return;
+	l->pane = l->n;
+	text_line(l, TOP_LINE_PANE, width,
+	    "output of %s: %lu line%s, the last below; all of it is "
+	    "printed when the view closes (o hides this)",
+	    a->watching, t->lines, t->lines == 1 ? "" : "s");
+	for (i = 0; i < t->n; i++)
+		text_line(l, TOP_LINE_OUTPUT, width, "%s", t->line[i]);
+}
+
 static const char *const help_text[] = {
 	"Keys",
 	"  q, Ctrl-C  quit (a -p or --tid target runs on, untraced)",
@@ -1251,6 +1280,7 @@ static const char *const help_text[] = {
 	"  g          one line per cgroup, its processes' values summed",
 	"  /          show only processes whose name holds a text, or",
 	"             whose user is it (Escape shows all)",
+	"  o          show or hide the pane of the command's output",
 	"  space      pause the display (counting goes on)",
 	"  + -        refresh less or more often (a multiple of -T)",
 	"",
@@ -1270,6 +1300,7 @@ top_view_render(struct top_view *v, struct top_model *m,
 	out_buf_reset(&l->text);
 	l->n = 0;
 	l->body = 0;
+	l->pane = -1;
 	l->selected = -1;
 	l->failed = false;
 	if (v->line_procs != NULL)
@@ -1286,6 +1317,7 @@ top_view_render(struct top_view *v, struct top_model *m,
 	header_lines(v, m, c, a, l, width);
 	title_line(v, c, l, width);
 	body_lines(v, m, c, l, width);
+	pane_lines(a, c, l, width);
 	text_line(l, TOP_LINE_FOOTER, width,
 	    "q quit  ? help  <> sort  t threads  H all threads  a totals  "
 	    "V tree  c command  g cgroups  / filter  space pause  "
