@@ -371,3 +371,13 @@ track_not_counted(
 	for (s = 0; s < ct->nsets; s++)
 		row_not_counted(ct, who, "init_lwp", s, why);
 }
+
+void
+track_lwp_exit_uncounted(const struct track_lwp *l, const char *why)
+{
+	struct cputrack *ct = l->proc->ct;
+	int s;
+
+	for (s = 0; s < ct->nsets; s++)
+		row_not_counted(ct, &l->who, "lwp_exit", s, why);
+}

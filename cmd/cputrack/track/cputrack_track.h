@@ -165,5 +165,7 @@ void track_batch_free(struct track_batch *b);
 /* An LWP whose counters cannot count: a row per set, with why. */
 void track_not_counted(
     struct cputrack *ct, const struct row_lwp *who, const char *why);
+/* An LWP left uncounted ended, its process going on: the same, its end. */
+void track_lwp_exit_uncounted(const struct track_lwp *l, const char *why);
 
 #endif /* CPUTRACK_TRACK_H */

@@ -59,8 +59,9 @@ struct top {
 static void
 top_free(struct top *t)
 {
-	top_screen_close(t->screen);
+	/* The output's thread wakes the screen: it stops first. */
 	top_output_free(t->output);
+	top_screen_close(t->screen);
 	top_view_free(t->view);
 	top_model_free(t->model);
 	top_lines_free(&t->text);
@@ -184,7 +185,6 @@ say_output(struct top *t)
 
 	if (t->output == NULL)
 		return;
-	top_output_stop(t->output);
 	if ((err = top_output_replay(t->output, t->fd)) != 0)
 		diag(NULL, "cannot write the command's output: %s\n",
 		    strerror(err));
@@ -447,6 +447,8 @@ top_close(void *state, struct out_buf *text)
 	struct top *t = state;
 
 	if (t->screen != NULL) {
+		if (t->output != NULL)
+			top_output_stop(t->output);
 		top_screen_close(t->screen);
 		t->screen = NULL;
 		say_output(t);

@@ -72,6 +72,7 @@ struct rec {
 	bool listed;	      /* a process in the table */
 	bool seen_at_exec;    /* first seen by its exec's counts row */
 	bool exact_total;     /* TOTAL is a total row's, not the ticks' */
+	int uncounted;	      /* a thread not counted: its reason + 1 */
 	int execs_pending;    /* refreshes since an exec, with no thread */
 	struct rec **threads; /* a process's */
 	int nthreads, cap;
@@ -905,7 +906,9 @@ top_model_row(struct top_model *m, const struct out_row *row)
 	} else if (strcmp(l, "exit") == 0) {
 		proc_end_row(m, row);
 	} else if (strcmp(l, "lwp_create") == 0 || strcmp(l, "init_lwp") == 0) {
-		(void)find_thread(m, row);
+		if ((r = find_thread(m, row)) != NULL &&
+		    row->not_counted != NULL)
+			r->uncounted = reason_of(m, row->not_counted) + 1;
 	}
 }
 
@@ -937,6 +940,21 @@ sum_span(const struct top_model *m, uint64_t *dst, const uint64_t *src)
 		sum_slot(m, dst + m->slot_at[s], src + m->slot_at[s], s);
 }
 
+/* A thread not counted: each set's slot of the span says why. */
+static void
+mark_uncounted(const struct top_model *m, struct rec *t, enum span sp)
+{
+	uint64_t *sl;
+	int s;
+
+	for (s = 0; s < m->run->nsets; s++) {
+		sl = slot(m, t, sp, s);
+		if (!(sl[1] & SLOT_NOT_COUNTED))
+			sl[1] |= SLOT_NOT_COUNTED |
+			    (uint64_t)(t->uncounted - 1) << 8;
+	}
+}
+
 /* A thread's gathered counts are shown now, and gathering starts again. */
 static void
 refresh_thread(struct top_model *m, struct rec *t)
@@ -944,6 +962,10 @@ refresh_thread(struct top_model *m, struct rec *t)
 	memcpy(t->block + SHOWN * m->stride, t->block + GATHER * m->stride,
 	    m->stride * sizeof(*t->block));
 	clear_span(m, t, GATHER);
+	if (t->uncounted > 0) {
+		mark_uncounted(m, t, SHOWN);
+		mark_uncounted(m, t, TOTAL);
+	}
 	if (t->ending)
 		t->e.ended = true;
 }
@@ -1000,7 +1022,7 @@ show_rest(const struct top_model *m, struct rec *p)
 static void
 refresh_proc(struct top_model *m, struct rec *p)
 {
-	int i, live = 0;
+	int i, live = 0, uncounted = 0;
 
 	drop_ended_threads(m, p);
 	clear_span(m, p, SHOWN);
@@ -1023,8 +1045,11 @@ refresh_proc(struct top_model *m, struct rec *p)
 			sum_span(m, p->block + TOTAL * m->stride,
 			    p->threads[i]->block + TOTAL * m->stride);
 		live += !p->threads[i]->e.ended;
+		uncounted +=
+		    !p->threads[i]->e.ended && p->threads[i]->uncounted > 0;
 	}
 	p->e.nthreads = live;
+	p->e.uncounted = uncounted;
 	if (p->exact_total)
 		show_rest(m, p);
 	sum_span(m, p->block + PAST * m->stride, p->block + SHOWN * m->stride);

@@ -46,6 +46,7 @@ struct top_entity {
 	uid_t uid;		/* a process's owner, once known */
 	bool uid_known;
 	int nthreads;	       /* a process's threads now */
+	int uncounted;	       /* ...of which not counted */
 	pid_t ppid;	       /* a process's parent, or 0: not known */
 	char *cmdline;	       /* a process's arguments, or NULL */
 	char *cgroup;	       /* a process's cgroup (v2), or NULL */

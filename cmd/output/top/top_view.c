@@ -1195,6 +1195,34 @@ watching_line(struct top_model *m, const struct top_about *a,
 		    n.threads == 1 ? "" : "s");
 }
 
+/* The processes some of whose threads are not counted, named. */
+#define PARTIAL_NAMED 3
+
+static void
+partial_line(struct top_model *m, struct top_lines *l, int width)
+{
+	struct out_buf b = { 0 };
+	const struct top_entity *e;
+	int i, n = 0;
+
+	for (i = 0; i < top_model_nprocs(m); i++) {
+		e = top_model_proc(m, i);
+		if (e->ended || e->uncounted == 0)
+			continue;
+		if (n++ < PARTIAL_NAMED)
+			out_buf_printf(&b, "%s%d of %d threads of %s (%d)",
+			    n > 1 ? ", " : "", e->uncounted, e->nthreads,
+			    e->comm, (int)e->pid);
+	}
+	if (n > PARTIAL_NAMED)
+		out_buf_printf(&b, " and %d more processes", n - PARTIAL_NAMED);
+	out_buf_add(&b, "", 1);
+	if (n > 0 && !b.failed)
+		text_line(l, TOP_LINE_HEADER, width,
+		    "- not counted in part: %s", b.data);
+	out_buf_free(&b);
+}
+
 static void
 header_lines(struct top_view *v, struct top_model *m,
     const struct top_choice *c, const struct top_about *a, struct top_lines *l,
@@ -1228,6 +1256,7 @@ header_lines(struct top_view *v, struct top_model *m,
 	for (s = 0; s < top_model_nreasons(m); s++)
 		text_line(l, TOP_LINE_HEADER, width, "- not counted: %s",
 		    top_model_reason(m, s));
+	partial_line(m, l, width);
 	if (a->note != NULL)
 		text_line(l, TOP_LINE_HEADER, width, "%s", a->note);
 	if (a->message != NULL)
