@@ -22,11 +22,6 @@ teardown() {
 	ct_teardown
 }
 
-# in_terminal COMMAND: typed at the terminal's prompt.
-in_terminal() {
-	keys "$*" Enter
-}
-
 # quit_status: q, then (once the prompt is back: the totals are out)
 # the exit status the shell saw. A run that q ended with a command of its
 # own dies of SIGINT, as on Ctrl-C, and the shell drops the rest of a
@@ -51,12 +46,6 @@ quit_rc() {
 	keys q
 	wait_filled "$T/rc"
 	cat "$T/rc"
-}
-
-# The blocks of -b's output, each a screen, ended by an empty line; the
-# last is the totals at the end.
-last_block() {
-	awk 'BEGIN { RS = "" } { b = $0 } END { print b }' "$1"
 }
 
 # A process line's field N for the process named COMM in a block.
@@ -295,22 +284,6 @@ example_commands() {
 # exec'd it).
 runs_sleep() {
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]
-}
-
-# user_setup OFFSET: a user of the test's own, a uid without a name that
-# no other test runs processes as (the view watches every process of its
-# user), in a range of its own for each OFFSET (a pid is below 5000000:
-# no two tests of this file, nor of its two runs, share one); AS_USER runs a
-# command as it, USER_ID is its uid, and $USER_TOP a cputop it may run.
-user_setup() {
-	USER_ID=$((3000000 + $1 * 5000000 + $$))
-	AS_USER=(setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups)
-	! pgrep -U "$USER_ID" >/dev/null
-	local d
-	d=$(nobody_dir)
-	cp "$BUILD_DIR/cmd/cputrack" "$d/cputrack"
-	ln -s cputrack "$d/cputop"
-	USER_TOP=$d/cputop
 }
 
 # none_traced UID: no process of user UID has a tracer.
