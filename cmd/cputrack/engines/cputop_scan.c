@@ -209,14 +209,6 @@ grow(void *arrayp, size_t n, size_t *room, size_t size)
 	return true;
 }
 
-void
-scan_no_memory(struct scan_track *st)
-{
-	diag(NULL, "no memory available\n");
-	st->ended_run = true;
-	st->status = 1;
-}
-
 /* A thread found in p: counted if the descriptors allow, else not. */
 static struct scan_lwp *
 lwp_new(struct scan_track *st, struct scan_proc *p, pid_t tid, hrtime_t when)
@@ -257,27 +249,6 @@ lwp_new(struct scan_track *st, struct scan_proc *p, pid_t tid, hrtime_t when)
 	setgrp_sample_counts(
 	    l->base.grp, st->current, bpf_sets_zeros(st->sets), &no_time, when);
 	return l;
-}
-
-static int
-by_tid(const void *a, const void *b)
-{
-	pid_t x = (*(struct scan_lwp *const *)a)->base.who.tid,
-	      y = (*(struct scan_lwp *const *)b)->base.who.tid;
-
-	return (x > y) - (x < y);
-}
-
-struct scan_lwp *
-scan_lwp_of(const struct scan_proc *p, pid_t tid)
-{
-	struct scan_lwp key, *k = &key, **found;
-
-	key.base.who.tid = tid;
-	found = p->nlwps == 0 ?
-	    NULL :
-	    bsearch(&k, p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), by_tid);
-	return found != NULL ? *found : NULL;
 }
 
 /* /proc/PID/stat, read through fd. */
@@ -402,7 +373,7 @@ find_lwps(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	}
 	free(t);
 	if (n > 0)
-		qsort(p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), by_tid);
+		qsort(p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), scan_by_tid);
 }
 
 /* Let go of the process: its counters, its sentinel, its stat closed. */
@@ -486,27 +457,6 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	}
 	p->nlwps = n;
 	return true;
-}
-
-static int
-by_pid(const void *a, const void *b)
-{
-	pid_t x = (*(struct scan_proc *const *)a)->base.pid,
-	      y = (*(struct scan_proc *const *)b)->base.pid;
-
-	return (x > y) - (x < y);
-}
-
-struct scan_proc *
-scan_proc_of(const struct scan_track *st, pid_t pid)
-{
-	struct scan_proc key, *k = &key, **found;
-
-	key.base.pid = pid;
-	found = st->nprocs == 0 ?
-	    NULL :
-	    bsearch(&k, st->procs, st->nprocs, sizeof(*st->procs), by_pid);
-	return found != NULL ? *found : NULL;
 }
 
 /* Whether the process in /proc's entry name is one to watch. */
@@ -699,7 +649,7 @@ find_procs(struct scan_track *st, hrtime_t when)
 		(void)proc_take(st, st->found[i], when);
 	}
 	if (st->nprocs > before)
-		qsort(st->procs, st->nprocs, sizeof(*st->procs), by_pid);
+		qsort(st->procs, st->nprocs, sizeof(*st->procs), scan_by_pid);
 }
 
 /* The processes counted in part: their threads left out, named. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cputop's processes counted from outside: the records the scan keeps
- * (cputop_scan.c), shared with what counts the tasks that ended between
- * two scans (cputop_ended.c, on cputop_unseen.c's sentinels).
+ * (cputop_scan.c, found by cputop_procs.c), shared with what counts the
+ * tasks that ended between two scans (cputop_ended.c, on
+ * cputop_unseen.c's sentinels).
  */
 #ifndef CPUTOP_SCAN_H
 #define CPUTOP_SCAN_H
@@ -96,9 +97,14 @@ struct scan_track {
 	int status;
 };
 
-/* cputop_scan.c: a watched process by pid, a thread of it by tid. */
+/*
+ * cputop_procs.c: a watched process by pid, a thread of it by tid, and
+ * the orders the scan keeps them in (qsort's).
+ */
 struct scan_proc *scan_proc_of(const struct scan_track *st, pid_t pid);
 struct scan_lwp *scan_lwp_of(const struct scan_proc *p, pid_t tid);
+int scan_by_pid(const void *a, const void *b);
+int scan_by_tid(const void *a, const void *b);
 /* No memory: said, and the run ends with status 1. */
 void scan_no_memory(struct scan_track *st);
 
