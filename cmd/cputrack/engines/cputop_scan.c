@@ -209,46 +209,88 @@ grow(void *arrayp, size_t n, size_t *room, size_t size)
 	return true;
 }
 
+/* The thread's counters, if the descriptors allow: 0, or an errno. */
+static int
+lwp_open(struct scan_track *st, struct scan_lwp *l)
+{
+	int err;
+
+	if (st->fd_room < st->fds_per_lwp)
+		return EMFILE;
+	if ((l->fds = calloc((size_t)st->fds_per_lwp, sizeof(int))) == NULL)
+		return ENOMEM;
+	if ((err = open_lwp(st, l->base.who.tid, l->fds)) != 0) {
+		free(l->fds);
+		l->fds = NULL;
+		return err;
+	}
+	st->fd_room -= st->fds_per_lwp;
+	st->ct->counted = true;
+	return 0;
+}
+
+/* Its counters opened, the thread counts from when on. */
+static void
+lwp_start(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
+{
+	static const struct set_times no_time;
+
+	setgrp_set_current(l->base.grp, st->current);
+	setgrp_started_at(l->base.grp, when);
+	setgrp_sample_counts(
+	    l->base.grp, st->current, bpf_sets_zeros(st->sets), &no_time, when);
+}
+
 /* A thread found in p: counted if the descriptors allow, else not. */
 static struct scan_lwp *
 lwp_new(struct scan_track *st, struct scan_proc *p, pid_t tid, hrtime_t when)
 {
-	static const struct set_times no_time;
 	struct scan_lwp *l;
-	int err = EMFILE;
+	int err;
 
 	l = (struct scan_lwp *)track_lwp_new(
 	    &p->base, ++p->next_lwpid, tid, TRACK_FED, sizeof(*l));
 	if (l == NULL)
 		return NULL;
 	l->seen = true;
-	if (st->fd_room >= st->fds_per_lwp &&
-	    (l->fds = calloc((size_t)st->fds_per_lwp, sizeof(int))) != NULL &&
-	    (err = open_lwp(st, tid, l->fds)) != 0) {
-		free(l->fds);
-		l->fds = NULL;
+	if ((err = lwp_open(st, l)) == 0) {
+		lwp_start(st, l, when);
+		return l;
 	}
 	/*
 	 * Not counted: for want of descriptors, said in its rows and its
-	 * process's totals; a thread gone since the scan, or one that
-	 * became untraceable, is only left out.
+	 * process's totals; a thread gone since the scan is only left out,
+	 * and one its user may not count now (an exec or a change of
+	 * credentials under way, a set-id program) is tried again at each
+	 * scan.
 	 */
-	if (l->fds == NULL) {
-		track_lwp_uncounted(&l->base);
-		if (err == EMFILE || err == ENFILE || err == ENOMEM) {
-			p->base.uncounted++;
-			l->left_out = true;
-			track_not_counted(st->ct, &l->base.who, no_descriptors);
-		}
-		return l;
+	track_lwp_uncounted(&l->base);
+	if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+		p->base.uncounted++;
+		l->left_out = true;
+		track_not_counted(st->ct, &l->base.who, no_descriptors);
 	}
-	st->fd_room -= st->fds_per_lwp;
-	st->ct->counted = true;
-	setgrp_set_current(l->base.grp, st->current);
-	setgrp_started_at(l->base.grp, when);
-	setgrp_sample_counts(
-	    l->base.grp, st->current, bpf_sets_zeros(st->sets), &no_time, when);
+	l->retry = err == EACCES || err == EPERM;
 	return l;
+}
+
+/*
+ * A thread its user could not count at the last scan, tried again (its
+ * sets come back from their master's free ones).
+ */
+static void
+lwp_retry(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
+{
+	if (track_lwp_recount(&l->base) != 0) {
+		scan_no_memory(st);
+		return;
+	}
+	if (lwp_open(st, l) != 0) {
+		track_lwp_uncounted(&l->base);
+		return;
+	}
+	l->retry = false;
+	lwp_start(st, l, when);
 }
 
 /* /proc/PID/stat, read through fd. */
@@ -417,9 +459,12 @@ proc_gone(struct scan_proc *p, struct proc_stat *ps)
 	    ps->start != p->start;
 }
 
+static void open_sentinel(struct scan_track *st, struct scan_proc *p);
+
 /*
  * A process known: its end, or its threads' ends and new threads, and
- * the tick of those that go on. False when it is gone.
+ * the tick of those that go on; what could not be counted a moment ago
+ * for want of the right, tried again. False when it is gone.
  */
 static bool
 proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
@@ -433,6 +478,8 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	}
 	if (strcmp(ps.comm, p->base.comm) != 0)
 		track_rename(&p->base, ps.comm);
+	if (p->unseen == NULL && p->retry)
+		open_sentinel(st, p);
 	for (i = 0; i < p->nlwps; i++)
 		p->lwps[i]->seen = false;
 	find_lwps(st, p, when);
@@ -444,6 +491,8 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 			continue;
 		}
 		p->lwps[n++] = l;
+		if (l->fds == NULL && l->retry)
+			lwp_retry(st, l, when);
 		if (l->fds == NULL)
 			continue;
 		if (sample(st, l, st->current, when) != 0)
@@ -557,9 +606,11 @@ open_sentinel(struct scan_track *st, struct scan_proc *p)
 	    unseen_open(st->eng, st->nsets, st->current, p->base.pid, &err);
 	if (p->unseen == NULL) {
 		/* The ring's pages are locked memory, bounded per user. */
-		st->no_ring += err == EPERM || err == ENOMEM;
+		st->no_ring += err == ENOBUFS;
+		p->retry = err == EACCES || err == EPERM;
 		return;
 	}
+	p->retry = false;
 	st->fd_room -= st->unseen_fds;
 	fd = unseen_fd(p->unseen);
 	(void)epoll_ctl(st->epfd, EPOLL_CTL_ADD, fd, &ev);

@@ -21,6 +21,7 @@ struct scan_lwp {
 	int *fds; /* per set, its counters, leader first; NULL: uncounted */
 	bool seen;
 	bool left_out; /* for want of descriptors: its rows say so */
+	bool retry;    /* not counted for want of the right: tried again */
 };
 
 struct scan_proc {
@@ -33,6 +34,7 @@ struct scan_proc {
 	id_t next_lwpid;
 	struct row_lwp leader; /* its exit row's */
 	struct unseen *unseen; /* its sentinel, or NULL */
+	bool retry; /* no sentinel for want of the right: tried again */
 	bool seen;
 };
 

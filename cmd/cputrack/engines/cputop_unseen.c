@@ -95,7 +95,7 @@ open_ring(struct unseen *u, pid_t tid)
 	map = mmap(NULL, u->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 	    u->ring_fd, 0);
 	if (map == MAP_FAILED)
-		return errno;
+		return errno == EPERM || errno == ENOMEM ? ENOBUFS : errno;
 	u->meta = map;
 	return 0;
 }

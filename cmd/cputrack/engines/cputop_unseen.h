@@ -39,8 +39,9 @@ int unseen_nfds(const struct bpfeng_set *sets, int nsets);
 
 /*
  * A sentinel on thread tid, set current counting: NULL with *err (an
- * errno: EMFILE for descriptors, EPERM or ENOMEM for the ring's locked
- * pages, ESRCH for a thread gone).
+ * errno: EMFILE for descriptors, ENOBUFS for no room for the ring's locked
+ * pages, EACCES or EPERM for a thread this user may not count now, ESRCH
+ * for one gone).
  */
 struct unseen *unseen_open(
     const struct bpfeng_set *sets, int nsets, int current, pid_t tid, int *err);

@@ -239,6 +239,15 @@ track_lwp_uncounted(struct track_lwp *l)
 	l->finished = true;
 }
 
+int
+track_lwp_recount(struct track_lwp *l)
+{
+	if ((l->grp = setgrp_accumulator(l->proc->ct->specs)) == NULL)
+		return -1;
+	l->finished = false;
+	return 0;
+}
+
 void
 track_lwp_started(const struct track_lwp *l, const struct set_counts *c)
 {
