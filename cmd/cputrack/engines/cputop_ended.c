@@ -13,7 +13,11 @@
  *
  * Its counts become an LWP of that process that is made and ends at
  * once: its lwp_exit row, which the view folds into the process's line,
- * and its totals in the process's, as those of any LWP that ended.
+ * and its totals in the process's, as those of any LWP that ended. A task
+ * the scan counted itself, from the scan that found it, is kept the
+ * record of its whole life, and at its end what it counted before that
+ * scan (the whole less its own counters' totals) is such an LWP too: a
+ * short task that a slow scan catches alive loses no count.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,18 +105,89 @@ note_taken(struct scan_track *st, pid_t tid, unsigned long owner)
 
 /*
  * The process a task's counts go to: the one of its pid where it is
- * watched, else the sentinel's; NULL where the scan counted the task.
+ * watched, else the sentinel's; NULL, with the thread in *counted, where
+ * the scan counted the task itself.
  */
 static struct scan_proc *
-home_of(const struct scan_track *st, const struct ended_task *e)
+home_of(const struct scan_track *st, const struct ended_task *e,
+    struct scan_lwp **counted)
 {
 	struct scan_proc *p = scan_proc_of(st, e->t.pid);
-	const struct scan_lwp *l;
+	struct scan_lwp *l;
 
+	*counted = NULL;
 	if (p == NULL)
 		return e->owner;
 	l = scan_lwp_of(p, e->t.tid);
-	return l != NULL && l->fds != NULL ? NULL : p;
+	if (l != NULL && l->fds != NULL) {
+		*counted = l;
+		return NULL;
+	}
+	return p;
+}
+
+static void
+whole_free(struct lwp_whole *w)
+{
+	if (w == NULL)
+		return;
+	free(w->got);
+	free(w->values);
+	free(w->times);
+	free(w);
+}
+
+void
+scan_whole_free(struct scan_lwp *l)
+{
+	whole_free(l->whole);
+	l->whole = NULL;
+}
+
+/* A counted thread's record of its whole life, made empty; or NULL. */
+static struct lwp_whole *
+whole_of(struct scan_track *st, struct scan_lwp *l)
+{
+	size_t n = (size_t)st->nsets;
+	struct lwp_whole *w;
+
+	if (l->whole != NULL)
+		return l->whole;
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->got = calloc(n, sizeof(*w->got));
+	w->times = calloc(n, sizeof(*w->times));
+	w->values = calloc(n * (size_t)st->most_values, sizeof(*w->values));
+	if (w->got == NULL || w->times == NULL || w->values == NULL) {
+		whole_free(w);
+		return NULL;
+	}
+	l->whole = w;
+	return w;
+}
+
+/* A counted thread's whole life in the sets its records give, kept. */
+static void
+keep_whole(
+    struct scan_track *st, struct scan_lwp *l, struct ended_task **e, size_t n)
+{
+	struct lwp_whole *w = whole_of(st, l);
+	const uint64_t *v;
+	size_t i;
+	int s;
+
+	for (i = 0; w != NULL && i < n; i++) {
+		s = e[i]->t.set;
+		memcpy(st->sc->values, e[i]->values,
+		    (size_t)st->eng[s].nattrs * sizeof(uint64_t));
+		v = bpf_sets_values(st->sets, s, st->sc);
+		memcpy(w->values + (size_t)s * (size_t)st->most_values, v,
+		    (size_t)spec_nvalues(setgrp_spec(st->ct->specs, s)) *
+			sizeof(uint64_t));
+		w->times[s] = (struct set_times) { e[i]->t.enabled_ns,
+			e[i]->t.running_ns };
+		w->got[s] = true;
+	}
 }
 
 /* One set's counts of the task into its LWP's sets. */
@@ -163,6 +238,7 @@ take_task(struct scan_track *st, struct ended_task **e, size_t n, hrtime_t when)
 {
 	unsigned long owner = taken_before(st, e[0]->t.tid);
 	struct scan_proc *home;
+	struct scan_lwp *counted;
 	size_t first = 0, k;
 
 	while (owner != 0 && first < n && e[first]->owner->base.key != owner)
@@ -172,8 +248,10 @@ take_task(struct scan_track *st, struct ended_task **e, size_t n, hrtime_t when)
 	for (k = first; k < n && e[k]->owner == e[first]->owner; k++)
 		continue;
 	note_taken(st, e[first]->t.tid, e[first]->owner->base.key);
-	if ((home = home_of(st, e[first])) != NULL)
+	if ((home = home_of(st, e[first], &counted)) != NULL)
 		count_ended(st, home, e + first, k - first, when);
+	else if (counted != NULL)
+		keep_whole(st, counted, e + first, k - first);
 }
 
 /* The tasks gathered, each counted once; then let go. */
@@ -231,4 +309,52 @@ scan_ended_free(struct scan_track *st)
 	free(st->ended);
 	free(st->taken);
 	free(st->taken_before);
+}
+
+/* Set s's counts before the thread was found: whole less its own. */
+static const uint64_t *
+before_found(struct scan_track *st, const struct scan_lwp *l, int s)
+{
+	const struct set_counts *own = setgrp_total(l->base.grp, s);
+	const uint64_t *whole =
+	    l->whole->values + (size_t)s * (size_t)st->most_values;
+	int i, n = spec_nvalues(setgrp_spec(st->ct->specs, s));
+	uint64_t *d = st->before;
+
+	for (i = 0; i < n; i++)
+		d[i] =
+		    whole[i] > own->values[i] ? whole[i] - own->values[i] : 0;
+	return d;
+}
+
+void
+scan_count_before(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
+{
+	struct scan_proc *p = (struct scan_proc *)l->base.proc;
+	struct track_lwp *b;
+	struct set_times t;
+	int s;
+
+	if (l->whole == NULL)
+		return;
+	b = track_lwp_new(
+	    &p->base, ++p->next_lwpid, l->base.who.tid, TRACK_FED, sizeof(*b));
+	if (b == NULL) {
+		scan_no_memory(st);
+		scan_whole_free(l);
+		return;
+	}
+	setgrp_started_at(b->grp, st->scanned_at);
+	for (s = 0; s < st->nsets; s++) {
+		if (!l->whole->got[s] || !setgrp_sampled(l->base.grp, s))
+			continue;
+		t = l->whole->times[s];
+		setgrp_set_current(b->grp, s);
+		setgrp_sample_counts(
+		    b->grp, s, before_found(st, l, s), &t, when);
+	}
+	track_lwp_final(b);
+	track_lwp_exit(b);
+	track_lwp_free(b);
+	scan_whole_free(l);
 }

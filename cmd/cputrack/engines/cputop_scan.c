@@ -167,6 +167,7 @@ lwp_free(struct scan_track *st, struct scan_lwp *l)
 		st->fd_room += st->fds_per_lwp;
 	}
 	free(l->fds);
+	scan_whole_free(l);
 	track_lwp_free(&l->base);
 }
 
@@ -182,6 +183,7 @@ lwp_end(
 	bool leader = l->base.who.tid == l->base.who.pid;
 
 	if (l->fds != NULL && sample(st, l, st->current, when) == 0) {
+		scan_count_before(st, l, when);
 		track_lwp_final(&l->base);
 		if (leader)
 			proc_of(l)->leader = l->base.who;
@@ -880,6 +882,7 @@ scan_free(struct scan_track *st)
 	track_batch_free(&st->ticked);
 	free(st->readbuf);
 	free(st->sc);
+	free(st->before);
 	bpf_sets_free(st->sets);
 	free(st);
 }
@@ -950,7 +953,12 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	}
 	st->readbuf = calloc(3 + (size_t)most, sizeof(uint64_t));
 	st->sc = calloc(1, sizeof(*st->sc) + (size_t)most * sizeof(uint64_t));
-	if (st->readbuf == NULL || st->sc == NULL) {
+	for (s = 0; s < st->nsets; s++)
+		if (spec_nvalues(setgrp_spec(ct->specs, s)) > st->most_values)
+			st->most_values =
+			    spec_nvalues(setgrp_spec(ct->specs, s));
+	st->before = calloc((size_t)st->most_values + 1, sizeof(uint64_t));
+	if (st->readbuf == NULL || st->sc == NULL || st->before == NULL) {
 		diag(NULL, "no memory available\n");
 		scan_free(st);
 		return 1;

@@ -16,9 +16,22 @@
 #include "cputrack_bpf_sets.h"
 #include "cputrack_track.h"
 
+/*
+ * A counted thread's counts since it started, per set (each set's values
+ * as its spec has them, and times), as a sentinel's records gave them at
+ * its end: what it counted before the scan found it is their difference
+ * from its own counters' totals.
+ */
+struct lwp_whole {
+	bool *got; /* per set */
+	uint64_t *values;
+	struct set_times *times;
+};
+
 struct scan_lwp {
 	struct track_lwp base;
 	int *fds; /* per set, its counters, leader first; NULL: uncounted */
+	struct lwp_whole *whole; /* NULL: no record of its whole life */
 	bool seen;
 	bool left_out; /* for want of descriptors: its rows say so */
 	bool retry;    /* not counted for want of the right: tried again */
@@ -84,6 +97,8 @@ struct scan_track {
 	struct left_out left, said;
 	uint64_t *readbuf;	      /* a group's read */
 	struct bpfeng_set_counts *sc; /* ... as the sets read it */
+	int most_values;	      /* the largest set's spec values */
+	uint64_t *before;	      /* a set's, before a thread was found */
 	int tfd, sfd, epfd;	      /* epfd: the sentinels' rings */
 	hrtime_t scanned_at;	      /* the last scan's time */
 	/* The tasks a reading of the rings gave, and those taken before. */
@@ -118,5 +133,13 @@ void scan_no_memory(struct scan_track *st);
  */
 void scan_read_ended(struct scan_track *st, hrtime_t when);
 void scan_ended_free(struct scan_track *st);
+/*
+ * A counted thread's end, its own counters read a last time: what it
+ * counted before the scan found it, where a sentinel said its whole life,
+ * as an LWP of its process that ended; its record of that let go.
+ */
+void scan_count_before(
+    struct scan_track *st, struct scan_lwp *l, hrtime_t when);
+void scan_whole_free(struct scan_lwp *l);
 
 #endif /* CPUTOP_SCAN_H */
