@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The live view's command on a terminal of its own (see cputrack_tty.h).
+ * Its standard error is its terminal's only where cputrack's is a
+ * terminal: one sent to a file (2>log) goes there still, as it would
+ * without the view.
  * The pseudo-terminal takes the view's terminal's modes and size, so that
  * the command writes as it would there (a line discipline that turns \n
  * into \r\n, colours where it asks isatty); its slave is for this user
@@ -71,7 +74,7 @@ cputrack_tty_open(struct cputrack_tty *t)
 	if ((slave = open_slave(t)) < 0 ||
 	    (isatty(STDIN_FILENO) && hand_over(t, STDIN_FILENO, slave) != 0) ||
 	    hand_over(t, STDOUT_FILENO, slave) != 0 ||
-	    hand_over(t, STDERR_FILENO, slave) != 0)
+	    (isatty(STDERR_FILENO) && hand_over(t, STDERR_FILENO, slave) != 0))
 		err = errno;
 	if (slave >= 0)
 		close(slave);

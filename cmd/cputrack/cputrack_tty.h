@@ -2,8 +2,8 @@
 /*
  * The live view's command, on a terminal of its own. A command that
  * cputop starts on a screen never writes on the view: before the engine
- * forks it, cputrack's standard output and error (and its input, where
- * that is a terminal: the keys are the view's) become the slave of a
+ * forks it, cputrack's standard output, and its error and input where
+ * they are a terminal (the keys are the view's), become the slave of a
  * pseudo-terminal as large as the window, which the command inherits;
  * the terminal's own descriptors are kept for the view. The view reads
  * the master (top_output.c) and, once it is gone, writes all of it on

@@ -134,6 +134,16 @@ talk() {
 	[ "$(talked)" = "$(talk_written | head -n 24)" ] || { history; false; }
 }
 
+@test "a standard error sent to a file goes there, as without the view; standard output comes on the terminal" {
+	in_terminal_rc "$CT" --top -T 0.2 -c task-clock sh -c \
+	    "'echo out-$$; echo err-$$ >&2; exit 3'" "2>$T/log"
+	wait_filled "$T/rc"
+	[ "$(cat "$T/rc")" -eq 3 ]
+	history | grep -qx "out-$$" || { history; false; }
+	! history | grep -qx "err-$$"
+	grep -qx "err-$$" "$T/log"
+}
+
 @test "-b: the command writes on standard output and error as under cputrack, among the screens; the status is its own" {
 	run --separate-stderr "$CT" --top -b -T 0.2 -c task-clock sh -c \
 	    'echo out-b; echo err-b >&2; exit 3'
