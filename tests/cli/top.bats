@@ -286,6 +286,12 @@ runs_sleep() {
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]
 }
 
+# user_runs N NAME: the user (user_setup) has N processes named NAME; a
+# condition of its own, so that each look counts them again.
+user_runs() {
+	[ "$(pgrep -U "$USER_ID" -x "$2" | wc -l)" -eq "$1" ]
+}
+
 # none_traced UID: no process of user UID has a tracer.
 none_traced() {
 	local pid
@@ -350,7 +356,7 @@ none_traced() {
 	wait_for pgrep -U "$USER_ID" -x bash
 	# The user's view, in the first window.
 	in_terminal "${AS_USER[*]}" bash --norc --noprofile
-	wait_for test "$(pgrep -U "$USER_ID" -x bash | wc -l)" -eq 2
+	wait_for user_runs 2 bash
 	keys "$USER_TOP; echo \$? >$ud/rc" Enter
 	wait_screen '^watching your processes'
 	wait_screen '^counted from outside'
@@ -377,7 +383,7 @@ none_traced() {
 		"${AS_USER[@]}" sleep 600 & # not a wait: idle processes of the user's
 		ct_bg $!
 	done
-	wait_for test "$(pgrep -U "$USER_ID" -x sleep | wc -l)" -eq 30
+	wait_for user_runs 30 sleep
 	# 90 descriptors: room for a few processes: a descriptor a thread,
 	# its stat's and two for its sentinel (cputop_unseen.h).
 	run --separate-stderr "${AS_USER[@]}" prlimit --nofile=90:90 \
