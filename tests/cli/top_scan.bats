@@ -237,15 +237,18 @@ ps_count() {
 # make (mk<pid>) runs 4 targets, 2 at once, in a shell (sh<pid>), each a
 # loop (of the shell's own) of 40 short commands (wl<pid>), most of which
 # start and end between two scans; all of them once a first target has
-# read a line on DIR/gate.
+# read a line on DIR/gate, in a shell of its own (gt<pid>).
 a_build() {
 	local d=$1 n
 	ln -sf "$(command -v make)" "$d/mk$$"
 	ln -sf "$(realpath /bin/sh)" "$d/sh$$"
+	ln -sf "$(realpath /bin/sh)" "$d/gt$$"
 	ln -sf "$(realpath "$W/wl_threads")" "$d/wl$$"
 	mkfifo -m 0666 "$d/gate"
 	{
 		printf 'SHELL := %s/sh%s\n.PHONY: all go a b c d\n' "$d" "$$"
+		# The gate's shell, named apart: it starts before perf stat.
+		printf 'go: SHELL := %s/gt%s\n' "$d" "$$"
 		printf 'all: a b c d\ngo:\n\t@read x <%s/gate\n' "$d"
 		for n in a b c d; do
 			printf '%s: go\n' "$n"
