@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "out_buf.h"
 #include "out_json.h"
 #include "safename.h"
 
@@ -246,7 +247,7 @@ struct listing {
 	FILE *out;
 	const char *glob;
 	int n;
-	bool json;
+	struct list_style *style;
 };
 
 /* One JSON object on a line of its own: {"name":..,"kind":..,..}. */
@@ -265,6 +266,49 @@ json_line(FILE *out, const char *event, const char *kind, const char *desc)
 	out_buf_free(&b);
 }
 
+/* The three fields as one CSV record, under the header, once. */
+static void
+csv_line(FILE *out, struct list_style *style, const char *name,
+    const char *kind, const char *desc)
+{
+	struct out_buf b = { 0 };
+	char sep = style->sep != '\0' ? style->sep : ',';
+
+	if (!style->headed)
+		fprintf(out, "name%ckind%cdescription\n", sep, sep);
+	style->headed = true;
+	out_buf_csv_sep(&b, name, sep);
+	out_buf_add(&b, &sep, 1);
+	out_buf_csv_sep(&b, kind, sep);
+	out_buf_add(&b, &sep, 1);
+	out_buf_csv_sep(&b, desc, sep);
+	out_buf_add(&b, "\n", 1);
+	if (!b.failed)
+		(void)fwrite(b.data, 1, b.len, out);
+	out_buf_free(&b);
+}
+
+void
+list_line(FILE *out, struct list_style *style, const char *name,
+    const char *kind, const char *desc)
+{
+	switch (style->format) {
+	case LIST_JSON:
+		json_line(out, name, kind, desc);
+		break;
+	case LIST_CSV:
+		csv_line(out, style, name, kind, desc);
+		break;
+	case LIST_TEXT:
+		/* Names and descriptions from sysfs or tracefs, made inert. */
+		safename_fputs(name, out);
+		fprintf(out, "\t%s\t", kind);
+		safename_fputs(desc, out);
+		fputc('\n', out);
+		break;
+	}
+}
+
 static void
 list_one(void *arg, const char *event, const char *kind, const char *desc)
 {
@@ -272,15 +316,7 @@ list_one(void *arg, const char *event, const char *kind, const char *desc)
 
 	if (l->glob != NULL && fnmatch(l->glob, event, 0) != 0)
 		return;
-	if (l->json)
-		json_line(l->out, event, kind, desc);
-	else {
-		/* Names and descriptions from sysfs or tracefs, made inert. */
-		safename_fputs(event, l->out);
-		fprintf(l->out, "\t%s\t", kind);
-		safename_fputs(desc, l->out);
-		fputc('\n', l->out);
-	}
+	list_line(l->out, l->style, event, kind, desc);
 	l->n++;
 }
 
@@ -305,9 +341,9 @@ core_pmus_list(cpc_t *cpc, struct listing *l)
 }
 
 int
-caps_list(cpc_t *cpc, const char *glob, bool json, FILE *out)
+caps_list(cpc_t *cpc, const char *glob, struct list_style *style, FILE *out)
 {
-	struct listing l = { out, glob, 0, json };
+	struct listing l = { out, glob, 0, style };
 
 	core_pmus_list(cpc, &l);
 	cpc_walk_events_described(cpc, &l, list_one);

@@ -370,7 +370,8 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 static bool
 done(struct cmdline *cl, const struct parse *p, int *status)
 {
-	bool both = cl->out.path != NULL && cl->out.fd >= 0, json;
+	bool both = cl->out.path != NULL && cl->out.fd >= 0;
+	struct list_style style = { LIST_TEXT, cl->out.csv_separator, false };
 
 	*status = 0;
 	if (p->usage) {
@@ -384,9 +385,13 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 		return true;
 	}
 	if (p->list) {
-		json = cl->out.format == OUT_JSON;
-		if (caps_list(cl->cpc, p->glob, json, stdout) +
-			metrics_list(cl->cpc, cl->tool, p->glob, json, stdout) >
+		if (cl->out.format == OUT_JSON)
+			style.format = LIST_JSON;
+		else if (cl->out.format == OUT_CSV)
+			style.format = LIST_CSV;
+		if (caps_list(cl->cpc, p->glob, &style, stdout) +
+			metrics_list(
+			    cl->cpc, cl->tool, p->glob, &style, stdout) >
 		    0)
 			return true;
 		if (p->glob != NULL)
@@ -448,6 +453,7 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 		.format = OUT_TABLE,
 		.fd = -1,
 		.title = true,
+		.top_command_fd = -1,
 	};
 	if (!all_options(cl, all)) {
 		diag(NULL, "too many options\n");

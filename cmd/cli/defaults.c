@@ -77,9 +77,8 @@ may_monitor(void)
 	    (eff & (1ULL << CAP_SYS_ADMIN_BIT)) != 0;
 }
 
-/* Whether the kernel lets this user count what runs in the kernel. */
-static bool
-kernel_countable(void)
+bool
+defaults_kernel_countable(void)
 {
 	return paranoid_level() <= 1 || may_monitor();
 }
@@ -119,7 +118,7 @@ int
 defaults_spec(cpc_t *cpc, enum out_tool tool, char *text, size_t len)
 {
 	char no_pmu[128] = "", no_kernel[128] = "";
-	bool kernel = kernel_countable();
+	bool kernel = defaults_kernel_countable();
 	const struct default_event *d;
 	const char *name;
 	size_t i, n = 0, np = 0, nk = 0;

@@ -35,6 +35,9 @@ int defaults_spec(cpc_t *cpc, enum out_tool tool, char *text, size_t len);
 int defaults_add(
     setgrp_t *specs, cpc_t *cpc, enum out_tool tool, const char **note);
 
+/* Whether the kernel lets this user count what runs in the kernel. */
+bool defaults_kernel_countable(void);
+
 /* -h's line: the default spec here, and what it leaves out and why. */
 void defaults_print(cpc_t *cpc, enum out_tool tool, FILE *out);
 

@@ -92,6 +92,7 @@ struct listing {
 	const struct metric_model *layers[MAX_LAYERS];
 	int nlayers;
 	struct kind_cache *cache;
+	struct list_style *style;
 	bool json;
 	FILE *out;
 	int printed;
@@ -259,14 +260,15 @@ list_metric(
 {
 	const char *name = metric_str(d->name);
 	struct out_json_obj o;
-	char here[1200];
+	char here[1200], desc[2048];
 
 	here_text(l, name, here, sizeof(here));
 	if (!l->json) {
-		fprintf(l->out, "%s\tmetric\t%s%s%s; %s\n", name,
+		snprintf(desc, sizeof(desc), "%s%s%s; %s",
 		    metric_str(d->groups),
 		    metric_str(d->scale_unit)[0] ? "; " : "",
 		    metric_str(d->scale_unit), here);
+		list_line(l->out, l->style, name, "metric", desc);
 		l->printed++;
 		return;
 	}
@@ -314,7 +316,7 @@ static void
 list_group(
     struct listing *l, const struct metric_model *m, const char *g, size_t len)
 {
-	char name[256], here[1200], *text;
+	char name[256], here[1200], desc[8192], *text;
 	struct out_json_obj o;
 	json_t *members;
 
@@ -323,9 +325,10 @@ list_group(
 	members = members_json(l, name);
 	if (!l->json) {
 		text = json_dumps(members, JSON_COMPACT);
-		fprintf(l->out, "%s\tmetric group\t%zu metrics of %s: %s; %s\n",
-		    name, json_array_size(members), metric_str(m->tag),
+		snprintf(desc, sizeof(desc), "%zu metrics of %s: %s; %s",
+		    json_array_size(members), metric_str(m->tag),
 		    text != NULL ? text : "", here);
+		list_line(l->out, l->style, name, "metric group", desc);
 		free(text);
 		json_decref(members);
 		l->printed++;
@@ -364,13 +367,14 @@ list_groups_of(struct listing *l, int k, int i, const char *glob)
 }
 
 int
-metrics_list(
-    cpc_t *cpc, enum out_tool tool, const char *glob, bool json, FILE *out)
+metrics_list(cpc_t *cpc, enum out_tool tool, const char *glob,
+    struct list_style *style, FILE *out)
 {
 	struct kind_cache *cache = calloc(1, sizeof(*cache));
 	struct listing l = { .cpc = cpc,
 		.tool = tool,
-		.json = json,
+		.style = style,
+		.json = style->format == LIST_JSON,
 		.out = out,
 		.cache = cache };
 	const char *name;

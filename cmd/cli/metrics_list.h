@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "caps.h"
 #include "libcpc.h"
 #include "output.h"
 
@@ -14,11 +15,11 @@
  * CPU), whose name matches glob (NULL: all): one line each, the name, a
  * tab, "metric group" or "metric", a tab, what it holds (the group's
  * metrics; the metric's groups and unit) and whether this machine counts
- * it for tool's rows, or why not. With json, a JSON object each,
- * with its model and source, and a metric's formula, threshold and
- * events. Returns the number of lines printed.
+ * it for tool's rows, or why not, written as style says (list_line);
+ * as JSON, an object each, with its model and source, and a metric's
+ * formula, threshold and events. Returns the number of lines printed.
  */
-int metrics_list(
-    cpc_t *cpc, enum out_tool tool, const char *glob, bool json, FILE *out);
+int metrics_list(cpc_t *cpc, enum out_tool tool, const char *glob,
+    struct list_style *style, FILE *out);
 
 #endif /* METRICS_LIST_H */

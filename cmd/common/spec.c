@@ -629,6 +629,40 @@ parse_item(struct parse *p, char *item)
 	}
 }
 
+/*
+ * Whether an event counts less in user mode alone than in both: those the
+ * CPU counts (hardware, cache, raw, a core PMU's) and the software fault
+ * events, whose faults may be taken in the kernel. Tracepoints and the
+ * kernel's other software events count in its context whatever the modes
+ * (libcpc counts both for them), and the clocks count time.
+ */
+static bool
+counts_by_mode(cpc_t *cpc, const char *event)
+{
+	static const char *const cpu_kinds[] = { "hardware", "cache", "raw",
+		"libpfm4", "generic", "ultrasparc", "breakpoint" };
+	static const char *const faults[] = { "page-faults", "minor-faults",
+		"major-faults", "alignment-faults", "emulation-faults" };
+	const char *kind = cpc_event_kind(cpc, event);
+	char name[CPC_MAX_EVENT_LEN];
+	size_t i;
+
+	if (kind == NULL)
+		return false;
+	for (i = 0; i < sizeof(cpu_kinds) / sizeof(cpu_kinds[0]); i++)
+		if (strcmp(kind, cpu_kinds[i]) == 0)
+			return true;
+	if (strcmp(kind, "pmu") == 0)
+		return cpc_event_cpumask(cpc, event, 0) == NULL;
+	if (strcmp(kind, "software") != 0 ||
+	    cpc_event_canonical(cpc, event, name, sizeof(name)) != 0)
+		return false;
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		if (strcmp(name, faults[i]) == 0)
+			return true;
+	return false;
+}
+
 static int
 make_request(struct parse *p, int pic, struct spec_req *req)
 {
@@ -647,6 +681,9 @@ make_request(struct parse *p, int pic, struct spec_req *req)
 	/* A name's :u :k :h are more precise: libcpc counts what they say. */
 	if (modifier_modes(req->event) != 0)
 		req->flags = modifier_modes(req->event);
+	req->user_by_rule = !c->nouser && !all->nouser && !c->sys &&
+	    !all->sys && modifier_modes(req->event) == 0 &&
+	    counts_by_mode(p->cpc, req->event);
 	req->attrs = calloc(all->nattrs + c->nattrs + 1, sizeof(cpc_attr_t));
 	if (req->attrs == NULL)
 		return -1;

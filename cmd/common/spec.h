@@ -28,6 +28,13 @@ struct spec_req {
 	int picnum;	   /* its counter: in a set of groups, its place */
 	int group;	   /* its perf group (cpc_set_group): 0, or {...}'s */
 	bool parted;	   /* counted on each core PMU: it has parts */
+	/*
+	 * It counts user mode only by Solaris's rule (no nouser, sys or
+	 * modifier said otherwise), and its event counts less so than
+	 * counting both modes, as perf stat does (a page fault taken in the
+	 * kernel, a cycle spent there).
+	 */
+	bool user_by_rule;
 	/* Summed over the boxes of a PMU (cpc_event_box): each box's part. */
 	int nboxes;
 	int box_first; /* the first box's index in a set's values */

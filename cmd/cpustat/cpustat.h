@@ -76,6 +76,7 @@ struct cpustat {
 	int nworkers;
 	struct cpu_unit *units; /* --per-*, or NULL */
 	int nunits;
+	int unit_due; /* the unit whose row is written next */
 	bool hint_given;
 	bool write_failed; /* said once, run stopped */
 };

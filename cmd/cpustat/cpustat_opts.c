@@ -400,6 +400,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 		return false;
 	cs->opt.out = cl.out;
 	cs->opt.out.per_unit = cs->opt.per_unit;
+	cs->opt.out.cpus_chosen = cs->opt.have_cpus;
 	if (!parse_operands(&cs->opt, argc - optind, argv + optind)) {
 		*status = 2; /* said */
 		return false;

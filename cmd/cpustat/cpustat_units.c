@@ -12,6 +12,12 @@
  * which then says which CPUs it leaves out, as a total does. A CPU that
  * stops sampling (it went offline, it could not be bound, the run was
  * stopped) is no longer waited for.
+ *
+ * The units' rows of an interval are written in the units' order (perf's:
+ * by socket, die, core), whichever unit completes first: a unit's row
+ * waits, ready, until those before it are written. A unit whose rows
+ * pile up (another's CPU stalled) has them written without waiting, so
+ * that no row is held for long.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +26,17 @@
 #include "cpustat.h"
 #include "diag.h"
 #include "topology.h"
+
+/* A unit's row, complete, waiting for the rows before it. */
+struct ready_row {
+	struct out_row row;
+	cpu_set_t cpus;
+	char partial[64];
+	uint64_t values[]; /* max_values of them */
+};
+
+/* Rows a unit keeps waiting before they are written out of order. */
+#define READY_MAX 4
 
 struct cpu_unit {
 	struct cpu_place place;
@@ -42,6 +59,8 @@ struct cpu_unit {
 	uint64_t enabled_ns;
 	uint64_t running_ns;
 	uint64_t *values;
+	struct ready_row *ready[READY_MAX]; /* oldest first */
+	int nready;
 };
 
 /* The largest number of values of a set: a row's values fit in it. */
@@ -109,6 +128,42 @@ cpustat_units_check(const struct cpustat *cs, const cpu_set_t *cpus)
 	return 0;
 }
 
+static int
+place_order(const void *a, const void *b)
+{
+	const struct cpu_place *x = &((const struct cpu_unit *)a)->place;
+	const struct cpu_place *y = &((const struct cpu_unit *)b)->place;
+	const int xs[] = { x->socket, x->die, x->node, x->core, x->cache_level,
+		x->cache };
+	const int ys[] = { y->socket, y->die, y->node, y->core, y->cache_level,
+		y->cache };
+	size_t i;
+
+	for (i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
+		if (xs[i] != ys[i])
+			return xs[i] < ys[i] ? -1 : 1;
+	return 0;
+}
+
+/* The units in perf's order, each worker pointing at its own again. */
+static void
+sort_units(struct cpustat *cs)
+{
+	struct cpu_place *of = calloc((size_t)cs->nworkers, sizeof(*of));
+	int i, k;
+
+	if (of == NULL)
+		return; /* in the CPUs' order */
+	for (i = 0; i < cs->nworkers; i++)
+		of[i] = cs->workers[i].unit->place;
+	qsort(cs->units, (size_t)cs->nunits, sizeof(*cs->units), place_order);
+	for (i = 0; i < cs->nworkers; i++)
+		for (k = 0; k < cs->nunits; k++)
+			if (topology_same(&cs->units[k].place, &of[i]))
+				cs->workers[i].unit = &cs->units[k];
+	free(of);
+}
+
 int
 cpustat_units_build(struct cpustat *cs)
 {
@@ -145,37 +200,47 @@ cpustat_units_build(struct cpustat *cs)
 		w->unit->size++;
 		w->unit->live++;
 	}
+	sort_units(cs);
 	return 0;
 }
 
 void
 cpustat_units_free(struct cpustat *cs)
 {
-	int i;
+	int i, k;
 
-	for (i = 0; cs->units != NULL && i < cs->nunits; i++)
+	for (i = 0; cs->units != NULL && i < cs->nunits; i++) {
 		free(cs->units[i].values);
+		for (k = 0; k < cs->units[i].nready; k++)
+			free(cs->units[i].ready[k]);
+	}
 	free(cs->units);
 	cs->units = NULL;
 }
 
-/* Write the unit's pending row, and start the next one empty. */
-static void
-unit_flush(struct cpustat *cs, struct cpu_unit *u)
+/* The unit's pending row, complete: made ready to write; NULL: no memory. */
+static struct ready_row *
+ready_row_of(struct cpustat *cs, const struct cpu_unit *u, bool stopped)
 {
-	struct out_row row = {
+	size_t nvalues = (size_t)max_values(cs);
+	struct ready_row *r =
+	    calloc(1, sizeof(*r) + nvalues * sizeof(uint64_t));
+
+	if (r == NULL)
+		return NULL;
+	memcpy(r->values, u->values, nvalues * sizeof(uint64_t));
+	r->cpus = u->arrived_cpus;
+	r->row = (struct out_row) {
 		.label = u->intervals > 1 ? "gap" : "tick",
 		.pid = -1,
 		.lwp = -1,
 		.tid = -1,
 		.cpu = -1,
 		.ncpus = u->arrived,
-		.cpus = &u->arrived_cpus,
 		.unit = u->name,
 		.setno = u->setno,
 		.intervals = u->intervals,
 		.when = u->when,
-		.values = u->values,
 		.tick = u->tick,
 		.enabled_ns = u->enabled_ns,
 		.running_ns = u->running_ns,
@@ -183,26 +248,84 @@ unit_flush(struct cpustat *cs, struct cpu_unit *u)
 		.elapsed_ns =
 		    u->timed > 0 ? u->enabled_ns / (uint64_t)u->timed : 0,
 	};
-	char partial[64];
+	/*
+	 * A run stopped (a signal) between its CPUs' samples of an interval
+	 * leaves a row that holds those that sampled it: its ncpus says how
+	 * many, and the run's end is no failure of the others.
+	 */
+	if (u->arrived < u->size && !stopped)
+		snprintf(r->partial, sizeof(r->partial),
+		    "%d of %d CPUs not counted", u->size - u->arrived, u->size);
+	return r;
+}
+
+/* A ready row out, and let go. */
+static void
+write_ready(struct cpustat *cs, struct ready_row *r)
+{
+	r->row.values = r->values;
+	r->row.cpus = &r->cpus;
+	r->row.partial = r->partial[0] != '\0' ? r->partial : NULL;
+	output_timestamp(cs->out);
+	output_row(cs->out, &r->row);
+	cpustat_flush(cs);
+	free(r);
+}
+
+/* The unit's oldest ready row, written. */
+static void
+write_oldest(struct cpustat *cs, struct cpu_unit *u)
+{
+	struct ready_row *r = u->ready[0];
+
+	memmove(u->ready, u->ready + 1,
+	    (size_t)(u->nready - 1) * sizeof(*u->ready));
+	u->nready--;
+	write_ready(cs, r);
+}
+
+/*
+ * The ready rows, in the units' order: from the unit whose row is due,
+ * each in turn, up to one that is still counting and has none ready
+ * (unless rows pile up: then past it). A unit whose CPUs all stopped has
+ * no row to wait for.
+ */
+static void
+write_in_order(struct cpustat *cs, bool piled)
+{
+	struct cpu_unit *u;
+	int passed = 0;
+
+	while (passed < cs->nunits) {
+		u = &cs->units[cs->unit_due];
+		if (u->nready > 0) {
+			write_oldest(cs, u);
+			passed = 0;
+		} else if (u->live > 0 && !piled) {
+			return;
+		} else {
+			passed++;
+		}
+		cs->unit_due = (cs->unit_due + 1) % cs->nunits;
+	}
+}
+
+/* The unit's pending row is complete: written in turn; the next empty. */
+static void
+unit_flush(struct cpustat *cs, struct cpu_unit *u)
+{
+	struct ready_row *r;
 	bool stopped;
 	int i;
 
 	pthread_mutex_lock(&cs->stop_lock);
 	stopped = cs->stop;
 	pthread_mutex_unlock(&cs->stop_lock);
-	/*
-	 * A run stopped (a signal) between its CPUs' samples of an interval
-	 * leaves a row that holds those that sampled it: its ncpus says how
-	 * many, and the run's end is no failure of the others.
-	 */
-	if (u->arrived < u->size && !stopped) {
-		snprintf(partial, sizeof(partial), "%d of %d CPUs not counted",
-		    u->size - u->arrived, u->size);
-		row.partial = partial;
-	}
-	output_timestamp(cs->out);
-	output_row(cs->out, &row);
-	cpustat_flush(cs);
+	if ((r = ready_row_of(cs, u, stopped)) == NULL)
+		diag(NULL, "no memory available\n");
+	else
+		u->ready[u->nready++] = r;
+	write_in_order(cs, u->nready == READY_MAX);
 	memset(u->values, 0, (size_t)max_values(cs) * sizeof(uint64_t));
 	u->arrived = u->arrived_gone = u->timed = 0;
 	CPU_ZERO(&u->arrived_cpus);
@@ -258,4 +381,6 @@ cpustat_unit_leave(struct cpu_worker *w)
 		u->arrived_gone++;
 	if (unit_complete(u))
 		unit_flush(w->cs, u);
+	else if (u->live == 0)
+		write_in_order(w->cs, false); /* none of its rows to wait for */
 }

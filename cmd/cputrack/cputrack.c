@@ -16,6 +16,7 @@
 
 #include "cputrack_engine.h"
 #include "cputrack_opts.h"
+#include "cputrack_tty.h"
 #include "diag.h"
 #include "export.h"
 #include "pmumask.h"
@@ -218,6 +219,22 @@ let_go(struct cputrack *ct)
 	ct->engine = NULL;
 }
 
+/*
+ * --top on a screen: a command it starts writes on a terminal of its own,
+ * made before an engine forks it, and the view draws on the terminal.
+ */
+static int
+own_terminal(struct cputrack *ct)
+{
+	if (!ct->opt.top || ct->opt.top_batch || ct->opt.command == NULL)
+		return 0;
+	if (cputrack_tty_open(ct->tty) != 0)
+		return -1;
+	ct->opt.out.fd = cputrack_tty_view(ct->tty);
+	ct->opt.out.top_command_fd = ct->tty->master;
+	return 0;
+}
+
 /* The engine first, then the rows' stream, then the target. */
 static int
 run(struct cputrack *ct)
@@ -231,6 +248,8 @@ run(struct cputrack *ct)
 	/* Ours alone, before an engine forks the command while it loads. */
 	if (ct->opt.out.fd > STDERR_FILENO)
 		(void)fcntl(ct->opt.out.fd, F_SETFD, FD_CLOEXEC);
+	if (own_terminal(ct) != 0)
+		return 1;
 	if ((status = open_engine(ct)) != 0)
 		return status;
 	startup_mark(ct->engine->phase);
@@ -307,6 +326,8 @@ finish(struct cputrack *ct, int status)
 		cputrack_flush(ct);
 		if (!ct->cut_short)
 			output_linger(ct->out);
+		/* The view's last words go where cputrack's would. */
+		cputrack_tty_restore(ct->tty);
 		/*
 		 * Rows not counted, partial or dropped change the status, as
 		 * does a write error met by this last flush.
@@ -315,6 +336,8 @@ finish(struct cputrack *ct, int status)
 		if (status == 0)
 			status = ct->write_failed ? 1 : written;
 	}
+	cputrack_tty_restore(ct->tty);
+	cputrack_tty_close(ct->tty);
 	/* A process not followed leaves the run's counts incomplete. */
 	if (status == 0 && ct->uncounted)
 		status = 1;
@@ -337,15 +360,18 @@ finish(struct cputrack *ct, int status)
 int
 main(int argc, char **argv)
 {
+	struct cputrack_tty tty;
 	struct cputrack ct = {
 		.opt = { .interval_ms = 1000 },
 		.command_status = -1,
 		.probe_cpu = -1,
+		.tty = &tty,
 	};
 	const struct engine *engine;
 	int status;
 
 	startup_begin();
+	cputrack_tty_init(&tty);
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C");
 	diag_init(argv[0]);

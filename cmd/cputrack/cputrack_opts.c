@@ -16,6 +16,7 @@
 #include "cpctools_version.h"
 #include "cputrack_engine.h"
 #include "cputrack_opts.h"
+#include "defaults.h"
 #include "diag.h"
 #include "progpath.h"
 
@@ -649,6 +650,38 @@ top_machine(struct cputrack *ct)
 }
 
 /*
+ * The view's line for the events that count user mode only by Solaris's
+ * rule, where this user may count kernel mode too, as perf stat then does:
+ * its counts are smaller than perf's, and the line says why.
+ */
+static void
+modes_note(struct cputrack *ct)
+{
+	char *note = ct->opt.modes_note;
+	size_t size = sizeof(ct->opt.modes_note), n = 0;
+	const struct spec *spec;
+	int s, r;
+
+	note[0] = '\0';
+	if (!defaults_kernel_countable())
+		return;
+	for (s = 0; s < setgrp_nsets(ct->specs); s++) {
+		spec = setgrp_spec(ct->specs, s);
+		for (r = 0; r < spec->nreqs && n < size; r++)
+			if (spec->reqs[r].user_by_rule &&
+			    strstr(note, spec->reqs[r].name) == NULL)
+				n +=
+				    (size_t)snprintf(note + n, size - n, "%s%s",
+					n > 0 ? ", " : "", spec->reqs[r].name);
+	}
+	if (n > 0 && n < size)
+		snprintf(note + n, size - n,
+		    ": user mode only, by Solaris's rule (perf stat counts "
+		    "kernel mode too: add ,sys)");
+	ct->opt.out.top_modes_note = n > 0 ? note : NULL;
+}
+
+/*
  * --top (or cputop): the view instead of rows, on the terminal or (-b) as
  * text; cputop with no target watches the whole machine. 0, or the
  * status to exit with, said.
@@ -690,6 +723,7 @@ top_options(struct cputrack *ct, int argc)
 	    o->interval_ms * (unsigned)setgrp_nsets(ct->specs);
 	out->top_watching = o->watching;
 	out->metrics = true;
+	modes_note(ct);
 	return 0;
 }
 
@@ -807,6 +841,9 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	    (*status = perf_letter_misread(ct, argv[optind])) != 0)
 		return false;
 	ct->opt.command = optind < argc ? &argv[optind] : NULL;
+	/* The view stands where the command would: its status is cputop's. */
+	if (ct->opt.top && ct->opt.command != NULL)
+		ct->opt.pass_status = true;
 	say_watching(&ct->opt);
 	return true;
 }

@@ -120,6 +120,15 @@ prefix(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 		    row->label);
 		return;
 	}
+	/*
+	 * A total's cpu column counts its CPUs (Solaris's); with the CPUs
+	 * chosen (-C) it says "all" of them, as "1 total" would read as CPU 1.
+	 */
+	if (run->cfg.tool == OUT_CPUSTAT && row->cpu < 0 &&
+	    run->cfg.cpus_chosen) {
+		out_buf_printf(b, "%3s %5s ", "all", row->label);
+		return;
+	}
 	if (run->cfg.tool == OUT_CPUSTAT) {
 		out_buf_printf(b, "%3d %5s ",
 		    row->cpu >= 0 ? row->cpu : row->ncpus, row->label);

@@ -72,6 +72,7 @@ struct out_config {
 	bool cgroup_names;  /* --for-each-cgroup: rows name theirs */
 	char timestamp;	    /* cpustat -T: 'u', 'd', or 0 */
 	int per_unit;	    /* cpustat --per-*: enum topo_unit */
+	bool cpus_chosen;   /* cpustat -C: the table's total reads "all" */
 	bool metrics;	    /* --metrics: perf stat's derived metrics */
 	/*
 	 * -M: the vendors' metrics, planned (metric_plan.h), whose events
@@ -106,6 +107,13 @@ struct out_config {
 	unsigned top_tick_ms;
 	unsigned top_refresh_ms;
 	const char *top_note;
+	const char *top_modes_note; /* events that count user mode only */
+	/*
+	 * The master of the started command's own terminal, whose output
+	 * the view shows and keeps; -1: none (the command writes where
+	 * cputrack's descriptors go)
+	 */
+	int top_command_fd;
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */

@@ -41,7 +41,9 @@ def parse_table(path, tick=False):
             others.append(line)
             continue
         r = Row()
-        r.line, r.time, r.cpu, r.label = line, float(f[0]), int(f[1]), f[2]
+        # A total of CPUs chosen by -C reads "all" where its CPUs would be.
+        cpu = f[1] if f[1] == "all" and f[2] == "total" else int(f[1])
+        r.line, r.time, r.cpu, r.label = line, float(f[0]), cpu, f[2]
         nums = [int(x) for x in f[3:]]
         r.tick = nums.pop(0) if tick else None
         r.values, r.spec = nums, (spec if sep else None)
@@ -52,7 +54,7 @@ def parse_table(path, tick=False):
                 die("a gap row says how many intervals, in how long: %r" % line)
             r.intervals, r.secs = int(m.group(1)), float(m.group(2))
             r.spec = spec[:m.start()] or None
-        want = "%7.3f %3d %5s " % (r.time, r.cpu, r.label)
+        want = "%7.3f %3s %5s " % (r.time, r.cpu, r.label)
         if tick:
             want += "%9d " % r.tick
         want += "".join("%9d " % v for v in r.values)
@@ -74,7 +76,8 @@ def ticks_by_cpu(rows):
     return by
 
 def check_totals(rows, ncpu):
-    """Each set total equals the sum of its rows; its cpu field is ncpu."""
+    """Each set total equals the sum of its rows; its cpu field is ncpu
+    ("all" for the CPUs -C chose)."""
     sums, totals = {}, [r for r in rows if r.label == "total"]
     for r in rows:
         if r.label != "total":
@@ -85,7 +88,7 @@ def check_totals(rows, ncpu):
         die("no total row")
     for t in totals:
         if t.cpu != ncpu:
-            die("total cpu field %d, want %d CPUs: %r" % (t.cpu, ncpu, t.line))
+            die("total cpu field %s, want %s: %r" % (t.cpu, ncpu, t.line))
         if sums.get(t.spec, [0] * len(t.values)) != t.values:
             die("total %r is not the sum of its rows %r" % (t.line, sums.get(t.spec)))
     if sorted(sums) != sorted(t.spec for t in totals):

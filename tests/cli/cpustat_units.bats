@@ -4,9 +4,10 @@
 # cpustat --per-core, --per-die, --per-socket, --per-node, --per-cache and -C against
 # the real kernel: one row per unit per interval, named from this
 # machine's sysfs topology (read here by the test itself), each the exact
-# sum of its CPUs' counts: the rows of a run add up to its total, which
-# cpustat sums from each CPU's own counters, and a tracepoint that one
-# CPU alone hits is counted, all of it, in that CPU's unit.
+# sum of its CPUs' counts, the units of an interval in their order: the
+# rows of a run add up to its total, which cpustat sums from each CPU's
+# own counters, and a tracepoint that one CPU alone hits is counted, all
+# of it, in that CPU's unit.
 
 bats_require_minimum_version 1.5.0
 load cpustat_helper
@@ -106,6 +107,12 @@ def check_units(path, kind, nintervals, cpus=CPUS):
     for u, l in got.items():
         if nintervals is not None and len(l) != nintervals:
             die("unit %s has %d rows, want %d" % (u, len(l), nintervals))
+    # The rows of each interval in the order of the units (S0-D0-C0 before
+    # S0-D0-C1), whichever unit sampled first.
+    order = sorted(want, key=lambda u: [int(x) for x in re.findall(r"[0-9]+", u)])
+    seq = [r["unit"] for r in ticks]
+    if nintervals is not None and seq != order * nintervals:
+        die("units in the order %s, want %s in each interval" % (seq, order))
     total = totals[0]
     if total["unit"] is not None or total["ncpus"] != len(cpus):
         die("total: %r" % total)

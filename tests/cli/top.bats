@@ -22,11 +22,6 @@ teardown() {
 	ct_teardown
 }
 
-# in_terminal COMMAND: typed at the terminal's prompt.
-in_terminal() {
-	keys "$*" Enter
-}
-
 # quit_status: q, then (once the prompt is back: the totals are out)
 # the exit status the shell saw. A run that q ended with a command of its
 # own dies of SIGINT, as on Ctrl-C, and the shell drops the rest of a
@@ -51,12 +46,6 @@ quit_rc() {
 	keys q
 	wait_filled "$T/rc"
 	cat "$T/rc"
-}
-
-# The blocks of -b's output, each a screen, ended by an empty line; the
-# last is the totals at the end.
-last_block() {
-	awk 'BEGIN { RS = "" } { b = $0 } END { print b }' "$1"
 }
 
 # A process line's field N for the process named COMM in a block.
@@ -115,6 +104,30 @@ proc_field() {
 	    if (k == 2) { both++; if (scale(r[1]) < scale(r[2])) bad++ } }
 	    function scale(s,  m) { m = 1; if (s ~ /K/) m = 1000; if (s ~ /M/) m = 1e6; return (s + 0) * m }
 	    END { exit !(both > 0 && bad == 0) }' "$T/out"
+}
+
+@test "-b: an event that counts user mode only by Solaris's rule says so in the header, where perf stat would count kernel mode too" {
+	local spec
+	# As root, who may count kernel mode.
+	run --separate-stderr "$CT" --top -b -N 1 -T 0.2 -c page-faults,context-switches true
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -qx "page-faults: user mode only, by Solaris's rule (perf stat counts kernel mode too: add ,sys)" <<<"$output" ||
+	    { echo "$output"; false; }
+	# Modes said, or an event the kernel counts in its own context: no line.
+	for spec in page-faults,sys page-faults:u context-switches task-clock; do
+		run --separate-stderr "$CT" --top -b -N 1 -T 0.2 -c "$spec" true
+		[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+		! grep -q 'user mode only' <<<"$output" || { echo "$spec: $output"; false; }
+	done
+	# A user whom kernel.perf_event_paranoid 2 allows user mode alone:
+	# perf stat counts only that too.
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] ||
+	    skip "kernel.perf_event_paranoid is below 2: users may count kernel mode here"
+	user_setup 4
+	run --separate-stderr "${AS_USER[@]}" "$USER_TOP" -b -N 1 -T 0.2 -c page-faults true
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -q '^-c page-faults' <<<"$output"
+	! grep -q 'user mode only' <<<"$output"
 }
 
 @test "in a terminal: threads and a child that come later, H with each thread's name, then q and the totals" {
@@ -290,20 +303,10 @@ runs_sleep() {
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = sleep ]
 }
 
-# user_setup OFFSET: a user of the test's own, a uid without a name that
-# no other test runs processes as (the view watches every process of its
-# user), in a range of its own for each OFFSET (a pid is below 5000000:
-# no two tests of this file, nor of its two runs, share one); AS_USER runs a
-# command as it, USER_ID is its uid, and $USER_TOP a cputop it may run.
-user_setup() {
-	USER_ID=$((3000000 + $1 * 5000000 + $$))
-	AS_USER=(setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups)
-	! pgrep -U "$USER_ID" >/dev/null
-	local d
-	d=$(nobody_dir)
-	cp "$BUILD_DIR/cmd/cputrack" "$d/cputrack"
-	ln -s cputrack "$d/cputop"
-	USER_TOP=$d/cputop
+# user_runs N NAME: the user (user_setup) has N processes named NAME; a
+# condition of its own, so that each look counts them again.
+user_runs() {
+	[ "$(pgrep -U "$USER_ID" -x "$2" | wc -l)" -eq "$1" ]
 }
 
 # none_traced UID: no process of user UID has a tracer.
@@ -338,7 +341,7 @@ none_traced() {
 	[ -z "$stderr" ] || { echo "$stderr"; false; }
 	grep -q '^watching your processes (for every user.s, the BPF engine needs CAP_BPF and CAP_PERFMON (or root)): 3 processes' <<<"$output" ||
 	    { echo "$output"; false; }
-	grep -q '^counted from outside: a thread that starts and ends between two scans is not seen$' <<<"$output"
+	grep -q "^counted from outside: what starts and ends between two scans counts in its process's line, or its parent's\$" <<<"$output"
 	grep -q ' engine scan ' <<<"$output"
 	last_block <(echo "$output") >"$T/totals"
 	local p
@@ -370,7 +373,7 @@ none_traced() {
 	wait_for pgrep -U "$USER_ID" -x bash
 	# The user's view, in the first window.
 	in_terminal "${AS_USER[*]}" bash --norc --noprofile
-	wait_for test "$(pgrep -U "$USER_ID" -x bash | wc -l)" -eq 2
+	wait_for user_runs 2 bash
 	keys "$USER_TOP; echo \$? >$ud/rc" Enter
 	wait_screen '^watching your processes'
 	wait_screen '^counted from outside'
@@ -397,12 +400,16 @@ none_traced() {
 		"${AS_USER[@]}" sleep 600 & # not a wait: idle processes of the user's
 		ct_bg $!
 	done
-	wait_for test "$(pgrep -U "$USER_ID" -x sleep | wc -l)" -eq 30
-	# 90 descriptors: room for a few processes, a descriptor a thread.
+	wait_for user_runs 30 sleep
+	# 90 descriptors: room for a few processes: a descriptor a thread,
+	# its stat's and two for its sentinel (cputop_unseen.h).
 	run --separate-stderr "${AS_USER[@]}" prlimit --nofile=90:90 \
 	    "$USER_TOP" -b -T 0.3 -N 2 -c task-clock
 	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
-	[[ $stderr =~ ^cputop:\ [0-9]+\ processes\ not\ counted:\ out\ of\ file\ descriptors\ \(the\ busiest\ are\ counted\)$ ]] ||
+	[ "$(sed -n 1p <<<"$stderr")" = "cputop: out of file descriptors: the limit is 90 open files (RLIMIT_NOFILE); LWPs beyond it are not counted; raise it with ulimit -n" ] ||
+	    { echo "$stderr"; false; }
+	[[ $(sed -n 2p <<<"$stderr") =~ ^cputop:\ out\ of\ file\ descriptors:\ the\ busiest\ threads\ are\ counted\;\ not\ counted:\ ([0-9]+)\ whole\ processes\ \(sleep\ x([0-9]+)\)$ ]] &&
+	    [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] ||
 	    { echo "$stderr"; false; }
 	last_block <(echo "$output") >"$T/totals"
 	awk -v p="$spin" '$1 == p && $NF == "wl_spin" && $4 + 0 > 0 { f = 1 } END { exit !f }' \

@@ -24,10 +24,6 @@ teardown() {
 	[ -z "$CG" ] || find "$CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
 }
 
-in_terminal() {
-	keys "$*" Enter
-}
-
 # A cgroup of the test's own, $CG (its name in the hierarchy /$NAME),
 # under the cgroup v2 mount, or a skip that says why there is none.
 cgroup_open() {

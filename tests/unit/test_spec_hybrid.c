@@ -116,7 +116,7 @@ listing(cpc_t *cpc, bool list)
 	if (f == NULL)
 		return NULL;
 	if (list)
-		(void)caps_list(cpc, NULL, false, f);
+		(void)caps_list(cpc, NULL, &(struct list_style) { 0 }, f);
 	else
 		caps_print(cpc, f);
 	fclose(f);

@@ -26,7 +26,7 @@ static int
 list_into(const char *glob, char **buf, size_t *len)
 {
 	FILE *f = open_memstream(buf, len);
-	int n = caps_list(cpc, glob, false, f);
+	int n = caps_list(cpc, glob, &(struct list_style) { 0 }, f);
 
 	fclose(f);
 	return n;

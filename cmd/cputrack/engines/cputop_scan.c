@@ -6,17 +6,21 @@
  * its own (pid its tid, any CPU, nothing inherited), opened without
  * ptrace: nothing is stopped, traced or slowed. A scan of /proc at each
  * tick finds the processes and threads that came, and those gone, whose
- * counters are read one last time, then closed. A thread that starts
- * and ends between two scans is not seen.
+ * counters are read one last time, then closed. A thread or process that
+ * starts and ends between two scans is never seen: what it counted comes
+ * through its process's, or its parent's, sentinel (cputop_ended.c).
  *
  * A user watches their own processes, root every process. The
  * descriptors are bounded by RLIMIT_NOFILE: the busiest new processes
- * are counted first, and those left out are said.
+ * are counted first, each with its sentinel and its busiest threads, as
+ * many as there is room for; what is left out is said, and a thread left
+ * out has rows that say why.
  *
  * An adapter onto the tracking model (cputrack_track.c), as the other
  * engines are: it feeds each thread's counts as the BPF engine does
  * (TRACK_FED), with the sets' counters described by cputrack_bpf_sets.c.
  */
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -35,32 +39,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cputrack_bpf_sets.h"
+#include "cputop_scan.h"
 #include "cputrack_engine.h"
-#include "cputrack_track.h"
 #include "diag.h"
 #include "fdlimit.h"
 
 /* Descriptors kept for the output, the terminal and /proc's reads. */
 #define FDS_RESERVED 64
 
-struct scan_lwp {
-	struct track_lwp base;
-	int *fds; /* per set, its counters, leader first; NULL: uncounted */
-	bool seen;
-};
-
-struct scan_proc {
-	struct track_proc base;	  /* a found one's: zeroed but its pid */
-	int stat_fd;		  /* /proc/PID/stat: its end, its name */
-	unsigned long long start; /* its start time: a pid used again */
-	unsigned long long cpu;	  /* a found one's CPU time */
-	struct scan_lwp **lwps;	  /* by tid */
-	int nlwps, room;
-	id_t next_lwpid;
-	struct row_lwp leader; /* its exit row's */
-	bool seen;
-};
+/* Why a thread is not counted, in its rows. */
+static const char no_descriptors[] = "out of file descriptors";
 
 /* What a scan read of a process. */
 struct proc_stat {
@@ -69,28 +57,6 @@ struct proc_stat {
 	unsigned long long cpu; /* utime + stime, for the busiest first */
 	unsigned long long start;
 	long nthreads;
-};
-
-struct scan_track {
-	struct cputrack *ct;
-	struct bpf_sets *sets;
-	const struct bpfeng_set *eng; /* each set's counters */
-	int nsets, current, fds_per_lwp;
-	struct scan_proc **procs; /* by pid */
-	size_t nprocs, room;
-	struct scan_proc **found; /* a scan's new processes */
-	size_t nfound, found_room;
-	struct track_batch ticked; /* a scan's tick rows */
-	bool everyone;		   /* root: every process; or the user's own */
-	uid_t uid;
-	long fd_room; /* descriptors left to count with */
-	size_t left_out, left_out_said;
-	uint64_t *readbuf;	      /* a group's read */
-	struct bpfeng_set_counts *sc; /* ... as the sets read it */
-	int tfd, sfd;
-	unsigned long ticks;
-	bool ended;
-	int status;
 };
 
 static long
@@ -201,6 +167,7 @@ lwp_free(struct scan_track *st, struct scan_lwp *l)
 		st->fd_room += st->fds_per_lwp;
 	}
 	free(l->fds);
+	scan_whole_free(l);
 	track_lwp_free(&l->base);
 }
 
@@ -213,12 +180,17 @@ static void
 lwp_end(
     struct scan_track *st, struct scan_lwp *l, bool proc_goes_on, hrtime_t when)
 {
+	bool leader = l->base.who.tid == l->base.who.pid;
+
 	if (l->fds != NULL && sample(st, l, st->current, when) == 0) {
+		scan_count_before(st, l, when);
 		track_lwp_final(&l->base);
-		if (l->base.who.tid == l->base.who.pid)
+		if (leader)
 			proc_of(l)->leader = l->base.who;
 		else if (proc_goes_on)
 			track_lwp_exit(&l->base);
+	} else if (l->left_out && proc_goes_on && !leader) {
+		track_lwp_exit_uncounted(&l->base, no_descriptors);
 	}
 	lwp_free(st, l);
 }
@@ -239,111 +211,88 @@ grow(void *arrayp, size_t n, size_t *room, size_t size)
 	return true;
 }
 
-static void
-no_memory(struct scan_track *st)
+/* The thread's counters, if the descriptors allow: 0, or an errno. */
+static int
+lwp_open(struct scan_track *st, struct scan_lwp *l)
 {
-	diag(NULL, "no memory available\n");
-	st->ended = true;
-	st->status = 1;
+	int err;
+
+	if (st->fd_room < st->fds_per_lwp)
+		return EMFILE;
+	if ((l->fds = calloc((size_t)st->fds_per_lwp, sizeof(int))) == NULL)
+		return ENOMEM;
+	if ((err = open_lwp(st, l->base.who.tid, l->fds)) != 0) {
+		free(l->fds);
+		l->fds = NULL;
+		return err;
+	}
+	st->fd_room -= st->fds_per_lwp;
+	st->ct->counted = true;
+	return 0;
+}
+
+/* Its counters opened, the thread counts from when on. */
+static void
+lwp_start(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
+{
+	static const struct set_times no_time;
+
+	setgrp_set_current(l->base.grp, st->current);
+	setgrp_started_at(l->base.grp, when);
+	setgrp_sample_counts(
+	    l->base.grp, st->current, bpf_sets_zeros(st->sets), &no_time, when);
 }
 
 /* A thread found in p: counted if the descriptors allow, else not. */
 static struct scan_lwp *
 lwp_new(struct scan_track *st, struct scan_proc *p, pid_t tid, hrtime_t when)
 {
-	static const struct set_times no_time;
 	struct scan_lwp *l;
-	int err = EMFILE;
+	int err;
 
 	l = (struct scan_lwp *)track_lwp_new(
 	    &p->base, ++p->next_lwpid, tid, TRACK_FED, sizeof(*l));
 	if (l == NULL)
 		return NULL;
 	l->seen = true;
-	if (st->fd_room >= st->fds_per_lwp &&
-	    (l->fds = calloc((size_t)st->fds_per_lwp, sizeof(int))) != NULL &&
-	    (err = open_lwp(st, tid, l->fds)) != 0) {
-		free(l->fds);
-		l->fds = NULL;
-	}
-	/*
-	 * Not counted: for want of descriptors, said in its process's
-	 * totals; a thread gone since the scan, or one that became
-	 * untraceable, is only left out.
-	 */
-	if (l->fds == NULL) {
-		track_lwp_uncounted(&l->base);
-		if (err == EMFILE || err == ENFILE || err == ENOMEM) {
-			fd_limit_reached();
-			p->base.uncounted++;
-		}
+	if ((err = lwp_open(st, l)) == 0) {
+		lwp_start(st, l, when);
 		return l;
 	}
-	st->fd_room -= st->fds_per_lwp;
-	st->ct->counted = true;
-	setgrp_set_current(l->base.grp, st->current);
-	setgrp_started_at(l->base.grp, when);
-	setgrp_sample_counts(
-	    l->base.grp, st->current, bpf_sets_zeros(st->sets), &no_time, when);
+	/*
+	 * Not counted: for want of descriptors, said in its rows and its
+	 * process's totals; a thread gone since the scan is only left out,
+	 * and one its user may not count now (an exec or a change of
+	 * credentials under way, a set-id program) is tried again at each
+	 * scan.
+	 */
+	track_lwp_uncounted(&l->base);
+	if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+		p->base.uncounted++;
+		l->left_out = true;
+		track_not_counted(st->ct, &l->base.who, no_descriptors);
+	}
+	l->retry = err == EACCES || err == EPERM;
 	return l;
 }
 
-static int
-by_tid(const void *a, const void *b)
-{
-	pid_t x = (*(struct scan_lwp *const *)a)->base.who.tid,
-	      y = (*(struct scan_lwp *const *)b)->base.who.tid;
-
-	return (x > y) - (x < y);
-}
-
-static struct scan_lwp *
-find_lwp(const struct scan_proc *p, pid_t tid)
-{
-	struct scan_lwp key, *k = &key, **found;
-
-	key.base.who.tid = tid;
-	found = p->nlwps == 0 ?
-	    NULL :
-	    bsearch(&k, p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), by_tid);
-	return found != NULL ? *found : NULL;
-}
-
-/* The threads /proc lists now: those new, counted from now on. */
+/*
+ * A thread its user could not count at the last scan, tried again (its
+ * sets come back from their master's free ones).
+ */
 static void
-find_lwps(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+lwp_retry(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
 {
-	char path[64];
-	struct dirent *de;
-	struct scan_lwp *l;
-	size_t room = (size_t)p->room;
-	int before = p->nlwps;
-	DIR *d;
-	pid_t tid;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->base.pid);
-	if ((d = opendir(path)) == NULL)
+	if (track_lwp_recount(&l->base) != 0) {
+		scan_no_memory(st);
 		return;
-	while ((de = readdir(d)) != NULL && !st->ended) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		tid = (pid_t)atoi(de->d_name);
-		if ((l = find_lwp(p, tid)) != NULL) {
-			l->seen = true;
-			continue;
-		}
-		if (!grow(
-			&p->lwps, (size_t)p->nlwps, &room, sizeof(*p->lwps)) ||
-		    (l = lwp_new(st, p, tid, when)) == NULL) {
-			no_memory(st);
-			break;
-		}
-		p->room = (int)room;
-		p->lwps[p->nlwps++] = l;
 	}
-	closedir(d);
-	if (p->nlwps > before)
-		qsort(p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), by_tid);
+	if (lwp_open(st, l) != 0) {
+		track_lwp_uncounted(&l->base);
+		return;
+	}
+	l->retry = false;
+	lwp_start(st, l, when);
 }
 
 /* /proc/PID/stat, read through fd. */
@@ -371,7 +320,107 @@ read_stat(int fd, struct proc_stat *ps)
 	    (ps->cpu = utime + stime, true);
 }
 
-/* Let go of the process: its counters and its stat closed. */
+/* A thread found, with the CPU time it had, for the busiest first. */
+struct new_thread {
+	pid_t tid;
+	unsigned long long cpu;
+};
+
+/* The threads /proc lists that p has no record of, n of them; or NULL. */
+static struct new_thread *
+new_threads(struct scan_proc *p, size_t *n)
+{
+	struct new_thread *t = NULL, *grown;
+	struct scan_lwp *l;
+	struct dirent *de;
+	size_t room = 0;
+	char path[64];
+	DIR *d;
+	pid_t tid;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->base.pid);
+	if ((d = opendir(path)) == NULL)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		tid = (pid_t)atoi(de->d_name);
+		if ((l = scan_lwp_of(p, tid)) != NULL) {
+			l->seen = true;
+			continue;
+		}
+		if (*n == room) {
+			room = room * 2 + 16;
+			if ((grown = reallocarray(t, room, sizeof(*t))) == NULL)
+				break;
+			t = grown;
+		}
+		t[(*n)++] = (struct new_thread) { tid, 0 };
+	}
+	closedir(d);
+	return t;
+}
+
+/* A thread's CPU time so far, from /proc: 0 once it is gone. */
+static unsigned long long
+thread_cpu(pid_t pid, pid_t tid)
+{
+	struct proc_stat ps;
+	char path[64];
+	bool read;
+	int fd;
+
+	snprintf(
+	    path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	read = read_stat(fd, &ps);
+	close(fd);
+	return read ? ps.cpu : 0;
+}
+
+static int
+busiest_thread_first(const void *a, const void *b)
+{
+	unsigned long long x = ((const struct new_thread *)a)->cpu,
+			   y = ((const struct new_thread *)b)->cpu;
+
+	return (x < y) - (x > y);
+}
+
+/*
+ * The threads /proc lists now: those new, counted from now on; where the
+ * descriptors do not allow them all, the busiest first.
+ */
+static void
+find_lwps(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+{
+	size_t i, n, room = (size_t)p->room;
+	struct new_thread *t = new_threads(p, &n);
+	struct scan_lwp *l;
+
+	if (n > 0 && (long)n * st->fds_per_lwp > st->fd_room) {
+		for (i = 0; i < n; i++)
+			t[i].cpu = thread_cpu(p->base.pid, t[i].tid);
+		qsort(t, n, sizeof(*t), busiest_thread_first);
+	}
+	for (i = 0; i < n && !st->ended_run; i++) {
+		if (!grow(
+			&p->lwps, (size_t)p->nlwps, &room, sizeof(*p->lwps)) ||
+		    (l = lwp_new(st, p, t[i].tid, when)) == NULL) {
+			scan_no_memory(st);
+			break;
+		}
+		p->room = (int)room;
+		p->lwps[p->nlwps++] = l;
+	}
+	free(t);
+	if (n > 0)
+		qsort(p->lwps, (size_t)p->nlwps, sizeof(*p->lwps), scan_by_tid);
+}
+
+/* Let go of the process: its counters, its sentinel, its stat closed. */
 static void
 proc_release(struct scan_track *st, struct scan_proc *p)
 {
@@ -380,6 +429,10 @@ proc_release(struct scan_track *st, struct scan_proc *p)
 	for (i = 0; i < p->nlwps; i++)
 		lwp_free(st, p->lwps[i]);
 	free(p->lwps);
+	if (p->unseen != NULL) {
+		unseen_close(p->unseen);
+		st->fd_room += st->unseen_fds;
+	}
 	close(p->stat_fd);
 	st->fd_room++;
 	track_proc_free(&p->base);
@@ -408,9 +461,12 @@ proc_gone(struct scan_proc *p, struct proc_stat *ps)
 	    ps->start != p->start;
 }
 
+static void open_sentinel(struct scan_track *st, struct scan_proc *p);
+
 /*
  * A process known: its end, or its threads' ends and new threads, and
- * the tick of those that go on. False when it is gone.
+ * the tick of those that go on; what could not be counted a moment ago
+ * for want of the right, tried again. False when it is gone.
  */
 static bool
 proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
@@ -424,6 +480,8 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	}
 	if (strcmp(ps.comm, p->base.comm) != 0)
 		track_rename(&p->base, ps.comm);
+	if (p->unseen == NULL && p->retry)
+		open_sentinel(st, p);
 	for (i = 0; i < p->nlwps; i++)
 		p->lwps[i]->seen = false;
 	find_lwps(st, p, when);
@@ -435,13 +493,15 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 			continue;
 		}
 		p->lwps[n++] = l;
+		if (l->fds == NULL && l->retry)
+			lwp_retry(st, l, when);
 		if (l->fds == NULL)
 			continue;
 		if (sample(st, l, st->current, when) != 0)
 			continue; /* gone since the scan: its end is next */
 		if (track_batch_add(&st->ticked, &l->base,
 			setgrp_slice(l->base.grp, st->current)) != 0) {
-			st->ended = true;
+			st->ended_run = true;
 			st->status = 1;
 			break;
 		}
@@ -450,33 +510,13 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	return true;
 }
 
-static int
-by_pid(const void *a, const void *b)
-{
-	pid_t x = (*(struct scan_proc *const *)a)->base.pid,
-	      y = (*(struct scan_proc *const *)b)->base.pid;
-
-	return (x > y) - (x < y);
-}
-
-static bool
-known(const struct scan_track *st, pid_t pid)
-{
-	struct scan_proc key, *k = &key;
-
-	key.base.pid = pid;
-	return st->nprocs != 0 &&
-	    bsearch(&k, st->procs, st->nprocs, sizeof(*st->procs), by_pid) !=
-	    NULL;
-}
-
 /* Whether the process in /proc's entry name is one to watch. */
 static bool
 watched(const struct scan_track *st, int proc, const char *name, pid_t pid)
 {
 	struct stat sb;
 
-	if (pid == getpid() || known(st, pid))
+	if (pid == getpid() || scan_proc_of(st, pid) != NULL)
 		return false;
 	if (st->everyone)
 		return true;
@@ -515,15 +555,78 @@ busiest_first(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
+/* A whole process left out, by its name. */
+static void
+left_out_proc(struct left_out *l, const char *comm)
+{
+	int i;
+
+	l->procs++;
+	for (i = 0; i < l->nnamed; i++)
+		if (strcmp(l->named[i].comm, comm) == 0) {
+			l->named[i].n++;
+			return;
+		}
+	if (l->nnamed == NAMES_SAID)
+		return;
+	strlcpy(l->named[i].comm, comm, sizeof(l->named[i].comm));
+	l->named[l->nnamed++].n = 1;
+}
+
+/* Those names: "sleep x5, timeout, ...". */
+static void
+left_out_names(const struct left_out *l, char *buf, size_t size)
+{
+	size_t n = 0, named = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < l->nnamed && n < size; i++) {
+		named += l->named[i].n;
+		n += (size_t)snprintf(buf + n, size - n,
+		    l->named[i].n > 1 ? "%s%s x%zu" : "%s%s", i > 0 ? ", " : "",
+		    l->named[i].comm, l->named[i].n);
+	}
+	if (named < l->procs && n < size)
+		snprintf(buf + n, size - n, ", ...");
+}
+
+/* Its sentinel, where room is left for it and a thread (and said). */
+static void
+open_sentinel(struct scan_track *st, struct scan_proc *p)
+{
+	int err, fd;
+	/*
+	 * Edge-triggered: a ring whose thread has ended polls hung up until
+	 * the next scan closes it, and that is said once.
+	 */
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.ptr = p };
+
+	if (st->fd_room < st->unseen_fds + st->fds_per_lwp)
+		return;
+	p->unseen =
+	    unseen_open(st->eng, st->nsets, st->current, p->base.pid, &err);
+	if (p->unseen == NULL) {
+		/* The ring's pages are locked memory, bounded per user. */
+		st->no_ring += err == ENOBUFS;
+		p->retry = err == EACCES || err == EPERM;
+		return;
+	}
+	p->retry = false;
+	st->fd_room -= st->unseen_fds;
+	fd = unseen_fd(p->unseen);
+	(void)epoll_ctl(st->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
 /*
- * A found process becomes a model's record, its threads counted, if the
- * descriptors allow them all; else it is left out, for a later scan.
+ * A found process becomes a model's record, with its sentinel and as many
+ * of its threads counted as the descriptors allow, the busiest first; one
+ * that has no room for a thread is left out, for a later scan.
  */
 static bool
 proc_take(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 {
 	struct proc_stat ps;
-	long need;
 	struct scan_proc *q;
 
 	if (proc_gone(p, &ps)) {
@@ -531,9 +634,8 @@ proc_take(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 		free(p);
 		return false;
 	}
-	need = 1 + ps.nthreads * st->fds_per_lwp;
-	if (need > st->fd_room) {
-		st->left_out++;
+	if (1 + st->fds_per_lwp > st->fd_room) {
+		left_out_proc(&st->left, ps.comm);
 		close(p->stat_fd);
 		free(p);
 		return false;
@@ -543,13 +645,14 @@ proc_take(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	if (q == NULL) {
 		close(p->stat_fd);
 		free(p);
-		no_memory(st);
+		scan_no_memory(st);
 		return false;
 	}
 	q->stat_fd = p->stat_fd;
 	q->start = p->start;
 	free(p);
 	st->fd_room--;
+	open_sentinel(st, q);
 	find_lwps(st, q, when);
 	st->procs[st->nprocs++] = q;
 	return true;
@@ -580,16 +683,16 @@ find_procs(struct scan_track *st, hrtime_t when)
 			sizeof(*st->found))) {
 			close(p->stat_fd);
 			free(p);
-			no_memory(st);
+			scan_no_memory(st);
 			break;
 		}
 		st->found[st->nfound++] = p;
 	}
 	closedir(d);
 	qsort(st->found, st->nfound, sizeof(*st->found), busiest_first);
-	st->left_out = 0;
+	memset(&st->left, 0, sizeof(st->left));
 	for (i = 0; i < st->nfound; i++) {
-		if (st->ended ||
+		if (st->ended_run ||
 		    !grow(&st->procs, st->nprocs, &st->room,
 			sizeof(*st->procs))) {
 			close(st->found[i]->stat_fd);
@@ -599,21 +702,85 @@ find_procs(struct scan_track *st, hrtime_t when)
 		(void)proc_take(st, st->found[i], when);
 	}
 	if (st->nprocs > before)
-		qsort(st->procs, st->nprocs, sizeof(*st->procs), by_pid);
+		qsort(st->procs, st->nprocs, sizeof(*st->procs), scan_by_pid);
 }
 
-/* The left out, said when their number changes. */
+/* The processes counted in part: their threads left out, named. */
+static void
+count_partial(struct scan_track *st)
+{
+	struct left_out *l = &st->left;
+	const struct scan_proc *p;
+	size_t i, at;
+	int j, n;
+
+	l->partial = l->threads = 0;
+	l->partial_names[0] = '\0';
+	for (i = 0; i < st->nprocs; i++) {
+		p = st->procs[i];
+		for (j = n = 0; j < p->nlwps; j++)
+			n += p->lwps[j]->left_out;
+		if (n == 0)
+			continue;
+		l->threads += (size_t)n;
+		at = strlen(l->partial_names);
+		if (l->partial++ < NAMES_SAID)
+			snprintf(l->partial_names + at,
+			    sizeof(l->partial_names) - at,
+			    "%s%d of %d threads of %s (%d)", at > 0 ? ", " : "",
+			    n, p->nlwps, p->base.comm, (int)p->base.pid);
+	}
+}
+
+/*
+ * What is left out for want of descriptors, said when the processes it
+ * takes change: the busiest are counted, each with its busiest threads.
+ */
 static void
 say_left_out(struct scan_track *st)
 {
-	if (st->left_out == st->left_out_said)
+	const struct left_out *l = &st->left;
+	char names[128], whole[192] = "";
+
+	if (l->procs == st->said.procs && l->partial == st->said.partial)
 		return;
-	st->left_out_said = st->left_out;
-	if (st->left_out > 0)
+	st->said = *l;
+	if (l->procs == 0 && l->partial == 0) {
+		diag(NULL, "every process is counted now, each thread of it\n");
+		return;
+	}
+	fd_limit_reached();
+	left_out_names(l, names, sizeof(names));
+	if (l->procs > 0)
+		snprintf(whole, sizeof(whole), "%s%zu whole process%s (%s)",
+		    l->partial > 0 ? "; " : "", l->procs,
+		    l->procs == 1 ? "" : "es", names);
+	diag(NULL,
+	    "out of file descriptors: the busiest threads are counted; not "
+	    "counted: %s%s\n",
+	    l->partial_names, whole);
+}
+
+/*
+ * What the sentinels cannot give, said once each: a process with no
+ * room for its ring (locked memory), records the kernel had no room for.
+ */
+static void
+say_unseen_limits(struct scan_track *st)
+{
+	if (st->no_ring > 0 && st->no_ring_said == 0)
 		diag(NULL,
-		    "%zu process%s not counted: out of file descriptors "
-		    "(the busiest are counted)\n",
-		    st->left_out, st->left_out == 1 ? "" : "es");
+		    "no room for the kernel's buffers (locked memory: "
+		    "kernel.perf_event_mlock_kb, ulimit -l): what some "
+		    "processes start and end between two scans is not "
+		    "counted\n");
+	st->no_ring_said = st->no_ring;
+	if (st->lost > st->lost_said)
+		diag(NULL,
+		    "the kernel's buffers were full: %lu counts of tasks "
+		    "that ended between two scans are lost\n",
+		    st->lost);
+	st->lost_said = st->lost;
 }
 
 /* With several sets, the next takes its turn on every thread counted. */
@@ -634,13 +801,17 @@ hand_over(struct scan_track *st, int next)
 			    PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 			setgrp_set_current(l->base.grp, next);
 		}
+	for (i = 0; i < st->nprocs; i++)
+		if (st->procs[i]->unseen != NULL)
+			unseen_hand_over(
+			    st->procs[i]->unseen, st->current, next);
 	st->current = next;
 }
 
 /*
- * A scan: the ends since the last, the tick rows of the threads that go
- * on, then the processes that came (counted from now on). last: the
- * run's end, with no new processes.
+ * A scan: what the sentinels say ended, then the ends since the last, the
+ * tick rows of the threads that go on, then the processes that came
+ * (counted from now on). last: the run's end, with no new processes.
  */
 static void
 scan(struct scan_track *st, bool last)
@@ -648,6 +819,7 @@ scan(struct scan_track *st, bool last)
 	hrtime_t when = output_now();
 	size_t i, n = 0;
 
+	scan_read_ended(st, when);
 	for (i = 0; i < st->nprocs; i++)
 		if (proc_scan(st, st->procs[i], when))
 			st->procs[n++] = st->procs[i];
@@ -661,7 +833,10 @@ scan(struct scan_track *st, bool last)
 	if (st->nsets > 1)
 		hand_over(st, (st->current + 1) % st->nsets);
 	find_procs(st, when);
+	count_partial(st);
 	say_left_out(st);
+	say_unseen_limits(st);
+	st->scanned_at = when;
 }
 
 /* Descriptors left to count with: the limit raised, less those open. */
@@ -699,11 +874,15 @@ scan_free(struct scan_track *st)
 		close(st->tfd);
 	if (st->sfd >= 0)
 		close(st->sfd);
+	if (st->epfd >= 0)
+		close(st->epfd);
+	scan_ended_free(st);
 	free(st->procs);
 	free(st->found);
 	track_batch_free(&st->ticked);
 	free(st->readbuf);
 	free(st->sc);
+	free(st->before);
 	bpf_sets_free(st->sets);
 	free(st);
 }
@@ -756,6 +935,7 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	*st = (struct scan_track) { .ct = ct,
 		.tfd = -1,
 		.sfd = -1,
+		.epfd = -1,
 		.nsets = setgrp_nsets(ct->specs),
 		.uid = getuid(),
 		.everyone = geteuid() == 0 };
@@ -765,6 +945,7 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		return 2;
 	}
 	st->eng = bpf_sets_engine(st->sets);
+	st->unseen_fds = unseen_nfds(st->eng, st->nsets);
 	for (s = 0; s < st->nsets; s++) {
 		st->fds_per_lwp += st->eng[s].nattrs;
 		if (st->eng[s].nattrs > most)
@@ -772,7 +953,12 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	}
 	st->readbuf = calloc(3 + (size_t)most, sizeof(uint64_t));
 	st->sc = calloc(1, sizeof(*st->sc) + (size_t)most * sizeof(uint64_t));
-	if (st->readbuf == NULL || st->sc == NULL) {
+	for (s = 0; s < st->nsets; s++)
+		if (spec_nvalues(setgrp_spec(ct->specs, s)) > st->most_values)
+			st->most_values =
+			    spec_nvalues(setgrp_spec(ct->specs, s));
+	st->before = calloc((size_t)st->most_values + 1, sizeof(uint64_t));
+	if (st->readbuf == NULL || st->sc == NULL || st->before == NULL) {
 		diag(NULL, "no memory available\n");
 		scan_free(st);
 		return 1;
@@ -784,12 +970,15 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	}
 	ct->engine_state = st;
 	ct->opt.out.top_note =
-	    "counted from outside: a thread that starts and ends between two "
-	    "scans is not seen";
+	    "counted from outside: what starts and ends between two scans "
+	    "counts in its process's line, or its parent's";
 	return 0;
 }
 
-/* The loop's descriptors: the ticks, and the signals that end a run. */
+/*
+ * The loop's descriptors: the ticks, the signals that end a run, and the
+ * sentinels' rings, which say when one is half full.
+ */
 static int
 open_loop(struct scan_track *st)
 {
@@ -802,7 +991,8 @@ open_loop(struct scan_track *st)
 	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
 	    (st->sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0 ||
 	    (st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC)) < 0 ||
-	    timerfd_settime(st->tfd, 0, &its, NULL) != 0) {
+	    timerfd_settime(st->tfd, 0, &its, NULL) != 0 ||
+	    (st->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0) {
 		diag(NULL, "cannot set up the ticks - %s\n", strerror(errno));
 		return -1;
 	}
@@ -819,7 +1009,7 @@ on_signal(struct scan_track *st)
 	if (cputrack_signal(st->ct, (int)si.ssi_signo, si.ssi_code, false) == 0)
 		return;
 	scan(st, true);
-	st->ended = true;
+	st->ended_run = true;
 }
 
 static void
@@ -833,29 +1023,44 @@ on_tick(struct scan_track *st)
 		return;
 	scan(st, false);
 	if (nsamples != 0 && ++st->ticks >= nsamples)
-		st->ended = true;
+		st->ended_run = true;
+}
+
+/* A sentinel's ring is half full: what ended, read now. */
+static void
+on_ring(struct scan_track *st)
+{
+	struct epoll_event ev[16];
+
+	while (epoll_wait(st->epfd, ev, 16, 0) == 16)
+		continue;
+	scan_read_ended(st, output_now());
 }
 
 static int
 scan_track(struct cputrack *ct)
 {
 	struct scan_track *st = ct->engine_state;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 
 	if (cputrack_early_signal() != 0 || open_loop(st) != 0)
 		return 1;
 	st->fd_room = fds_available();
 	cputrack_title(ct);
 	output_start_clock(ct->out);
-	find_procs(st, output_now());
+	st->scanned_at = output_now();
+	find_procs(st, st->scanned_at);
+	count_partial(st);
 	say_left_out(st);
+	say_unseen_limits(st);
 	pfd[0] = (struct pollfd) { .fd = st->sfd, .events = POLLIN };
 	pfd[1] = (struct pollfd) { .fd = st->tfd, .events = POLLIN };
-	while (!st->ended) {
+	pfd[2] = (struct pollfd) { .fd = st->epfd, .events = POLLIN };
+	while (!st->ended_run) {
 		cputrack_flush(ct);
 		if (ct->reader_gone)
 			break;
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			diag(NULL, "poll failed - %s\n", strerror(errno));
@@ -865,6 +1070,8 @@ scan_track(struct cputrack *ct)
 			on_signal(st);
 		else if (pfd[1].revents & POLLIN)
 			on_tick(st);
+		else if (pfd[2].revents & POLLIN)
+			on_ring(st);
 	}
 	return st->status != 0 || ct->write_failed ? 1 : 0;
 }

@@ -430,8 +430,11 @@ on_proc_exit(void *arg, void *proc, pid_t pid, int status, uint64_t when_ns)
 		return;
 	track_exit(&p->base, &p->leader,
 	    WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
-	/* Said of a process that a signal ended, as libpctx says it. */
-	if (WIFSIGNALED(status))
+	/*
+	 * Said of a process that a signal ended, as libpctx says it: of a
+	 * target the user named, not of every process of a machine's view.
+	 */
+	if (WIFSIGNALED(status) && !bt->ct->opt.top_machine)
 		diag("run", "%d: process terminated: killed by SIG%s%s\n",
 		    (int)pid,
 		    sigabbrev_np(WTERMSIG(status)) != NULL ?

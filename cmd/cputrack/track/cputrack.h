@@ -27,6 +27,7 @@
 #include "setgrp.h"
 
 struct engine;
+struct cputrack_tty;
 
 /* The command line. */
 struct cputrack_opts {
@@ -56,11 +57,12 @@ struct cputrack_opts {
 	const struct engine *engine; /* --engine's or CPCTOOLS_ENGINE's;
 					NULL: auto */
 	bool engine_given;	     /* --engine */
-	bool top;	    /* --top, or run as cputop: the live view */
-	bool top_batch;	    /* -b: the view as text, once per refresh */
-	bool top_machine;   /* cputop with no target: every process */
-	bool top_scan;	    /* ... counted from outside (cputop_scan.c) */
-	char watching[160]; /* --top: what is watched, in words */
+	bool top;	      /* --top, or run as cputop: the live view */
+	bool top_batch;	      /* -b: the view as text, once per refresh */
+	bool top_machine;     /* cputop with no target: every process */
+	bool top_scan;	      /* ... counted from outside (cputop_scan.c) */
+	char watching[160];   /* --top: what is watched, in words */
+	char modes_note[256]; /* --top: events counted in user mode only */
 };
 
 /* --for-each-cgroup's defaults and bounds. */
@@ -96,6 +98,8 @@ struct cputrack {
 			     ends (EPIPE, or write_failed) */
 	/* Where the checks open their test events: a CPU, or -1 a thread. */
 	int probe_cpu;
+	/* --top on a screen: the started command's own terminal */
+	struct cputrack_tty *tty;
 };
 
 /*

@@ -239,6 +239,15 @@ track_lwp_uncounted(struct track_lwp *l)
 	l->finished = true;
 }
 
+int
+track_lwp_recount(struct track_lwp *l)
+{
+	if ((l->grp = setgrp_accumulator(l->proc->ct->specs)) == NULL)
+		return -1;
+	l->finished = false;
+	return 0;
+}
+
 void
 track_lwp_started(const struct track_lwp *l, const struct set_counts *c)
 {
@@ -370,4 +379,14 @@ track_not_counted(
 
 	for (s = 0; s < ct->nsets; s++)
 		row_not_counted(ct, who, "init_lwp", s, why);
+}
+
+void
+track_lwp_exit_uncounted(const struct track_lwp *l, const char *why)
+{
+	struct cputrack *ct = l->proc->ct;
+	int s;
+
+	for (s = 0; s < ct->nsets; s++)
+		row_not_counted(ct, &l->who, "lwp_exit", s, why);
 }

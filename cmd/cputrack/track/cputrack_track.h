@@ -116,6 +116,8 @@ struct track_lwp *track_lwp_new(struct track_proc *p, id_t lwpid, pid_t tid,
 void track_lwp_free(struct track_lwp *l);
 /* It goes on uncounted: its sets go back, and nothing is summed. */
 void track_lwp_uncounted(struct track_lwp *l);
+/* An LWP fed by its engine counts again from now: 0, or -1 (no memory). */
+int track_lwp_recount(struct track_lwp *l);
 
 /*
  * The LWP's rows. Its counters started, at c (-v shows it; NULL: not
@@ -165,5 +167,7 @@ void track_batch_free(struct track_batch *b);
 /* An LWP whose counters cannot count: a row per set, with why. */
 void track_not_counted(
     struct cputrack *ct, const struct row_lwp *who, const char *why);
+/* An LWP left uncounted ended, its process going on: the same, its end. */
+void track_lwp_exit_uncounted(const struct track_lwp *l, const char *why);
 
 #endif /* CPUTRACK_TRACK_H */

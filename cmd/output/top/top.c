@@ -10,6 +10,10 @@
  * whole ticks; the interval is a multiple of the counting interval (-T),
  * which + and - change. A pause holds the refreshes back, while counting
  * goes on into the next one.
+ *
+ * A command that the view started writes to a terminal of its own, whose
+ * output the view keeps (top_output.c): its last lines in a pane, and all
+ * of it on the terminal once the view is gone, before the totals.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +24,7 @@
 #include "diag.h"
 #include "top.h"
 #include "top_model.h"
+#include "top_output.h"
 #include "top_screen.h"
 #include "top_view.h"
 
@@ -35,6 +40,9 @@ struct top {
 	struct top_choice choice;
 	struct top_about about;
 	struct top_screen *screen; /* NULL in batch mode */
+	int fd;			   /* the stream: the terminal */
+	struct top_output *output; /* the command's, or NULL */
+	struct top_tail tail;	   /* its last lines, as rendered */
 	struct top_lines text;	   /* batch mode's, and the end's */
 	int64_t refreshed_at;	   /* the tick time of the last refresh */
 	bool started;
@@ -51,6 +59,8 @@ struct top {
 static void
 top_free(struct top *t)
 {
+	/* The output's thread wakes the screen: it stops first. */
+	top_output_free(t->output);
 	top_screen_close(t->screen);
 	top_view_free(t->view);
 	top_model_free(t->model);
@@ -81,7 +91,13 @@ top_open(const struct out_run *run, int fd, const struct out_sink_host *host)
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->message_lock, NULL);
 	t->run = run;
+	t->fd = fd;
 	if (!cfg->top_batch && (t->screen = top_screen_open(fd)) == NULL) {
+		top_free(t);
+		return NULL;
+	}
+	if (t->screen != NULL && cfg->top_command_fd >= 0 &&
+	    (t->output = top_output_open(cfg->top_command_fd)) == NULL) {
 		top_free(t);
 		return NULL;
 	}
@@ -99,6 +115,7 @@ top_open(const struct out_run *run, int fd, const struct out_sink_host *host)
 		.watching = cfg->top_watching != NULL ? cfg->top_watching : "",
 		.tick_ms = cfg->top_tick_ms,
 		.note = cfg->top_note,
+		.modes = cfg->top_modes_note,
 	};
 	t->refreshed_at = run->start;
 	return t;
@@ -116,6 +133,10 @@ render(void *arg, int width, struct top_lines *lines)
 	pthread_mutex_unlock(&t->message_lock);
 	if (message[0] != '\0')
 		about.message = message;
+	if (t->output != NULL) {
+		top_output_tail(t->output, &t->tail);
+		about.output = &t->tail;
+	}
 	pthread_mutex_lock(&t->lock);
 	top_view_render(t->view, t->model, &t->choice, &about, width, lines);
 	pthread_mutex_unlock(&t->lock);
@@ -151,6 +172,22 @@ say_messages(struct top *t)
 	if (t->messages_lost > 0)
 		diag(NULL, "(and %lu more messages)\n", t->messages_lost);
 	out_buf_reset(&t->messages);
+}
+
+/*
+ * The screen is gone: all that the command wrote, on the terminal, as it
+ * would have been without the view.
+ */
+static void
+say_output(struct top *t)
+{
+	int err;
+
+	if (t->output == NULL)
+		return;
+	if ((err = top_output_replay(t->output, t->fd)) != 0)
+		diag(NULL, "cannot write the command's output: %s\n",
+		    strerror(err));
 }
 
 /* The process line n lines after (or before) the selected one. */
@@ -218,6 +255,9 @@ choose(struct top *t, int key, const struct top_lines *shown)
 	case 'a':
 		c->totals = !c->totals;
 		break;
+	case 'o':
+		c->output_hidden = !c->output_hidden;
+		break;
 	case ' ':
 		c->paused = !c->paused;
 		break;
@@ -276,17 +316,40 @@ filter(void *arg, const char *text)
 	pthread_mutex_unlock(&t->lock);
 }
 
-/* The screen's thread starts with the run. */
+/* The window's size is the command's terminal's too. */
+static void
+resized(void *arg, int rows, int cols)
+{
+	struct top *t = arg;
+
+	if (t->output != NULL)
+		top_output_size(t->output, rows, cols);
+}
+
+/* The command's output changed: the pane is drawn again. */
+static void
+output_came(void *arg)
+{
+	struct top *t = arg;
+
+	top_screen_wake(t->screen);
+}
+
+/* The screen's thread starts with the run, and the output's. */
 static void
 top_start(void *state)
 {
 	struct top *t = state;
-	struct top_screen_owner owner = { render, key, filter, t };
+	struct top_screen_owner owner = { render, key, filter, resized, t };
 	int err;
 
 	if (t->started || t->screen == NULL)
 		return;
 	t->started = true;
+	if (t->output != NULL &&
+	    (err = top_output_start(t->output, output_came, t)) != 0)
+		diag(NULL, "cannot read the command's output: %s\n",
+		    strerror(err));
 	if ((err = top_screen_start(t->screen, &owner)) != 0) {
 		diag(NULL, "cannot start the screen: %s\n", strerror(err));
 		return;
@@ -304,6 +367,19 @@ top_row(void *state, const struct out_row *row, hrtime_t when)
 	r.when = when;
 	pthread_mutex_lock(&t->lock);
 	top_model_row(t->model, &r);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* A process counted from now, while it is there (output_process). */
+static void
+top_process(void *state, pid_t pid, const char *comm, const char *cgroup)
+{
+	struct top *t = state;
+
+	(void)comm;
+	(void)cgroup;
+	pthread_mutex_lock(&t->lock);
+	top_model_process(t->model, pid);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -371,8 +447,11 @@ top_close(void *state, struct out_buf *text)
 	struct top *t = state;
 
 	if (t->screen != NULL) {
+		if (t->output != NULL)
+			top_output_stop(t->output);
 		top_screen_close(t->screen);
 		t->screen = NULL;
+		say_output(t);
 		say_messages(t);
 	}
 	/* What came since the last refresh, then the totals of all. */
@@ -398,6 +477,7 @@ const struct out_sink_ops top_sink = {
 	.open = top_open,
 	.start = top_start,
 	.row = top_row,
+	.process = top_process,
 	.flush = top_flush,
 	.close = top_close,
 };

@@ -61,6 +61,7 @@ enum slot_flags {
 #define GONE_MAX     4096
 #define FOLDED_MAX   256
 #define FORKS_KEPT   256
+#define FOUND_KEPT   1024
 #define CMDLINE_MAX  4096
 
 struct rec {
@@ -71,6 +72,7 @@ struct rec {
 	bool listed;	      /* a process in the table */
 	bool seen_at_exec;    /* first seen by its exec's counts row */
 	bool exact_total;     /* TOTAL is a total row's, not the ticks' */
+	int uncounted;	      /* a thread not counted: its reason + 1 */
 	int execs_pending;    /* refreshes since an exec, with no thread */
 	struct rec **threads; /* a process's */
 	int nthreads, cap;
@@ -81,6 +83,20 @@ struct rec {
 struct fork_seen {
 	pid_t child, parent;
 	unsigned long parent_proc;
+};
+
+/*
+ * What /proc said of a process when the engine found it, for its first
+ * row, which may come once it is gone (a process counted from outside
+ * that ended between two scans).
+ */
+struct found {
+	pid_t pid;
+	uid_t uid;
+	bool uid_known;
+	pid_t ppid;
+	char *cmdline;
+	char *cgroup;
 };
 
 struct table {
@@ -115,6 +131,8 @@ struct top_model {
 	int nfolded;
 	struct fork_seen forks[FORKS_KEPT]; /* the latest, in a ring */
 	unsigned nforks;
+	struct found found[FOUND_KEPT]; /* the latest, in a ring */
+	unsigned nfound;
 	/*
 	 * --for-each-cgroup: the cgroups counted, each shown as a process
 	 * of one thread whose key is CGROUP_KEY(its index here).
@@ -293,6 +311,10 @@ top_model_free(struct top_model *m)
 		rec_free(m->gone[p]);
 	for (p = 0; p < m->nfolded; p++)
 		rec_free(m->folded[p]);
+	for (p = 0; p < FOUND_KEPT; p++) {
+		free(m->found[p].cmdline);
+		free(m->found[p].cgroup);
+	}
 	for (p = 0; p < m->ncgroups; p++)
 		free(m->cgroups[p]);
 	free(m->cgroups);
@@ -435,6 +457,46 @@ learn_from_parent(struct top_model *m, struct rec *p)
 	}
 }
 
+/* What /proc said of pid when it was found, taken; NULL: nothing. */
+static struct found *
+found_of(struct top_model *m, pid_t pid)
+{
+	unsigned i, n = m->nfound < FOUND_KEPT ? m->nfound : FOUND_KEPT;
+	struct found *f;
+
+	for (i = 1; i <= n; i++) {
+		f = &m->found[(m->nfound - i) % FOUND_KEPT];
+		if (f->pid == pid)
+			return f;
+	}
+	return NULL;
+}
+
+/* A process gone by its first row: what /proc said when it was found. */
+static void
+learn_found(struct top_model *m, struct rec *p)
+{
+	struct found *f = found_of(m, p->e.pid);
+
+	if (f == NULL)
+		return;
+	if (!p->e.uid_known) {
+		p->e.uid = f->uid;
+		p->e.uid_known = f->uid_known;
+	}
+	if (p->e.ppid == 0)
+		p->e.ppid = f->ppid;
+	if (p->e.cmdline == NULL) {
+		p->e.cmdline = f->cmdline;
+		f->cmdline = NULL;
+	}
+	if (p->e.cgroup == NULL) {
+		p->e.cgroup = f->cgroup;
+		f->cgroup = NULL;
+	}
+	f->pid = 0;
+}
+
 /* A process first seen: what /proc says of it, once. */
 static void
 learn_process(struct top_model *m, struct rec *p)
@@ -443,7 +505,28 @@ learn_process(struct top_model *m, struct rec *p)
 	p->e.cmdline = read_cmdline(p->e.pid);
 	p->e.cgroup = read_cgroup(p->e.pid);
 	if (!p->e.uid_known || p->e.ppid == 0 || p->e.cgroup == NULL)
+		learn_found(m, p);
+	if (!p->e.uid_known || p->e.ppid == 0 || p->e.cgroup == NULL)
 		learn_from_parent(m, p);
+}
+
+void
+top_model_process(struct top_model *m, pid_t pid)
+{
+	struct found *f = &m->found[m->nfound++ % FOUND_KEPT];
+	struct top_entity e = { .pid = pid };
+
+	free(f->cmdline);
+	free(f->cgroup);
+	learn_status(&e);
+	*f = (struct found) {
+		.pid = pid,
+		.uid = e.uid,
+		.uid_known = e.uid_known,
+		.ppid = e.ppid,
+		.cmdline = read_cmdline(pid),
+		.cgroup = read_cgroup(pid),
+	};
 }
 
 static struct rec *find_proc(struct top_model *m, const struct out_row *row);
@@ -823,7 +906,9 @@ top_model_row(struct top_model *m, const struct out_row *row)
 	} else if (strcmp(l, "exit") == 0) {
 		proc_end_row(m, row);
 	} else if (strcmp(l, "lwp_create") == 0 || strcmp(l, "init_lwp") == 0) {
-		(void)find_thread(m, row);
+		if ((r = find_thread(m, row)) != NULL &&
+		    row->not_counted != NULL)
+			r->uncounted = reason_of(m, row->not_counted) + 1;
 	}
 }
 
@@ -855,6 +940,21 @@ sum_span(const struct top_model *m, uint64_t *dst, const uint64_t *src)
 		sum_slot(m, dst + m->slot_at[s], src + m->slot_at[s], s);
 }
 
+/* A thread not counted: each set's slot of the span says why. */
+static void
+mark_uncounted(const struct top_model *m, struct rec *t, enum span sp)
+{
+	uint64_t *sl;
+	int s;
+
+	for (s = 0; s < m->run->nsets; s++) {
+		sl = slot(m, t, sp, s);
+		if (!(sl[1] & SLOT_NOT_COUNTED))
+			sl[1] |= SLOT_NOT_COUNTED |
+			    (uint64_t)(t->uncounted - 1) << 8;
+	}
+}
+
 /* A thread's gathered counts are shown now, and gathering starts again. */
 static void
 refresh_thread(struct top_model *m, struct rec *t)
@@ -862,6 +962,10 @@ refresh_thread(struct top_model *m, struct rec *t)
 	memcpy(t->block + SHOWN * m->stride, t->block + GATHER * m->stride,
 	    m->stride * sizeof(*t->block));
 	clear_span(m, t, GATHER);
+	if (t->uncounted > 0) {
+		mark_uncounted(m, t, SHOWN);
+		mark_uncounted(m, t, TOTAL);
+	}
 	if (t->ending)
 		t->e.ended = true;
 }
@@ -918,7 +1022,7 @@ show_rest(const struct top_model *m, struct rec *p)
 static void
 refresh_proc(struct top_model *m, struct rec *p)
 {
-	int i, live = 0;
+	int i, live = 0, uncounted = 0;
 
 	drop_ended_threads(m, p);
 	clear_span(m, p, SHOWN);
@@ -941,8 +1045,11 @@ refresh_proc(struct top_model *m, struct rec *p)
 			sum_span(m, p->block + TOTAL * m->stride,
 			    p->threads[i]->block + TOTAL * m->stride);
 		live += !p->threads[i]->e.ended;
+		uncounted +=
+		    !p->threads[i]->e.ended && p->threads[i]->uncounted > 0;
 	}
 	p->e.nthreads = live;
+	p->e.uncounted = uncounted;
 	if (p->exact_total)
 		show_rest(m, p);
 	sum_span(m, p->block + PAST * m->stride, p->block + SHOWN * m->stride);

@@ -46,6 +46,7 @@ struct top_entity {
 	uid_t uid;		/* a process's owner, once known */
 	bool uid_known;
 	int nthreads;	       /* a process's threads now */
+	int uncounted;	       /* ...of which not counted */
 	pid_t ppid;	       /* a process's parent, or 0: not known */
 	char *cmdline;	       /* a process's arguments, or NULL */
 	char *cgroup;	       /* a process's cgroup (v2), or NULL */
@@ -57,6 +58,12 @@ struct top_model;
 struct top_model *top_model_new(const struct out_run *run);
 void top_model_free(struct top_model *m);
 void top_model_row(struct top_model *m, const struct out_row *row);
+/*
+ * A process the engine found, while it is there: its owner, parent,
+ * arguments and cgroup are read now, for its first row, which may come
+ * once it has ended.
+ */
+void top_model_process(struct top_model *m, pid_t pid);
 /*
  * Whether a tick's counts came since the last refresh: only then has a
  * refresh anything new to show.

@@ -3,11 +3,16 @@
  * The live view's terminal. One thread owns curses: it sleeps in poll(2)
  * on the keyboard and on a pipe that says "draw again", reads the keys,
  * and redraws. It takes no signal (the run's signals are the engine's):
- * so a window's resize is found by asking the terminal its size at each
- * wake-up, at most a quarter of a second apart, not by SIGWINCH.
+ * SIGWINCH's handler, which whatever thread takes it runs, only writes to
+ * that pipe (installed before curses, so that curses installs none of its
+ * own). The thread then asks the terminal its size, as it does at each
+ * wake-up, at most a quarter of a second apart.
  *
  * curses only redraws the cells that changed, so a refresh never flickers.
- * Colour is used only where the terminal has it and NO_COLOR is unset.
+ * After a resize, and on Ctrl-L, every cell is drawn again: a terminal
+ * that reflowed or scrolled its lines as the window changed no longer
+ * shows what curses last drew. Colour is used only where the terminal has
+ * it and NO_COLOR is unset.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +31,9 @@
 #include "diag.h"
 #include "top_screen.h"
 
-#define POLL_MS 250
+#define POLL_MS	   250
+#define KEY_ESCAPE 27
+#define KEY_CTRL_L 12
 
 enum colour_pair { PAIR_HEADER = 1, PAIR_ENDED, PAIR_HELP };
 
@@ -40,12 +47,53 @@ struct top_screen {
 	atomic_bool stop;
 	struct top_screen_owner owner;
 	struct top_lines lines;
-	int top; /* the first body line on screen */
+	int top;      /* the first body line on screen */
+	bool repaint; /* every cell again: the terminal's may be stale */
+	struct sigaction old_winch;
+	bool winch_set;
 	bool colour;
 	bool editing; /* '/': a filter being typed */
 	char typed[64];
 	size_t ntyped;
 };
+
+/* SIGWINCH's: the screen's wake-up pipe (one screen per process). */
+static volatile int winch_fd = -1;
+
+static void
+on_winch(int sig)
+{
+	int saved = errno;
+	ssize_t n;
+
+	(void)sig;
+	n = write(winch_fd, "", 1); /* a full pipe is a wake-up already */
+	(void)n;
+	errno = saved;
+}
+
+static void
+catch_winch(struct top_screen *s)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_winch;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	winch_fd = s->wake[1];
+	s->winch_set = sigaction(SIGWINCH, &sa, &s->old_winch) == 0;
+}
+
+static void
+release_winch(struct top_screen *s)
+{
+	if (!s->winch_set)
+		return;
+	(void)sigaction(SIGWINCH, &s->old_winch, NULL);
+	winch_fd = -1;
+	s->winch_set = false;
+}
 
 struct top_screen *
 top_screen_open(int fd)
@@ -105,6 +153,7 @@ line_attr(const struct top_screen *s, int kind)
 	switch (kind) {
 	case TOP_LINE_TITLE:
 	case TOP_LINE_FOOTER:
+	case TOP_LINE_PANE:
 		return A_REVERSE;
 	case TOP_LINE_HEADER:
 		return s->colour ? COLOR_PAIR(PAIR_HEADER) : A_NORMAL;
@@ -151,29 +200,53 @@ scroll_body(struct top_screen *s, int end, int rows)
 		s->top = l->body;
 }
 
+/*
+ * The pane of the command's output (lines pane to end): its title and its
+ * last lines, a third of the rows below the header at most, on the rows
+ * above the footer; how many rows it takes.
+ */
+static int
+draw_pane(struct top_screen *s, int pane, int end, int room, int bottom)
+{
+	int n = end - pane, rows = room / 3, i;
+
+	if (n <= 0 || rows < 2)
+		return 0;
+	if (n > rows)
+		n = rows;
+	put_line(s, bottom - n, pane, false);
+	for (i = 1; i < n; i++)
+		put_line(s, bottom - n + i, end - (n - i), false);
+	return n;
+}
+
 static void
 draw(struct top_screen *s)
 {
 	const struct top_lines *l = &s->lines;
-	int y = 0, i, footer, rows;
+	int y = 0, i, footer, rows, end, bottom;
 
 	s->owner.render(s->owner.arg, COLS, &s->lines);
+	if (s->repaint)
+		clearok(curscr, TRUE);
+	s->repaint = false;
 	erase();
 	if (l->n == 0) {
 		refresh();
 		return;
 	}
-	footer = l->n - 1;
-	for (i = 0; i < l->body && y < LINES - 1; i++)
+	footer = l->kind[l->n - 1] == TOP_LINE_FOOTER ? l->n - 1 : -1;
+	end = footer >= 0 ? footer : l->n; /* the body's, or the pane's */
+	bottom = LINES - (footer >= 0);
+	for (i = 0; i < l->body && y < bottom; i++)
 		put_line(s, y++, i, false);
-	rows = LINES - 1 - y;
-	if (l->kind[footer] != TOP_LINE_FOOTER) {
-		footer = -1;
-		rows++;
+	if (l->pane >= 0) {
+		bottom -= draw_pane(s, l->pane, end, bottom - y, bottom);
+		end = l->pane;
 	}
-	scroll_body(s, footer >= 0 ? footer : l->n, rows);
-	for (i = s->top; i < l->n && i != footer && y < LINES - (footer >= 0);
-	     i++)
+	rows = bottom - y;
+	scroll_body(s, end, rows);
+	for (i = s->top; i < end && y < bottom; i++)
 		put_line(s, y++, i, i == l->selected);
 	if (s->editing) {
 		attrset(A_REVERSE);
@@ -187,15 +260,18 @@ draw(struct top_screen *s)
 	refresh();
 }
 
-/* The window's size, asked of the terminal itself. */
+/* The window's size, asked of the terminal itself; a new one repaints. */
 static void
 follow_size(struct top_screen *s)
 {
 	struct winsize ws;
 
-	if (ioctl(fileno(s->out), TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
-	    ws.ws_col > 0 && (ws.ws_row != LINES || ws.ws_col != COLS))
-		resize_term(ws.ws_row, ws.ws_col);
+	if (ioctl(fileno(s->out), TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 ||
+	    ws.ws_col == 0 || (ws.ws_row == LINES && ws.ws_col == COLS))
+		return;
+	resize_term(ws.ws_row, ws.ws_col);
+	s->repaint = true;
+	s->owner.resized(s->owner.arg, LINES, COLS);
 }
 
 static int
@@ -219,7 +295,10 @@ key_of(int ch)
 	}
 }
 
-/* A key while a filter is typed: Enter takes it, Escape drops it. */
+/*
+ * A key while a filter is typed: Enter takes it; Escape clears the filter,
+ * the one in use too, as htop's does.
+ */
 static void
 edit_key(struct top_screen *s, int ch)
 {
@@ -227,7 +306,8 @@ edit_key(struct top_screen *s, int ch)
 		s->typed[s->ntyped] = '\0';
 		s->owner.filter(s->owner.arg, s->typed);
 		s->editing = false;
-	} else if (ch == 27) {
+	} else if (ch == KEY_ESCAPE) {
+		s->owner.filter(s->owner.arg, "");
 		s->editing = false;
 	} else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) &&
 	    s->ntyped > 0) {
@@ -263,12 +343,18 @@ read_keys(struct top_screen *s)
 	while ((ch = getch()) != ERR) {
 		if (ch == KEY_RESIZE)
 			continue;
+		if (ch == KEY_CTRL_L) {
+			s->repaint = true;
+			continue;
+		}
 		if (!s->editing && (ch == 'q' || ch == 'Q')) {
 			interrupt(s);
 			return false;
 		}
 		if (s->editing) {
 			edit_key(s, ch);
+		} else if (ch == KEY_ESCAPE) {
+			s->owner.filter(s->owner.arg, "");
 		} else if (ch == '/') {
 			s->editing = true;
 			s->ntyped = 0;
@@ -289,6 +375,7 @@ screen_thread(void *arg)
 	};
 	char drain[64];
 
+	s->owner.resized(s->owner.arg, LINES, COLS);
 	draw(s);
 	while (!s->stop) {
 		if (poll(fds, 2, POLL_MS) < 0 && errno != EINTR)
@@ -312,8 +399,11 @@ top_screen_start(struct top_screen *s, const struct top_screen_owner *o)
 	int err;
 
 	s->owner = *o;
-	if ((s->term = newterm(NULL, s->out, s->in)) == NULL)
+	catch_winch(s);
+	if ((s->term = newterm(NULL, s->out, s->in)) == NULL) {
+		release_winch(s);
 		return ENOTTY;
+	}
 	start_curses(s);
 	/* The thread takes no signal: they are the engine's. */
 	sigfillset(&all);
@@ -322,6 +412,7 @@ top_screen_start(struct top_screen *s, const struct top_screen_owner *o)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err != 0) {
 		endwin();
+		release_winch(s);
 		return err;
 	}
 	s->running = true;
@@ -350,6 +441,7 @@ top_screen_close(struct top_screen *s)
 		endwin();
 		delscreen(s->term);
 	}
+	release_winch(s);
 	if (s->out != NULL)
 		fclose(s->out);
 	if (s->in != NULL)

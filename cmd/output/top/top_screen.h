@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The terminal of the live view: curses on its own thread, which reads
- * the keys, follows the window's size, and draws the lines it is given
- * whenever they may have changed. It knows nothing of what the lines say:
+ * the keys, follows the window's size (SIGWINCH), and draws the lines it
+ * is given whenever they may have changed, all of them again after a
+ * resize and on Ctrl-L. It knows nothing of what the lines say:
  * its owner renders them and takes the keys (struct top_screen_owner).
  */
 #ifndef TOP_SCREEN_H
@@ -32,6 +33,8 @@ struct top_screen_owner {
 	void (*key)(void *arg, int key, const struct top_lines *shown);
 	/* A filter typed after '/', whole. */
 	void (*filter)(void *arg, const char *text);
+	/* The window's size, at the start and at each change. */
+	void (*resized)(void *arg, int rows, int cols);
 	void *arg;
 };
 

@@ -1166,10 +1166,89 @@ body_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 	free(p);
 }
 
+/*
+ * The header's figures, as ps(1) counts them: the processes that run now
+ * (with a thread that runs), their threads, and apart those shown ended;
+ * a cgroup's line (--cgroup's sum, --for-each-cgroup's) is no process.
+ */
+struct head_count {
+	int procs, threads, ended, cgroups;
+};
+
+static struct head_count
+head_count(struct top_model *m)
+{
+	struct head_count n = { 0, 0, 0, 0 };
+	const struct top_entity *e;
+	int i;
+
+	for (i = 0; i < top_model_nprocs(m); i++) {
+		e = top_model_proc(m, i);
+		if (e->pid == 0) {
+			n.cgroups += !e->ended;
+		} else if (e->ended) {
+			n.ended += e->nfolded > 0 ? (int)e->nfolded : 1;
+		} else if (e->nthreads > 0) {
+			n.procs++;
+			n.threads += e->nthreads;
+		}
+	}
+	return n;
+}
+
+static void
+watching_line(struct top_model *m, const struct top_about *a,
+    struct top_lines *l, int width)
+{
+	struct head_count n = head_count(m);
+
+	if (n.procs == 0 && n.cgroups > 1)
+		text_line(l, TOP_LINE_HEADER, width, "watching %s: %d cgroups",
+		    a->watching, n.cgroups);
+	else if (n.ended > 0)
+		text_line(l, TOP_LINE_HEADER, width,
+		    "watching %s: %d process%s, %d thread%s; %d ended",
+		    a->watching, n.procs, n.procs == 1 ? "" : "es", n.threads,
+		    n.threads == 1 ? "" : "s", n.ended);
+	else
+		text_line(l, TOP_LINE_HEADER, width,
+		    "watching %s: %d process%s, %d thread%s", a->watching,
+		    n.procs, n.procs == 1 ? "" : "es", n.threads,
+		    n.threads == 1 ? "" : "s");
+}
+
+/* The processes some of whose threads are not counted, named. */
+#define PARTIAL_NAMED 3
+
+static void
+partial_line(struct top_model *m, struct top_lines *l, int width)
+{
+	struct out_buf b = { 0 };
+	const struct top_entity *e;
+	int i, n = 0;
+
+	for (i = 0; i < top_model_nprocs(m); i++) {
+		e = top_model_proc(m, i);
+		if (e->ended || e->uncounted == 0)
+			continue;
+		if (n++ < PARTIAL_NAMED)
+			out_buf_printf(&b, "%s%d of %d threads of %s (%d)",
+			    n > 1 ? ", " : "", e->uncounted, e->nthreads,
+			    e->comm, (int)e->pid);
+	}
+	if (n > PARTIAL_NAMED)
+		out_buf_printf(&b, " and %d more processes", n - PARTIAL_NAMED);
+	out_buf_add(&b, "", 1);
+	if (n > 0 && !b.failed)
+		text_line(l, TOP_LINE_HEADER, width,
+		    "- not counted in part: %s", b.data);
+	out_buf_free(&b);
+}
+
 static void
 header_lines(struct top_view *v, struct top_model *m,
     const struct top_choice *c, const struct top_about *a, struct top_lines *l,
-    int width, int nprocs, int nthreads)
+    int width)
 {
 	const struct out_run *run = v->run;
 	struct out_buf sets = { 0 };
@@ -1184,9 +1263,7 @@ header_lines(struct top_view *v, struct top_model *m,
 	    "cputop  %s  %s  engine %s  refresh %.3g s (counted every %.3g s)",
 	    clock, run->host, a->engine, c->interval_ms / 1000.0,
 	    a->tick_ms / 1000.0);
-	text_line(l, TOP_LINE_HEADER, width,
-	    "watching %s: %d processes, %d threads", a->watching, nprocs,
-	    nthreads);
+	watching_line(m, a, l, width);
 	for (s = 0; s < run->nsets; s++)
 		out_buf_printf(
 		    &sets, "%s-c %s", s ? "  " : "", run->specs[s]->text);
@@ -1196,9 +1273,12 @@ header_lines(struct top_view *v, struct top_model *m,
 	    c->totals ? "totals since the start, clocks in seconds" :
 			"per second, clocks in CPUs");
 	out_buf_free(&sets);
+	if (a->modes != NULL)
+		text_line(l, TOP_LINE_HEADER, width, "%s", a->modes);
 	for (s = 0; s < top_model_nreasons(m); s++)
 		text_line(l, TOP_LINE_HEADER, width, "- not counted: %s",
 		    top_model_reason(m, s));
+	partial_line(m, l, width);
 	if (a->note != NULL)
 		text_line(l, TOP_LINE_HEADER, width, "%s", a->note);
 	if (a->message != NULL)
@@ -1210,6 +1290,29 @@ header_lines(struct top_view *v, struct top_model *m,
 			   "",
 	    c->filter[0] ? "; showing '" : "", c->filter,
 	    c->filter[0] ? "'" : "", c->paused ? "; PAUSED" : "");
+}
+
+/*
+ * The pane of the command's output, under the processes: its last lines,
+ * as the terminal would have shown them, under a bar that says how many
+ * it wrote and that all of them come when the view closes.
+ */
+static void
+pane_lines(const struct top_about *a, const struct top_choice *c,
+    struct top_lines *l, int width)
+{
+	const struct top_tail *t = a->output;
+	int i;
+
+	if (t == NULL || t->n == 0 || c->output_hidden)
+		return;
+	l->pane = l->n;
+	text_line(l, TOP_LINE_PANE, width,
+	    "output of %s: %lu line%s, the last below; all of it is "
+	    "printed when the view closes (o hides this)",
+	    a->watching, t->lines, t->lines == 1 ? "" : "s");
+	for (i = 0; i < t->n; i++)
+		text_line(l, TOP_LINE_OUTPUT, width, "%s", t->line[i]);
 }
 
 static const char *const help_text[] = {
@@ -1227,7 +1330,8 @@ static const char *const help_text[] = {
 	"  C          a CGROUP column: each process's cgroup",
 	"  g          one line per cgroup, its processes' values summed",
 	"  /          show only processes whose name holds a text, or",
-	"             whose user is it (an empty text shows all)",
+	"             whose user is it (Escape shows all)",
+	"  o          show or hide the pane of the command's output",
 	"  space      pause the display (counting goes on)",
 	"  + -        refresh less or more often (a multiple of -T)",
 	"",
@@ -1242,13 +1346,12 @@ top_view_render(struct top_view *v, struct top_model *m,
     const struct top_choice *c, const struct top_about *a, int width,
     struct top_lines *l)
 {
-	const struct top_entity *e;
-	int nprocs = 0, nthreads = 0;
 	size_t i;
 
 	out_buf_reset(&l->text);
 	l->n = 0;
 	l->body = 0;
+	l->pane = -1;
 	l->selected = -1;
 	l->failed = false;
 	if (v->line_procs != NULL)
@@ -1262,15 +1365,10 @@ top_view_render(struct top_view *v, struct top_model *m,
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
 		return;
 	}
-	/* The header counts what runs now: not what ended. */
-	for (i = 0; i < (size_t)top_model_nprocs(m); i++) {
-		e = top_model_proc(m, (int)i);
-		nprocs += !e->ended;
-		nthreads += e->nthreads;
-	}
-	header_lines(v, m, c, a, l, width, nprocs, nthreads);
+	header_lines(v, m, c, a, l, width);
 	title_line(v, c, l, width);
 	body_lines(v, m, c, l, width);
+	pane_lines(a, c, l, width);
 	text_line(l, TOP_LINE_FOOTER, width,
 	    "q quit  ? help  <> sort  t threads  H all threads  a totals  "
 	    "V tree  c command  g cgroups  / filter  space pause  "

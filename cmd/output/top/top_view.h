@@ -14,6 +14,7 @@
 #include "out_buf.h"
 #include "out_run.h"
 #include "top_model.h"
+#include "top_output.h"
 
 /* What the lines are, for the screen's attributes. */
 enum top_line_kind {
@@ -23,7 +24,9 @@ enum top_line_kind {
 	TOP_LINE_THREAD,
 	TOP_LINE_ENDED, /* a process or thread that ended */
 	TOP_LINE_FOOTER,
-	TOP_LINE_HELP
+	TOP_LINE_HELP,
+	TOP_LINE_PANE,	/* the command's output pane: its title */
+	TOP_LINE_OUTPUT /* ...and a line the command wrote */
 };
 
 struct top_lines {
@@ -32,6 +35,7 @@ struct top_lines {
 	unsigned char *kind;
 	int n, cap;
 	int body;     /* the first process line */
+	int pane;     /* the output pane's first line, or -1: none */
 	int selected; /* the selected process's line, or -1 */
 	bool failed;  /* no memory: lines are missing */
 };
@@ -51,6 +55,7 @@ struct top_choice {
 	bool by_cgroup;		/* g: a line per cgroup */
 	bool fold_ended;	/* -b: past a screenful, ended processes of one
 				   command as one line */
+	bool output_hidden;	/* o: no pane of the command's output */
 	unsigned long shown;	/* t: the process whose threads show, or 0 */
 	unsigned long selected; /* the selected process's key, or 0 */
 	unsigned interval_ms;	/* the refresh's */
@@ -62,7 +67,10 @@ struct top_about {
 	const char *watching; /* the targets, in words */
 	unsigned tick_ms;     /* the counting interval (-T) */
 	const char *note;     /* a line to show, or NULL */
+	const char *modes;    /* events counting user mode only, or NULL */
 	const char *message;  /* the latest message of the run, or NULL */
+	/* The last lines of the command's output (its pane), or NULL */
+	const struct top_tail *output;
 };
 
 struct top_view;

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The sentinels of cputop's processes counted from outside (see
+ * cputop_unseen.h). A sentinel is a dummy software event on the thread
+ * (the ring's owner), and each set's counters, grouped as the set is,
+ * inherited, each writing its records into the dummy's ring. Only the
+ * set counting now is enabled, as on the scan's own counters; the kernel
+ * enables and disables the inherited copies with their original.
+ *
+ * A task's records (one per counter, each with the original counter's id)
+ * come together at its exit, though another task's may come between: a
+ * read gathers them per task and set before it hands them on.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cputop_unseen.h"
+
+/* The ring's data pages (a power of two), and when it says it is full. */
+#define RING_PAGES 2
+#define RECORD_MAX 256
+
+/* PERF_RECORD_READ as read_format ID|TOTAL_TIME_ENABLED|_RUNNING has it. */
+struct read_record {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t value, enabled_ns, running_ns, id;
+};
+
+struct lost_record {
+	struct perf_event_header header;
+	uint64_t id, lost;
+};
+
+/* A task's counts in a set, gathered from its records. */
+struct gathered {
+	struct unseen_task task;
+	uint64_t *values;
+};
+
+struct unseen {
+	const struct bpfeng_set *sets;
+	int nsets, ncounters;
+	int ring_fd;
+	int *fds;      /* each set's counters, in order */
+	uint64_t *ids; /* ...and their ids */
+	struct perf_event_mmap_page *meta;
+	size_t map_len;
+	struct gathered *got; /* a read's tasks */
+	int ngot, got_room;
+};
+
+static long
+perf_open(struct perf_event_attr *attr, pid_t tid, int group)
+{
+	return syscall(
+	    SYS_perf_event_open, attr, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+int
+unseen_nfds(const struct bpfeng_set *sets, int nsets)
+{
+	int s, n = 1;
+
+	for (s = 0; s < nsets; s++)
+		n += sets[s].nattrs;
+	return n;
+}
+
+/* The ring: a dummy event on tid, mapped. 0, or an errno. */
+static int
+open_ring(struct unseen *u, pid_t tid)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.exclude_kernel = 1,
+		.watermark = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	void *map;
+
+	attr.wakeup_watermark = (uint32_t)(RING_PAGES * page / 2);
+	if ((u->ring_fd = (int)perf_open(&attr, tid, -1)) < 0)
+		return errno;
+	u->map_len = (size_t)((1 + RING_PAGES) * page);
+	map = mmap(NULL, u->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+	    u->ring_fd, 0);
+	if (map == MAP_FAILED)
+		return errno == EPERM || errno == ENOMEM ? ENOBUFS : errno;
+	u->meta = map;
+	return 0;
+}
+
+/* Set s's counters on tid, inherited, writing into the ring. */
+static int
+open_set(struct unseen *u, int s, int first, int current, pid_t tid)
+{
+	struct perf_event_attr attr;
+	int k, *fd = u->fds + first;
+
+	for (k = 0; k < u->sets[s].nattrs; k++) {
+		attr = u->sets[s].attrs[k];
+		attr.read_format = PERF_FORMAT_ID |
+		    PERF_FORMAT_TOTAL_TIME_ENABLED |
+		    PERF_FORMAT_TOTAL_TIME_RUNNING;
+		attr.inherit = 1;
+		attr.inherit_stat = 1;
+		attr.disabled = k == 0 && s != current;
+		if ((fd[k] = (int)perf_open(&attr, tid, k ? fd[0] : -1)) < 0 ||
+		    ioctl(fd[k], PERF_EVENT_IOC_SET_OUTPUT, u->ring_fd) != 0 ||
+		    ioctl(fd[k], PERF_EVENT_IOC_ID, &u->ids[first + k]) != 0)
+			return errno;
+	}
+	return 0;
+}
+
+struct unseen *
+unseen_open(
+    const struct bpfeng_set *sets, int nsets, int current, pid_t tid, int *err)
+{
+	struct unseen *u = calloc(1, sizeof(*u));
+	int s, first = 0, i;
+
+	if (u == NULL) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	u->sets = sets;
+	u->nsets = nsets;
+	u->ncounters = unseen_nfds(sets, nsets) - 1;
+	u->ring_fd = -1;
+	u->fds = malloc((size_t)u->ncounters * sizeof(*u->fds));
+	u->ids = calloc((size_t)u->ncounters, sizeof(*u->ids));
+	if (u->fds == NULL || u->ids == NULL) {
+		*err = ENOMEM;
+		unseen_close(u);
+		return NULL;
+	}
+	for (i = 0; i < u->ncounters; i++)
+		u->fds[i] = -1;
+	*err = open_ring(u, tid);
+	for (s = 0; s < nsets && *err == 0; s++) {
+		*err = open_set(u, s, first, current, tid);
+		first += sets[s].nattrs;
+	}
+	if (*err == 0)
+		return u;
+	unseen_close(u);
+	return NULL;
+}
+
+void
+unseen_close(struct unseen *u)
+{
+	int i;
+
+	if (u == NULL)
+		return;
+	for (i = u->ncounters - 1; u->fds != NULL && i >= 0; i--)
+		if (u->fds[i] >= 0)
+			close(u->fds[i]);
+	if (u->meta != NULL)
+		munmap(u->meta, u->map_len);
+	if (u->ring_fd >= 0)
+		close(u->ring_fd);
+	for (i = 0; i < u->ngot; i++)
+		free(u->got[i].values);
+	free(u->got);
+	free(u->fds);
+	free(u->ids);
+	free(u);
+}
+
+int
+unseen_fd(const struct unseen *u)
+{
+	return u->ring_fd;
+}
+
+/* The first counter of set s, in fds. */
+static int
+first_of(const struct unseen *u, int s)
+{
+	int i, first = 0;
+
+	for (i = 0; i < s; i++)
+		first += u->sets[i].nattrs;
+	return first;
+}
+
+void
+unseen_hand_over(struct unseen *u, int current, int next)
+{
+	(void)ioctl(u->fds[first_of(u, current)], PERF_EVENT_IOC_DISABLE,
+	    PERF_IOC_FLAG_GROUP);
+	(void)ioctl(u->fds[first_of(u, next)], PERF_EVENT_IOC_ENABLE,
+	    PERF_IOC_FLAG_GROUP);
+}
+
+/* The set and counter of an id: false for none of this sentinel's. */
+static bool
+counter_of(const struct unseen *u, uint64_t id, int *set, int *k)
+{
+	int i, s = 0, first = 0;
+
+	for (i = 0; i < u->ncounters; i++) {
+		while (i >= first + u->sets[s].nattrs)
+			first += u->sets[s++].nattrs;
+		if (u->ids[i] == id) {
+			*set = s;
+			*k = i - first;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The gathered counts of tid in set s, made empty when new; or NULL. */
+static struct gathered *
+gathered_of(struct unseen *u, const struct read_record *r, int s)
+{
+	struct gathered *g, *grown;
+	int i, n = u->sets[s].nattrs;
+
+	for (i = u->ngot - 1; i >= 0; i--)
+		if (u->got[i].task.tid == (pid_t)r->tid &&
+		    u->got[i].task.set == s)
+			return &u->got[i];
+	if (u->ngot == u->got_room) {
+		grown = reallocarray(
+		    u->got, (size_t)u->got_room * 2 + 8, sizeof(*grown));
+		if (grown == NULL)
+			return NULL;
+		u->got = grown;
+		u->got_room = u->got_room * 2 + 8;
+	}
+	g = &u->got[u->ngot];
+	if ((g->values = calloc((size_t)n, sizeof(uint64_t))) == NULL)
+		return NULL;
+	u->ngot++;
+	g->task = (struct unseen_task) { .pid = (pid_t)r->pid,
+		.tid = (pid_t)r->tid,
+		.set = s,
+		.values = g->values };
+	return g;
+}
+
+/* A counter's record of a task that ended: into its task's counts. */
+static void
+gather(struct unseen *u, const struct read_record *r)
+{
+	struct gathered *g;
+	int s, k;
+
+	if (!counter_of(u, r->id, &s, &k) || (g = gathered_of(u, r, s)) == NULL)
+		return;
+	g->values[k] = r->value;
+	if (k == 0) {
+		g->task.enabled_ns = r->enabled_ns;
+		g->task.running_ns = r->running_ns;
+	}
+}
+
+/* The record at offset at of the ring's data, copied whole into rec. */
+static void
+copy_record(const struct unseen *u, uint64_t at, char *rec, size_t len)
+{
+	const char *data = (const char *)u->meta + u->meta->data_offset;
+	uint64_t size = u->meta->data_size;
+	size_t off = (size_t)(at % size), first = size - off;
+
+	if (first > len)
+		first = len;
+	memcpy(rec, data + off, first);
+	memcpy(rec + first, data, len - first);
+}
+
+/* The ring's records, gathered; the records lost. */
+static unsigned long
+read_ring(struct unseen *u)
+{
+	uint64_t head = __atomic_load_n(&u->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = u->meta->data_tail;
+	struct perf_event_header h;
+	unsigned long lost = 0;
+	uint64_t rec[RECORD_MAX / sizeof(uint64_t)];
+
+	while (tail < head) {
+		copy_record(u, tail, (char *)&h, sizeof(h));
+		if (h.size < sizeof(h))
+			break; /* not a record: the ring is not what we wrote */
+		if (h.size <= sizeof(rec)) {
+			copy_record(u, tail, (char *)rec, h.size);
+			if (h.type == PERF_RECORD_READ &&
+			    h.size >= sizeof(struct read_record))
+				gather(u, (const struct read_record *)rec);
+			else if (h.type == PERF_RECORD_LOST &&
+			    h.size >= sizeof(struct lost_record))
+				lost += ((const struct lost_record *)rec)->lost;
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&u->meta->data_tail, head, __ATOMIC_RELEASE);
+	return lost;
+}
+
+unsigned long
+unseen_read(struct unseen *u,
+    void (*fn)(void *arg, const struct unseen_task *t), void *arg)
+{
+	unsigned long lost = read_ring(u);
+	int i;
+
+	for (i = 0; i < u->ngot; i++) {
+		fn(arg, &u->got[i].task);
+		free(u->got[i].values);
+	}
+	u->ngot = 0;
+	return lost;
+}

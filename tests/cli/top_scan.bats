@@ -1,0 +1,313 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# cputop watching the whole machine, as a user (its processes counted from
+# outside, cputop_scan.c) and as root (the BPF engine, or in the ptrace
+# pass the scan too): out of descriptors, a busy process of many threads
+# is counted by its busiest threads and what is left out is said; the
+# header's processes and threads are those ps counts, the ended apart; a
+# short process has its owner; the view says no other process's death;
+# and a build's totals, what its short commands counted between two
+# scans included, are what perf stat counts of the same build. Each
+# test's processes are named for it, or run as a user of its own.
+load terminal_helper
+
+setup() {
+	ct_setup
+	TOP=$BUILD_DIR/cmd/cputop
+	S=
+}
+
+teardown() {
+	[ -z "$S" ] || tmux kill-server 2>/dev/null || true
+	ct_teardown
+}
+
+# in_namespace SCRIPT ARGS...: bash's SCRIPT, as root, in a PID namespace
+# of its own with its own /proc, where a whole machine's view sees only
+# what SCRIPT starts; the tests' wait (wait.bash) and threads (PID N:
+# until process PID has N threads) are there.
+in_namespace() {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	unshare --pid --fork --mount-proc bash -c \
+	    'source "$0"; thread_count() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]; }
+	     threads() { wait_for thread_count "$1" "$2"; }
+	     '"$1" "$SOURCE_DIR/tests/cli/wait.bash" "${@:2}"
+}
+
+# big_one DIR NBUSY NIDLE: wl_busyidle named for this test (big<pid>), in
+# DIR; its path.
+big_one() {
+	ln -sf "$(realpath "$W/wl_busyidle")" "$1/big$$"
+	echo "$1/big$$"
+}
+
+# fd_limited OUT ERR TOP...: the view of a process of 2 busy and 300 idle
+# threads, big<pid>, with 150 descriptors (TOP... runs it, -b): the busy
+# threads are counted, the others said; the header names it, its totals
+# are partial (exit status 1).
+fd_limited() {
+	local out=$1 err=$2
+	shift 2
+	"$@" >"$out" 2>"$err" || status=$?
+	[ "${status:-0}" -eq 1 ] || { cat "$err"; false; }
+	last_block "$out" >"$T/totals"
+	# Its line, counted: two busy threads' CPU time.
+	awk -v b="big$$" '$NF == b && $4 ~ /s$/ && $4 + 0 > 0 { f = 1 } END { exit !f }' \
+	    "$T/totals" || { cat "$out"; false; }
+	grep -qE "^- not counted in part: [0-9]+ of 303 threads of big$$ \\([0-9]+\\)" \
+	    "$T/totals" || { cat "$out"; false; }
+	grep -qE "^cputop: out of file descriptors: the busiest threads are counted; not counted: [0-9]+ of 303 threads of big$$ \\([0-9]+\\)" \
+	    "$err" || { cat "$err"; false; }
+}
+
+@test "as a user with 150 descriptors: a busy process of 302 threads is counted by its busiest, what is left out said in the header, the totals and the message" {
+	local big
+	user_setup 30
+	big=$(big_one "$(nobody_dir)")
+	"${AS_USER[@]}" "$big" 2 300 & # not a wait: the user's busy process
+	ct_bg $!
+	threads $! 303
+	fd_limited "$T/out" "$T/err" "${AS_USER[@]}" prlimit --nofile=150:150 \
+	    "$USER_TOP" -b -T 0.3 -N 2 -c task-clock
+}
+
+@test "as root with 150 descriptors, counted from outside: a busy process of 302 threads is counted by its busiest, what is left out said" {
+	local big
+	big=$(big_one "$T")
+	# Alone in its namespace: the busiest process the view finds there.
+	fd_limited "$T/out" "$T/err" in_namespace \
+	    '"$1" 2 300 & threads $! 303
+	     exec prlimit --nofile=150:150 "$2" --engine=ptrace -b -T 0.3 -N 2 -c task-clock' \
+	    "$big" "$TOP"
+}
+
+# two_busy: two busy threads on the screen, each with a value.
+two_busy() {
+	[ "$(screen | grep -cE ' [0-9.]+ +  busy$')" -eq 2 ]
+}
+
+@test "in a terminal, as a user with 150 descriptors: H shows the busy threads counted, the idle ones -" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	local big
+	user_setup 31
+	big=$(big_one "$(nobody_dir)")
+	"${AS_USER[@]}" "$big" 2 300 & # not a wait: the user's busy process
+	ct_bg $!
+	threads $! 303
+	terminal_open "cpscan$$" 100 40
+	tmux set-option -t "$S" status off
+	in_terminal "${AS_USER[*]}" prlimit --nofile=150:150 "$USER_TOP" -T 0.3 -c task-clock
+	wait_screen "^- not counted in part: [0-9]+ of 303 threads of big$$"
+	keys H
+	# Both busy threads, each counted: the busiest first.
+	wait_for two_busy
+	! screen | grep -qE ' - +  busy$'
+	# The lowest first: the idle threads not counted.
+	keys r
+	wait_screen ' - +  idle$'
+	! screen | grep -qE ' - +  busy$'
+	keys q
+}
+
+# user_procs N: the user has N processes.
+user_procs() {
+	[ "$(ps -U "$USER_ID" -o pid= | wc -l)" -eq "$1" ]
+}
+
+# ps_count UID: the processes and threads of user UID now, as ps counts
+# them: "N processes, M threads".
+ps_count() {
+	echo "$(ps -U "$1" -o pid= | wc -l) processes, $(ps -L -U "$1" -o lwp= | wc -l) threads"
+}
+
+@test "as a user: the header's processes and threads are ps's, and those that ended are apart" {
+	local big gate ud
+	user_setup 32
+	ud=$(user_dir)
+	big=$(big_one "$(nobody_dir)")
+	"${AS_USER[@]}" "$big" 0 4 & # not a wait: a process of 5 threads
+	ct_bg $!
+	threads $! 5
+	for _ in 1 2 3; do
+		"${AS_USER[@]}" sleep 600 & # not a wait: processes of one thread
+		ct_bg $!
+	done
+	wait_for user_procs 4
+	# One more, that ends while the view runs.
+	gate=$ud/gate
+	mkfifo -m 0600 "$gate"
+	chown "$USER_ID" "$gate"
+	"${AS_USER[@]}" sh -c 'read -r x <"$1"' sh "$gate" & # not a wait: it ends at the gate's line
+	ct_bg $!
+	wait_for user_procs 5
+	[ "$(ps_count "$USER_ID")" = "5 processes, 9 threads" ]
+	"${AS_USER[@]}" "$USER_TOP" -b -T 0.3 -c task-clock >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_rows_until '/^watching your processes .*: 5 processes, 9 threads$/ { f = 1 } END { exit !f }'
+	echo >"$gate"
+	wait_rows_until '/^watching your processes .*: 4 processes, 8 threads; 1 ended$/ { f = 1 } END { exit !f }'
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	# The totals: what runs, and what ended, apart.
+	last_block "$T/out" | grep -qE '^watching your processes .*: 4 processes, 8 threads; 1 ended$' ||
+	    { cat "$T/out"; false; }
+}
+
+@test "as root: a target's header is ps's; the whole machine's, in a namespace of its own, too" {
+	local big pids
+	big=$(big_one "$T")
+	"$big" 0 4 & # not a wait: a process of 5 threads
+	ct_bg $!
+	pids=$!
+	sleep 600 & # not a wait: a process of one thread
+	ct_bg $!
+	pids=$pids,$!
+	threads "${pids%%,*}" 5
+	run --separate-stderr "$CT" --top -b -T 0.3 -N 2 -c task-clock -p "$pids"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -qE "^watching pid $pids: 2 processes, 6 threads\$" <<<"$output" ||
+	    { echo "$output"; false; }
+	# Counted from outside, the machine as this namespace has it: the
+	# view (pid 1) and what it starts, as ps there counts them.
+	run --separate-stderr in_namespace \
+	    '"$1" 0 4 & threads $! 5
+	     sleep 600 & # not a wait: a process of one thread
+	     threads $! 1
+	     others() { awk '"'"'$1 != 1 && $2 != "ps" && $2 != "awk" && $2 != "bash" { n++ } END { print n }'"'"'; }
+	     echo "$(ps -e -o pid=,comm= | others) processes, $(ps -eL -o pid=,comm= | others) threads"
+	     exec "$2" --engine=ptrace -b -T 0.3 -N 2 -c task-clock' \
+	    "$big" "$TOP"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	grep -qE "^watching every process \\(--engine=ptrace traces a target\\): $(head -n 1 <<<"$output")\$" \
+	    <<<"$output" || { echo "$output"; false; }
+}
+
+@test "as a user: a short process seen by one scan, gone at the next, has its owner, not ?" {
+	local sl loop
+	user_setup 33
+	sl=$(nobody_dir)/sl$$
+	ln -sf "$(command -v sleep)" "$sl"
+	loop=$(nobody_dir)/loop$$
+	printf '#!/bin/sh\nfor i in $(seq 12); do "%s" 0.3; done\n' "$sl" >"$loop"
+	chmod 0755 "$loop"
+	# A process of the user's: the view has a screen to show from the
+	# start.
+	"${AS_USER[@]}" sleep 600 & # not a wait: a process of the user's
+	ct_bg $!
+	"${AS_USER[@]}" "$USER_TOP" -b -T 1 -c task-clock >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_rows_until '/^ +PID USER/ { f = 1 } END { exit !f }'
+	"${AS_USER[@]}" "$loop"
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	last_block "$T/out" >"$T/totals"
+	# Those seen: each with its owner (its uid, in the USER column's 8).
+	awk -v c="sl$$" -v u="${USER_ID:0:8}" '
+	    $0 ~ " " c "( x[0-9]+)? <ended>$" { n++; if ($1 != u && $2 != u) bad++ }
+	    / \? / { bad++ }
+	    END { exit !(n > 0 && !bad) }' "$T/totals" || { cat "$T/out"; false; }
+}
+
+@test "a whole machine's view says no other process's death; a target named has it said" {
+	local victim
+	ln -sf "$(command -v sleep)" "$T/vic$$"
+	"$T/vic$$" 600 & # not a wait: a process of the test's, to be killed
+	victim=$!
+	ct_bg "$victim"
+	"$TOP" -b -T 0.3 -c task-clock >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_rows_until "\$1 == $victim { f = 1 } END { exit !f }"
+	end_bg "$victim" TERM
+	wait_rows_until "\$1 == $victim && \$NF == \"<ended>\" { f = 1 } END { exit !f }"
+	kill -TERM "$CPID"
+	wait_cputrack
+	! grep -q 'process terminated' "$T/err" || { cat "$T/err"; false; }
+	# A command named that a signal ends: said.
+	run --separate-stderr "$CT" --top -b -T 0.3 -c task-clock sh -c 'kill -TERM $$'
+	[[ $stderr == *"process terminated: killed by SIGTERM"* ]] || { echo "$stderr"; false; }
+}
+
+# a_build DIR: a build in DIR, every process of it named for this test:
+# make (mk<pid>) runs 4 targets, 2 at once, in a shell (sh<pid>), each a
+# loop (of the shell's own) of 40 short commands (wl<pid>), most of which
+# start and end between two scans; all of them once a first target has
+# read a line on DIR/gate, in a shell of its own (gt<pid>).
+a_build() {
+	local d=$1 n
+	ln -sf "$(command -v make)" "$d/mk$$"
+	ln -sf "$(realpath /bin/sh)" "$d/sh$$"
+	ln -sf "$(realpath /bin/sh)" "$d/gt$$"
+	ln -sf "$(realpath "$W/wl_threads")" "$d/wl$$"
+	mkfifo -m 0666 "$d/gate"
+	{
+		printf 'SHELL := %s/sh%s\n.PHONY: all go a b c d\n' "$d" "$$"
+		# The gate's shell, named apart: it starts before perf stat.
+		printf 'go: SHELL := %s/gt%s\n' "$d" "$$"
+		printf 'all: a b c d\ngo:\n\t@read x <%s/gate\n' "$d"
+		for n in a b c d; do
+			printf '%s: go\n' "$n"
+			printf '\t@i=0; while [ $$i -lt 40 ]; do %s/wl%s 1 2; i=$$((i + 1)); done\n' \
+			    "$d" "$$"
+		done
+	} >"$d/Makefile"
+	chmod -R a+rX "$d"
+}
+
+# build_total FILE: the page faults of the build's lines (mk, sh and wl,
+# folded or not) in -b's last screen of FILE.
+build_total() {
+	last_block "$1" | awk -v p="$$" '
+	    /^ +PID USER +THR / { at = index($0, "page-fault") + 9; next }
+	    at && $0 ~ " (mk|sh|wl)" p "( x[0-9]+)?( <ended>)?$" {
+		v = substr($0, at - 9, 10); sub(/^ +/, "", v); n += v }
+	    END { print n + 0 }'
+}
+
+# build_counted TOP...: a build in a directory the user may read, run as
+# AS (an array: the user, or nothing for root), watched by TOP... (-b);
+# perf stat counts make's tree from the moment the view has seen make;
+# the view's totals of the build are within 1% of perf stat's.
+build_counted() {
+	local d make perf
+	command -v make >/dev/null || skip "make is not installed"
+	command -v perf >/dev/null || skip "perf is not installed"
+	d=$(nobody_dir)/build
+	mkdir -m 0755 "$d"
+	a_build "$d"
+	"$@" -b -T 0.5 -c page-faults >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	"${AS[@]}" "$d/mk$$" -C "$d" -j2 >/dev/null 2>&1 &
+	make=$!
+	ct_bg "$make"
+	wait_rows_until "\$NF == \"mk$$\" { f = 1 } END { exit !f }"
+	perf_stat_bg "$make" "$T/perf" -x, -e page-faults:u
+	echo >"$d/gate"
+	wait "$make"
+	wait "$PERF_PID" || true
+	kill -TERM "$CPID"
+	wait_cputrack
+	perf=$(awk -F, '$3 == "page-faults:u" { print $1 }' "$T/perf")
+	awk -v n="$(build_total "$T/out")" -v perf="$perf" 'BEGIN {
+	    d = n - perf; if (d < 0) d = -d
+	    if (perf > 1000 && d <= perf / 100) exit 0
+	    print "the view counted " n ", perf stat " perf; exit 1 }' ||
+	    { cat "$T/out" "$T/err"; false; }
+}
+
+@test "as a user: a build's totals, its short commands that ran between two scans included, are perf stat's within 1%" {
+	user_setup 34
+	AS=("${AS_USER[@]}")
+	build_counted "${AS_USER[@]}" "$USER_TOP"
+}
+
+@test "as root: a build's totals, each of its short commands included, are perf stat's within 1%" {
+	AS=()
+	build_counted "$TOP"
+}
