@@ -248,3 +248,28 @@ EOF2
 	[[ ${lines[0]} == "set 0: {task-clock:"* ]]
 	[[ $output == *" -M metrics: CPUs_utilized, cs_per_second, migrations_per_second, page_faults_per_second"* ]]
 }
+
+@test "--list --format=csv: CSV with a header, fields quoted where they hold the separator; -x's separator" {
+	PERF_CPUID=GenuineIntel-6-55-4 run "$CT" --list --format=csv
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/list.csv"
+	! grep -q $'\t' "$T/list.csv"
+	[ "${lines[0]}" = name,kind,description ]
+	# Every record three fields, as a CSV reader reads them; the events,
+	# the groups and the metrics as the text listing has them.
+	"$PY" -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ["name", "kind", "description"], rows[0]
+assert all(len(r) == 3 for r in rows), [r for r in rows if len(r) != 3]
+byname = {r[0]: r for r in rows[1:]}
+assert byname["task-clock"][1] == "software"
+assert byname["TopdownL1"][1] == "metric group"
+assert byname["tma_retiring"][1] == "metric"
+print(len(rows) - 1)' "$T/list.csv" >"$T/n"
+	[ "$(cat "$T/n")" -eq "$(PERF_CPUID=GenuineIntel-6-55-4 "$CT" --list | wc -l)" ]
+	# -x: the separator asked for; a field that holds it is quoted.
+	PERF_CPUID=GenuineIntel-6-55-4 run "$CS" --list='TopdownL1' -x ';'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 'name;kind;description' ]
+	[[ ${lines[1]} == 'TopdownL1;metric group;"4 metrics of skylakex: '* ]]
+}
