@@ -265,12 +265,13 @@ example_commands() {
 	local examples
 	examples=$(example_commands)
 	# The page's examples, as the test runs them below.
-	[ "$(wc -l <<<"$examples")" -eq 5 ] || { echo "$examples"; false; }
+	[ "$(wc -l <<<"$examples")" -eq 6 ] || { echo "$examples"; false; }
 	# cputop alone: the test of a bare cputop above.
 	grep -qx 'cputop' <<<"$examples"
 	grep -qx 'sudo cputop -c context-switches,raw_syscalls:sys_enter' <<<"$examples"
 	grep -qx 'cputrack --top -ef -c task-clock,page-faults make -j8' <<<"$examples"
 	grep -qx 'cputop -p "$(pidof redis-server)"' <<<"$examples"
+	grep -qx 'sudo cputop -M TopdownL1 -p "$(pidof mysqld)"' <<<"$examples"
 	grep -qx 'sudo cputop -b -N 10 -c task-clock > top.txt' <<<"$examples"
 	# The whole machine (the test runs as root).
 	in_terminal_rc "$TOP" -c context-switches,raw_syscalls:sys_enter
@@ -290,6 +291,17 @@ example_commands() {
 	in_terminal "$TOP" -p "\"\$(pidof $server)\""
 	wait_screen "^ +$TPID .* $server\$"
 	[ "$(quit_status)" -eq 0 ]
+	# TopDown of a server's threads: columns where the machine has a PMU
+	# and an Intel model's metrics; elsewhere one line says why not.
+	local rc=0
+	"$TOP" -b -N 1 -M TopdownL1 -p "$(pidof "$server")" >"$T/td" 2>"$T/td.err" || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		grep -qE '^ +PID USER +THR .*frontend_b' "$T/td"
+	else
+		[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/td.err")" -eq 1 ]
+		grep -qE '^cputop: -M TopdownL1: (no such metric|none of its)' "$T/td.err" ||
+		    { cat "$T/td.err"; false; }
+	fi
 	assert_free "$TPID"
 	# Ten screens into a file.
 	(cd "$T" && "$TOP" -b -N 10 -c task-clock >top.txt)

@@ -3,7 +3,8 @@
 #
 # The live view's other ways of showing processes, in a real terminal
 # (tmux): a tree (V), each process's command line (c), a cgroup column (C)
-# and a line per cgroup (g), and --for-each-cgroup's cgroups as lines.
+# and a line per cgroup (g), --for-each-cgroup's cgroups as lines, and
+# -M's metrics as columns, alone with T.
 load terminal_helper
 
 setup() {
@@ -107,10 +108,31 @@ cgroup_open() {
 	wait_screen " [0-9]+ /$NAME/sub\$"
 }
 
+# perf's Default metrics count on any machine (the software events'):
+# TopDown's shares are the same columns on a machine with a PMU.
+@test "-M: a column per metric of each process, from its own counts; T: the metrics alone" {
+	in_terminal "$CT" --top -T 0.3 -M Default "$W/wl_spin_for" 0 30000
+	# The command's name is cut to the column's width.
+	wait_screen ' [0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +wl_spin_f[a-z_]*$'
+	screen >"$T/screen"
+	# CPUs_utilized is task-clock's CPUs over the same refresh.
+	awk '/^ +PID / { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	    $NF ~ /^wl_spin_f/ { tc = $col["task-clock"]; cu = $col["CPUs_utili"] }
+	    END { d = tc - cu; if (d < 0) d = -d
+		exit !(cu > 0.5 && d <= 0.011) }' "$T/screen" ||
+	    { cat "$T/screen"; false; }
+	keys T
+	wait_screen '^ +PID USER +THR CPUs_utili cs_per_sec migrations page_fault COMMAND *$'
+	! screen | grep -q 'task-clock '
+	keys T
+	wait_screen '^ +PID USER +THR task-clock '
+	keys q
+}
+
 @test "cputop(1) and the help screen name V, c, C and g, and the CGROUP column" {
 	local man=$SOURCE_DIR/man1/cputop.1 key
 	[ -z "$(mandoc -Tlint -W warning "$man")" ]
-	for key in V c C g; do
+	for key in V c C g T; do
 		sed -n '/^\.SH KEYS/,/^\.SH /p' "$man" | grep -qE "^\.BR? $key( |\$)" ||
 		    { echo "key $key is not in cputop(1)"; false; }
 		grep -qE "^	\"  $key  +[a-z]" "$SOURCE_DIR/cmd/output/top/top_view.c" ||

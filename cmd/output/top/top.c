@@ -258,6 +258,9 @@ choose(struct top *t, int key, const struct top_lines *shown)
 	case 'o':
 		c->output_hidden = !c->output_hidden;
 		break;
+	case 'T':
+		c->metrics_only = !c->metrics_only;
+		break;
 	case ' ':
 		c->paused = !c->paused;
 		break;

@@ -11,10 +11,14 @@
  * time (multiplexed), whose counts are not scaled (but those of a set of
  * {...} groups, scaled by each group's share of the time).
  *
+ * With -M, a column per metric of its plan (TopDown's shares, in %), from
+ * the same counts of each line's thread or process; T shows them alone.
+ *
  * The processes show as a list, sorted; as a tree (V), each under its
  * parent; or as one line per cgroup (g), their values summed.
  */
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +37,7 @@ enum col_kind {
 	COL_THR,
 	COL_EVENT,
 	COL_METRIC,
+	COL_PLAN,
 	COL_CGROUP,
 	COL_COMM
 };
@@ -108,6 +113,14 @@ struct top_view {
 	 */
 	int *event_req;
 	bool *event_clock;
+	/*
+	 * -M's metrics of the entity last worked out (the plan gives them
+	 * all at once; its columns read them one by one).
+	 */
+	struct metric_value *plan_values;
+	const struct top_entity *plan_entity;
+	bool plan_totals;
+	int nplan;
 };
 
 /* Only ratios: the rates of the events are columns of their own. */
@@ -130,6 +143,17 @@ event_title(char *title, size_t size, const char *name)
 {
 	if (strncmp(name, "syscalls:", 9) == 0 && name[9] != '\0')
 		name += 9;
+	snprintf(title, size, "%.*s", VALUE_WIDTH, name);
+}
+
+/* A metric's name in its column: TopDown's without its "tma_". */
+static void
+plan_title(char *title, size_t size, const struct metric_shown *m)
+{
+	const char *name = m->key;
+
+	if (strncmp(name, "tma_", 4) == 0 && name[4] != '\0')
+		name += 4;
 	snprintf(title, size, "%.*s", VALUE_WIDTH, name);
 }
 
@@ -173,6 +197,14 @@ add_columns(struct top_view *v)
 		if (add_column(v, &c) != 0)
 			return -1;
 	}
+	for (k = 0; k < run->nmetrics; k++) {
+		c = (struct column) { COL_PLAN, k, "", VALUE_WIDTH, false,
+			false };
+		plan_title(c.title, sizeof(c.title), out_run_plan_metric(run, k));
+		if (add_column(v, &c) != 0)
+			return -1;
+		v->nplan++;
+	}
 	for (i = 0; i < sizeof(fixed_after) / sizeof(fixed_after[0]); i++)
 		if (add_column(v, &fixed_after[i]) != 0)
 			return -1;
@@ -212,6 +244,12 @@ top_view_new(const struct out_run *run)
 	if (v == NULL)
 		return NULL;
 	v->run = run;
+	if (run->nmetrics > 0 &&
+	    (v->plan_values = calloc((size_t)run->nmetrics,
+		 sizeof(*v->plan_values))) == NULL) {
+		free(v);
+		return NULL;
+	}
 	if (add_columns(v) != 0 || map_events(v) != 0) {
 		top_view_free(v);
 		return NULL;
@@ -228,6 +266,7 @@ top_view_free(struct top_view *v)
 	free(v->line_procs);
 	free(v->event_req);
 	free(v->event_clock);
+	free(v->plan_values);
 	free(v);
 }
 
@@ -450,6 +489,48 @@ metric_cell(const struct top_view *v, const struct top_model *m,
 }
 
 /*
+ * -M's metric i of an entity, from its counts of the plan's set over the
+ * refresh (or since the start): the plan worked out once per entity.
+ */
+static double
+plan_cell(struct top_view *v, const struct top_model *m,
+    const struct top_entity *e, bool totals, int i, char *cell)
+{
+	const struct out_run *run = v->run;
+	const struct metric_shown *shown = out_run_plan_metric(run, i);
+	struct metric_counts in;
+	struct top_counts c;
+	double value;
+
+	cell[0] = '\0';
+	if (v->plan_entity != e || v->plan_totals != totals) {
+		c = top_model_counts(
+		    m, e, totals ? TOP_TOTAL : TOP_SHOWN, run->metric_set);
+		if (!c.counted) {
+			strcpy(cell, "-");
+			return -1;
+		}
+		in = (struct metric_counts) {
+			.values = c.values,
+			.nvalues = run->specs[run->metric_set]->nreqs,
+			.cpus = 1,
+			.elapsed_s = (double)c.elapsed_ns / 1e9,
+			.counted = true,
+		};
+		metric_plan_eval(
+		    run->cfg.metric_plan, &in, true, v->plan_values);
+		v->plan_entity = e;
+		v->plan_totals = totals;
+	}
+	value = v->plan_values[i].value;
+	if (isnan(value) || isinf(value))
+		return -1;
+	snprintf(cell, CELL_MAX, shown->unit[0] == '%' ? "%.1f%%" : "%.3g",
+	    value);
+	return value;
+}
+
+/*
  * A cgroup's path in width columns, by the rule of safename.h: its end,
  * the most particular part.
  */
@@ -510,6 +591,10 @@ fill_cells(struct top_view *v, struct top_model *m, struct line_cells *l,
 			break;
 		case COL_METRIC:
 			key = metric_cell(
+			    v, m, e, ch->totals, col->index, l->cell[i]);
+			break;
+		case COL_PLAN:
+			key = plan_cell(
 			    v, m, e, ch->totals, col->index, l->cell[i]);
 			break;
 		case COL_CGROUP:
@@ -1332,6 +1417,8 @@ static const char *const help_text[] = {
 	"  /          show only processes whose name holds a text, or",
 	"             whose user is it (Escape shows all)",
 	"  o          show or hide the pane of the command's output",
+	"  T          the metrics of -M alone (cputop -M TopdownL1:",
+	"             TopDown's level 1 of each line), or the counts too",
 	"  space      pause the display (counting goes on)",
 	"  + -        refresh less or more often (a multiple of -T)",
 	"",
@@ -1359,7 +1446,11 @@ top_view_render(struct top_view *v, struct top_model *m,
 		    (size_t)v->nline_procs * sizeof(*v->line_procs));
 	for (i = 0; i < (size_t)v->ncols; i++)
 		v->cols[i].hidden =
-		    v->cols[i].kind == COL_CGROUP && !c->cgroup_column;
+		    (v->cols[i].kind == COL_CGROUP && !c->cgroup_column) ||
+		    (c->metrics_only && v->nplan > 0 &&
+			(v->cols[i].kind == COL_EVENT ||
+			    v->cols[i].kind == COL_METRIC));
+	v->plan_entity = NULL;
 	if (c->help) {
 		for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
@@ -1372,7 +1463,8 @@ top_view_render(struct top_view *v, struct top_model *m,
 	text_line(l, TOP_LINE_FOOTER, width,
 	    "q quit  ? help  <> sort  t threads  H all threads  a totals  "
 	    "V tree  c command  g cgroups  / filter  space pause  "
-	    "+- refresh");
+	    "+- refresh%s",
+	    v->nplan > 0 ? "  T metrics" : "");
 }
 
 unsigned long

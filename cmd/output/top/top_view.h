@@ -56,6 +56,7 @@ struct top_choice {
 	bool fold_ended;	/* -b: past a screenful, ended processes of one
 				   command as one line */
 	bool output_hidden;	/* o: no pane of the command's output */
+	bool metrics_only;	/* T: -M's metrics alone, not the counts */
 	unsigned long shown;	/* t: the process whose threads show, or 0 */
 	unsigned long selected; /* the selected process's key, or 0 */
 	unsigned interval_ms;	/* the refresh's */
