@@ -162,8 +162,11 @@ parse_event(struct metric_plan *p, const struct plan_node *n, const char *id,
 		snprintf(list, sizeof(list), "%.*s", (int)strcspn(at + 1, "@"),
 		    at + 1);
 		at_form(p, m, head, list, t);
-		if ((colon = strrchr(id, '@')) != NULL && colon[1] == ':')
-			snprintf(t->mods, sizeof(t->mods), "%s", colon + 2);
+		/* Modifiers follow the closing @ as they follow perf's
+		 * closing slash (cpu_core@X@k is cpu_core/X/k), or its ':'. */
+		if ((colon = strrchr(id, '@')) != at && colon[1] != '\0')
+			snprintf(t->mods, sizeof(t->mods), "%s",
+			    colon + 1 + (colon[1] == ':'));
 		return;
 	}
 	snprintf(head, sizeof(head), "%.*s", (int)strcspn(id, ":"), id);
