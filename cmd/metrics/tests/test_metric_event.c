@@ -4,7 +4,9 @@
  * perf reads them. Modifiers follow an @...@ name's closing @ as they
  * follow perf's closing slash: cpu_atom@CPU_CLK_UNHALTED.CORE@k counts
  * the kernel's cycles alone, an event apart from
- * cpu_atom@CPU_CLK_UNHALTED.CORE@, and each metric reads its own.
+ * cpu_atom@CPU_CLK_UNHALTED.CORE@, and each metric reads its own. A PMU
+ * named as perf names it (cha for the data's uncore_cha, pcu_0 a box of
+ * uncore_pcu) has the data's events: their encodings are counted.
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +33,30 @@ reads(const struct metric_plan *p, const char *key, const char *name)
 				return true;
 	}
 	return false;
+}
+
+/* The spec of a plan of names on model tag, system-wide. */
+static void
+check_spec(const char *tag, const char *names, const char *want)
+{
+	const struct metric_model *model = metric_model_named(tag);
+	struct metric_env env = { .num_packages = 2, .num_dies = 2 };
+	struct metric_ask ask = { .names = names, .core_pmu = "cpu" };
+	struct metric_plan *p;
+	char err[512] = "";
+
+	env.system_wide = true;
+	p = model != NULL ?
+	    metric_plan_new(model, &env, &ask, err, sizeof(err), NULL, 0) :
+	    NULL;
+	check_count++;
+	if (p == NULL || strstr(metric_plan_spec(p), want) == NULL) {
+		check_failures++;
+		fprintf(stderr, "%s -M %s: spec %s, expected %s in it (%s)\n",
+		    tag, names, p != NULL ? metric_plan_spec(p) : "none", want,
+		    err);
+	}
+	metric_plan_free(p);
 }
 
 int
@@ -68,5 +94,11 @@ main(void)
 	/* Counted so: the modifier is in the spec, after the PMU's terms. */
 	CHECK(strstr(metric_plan_spec(p), "cpu_atom/event=0x3c/k,") != NULL);
 	metric_plan_free(p);
+	/* cha@UNC_CHA_TOR_INSERTS.IA_MISS\,config1\=0x12cc0233@: uncore_cha's
+	 */
+	check_spec("skylakex", "llc_code_read_mpi_demand_plus_prefetch",
+	    "cha/event=0x35,umask=0x21,config1=0x12cc0233/");
+	/* pcu_0@UNC_P_CLOCKTICKS@: the box uncore_pcu_0's */
+	check_spec("graniterapids", "cpu_cstate_c0", "pcu_0/event=1/");
 	return check_report("test_metric_event");
 }
