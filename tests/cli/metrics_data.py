@@ -294,6 +294,20 @@ def closure(d, keys, seen=None, events=None, consts=None):
     seen[id(d)] = d
     reads = perf_expr.names(d.tree) if consts is None else \
         perf_expr.needed(d.tree, consts(d))
+    _read(d, reads, keys, seen, events, consts)
+    return seen, events
+
+
+def threshold_closure(d, keys, events):
+    """The events metric d's threshold reads, which -M counts with it."""
+    if d.threshold:
+        _read(d, perf_expr.names(perf_expr.parse(d.threshold)), keys, {},
+              events, None)
+    return events
+
+
+def _read(d, reads, keys, seen, events, consts):
+    """The metrics and events of the names reads, in d's formula."""
     for name, uses in reads.items():
         if "strcmp_cpuid_str" in uses and len(uses) == 1:
             continue
@@ -305,7 +319,6 @@ def closure(d, keys, seen=None, events=None, consts=None):
         ev = data_event(d.layer, d, name, keys)
         if ev.key != ("tool", "duration_time", ""):
             events.setdefault((ev.row, ev.key), ev)
-    return seen, events
 
 
 def is_hybrid(layer):

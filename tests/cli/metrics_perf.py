@@ -583,11 +583,13 @@ class Model:
 
     def events(self, tool, names):
         """Every event the data's metrics -M names takes read, in any
-        branch, by (counter, event); and a check of --list -j's."""
+        branch, their thresholds' too, by (counter, event); and a check
+        of --list -j's."""
         evs = {}
         for name in names:
             for d in metrics_data.taken(self.layers, self.v.tag, name):
                 metrics_data.closure(d, self.keys, events=evs)
+                metrics_data.threshold_closure(d, self.keys, evs)
         # The kernel's TopDown events count in a group led by slots, which
         # -M adds (named slots) and so a run's record holds.
         if any(re.match(r"(.*/)?topdown-", row, re.I) for row, _ in evs):
