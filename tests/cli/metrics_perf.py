@@ -559,6 +559,7 @@ class Model:
         self.differ = collections.defaultdict(dict)  # label -> {context: why}
         self.seen = collections.defaultdict(set)  # label -> {context}
         self.compared = collections.Counter()
+        self.refused = set()  # names cpustat refused
         self.perf61_rules = set()
         self.worlds = {}
 
@@ -756,6 +757,7 @@ class Model:
 
     def check_metrics(self, tool, tmp):
         rec, head, rows, refused = self.run(tool, tmp, self.names, "metrics")
+        self.refused |= {n for n in refused if tool == "cpustat"}
         both = sorted(r for r, p in rec.shared.items() if len(p) > 1)
         if both:
             notes.append("%s %s: counters that stand for both core types' "
@@ -879,14 +881,15 @@ def docs_section(path):
 def report(models, verbose):
     for mod in models:
         v = mod.v
-        shared = sum(1 for m in mod.perf if mod.label(m) not in mod.differ)
-        print("%s %s%s: %d metrics and %d groups of %s; %d share, %d differ;"
-              " compared per thread %d, system-wide %d" % (
+        shared = sum(1 for m in mod.perf if mod.label(m) not in mod.differ
+                     and m.name not in mod.refused)
+        print("%s %s%s: %d metrics and %d groups of %s; %d share, %d differ,"
+              " %d refused; compared per thread %d, system-wide %d" % (
                   v.model, v.cpuid, " (%s)" % v.note if v.note else "",
                   len(mod.names), len(mod.groups),
                   "perf 6.1" if v.oracle == "perf" else "the data",
-                  shared, len(mod.differ), mod.compared["cputrack"],
-                  mod.compared["cpustat"]))
+                  shared, len(mod.differ), len(mod.refused),
+                  mod.compared["cputrack"], mod.compared["cpustat"]))
         if verbose:
             for metric, by in sorted(mod.differ.items()):
                 print("  %s: %s" % (metric, by))
