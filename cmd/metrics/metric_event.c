@@ -68,6 +68,32 @@ table_event(const struct metric_model *m, const char *pmu, const char *name)
 	return NULL;
 }
 
+/*
+ * The model's event called name of PMU pmu as perf names PMUs in a formula:
+ * cha is the data's uncore_cha, pcu_0 a box of uncore_pcu.
+ */
+static const struct metric_event *
+pmu_event(const struct metric_model *m, const char *pmu, const char *name)
+{
+	const struct metric_event *e;
+	char stem[64], full[80];
+	size_t n = strlen(pmu);
+
+	while (n > 0 && isdigit((unsigned char)pmu[n - 1]))
+		n--;
+	if (n == strlen(pmu) || n < 2 || pmu[n - 1] != '_')
+		n = strlen(pmu);
+	else
+		n--;
+	snprintf(stem, sizeof(stem), "%.*s", (int)n, pmu);
+	if ((e = table_event(m, pmu, name)) != NULL ||
+	    (e = table_event(m, stem, name)) != NULL)
+		return e;
+	snprintf(full, sizeof(full), "uncore_%s", stem);
+	return strncmp(stem, "uncore_", 7) != 0 ? table_event(m, full, name) :
+						  NULL;
+}
+
 /* Add one term, replacing a term of the same name. */
 static void
 add_term(struct event_text *t, const char *term, size_t len)
@@ -137,7 +163,7 @@ at_form(struct metric_plan *p, const struct metric_model *m, const char *head,
 	snprintf(t->pmu, sizeof(t->pmu), "%s", head);
 	snprintf(first, sizeof(first), "%.*s", (int)n, list);
 	if (strchr(first, '=') == NULL &&
-	    ((e = table_event(m, head, first)) != NULL ||
+	    ((e = pmu_event(m, head, first)) != NULL ||
 		(strcmp(head, p->ask.core_pmu) == 0 &&
 		    (e = table_event(m, "core", first)) != NULL))) {
 		add_terms(t, metric_str(e->terms));
@@ -162,8 +188,11 @@ parse_event(struct metric_plan *p, const struct plan_node *n, const char *id,
 		snprintf(list, sizeof(list), "%.*s", (int)strcspn(at + 1, "@"),
 		    at + 1);
 		at_form(p, m, head, list, t);
-		if ((colon = strrchr(id, '@')) != NULL && colon[1] == ':')
-			snprintf(t->mods, sizeof(t->mods), "%s", colon + 2);
+		/* Modifiers follow the closing @ as they follow perf's
+		 * closing slash (cpu_core@X@k is cpu_core/X/k), or its ':'. */
+		if ((colon = strrchr(id, '@')) != at && colon[1] != '\0')
+			snprintf(t->mods, sizeof(t->mods), "%s",
+			    colon + 1 + (colon[1] == ':'));
 		return;
 	}
 	snprintf(head, sizeof(head), "%.*s", (int)strcspn(id, ":"), id);

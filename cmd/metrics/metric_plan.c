@@ -84,28 +84,36 @@ add_node_event(struct plan_node *n, int e)
 	return 0;
 }
 
-/* The constants of node k's formula f: literals, has_event, CPU ids. */
+/* The machine's facts in formula f: literals, CPU ids. */
 static void
-bind_constants(struct metric_plan *p, int k, struct formula *f)
+bind_facts(struct metric_plan *p, struct formula *f)
 {
 	char name[256];
-	unsigned uses;
 	int i;
 
 	for (i = 0; i < formula_nliterals(f); i++)
 		formula_bind_literal(
 		    f, i, metric_env_literal(p->env, formula_literal(f, i)));
 	for (i = 0; i < formula_nnames(f); i++) {
-		uses = formula_name_uses(f, i);
 		plain(formula_name(f, i), name, sizeof(name));
-		if (uses & (1u << FORMULA_HAS_EVENT))
-			formula_bind(f, i, FORMULA_HAS_EVENT, FORMULA_CONST,
-			    plan_has_event(
-				p, &p->nodes[k], formula_name(f, i)));
-		if (uses & (1u << FORMULA_CPUID))
+		if (formula_name_uses(f, i) & (1u << FORMULA_CPUID))
 			formula_bind(f, i, FORMULA_CPUID, FORMULA_CONST,
 			    metric_cpuid_matches(name, p->env->cpuid));
 	}
+}
+
+/* has_event's answers in node k's formula f: every event's, or here. */
+static void
+bind_has_event(struct metric_plan *p, int k, struct formula *f, bool every)
+{
+	int i;
+
+	for (i = 0; i < formula_nnames(f); i++)
+		if (formula_name_uses(f, i) & (1u << FORMULA_HAS_EVENT))
+			formula_bind(f, i, FORMULA_HAS_EVENT, FORMULA_CONST,
+			    every ||
+				plan_has_event(
+				    p, &p->nodes[k], formula_name(f, i)));
 }
 
 /* Node k fails, for why; false. */
@@ -159,10 +167,7 @@ bind_name(struct metric_plan *p, int k, struct formula *f, int i)
 	    fail(p, k, "out of memory");
 }
 
-/*
- * Whether f, which names counts, reads none once has_event has pruned it:
- * its value would be its else branch's constant, a count never made.
- */
+/* Whether f, which names counts, reads none of them as needed says. */
 static bool
 reads_nothing(const struct formula *f, const bool *needed, unsigned read)
 {
@@ -179,24 +184,35 @@ reads_nothing(const struct formula *f, const bool *needed, unsigned read)
 	return names_counts;
 }
 
-/* Every name node k's formula f still reads, once its constants are. */
+/*
+ * Every name node k's formula f still reads, once its constants are. A
+ * formula that would read counts were every event there, and reads none
+ * once has_event has pruned it, is refused: its value would be its else
+ * branch's constant, for counts never made. One that the machine's facts
+ * alone leave a constant (SMT_2T_Utilization's 0 with SMT off, a PMEM
+ * metric's without PMEM) is that constant, as perf gives it.
+ */
 static bool
 bind_formula(struct metric_plan *p, int k, struct formula *f)
 {
-	bool *needed;
+	bool *needed, guarded;
 	unsigned read = (1u << FORMULA_VALUE) | (1u << FORMULA_SOURCE_COUNT) |
 	    (1u << FORMULA_AGGR_NR);
 	bool ok = true;
 	int i, n = formula_nnames(f);
 
-	bind_constants(p, k, f);
 	if ((needed = calloc((size_t)n + 1, sizeof(bool))) == NULL)
 		return fail(p, k, "out of memory");
+	bind_facts(p, f);
+	bind_has_event(p, k, f, true);
+	formula_needed(f, needed);
+	guarded = !reads_nothing(f, needed, read);
+	bind_has_event(p, k, f, false);
 	formula_needed(f, needed);
 	for (i = 0; ok && i < n; i++)
 		if (needed[i] && (formula_name_uses(f, i) & read) != 0)
 			ok = bind_name(p, k, f, i);
-	if (ok && reads_nothing(f, needed, read))
+	if (ok && guarded && reads_nothing(f, needed, read))
 		ok = fail(p, k, "none of its events exists here (has_event)");
 	free(needed);
 	return ok;
