@@ -116,12 +116,6 @@ VARIANTS = (
 # failed, while it lasts; one that no longer happens fails, to be taken
 # out): (CPU id, a pattern of the fault, why).
 KNOWN = (
-    ("GenuineIntel-6-A7-1", r"-M \S+ refused: no such metric",
-     "perf 6.1 gives Rocket Lake Ice Lake's metrics; the data's model of "
-     "it is the newer releases' rocketlake, with no legacy layer of them"),
-    ("AuthenticAMD-25-11-1", r"-M shows \S+ twice",
-     "metrics.tsv holds amdzen4's umc_cas_cmd_rate and "
-     "umc_cas_cmd_read_ratio twice, alike, and -M shows both"),
 )
 
 DOC_BEGIN = "<!-- the table below: tests/cli/metrics_perf.py --write-docs -->"
