@@ -159,6 +159,20 @@ some_cpu_failed_with(const struct cpustat *cs, int err)
 	return false;
 }
 
+/* Whether a signal stopped the run with every CPU still counting. */
+static bool
+stopped_by_signal(const struct cpustat *cs)
+{
+	int w;
+
+	if (!cs->stop || cs->write_failed)
+		return false;
+	for (w = 0; w < cs->nworkers; w++)
+		if (cs->workers[w].status != 0)
+			return false;
+	return true;
+}
+
 /* Why no CPU counted set s. */
 static const char *
 never_counted(const struct cpustat *cs, int s)
@@ -166,6 +180,9 @@ never_counted(const struct cpustat *cs, int s)
 	cpu_set_t cpus;
 	int other;
 
+	if (stopped_by_signal(cs))
+		return "the run was stopped before the set's first interval "
+		       "ended";
 	for (other = 0; other < setgrp_nsets(cs->specs); other++)
 		if (other != s && cpus_counting(cs, other, &cpus) > 0)
 			return "the run ended before the set's turn";
@@ -209,6 +226,7 @@ print_totals(struct cpustat *cs)
 		row.ncpus = cpus_counting(cs, s, &counted);
 		row.cpus = &counted;
 		row.not_counted = row.ncpus == 0 ? never_counted(cs, s) : NULL;
+		row.stopped_early = row.ncpus == 0 && stopped_by_signal(cs);
 		row.partial = NULL;
 		if (row.ncpus > 0 && row.ncpus < cs->nworkers) {
 			snprintf(partial, sizeof(partial),

@@ -871,7 +871,8 @@ output_row(struct output *o, const struct out_row *row)
 	o->last = when;
 	t = when - o->run.start;
 	/* Said, unless the rows cannot be written at all any more. */
-	if (r.setno >= 0 && (r.not_counted != NULL || r.partial != NULL)) {
+	if (r.setno >= 0 && !r.stopped_early &&
+	    (r.not_counted != NULL || r.partial != NULL)) {
 		o->incomplete = true;
 		if (out_queue_error(o->queue) == 0)
 			say_incomplete(o, &r);

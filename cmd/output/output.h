@@ -169,6 +169,11 @@ struct out_row {
 	const char *not_counted;
 	const char *partial;
 	/*
+	 * not_counted only because a signal stopped the run before the row's
+	 * first interval ended: shown, but neither said nor a failure.
+	 */
+	bool stopped_early;
+	/*
 	 * -M's metrics of a row of their set, in the plan's order: the
 	 * output works them out once, for every format and sink; a command
 	 * leaves it NULL.

@@ -681,6 +681,34 @@ check_totals(rows, len(CPUS))
 	done
 }
 
+# sig_awaited PID SIG: PID's CPU threads have started, with SIG blocked
+# for the main thread to wait for (their SigBlk masks in /proc).
+sig_awaited() {
+	local mask
+	for mask in $(awk '/^SigBlk:/ { print $2 }' /proc/"$1"/task/*/status); do
+		(((0x$mask >> ($(kill -l "$2") - 1)) & 1)) && return 0
+	done
+	return 1
+}
+
+@test "a signal before the first interval ends: the total says so, no error, exit 0" {
+	for sig in INT TERM; do
+		env --default-signal=INT "$CPUSTAT" -c task-clock 30 >"$T/out" 2>"$T/err" 3>&- &
+		BG_PIDS=$!
+		wait_while "$BG_PIDS" sig_awaited "$BG_PIDS" "$sig"
+		kill -"$sig" "$BG_PIDS"
+		rc=0
+		bg_wait || rc=$?
+		echo "SIG$sig: exit $rc"
+		cat "$T/out" "$T/err"
+		[ "$rc" -eq 0 ]
+		[ ! -s "$T/err" ]
+		! grep -q ' tick ' "$T/out"
+		# Not a 0: nothing was summed.
+		grep -qE "^ +[0-9.]+ +0 total +- # not counted: the run was stopped before the set's first interval ended\$" "$T/out"
+	done
+}
+
 # sig_ignored PID SIG: SIG is ignored by PID (the SigIgn mask of /proc).
 sig_ignored() {
 	local mask
