@@ -715,6 +715,12 @@ top_options(struct cputrack *ct, int argc)
 	if (optind >= argc && o->npids == 0 && o->ntids == 0 &&
 	    o->cgroup == NULL && top_machine(ct) != 0)
 		return 1;
+	/*
+	 * A live view shows what its processes make and run, as top does: a
+	 * build's compilers, a server's workers (-ef). --tid counts threads.
+	 */
+	if (o->ntids == 0)
+		o->follow_fork = o->follow_exec = true;
 	out->top = true;
 	out->top_batch = o->top_batch;
 	out->top_tick_ms = o->interval_ms;

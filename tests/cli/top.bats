@@ -269,7 +269,7 @@ example_commands() {
 	# cputop alone: the test of a bare cputop above.
 	grep -qx 'cputop' <<<"$examples"
 	grep -qx 'sudo cputop -c context-switches,raw_syscalls:sys_enter' <<<"$examples"
-	grep -qx 'cputrack --top -ef -c task-clock,page-faults make -j8' <<<"$examples"
+	grep -qx 'cputop -c task-clock,page-faults make -j8' <<<"$examples"
 	grep -qx 'cputop -p "$(pidof redis-server)"' <<<"$examples"
 	grep -qx 'sudo cputop -M TopdownL1 -p "$(pidof mysqld)"' <<<"$examples"
 	grep -qx 'sudo cputop -b -N 10 -c task-clock > top.txt' <<<"$examples"
@@ -280,7 +280,7 @@ example_commands() {
 	[ "$(quit_rc)" -eq 0 ]
 	# A build: two compilers (sh, sleep) that come and go.
 	printf 'all: a b\na:\n\tsleep 0.5\nb:\n\tsleep 0.5\n' >"$T/Makefile"
-	in_terminal_rc cd "$T" "&&" "$BUILD_DIR/cmd/cputrack" --top -ef -c task-clock,page-faults make -j8
+	in_terminal_rc cd "$T" "&&" "$TOP" -c task-clock,page-faults make -j8
 	wait_filled "$T/rc"
 	[ "$(cat "$T/rc")" -eq 0 ]
 	# A server, by its name (the test's own: the other engine's run of

@@ -190,9 +190,10 @@ build_faults() {
 	    END { print n + 0 }' "$1"
 }
 
-# build TOP...: perf stat counting make -j2 under the view (-ef: every
-# process of it followed), through a resize both ways; make's lines, its
-# status, and the view's totals of the build within 1% of perf stat's.
+# build TOP...: perf stat counting make -j2 under the view (which follows
+# every process of it, with no -ef), through a resize both ways; make's
+# lines, its status, and the view's totals of the build within 1% of perf
+# stat's.
 build() {
 	local d out
 	command -v make >/dev/null || skip "make is not installed"
@@ -202,7 +203,7 @@ build() {
 	builder "$d"
 	out=$d/perf.out
 	exec 9<>"$d/gate"
-	in_terminal_rc cd "$d" "&&" "$@" -ef -T 0.2 -c page-faults \
+	in_terminal_rc cd "$d" "&&" "$@" -T 0.2 -c page-faults \
 	    perf stat -x, -o "$out" -e page-faults:u "./mk$$" -k -j2
 	wait_screen " mk$$\$"
 	tmux resize-window -t "$S" -x 80 -y 24
