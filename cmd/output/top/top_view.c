@@ -200,7 +200,8 @@ add_columns(struct top_view *v)
 	for (k = 0; k < run->nmetrics; k++) {
 		c = (struct column) { COL_PLAN, k, "", VALUE_WIDTH, false,
 			false };
-		plan_title(c.title, sizeof(c.title), out_run_plan_metric(run, k));
+		plan_title(
+		    c.title, sizeof(c.title), out_run_plan_metric(run, k));
 		if (add_column(v, &c) != 0)
 			return -1;
 		v->nplan++;
@@ -245,8 +246,8 @@ top_view_new(const struct out_run *run)
 		return NULL;
 	v->run = run;
 	if (run->nmetrics > 0 &&
-	    (v->plan_values = calloc((size_t)run->nmetrics,
-		 sizeof(*v->plan_values))) == NULL) {
+	    (v->plan_values = calloc(
+		 (size_t)run->nmetrics, sizeof(*v->plan_values))) == NULL) {
 		free(v);
 		return NULL;
 	}
@@ -525,8 +526,8 @@ plan_cell(struct top_view *v, const struct top_model *m,
 	value = v->plan_values[i].value;
 	if (isnan(value) || isinf(value))
 		return -1;
-	snprintf(cell, CELL_MAX, shown->unit[0] == '%' ? "%.1f%%" : "%.3g",
-	    value);
+	snprintf(
+	    cell, CELL_MAX, shown->unit[0] == '%' ? "%.1f%%" : "%.3g", value);
 	return value;
 }
 
