@@ -115,11 +115,12 @@ cgroup_open() {
 	# The command's name is cut to the column's width.
 	wait_screen ' [0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +wl_spin_f[a-z_]*$'
 	screen >"$T/screen"
-	# CPUs_utilized is task-clock's CPUs over the same refresh.
+	# CPUs_utilized is task-clock's CPUs over the same refresh (the
+	# spinner's share of a CPU, less on a busy machine).
 	awk '/^ +PID / { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	    $NF ~ /^wl_spin_f/ { tc = $col["task-clock"]; cu = $col["CPUs_utili"] }
 	    END { d = tc - cu; if (d < 0) d = -d
-		exit !(cu > 0.5 && d <= 0.011) }' "$T/screen" ||
+		exit !(cu > 0 && d <= 0.011) }' "$T/screen" ||
 	    { cat "$T/screen"; false; }
 	keys T
 	wait_screen '^ +PID USER +THR CPUs_utili cs_per_sec migrations page_fault COMMAND *$'
