@@ -4,10 +4,12 @@
  * libcpc's test-only sysfs root), each in a process of its own, with
  * PERF_CPUID naming its CPU and libpfm4 forced to its model
  * (LIBPFM_FORCE_PMU), or to none where libpfm4 has none (the RK3588, and
- * a guest with no core PMU), so that no answer is the host's. For each
- * metric or group asked, as cpustat (every CPU and sibling) or cputrack
- * (threads) would ask it, with libcpc answering which events exist as
- * metrics_option.c has it answer:
+ * a guest with no core PMU) or has it only on a host of that model (a
+ * hybrid model, active only where /sys/devices/cpu_core is), so that no
+ * answer is the host's. For each metric or group asked, as cpustat
+ * (every CPU and sibling) or cputrack (threads) would ask it, with
+ * libcpc answering which events exist as metrics_option.c has it
+ * answer:
  *
  *  - the events its set counts (the set spec_parse makes of the plan's
  *    spec, as the run makes it), each event's perf_event_attr type and
@@ -606,7 +608,7 @@ static const struct machine machines[] = {
 	    { 32, 16, 1, 1 }, zen4_cases },
 	{ "amd-genoa-2s", "amd64_fam19h_zen4", "AuthenticAMD-25-11-1",
 	    { 384, 192, 2, 2 }, genoa_cases },
-	{ "intel-alderlake-hybrid", "adl_glc", "GenuineIntel-6-97-2",
+	{ "intel-alderlake-hybrid", NO_PFM_MODEL, "GenuineIntel-6-97-2",
 	    { 24, 16, 1, 1 }, adl_cases },
 	{ "arm-rk3588-biglittle", NO_PFM_MODEL, "0x00000000410fd050",
 	    { 8, 8, 1, 1 }, rk3588_cases },
@@ -859,7 +861,9 @@ child_machine(int i)
 	 * reads LIBPFM_FORCE_PMU once, when cpc_open initializes it.
 	 */
 	if (setenv("LIBPFM_FORCE_PMU", m->pfm, 1) != 0 ||
-	    setenv("PERF_CPUID", m->cpuid, 1) != 0) {
+	    setenv("PERF_CPUID", m->cpuid, 1) != 0 ||
+	    unsetenv("LIBPFM_DISABLED_PMUS") != 0 ||
+	    unsetenv("LIBPFM_ENCODE_INACTIVE") != 0) {
 		CHECK(false);
 		return check_report(m->tree);
 	}

@@ -29,6 +29,7 @@
 #include <strings.h>
 #include <sys/wait.h>
 
+#include "recorded.h"
 #include "test_cpc.h"
 #include "../../libcpc/evname.h"
 
@@ -841,6 +842,11 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--pmu") == 0)
 		return child_model(argv[2]);
+	/*
+	 * Whether libpfm4 has each model, whatever the host's: with a model
+	 * forced, libpfm4 maps no PMU after it.
+	 */
+	recorded_no_model();
 	if (pfm_initialize() != PFM_SUCCESS)
 		SKIP("libpfm4 does not initialize");
 	if ((len = readlink("/proc/self/exe", self, sizeof(self) - 1)) < 0)

@@ -7,7 +7,8 @@
  * tests/unit/sysfs-trees (SOURCES.md says where each file comes from),
  * and of a server with one core PMU (Sapphire Rapids), read through
  * libcpc's test-only sysfs root. Each tree is read in a process of its
- * own (the root is set before the first cpc_open).
+ * own that stands for that machine, whatever the host (recorded.h: the
+ * root, libpfm4's model and the CPU id set before the first cpc_open).
  *
  * An event named without a PMU becomes one event per core PMU that has
  * it, each weighed 1, so that its count is their sum: generic events by
@@ -24,12 +25,11 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include "recorded.h"
 #include "test_cpc.h"
 #include "../../cmd/cli/caps.h"
 #include "../../cmd/common/spec.h"
 #include "../../libcpc/evname.h"
-
-#define TREES SOURCE_DIR "/tests/unit/sysfs-trees/"
 
 /* The i-th event of name: its perf type and config, or false. */
 static bool
@@ -314,6 +314,12 @@ sapphirerapids(cpc_t *cpc)
 	CHECK(cpc_core_pmu(cpc, 0, NULL) != NULL &&
 	    strcmp(cpc_core_pmu(cpc, 0, NULL), "cpu") == 0);
 	CHECK(cpc_core_pmu(cpc, 1, NULL) == NULL);
+	/*
+	 * Its model's, not the host's: libpfm4's name, and Intel's 8 general
+	 * and 4 fixed counters.
+	 */
+	CHECK(strstr(cpc_cciname(cpc), "Intel SapphireRapid") != NULL);
+	CHECK_EQ_U64(cpc_npic(cpc), 12);
 	one(cpc, "cycles", PERF_TYPE_HARDWARE, 0);
 	one(cpc, "r01c2", 4, 0x1c2);
 	CHECK(h != NULL && strstr(h, "core PMUs:") == NULL);
@@ -338,13 +344,11 @@ static const struct {
 static int
 child(int m)
 {
-	char root[512];
 	cpc_t *cpc;
 	int status;
 
 	check_count = check_failures = 0; /* the parent's are not ours */
-	snprintf(root, sizeof(root), "%s%s", TREES, machines[m].tree);
-	cpclib_set_sysfs_root(root, machines[m].extended);
+	recorded_machine(machines[m].tree, machines[m].extended);
 	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
 		fprintf(stderr, "cpc_open: %s\n", strerror(errno));
 		return 1;

@@ -16,20 +16,19 @@
  * A buffer keeps each box's part after the values (and, on the hybrid
  * Alder Lake, after each core PMU's parts), in the order the boxes are
  * named.
- * Each tree is read by a process of its own: the root is set before the
- * first cpc_open. What the kernel does with them is for a machine that
- * has them.
+ * Each tree is read by a process of its own that stands for that
+ * machine, whatever the host (recorded.h: the root, libpfm4's model and
+ * the CPU id set before the first cpc_open). What the kernel does with
+ * them is for a machine that has them.
  */
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "recorded.h"
 #include "test_cpc.h"
 #include "../../cmd/common/pmumask.h"
 #include "../../cmd/common/spec.h"
 #include "../../libcpc/evname.h"
-
-#define TREES SOURCE_DIR "/tests/unit/sysfs-trees/"
-#define ROOT  TREES "intel-icelakex"
 
 /* Each of name's events is on the PMU of types[i], with config. */
 static void
@@ -86,13 +85,14 @@ check_scale(cpc_t *cpc, const char *event, double want, const char *want_unit)
 		    stderr, "%s: scale %g, expected %g\n", event, scale, want);
 }
 
+/* The recorded machine tree, as its host would have it (recorded.h). */
 static cpc_t *
-recorded(const char *root)
+recorded(const char *tree)
 {
 	cpc_t *cpc;
 
 	check_count = check_failures = 0; /* the parent's are not ours */
-	cpclib_set_sysfs_root(root, 1);
+	recorded_machine(tree, 1);
 	cpc = cpc_open(CPC_VER_CURRENT);
 	CHECK(cpc != NULL);
 	return cpc;
@@ -106,10 +106,13 @@ recorded(const char *root)
 static int
 skylakex(void)
 {
-	cpc_t *cpc = recorded(TREES "intel-skylakex");
+	cpc_t *cpc = recorded("intel-skylakex");
 
 	if (cpc == NULL)
 		return check_report("test_uncore skylakex");
+	/* Its own model's counters, 8 general and 3 fixed: not the host's. */
+	CHECK(strstr(cpc_cciname(cpc), "Intel Skylake X") != NULL);
+	CHECK_EQ_U64(cpc_npic(cpc), 11);
 	check_mask(cpc, "power/config=0x02/", "0");
 	check_mask(cpc, "uncore_imc/config=0x0f04/", "0");
 	check_mask(cpc, "cstate_pkg/config=0x03/", "0");
@@ -128,7 +131,7 @@ skylakex(void)
 static int
 zen3(void)
 {
-	cpc_t *cpc = recorded(TREES "amd-zen3");
+	cpc_t *cpc = recorded("amd-zen3");
 
 	if (cpc == NULL)
 		return check_report("test_uncore zen3");
@@ -150,7 +153,7 @@ static int
 zen4(void)
 {
 	static const uint32_t df[] = { 10 };
-	cpc_t *cpc = recorded(TREES "amd-zen4");
+	cpc_t *cpc = recorded("amd-zen4");
 
 	if (cpc == NULL)
 		return check_report("test_uncore zen4");
@@ -172,7 +175,7 @@ static int
 psys(void)
 {
 	static const uint32_t power[] = { 10 };
-	cpc_t *cpc = recorded(TREES "intel-vm-psys");
+	cpc_t *cpc = recorded("intel-vm-psys");
 
 	if (cpc == NULL)
 		return check_report("test_uncore psys");
@@ -197,7 +200,7 @@ genoa(void)
 {
 	static const char *const events[] = { "cpu-clock",
 		"amd_umc/event=0x0a,rdwrmask=0x1/" };
-	cpc_t *cpc = recorded(TREES "amd-genoa-2s");
+	cpc_t *cpc = recorded("amd-genoa-2s");
 	cpc_set_t *set;
 	cpc_buf_t *buf;
 	uint64_t clock = 0, umc = 1, box = 1;
@@ -364,7 +367,7 @@ icelakex(void)
 	struct ev_entry_view v;
 	char unit[8];
 	double scale;
-	cpc_t *cpc = recorded(ROOT);
+	cpc_t *cpc = recorded("intel-icelakex");
 
 	if (cpc == NULL)
 		return check_report("test_uncore icelakex");
@@ -461,7 +464,7 @@ alderlake(void)
 	static const char *const events[] = { "cycles",
 		"uncore_imc/config=0x01/" };
 	static const uint32_t boxes[] = { 28, 29 };
-	cpc_t *cpc = recorded(TREES "intel-alderlake-hybrid");
+	cpc_t *cpc = recorded("intel-alderlake-hybrid");
 	cpc_set_t *set;
 	cpc_buf_t *buf;
 	uint64_t v = 0;
