@@ -48,6 +48,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpfeng_abi.h"
+#include "bpfeng_flavours.bpf.h"
 
 #ifndef ENOENT
 #define ENOENT 2 /* <errno.h>'s, which BPF C has not */
@@ -222,11 +223,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
 } records SEC(".maps");
-
-/* Kernels before 5.18 named the exec'ing task group_exit_task. */
-struct signal_struct___pre518 {
-	struct task_struct *group_exit_task;
-} __attribute__((preserve_access_index));
 
 static __always_inline struct mark *
 this_mark(void)
@@ -649,8 +645,9 @@ copy_counts(struct bpfeng_rec *r, __u32 at, struct bpfeng_thread *t)
  * against it, and libbpf relocates the reads against the few types that
  * userspace picks out of it (bpfeng_btf.c), not the whole of it: that was
  * most of the engine's start. Every field read here, through vmlinux.h's
- * structs or a flavour of this file's, is a line of kernel_fields.txt,
- * where a new one is added (tests/bpf/kernel-fields checks the object).
+ * structs or a flavour of bpfeng_flavours.bpf.h, is a line of
+ * kernel_fields.txt, where a new one is added (tests/bpf/kernel-fields
+ * checks the object).
  */
 static __always_inline __u32
 exit_status(struct task_struct *p)
@@ -675,39 +672,6 @@ ended_by_exec(struct task_struct *p, struct signal_struct *sig)
 		    (struct signal_struct___pre518 *)sig, group_exit_task);
 	return execer != NULL && execer != p;
 }
-
-/*
- * The kernel's cgroups, local to this file: a task's cgroup in the
- * unified hierarchy, its depth there, its parent, and its id (its
- * directory's kernfs node's).
- */
-struct kernfs_node___cg {
-	__u64 id;
-	const char *name;
-} __attribute__((preserve_access_index));
-
-struct cgroup_root___cg {
-	int hierarchy_id; /* the unified hierarchy's is 0 */
-} __attribute__((preserve_access_index));
-
-struct cgroup_subsys_state___cg {
-	struct cgroup_subsys_state___cg *parent;
-} __attribute__((preserve_access_index));
-
-struct cgroup___cg {
-	struct cgroup_subsys_state___cg self;
-	struct kernfs_node___cg *kn;
-	struct cgroup_root___cg *root;
-	int level;
-} __attribute__((preserve_access_index));
-
-struct css_set___cg {
-	struct cgroup___cg *dfl_cgrp;
-} __attribute__((preserve_access_index));
-
-struct task_struct___cg {
-	struct css_set___cg *cgroups;
-} __attribute__((preserve_access_index));
 
 static __always_inline __u64
 cgroup_id(struct cgroup___cg *cg)
@@ -1200,44 +1164,11 @@ read_args(struct bpfeng_rec *r, struct task_struct *p)
 }
 
 /*
- * The kernel's own view, local to this file: what ptrace(2) looks at to
- * decide whether a caller may trace a task. mm_struct's flags were an
- * unsigned long until Linux 6.17 and are a bitmap since; CO-RE keeps the
- * flavour the running kernel has.
+ * What ptrace(2) looks at to decide whether a caller may trace a task
+ * (its structs' flavours: bpfeng_flavours.bpf.h).
  */
 #define SUID_DUMP_USER	  1
 #define MMF_DUMPABLE_MASK 3
-
-struct kid___ptrace {
-	__u32 val;
-};
-
-/* kernel_cap_t: a __u64 since Linux 6.3, two __u32 before; 8 bytes. */
-struct kcap___ptrace {
-	__u64 val;
-};
-
-struct cred___ptrace {
-	struct kid___ptrace uid, gid, suid, sgid, euid, egid;
-	struct kcap___ptrace cap_permitted;
-} __attribute__((preserve_access_index));
-
-struct task_struct___ptrace {
-	struct cred___ptrace *cred;
-	struct mm_struct *mm;
-} __attribute__((preserve_access_index));
-
-struct mm_struct___flags_long {
-	unsigned long flags;
-} __attribute__((preserve_access_index));
-
-struct mm_flags___bitmap {
-	unsigned long __mm_flags[1];
-};
-
-struct mm_struct___flags_bitmap {
-	struct mm_flags___bitmap flags;
-} __attribute__((preserve_access_index));
 
 static __always_inline unsigned long
 mm_flags(struct mm_struct *mm)
