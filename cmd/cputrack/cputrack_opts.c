@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bpfeng.h"
 #include "cmdline.h"
 #include "cpctools_version.h"
 #include "cputrack_engine.h"
