@@ -1,19 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cputrack's engines: the table that names them (cputrack_engine.c), what
- * an engine is, and the adapters, each in a file of its own here:
+ * an engine is, and the engines, each in a folder of its own here:
  *
- *	cputrack_engine.c which engine counts a run
- *	cputrack_ptrace.c the ptrace engine, an adapter onto the model:
- *			  libpctx's callbacks, each LWP counted by its own
- *			  perf counters
- *	cputrack_bpf.c	  the BPF engine, an adapter onto the model: per-CPU
- *			  counters given to the threads at every context
- *			  switch (cmd/bpf); cputrack_nobpf.c in a build
- *			  without it
- *	cputop_scan.c	  cputop with no target where the BPF engine
- *			  cannot watch the machine: the processes counted
- *			  from outside, found by a scan of /proc
+ *	ptrace/	the ptrace engine, an adapter onto the model: libpctx's
+ *		callbacks, each LWP counted by its own perf counters
+ *	bpf/	the BPF engine, an adapter onto the model: per-CPU counters
+ *		given to the threads at every context switch (cmd/bpf);
+ *		cputrack_nobpf.c in a build without it
+ *	scan/	cputop with no target where the BPF engine cannot watch
+ *		the machine: the processes counted from outside, found by
+ *		a scan of /proc
  */
 #ifndef CPUTRACK_ENGINE_H
 #define CPUTRACK_ENGINE_H
@@ -94,7 +91,7 @@ struct engine {
 	const struct engine_ops *ops;
 };
 
-/* The adapters, each in its own file of engines/. */
+/* The adapters, each in its own folder of engines/. */
 extern const struct engine_ops ptrace_ops; /* cputrack_ptrace.c */
 extern const struct engine_ops bpf_ops;	   /* cputrack_bpf.c */
 int bpf_can_run(char *why, size_t len);	   /* ... or cputrack_nobpf.c */
