@@ -72,9 +72,9 @@ struct engine_ops {
 };
 
 /*
- * A row of the engines' table (cputrack_engine.c), the one place that
- * names them: what --engine, the messages and the output call it, what
- * it can do, and its adapter.
+ * A row of the engines' table (engines.def), defined in the engine's
+ * folder, the one place that names it: what --engine, the messages and
+ * the output call it, what it can do, and its adapter.
  */
 struct engine {
 	const char *name;     /* as --engine and the output name it */
@@ -91,13 +91,12 @@ struct engine {
 	const struct engine_ops *ops;
 };
 
-/* The adapters, each in its own folder of engines/. */
-extern const struct engine_ops ptrace_ops; /* cputrack_ptrace.c */
-extern const struct engine_ops bpf_ops;	   /* cputrack_bpf.c */
-int bpf_can_run(char *why, size_t len);	   /* ... or cputrack_nobpf.c */
-bool bpf_may_count_cpus(void);
-extern const struct engine_ops scan_ops; /* cputop_scan.c */
+/* The rows, one per line of engines.def, each in its engine's folder. */
+#define ENGINE(name) extern const struct engine name##_engine;
+#include "engines.def"
+#undef ENGINE
 /* cputop's own, which no --engine names (cputop_scan.c). */
+extern const struct engine_ops scan_ops;
 extern const struct engine scan_engine;
 
 /*
