@@ -31,12 +31,6 @@ static const struct engine *const engines[] = {
 };
 #define NENGINES (sizeof(engines) / sizeof(engines[0]))
 
-/* cputop's own, with no target: no --engine names it. */
-const struct engine scan_engine = { .name = "scan",
-	.says = "scan",
-	.phase = "scan engine",
-	.ops = &scan_ops };
-
 static const char auto_name[] = "auto";
 
 const struct engine *
@@ -47,7 +41,23 @@ engine_next(const struct engine *e)
 	if (e != NULL)
 		while (i < NENGINES && engines[i++] != e)
 			;
+	while (i < NENGINES && engines[i]->stands_in)
+		i++;
 	return i < NENGINES ? engines[i] : NULL;
+}
+
+bool
+engine_instead(struct cputrack *ct, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < NENGINES; i++)
+		if (engines[i]->instead != NULL &&
+		    engines[i]->instead(ct, why)) {
+			ct->opt.instead = engines[i];
+			return true;
+		}
+	return false;
 }
 
 int
@@ -134,8 +144,8 @@ engine_probe_where(struct cputrack *ct, const struct engine *engine)
 	char why[ENGINE_WHY_LEN];
 	int cpu = -1;
 
-	if (e->counts_on_cpus && e->can_run(why, sizeof(why)) == 0 &&
-	    (cpu = sched_getcpu()) < 0)
+	if (e != NULL && e->counts_on_cpus &&
+	    e->can_run(why, sizeof(why)) == 0 && (cpu = sched_getcpu()) < 0)
 		cpu = -1;
 	probe_at(ct, cpu);
 }

@@ -23,9 +23,10 @@
 /*
  * cputrack_engine.c: the engines, in one table in auto's order, and
  * which counts a run. engine_next: the row after e (NULL: the first), or
- * NULL after the last. An engine's name (or auto, *engine NULL): 0, or -1
- * for none. The engine without --engine: CPCTOOLS_ENGINE's, or auto; -1
- * when CPCTOOLS_ENGINE names none. The names joined for usage and errors
+ * NULL after the last, those that stand in left out. An engine's name (or auto,
+ * *engine NULL): 0, or -1 for none. The engine without --engine:
+ * CPCTOOLS_ENGINE's, or auto; -1 when CPCTOOLS_ENGINE names none. The names
+ * joined for usage and errors
  * ("a, b or auto" with sep ", " and last " or "), and how each follows
  * and counts, for --help. The line that says the
  * engine, and which engine auto takes here, for -h and --version. The
@@ -89,21 +90,22 @@ struct engine {
 	/* whether the user may count whole CPUs; NULL: as the kernel says */
 	bool (*may_count_cpus)(void);
 	const struct engine_ops *ops;
+	/* never chosen by --engine or auto, nor named by usage or --help */
+	bool stands_in;
+	/* whether it takes over a run refused for why; NULL: never */
+	bool (*instead)(struct cputrack *ct, const char *why);
 };
 
 /* The rows, one per line of engines.def, each in its engine's folder. */
 #define ENGINE(name) extern const struct engine name##_engine;
 #include "engines.def"
 #undef ENGINE
-/* cputop's own, which no --engine names (cputop_scan.c). */
-extern const struct engine_ops scan_ops;
-extern const struct engine scan_engine;
 
 /*
- * cputop_scan.c: cputop's whole machine refused by the BPF engine for
- * why: true when the run counts processes from outside instead (root
- * every process, a user their own), with what the header says.
+ * A run refused for why (by an engine, or before any opens): true when an
+ * engine that stands in takes it over (ct->opt.instead: cputop's whole
+ * machine, counted from outside), with what the view's header says.
  */
-bool cputop_scan_instead(struct cputrack *ct, const char *why);
+bool engine_instead(struct cputrack *ct, const char *why);
 
 #endif /* CPUTRACK_ENGINE_H */
