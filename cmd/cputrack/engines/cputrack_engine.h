@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack's engines: the table that names them (cputrack_engine.c), what
- * an engine is, and the engines, each in a folder of its own here:
+ * cputrack's engines: their list (engines.def, one line each), the table
+ * made from it (cputrack_engine.c), what an engine is, and the engines,
+ * each in a folder of its own here, with its row:
  *
  *	ptrace/	the ptrace engine, an adapter onto the model: libpctx's
  *		callbacks, each LWP counted by its own perf counters
