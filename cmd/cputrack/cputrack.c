@@ -102,17 +102,20 @@ check_on_thread(struct cputrack *ct)
 	return setgrp_check(ct->specs, -1) > 0 ? 2 : 0;
 }
 
-/* cputop's processes counted from outside, thread by thread. */
+/*
+ * The engine that stands in for a refused run (cputop's processes counted
+ * from outside, thread by thread).
+ */
 static int
-open_scan(struct cputrack *ct)
+open_instead(struct cputrack *ct)
 {
 	char why[ENGINE_WHY_LEN] = "";
 	int status;
 
 	if ((status = check_on_thread(ct)) != 0)
 		return status;
-	ct->engine = &scan_engine;
-	status = scan_engine.ops->open(ct, false, why, sizeof(why));
+	ct->engine = ct->opt.instead;
+	status = ct->engine->ops->open(ct, false, why, sizeof(why));
 	if (status != 0 && why[0] != '\0')
 		diag(NULL, "%s\n", why);
 	return status;
@@ -157,9 +160,9 @@ open_one(struct cputrack *ct, const struct engine *e, bool for_auto,
 		return 0;
 	}
 	/* The view's header says why: the rows would not. */
-	if (why[0] != '\0' && !cputop_scan_instead(ct, why))
+	if (why[0] != '\0' && !engine_instead(ct, why))
 		say_refused(ct, e, next, why);
-	return ct->opt.top_scan ? open_scan(ct) : status;
+	return ct->opt.instead != NULL ? open_instead(ct) : status;
 }
 
 /*
@@ -193,7 +196,7 @@ open_auto(struct cputrack *ct)
 			diag(NULL,
 			    "--engine=auto: counting with the %s engine\n",
 			    e->says);
-		if (status == 0 || ct->opt.top_scan || next == NULL)
+		if (status == 0 || ct->opt.instead != NULL || next == NULL)
 			return status;
 	}
 	return 2;
@@ -203,8 +206,8 @@ open_auto(struct cputrack *ct)
 static int
 open_engine(struct cputrack *ct)
 {
-	if (ct->opt.top_scan)
-		return open_scan(ct);
+	if (ct->opt.instead != NULL)
+		return open_instead(ct);
 	if (ct->opt.engine == NULL)
 		return open_auto(ct);
 	return open_one(ct, ct->opt.engine, false, NULL);

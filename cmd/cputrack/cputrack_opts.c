@@ -614,9 +614,10 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 
 /*
  * --top with no target: the whole machine, as its root cgroup, which the
- * BPF engine counts (cputop_scan_instead when it cannot); with no cgroup
- * v2 hierarchy, or the ptrace engine asked for, the processes counted
- * from outside (cputop_scan.c). 0, or 1 for no memory.
+ * engine that sees cgroups counts (engine_instead when it cannot); with
+ * no cgroup v2 hierarchy, or an engine that traces a target asked for,
+ * the engine that stands in (cputop's processes counted from outside).
+ * 0, or 1 for no memory.
  */
 static int
 top_machine(struct cputrack *ct)
@@ -629,7 +630,7 @@ top_machine(struct cputrack *ct)
 	if (o->engine_given && o->engine != NULL && !o->engine->sees_cgroups) {
 		snprintf(why, sizeof(why), "--engine=%s traces a target",
 		    o->engine->name);
-		(void)cputop_scan_instead(ct, why);
+		(void)engine_instead(ct, why);
 		return 0;
 	}
 	if ((o->cgroup = malloc(sizeof(*o->cgroup))) == NULL) {
@@ -644,7 +645,7 @@ top_machine(struct cputrack *ct)
 	reason = strncmp(why, "'/': ", 5) == 0 ? why + 5 : why;
 	diag(NULL, "%s: counting %s from outside, one by one\n", reason,
 	    geteuid() == 0 ? "every process" : "your processes");
-	(void)cputop_scan_instead(ct, reason);
+	(void)engine_instead(ct, reason);
 	return 0;
 }
 
@@ -821,7 +822,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		return *status == 0;
 	}
 	/* cputop with no target, counted from outside. */
-	if (ct->opt.top_scan)
+	if (ct->opt.instead != NULL)
 		return true;
 	/* A command to start, or -p: one of them. */
 	if (optind >= argc && ct->opt.npids == 0) {

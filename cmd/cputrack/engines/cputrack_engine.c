@@ -4,7 +4,8 @@
  * auto's choice. Auto takes the first engine of the table that can run,
  * except for a program that may mark its own sections with cpc_enable(3CPC)
  * and cpc_disable(3CPC): only an engine that serves its requests counts
- * those. Adding an engine: its adapter in a file of its own and one row.
+ * those. Adding an engine: its folder, with its row, and one line of
+ * engines.def.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -22,40 +23,41 @@
 /* A bound on a symbol table's names: a program's with more is not read. */
 #define MAX_STRINGS (64u << 20)
 
-/* The engines in auto's order: the BPF engine traces nothing. */
-static const struct engine engines[] = {
-	{ .name = "bpf",
-	    .says = "BPF",
-	    .phase = "BPF engine",
-	    .how = "BPF programs at each context switch",
-	    .sees_cgroups = true,
-	    .counts_on_cpus = true,
-	    .can_run = bpf_can_run,
-	    .may_count_cpus = bpf_may_count_cpus,
-	    .ops = &bpf_ops },
-	{ .name = "ptrace",
-	    .says = "ptrace",
-	    .phase = "ptrace engine",
-	    .how = "ptrace, each thread with counters of its own",
-	    .serves_requests = true,
-	    .ops = &ptrace_ops },
+/* The engines in auto's order, one row per line of engines.def. */
+static const struct engine *const engines[] = {
+#define ENGINE(name) &name##_engine,
+#include "engines.def"
+#undef ENGINE
 };
 #define NENGINES (sizeof(engines) / sizeof(engines[0]))
-
-/* cputop's own, with no target: no --engine names it. */
-const struct engine scan_engine = { .name = "scan",
-	.says = "scan",
-	.phase = "scan engine",
-	.ops = &scan_ops };
 
 static const char auto_name[] = "auto";
 
 const struct engine *
 engine_next(const struct engine *e)
 {
-	if (e == NULL)
-		return &engines[0];
-	return e + 1 < engines + NENGINES ? e + 1 : NULL;
+	size_t i = 0;
+
+	if (e != NULL)
+		while (i < NENGINES && engines[i++] != e)
+			;
+	while (i < NENGINES && engines[i]->stands_in)
+		i++;
+	return i < NENGINES ? engines[i] : NULL;
+}
+
+bool
+engine_instead(struct cputrack *ct, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < NENGINES; i++)
+		if (engines[i]->instead != NULL &&
+		    engines[i]->instead(ct, why)) {
+			ct->opt.instead = engines[i];
+			return true;
+		}
+	return false;
 }
 
 int
@@ -83,8 +85,8 @@ engine_names(char *buf, size_t len, const char *sep, const char *last)
 
 	buf[0] = '\0';
 	for (e = engine_next(NULL); e != NULL && n < len; e = engine_next(e))
-		n += (size_t)snprintf(
-		    buf + n, len - n, "%s%s", e == engines ? "" : sep, e->name);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s",
+		    e == engines[0] ? "" : sep, e->name);
 	if (n < len)
 		snprintf(buf + n, len - n, "%s%s", last, auto_name);
 	return buf;
@@ -142,8 +144,8 @@ engine_probe_where(struct cputrack *ct, const struct engine *engine)
 	char why[ENGINE_WHY_LEN];
 	int cpu = -1;
 
-	if (e->counts_on_cpus && e->can_run(why, sizeof(why)) == 0 &&
-	    (cpu = sched_getcpu()) < 0)
+	if (e != NULL && e->counts_on_cpus &&
+	    e->can_run(why, sizeof(why)) == 0 && (cpu = sched_getcpu()) < 0)
 		cpu = -1;
 	probe_at(ct, cpu);
 }
@@ -170,7 +172,7 @@ auto_line(FILE *out)
 	for (e = engine_next(NULL); e != NULL; e = engine_next(e))
 		if (e->can_run == NULL || e->can_run(why, sizeof(why)) == 0)
 			break;
-	if (e == engines)
+	if (e == engines[0])
 		fprintf(out, ": the %s engine here\n", e->says);
 	else if (e != NULL)
 		fprintf(out, ": %s here (%s)\n", e->name, why);

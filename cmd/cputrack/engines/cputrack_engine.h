@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack's engines: the table that names them (cputrack_engine.c), what
- * an engine is, and the adapters, each in a file of its own here:
+ * cputrack's engines: their list (engines.def, one line each), the table
+ * made from it (cputrack_engine.c), what an engine is, and the engines,
+ * each in a folder of its own here, with its row:
  *
- *	cputrack_engine.c which engine counts a run
- *	cputrack_ptrace.c the ptrace engine, an adapter onto the model:
- *			  libpctx's callbacks, each LWP counted by its own
- *			  perf counters
- *	cputrack_bpf.c	  the BPF engine, an adapter onto the model: per-CPU
- *			  counters given to the threads at every context
- *			  switch (cmd/bpf); cputrack_nobpf.c in a build
- *			  without it
- *	cputop_scan.c	  cputop with no target where the BPF engine
- *			  cannot watch the machine: the processes counted
- *			  from outside, found by a scan of /proc
+ *	ptrace/	the ptrace engine, an adapter onto the model: libpctx's
+ *		callbacks, each LWP counted by its own perf counters
+ *	bpf/	the BPF engine, an adapter onto the model: per-CPU counters
+ *		given to the threads at every context switch (cmd/bpf);
+ *		cputrack_nobpf.c in a build without it
+ *	scan/	cputop with no target where the BPF engine cannot watch
+ *		the machine: the processes counted from outside, found by
+ *		a scan of /proc
  */
 #ifndef CPUTRACK_ENGINE_H
 #define CPUTRACK_ENGINE_H
@@ -26,9 +24,10 @@
 /*
  * cputrack_engine.c: the engines, in one table in auto's order, and
  * which counts a run. engine_next: the row after e (NULL: the first), or
- * NULL after the last. An engine's name (or auto, *engine NULL): 0, or -1
- * for none. The engine without --engine: CPCTOOLS_ENGINE's, or auto; -1
- * when CPCTOOLS_ENGINE names none. The names joined for usage and errors
+ * NULL after the last, those that stand in left out. An engine's name (or auto,
+ * *engine NULL): 0, or -1 for none. The engine without --engine:
+ * CPCTOOLS_ENGINE's, or auto; -1 when CPCTOOLS_ENGINE names none. The names
+ * joined for usage and errors
  * ("a, b or auto" with sep ", " and last " or "), and how each follows
  * and counts, for --help. The line that says the
  * engine, and which engine auto takes here, for -h and --version. The
@@ -75,9 +74,9 @@ struct engine_ops {
 };
 
 /*
- * A row of the engines' table (cputrack_engine.c), the one place that
- * names them: what --engine, the messages and the output call it, what
- * it can do, and its adapter.
+ * A row of the engines' table (engines.def), defined in the engine's
+ * folder, the one place that names it: what --engine, the messages and
+ * the output call it, what it can do, and its adapter.
  */
 struct engine {
 	const char *name;     /* as --engine and the output name it */
@@ -92,22 +91,22 @@ struct engine {
 	/* whether the user may count whole CPUs; NULL: as the kernel says */
 	bool (*may_count_cpus)(void);
 	const struct engine_ops *ops;
+	/* never chosen by --engine or auto, nor named by usage or --help */
+	bool stands_in;
+	/* whether it takes over a run refused for why; NULL: never */
+	bool (*instead)(struct cputrack *ct, const char *why);
 };
 
-/* The adapters, each in its own file of engines/. */
-extern const struct engine_ops ptrace_ops; /* cputrack_ptrace.c */
-extern const struct engine_ops bpf_ops;	   /* cputrack_bpf.c */
-int bpf_can_run(char *why, size_t len);	   /* ... or cputrack_nobpf.c */
-bool bpf_may_count_cpus(void);
-extern const struct engine_ops scan_ops; /* cputop_scan.c */
-/* cputop's own, which no --engine names (cputop_scan.c). */
-extern const struct engine scan_engine;
+/* The rows, one per line of engines.def, each in its engine's folder. */
+#define ENGINE(name) extern const struct engine name##_engine;
+#include "engines.def"
+#undef ENGINE
 
 /*
- * cputop_scan.c: cputop's whole machine refused by the BPF engine for
- * why: true when the run counts processes from outside instead (root
- * every process, a user their own), with what the header says.
+ * A run refused for why (by an engine, or before any opens): true when an
+ * engine that stands in takes it over (ct->opt.instead: cputop's whole
+ * machine, counted from outside), with what the view's header says.
  */
-bool cputop_scan_instead(struct cputrack *ct, const char *why);
+bool engine_instead(struct cputrack *ct, const char *why);
 
 #endif /* CPUTRACK_ENGINE_H */

@@ -27,7 +27,7 @@
 
 #include "access.h"
 #include "bpfeng.h"
-#include "cputrack_engine.h"
+#include "cputrack_bpf_engine.h"
 #include "cputrack_bpf_sets.h"
 #include "cputrack_cgroup_sum.h"
 #include "cputrack_cgroups.h"

@@ -1076,14 +1076,13 @@ scan_track(struct cputrack *ct)
 	return st->status != 0 || ct->write_failed ? 1 : 0;
 }
 
-/* The processes still counted run on, as they ran: only closed. */
 /*
  * --top with no target, where the BPF engine cannot watch the machine:
  * the processes counted from outside (cputop_scan.c), and what the
  * view's header says of why.
  */
-bool
-cputop_scan_instead(struct cputrack *ct, const char *why)
+static bool
+scan_instead(struct cputrack *ct, const char *why)
 {
 	struct cputrack_opts *o = &ct->opt;
 
@@ -1091,7 +1090,6 @@ cputop_scan_instead(struct cputrack *ct, const char *why)
 		return false;
 	free(o->cgroup);
 	o->cgroup = NULL;
-	o->top_scan = true;
 	if (geteuid() == 0)
 		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
 		    why);
@@ -1101,6 +1099,7 @@ cputop_scan_instead(struct cputrack *ct, const char *why)
 	return true;
 }
 
+/* The processes still counted run on, as they ran: only closed. */
 static void
 scan_let_go(struct cputrack *ct)
 {
@@ -1108,8 +1107,19 @@ scan_let_go(struct cputrack *ct)
 	ct->engine_state = NULL;
 }
 
-const struct engine_ops scan_ops = {
+static const struct engine_ops scan_ops = {
 	.open = scan_open,
 	.track = scan_track,
 	.let_go = scan_let_go,
 };
+
+/*
+ * Its row of the engines' table (engines.def): cputop's own, with no
+ * target, standing in where the others refuse the whole machine.
+ */
+const struct engine scan_engine = { .name = "scan",
+	.says = "scan",
+	.phase = "scan engine",
+	.ops = &scan_ops,
+	.stands_in = true,
+	.instead = scan_instead };

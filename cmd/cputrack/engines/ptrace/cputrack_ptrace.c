@@ -781,8 +781,16 @@ ptrace_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	return 0;
 }
 
-const struct engine_ops ptrace_ops = {
+static const struct engine_ops ptrace_ops = {
 	.open = ptrace_open,
 	.track = ptrace_track,
 	.let_go = ptrace_let_go,
 };
+
+/* Its row of the engines' table (engines.def). */
+const struct engine ptrace_engine = { .name = "ptrace",
+	.says = "ptrace",
+	.phase = "ptrace engine",
+	.how = "ptrace, each thread with counters of its own",
+	.serves_requests = true,
+	.ops = &ptrace_ops };

@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "cputrack_engine.h"
+#include "cputrack_bpf_engine.h"
 
 int
 bpf_can_run(char *why, size_t len)
