@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "export.h"
 #include "fdlimit.h"
+#include "metrics_option.h"
 #include "pmumask.h"
 #include "startup.h"
 #include "topology.h"
@@ -407,6 +408,8 @@ main(int argc, char **argv)
 	written = output_close(cs.out);
 	if (status == 0)
 		status = written;
+	/* -M's plan, which the output read until it closed. */
+	metrics_option_free(&cs.opt.out);
 	setgrp_free(cs.specs);
 	cpc_close(cs.cpc);
 	startup_report();

@@ -19,6 +19,7 @@
 #include "cputrack_tty.h"
 #include "diag.h"
 #include "export.h"
+#include "metrics_option.h"
 #include "pmumask.h"
 #include "procname.h"
 #include "startup.h"
@@ -341,6 +342,8 @@ finish(struct cputrack *ct, int status)
 	}
 	cputrack_tty_restore(ct->tty);
 	cputrack_tty_close(ct->tty);
+	/* -M's plan, which the output read until it closed. */
+	metrics_option_free(&ct->opt.out);
 	/* A process not followed leaves the run's counts incomplete. */
 	if (status == 0 && ct->uncounted)
 		status = 1;
