@@ -471,7 +471,11 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 	    (c = getopt_long(argc, argv, cl->optstring, all, NULL)) != -1)
 		if ((*status = option(cl, &p, c, argc, argv)) != 0)
 			return false;
-	return !done(cl, &p, status);
+	if (!done(cl, &p, status))
+		return true;
+	/* The run is over before it starts: -M's plan is no one's. */
+	metrics_option_free(&cl->out);
+	return false;
 }
 
 int

@@ -70,7 +70,7 @@ vg_run() {
 	# Long enough intervals that a CPU's thread, slow to start under
 	# valgrind, still counts both sets: else their totals are partial,
 	# rightly, and the status 1.
-	vg_run "$CPUSTAT" -s -c task-clock -c page-faults,sys 0.5 6
+	vg_run "$CPUSTAT" -s -c task-clock -c page-faults,sys 0.5 10
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
