@@ -362,22 +362,40 @@ new_threads(struct scan_proc *p, size_t *n)
 	return t;
 }
 
-/* A thread's CPU time so far, from /proc: 0 once it is gone. */
+/*
+ * A thread's CPU time so far, in ns, from /proc: schedstat's, which tells
+ * a busy thread that has run a millisecond from idle ones (stat's clock
+ * ticks give both 0 on a busy machine, where the busy one waited), else
+ * stat's ticks. 0 once it is gone.
+ */
 static unsigned long long
 thread_cpu(pid_t pid, pid_t tid)
 {
 	struct proc_stat ps;
-	char path[64];
-	bool read;
+	char path[64], text[96];
+	ssize_t len;
+	bool read_ok;
 	int fd;
 
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+	    (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		len = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		if (len > 0) {
+			text[len] = '\0';
+			return strtoull(text, NULL, 10);
+		}
+	}
 	snprintf(
 	    path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
-	read = read_stat(fd, &ps);
+	read_ok = read_stat(fd, &ps);
 	close(fd);
-	return read ? ps.cpu : 0;
+	return read_ok ? ps.cpu *
+		(1000000000ULL / (unsigned long long)sysconf(_SC_CLK_TCK)) :
+			 0;
 }
 
 static int
