@@ -386,6 +386,9 @@ bg_until() {
 	local pattern=$1
 	shift
 	for _ in 1 2 3 4 5 6 7 8; do
+		# Gone before the start: the background job empties its files
+		# in its own time, and a file of the run before may match.
+		rm -f "$T/out" "$T/err"
 		"$@" <"${CT_STDIN:-/dev/null}" >"$T/out" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"
