@@ -25,9 +25,8 @@ metrics_option_add(struct metrics_option *mo, const char *arg)
 	return 0;
 }
 
-/* What -c would make of event on this machine, for the plan. */
-static enum metric_event_kind
-event_kind(
+enum metric_event_kind
+metrics_option_event_kind(
     void *arg, const char *event, const char *name, char *why, size_t len)
 {
 	cpc_t *cpc = arg;
@@ -138,7 +137,7 @@ make_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
 		.nmi_watchdog = nmi,
 		.counters = group_counters(cpc, nmi),
 		.core_pmu = cpc != NULL ? cpc_core_pmu(cpc, 0, NULL) : NULL,
-		.event_kind = cpc != NULL ? event_kind : NULL,
+		.event_kind = cpc != NULL ? metrics_option_event_kind : NULL,
 		.arg = cpc,
 	};
 	size_t notes_len = 64 * 1024;

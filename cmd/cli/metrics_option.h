@@ -34,6 +34,13 @@ struct metrics_option {
 	void *kind_arg;
 };
 
+/*
+ * What -c would make of event on the machine of cpc (arg), for a plan's
+ * metric_ask: a core or a socket PMU's, or unknown with the reason in why.
+ */
+enum metric_event_kind metrics_option_event_kind(
+    void *arg, const char *event, const char *name, char *why, size_t len);
+
 /* Keep one -M argument: 0, or -1 when there are too many (said). */
 int metrics_option_add(struct metrics_option *mo, const char *arg);
 

@@ -35,6 +35,7 @@
 #include "../../cmd/metrics/metric_model.h"
 #include "../../cmd/metrics/metric_plan.h"
 #include "../../cmd/metrics/tests/spec_items.h"
+#include "../../cmd/cli/metrics_option.h"
 #include "../../libcpc/evname.h"
 
 /* libpfm4 activates only the PMU forced, and none is called this. */
@@ -620,30 +621,6 @@ static const struct machine machines[] = {
 
 #define NMACHINES ((int)(sizeof(machines) / sizeof(machines[0])))
 
-/* What -c would make of event on the recorded machine (metrics_option.c). */
-static enum metric_event_kind
-event_kind(
-    void *arg, const char *event, const char *name, char *why, size_t len)
-{
-	cpc_t *cpc = arg;
-	char line[512] = "";
-	const char *at;
-
-	(void)name;
-	if (cpc_event_status(cpc, event, line, sizeof(line)) !=
-	    CPC_EVENT_COUNTABLE) {
-		at = strstr(line, ": ");
-		snprintf(why, len, "%s",
-		    at != NULL	? at + 2 :
-			line[0] ? line :
-				  "not countable here");
-		why[strcspn(why, "\n")] = '\0';
-		return METRIC_EVENT_UNKNOWN;
-	}
-	return cpc_event_cpumask(cpc, event, 0) != NULL ? METRIC_EVENT_SOCKET :
-							  METRIC_EVENT_CORE;
-}
-
 static struct spec_items items;
 static char err[1024], notes[64 * 1024];
 
@@ -817,7 +794,7 @@ check_case(cpc_t *cpc, const struct machine *m, const char *root,
 		.modes = "uk",
 		/* The recorded kernels' NMI watchdog is not known: none. */
 		.counters = (int)cpc_npic(cpc),
-		.event_kind = event_kind,
+		.event_kind = metrics_option_event_kind,
 		.arg = cpc };
 	struct metric_env env;
 	struct metric_plan *p;
