@@ -553,18 +553,6 @@ rss() {
 	awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"
 }
 
-# bcrypt_hash PASSWORD COST: a bcrypt hash made by libcrypt, as
-# htpasswd -B makes them.
-bcrypt_hash() {
-	"$PY" - "$1" "$2" <<'PYEOF'
-import ctypes, sys
-lib = ctypes.CDLL("libcrypt.so.1")
-lib.crypt_gensalt.restype = lib.crypt.restype = ctypes.c_char_p
-salt = lib.crypt_gensalt(b"$2b$", int(sys.argv[2]), None, 0)
-print(lib.crypt(sys.argv[1].encode(), salt).decode())
-PYEOF
-}
-
 # password_metric NAME: the value of cpustat_http_passwords_NAME_total in
 # a scrape with the right password.
 password_metric() {

@@ -27,18 +27,6 @@ teardown() {
 	out_teardown
 }
 
-# bcrypt_hash PASSWORD COST: a bcrypt hash made by libcrypt, as
-# htpasswd -B makes them.
-bcrypt_hash() {
-	"$PY" - "$1" "$2" <<'PYEOF'
-import ctypes, sys
-lib = ctypes.CDLL("libcrypt.so.1")
-lib.crypt_gensalt.restype = lib.crypt.restype = ctypes.c_char_p
-salt = lib.crypt_gensalt(b"$2b$", int(sys.argv[2]), None, 0)
-print(lib.crypt(sys.argv[1].encode(), salt).decode())
-PYEOF
-}
-
 # web_config COST USER:PASSWORD...: $T/web.yml with those users.
 web_config() {
 	local cost=$1 u
