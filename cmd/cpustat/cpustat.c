@@ -181,9 +181,6 @@ never_counted(const struct cpustat *cs, int s)
 	cpu_set_t cpus;
 	int other;
 
-	if (stopped_by_signal(cs))
-		return "the run was stopped before the set's first interval "
-		       "ended";
 	for (other = 0; other < setgrp_nsets(cs->specs); other++)
 		if (other != s && cpus_counting(cs, other, &cpus) > 0)
 			return "the run ended before the set's turn";
@@ -213,6 +210,7 @@ print_totals(struct cpustat *cs)
 	const struct set_counts *total;
 	cpu_set_t counted;
 	char partial[64];
+	bool stopped = stopped_by_signal(cs);
 	int s, w, timed;
 
 	if (acc == NULL) {
@@ -226,8 +224,11 @@ print_totals(struct cpustat *cs)
 		row.setno = s;
 		row.ncpus = cpus_counting(cs, s, &counted);
 		row.cpus = &counted;
-		row.not_counted = row.ncpus == 0 ? never_counted(cs, s) : NULL;
-		row.stopped_early = row.ncpus == 0 && stopped_by_signal(cs);
+		row.stopped_early = row.ncpus == 0 && stopped;
+		row.not_counted = row.stopped_early ?
+		    "the run was stopped before the set's first interval ended" :
+		    row.ncpus == 0 ? never_counted(cs, s) :
+				     NULL;
 		row.partial = NULL;
 		if (row.ncpus > 0 && row.ncpus < cs->nworkers) {
 			snprintf(partial, sizeof(partial),
