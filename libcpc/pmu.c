@@ -225,14 +225,22 @@ static const char *const *
 x86_vendor_attrs(void)
 {
 	unsigned int eax, ebx, ecx, edx;
-	char vendor[13];
+	char vendor[13] = "";
+	const char *id;
 
-	if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0)
-		return no_attrs;
-	memcpy(vendor, &ebx, 4);
-	memcpy(vendor + 4, &edx, 4);
-	memcpy(vendor + 8, &ecx, 4);
-	vendor[12] = '\0';
+	if (cpclib_sysfs_recorded()) {
+		/*
+		 * A recorded machine's vendor is its CPU id's (PERF_CPUID, set
+		 * with the tree), never the host's.
+		 */
+		if ((id = getenv("PERF_CPUID")) != NULL)
+			strlcpy(vendor, id, sizeof(vendor));
+	} else if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) != 0) {
+		memcpy(vendor, &ebx, 4);
+		memcpy(vendor + 4, &edx, 4);
+		memcpy(vendor + 8, &ecx, 4);
+		vendor[12] = '\0';
+	}
 	if (strcmp(vendor, "AuthenticAMD") == 0 ||
 	    strcmp(vendor, "HygonGenuine") == 0)
 		return x86_amd_attrs;

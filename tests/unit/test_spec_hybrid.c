@@ -226,10 +226,30 @@ spec_parts(cpc_t *cpc, const char *name0, const char *name1)
 	spec_free(spec);
 }
 
+static void
+attr_seen(void *arg, const char *attr)
+{
+	char *seen = arg;
+
+	if (strlen(seen) + strlen(attr) + 2 < 128) {
+		strcat(seen, attr);
+		strcat(seen, " ");
+	}
+}
+
+/* The attribute names cpc_walk_attrs gives, each followed by a space. */
+static void
+attrs_of(cpc_t *cpc, char seen[128])
+{
+	seen[0] = '\0';
+	cpc_walk_attrs(cpc, seen, attr_seen);
+}
+
 /* Linux 6.1 on an Alder Lake: facts from the tree (SOURCES.md). */
 static void
 alderlake(cpc_t *cpc)
 {
+	char attrs[128];
 	const uint64_t core = 4ULL << 32, atom = 8ULL << 32;
 
 	core_pmus(cpc, "cpu_core", "0-15", "cpu_atom", "16-23");
@@ -259,6 +279,12 @@ alderlake(cpc_t *cpc)
 	one(cpc, "cpu_core/event=0x3c/", 4, 0x3c);
 	one(cpc, "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	groups(cpc, "topdown-heavy-ops", 16);
+	/*
+	 * libpfm4 has no model of it here: Intel's event-select fields, from
+	 * the recorded CPU's vendor, whatever the host's.
+	 */
+	attrs_of(cpc, attrs);
+	CHECK(strstr(attrs, "anythr ") != NULL && strstr(attrs, "pc ") == NULL);
 	parts(cpc);
 	spec_parts(cpc, "cpu_core", "cpu_atom");
 	listings(cpc, "core PMUs: cpu_core (CPUs 0-15), cpu_atom (CPUs 16-23)",
