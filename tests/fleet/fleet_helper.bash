@@ -234,3 +234,51 @@ incumbents_alive() {
 		[ ! -s "$D/$f.pid" ] || [ -n "$(daemon_pid "$f")" ] || return 1
 	done
 }
+
+# count_writes NAME CGROUP: in the background (remembered as NAME), the
+# write calls the processes of CGROUP made, read from the kernel's own
+# count of each (/proc/PID/io) ten times a second, each line "TIME
+# TOTAL" in $D/NAME.io; a process that left keeps its last count. A
+# paced service writes late on a busy machine: its rate is what it did.
+count_writes() {
+	"$PY" - "$2" >"$D/$1.io" 2>/dev/null <<'PYEOF' &
+import sys, time
+procs, last = sys.argv[1] + "/cgroup.procs", {}
+while True:
+    try:
+        pids = open(procs).read().split()
+    except OSError:
+        pids = []
+    for pid in pids:
+        try:
+            for line in open("/proc/%s/io" % pid):
+                if line.startswith("syscw:"):
+                    last[pid] = int(line.split()[1])
+        except OSError:
+            pass
+    print("%.3f %d" % (time.time(), sum(last.values())), flush=True)
+    time.sleep(0.1)
+PYEOF
+	remember "$1" $!
+}
+
+# writes_rate NAME T: the write calls a second that count_writes NAME saw
+# over the minute before the instant T, once it has read past T.
+writes_rate() {
+	"$PY" - "$D/$1.io" "$2" <<'PYEOF'
+import sys, time
+t = float(sys.argv[2])
+def readings():
+    return [tuple(map(float, l.split())) for l in open(sys.argv[1])
+            if len(l.split()) == 2]
+deadline = time.monotonic() + 60
+while (rows := readings())[-1][0] < t and time.monotonic() < deadline:
+    time.sleep(0.1)
+def at(when):
+    for (t0, n0), (t1, n1) in zip(rows, rows[1:]):
+        if t0 <= when <= t1:
+            return n0 + (n1 - n0) * (when - t0) / (t1 - t0)
+    sys.exit("no count of the writes around %.3f" % when)
+print("%.1f" % ((at(t) - at(t - 60)) / 60))
+PYEOF
+}

@@ -58,15 +58,7 @@ setup_file() {
 	    "$CG/paced.service" "$WORKLOADS/wl_paced" "$RATE" >/dev/null 2>&1 &
 	remember paced $!
 	date +%s >"$D/paced.start"
-	# What the service wrote, read from the kernel's own count of its
-	# write calls once a second: on a busy machine it writes late, and
-	# its pace is what it did, not what it was asked.
-	sh -c 'while :; do
-		printf "%s %s\n" "$(date +%s.%N)" \
-		    "$(sed -n "s/^syscw: //p" "/proc/$1/io")"
-		sleep 1
-	done' sh "$(cat "$D/paced.pid")" >"$D/paced.io" 2>/dev/null &
-	remember paced_io $!
+	count_writes paced_io "$CG/paced.service"
 	start_prometheus || true
 }
 
@@ -169,7 +161,7 @@ descriptors() {
 }
 
 @test "the rules' rate of a paced service, counted beside the others, is what it wrote within 2 %" {
-	local start scaled t
+	local start scaled t wrote
 	start=$(cat "$D/paced.start")
 	# The rules' window (1m) full of the service's samples.
 	while [ $(($(date +%s) - start)) -lt 65 ]; do
@@ -177,28 +169,10 @@ descriptors() {
 	done
 	t=$(now)
 	scaled=$(promql "cgroup_event:cputrack_cgroup_events:rate1m{job=\"node\",cgroup=\"/$NAME/paced.service\",event=\"$WRITE\"}" "$t")
-	# The service's own rate over the same minute: its write calls at
-	# the window's ends, each between the two readings around it.
-	"$PY" - "$D/paced.io" "$t" "$scaled" <<'EOF'
-import sys, time
-t = float(sys.argv[2])
-def readings():
-    return [tuple(map(float, l.split())) for l in open(sys.argv[1])
-            if len(l.split()) == 2]
-# The reading after t comes within a second or so of it.
-deadline = time.monotonic() + 60
-while (rows := readings())[-1][0] < t and time.monotonic() < deadline:
-    time.sleep(0.2)
-def at(when):
-    for (t0, n0), (t1, n1) in zip(rows, rows[1:]):
-        if t0 <= when <= t1:
-            return n0 + (n1 - n0) * (when - t0) / (t1 - t0)
-    sys.exit("no reading of the service's writes around %.3f" % when)
-wrote = (at(t) - at(t - 60)) / 60
-scaled = float(sys.argv[3])
-print("scaled %.1f, the service wrote %.1f a second" % (scaled, wrote))
-sys.exit(abs(scaled - wrote) > wrote * 0.02)
-EOF
+	# The service's own rate over the same minute.
+	wrote=$(writes_rate paced_io "$t")
+	echo "scaled $scaled, the service wrote $wrote a second"
+	"$PY" -c 'import sys; v, w = map(float, sys.argv[1:]); sys.exit(abs(v - w) > w * 0.02)' "$scaled" "$wrote"
 }
 
 @test "everything stops: cputrack exits 0, having said nothing; nothing is left listening" {
