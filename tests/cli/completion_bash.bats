@@ -22,8 +22,8 @@ setup_file() {
 	    { cat "$BATS_FILE_TMPDIR/install.log"; return 1; }
 	local c=$BATS_FILE_TMPDIR/built/share/bash-completion/completions
 	mkdir -p "$c"
-	ln -s "$SOURCE_DIR/completions/cputrack.bash" "$c/cputrack"
-	ln -s "$SOURCE_DIR/completions/cpustat.bash" "$c/cpustat"
+	ln -s "$BUILD_DIR/completions/cputrack.bash" "$c/cputrack"
+	ln -s "$BUILD_DIR/completions/cpustat.bash" "$c/cpustat"
 }
 
 setup() {

@@ -40,7 +40,7 @@ use() {
 	WHERE=$1
 	if [ "$1" = built ]; then
 		export PATH=$BUILD_DIR/cmd:$ORIG_PATH
-		export ZSH_FPATH=$SOURCE_DIR/completions${2:+:$2}
+		export ZSH_FPATH=$BUILD_DIR/completions${2:+:$2}
 	else
 		export PATH=$STAGE/bin:$ORIG_PATH
 		export ZSH_FPATH=$STAGE/share/zsh/site-functions${2:+:$2}

@@ -16,7 +16,7 @@ setup() {
 	MAN5=$SOURCE_DIR/man5/cpctools-output.5
 	[ -f "${BUILD_DIR:-}/man5/cpctools-output.5" ] &&
 		MAN5=$BUILD_DIR/man5/cpctools-output.5
-	BASH_COMP=$SOURCE_DIR/completions/cputrack.bash
+	BASH_COMP=$BUILD_DIR/completions/cputrack.bash
 	if [ -z "${CPUTRACK:-}" ]; then
 		for CPUTRACK in "$SOURCE_DIR"/build*/cmd/cputrack; do
 			[ -x "$CPUTRACK" ] && break
