@@ -223,8 +223,8 @@ note_dir(void *arg, int fd, const char *rel, unsigned level)
 	struct stat st;
 	size_t len = strlen(seen->text);
 
-	snprintf(seen->text + len, sizeof(seen->text) - len, "%s:%u ", rel,
-	    level);
+	snprintf(
+	    seen->text + len, sizeof(seen->text) - len, "%s:%u ", rel, level);
 	seen->fds_ok += fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
 }
 

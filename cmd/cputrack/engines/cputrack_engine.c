@@ -25,7 +25,7 @@
 
 /* The engines in auto's order, one row per line of engines.def. */
 static const struct engine *const engines[] = {
-#define ENGINE(name) &name##_engine,
+#define ENGINE(name)   &name##_engine,
 #define STAND_IN(name) ENGINE(name)
 #include "engines.def"
 #undef STAND_IN

@@ -98,7 +98,7 @@ struct engine {
 };
 
 /* The rows, one per line of engines.def, each in its engine's folder. */
-#define ENGINE(name) extern const struct engine name##_engine;
+#define ENGINE(name)   extern const struct engine name##_engine;
 #define STAND_IN(name) ENGINE(name)
 #include "engines.def"
 #undef STAND_IN
