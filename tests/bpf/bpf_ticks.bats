@@ -114,7 +114,7 @@ slow_cputrack() {
 	# hand-over; the thread spins 700 ms and ends in the read of the
 	# tick at 600 ms: it has tick rows at 200 and 400 ms, none at 600.
 	# A loaded machine may shift the ticks: then again.
-	for try in 1 2 3 4 5; do
+	for try in $(seq 10); do
 		SLOW_READ_US=150000 slow_cputrack --metrics --format=csv -T 0.2 \
 		    -c task-clock,page-faults -c task-clock,cs "$W/wl_spin_for" 0 700
 		[ "$status" -eq 0 ]
