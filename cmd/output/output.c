@@ -121,8 +121,8 @@ struct output {
 };
 
 /*
- * The formats --format names. The metrics write no rows: a sink renders
- * them whole (the exporter's).
+ * The formats of rows --format names. A sink's (the exporter's metrics)
+ * write no rows: the sink renders them whole (OUT_SINK).
  */
 static const struct {
 	const char *name;
@@ -132,8 +132,6 @@ static const struct {
 	{ "table", OUT_TABLE, &out_table_format },
 	{ "csv", OUT_CSV, &out_csv_format },
 	{ "json", OUT_JSON, &out_json_format },
-	{ "openmetrics", OUT_OPENMETRICS, NULL },
-	{ "prometheus", OUT_PROMETHEUS, NULL },
 	{ "trace", OUT_TRACE, &out_trace_format },
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -174,8 +172,7 @@ output_now(void)
 static bool
 metrics_format(const struct output *o)
 {
-	return o->run.cfg.format == OUT_OPENMETRICS ||
-	    o->run.cfg.format == OUT_PROMETHEUS;
+	return o->run.cfg.format == OUT_SINK;
 }
 
 /*
@@ -412,12 +409,13 @@ output_free(struct output *o)
 static int
 open_sinks(struct output *o, bool *stream_taken)
 {
-	const struct out_sink_ops *const *ops = o->run.cfg.sinks;
+	const struct out_config *cfg = &o->run.cfg;
+	const struct out_sink *use;
 	struct sink *s;
 
 	o->host = (struct out_sink_host) { sink_locked, o };
-	for (; ops != NULL && *ops != NULL; ops++) {
-		if (!(*ops)->wanted(&o->run.cfg))
+	for (use = cfg->sinks; use < cfg->sinks + cfg->nsinks; use++) {
+		if (!use->ops->wanted(cfg, use->cfg))
 			continue;
 		if (o->nsinks == MAX_SINKS) {
 			diag(NULL, "more than %d sinks for one run\n",
@@ -425,9 +423,10 @@ open_sinks(struct output *o, bool *stream_taken)
 			return -1;
 		}
 		s = &o->sinks[o->nsinks];
-		if ((s->state = (*ops)->open(&o->run, o->fd, &o->host)) == NULL)
+		s->state = use->ops->open(&o->run, use->cfg, o->fd, &o->host);
+		if (s->state == NULL)
 			return -1;
-		s->ops = *ops;
+		s->ops = use->ops;
 		o->nsinks++;
 		if (s->ops->takes_stream)
 			*stream_taken = true;
@@ -944,21 +943,19 @@ say_drops(struct output *o)
 }
 
 /*
- * The run has ended by itself: with --linger, the sinks that serve the
- * final counts wait until a client has taken them whole, or the time
- * passes, or an ending signal comes.
+ * The run has ended by itself: the sinks that serve the final counts
+ * wait, as their own options say (the exporter's --linger).
  */
 void
 output_linger(struct output *o)
 {
 	int i;
 
-	if (o == NULL || o->run.cfg.linger_ms <= 0)
+	if (o == NULL)
 		return;
 	for (i = 0; i < o->nsinks; i++)
 		if (o->sinks[i].ops->linger != NULL)
-			o->sinks[i].ops->linger(
-			    o->sinks[i].state, o->run.cfg.linger_ms);
+			o->sinks[i].ops->linger(o->sinks[i].state);
 }
 
 /*
