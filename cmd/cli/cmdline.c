@@ -14,17 +14,14 @@
 #include "defaults.h"
 #include "diag.h"
 #include "dryrun.h"
-#include "export.h"
 #include "metrics_list.h"
 #include "replay.h"
+#include "sinks.h"
 
 enum {
 	OPT_FORMAT = 256,
 	OPT_OUTPUT,
 	OPT_OUTPUT_FD,
-	OPT_LISTEN,
-	OPT_WEB_CONFIG,
-	OPT_LINGER,
 	OPT_METRICS,
 	OPT_HELP,
 	OPT_VERSION,
@@ -42,9 +39,6 @@ static const struct option shared_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "output", required_argument, NULL, OPT_OUTPUT },
 	{ "output-fd", required_argument, NULL, OPT_OUTPUT_FD },
-	{ "listen", required_argument, NULL, OPT_LISTEN },
-	{ "web-config", required_argument, NULL, OPT_WEB_CONFIG },
-	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ "metrics", no_argument, NULL, OPT_METRICS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "list", optional_argument, NULL, OPT_LIST },
@@ -70,14 +64,23 @@ struct parse {
 	bool dry_run; /* --dry-run: what would be opened */
 	const char *glob;
 	const char *input; /* --input FILE: a record written again */
-	/* The option that chose the format (--format=csv, -x, -j), or NULL */
+	/*
+	 * The option that chose the format (--format=csv, -x, -j), or
+	 * NULL, and the format's word
+	 */
 	const char *format_by;
+	const char *format_word;
 	bool bad;
+	/* getopt's: the command's letters and its sinks' */
+	char optstring[64];
 };
 
-/* The shared long options and the command's, in one table for getopt. */
+/*
+ * The shared long options, the command's and its sinks', in one table
+ * for getopt, and the letters of the command and its sinks.
+ */
 static bool
-all_options(const struct cmdline *cl, struct option *all)
+all_options(const struct cmdline *cl, struct parse *p, struct option *all)
 {
 	size_t n = 0, i;
 
@@ -88,8 +91,11 @@ all_options(const struct cmdline *cl, struct option *all)
 			return false;
 		all[n++] = cl->options[i];
 	}
-	all[n] = (struct option) { NULL, 0, NULL, 0 };
-	return true;
+	if (strlcpy(p->optstring, cl->optstring, sizeof(p->optstring)) >=
+	    sizeof(p->optstring))
+		return false;
+	return sinks_getopt(
+	    &cl->out, all, &n, MAX_OPTIONS, p->optstring, sizeof(p->optstring));
 }
 
 /* A finite decimal number, wholly consumed. */
@@ -105,16 +111,16 @@ is_number(const char *arg)
 	    v < 1e9;
 }
 
-/* Whether the command's letter c takes an argument. */
+/* Whether the letter c (the command's or a sink's) takes an argument. */
 static bool
-takes_argument(const struct cmdline *cl, int c)
+takes_argument(const struct parse *p, int c)
 {
-	const char *p;
+	const char *at;
 
 	if (c <= 0 || c > 255 || c == ':' || c == '+')
 		return false;
-	p = strchr(cl->optstring, c);
-	return p != NULL && p[1] == ':';
+	at = strchr(p->optstring, c);
+	return at != NULL && at[1] == ':';
 }
 
 /*
@@ -123,7 +129,8 @@ takes_argument(const struct cmdline *cl, int c)
  * option is reported as the bad operand it is.
  */
 static void
-option_error(const struct cmdline *cl, int argc, char **argv)
+option_error(
+    const struct cmdline *cl, const struct parse *p, int argc, char **argv)
 {
 	const char *arg = argv[optind - 1];
 	char q = cl->quote;
@@ -141,7 +148,7 @@ option_error(const struct cmdline *cl, int argc, char **argv)
 		diag(NULL, "unrecognized option '%s'\n", arg);
 	else if (optopt >= OPT_FORMAT)
 		diag(NULL, "option '%s' requires an argument\n", arg);
-	else if (takes_argument(cl, optopt))
+	else if (takes_argument(p, optopt))
 		diag(NULL, "option requires an argument -- '%c'\n", optopt);
 	else
 		diag(NULL, "invalid option -- '%c'\n", optopt);
@@ -161,53 +168,15 @@ output_fd_option(struct cmdline *cl, struct parse *p, const char *arg)
 	}
 }
 
-static void
-listen_option(struct cmdline *cl, struct parse *p, const char *arg)
-{
-	if (export_parse_listen(arg) != 0) {
-		diag(NULL,
-		    "invalid listen address %c%s%c (addr:port, "
-		    "[addr6]:port or :port)\n",
-		    cl->quote, arg, cl->quote);
-		p->bad = true;
-	} else if (!export_can_listen()) {
-		diag(NULL,
-		    "--listen: this build has no HTTP server "
-		    "(libmicrohttpd)\n");
-		p->bad = true;
-	}
-	cl->out.listen = arg;
-}
-
-/* --linger=SECS: 0 to a day, in seconds, fractions too. */
-static void
-linger_option(struct cmdline *cl, struct parse *p, const char *arg)
-{
-	char *end;
-	double secs;
-
-	errno = 0;
-	secs = strtod(arg, &end);
-	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
-	    secs > 86400) {
-		diag(NULL, "invalid linger time %c%s%c (seconds, 0 to 86400)\n",
-		    cl->quote, arg, cl->quote);
-		p->bad = true;
-		return;
-	}
-	cl->out.linger_ms = (long)(secs * 1000 + 0.5);
-	cl->out.linger_given = true;
-}
-
 /*
- * The format chosen by option by; one option that chose another before it
- * is a usage error, said.
+ * The format (its word) chosen by option by; one option that chose
+ * another before it is a usage error, said.
  */
 static void
-choose_format(
-    struct cmdline *cl, struct parse *p, enum out_format format, const char *by)
+choose_format(struct cmdline *cl, struct parse *p, enum out_format format,
+    const char *word, const char *by)
 {
-	if (p->format_by != NULL && cl->out.format != format) {
+	if (p->format_by != NULL && strcmp(p->format_word, word) != 0) {
 		diag(NULL, "%s and %s cannot be given together\n", p->format_by,
 		    by);
 		p->bad = true;
@@ -215,14 +184,17 @@ choose_format(
 	}
 	cl->out.format = format;
 	p->format_by = by;
+	p->format_word = word;
 }
 
+/* --format's word: a format of rows, or one a sink renders whole. */
 static void
 format_option(struct cmdline *cl, struct parse *p, const char *arg)
 {
-	enum out_format format;
+	enum out_format format = OUT_SINK;
 
-	if (output_parse_format(arg, &format) != 0) {
+	if (output_parse_format(arg, &format) != 0 &&
+	    sinks_format(&cl->out, arg) == NULL) {
 		diag(NULL,
 		    "invalid format %c%s%c (table, csv, json, "
 		    "openmetrics, prometheus or trace)\n",
@@ -230,7 +202,7 @@ format_option(struct cmdline *cl, struct parse *p, const char *arg)
 		p->bad = true;
 		return;
 	}
-	choose_format(cl, p, format, "--format");
+	choose_format(cl, p, format, arg, "--format");
 }
 
 /* perf's -x SEP: CSV, its fields separated by one character. */
@@ -248,7 +220,7 @@ csv_separator_option(struct cmdline *cl, struct parse *p, const char *arg)
 		return;
 	}
 	cl->out.csv_separator = arg[0];
-	choose_format(cl, p, OUT_CSV, "-x");
+	choose_format(cl, p, OUT_CSV, "csv", "-x");
 }
 
 /*
@@ -308,19 +280,11 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 		break;
 	case 'j':
 	case OPT_JSON:
-		choose_format(cl, p, OUT_JSON, c == 'j' ? "-j" : "--json");
+		choose_format(
+		    cl, p, OUT_JSON, "json", c == 'j' ? "-j" : "--json");
 		break;
 	case OPT_OUTPUT_FD:
 		output_fd_option(cl, p, optarg);
-		break;
-	case OPT_LISTEN:
-		listen_option(cl, p, optarg);
-		break;
-	case OPT_WEB_CONFIG:
-		cl->out.web_config = optarg;
-		break;
-	case OPT_LINGER:
-		linger_option(cl, p, optarg);
 		break;
 	case OPT_METRICS:
 		cl->out.metrics = true;
@@ -357,10 +321,12 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 		break;
 	case '?':
 	case ':':
-		option_error(cl, argc, argv);
+		option_error(cl, p, argc, argv);
 		p->bad = true;
 		break;
 	default:
+		if (sinks_option(&cl->out, c, optarg, cl->quote, &p->bad))
+			break;
 		return cl->option(cl->arg, c, optarg, &p->bad);
 	}
 	return 0;
@@ -371,6 +337,7 @@ static bool
 done(struct cmdline *cl, const struct parse *p, int *status)
 {
 	bool both = cl->out.path != NULL && cl->out.fd >= 0;
+	const char *why;
 	struct list_style style = { LIST_TEXT, cl->out.csv_separator, false };
 
 	*status = 0;
@@ -428,14 +395,8 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 		*status = dryrun_print(cl->cpc, cl->specs, &cl->out, stdout);
 		return true;
 	}
-	if (cl->out.web_config != NULL && cl->out.listen == NULL) {
-		*status = cmdline_usage_error(
-		    "--web-config needs --listen: it says how to serve it");
-		return true;
-	}
-	if (cl->out.linger_given && cl->out.listen == NULL) {
-		*status = cmdline_usage_error(
-		    "--linger needs --listen: it keeps the listener up");
+	if ((why = sinks_check(&cl->out)) != NULL) {
+		*status = cmdline_usage_error("%s", why);
 		return true;
 	}
 	return false;
@@ -453,9 +414,13 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 		.format = OUT_TABLE,
 		.fd = -1,
 		.title = true,
-		.top_command_fd = -1,
 	};
-	if (!all_options(cl, all)) {
+	if (sinks_setup(&cl->out) != 0) {
+		diag(NULL, "no memory available\n");
+		*status = 1;
+		return false;
+	}
+	if (!all_options(cl, &p, all)) {
 		diag(NULL, "too many options\n");
 		*status = 1;
 		return false;
@@ -468,7 +433,7 @@ cmdline_parse(struct cmdline *cl, int argc, char **argv, int *status)
 	}
 	opterr = 0;
 	while (!(cl->stop_at_bad && p.bad) &&
-	    (c = getopt_long(argc, argv, cl->optstring, all, NULL)) != -1)
+	    (c = getopt_long(argc, argv, p.optstring, all, NULL)) != -1)
 		if ((*status = option(cl, &p, c, argc, argv)) != 0)
 			return false;
 	if (!done(cl, &p, status))

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The command line both commands share: -c, -D, -h, -n, -t, the output's
- * long options (--format, --output, --output-fd, --listen, --metrics), --help,
- * --version and --list, parsed one way for both, with getopt's complaints
+ * long options (--format, --output, --output-fd, --metrics), the options
+ * of the command's sinks (sinks.h: --listen, --top), --help, --version
+ * and --list, parsed one way for both, with getopt's complaints
  * under the program's name. Each command gives its own letters and long
  * options, and a function for them; its messages quote a bad argument as
  * the original did ('"' for cpustat, '\'' for cputrack).

@@ -14,7 +14,6 @@
 #include "cpus.h"
 #include "cpustat.h"
 #include "diag.h"
-#include "export.h"
 #include "fdlimit.h"
 #include "metrics_option.h"
 #include "pmumask.h"
@@ -27,8 +26,6 @@
  * output's own thread as each comes: a slow reader never holds a CPU's
  * samples up.
  */
-/* Its sink, which the run's options open: the exporter. */
-static const struct out_sink_ops *const sinks[] = { &export_sink, NULL };
 
 static int
 open_output(struct cpustat *cs)
@@ -36,7 +33,6 @@ open_output(struct cpustat *cs)
 	struct out_config cfg = cs->opt.out;
 
 	cfg.specs = cs->specs;
-	cfg.sinks = sinks;
 	cfg.timestamp = cs->opt.timestamp;
 	cs->out = output_open(cs->cpc, &cfg);
 	return cs->out != NULL ? 0 : -1;

@@ -14,6 +14,7 @@
 #include "cpus.h"
 #include "cpustat.h"
 #include "diag.h"
+#include "sinks.h"
 #include "topology.h"
 
 enum {
@@ -70,14 +71,10 @@ usage(FILE *out)
 	    "\t--output=file\n"
 	    "\t\t  write cpu statistics to this file\n"
 	    "\t--output-fd=fd\n"
-	    "\t\t  write cpu statistics to this open descriptor\n"
-	    "\t--listen=addr:port\n"
-	    "\t\t  serve the counts as metrics over HTTP at /metrics\n"
-	    "\t--web-config=file\n"
-	    "\t\t  TLS and users for --listen (Prometheus's web config)\n"
-	    "\t--linger=secs\n"
-	    "\t\t  after the count of intervals, serve the final counts\n"
-	    "\t\t  until a scrape takes them, secs at most (--listen)\n"
+	    "\t\t  write cpu statistics to this open descriptor\n",
+	    p, p, p, CPC_TICKREG_NAME);
+	sinks_help(out, OUT_CPUSTAT, "metrics");
+	fprintf(out,
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
@@ -114,8 +111,7 @@ usage(FILE *out)
 	    "\tmachine counts them. perf users: -a and -A (what cpustat\n"
 	    "\tdoes), -e event (-c), -I msec, -x sep, -j (--json).\n"
 	    "\n"
-	    "\tUse cputrack(1) to monitor per-process statistics.\n",
-	    p, p, p, CPC_TICKREG_NAME);
+	    "\tUse cputrack(1) to monitor per-process statistics.\n");
 }
 
 /*

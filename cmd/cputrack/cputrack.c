@@ -18,7 +18,6 @@
 #include "cputrack_opts.h"
 #include "cputrack_tty.h"
 #include "diag.h"
-#include "export.h"
 #include "metrics_option.h"
 #include "pmumask.h"
 #include "procname.h"
@@ -32,9 +31,6 @@
  * handled the events at hand: they appear the moment they are due, in a
  * pipe too, and a slow reader never holds the tracer up.
  */
-/* Its sinks, which the run's options open: the exporter, the live view. */
-static const struct out_sink_ops *const sinks[] = { &export_sink, &top_sink,
-	NULL };
 
 /* Whether --tid names threads of more than one process. */
 static bool
@@ -54,7 +50,6 @@ open_output(struct cputrack *ct)
 	struct out_config cfg = ct->opt.out;
 
 	cfg.specs = ct->specs;
-	cfg.sinks = sinks;
 	/* Rows of more than one process say whose they are. */
 	cfg.pid = ct->opt.follow_fork || ct->opt.cgroup != NULL ||
 	    ct->opt.npids > 1 || tids_span_procs(ct);
@@ -235,7 +230,7 @@ own_terminal(struct cputrack *ct)
 	if (cputrack_tty_open(ct->tty) != 0)
 		return -1;
 	ct->opt.out.fd = cputrack_tty_view(ct->tty);
-	ct->opt.out.top_command_fd = ct->tty->master;
+	ct->opt.view->command_fd = ct->tty->master;
 	return 0;
 }
 

@@ -18,6 +18,8 @@
 #include "defaults.h"
 #include "diag.h"
 #include "progpath.h"
+#include "sinks.h"
+#include "top.h"
 
 enum {
 	OPT_STRICT_EXEC = CMDLINE_OWN,
@@ -28,8 +30,7 @@ enum {
 	OPT_THREAD_SERIES,
 	OPT_TID,
 	OPT_PER_THREAD,
-	OPT_REPEAT,
-	OPT_TOP
+	OPT_REPEAT
 };
 
 /* The name under which cputrack is cputrack --top. */
@@ -38,8 +39,8 @@ enum {
 /* -r's bound: enough for any statistics, and no accidental forever. */
 #define MAX_REPEAT 100000
 
-static const struct option own_options[] = { { "engine", required_argument,
-						 NULL, OPT_ENGINE },
+static const struct option own_options[] = {
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "for-each-cgroup", required_argument, NULL, OPT_EACH_CGROUP },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
@@ -48,7 +49,8 @@ static const struct option own_options[] = { { "engine", required_argument,
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
-	{ "top", no_argument, NULL, OPT_TOP }, { NULL, 0, NULL, 0 } };
+	{ NULL, 0, NULL, 0 },
+};
 
 static void
 usage(FILE *out)
@@ -98,14 +100,10 @@ usage(FILE *out)
 	    "\t--output=file\n"
 	    "\t\t  the same as -o file\n"
 	    "\t--output-fd=fd\n"
-	    "\t\t  write cpu statistics to this open descriptor\n"
-	    "\t--listen=addr:port\n"
-	    "\t\t  serve the counts as metrics over HTTP at /metrics\n"
-	    "\t--web-config=file\n"
-	    "\t\t  TLS and users for --listen (Prometheus's web config)\n"
-	    "\t--linger=secs\n"
-	    "\t\t  after a run that ended by itself, serve the final counts\n"
-	    "\t\t  until a scrape takes them, secs at most (--listen)\n"
+	    "\t\t  write cpu statistics to this open descriptor\n",
+	    p, names, p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT);
+	sinks_help(out, OUT_CPUTRACK, "metrics");
+	fprintf(out,
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
 	    "\t\t  utilized, ...) to each row of counts\n"
@@ -126,7 +124,7 @@ usage(FILE *out)
 	    "\t\t  process and cgroup\n"
 	    "\t--engine=%s\n"
 	    "\t\t  how threads are followed and counted:\n",
-	    p, names, p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT, names);
+	    names);
 	engine_help(out);
 	fprintf(out,
 	    "\t--strict-exec\n"
@@ -137,10 +135,9 @@ usage(FILE *out)
 	    "\t\t  signal ended it) when the run itself succeeded\n"
 	    "\t-r count, --repeat=count\n"
 	    "\t\t  run the command count times, then give each event's\n"
-	    "\t\t  mean, +- %%, min and max over the runs\n"
-	    "\t--top\t  a live view, redrawn at each interval, instead of\n"
-	    "\t\t  rows (as cputop: with no target, the whole machine)\n"
-	    "\t-b\t  with --top: the view as text, once per interval\n"
+	    "\t\t  mean, +- %%, min and max over the runs\n");
+	sinks_help(out, OUT_CPUTRACK, "top");
+	fprintf(out,
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"
@@ -399,13 +396,6 @@ cgroup_engine(struct cputrack_opts *o)
 	return 0;
 }
 
-static bool
-metrics_wanted(const struct out_config *out)
-{
-	return out->listen != NULL || out->format == OUT_OPENMETRICS ||
-	    out->format == OUT_PROMETHEUS;
-}
-
 /* --engine: a name of the engines' table, or auto. */
 static void
 engine_option(struct cputrack *ct, bool *bad, const char *value)
@@ -484,12 +474,6 @@ option(void *arg, int c, const char *value, bool *bad)
 		break;
 	case OPT_ENGINE:
 		engine_option(ct, bad, value);
-		break;
-	case OPT_TOP:
-		o->top = true;
-		break;
-	case 'b':
-		o->top_batch = true;
 		break;
 	case 'r':
 	case OPT_REPEAT:
@@ -603,7 +587,7 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 		return cmdline_usage_error(
 		    "-r repeats a command that cputrack starts: give one, "
 		    "not -p, --tid or --cgroup");
-	if (out->listen != NULL ||
+	if (sinks_wanted(out, "metrics") ||
 	    (out->format != OUT_TABLE && out->format != OUT_CSV &&
 		out->format != OUT_JSON))
 		return cmdline_usage_error(
@@ -678,7 +662,7 @@ modes_note(struct cputrack *ct)
 		snprintf(note + n, size - n,
 		    ": user mode only, by Solaris's rule (perf stat counts "
 		    "kernel mode too: add ,sys)");
-	ct->opt.out.top_modes_note = n > 0 ? note : NULL;
+	ct->opt.view->modes_note = n > 0 ? note : NULL;
 }
 
 /*
@@ -698,7 +682,7 @@ top_options(struct cputrack *ct, int argc)
 					"--top (or cputop)") :
 		    0;
 	if (out->format != OUT_TABLE || out->path != NULL || out->fd >= 0 ||
-	    out->listen != NULL)
+	    sinks_wanted(out, "metrics"))
 		return cmdline_usage_error(
 		    "--top shows the counts itself: not with --format, -o, "
 		    "--output-fd or --listen");
@@ -721,13 +705,12 @@ top_options(struct cputrack *ct, int argc)
 	 */
 	if (o->ntids == 0)
 		o->follow_fork = o->follow_exec = true;
-	out->top = true;
-	out->top_batch = o->top_batch;
-	out->top_tick_ms = o->interval_ms;
+	o->view->on = true;
+	o->view->tick_ms = o->interval_ms;
 	/* Each refresh shows every set: one tick of each. */
-	out->top_refresh_ms =
+	o->view->refresh_ms =
 	    o->interval_ms * (unsigned)setgrp_nsets(ct->specs);
-	out->top_watching = o->watching;
+	o->view->watching = o->watching;
 	out->metrics = true;
 	modes_note(ct);
 	return 0;
@@ -759,7 +742,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUTRACK,
-		.optstring = "+:T:N:Defhntvo:r:c:p:I:x:jG:abM:",
+		.optstring = "+:T:N:Defhntvo:r:c:p:I:x:jG:aM:",
 		.options = own_options,
 		.quote = '\'',
 		.output_name = "-o",
@@ -777,6 +760,10 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 	if (!cmdline_parse(&cl, argc, argv, status))
 		return false;
 	ct->opt.out = cl.out;
+	/* The view's options are its sink's: cputrack asks it. */
+	ct->opt.view = sinks_config(&cl.out, "top");
+	ct->opt.top = ct->opt.top || ct->opt.view->on;
+	ct->opt.top_batch = ct->opt.view->batch;
 	if ((*status = top_options(ct, argc)) != 0)
 		return false;
 	if (!ct->opt.engine_given && engine_default(&ct->opt.engine) != 0) {
@@ -785,7 +772,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		    engine_names(names, sizeof(names), ", ", " or "));
 		return false;
 	}
-	if (ct->opt.thread_series && !metrics_wanted(&cl.out)) {
+	if (ct->opt.thread_series && !sinks_wanted(&cl.out, "metrics")) {
 		*status = cmdline_usage_error(
 		    "--thread-series needs metrics: --format=openmetrics, "
 		    "--format=prometheus or --listen");

@@ -43,33 +43,23 @@
 
 /*
  * A record in the queue: text already rendered (REC_TEXT: the title, the
- * stream's head), or a row (REC_ROW), at t ns after the start, with what
- * the formats write of a struct out_row. After it come the row's values
- * (nvalues), its CPUs where they say which parts it holds (has_cpus:
- * cpustat's, of a set with parts), then each string of STRINGS that it has (a
- * bit each in strings), NUL-terminated: the row's, and text that goes before it
- * (cpustat -T's timestamp line; a REC_TEXT's text). The process's name
- * goes only where the format writes it (the trace).
+ * stream's head), or a row (REC_ROW), at t ns after the start. The row
+ * goes as one block, struct out_row whole, so that a field added to it
+ * goes too; its pointers are worthless in the queue (but label's, a
+ * literal) and the writer sets them again from what follows: the row's
+ * values (nvalues), its metrics, its CPUs where they say which parts it
+ * holds (has_cpus: cpustat's, of a set with parts), then each string of
+ * STRINGS that it has (a bit each in strings), NUL-terminated: the row's,
+ * and text that goes before it (cpustat -T's timestamp line; a REC_TEXT's
+ * text). The process's name goes only where the format writes it (the
+ * trace).
  */
 enum rec_kind { REC_TEXT, REC_ROW };
 enum { S_NOT_COUNTED, S_PARTIAL, S_ARGS, S_BEFORE, S_COMM, S_UNIT, STRINGS };
 
 struct row_rec {
-	const char *label; /* a literal */
+	struct out_row row;
 	hrtime_t t;
-	uint64_t tick;
-	uint64_t enabled_ns;
-	uint64_t running_ns;
-	uint64_t elapsed_ns;
-	unsigned long intervals;
-	unsigned long proc;
-	pid_t pid;
-	pid_t tid;
-	pid_t child;
-	int lwp;
-	int cpu;
-	int ncpus;
-	int setno;
 	uint16_t nvalues;
 	uint16_t nmetrics; /* -M's values, after the counts */
 	uint16_t nderived; /* --metrics's, after those */
@@ -131,8 +121,8 @@ struct output {
 };
 
 /*
- * The formats --format names. The metrics write no rows: a sink renders
- * them whole (the exporter's).
+ * The formats of rows --format names. A sink's (the exporter's metrics)
+ * write no rows: the sink renders them whole (OUT_SINK).
  */
 static const struct {
 	const char *name;
@@ -142,8 +132,6 @@ static const struct {
 	{ "table", OUT_TABLE, &out_table_format },
 	{ "csv", OUT_CSV, &out_csv_format },
 	{ "json", OUT_JSON, &out_json_format },
-	{ "openmetrics", OUT_OPENMETRICS, NULL },
-	{ "prometheus", OUT_PROMETHEUS, NULL },
 	{ "trace", OUT_TRACE, &out_trace_format },
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
@@ -184,8 +172,7 @@ output_now(void)
 static bool
 metrics_format(const struct output *o)
 {
-	return o->run.cfg.format == OUT_OPENMETRICS ||
-	    o->run.cfg.format == OUT_PROMETHEUS;
+	return o->run.cfg.format == OUT_SINK;
 }
 
 /*
@@ -422,12 +409,13 @@ output_free(struct output *o)
 static int
 open_sinks(struct output *o, bool *stream_taken)
 {
-	const struct out_sink_ops *const *ops = o->run.cfg.sinks;
+	const struct out_config *cfg = &o->run.cfg;
+	const struct out_sink *use;
 	struct sink *s;
 
 	o->host = (struct out_sink_host) { sink_locked, o };
-	for (; ops != NULL && *ops != NULL; ops++) {
-		if (!(*ops)->wanted(&o->run.cfg))
+	for (use = cfg->sinks; use < cfg->sinks + cfg->nsinks; use++) {
+		if (!use->ops->wanted(cfg, use->cfg))
 			continue;
 		if (o->nsinks == MAX_SINKS) {
 			diag(NULL, "more than %d sinks for one run\n",
@@ -435,9 +423,10 @@ open_sinks(struct output *o, bool *stream_taken)
 			return -1;
 		}
 		s = &o->sinks[o->nsinks];
-		if ((s->state = (*ops)->open(&o->run, o->fd, &o->host)) == NULL)
+		s->state = use->ops->open(&o->run, use->cfg, o->fd, &o->host);
+		if (s->state == NULL)
 			return -1;
-		s->ops = *ops;
+		s->ops = use->ops;
 		o->nsinks++;
 		if (s->ops->takes_stream)
 			*stream_taken = true;
@@ -566,26 +555,41 @@ holds_parts(const struct output *o, const struct out_row *r)
 	return spec->nparts > 0 || spec->nboxes > 0;
 }
 
+/* A row's values, metrics and CPUs, as parts after its block. */
+static int
+row_parts(struct output *o, struct row_rec *rec, struct iovec *parts)
+{
+	const struct out_row *r = &rec->row;
+	int n = 0;
+
+	if (r->values != NULL && r->not_counted == NULL) {
+		rec->nvalues = (uint16_t)spec_nvalues(o->run.specs[r->setno]);
+		parts[n++] = (struct iovec) { (void *)r->values,
+			(size_t)rec->nvalues * sizeof(uint64_t) };
+	}
+	if (r->metrics != NULL) {
+		rec->nmetrics = (uint16_t)o->run.nmetrics;
+		parts[n++] = (struct iovec) { (void *)r->metrics,
+			(size_t)rec->nmetrics * sizeof(*r->metrics) };
+	}
+	if (r->derived != NULL) {
+		rec->nderived = (uint16_t)out_run_nderived(&o->run, r->setno);
+		parts[n++] = (struct iovec) { (void *)r->derived,
+			(size_t)rec->nderived * sizeof(*r->derived) };
+	}
+	if (rec->has_cpus)
+		parts[n++] =
+		    (struct iovec) { (void *)r->cpus, sizeof(*r->cpus) };
+	return n;
+}
+
 static void
 queue_record(
     struct output *o, enum rec_kind kind, const struct out_row *r, hrtime_t t)
 {
 	struct row_rec rec = {
-		.label = r->label,
+		.row = *r,
 		.t = t,
-		.tick = r->tick,
-		.enabled_ns = r->enabled_ns,
-		.running_ns = r->running_ns,
-		.elapsed_ns = r->elapsed_ns,
-		.intervals = r->intervals,
-		.pid = r->pid,
-		.proc = r->proc,
-		.tid = r->tid,
-		.child = r->child,
-		.lwp = r->lwp,
-		.cpu = r->cpu,
-		.ncpus = r->ncpus,
-		.setno = r->setno,
 		.kind = (uint8_t)kind,
 		.has_cpus = holds_parts(o, r),
 	};
@@ -598,31 +602,14 @@ queue_record(
 		r->unit,
 	};
 	struct iovec parts[4 + STRINGS];
-	int n = 1, i;
+	int n, i;
 
 	if (o->rec.failed) {
 		count_drop(o, r->label);
 		out_buf_reset(&o->rec);
 		return;
 	}
-	if (r->values != NULL && r->not_counted == NULL) {
-		rec.nvalues = (uint16_t)spec_nvalues(o->run.specs[r->setno]);
-		parts[n++] = (struct iovec) { (void *)r->values,
-			(size_t)rec.nvalues * sizeof(uint64_t) };
-	}
-	if (r->metrics != NULL) {
-		rec.nmetrics = (uint16_t)o->run.nmetrics;
-		parts[n++] = (struct iovec) { (void *)r->metrics,
-			(size_t)rec.nmetrics * sizeof(*r->metrics) };
-	}
-	if (r->derived != NULL) {
-		rec.nderived = (uint16_t)out_run_nderived(&o->run, r->setno);
-		parts[n++] = (struct iovec) { (void *)r->derived,
-			(size_t)rec.nderived * sizeof(*r->derived) };
-	}
-	if (rec.has_cpus)
-		parts[n++] =
-		    (struct iovec) { (void *)r->cpus, sizeof(*r->cpus) };
+	n = 1 + row_parts(o, &rec, parts + 1);
 	for (i = 0; i < STRINGS; i++)
 		if (strings[i] != NULL) {
 			rec.strings |= (uint8_t)(1u << i);
@@ -636,54 +623,33 @@ queue_record(
 		out_buf_reset(&o->rec);
 }
 
-/* The writer's: one record, as the format writes it. */
+/*
+ * A record's row, its pointers set again to the parts after its block
+ * (NULL where it has none); the text before it, or NULL.
+ */
 static void
-render(void *arg, const void *data, size_t len, struct out_buf *text)
+read_parts(const struct row_rec *rec, struct out_row *row, const char **before)
 {
-	const struct output *o = arg;
-	const struct row_rec *rec = data;
-	const char *at = (const char *)(rec + 1), *before = NULL;
-	struct out_row row = {
-		.label = rec->label,
-		.pid = rec->pid,
-		.proc = rec->proc,
-		.lwp = rec->lwp,
-		.tid = rec->tid,
-		.cpu = rec->cpu,
-		.ncpus = rec->ncpus,
-		.intervals = rec->intervals,
-		.setno = rec->setno,
-		.values = rec->nvalues > 0 ? (const uint64_t *)at : NULL,
-		.tick = rec->tick,
-		.enabled_ns = rec->enabled_ns,
-		.running_ns = rec->running_ns,
-		.elapsed_ns = rec->elapsed_ns,
-		.child = rec->child,
-	};
+	const char *at = (const char *)(rec + 1);
 	const char **strings[STRINGS] = {
-		&row.not_counted,
-		&row.partial,
-		&row.args,
-		&before,
-		&row.comm,
-		&row.unit,
+		&row->not_counted,
+		&row->partial,
+		&row->args,
+		before,
+		&row->comm,
+		&row->unit,
 	};
 	int i;
 
-	(void)len;
+	*row = rec->row;
+	row->values = rec->nvalues > 0 ? (const void *)at : NULL;
 	at += (size_t)rec->nvalues * sizeof(uint64_t);
-	if (rec->nmetrics > 0) {
-		row.metrics = (const struct metric_value *)at;
-		at += (size_t)rec->nmetrics * sizeof(struct metric_value);
-	}
-	if (rec->nderived > 0) {
-		row.derived = (const void *)at;
-		at += (size_t)rec->nderived * sizeof(double);
-	}
-	if (rec->has_cpus) {
-		row.cpus = (const cpu_set_t *)at;
-		at += sizeof(cpu_set_t);
-	}
+	row->metrics = rec->nmetrics > 0 ? (const void *)at : NULL;
+	at += (size_t)rec->nmetrics * sizeof(struct metric_value);
+	row->derived = rec->nderived > 0 ? (const void *)at : NULL;
+	at += (size_t)rec->nderived * sizeof(double);
+	row->cpus = rec->has_cpus ? (const void *)at : NULL;
+	at += rec->has_cpus ? sizeof(cpu_set_t) : 0;
 	for (i = 0; i < STRINGS; i++) {
 		*strings[i] = NULL;
 		if (rec->strings & (1u << i)) {
@@ -691,6 +657,19 @@ render(void *arg, const void *data, size_t len, struct out_buf *text)
 			at += strlen(at) + 1;
 		}
 	}
+}
+
+/* The writer's: one record, as the format writes it. */
+static void
+render(void *arg, const void *data, size_t len, struct out_buf *text)
+{
+	const struct output *o = arg;
+	const struct row_rec *rec = data;
+	const char *before;
+	struct out_row row;
+
+	(void)len;
+	read_parts(rec, &row, &before);
 	if (before != NULL)
 		out_buf_str(text, before);
 	if (rec->kind == REC_TEXT)
@@ -964,21 +943,19 @@ say_drops(struct output *o)
 }
 
 /*
- * The run has ended by itself: with --linger, the sinks that serve the
- * final counts wait until a client has taken them whole, or the time
- * passes, or an ending signal comes.
+ * The run has ended by itself: the sinks that serve the final counts
+ * wait, as their own options say (the exporter's --linger).
  */
 void
 output_linger(struct output *o)
 {
 	int i;
 
-	if (o == NULL || o->run.cfg.linger_ms <= 0)
+	if (o == NULL)
 		return;
 	for (i = 0; i < o->nsinks; i++)
 		if (o->sinks[i].ops->linger != NULL)
-			o->sinks[i].ops->linger(
-			    o->sinks[i].state, o->run.cfg.linger_ms);
+			o->sinks[i].ops->linger(o->sinks[i].state);
 }
 
 /*

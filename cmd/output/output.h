@@ -34,14 +34,8 @@
 /* output_close's status when rows were dropped and nothing else failed. */
 #define OUTPUT_STATUS_DROPPED 3
 
-enum out_format {
-	OUT_TABLE,
-	OUT_CSV,
-	OUT_JSON,
-	OUT_OPENMETRICS,
-	OUT_PROMETHEUS,
-	OUT_TRACE
-};
+/* OUT_SINK: a sink's format, rendered whole (its configuration says which) */
+enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_TRACE, OUT_SINK };
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
 struct metric_env;
@@ -49,31 +43,34 @@ struct metric_plan;
 struct metric_value;
 struct out_sink_ops;
 
+/* A sink a command has, and its configuration (out_sink.h). */
+struct out_sink {
+	const struct out_sink_ops *ops;
+	void *cfg;
+};
+
 struct out_config {
 	enum out_tool tool;
 	enum out_format format;
 	/*
-	 * The command's sinks (out_sink.h), NULL-ended: those the run wants
-	 * are opened, in this order; NULL: none.
+	 * The command's sinks (nsinks): those the run wants are opened, in
+	 * this order.
 	 */
-	const struct out_sink_ops *const *sinks;
-	const setgrp_t *specs;	/* the run's master set group */
-	const char *path;	/* -o/--output FILE, or NULL */
-	int fd;			/* --output-fd, or -1: standard output */
-	const char *listen;	/* --listen ADDR:PORT, or NULL */
-	const char *web_config; /* --web-config FILE, or NULL */
-	long linger_ms;		/* --linger: the final counts' wait */
-	bool linger_given;
-	const char *engine; /* cputrack's engine, for the metrics */
-	bool title;	    /* table: the title line (not -n) */
-	bool tsc;	    /* -t: the tsc column */
-	bool pid;	    /* cputrack -f: the pid column */
-	bool thread_series; /* cputrack: metrics per LWP too */
-	bool cgroup_names;  /* --for-each-cgroup: rows name theirs */
-	char timestamp;	    /* cpustat -T: 'u', 'd', or 0 */
-	int per_unit;	    /* cpustat --per-*: enum topo_unit */
-	bool cpus_chosen;   /* cpustat -C: the table's total reads "all" */
-	bool metrics;	    /* --metrics: perf stat's derived metrics */
+	const struct out_sink *sinks;
+	int nsinks;
+	const setgrp_t *specs; /* the run's master set group */
+	const char *path;      /* -o/--output FILE, or NULL */
+	int fd;		       /* --output-fd, or -1: standard output */
+	const char *engine;    /* cputrack's engine, for the metrics */
+	bool title;	       /* table: the title line (not -n) */
+	bool tsc;	       /* -t: the tsc column */
+	bool pid;	       /* cputrack -f: the pid column */
+	bool thread_series;    /* cputrack: metrics per LWP too */
+	bool cgroup_names;     /* --for-each-cgroup: rows name theirs */
+	char timestamp;	       /* cpustat -T: 'u', 'd', or 0 */
+	int per_unit;	       /* cpustat --per-*: enum topo_unit */
+	bool cpus_chosen;      /* cpustat -C: the table's total reads "all" */
+	bool metrics;	       /* --metrics: perf stat's derived metrics */
 	/*
 	 * -M: the vendors' metrics, planned (metric_plan.h), whose events
 	 * are one set of the run; NULL: none. --metric-only: the table
@@ -97,23 +94,6 @@ struct out_config {
 	bool name_pics;
 	char csv_separator; /* -x: CSV's separator; 0: ',' */
 	bool summary_only;  /* cputrack -r -n: no rows but the summary */
-	/*
-	 * --top: the live view instead of rows; its batch mode (-b), what
-	 * is watched, -T, the refresh, a note
-	 */
-	bool top;
-	bool top_batch;
-	const char *top_watching;
-	unsigned top_tick_ms;
-	unsigned top_refresh_ms;
-	const char *top_note;
-	const char *top_modes_note; /* events that count user mode only */
-	/*
-	 * The master of the started command's own terminal, whose output
-	 * the view shows and keeps; -1: none (the command writes where
-	 * cputrack's descriptors go)
-	 */
-	int top_command_fd;
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */
@@ -227,9 +207,9 @@ int output_check_fd(int fd);
 struct output *output_open(cpc_t *cpc, const struct out_config *cfg);
 /*
  * A run that ended by itself (its target, its count), not by a signal:
- * with --linger, serve the final counts until a client has taken them,
- * or --linger's time passes, or SIGINT, SIGTERM, SIGHUP or SIGQUIT
- * comes. Nothing without --linger and --listen.
+ * the sinks that serve the final counts wait (the exporter's --linger:
+ * until a client has taken them, or its time passes, or SIGINT, SIGTERM,
+ * SIGHUP or SIGQUIT comes).
  */
 void output_linger(struct output *o);
 /*

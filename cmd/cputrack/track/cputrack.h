@@ -57,9 +57,10 @@ struct cputrack_opts {
 	const struct engine *engine; /* --engine's or CPCTOOLS_ENGINE's;
 					NULL: auto */
 	bool engine_given;	     /* --engine */
-	bool top;	  /* --top, or run as cputop: the live view */
-	bool top_batch;	  /* -b: the view as text, once per refresh */
-	bool top_machine; /* cputop with no target: every process */
+	bool top;		 /* --top, or run as cputop: the live view */
+	bool top_batch;		 /* -b: the view as text, once per refresh */
+	struct top_config *view; /* --top's sink's configuration */
+	bool top_machine;	 /* cputop with no target: every process */
 	/* ... counted by an engine that stands in (engine_instead) */
 	const struct engine *instead;
 	char watching[160];   /* --top: what is watched, in words */

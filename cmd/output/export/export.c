@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The exporter (see export.h): the metrics, and their listener. */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "diag.h"
@@ -10,28 +11,123 @@
 
 struct exporter {
 	const struct out_run *run;
+	const struct export_config *cfg;
 	struct out_metrics *metrics;
 	struct out_http *http; /* --listen's, or NULL */
 	struct out_sink_host host;
 };
 
-bool
-export_can_listen(void)
+enum { OPT_LISTEN, OPT_WEB_CONFIG, OPT_LINGER };
+
+static const struct out_sink_option options[] = {
+	[OPT_LISTEN] = { "listen", 0, true,
+	    { "\t--listen=addr:port\n"
+	      "\t\t  serve the counts as metrics over HTTP at /metrics\n" } },
+	[OPT_WEB_CONFIG] = { "web-config", 0, true,
+	    { "\t--web-config=file\n"
+	      "\t\t  TLS and users for --listen (Prometheus's web config)\n" } },
+	/* Each tool's run ends by itself its own way. */
+	[OPT_LINGER] = { "linger", 0, true,
+	    { [OUT_CPUTRACK] = "\t--linger=secs\n"
+			       "\t\t  after a run that ended by itself, "
+			       "serve the final counts\n"
+			       "\t\t  until a scrape takes them, secs at "
+			       "most (--listen)\n",
+		[OUT_CPUSTAT] = "\t--linger=secs\n"
+				"\t\t  after the count of intervals, serve "
+				"the final counts\n"
+				"\t\t  until a scrape takes them, secs at "
+				"most (--listen)\n" } },
+	{ 0 }
+};
+
+static const char *const formats[] = { "openmetrics", "prometheus", NULL };
+
+static int
+parse_listen(struct export_config *c, const char *arg, char quote)
 {
-	return out_http_available();
+	c->listen = arg;
+	if (listen_addr_parse(arg) != 0) {
+		diag(NULL,
+		    "invalid listen address %c%s%c (addr:port, "
+		    "[addr6]:port or :port)\n",
+		    quote, arg, quote);
+		return -1;
+	}
+	if (!out_http_available()) {
+		diag(NULL,
+		    "--listen: this build has no HTTP server "
+		    "(libmicrohttpd)\n");
+		return -1;
+	}
+	return 0;
 }
 
-int
-export_parse_listen(const char *arg)
+/* --linger=SECS: 0 to a day, in seconds, fractions too. */
+static int
+parse_linger(struct export_config *c, const char *arg, char quote)
 {
-	return listen_addr_parse(arg);
+	char *end;
+	double secs;
+
+	errno = 0;
+	secs = strtod(arg, &end);
+	if (arg[0] == '\0' || *end != '\0' || errno != 0 || !(secs >= 0) ||
+	    secs > 86400) {
+		diag(NULL, "invalid linger time %c%s%c (seconds, 0 to 86400)\n",
+		    quote, arg, quote);
+		return -1;
+	}
+	c->linger_ms = (long)(secs * 1000 + 0.5);
+	c->linger_given = true;
+	return 0;
+}
+
+static int
+export_option(void *cfg, int i, const char *arg, char quote)
+{
+	struct export_config *c = cfg;
+
+	switch (i) {
+	case OPT_LISTEN:
+		return parse_listen(c, arg, quote);
+	case OPT_WEB_CONFIG:
+		c->web_config = arg;
+		return 0;
+	default:
+		return parse_linger(c, arg, quote);
+	}
+}
+
+static void
+export_format(void *cfg, int i)
+{
+	struct export_config *c = cfg;
+
+	c->format = true;
+	c->openmetrics = i == 0;
+}
+
+/* --web-config and --linger say how to serve: there must be a server. */
+static const char *
+export_check(const void *cfg)
+{
+	const struct export_config *c = cfg;
+
+	if (c->web_config != NULL && c->listen == NULL)
+		return "--web-config needs --listen: it says how to serve it";
+	if (c->linger_given && c->listen == NULL)
+		return "--linger needs --listen: it keeps the listener up";
+	return NULL;
 }
 
 static bool
-export_wanted(const struct out_config *cfg)
+export_wanted(const struct out_config *cfg, const void *own)
 {
-	return cfg->listen != NULL || cfg->format == OUT_OPENMETRICS ||
-	    cfg->format == OUT_PROMETHEUS;
+	const struct export_config *c = own;
+
+	(void)cfg;
+	return c->listen != NULL || c->format;
 }
 
 /* A scrape's render, under the output's lock: with the exporter's health. */
@@ -71,9 +167,10 @@ render_for_http(void *arg, struct out_buf *b, bool openmetrics,
 static void export_close(void *state, struct out_buf *text);
 
 static void *
-export_open(const struct out_run *run, int fd, const struct out_sink_host *host)
+export_open(const struct out_run *run, const void *own, int fd,
+    const struct out_sink_host *host)
 {
-	const struct out_config *cfg = &run->cfg;
+	const struct export_config *cfg = own;
 	struct exporter *e = calloc(1, sizeof(*e));
 
 	(void)fd;
@@ -83,6 +180,7 @@ export_open(const struct out_run *run, int fd, const struct out_sink_host *host)
 		return NULL;
 	}
 	e->run = run;
+	e->cfg = cfg;
 	e->host = *host;
 	if (cfg->listen != NULL &&
 	    (e->http = out_http_open(
@@ -143,21 +241,21 @@ export_render(void *state, struct out_buf *b, hrtime_t now)
 {
 	struct exporter *e = state;
 
-	out_metrics_render(
-	    e->metrics, b, e->run->cfg.format == OUT_OPENMETRICS, now, NULL);
+	out_metrics_render(e->metrics, b, e->cfg->openmetrics, now, NULL);
 }
 
 /*
- * The counts are final: wait, ms at most, until a client has taken them
- * whole, or an ending signal comes. Nothing when it does not listen.
+ * The counts are final: with --linger, wait until a client has taken
+ * them whole, or its time passes, or an ending signal comes. Nothing
+ * when it does not listen.
  */
 static void
-export_wait_final(void *state, long ms)
+export_wait_final(void *state)
 {
 	struct exporter *e = state;
 
-	if (e->http != NULL)
-		(void)out_http_wait_final(e->http, ms);
+	if (e->http != NULL && e->cfg->linger_ms > 0)
+		(void)out_http_wait_final(e->http, e->cfg->linger_ms);
 }
 
 static void
@@ -175,6 +273,12 @@ export_close(void *state, struct out_buf *text)
 
 const struct out_sink_ops export_sink = {
 	.name = "metrics",
+	.options = options,
+	.config_size = sizeof(struct export_config),
+	.option = export_option,
+	.formats = formats,
+	.format = export_format,
+	.check = export_check,
 	.wanted = export_wanted,
 	.open = export_open,
 	.start = export_serve,

@@ -3,9 +3,9 @@
  * The exporter: the counters as metrics (out_metrics.c), for a file or a
  * stream (--format=openmetrics, prometheus) and over HTTP (--listen,
  * out_http.c, with --web-config's TLS and users, webconfig.c and
- * web_auth.c). It is a sink of the output (export_sink, out_sink.h),
- * which a command hands in; the command line's parser asks it about
- * --listen. Nothing else reaches it past this header (the architecture
+ * web_auth.c). It is a sink of the output (export_sink, out_sink.h), a
+ * row of the table of sinks (cmd/cli/sinks.def), with its options and its
+ * formats. Nothing else reaches it past this header (the architecture
  * check, tests/arch, holds code outside export/ to that). A scrape,
  * from the listener's thread, renders under the output's lock, as every
  * other call of the output is made.
@@ -47,10 +47,15 @@ struct out_health {
 typedef void(out_render_fn)(void *arg, struct out_buf *b, bool openmetrics,
     const struct out_http_auth *auth);
 
-/* Whether this build can serve HTTP (libmicrohttpd). */
-bool export_can_listen(void);
-/* ADDR:PORT, [ADDR6]:PORT or :PORT, PORT 1 to 65535: 0, or -1. */
-int export_parse_listen(const char *arg);
+/* What its options and --format say. */
+struct export_config {
+	const char *listen;	/* --listen ADDR:PORT, or NULL */
+	const char *web_config; /* --web-config FILE, or NULL */
+	long linger_ms;		/* --linger: the final counts' wait */
+	bool linger_given;
+	bool format;	  /* --format is the metrics', */
+	bool openmetrics; /* ... OpenMetrics 1.0, not Prometheus 0.0.4 */
+};
 
 /*
  * The sink: wanted for the metrics formats and for --listen; with

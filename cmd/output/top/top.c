@@ -71,16 +71,53 @@ top_free(struct top *t)
 	free(t);
 }
 
-static bool
-top_wanted(const struct out_config *cfg)
+enum { OPT_TOP, OPT_BATCH };
+
+static const struct out_sink_option options[] = {
+	[OPT_TOP] = { "top", 0, false,
+	    { "\t--top\t  a live view, redrawn at each interval, instead of\n"
+	      "\t\t  rows (as cputop: with no target, the whole machine)\n" } },
+	[OPT_BATCH] = { NULL, 'b', false,
+	    { "\t-b\t  with --top: the view as text, once per interval\n" } },
+	{ 0 }
+};
+
+static void
+top_config_init(void *cfg)
 {
-	return cfg->top;
+	struct top_config *c = cfg;
+
+	c->command_fd = -1;
+}
+
+static int
+top_option(void *cfg, int i, const char *arg, char quote)
+{
+	struct top_config *c = cfg;
+
+	(void)arg;
+	(void)quote;
+	if (i == OPT_TOP)
+		c->on = true;
+	else
+		c->batch = true;
+	return 0;
+}
+
+static bool
+top_wanted(const struct out_config *cfg, const void *own)
+{
+	const struct top_config *c = own;
+
+	(void)cfg;
+	return c->on;
 }
 
 static void *
-top_open(const struct out_run *run, int fd, const struct out_sink_host *host)
+top_open(const struct out_run *run, const void *own, int fd,
+    const struct out_sink_host *host)
 {
-	const struct out_config *cfg = &run->cfg;
+	const struct top_config *cfg = own;
 	struct top *t = calloc(1, sizeof(*t));
 
 	(void)host;
@@ -92,12 +129,12 @@ top_open(const struct out_run *run, int fd, const struct out_sink_host *host)
 	pthread_mutex_init(&t->message_lock, NULL);
 	t->run = run;
 	t->fd = fd;
-	if (!cfg->top_batch && (t->screen = top_screen_open(fd)) == NULL) {
+	if (!cfg->batch && (t->screen = top_screen_open(fd)) == NULL) {
 		top_free(t);
 		return NULL;
 	}
-	if (t->screen != NULL && cfg->top_command_fd >= 0 &&
-	    (t->output = top_output_open(cfg->top_command_fd)) == NULL) {
+	if (t->screen != NULL && cfg->command_fd >= 0 &&
+	    (t->output = top_output_open(cfg->command_fd)) == NULL) {
 		top_free(t);
 		return NULL;
 	}
@@ -108,14 +145,14 @@ top_open(const struct out_run *run, int fd, const struct out_sink_host *host)
 		return NULL;
 	}
 	t->choice.sort = top_view_default_sort(t->view);
-	t->choice.interval_ms = cfg->top_refresh_ms;
-	t->choice.fold_ended = cfg->top_batch;
+	t->choice.interval_ms = cfg->refresh_ms;
+	t->choice.fold_ended = cfg->batch;
 	t->about = (struct top_about) {
-		.engine = cfg->engine != NULL ? cfg->engine : "",
-		.watching = cfg->top_watching != NULL ? cfg->top_watching : "",
-		.tick_ms = cfg->top_tick_ms,
-		.note = cfg->top_note,
-		.modes = cfg->top_modes_note,
+		.engine = run->cfg.engine != NULL ? run->cfg.engine : "",
+		.watching = cfg->watching != NULL ? cfg->watching : "",
+		.tick_ms = cfg->tick_ms,
+		.note = cfg->note,
+		.modes = cfg->modes_note,
 	};
 	t->refreshed_at = run->start;
 	return t;
@@ -475,6 +512,10 @@ top_close(void *state, struct out_buf *text)
 
 const struct out_sink_ops top_sink = {
 	.name = "top",
+	.options = options,
+	.config_size = sizeof(struct top_config),
+	.config_init = top_config_init,
+	.option = top_option,
 	.takes_stream = true,
 	.wanted = top_wanted,
 	.open = top_open,

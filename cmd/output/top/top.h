@@ -9,14 +9,37 @@
  *	top_screen.c  the terminal: curses, the keys, resizes
  *	top.c	      this: the refreshes, and the lock they share
  *
- * It is a sink of the output (top_sink, out_sink.h), which cputrack hands
- * in: rows come from the engine's thread, the keys and the drawing run on
- * the screen's own thread.
+ * It is a sink of the output (top_sink, out_sink.h), cputrack's row of
+ * the table of sinks (cmd/cli/sinks.def), with its options --top and -b:
+ * rows come from the engine's thread, the keys and the drawing run on the
+ * screen's own thread.
  */
 #ifndef TOP_H
 #define TOP_H
 
+#include <stdbool.h>
+
 #include "out_sink.h"
+
+/*
+ * Its configuration: --top and -b, and what cputrack tells the view of
+ * the run (out_config's sinks).
+ */
+struct top_config {
+	bool on;		/* --top, or run as cputop */
+	bool batch;		/* -b: the view as text, once per refresh */
+	const char *watching;	/* what is watched, in words */
+	unsigned tick_ms;	/* -T */
+	unsigned refresh_ms;	/* a refresh's interval */
+	const char *note;	/* a line of its own, or NULL */
+	const char *modes_note; /* events that count user mode only */
+	/*
+	 * The master of the started command's own terminal, whose output
+	 * the view shows and keeps; -1: none (the command writes where
+	 * cputrack's descriptors go)
+	 */
+	int command_fd;
+};
 
 /*
  * The sink: wanted for --top. On the terminal at the stream's descriptor

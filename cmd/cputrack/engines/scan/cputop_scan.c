@@ -43,6 +43,7 @@
 #include "cputrack_engine.h"
 #include "diag.h"
 #include "fdlimit.h"
+#include "top.h"
 
 /* Descriptors kept for the output, the terminal and /proc's reads. */
 #define FDS_RESERVED 64
@@ -987,7 +988,7 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		return err;
 	}
 	ct->engine_state = st;
-	ct->opt.out.top_note =
+	ct->opt.view->note =
 	    "counted from outside: what starts and ends between two scans "
 	    "counts in its process's line, or its parent's";
 	return 0;

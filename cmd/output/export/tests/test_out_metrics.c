@@ -45,7 +45,7 @@ static void
 store_open_as(struct store *s, enum out_tool tool, bool thread_series)
 {
 	struct out_config cfg = { .tool = tool,
-		.format = OUT_OPENMETRICS,
+		.format = OUT_SINK,
 		.fd = -1,
 		.thread_series = thread_series,
 		.metrics = with_metrics };

@@ -40,7 +40,7 @@ static void
 open_fixture(struct fixture *f)
 {
 	struct out_config cfg = {
-		.tool = OUT_CPUTRACK, .top = true, .fd = -1, .metrics = true
+		.tool = OUT_CPUTRACK, .fd = -1, .metrics = true
 	};
 
 	memset(f, 0, sizeof(*f));

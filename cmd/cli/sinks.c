@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The table of sinks (sinks.def), and what the command line asks of it
+ * (see sinks.h). A sink's long option k of all of them, counted across
+ * the table's rows, is getopt's SINKS_OPTION + k.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "out_sink.h"
+#include "sinks.h"
+
+#define SINK_TOOL(tool)	 (1u << (tool))
+#define SINK(ops, tools) extern const struct out_sink_ops ops;
+#include "sinks.def"
+#undef SINK
+
+static const struct {
+	const struct out_sink_ops *ops;
+	unsigned tools;
+} table[] = {
+#define SINK(ops, tools) { &ops, tools },
+#include "sinks.def"
+#undef SINK
+};
+#define NSINKS (sizeof(table) / sizeof(table[0]))
+
+/* The sinks of one process: its command's rows, configured. */
+static struct out_sink used[NSINKS];
+
+int
+sinks_setup(struct out_config *cfg)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < NSINKS; i++) {
+		if (!(table[i].tools & SINK_TOOL(cfg->tool)))
+			continue;
+		/* Made anew: a sink's options start from its defaults. */
+		free(used[n].cfg);
+		used[n].cfg = calloc(1, table[i].ops->config_size + 1);
+		if (used[n].cfg == NULL)
+			return -1;
+		used[n].ops = table[i].ops;
+		if (used[n].ops->config_init != NULL)
+			used[n].ops->config_init(used[n].cfg);
+		n++;
+	}
+	cfg->sinks = used;
+	cfg->nsinks = n;
+	return 0;
+}
+
+/* The letters of a sink's options after optstring's; false: no room. */
+static bool
+add_letters(const struct out_sink_option *opt, char *optstring, size_t size)
+{
+	size_t len = strlen(optstring);
+
+	for (; opt->name != NULL || opt->letter != '\0'; opt++) {
+		if (opt->letter == '\0')
+			continue;
+		if (len + 3 > size)
+			return false;
+		optstring[len++] = opt->letter;
+		if (opt->takes_arg)
+			optstring[len++] = ':';
+		optstring[len] = '\0';
+	}
+	return true;
+}
+
+bool
+sinks_getopt(const struct out_config *cfg, struct option *all, size_t *n,
+    size_t max, char *optstring, size_t size)
+{
+	const struct out_sink_option *opt;
+	int s, k = 0;
+
+	for (s = 0; s < cfg->nsinks; s++) {
+		opt = cfg->sinks[s].ops->options;
+		if (opt == NULL)
+			continue;
+		if (!add_letters(opt, optstring, size))
+			return false;
+		for (; opt->name != NULL || opt->letter != '\0'; opt++, k++) {
+			if (opt->name == NULL)
+				continue;
+			if (*n == max - 1)
+				return false;
+			all[(*n)++] = (struct option) { opt->name,
+				opt->takes_arg ? required_argument :
+						 no_argument,
+				NULL, SINKS_OPTION + k };
+		}
+	}
+	all[*n] = (struct option) { NULL, 0, NULL, 0 };
+	return true;
+}
+
+bool
+sinks_option(
+    const struct out_config *cfg, int c, const char *arg, char quote, bool *bad)
+{
+	const struct out_sink_option *opt;
+	int s, i, k = 0;
+
+	for (s = 0; s < cfg->nsinks; s++) {
+		opt = cfg->sinks[s].ops->options;
+		for (i = 0; opt != NULL &&
+		     (opt[i].name != NULL || opt[i].letter != '\0');
+		     i++, k++) {
+			if (c != SINKS_OPTION + k && c != opt[i].letter)
+				continue;
+			if (cfg->sinks[s].ops->option(
+				cfg->sinks[s].cfg, i, arg, quote) != 0)
+				*bad = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct out_sink *
+sinks_format(const struct out_config *cfg, const char *word)
+{
+	const struct out_sink *s;
+	int i;
+
+	for (s = cfg->sinks; s < cfg->sinks + cfg->nsinks; s++)
+		for (i = 0; s->ops->formats != NULL && s->ops->formats[i]; i++)
+			if (strcmp(s->ops->formats[i], word) == 0) {
+				s->ops->format(s->cfg, i);
+				return s;
+			}
+	return NULL;
+}
+
+const char *
+sinks_check(const struct out_config *cfg)
+{
+	const char *why;
+	int s;
+
+	for (s = 0; s < cfg->nsinks; s++)
+		if (cfg->sinks[s].ops->check != NULL &&
+		    (why = cfg->sinks[s].ops->check(cfg->sinks[s].cfg)) != NULL)
+			return why;
+	return NULL;
+}
+
+void
+sinks_help(FILE *out, enum out_tool tool, const char *name)
+{
+	const struct out_sink_option *opt;
+	size_t i;
+
+	for (i = 0; i < NSINKS; i++) {
+		if (strcmp(table[i].ops->name, name) != 0 ||
+		    table[i].ops->options == NULL)
+			continue;
+		for (opt = table[i].ops->options;
+		     opt->name != NULL || opt->letter != '\0'; opt++)
+			fputs(opt->help[tool] != NULL ? opt->help[tool] :
+							opt->help[0],
+			    out);
+	}
+}
+
+static const struct out_sink *
+find(const struct out_config *cfg, const char *name)
+{
+	int s;
+
+	for (s = 0; s < cfg->nsinks; s++)
+		if (strcmp(cfg->sinks[s].ops->name, name) == 0)
+			return &cfg->sinks[s];
+	return NULL;
+}
+
+bool
+sinks_wanted(const struct out_config *cfg, const char *name)
+{
+	const struct out_sink *s = find(cfg, name);
+
+	return s != NULL && s->ops->wanted(cfg, s->cfg);
+}
+
+void *
+sinks_config(const struct out_config *cfg, const char *name)
+{
+	const struct out_sink *s = find(cfg, name);
+
+	return s != NULL ? s->cfg : NULL;
+}

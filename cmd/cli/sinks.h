@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The sinks a command has, from the one table of them (sinks.def): their
+ * options on the command line, the formats they render, and their
+ * configurations, which the options fill and the output hands back to
+ * them (out_config's sinks). The command line reaches them here alone.
+ */
+#ifndef SINKS_H
+#define SINKS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "output.h"
+
+/* A sink's long option's value for getopt: SINKS_OPTION and up. */
+#define SINKS_OPTION 1024
+
+/*
+ * cfg->tool's sinks into cfg (sinks, nsinks), each with its
+ * configuration made, which lasts as long as the process: 0, or -1 for
+ * no memory.
+ */
+int sinks_setup(struct out_config *cfg);
+/*
+ * The long options of cfg's sinks, after the n of all (max at most),
+ * and their letters after optstring's (size bytes at most): false when
+ * there is no room.
+ */
+bool sinks_getopt(const struct out_config *cfg, struct option *all, size_t *n,
+    size_t max, char *optstring, size_t size);
+/*
+ * Whether getopt's c is a sink's option: then its argument arg is given
+ * to it, *bad when it is bad (said, with quote around it).
+ */
+bool sinks_option(const struct out_config *cfg, int c, const char *arg,
+    char quote, bool *bad);
+/* --format's word, when a sink renders it: that sink is told. */
+const struct out_sink *sinks_format(
+    const struct out_config *cfg, const char *word);
+/* The first of the sinks' options that needs another it lacks, or NULL. */
+const char *sinks_check(const struct out_config *cfg);
+/* The usage's lines, in tool's words, of the sink called name's options. */
+void sinks_help(FILE *out, enum out_tool tool, const char *name);
+/* Whether the run's options want the sink called name. */
+bool sinks_wanted(const struct out_config *cfg, const char *name);
+/* The configuration of the sink called name, or NULL. */
+void *sinks_config(const struct out_config *cfg, const char *name);
+
+#endif /* SINKS_H */
