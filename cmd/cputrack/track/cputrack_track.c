@@ -276,12 +276,6 @@ track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
 }
 
 void
-track_lwp_last_tick(const struct track_lwp *l, const struct set_counts *c)
-{
-	row_counts(l->proc->ct, &l->who, "tick", c->set, c);
-}
-
-void
 track_lwp_final(struct track_lwp *l)
 {
 	struct cputrack *ct = l->proc->ct;
@@ -302,8 +296,8 @@ track_lwp_exit(const struct track_lwp *l)
 }
 
 int
-track_batch_add(
-    struct track_batch *b, struct track_lwp *l, const struct set_counts *c)
+track_batch_add(struct track_batch *b, struct track_lwp *l,
+    const struct set_counts *c, unsigned long intervals)
 {
 	struct track_batch_lwp *room;
 	size_t n;
@@ -317,7 +311,7 @@ track_batch_add(
 		b->lwps = room;
 		b->room = n;
 	}
-	b->lwps[b->n++] = (struct track_batch_lwp) { l, c };
+	b->lwps[b->n++] = (struct track_batch_lwp) { l, c, intervals };
 	return 0;
 }
 
@@ -343,24 +337,32 @@ track_batch_order(struct track_batch *b)
 }
 
 void
-track_tick(struct track_batch *b, unsigned long intervals)
+track_tick(struct track_batch *b)
 {
+	const struct track_batch_lwp *e;
 	size_t i;
 
 	track_batch_order(b);
-	for (i = 0; i < b->n; i++)
-		track_lwp_tick(b->lwps[i].lwp, b->lwps[i].counts, intervals);
+	for (i = 0; i < b->n; i++) {
+		e = &b->lwps[i];
+		row_tick(e->lwp->proc->ct, &e->lwp->who, e->counts->set,
+		    e->counts, e->intervals);
+	}
 	b->n = 0;
 }
 
 void
 track_last_tick(struct track_batch *b)
 {
+	const struct track_batch_lwp *e;
 	size_t i;
 
 	track_batch_order(b);
-	for (i = 0; i < b->n; i++)
-		track_lwp_last_tick(b->lwps[i].lwp, b->lwps[i].counts);
+	for (i = 0; i < b->n; i++) {
+		e = &b->lwps[i];
+		row_counts(e->lwp->proc->ct, &e->lwp->who, "tick",
+		    e->counts->set, e->counts);
+	}
 	b->n = 0;
 }
 

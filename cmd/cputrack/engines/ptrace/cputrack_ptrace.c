@@ -699,7 +699,7 @@ last_tick(struct cputrack *ct)
 			continue;
 		if ((c = setgrp_sample(l->base.grp)) == NULL)
 			sample_error(l, "tick", "perf counter");
-		else if (track_batch_add(&run->last, &l->base, c) != 0)
+		else if (track_batch_add(&run->last, &l->base, c, 1) != 0)
 			break;
 	}
 	track_last_tick(&run->last);
