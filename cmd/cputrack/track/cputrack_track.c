@@ -269,13 +269,6 @@ track_lwp_created(const struct track_lwp *l, int set)
 }
 
 void
-track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
-    unsigned long intervals)
-{
-	row_tick(l->proc->ct, &l->who, c->set, c, intervals);
-}
-
-void
 track_lwp_final(struct track_lwp *l)
 {
 	struct cputrack *ct = l->proc->ct;

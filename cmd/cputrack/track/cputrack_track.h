@@ -123,16 +123,10 @@ int track_lwp_recount(struct track_lwp *l);
  * The LWP's rows. Its counters started, at c (-v shows it; NULL: not
  * sampled); it was made by a tracked thread, and set shows its zero start;
  * its counts are final, into its process's totals; it ended on its own.
- * Its ticks are a batch's (track_tick), or one by one.
+ * Its ticks are a batch's (track_tick).
  */
 void track_lwp_started(const struct track_lwp *l, const struct set_counts *c);
 void track_lwp_created(const struct track_lwp *l, int set);
-/*
- * A tick, c since the last one (a gap row when it holds more than one of
- * the intervals, the engine having missed ticks).
- */
-void track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
-    unsigned long intervals);
 void track_lwp_final(struct track_lwp *l);
 void track_lwp_exit(const struct track_lwp *l);
 
