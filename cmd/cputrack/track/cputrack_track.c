@@ -321,11 +321,23 @@ rows_order(const void *a, const void *b)
 	return (x->lwpid > y->lwpid) - (x->lwpid < y->lwpid);
 }
 
+/* Whether the engine gathered it in order already, as libpctx walks. */
+static bool
+in_order(const struct track_batch *b)
+{
+	size_t i;
+
+	for (i = 1; i < b->n; i++)
+		if (rows_order(&b->lwps[i - 1], &b->lwps[i]) > 0)
+			return false;
+	return true;
+}
+
 /* An empty batch may have no array, and qsort wants one. */
 void
 track_batch_order(struct track_batch *b)
 {
-	if (b->n > 1)
+	if (b->n > 1 && !in_order(b))
 		qsort(b->lwps, b->n, sizeof(*b->lwps), rows_order);
 }
 

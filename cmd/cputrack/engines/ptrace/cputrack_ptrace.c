@@ -302,13 +302,22 @@ lwp_final(struct tlwp *l)
 }
 
 /*
+ * A tick of thousands of LWPs has its rows go out a few hundred at a
+ * time, as their counts are read, in LWP order all the same: so that the
+ * output's writer renders them meanwhile, and a burst of them all at the
+ * tick's end does not find its queue full.
+ */
+#define TICK_ROWS_AT_ONCE 256
+
+/*
  * The LWP's counts since its last tick, into the tick's batch: held
- * there, in its set's slice, until the tick's end. Ticks libpctx missed
- * since the LWP's last row make it a gap row.
+ * there, in its set's slice, until the batch's rows. Ticks libpctx
+ * missed since the LWP's last row make it a gap row.
  */
 static int
 tick_counts(pctx_t *pctx, struct tlwp *l)
 {
+	struct track_batch *ticked = &run_of(l->base.proc->ct)->ticked;
 	const struct set_counts *c;
 	unsigned long missed = pctx_missed_ticks(pctx);
 
@@ -316,10 +325,12 @@ tick_counts(pctx_t *pctx, struct tlwp *l)
 		sample_error(l, "tick", "perf counter");
 		return -1;
 	}
-	if (track_batch_add(&run_of(l->base.proc->ct)->ticked, &l->base, c,
-		1 + (missed - l->missed_seen)) != 0)
+	if (track_batch_add(
+		ticked, &l->base, c, 1 + (missed - l->missed_seen)) != 0)
 		return -1;
 	l->missed_seen = missed;
+	if (ticked->n == TICK_ROWS_AT_ONCE)
+		track_tick(ticked);
 	return 0;
 }
 
