@@ -12,7 +12,8 @@
  * process's on libpctx's record of it, so each callback receives its
  * record directly and hands the event to the model, which writes the rows.
  * A tick's counts are gathered LWP by LWP into a batch, which the model
- * has at the tick's end (the engine is a client of each process's pctx).
+ * has at the tick's end (the engine is a client of each process's pctx),
+ * or a part at a time where the process has thousands of LWPs.
  */
 #include <errno.h>
 #include <limits.h>
