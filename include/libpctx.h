@@ -232,16 +232,24 @@ int pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model);
  * ABI of LIBPCTX_1: they may change in any release, and a program
  * outside cpctools should not call them.
  *
- * Libraries built on libpctx (libcpc's cpc_bind_pctx) register as clients
- * of a pctx: gone is called when the pctx goes away (released, exited,
- * freed), request when one of its LWPs calls pctx_request. A client is
- * registered once per (client, arg); at most a few per pctx.
+ * Libraries built on libpctx (libcpc's cpc_bind_pctx), and cputrack's
+ * ptrace engine, register as clients of a pctx: gone is called when the
+ * pctx goes away (released, exited, freed), request when one of its LWPs
+ * calls pctx_request, tick_end at the end of each of its ticks. A client
+ * is registered once per (client, arg); at most a few per pctx; any of
+ * its functions may be NULL.
  * request returns an answer >= 0, or -errno: -ENOSYS for a code that is
  * not its own, so that the next client is asked.
+ * tick_end is called once per deadline at which the process ticks, after
+ * the tick callbacks of all its LWPs at that deadline, even where one of
+ * them failed (the LWPs after it then had none): so that a client that
+ * gathers an LWP's counts in each tick callback handles the tick's as
+ * one, while every LWP is still there.
  */
 typedef struct pctx_client {
 	void (*gone)(pctx_t *pctx, void *arg);
 	int (*request)(pctx_t *pctx, id_t lwpid, int code, void *arg);
+	void (*tick_end)(pctx_t *pctx, void *arg);
 } pctx_client_t;
 int pctx_add_client(pctx_t *pctx, const pctx_client_t *client, void *arg);
 

@@ -217,3 +217,18 @@ pctxlib_cb_tick(pctx_t *pctx, struct lwp *lwp)
 	    pctx->tick(pctx, pctx->pid, lwp->lwpid, lwp_arg(pctx, lwp)) != 0)
 		pctxlib_proc_request(pctx, PENDING_FAIL);
 }
+
+/*
+ * The clients' end of the tick, also after a failed tick callback: what
+ * they gathered in the tick callbacks is theirs to finish.
+ */
+void
+pctxlib_cb_tick_end(pctx_t *pctx)
+{
+	const struct client *c;
+
+	for (c = pctx->clients;
+	     c < pctx->clients + MAX_CLIENTS && c->ops != NULL; c++)
+		if (c->ops->tick_end != NULL)
+			c->ops->tick_end(pctx, c->arg);
+}

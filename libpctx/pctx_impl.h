@@ -339,6 +339,7 @@ void pctxlib_cb_exec(pctx_t *pctx);
 void pctxlib_cb_exit(pctx_t *pctx, id_t lwpid, int code);
 void pctxlib_cb_fork(pctx_t *parent, pctx_t *child, id_t lwpid);
 void pctxlib_cb_tick(pctx_t *pctx, struct lwp *lwp);
+void pctxlib_cb_tick_end(pctx_t *pctx);
 
 /* tick.c */
 int pctxlib_tick_start(pctx_t *pctx);

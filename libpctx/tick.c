@@ -85,8 +85,9 @@ skip_missed(pctx_t *pctx, uint64_t expirations)
 /*
  * The deadlines passed since the last tick (the timerfd's count) are
  * served: every process that ticks, in the order they were created, has
- * its new threads taken in, then its LWPs' ticks in LWP order. Callbacks cannot
- * remove LWPs here (a request waits for the loop), so a plain walk is safe.
+ * its new threads taken in, then its LWPs' ticks in LWP order, then its
+ * clients' end of the tick. Callbacks cannot remove LWPs here (a request
+ * waits for the loop), so a plain walk is safe.
  */
 void
 pctxlib_tick_serve(void)
@@ -108,6 +109,7 @@ pctxlib_tick_serve(void)
 		pctxlib_workers_find(pctx);
 		TAILQ_FOREACH (lwp, &pctx->order, order_entry)
 			pctxlib_cb_tick(pctx, lwp);
+		pctxlib_cb_tick_end(pctx);
 		if (pctx->remaining != 0 && --pctx->remaining == 0)
 			pctxlib_proc_request(pctx, PENDING_FINISH);
 	}

@@ -269,19 +269,6 @@ track_lwp_created(const struct track_lwp *l, int set)
 }
 
 void
-track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
-    unsigned long intervals)
-{
-	row_tick(l->proc->ct, &l->who, c->set, c, intervals);
-}
-
-void
-track_lwp_last_tick(const struct track_lwp *l, const struct set_counts *c)
-{
-	row_counts(l->proc->ct, &l->who, "tick", c->set, c);
-}
-
-void
 track_lwp_final(struct track_lwp *l)
 {
 	struct cputrack *ct = l->proc->ct;
@@ -302,8 +289,8 @@ track_lwp_exit(const struct track_lwp *l)
 }
 
 int
-track_batch_add(
-    struct track_batch *b, struct track_lwp *l, const struct set_counts *c)
+track_batch_add(struct track_batch *b, struct track_lwp *l,
+    const struct set_counts *c, unsigned long intervals)
 {
 	struct track_batch_lwp *room;
 	size_t n;
@@ -317,7 +304,7 @@ track_batch_add(
 		b->lwps = room;
 		b->room = n;
 	}
-	b->lwps[b->n++] = (struct track_batch_lwp) { l, c };
+	b->lwps[b->n++] = (struct track_batch_lwp) { l, c, intervals };
 	return 0;
 }
 
@@ -334,33 +321,53 @@ rows_order(const void *a, const void *b)
 	return (x->lwpid > y->lwpid) - (x->lwpid < y->lwpid);
 }
 
+/* Whether the engine gathered it in order already, as libpctx walks. */
+static bool
+in_order(const struct track_batch *b)
+{
+	size_t i;
+
+	for (i = 1; i < b->n; i++)
+		if (rows_order(&b->lwps[i - 1], &b->lwps[i]) > 0)
+			return false;
+	return true;
+}
+
 /* An empty batch may have no array, and qsort wants one. */
 void
 track_batch_order(struct track_batch *b)
 {
-	if (b->n > 1)
+	if (b->n > 1 && !in_order(b))
 		qsort(b->lwps, b->n, sizeof(*b->lwps), rows_order);
 }
 
 void
-track_tick(struct track_batch *b, unsigned long intervals)
+track_tick(struct track_batch *b)
 {
+	const struct track_batch_lwp *e;
 	size_t i;
 
 	track_batch_order(b);
-	for (i = 0; i < b->n; i++)
-		track_lwp_tick(b->lwps[i].lwp, b->lwps[i].counts, intervals);
+	for (i = 0; i < b->n; i++) {
+		e = &b->lwps[i];
+		row_tick(e->lwp->proc->ct, &e->lwp->who, e->counts->set,
+		    e->counts, e->intervals);
+	}
 	b->n = 0;
 }
 
 void
 track_last_tick(struct track_batch *b)
 {
+	const struct track_batch_lwp *e;
 	size_t i;
 
 	track_batch_order(b);
-	for (i = 0; i < b->n; i++)
-		track_lwp_last_tick(b->lwps[i].lwp, b->lwps[i].counts);
+	for (i = 0; i < b->n; i++) {
+		e = &b->lwps[i];
+		row_counts(e->lwp->proc->ct, &e->lwp->who, "tick",
+		    e->counts->set, e->counts);
+	}
 	b->n = 0;
 }
 

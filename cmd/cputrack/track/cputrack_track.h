@@ -122,46 +122,46 @@ int track_lwp_recount(struct track_lwp *l);
 /*
  * The LWP's rows. Its counters started, at c (-v shows it; NULL: not
  * sampled); it was made by a tracked thread, and set shows its zero start;
- * a tick, c since the last one (a gap row when it holds more than one of
- * the intervals, the engine having missed ticks); what it counted since
- * its last tick, when the run ends between two; its counts are final,
- * into its process's totals; it ended on its own.
+ * its counts are final, into its process's totals; it ended on its own.
+ * Its ticks are a batch's (track_tick).
  */
 void track_lwp_started(const struct track_lwp *l, const struct set_counts *c);
 void track_lwp_created(const struct track_lwp *l, int set);
-void track_lwp_tick(const struct track_lwp *l, const struct set_counts *c,
-    unsigned long intervals);
-void track_lwp_last_tick(const struct track_lwp *l, const struct set_counts *c);
 void track_lwp_final(struct track_lwp *l);
 void track_lwp_exit(const struct track_lwp *l);
 
 /*
  * A tick's LWPs, each with the counts its engine just read (a slice of
- * one set), gathered in the engine's order. The model puts them in the
- * one order of every engine (by process, the oldest first, then by LWP)
- * and writes their rows. An adapter keeps one from tick to tick, so that
- * its room stays.
+ * one set) and the intervals they hold, gathered in the engine's order.
+ * The model puts them in the one order of every engine (by process, the
+ * oldest first, then by LWP) and writes their rows. An adapter keeps one
+ * from tick to tick, so that its room stays.
  */
 struct track_batch_lwp {
 	struct track_lwp *lwp;
 	const struct set_counts *counts; /* held until the batch's rows */
+	unsigned long intervals;
 };
 struct track_batch {
 	struct track_batch_lwp *lwps;
 	size_t n, room;
 };
 
-/* 0, or -1 when there is no memory (said). */
-int track_batch_add(
-    struct track_batch *b, struct track_lwp *l, const struct set_counts *c);
+/*
+ * c: what l counted since its last tick, over intervals of the run (more
+ * than one: the engine missed ticks, and its row is a gap row). 0, or -1
+ * when there is no memory (said).
+ */
+int track_batch_add(struct track_batch *b, struct track_lwp *l,
+    const struct set_counts *c, unsigned long intervals);
 /* The batch in the rows' order, for an adapter's own rows of it. */
 void track_batch_order(struct track_batch *b);
 /*
- * The batch's rows, in order, and it is empty again: each LWP's tick
- * (intervals, as track_lwp_tick), or its last tick where the run ends
- * between two.
+ * The batch's rows, in order, and it is empty again: each LWP's tick, or
+ * its last tick (what it counted since its last one, its intervals aside)
+ * where the run ends between two.
  */
-void track_tick(struct track_batch *b, unsigned long intervals);
+void track_tick(struct track_batch *b);
 void track_last_tick(struct track_batch *b);
 void track_batch_free(struct track_batch *b);
 /* An LWP whose counters cannot count: a row per set, with why. */

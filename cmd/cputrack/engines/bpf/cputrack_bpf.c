@@ -74,6 +74,8 @@ struct bpf_track {
 	hrtime_t tick_when;
 	uint64_t ticks;	       /* the ticks that read the threads, this one's */
 	struct bpf_sets *sets; /* as the engine counts them */
+	/* The intervals the tick holds: more than one after missed ones. */
+	unsigned long intervals;
 	struct track_batch ticked; /* a tick's rows */
 	bool begun;		   /* the title is out */
 	bool ended;		   /* the run is over */
@@ -786,7 +788,7 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 	setgrp_sample_counts(t->base.grp, bt->current,
 	    bpf_sets_values(bt->sets, bt->current, closed), &times, when);
 	if (track_batch_add(&bt->ticked, &t->base,
-		setgrp_slice(t->base.grp, bt->current)) != 0)
+		setgrp_slice(t->base.grp, bt->current), bt->intervals) != 0)
 		end_run(bt, 1);
 }
 
@@ -883,6 +885,7 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	if (bt->ended)
 		return -1;
 	bt->ticks++;
+	bt->intervals = intervals;
 	bt->tick_when = output_now();
 	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why, sizeof(bt->why)) !=
 	    0) {
@@ -891,7 +894,7 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
 	}
 	/* The threads' counts are of the hand-over: so is the tick. */
 	bt->tick_when = (hrtime_t)bpfeng_handover_ns(bt->eng);
-	track_tick(&bt->ticked, intervals);
+	track_tick(&bt->ticked);
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);
 	if (bt->cgroups != NULL)
@@ -1020,7 +1023,7 @@ static const struct bpfeng_loop_ops loop_ops = {
 static void
 to_start(struct bpf_track *bt, struct bthread *t)
 {
-	if (track_batch_add(&bt->ticked, &t->base, NULL) != 0)
+	if (track_batch_add(&bt->ticked, &t->base, NULL, 0) != 0)
 		end_run(bt, 1);
 }
 

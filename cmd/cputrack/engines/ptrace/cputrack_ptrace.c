@@ -11,6 +11,9 @@
  * made at init_lwp and hung on libpctx's record of the LWP, and each
  * process's on libpctx's record of it, so each callback receives its
  * record directly and hands the event to the model, which writes the rows.
+ * A tick's counts are gathered LWP by LWP into a batch, which the model
+ * has at the tick's end (the engine is a client of each process's pctx),
+ * or a part at a time where the process has thousands of LWPs.
  */
 #include <errno.h>
 #include <limits.h>
@@ -46,11 +49,12 @@ struct tlwp {
 
 /* The adapter's own state, from its open to its let_go. */
 struct ptrace_run {
-	pctx_t *root;		 /* the target's context; -p's other pids are
-				    joined to it */
-	LIST_HEAD(, tlwp) lwps;	 /* the LWPs counting now */
-	struct track_batch last; /* their last ticks */
-	struct proc_guard guard; /* -f: the command's tree's, see guard() */
+	pctx_t *root;		   /* the target's context; -p's other pids are
+				      joined to it */
+	LIST_HEAD(, tlwp) lwps;	   /* the LWPs counting now */
+	struct track_batch ticked; /* a process's tick */
+	struct track_batch last;   /* their last ticks */
+	struct proc_guard guard;   /* -f: the command's tree's, see guard() */
 };
 
 static struct ptrace_run *
@@ -298,13 +302,70 @@ lwp_final(struct tlwp *l)
 	proc_of(l)->bound--;
 }
 
+/*
+ * A tick of thousands of LWPs has its rows go out a few hundred at a
+ * time, as their counts are read, in LWP order all the same: so that the
+ * output's writer renders them meanwhile, and a burst of them all at the
+ * tick's end does not find its queue full.
+ */
+#define TICK_ROWS_AT_ONCE 256
+
+/*
+ * The LWP's counts since its last tick, into the tick's batch: held
+ * there, in its set's slice, until the batch's rows. Ticks libpctx
+ * missed since the LWP's last row make it a gap row.
+ */
+static int
+tick_counts(pctx_t *pctx, struct tlwp *l)
+{
+	struct track_batch *ticked = &run_of(l->base.proc->ct)->ticked;
+	const struct set_counts *c;
+	unsigned long missed = pctx_missed_ticks(pctx);
+
+	if ((c = setgrp_sample(l->base.grp)) == NULL) {
+		sample_error(l, "tick", "perf counter");
+		return -1;
+	}
+	if (track_batch_add(
+		ticked, &l->base, c, 1 + (missed - l->missed_seen)) != 0)
+		return -1;
+	l->missed_seen = missed;
+	if (ticked->n == TICK_ROWS_AT_ONCE)
+		track_tick(ticked);
+	return 0;
+}
+
+/*
+ * The next set takes its turn, from the sample just taken. The LWP may
+ * be exiting (a tick can race with its end): what it counted up to now
+ * is all it will count. Reading its sets again changes the slice the
+ * batch holds: the batch's rows go out first, in the same order.
+ */
+static int
+rotate(pctx_t *pctx, pid_t pid, id_t lwpid, struct tlwp *l)
+{
+	int err;
+
+	if (l->base.proc->ct->nsets == 1 || setgrp_rotate(l->base.grp) == 0)
+		return 0;
+	err = errno;
+	if (err == ESRCH || pctx_lwp_exiting(pctx, lwpid)) {
+		track_tick(&run_of(l->base.proc->ct)->ticked);
+		(void)setgrp_sample_all(l->base.grp);
+		lwp_final(l);
+		return 0;
+	}
+	fprintf(stderr,
+	    "%6d: tick: lwp%d: can't switch perf counters "
+	    "- %s\n",
+	    (int)pid, (int)lwpid, strerror(err));
+	return -1;
+}
+
 static int
 cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 {
 	struct tlwp *l = arg;
-	const struct set_counts *c;
-	unsigned long missed;
-	int err;
 
 	if (l->base.finished) {
 		/* Named threads gone before their counters were bound. */
@@ -312,33 +373,22 @@ cb_tick(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
 			let_go_if_done(pctx, proc_of(l));
 		return 0;
 	}
-	if ((c = setgrp_sample(l->base.grp)) == NULL) {
-		sample_error(l, "tick", "perf counter");
+	if (tick_counts(pctx, l) != 0)
 		return -1;
-	}
-	/* Ticks libpctx missed since the LWP's last row make it a gap row. */
-	missed = pctx_missed_ticks(pctx);
-	track_lwp_tick(&l->base, c, 1 + (missed - l->missed_seen));
-	l->missed_seen = missed;
-	if (l->base.proc->ct->nsets > 1 && setgrp_rotate(l->base.grp) != 0) {
-		err = errno;
-		/*
-		 * The LWP is exiting (a tick can race with its end): what it
-		 * counted up to now is all it will count.
-		 */
-		if (err == ESRCH || pctx_lwp_exiting(pctx, lwpid)) {
-			(void)setgrp_sample_all(l->base.grp);
-			lwp_final(l);
-			return 0;
-		}
-		fprintf(stderr,
-		    "%6d: tick: lwp%d: can't switch perf counters "
-		    "- %s\n",
-		    (int)pid, (int)lwpid, strerror(err));
-		return -1;
-	}
-	return 0;
+	return rotate(pctx, pid, lwpid, l);
 }
+
+/* After its LWPs' ticks, also where one failed: the process's tick rows. */
+static void
+tick_end(pctx_t *pctx, void *arg)
+{
+	struct cputrack *ct = arg;
+
+	(void)pctx;
+	track_tick(&run_of(ct)->ticked);
+}
+
+static const pctx_client_t tick_client = { .tick_end = tick_end };
 
 static int
 cb_fini_lwp(pctx_t *pctx, pid_t pid, id_t lwpid, void *arg)
@@ -456,8 +506,8 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 static int
 track_setup(struct cputrack *ct, pctx_t *pctx)
 {
-	(void)ct;
-	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0)
+	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0 ||
+	    pctx_add_client(pctx, &tick_client, ct) != 0)
 		return -1;
 	return pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, cb_exec,
 	    PCTX_SYSC_FORK_EVENT, cb_fork, PCTX_SYSC_EXIT_EVENT, cb_exit,
@@ -540,6 +590,7 @@ ptrace_let_go(struct cputrack *ct)
 		return;
 	pctx_release(run->root);
 	proc_guard_gone(&run->guard);
+	track_batch_free(&run->ticked);
 	track_batch_free(&run->last);
 	free(run);
 	ct->engine_state = NULL;
@@ -699,7 +750,7 @@ last_tick(struct cputrack *ct)
 			continue;
 		if ((c = setgrp_sample(l->base.grp)) == NULL)
 			sample_error(l, "tick", "perf counter");
-		else if (track_batch_add(&run->last, &l->base, c) != 0)
+		else if (track_batch_add(&run->last, &l->base, c, 1) != 0)
 			break;
 	}
 	track_last_tick(&run->last);

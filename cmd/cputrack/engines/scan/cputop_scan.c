@@ -519,7 +519,7 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 		if (sample(st, l, st->current, when) != 0)
 			continue; /* gone since the scan: its end is next */
 		if (track_batch_add(&st->ticked, &l->base,
-			setgrp_slice(l->base.grp, st->current)) != 0) {
+			setgrp_slice(l->base.grp, st->current), 1) != 0) {
 			st->ended_run = true;
 			st->status = 1;
 			break;
@@ -846,7 +846,7 @@ scan(struct scan_track *st, bool last)
 	if (last)
 		track_last_tick(&st->ticked);
 	else
-		track_tick(&st->ticked, 1);
+		track_tick(&st->ticked);
 	if (last)
 		return;
 	if (st->nsets > 1)
