@@ -251,7 +251,7 @@ out_queue_put(
 		q->head = q->tail = 0;
 	room = q->cap - (size_t)(q->head - q->tail);
 	if (!reserve)
-		room = room > q->cap / 8 ? room - q->cap / 8 : 0;
+		room = room > q->cap / 4 ? room - q->cap / 4 : 0;
 	off = q->cap > 0 ? (size_t)(q->head % q->cap) : 0;
 	skip = q->cap - off < need ? q->cap - off : 0;
 	if (room < skip + need) {

@@ -41,8 +41,10 @@ struct out_queue *out_queue_new(int fd, size_t cap, out_record_fn *render,
 int out_queue_start(struct out_queue *q);
 /*
  * Queue one record made of the n parts, or refuse it (false) when it does
- * not fit. The last eighth of the queue is kept for records that may use
- * the reserve.
+ * not fit. The last quarter of the queue is kept for records that may use
+ * the reserve: a row of a thread's start or end, its totals, is some
+ * 300 bytes, and a stopped reader of a churn of a thousand threads has
+ * to keep two thousand of them.
  */
 bool out_queue_put(
     struct out_queue *q, const struct iovec *parts, int n, bool reserve);

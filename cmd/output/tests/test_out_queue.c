@@ -3,7 +3,7 @@
  * out_queue.c: the bounded queue between the commands and their output,
  * with its real writer thread and real descriptors. Records put by many
  * threads at once come out whole, once each, in each thread's order,
- * however often the ring wraps; the last eighth is kept for records that
+ * however often the ring wraps; the last quarter is kept for records that
  * may use the reserve; a record that does not fit before the ring's end
  * starts at its beginning; the writer takes no signal but SIGPIPE; a
  * reader gone away is EPIPE, said to the command, never a crash; and the
@@ -272,7 +272,7 @@ room_of(uint32_t len)
 
 /*
  * Without a writer: records that may not use the reserve fill the queue
- * up to seven eighths, those that may fill it up; then nothing fits, and
+ * up to three quarters, those that may fill it up; then nothing fits, and
  * the queue written out from the caller's thread has all that it took.
  */
 static void
@@ -294,7 +294,7 @@ test_reserve(void)
 		seq++, plain++;
 	while (put(q, 0, seq, len, true))
 		seq++, reserved++;
-	CHECK_EQ_U64(plain, (cap - cap / 8) / need);
+	CHECK_EQ_U64(plain, (cap - cap / 4) / need);
 	CHECK_EQ_U64(plain + reserved, cap / need);
 	CHECK(!put(q, 0, seq, 0, true));
 	CHECK(out_queue_error(q) == 0);
