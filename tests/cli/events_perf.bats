@@ -104,6 +104,13 @@ compare() {
 	return "$result"
 }
 
+# show_table: the rows that differ first, where a cut log keeps them,
+# then the whole table.
+show_table() {
+	grep -F -- '<-- DIFFERS' "$T/table" || true
+	cat "$T/table"
+}
+
 # How a name perf list prints is compared, from what it is.
 mode_of() {
 	case $1 in
@@ -147,7 +154,7 @@ mode_of() {
 		esac
 		compare "$n" "$mode" "$n,sys" "$n" "${CALLS[@]}" || bad=$((bad + 1))
 	done
-	cat "$T/table"
+	show_table
 	echo "${#names[@]} names of perf list compared, $bad differ"
 	[ "$bad" -eq 0 ]
 }
@@ -234,10 +241,13 @@ require_breakpoint_symbols() {
 	for m in $(grep -E '^syscalls:sys_enter_w' /sys/kernel/tracing/available_events); do
 		f "glob syscalls:sys_enter_w* ($m)" exact "$m" "$m" "${WRITES[@]}"
 	done
-	o=$(our_vals "syscalls:sys_enter_w*" "${WRITES[@]}")
-	[ "$(tr ' ' '\n' <<<"$o" | sort -n | tr '\n' ' ')" = \
-	    "$(perf_vals "syscalls:sys_enter_w*" "${WRITES[@]}" | tr ' ' '\n' | sort -n | tr '\n' ' ')" ] ||
+	local ours theirs
+	ours=$(our_vals "syscalls:sys_enter_w*" "${WRITES[@]}" | tr ' ' '\n' | sort -n | xargs)
+	theirs=$(perf_vals "syscalls:sys_enter_w*" "${WRITES[@]}" | tr ' ' '\n' | sort -n | xargs)
+	if [ "$ours" != "$theirs" ]; then
 		bad=$((bad + 1))
+		echo "glob syscalls:sys_enter_w*, sorted: ours $ours, perf $theirs   <-- DIFFERS" >>"$T/table"
+	fi
 	f "unknown tracepoint" refuse "syscalls:nonexistent" "syscalls:nonexistent" "${WRITES[@]}"
 
 	# perf's software events, aliases and tool events; raw codes.
@@ -266,7 +276,7 @@ require_breakpoint_symbols() {
 	f "picN= with perf syntax and sys" exact "pic0=syscalls:sys_exit_write:k,{syscalls:sys_enter_write},sys" "syscalls:sys_exit_write:k,syscalls:sys_enter_write" "${WRITES[@]}"
 	f "mem: and a tracepoint, Solaris style" exact "pic1=mem:$ADDR:x,pic2=syscalls:sys_enter_write" "mem:$ADDR:x,syscalls:sys_enter_write" "${CALLS[@]}"
 
-	cat "$T/table"
+	show_table
 	echo "$bad forms differ"
 	[ "$bad" -eq 0 ]
 }
