@@ -10,7 +10,6 @@
 #include "out_sink.h"
 #include "sinks.h"
 
-#define SINK_TOOL(tool)	 (1u << (tool))
 #define SINK(ops, tools) extern const struct out_sink_ops ops;
 #include "sinks.def"
 #undef SINK
@@ -35,7 +34,7 @@ sinks_setup(struct out_config *cfg)
 	int n = 0;
 
 	for (i = 0; i < NSINKS; i++) {
-		if (!(table[i].tools & SINK_TOOL(cfg->tool)))
+		if (!(table[i].tools & OUT_TOOLS(cfg->tool)))
 			continue;
 		/* Made anew: a sink's options start from its defaults. */
 		free(used[n].cfg);
@@ -52,14 +51,25 @@ sinks_setup(struct out_config *cfg)
 	return 0;
 }
 
-/* The letters of a sink's options after optstring's; false: no room. */
+/* Whether tool has the option opt. */
 static bool
-add_letters(const struct out_sink_option *opt, char *optstring, size_t size)
+tool_has(const struct out_sink_option *opt, enum out_tool tool)
+{
+	return opt->tools == 0 || (opt->tools & OUT_TOOLS(tool)) != 0;
+}
+
+/*
+ * The letters of a sink's options that tool has, after optstring's;
+ * false: no room.
+ */
+static bool
+add_letters(const struct out_sink_option *opt, enum out_tool tool,
+    char *optstring, size_t size)
 {
 	size_t len = strlen(optstring);
 
 	for (; opt->name != NULL || opt->letter != '\0'; opt++) {
-		if (opt->letter == '\0')
+		if (opt->letter == '\0' || !tool_has(opt, tool))
 			continue;
 		if (len + 3 > size)
 			return false;
@@ -82,10 +92,10 @@ sinks_getopt(const struct out_config *cfg, struct option *all, size_t *n,
 		opt = cfg->sinks[s].ops->options;
 		if (opt == NULL)
 			continue;
-		if (!add_letters(opt, optstring, size))
+		if (!add_letters(opt, cfg->tool, optstring, size))
 			return false;
 		for (; opt->name != NULL || opt->letter != '\0'; opt++, k++) {
-			if (opt->name == NULL)
+			if (opt->name == NULL || !tool_has(opt, cfg->tool))
 				continue;
 			if (*n == max - 1)
 				return false;
@@ -111,7 +121,8 @@ sinks_option(
 		for (i = 0; opt != NULL &&
 		     (opt[i].name != NULL || opt[i].letter != '\0');
 		     i++, k++) {
-			if (c != SINKS_OPTION + k && c != opt[i].letter)
+			if ((c != SINKS_OPTION + k && c != opt[i].letter) ||
+			    !tool_has(&opt[i], cfg->tool))
 				continue;
 			if (cfg->sinks[s].ops->option(
 				cfg->sinks[s].cfg, i, arg, quote) != 0)
@@ -150,6 +161,15 @@ sinks_check(const struct out_config *cfg)
 	return NULL;
 }
 
+/* The usage's lines of opt, in tool's words, where tool has it. */
+static void
+option_help(FILE *out, const struct out_sink_option *opt, enum out_tool tool)
+{
+	if (!tool_has(opt, tool))
+		return;
+	fputs(opt->help[tool] != NULL ? opt->help[tool] : opt->help[0], out);
+}
+
 void
 sinks_help(FILE *out, enum out_tool tool, const char *name)
 {
@@ -162,9 +182,7 @@ sinks_help(FILE *out, enum out_tool tool, const char *name)
 			continue;
 		for (opt = table[i].ops->options;
 		     opt->name != NULL || opt->letter != '\0'; opt++)
-			fputs(opt->help[tool] != NULL ? opt->help[tool] :
-							opt->help[0],
-			    out);
+			option_help(out, opt, tool);
 	}
 }
 
@@ -180,11 +198,15 @@ find(const struct out_config *cfg, const char *name)
 }
 
 bool
-sinks_wanted(const struct out_config *cfg, const char *name)
+sinks_any_wanted(const struct out_config *cfg, const void *except)
 {
-	const struct out_sink *s = find(cfg, name);
+	int s;
 
-	return s != NULL && s->ops->wanted(cfg, s->cfg);
+	for (s = 0; s < cfg->nsinks; s++)
+		if (cfg->sinks[s].cfg != except &&
+		    cfg->sinks[s].ops->wanted(cfg, cfg->sinks[s].cfg))
+			return true;
+	return false;
 }
 
 void *

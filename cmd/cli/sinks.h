@@ -43,8 +43,11 @@ const struct out_sink *sinks_format(
 const char *sinks_check(const struct out_config *cfg);
 /* The usage's lines, in tool's words, of the sink called name's options. */
 void sinks_help(FILE *out, enum out_tool tool, const char *name);
-/* Whether the run's options want the sink called name. */
-bool sinks_wanted(const struct out_config *cfg, const char *name);
+/*
+ * Whether the run's options want a sink, but the one whose configuration
+ * is except (NULL: any sink).
+ */
+bool sinks_any_wanted(const struct out_config *cfg, const void *except);
 /* The configuration of the sink called name, or NULL. */
 void *sinks_config(const struct out_config *cfg, const char *name);
 

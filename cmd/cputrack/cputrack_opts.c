@@ -27,7 +27,6 @@ enum {
 	OPT_PASS_STATUS,
 	OPT_CGROUP,
 	OPT_EACH_CGROUP,
-	OPT_THREAD_SERIES,
 	OPT_TID,
 	OPT_PER_THREAD,
 	OPT_REPEAT
@@ -45,7 +44,6 @@ static const struct option own_options[] = {
 	{ "for-each-cgroup", required_argument, NULL, OPT_EACH_CGROUP },
 	{ "pass-status", no_argument, NULL, OPT_PASS_STATUS },
 	{ "strict-exec", no_argument, NULL, OPT_STRICT_EXEC },
-	{ "thread-series", no_argument, NULL, OPT_THREAD_SERIES },
 	{ "tid", required_argument, NULL, OPT_TID },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "repeat", required_argument, NULL, OPT_REPEAT },
@@ -119,9 +117,6 @@ usage(FILE *out)
 	    "\t--input=file\n"
 	    "\t\t  print a JSON Lines record again instead of counting\n"
 	    "\t--dry-run print what would be counted, and exit\n"
-	    "\t--thread-series\n"
-	    "\t\t  the metrics have a series per LWP as well as per\n"
-	    "\t\t  process and cgroup\n"
 	    "\t--engine=%s\n"
 	    "\t\t  how threads are followed and counted:\n",
 	    names);
@@ -469,9 +464,6 @@ option(void *arg, int c, const char *value, bool *bad)
 	case OPT_PASS_STATUS:
 		o->pass_status = true;
 		break;
-	case OPT_THREAD_SERIES:
-		o->thread_series = true;
-		break;
 	case OPT_ENGINE:
 		engine_option(ct, bad, value);
 		break;
@@ -587,7 +579,7 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 		return cmdline_usage_error(
 		    "-r repeats a command that cputrack starts: give one, "
 		    "not -p, --tid or --cgroup");
-	if (sinks_wanted(out, "metrics") ||
+	if (sinks_any_wanted(out, NULL) ||
 	    (out->format != OUT_TABLE && out->format != OUT_CSV &&
 		out->format != OUT_JSON))
 		return cmdline_usage_error(
@@ -682,7 +674,7 @@ top_options(struct cputrack *ct, int argc)
 					"--top (or cputop)") :
 		    0;
 	if (out->format != OUT_TABLE || out->path != NULL || out->fd >= 0 ||
-	    sinks_wanted(out, "metrics"))
+	    sinks_any_wanted(out, o->view))
 		return cmdline_usage_error(
 		    "--top shows the counts itself: not with --format, -o, "
 		    "--output-fd or --listen");
@@ -772,13 +764,6 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		    engine_names(names, sizeof(names), ", ", " or "));
 		return false;
 	}
-	if (ct->opt.thread_series && !sinks_wanted(&cl.out, "metrics")) {
-		*status = cmdline_usage_error(
-		    "--thread-series needs metrics: --format=openmetrics, "
-		    "--format=prometheus or --listen");
-		return false;
-	}
-	ct->opt.out.thread_series = ct->opt.thread_series;
 	ct->opt.out.cgroup_names = ct->opt.each_cgroup;
 	if (ct->opt.repeat != 0 &&
 	    (*status = repeat_conflict(&ct->opt, argc)) != 0)

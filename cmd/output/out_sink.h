@@ -35,16 +35,21 @@ struct out_sink_host {
 	void *host;
 };
 
+/* An option's tools, by enum out_tool: OUT_TOOLS(OUT_CPUTRACK). */
+#define OUT_TOOLS(tool) (1u << (tool))
+
 /*
  * An option of a sink: its long name and its letter (either may be
- * NULL or 0), whether it takes an argument, and its lines in the usage,
- * by enum out_tool (NULL: the first's), as the tools word them.
+ * NULL or 0), whether it takes an argument, its lines in the usage, by
+ * enum out_tool (NULL: the first's), as the tools word them, and the
+ * tools that have it (0: all of them).
  */
 struct out_sink_option {
 	const char *name;
 	char letter;
 	bool takes_arg;
 	const char *help[2];
+	unsigned tools;
 };
 
 struct out_sink_ops {

@@ -65,7 +65,6 @@ struct out_config {
 	bool title;	       /* table: the title line (not -n) */
 	bool tsc;	       /* -t: the tsc column */
 	bool pid;	       /* cputrack -f: the pid column */
-	bool thread_series;    /* cputrack: metrics per LWP too */
 	bool cgroup_names;     /* --for-each-cgroup: rows name theirs */
 	char timestamp;	       /* cpustat -T: 'u', 'd', or 0 */
 	int per_unit;	       /* cpustat --per-*: enum topo_unit */

@@ -64,6 +64,9 @@ usage_text() {
 	    '	--linger=secs' \
 	    '		  after a run that ended by itself, serve the final counts' \
 	    '		  until a scrape takes them, secs at most (--listen)' \
+	    '	--thread-series' \
+	    '		  the metrics have a series per LWP as well as per' \
+	    '		  process and cgroup' \
 	    '	--metrics' \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    '		  utilized, ...) to each row of counts' \
@@ -79,9 +82,6 @@ usage_text() {
 	    '	--input=file' \
 	    '		  print a JSON Lines record again instead of counting' \
 	    '	--dry-run print what would be counted, and exit' \
-	    '	--thread-series' \
-	    '		  the metrics have a series per LWP as well as per' \
-	    '		  process and cgroup' \
 	    '	--engine=bpf|ptrace|auto' \
 	    '		  how threads are followed and counted:' \
 	    '		  bpf: BPF programs at each context switch' \

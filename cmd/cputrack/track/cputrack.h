@@ -37,7 +37,6 @@ struct cputrack_opts {
 	bool follow_exec;
 	bool strict_exec;   /* no exec followed without -e */
 	bool pass_status;   /* exit with the command's status */
-	bool thread_series; /* --thread-series: metrics per LWP */
 	bool follow_fork;
 	bool verbose;
 	pid_t *pids; /* -p's, in the order given, or NULL */

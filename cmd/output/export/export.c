@@ -17,7 +17,7 @@ struct exporter {
 	struct out_sink_host host;
 };
 
-enum { OPT_LISTEN, OPT_WEB_CONFIG, OPT_LINGER };
+enum { OPT_LISTEN, OPT_WEB_CONFIG, OPT_LINGER, OPT_THREAD_SERIES };
 
 static const struct out_sink_option options[] = {
 	[OPT_LISTEN] = { "listen", 0, true,
@@ -38,6 +38,11 @@ static const struct out_sink_option options[] = {
 				"the final counts\n"
 				"\t\t  until a scrape takes them, secs at "
 				"most (--listen)\n" } },
+	[OPT_THREAD_SERIES] = { "thread-series", 0, false,
+	    { "\t--thread-series\n"
+	      "\t\t  the metrics have a series per LWP as well as per\n"
+	      "\t\t  process and cgroup\n" },
+	    OUT_TOOLS(OUT_CPUTRACK) },
 	{ 0 }
 };
 
@@ -94,6 +99,9 @@ export_option(void *cfg, int i, const char *arg, char quote)
 	case OPT_WEB_CONFIG:
 		c->web_config = arg;
 		return 0;
+	case OPT_THREAD_SERIES:
+		c->thread_series = true;
+		return 0;
 	default:
 		return parse_linger(c, arg, quote);
 	}
@@ -108,12 +116,18 @@ export_format(void *cfg, int i)
 	c->openmetrics = i == 0;
 }
 
-/* --web-config and --linger say how to serve: there must be a server. */
+/*
+ * --web-config and --linger say how to serve: there must be a server;
+ * --thread-series shapes the metrics: there must be metrics.
+ */
 static const char *
 export_check(const void *cfg)
 {
 	const struct export_config *c = cfg;
 
+	if (c->thread_series && c->listen == NULL && !c->format)
+		return "--thread-series needs metrics: --format=openmetrics, "
+		       "--format=prometheus or --listen";
 	if (c->web_config != NULL && c->listen == NULL)
 		return "--web-config needs --listen: it says how to serve it";
 	if (c->linger_given && c->listen == NULL)
@@ -174,7 +188,8 @@ export_open(const struct out_run *run, const void *own, int fd,
 	struct exporter *e = calloc(1, sizeof(*e));
 
 	(void)fd;
-	if (e == NULL || (e->metrics = out_metrics_new(run)) == NULL) {
+	if (e == NULL ||
+	    (e->metrics = out_metrics_new(run, cfg->thread_series)) == NULL) {
 		diag(NULL, "no memory available\n");
 		free(e);
 		return NULL;

@@ -53,8 +53,9 @@ struct export_config {
 	const char *web_config; /* --web-config FILE, or NULL */
 	long linger_ms;		/* --linger: the final counts' wait */
 	bool linger_given;
-	bool format;	  /* --format is the metrics', */
-	bool openmetrics; /* ... OpenMetrics 1.0, not Prometheus 0.0.4 */
+	bool format;	    /* --format is the metrics', */
+	bool openmetrics;   /* ... OpenMetrics 1.0, not Prometheus 0.0.4 */
+	bool thread_series; /* cputrack's metrics: a series per LWP too */
 };
 
 /*

@@ -122,6 +122,7 @@ struct mproc {
 
 struct out_metrics {
 	const struct out_run *run;
+	bool thread_series; /* series per LWP too */
 	struct series *first, *last;
 	struct series **buckets;
 	size_t nbuckets;
@@ -143,13 +144,14 @@ struct out_metrics {
 };
 
 struct out_metrics *
-out_metrics_new(const struct out_run *run)
+out_metrics_new(const struct out_run *run, bool thread_series)
 {
 	struct out_metrics *m;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
 	m->run = run;
+	m->thread_series = thread_series;
 	m->nbuckets = 64;
 	if ((m->buckets = calloc(m->nbuckets, sizeof(*m->buckets))) == NULL) {
 		free(m);
@@ -1460,7 +1462,7 @@ out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
 	out_buf_reset(&m->samples);
 	m->om = openmetrics;
 	/* A series per thread only when asked: they are most of a host's. */
-	if (kind == K_CPU || m->run->cfg.thread_series) {
+	if (kind == K_CPU || m->thread_series) {
 		events_family(m, b, kind, &events, false, openmetrics);
 		events_family(m, b, kind, &clocks, true, openmetrics);
 		times_family(m, b, kind, &enabled, false, openmetrics);

@@ -25,7 +25,9 @@
 
 struct out_metrics;
 
-struct out_metrics *out_metrics_new(const struct out_run *run);
+/* thread_series: cputrack's series per LWP too (--thread-series). */
+struct out_metrics *out_metrics_new(
+    const struct out_run *run, bool thread_series);
 void out_metrics_free(struct out_metrics *m);
 /* A row, at now (CLOCK_MONOTONIC ns). */
 void out_metrics_row(

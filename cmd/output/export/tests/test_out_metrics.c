@@ -47,7 +47,6 @@ store_open_as(struct store *s, enum out_tool tool, bool thread_series)
 	struct out_config cfg = { .tool = tool,
 		.format = OUT_SINK,
 		.fd = -1,
-		.thread_series = thread_series,
 		.metrics = with_metrics };
 
 	memset(s, 0, sizeof(*s));
@@ -59,7 +58,7 @@ store_open_as(struct store *s, enum out_tool tool, bool thread_series)
 	}
 	cfg.specs = s->specs;
 	if (out_run_init(&s->run, cpc, &cfg) != 0 ||
-	    (s->m = out_metrics_new(&s->run)) == NULL) {
+	    (s->m = out_metrics_new(&s->run, thread_series)) == NULL) {
 		fprintf(stderr, "out_metrics_new: %s\n", strerror(errno));
 		exit(1);
 	}
