@@ -8,7 +8,6 @@
  * thread is tracked: each cgroup's counts are an entry of one map, read
  * here at the ticks.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <bpf/bpf.h>
 
 #include "bpfeng_impl.h"
+#include "cgroupdir.h"
 
 /* The processes of one cgroup; a process gone meanwhile is let go. */
 static void
@@ -50,33 +50,20 @@ adopt_procs(struct bpfeng *eng, int dirfd)
 	fclose(f);
 }
 
-/* The cgroup's processes, then its children's, depth levels down at most. */
 static void
-adopt_tree(struct bpfeng *eng, int dirfd, int depth)
+adopt_visit(void *arg, int fd, const char *rel, unsigned level)
 {
-	struct dirent *d;
-	DIR *dir;
-	int fd;
+	(void)rel;
+	(void)level;
+	adopt_procs(arg, fd);
+}
 
+/* The cgroup's processes, then its children's, as deep as they go. */
+static void
+adopt_tree(struct bpfeng *eng, int dirfd)
+{
 	adopt_procs(eng, dirfd);
-	if (depth >= BPFENG_CGROUP_DEPTH || (fd = dup(dirfd)) < 0)
-		return;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((d = readdir(dir)) != NULL) {
-		if (d->d_type != DT_DIR || strcmp(d->d_name, ".") == 0 ||
-		    strcmp(d->d_name, "..") == 0)
-			continue;
-		fd = openat(dirfd, d->d_name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		adopt_tree(eng, fd, depth + 1);
-		close(fd);
-	}
-	closedir(dir);
+	cgroup_dir_walk(dirfd, BPFENG_CGROUP_DEPTH, adopt_visit, eng);
 }
 
 /* An entry of zero counts for cgroup id. */
@@ -131,7 +118,7 @@ bpfeng_attach_cgroup(struct bpfeng *eng, uint64_t id, int level,
 	 * cgroup apart tracks no thread.
 	 */
 	if (eng_may_trace_any() && eng->cgroups_max == 0)
-		adopt_tree(eng, fd, 0);
+		adopt_tree(eng, fd);
 	close(fd);
 	/* A thread on a CPU now counts from that CPU's flush. */
 	return eng_flush(eng, why, whylen);

@@ -6,6 +6,7 @@
  * cgroup by the id that name_to_handle_at(2) gives for its directory, and
  * by its depth.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "cgroupdir.h"
 
@@ -232,4 +234,69 @@ cgroup_dir_resolve(
 		return -1;
 	}
 	return 0;
+}
+
+struct cgroup_walk {
+	cgroup_visit_fn *visit;
+	void *arg;
+	unsigned depth;
+	char rel[PATH_MAX];
+};
+
+static bool
+is_dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/* The children of the directory open at fd, whose path is w->rel's len. */
+static void
+walk_below(struct cgroup_walk *w, int fd, size_t len, unsigned level)
+{
+	struct dirent *d;
+	DIR *dir;
+	int child, n;
+
+	/*
+	 * fcntl, not dup: a container's seccomp profile may allow only the
+	 * one (dist/kubernetes/seccomp/cpctools-node.json).
+	 */
+	if (level >= w->depth || (fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_type != DT_DIR || is_dot(d->d_name))
+			continue;
+		n = snprintf(w->rel + len, sizeof(w->rel) - len, "%s%s",
+		    len > 0 ? "/" : "", d->d_name);
+		if (n < 0 || (size_t)n >= sizeof(w->rel) - len)
+			continue;
+		child = openat(dirfd(dir), d->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (child < 0)
+			continue;
+		w->visit(w->arg, child, w->rel, level + 1);
+		walk_below(w, child, len + (size_t)n, level + 1);
+		close(child);
+	}
+	w->rel[len] = '\0';
+	closedir(dir);
+}
+
+void
+cgroup_dir_walk(int topfd, unsigned depth, cgroup_visit_fn *visit, void *arg)
+{
+	struct cgroup_walk *w;
+
+	/* PATH_MAX on the heap: a walk may run on a small thread's stack. */
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return;
+	w->visit = visit;
+	w->arg = arg;
+	w->depth = depth;
+	walk_below(w, topfd, 0, 0);
+	free(w);
 }

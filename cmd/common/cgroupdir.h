@@ -39,4 +39,20 @@ int cgroup_dir_resolve(
 /* The id of the cgroup directory name under dirfd, as the kernel has it. */
 int cgroup_id_at(int dirfd, const char *name, uint64_t *id);
 
+/*
+ * What cgroup_dir_walk shows of a directory: fd, open for it (no symbolic
+ * link followed; closed after the visit of its children), rel its path
+ * below the walk's top, level 1 for the top's own children.
+ */
+typedef void cgroup_visit_fn(
+    void *arg, int fd, const char *rel, unsigned level);
+
+/*
+ * Visit each directory below the one open at topfd, depth levels down at
+ * most, a parent before its children. One removed meanwhile is passed
+ * over: a cgroup tree changes while it is read.
+ */
+void cgroup_dir_walk(
+    int topfd, unsigned depth, cgroup_visit_fn *visit, void *arg);
+
 #endif /* CGROUPDIR_H */

@@ -4,11 +4,14 @@
  * systems have, and --cgroup's spellings resolved on this machine's own
  * hierarchy, in a cgroup the test makes; and, from a cgroup namespace
  * whose root is that cgroup (a container's, given the host's hierarchy),
- * the same names as outside it.
+ * the same names as outside it. The walk of a tree, on a plain directory
+ * tree the test makes: parents first, its depth kept, links not followed.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -208,9 +211,81 @@ test_namespace(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+struct seen {
+	char text[512];
+	int fds_ok;
+};
+
+static void
+note_dir(void *arg, int fd, const char *rel, unsigned level)
+{
+	struct seen *seen = arg;
+	struct stat st;
+	size_t len = strlen(seen->text);
+
+	snprintf(
+	    seen->text + len, sizeof(seen->text) - len, "%s:%u ", rel, level);
+	seen->fds_ok += fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Whether the walk saw rel at level, and saw parent before it. */
+static bool
+seen_after(const struct seen *seen, const char *parent, const char *rel)
+{
+	const char *p = strstr(seen->text, parent);
+	const char *r = strstr(seen->text, rel);
+
+	return p != NULL && r != NULL && p < r;
+}
+
+static void
+test_walk(void)
+{
+	char top[] = "/tmp/cpctools-walk-XXXXXX", path[PATH_MAX];
+	const char *dirs[] = { "a", "a/b", "a/b/c", "a/b/c/d", "e" };
+	struct seen seen = { "", 0 };
+	size_t i;
+	int fd;
+
+	CHECK(mkdtemp(top) != NULL);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", top, dirs[i]);
+		CHECK(mkdir(path, 0700) == 0);
+	}
+	snprintf(path, sizeof(path), "%s/a/link", top);
+	CHECK(symlink("/", path) == 0);
+	snprintf(path, sizeof(path), "%s/a/file", top);
+	CHECK((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600)) >= 0);
+	close(fd);
+	CHECK((fd = open(top, O_RDONLY | O_DIRECTORY)) >= 0);
+	cgroup_dir_walk(fd, 3, note_dir, &seen);
+	printf("# walked: %s\n", seen.text);
+	/* Three levels: a/b/c, not d; no link, no file; each dir open. */
+	CHECK(strstr(seen.text, "a:1 ") != NULL &&
+	    strstr(seen.text, "e:1 ") != NULL &&
+	    strstr(seen.text, "a/b:2 ") != NULL &&
+	    strstr(seen.text, "a/b/c:3 ") != NULL);
+	CHECK(strstr(seen.text, "/d") == NULL &&
+	    strstr(seen.text, "link") == NULL &&
+	    strstr(seen.text, "file") == NULL);
+	CHECK(seen_after(&seen, "a:1", "a/b:2") &&
+	    seen_after(&seen, "a/b:2", "a/b/c:3"));
+	CHECK(seen.fds_ok == 4);
+	close(fd);
+	CHECK(unlink(path) == 0);
+	snprintf(path, sizeof(path), "%s/a/link", top);
+	CHECK(unlink(path) == 0);
+	for (i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s", top, dirs[i]);
+		CHECK(rmdir(path) == 0);
+	}
+	CHECK(rmdir(top) == 0);
+}
+
 int
 main(void)
 {
+	test_walk();
 	test_mountinfo();
 	test_resolve();
 	test_namespace();

@@ -18,7 +18,6 @@
  * its counts read after the last task can have left it, its last row is
  * labelled rmdir and its counts are dropped.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -167,44 +166,23 @@ row_new(struct cgroup_rows *cr, uint64_t id, const char *rel)
 	return r;
 }
 
-/* Each directory below rel (level levels below the target) not known yet. */
+/* A directory below the target (level levels down): a row, if new. */
 static void
-walk(struct cgroup_rows *cr, const char *rel, unsigned level)
+visit_dir(void *arg, int fd, const char *rel, unsigned level)
 {
-	char path[PATH_MAX];
+	struct cgroup_rows *cr = arg;
 	struct cgroup_row *r;
-	struct dirent *d;
 	uint64_t id;
-	DIR *dir;
-	int fd;
 
-	if (level >= cr->depth ||
-	    (fd = openat(cr->topfd, rel,
-		 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	(void)fd;
+	if (cgroup_id_at(cr->topfd, rel, &id) != 0)
 		return;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	while ((d = readdir(dir)) != NULL) {
-		if (d->d_type != DT_DIR || strcmp(d->d_name, ".") == 0 ||
-		    strcmp(d->d_name, "..") == 0)
-			continue;
-		if (snprintf(path, sizeof(path), "%s%s%s",
-			strcmp(rel, ".") == 0 ? "" : rel,
-			strcmp(rel, ".") == 0 ? "" : "/",
-			d->d_name) >= (int)sizeof(path) ||
-		    cgroup_id_at(cr->topfd, path, &id) != 0)
-			continue;
-		if ((r = row_find(cr, id)) == NULL)
-			r = row_new(cr, id, path);
-		else if (r->rel == NULL)
-			(void)row_name(cr, r, path);
-		if (r != NULL)
-			r->level = level + 1;
-		walk(cr, path, level + 1);
-	}
-	closedir(dir);
+	if ((r = row_find(cr, id)) == NULL)
+		r = row_new(cr, id, rel);
+	else if (r->rel == NULL)
+		(void)row_name(cr, r, rel);
+	if (r != NULL)
+		r->level = level;
 }
 
 struct cgroup_rows *
@@ -225,7 +203,7 @@ cgroup_rows_new(
 		cgroup_rows_free(cr);
 		return NULL;
 	}
-	walk(cr, ".", 0);
+	cgroup_dir_walk(cr->topfd, cr->depth, visit_dir, cr);
 	return cr;
 }
 
@@ -254,7 +232,7 @@ row_of(struct cgroup_rows *cr, uint64_t id)
 		return r;
 	if (!cr->walked && !cr->by_event) {
 		cr->walked = true;
-		walk(cr, ".", 0);
+		cgroup_dir_walk(cr->topfd, cr->depth, visit_dir, cr);
 		if ((r = row_find(cr, id)) != NULL)
 			return r;
 	}
@@ -380,7 +358,7 @@ cgroup_rows_tick(struct cgroup_rows *cr, int s, unsigned long intervals,
 	cr->walked = false;
 	if (unnamed && !cr->by_event) {
 		cr->walked = true;
-		walk(cr, ".", 0);
+		cgroup_dir_walk(cr->topfd, cr->depth, visit_dir, cr);
 	}
 	RB_FOREACH_SAFE (r, cgroup_tree, &cr->rows, next) {
 		/*
