@@ -181,7 +181,7 @@ static void
 test_namespace(void)
 {
 	char mnt[PATH_MAX], root[PATH_MAX], dir[PATH_MAX + 64], name[128];
-	int status;
+	int status = 0;
 	pid_t pid;
 	FILE *f;
 

@@ -35,8 +35,8 @@ struct cputrack_opts {
 	char interval_by;  /* 'T' or 'I' when given, or 0 */
 	unsigned nsamples; /* 0: unlimited */
 	bool follow_exec;
-	bool strict_exec;   /* no exec followed without -e */
-	bool pass_status;   /* exit with the command's status */
+	bool strict_exec; /* no exec followed without -e */
+	bool pass_status; /* exit with the command's status */
 	bool follow_fork;
 	bool verbose;
 	pid_t *pids; /* -p's, in the order given, or NULL */

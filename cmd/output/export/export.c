@@ -20,29 +20,34 @@ struct exporter {
 enum { OPT_LISTEN, OPT_WEB_CONFIG, OPT_LINGER, OPT_THREAD_SERIES };
 
 static const struct out_sink_option options[] = {
-	[OPT_LISTEN] = { "listen", 0, true,
-	    { "\t--listen=addr:port\n"
-	      "\t\t  serve the counts as metrics over HTTP at /metrics\n" } },
-	[OPT_WEB_CONFIG] = { "web-config", 0, true,
-	    { "\t--web-config=file\n"
-	      "\t\t  TLS and users for --listen (Prometheus's web config)\n" } },
+	[OPT_LISTEN] = { .name = "listen",
+	    .takes_arg = true,
+	    .help = { "\t--listen=addr:port\n"
+		      "\t\t  serve the counts as metrics over HTTP at /metrics\n" } },
+	[OPT_WEB_CONFIG] = { .name = "web-config",
+	    .takes_arg = true,
+	    .help = { "\t--web-config=file\n"
+		      "\t\t  TLS and users for --listen (Prometheus's web config)\n" } },
 	/* Each tool's run ends by itself its own way. */
-	[OPT_LINGER] = { "linger", 0, true,
-	    { [OUT_CPUTRACK] = "\t--linger=secs\n"
-			       "\t\t  after a run that ended by itself, "
-			       "serve the final counts\n"
-			       "\t\t  until a scrape takes them, secs at "
-			       "most (--listen)\n",
+	[OPT_LINGER] = { .name = "linger",
+	    .takes_arg = true,
+	    .help = { [OUT_CPUTRACK] =
+			  "\t--linger=secs\n"
+			  "\t\t  after a run that ended by itself, "
+			  "serve the final counts\n"
+			  "\t\t  until a scrape takes them, secs at "
+			  "most (--listen)\n",
 		[OUT_CPUSTAT] = "\t--linger=secs\n"
 				"\t\t  after the count of intervals, serve "
 				"the final counts\n"
 				"\t\t  until a scrape takes them, secs at "
 				"most (--listen)\n" } },
-	[OPT_THREAD_SERIES] = { "thread-series", 0, false,
-	    { "\t--thread-series\n"
-	      "\t\t  the metrics have a series per LWP as well as per\n"
-	      "\t\t  process and cgroup\n" },
-	    OUT_TOOLS(OUT_CPUTRACK) },
+	[OPT_THREAD_SERIES] = { .name = "thread-series",
+	    .help = { "\t--thread-series\n"
+		      "\t\t  the metrics have a series per LWP as well as "
+		      "per\n"
+		      "\t\t  process and cgroup\n" },
+	    .tools = OUT_TOOLS(OUT_CPUTRACK) },
 	{ 0 }
 };
 

@@ -74,11 +74,14 @@ top_free(struct top *t)
 enum { OPT_TOP, OPT_BATCH };
 
 static const struct out_sink_option options[] = {
-	[OPT_TOP] = { "top", 0, false,
-	    { "\t--top\t  a live view, redrawn at each interval, instead of\n"
-	      "\t\t  rows (as cputop: with no target, the whole machine)\n" } },
-	[OPT_BATCH] = { NULL, 'b', false,
-	    { "\t-b\t  with --top: the view as text, once per interval\n" } },
+	[OPT_TOP] = { .name = "top",
+	    .help = { "\t--top\t  a live view, redrawn at each interval, "
+		      "instead of\n"
+		      "\t\t  rows (as cputop: with no target, the whole "
+		      "machine)\n" } },
+	[OPT_BATCH] = { .letter = 'b',
+	    .help = { "\t-b\t  with --top: the view as text, once per "
+		      "interval\n" } },
 	{ 0 }
 };
 
