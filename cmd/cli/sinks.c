@@ -171,13 +171,13 @@ option_help(FILE *out, const struct out_sink_option *opt, enum out_tool tool)
 }
 
 void
-sinks_help(FILE *out, enum out_tool tool, const char *name)
+sinks_help(FILE *out, enum out_tool tool)
 {
 	const struct out_sink_option *opt;
 	size_t i;
 
 	for (i = 0; i < NSINKS; i++) {
-		if (strcmp(table[i].ops->name, name) != 0 ||
+		if (!(table[i].tools & OUT_TOOLS(tool)) ||
 		    table[i].ops->options == NULL)
 			continue;
 		for (opt = table[i].ops->options;

@@ -41,8 +41,8 @@ const struct out_sink *sinks_format(
     const struct out_config *cfg, const char *word);
 /* The first of the sinks' options that needs another it lacks, or NULL. */
 const char *sinks_check(const struct out_config *cfg);
-/* The usage's lines, in tool's words, of the sink called name's options. */
-void sinks_help(FILE *out, enum out_tool tool, const char *name);
+/* The usage's lines, in tool's words, of the options of tool's sinks. */
+void sinks_help(FILE *out, enum out_tool tool);
 /*
  * Whether the run's options want a sink, but the one whose configuration
  * is except (NULL: any sink).

@@ -100,7 +100,7 @@ usage(FILE *out)
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
 	    p, names, p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT);
-	sinks_help(out, OUT_CPUTRACK, "metrics");
+	sinks_help(out, OUT_CPUTRACK);
 	fprintf(out,
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
@@ -130,9 +130,7 @@ usage(FILE *out)
 	    "\t\t  signal ended it) when the run itself succeeded\n"
 	    "\t-r count, --repeat=count\n"
 	    "\t\t  run the command count times, then give each event's\n"
-	    "\t\t  mean, +- %%, min and max over the runs\n");
-	sinks_help(out, OUT_CPUTRACK, "top");
-	fprintf(out,
+	    "\t\t  mean, +- %%, min and max over the runs\n"
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"

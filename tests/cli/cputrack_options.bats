@@ -67,6 +67,9 @@ usage_text() {
 	    '	--thread-series' \
 	    '		  the metrics have a series per LWP as well as per' \
 	    '		  process and cgroup' \
+	    '	--top	  a live view, redrawn at each interval, instead of' \
+	    '		  rows (as cputop: with no target, the whole machine)' \
+	    '	-b	  with --top: the view as text, once per interval' \
 	    '	--metrics' \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    '		  utilized, ...) to each row of counts' \
@@ -96,9 +99,6 @@ usage_text() {
 	    '	-r count, --repeat=count' \
 	    '		  run the command count times, then give each event'"'"'s' \
 	    '		  mean, +- %, min and max over the runs' \
-	    '	--top	  a live view, redrawn at each interval, instead of' \
-	    '		  rows (as cputop: with no target, the whole machine)' \
-	    '	-b	  with --top: the view as text, once per interval' \
 	    '	--list[=glob]' \
 	    '		  list every countable event (matching glob), and exit' \
 	    '	--help	  print this usage and exit' \
