@@ -233,7 +233,9 @@ perf_count() {
 	local event=$1; shift
 	command -v perf >/dev/null || skip "perf is not installed"
 	timeout 120 perf stat -x, -e "$event" -o "$T/perf" -- "$@" >/dev/null ||
-		return 1
+		{ cat "$T/perf" >&2; return 1; }
+	# What perf printed, seen where a test that compares it fails.
+	sed 's/^/perf stat: /' "$T/perf" >&2
 	awk -F, -v e="$event" '$3 == e { print $1 }' "$T/perf"
 }
 
