@@ -281,7 +281,12 @@ guard_main(int life, int pidfd, pid_t pid, bool tree)
 			(void)signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	(void)prctl(PR_SET_NAME, "cputrack-guard", 0, 0, 0);
+	/*
+	 * The system call, not prctl(3): a sanitizer's prctl names the
+	 * thread under a lock that another thread may have held at the fork,
+	 * and the guard waited for it for ever.
+	 */
+	(void)syscall(SYS_prctl, PR_SET_NAME, "cputrack-guard", 0UL, 0UL, 0UL);
 	t.pid[0] = pid;
 	t.fd[0] = pidfd;
 	t.n = 1;

@@ -482,6 +482,10 @@ cputrack: pid $root_pid belongs to another user (uid 0): only that user or root 
 		[ "$(grep -c ' lwp_exit ' <<<"$output")" -ge 8 ]
 		grep -qE '^ +[0-9.]+ +1 +exit ' <<<"$output"
 	done
+	# Nothing of the runs outlives them: under the BPF engine each had a
+	# guard, forked from a process with threads (a sanitizer's prctl
+	# once left one waiting for ever on a lock).
+	wait_for no_guard_of "0.001 -c $WRITE,task-clock -c page-faults"
 }
 
 @test "a command killed by a signal is said with the signal's name, and its core when it dumped one" {
