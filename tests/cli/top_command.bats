@@ -53,7 +53,9 @@ EOF
 
 # talked: the talker's lines in the terminal's history, in order.
 talked() {
-	history | grep -xE 'out-[0-9]+|err-[0-9]+|last line'
+	# At the end of a line: where the shell's echo of the command filled
+	# whole lines, the joined history has the first line after it.
+	history | grep -oE '(out|err)-[0-9]+$|last line$'
 }
 
 # the talker's lines, as written.
