@@ -20,25 +20,29 @@
  *   own timeout counts from the last byte, which a client that sends one
  *   byte now and then renews forever.
  * - A source keeps OUT_HTTP_PER_CLIENT connections (an IPv4 address, an
- *   IPv6 /64); all clients together keep a share of the descriptor limit
+ *   IPv6 /64), not counting one younger than OUT_HTTP_GRACE_MS whose
+ *   request has not come: on a busy machine a scraper that shares its
+ *   address with a crowd may send its request turns after it connected.
+ *   All clients together keep a share of the descriptor limit
  *   (conn_limit), password checks from sources that never failed not
  *   counted (the checker's places bound those, web_auth.h). Past a
  *   bound, what costs the least to drop goes (conn_rank): a connection
  *   that has sent no whole request in OUT_HTTP_GRACE_MS; then one idle
- *   that long after its answer; then one younger, whose request may be
- *   on its way; then one whose password waits for its check from a
- *   source whose passwords failed before; then an answer older than
- *   OUT_HTTP_BUSY_MS; among equals, that of a network (an IPv4 /24, an
- *   IPv6 /48) that holds more than a quarter of all, then that of the
- *   source that holds the most connections, the oldest first. Never cut are a
- * connection accepted in the last turn (its request, sent as it connected, is
- *   read in the next), a request that has just come whole, an answer
- *   sent less than OUT_HTTP_GRACE_MS ago (its client may still be
- *   reading it: a cut may lose it), and, but past its own source's
- *   bound, a password check from a source that never failed: a scraper,
- *   which sends its request as it connects, is answered, and a crowd
- *   that holds connections loses its oldest instead of keeping the door
- *   shut, as a bound that refused newcomers would (libmicrohttpd's stops
+ *   that long after its answer; then (past the bound of all) one
+ *   younger, whose request may be on its way; then one whose password
+ *   waits for its check from a source whose passwords failed before;
+ *   then an answer older than OUT_HTTP_BUSY_MS; among equals, that of a
+ *   network (an IPv4 /24, an IPv6 /48) that holds more than a quarter
+ *   of all, then that of the source that holds the most connections,
+ *   the oldest first. Never cut are a connection accepted in the last
+ *   turn (its request, sent as it connected, is read in the next), a
+ *   request that has just come whole, an answer sent less than
+ *   OUT_HTTP_GRACE_MS ago (its client may still be reading it: a cut
+ *   may lose it), and, but past its own source's bound, a password
+ *   check from a source that never failed: a scraper, which sends its
+ *   request as it connects, is answered, and a crowd that holds
+ *   connections loses its oldest instead of keeping the door shut, as
+ *   a bound that refused newcomers would (libmicrohttpd's stops
  *   accepting, and closes what it accepts past its own bound,
  *   OUT_HTTP_BACKSTOP times ours, a backstop only).
  * - A connection's request has OUT_HTTP_CONN_MEMORY bytes, and answers
@@ -429,8 +433,10 @@ conn_rank(const struct conn *k, uint64_t now, bool own)
 	if (k->answers > 0)
 		return now - k->since >= OUT_HTTP_GRACE_MS ? RANK_IDLE :
 							     RANK_KEEP;
-	return now - k->born >= OUT_HTTP_GRACE_MS ? RANK_NO_REQUEST :
-						    RANK_YOUNG;
+	/* Its request may be on its way: only the bound of all cuts it. */
+	if (now - k->born < OUT_HTTP_GRACE_MS)
+		return own ? RANK_KEEP : RANK_YOUNG;
+	return RANK_NO_REQUEST;
 }
 
 static int
