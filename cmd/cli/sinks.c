@@ -171,7 +171,7 @@ option_help(FILE *out, const struct out_sink_option *opt, enum out_tool tool)
 }
 
 void
-sinks_help(FILE *out, enum out_tool tool)
+sinks_help(FILE *out, enum out_tool tool, enum out_usage_part part)
 {
 	const struct out_sink_option *opt;
 	size_t i;
@@ -182,7 +182,8 @@ sinks_help(FILE *out, enum out_tool tool)
 			continue;
 		for (opt = table[i].ops->options;
 		     opt->name != NULL || opt->letter != '\0'; opt++)
-			option_help(out, opt, tool);
+			if (opt->part == part)
+				option_help(out, opt, tool);
 	}
 }
 

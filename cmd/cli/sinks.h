@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "out_sink.h"
 #include "output.h"
 
 /* A sink's long option's value for getopt: SINKS_OPTION and up. */
@@ -41,8 +42,11 @@ const struct out_sink *sinks_format(
     const struct out_config *cfg, const char *word);
 /* The first of the sinks' options that needs another it lacks, or NULL. */
 const char *sinks_check(const struct out_config *cfg);
-/* The usage's lines, in tool's words, of the options of tool's sinks. */
-void sinks_help(FILE *out, enum out_tool tool);
+/*
+ * The usage's lines, in tool's words, of the options of tool's sinks
+ * that stand in part of it.
+ */
+void sinks_help(FILE *out, enum out_tool tool, enum out_usage_part part);
 /*
  * Whether the run's options want a sink, but the one whose configuration
  * is except (NULL: any sink).

@@ -73,7 +73,7 @@ usage(FILE *out)
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
 	    p, p, p, CPC_TICKREG_NAME);
-	sinks_help(out, OUT_CPUSTAT);
+	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_DESTINATION);
 	fprintf(out,
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"

@@ -100,7 +100,7 @@ usage(FILE *out)
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
 	    p, names, p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT);
-	sinks_help(out, OUT_CPUTRACK);
+	sinks_help(out, OUT_CPUTRACK, OUT_USAGE_DESTINATION);
 	fprintf(out,
 	    "\t--metrics\n"
 	    "\t\t  add perf's derived metrics (insn per cycle, CPUs\n"
@@ -116,7 +116,9 @@ usage(FILE *out)
 	    "\t\t  show every metric, not only under crossed thresholds\n"
 	    "\t--input=file\n"
 	    "\t\t  print a JSON Lines record again instead of counting\n"
-	    "\t--dry-run print what would be counted, and exit\n"
+	    "\t--dry-run print what would be counted, and exit\n");
+	sinks_help(out, OUT_CPUTRACK, OUT_USAGE_METRICS);
+	fprintf(out,
 	    "\t--engine=%s\n"
 	    "\t\t  how threads are followed and counted:\n",
 	    names);
@@ -130,7 +132,9 @@ usage(FILE *out)
 	    "\t\t  signal ended it) when the run itself succeeded\n"
 	    "\t-r count, --repeat=count\n"
 	    "\t\t  run the command count times, then give each event's\n"
-	    "\t\t  mean, +- %%, min and max over the runs\n"
+	    "\t\t  mean, +- %%, min and max over the runs\n");
+	sinks_help(out, OUT_CPUTRACK, OUT_USAGE_RUN);
+	fprintf(out,
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"

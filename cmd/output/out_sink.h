@@ -39,16 +39,24 @@ struct out_sink_host {
 #define OUT_TOOLS(tool) (1u << (tool))
 
 /*
+ * Where a sink's option stands in a command's usage: among the options
+ * that say where the counts go, those that shape the metrics, or those
+ * that say how the run is shown.
+ */
+enum out_usage_part { OUT_USAGE_DESTINATION, OUT_USAGE_METRICS, OUT_USAGE_RUN };
+
+/*
  * An option of a sink: its long name and its letter (either may be
  * NULL or 0), whether it takes an argument, its lines in the usage, by
- * enum out_tool (NULL: the first's), as the tools word them, and the
- * tools that have it (0: all of them).
+ * enum out_tool (NULL: the first's), as the tools word them, and where
+ * they stand, and the tools that have it (0: all of them).
  */
 struct out_sink_option {
 	const char *name;
 	char letter;
 	bool takes_arg;
 	const char *help[2];
+	enum out_usage_part part;
 	unsigned tools;
 };
 

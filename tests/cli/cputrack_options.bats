@@ -64,12 +64,6 @@ usage_text() {
 	    '	--linger=secs' \
 	    '		  after a run that ended by itself, serve the final counts' \
 	    '		  until a scrape takes them, secs at most (--listen)' \
-	    '	--thread-series' \
-	    '		  the metrics have a series per LWP as well as per' \
-	    '		  process and cgroup' \
-	    '	--top	  a live view, redrawn at each interval, instead of' \
-	    '		  rows (as cputop: with no target, the whole machine)' \
-	    '	-b	  with --top: the view as text, once per interval' \
 	    '	--metrics' \
 	    "		  add perf's derived metrics (insn per cycle, CPUs" \
 	    '		  utilized, ...) to each row of counts' \
@@ -85,6 +79,9 @@ usage_text() {
 	    '	--input=file' \
 	    '		  print a JSON Lines record again instead of counting' \
 	    '	--dry-run print what would be counted, and exit' \
+	    '	--thread-series' \
+	    '		  the metrics have a series per LWP as well as per' \
+	    '		  process and cgroup' \
 	    '	--engine=bpf|ptrace|auto' \
 	    '		  how threads are followed and counted:' \
 	    '		  bpf: BPF programs at each context switch' \
@@ -99,6 +96,9 @@ usage_text() {
 	    '	-r count, --repeat=count' \
 	    '		  run the command count times, then give each event'"'"'s' \
 	    '		  mean, +- %, min and max over the runs' \
+	    '	--top	  a live view, redrawn at each interval, instead of' \
+	    '		  rows (as cputop: with no target, the whole machine)' \
+	    '	-b	  with --top: the view as text, once per interval' \
 	    '	--list[=glob]' \
 	    '		  list every countable event (matching glob), and exit' \
 	    '	--help	  print this usage and exit' \

@@ -47,6 +47,7 @@ static const struct out_sink_option options[] = {
 		      "\t\t  the metrics have a series per LWP as well as "
 		      "per\n"
 		      "\t\t  process and cgroup\n" },
+	    .part = OUT_USAGE_METRICS,
 	    .tools = OUT_TOOLS(OUT_CPUTRACK) },
 	{ 0 }
 };

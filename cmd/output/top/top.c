@@ -78,10 +78,12 @@ static const struct out_sink_option options[] = {
 	    .help = { "\t--top\t  a live view, redrawn at each interval, "
 		      "instead of\n"
 		      "\t\t  rows (as cputop: with no target, the whole "
-		      "machine)\n" } },
+		      "machine)\n" },
+	    .part = OUT_USAGE_RUN },
 	[OPT_BATCH] = { .letter = 'b',
 	    .help = { "\t-b\t  with --top: the view as text, once per "
-		      "interval\n" } },
+		      "interval\n" },
+	    .part = OUT_USAGE_RUN },
 	{ 0 }
 };
 
