@@ -469,6 +469,27 @@ none_traced() {
 	assert_free "$TPID"
 }
 
+@test "cputop counting every process from outside leaves other tools' counts alone: perf stat's writes of a fork tree, 30 times beside it, each exact" {
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	command -v perf >/dev/null || skip "perf is not installed"
+	# Its sentinels are inherited by what this shell starts: perf stat,
+	# and the command perf stat counts with counters of its own.
+	unshare -m sh -c 'umount -R -l /sys/fs/cgroup && exec "$0" -b -T 0.2 -c task-clock' \
+	    "$TOP" >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_line "$T/out" '^watching every process'
+	local i
+	for i in $(seq 30); do
+		perf_count "$WRITE" "$W/wl_forktree" 2 3 250 >>"$T/counts" 2>/dev/null
+	done
+	kill -TERM "$CPID"
+	wait "$CPID" || true
+	# A count swapped with a sentinel's is its task-clock: nanoseconds.
+	[ "$(sort "$T/counts" | uniq -c | awk '{ print $1, $2 }')" = "30 3250" ] ||
+	    { sort "$T/counts" | uniq -c; false; }
+}
+
 @test "cputop with no target, counted from outside: a process's exact totals, its threads' last counts read at their end" {
 	# A name of the test's own: other tests run wl_steps beside it, and
 	# their ended lines would be folded with its.

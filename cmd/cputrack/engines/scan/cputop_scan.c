@@ -621,7 +621,7 @@ open_sentinel(struct scan_track *st, struct scan_proc *p)
 	 */
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET, .data.ptr = p };
 
-	if (st->fd_room < st->unseen_fds + st->fds_per_lwp)
+	if (!st->sentinels || st->fd_room < st->unseen_fds + st->fds_per_lwp)
 		return;
 	p->unseen =
 	    unseen_open(st->eng, st->nsets, st->current, p->base.pid, &err);
@@ -988,9 +988,12 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		return err;
 	}
 	ct->engine_state = st;
-	ct->opt.view->note =
+	st->sentinels = unseen_possible();
+	ct->opt.view->note = st->sentinels ?
 	    "counted from outside: what starts and ends between two scans "
-	    "counts in its process's line, or its parent's";
+	    "counts in its process's line, or its parent's" :
+	    "counted from outside: what starts and ends between two scans "
+	    "is not counted (Linux 6.12 or later counts it)";
 	return 0;
 }
 

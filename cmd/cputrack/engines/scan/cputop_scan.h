@@ -86,6 +86,7 @@ struct scan_track {
 	const struct bpfeng_set *eng; /* each set's counters */
 	int nsets, current, fds_per_lwp;
 	int unseen_fds;		  /* a sentinel's */
+	bool sentinels;		  /* this kernel's are safe (unseen_possible) */
 	struct scan_proc **procs; /* by pid */
 	size_t nprocs, room;
 	struct scan_proc **found; /* a scan's new processes */

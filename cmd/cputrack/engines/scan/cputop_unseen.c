@@ -23,6 +23,21 @@
 
 #include "cputop_unseen.h"
 
+/*
+ * On a context switch between two tasks whose perf contexts are clones
+ * (a parent and the child it forked, counted alike), the kernel swaps the
+ * contexts rather than the counters, and swaps the counts of inherit_stat
+ * counters back, pairing the two contexts' counters by their place in
+ * each list. A context that holds another tool's counters (perf stat's
+ * on a command it started) may list them in another order than its
+ * clones do: a sentinel's count and the other tool's were swapped, and
+ * perf stat printed cputop's task-clock as its count of writes. A
+ * counter inherited with PERF_SAMPLE_READ keeps the kernel from that
+ * swap in every context it is in (Linux 6.12 and later; earlier ones
+ * refuse it, and unseen_possible says no).
+ */
+#define UNSHARED (PERF_SAMPLE_READ | PERF_SAMPLE_TID)
+
 /* The ring's data pages (a power of two), and when it says it is full. */
 #define RING_PAGES 2
 #define RECORD_MAX 256
@@ -62,6 +77,27 @@ perf_open(struct perf_event_attr *attr, pid_t tid, int group)
 {
 	return syscall(
 	    SYS_perf_event_open, attr, tid, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+bool
+unseen_possible(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.inherit = 1,
+		.inherit_stat = 1,
+		.sample_type = UNSHARED,
+	};
+	long fd = perf_open(&attr, 0, -1);
+
+	if (fd < 0)
+		return errno != EINVAL;
+	close((int)fd);
+	return true;
 }
 
 int
@@ -114,6 +150,7 @@ open_set(struct unseen *u, int s, int first, int current, pid_t tid)
 		    PERF_FORMAT_TOTAL_TIME_RUNNING;
 		attr.inherit = 1;
 		attr.inherit_stat = 1;
+		attr.sample_type |= UNSHARED;
 		attr.disabled = k == 0 && s != current;
 		if ((fd[k] = (int)perf_open(&attr, tid, k ? fd[0] : -1)) < 0 ||
 		    ioctl(fd[k], PERF_EVENT_IOC_SET_OUTPUT, u->ring_fd) != 0 ||

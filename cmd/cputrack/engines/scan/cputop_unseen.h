@@ -19,6 +19,7 @@
 #ifndef CPUTOP_UNSEEN_H
 #define CPUTOP_UNSEEN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -33,6 +34,13 @@ struct unseen_task {
 };
 
 struct unseen;
+
+/*
+ * Whether this kernel keeps sentinels from swapping counts with other
+ * tools' counters of the same tasks (cputop_unseen.c): without that,
+ * there are none.
+ */
+bool unseen_possible(void);
 
 /* The descriptors and pages a sentinel of these sets takes. */
 int unseen_nfds(const struct bpfeng_set *sets, int nsets);
