@@ -97,7 +97,7 @@ teardown() {
 	wait_while "$CPID" grep -qxF "$series 60" "$T/m.prom" ||
 	    { cat "$T/m.prom"; false; }
 	grep -q "^cputrack_cgroup_running_seconds_total{cgroup=\"/$NAME\",set=\"0\"} " "$T/m.prom"
-	! grep -q 'pid="0"' "$T/m.prom"
+	run ! grep -q 'pid="0"' "$T/m.prom"
 	kill -TERM "$CPID"
 	wait "$CPID"
 }

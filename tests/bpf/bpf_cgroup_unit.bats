@@ -72,7 +72,7 @@ free_port() {
 @test "the template unit is installed under lib/systemd/system and left disabled; its instance names the cgroup" {
 	grep -F 'file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}/lib/systemd/system" TYPE FILE FILES "'"$UNIT"'")' \
 	    "$T/b/cmd/cmake_install.cmake"
-	! grep -rq 'wants' "$T/b/cmd/cmake_install.cmake"
+	run ! grep -rq 'wants' "$T/b/cmd/cmake_install.cmake"
 	grep -qx 'WantedBy=multi-user.target' "$UNIT"
 	grep -qx "ExecStart=$T/prefix/bin/cputrack --cgroup=/%I --format=openmetrics --listen=\${CPUTRACK_LISTEN} --output=/dev/null -T \${CPUTRACK_INTERVAL} \$CPUTRACK_EVENTS" "$UNIT"
 	grep -qx 'Environment=CPUTRACK_LISTEN=127.0.0.1:9418' "$UNIT"
@@ -229,7 +229,7 @@ unit_caps() {
 	# shellcheck disable=SC2059
 	wait_while "$CPID" scraped "$port" -xF "$(printf "$series" b.service 20)" ||
 	    { cat "$T/m" "$T/err"; false; }
-	! grep -q "cgroup=\"/$name/b.service/deeper\"" "$T/m"
+	run ! grep -q "cgroup=\"/$name/b.service/deeper\"" "$T/m"
 	kill -TERM "$CPID"
 	wait "$CPID"
 	[ ! -s "$T/err" ]
@@ -277,7 +277,7 @@ PYEOF
 	[ "$status" -eq 1 ]
 	# The node unit has no CAP_SYS_PTRACE: process_vm_writev reaches
 	# only its own processes there, and stays.
-	! grep -q 'CAP_SYS_PTRACE' "$NODE"
+	run ! grep -q 'CAP_SYS_PTRACE' "$NODE"
 	filter_allows "$NODE" bpf
 	filter_allows "$NODE" process_vm_writev
 	# The refusal is EPERM, which the ptrace engine's answer to a

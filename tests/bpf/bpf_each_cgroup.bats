@@ -197,7 +197,7 @@ folded_served() {
 	kill -TERM "$CPID"
 	wait_cputrack
 	[ "$status" -eq 0 ]
-	! grep -q "# /$NAME/[bcd]/\|# /$NAME/[cd]\$" "$T/out"
+	run ! grep -q "# /$NAME/[bcd]/\|# /$NAME/[cd]\$" "$T/out"
 	# The first folded is c or d, whichever of their threads ran first.
 	tail -n 1 "$T/err" | grep -qxF -e "cputrack: 2 cgroups under /$NAME (/$NAME/c, ...) are counted in their parents' rows: no more than max=3 are counted apart" \
 	    -e "cputrack: 2 cgroups under /$NAME (/$NAME/d, ...) are counted in their parents' rows: no more than max=3 are counted apart" ||
@@ -258,7 +258,7 @@ folded_served() {
 	# shellcheck disable=SC2059
 	wait_while "$CPID" grep -qxF "$(printf "$series" gone 7)" "$T/m.prom" ||
 	    { cat "$T/m.prom"; false; }
-	! grep -q 'pid="0"' "$T/m.prom"
+	run ! grep -q 'pid="0"' "$T/m.prom"
 	kill -TERM "$CPID"
 	wait "$CPID"
 }

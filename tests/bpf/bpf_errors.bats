@@ -47,7 +47,8 @@ teardown() {
 	[ "$(cat "$T/err")" = "cputrack: --engine=auto: counting with the BPF engine" ]
 	[ "$(ct_rows exit)" = "1 20" ]
 	ct_run --engine=auto -c "$WRITE" "$W/wl_threads" 2 10
-	[ "$status" -eq 0 ] && [ ! -s "$T/err" ]
+	[ "$status" -eq 0 ]
+	[ ! -s "$T/err" ]
 	[ "$(ct_rows exit)" = "1 20" ]
 	# Without privilege: ptrace, which needs none to count user mode.
 	ct=$(nobody_path "$CPUTRACK")
@@ -128,8 +129,8 @@ start_cpustat() {
 			sleep 1 # not a wait: a pause; the other cpustat lets go in its time
 		done
 		echo "ulimit -n $n: exit $status: $(cat "$T/err")"
-		! grep -q verifier "$T/err"
-		! grep -q '^libbpf' "$T/err"
+		grep -q verifier "$T/err" && fail "the verifier's log reached the user"
+		grep -q '^libbpf' "$T/err" && fail "libbpf's own lines reached the user"
 		[ "$status" -eq 0 ] ||
 		    grep -qE 'file descriptors|open files' "$T/err"
 	done

@@ -53,7 +53,9 @@ gated() {
 	# Opened for writing only after the reader: the fifo blocks till then.
 	eval "exec {fd}>\"$T/$name.gate\""
 	echo "$fd" >"$T/$name.fd"
-	[ "${4:-}" = into ] && echo >"$T/$name.hold"
+	if [ "${4:-}" = into ]; then
+		echo >"$T/$name.hold"
+	fi
 	wait_line "$T/$name.out" '^ready$'
 }
 

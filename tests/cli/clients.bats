@@ -58,7 +58,7 @@ run_rows() {
 	awk '$3 == "tick" { s[$1] += $4 } $3 == "exit" { e[$1] = $4 }
 	    END { for (p in e) if (s[p] > e[p]) exit 1 }' "$T/out"
 	# Nothing is left behind: no copy, no stopped or traced child.
-	! pgrep -f "sol_track -f -T 50 $WRITE" >/dev/null
+	run ! pgrep -f "sol_track -f -T 50 $WRITE" >/dev/null
 	! pgrep -f "$forkslow 2 2 100 300" >/dev/null
 }
 

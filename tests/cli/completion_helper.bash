@@ -85,7 +85,9 @@ tty_complete() {
 	for ((i = 0; i < tabs; i++)); do
 		_tty send-keys -t tty Tab
 	done
-	[ -n "$keys" ] && _tty send-keys -t tty -l -- "$keys"
+	if [ -n "$keys" ]; then
+		_tty send-keys -t tty -l -- "$keys"
+	fi
 	_tty send-keys -t tty -l @
 	_tty_wait '^\$ .*@ *$' || return 1
 	line=$(grep -E '^\$ .*@ *$' <<<"$TTY_SCREEN" | tail -n 1)
@@ -99,7 +101,9 @@ tty_listing() {
 }
 
 tty_stop() {
-	[ -n "$TTY_SOCKET" ] && _tty kill-server 2>/dev/null
+	if [ -n "$TTY_SOCKET" ]; then
+		_tty kill-server 2>/dev/null || true
+	fi
 	TTY_SOCKET=
 }
 

@@ -701,7 +701,7 @@ sig_awaited() {
 		cat "$T/out" "$T/err"
 		[ "$rc" -eq 0 ]
 		[ ! -s "$T/err" ]
-		! grep -q ' tick ' "$T/out"
+		run ! grep -q ' tick ' "$T/out"
 		# Not a 0: nothing was summed.
 		grep -qE "^ +[0-9.]+ +0 total +- # not counted: the run was stopped before the set's first interval ended\$" "$T/out"
 	done
@@ -763,7 +763,7 @@ check_totals(rows, len(CPUS))
 	wait_rows "$T/out" 1
 	# A row of every CPU, and no total: it goes on.
 	running "$BG_PIDS"
-	! grep -q ' total ' "$T/out"
+	run ! grep -q ' total ' "$T/out"
 	kill -INT "$BG_PIDS"
 	bg_wait
 	[ ! -s "$T/err" ]

@@ -234,8 +234,9 @@ teardown() {
 	# Never leave a cpustat of ours holding the CPUs (a failed test).
 	local p
 	for p in ${BG_PIDS:-}; do
-		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$CPUSTAT")" ] &&
-			kill -KILL "$p" 2>/dev/null
+		if [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(readlink -f "$CPUSTAT")" ]; then
+			kill -KILL "$p" 2>/dev/null || true
+		fi
 	done
 	return 0
 }

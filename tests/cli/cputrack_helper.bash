@@ -361,7 +361,7 @@ signals_between_ticks() {
 		[ -z "$(cat "$T/err")" ]
 		[ "$(ct_rows tick | tr '\n' ' ')" = "$rows" ] ||
 		    { echo "SIG$sig"; cat "$T/out"; false; }
-		! grep -qE ' (exit|lwp_exit) ' "$T/out"
+		run ! grep -qE ' (exit|lwp_exit) ' "$T/out"
 		assert_free "$TPID"
 	done
 }
@@ -426,9 +426,11 @@ show_stuck() {
 			    "wchan=$(cat "$t/wchan" 2>/dev/null)" \
 			    "syscall=$(cut -d' ' -f1 "$t/syscall" 2>/dev/null)"
 		done
-		command -v gdb >/dev/null &&
-		    timeout 60 gdb -p "$p" -batch -nx \
-			-ex 'thread apply all bt' 2>&1 | grep -E '^(#|Thread)'
+		if command -v gdb >/dev/null; then
+			timeout 60 gdb -p "$p" -batch -nx \
+			    -ex 'thread apply all bt' 2>&1 | grep -E '^(#|Thread)' ||
+			    true
+		fi
 	done
 	return 0
 }

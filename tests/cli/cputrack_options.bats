@@ -199,7 +199,8 @@ assert_usage_error() {
 	local parent child
 	parent=$(awk '$4 == "fork" { print $2 }' "$T/out")
 	child=$(awk '$4 == "fork" { print $NF }' "$T/out")
-	[ -n "$parent" ] && [ -n "$child" ]
+	[ -n "$parent" ]
+	[ -n "$child" ]
 	# fork row: time, pid, lwp, label, blank tsc, two blank fields, "# child".
 	grep -qE "^  [0-9]\.[0-9]{3} $(printf '%6d' "$parent")   1       fork {31}# $child\$" "$T/out"
 	grep -qE "^  [0-9]\.[0-9]{3} $(printf '%6d' "$child")   1       exit [ 0-9]{8}[0-9]         4 \$" "$T/out"

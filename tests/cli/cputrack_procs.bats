@@ -94,7 +94,7 @@ teardown() {
 		wait_cputrack
 		[ "$status" -eq 0 ] || { echo "SIG$sig: $status"; cat "$T/err"; false; }
 		[ -z "$(cat "$T/err")" ]
-		! grep -qE ' (exit|lwp_exit) ' "$T/out"
+		run ! grep -qE ' (exit|lwp_exit) ' "$T/out"
 		assert_free "$TPID"
 	done
 }
@@ -174,7 +174,7 @@ pid_rows() {
 		[ -z "$(cat "$T/err")" ]
 		[ "$(pid_rows tick "$a")" = "1 0 2 10 " ] || { echo "SIG$sig"; cat "$T/out"; false; }
 		[ "$(pid_rows tick "$b")" = "1 0 2 5 3 5 " ] || { echo "SIG$sig"; cat "$T/out"; false; }
-		! grep -qE ' (exit|lwp_exit) ' "$T/out"
+		run ! grep -qE ' (exit|lwp_exit) ' "$T/out"
 		assert_free "$a"
 		assert_free "$b"
 	done
@@ -264,7 +264,7 @@ cputrack: failed to capture pid 999999" ]
 	[ ! -s "$T/out" ]
 	grep -qx "cputrack: failed to capture pid $TPID" "$T/err"
 	grep -qx "cputrack: pid $TPID belongs to another user (uid 0): only that user or root may count it" "$T/err"
-	! grep -q "pid $own" "$T/err"
+	run ! grep -q "pid $own" "$T/err"
 	assert_free "$own"
 	assert_free "$TPID"
 }
@@ -449,7 +449,7 @@ as_nobody() {
 		wait_file "$SHARED/ran"
 		if [ "$ENGINE" = bpf ]; then
 			# Nothing traced it: no message, and its privileges.
-			! grep -q 'while traced' "$T/err"
+			run ! grep -q 'while traced' "$T/err"
 			[ "$prog" = filecap ] ||
 			    [ "$(stat -c %U "$SHARED/ran")" = root ]
 			continue
@@ -492,7 +492,8 @@ as_nobody() {
 	[ "$status" -eq 0 ]
 	[ "$(ct_count exec)" -eq 0 ]
 	[ "$(ct_rows exit)" = "1 4" ]
-	[ -e "$SHARED/failed" ] && [ ! -e "$SHARED/ran" ]
+	[ -e "$SHARED/failed" ]
+	[ ! -e "$SHARED/ran" ]
 	# The same as nobody.
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
 	rm -f "$SHARED/failed"

@@ -248,7 +248,10 @@ start_churn_and_forks() {
 captured_by() {
 	local key value
 	while read -r key value; do
-		[ "$key" = TracerPid: ] && { [ "$value" = "$2" ]; return; }
+		if [ "$key" = TracerPid: ]; then
+			[ "$value" = "$2" ]
+			return
+		fi
 	done <"/proc/$1/status"
 	return 1
 }

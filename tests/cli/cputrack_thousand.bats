@@ -122,7 +122,8 @@ check_children() {
 	[ "$rc" -eq 1 ]
 	# Each child is either counted exactly or named as not followed.
 	[ $((counted + lost)) -eq 1000 ]
-	[ "$counted" -gt 0 ] && [ "$lost" -gt 0 ]
+	[ "$counted" -gt 0 ]
+	[ "$lost" -gt 0 ]
 	[ "$(ct_rows -f exit | awk -v p="$parent" '$1 != p && $3 != 7' | wc -l)" -eq 0 ]
 	grep -qE '^ *[0-9]+: init_lwp: can.t bind perf counters to lwp1 - Too many open files$' "$T/err"
 	# No child is left behind (one let go may still be finishing its

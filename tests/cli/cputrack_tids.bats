@@ -73,7 +73,7 @@ csv_rows() {
 	# Shown if the case fails.
 	cat "$T/out"
 	[ "$(ct_rows tick | sort -u | tr '\n' ' ')" = "2 0 " ]
-	! grep -qE ' (lwp_create|lwp_exit|exit) ' "$T/out"
+	run ! grep -qE ' (lwp_create|lwp_exit|exit) ' "$T/out"
 	assert_free "$TPID"
 	kill -TERM "$TPID"
 	local rc=0
@@ -139,7 +139,7 @@ comm_is() {
 	# The shell's one write (echo), then the marker with the new program.
 	[ "$(awk -F, '$7 == "exec" && $15 == "" { print $3, $4, $12 }' "$T/out")" = "1 $TPID 1" ]
 	awk -F, '$7 == "exec" && $15 != "" { print $15 }' "$T/out" | grep -q 'wl_idle 0 0'
-	! grep -qE ',(exit|lwp_exit|tick),' "$T/out"
+	run ! grep -qE ',(exit|lwp_exit|tick),' "$T/out"
 	wait_line "$T/target.out" '^ready$'
 	assert_free "$TPID"
 }

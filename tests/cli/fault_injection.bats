@@ -160,7 +160,8 @@ no_guard_of() {
 		for task in /proc/"$target"/task/*; do
 			st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "$task/stat" 2>/dev/null || true)
 			tr=$(awk '$1 == "TracerPid:" { print $2 }' "$task/status" 2>/dev/null || true)
-			[ "$st" != t ] && [ "$st" != T ]
+			[ "$st" != t ]
+			[ "$st" != T ]
 			[ -z "$tr" ] || [ "$tr" = 0 ]
 		done
 		# And it goes on writing.
@@ -202,7 +203,8 @@ no_guard_of() {
 	[ "$rc" -eq 0 ]
 	[ "$(ct_count exit)" -eq 1 ]
 	# The exit row is the sum of the ticks and the part interval after.
-	[ "$(ct_sum tick)" -ge 5 ] && [ "$(ct_sum tick)" -le 10 ]
+	[ "$(ct_sum tick)" -ge 5 ]
+	[ "$(ct_sum tick)" -le 10 ]
 	[ "$(ct_sum exit)" -eq 10 ]
 	[ "$(cat "$T/err")" = "cputrack: $target: process terminated: killed by SIGKILL" ]
 }
@@ -247,7 +249,8 @@ no_guard_of() {
 	grep -qxE "cputrack: pid [0-9]+ lwp 1 exit of set 0 is partial: $((100 - counted)) LWPs not counted \\(out of file descriptors\\)" <(sed -n 2p "$T/err")
 	[ "$(wc -l <"$T/err")" -eq 2 ]
 	grep -qE "^ +[0-9.]+ +1 +exit +[0-9]+ +# partial: $((100 - counted)) LWPs not counted \(out of file descriptors\)\$" "$T/out"
-	[ "$counted" -gt 10 ] && [ "$counted" -lt 100 ]
+	[ "$counted" -gt 10 ]
+	[ "$counted" -lt 100 ]
 	# Each counted thread made exactly its 10 writes; the main thread's 10
 	# came after every thread was joined: the workload ran to its end.
 	[ "$(ct_count lwp_exit)" -le "$counted" ]

@@ -50,7 +50,8 @@ nobody_path() {
 		return
 	fi
 	d=$(nobody_dir)
-	cp "$f" "$d/" && chmod 0755 "$d/${f##*/}"
+	cp "$f" "$d/"
+	chmod 0755 "$d/${f##*/}"
 	echo "$d/${f##*/}"
 }
 
@@ -67,7 +68,8 @@ http_module_of() {
 # copy's path, printed.
 command_copy() {
 	local f=$1 d=$2 rel
-	cp "$f" "$d/" && chmod 0755 "$d/${f##*/}"
+	cp "$f" "$d/"
+	chmod 0755 "$d/${f##*/}"
 	rel=$(http_module_of "$f")
 	if [ -n "$rel" ]; then
 		mkdir -p "$(dirname "$d/$rel")"

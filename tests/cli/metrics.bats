@@ -253,7 +253,7 @@ EOF2
 	PERF_CPUID=GenuineIntel-6-55-4 run "$CT" --list --format=csv
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" >"$T/list.csv"
-	! grep -q $'\t' "$T/list.csv"
+	grep -q $'\t' "$T/list.csv" && fail "a tab in the CSV listing"
 	[ "${lines[0]}" = name,kind,description ]
 	# Every record three fields, as a CSV reader reads them; the events,
 	# the groups and the metrics as the text listing has them.

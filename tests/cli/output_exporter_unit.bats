@@ -37,7 +37,7 @@ unit_argv() {
 	grep -F 'file(INSTALL DESTINATION "${CMAKE_INSTALL_PREFIX}/lib/systemd/system" TYPE FILE FILES "'"$UNIT"'")' \
 	    "$T/b/cmd/cmake_install.cmake"
 	# Nothing enables it: no .wants link is installed.
-	! grep -rq 'wants' "$T/b/cmd/cmake_install.cmake"
+	run ! grep -rq 'wants' "$T/b/cmd/cmake_install.cmake"
 	grep -qx 'WantedBy=multi-user.target' "$UNIT"
 	grep -qx "ExecStart=$T/prefix/bin/cpustat --shared --listen=\${CPUSTAT_LISTEN} --output=/dev/null \$CPUSTAT_EVENTS \${CPUSTAT_INTERVAL}" "$UNIT"
 	# It serves this machine alone unless told otherwise.

@@ -103,9 +103,9 @@ with open(fifo, "rb") as f, open(out, "wb") as o:
 		cat "$T/tmp$i"
 		# Every temporary it made was made so.
 		[ -s "$T/tmp$i" ]
-		! grep -v 'O_CREAT' "$T/tmp$i"
-		! grep -v 'O_EXCL' "$T/tmp$i"
-		! grep -v 'O_NOFOLLOW' "$T/tmp$i"
+		run ! grep -v 'O_CREAT' "$T/tmp$i"
+		run ! grep -v 'O_EXCL' "$T/tmp$i"
+		run ! grep -v 'O_NOFOLLOW' "$T/tmp$i"
 		grep -o "\"$T/m.prom.[^\"]*\"" "$T/tmp$i" | sort -u >"$T/names$i"
 	done
 	# No name was made twice, in one run or across both.

@@ -179,7 +179,7 @@ EOF
 	[ "$status" -eq 1 ]
 	printf '%s\n' "$output" >"$T/om"
 	om_check "$T/om"
-	! grep -q '^cpustat_event' "$T/om"
+	run ! grep -q '^cpustat_event' "$T/om"
 	grep -qx 'cpustat_not_counted{set="0",reason="permission denied"} 1' "$T/om"
 }
 
@@ -219,7 +219,7 @@ assert [r["counters"] for r in rows] == [{"instructions": None}, {"cycles": None
 assert all(r["enabled_ns"] is None and r["not_counted"] == "no CPU could be counted" for r in rows)
 EOF
 	om_check "$T/openmetrics"
-	! grep -q '^cpustat_event' "$T/openmetrics"
+	run ! grep -q '^cpustat_event' "$T/openmetrics"
 	grep -qx 'cpustat_not_counted{set="0",reason="no CPU could be counted"} 1' "$T/openmetrics"
 }
 
@@ -261,7 +261,7 @@ EOF
 	[ ! -s "$T/err" ]
 	# The program's lines, and only them, on its standard output.
 	grep -qx 'line 48: {"not": "a row of counts"' "$T/prog"
-	! grep -q '"schema"' "$T/prog"
+	run ! grep -q '"schema"' "$T/prog"
 	# Descriptor 3 was cputrack's, not the program's: the program has
 	# what it has when run bare, but 3.
 	sh -c 'ls /proc/$$/fd' 3>/dev/null | grep -vx 3 | sort >"$T/bare"
@@ -299,7 +299,8 @@ EOF
 	run --separate-stderr "$CT" -o "$T/x" --output-fd=1 -c "$WRITE" "$W/ct_marker" "$T/ran"
 	[ "$status" -eq 2 ]
 	[ "${stderr_lines[0]}" = "cputrack: -o and --output-fd cannot be given together" ]
-	[ ! -e "$T/ran" ] && [ ! -e "$T/x" ]
+	[ ! -e "$T/ran" ]
+	[ ! -e "$T/x" ]
 	run --separate-stderr "$CS" --output-fd=9 -c task-clock 0.1 1
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "cpustat: cannot write to descriptor 9: Bad file descriptor" ]
@@ -323,7 +324,8 @@ EOF
 	local n rows
 	n=$("$PY" -c 'import os; print(len(os.sched_getaffinity(0)))')
 	rows=$(grep -cE ',(tick|gap),' "$T/rows.csv")
-	[ "$rows" -ge "$n" ] && [ "$rows" -le $((2 * n)) ]
+	[ "$rows" -ge "$n" ]
+	[ "$rows" -le $((2 * n)) ]
 	cs_run --output-fd=2 -c task-clock 0.1 1
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
@@ -399,7 +401,7 @@ EOF
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	head -1 "$T/out" | tr , '\n' >"$T/columns"
 	[ "$(grep -cx page-faults "$T/columns")" -eq 1 ]
-	! grep -qx faults "$T/columns"
+	run ! grep -qx faults "$T/columns"
 	grep -q ',meta,.*,set.0,faults$' "$T/out"
 	grep -q ',meta,.*,set.1,page-faults$' "$T/out"
 	ct_run --format=json -T 0 -c cs:k "$W/ct_marker" /dev/null 3
@@ -414,6 +416,6 @@ PY
 	cs_run --format=openmetrics -c cs,sys 0.1 1
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	grep -q 'event="context-switches"' "$T/out"
-	! grep -q 'event="cs"' "$T/out"
+	run ! grep -q 'event="cs"' "$T/out"
 	grep -q '^cpustat_set_info{set="0",spec="cs,sys"} 1$' "$T/out"
 }

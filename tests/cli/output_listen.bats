@@ -72,7 +72,7 @@ sampled() {
 	http_get "http://127.0.0.1:$PORT/" >"$T/landing"
 	grep -qi '^content-type: text/html; charset=utf-8' "$T/headers"
 	grep -q '<a href="/metrics">' "$T/landing"
-	! grep -q 'The run has ended' "$T/landing"
+	run ! grep -q 'The run has ended' "$T/landing"
 	# The probes' paths, as Prometheus's: one short line, no series.
 	[ "$(curl -sf "http://127.0.0.1:$PORT/-/healthy")" = healthy ]
 	[ "$(curl -sf "http://127.0.0.1:$PORT/-/ready")" = ready ]
@@ -91,7 +91,7 @@ sampled() {
 	[ "${lines[0]}" = "200 1" ]
 	[ "${lines[1]}" = "200 0" ]
 	[ "${lines[2]}" = "200 0" ]
-	! grep -qi '^connection: close' "$T/headers"
+	run ! grep -qi '^connection: close' "$T/headers"
 	run curl -sI -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics"
 	[ "$output" = 200 ]
 	kill -TERM "$CSPID"
@@ -121,11 +121,12 @@ sampled() {
 	fds=$(awk '$1 == "process_open_fds" { print $2 }' "$T/om")
 	max=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
 	[ "$(awk '$1 == "process_max_fds" { print $2 }' "$T/om")" = "$max" ]
-	[ "$fds" -gt 2 ] && [ "$fds" -le $(($(ls "/proc/$pid/fd" | wc -l) + 4)) ]
+	[ "$fds" -gt 2 ]
+	[ "$fds" -le $(($(ls "/proc/$pid/fd" | wc -l) + 4)) ]
 	# cpustat has no engine; its textfile, which node_exporter merges with
 	# its own process_*, has none of these.
-	! grep -q 'engine_info' "$T/om"
-	! grep -qE '^(process_|cpustat_rows_dropped|cpustat_scrape_duration)' "$T/file.prom"
+	run ! grep -q 'engine_info' "$T/om"
+	run ! grep -qE '^(process_|cpustat_rows_dropped|cpustat_scrape_duration)' "$T/file.prom"
 	kill -TERM "$CSPID"
 	wait "$CSPID"
 	# cputrack names the engine it runs.
@@ -295,7 +296,7 @@ module_refused() {
 	maps_run "$CT" --output=/dev/null
 	[ "$status" -eq 0 ]
 	[ -s "$T/maps" ]
-	! grep -E 'libmicrohttpd|libgnutls|libyaml|/http\.so$' "$T/maps"
+	run ! grep -E 'libmicrohttpd|libgnutls|libyaml|/http\.so$' "$T/maps"
 	maps_run "$CT" --listen=127.0.0.1:"$PORT" --output=/dev/null
 	[ "$status" -eq 0 ]
 	grep -q '/libmicrohttpd\.so' "$T/maps"
@@ -356,7 +357,7 @@ module_refused() {
 	gate_send q
 	wait "$CPID"
 	[ ! -s "$T/err" ]
-	! grep -q socket: "$T/fds"
+	run ! grep -q socket: "$T/fds"
 	for m in 1 2; do
 		promtool_check "$T/m$m"
 	done

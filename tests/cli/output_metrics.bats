@@ -78,7 +78,7 @@ EOF
 	grep -qE '^cpustat_enabled_seconds_total\{cpu="[0-9]+",set="1"\} 0\.[0-9]{9}$' "$T/out"
 	cs_run --format=prometheus -c "$WRITE,task-clock" -c context-switches 0.1 4
 	[ "$status" -eq 0 ]
-	! grep -qE '^# (UNIT|EOF)' "$T/out"
+	run ! grep -qE '^# (UNIT|EOF)' "$T/out"
 	grep -q '^# TYPE cpustat_events_total counter$' "$T/out"
 	promtool_check "$T/out"
 }
@@ -253,7 +253,8 @@ written_early() {
 	promtool_check "$T/m.prom"
 	early=$(thread_writes "$T/early.prom")
 	final=$(thread_writes "$T/m.prom")
-	[ "$early" -gt 0 ] && [ "$early" -lt 300 ]
+	[ "$early" -gt 0 ]
+	[ "$early" -lt 300 ]
 	[ "$final" -eq 300 ]
 	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="ct_steady",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 300$' "$T/m.prom"
 }
@@ -318,7 +319,7 @@ EOF
 	ct_run --format=openmetrics -T 0 -c "$WRITE,task-clock" "$W/wl_threads" 2 1000 7
 	[ "$status" -eq 0 ]
 	om_check "$T/out"
-	! grep -q 'lwp="' "$T/out"
+	run ! grep -q 'lwp="' "$T/out"
 	grep -qE '^cputrack_process_events_total\{pid="[0-9]+",comm="wl_threads",'"$CGRE"'event="syscalls:sys_enter_write",set="0"\} 2007$' "$T/out"
 	grep -qE '^cputrack_process_enabled_seconds_total\{pid="[0-9]+",comm="wl_threads",'"$CGRE"'set="0"\} [0-9.]+$' "$T/out"
 	grep -qE '^cputrack_process_running_seconds_total\{pid="[0-9]+",comm="wl_threads",'"$CGRE"'set="0"\} [0-9.]+$' "$T/out"

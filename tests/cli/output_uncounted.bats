@@ -84,7 +84,8 @@ possible_cpus() {
 	# Table: every LWP counted wrote exactly its writes; the total is
 	# theirs and the main thread's, and names the others.
 	counted=$(awk '$3 == "lwp_exit"' "$T/table" | wc -l)
-	[ "$counted" -gt 0 ] && [ "$counted" -lt 40 ]
+	[ "$counted" -gt 0 ]
+	[ "$counted" -lt 40 ]
 	[ "$(awk '$3 == "lwp_exit" && $4 != 10' "$T/table" | wc -l)" -eq 0 ]
 	awk '$3 == "exit"' "$T/table" >"$T/exit"
 	[[ $(cat "$T/exit") =~ ^\ +[0-9.]+\ +1\ +exit\ +$(((counted + 1) * 10))\ +#\ partial:\ $((40 - counted))\ LWPs\ not\ counted\ \(out\ of\ file\ descriptors\)$ ]]

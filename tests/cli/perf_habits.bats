@@ -27,7 +27,9 @@ assert_usage_error() {
 hardware_defaults() {
 	local e
 	for e in cycles instructions branches branch-misses; do
-		"$CT" --list="$e" | cut -f1 | grep -qx "$e" && printf '%s\n' "$e"
+		if "$CT" --list="$e" | cut -f1 | grep -qx "$e"; then
+			printf '%s\n' "$e"
+		fi
 	done
 	return 0
 }
@@ -134,7 +136,7 @@ EOF
 	[ "${lines[0]}" = "   time lwp      event      pic0 " ]
 	# -n: no title, and no names either.
 	script -qec "$CT -n -c $WRITE $W/ct_marker $T/ran 3" /dev/null >"$T/tty" </dev/null
-	! grep -q '^# pic0' "$T/tty"
+	run ! grep -q '^# pic0' "$T/tty"
 	grep -q ' exit ' "$T/tty"
 }
 
@@ -200,7 +202,8 @@ assert ex[0]["counters"]["syscalls:sys_enter_write"] == 2, ex
 	ct_run -G /no/such/cgroup -c "$WRITE"
 	g_status=$status g_err=$(cat "$T/err")
 	ct_run --cgroup=/no/such/cgroup -c "$WRITE"
-	[ "$g_status" -eq "$status" ] && [ "$g_status" -eq 2 ]
+	[ "$g_status" -eq "$status" ]
+	[ "$g_status" -eq 2 ]
 	[ "$g_err" = "$(cat "$T/err")" ]
 	[ -n "$g_err" ]
 	ct_run --per-thread -c "$WRITE" "$W/ct_marker" "$T/ran" 3

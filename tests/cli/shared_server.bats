@@ -29,7 +29,9 @@ bpf_runs() {
 # The engines to try: ptrace, and bpf where it runs.
 engines() {
 	echo ptrace
-	bpf_runs && echo bpf
+	if bpf_runs; then
+		echo bpf
+	fi
 	return 0
 }
 
@@ -235,7 +237,7 @@ cputrack: pid $target belongs to another user (uid 0): only that user or root ma
 	cat "$T/err"
 	[ "$status" -eq 0 ]
 	grep -qE "^ +[0-9.]+ +$plain +1 +tick " "$T/out"
-	! grep -qE "^ +[0-9.]+ +$capable " "$T/out"
+	run ! grep -qE "^ +[0-9.]+ +$capable " "$T/out"
 	"$BIN" --cgroup="/${CG#"$cgm"/}" -T 0.2 -N 5 -c task-clock >"$T/root"
 	grep -qE "^ +[0-9.]+ +$plain +1 +tick " "$T/root"
 	grep -qE "^ +[0-9.]+ +$capable +1 +tick " "$T/root"
@@ -299,7 +301,7 @@ EOF
 		"$BIN" $debug --engine="$e" -c "task-clock,$WRITE" \
 		    "$W/wl_threads" 3 1000 >"$T/out" 2>"$T/err" || status=$?
 		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
-		! grep -v -e '^cputrack: the BPF engine counts' \
+		run ! grep -v -e '^cputrack: the BPF engine counts' \
 		    -e '^cputrack: note: the kernel hid' "$T/err"
 		counted_exactly "$(ct_rows exit | awk '{ print $NF }')" 3000 ||
 		    { cat "$T/out" "$T/err"; false; }

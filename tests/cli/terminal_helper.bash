@@ -72,7 +72,7 @@ history() {
 user_setup() {
 	USER_ID=$((3000000 + $1 * 5000000 + $$))
 	AS_USER=(setpriv --reuid="$USER_ID" --regid="$USER_ID" --clear-groups)
-	! pgrep -U "$USER_ID" >/dev/null
+	pgrep -U "$USER_ID" >/dev/null && fail "user $USER_ID runs processes already"
 	local d
 	d=$(nobody_dir)
 	cp "$BUILD_DIR/cmd/cputrack" "$d/cputrack"
@@ -85,7 +85,10 @@ user_setup() {
 user_dir() {
 	local d
 	d=$(nobody_dir)/user
-	[ -d "$d" ] || { mkdir -m 0700 "$d" && chown "$USER_ID:$USER_ID" "$d"; }
+	if [ ! -d "$d" ]; then
+		mkdir -m 0700 "$d"
+		chown "$USER_ID:$USER_ID" "$d"
+	fi
 	echo "$d"
 }
 

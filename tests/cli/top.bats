@@ -135,7 +135,7 @@ proc_field() {
 	in_terminal "$CT" --top -ef -T 0.3 -c "$WRITE" sh -c \
 	    "'read x; \"\$0\" 2 10 step'" "$W/wl_steps" "<$T/gate"
 	wait_screen '^ +[0-9]+ +[^ ]+ +1 .* sh$'
-	! screen | grep -q wl_steps
+	screen | grep -q wl_steps && fail "wl_steps is shown before it ran"
 	gate_release
 	wait_screen '^ +[0-9]+ +[^ ]+ +3 .* wl_steps$'
 	keys H
@@ -178,12 +178,12 @@ proc_field() {
 	wait_screen '^sorted by sys_enter_, lowest first$'
 	keys '?'
 	wait_screen '^  q, Ctrl-C  quit'
-	! screen | grep -q '^sorted by'
+	screen | grep -q '^sorted by' && fail "the sort line is shown over the help"
 	keys x
 	wait_screen '^sorted by'
 	keys / c t _ s t Enter
 	wait_screen "showing 'ct_st'"
-	! screen | grep -qE ' sh$'
+	screen | grep -qE ' sh$' && fail "sh is shown under the filter ct_st"
 	keys a
 	wait_screen 'totals since the start'
 	keys Space
@@ -298,7 +298,8 @@ example_commands() {
 	if [ "$rc" -eq 0 ]; then
 		grep -qE '^ +PID USER +THR .*frontend_b' "$T/td"
 	else
-		[ "$rc" -eq 2 ] && [ "$(wc -l <"$T/td.err")" -eq 1 ]
+		[ "$rc" -eq 2 ]
+		[ "$(wc -l <"$T/td.err")" -eq 1 ]
 		grep -qE '^cputop: -M TopdownL1: (no such metric|none of its)' "$T/td.err" ||
 		    { cat "$T/td.err"; false; }
 	fi
@@ -361,7 +362,7 @@ none_traced() {
 		awk -v p="$p" -v u="$USER_ID" '$1 == p && $2 == u && $NF == "sleep" { f = 1 } END { exit !f }' \
 		    "$T/totals" || { echo "$output"; false; }
 	done
-	! awk -v p="$roots" '$1 == p { f = 1 } END { exit !f }' "$T/totals"
+	run ! awk -v p="$roots" '$1 == p { f = 1 } END { exit !f }' "$T/totals"
 	assert_free "$own"
 	traced_by "$traced" "$(pgrep -U "$USER_ID" -x strace)"
 }
@@ -541,7 +542,7 @@ none_traced() {
 	keys clear Enter
 	in_terminal NO_COLOR=1 "$CT" --top -T 0.3 -c "$WRITE" "$W/ct_steady" 1 1 50 0
 	wait_screen '^sorted by'
-	! tmux capture-pane -t "$S" -p -e | grep -q $'\e\\[3[0-7]m'
+	tmux capture-pane -t "$S" -p -e | grep -q $'\e\\[3[0-7]m' && fail "a colour under NO_COLOR"
 	keys q
 }
 

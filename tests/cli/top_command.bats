@@ -142,7 +142,7 @@ talk() {
 	wait_filled "$T/rc"
 	[ "$(cat "$T/rc")" -eq 3 ]
 	history | grep -qx "out-$$" || { history; false; }
-	! history | grep -qx "err-$$"
+	history | grep -qx "err-$$" && fail "the standard error came on the terminal"
 	grep -qx "err-$$" "$T/log"
 }
 
@@ -168,10 +168,14 @@ builder() {
 		printf 'all: a b c d\n'
 		for n in a b c d; do
 			printf '%s:\n' "$n"
-			[ "$n" = a ] && printf '\t@read x <%s/gate\n' "$d"
+			if [ "$n" = a ]; then
+				printf '\t@read x <%s/gate\n' "$d"
+			fi
 			printf '\t@for i in $$(seq 40); do %s/wl%s 1 2; echo %s-$$i; done\n' \
 			    "$d" "$$" "$n"
-			[ "$n" = c ] && printf '\t@exit 1\n'
+			if [ "$n" = c ]; then
+				printf '\t@exit 1\n'
+			fi
 		done
 	} >"$d/Makefile"
 	chmod -R a+rX "$d"

@@ -102,11 +102,11 @@ two_busy() {
 	keys H
 	# Both busy threads, each counted: the busiest first.
 	wait_for two_busy
-	! screen | grep -qE ' - +  busy$'
+	screen | grep -qE ' - +  busy$' && fail "a busy thread shown as not counted"
 	# The lowest first: the idle threads not counted.
 	keys r
 	wait_screen ' - +  idle$'
-	! screen | grep -qE ' - +  busy$'
+	screen | grep -qE ' - +  busy$' && fail "a busy thread shown as not counted"
 	keys q
 }
 

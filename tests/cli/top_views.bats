@@ -58,7 +58,7 @@ cgroup_open() {
 	    { cat "$T/screen"; false; }
 	keys V
 	wait_screen '^sorted by sys_enter_$'
-	! screen | grep -q '`- '
+	screen | grep -q '`- ' && fail "a tree shown in the flat view"
 	keys q
 }
 
@@ -88,7 +88,7 @@ cgroup_open() {
 	wait_screen '^sorted by sys_enter_; by cgroup$'
 	# ct_steady's cgroup: its one process, its rate; the shells' apart.
 	wait_screen " root +[0-9]+ +[0-9.]+[K]?/s .* /$NAME/sub \\(1 process\\)\$"
-	! screen | grep -q ' ct_steady$'
+	screen | grep -q ' ct_steady$' && fail "ct_steady shown in the cgroup view"
 	keys g
 	wait_screen ' [0-9.]+[K]?/s .* ct_steady$'
 	keys q
@@ -124,7 +124,7 @@ cgroup_open() {
 	    { cat "$T/screen"; false; }
 	keys T
 	wait_screen '^ +PID USER +THR CPUs_utili cs_per_sec migrations page_fault COMMAND *$'
-	! screen | grep -q 'task-clock '
+	screen | grep -q 'task-clock ' && fail "task-clock shown before T"
 	keys T
 	wait_screen '^ +PID USER +THR task-clock '
 	keys q

@@ -202,6 +202,6 @@ EOF
 		[ -z "$(daemon_pid "$p")" ]
 	done
 	for p in "$CT_PORT" "$PROM_PORT"; do
-		! curl -s -o /dev/null "http://127.0.0.1:$p/"
+		run ! curl -s -o /dev/null "http://127.0.0.1:$p/"
 	done
 }

@@ -158,7 +158,7 @@ counted() {
 	echo "size: $size bytes"
 	[ "$size" -lt $((32 << 20)) ]
 	# No shell, no package manager: cputrack's ELF closure and copyrights.
-	! podman run --rm "${RUNC[@]}" --entrypoint /bin/sh "$IMAGE" -c true 2>/dev/null
+	run ! podman run --rm "${RUNC[@]}" --entrypoint /bin/sh "$IMAGE" -c true 2>/dev/null
 	podman run --rm "${RUNC[@]}" "$IMAGE" --version | grep -q '^cputrack'
 }
 
@@ -180,7 +180,7 @@ counted() {
 	# as outside it.
 	[ "$(readlink "/proc/$pid/ns/cgroup")" != "$(readlink /proc/self/ns/cgroup)" ]
 	# So is its pid namespace, where it is the first process.
-	! grep -qx -- --pid=host "$D/daemon.opts"
+	run ! grep -qx -- --pid=host "$D/daemon.opts"
 	[ "$(readlink "/proc/$pid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ]
 	grep -qE '^NSpid:	[0-9]+	1$' "/proc/$pid/status"
 }

@@ -183,7 +183,7 @@ descriptors() {
 	[ ! -s "$D/cputrack.err" ]
 	local p
 	for p in "$CT_PORT" "$PROM_PORT"; do
-		! curl -s -o /dev/null "http://127.0.0.1:$p/"
+		run ! curl -s -o /dev/null "http://127.0.0.1:$p/"
 	done
 }
 

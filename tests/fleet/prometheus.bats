@@ -220,7 +220,7 @@ EOF
 		[ -z "$(daemon_pid "$p")" ]
 	done
 	for p in "$CS_PORT" "$NE_PORT" "$PROM_PORT"; do
-		! curl -s -o /dev/null "http://127.0.0.1:$p/"
+		run ! curl -s -o /dev/null "http://127.0.0.1:$p/"
 	done
 	# Where this test installed the packages, apt started neither
 	# package's service: no prometheus or node_exporter runs that did not

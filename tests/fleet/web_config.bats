@@ -146,7 +146,7 @@ all_scraped() {
 	curl -sI --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/metrics" |
 	    grep -qi '^www-authenticate: basic realm="cpctools"'
 	# A client that does not trust the CA is refused by TLS itself.
-	! curl -sf -o /dev/null -u "prometheus:$PASSWORD" \
+	run ! curl -sf -o /dev/null -u "prometheus:$PASSWORD" \
 	    "https://127.0.0.1:$CS_PORT/metrics"
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$CS_PORT/metrics" || true)" != 200 ]
 	# The probes' paths over TLS, as a kubelet asks: no password, no series.
@@ -176,7 +176,7 @@ all_scraped() {
 			[ "$(CS_PORT=$port status_of --tlsv1.3 -u "prometheus:$PASSWORD")" = 000 ] ;;
 		esac
 		# The TLS refusals were the library's: cputrack said nothing.
-		! grep -q . "$D/versions.err"
+		run ! grep -q . "$D/versions.err"
 		kill -TERM "$pid"
 		wait "$pid" || true
 	done
