@@ -68,7 +68,7 @@ setup_file() {
 	start_service
 	count_writes svc_io "$CG"
 	if ! start_cputrack; then
-		echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/skip"
+		echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/failed"
 		return 0
 	fi
 	start_prometheus || true

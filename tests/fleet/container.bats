@@ -102,12 +102,12 @@ setup_file() {
 	fi
 	"$SOURCE_DIR/scripts/image" --debs "$debs" --tag "$IMAGE" \
 	    --work "$BUILD_DIR/package/image" >"$D/image.out" 2>"$D/image.err" ||
-	    { echo "scripts/image failed: $(tail -n 1 "$D/image.err")" >"$D/skip"; return 0; }
+	    { echo "scripts/image failed: $(tail -n 1 "$D/image.err")" >"$D/failed"; return 0; }
 	build_workload ||
-	    { echo "the workload image cannot be built: $(tail -n 1 "$D/wl/build.log")" >"$D/skip"; return 0; }
+	    { echo "the workload image cannot be built: $(tail -n 1 "$D/wl/build.log")" >"$D/failed"; return 0; }
 	CT_PORT=$(free_port)
 	PROM_PORT=$(free_port)
-	start_daemon || { echo "podman cannot run the daemon: $(cat "$D/daemon.err")" >"$D/skip"; return 0; }
+	start_daemon || { echo "podman cannot run the daemon: $(cat "$D/daemon.err")" >"$D/failed"; return 0; }
 	wait_http "http://127.0.0.1:$CT_PORT/-/ready" || true
 	cat >"$D/prometheus.yml" <<-EOF
 		global:
@@ -131,6 +131,7 @@ teardown_file() {
 }
 
 setup() {
+	[ ! -s "$D/failed" ] || fail "$(cat "$D/failed")"
 	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
 	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
 }

@@ -8,9 +8,12 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 
 # fleet_ready VAR: each test's start: the command $VAR names (ctest sets
-# it), and the daemons setup_file started, or a skip that says why not.
+# it), and the daemons setup_file started, or why not: a failure where
+# ours would not build, start or serve ($D/failed), a skip where the
+# machine lacks what they need ($D/skip).
 fleet_ready() {
 	[ -x "${!1:-}" ] || fail "$1 must name the ${1,,} binary (ctest sets it)"
+	[ ! -s "$D/failed" ] || fail "$(cat "$D/failed")"
 	[ ! -s "$D/skip" ] || skip "$(cat "$D/skip")"
 	[ -s "$D/prometheus.pid" ] || skip "Prometheus was not started"
 }

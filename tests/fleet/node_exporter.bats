@@ -51,7 +51,7 @@ setup_file() {
 		      - targets: ['127.0.0.1:$CT_PORT']
 	EOF
 	if ! start_cputrack; then
-		echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/skip"
+		echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/failed"
 		return 0
 	fi
 	sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" "$3"' sh \

@@ -46,7 +46,7 @@ setup_file() {
 	    --format=openmetrics --listen=127.0.0.1:"$CT_PORT" -o /dev/null \
 	    -T 0.5 -c "$EVENT,task-clock" >/dev/null 2>"$D/cputrack.err"
 	wait_http "http://127.0.0.1:$CT_PORT/-/ready" ||
-	    { echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/skip"; return 0; }
+	    { echo "cputrack would not serve: $(cat "$D/cputrack.err")" >"$D/failed"; return 0; }
 	in_cgroup "$POD/cri-containerd-$APP.scope" 1000 app
 	in_cgroup "$POD/cri-containerd-$PAUSE.scope" 0 pause
 	mkdir -p "$D/ksm"

@@ -77,7 +77,7 @@ setup_file() {
 		    static_configs:
 		      - targets: ['127.0.0.1:$NE_PORT']
 	EOF
-	start_cpustat || { echo "cpustat would not start: $(cat "$D/cpustat.err")" >"$D/skip"; return 0; }
+	start_cpustat || { echo "cpustat would not start: $(cat "$D/cpustat.err")" >"$D/failed"; return 0; }
 	prometheus-node-exporter --web.listen-address=127.0.0.1:"$NE_PORT" \
 	    --collector.disable-defaults --collector.textfile \
 	    --collector.textfile.directory="$D/textfile" >"$D/node.log" 2>&1 &
