@@ -302,7 +302,7 @@ EOF
 		    "$W/wl_threads" 3 1000 >"$T/out" 2>"$T/err" || status=$?
 		[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 		run ! grep -v -e '^cputrack: the BPF engine counts' \
-		    -e '^cputrack: note: the kernel hid' "$T/err"
+		    -e '^cputrack: note: the kernel hid' -e '^cputrack: start: ' "$T/err"
 		counted_exactly "$(ct_rows exit | awk '{ print $NF }')" 3000 ||
 		    { cat "$T/out" "$T/err"; false; }
 		[ "$(ct_rows exit | awk '{ print $(NF - 1) }')" -gt 0 ]
