@@ -37,7 +37,7 @@ start_attached() {
 		wait_line "$T/out" '^create' && return 0
 		wait "$DPID" || true
 		counters_taken || return 1
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 	return 1
 }
@@ -66,7 +66,7 @@ retry_taken() {
 		CT_STARTS=()
 		rm -f "$T/gate"
 		mkfifo "$T/gate"
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 }
 

@@ -62,7 +62,7 @@ thrice() {
 		    -o "$T/pt.csv" "${opts[@]}" -c "$EV" "$@" \
 		    >"$T/out" 2>"$T/err" || status=$?
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	[ "$status" -eq 0 ] || { echo "exit $status: $(cat "$T/err")"; false; }
 	# perf stat names the user-mode event as it was asked for.

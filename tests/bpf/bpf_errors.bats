@@ -126,7 +126,7 @@ start_cpustat() {
 			    -c "$WRITE,page-faults" "$W/wl_threads" 1 1 \
 			    >"$T/out" 2>"$T/err" || status=$?
 			counters_taken || break
-			sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+			sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 		done
 		echo "ulimit -n $n: exit $status: $(cat "$T/err")"
 		grep -q verifier "$T/err" && fail "the verifier's log reached the user"

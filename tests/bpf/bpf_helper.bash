@@ -21,7 +21,7 @@ bd_run() {
 		status=0
 		timeout -k 5 120 "$D" "$@" >"$T/out" 2>"$T/err" || status=$?
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 	output=$(cat "$T/out")
 	stderr=$(cat "$T/err")

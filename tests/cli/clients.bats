@@ -24,7 +24,7 @@ sol_run() {
 		timeout -k 5 60 "$C/sol_track" "$@" >"$T/out" 2>"$T/err" ||
 		    status=$?
 		grep -q 'Resource temporarily unavailable' "$T/err" || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 }
 

@@ -34,7 +34,7 @@ in_affinity() {
 		BG_PIDS=$!
 		wait_rows "$T/out" 1
 		echo 0 >"$f"
-		sleep "$hold" # not a wait: the CPU stays offline this long
+		sleep "$hold" # not a wait: the CPU stays offline this long; at most 3 runs
 		echo 1 >"$f"
 		wait_line "$T/err" 'went offline'
 		others=$(cpu_list | tr , '\n' | grep -vx "$cpu" | paste -sd,)

@@ -401,7 +401,7 @@ first_row() {
 			fi
 		done
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 6 tries
 	done
 	[ "$(cat "$T/rc")" -eq 0 ] || { echo "rc $(cat "$T/rc")"; cat "$T/err"; false; }
 	[ -s "$T/first" ]

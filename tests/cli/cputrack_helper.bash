@@ -398,7 +398,7 @@ bg_until() {
 		    return 0
 		running "$CPID" && return 1
 		counters_taken || return 1
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 8 tries
 	done
 	return 1
 }

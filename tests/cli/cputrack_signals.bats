@@ -188,7 +188,7 @@ has_rows() {
 	wait_for has_rows
 	for i in 1 2 3 4 5; do
 		kill -TSTP "$ct"
-		sleep 0.01 # not a wait: the stop is read before the continue comes, as from a slow sender
+		sleep 0.01 # not a wait: the stop is read before the continue comes, as from a slow sender; at most 5 passes
 		kill -CONT "$ct"
 	done
 	wait "$bg" || status=$?

@@ -92,7 +92,7 @@ sys.exit(0 if os.WIFSTOPPED(status) else 1)
 	local i
 	for i in 1 2 3 4; do
 		[ "$(get)" = 200 ]
-		sleep 0.5 # not a wait: cputrack stays stopped 2 s, the server answering
+		sleep 0.5 # not a wait: cputrack stays stopped 2 s, the server answering; at most 4 passes
 	done
 	local rows
 	rows=$(grep -c ' tick ' "$T/out")
@@ -283,7 +283,7 @@ is_cputrack() {
 				captured_by "$TPID" "$CPID" 2>/dev/null && break
 			done
 		else
-			sleep "0.0$((i % 10))" # not a wait: a delay that sets up the race
+			sleep "0.0$((i % 10))" # not a wait: a delay that sets up the race; at most 100 passes
 		fi
 		kill -INT "$CPID"
 		WAIT_BOUND_S=30 wait_for ended "$CPID" ||

@@ -57,7 +57,7 @@ our_vals() {
 		timeout -k 5 120 "$CT" -T 0 -c "$spec" "$@" >"$T/out" \
 		    2>"$T/err" || status=$?
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 	[ "$status" -eq 0 ] || return "$status"
 	awk '$3 == "exit" { s = ""; for (i = 4; i <= NF; i++) s = s \

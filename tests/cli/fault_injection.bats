@@ -23,7 +23,7 @@ run_retry() {
 		run --separate-stderr "$@"
 		[[ "$stderr$output" == *"Resource temporarily unavailable"* ]] ||
 			[[ "$stderr$output" == *"contents invalidated"* ]] || return 0
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 }
 
@@ -151,7 +151,7 @@ no_guard_of() {
 	wait_line "$T/spawner" ready
 	for i in $(seq 20); do
 		bg_cputrack_until 'tick' -T 0.02 -c "$WRITE" -p "$target"
-		sleep "0.0$((RANDOM % 10))" # not a wait: the kill comes at a random moment
+		sleep "0.0$((RANDOM % 10))" # not a wait: the kill comes at a random moment; at most 20 passes
 		kill -KILL "$CPID"
 		wait "$CPID" || true
 		# Every thread of the target: not stopped, not traced.
@@ -221,7 +221,7 @@ no_guard_of() {
 			    "$W/tt_manythreads" 100 10
 		) >"$T/out" 2>"$T/err" || rc=$?
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	cat "$T/err"
 	if [ "$ENGINE" = bpf ]; then
@@ -286,7 +286,7 @@ no_guard_of() {
 		rc=0
 		timeout 60 "$CT" -c "$WRITE" "$W/wl_threads" 2 3 >/dev/full 2>"$T/err" || rc=$?
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	[ "$rc" -eq 1 ]
 	[ "$(cat "$T/err")" = "cputrack: write error on 'stdout': No space left on device" ]
@@ -307,7 +307,7 @@ no_guard_of() {
 		ct_bg "$pid"
 		wait_while "$pid" grep -q ' tick ' "$T/first" && break
 		wait "$pid" || true
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 	kill -KILL "$pid"
 	wait "$pid" || true

@@ -32,7 +32,7 @@ vg_run() {
 		run --separate-stderr timeout -k 5 300 "${VG[@]}" "$@"
 		[[ "$stderr" == *"Resource temporarily unavailable"* ]] ||
 			[[ "$stderr" == *"contents invalidated"* ]] || return 0
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 }
 

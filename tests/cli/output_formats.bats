@@ -255,7 +255,7 @@ EOF
 		    sh -c 'ls /proc/$$/fd; exec "$0" 50 7' "$W/wl_print" \
 		    3>"$T/rows" >"$T/prog" 2>"$T/err" || status=$?
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	[ "$status" -eq 0 ]
 	[ ! -s "$T/err" ]

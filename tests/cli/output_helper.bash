@@ -38,7 +38,7 @@ cs_run() {
 		timeout -k 5 120 "$CS" "$@" >"$T/out" 2>"$T/err" || status=$?
 		grep -qE 'Resource temporarily unavailable|went offline' "$T/err" ||
 			break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 8 tries
 	done
 	output=$(cat "$T/out")
 	stderr=$(cat "$T/err")

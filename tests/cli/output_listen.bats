@@ -40,7 +40,7 @@ start_cpustat() {
 		fi
 		kill -KILL "$CSPID" 2>/dev/null || true
 		wait "$CSPID" 2>/dev/null || true
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 6 tries
 	done
 	cat "$T/err"
 	return 1
@@ -455,7 +455,7 @@ EOF
 scrape_while_abused() {
 	local i said
 	for i in 1 2 3; do
-		sleep 0.3 # not a wait: the scrapes are spread over the abuser's hold
+		sleep 0.3 # not a wait: the scrapes are spread over the abuser's hold; at most 3 passes
 		running "$ABPID"
 		run curl -sS --max-time 5 -o "$T/scrape" \
 		    -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics"
@@ -815,7 +815,7 @@ EOF
 	for i in 1 2 3 4 5; do
 		curl -sf -H "Accept: $PROMETHEUS_ACCEPT" "http://127.0.0.1:$PORT/metrics" >"$T/m"
 		om_check "$T/m"
-		sleep 0.3 # not a wait: the scrapes are spread over cpustat's intervals
+		sleep 0.3 # not a wait: the scrapes are spread over cpustat's intervals; at most 5 passes
 	done
 	# And a connection that never sends its request.
 	"$PY" -c 'import socket, sys, time

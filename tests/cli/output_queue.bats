@@ -73,7 +73,7 @@ tasks_at_most() {
 		kill -CONT "$(cat "$T/reader")"
 		wait_filled "$T/rc"
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	cat "$T/err"
 	echo "status $(cat "$T/rc"), $(wc -l <"$T/out") rows read"
@@ -140,7 +140,7 @@ EOF
 		timeout -k 5 60 "$CT" -T 0.01 -c "$WRITE" "$W/ct_steady" 2 5 10 300 \
 		    2>"$T/err" | head -n 3 >"$T/out" || status=$?
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	[ "$(wc -l <"$T/out")" -eq 3 ]
 	[ ! -s "$T/err" ]

@@ -31,7 +31,7 @@ setup() {
 	PATH=$(dirname "$CT"):$(dirname "$CS"):$PATH
 	# Pid 1234 of the -p recipes, and tid 1234 of --tid's: a process
 	# that prints all the time, its one thread.
-	sh -c 'while :; do echo "still here"; sleep 0.05; done' >"$T/printer.out" & # not a wait: it prints all the time
+	sh -c 'for i in $(seq 36000); do echo "still here"; sleep 0.05; done' >"$T/printer.out" & # not a wait: it prints all the time; at most 36000 lines (30 min)
 	PRINTER=$!
 	ct_bg "$PRINTER"
 	if ls /sys/bus/event_source/devices/ |
@@ -149,7 +149,7 @@ run_one() {
 		fi
 		grep -qE 'Resource temporarily unavailable|contents invalidated|went offline' \
 		    "$T/err" || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 	if [ "$rc" -ne "$want" ]; then
 		echo "exit $rc, wanted $want"
@@ -391,7 +391,7 @@ run_all() {
 		    jq -s 'map(select(.label == \"exit\") | .counters[\"$WRITE\"]) | add'") \
 		    >"$T/out" 2>"$T/err" || true
 		counters_taken || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	# 40 lines to the terminal (here, stderr) and 9 writes to /dev/null.
 	[ "$(cat "$T/out")" = 49 ]

@@ -41,7 +41,7 @@ start_cpustat() {
 			return 0
 		fi
 		stop_daemons cpustat
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 10 tries
 	done
 	return 1
 }
