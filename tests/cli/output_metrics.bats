@@ -105,7 +105,7 @@ rows_or_taken() {
 		ct_bg $!
 		wait_while "${CT_PIDS[-1]}" rows_or_taken "$rows" || true
 		grep -q 'Resource temporarily unavailable' "$T/err" || break
-		sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+		sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 	done
 	wait_while "${CT_PIDS[-1]}" rows_of_every_cpu "$rows"
 	http_get "http://127.0.0.1:$port/metrics" >"$T/m1"
@@ -132,6 +132,11 @@ assert m, "no cpustat_events_total in the scrape"
 EOF
 }
 
+# stopped PID: process PID is stopped (its state T).
+stopped() {
+	[ "$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)" = T ]
+}
+
 @test "--output=FILE with a metrics format: the file is replaced whole at each change, never seen half written" {
 	local dir=$T/textfile
 	mkdir "$dir"
@@ -142,6 +147,7 @@ EOF
 	(umask 022; kill -STOP "$BASHPID"; exec "$CS" --format=openmetrics \
 	    --output="$dir/cpustat.prom" -c task-clock 0.01 300 2>"$T/err") &
 	ct_bg $!
+	wait_for stopped "${CT_PIDS[-1]}"
 	# Read it as node_exporter does, as fast as we can, while it changes,
 	# and once more when the run has ended (60 s at most: a bound for a
 	# run that hangs).
@@ -149,8 +155,6 @@ EOF
 import os, re, signal, sys, time
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 path, pid = sys.argv[1], int(sys.argv[2])
-while open("/proc/%d/stat" % pid).read().rsplit(") ", 1)[1][0] != "T":
-    time.sleep(0.01)
 os.kill(pid, signal.SIGCONT)
 
 def running():
@@ -241,7 +245,7 @@ written_early() {
 		wait_while "$CPID" written_early || true
 		wait "$CPID" || true
 		if counters_taken; then
-			sleep 1 # not a wait: a pause; the other cpustat lets go in its time
+			sleep 1 # not a wait: a pause; the other cpustat lets go in its time; at most 5 tries
 			continue
 		fi
 		# A loaded machine may run it all before a version from while

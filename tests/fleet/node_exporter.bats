@@ -57,7 +57,6 @@ setup_file() {
 	sh -c 'echo $$ >"$1/cgroup.procs"; exec "$2" "$3"' sh \
 	    "$CG/paced.service" "$WORKLOADS/wl_paced" "$RATE" >/dev/null 2>&1 &
 	remember paced $!
-	date +%s >"$D/paced.start"
 	count_writes paced_io "$CG/paced.service"
 	start_prometheus || true
 }
@@ -160,13 +159,19 @@ descriptors() {
 	[ "$(descriptors)" -eq "$before" ]
 }
 
+# window_full: the rules' window (1m) full of the service's samples: one
+# from more than a minute ago in Prometheus, and in the service's own
+# count of its writes.
+window_full() {
+	local t
+	t=$(now)
+	[ "$(promql "cputrack_cgroup_events_total{job=\"node\",cgroup=\"/$NAME/paced.service\",event=\"$WRITE\"} offset 61s" "$t")" != none ] &&
+	    awk -v t="$t" 'NF == 2 && $1 <= t - 61 { f = 1 } END { exit !f }' "$D/paced_io.io"
+}
+
 @test "the rules' rate of a paced service, counted beside the others, is what it wrote within 2 %" {
-	local start scaled t wrote
-	start=$(cat "$D/paced.start")
-	# The rules' window (1m) full of the service's samples.
-	while [ $(($(date +%s) - start)) -lt 65 ]; do
-		sleep 1 # not a wait: the window fills with time, not an event
-	done
+	local scaled t wrote
+	wait_for window_full
 	t=$(now)
 	scaled=$(promql "cgroup_event:cputrack_cgroup_events:rate1m{job=\"node\",cgroup=\"/$NAME/paced.service\",event=\"$WRITE\"}" "$t")
 	# The service's own rate over the same minute.
