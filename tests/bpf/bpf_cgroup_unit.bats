@@ -277,7 +277,7 @@ PYEOF
 	[ "$status" -eq 1 ]
 	# The node unit has no CAP_SYS_PTRACE: process_vm_writev reaches
 	# only its own processes there, and stays.
-	run ! grep -q 'CAP_SYS_PTRACE' "$NODE"
+	run ! grep -q '^[^#]*CAP_SYS_PTRACE' "$NODE"
 	filter_allows "$NODE" bpf
 	filter_allows "$NODE" process_vm_writev
 	# The refusal is EPERM, which the ptrace engine's answer to a
