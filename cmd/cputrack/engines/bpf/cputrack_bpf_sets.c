@@ -259,7 +259,7 @@ bpf_sets_sample(struct bpf_sets *bs, setgrp_t *grp, int s,
 {
 	const struct spec *spec = setgrp_spec(bs->specs, s);
 	const uint64_t *values = bpf_sets_values(bs, s, sc);
-	/* Joint sets are one group: each of theirs has its times. */
+	/* A set the engine opened as one group (joint) lends it its times. */
 	int g, opened = bs->engine[s].groups != NULL ? spec->ngroups : 1;
 	uint64_t running, stopped;
 
