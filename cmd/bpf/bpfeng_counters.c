@@ -108,8 +108,8 @@ find_online(struct bpfeng *eng)
 }
 
 static void
-open_error(const struct bpfeng_set *set, int s, int r, int cpu, int err,
-    char *why, size_t whylen)
+open_error(const struct bpfeng_set *set, int s, int r, bool member, int cpu,
+    int err, char *why, size_t whylen)
 {
 	char name[96];
 
@@ -133,10 +133,10 @@ open_error(const struct bpfeng_set *set, int s, int r, int cpu, int err,
 		    name);
 		break;
 	case EINVAL:
-		if (r > 0) {
+		if (member) {
 			eng_why(why, whylen,
 			    "%s: cannot be counted together "
-			    "with the set's other events on cpu%d",
+			    "with its group's other events on cpu%d",
 			    name, cpu);
 			break;
 		}
@@ -178,7 +178,8 @@ open_groups(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
 		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 		    PERF_FORMAT_TOTAL_TIME_RUNNING;
 		if ((fd = perf_open(&attr, cpu, leader)) < 0) {
-			open_error(set, s, r, cpu, errno, why, whylen);
+			open_error(
+			    set, s, r, leader >= 0, cpu, errno, why, whylen);
 			return -1;
 		}
 		eng->fds[c * eng->ncpus + cpu] = fd;
@@ -188,7 +189,7 @@ open_groups(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
 	for (r = 0; s == 0 && r < set->nattrs; r++) {
 		fd = eng->leader[(eng->set_first[s] + r) * eng->ncpus + cpu];
 		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
-			open_error(set, s, r, cpu, errno, why, whylen);
+			open_error(set, s, r, false, cpu, errno, why, whylen);
 			return -1;
 		}
 	}
