@@ -74,6 +74,14 @@ const volatile __u32 set_nreqs[BPFENG_MAX_SETS];
  */
 const volatile __u32 max_nreqs = 1;
 const volatile __u32 set_slot[BPFENG_MAX_SETS];
+/*
+ * Sets of several perf groups: counter c belongs to its set's group
+ * counter_group[c], whose times lie apart (bpfeng_abi.h), and a mark
+ * reads them through read_marked_groups, a call that a run of one-group
+ * sets never makes: its marks verify and run as they always did.
+ */
+const volatile bool multi_group;
+const volatile __u32 counter_group[BPFENG_MAX_COUNTERS];
 /* Joint sets: njoint counters; request i of set s is set_joint[s][i]. */
 const volatile bool joint;
 const volatile __u32 njoint;
@@ -207,8 +215,8 @@ struct mark {
 	__u32 placed;	  /* place is owner's (each cgroup apart) */
 	struct place place;
 	__u64 since; /* ns */
-	__u64 base_enabled;
-	__u64 base_running;
+	__u64 base_enabled[BPFENG_MAX_SET_REQS];
+	__u64 base_running[BPFENG_MAX_SET_REQS];
 	__u64 base[BPFENG_MAX_SET_REQS];
 };
 
@@ -277,17 +285,38 @@ add_slot(struct bpfeng_thread *t, __u64 slot, __u64 delta)
 }
 
 /*
- * A set's times since the mark: running, and enabled but not running
- * (see BPFENG_SET_HEAD). Enabled grows at least as fast as running.
+ * Group g's times since the mark: running, and enabled but not running
+ * (see BPFENG_SET_HEAD), at slot. Enabled grows at least as fast as
+ * running.
  */
 static __always_inline void
-add_times(struct bpfeng_thread *t, __u64 slot, const struct mark *m,
+add_times(struct bpfeng_thread *t, __u64 slot, const struct mark *m, __u32 g,
     const struct bpf_perf_event_value *v)
 {
-	__u64 running = v->running - m->base_running;
+	__u64 running;
 
+	g &= BPFENG_MAX_SET_REQS - 1;
+	running = v->running - m->base_running[g];
 	add_slot(t, slot, running);
-	add_slot(t, slot + 1, v->enabled - m->base_enabled - running);
+	add_slot(t, slot + 1, v->enabled - m->base_enabled[g] - running);
+}
+
+/* Counter c's group in its set, where sets have several. */
+static __always_inline __u32
+group_of(__u32 c)
+{
+	return counter_group[c & (BPFENG_MAX_COUNTERS - 1)] &
+	    (BPFENG_MAX_SET_REQS - 1);
+}
+
+/*
+ * Where group g's times lie in a set of n requests from slot: the first
+ * group's ahead of the values, the others' after them (bpfeng_abi.h).
+ */
+static __always_inline __u64
+times_slot(__u64 slot, __u32 n, __u32 g)
+{
+	return g == 0 ? slot : slot + n + BPFENG_SET_HEAD * (__u64)g;
 }
 
 /*
@@ -382,7 +411,7 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 		}
 		if (t != NULL) {
 			if (!timed)
-				add_times(t, slot, m, &v);
+				add_times(t, slot, m, 0, &v);
 			delta = v.counter - m->base[i];
 			if (due)
 				delta -= switch_share(first + i, delta);
@@ -391,13 +420,84 @@ read_set(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
 		if (rebase) {
 			m->base[i] = v.counter;
 			if (!timed) {
-				m->base_enabled = v.enabled;
-				m->base_running = v.running;
+				m->base_enabled[0] = v.enabled;
+				m->base_running[0] = v.running;
 			}
 		}
 		timed = true;
 	}
 	return 0;
+}
+
+/*
+ * read_set for sets of several groups: each group's times are its first
+ * counter's on this CPU, read once (timed has a bit per group read), and
+ * kept in its own slots and mark.
+ */
+static __always_inline int
+read_groups(struct mark *m, __u32 set, __u32 cpu, struct bpfeng_thread *t,
+    bool due, bool rebase)
+{
+	struct bpf_perf_event_value v;
+	__u32 first, n, i, g, fresh, timed = 0;
+	__u64 slot, delta;
+	long err;
+
+	if (set >= nsets)
+		return -1;
+	set = below_max_sets(set);
+	first = set_first[set];
+	n = set_nreqs[set];
+	slot = set_slot[set];
+	for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs && i < n; i++) {
+		g = group_of(first + i);
+		fresh = !((timed >> g) & 1);
+		err = fresh ? read_counter(first + i, cpu, &v) :
+			      read_count(first + i, cpu, &v);
+		/* sparse first: a constant, to the verifier. */
+		if (sparse && err == -ENOENT)
+			continue;
+		if (err != 0) {
+			__sync_fetch_and_add(&read_errors, 1);
+			return -1;
+		}
+		if (t != NULL) {
+			if (fresh)
+				add_times(t, times_slot(slot, n, g), m, g, &v);
+			delta = v.counter - m->base[i];
+			if (due)
+				delta -= switch_share(first + i, delta);
+			add_slot(t, slot + BPFENG_SET_HEAD + i, delta);
+		}
+		if (rebase) {
+			m->base[i] = v.counter;
+			if (fresh) {
+				m->base_enabled[g] = v.enabled;
+				m->base_running[g] = v.running;
+			}
+		}
+		timed |= 1u << g;
+	}
+	return 0;
+}
+
+/*
+ * A mark of sets of several groups: what the CPU counted since the mark
+ * (the marked set's) goes to t, each group's times to its own slots;
+ * set's counters are the new mark. A call, not inlined: where no set has
+ * several groups, the verifier follows the paths it follows without it.
+ */
+static __noinline int
+read_marked_groups(struct mark *m, __u32 set, __u32 marked_set,
+    struct bpfeng_thread *t, bool due)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (set == marked_set)
+		return read_groups(m, set, cpu, t, due, true);
+	if (t != NULL)
+		(void)read_groups(m, marked_set, cpu, t, due, false);
+	return read_groups(m, set, cpu, NULL, false, true);
 }
 
 /*
@@ -423,7 +523,7 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 	if (t != NULL && set < nsets) {
 		set = below_max_sets(set);
 		slot = set_slot[set];
-		add_times(t, slot, m, &v);
+		add_times(t, slot, m, 0, &v);
 		for (i = 0; i < BPFENG_MAX_SET_REQS && i < max_nreqs &&
 		     i < set_nreqs[set];
 		     i++) {
@@ -437,8 +537,8 @@ read_joint(struct mark *m, __u32 cpu, struct bpfeng_thread *t, bool due)
 	}
 	for (j = 0; j < BPFENG_MAX_SET_REQS && j < njoint; j++)
 		m->base[j] = now[j];
-	m->base_enabled = v.enabled;
-	m->base_running = v.running;
+	m->base_enabled[0] = v.enabled;
+	m->base_running[0] = v.running;
 	return 0;
 }
 
@@ -486,6 +586,9 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching,
 	if (joint) {
 		/* What it counted since the mark is the set then in use's. */
 		if (read_joint(m, cpu, t, due) != 0)
+			return false;
+	} else if (multi_group) {
+		if (read_marked_groups(m, set, marked_set, t, due) != 0)
 			return false;
 	} else if (set == marked_set) {
 		if (read_set(m, set, cpu, t, due, true) != 0)

@@ -25,6 +25,18 @@
  */
 #define ENGINE_FDS 40
 
+/* Each counter's group is one of the set's: fewer than its counters. */
+static bool
+groups_in_range(const struct bpfeng_set *set)
+{
+	int i;
+
+	for (i = 0; set->groups != NULL && i < set->nattrs; i++)
+		if (set->groups[i] < 0 || set->groups[i] >= set->nattrs)
+			return false;
+	return true;
+}
+
 static int
 check_sets(const struct bpfeng_set *sets, int nsets, char *why, size_t whylen)
 {
@@ -45,6 +57,12 @@ check_sets(const struct bpfeng_set *sets, int nsets, char *why, size_t whylen)
 			return -1;
 		}
 		total += sets[s].nattrs;
+		if (!groups_in_range(&sets[s])) {
+			eng_why(why, whylen,
+			    "set %d's groups are numbered beyond its events",
+			    s);
+			return -1;
+		}
 	}
 	if (total > BPFENG_MAX_COUNTERS) {
 		eng_why(why, whylen,
@@ -135,26 +153,39 @@ switch_counters(const struct bpfeng *eng, const struct bpfeng_set *sets)
 static void
 lay_out(struct bpfeng *eng, const struct bpfeng_set *sets, int nsets)
 {
-	int s, i, c;
+	int s, i, c, njoint;
 
 	eng->nsets = nsets;
+	eng->joint = (eng->flags & BPFENG_JOINT_SETS) && nsets > 1 &&
+	    lay_out_joint(eng, sets);
+	njoint = eng->ncounters;
+	eng->ncounters = 0;
 	for (s = 0; s < nsets; s++) {
 		eng->set_nreqs[s] = sets[s].nattrs;
 		eng->set_first[s] = eng->ncounters;
 		eng->set_slot[s] = eng->nslots;
+		eng->set_ngroups[s] = 1;
 		for (i = 0; i < sets[s].nattrs; i++) {
 			c = eng->ncounters + i;
 			eng->counter_core[c] =
 			    sets[s].cores != NULL ? sets[s].cores[i] : -1;
 			eng->sparse |= eng->counter_core[c] >= 0;
+			eng->counter_group[c] =
+			    sets[s].groups != NULL && !eng->joint ?
+			    sets[s].groups[i] :
+			    0;
+			if (eng->counter_group[c] >= eng->set_ngroups[s])
+				eng->set_ngroups[s] = eng->counter_group[c] + 1;
 		}
+		eng->multi_group |= eng->set_ngroups[s] > 1;
 		eng->ncounters += sets[s].nattrs;
-		eng->nslots += BPFENG_SET_HEAD + sets[s].nattrs;
+		eng->nslots +=
+		    BPFENG_SET_HEAD * eng->set_ngroups[s] + sets[s].nattrs;
 	}
+	if (eng->joint)
+		eng->ncounters = njoint;
 	eng->value_size = sizeof(struct bpfeng_thread) +
 	    (size_t)eng->nslots * sizeof(uint64_t);
-	eng->joint = (eng->flags & BPFENG_JOINT_SETS) && nsets > 1 &&
-	    lay_out_joint(eng, sets);
 	eng->switch_counters = switch_counters(eng, sets);
 }
 

@@ -40,13 +40,19 @@ struct bpfeng;
  * one counter per core PMU (cpc_core_pmu), each on its own CPUs: cores
  * (may be NULL) gives each counter's core PMU, or -1 for a counter of
  * every CPU; a thread's counts of it are what it counted on that core
- * type's CPUs.
+ * type's CPUs. groups (may be NULL: one group) gives each counter's perf
+ * group in the set, numbered from 0 in counter order: each group is
+ * opened on each CPU as a perf group of its own, which the kernel
+ * multiplexes with the others where the counters are short, and a
+ * thread's counts keep each group's own times (bpfeng_group_times).
+ * Joint sets (BPFENG_JOINT_SETS) are one group whatever it says.
  */
 struct bpfeng_set {
 	const struct perf_event_attr *attrs;
 	const char *const *names;
 	int nattrs;
 	const int *cores;
+	const int *groups;
 };
 
 /* A thread's counts, all sets (opaque): read with bpfeng_set_counts. */
@@ -64,6 +70,22 @@ static inline uint64_t
 bpfeng_enabled_ns(const struct bpfeng_set_counts *sc)
 {
 	return sc->running_ns + sc->stopped_ns;
+}
+
+/*
+ * Group g's times in a set's counts (sc's own for group 0), as a thread
+ * ran with that group's counters enabled; nattrs is the set's. The others
+ * lie after the values (bpfeng_abi.h).
+ */
+static inline void
+bpfeng_group_times(const struct bpfeng_set_counts *sc, int nattrs, int g,
+    uint64_t *running_ns, uint64_t *stopped_ns)
+{
+	const uint64_t *at =
+	    g == 0 ? &sc->running_ns : &sc->values[nattrs + 2 * (g - 1)];
+
+	*running_ns = at[0];
+	*stopped_ns = at[1];
 }
 
 /* NULL for NULL counts or no such set. */

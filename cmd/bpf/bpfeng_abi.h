@@ -15,15 +15,21 @@ _Static_assert((BPFENG_MAX_SETS & (BPFENG_MAX_SETS - 1)) == 0,
 _Static_assert((BPFENG_MAX_SET_REQS & (BPFENG_MAX_SET_REQS - 1)) == 0,
     "BPFENG_MAX_SET_REQS is a power of two");
 #define BPFENG_MAX_COUNTERS 64 /* requests of all sets together */
+_Static_assert((BPFENG_MAX_COUNTERS & (BPFENG_MAX_COUNTERS - 1)) == 0,
+    "BPFENG_MAX_COUNTERS is a power of two");
 /*
- * Per set: running ns, stopped ns (enabled, not running), then one value
- * per request. Not enabled and running: userspace may read an entry while
- * its thread switches, with one of the two times updated and not the
- * other, and a set whose counters never stop must never look stopped.
+ * Per set: running ns, stopped ns (enabled, not running) of its first
+ * perf group, then one value per request, then the same two times of
+ * each of its other groups (a set of several: cputrack's {...}), in
+ * order. Not enabled and running: userspace may read an entry while its
+ * thread switches, with one of the two times updated and not the other,
+ * and a set whose counters never stop must never look stopped. A set of
+ * one group is laid out as it always was, and its switch costs no more.
  */
-#define BPFENG_SET_HEAD	    2
-#define BPFENG_MAX_SLOTS \
-	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + BPFENG_MAX_COUNTERS)
+#define BPFENG_SET_HEAD 2
+#define BPFENG_MAX_SLOTS                     \
+	(BPFENG_MAX_SETS * BPFENG_SET_HEAD + \
+	    BPFENG_MAX_COUNTERS * (1 + BPFENG_SET_HEAD))
 /* Signals below this are watched for the started command. */
 #define BPFENG_NSIG 32
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The per-CPU counters: each set is one perf group on each online CPU
- * (pid -1), so that its requests are scheduled together and share their
- * enabled and running times. Only the set in use is enabled, except for
- * the moment a tick hands over from one set to the next. Joint sets are
- * one group on each CPU, of their distinct requests, always enabled. On a
- * hybrid CPU a counter of one core PMU is opened on its CPUs only, and a
- * set's group on a CPU is led by its first counter there.
+ * The per-CPU counters: each perf group of a set (one, or each {...} of
+ * several) is a perf group on each online CPU (pid -1), so that its
+ * requests are scheduled together and share their enabled and running
+ * times, and the kernel takes turns with the groups where the counters
+ * are short. Only the set in use is enabled, except for the moment a tick
+ * hands over from one set to the next. Joint sets are one group on each
+ * CPU, of their distinct requests, always enabled. On a hybrid CPU a
+ * counter of one core PMU is opened on its CPUs only, and a group on a
+ * CPU is led by its first counter there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -106,8 +108,8 @@ find_online(struct bpfeng *eng)
 }
 
 static void
-open_error(const struct bpfeng_set *set, int s, int r, int cpu, int err,
-    char *why, size_t whylen)
+open_error(const struct bpfeng_set *set, int s, int r, bool member, int cpu,
+    int err, char *why, size_t whylen)
 {
 	char name[96];
 
@@ -131,10 +133,10 @@ open_error(const struct bpfeng_set *set, int s, int r, int cpu, int err,
 		    name);
 		break;
 	case EINVAL:
-		if (r > 0) {
+		if (member) {
 			eng_why(why, whylen,
 			    "%s: cannot be counted together "
-			    "with the set's other events on cpu%d",
+			    "with its group's other events on cpu%d",
 			    name, cpu);
 			break;
 		}
@@ -148,21 +150,27 @@ open_error(const struct bpfeng_set *set, int s, int r, int cpu, int err,
 }
 
 /*
- * Set s's group on one CPU, its leader disabled until the group is whole:
- * members that join a leader already counting would wait for the CPU's
- * context to be scheduled again. Set 0 counts at once, the others wait.
+ * Set s's groups on one CPU, each leader disabled until its group is
+ * whole: members that join a leader already counting would wait for the
+ * CPU's context to be scheduled again. Set 0 counts at once, the others
+ * wait.
  */
 static int
-open_group(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
+open_groups(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
     char *why, size_t whylen)
 {
 	struct perf_event_attr attr;
-	int r, c, leader = -1, fd;
+	int leaders[BPFENG_MAX_SET_REQS];
+	int r, c, g, leader, fd;
 
+	for (g = 0; g < BPFENG_MAX_SET_REQS; g++)
+		leaders[g] = -1;
 	for (r = 0; r < set->nattrs; r++) {
 		c = eng->set_first[s] + r;
 		if (!eng->joint && !counts_on(eng, c, cpu))
 			continue;
+		g = eng->joint ? 0 : eng->counter_group[c];
+		leader = leaders[g];
 		attr = set->attrs[r];
 		attr.size = sizeof(attr);
 		attr.disabled = leader < 0;
@@ -170,17 +178,20 @@ open_group(struct bpfeng *eng, const struct bpfeng_set *set, int s, int cpu,
 		attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 		    PERF_FORMAT_TOTAL_TIME_RUNNING;
 		if ((fd = perf_open(&attr, cpu, leader)) < 0) {
-			open_error(set, s, r, cpu, errno, why, whylen);
+			open_error(
+			    set, s, r, leader >= 0, cpu, errno, why, whylen);
 			return -1;
 		}
 		eng->fds[c * eng->ncpus + cpu] = fd;
 		if (leader < 0)
-			eng->leader[s * eng->ncpus + cpu] = leader = fd;
+			eng->leader[c * eng->ncpus + cpu] = leaders[g] = fd;
 	}
-	if (s == 0 && leader >= 0 &&
-	    ioctl(leader, PERF_EVENT_IOC_ENABLE, 0) != 0) {
-		open_error(set, s, 0, cpu, errno, why, whylen);
-		return -1;
+	for (r = 0; s == 0 && r < set->nattrs; r++) {
+		fd = eng->leader[(eng->set_first[s] + r) * eng->ncpus + cpu];
+		if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+			open_error(set, s, r, false, cpu, errno, why, whylen);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -208,26 +219,23 @@ eng_counters_open(
 	size_t n = (size_t)eng->ncounters * (size_t)eng->ncpus, i;
 	struct perf_event_attr attrs[BPFENG_MAX_SET_REQS];
 	const char *names[BPFENG_MAX_SET_REQS];
-	struct bpfeng_set joint = { attrs, names, eng->ncounters, NULL };
+	struct bpfeng_set joint = { attrs, names, eng->ncounters, NULL, NULL };
 	int s, cpu, nsets = eng->joint ? 1 : eng->nsets;
 
 	if ((eng->fds = malloc(n * sizeof(int))) == NULL ||
-	    (eng->leader = malloc((size_t)BPFENG_MAX_SETS * (size_t)eng->ncpus *
-		 sizeof(int))) == NULL ||
+	    (eng->leader = malloc(n * sizeof(int))) == NULL ||
 	    find_online(eng) != 0 || find_cores(eng) != 0) {
 		eng_why(why, whylen, "no memory available");
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		eng->fds[i] = -1;
-	for (i = 0; i < (size_t)BPFENG_MAX_SETS * (size_t)eng->ncpus; i++)
-		eng->leader[i] = -1;
+		eng->fds[i] = eng->leader[i] = -1;
 	if (eng->joint)
 		joint_set(eng, sets, attrs, names);
 	for (s = 0; s < nsets; s++)
 		for (cpu = 0; cpu < eng->ncpus; cpu++)
 			if (eng->online[cpu] &&
-			    open_group(eng, eng->joint ? &joint : &sets[s], s,
+			    open_groups(eng, eng->joint ? &joint : &sets[s], s,
 				cpu, why, whylen) != 0)
 				return -1;
 	return 0;
@@ -254,20 +262,27 @@ eng_counters_fill(struct bpfeng *eng, char *why, size_t whylen)
 	return 0;
 }
 
-/* Enable or disable set s on every CPU: one ioctl per group leader. */
+/*
+ * Enable or disable set s on every CPU: one ioctl per group leader. The
+ * joint group is set 0's.
+ */
 int
 eng_counters_enable(struct bpfeng *eng, int set, bool on)
 {
-	int cpu, fd, ret = 0;
+	int first = eng->joint ? 0 : eng->set_first[set];
+	int last = eng->joint ? eng->ncounters : first + eng->set_nreqs[set];
+	int c, cpu, fd, ret = 0;
 
-	for (cpu = 0; cpu < eng->ncpus; cpu++) {
-		fd = eng->leader[set * eng->ncpus + cpu];
-		if (fd >= 0 &&
-		    ioctl(fd,
-			on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
-			0) != 0)
-			ret = -1;
-	}
+	for (c = first; c < last; c++)
+		for (cpu = 0; cpu < eng->ncpus; cpu++) {
+			fd = eng->leader[c * eng->ncpus + cpu];
+			if (fd >= 0 &&
+			    ioctl(fd,
+				on ? PERF_EVENT_IOC_ENABLE :
+				     PERF_EVENT_IOC_DISABLE,
+				0) != 0)
+				ret = -1;
+		}
 	return ret;
 }
 

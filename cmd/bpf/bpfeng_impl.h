@@ -79,8 +79,11 @@ struct bpfeng {
 	int set_nreqs[BPFENG_MAX_SETS];
 	int set_first[BPFENG_MAX_SETS]; /* counter */
 	int set_slot[BPFENG_MAX_SETS];
-	int ncounters; /* per CPU */
-	bool joint;    /* BPFENG_JOINT_SETS, taken */
+	int set_ngroups[BPFENG_MAX_SETS];	/* perf groups: 1 when joint */
+	int counter_group[BPFENG_MAX_COUNTERS]; /* in its set */
+	bool multi_group;			/* a set has several groups */
+	int ncounters;				/* per CPU */
+	bool joint;				/* BPFENG_JOINT_SETS, taken */
 	int joint_of[BPFENG_MAX_SETS][BPFENG_MAX_SET_REQS];
 	uint64_t switch_counters; /* bit per counter */
 	int nslots;
@@ -94,8 +97,9 @@ struct bpfeng {
 	bool *online; /* per CPU */
 	/*
 	 * A hybrid CPU's: each counter's core PMU, or -1 for one of every
-	 * CPU; each CPU's core PMU; set s's group leader on CPU n, the
-	 * first of its counters there, is leader[s * ncpus + n].
+	 * CPU; each CPU's core PMU. Counter c leads its group on CPU n
+	 * where leader[c * ncpus + n] is its fd (-1 where it does not):
+	 * the first of the group's counters there.
 	 */
 	bool sparse;
 	int counter_core[BPFENG_MAX_COUNTERS];

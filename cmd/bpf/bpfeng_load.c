@@ -62,11 +62,15 @@ configure(struct bpfeng *eng, struct bpfeng_bpf *skel)
 		if (skel->rodata->max_nreqs < skel->rodata->set_nreqs[s])
 			skel->rodata->max_nreqs = skel->rodata->set_nreqs[s];
 		skel->rodata->set_slot[s] = (uint32_t)eng->set_slot[s];
+		for (i = 0; eng->multi_group && i < eng->set_nreqs[s]; i++)
+			skel->rodata->counter_group[eng->set_first[s] + i] =
+			    (uint32_t)eng->counter_group[eng->set_first[s] + i];
 		for (i = 0; eng->joint && i < eng->set_nreqs[s]; i++)
 			skel->rodata->set_joint[s][i] =
 			    (uint32_t)eng->joint_of[s][i];
 	}
 	skel->rodata->joint = eng->joint;
+	skel->rodata->multi_group = eng->multi_group;
 	skel->rodata->njoint = eng->joint ? (uint32_t)eng->ncounters : 0;
 	skel->rodata->switch_counters = eng->switch_counters;
 	skel->rodata->sparse = eng->sparse;

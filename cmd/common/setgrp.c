@@ -28,6 +28,24 @@
 
 #define MAX_SPARES 64 /* freed clones a master keeps, of each kind */
 
+/*
+ * An accumulator's set of several groups, fed with each group's times
+ * (setgrp_sample_groups): each value's estimate added up step by step,
+ * as libcpc adds up a scaled set's (cpc_set_scale); a value waits for a
+ * step until its group has run again. The set's times add up its longest
+ * enabled group's time, and for running that less the longest wait of a
+ * group, as libcpc's do.
+ */
+struct group_steps {
+	int *group;		/* per value: its request's group */
+	uint64_t *raw;		/* per value: its count at its last step */
+	uint64_t *estimate;	/* per value */
+	struct set_times *step; /* per group: its times at its last step */
+	struct set_times *seen; /* per group: at the last sample */
+	struct set_times acc;
+	int ngroups;
+};
+
 /* One spec's set in a clone, and what it has counted. */
 struct slot {
 	cpc_set_t *set;
@@ -50,6 +68,7 @@ struct slot {
 	uint64_t *origin, *held;
 	struct set_times origin_times, held_times;
 	hrtime_t held_when;
+	struct group_steps *steps; /* an accumulator's of several groups */
 };
 
 struct setgrp {
@@ -287,6 +306,47 @@ setgrp_spec(const setgrp_t *g, int s)
 }
 
 static int
+steps_init(struct slot *sl, const struct spec *spec)
+{
+	struct group_steps *gs;
+	size_t nvalues = (size_t)spec_nvalues(spec);
+	int v;
+
+	if ((sl->steps = gs = calloc(1, sizeof(*gs))) == NULL ||
+	    (gs->group = calloc(nvalues, sizeof(int))) == NULL ||
+	    (gs->raw = calloc(2 * nvalues, sizeof(uint64_t))) == NULL ||
+	    (gs->step = calloc(
+		 2 * (size_t)spec->ngroups, sizeof(struct set_times))) == NULL)
+		return -1;
+	gs->estimate = gs->raw + nvalues;
+	gs->seen = gs->step + spec->ngroups;
+	gs->ngroups = spec->ngroups;
+	for (v = 0; v < (int)nvalues; v++)
+		gs->group[v] =
+		    spec_group_index(spec, spec_value_request(spec, v));
+	return 0;
+}
+
+static void
+steps_free(struct group_steps *gs)
+{
+	if (gs == NULL)
+		return;
+	free(gs->group);
+	free(gs->raw);
+	free(gs->step);
+	free(gs);
+}
+
+static void
+steps_zero(struct group_steps *gs, size_t nvalues)
+{
+	memset(gs->raw, 0, 2 * nvalues * sizeof(uint64_t));
+	memset(gs->step, 0, 2 * (size_t)gs->ngroups * sizeof(*gs->step));
+	gs->acc = (struct set_times) { 0 };
+}
+
+static int
 slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 {
 	size_t nreqs = (size_t)master->specs[s]->nreqs,
@@ -304,6 +364,9 @@ slot_init(setgrp_t *g, const setgrp_t *master, struct slot *sl, int s)
 	    (sl->now = cpc_buf_create(cpc, master->templates[s])) == NULL)
 		return -1;
 	if ((sl->last = calloc(3 * nvalues, sizeof(uint64_t))) == NULL)
+		return -1;
+	if (!g->has_sets && master->specs[s]->ngroups > 1 &&
+	    steps_init(sl, master->specs[s]) != 0)
 		return -1;
 	sl->slice.values = sl->slice_values = sl->last + nvalues;
 	sl->total.values = sl->total_values = sl->last + 2 * nvalues;
@@ -323,6 +386,8 @@ slot_zero(const setgrp_t *g, struct slot *sl, int s)
 	       nvalues = (size_t)spec_nvalues(g->specs[s]);
 
 	memset(sl->last, 0, 3 * nvalues * sizeof(uint64_t));
+	if (sl->steps != NULL)
+		steps_zero(sl->steps, nvalues);
 	if (sl->origin != NULL) {
 		memset(sl->origin, 0, nreqs * sizeof(uint64_t));
 		memset(sl->held, 0, nreqs * sizeof(uint64_t));
@@ -447,6 +512,7 @@ clone_free(setgrp_t *g)
 		free(sl->last);
 		free(sl->origin);
 		free(sl->held);
+		steps_free(sl->steps);
 	}
 	free(g->slots);
 	if (g->reading != NULL)
@@ -855,6 +921,82 @@ setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
 
 	sl->had_turn = true;
 	take_slice(g, sl, &now, true);
+}
+
+/* count * enabled / running, rounded: perf stat's estimate. */
+static uint64_t
+estimate(uint64_t count, uint64_t enabled, uint64_t running)
+{
+	if (enabled == running)
+		return count;
+#ifdef __SIZEOF_INT128__
+	return (uint64_t)(((unsigned __int128)count * enabled + running / 2) /
+	    running);
+#else
+	return (uint64_t)((long double)count * enabled / running + 0.5L);
+#endif
+}
+
+/* The set's times since the last sample, added up (struct group_steps). */
+static void
+steps_times(struct group_steps *gs, const struct set_times *t)
+{
+	uint64_t enabled = 0, wait = 0, en, ru;
+	bool unrun = false;
+	int k;
+
+	for (k = 0; k < gs->ngroups; k++) {
+		en = t[k].enabled_ns - gs->seen[k].enabled_ns;
+		ru = t[k].running_ns - gs->seen[k].running_ns;
+		if (en > enabled)
+			enabled = en;
+		if (en > ru && en - ru > wait)
+			wait = en - ru;
+		unrun |= en > 0 && ru == 0;
+		gs->seen[k] = t[k];
+	}
+	gs->acc.enabled_ns += enabled;
+	if (!unrun)
+		gs->acc.running_ns += enabled - wait;
+}
+
+/* Each value's step, where its group has run since its last one. */
+static void
+steps_estimates(struct group_steps *gs, int nvalues, const uint64_t *raw,
+    const struct set_times *t)
+{
+	const struct set_times *was;
+	int v, k;
+
+	for (v = 0; v < nvalues; v++) {
+		k = gs->group[v];
+		was = &gs->step[k];
+		if (t[k].running_ns <= was->running_ns)
+			continue;
+		gs->estimate[v] += estimate(raw[v] - gs->raw[v],
+		    t[k].enabled_ns - was->enabled_ns,
+		    t[k].running_ns - was->running_ns);
+		gs->raw[v] = raw[v];
+	}
+	for (k = 0; k < gs->ngroups; k++)
+		if (t[k].running_ns > gs->step[k].running_ns)
+			gs->step[k] = t[k];
+}
+
+void
+setgrp_sample_groups(setgrp_t *g, int s, const uint64_t *values,
+    const struct set_times *t, hrtime_t when)
+{
+	struct slot *sl = &g->slots[s];
+	struct group_steps *gs = sl->steps;
+
+	if (gs == NULL) {
+		setgrp_sample_counts(g, s, values, &t[0], when);
+		return;
+	}
+	steps_estimates(gs, spec_nvalues(g->specs[s]), values, t);
+	steps_times(gs, t);
+	setgrp_sample_counts(g, s, gs->estimate, &gs->acc, when);
 }
 
 void

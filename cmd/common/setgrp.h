@@ -135,6 +135,17 @@ int setgrp_rotate(setgrp_t *g);
  */
 void setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
     const struct set_times *t, hrtime_t when);
+/*
+ * The same for a set of several perf groups ({...}) that the engine
+ * opens each on its own: t gives each group's times (numbered as
+ * spec_group_index numbers them), and each value is scaled by its own
+ * group's, step by step, as perf scales a count by its enabled over its
+ * running time. The set's times are its least counted group's: running
+ * below enabled says that the groups took turns. A set of one group
+ * takes t[0] as it is.
+ */
+void setgrp_sample_groups(setgrp_t *g, int s, const uint64_t *values,
+    const struct set_times *t, hrtime_t when);
 /* Set s takes over at the current set's latest sample, as a rotation. */
 void setgrp_set_current(setgrp_t *g, int s);
 

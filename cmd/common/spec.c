@@ -840,6 +840,38 @@ count_groups(const struct spec *spec)
 	return n;
 }
 
+int
+spec_group_index(const struct spec *spec, int i)
+{
+	int j, k, n = 0;
+
+	for (j = 0; j < i; j++) {
+		for (k = 0; k < j; k++)
+			if (spec->reqs[k].group == spec->reqs[j].group)
+				break;
+		if (k == j && spec->reqs[j].group == spec->reqs[i].group)
+			return n;
+		n += k == j;
+	}
+	return n;
+}
+
+int
+spec_value_request(const struct spec *spec, int v)
+{
+	int i, parted = spec->nreqs * (1 + spec->nparts);
+
+	if (v < spec->nreqs)
+		return v;
+	if (v < parted)
+		return (v - spec->nreqs) / spec->nparts;
+	for (i = 0; i < spec->nreqs; i++)
+		if (v >= spec->reqs[i].box_first &&
+		    v < spec->reqs[i].box_first + spec->reqs[i].nboxes)
+			return i;
+	return 0;
+}
+
 static int
 build_requests(struct parse *p, struct spec *spec)
 {

@@ -116,6 +116,14 @@ spec_part_counted(const struct spec *spec, int i, int k, const cpu_set_t *cpus)
 	return CPU_COUNT(&both) > 0;
 }
 
+/*
+ * Request i's perf group, numbered from 0 in the order the set's groups
+ * first come: what an engine that opens each group itself calls it.
+ */
+int spec_group_index(const struct spec *spec, int i);
+/* The request whose count, or part of it, is value v (spec_nvalues). */
+int spec_value_request(const struct spec *spec, int v);
+
 enum spec_error {
 	SPEC_OK = 0,
 	SPEC_SYNTAX,	  /* a usage error: message printed */

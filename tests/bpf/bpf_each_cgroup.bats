@@ -100,6 +100,29 @@ sum_is() {
 	[ "$(cgroup_sum "/$NAME/b" total)" = 175 ]
 }
 
+# A set of several groups ({...}) is opened group by group on each CPU,
+# and each cgroup keeps each group's own times: tracepoints never wait for
+# a counter, so every group counts every write, and the rows' running
+# time is their enabled time.
+@test "--for-each-cgroup: a set of several groups ({...}) counts each cgroup's writes exactly in every group" {
+	local exit=syscalls:sys_exit_write
+	mkdir "$CG/a"
+	gated there 2 100 into "$CG/a"
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "{$WRITE},{$exit,$WRITE},{$exit}"
+	open_gate there
+	wait "$(pid_of there)"
+	until_sum "/$NAME/a" 200
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	# Every group's columns, summed over the cgroup's rows.
+	[ "$(awk -v n="/$NAME/a" '$2 == 0 && $NF == n && $4 == "cgroup" {
+		for (i = 5; i <= 8; i++) s[i] += $i }
+	    END { print s[5], s[6], s[7], s[8] }' "$T/out")" = "200 200 200 200" ] ||
+		{ cat "$T/out"; false; }
+}
+
 @test "--for-each-cgroup: the write(2) that moves a process to another cgroup is counted in the one it left; the new one gets exactly what the process did there" {
 	mkdir "$CG/a" "$CG/b"
 	start_cputrack_until ' cgroup ' -D --for-each-cgroup="/$NAME" -T 0.2 \

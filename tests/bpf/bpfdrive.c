@@ -327,7 +327,7 @@ make_sets(struct drive *d)
 			}
 		}
 		(void)cpc_set_destroy(d->cpc, set);
-		sets[s] = (struct bpfeng_set) { attrs, names, n, NULL };
+		sets[s] = (struct bpfeng_set) { attrs, names, n, NULL, NULL };
 		d->nslots += 2 + n;
 	}
 	return sets;

@@ -161,6 +161,62 @@ test_engine_counts(void)
 }
 
 /*
+ * An engine's readings of a set of two groups, with each group's times
+ * (ns, worked out by hand): each value is scaled by its own group's
+ * enabled over running time since its group last ran, as perf scales a
+ * count, and waits while its group does not run; the set's running time
+ * is its least run group's. A set of one group takes its times as given.
+ */
+static void
+test_group_steps(void)
+{
+	setgrp_t *m = master_of(
+	    "{task-clock,page-faults},{context-switches}", "task-clock");
+	setgrp_t *acc = setgrp_accumulator(m);
+	struct set_times t1[] = { { 1000, 1000 }, { 1000, 500 } },
+			 t2[] = { { 3000, 3000 }, { 3000, 500 } },
+			 t3[] = { { 4000, 4000 }, { 4000, 1000 } },
+			 one[] = { { 1000, 900 } };
+	uint64_t v1[] = { 100, 10, 30 }, v2[] = { 300, 20, 30 },
+		 v3[] = { 400, 25, 50 }, w[] = { 70 };
+	const struct set_counts *c;
+
+	CHECK(acc != NULL);
+	if (acc == NULL)
+		return;
+	setgrp_sample_groups(acc, 0, v1, t1, 1000);
+	c = setgrp_total(acc, 0);
+	CHECK_VALUES(acc, c, "100,10,60");
+	CHECK_EQ_U64(c->times.enabled_ns, 1000);
+	CHECK_EQ_U64(c->times.running_ns, 500);
+	/* Group 1 did not run: its count waits, and the set did not run. */
+	setgrp_sample_groups(acc, 0, v2, t2, 2000);
+	c = setgrp_slice(acc, 0);
+	CHECK_VALUES(acc, c, "200,10,0");
+	CHECK_EQ_U64(c->times.enabled_ns, 2000);
+	CHECK_EQ_U64(c->times.running_ns, 0);
+	/* It ran again: 20 more, in 500 of the 3000 ns since it last ran. */
+	setgrp_sample_groups(acc, 0, v3, t3, 3000);
+	c = setgrp_total(acc, 0);
+	CHECK_VALUES(acc, c, "400,25,180");
+	CHECK_EQ_U64(c->times.enabled_ns, 4000);
+	CHECK_EQ_U64(c->times.running_ns, 1000);
+	setgrp_set_current(acc, 1);
+	setgrp_sample_groups(acc, 1, w, one, 4000);
+	c = setgrp_total(acc, 1);
+	CHECK_VALUES(acc, c, "70");
+	CHECK_EQ_U64(c->times.enabled_ns, 1000);
+	CHECK_EQ_U64(c->times.running_ns, 900);
+	/* A clone given back counts from zero again. */
+	setgrp_free(acc);
+	CHECK(setgrp_accumulator(m) == acc);
+	setgrp_sample_groups(acc, 0, v1, t1, 1000);
+	CHECK_VALUES(acc, setgrp_total(acc, 0), "100,10,60");
+	setgrp_free(acc);
+	setgrp_free(m);
+}
+
+/*
  * The wall-clock time counts were counted over, from an engine's samples
  * at times worked out by hand (ns): set 0 counts from 1000 to 4000 and
  * from 6000 to 9000, set 1 from 4000 to 6000. A set's span holds the
@@ -431,6 +487,7 @@ main(void)
 		SKIP("no /proc/self/exe: %s", strerror(errno));
 	self[n] = '\0';
 	test_engine_counts();
+	test_group_steps();
 	test_turn_times();
 	test_started_at();
 	test_turns();

@@ -183,12 +183,6 @@ counts_missing(struct bpf_track *bt, const struct bthread *t, const char *where)
 	end_run(bt, 1);
 }
 
-static struct set_times
-set_times_of(const struct bpfeng_set_counts *sc)
-{
-	return (struct set_times) { bpfeng_enabled_ns(sc), sc->running_ns };
-}
-
 /*
  * The hand-over a tick owed the LWP, made with its counts read now: the
  * set it had counted until the tick (or until when, if it ended before)
@@ -202,13 +196,9 @@ pay_hand_over(struct bpf_track *bt, struct bthread *t,
 	int old = setgrp_current(t->base.grp);
 	hrtime_t at = when < t->owed_at ? when : t->owed_at;
 	const struct bpfeng_set_counts *sc;
-	struct set_times times;
 
-	if ((sc = bpfeng_set_counts(bt->eng, counts, old)) != NULL) {
-		times = set_times_of(sc);
-		setgrp_sample_counts(t->base.grp, old,
-		    bpf_sets_values(bt->sets, old, sc), &times, at);
-	}
+	if ((sc = bpfeng_set_counts(bt->eng, counts, old)) != NULL)
+		bpf_sets_sample(bt->sets, t->base.grp, old, sc, at);
 	setgrp_set_current(t->base.grp, t->owed_set);
 	t->turns |= 1u << t->owed_set;
 	t->owed_set = -1;
@@ -220,7 +210,6 @@ sample_final(struct bpf_track *bt, struct bthread *t,
     const struct bpfeng_counts *counts, uint64_t when)
 {
 	const struct bpfeng_set_counts *sc;
-	struct set_times times;
 	int s;
 
 	if (t->owed_set >= 0)
@@ -229,9 +218,7 @@ sample_final(struct bpf_track *bt, struct bthread *t,
 		if (!(t->turns & (1u << s)) ||
 		    (sc = bpfeng_set_counts(bt->eng, counts, s)) == NULL)
 			continue;
-		times = set_times_of(sc);
-		setgrp_sample_counts(t->base.grp, s,
-		    bpf_sets_values(bt->sets, s, sc), &times, (hrtime_t)when);
+		bpf_sets_sample(bt->sets, t->base.grp, s, sc, (hrtime_t)when);
 	}
 }
 
@@ -769,7 +756,6 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 {
 	struct bpf_track *bt = arg;
 	struct bthread *t = lwp;
-	struct set_times times;
 	/* The hand-over's time, which the counts are of. */
 	hrtime_t when = (hrtime_t)bpfeng_handover_ns(bt->eng);
 
@@ -784,9 +770,7 @@ on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
 	t->ticked = bt->ticks;
 	if (t->owed_set >= 0)
 		pay_hand_over(bt, t, counts, when);
-	times = set_times_of(closed);
-	setgrp_sample_counts(t->base.grp, bt->current,
-	    bpf_sets_values(bt->sets, bt->current, closed), &times, when);
+	bpf_sets_sample(bt->sets, t->base.grp, bt->current, closed, when);
 	if (track_batch_add(&bt->ticked, &t->base,
 		setgrp_slice(t->base.grp, bt->current), bt->intervals) != 0)
 		end_run(bt, 1);
@@ -838,13 +822,11 @@ on_cgroup_tick(void *arg, uint64_t id, const struct bpfeng_counts *counts)
 {
 	struct bpf_track *bt = arg;
 	const struct bpfeng_set_counts *sc;
-	struct set_times times;
 
 	if ((sc = bpfeng_set_counts(bt->eng, counts, bt->current)) == NULL)
 		return;
-	times = set_times_of(sc);
-	cgroup_rows_sample(bt->cgroups, id, bt->current,
-	    bpf_sets_values(bt->sets, bt->current, sc), &times, bt->tick_when);
+	cgroup_rows_sample(
+	    bt->cgroups, id, bt->current, bt->sets, sc, bt->tick_when);
 }
 
 static void

@@ -32,7 +32,8 @@ struct bpf_sets {
 	struct counter_map *maps;  /* per set */
 	int most;
 	uint64_t *zeros;
-	uint64_t *values; /* a set's, from its counters */
+	uint64_t *values;	 /* a set's, from its counters */
+	struct set_times *times; /* a set's groups', from its counters */
 };
 
 static void
@@ -70,7 +71,8 @@ request_counters(struct bpf_sets *bs, cpc_set_t *set, int s, int i)
 	struct bpfeng_set *out = &bs->engine[s];
 	struct perf_event_attr *attrs = (struct perf_event_attr *)out->attrs;
 	const char **names = (const char **)out->names;
-	int *cores = (int *)out->cores, k, n = out->nattrs;
+	int *cores = (int *)out->cores, *groups = (int *)out->groups, k,
+	    n = out->nattrs;
 	struct counter_map *m = &bs->maps[s];
 
 	for (k = 0; spec->reqs[i].parted && k < spec->nparts; k++) {
@@ -89,6 +91,8 @@ request_counters(struct bpf_sets *bs, cpc_set_t *set, int s, int i)
 	}
 	for (k = out->nattrs; k < n; k++) {
 		names[k] = spec->reqs[i].event;
+		if (groups != NULL)
+			groups[k] = spec_group_index(spec, i);
 		m->req[k] = i;
 		m->core[k] = cores[k];
 	}
@@ -99,11 +103,9 @@ request_counters(struct bpf_sets *bs, cpc_set_t *set, int s, int i)
 }
 
 /*
- * Set s as the engine takes it: libcpc gives each counter's attributes.
- * The engines open a set as one perf group. A set of several groups
- * ({...}) of software events and tracepoints counts the same in one:
- * they count all the time. One with hardware events is counted by the
- * ptrace engine, which counts each group apart, scaled by its own time.
+ * Set s as the engine takes it: libcpc gives each counter's attributes,
+ * and the set's groups ({...}) which counter is in which, each opened as
+ * a perf group of its own (spec_group_index numbers them).
  */
 static int
 engine_set(struct bpf_sets *bs, int s, char *why, size_t whylen)
@@ -113,25 +115,19 @@ engine_set(struct bpf_sets *bs, int s, char *why, size_t whylen)
 	struct bpfeng_set *out = &bs->engine[s];
 	struct counter_map *m = &bs->maps[s];
 	cpc_set_t *set = NULL;
+	/* Joint sets count every event all the time, in one group. */
+	bool apart = spec->ngroups > 1 && !setgrp_joint(bs->specs);
 	int i, err = 0;
-
-	if (spec->ngroups > 1 && setgrp_limited_groups(bs->specs, s) > 0) {
-		snprintf(why, whylen,
-		    "set %d has %d groups ({...}) with hardware events, which "
-		    "only the ptrace engine counts apart, each scaled by its "
-		    "own time",
-		    s, spec->ngroups);
-		return -1;
-	}
 
 	*out = (struct bpfeng_set) { calloc(most, sizeof(*out->attrs)),
 		calloc(most, sizeof(*out->names)), 0,
-		calloc(most, sizeof(*out->cores)) };
+		calloc(most, sizeof(*out->cores)),
+		apart ? calloc(most, sizeof(*out->groups)) : NULL };
 	m->req = calloc(most, sizeof(int));
 	m->core = calloc(most, sizeof(int));
 	if (out->attrs == NULL || out->names == NULL || out->cores == NULL ||
-	    m->req == NULL || m->core == NULL ||
-	    (set = spec_build_set(bs->cpc, spec)) == NULL) {
+	    (apart && out->groups == NULL) || m->req == NULL ||
+	    m->core == NULL || (set = spec_build_set(bs->cpc, spec)) == NULL) {
 		snprintf(why, whylen, "no memory available");
 		return -1;
 	}
@@ -169,11 +165,12 @@ bpf_sets_new(
 	*bs = (struct bpf_sets) { cpc, specs, n,
 		calloc((size_t)n, sizeof(*bs->engine)),
 		calloc((size_t)n, sizeof(*bs->maps)), most_values(specs), NULL,
-		NULL };
+		NULL, NULL };
 	bs->zeros = calloc((size_t)bs->most, sizeof(uint64_t));
 	bs->values = calloc((size_t)bs->most, sizeof(uint64_t));
+	bs->times = calloc((size_t)bs->most, sizeof(*bs->times));
 	if (bs->engine == NULL || bs->maps == NULL || bs->zeros == NULL ||
-	    bs->values == NULL) {
+	    bs->values == NULL || bs->times == NULL) {
 		snprintf(why, whylen, "no memory available");
 		bpf_sets_free(bs);
 		return NULL;
@@ -203,6 +200,7 @@ bpf_sets_free(struct bpf_sets *bs)
 			free((void *)bs->engine[s].attrs);
 			free((void *)bs->engine[s].names);
 			free((void *)bs->engine[s].cores);
+			free((void *)bs->engine[s].groups);
 		}
 		if (bs->maps != NULL) {
 			free(bs->maps[s].req);
@@ -213,6 +211,7 @@ bpf_sets_free(struct bpf_sets *bs)
 	free(bs->maps);
 	free(bs->zeros);
 	free(bs->values);
+	free(bs->times);
 	free(bs);
 }
 
@@ -252,4 +251,23 @@ bpf_sets_values(struct bpf_sets *bs, int s, const struct bpfeng_set_counts *sc)
 			    m->core[c]] = sc->values[c];
 	}
 	return bs->values;
+}
+
+void
+bpf_sets_sample(struct bpf_sets *bs, setgrp_t *grp, int s,
+    const struct bpfeng_set_counts *sc, hrtime_t when)
+{
+	const struct spec *spec = setgrp_spec(bs->specs, s);
+	const uint64_t *values = bpf_sets_values(bs, s, sc);
+	/* A set the engine opened as one group (joint) lends it its times. */
+	int g, opened = bs->engine[s].groups != NULL ? spec->ngroups : 1;
+	uint64_t running, stopped;
+
+	for (g = 0; g < spec->ngroups; g++) {
+		bpfeng_group_times(sc, bs->engine[s].nattrs, g < opened ? g : 0,
+		    &running, &stopped);
+		bs->times[g] =
+		    (struct set_times) { running + stopped, running };
+	}
+	setgrp_sample_groups(grp, s, values, bs->times, when);
 }

@@ -42,4 +42,12 @@ const uint64_t *bpf_sets_zeros(const struct bpf_sets *bs);
 const uint64_t *bpf_sets_values(
     struct bpf_sets *bs, int s, const struct bpfeng_set_counts *sc);
 
+/*
+ * Set s's counts from the engine, as of when, into grp (an accumulator):
+ * its values, each scaled by its own group's times where the set has
+ * several (setgrp_sample_groups).
+ */
+void bpf_sets_sample(struct bpf_sets *bs, setgrp_t *grp, int s,
+    const struct bpfeng_set_counts *sc, hrtime_t when);
+
 #endif /* CPUTRACK_BPF_SETS_H */

@@ -316,7 +316,7 @@ say_folded(struct cgroup_rows *cr)
 
 void
 cgroup_rows_sample(struct cgroup_rows *cr, uint64_t id, int s,
-    const uint64_t *values, const struct set_times *times, hrtime_t when)
+    struct bpf_sets *sets, const struct bpfeng_set_counts *sc, hrtime_t when)
 {
 	struct cgroup_row *r = row_of(cr, id);
 
@@ -327,7 +327,7 @@ cgroup_rows_sample(struct cgroup_rows *cr, uint64_t id, int s,
 			return;
 		setgrp_set_current(r->grp, cr->current);
 	}
-	setgrp_sample_counts(r->grp, s, values, times, when);
+	bpf_sets_sample(sets, r->grp, s, sc, when);
 	r->sampled = true;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cputrack.h"
+#include "cputrack_bpf_sets.h"
 
 struct cgroup_rows;
 
@@ -37,7 +38,7 @@ void cgroup_rows_found(struct cgroup_rows *cr, uint64_t id, bool folded);
 
 /* A cgroup's counts at this tick, in set s (its totals so far). */
 void cgroup_rows_sample(struct cgroup_rows *cr, uint64_t id, int s,
-    const uint64_t *values, const struct set_times *times, hrtime_t when);
+    struct bpf_sets *sets, const struct bpfeng_set_counts *sc, hrtime_t when);
 
 /*
  * Every counted cgroup's row of this tick, in set s; one that is gone has

@@ -907,6 +907,29 @@ scan_free(struct scan_track *st)
 }
 
 /*
+ * The scan opens each set as one perf group on each thread: a set of
+ * several groups with hardware events would never fit, or never be
+ * scaled. Software events and tracepoints count the same in one group.
+ */
+static bool
+one_group_each(const setgrp_t *specs, char *why, size_t len)
+{
+	int s;
+
+	for (s = 0; s < setgrp_nsets(specs); s++)
+		if (setgrp_spec(specs, s)->ngroups > 1 &&
+		    setgrp_limited_groups(specs, s) > 0) {
+			snprintf(why, len,
+			    "set %d has %d groups ({...}) with hardware "
+			    "events, which the processes' counters open as "
+			    "one group",
+			    s, setgrp_spec(specs, s)->ngroups);
+			return false;
+		}
+	return true;
+}
+
+/*
  * Counting is refused to this user at all (a kernel's
  * perf_event_paranoid above 2 refuses every counter): the one line of
  * libcpc's that says why and what to do.
@@ -959,7 +982,8 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		.uid = getuid(),
 		.everyone = geteuid() == 0 };
 	if ((st->sets = bpf_sets_new(ct->cpc, ct->specs, false, why, len)) ==
-	    NULL) {
+		NULL ||
+	    !one_group_each(ct->specs, why, len)) {
 		scan_free(st);
 		return 2;
 	}
