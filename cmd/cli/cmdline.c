@@ -244,6 +244,18 @@ default_events(struct cmdline *cl)
 	return 0;
 }
 
+/* Whether the command's own option c means nothing amiss for --input. */
+static bool
+record_option(const struct cmdline *cl, int c)
+{
+	const int *ok;
+
+	for (ok = cl->record_options; ok != NULL && *ok != 0; ok++)
+		if (*ok == c)
+			return true;
+	return false;
+}
+
 /* One option; a nonzero return is the status to exit with at once. */
 static int
 option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
@@ -328,7 +340,7 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 	default:
 		if (sinks_option(&cl->out, c, optarg, cl->quote, &p->bad))
 			break;
-		if (p->own == 0)
+		if (p->own == 0 && !record_option(cl, c))
 			p->own = c;
 		return cl->option(cl->arg, c, optarg, &p->bad);
 	}
