@@ -26,6 +26,7 @@
 #include "diag.h"
 #include "metrics_option.h"
 #include "replay.h"
+#include "safename.h"
 #include "setgrp.h"
 #include "spec.h"
 #include "topology.h"
@@ -58,17 +59,22 @@ struct replay {
 /* The labels a run writes; a row's points at one of these. */
 static const char *const labels[] = { "tick", "gap", "exit", "fini_lwp",
 	"init_lwp", "lwp_create", "lwp_exit", "fork", "exec", "total", "cgroup",
-	"rmdir" };
+	"rmdir", "leave" };
 
+/*
+ * The one line that says what is wrong, and 2. It may quote the record's
+ * names, made inert as every name the commands print.
+ */
 static int __attribute__((format(printf, 2, 3)))
 bad(const struct replay *r, const char *fmt, ...)
 {
-	char what[512];
+	char raw[512], what[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	(void)safename(what, sizeof(what), raw);
 	if (r->lineno > 0)
 		diag(NULL, "--input %s: line %lu: %s\n", r->path, r->lineno,
 		    what);

@@ -416,7 +416,12 @@ EOF
 	run --separate-stderr "$CT" --input "$T/bad.json"
 	[ "$status" -eq 1 ]
 	[[ $output == *'# not counted: a\x1b[2Jb\x07c\x0dd\xc2\x9be\xe2\x80\xaef'* ]]
-	! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80\xae' <<<"$output"
+	if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80\xae' <<<"$output"; then
+		fail "a raw control character in the table: $output"
+	fi
+	# A name the record gives, quoted in an error, is inert too.
+	mutate "$last" 'o["counters"]["\x1b]0;x\x07"] = 1'
+	bad_record "$last" '"counters.\x1b]0;x\x07": not a counter of its set'
 }
 
 
