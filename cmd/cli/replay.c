@@ -31,8 +31,8 @@
 #include "spec.h"
 #include "topology.h"
 
-#define MAX_SETS    64	 /* sets in a record's head */
-#define MAX_EVENTS  256	 /* counters in a set */
+#define MAX_SETS    1024 /* sets in a record's head */
+#define MAX_EVENTS  4096 /* counters in a set */
 #define MAX_BOXES   1024 /* boxes a counter sums */
 #define MAX_KEPT    4096 /* distinct box names in a record */
 /* A time in ns beyond 2^62 (146 years) is no run's: it would overflow. */

@@ -304,7 +304,7 @@ EOF
 	mutate 1 'o["version"] = 99'
 	bad_record 1 '"version": 99 is out of range (1 to 2)'
 	mutate 1 'o["sets"] = []'
-	bad_record 1 '"sets": not 1 to 64 recorded sets'
+	bad_record 1 '"sets": not 1 to 1024 recorded sets'
 	mutate 1 'o["start"] = "yesterday"'
 	bad_record 1 '"start": not an RFC 3339 time'
 	mutate "$last" 'o["counters"]["task-clock"] = -1'
