@@ -26,7 +26,6 @@
 #include "diag.h"
 #include "metrics_option.h"
 #include "replay.h"
-#include "safename.h"
 #include "setgrp.h"
 #include "spec.h"
 #include "topology.h"
@@ -62,19 +61,18 @@ static const char *const labels[] = { "tick", "gap", "exit", "fini_lwp",
 	"rmdir", "leave" };
 
 /*
- * The one line that says what is wrong, and 2. It may quote the record's
- * names, made inert as every name the commands print.
+ * The one line that says what is wrong, and 2. The record's names it
+ * quotes are made inert by diag, as in every message.
  */
 static int __attribute__((format(printf, 2, 3)))
 bad(const struct replay *r, const char *fmt, ...)
 {
-	char raw[512], what[2048];
+	char what[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
+	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	(void)safename(what, sizeof(what), raw);
 	if (r->lineno > 0)
 		diag(NULL, "--input %s: line %lu: %s\n", r->path, r->lineno,
 		    what);
