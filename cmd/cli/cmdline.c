@@ -64,6 +64,7 @@ struct parse {
 	bool dry_run; /* --dry-run: what would be opened */
 	const char *glob;
 	const char *input; /* --input FILE: a record written again */
+	int own;	   /* the first of the command's own options, or 0 */
 	/*
 	 * The option that chose the format (--format=csv, -x, -j), or
 	 * NULL, and the format's word
@@ -243,6 +244,18 @@ default_events(struct cmdline *cl)
 	return 0;
 }
 
+/* Whether the command's own option c means nothing amiss for --input. */
+static bool
+record_option(const struct cmdline *cl, int c)
+{
+	const int *ok;
+
+	for (ok = cl->record_options; ok != NULL && *ok != 0; ok++)
+		if (*ok == c)
+			return true;
+	return false;
+}
+
 /* One option; a nonzero return is the status to exit with at once. */
 static int
 option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
@@ -327,9 +340,33 @@ option(struct cmdline *cl, struct parse *p, int c, int argc, char **argv)
 	default:
 		if (sinks_option(&cl->out, c, optarg, cl->quote, &p->bad))
 			break;
+		if (p->own == 0 && !record_option(cl, c))
+			p->own = c;
 		return cl->option(cl->arg, c, optarg, &p->bad);
 	}
 	return 0;
+}
+
+/*
+ * --input with one of the command's own options (-p, -T, -r, --per-socket,
+ * ...): each asks how to count, and a record is read back, not counted
+ * again. Its one line, and 2.
+ */
+static int
+refuse_for_record(const struct cmdline *cl, int c)
+{
+	const struct option *o;
+
+	for (o = cl->options; c >= 256 && o != NULL && o->name != NULL; o++)
+		if (o->val == c)
+			return cmdline_usage_error(
+			    "--%s cannot be given with --input: a record is "
+			    "read back as it was counted, not counted again",
+			    o->name);
+	return cmdline_usage_error(
+	    "-%c cannot be given with --input: a record is read back as it "
+	    "was counted, not counted again",
+	    c);
 }
 
 /* What ends the run before it starts: help, version, a usage error. */
@@ -383,7 +420,8 @@ done(struct cmdline *cl, const struct parse *p, int *status)
 		return true;
 	}
 	if (p->input != NULL) {
-		*status = replay_record(cl, p->input);
+		*status = p->own != 0 ? refuse_for_record(cl, p->own) :
+					replay_record(cl, p->input);
 		return true;
 	}
 	if ((*status = metrics_option_plan(&cl->metrics, cl->cpc, cl->tool,

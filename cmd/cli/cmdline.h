@@ -43,6 +43,11 @@ struct cmdline {
 	 * status to exit with at once; *bad for a bad argument, said.
 	 */
 	int (*option)(void *arg, int c, const char *value, bool *bad);
+	/*
+	 * Its own options that --input takes (the engine, which a wrapper
+	 * may always give), ending with 0: --input refuses the others.
+	 */
+	const int *record_options;
 	void *arg;
 	cpc_t *cpc;
 	setgrp_t *specs; /* -c adds to it */

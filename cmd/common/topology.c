@@ -26,6 +26,14 @@ const char *const topology_field_keys[TOPO_NFIELDS] = {
 	[TOPO_F_CACHE] = "cache",
 };
 
+const char *const topology_unit_keys[TOPO_NUNITS] = {
+	[TOPO_CORE] = "core",
+	[TOPO_DIE] = "die",
+	[TOPO_SOCKET] = "socket",
+	[TOPO_NODE] = "node",
+	[TOPO_CACHE] = "cache",
+};
+
 /* Each field's mark in a unit's name: S1-D0-C23, N2, S0-D0-L3-ID1. */
 static const char *const field_marks[TOPO_NFIELDS] = {
 	[TOPO_F_SOCKET] = "S",

@@ -43,6 +43,9 @@ enum topo_field {
 
 /* Each field's name in CSV, JSON and the exporter's labels. */
 extern const char *const topology_field_keys[TOPO_NFIELDS];
+/* Each kind of unit's key in a record ("socket"); TOPO_NONE's is NULL. */
+#define TOPO_NUNITS (TOPO_CACHE + 1)
+extern const char *const topology_unit_keys[TOPO_NUNITS];
 
 /*
  * cpu's place, read under root ("/sys", or a recorded tree): 0, or -1

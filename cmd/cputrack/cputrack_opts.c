@@ -731,6 +731,12 @@ say_watching(struct cputrack_opts *o)
 		    i ? "," : "tid ", (int)o->tids[i]);
 }
 
+/*
+ * --engine with --input: how a run would count, which a record does not;
+ * taken so that a wrapper that always names the engine reads records too.
+ */
+static const int record_options[] = { OPT_ENGINE, 0 };
+
 bool
 cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 {
@@ -743,6 +749,7 @@ cputrack_options(struct cputrack *ct, int argc, char **argv, int *status)
 		.usage = usage,
 		.version = engine_line,
 		.option = option,
+		.record_options = record_options,
 		.arg = ct,
 		.cpc = ct->cpc,
 		.specs = ct->specs,

@@ -13,6 +13,9 @@
  * set's events and leaving the others empty. A field that does not apply,
  * or a value that was not counted, is empty, never 0.
  *
+ * With cputrack's --for-each-cgroup, after those columns: cgroup, the
+ * name of a cgroup's row (empty in a process's).
+ *
  * With cpustat's --per-*, after those columns: socket, die, core and node,
  * the unit's (those its kind names; the others empty, as all four are in
  * the total's rows).
@@ -41,7 +44,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpctools_version.h"
 #include "out_format.h"
 #include "topology.h"
 
@@ -132,7 +134,9 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 	}
 	out_buf_str(b, ",");
 	field(run, b, value);
-	/* ...and --per-*'s and --metrics's columns, empty. */
+	/* ...and --for-each-cgroup's, --per-*'s and --metrics's, empty. */
+	if (run->cfg.cgroup_names)
+		out_buf_str(b, ",");
 	for (i = 0; run->cfg.per_unit != 0 && i < TOPO_NFIELDS; i++)
 		out_buf_str(b, ",");
 	if (run->derived != NULL)
@@ -176,6 +180,8 @@ csv_head(void *state, const struct out_run *run, struct out_buf *b)
 		field(run, b, run->events[i].name);
 	}
 	out_buf_printf(b, ",%s", closing_columns);
+	if (run->cfg.cgroup_names)
+		out_buf_str(b, ",cgroup");
 	for (i = 0; run->cfg.per_unit != 0 && i < TOPO_NFIELDS; i++)
 		out_buf_printf(b, ",%s", topology_field_keys[i]);
 	if (run->derived != NULL) {
@@ -191,7 +197,7 @@ csv_head(void *state, const struct out_run *run, struct out_buf *b)
 	snprintf(text, sizeof(text), "%d", OUTPUT_SCHEMA_VERSION);
 	meta(run, b, "version", NULL, text);
 	meta(run, b, "tool", NULL, run->tool);
-	meta(run, b, "tool_version", NULL, CPCTOOLS_VERSION);
+	meta(run, b, "tool_version", NULL, run->tool_version);
 	meta(run, b, "host", NULL, run->host);
 	meta(run, b, "start", NULL, run->start_text);
 	snprintf(text, sizeof(text), "%llu", out_run_start_ns(run));
@@ -346,6 +352,11 @@ csv_row(void *state, const struct out_run *run, struct out_buf *b,
 	if (row->partial != NULL)
 		field(run, b, row->partial);
 	out_buf_str(b, ",,");
+	if (run->cfg.cgroup_names) {
+		out_buf_str(b, ",");
+		if (row->pid == 0 && row->comm != NULL)
+			field(run, b, row->comm);
+	}
 	if (run->cfg.per_unit != 0)
 		unit_fields(b, row->unit);
 	if (run->derived != NULL)
@@ -387,6 +398,8 @@ summary_row(const struct out_run *run, struct out_buf *b,
 		out_buf_str(b, ",");
 	}
 	out_buf_printf(b, ",,,,,runs,%u", sum->runs);
+	if (run->cfg.cgroup_names)
+		out_buf_str(b, ",");
 	if (run->derived != NULL)
 		for (i = 0; i <= run->nmetric_keys; i++)
 			out_buf_str(b, ",");

@@ -11,6 +11,10 @@
  *   {"schema":"cpctools","version":2,"tool":T,"tool_version":V,
  *    "host":H,"start":RFC3339,"start_epoch_ns":N,
  *    "sets":[{"set":0,"spec":S,"events":[{"name":E,"unit":"ns"},...]}]}
+ * and cputrack's adds "pid_column" (the table's pid column: -f) and
+ * "cgroups" (--for-each-cgroup: rows of cgroups, each with "cgroup":NAME),
+ * so that --input prints the table the run printed; cpustat's adds
+ * "per_unit", the kind of unit of --per-* ("socket", ...) or null.
  * A row:
  *   {"time":s,"pid":..,"proc":..,"lwp":..,"tid":..,"cpu":..,"ncpus":..,"label":L,
  *    "set":n,"spec":S,"counters":{E:v,...},"enabled_ns":..,
@@ -42,7 +46,6 @@
 
 #include <jansson.h>
 
-#include "cpctools_version.h"
 #include "out_format.h"
 #include "out_json.h"
 #include "topology.h"
@@ -310,10 +313,21 @@ json_head(void *state, const struct out_run *run, struct out_buf *b)
 	out_json_put(&head, "schema", json_string("cpctools"));
 	out_json_put(&head, "version", json_integer(OUTPUT_SCHEMA_VERSION));
 	out_json_put(&head, "tool", json_string(run->tool));
-	out_json_put(&head, "tool_version", json_string(CPCTOOLS_VERSION));
+	out_json_put(&head, "tool_version", out_json_text(run->tool_version));
 	out_json_put(&head, "host", out_json_text(run->host));
 	out_json_put(&head, "start", json_string(run->start_text));
 	out_json_put(&head, "start_epoch_ns", count(out_run_start_ns(run)));
+	if (run->cfg.tool == OUT_CPUTRACK) {
+		out_json_put(&head, "pid_column", json_boolean(run->cfg.pid));
+		out_json_put(
+		    &head, "cgroups", json_boolean(run->cfg.cgroup_names));
+	} else {
+		out_json_put(&head, "per_unit",
+		    text_or_null(run->cfg.per_unit > 0 &&
+				run->cfg.per_unit < TOPO_NUNITS ?
+			    topology_unit_keys[run->cfg.per_unit] :
+			    NULL));
+	}
 	if (sets == NULL)
 		head.ok = false;
 	out_json_put(&head, "sets", sets);
@@ -528,6 +542,8 @@ json_row(void *state, const struct out_run *run, struct out_buf *b,
 	out_json_put(&row, "cpu", number_or_null(r->cpu));
 	out_json_put(&row, "ncpus", number_or_null(r->ncpus));
 	out_json_put(&row, "label", out_json_text(r->label));
+	if (run->cfg.cgroup_names && r->pid == 0 && r->comm != NULL)
+		out_json_put(&row, "cgroup", out_json_text(r->comm));
 	if (run->cfg.per_unit != 0)
 		unit_fields(&row, r->unit);
 	out_json_put(&row, "set", number_or_null(r->setno));

@@ -38,6 +38,7 @@
 struct out_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* the writer waits on it */
+	pthread_cond_t room; /* a paced producer waits on it */
 	char *ring;
 	size_t cap; /* a multiple of ALIGN */
 	uint64_t head;
@@ -51,6 +52,7 @@ struct out_queue {
 	bool closing;
 	bool waiting; /* the writer sleeps on wake */
 	bool napping; /* the writer waits NAP_NS at most */
+	bool paced;   /* a full queue holds the producer (out_queue_pace) */
 	int err;
 	pthread_t thread;
 	bool started;
@@ -88,7 +90,14 @@ out_queue_new(int fd, size_t cap, out_record_fn *render,
 	q->arg = arg;
 	pthread_mutex_init(&q->lock, NULL);
 	init_wake(&q->wake);
+	pthread_cond_init(&q->room, NULL);
 	return q;
+}
+
+void
+out_queue_pace(struct out_queue *q)
+{
+	q->paced = true;
 }
 
 /*
@@ -137,6 +146,8 @@ write_out(struct out_queue *q)
 			q->err = err;
 			q->tail = q->head;
 		}
+		if (q->paced)
+			pthread_cond_signal(&q->room);
 	}
 }
 
@@ -229,11 +240,56 @@ wake(struct out_queue *q)
 		pthread_cond_signal(&q->wake);
 }
 
+/*
+ * Where a record of need bytes goes (its offset, and the bytes skipped to
+ * the ring's start before it), or false when it does not fit now; the
+ * lock held.
+ */
+static bool
+find_room(
+    struct out_queue *q, size_t need, bool reserve, size_t *off, size_t *skip)
+{
+	size_t room;
+
+	/* Empty: start again at the ring's start, in the pages in use. */
+	if (q->head == q->tail)
+		q->head = q->tail = 0;
+	room = q->cap - (size_t)(q->head - q->tail);
+	if (!reserve)
+		room = room > q->cap / 4 ? room - q->cap / 4 : 0;
+	*off = q->cap > 0 ? (size_t)(q->head % q->cap) : 0;
+	*skip = q->cap - *off < need ? q->cap - *off : 0;
+	return room >= *skip + need;
+}
+
+/*
+ * A paced queue's producer waits for the writer to make room: a record
+ * that could never fit, or a broken stream, does not wait. False: no
+ * room will come. The lock held.
+ */
+static bool
+wait_room(
+    struct out_queue *q, size_t need, bool reserve, size_t *off, size_t *skip)
+{
+	while (!find_room(q, need, reserve, off, skip)) {
+		if (!q->paced || q->err != 0 || need > q->cap / 2)
+			return false;
+		if (!q->started) {
+			write_out(q); /* no writer thread: from here */
+			continue;
+		}
+		pthread_cond_signal(&q->wake);
+		pthread_cond_wait(&q->room, &q->lock);
+	}
+	return true;
+}
+
 bool
 out_queue_put(
     struct out_queue *q, const struct iovec *parts, int n, bool reserve)
 {
-	size_t need = sizeof(size_t) + ALIGN - 1, room, off, skip;
+	size_t need = sizeof(size_t) + ALIGN - 1, off, skip;
+	bool broken;
 	char *at;
 	int i;
 
@@ -246,17 +302,11 @@ out_queue_put(
 		pthread_mutex_unlock(&q->lock);
 		return true;
 	}
-	/* Empty: start again at the ring's start, in the pages in use. */
-	if (q->head == q->tail)
-		q->head = q->tail = 0;
-	room = q->cap - (size_t)(q->head - q->tail);
-	if (!reserve)
-		room = room > q->cap / 4 ? room - q->cap / 4 : 0;
-	off = q->cap > 0 ? (size_t)(q->head % q->cap) : 0;
-	skip = q->cap - off < need ? q->cap - off : 0;
-	if (room < skip + need) {
+	if (!wait_room(q, need, reserve, &off, &skip)) {
+		/* Broken while it waited: the caller learns it the same way. */
+		broken = q->err != 0;
 		pthread_mutex_unlock(&q->lock);
-		return false;
+		return broken;
 	}
 	if (skip > 0) {
 		memcpy(q->ring + off, &(size_t) { WRAP }, sizeof(size_t));
@@ -335,6 +385,7 @@ out_queue_finish(struct out_queue *q)
 	err = q->err;
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->wake);
+	pthread_cond_destroy(&q->room);
 	free(q->ring);
 	out_buf_free(&q->text);
 	free(q);

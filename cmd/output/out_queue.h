@@ -37,6 +37,12 @@ typedef int(out_replace_fn)(void *arg);
  */
 struct out_queue *out_queue_new(int fd, size_t cap, out_record_fn *render,
     out_replace_fn *replace, void *arg);
+/*
+ * A reader's pace (--input): a record that does not fit waits for the
+ * writer to make room instead of being refused, so that nothing is
+ * dropped. Before the first out_queue_put.
+ */
+void out_queue_pace(struct out_queue *q);
 /* The writer thread, blocking every signal but SIGPIPE: 0 or an errno. */
 int out_queue_start(struct out_queue *q);
 /*

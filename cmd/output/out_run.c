@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpctools_version.h"
 #include "diag.h"
 #include "metric_model.h"
 #include "out_run.h"
@@ -318,7 +319,11 @@ out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 	run->cfg = *cfg;
 	run->cpc = cpc;
 	run->tool = cfg->tool == OUT_CPUTRACK ? "cputrack" : "cpustat";
-	if (gethostname(run->host, sizeof(run->host)) != 0)
+	run->tool_version =
+	    cfg->origin != NULL ? cfg->origin->tool_version : CPCTOOLS_VERSION;
+	if (cfg->origin != NULL)
+		snprintf(run->host, sizeof(run->host), "%s", cfg->origin->host);
+	else if (gethostname(run->host, sizeof(run->host)) != 0)
 		run->host[0] = '\0';
 	run->host[sizeof(run->host) - 1] = '\0';
 	out_run_start(run);
@@ -361,6 +366,7 @@ out_run_fini(struct out_run *run)
 void
 out_run_start(struct out_run *run)
 {
+	const struct out_origin *o;
 	struct timespec mono;
 	struct tm tm;
 	size_t n;
@@ -368,6 +374,17 @@ out_run_start(struct out_run *run)
 	clock_gettime(CLOCK_REALTIME, &run->start_real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	run->start = (hrtime_t)mono.tv_sec * 1000000000LL + mono.tv_nsec;
+	if (run->cfg.origin != NULL) {
+		/* A record read back started when it was made. */
+		o = run->cfg.origin;
+		run->start_real.tv_sec =
+		    (time_t)(o->start_epoch_ns / 1000000000);
+		run->start_real.tv_nsec =
+		    (long)(o->start_epoch_ns % 1000000000);
+		snprintf(
+		    run->start_text, sizeof(run->start_text), "%s", o->start);
+		return;
+	}
 	gmtime_r(&run->start_real.tv_sec, &tm);
 	n = strftime(
 	    run->start_text, sizeof(run->start_text), "%Y-%m-%dT%H:%M:%S", &tm);

@@ -27,7 +27,8 @@ struct out_event {
 struct out_run {
 	struct out_config cfg;
 	cpc_t *cpc;
-	const char *tool; /* "cputrack" or "cpustat" */
+	const char *tool;	  /* "cputrack" or "cpustat" */
+	const char *tool_version; /* ours, or a record's (--input) */
 	char host[256];
 	struct out_event *events;
 	int nevents;

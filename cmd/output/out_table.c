@@ -23,6 +23,9 @@
  * lwp are blank. With one set, a "# pic0=..." line names their columns
  * first, wherever the table goes.
  *
+ * A record read back (--input) has a line before the title that says
+ * which version of the tool made it, on which host, and when.
+ *
  * With --metrics, the derived metrics a row has end the comment, after
  * "; " when something is before them: "# 1.234 insn per cycle, 0.998
  * CPUs utilized", as perf stat writes them beside its counts.
@@ -61,8 +64,8 @@ pic_names(const struct out_run *run, struct out_buf *b)
 	int i;
 
 	for (i = 0; i < spec->nreqs; i++) {
-		out_buf_printf(b, "%spic%d=%s", sep, spec->reqs[i].picnum,
-		    spec->reqs[i].name);
+		out_buf_printf(b, "%spic%d=", sep, spec->reqs[i].picnum);
+		out_buf_safe(b, spec->reqs[i].name);
 		sep = " ";
 	}
 	if (run->cfg.default_note != NULL)
@@ -80,12 +83,33 @@ unit_width(const struct out_run *run)
 	return run->cfg.per_unit == TOPO_CACHE ? 13 : 9;
 }
 
+/*
+ * --input: "# cputrack 1.0 on HOST, started 2026-...Z", the record's;
+ * none for a record that does not say (one made by hand).
+ */
+static void
+origin_line(const struct out_run *run, struct out_buf *b)
+{
+	if (run->tool_version[0] == '\0' && run->host[0] == '\0' &&
+	    run->start_text[0] == '\0')
+		return;
+	out_buf_printf(b, "# %s ", run->tool);
+	out_buf_safe(b, run->tool_version);
+	out_buf_str(b, " on ");
+	out_buf_safe(b, run->host);
+	out_buf_str(b, ", started ");
+	out_buf_safe(b, run->start_text);
+	out_buf_str(b, "\n");
+}
+
 static void
 table_title(void *state, const struct out_run *run, struct out_buf *b)
 {
 	(void)state;
 	if (!run->cfg.title)
 		return;
+	if (run->cfg.origin != NULL)
+		origin_line(run, b);
 	if (run->cfg.name_pics && run->nsets == 1)
 		pic_names(run, b);
 	out_buf_printf(b, "%7s ", "time");
@@ -259,13 +283,15 @@ trailer(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 		out_buf_str(b, several ? "; " : "");
 	}
 	if (several)
-		out_buf_str(b, spec->text);
+		out_buf_safe(b, spec->text);
 	if (gap)
 		gap_comment(b, row, several || named ? "; " : "");
-	if (why != NULL)
-		out_buf_printf(b, "%s%s: %s",
-		    several || gap || named ? "; " : "", why,
+	if (why != NULL) {
+		out_buf_printf(
+		    b, "%s%s: ", several || gap || named ? "; " : "", why);
+		out_buf_safe(b,
 		    row->not_counted != NULL ? row->not_counted : row->partial);
+	}
 	if (scales)
 		scaled_comment(run, b, row,
 		    several || gap || named || why != NULL ? "; " : "");
@@ -310,8 +336,10 @@ metrics_only(const struct out_run *run, struct out_buf *b,
 	if (run->cfg.tsc)
 		out_buf_printf(b, "%9lld ", (long long)row->tick);
 	out_table_metric_values(run, b, row);
-	if (row->not_counted != NULL)
-		out_buf_printf(b, "# not counted: %s", row->not_counted);
+	if (row->not_counted != NULL) {
+		out_buf_str(b, "# not counted: ");
+		out_buf_safe(b, row->not_counted);
+	}
 	out_buf_str(b, "\n");
 }
 

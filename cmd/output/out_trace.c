@@ -36,7 +36,6 @@
 
 #include <jansson.h>
 
-#include "cpctools_version.h"
 #include "out_format.h"
 #include "out_json.h"
 
@@ -577,7 +576,7 @@ trace_head(void *state, const struct out_run *run, struct out_buf *b)
 	out_json_put(&args, "schema", json_string("cpctools"));
 	out_json_put(&args, "version", json_integer(OUTPUT_SCHEMA_VERSION));
 	out_json_put(&args, "tool", json_string(run->tool));
-	out_json_put(&args, "tool_version", json_string(CPCTOOLS_VERSION));
+	out_json_put(&args, "tool_version", out_json_text(run->tool_version));
 	out_json_put(&args, "host", out_json_text(run->host));
 	out_json_put(&args, "start", json_string(run->start_text));
 	out_json_put(&args, "start_epoch_ns",

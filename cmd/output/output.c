@@ -495,6 +495,8 @@ output_open(cpc_t *cpc, const struct out_config *cfg)
 		output_free(o);
 		return NULL;
 	}
+	if (cfg->paced)
+		out_queue_pace(o->queue);
 	return o;
 }
 

@@ -12,7 +12,8 @@
  * Writing never blocks the command: rows go at once, as they are, into a
  * bounded queue, and a writer thread renders and writes them. When the
  * queue is full (the reader stopped, a slow disk), rows are dropped and
- * counted, and output_close says how many, of which kinds.
+ * counted, and output_close says how many, of which kinds. A record read
+ * back (paced) counts nothing: its rows wait for room instead.
  */
 #ifndef OUTPUT_H
 #define OUTPUT_H
@@ -40,6 +41,17 @@ enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
 struct metric_env;
 struct metric_plan;
+
+/*
+ * --input: where and when the record was made, and by which version:
+ * every format writes these instead of the reader's own.
+ */
+struct out_origin {
+	char host[256];
+	char start[40]; /* RFC 3339, UTC, as the record gives it */
+	unsigned long long start_epoch_ns;
+	char tool_version[64];
+};
 struct metric_value;
 struct out_sink_ops;
 
@@ -93,6 +105,12 @@ struct out_config {
 	bool name_pics;
 	char csv_separator; /* -x: CSV's separator; 0: ',' */
 	bool summary_only;  /* cputrack -r -n: no rows but the summary */
+	/*
+	 * --input: rows are written at the reader's pace, never dropped
+	 * (nothing is counted while they wait).
+	 */
+	bool paced;
+	const struct out_origin *origin; /* --input's record's, or NULL */
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */

@@ -603,7 +603,7 @@ for k in ("tool_version", "host", "start", "start_epoch_ns"):
 # The facts --input needs: the CPU id, and CPUs counted system-wide.
 if not machine["cpuid"] or machine["num_cpus_online"] < len(CPUS) or not machine["system_wide"]:
     die("machine %r" % machine)
-if head != {"schema": "cpctools", "version": 2, "tool": "cpustat", "sets": [
+if head != {"schema": "cpctools", "version": 2, "tool": "cpustat", "per_unit": None, "sets": [
         {"set": 0, "spec": "context-switches", "events": [{"name": "context-switches", "unit": "count"}]},
         {"set": 1, "spec": "task-clock", "events": [{"name": "task-clock", "unit": "ns"}]}]}:
     die("head object %r" % head)

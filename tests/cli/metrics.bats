@@ -166,8 +166,10 @@ EOF
 	[[ $output == *$'\n#         !         25.0 %  tma_backend_bound  <==\n#                   15.0 %  tma_bad_speculation\n#         !         20.0 %  tma_frontend_bound\n#                   40.0 %  tma_retiring'* ]]
 	run "$CT" --input "$T/ct.json" -M TopdownL1 --metric-only
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "   time lwp      event %tma_backend_bound %tma_bad_speculation %tma_frontend_bound %tma_retiring " ]
-	[ "${lines[4]}" = "  3.000   1       exit               25.0                 15.0                20.0          40.0 " ]
+	# The record's origin first: "# cputrack 0 on recorded, started ".
+	[ "${lines[0]}" = "# cputrack 0 on recorded, started " ]
+	[ "${lines[2]}" = "   time lwp      event %tma_backend_bound %tma_bad_speculation %tma_frontend_bound %tma_retiring " ]
+	[ "${lines[5]}" = "  3.000   1       exit               25.0                 15.0                20.0          40.0 " ]
 }
 
 @test "--input: a level's children hidden under a parent below its threshold, shown with --metric-no-threshold" {
@@ -205,7 +207,8 @@ EOF
 	cp "$T/out" "$T/rec.json"
 	run "$CT" --input "$T/rec.json"
 	[ "$status" -eq 0 ]
-	[[ ${lines[0]} == "   time lwp      event      pic0      pic1      pic2 " ]]
+	[[ ${lines[0]} == "# cputrack "*" on $(hostname), started "*Z ]]
+	[[ ${lines[1]} == "   time lwp      event      pic0      pic1      pic2 " ]]
 	[[ $output == *" exit "* ]]
 	run --separate-stderr "$CT" --input "$T/rec.json" -M Default --format=csv
 	[ "$status" -eq 0 ]

@@ -54,7 +54,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpctools_version.h"
 #include "k8s_labels.h"
 #include "out_metrics.h"
 #include "procname.h"
@@ -1184,7 +1183,7 @@ run_families(struct out_metrics *m, struct out_buf *b, bool om)
 	first = true;
 	sample_name(m, &m->samples, &build);
 	label(&m->samples, &first, "tool", run->tool);
-	label(&m->samples, &first, "version", CPCTOOLS_VERSION);
+	label(&m->samples, &first, "version", run->tool_version);
 	out_buf_str(&m->samples, "} 1\n");
 	family_out(m, b, &build, om);
 	sample_name(m, &m->samples, &start);

@@ -7,7 +7,9 @@
  * may use the reserve; a record that does not fit before the ring's end
  * starts at its beginning; the writer takes no signal but SIGPIPE; a
  * reader gone away is EPIPE, said to the command, never a crash; and the
- * replacement job runs once however often it is asked for.
+ * replacement job runs once however often it is asked for. A paced queue
+ * (--input's) holds its producer while the reader does not read, and
+ * refuses nothing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -503,6 +506,95 @@ test_replace(void)
 	CHECK(out_queue_finish(NULL) == 0);
 }
 
+/* A paced producer: its records, how many it has put, and its thread. */
+struct paced {
+	struct out_queue *q;
+	uint32_t n;
+	atomic_uint put;
+	atomic_uint refused;
+	atomic_int tid;
+	pthread_t thread;
+};
+
+static void *
+paced_main(void *arg)
+{
+	struct paced *p = arg;
+	uint32_t seq;
+
+	p->tid = (int)syscall(SYS_gettid);
+	for (seq = 0; seq < p->n; seq++) {
+		if (!put(p->q, 0, seq, payload_len(0, seq), false))
+			p->refused++;
+		p->put = seq + 1;
+	}
+	return NULL;
+}
+
+/* The producer sleeps with records left to put: the queue holds it. */
+static bool
+producer_held(void *arg)
+{
+	struct paced *p = arg;
+
+	return p->tid != 0 && p->put < p->n && proc_state(p->tid) == 'S';
+}
+
+/*
+ * A reader that has not begun: the pipe and the queue fill, and the
+ * producer waits instead of being refused; once the reader reads, every
+ * record comes, in order. Without a writer thread, a paced queue writes
+ * from the producer's own.
+ */
+static void
+test_paced(void)
+{
+	struct paced p = { .n = 6000 };
+	struct drain d = { 0 };
+	uint32_t want[1] = { 6000 };
+	char *text;
+	int fds[2], fd;
+
+	if (pipe(fds) != 0) {
+		CHECK(!"pipe");
+		return;
+	}
+	d.fd = fds[0];
+	p.q = out_queue_new(fds[1], 4096, render_line, no_replace, NULL);
+	CHECK(p.q != NULL);
+	if (p.q == NULL)
+		return;
+	out_queue_pace(p.q);
+	CHECK(out_queue_start(p.q) == 0);
+	pthread_create(&p.thread, NULL, paced_main, &p);
+	CHECK(wait_for("the producer held by a full queue", producer_held, &p));
+	pthread_create(&d.thread, NULL, drain_main, &d);
+	pthread_join(p.thread, NULL);
+	CHECK(out_queue_finish(p.q) == 0);
+	close(fds[1]);
+	pthread_join(d.thread, NULL);
+	close(fds[0]);
+	CHECK_EQ_U64(p.refused, 0);
+	check_lines(d.data, 1, want, true);
+	free(d.data);
+
+	fd = scratch_file();
+	p = (struct paced) { .n = 2000 };
+	want[0] = 2000;
+	p.q = out_queue_new(fd, 1024, render_line, no_replace, NULL);
+	CHECK(fd >= 0 && p.q != NULL);
+	if (p.q == NULL)
+		return;
+	out_queue_pace(p.q);
+	paced_main(&p);
+	CHECK_EQ_U64(p.refused, 0);
+	CHECK(out_queue_finish(p.q) == 0);
+	text = read_back(fd);
+	check_lines(text, 1, want, true);
+	free(text);
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -512,5 +604,6 @@ main(void)
 	test_wrap();
 	test_reader_gone();
 	test_replace();
+	test_paced();
 	return check_report("test_out_queue");
 }
