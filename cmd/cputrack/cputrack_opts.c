@@ -57,6 +57,11 @@ usage(FILE *out)
 	char names[64];
 
 	engine_names(names, sizeof(names), "|", "|");
+	/* The view's usage is its own: cputop has none of the rows'. */
+	if (strcmp(p, TOP_NAME) == 0) {
+		top_usage(out, names);
+		return;
+	}
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s [-T secs] [-N count] [-Defhntv] [-o file]\n"

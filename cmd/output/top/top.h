@@ -18,6 +18,7 @@
 #define TOP_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "out_sink.h"
 
@@ -47,5 +48,8 @@ struct top_config {
  * the last totals at the end, go to the stream.
  */
 extern const struct out_sink_ops top_sink;
+
+/* cputop's usage (--help), with the engines' names joined by '|'. */
+void top_usage(FILE *out, const char *engines);
 
 #endif /* TOP_H */
