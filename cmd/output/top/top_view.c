@@ -1508,11 +1508,9 @@ pane_lines(const struct top_about *a, const struct top_choice *c,
 
 static const char *const help_text[] = {
 	"Keys",
-	"  q, Ctrl-C  quit (a -p or --tid target runs on, untraced); a",
-	"             command started gets SIGINT, then SIGTERM, then",
-	"             SIGKILL at each q, and the view stays until it ends",
-	"  i          type to the command started (Ctrl-] gives the keys",
-	"             back to the view)",
+	"  q, Ctrl-C  quit (-p, --tid targets run on, untraced); a command",
+	"             started gets SIGINT, then SIGTERM, then SIGKILL",
+	"  i          type to the command started; Ctrl-] gives keys back",
 	"  ?          this help; any key goes back",
 	"  < >        sort by the column to the left or right",
 	"  r          reverse the order",
@@ -1602,6 +1600,8 @@ top_view_render(struct top_view *v, struct top_model *m,
 	if (c->help) {
 		for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
+		/* From its first line, wherever the table was scrolled. */
+		l->selected = 0;
 		return;
 	}
 	header_lines(v, m, c, a, l, width);
