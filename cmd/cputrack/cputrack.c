@@ -251,6 +251,9 @@ run(struct cputrack *ct)
 		return 1;
 	if ((status = open_engine(ct)) != 0)
 		return status;
+	/* The engine says how it counts; the view's settings are not its. */
+	if (ct->opt.view != NULL)
+		ct->opt.view->note = ct->engine_note;
 	startup_mark(ct->engine->phase);
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;

@@ -114,6 +114,40 @@ top_option(void *cfg, int i, const char *arg, char quote)
 	return 0;
 }
 
+/* Whether a sink other than the view is wanted (--listen's). */
+static bool
+other_sink_wanted(const struct out_config *out, const void *own)
+{
+	int s;
+
+	for (s = 0; s < out->nsinks; s++)
+		if (out->sinks[s].cfg != own &&
+		    out->sinks[s].ops->wanted(out, out->sinks[s].cfg))
+			return true;
+	return false;
+}
+
+const char *
+top_refusal(const struct out_config *out, const struct top_config *c)
+{
+	if (!c->on)
+		return c->batch ? "-b prints the live view: it needs --top (or "
+				  "cputop)" :
+				  NULL;
+	if (out->format != OUT_TABLE || out->path != NULL || out->fd >= 0 ||
+	    other_sink_wanted(out, c))
+		return "--top shows the counts itself: not with --format, -o, "
+		       "--output-fd or --listen";
+	if (c->repeat)
+		return "--top and -r cannot be given together";
+	if (c->tick_ms == 0)
+		return "--top refreshes at each interval: -T 0 gives none";
+	if (!c->batch && !isatty(STDOUT_FILENO))
+		return "--top draws on a terminal and standard output is not "
+		       "one: -b prints the view as text";
+	return NULL;
+}
+
 static bool
 top_wanted(const struct out_config *cfg, const void *own)
 {
