@@ -482,7 +482,8 @@ static bool
 reads_input(pid_t pid, const char *tty)
 {
 	char path[64], line[256], link[64];
-	long nr, arg0;
+	unsigned long arg0;
+	long nr;
 	FILE *f;
 	ssize_t n;
 	bool reading;
