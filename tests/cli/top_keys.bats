@@ -127,6 +127,25 @@ rc_at_prompt() {
 	history | grep -qx 'hello there'
 }
 
+@test "as a user: typing to cat through i, and q's SIGINT ends it and cputop with it" {
+	local ud
+	user_setup 41
+	ud=$(user_dir)
+	in_terminal "${AS_USER[*]}" bash --norc --noprofile
+	wait_for pgrep -U "$USER_ID" -x bash
+	keys "$USER_TOP -T 0.3 -c task-clock cat; echo \$? >$ud/rc" Enter
+	wait_screen "^'cat' waits for input: i types to it"
+	keys i "from a user" Enter C-]
+	wait_for screen_count_is '^from a user$' 2
+	keys q
+	# Dead of SIGINT: the shell drops the rest of the line.
+	wait_screen '^bash-[0-9.]+\$ ?$'
+	keys "echo \$? >$ud/rc" Enter
+	wait_filled "$ud/rc"
+	[ "$(cat "$ud/rc")" -eq 130 ]
+	history | grep -qx 'from a user'
+}
+
 # screen_count_is ERE N: N lines of the screen match.
 screen_count_is() {
 	[ "$(screen | grep -cE "$1")" -eq "$2" ]
