@@ -251,6 +251,9 @@ run(struct cputrack *ct)
 		return 1;
 	if ((status = open_engine(ct)) != 0)
 		return status;
+	/* The engine says how it counts; the view's settings are not its. */
+	if (ct->opt.view != NULL)
+		ct->opt.view->note = ct->engine_note;
 	startup_mark(ct->engine->phase);
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;
@@ -311,6 +314,21 @@ die_of(int sig)
 }
 
 /*
+ * The view's command died of a signal that ends a run (q's SIGINT,
+ * SIGTERM or SIGKILL, or another's): cputop, which stands where the
+ * command would, dies of it too, so that a shell drops the rest of its
+ * line as after Ctrl-C.
+ */
+static bool
+view_command_killed(const struct cputrack *ct)
+{
+	int sig = ct->command_status - 128;
+
+	return ct->opt.top && ct->opt.pass_status && ct->stop_signal == 0 &&
+	    (sig == SIGINT || sig == SIGTERM || sig == SIGKILL);
+}
+
+/*
  * Let everything go, in order: the processes still tracked (they run on),
  * whose records hold sets of the handle, then the handle and the rows.
  */
@@ -355,6 +373,8 @@ finish(struct cputrack *ct, int status)
 	startup_report();
 	if (ct->stop_signal != 0 && !ct->reader_gone)
 		status = die_of(ct->stop_signal);
+	if (view_command_killed(ct))
+		status = die_of(ct->command_status - 128);
 	return status;
 }
 

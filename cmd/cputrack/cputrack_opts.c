@@ -57,6 +57,11 @@ usage(FILE *out)
 	char names[64];
 
 	engine_names(names, sizeof(names), "|", "|");
+	/* The view's usage is its own: cputop has none of the rows'. */
+	if (strcmp(p, TOP_NAME) == 0) {
+		top_usage(out, names);
+		return;
+	}
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s [-T secs] [-N count] [-Defhntv] [-o file]\n"
@@ -669,27 +674,16 @@ top_options(struct cputrack *ct, int argc)
 {
 	struct cputrack_opts *o = &ct->opt;
 	struct out_config *out = &o->out;
+	const char *refused;
 
+	/* What the view must know of the run to say what it refuses. */
+	o->view->on = o->top;
+	o->view->repeat = o->repeat != 0;
+	o->view->tick_ms = o->interval_ms;
+	if ((refused = top_refusal(out, o->view)) != NULL)
+		return cmdline_usage_error("%s", refused);
 	if (!o->top)
-		return o->top_batch ?
-		    cmdline_usage_error("-b prints the live view: it needs "
-					"--top (or cputop)") :
-		    0;
-	if (out->format != OUT_TABLE || out->path != NULL || out->fd >= 0 ||
-	    sinks_any_wanted(out, o->view))
-		return cmdline_usage_error(
-		    "--top shows the counts itself: not with --format, -o, "
-		    "--output-fd or --listen");
-	if (o->repeat != 0)
-		return cmdline_usage_error(
-		    "--top and -r cannot be given together");
-	if (o->interval_ms == 0)
-		return cmdline_usage_error(
-		    "--top refreshes at each interval: -T 0 gives none");
-	if (!o->top_batch && !isatty(STDOUT_FILENO))
-		return cmdline_usage_error(
-		    "--top draws on a terminal and standard output is not "
-		    "one: -b prints the view as text");
+		return 0;
 	if (optind >= argc && o->npids == 0 && o->ntids == 0 &&
 	    o->cgroup == NULL && top_machine(ct) != 0)
 		return 1;
@@ -699,8 +693,6 @@ top_options(struct cputrack *ct, int argc)
 	 */
 	if (o->ntids == 0)
 		o->follow_fork = o->follow_exec = true;
-	o->view->on = true;
-	o->view->tick_ms = o->interval_ms;
 	/* Each refresh shows every set: one tick of each. */
 	o->view->refresh_ms =
 	    o->interval_ms * (unsigned)setgrp_nsets(ct->specs);

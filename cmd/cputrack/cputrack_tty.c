@@ -8,9 +8,10 @@
  * the command writes as it would there (a line discipline that turns \n
  * into \r\n, colours where it asks isatty); its slave is for this user
  * alone (0600, not the tty group's 0620: no write(1) to it). The
- * command runs in cputrack's process group, where Ctrl-C and q reach it
- * as they do without the view; what it writes to /dev/tty itself (a
- * password prompt) goes to the terminal, as that names the terminal.
+ * command leads a session of its own on it (exec_gate.h), so that what
+ * it writes to /dev/tty itself (a password prompt) stays in the pane and
+ * what it reads there comes from the keys the view hands it; Ctrl-C
+ * reaches it through cputrack, which passes the signal on.
  */
 #include <errno.h>
 #include <fcntl.h>

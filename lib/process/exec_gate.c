@@ -2,6 +2,8 @@
 /* A command started behind a gate (see exec_gate.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "exec_gate.h"
@@ -43,6 +45,22 @@ exec_gate_open(struct exec_gate *g)
 	return -1;
 }
 
+/*
+ * A terminal on standard output that is not this session's was made for
+ * the command (cputop's pane): the command leads a session of its own on
+ * it, so that its /dev/tty, its job control and its signals from the
+ * keyboard are that terminal's. A command writing to its caller's own
+ * terminal, or to no terminal, stays in its caller's session.
+ */
+static void
+own_terminal(void)
+{
+	if (!isatty(STDOUT_FILENO) || tcgetsid(STDOUT_FILENO) >= 0)
+		return;
+	if (setsid() >= 0)
+		(void)ioctl(STDOUT_FILENO, TIOCSCTTY, 0);
+}
+
 void
 exec_gate_child(struct exec_gate *g, const char *file, char *const argv[],
     void (*before_exec)(const void *), const void *arg)
@@ -56,6 +74,7 @@ exec_gate_child(struct exec_gate *g, const char *file, char *const argv[],
 		;
 	if (byte != 'g')
 		_exit(127);
+	own_terminal();
 	if (before_exec != NULL)
 		before_exec(arg);
 	execvp(file, argv);

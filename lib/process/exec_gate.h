@@ -8,7 +8,10 @@
  *
  * The child execs only on the byte the parent writes: a parent that ends
  * or gives up first leaves it the gate's end closed, and it exits 127
- * without running the command. The parent keeps the gate's read end
+ * without running the command. A command whose standard output is a
+ * terminal other than its caller's session's (the live view's pane)
+ * leads a session of its own with that terminal as its controlling one.
+ * The parent keeps the gate's read end
  * until it writes, so that a child killed meanwhile never makes that
  * write raise SIGPIPE in the caller.
  */

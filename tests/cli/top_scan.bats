@@ -311,3 +311,28 @@ build_counted() {
 	AS=()
 	build_counted "$TOP"
 }
+
+@test "as a user: COMMAND is re-read at an exec, the scan's new name in the view as in the rows" {
+	local gate ud pid
+	user_setup 35
+	ud=$(user_dir)
+	gate=$ud/gate
+	mkfifo -m 0600 "$gate"
+	chown "$USER_ID" "$gate"
+	# A shell that execs the workload once the view has seen it as sh.
+	"${AS_USER[@]}" sh -c 'read -r x <"$1"; exec "$2" 1 1 50 0' sh "$gate" \
+	    "$W/ct_steady" & # not a wait: it runs until the test ends it
+	pid=$!
+	ct_bg "$pid"
+	"${AS_USER[@]}" "$USER_TOP" -b -T 0.3 -c task-clock >"$T/out" 2>"$T/err" &
+	CPID=$!
+	ct_bg "$CPID"
+	wait_rows_until "\$1 == $pid && \$NF == \"sh\" { f = 1 } END { exit !f }"
+	echo >"$gate"
+	wait_rows_until "\$1 == $pid && \$NF == \"ct_steady\" { f = 1 } END { exit !f }"
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	last_block "$T/out" | awk -v p="$pid" '$1 == p && $NF == "ct_steady" { f = 1 }
+	    END { exit !f }' || { cat "$T/out"; false; }
+}

@@ -85,11 +85,13 @@ struct cputrack {
 	pid_t *tid_procs;	     /* --tid: the process of each tid */
 	const struct engine *engine; /* the run's, once chosen */
 	void *engine_state;	     /* its own, from its open to its let_go */
-	struct repeat *repeat;	     /* -r's totals, or NULL */
-	int command_status;	     /* the started command's exit status
-				       (128 + signal), or -1 */
-	int stop_signal;	     /* the signal that cut the run short */
-	bool cut_short; /* an ending signal came, to it or the command */
+	/* How it counts, in a line for --top's header, or NULL */
+	const char *engine_note;
+	struct repeat *repeat; /* -r's totals, or NULL */
+	int command_status;    /* the started command's exit status
+				 (128 + signal), or -1 */
+	int stop_signal;       /* the signal that cut the run short */
+	bool cut_short;	       /* an ending signal came, to it or the command */
 	int stop_count;
 	bool counted;		  /* some LWP's counters were bound */
 	bool uncounted;		  /* a process was not followed: exit 1 */

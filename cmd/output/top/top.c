@@ -16,6 +16,7 @@
  * of it on the terminal once the view is gone, before the totals.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,10 @@ struct top {
 	struct top_lines text;	   /* batch mode's, and the end's */
 	int64_t refreshed_at;	   /* the tick time of the last refresh */
 	bool started;
+	/* q's: how many, and what the last sent the command, said. */
+	int quits;
+	char quitting[160];
+	bool typing; /* the keyboard is the command's */
 	/*
 	 * The messages said while the screen is up: the latest on it, all
 	 * on stderr once it is gone.
@@ -107,6 +112,40 @@ top_option(void *cfg, int i, const char *arg, char quote)
 	else
 		c->batch = true;
 	return 0;
+}
+
+/* Whether a sink other than the view is wanted (--listen's). */
+static bool
+other_sink_wanted(const struct out_config *out, const void *own)
+{
+	int s;
+
+	for (s = 0; s < out->nsinks; s++)
+		if (out->sinks[s].cfg != own &&
+		    out->sinks[s].ops->wanted(out, out->sinks[s].cfg))
+			return true;
+	return false;
+}
+
+const char *
+top_refusal(const struct out_config *out, const struct top_config *c)
+{
+	if (!c->on)
+		return c->batch ? "-b prints the live view: it needs --top (or "
+				  "cputop)" :
+				  NULL;
+	if (out->format != OUT_TABLE || out->path != NULL || out->fd >= 0 ||
+	    other_sink_wanted(out, c))
+		return "--top shows the counts itself: not with --format, -o, "
+		       "--output-fd or --listen";
+	if (c->repeat)
+		return "--top and -r cannot be given together";
+	if (c->tick_ms == 0)
+		return "--top refreshes at each interval: -T 0 gives none";
+	if (!c->batch && !isatty(STDOUT_FILENO))
+		return "--top draws on a terminal and standard output is not "
+		       "one: -b prints the view as text";
+	return NULL;
 }
 
 static bool
@@ -178,8 +217,12 @@ render(void *arg, int width, struct top_lines *lines)
 	if (t->output != NULL) {
 		top_output_tail(t->output, &t->tail);
 		about.output = &t->tail;
+		about.typing = t->typing;
+		about.waits = !t->typing && top_output_waits(t->output);
 	}
 	pthread_mutex_lock(&t->lock);
+	if (t->quitting[0] != '\0')
+		about.quitting = t->quitting;
 	top_view_render(t->view, t->model, &t->choice, &about, width, lines);
 	pthread_mutex_unlock(&t->lock);
 }
@@ -253,6 +296,30 @@ move_selection(struct top *t, const struct top_lines *shown, int n)
 		t->choice.selected = found;
 }
 
+/*
+ * top's sort keys: P by CPU, the first clock's column (task-clock); M by
+ * memory, which is no column here: what to press instead is said.
+ */
+static void
+sort_as_top(struct top *t, int key)
+{
+	struct top_choice *c = &t->choice;
+	int cpu = top_view_cpu_column(t->view);
+
+	if (key == 'P' && cpu >= 0) {
+		c->sort = cpu;
+		c->ascending = false;
+	} else if (key == 'P') {
+		snprintf(c->said, sizeof(c->said),
+		    "P: no clock is counted (-c task-clock shows CPUs); "
+		    "< and > choose the column");
+	} else {
+		snprintf(c->said, sizeof(c->said),
+		    "M: memory is not a column (cputop counts events); "
+		    "< and > choose the column");
+	}
+}
+
 /* The keys that change what is shown; others do nothing. */
 static void
 choose(struct top *t, int key, const struct top_lines *shown)
@@ -261,7 +328,12 @@ choose(struct top *t, int key, const struct top_lines *shown)
 	int last = top_view_ncolumns(t->view) - 1;
 	unsigned tick = t->about.tick_ms;
 
+	c->said[0] = '\0';
 	switch (key) {
+	case 'P':
+	case 'M':
+		sort_as_top(t, key);
+		break;
 	case '<':
 	case ',':
 		c->sort = c->sort > 0 ? c->sort - 1 : 0;
@@ -371,6 +443,63 @@ resized(void *arg, int rows, int cols)
 		top_output_size(t->output, rows, cols);
 }
 
+/*
+ * q: with a command started, as Ctrl-C on its own terminal: SIGINT to
+ * its terminal's foreground group, then SIGTERM, then SIGKILL, one more
+ * at each q, each said; the view stays until the command ends, and
+ * cputop's status is the command's. With none, the view ends as on
+ * Ctrl-C.
+ */
+static enum top_quit
+quit(void *arg)
+{
+	static const int escalation[] = { SIGINT, SIGTERM, SIGKILL };
+	struct top *t = arg;
+	int n, sig, err = 0;
+
+	if (t->output == NULL)
+		return TOP_QUIT_END;
+	pthread_mutex_lock(&t->lock);
+	n = t->quits < 2 ? t->quits++ : 2;
+	sig = escalation[n];
+	err = top_output_signal(t->output, sig);
+	if (err != 0)
+		snprintf(t->quitting, sizeof(t->quitting),
+		    "q: cannot send SIG%s to %s: %s", sigabbrev_np(sig),
+		    t->about.watching, strerror(err));
+	else
+		snprintf(t->quitting, sizeof(t->quitting),
+		    "q: SIG%s sent to %s%s; the view ends with it",
+		    sigabbrev_np(sig), t->about.watching,
+		    n == 0     ? " (q again: SIGTERM)" :
+			n == 1 ? " (q again: SIGKILL)" :
+				 "");
+	pthread_mutex_unlock(&t->lock);
+	return TOP_QUIT_SENT;
+}
+
+/* The keyboard to the command, or back; false: no command to take it. */
+static bool
+hand_over(void *arg, bool on)
+{
+	struct top *t = arg;
+
+	if (t->output == NULL)
+		return false;
+	pthread_mutex_lock(&t->lock);
+	t->typing = on;
+	pthread_mutex_unlock(&t->lock);
+	return true;
+}
+
+static void
+typed(void *arg, const char *b, size_t n)
+{
+	struct top *t = arg;
+
+	(void)top_output_type(t->output, b, n);
+}
+
 /* The command's output changed: the pane is drawn again. */
 static void
 output_came(void *arg)
@@ -385,7 +514,8 @@ static void
 top_start(void *state)
 {
 	struct top *t = state;
-	struct top_screen_owner owner = { render, key, filter, resized, t };
+	struct top_screen_owner owner = { render, key, filter, resized, quit,
+		hand_over, typed, t };
 	int err;
 
 	if (t->started || t->screen == NULL)

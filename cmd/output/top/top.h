@@ -18,6 +18,7 @@
 #define TOP_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "out_sink.h"
 
@@ -28,6 +29,7 @@
 struct top_config {
 	bool on;		/* --top, or run as cputop */
 	bool batch;		/* -b: the view as text, once per refresh */
+	bool repeat;		/* -r: runs repeated, which it cannot show */
 	const char *watching;	/* what is watched, in words */
 	unsigned tick_ms;	/* -T */
 	unsigned refresh_ms;	/* a refresh's interval */
@@ -47,5 +49,16 @@ struct top_config {
  * the last totals at the end, go to the stream.
  */
 extern const struct out_sink_ops top_sink;
+
+/*
+ * The combinations the view refuses, once cputrack has told it on,
+ * batch, repeat and tick_ms, with the output's configuration (its
+ * format, its file, the other sinks): NULL, or the line that says why.
+ */
+const char *top_refusal(
+    const struct out_config *out, const struct top_config *c);
+
+/* cputop's usage (--help), with the engines' names joined by '|'. */
+void top_usage(FILE *out, const char *engines);
 
 #endif /* TOP_H */

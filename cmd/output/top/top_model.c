@@ -672,6 +672,18 @@ take_counts(
 		    add ? s[SLOT_HEAD + i] + row->values[i] : row->values[i];
 }
 
+/*
+ * A process's name as its rows give it: an engine that sees an exec
+ * only as a new name (the scan's, counting from outside) says it in the
+ * rows that follow, with no exec row.
+ */
+static void
+follow_name(struct rec *p, const char *comm)
+{
+	if (p != NULL && comm != NULL && strcmp(p->e.comm, comm) != 0)
+		strlcpy(p->e.comm, comm, sizeof(p->e.comm));
+}
+
 static void
 tick_row(struct top_model *m, const struct out_row *row)
 {
@@ -680,6 +692,7 @@ tick_row(struct top_model *m, const struct out_row *row)
 
 	if (t == NULL)
 		return;
+	follow_name(t->proc, row->comm);
 	g = slot(m, t, GATHER, row->setno);
 	take_counts(m, slot(m, t, GATHER, row->setno), row, true);
 	if (g[0] > m->turn_gather[row->setno])

@@ -6,7 +6,11 @@
  * backspace one column back, a tab to the next multiple of 8; escape
  * sequences (colours, cursor moves) and other control characters are
  * dropped, so that the pane shows text alone. The bytes kept are the
- * command's own, sequences and all, for the terminal at the end.
+ * command's own, sequences and all, for the terminal at the end: the
+ * first KEEP_HEAD of them in a memory file, and past that the last
+ * KEEP_TAIL in a ring, so that a command that writes without end (yes)
+ * takes no more memory than that; the lines between the two are counted
+ * and said where they were.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +32,8 @@
 #include "top_output.h"
 
 #define CHUNK	    65536
+#define KEEP_HEAD   (4 * 1024 * 1024)
+#define KEEP_TAIL   (4 * 1024 * 1024)
 #define WAKE_NS	    100000000 /* a tenth of a second */
 #define TAB_STOP    8
 #define KEY_ESCAPE  27
@@ -45,8 +52,14 @@ struct top_output {
 	void (*wake)(void *);
 	void *wake_arg;
 	int64_t woken_at;
-	unsigned long long lost; /* bytes the memory file could not take */
-	pthread_mutex_t lock;	 /* the lines below */
+	unsigned long long lost;      /* bytes the memory file could not take */
+	size_t head;		      /* bytes in the memory file */
+	char *tail;		      /* the ring past KEEP_HEAD, or NULL */
+	size_t tail_at;		      /* where the ring's next byte goes */
+	size_t tail_len;	      /* bytes in the ring */
+	unsigned long long gap_lines; /* lines gone from the ring */
+	bool gap;		      /* bytes went from the ring */
+	pthread_mutex_t lock;	      /* the lines below */
 	enum esc_state esc;
 	char ring[TOP_TAIL_LINES][TOP_TAIL_WIDTH];
 	int at;	  /* the line being written */
@@ -177,22 +190,57 @@ follow(struct top_output *o, const unsigned char *b, size_t n)
 	pthread_mutex_unlock(&o->lock);
 }
 
-/* The bytes read, kept whole. */
+/* n bytes into the memory file: how many it took. */
+static size_t
+keep_head(struct top_output *o, const char *b, size_t n)
+{
+	size_t room = KEEP_HEAD - o->head, done = 0;
+	ssize_t w;
+
+	if (n > room)
+		n = room;
+	while (done < n) {
+		if ((w = write(o->kept, b + done, n - done)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (w <= 0) {
+			o->lost += n - done;
+			break;
+		}
+		done += (size_t)w;
+	}
+	o->head += n;
+	return n;
+}
+
+/* A byte into the ring; the one it takes the place of is counted gone. */
+static void
+keep_tail_byte(struct top_output *o, char c)
+{
+	if (o->tail_len == KEEP_TAIL) {
+		o->gap = true;
+		o->gap_lines += o->tail[o->tail_at] == '\n';
+	} else {
+		o->tail_len++;
+	}
+	o->tail[o->tail_at] = c;
+	o->tail_at = (o->tail_at + 1) % KEEP_TAIL;
+}
+
+/* The bytes read: the first in the memory file, the last in the ring. */
 static void
 keep(struct top_output *o, const char *b, size_t n)
 {
-	ssize_t w;
+	size_t i, took = keep_head(o, b, n);
 
-	while (n > 0) {
-		if ((w = write(o->kept, b, n)) < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			o->lost += n;
-			return;
-		}
-		b += w;
-		n -= (size_t)w;
+	if (took == n)
+		return;
+	if (o->tail == NULL && (o->tail = malloc(KEEP_TAIL)) == NULL) {
+		o->lost += n - took;
+		return;
 	}
+	for (i = took; i < n; i++)
+		keep_tail_byte(o, b[i]);
 }
 
 static int64_t
@@ -328,6 +376,45 @@ write_all(int fd, const char *b, size_t n)
 	return 0;
 }
 
+/*
+ * The ring onto fd from its first whole line, once bytes went from it,
+ * after a line that says how many lines went: 0, or an errno.
+ */
+static int
+replay_tail(struct top_output *o, int fd)
+{
+	size_t first = (o->tail_at + KEEP_TAIL - o->tail_len) % KEEP_TAIL;
+	size_t n = o->tail_len, skip = 0;
+	unsigned long long gone = o->gap_lines;
+	char said[128];
+	int err, len;
+
+	if (o->gap) {
+		while (skip < n && o->tail[(first + skip) % KEEP_TAIL] != '\n')
+			skip++;
+		if (skip < n) {
+			skip++;
+			gone++;
+		}
+		len = snprintf(said, sizeof(said),
+		    "\r\n[cputop: %llu line%s of the command's output left "
+		    "out here]\r\n",
+		    gone, gone == 1 ? "" : "s");
+		if ((err = write_all(fd, said, (size_t)len)) != 0)
+			return err;
+	}
+	first = (first + skip) % KEEP_TAIL;
+	n -= skip;
+	if (first + n > KEEP_TAIL) {
+		if ((err = write_all(fd, o->tail + first, KEEP_TAIL - first)) !=
+		    0)
+			return err;
+		n -= KEEP_TAIL - first;
+		first = 0;
+	}
+	return write_all(fd, o->tail + first, n);
+}
+
 int
 top_output_replay(struct top_output *o, int fd)
 {
@@ -343,12 +430,128 @@ top_output_replay(struct top_output *o, int fd)
 		at += n;
 	}
 	free(buf);
+	if (err == 0 && o->tail != NULL)
+		err = replay_tail(o, fd);
 	if (err == 0 && o->lost > 0)
 		diag(NULL,
 		    "%llu bytes of the command's output could not be kept "
 		    "(out of memory)\n",
 		    o->lost);
 	return err;
+}
+
+/* The foreground process group of the command's terminal, or -1. */
+static pid_t
+foreground(const struct top_output *o)
+{
+	return tcgetpgrp(o->master);
+}
+
+int
+top_output_signal(struct top_output *o, int sig)
+{
+	pid_t group = foreground(o);
+
+	if (group <= 0)
+		return ESRCH;
+	return kill(-group, sig) == 0 ? 0 : errno;
+}
+
+int
+top_output_type(struct top_output *o, const char *b, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(o->master, b, n)) < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * Whether pid sleeps in a read of its standard input, or in a select of
+ * it alone (an interactive interpreter's), and that input is the
+ * command's terminal.
+ */
+static bool
+reads_input(pid_t pid, const char *tty)
+{
+	char path[64], line[256], link[64];
+	unsigned long arg0;
+	long nr;
+	FILE *f;
+	ssize_t n;
+	bool reading;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	reading = fgets(line, sizeof(line), f) != NULL &&
+	    sscanf(line, "%ld %lx", &nr, &arg0) == 2 &&
+	    ((nr == SYS_read && arg0 == 0) ||
+		(nr == SYS_pselect6 && arg0 == 1));
+	fclose(f);
+	if (!reading)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/fd/0", (int)pid);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, tty) == 0 || strcmp(link, "/dev/tty") == 0;
+}
+
+/*
+ * Whether pid, or a process below it in the group (a shell's command),
+ * waits for input on the terminal tty: at most WAIT_DEPTH down, reading
+ * WAIT_CHILDREN children of each.
+ */
+#define WAIT_DEPTH    4
+#define WAIT_CHILDREN 16
+
+static bool
+group_reads_input(pid_t pid, pid_t group, const char *tty, int depth)
+{
+	char path[64], list[256], *at, *end;
+	long child;
+	FILE *f;
+	int n = 0;
+	bool found = false;
+
+	if (reads_input(pid, tty))
+		return true;
+	if (depth >= WAIT_DEPTH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return false;
+	if (fgets(list, sizeof(list), f) == NULL)
+		list[0] = '\0';
+	fclose(f);
+	for (at = list; !found && n++ < WAIT_CHILDREN; at = end) {
+		child = strtol(at, &end, 10);
+		if (end == at || child <= 0)
+			break;
+		found = getpgid((pid_t)child) == group &&
+		    group_reads_input((pid_t)child, group, tty, depth + 1);
+	}
+	return found;
+}
+
+bool
+top_output_waits(struct top_output *o)
+{
+	char tty[64];
+	pid_t group = foreground(o);
+
+	return group > 0 && ptsname_r(o->master, tty, sizeof(tty)) == 0 &&
+	    group_reads_input(group, group, tty, 0);
 }
 
 void
@@ -360,6 +563,7 @@ top_output_free(struct top_output *o)
 		top_output_stop(o);
 	if (o->kept >= 0)
 		close(o->kept);
+	free(o->tail);
 	if (o->stop[0] >= 0)
 		close(o->stop[0]);
 	if (o->stop[1] >= 0)

@@ -3,11 +3,13 @@
  * The output of the command that the live view runs. The command writes
  * to a pseudo-terminal of its own, never to the view's (cputrack's
  * command_tty.c makes it); here a thread reads its master as the command
- * writes, keeps every byte in an anonymous memory file (a long build's
- * whole output, outside the heap), and the last lines as a terminal
- * would show them, for the view's pane. When the view has closed, all of
- * it is written on the terminal, in order, as if the view had not been
- * there.
+ * writes, keeps its first bytes in an anonymous memory file and its
+ * last in a ring, bounded (a long build's output whole, an endless
+ * writer's first and last parts), and the last lines as a terminal
+ * would show them, for the view's pane. When the view has closed, it is
+ * written on the terminal, in order, as if the view had not been there,
+ * with the count of lines left out, if any, where they were. The keys
+ * the view hands the command go in through the same terminal.
  */
 #ifndef TOP_OUTPUT_H
 #define TOP_OUTPUT_H
@@ -50,5 +52,11 @@ void top_output_stop(struct top_output *o);
  */
 int top_output_replay(struct top_output *o, int fd);
 void top_output_free(struct top_output *o);
+/* sig to the command's terminal's foreground process group: 0, or errno. */
+int top_output_signal(struct top_output *o, int sig);
+/* n bytes typed to the command, through its terminal: 0, or an errno. */
+int top_output_type(struct top_output *o, const char *b, size_t n);
+/* Whether the command waits for a line on its terminal now. */
+bool top_output_waits(struct top_output *o);
 
 #endif /* TOP_OUTPUT_H */

@@ -53,6 +53,7 @@ struct top_screen {
 	bool winch_set;
 	bool colour;
 	bool editing; /* '/': a filter being typed */
+	bool handed;  /* the keys are the command's */
 	char typed[64];
 	size_t ntyped;
 };
@@ -334,6 +335,52 @@ interrupt(const struct top_screen *s)
 		(void)kill(getpid(), SIGINT);
 }
 
+/*
+ * The keyboard to the command (raw: Ctrl-C and Ctrl-Z are bytes for its
+ * terminal to make signals of, escape sequences go whole), or back to
+ * the view.
+ */
+static void
+hand_over(struct top_screen *s, bool on)
+{
+	if (s->owner.hand_over == NULL || !s->owner.hand_over(s->owner.arg, on))
+		return;
+	s->handed = on;
+	keypad(stdscr, on ? FALSE : TRUE);
+	if (on)
+		raw();
+	else
+		cbreak();
+}
+
+/* A key while the keyboard is the command's. */
+static void
+handed_key(struct top_screen *s, int ch)
+{
+	char c = (char)ch;
+
+	if (ch == TOP_KEY_GIVE_BACK)
+		hand_over(s, false);
+	else if (ch >= 0 && ch < 256)
+		s->owner.typed(s->owner.arg, &c, 1);
+}
+
+/* q: false when the view ends. */
+static bool
+quit(struct top_screen *s)
+{
+	switch (s->owner.quit(s->owner.arg)) {
+	case TOP_QUIT_END:
+		interrupt(s);
+		return false;
+	case TOP_QUIT_INTERRUPT:
+		interrupt(s);
+		return true;
+	default:
+		return true;
+	}
+}
+
 /* The keys waiting; false when one ends the view. */
 static bool
 read_keys(struct top_screen *s)
@@ -343,16 +390,21 @@ read_keys(struct top_screen *s)
 	while ((ch = getch()) != ERR) {
 		if (ch == KEY_RESIZE)
 			continue;
+		if (s->handed) {
+			handed_key(s, ch);
+			continue;
+		}
 		if (ch == KEY_CTRL_L) {
 			s->repaint = true;
 			continue;
 		}
 		if (!s->editing && (ch == 'q' || ch == 'Q')) {
-			interrupt(s);
-			return false;
-		}
-		if (s->editing) {
+			if (!quit(s))
+				return false;
+		} else if (s->editing) {
 			edit_key(s, ch);
+		} else if (ch == TOP_KEY_HAND_OVER) {
+			hand_over(s, true);
 		} else if (ch == KEY_ESCAPE) {
 			s->owner.filter(s->owner.arg, "");
 		} else if (ch == '/') {

@@ -23,18 +23,38 @@ enum {
 	TOP_KEY_END
 };
 
+/* What q does, as the owner answers it. */
+enum top_quit {
+	TOP_QUIT_END,	    /* Ctrl-C's signal, and the screen ends */
+	TOP_QUIT_INTERRUPT, /* Ctrl-C's signal; the screen goes on */
+	TOP_QUIT_SENT	    /* the owner sent its own; the screen goes on */
+};
+
+/* The key that hands the keyboard to the command, and gives it back. */
+#define TOP_KEY_HAND_OVER 'i'
+#define TOP_KEY_GIVE_BACK 0x1d /* Ctrl-] */
+
 struct top_screen_owner {
 	/* The lines, width columns wide. */
 	void (*render)(void *arg, int width, struct top_lines *lines);
 	/*
 	 * A key (a character, or TOP_KEY_*), with the lines on screen (to
-	 * move the selection). q is the screen's: Ctrl-C's signal.
+	 * move the selection). q is quit's.
 	 */
 	void (*key)(void *arg, int key, const struct top_lines *shown);
 	/* A filter typed after '/', whole. */
 	void (*filter)(void *arg, const char *text);
 	/* The window's size, at the start and at each change. */
 	void (*resized)(void *arg, int rows, int cols);
+	/* q (or Q) was pressed: what it does. */
+	enum top_quit (*quit)(void *arg);
+	/*
+	 * The keyboard is the command's (on), or the view's again; NULL:
+	 * there is no command to hand it to. While it is the command's,
+	 * every byte typed but TOP_KEY_GIVE_BACK goes to typed().
+	 */
+	bool (*hand_over)(void *arg, bool on);
+	void (*typed)(void *arg, const char *b, size_t n);
 	void *arg;
 };
 

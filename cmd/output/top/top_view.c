@@ -62,6 +62,8 @@ static const struct column fixed_after[] = {
 };
 
 #define VALUE_WIDTH 10
+/* COMMAND keeps this many columns at least, for a name to read. */
+#define COMMAND_MIN 8
 #define CELL_MAX    64
 #define MAX_USERS   64
 
@@ -92,6 +94,7 @@ struct line_cells {
 	double *num;		   /* per column: its value, or -1 */
 	char *mark;		   /* per column: '*', '-' or 0 */
 	unsigned long nprocs;	   /* a group's processes */
+	unsigned long nended;	   /* ...of which ended */
 	struct line_cells *member; /* a group's first */
 	char *command;		   /* a group's COMMAND longer than a cell */
 	int depth;		   /* in the tree (V) */
@@ -121,6 +124,7 @@ struct top_view {
 	const struct top_entity *plan_entity;
 	bool plan_totals;
 	int nplan;
+	int narrowed; /* value columns hidden for the window's width */
 };
 
 /* Only ratios: the rates of the events are columns of their own. */
@@ -275,6 +279,18 @@ int
 top_view_ncolumns(const struct top_view *v)
 {
 	return v->ncols;
+}
+
+int
+top_view_cpu_column(const struct top_view *v)
+{
+	int i;
+
+	for (i = 0; i < v->ncols; i++)
+		if (v->cols[i].kind == COL_EVENT &&
+		    v->event_clock[v->cols[i].index])
+			return i;
+	return -1;
 }
 
 const char *
@@ -635,6 +651,7 @@ static void
 group_add(
     const struct top_view *v, struct line_cells *g, const struct line_cells *l)
 {
+	unsigned long n;
 	int i;
 
 	for (i = 0; i < v->ncols; i++) {
@@ -652,7 +669,10 @@ group_add(
 		if (l->mark[i] == '*' || (l->mark[i] == '-' && !g->mark[i]))
 			g->mark[i] = l->mark[i];
 	}
-	g->nprocs += l->e != NULL && l->e->nfolded > 0 ? l->e->nfolded : 1;
+	n = l->e != NULL && l->e->nfolded > 0 ? l->e->nfolded : 1;
+	g->nprocs += n;
+	if (l->e != NULL && l->e->ended)
+		g->nended += n;
 }
 
 /* A group's cells from its sums; name is its COMMAND. */
@@ -895,13 +915,24 @@ title_line(const struct top_view *v, const struct top_choice *c,
 	free(cells);
 }
 
+/*
+ * Whether an entity came after the last refresh: it has nothing to show
+ * yet (no threads counted, no rate), and shows from the next one, which
+ * the screen may be drawn before, at a key or the command's output.
+ */
+static bool
+not_refreshed(const struct top_model *m, const struct top_entity *e)
+{
+	return e->first_refresh == top_model_refreshes(m);
+}
+
 /* A process's threads, sorted as the processes are, under it. */
 static void
 thread_lines(struct top_view *v, struct top_model *m, int proc,
     const struct top_choice *c, struct top_lines *l, int width,
     const char *user, const char *comm)
 {
-	int i, n = top_model_nthreads(m, proc);
+	int i, k, n = top_model_nthreads(m, proc);
 	struct line_cells **t = calloc((size_t)n + 1, sizeof(*t));
 	struct top_entity *e;
 
@@ -909,18 +940,21 @@ thread_lines(struct top_view *v, struct top_model *m, int proc,
 		l->failed = true;
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		if ((t[i] = cells_new(v)) == NULL) {
+	for (i = 0, k = 0; i < n; i++) {
+		e = top_model_thread(m, proc, i);
+		if (not_refreshed(m, e))
+			continue;
+		if ((t[k] = cells_new(v)) == NULL) {
 			l->failed = true;
 			break;
 		}
-		e = top_model_thread(m, proc, i);
-		t[i]->e = e;
-		t[i]->comm = thread_name(m, e, comm);
-		t[i]->thread = true;
-		fill_cells(v, m, t[i], c, user);
+		t[k]->e = e;
+		t[k]->comm = thread_name(m, e, comm);
+		t[k]->thread = true;
+		fill_cells(v, m, t[k], c, user);
+		k++;
 	}
-	n = i;
+	n = k;
 	sort_lines(v, c, t, n);
 	for (i = 0; i < n; i++)
 		cells_line(v, l,
@@ -962,6 +996,8 @@ proc_lines(struct top_view *v, struct top_model *m, const struct top_choice *c,
 
 	for (i = 0; i < top_model_nprocs(m); i++) {
 		e = top_model_proc(m, i);
+		if (not_refreshed(m, e))
+			continue;
 		learn_comm(e);
 		user = user_name(v, e);
 		if (!passes_filter(c->filter, e->comm, user))
@@ -1042,21 +1078,47 @@ fold_ended(const struct top_view *v, const struct top_choice *c,
 }
 
 /*
+ * A group's COMMAND: its cgroup and its processes, those that run now
+ * apart from those ended, as the header counts them.
+ */
+static void
+cgroup_group_name(const struct line_cells *g, char *name, size_t size)
+{
+	char safe[CELL_MAX * 3];
+	unsigned long running = g->nprocs - g->nended;
+
+	(void)safename(safe, sizeof(safe), g->comm);
+	if (g->nended > 0)
+		snprintf(name, size, "%s (%lu process%s, %lu ended)", safe,
+		    running, running == 1 ? "" : "es", g->nended);
+	else
+		snprintf(name, size, "%s (%lu process%s)", safe, running,
+		    running == 1 ? "" : "es");
+}
+
+/*
  * One line per cgroup (g): the processes' lines summed into their
- * cgroup's, in place of them. The lines left.
+ * cgroup's, in place of them. A cgroup's own line (pid 0: --cgroup's,
+ * the whole machine's, --for-each-cgroup's) is already the sum of all
+ * below it: it stays as it is, beside the groups, and is in none, or a
+ * machine would be counted twice. The lines left.
  */
 static int
 cgroup_groups(const struct top_view *v, const struct top_choice *c,
     struct line_cells **p, int n)
 {
 	struct line_cells **groups = calloc((size_t)n + 1, sizeof(*groups)), *g;
-	char name[CELL_MAX * 4], safe[CELL_MAX * 3];
+	char name[CELL_MAX * 4];
 	const char *cgroup;
-	int i, k, ngroups = 0;
+	int i, k, ngroups = 0, kept = 0;
 
 	if (groups == NULL)
 		return n;
 	for (i = 0; i < n; i++) {
+		if (p[i]->e->pid == 0) {
+			p[kept++] = p[i];
+			continue;
+		}
 		cgroup = p[i]->e->cgroup != NULL ? p[i]->e->cgroup : "?";
 		if ((g = group_of(v, groups, &ngroups, cgroup)) != NULL)
 			group_add(v, g, p[i]);
@@ -1064,18 +1126,16 @@ cgroup_groups(const struct top_view *v, const struct top_choice *c,
 	}
 	for (i = 0; i < ngroups; i++) {
 		g = groups[i];
-		(void)safename(safe, sizeof(safe), g->comm);
-		snprintf(name, sizeof(name), "%s (%lu process%s)", safe,
-		    g->nprocs, g->nprocs == 1 ? "" : "es");
+		cgroup_group_name(g, name, sizeof(name));
 		group_cells(v, c, g, name);
 		for (k = 0; k < v->ncols; k++)
 			if (v->cols[k].kind == COL_CGROUP)
 				cgroup_cell(
 				    g->comm, v->cols[k].width, g->cell[k]);
-		p[i] = g;
+		p[kept++] = g;
 	}
 	free(groups);
-	return ngroups;
+	return kept;
 }
 
 /* The shown line of a process's pid: by a search of pids, sorted. */
@@ -1282,25 +1342,49 @@ head_count(struct top_model *m)
 	return n;
 }
 
+/*
+ * What is watched, in room columns at most: whole, or without its reason
+ * in parentheses, or cut with "...", so that the counts after it show.
+ */
+static void
+fit_watching(const char *watching, int room, char *out, size_t size)
+{
+	const char *paren = strstr(watching, " (");
+	int n = (int)strlen(watching);
+
+	if (room <= 0 || n <= room) {
+		snprintf(out, size, "%s", watching);
+		return;
+	}
+	if (paren != NULL && paren - watching <= room) {
+		snprintf(out, size, "%.*s", (int)(paren - watching), watching);
+		return;
+	}
+	snprintf(out, size, "%.*s...", room > 3 ? room - 3 : 0, watching);
+}
+
 static void
 watching_line(struct top_model *m, const struct top_about *a,
     struct top_lines *l, int width)
 {
 	struct head_count n = head_count(m);
+	char counts[128], what[256];
+	int room;
 
 	if (n.procs == 0 && n.cgroups > 1)
-		text_line(l, TOP_LINE_HEADER, width, "watching %s: %d cgroups",
-		    a->watching, n.cgroups);
-	else if (n.ended > 0)
-		text_line(l, TOP_LINE_HEADER, width,
-		    "watching %s: %d process%s, %d thread%s; %d ended",
-		    a->watching, n.procs, n.procs == 1 ? "" : "es", n.threads,
-		    n.threads == 1 ? "" : "s", n.ended);
+		snprintf(counts, sizeof(counts), "%d cgroups", n.cgroups);
 	else
-		text_line(l, TOP_LINE_HEADER, width,
-		    "watching %s: %d process%s, %d thread%s", a->watching,
+		snprintf(counts, sizeof(counts), "%d process%s, %d thread%s",
 		    n.procs, n.procs == 1 ? "" : "es", n.threads,
 		    n.threads == 1 ? "" : "s");
+	if (n.ended > 0 && !(n.procs == 0 && n.cgroups > 1))
+		snprintf(counts + strlen(counts),
+		    sizeof(counts) - strlen(counts), "; %d ended", n.ended);
+	/* "watching " and ": " around what is watched. */
+	room = width > 0 ? width - 11 - (int)strlen(counts) : 0;
+	fit_watching(
+	    a->watching, width > 0 && room < 1 ? 1 : room, what, sizeof(what));
+	text_line(l, TOP_LINE_HEADER, width, "watching %s: %s", what, counts);
 }
 
 /* The processes some of whose threads are not counted, named. */
@@ -1338,7 +1422,7 @@ header_lines(struct top_view *v, struct top_model *m,
 {
 	const struct out_run *run = v->run;
 	struct out_buf sets = { 0 };
-	char clock[16];
+	char clock[16], narrowed[32] = "";
 	time_t now = time(NULL);
 	struct tm tm;
 	int s;
@@ -1369,13 +1453,20 @@ header_lines(struct top_view *v, struct top_model *m,
 		text_line(l, TOP_LINE_HEADER, width, "%s", a->note);
 	if (a->message != NULL)
 		text_line(l, TOP_LINE_HEADER, width, "%s", a->message);
-	text_line(l, TOP_LINE_HEADER, width, "sorted by %s%s%s%s%s%s%s",
+	if (c->said[0] != '\0')
+		text_line(l, TOP_LINE_HEADER, width, "%s", c->said);
+	if (a->quitting != NULL)
+		text_line(l, TOP_LINE_HEADER, width, "%s", a->quitting);
+	if (v->narrowed > 0)
+		snprintf(narrowed, sizeof(narrowed), "; %d column%s hidden",
+		    v->narrowed, v->narrowed == 1 ? "" : "s");
+	text_line(l, TOP_LINE_HEADER, width, "sorted by %s%s%s%s%s%s%s%s",
 	    v->cols[c->sort].title, c->ascending ? ", lowest first" : "",
 	    c->by_cgroup ? "; by cgroup" :
 		c->tree	 ? "; tree" :
 			   "",
 	    c->filter[0] ? "; showing '" : "", c->filter,
-	    c->filter[0] ? "'" : "", c->paused ? "; PAUSED" : "");
+	    c->filter[0] ? "'" : "", c->paused ? "; PAUSED" : "", narrowed);
 }
 
 /*
@@ -1390,20 +1481,36 @@ pane_lines(const struct top_about *a, const struct top_choice *c,
 	const struct top_tail *t = a->output;
 	int i;
 
-	if (t == NULL || t->n == 0 || c->output_hidden)
+	if (t == NULL || c->output_hidden)
+		return;
+	if (t->n == 0 && !a->typing && !a->waits)
 		return;
 	l->pane = l->n;
-	text_line(l, TOP_LINE_PANE, width,
-	    "output of %s: %lu line%s, the last below; all of it is "
-	    "printed when the view closes (o hides this)",
-	    a->watching, t->lines, t->lines == 1 ? "" : "s");
+	if (a->typing)
+		text_line(l, TOP_LINE_PANE, width,
+		    "typing to %s: every key is its, Ctrl-] gives them back "
+		    "to the view (%lu line%s)",
+		    a->watching, t->lines, t->lines == 1 ? "" : "s");
+	else if (a->waits)
+		text_line(l, TOP_LINE_PANE, width,
+		    "%s waits for input: i types to it (%lu line%s, all "
+		    "printed when the view closes)",
+		    a->watching, t->lines, t->lines == 1 ? "" : "s");
+	else
+		text_line(l, TOP_LINE_PANE, width,
+		    "output of %s: %lu line%s, the last below; all of it is "
+		    "printed when the view closes (i types to it, o hides "
+		    "this)",
+		    a->watching, t->lines, t->lines == 1 ? "" : "s");
 	for (i = 0; i < t->n; i++)
 		text_line(l, TOP_LINE_OUTPUT, width, "%s", t->line[i]);
 }
 
 static const char *const help_text[] = {
 	"Keys",
-	"  q, Ctrl-C  quit (a -p or --tid target runs on, untraced)",
+	"  q, Ctrl-C  quit (-p, --tid targets run on, untraced); a command",
+	"             started gets SIGINT, then SIGTERM, then SIGKILL",
+	"  i          type to the command started; Ctrl-] gives keys back",
 	"  ?          this help; any key goes back",
 	"  < >        sort by the column to the left or right",
 	"  r          reverse the order",
@@ -1411,6 +1518,8 @@ static const char *const help_text[] = {
 	"  t          show or hide the selected process's threads",
 	"  H          show every process's threads",
 	"  a          totals since the start, or rates per second",
+	"  P          sort by CPU (the first clock's column), as in top",
+	"  M          top's sort by memory: says what to press here",
 	"  V          a tree: each process under its parent",
 	"  c          each process's command line, or its name",
 	"  C          a CGROUP column: each process's cgroup",
@@ -1428,6 +1537,41 @@ static const char *const help_text[] = {
 	"part of its time (multiplexed), counts not scaled (but {...}",
 	"groups'); <ended>: ended since the last refresh.",
 };
+
+/* The columns a line takes before COMMAND. */
+static int
+cells_width(const struct top_view *v)
+{
+	int i, w = 0;
+
+	for (i = 0; i < v->ncols; i++)
+		if (!v->cols[i].hidden && v->cols[i].width > 0)
+			w += v->cols[i].width + 1;
+	return w;
+}
+
+/*
+ * In a narrow window, COMMAND stays: the value columns go from the right,
+ * the one sorted by last, until it has COMMAND_MIN columns.
+ */
+static void
+fit_columns(struct top_view *v, const struct top_choice *c, int width)
+{
+	enum col_kind k;
+	int i;
+
+	v->narrowed = 0;
+	for (i = v->ncols - 1;
+	     width > 0 && i >= 0 && cells_width(v) + COMMAND_MIN > width; i--) {
+		k = v->cols[i].kind;
+		if (v->cols[i].hidden || i == c->sort ||
+		    (k != COL_EVENT && k != COL_METRIC && k != COL_PLAN &&
+			k != COL_CGROUP))
+			continue;
+		v->cols[i].hidden = true;
+		v->narrowed++;
+	}
+}
 
 void
 top_view_render(struct top_view *v, struct top_model *m,
@@ -1451,10 +1595,13 @@ top_view_render(struct top_view *v, struct top_model *m,
 		    (c->metrics_only && v->nplan > 0 &&
 			(v->cols[i].kind == COL_EVENT ||
 			    v->cols[i].kind == COL_METRIC));
+	fit_columns(v, c, width);
 	v->plan_entity = NULL;
 	if (c->help) {
 		for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
+		/* From its first line, wherever the table was scrolled. */
+		l->selected = 0;
 		return;
 	}
 	header_lines(v, m, c, a, l, width);
@@ -1462,9 +1609,10 @@ top_view_render(struct top_view *v, struct top_model *m,
 	body_lines(v, m, c, l, width);
 	pane_lines(a, c, l, width);
 	text_line(l, TOP_LINE_FOOTER, width,
-	    "q quit  ? help  <> sort  t threads  H all threads  a totals  "
+	    "q quit  %s? help  <> sort  t threads  H all threads  a totals  "
 	    "V tree  c command  g cgroups  / filter  space pause  "
 	    "+- refresh%s",
+	    a->output != NULL ? "i type  " : "",
 	    v->nplan > 0 ? "  T metrics" : "");
 }
 

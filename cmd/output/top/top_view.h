@@ -60,6 +60,7 @@ struct top_choice {
 	unsigned long shown;	/* t: the process whose threads show, or 0 */
 	unsigned long selected; /* the selected process's key, or 0 */
 	unsigned interval_ms;	/* the refresh's */
+	char said[96];		/* the answer to the last key, or "" */
 };
 
 /* What the header says of the run. */
@@ -72,6 +73,9 @@ struct top_about {
 	const char *message;  /* the latest message of the run, or NULL */
 	/* The last lines of the command's output (its pane), or NULL */
 	const struct top_tail *output;
+	const char *quitting; /* what q sent the command, or NULL */
+	bool typing;	      /* the keyboard is the command's */
+	bool waits;	      /* the command waits for a line it reads */
 };
 
 struct top_view;
@@ -81,6 +85,8 @@ void top_view_free(struct top_view *v);
 /* The columns, and a column's name (to say what is sorted by). */
 int top_view_ncolumns(const struct top_view *v);
 const char *top_view_column(const struct top_view *v, int col);
+/* The column of the first clock (task-clock: CPUs), or -1: none. */
+int top_view_cpu_column(const struct top_view *v);
 /* The column of the first event: the default sort. */
 int top_view_default_sort(const struct top_view *v);
 /*

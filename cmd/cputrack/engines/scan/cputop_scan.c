@@ -1013,7 +1013,7 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	}
 	ct->engine_state = st;
 	st->sentinels = unseen_possible();
-	ct->opt.view->note = st->sentinels ?
+	ct->engine_note = st->sentinels ?
 	    "counted from outside: what starts and ends between two scans "
 	    "counts in its process's line, or its parent's" :
 	    "counted from outside: what starts and ends between two scans "
