@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Pods by name, end to end: a Burstable pod laid out as the kubelet's
-# systemd driver makes it, in a cgroup of the test's (the pod's cgroup,
-# its sandbox's and its container app's, each with a process: wl_hold,
+# systemd driver makes it under a kubelet root of the test's (the pod's
+# cgroup, its sandbox's and its container app's, each with a process: wl_hold,
 # 1,000 getpriority(2) calls in app, none in the sandbox); cputrack
 # --for-each-cgroup counts them as the DaemonSet does; a made-up
 # kube-state-metrics (a file served on loopback) names the pod and app;
@@ -33,10 +33,15 @@ setup_file() {
 	export D=$BATS_FILE_TMPDIR
 	[ -x "${CPUTRACK:-}" ] || return 0
 	export CGM CG POD CT_PORT PROM_PORT KSM_PORT
-	local qos=kubepods-burstable.slice
-	local pod=kubepods-burstable-pod${UID_//-/_}.slice
-	cgroup_fleet_ready "cpctools-pods-$$" "$qos" "$qos/$pod" \
-	    "$qos/$pod/cri-containerd-$APP.scope" \
+	# A kubelet root as kind's nodes have it (--cgroup-root), in systemd's
+	# chain of slices from the hierarchy's root: only root makes those.
+	# Short, so that the container's path stays under the 255 bytes of a
+	# cgroup label (longer ones are shortened, cpctools-output(5)).
+	local root=cpt$$
+	local qos=$root-kubepods.slice/$root-kubepods-burstable.slice
+	local pod=$root-kubepods-burstable-pod${UID_//-/_}.slice
+	cgroup_fleet_ready "$root.slice" "$root-kubepods.slice" "$qos" \
+	    "$qos/$pod" "$qos/$pod/cri-containerd-$APP.scope" \
 	    "$qos/$pod/cri-containerd-$PAUSE.scope" || return 0
 	POD=$CG/$qos/$pod
 	CT_PORT=$(free_port)
@@ -82,7 +87,7 @@ teardown_file() {
 	for c in "cri-containerd-$APP.scope" "cri-containerd-$PAUSE.scope" ""; do
 		[ -n "${POD:-}" ] && rmdir "$POD/$c" 2>/dev/null || true
 	done
-	[ -n "${CG:-}" ] && rmdir "$CG/kubepods-burstable.slice" "$CG" 2>/dev/null || true
+	[ -n "${CG:-}" ] && rmdir "${POD%/*}" "${POD%/*/*}" "$CG" 2>/dev/null || true
 }
 
 setup() {
