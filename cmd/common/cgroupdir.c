@@ -17,6 +17,9 @@
 
 #include "cgroupdir.h"
 
+/* Where systems mount their cgroup hierarchies, and a tmpfs for v1's. */
+#define CGROUP_MOUNT_TOP "/sys/fs/cgroup"
+
 /* The id of a cgroup v2 hierarchy's root directory. */
 #define CGROUP_ROOT_ID 1
 
@@ -46,50 +49,32 @@ unescape(char *s)
  * "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ...":
  * the optional fields end at a lone "-".
  */
+struct mount_fields {
+	char *root, *mnt, *opts, *type;
+};
+
 static int
-mount_line(char *line, char **root, char **mnt, char **type)
+mount_line(char *line, struct mount_fields *m)
 {
 	char *field, *save = NULL;
 	int i;
 
-	*root = *mnt = *type = NULL;
+	memset(m, 0, sizeof(*m));
 	for (i = 0;
 	     (field = strtok_r(i == 0 ? line : NULL, " \n", &save)) != NULL;
 	     i++) {
 		if (i == 3)
-			*root = field;
+			m->root = field;
 		else if (i == 4)
-			*mnt = field;
+			m->mnt = field;
+		else if (i == 5)
+			m->opts = field;
 		else if (i > 5 && strcmp(field, "-") == 0) {
-			*type = strtok_r(NULL, " \n", &save);
+			m->type = strtok_r(NULL, " \n", &save);
 			break;
 		}
 	}
-	return *root != NULL && *mnt != NULL && *type != NULL ? 0 : -1;
-}
-
-int
-cgroup2_mount(
-    FILE *mountinfo, char *mnt, size_t mntlen, char *root, size_t rootlen)
-{
-	char *line = NULL, *r, *m, *type;
-	size_t room = 0;
-	int found = -1;
-
-	while (found != 0 && getline(&line, &room, mountinfo) > 0) {
-		if (mount_line(line, &r, &m, &type) != 0 ||
-		    strcmp(type, "cgroup2") != 0)
-			continue;
-		unescape(r);
-		unescape(m);
-		if (strlen(m) < mntlen && strlen(r) < rootlen) {
-			strcpy(mnt, m);
-			strcpy(root, r);
-			found = 0;
-		}
-	}
-	free(line);
-	return found;
+	return m->root != NULL && m->mnt != NULL && m->type != NULL ? 0 : -1;
 }
 
 /* path is dir or below it. */
@@ -103,6 +88,67 @@ below(const char *path, const char *dir)
 	if (strncmp(path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
 		return NULL;
 	return path + n;
+}
+
+int
+cgroup2_mount(
+    FILE *mountinfo, char *mnt, size_t mntlen, char *root, size_t rootlen)
+{
+	struct mount_fields m;
+	char *line = NULL;
+	size_t room = 0;
+	int found = -1;
+
+	while (found != 0 && getline(&line, &room, mountinfo) > 0) {
+		if (mount_line(line, &m) != 0 || strcmp(m.type, "cgroup2") != 0)
+			continue;
+		unescape(m.root);
+		unescape(m.mnt);
+		if (strlen(m.mnt) < mntlen && strlen(m.root) < rootlen) {
+			strcpy(mnt, m.mnt);
+			strcpy(root, m.root);
+			found = 0;
+		}
+	}
+	free(line);
+	return found;
+}
+
+/* A mount's own options begin with "rw" or "ro", as statvfs's ST_RDONLY. */
+static bool
+mount_writable(const struct mount_fields *m)
+{
+	return strncmp(m->opts, "ro", 2) != 0 ||
+	    (m->opts[2] != ',' && m->opts[2] != '\0');
+}
+
+/* A cgroup hierarchy, v1 or v2, or a mount of where they are. */
+static bool
+is_cgroup_mount(const struct mount_fields *m)
+{
+	return strcmp(m->type, "cgroup") == 0 ||
+	    strcmp(m->type, "cgroup2") == 0 ||
+	    below(m->mnt, CGROUP_MOUNT_TOP) != NULL;
+}
+
+int
+cgroup_writable_mount(FILE *mountinfo, char *which, size_t len)
+{
+	struct mount_fields m;
+	char *line = NULL;
+	size_t room = 0;
+	int found = 0;
+
+	while (found == 0 && getline(&line, &room, mountinfo) > 0) {
+		if (mount_line(line, &m) != 0 || !is_cgroup_mount(&m) ||
+		    !mount_writable(&m))
+			continue;
+		unescape(m.mnt);
+		snprintf(which, len, "%s (%s)", m.mnt, m.type);
+		found = 1;
+	}
+	free(line);
+	return found;
 }
 
 /* Where arg names a directory, before symbolic links are resolved. */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cgroupdir.c: the cgroup2 mount found in mountinfo texts of the layouts
- * systems have, and --cgroup's spellings resolved on this machine's own
- * hierarchy, in a cgroup the test makes; and, from a cgroup namespace
- * whose root is that cgroup (a container's, given the host's hierarchy),
- * the same names as outside it; the same ids under a seccomp filter that
- * refuses name_to_handle_at(2), as containerd's default profile does, and
- * those ids the kernel's file handles give. The walk of a tree, on a plain
- * directory tree the test makes: parents first, its depth kept, links not
- * followed.
+ * systems have, and the writable cgroup mounts among them, and --cgroup's
+ * spellings resolved on this machine's own hierarchy, in a cgroup the test
+ * makes; and, from a cgroup namespace whose root is that cgroup (a container's,
+ * given the host's hierarchy), the same names as outside it; the same ids under
+ * a seccomp filter that refuses name_to_handle_at(2), as containerd's default
+ * profile does, and those ids the kernel's file handles give. The walk of a
+ * tree, on a plain directory tree the test makes: parents first, its depth
+ * kept, links not followed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +73,62 @@ test_mountinfo(void)
 		       "33 31 0:30 / /cgroup2 rw - cgroup cgroup2 rw\n",
 		  mnt, root) == -1);
 	CHECK(mount_of("", mnt, root) == -1);
+}
+
+static int
+writable_of(const char *text, char *which, size_t len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	if (f == NULL)
+		return -2;
+	ret = cgroup_writable_mount(f, which, len);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * A hybrid node's hierarchies given to a container read-only at the top
+ * alone: each submount is still writable, and named; read-only through,
+ * none is; mounts elsewhere do not count.
+ */
+static void
+test_writable(void)
+{
+	char which[128];
+
+	CHECK(writable_of("20 1 0:5 / / rw - ext4 sda rw\n"
+			  "31 20 0:28 / /sys/fs/cgroup ro,relatime - tmpfs "
+			  "tmpfs rw\n"
+			  "32 31 0:29 / /sys/fs/cgroup/cpu ro - cgroup cgroup "
+			  "rw,cpu\n"
+			  "33 31 0:30 / /sys/fs/cgroup/memory rw,nosuid - "
+			  "cgroup cgroup rw,memory\n"
+			  "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 "
+			  "cgroup2 rw\n",
+		  which, sizeof(which)) == 1);
+	CHECK(strcmp(which, "/sys/fs/cgroup/memory (cgroup)") == 0);
+	CHECK(writable_of("31 20 0:28 / /sys/fs/cgroup ro - tmpfs tmpfs rw\n"
+			  "32 31 0:29 / /sys/fs/cgroup/cpu ro - cgroup cgroup "
+			  "rw,cpu\n"
+			  "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 "
+			  "cgroup2 rw\n",
+		  which, sizeof(which)) == 1);
+	CHECK(strcmp(which, "/sys/fs/cgroup/unified (cgroup2)") == 0);
+	/* The tmpfs that holds v1's mount points is the host's too. */
+	CHECK(writable_of("31 20 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n",
+		  which, sizeof(which)) == 1);
+	/* A v2 hierarchy mounted elsewhere, read-write. */
+	CHECK(writable_of("50 40 0:40 /../.. /host/cg rw - cgroup2 none rw\n",
+		  which, sizeof(which)) == 1);
+	CHECK(writable_of("20 1 0:5 / / rw - ext4 sda rw\n"
+			  "22 20 0:20 / /sys ro - sysfs sysfs rw\n"
+			  "26 22 0:23 /../.. /sys/fs/cgroup ro,nosuid - "
+			  "cgroup2 cgroup2 rw,nsdelegate\n"
+			  "27 20 0:24 / /sys/fs/cgroupx rw - tmpfs tmpfs rw\n",
+		  which, sizeof(which)) == 0);
+	CHECK(writable_of("", which, sizeof(which)) == 0);
 }
 
 static void
@@ -378,6 +434,7 @@ main(void)
 {
 	test_walk();
 	test_mountinfo();
+	test_writable();
 	test_resolve();
 	test_namespace();
 	test_no_handles();
