@@ -62,18 +62,22 @@ build_workload() {
 # start_daemon: the DaemonSet's container, counting $EVENT and the
 # clock at half-second ticks, published on 127.0.0.1:$CT_PORT.
 start_daemon() {
-	local opts=() line
+	local opts=() line k=$SOURCE_DIR/dist/kubernetes
+	local patches=("$k/tracepoints/tracefs.yaml" "$k/seccomp/localhost.yaml")
+	# podman makes a volume read-only at its top alone: on a hybrid host,
+	# the unified hierarchy alone, as the cgroup-unified component has it.
+	if grep -q ' /sys/fs/cgroup/unified .* - cgroup2 ' /proc/self/mountinfo; then
+		patches+=("$k/cgroup-unified/unified.yaml")
+	fi
 	while IFS= read -r line; do
 		[ "$line" = -- ] && break
 		opts+=("$line")
 	done < <("$SOURCE_DIR/tests/fleet/k8s_podman" \
-	    "$SOURCE_DIR/dist/kubernetes/base/daemonset.yaml" \
-	    "$SOURCE_DIR/dist/kubernetes/tracepoints/tracefs.yaml" \
-	    "$SOURCE_DIR/dist/kubernetes/seccomp/localhost.yaml")
+	    "$k/base/daemonset.yaml" "${patches[@]}")
 	printf '%s\n' "${opts[@]}" >"$D/daemon.opts"
 	podman run -d --name "$NAME-daemon" "${RUNC[@]}" "${opts[@]}" \
 	    -p "127.0.0.1:$CT_PORT:9419" "$IMAGE" \
-	    --for-each-cgroup=/,depth=4 --format=openmetrics --listen=:9419 \
+	    --for-each-cgroup=/,depth=4,readonly --format=openmetrics --listen=:9419 \
 	    --output=/dev/null -T 0.5 -c "$EVENT,task-clock" \
 	    >"$D/daemon.id" 2>"$D/daemon.err"
 }

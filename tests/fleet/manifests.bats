@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The Kubernetes manifests (dist/kubernetes) as an operator applies them:
+# the base with every combination of its components (operator,
+# web-config, tracepoints, seccomp, cgroup-unified, in the documented
+# order), rendered by the oldest kubectl docs/fleet.md says works
+# (MIN_KUBECTL) and by the newest one found, each rendering checked by
+# manifests_check.py: each component's changes, and the base's settings
+# kept. The operator component's copies of the rules and the dashboard
+# are those scripts/k8s-generated makes from their sources.
+
+bats_require_minimum_version 1.5.0
+
+load ../cli/helper
+
+MIN_KUBECTL=27
+COMPONENTS=(operator web-config tracepoints seccomp cgroup-unified)
+
+# kubectl_minor PROG: the client's minor version, or nothing.
+kubectl_minor() {
+	"$1" version --client -o json 2>/dev/null |
+	    python3 -c 'import json, sys; print(int(json.load(sys.stdin)["clientVersion"]["minor"].rstrip("+")))' 2>/dev/null
+}
+
+# kubectls: each kubectl to be found (KUBECTL, kubectl and kubectl.1.N
+# in PATH and in the Google Cloud SDK's folder), a line "MINOR PATH".
+kubectls() {
+	local p m
+	for p in ${KUBECTL:-} $(compgen -c kubectl | sort -u) \
+	    /usr/lib/google-cloud-sdk/bin/kubectl*; do
+		p=$(command -v "$p") || continue
+		m=$(kubectl_minor "$p")
+		[ -z "$m" ] || echo "$m $p"
+	done | sort -n -u
+}
+
+setup_file() {
+	kubectls >"$BATS_FILE_TMPDIR/kubectls"
+}
+
+# render KUBECTL COMPONENT...: the base with those components, into
+# $BATS_TEST_TMPDIR/out.yaml, from a kustomization of the test's.
+render() {
+	local kubectl=$1 dir=$BATS_TEST_TMPDIR/k rel c
+	shift
+	mkdir -p "$dir"
+	rel=$(realpath --relative-to="$dir" "$SOURCE_DIR/dist/kubernetes")
+	{
+		echo "resources: [$rel/base]"
+		echo "components:"
+		for c in "$@"; do
+			echo "  - $rel/$c"
+		done
+		[ $# -gt 0 ] || echo "  []"
+	} >"$dir/kustomization.yaml"
+	"$kubectl" kustomize "$dir" >"$BATS_TEST_TMPDIR/out.yaml"
+}
+
+# every_combination KUBECTL: each of the 32 rendered and checked.
+every_combination() {
+	local mask i comps bad=0
+	for ((mask = 0; mask < 1 << ${#COMPONENTS[@]}; mask++)); do
+		comps=()
+		for i in "${!COMPONENTS[@]}"; do
+			((mask & 1 << i)) && comps+=("${COMPONENTS[i]}")
+		done
+		if ! render "$1" "${comps[@]}"; then
+			echo "$1 cannot render base ${comps[*]}"
+			bad=1
+			continue
+		fi
+		"$SOURCE_DIR/tests/fleet/manifests_check.py" "$SOURCE_DIR" \
+		    "$BATS_TEST_TMPDIR/out.yaml" "${comps[@]}" || bad=1
+	done
+	return "$bad"
+}
+
+@test "every combination of the components renders with the stated minimum kubectl (1.$MIN_KUBECTL), each as it should" {
+	local kubectl
+	kubectl=$(awk -v m="$MIN_KUBECTL" '$1 == m { print $2; exit }' "$BATS_FILE_TMPDIR/kubectls")
+	[ -n "$kubectl" ] ||
+	    skip "no kubectl 1.$MIN_KUBECTL here (found: $(tr '\n' ' ' <"$BATS_FILE_TMPDIR/kubectls")); KUBECTL names one"
+	run every_combination "$kubectl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "every combination renders with the newest kubectl found" {
+	local kubectl
+	kubectl=$(awk -v m="$MIN_KUBECTL" '$1 >= m { p = $2 } END { print p }' "$BATS_FILE_TMPDIR/kubectls")
+	[ -n "$kubectl" ] ||
+	    skip "no kubectl 1.$MIN_KUBECTL or later here; KUBECTL names one"
+	run every_combination "$kubectl"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "dist/kubernetes itself renders: the base, components listed there" {
+	local kubectl
+	kubectl=$(awk -v m="$MIN_KUBECTL" '$1 >= m { print $2; exit }' "$BATS_FILE_TMPDIR/kubectls")
+	[ -n "$kubectl" ] ||
+	    skip "no kubectl 1.$MIN_KUBECTL or later here; KUBECTL names one"
+	"$kubectl" kustomize "$SOURCE_DIR/dist/kubernetes" >"$BATS_TEST_TMPDIR/out.yaml"
+	"$SOURCE_DIR/tests/fleet/manifests_check.py" "$SOURCE_DIR" \
+	    "$BATS_TEST_TMPDIR/out.yaml"
+}
+
+@test "the operator component's rules and dashboard are made from dist/prometheus and dist/grafana" {
+	run "$SOURCE_DIR/scripts/k8s-generated" --check
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
