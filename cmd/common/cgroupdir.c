@@ -17,9 +17,6 @@
 
 #include "cgroupdir.h"
 
-/* Where systems mount their cgroup hierarchies, and a tmpfs for v1's. */
-#define CGROUP_MOUNT_TOP "/sys/fs/cgroup"
-
 /* The id of a cgroup v2 hierarchy's root directory. */
 #define CGROUP_ROOT_ID 1
 
@@ -122,13 +119,15 @@ mount_writable(const struct mount_fields *m)
 	    (m->opts[2] != ',' && m->opts[2] != '\0');
 }
 
-/* A cgroup hierarchy, v1 or v2, or a mount of where they are. */
+/*
+ * A cgroup hierarchy, v1 or v2. The tmpfs that holds v1's mount points
+ * has no cgroup file: a container's own is read-write under podman.
+ */
 static bool
 is_cgroup_mount(const struct mount_fields *m)
 {
 	return strcmp(m->type, "cgroup") == 0 ||
-	    strcmp(m->type, "cgroup2") == 0 ||
-	    below(m->mnt, CGROUP_MOUNT_TOP) != NULL;
+	    strcmp(m->type, "cgroup2") == 0;
 }
 
 int

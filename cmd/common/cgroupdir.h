@@ -29,9 +29,8 @@ int cgroup2_mount(
 
 /*
  * The first mount in a mountinfo text through which a cgroup could be
- * changed: a cgroup hierarchy (v1 or v2) anywhere, or anything mounted
- * at or below /sys/fs/cgroup (a hybrid layout's tmpfs), mounted
- * read-write. 1 and "MOUNTPOINT (TYPE)" in which, or 0 where none is.
+ * changed: a cgroup hierarchy (v1 or v2) mounted read-write. 1 and
+ * "MOUNTPOINT (TYPE)" in which, or 0 where none is.
  * The mount's flags, not access(2), tell: root with CAP_DAC_OVERRIDE
  * may write where its file modes say it may not.
  */
