@@ -42,14 +42,14 @@ unescape(char *s)
 	*out = '\0';
 }
 
-/*
- * "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ...":
- * the optional fields end at a lone "-".
- */
 struct mount_fields {
 	char *root, *mnt, *opts, *type;
 };
 
+/*
+ * "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ...":
+ * the optional fields end at a lone "-".
+ */
 static int
 mount_line(char *line, struct mount_fields *m)
 {
@@ -72,19 +72,6 @@ mount_line(char *line, struct mount_fields *m)
 		}
 	}
 	return m->root != NULL && m->mnt != NULL && m->type != NULL ? 0 : -1;
-}
-
-/* path is dir or below it. */
-static const char *
-below(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return path;
-	if (strncmp(path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
-		return NULL;
-	return path + n;
 }
 
 int
@@ -148,6 +135,19 @@ cgroup_writable_mount(FILE *mountinfo, char *which, size_t len)
 	}
 	free(line);
 	return found;
+}
+
+/* path is dir or below it. */
+static const char *
+below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return path;
+	if (strncmp(path, dir, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return NULL;
+	return path + n;
 }
 
 /* Where arg names a directory, before symbolic links are resolved. */
