@@ -79,8 +79,9 @@ status_read(uint64_t *caps, int *seccomp)
 
 /*
  * A seccomp filter answers before the kernel reads the attribute: one
- * too short to be read gets E2BIG or EINVAL from the kernel, EPERM or
- * ENOSYS only from a filter (or a security module) in front of it.
+ * too short to be read gets E2BIG from the kernel, which reads it before
+ * any permission check (a security module's included), and EPERM or
+ * ENOSYS only from a filter in front of it.
  */
 static bool
 refused_before_kernel(void)

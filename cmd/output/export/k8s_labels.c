@@ -257,16 +257,16 @@ k8s_ids_parse(const char *cgroup, struct k8s_ids *ids)
 		memcpy(names[0], p, n);
 		names[0][n] = '\0';
 		depth++;
+		/* A container's cgroup is its pod's child, or a top one's. */
+		if (pod_depth != 0) {
+			(void)container(p, n, names[1], true, ids);
+			return true;
+		}
 		in_chain = in_chain && slice_chain(chain, p, n);
 		if (kubelet_pod(p, n, names, depth, in_chain, &pod)) {
 			*ids = pod;
 			pod_depth = depth;
 			continue;
-		}
-		/* A container's cgroup is its pod's child, or a top one's. */
-		if (pod_depth != 0) {
-			(void)container(p, n, names[1], true, ids);
-			return true;
 		}
 		if (depth == 2 && container(p, n, names[1], false, ids))
 			return true;
