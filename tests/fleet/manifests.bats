@@ -111,3 +111,32 @@ every_combination() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "the seccomp component's profile: bpf(2) only with the engine's commands, clone(2) only without namespaces, no clone3(2), no name_to_handle_at(2)" {
+	run python3 - "$SOURCE_DIR/dist/kubernetes/seccomp/cpctools-node.json" <<-'PYEOF'
+		import json, sys
+		rules = json.load(open(sys.argv[1]))["syscalls"]
+		plain = {n for r in rules if r["action"] == "SCMP_ACT_ALLOW"
+		         and not r.get("args") for n in r["names"]}
+		bad = plain & {"bpf", "clone", "clone3", "name_to_handle_at",
+		               "unshare", "setns", "mount"}
+		if bad:
+		    sys.exit("allowed whatever the arguments: %s" % sorted(bad))
+		# The engine's commands: maps, programs, BTF, its tracepoints'
+		# links, test runs on a CPU; no pinning, attaching or lookups by id.
+		cmds = {r["args"][0]["value"] for r in rules if r["names"] == ["bpf"]}
+		if not cmds or cmds & {6, 7, 8, 9, 11, 12, 13, 14, 16, 19, 20, 23,
+		                       29, 30, 31, 32, 33}:
+		    sys.exit("bpf commands: %s" % sorted(cmds))
+		clone = [r for r in rules if r["names"] == ["clone"]]
+		if [a for r in clone for a in r["args"]] != [{"index": 0,
+		        "value": 2114060288, "valueTwo": 0,
+		        "op": "SCMP_CMP_MASKED_EQ"}]:
+		    sys.exit("clone: %s" % clone)
+		if not any(r["names"] == ["clone3"] and r.get("errnoRet") == 38
+		           for r in rules):
+		    sys.exit("clone3 is not answered ENOSYS")
+	PYEOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
