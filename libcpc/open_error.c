@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -24,6 +25,7 @@ struct privilege {
 	bool capable;	/* CAP_PERFMON or CAP_SYS_ADMIN, counting */
 	bool userns;	/* in a user namespace other than the first */
 	bool caps_here; /* capable in its own namespace */
+	bool filtered;	/* under a seccomp filter (a container's profile) */
 	int paranoid;
 };
 
@@ -58,31 +60,56 @@ in_child_userns(void)
 	return child;
 }
 
-static uint64_t
-effective_caps(void)
+/* The effective capabilities and the seccomp mode of /proc/self/status. */
+static void
+status_read(uint64_t *caps, int *seccomp)
 {
 	char line[256];
-	uint64_t caps = 0;
 	FILE *f;
 
+	*caps = 0;
+	*seccomp = 0;
 	if ((f = fopen("/proc/self/status", "r")) == NULL)
-		return 0;
+		return;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "CapEff: %" SCNx64, &caps) == 1)
-			break;
+		if (sscanf(line, "CapEff: %" SCNx64, caps) != 1)
+			(void)sscanf(line, "Seccomp: %d", seccomp);
 	fclose(f);
-	return caps;
+}
+
+/*
+ * A seccomp filter answers before the kernel reads the attribute: one
+ * too short to be read gets E2BIG from the kernel, which reads it before
+ * any permission check (a security module's included), and EPERM or
+ * ENOSYS only from a filter in front of it.
+ */
+static bool
+refused_before_kernel(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	cpclib_dummy_attr(&attr);
+	attr.size = 1;
+	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EPERM || errno == EACCES || errno == ENOSYS;
 }
 
 static void
 privilege_read(struct privilege *p)
 {
-	uint64_t caps = effective_caps();
+	uint64_t caps;
+	int seccomp;
 
+	status_read(&caps, &seccomp);
 	p->caps_here = (caps & (1ULL << CAP_PERFMON_BIT)) ||
 	    (caps & (1ULL << CAP_SYS_ADMIN_BIT));
 	p->userns = in_child_userns();
 	p->capable = p->caps_here && !p->userns;
+	p->filtered = seccomp == SECCOMP_MODE_FILTER && refused_before_kernel();
 	p->paranoid = read_paranoid();
 }
 
@@ -184,6 +211,13 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 			    "Permission denied: the process "
 			    "hides itself from tracers (a set-id or unreadable "
 			    "program?); only root may count it");
+		else if (p.filtered)
+			snprintf(buf, len,
+			    "Permission denied by the seccomp filter this "
+			    "process runs under, before the kernel saw the "
+			    "call: its profile (a container's) must allow "
+			    "perf_event_open(2), as containerd's and Docker's "
+			    "current defaults do with CAP_PERFMON");
 		else
 			snprintf(buf, len,
 			    "Permission denied by a security "

@@ -3,8 +3,7 @@
  * --cgroup's directory. Systems mount the unified hierarchy in different
  * places (/sys/fs/cgroup, or /sys/fs/cgroup/unified beside v1
  * controllers), so the mount comes from mountinfo; the kernel knows a
- * cgroup by the id that name_to_handle_at(2) gives for its directory, and
- * by its depth.
+ * cgroup by its id, its directory's inode number, and by its depth.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,51 +42,96 @@ unescape(char *s)
 	*out = '\0';
 }
 
+struct mount_fields {
+	char *root, *mnt, *opts, *type;
+};
+
 /*
  * "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE ...":
  * the optional fields end at a lone "-".
  */
 static int
-mount_line(char *line, char **root, char **mnt, char **type)
+mount_line(char *line, struct mount_fields *m)
 {
 	char *field, *save = NULL;
 	int i;
 
-	*root = *mnt = *type = NULL;
+	memset(m, 0, sizeof(*m));
 	for (i = 0;
 	     (field = strtok_r(i == 0 ? line : NULL, " \n", &save)) != NULL;
 	     i++) {
 		if (i == 3)
-			*root = field;
+			m->root = field;
 		else if (i == 4)
-			*mnt = field;
+			m->mnt = field;
+		else if (i == 5)
+			m->opts = field;
 		else if (i > 5 && strcmp(field, "-") == 0) {
-			*type = strtok_r(NULL, " \n", &save);
+			m->type = strtok_r(NULL, " \n", &save);
 			break;
 		}
 	}
-	return *root != NULL && *mnt != NULL && *type != NULL ? 0 : -1;
+	return m->root != NULL && m->mnt != NULL && m->type != NULL ? 0 : -1;
 }
 
 int
 cgroup2_mount(
     FILE *mountinfo, char *mnt, size_t mntlen, char *root, size_t rootlen)
 {
-	char *line = NULL, *r, *m, *type;
+	struct mount_fields m;
+	char *line = NULL;
 	size_t room = 0;
 	int found = -1;
 
 	while (found != 0 && getline(&line, &room, mountinfo) > 0) {
-		if (mount_line(line, &r, &m, &type) != 0 ||
-		    strcmp(type, "cgroup2") != 0)
+		if (mount_line(line, &m) != 0 || strcmp(m.type, "cgroup2") != 0)
 			continue;
-		unescape(r);
-		unescape(m);
-		if (strlen(m) < mntlen && strlen(r) < rootlen) {
-			strcpy(mnt, m);
-			strcpy(root, r);
+		unescape(m.root);
+		unescape(m.mnt);
+		if (strlen(m.mnt) < mntlen && strlen(m.root) < rootlen) {
+			strcpy(mnt, m.mnt);
+			strcpy(root, m.root);
 			found = 0;
 		}
+	}
+	free(line);
+	return found;
+}
+
+/* A mount's own options begin with "rw" or "ro", as statvfs's ST_RDONLY. */
+static bool
+mount_writable(const struct mount_fields *m)
+{
+	return strncmp(m->opts, "ro", 2) != 0 ||
+	    (m->opts[2] != ',' && m->opts[2] != '\0');
+}
+
+/*
+ * A cgroup hierarchy, v1 or v2. The tmpfs that holds v1's mount points
+ * has no cgroup file: a container's own is read-write under podman.
+ */
+static bool
+is_cgroup_mount(const struct mount_fields *m)
+{
+	return strcmp(m->type, "cgroup") == 0 ||
+	    strcmp(m->type, "cgroup2") == 0;
+}
+
+int
+cgroup_writable_mount(FILE *mountinfo, char *which, size_t len)
+{
+	struct mount_fields m;
+	char *line = NULL;
+	size_t room = 0;
+	int found = 0;
+
+	while (found == 0 && getline(&line, &room, mountinfo) > 0) {
+		if (mount_line(line, &m) != 0 || !is_cgroup_mount(&m) ||
+		    !mount_writable(&m))
+			continue;
+		unescape(m.mnt);
+		snprintf(which, len, "%s (%s)", m.mnt, m.type);
+		found = 1;
 	}
 	free(line);
 	return found;
@@ -165,23 +209,21 @@ hierarchy_top(const char *root, const char *mnt)
 	    cgroup_id_at(AT_FDCWD, mnt, &id) == 0 && id == CGROUP_ROOT_ID;
 }
 
+/*
+ * On cgroup2 a directory's inode number is its cgroup's id (kernfs gives
+ * each node one 64-bit id, Linux 5.5 and later on 64-bit machines), the
+ * id that name_to_handle_at(2) also gives; stat(2) is what every
+ * container runtime's default seccomp profile lets through, where
+ * containerd's refuses name_to_handle_at.
+ */
 int
 cgroup_id_at(int dirfd, const char *name, uint64_t *id)
 {
-	union {
-		struct file_handle fh;
-		char room[sizeof(struct file_handle) + sizeof(uint64_t)];
-	} h;
-	int mount_id;
+	struct stat st;
 
-	h.fh.handle_bytes = sizeof(uint64_t);
-	if (name_to_handle_at(dirfd, name, &h.fh, &mount_id, 0) != 0)
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -1;
-	if (h.fh.handle_bytes != sizeof(uint64_t)) {
-		errno = EINVAL;
-		return -1;
-	}
-	memcpy(id, h.fh.f_handle, sizeof(*id));
+	*id = (uint64_t)st.st_ino;
 	return 0;
 }
 

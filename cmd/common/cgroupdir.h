@@ -28,6 +28,15 @@ int cgroup2_mount(
     FILE *mountinfo, char *mnt, size_t mntlen, char *root, size_t rootlen);
 
 /*
+ * The first mount in a mountinfo text through which a cgroup could be
+ * changed: a cgroup hierarchy (v1 or v2) mounted read-write. 1 and
+ * "MOUNTPOINT (TYPE)" in which, or 0 where none is.
+ * The mount's flags, not access(2), tell: root with CAP_DAC_OVERRIDE
+ * may write where its file modes say it may not.
+ */
+int cgroup_writable_mount(FILE *mountinfo, char *which, size_t len);
+
+/*
  * arg as --cgroup takes it: a directory under the cgroup2 mount, or a
  * path in the hierarchy ("/system.slice/x.service", as /proc/PID/cgroup
  * writes it, or relative: "system.slice/x.service"). 0, or -1 with why, a

@@ -3,10 +3,12 @@
  * Diagnostics for the commands, shared with libcpc's error handler; a
  * name a message quotes is made inert (safename.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "safename.h"
@@ -78,6 +80,23 @@ inert_text(const char *fmt, va_list ap)
 	safe[at] = '\0';
 	free(text);
 	return safe;
+}
+
+void
+diag_cpc_open(int err)
+{
+	/* The kernel has perf events where it has their paranoia setting. */
+	if (err == ENOSYS &&
+	    access("/proc/sys/kernel/perf_event_paranoid", F_OK) == 0)
+		diag(NULL,
+		    "cannot access performance counters - perf_event_open(2) "
+		    "is refused by the seccomp filter this process runs under: "
+		    "its profile (a container's) must allow it, as "
+		    "containerd's and Docker's current defaults do with "
+		    "CAP_PERFMON\n");
+	else
+		diag(NULL, "cannot access performance counters - %s\n",
+		    strerror(err));
 }
 
 void

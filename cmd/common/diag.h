@@ -21,6 +21,11 @@ void diag(const char *fn, const char *fmt, ...)
  * terminal: fn gets each whole, "<prog>: " and all; NULL: stderr again.
  */
 void diag_set_sink(void (*fn)(void *arg, const char *message), void *arg);
+/*
+ * cpc_open's failure, errno err, in one line: a kernel with performance
+ * counters that answers ENOSYS is a seccomp filter's refusal, said so.
+ */
+void diag_cpc_open(int err);
 /* Said only in debug mode (-D). */
 void diag_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -390,8 +390,7 @@ main(int argc, char **argv)
 	raise_fd_limit(true);
 	startup_mark("locale");
 	if ((cs.cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
-		diag(NULL, "cannot access performance counters - %s\n",
-		    strerror(errno));
+		diag_cpc_open(errno);
 		return 1;
 	}
 	startup_mark("libcpc (libpfm4, PMUs)");

@@ -398,8 +398,7 @@ main(int argc, char **argv)
 	diag_init(argv[0]);
 	startup_mark("locale");
 	if ((ct.cpc = cpc_open(CPC_VER_CURRENT)) == NULL) {
-		diag(NULL, "cannot access performance counter library - %s\n",
-		    strerror(errno));
+		diag_cpc_open(errno);
 		return 1;
 	}
 	startup_mark("libcpc (libpfm4, PMUs)");

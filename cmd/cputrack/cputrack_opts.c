@@ -71,7 +71,7 @@ usage(FILE *out)
 	    "\t\t[--linger=secs] [--metrics] [--thread-series] [--top [-b]]\n"
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
 	    "\t\t--tid=tid[,tid]... | --cgroup=dir |\n"
-	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n]]\n"
+	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]\n"
 	    "\t%s --input=file [-M name[,name]] [--format=...]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
@@ -95,7 +95,7 @@ usage(FILE *out)
 	    "\t--cgroup=dir\n"
 	    "\t\t  every process in a cgroup (v2) and below it, those\n"
 	    "\t\t  that come included, while they are there (BPF engine)\n"
-	    "\t--for-each-cgroup=dir[,depth=n][,max=n]\n"
+	    "\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]\n"
 	    "\t\t  as --cgroup, with rows and series of each cgroup apart\n"
 	    "\t\t  (n levels below dir at most; max of them, default %u)\n"
 	    "\t--format=table|csv|json|openmetrics|prometheus|trace\n"
@@ -327,13 +327,47 @@ parse_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 }
 
 /*
- * --for-each-cgroup=dir[,depth=n][,max=n]: the directory as --cgroup's,
- * then how deep its cgroups are kept apart and how many of them.
+ * readonly: the run may not start where a cgroup could be changed through
+ * what it sees (a node daemon's container, given the host's hierarchy):
+ * the manifest asks for it, so that a mount made writable by a layout or
+ * a cluster the manifest did not foresee stops the daemon, not the host.
+ */
+static void
+require_readonly(bool *bad)
+{
+	char which[PATH_MAX + 32];
+	FILE *f;
+	int found;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL) {
+		diag(NULL,
+		    "--for-each-cgroup: readonly: cannot read "
+		    "/proc/self/mountinfo - %s\n",
+		    strerror(errno));
+		*bad = true;
+		return;
+	}
+	found = cgroup_writable_mount(f, which, sizeof(which));
+	fclose(f);
+	if (found) {
+		diag(NULL,
+		    "--for-each-cgroup: readonly: %s is mounted read-write: "
+		    "a cgroup could be changed from here\n",
+		    which);
+		*bad = true;
+	}
+}
+
+/*
+ * --for-each-cgroup=dir[,depth=n][,max=n][,readonly]: the directory as
+ * --cgroup's, then how deep its cgroups are kept apart and how many of
+ * them, and whether every cgroup mount must be read-only.
  */
 static void
 parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 {
 	char *dir = strdup(arg), *comma, *opt;
+	bool readonly = false;
 
 	if (dir == NULL) {
 		diag(NULL, "no memory available\n");
@@ -352,14 +386,19 @@ parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 		else if (strncmp(opt, "max=", 4) == 0)
 			o->cgroups_max = (unsigned)parse_number(
 			    bad, "max", opt + 4, 1, CGROUPS_MAX_LIMIT);
+		else if (strcmp(opt, "readonly") == 0)
+			readonly = true;
 		else {
 			diag(NULL,
-			    "--for-each-cgroup: '%s' is not depth=n or max=n\n",
+			    "--for-each-cgroup: '%s' is not depth=n, max=n or "
+			    "readonly\n",
 			    opt);
 			*bad = true;
 		}
 	}
 	parse_cgroup(o, bad, dir);
+	if (readonly && !*bad)
+		require_readonly(bad);
 	free(dir);
 }
 

@@ -290,7 +290,7 @@ folded_served() {
 	run -2 "$CPUTRACK" --engine=ptrace --for-each-cgroup="/$NAME" -c "$WRITE"
 	[ "$output" = "cputrack: --for-each-cgroup needs the BPF engine: the ptrace engine cannot see a process come into a cgroup" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,levels=2" -c "$WRITE"
-	[ "${lines[0]}" = "cputrack: --for-each-cgroup: 'levels=2' is not depth=n or max=n" ]
+	[ "${lines[0]}" = "cputrack: --for-each-cgroup: 'levels=2' is not depth=n, max=n or readonly" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,depth=-1" -c "$WRITE"
 	[ "${lines[0]}" = "cputrack: invalid depth '-1'" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,max=0" -c "$WRITE"

@@ -24,7 +24,7 @@ usage_text() {
 	    '		[--linger=secs] [--metrics] [--thread-series] [--top [-b]]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir |' \
-	    '		--for-each-cgroup=dir[,depth=n][,max=n]]' \
+	    '		--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]' \
 	    '	cputrack --input=file [-M name[,name]] [--format=...]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
@@ -48,7 +48,7 @@ usage_text() {
 	    '	--cgroup=dir' \
 	    '		  every process in a cgroup (v2) and below it, those' \
 	    '		  that come included, while they are there (BPF engine)' \
-	    '	--for-each-cgroup=dir[,depth=n][,max=n]' \
+	    '	--for-each-cgroup=dir[,depth=n][,max=n][,readonly]' \
 	    '		  as --cgroup, with rows and series of each cgroup apart' \
 	    '		  (n levels below dir at most; max of them, default 4096)' \
 	    '	--format=table|csv|json|openmetrics|prometheus|trace' \

@@ -15,7 +15,11 @@
 # getpriority(2) calls: a container runtime makes write(2) calls in the
 # container's cgroup before its program starts, getpriority none.
 # Debian's Prometheus scrapes the daemon; each container's series has
-# its container_id and runtime labels and its exact count. The probes
+# its container_id and runtime labels and its exact count. The daemon
+# counts as exactly under containerd's and Docker's default seccomp
+# profiles (tests/fleet/seccomp), what RuntimeDefault gives it on a node,
+# and under an older default that refuses perf_event_open(2) without
+# CAP_SYS_ADMIN says the seccomp filter refused it. The probes
 # answer, and SIGTERM ends the daemon, status 0, before podman's
 # 1-second SIGKILL would.
 #
@@ -62,18 +66,22 @@ build_workload() {
 # start_daemon: the DaemonSet's container, counting $EVENT and the
 # clock at half-second ticks, published on 127.0.0.1:$CT_PORT.
 start_daemon() {
-	local opts=() line
+	local opts=() line k=$SOURCE_DIR/dist/kubernetes
+	local patches=("$k/tracepoints/tracefs.yaml" "$k/seccomp/localhost.yaml")
+	# podman makes a volume read-only at its top alone: on a hybrid host,
+	# the unified hierarchy alone, as the cgroup-unified component has it.
+	if grep -q ' /sys/fs/cgroup/unified .* - cgroup2 ' /proc/self/mountinfo; then
+		patches+=("$k/cgroup-unified/unified.yaml")
+	fi
 	while IFS= read -r line; do
 		[ "$line" = -- ] && break
 		opts+=("$line")
 	done < <("$SOURCE_DIR/tests/fleet/k8s_podman" \
-	    "$SOURCE_DIR/dist/kubernetes/base/daemonset.yaml" \
-	    "$SOURCE_DIR/dist/kubernetes/tracepoints/tracefs.yaml" \
-	    "$SOURCE_DIR/dist/kubernetes/seccomp/localhost.yaml")
+	    "$k/base/daemonset.yaml" "${patches[@]}")
 	printf '%s\n' "${opts[@]}" >"$D/daemon.opts"
 	podman run -d --name "$NAME-daemon" "${RUNC[@]}" "${opts[@]}" \
 	    -p "127.0.0.1:$CT_PORT:9419" "$IMAGE" \
-	    --for-each-cgroup=/,depth=4 --format=openmetrics --listen=:9419 \
+	    --for-each-cgroup=/,depth=4,readonly --format=openmetrics --listen=:9419 \
 	    --output=/dev/null -T 0.5 -c "$EVENT,task-clock" \
 	    >"$D/daemon.id" 2>"$D/daemon.err"
 }
@@ -126,7 +134,9 @@ setup_file() {
 
 teardown_file() {
 	stop_daemons prometheus
-	podman rm -f -t 0 "$NAME-daemon" "$NAME-one" "$NAME-two" >/dev/null 2>&1 || true
+	podman rm -f -t 0 "$NAME-daemon" "$NAME-one" "$NAME-two" \
+	    "$NAME-containerd" "$NAME-w-containerd" "$NAME-moby" \
+	    "$NAME-w-moby" "$NAME-old" >/dev/null 2>&1 || true
 	podman rmi -f "$IMAGE" "$WL_IMAGE" >/dev/null 2>&1 || true
 }
 
@@ -192,6 +202,85 @@ counted() {
 	wait_for counted two 2000
 	# Its cgroup, as the host names it (podman's cgroupfs layout).
 	[ "$(promql "count(cputrack_cgroup_events_total{job=\"cpctools-node\",event=\"$EVENT\",cgroup=~\"/.*libpod-$(cat "$D/one.id").*\"})" "$(now)")" = 1 ]
+}
+
+# profile_daemon NAME PROFILE: the daemon as start_daemon has it, but
+# under the seccomp profile PROFILE ("" for podman's own default), on a
+# port of its own in $D/NAME.port; its container's name is $NAME-NAME.
+profile_daemon() {
+	local opts=() line port
+	while IFS= read -r line; do
+		[[ $line == --security-opt=seccomp=* ]] || opts+=("$line")
+	done <"$D/daemon.opts"
+	[ -z "$2" ] || opts+=("--security-opt=seccomp=$2")
+	port=$(free_port)
+	echo "$port" >"$D/$1.port"
+	podman run -d --name "$NAME-$1" "${RUNC[@]}" "${opts[@]}" \
+	    -p "127.0.0.1:$port:9419" "$IMAGE" \
+	    --for-each-cgroup=/,depth=4,readonly --format=openmetrics \
+	    --listen=:9419 --output=/dev/null -T 0.5 -c "$EVENT,task-clock" \
+	    >/dev/null 2>"$D/$1.err"
+}
+
+# served_count NAME ID N: the daemon NAME serves container ID's count N.
+served_count() {
+	curl -sf "http://127.0.0.1:$(cat "$D/$1.port")/metrics" |
+	    grep -E "^cputrack_cgroup_events_total\{.*container_id=\"$2\".*event=\"$EVENT\".*\} $3\$"
+}
+
+# counts_under NAME PROFILE: the daemon under PROFILE counts a workload
+# container of 1,500 calls exactly, its seccomp filter on.
+counts_under() {
+	local pid
+	profile_daemon "$1" "$2" ||
+	    { echo "$1: $(cat "$D/$1.err")"; return 1; }
+	wait_http "http://127.0.0.1:$(cat "$D/$1.port")/-/ready" ||
+	    { podman logs "$NAME-$1"; return 1; }
+	pid=$(podman inspect -f '{{.State.Pid}}' "$NAME-$1")
+	grep -qx 'Seccomp:	2' "/proc/$pid/status" ||
+	    { echo "$1: no seccomp filter"; return 1; }
+	start_workload "w-$1" 1500
+	wait_for served_count "$1" "$(cat "$D/w-$1.id")" 1500 ||
+	    { podman logs "$NAME-$1"; return 1; }
+	podman rm -f -t 0 "$NAME-$1" "$NAME-w-$1" >/dev/null
+}
+
+@test "under containerd's and Docker's default seccomp profiles, the daemon counts a container exactly" {
+	counts_under containerd "$SOURCE_DIR/tests/fleet/seccomp/containerd-default.json"
+	counts_under moby "$SOURCE_DIR/tests/fleet/seccomp/moby-default.json"
+}
+
+@test "under an older default that allows perf_event_open only with CAP_SYS_ADMIN, the refusal is said as the seccomp filter's, for each event" {
+	admin_only_default ||
+	    skip "podman's default profile here lets perf_event_open through without CAP_SYS_ADMIN"
+	profile_daemon old ""
+	wait_for container_ended "$NAME-old"
+	podman logs "$NAME-old" >"$D/old.log" 2>&1
+	cat "$D/old.log"
+	podman rm -f -t 0 "$NAME-old" >/dev/null
+	grep -q 'seccomp filter' "$D/old.log"
+	run ! grep -q 'security module' "$D/old.log"
+}
+
+# admin_only_default: podman's own default profile (Debian 12's,
+# containers-common 0.50) lets perf_event_open through only with
+# CAP_SYS_ADMIN.
+admin_only_default() {
+	"$PY" - /usr/share/containers/seccomp.json <<-'PYEOF'
+		import json, sys
+		try:
+		    rules = json.load(open(sys.argv[1]))["syscalls"]
+		except OSError:
+		    sys.exit(1)
+		sys.exit(not any("perf_event_open" in r["names"] and
+		    r.get("includes", {}).get("caps") == ["CAP_SYS_ADMIN"]
+		    for r in rules))
+	PYEOF
+}
+
+# container_ended NAME: podman says it exited.
+container_ended() {
+	[ "$(podman inspect -f '{{.State.Status}}' "$1")" = exited ]
 }
 
 @test "the probes: /-/healthy and /-/ready answer 200 with one line, no series" {

@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Pods by name, end to end: a Burstable pod laid out as the kubelet's
-# systemd driver makes it, in a cgroup of the test's (the pod's cgroup,
-# its sandbox's and its container app's, each with a process: wl_hold,
+# systemd driver makes it under a kubelet root of the test's (the pod's
+# cgroup, its sandbox's and its container app's, each with a process: wl_hold,
 # 1,000 getpriority(2) calls in app, none in the sandbox); cputrack
 # --for-each-cgroup counts them as the DaemonSet does; a made-up
 # kube-state-metrics (a file served on loopback) names the pod and app;
 # Debian's Prometheus scrapes both and evaluates the shipped rules. Each
-# container's series is named (the sandbox POD), app's count is exact,
-# and each query of the dashboard's per-pod row returns series: those of
-# instructions per cycle and TopDown only where a hardware PMU counts
-# them.
+# container's series is named (the sandbox, which kube-state-metrics does
+# not list, "<unlisted>"), app's count is exact, and each query of the
+# dashboard's per-pod row returns series: those of instructions per cycle
+# and TopDown only where a hardware PMU counts them.
 
 bats_require_minimum_version 1.5.0
 
@@ -33,10 +33,15 @@ setup_file() {
 	export D=$BATS_FILE_TMPDIR
 	[ -x "${CPUTRACK:-}" ] || return 0
 	export CGM CG POD CT_PORT PROM_PORT KSM_PORT
-	local qos=kubepods-burstable.slice
-	local pod=kubepods-burstable-pod${UID_//-/_}.slice
-	cgroup_fleet_ready "cpctools-pods-$$" "$qos" "$qos/$pod" \
-	    "$qos/$pod/cri-containerd-$APP.scope" \
+	# A kubelet root as kind's nodes have it (--cgroup-root), in systemd's
+	# chain of slices from the hierarchy's root: only root makes those.
+	# Short, so that the container's path stays under the 255 bytes of a
+	# cgroup label (longer ones are shortened, cpctools-output(5)).
+	local root=cpt$$
+	local qos=$root-kubepods.slice/$root-kubepods-burstable.slice
+	local pod=$root-kubepods-burstable-pod${UID_//-/_}.slice
+	cgroup_fleet_ready "$root.slice" "$root-kubepods.slice" "$qos" \
+	    "$qos/$pod" "$qos/$pod/cri-containerd-$APP.scope" \
 	    "$qos/$pod/cri-containerd-$PAUSE.scope" || return 0
 	POD=$CG/$qos/$pod
 	CT_PORT=$(free_port)
@@ -82,7 +87,7 @@ teardown_file() {
 	for c in "cri-containerd-$APP.scope" "cri-containerd-$PAUSE.scope" ""; do
 		[ -n "${POD:-}" ] && rmdir "$POD/$c" 2>/dev/null || true
 	done
-	[ -n "${CG:-}" ] && rmdir "$CG/kubepods-burstable.slice" "$CG" 2>/dev/null || true
+	[ -n "${CG:-}" ] && rmdir "${POD%/*}" "${POD%/*/*}" "$CG" 2>/dev/null || true
 }
 
 setup() {
@@ -94,10 +99,10 @@ has_value() {
 	[[ $(promql "$1" "$(now)") =~ ^[0-9.e+-]+$ ]]
 }
 
-@test "each container is named by the join with kube-state-metrics, the sandbox POD, and app's count is exact" {
+@test "each container is named by the join with kube-state-metrics, the sandbox unlisted, and app's count is exact" {
 	wait_for has_value "container_event:cputrack_cgroup_events:rate1m{namespace=\"shop\",pod=\"web-5d8f\",container=\"app\",event=\"$EVENT\"}" ||
 	    { cat "$D/prometheus.log" "$D/cputrack.err"; false; }
-	wait_for has_value "container_event:cputrack_cgroup_events:rate1m{namespace=\"shop\",pod=\"web-5d8f\",container=\"POD\",event=\"task-clock\"} or container_event:cputrack_cgroup_events:rate1m{namespace=\"shop\",pod=\"web-5d8f\",container=\"POD\",event=\"$EVENT\"}"
+	wait_for has_value "container_event:cputrack_cgroup_events:rate1m{namespace=\"shop\",pod=\"web-5d8f\",container=\"<unlisted>\",event=\"task-clock\"} or container_event:cputrack_cgroup_events:rate1m{namespace=\"shop\",pod=\"web-5d8f\",container=\"<unlisted>\",event=\"$EVENT\"}"
 	[ -e "$D/app.done" ]
 	[ "$(promql "cputrack_cgroup_events_total{job=\"cpctools-node\",event=\"$EVENT\",pod_uid=\"$UID_\",container_id=\"$APP\",qos_class=\"Burstable\",runtime=\"containerd\"} * on (container_id) group_left (container) container_id:cpctools_kube_container:info" "$(now)")" = 1000 ]
 }

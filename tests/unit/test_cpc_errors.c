@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libcpc errors: the subcodes and their exact default texts, the error
- * handler (and errno surviving it), the default handler's output, and
- * every errno case of the reference (section 5) that Linux can produce.
+ * handler (and errno surviving it), the default handler's output,
+ * every errno case of the reference (section 5) that Linux can produce,
+ * and a seccomp filter's refusal told as such, not as a security
+ * module's.
  */
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "test_cpc.h"
@@ -461,6 +468,76 @@ permission(void)
 	printf("unprivileged kernel counting: %s", r.msg);
 }
 
+/*
+ * In a child, root: perf_event_open refused with EPERM by a seccomp
+ * filter, as a container runtime's older default profile refuses it
+ * without CAP_SYS_ADMIN. Its message through the pipe out; exit status 0,
+ * or 77 where no filter could be set.
+ */
+static void
+filtered_child(int out)
+{
+	struct sock_filter refuse[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(refuse) / sizeof(refuse[0]), refuse };
+	char msg[sizeof(last_error.msg)];
+	cpc_set_t *set;
+	cpc_t *cpc;
+
+	if ((cpc = cpc_open(CPC_VER_CURRENT)) == NULL)
+		_exit(4);
+	cpc_seterrhndlr(cpc, recording_handler);
+	set = cpc_set_create(cpc);
+	cpc_set_add_request(
+	    cpc, set, "page-faults", 0, CPC_COUNT_USER, 0, NULL);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		_exit(77);
+	forget_error();
+	if (cpc_bind_curlwp(cpc, set, 0) == 0)
+		_exit(6);
+	snprintf(msg, sizeof(msg), "%s", last_error.msg);
+	if (write(out, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+		_exit(5);
+	_exit(0);
+}
+
+static void
+seccomp_refusal(void)
+{
+	char msg[sizeof(last_error.msg)] = "";
+	int fds[2], status = 0;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("note: not root, the seccomp check is skipped\n");
+		return;
+	}
+	CHECK(pipe(fds) == 0);
+	if ((pid = fork()) == 0) {
+		close(fds[0]);
+		filtered_child(fds[1]);
+	}
+	close(fds[1]);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+		printf("note: no seccomp filter could be set here\n");
+		close(fds[0]);
+		return;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(read(fds[0], msg, sizeof(msg)) == (ssize_t)sizeof(msg));
+	close(fds[0]);
+	CHECK(strstr(msg, "seccomp filter") != NULL);
+	CHECK(strstr(msg, "security module") == NULL);
+	printf("under a seccomp filter: %s\n", msg);
+}
+
 int
 main(void)
 {
@@ -480,6 +557,7 @@ main(void)
 	no_pmu_events(cpc);
 	unmapped_events(cpc);
 	permission();
+	seccomp_refusal();
 	cpc_close(cpc);
 	return check_report("test_cpc_errors");
 }

@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cgroupdir.c: the cgroup2 mount found in mountinfo texts of the layouts
- * systems have, and --cgroup's spellings resolved on this machine's own
- * hierarchy, in a cgroup the test makes; and, from a cgroup namespace
- * whose root is that cgroup (a container's, given the host's hierarchy),
- * the same names as outside it. The walk of a tree, on a plain directory
- * tree the test makes: parents first, its depth kept, links not followed.
+ * systems have, and the writable cgroup mounts among them, and --cgroup's
+ * spellings resolved on this machine's own hierarchy, in a cgroup the test
+ * makes; and, from a cgroup namespace whose root is that cgroup (a container's,
+ * given the host's hierarchy), the same names as outside it; the same ids under
+ * a seccomp filter that refuses name_to_handle_at(2), as containerd's default
+ * profile does, and those ids the kernel's file handles give. The walk of a
+ * tree, on a plain directory tree the test makes: parents first, its depth
+ * kept, links not followed.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +73,62 @@ test_mountinfo(void)
 		       "33 31 0:30 / /cgroup2 rw - cgroup cgroup2 rw\n",
 		  mnt, root) == -1);
 	CHECK(mount_of("", mnt, root) == -1);
+}
+
+static int
+writable_of(const char *text, char *which, size_t len)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	if (f == NULL)
+		return -2;
+	ret = cgroup_writable_mount(f, which, len);
+	fclose(f);
+	return ret;
+}
+
+/*
+ * A hybrid node's hierarchies given to a container read-only at the top
+ * alone: each submount is still writable, and named; read-only through,
+ * none is; mounts elsewhere do not count.
+ */
+static void
+test_writable(void)
+{
+	char which[128];
+
+	CHECK(writable_of("20 1 0:5 / / rw - ext4 sda rw\n"
+			  "31 20 0:28 / /sys/fs/cgroup ro,relatime - tmpfs "
+			  "tmpfs rw\n"
+			  "32 31 0:29 / /sys/fs/cgroup/cpu ro - cgroup cgroup "
+			  "rw,cpu\n"
+			  "33 31 0:30 / /sys/fs/cgroup/memory rw,nosuid - "
+			  "cgroup cgroup rw,memory\n"
+			  "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 "
+			  "cgroup2 rw\n",
+		  which, sizeof(which)) == 1);
+	CHECK(strcmp(which, "/sys/fs/cgroup/memory (cgroup)") == 0);
+	CHECK(writable_of("31 20 0:28 / /sys/fs/cgroup ro - tmpfs tmpfs rw\n"
+			  "32 31 0:29 / /sys/fs/cgroup/cpu ro - cgroup cgroup "
+			  "rw,cpu\n"
+			  "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 "
+			  "cgroup2 rw\n",
+		  which, sizeof(which)) == 1);
+	CHECK(strcmp(which, "/sys/fs/cgroup/unified (cgroup2)") == 0);
+	/* The tmpfs that holds v1's mount points holds no cgroup file. */
+	CHECK(writable_of("31 20 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n",
+		  which, sizeof(which)) == 0);
+	/* A v2 hierarchy mounted elsewhere, read-write. */
+	CHECK(writable_of("50 40 0:40 /../.. /host/cg rw - cgroup2 none rw\n",
+		  which, sizeof(which)) == 1);
+	CHECK(writable_of("20 1 0:5 / / rw - ext4 sda rw\n"
+			  "22 20 0:20 / /sys ro - sysfs sysfs rw\n"
+			  "26 22 0:23 /../.. /sys/fs/cgroup ro,nosuid - "
+			  "cgroup2 cgroup2 rw,nsdelegate\n"
+			  "27 20 0:24 / /sys/fs/cgroupx rw - tmpfs tmpfs rw\n",
+		  which, sizeof(which)) == 0);
+	CHECK(writable_of("", which, sizeof(which)) == 0);
 }
 
 static void
@@ -211,6 +275,89 @@ test_namespace(void)
 	CHECK(rmdir(dir) == 0);
 }
 
+/* The cgroup id of path as its file handle gives it: 0 where none. */
+static uint64_t
+handle_id(const char *path)
+{
+	union {
+		struct file_handle fh;
+		char room[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h;
+	uint64_t id = 0;
+	int mount_id;
+
+	h.fh.handle_bytes = sizeof(uint64_t);
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) == 0 &&
+	    h.fh.handle_bytes == sizeof(id))
+		memcpy(&id, h.fh.f_handle, sizeof(id));
+	return id;
+}
+
+/*
+ * In a child: name_to_handle_at refused with ENOSYS, as containerd's
+ * default seccomp profile refuses it; dir is still resolved, its id want.
+ * Exit status 0 resolved, 1 not, 77 where no filter could be set.
+ */
+static int
+without_handles(const char *dir, uint64_t want)
+{
+	struct sock_filter refuse[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(
+		    BPF_JMP | BPF_JEQ | BPF_K, SYS_name_to_handle_at, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(refuse) / sizeof(refuse[0]), refuse };
+	struct cgroup_dir cg;
+	char why[512] = "";
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		return 77;
+	if (handle_id(dir) != 0) {
+		fprintf(stderr, "name_to_handle_at was not refused\n");
+		return 1;
+	}
+	if (cgroup_dir_resolve(dir, &cg, why, sizeof(why)) != 0 ||
+	    cg.id != want) {
+		fprintf(stderr, "without file handles: '%s' (%s)\n", dir, why);
+		return 1;
+	}
+	return 0;
+}
+
+/* The id is the file handle's, and stat(2) alone finds it. */
+static void
+test_no_handles(void)
+{
+	char mnt[PATH_MAX], root[PATH_MAX];
+	struct cgroup_dir top;
+	char why[512];
+	int status = 0;
+	uint64_t want;
+	pid_t pid;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		SKIP("cannot read /proc/self/mountinfo");
+	if (cgroup2_mount(f, mnt, sizeof(mnt), root, sizeof(root)) != 0)
+		SKIP("no cgroup v2 hierarchy is mounted here");
+	fclose(f);
+	want = handle_id(mnt);
+	CHECK(want != 0);
+	CHECK(cgroup_dir_resolve(mnt, &top, why, sizeof(why)) == 0 &&
+	    top.id == want);
+	if ((pid = fork()) == 0)
+		_exit(without_handles(mnt, want));
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		printf("# no seccomp filter could be set here\n");
+	else
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 struct seen {
 	char text[512];
 	int fds_ok;
@@ -287,7 +434,9 @@ main(void)
 {
 	test_walk();
 	test_mountinfo();
+	test_writable();
 	test_resolve();
 	test_namespace();
+	test_no_handles();
 	return check_report("test_cgroupdir");
 }

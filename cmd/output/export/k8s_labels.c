@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Pods and containers from cgroup paths (see k8s_labels.h). The path is
- * read a component at a time: the last pod component wins (a pod may run
- * in a node that is itself a container, as kind's nodes are), and the
- * container is the first container component below it, or, outside a
- * pod, the first of the path (a container's own children, such as
- * systemd's in it, stay its).
+ * read a component at a time. Only names that root alone can make count:
+ * a user given a subtree (systemd's Delegate=, a container's own
+ * hierarchy, a kind node's) can make any name in it, so a pod is one only
+ * at the kubelet's root, and a container only right below its pod or, for
+ * containers outside Kubernetes, right below a top-level cgroup. A
+ * container's own children, such as systemd's in it, stay its.
  */
 #include <string.h>
 
@@ -141,18 +142,21 @@ systemd_pod(const char *c, size_t n, struct k8s_ids *ids)
 	return true;
 }
 
-/* cgroupfs's driver: pod<uid> under kubepods, or under kubepods/QOS. */
+/*
+ * cgroupfs's driver: pod<uid> under /kubepods, or under /kubepods/QOS,
+ * kubepods a top-level cgroup (depth is c's, 1 for those).
+ */
 static bool
 cgroupfs_pod(const char *c, size_t n, const char *parent, const char *grand,
-    struct k8s_ids *ids)
+    size_t depth, struct k8s_ids *ids)
 {
 	const char *qos;
 
 	if (n < 3 || memcmp(c, "pod", 3) != 0 || parent == NULL)
 		return false;
-	if (strcmp(parent, "kubepods") == 0)
+	if (depth == 2 && strcmp(parent, "kubepods") == 0)
 		qos = "Guaranteed";
-	else if (grand != NULL && strcmp(grand, "kubepods") == 0)
+	else if (depth == 3 && strcmp(grand, "kubepods") == 0)
 		qos = qos_of(parent, strlen(parent));
 	else
 		return false;
@@ -192,14 +196,50 @@ container(const char *c, size_t n, const char *parent, bool below_pod,
 	return true;
 }
 
+/*
+ * Whether c (n bytes) goes on with systemd's chain of slices from the
+ * root, whose names each begin with their parent's stem and a '-'
+ * ("a.slice", "a-b.slice", "a-b-c.slice"): chain holds the stem so far,
+ * "" at the root, and c's once it goes on. Only root makes a slice
+ * (systemd delegates scopes and services, never slices), so the kubelet's
+ * root, "/kubepods.slice" or a kind node's
+ * "/kubelet.slice/kubelet-kubepods.slice", is such a chain.
+ */
+static bool
+slice_chain(char chain[COMPONENT_MAX], const char *c, size_t n)
+{
+	size_t stem, k = strlen(chain);
+
+	if (!ends_with(c, n, ".slice", &stem) || stem == 0)
+		return false;
+	if (k == 0 ? memchr(c, '-', stem) != NULL :
+		     stem <= k + 1 || memcmp(c, chain, k) != 0 || c[k] != '-')
+		return false;
+	memcpy(chain, c, stem);
+	chain[stem] = '\0';
+	return true;
+}
+
+/* Whether c, at depth, is a pod at the kubelet's root: its ids in pod. */
+static bool
+kubelet_pod(const char *c, size_t n, char names[3][COMPONENT_MAX], size_t depth,
+    bool in_chain, struct k8s_ids *pod)
+{
+	memset(pod, 0, sizeof(*pod));
+	return (in_chain && systemd_pod(c, n, pod)) ||
+	    cgroupfs_pod(c, n, depth > 1 ? names[1] : NULL,
+		depth > 2 ? names[2] : NULL, depth, pod);
+}
+
 bool
 k8s_ids_parse(const char *cgroup, struct k8s_ids *ids)
 {
 	char names[3][COMPONENT_MAX]; /* this one, its parent, theirs */
+	char chain[COMPONENT_MAX] = "";
 	const char *p = cgroup, *end;
+	size_t n, depth = 0, pod_depth = 0;
+	bool in_chain = true;
 	struct k8s_ids pod;
-	size_t n, depth = 0;
-	bool found = false, has_container = false, just_pod = false;
 
 	memset(ids, 0, sizeof(*ids));
 	for (; *p != '\0'; p = end) {
@@ -211,28 +251,27 @@ k8s_ids_parse(const char *cgroup, struct k8s_ids *ids)
 		if (end == NULL)
 			end = p + strlen(p);
 		if ((n = (size_t)(end - p)) >= COMPONENT_MAX)
-			return false;
+			break;
 		memmove(names[2], names[1], sizeof(names[2]));
 		memmove(names[1], names[0], sizeof(names[1]));
 		memcpy(names[0], p, n);
 		names[0][n] = '\0';
 		depth++;
-		memset(&pod, 0, sizeof(pod));
-		if (systemd_pod(p, n, &pod) ||
-		    cgroupfs_pod(p, n, depth > 1 ? names[1] : NULL,
-			depth > 2 ? names[2] : NULL, &pod)) {
-			/* A pod inside a container: the pod's ids alone. */
+		/* A container's cgroup is its pod's child, or a top one's. */
+		if (pod_depth != 0) {
+			(void)container(p, n, names[1], true, ids);
+			return true;
+		}
+		in_chain = in_chain && slice_chain(chain, p, n);
+		if (kubelet_pod(p, n, names, depth, in_chain, &pod)) {
 			*ids = pod;
-			found = just_pod = true;
-			has_container = false;
+			pod_depth = depth;
 			continue;
 		}
-		if (!has_container &&
-		    container(p, n, depth > 1 ? names[1] : NULL, just_pod, ids))
-			found = has_container = true;
-		just_pod = false;
+		if (depth == 2 && container(p, n, names[1], false, ids))
+			return true;
 	}
-	return found;
+	return pod_depth != 0;
 }
 
 size_t

@@ -23,6 +23,13 @@
  * The runtimes' monitors (crio-conmon-<id>.scope, libpod-conmon-<id>.scope)
  * are no container: only the pod's ids, if any.
  *
+ * Only where root alone makes those names: a pod at the kubelet's root
+ * (systemd's chain of slices from the hierarchy's root, as
+ * /kubepods.slice or a kind node's /kubelet.slice/kubelet-kubepods.slice,
+ * or cgroupfs's top-level /kubepods), a container right below its pod or,
+ * outside Kubernetes, right below a top-level cgroup; never in a subtree
+ * a user may be given.
+ *
  * The runtime's name is the scheme Kubernetes gives its container ids
  * (containerd://, cri-o://, docker://), so that a series and
  * kube_pod_container_info join on "runtime://container_id".

@@ -2,7 +2,7 @@
 /*
  * --for-each-cgroup's rows. The engine knows a cgroup by its id; its name
  * is found by walking the target's directory, where each cgroup's
- * directory has its id as name_to_handle_at(2) gives it. A walk happens
+ * directory has its id as its inode number (cgroupdir.h). A walk happens
  * when a cgroup is counted first (the engine says so at once, while the
  * cgroup is there), so a name is found for all but a cgroup removed
  * within milliseconds of its first count: that one is named by its id.

@@ -4,8 +4,10 @@
  * kubelet's two drivers and the runtimes make, as they make them
  * (systemd's unit names write a uid's dashes as underscores); the
  * pod's own cgroup apart from its containers, the sandbox's included; a
- * pod in a node that is itself a container; the runtimes' monitors and
- * names that only look alike are no container.
+ * kind node's kubelet root; the runtimes' monitors and names that only
+ * look alike are no container; and no labels from a name a user could
+ * make: in a delegated subtree, inside a container (a kind node seen from
+ * its host is a container), or anywhere off the kubelet's root.
  */
 #include <stdio.h>
 #include <string.h>
@@ -51,16 +53,55 @@ static const struct want cases[] = {
 	{ "/kubepods/pod" UID "/" CID, true, UID, CID, "Guaranteed", NULL },
 	{ "/kubepods/burstable/pod" UID "/crio-" CID, true, UID, CID,
 	    "Burstable", "cri-o" },
-	/* A kind node, a container itself, with the kubelet's root below it */
+	/* A kind node's kubelet root, as the node sees its hierarchy */
+	{ "/kubelet.slice/kubelet-kubepods.slice/"
+	  "kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod" UIDS
+	  ".slice/cri-containerd-" CID ".scope",
+	    true, UID, CID, "BestEffort", "containerd" },
+	{ "/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-pod" UIDS
+	  ".slice",
+	    true, UID, "", "Guaranteed", NULL },
+	/* The same seen from the host: inside a container, the container's */
 	{ "/system.slice/docker-" CID2
 	  ".scope/kubelet.slice/kubelet-kubepods.slice/"
 	  "kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod" UIDS
 	  ".slice/cri-containerd-" CID ".scope",
-	    true, UID, CID, "BestEffort", "containerd" },
-	{ "/system.slice/docker-" CID2
-	  ".scope/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-pod" UIDS
+	    true, "", CID2, NULL, "docker" },
+	/* A user's delegated subtree: whatever its names, no pod, no container
+	 */
+	{ "/user.slice/user-1000.slice/user@1000.service/kubepods.slice/"
+	  "kubepods-pod" UIDS ".slice/cri-containerd-" CID ".scope",
+	    false, "", "", NULL, NULL },
+	{ "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+	  "kubepods-burstable-pod" UIDS ".slice",
+	    false, "", "", NULL, NULL },
+	{ "/user.slice/user-1000.slice/user@1000.service/kubepods/pod" UID
+	  "/" CID,
+	    false, "", "", NULL, NULL },
+	{ "/user.slice/user-1000.slice/user@1000.service/docker/" CID, false,
+	    "", "", NULL, NULL },
+	{ "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" CID
+	  ".scope",
+	    false, "", "", NULL, NULL },
+	/* A slice off the chain from the root is no kubelet root */
+	{ "/system.slice/kubepods-pod" UIDS ".slice", false, "", "", NULL,
+	    NULL },
+	{ "/kubepods.slice/other-kubepods.slice/other-kubepods-pod" UIDS
 	  ".slice",
+	    false, "", "", NULL, NULL },
+	/* A container's own hierarchy: the container's, not a pod's */
+	{ "/machine.slice/libpod-" CID ".scope/kubepods.slice/kubepods-pod" UIDS
+	  ".slice",
+	    true, "", CID, NULL, "podman" },
+	/* Below a pod, only its child is its container */
+	{ "/kubepods.slice/kubepods-pod" UIDS ".slice/cri-containerd-" CID
+	  ".scope/cri-containerd-" CID2 ".scope",
+	    true, UID, CID, "Guaranteed", "containerd" },
+	{ "/kubepods.slice/kubepods-pod" UIDS ".slice/sub/cri-containerd-" CID
+	  ".scope",
 	    true, UID, "", "Guaranteed", NULL },
+	/* cgroupfs's kubepods is a top-level cgroup */
+	{ "/other/kubepods/pod" UID, false, "", "", NULL, NULL },
 	/* Without Kubernetes */
 	{ "/machine.slice/libpod-" CID ".scope", true, "", CID, NULL,
 	    "podman" },
