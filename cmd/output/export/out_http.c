@@ -29,8 +29,9 @@
  *   bound, what costs the least to drop goes (conn_rank): a connection
  *   that has sent no whole request in OUT_HTTP_GRACE_MS; then one idle
  *   that long after its answer; then (past the bound of all) one
- *   younger, whose request may be on its way; then one whose password
- *   waits for its check from a source whose passwords failed before;
+ *   younger, whose request may be on its way; then (there too) one
+ *   whose password waits for its check from a source whose passwords
+ *   failed before;
  *   then an answer older than OUT_HTTP_BUSY_MS; among equals, that of a
  *   network (an IPv4 /24, an IPv6 /48) that holds more than a quarter
  *   of all, then that of the source that holds the most connections,
@@ -38,7 +39,8 @@
  *   turn (its request, sent as it connected, is read in the next), a
  *   request that has just come whole, an answer sent less than
  *   OUT_HTTP_GRACE_MS ago (its client may still be reading it: a cut
- *   may lose it), and, but past its own source's bound, a password
+ *   may lose it), a password check for its own source's bound (the
+ *   checker's places for the source bound those), and a password
  *   check from a source that never failed: a scraper, which sends its
  *   request as it connects, is answered, and a crowd that holds
  *   connections loses its oldest instead of keeping the door shut, as
@@ -130,11 +132,13 @@ struct conn {
 
 /*
  * What cutting a connection costs, least first (see the top of this
- * file); RANK_KEEP: it is not cut. A password check from a source that
- * never failed goes only past its own source's bound (own): a source
- * has one such check at most, and the checker's places bound them all
- * (web_auth.h), so that a crowd that churns its connections cannot push
- * the scraper's check out.
+ * file); RANK_KEEP: it is not cut. A password check waiting is never cut
+ * for its own source's bound (own): the checker's places for each
+ * source bound those (web_auth.h), so that a crowd on a scraper's own
+ * address that churns its connections cannot push the scraper's check
+ * out, and it waits its turn among theirs. Past the bound of all, one
+ * from a source whose passwords failed goes; one from a source that
+ * never failed stays, bounded by the checker's places for all.
  */
 enum rank {
 	RANK_NO_REQUEST, /* has sent no whole request in OUT_HTTP_GRACE_MS */
@@ -142,7 +146,6 @@ enum rank {
 	RANK_YOUNG,	 /* its first request may be on its way */
 	RANK_DOUBTFUL,	 /* its check, from a source that failed */
 	RANK_LATE,	 /* an answer older than OUT_HTTP_BUSY_MS */
-	RANK_CHECKING,	 /* its check, from a source that never failed */
 	RANK_KEEP,
 };
 
@@ -420,9 +423,7 @@ conn_rank(const struct conn *k, uint64_t now, bool own)
 	if (!k->judged)
 		return RANK_KEEP;
 	if (k->checking)
-		return k->doubtful ? RANK_DOUBTFUL :
-		    own		   ? RANK_CHECKING :
-				     RANK_KEEP;
+		return !own && k->doubtful ? RANK_DOUBTFUL : RANK_KEEP;
 	if (k->busy)
 		return now - k->since >= OUT_HTTP_BUSY_MS ? RANK_LATE :
 							    RANK_KEEP;
