@@ -48,8 +48,11 @@
  *   accepting, and closes what it accepts past its own bound,
  *   OUT_HTTP_BACKSTOP times ours, a backstop only).
  * - A connection's request has OUT_HTTP_CONN_MEMORY bytes, and answers
- *   not yet taken OUT_HTTP_HELD_BYTES together (the first always goes):
- *   past that, 503.
+ *   not yet taken OUT_HTTP_HELD_BYTES together (the first always goes),
+ *   kept before an answer is rendered, by the size of the last one:
+ *   room is made by cutting the connections whose answers have waited
+ *   longest, for OUT_HTTP_BUSY_MS at least, to be taken (clients that
+ *   ask and never read); without such, 503, and nothing rendered.
  *
  * Cutting is shutdown(2): libmicrohttpd reads the end of the stream and
  * closes the connection itself, in this same thread, after telling
@@ -182,6 +185,7 @@ struct out_http {
 	unsigned live;	/* connections not cut */
 	unsigned limit; /* live connections, all clients */
 	size_t held;	/* bytes of answers not yet taken */
+	size_t last;	/* bytes of the last answer: the next one's size */
 };
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
@@ -405,6 +409,9 @@ static void
 conn_cut(struct out_http *h, struct conn *k)
 {
 	(void)shutdown(k->fd, SHUT_RDWR);
+	/* Its answer is freed as libmicrohttpd closes it, in this turn. */
+	h->held -= k->held;
+	k->held = 0;
 	if (k->checking && web_auth_cancel(h->auth, k)) {
 		__atomic_store_n(
 		    &k->verdict, WEB_AUTH_REFUSED, __ATOMIC_RELEASE);
@@ -597,6 +604,33 @@ request_done(void *cls, struct MHD_Connection *c, void **request,
 	k->held = 0;
 	k->answers++;
 	conn_wait(k, now_ms());
+}
+
+/*
+ * Room for an answer of len bytes among those not yet taken, made by
+ * cutting the connections whose answers have waited longest to be
+ * taken, each for OUT_HTTP_BUSY_MS at least (clients that ask and never
+ * read), not that of self: whether there is room. The first answer
+ * always has it.
+ */
+static bool
+held_room(struct out_http *h, const struct conn *self, size_t len)
+{
+	uint64_t now = now_ms();
+	struct conn *k, *oldest;
+
+	while (h->held > 0 && h->held + len > OUT_HTTP_HELD_BYTES) {
+		oldest = NULL;
+		for (k = h->conns; k != NULL; k = k->next)
+			if (k != self && !k->cut && k->held > 0 &&
+			    now - k->since >= OUT_HTTP_BUSY_MS &&
+			    (oldest == NULL || k->since < oldest->since))
+				oldest = k;
+		if (oldest == NULL)
+			return false;
+		conn_cut(h, oldest);
+	}
+	return true;
 }
 
 /* A short text answer, from a literal. */
@@ -860,18 +894,21 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	 */
 	final = __atomic_load_n(&h->final, __ATOMIC_SEQ_CST) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+	/*
+	 * Answers not yet taken are bounded together, before the render
+	 * (its cost is what a crowd that asks and never reads would make
+	 * the server pay): by the size of the last answer.
+	 */
+	if (!held_room(h, k, h->last))
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "too many answers not yet taken; try again\n", NULL);
 	h->render(h->render_arg, &b, om, &stats);
 	if (b.failed || b.data == NULL) {
 		out_buf_free(&b);
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 		    "no memory available\n", NULL);
 	}
-	/* Answers not yet taken are bounded together; the first always goes. */
-	if (h->held > 0 && h->held + b.len > OUT_HTTP_HELD_BYTES) {
-		out_buf_free(&b);
-		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    "too many answers not yet taken; try again\n", NULL);
-	}
+	h->last = b.len;
 	/* The response takes the buffer, and frees it when it is sent. */
 	r = MHD_create_response_from_buffer(
 	    b.len, b.data, MHD_RESPMEM_MUST_FREE);
