@@ -110,8 +110,11 @@ scrapes_in_crowd() {
 	for i in one:s1 two:s2 three:s3; do
 		scrape "${i#*:}:${i%%:*}" new
 	done
-	# The crowd was there all along, and made more connections than it
-	# holds: it was cut, or answered, and came again.
+	# The crowd was there all along, and makes more connections than it
+	# holds: it was cut, or answered, and comes again (an idle one cut
+	# is let go some seconds later, not at once: the exporter holds it
+	# so that it does not come back thousands of times a second).
+	wait_while "$CROWD_PID" crowd_closed 1
 	[ "$(awk '{ print $4 }' "$T/crowd")" -gt "$2" ]
 	touch "$T/stop"
 	wait "$CROWD_PID"

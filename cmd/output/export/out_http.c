@@ -56,7 +56,11 @@
  *
  * Cutting is shutdown(2): libmicrohttpd reads the end of the stream and
  * closes the connection itself, in this same thread, after telling
- * conn_notify, so no descriptor is touched after it is closed.
+ * conn_notify, so no descriptor is touched after it is closed. A
+ * connection that never sent a request, cut for a bound, is counted out
+ * at once but shut down OUT_HTTP_HOLD_MS later (conn_hold): a crowd
+ * that connects again as soon as it is cut comes back once in that time,
+ * not thousands of times a second.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -95,8 +99,9 @@
 #define OUT_HTTP_IDLE_S		 10    /* libmicrohttpd's: no byte at all */
 #define OUT_HTTP_CONN_MEMORY	 16384 /* a connection's request buffers */
 #define OUT_HTTP_HELD_BYTES	 ((size_t)64 << 20)
-#define OUT_HTTP_TICK_MS	 250 /* deadlines are kept this closely */
-#define OUT_HTTP_BACKSTOP	 4   /* libmicrohttpd's bound: 4 times ours */
+#define OUT_HTTP_TICK_MS	 250  /* deadlines are kept this closely */
+#define OUT_HTTP_BACKSTOP	 8    /* libmicrohttpd's bound: 8 times ours */
+#define OUT_HTTP_HOLD_MS	 5000 /* a cut idle connection, kept this long */
 
 #define CLIENT_LEN 16
 
@@ -125,7 +130,8 @@ struct conn {
 	bool final;	   /* its answer holds the final counts */
 	bool judged;	   /* it has had a turn to send its request */
 	bool busy;	   /* a request is being answered */
-	bool cut;	   /* shut down, not yet closed */
+	bool cut;	   /* counted out, not yet closed */
+	uint64_t release;  /* ms: shut down then (0: already, or live) */
 	struct MHD_Connection *mhd;
 	bool checking; /* suspended for its password check */
 	bool doubtful; /* ... from a source whose passwords failed */
@@ -182,10 +188,11 @@ struct out_http {
 	struct conn *conns;    /* newest first */
 	struct ranked *ranked; /* room for all, for bounds_keep */
 	size_t nranked;
-	unsigned live;	/* connections not cut */
-	unsigned limit; /* live connections, all clients */
-	size_t held;	/* bytes of answers not yet taken */
-	size_t last;	/* bytes of the last answer: the next one's size */
+	unsigned live;	  /* connections not cut */
+	unsigned limit;	  /* live connections, all clients */
+	unsigned holding; /* cut, and shut down at their release */
+	size_t held;	  /* bytes of answers not yet taken */
+	size_t last;	  /* bytes of the last answer: the next one's size */
 };
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
@@ -401,14 +408,13 @@ conn_wait(struct conn *k, uint64_t now)
 }
 
 /*
- * End a connection (see the top of this file). One that waits for its
- * password check is resumed, its check forgotten, so that it goes now
- * and costs the checker nothing.
+ * Count a connection out of the bounds. One that waits for its password
+ * check is resumed, its check forgotten, so that it goes now and costs
+ * the checker nothing.
  */
 static void
-conn_cut(struct out_http *h, struct conn *k)
+conn_count_out(struct out_http *h, struct conn *k)
 {
-	(void)shutdown(k->fd, SHUT_RDWR);
 	/* Its answer is freed as libmicrohttpd closes it, in this turn. */
 	h->held -= k->held;
 	k->held = 0;
@@ -421,6 +427,46 @@ conn_cut(struct out_http *h, struct conn *k)
 	k->client->live--;
 	k->net->live--;
 	h->live--;
+}
+
+/* End a connection now (see the top of this file). */
+static void
+conn_cut(struct out_http *h, struct conn *k)
+{
+	(void)shutdown(k->fd, SHUT_RDWR);
+	conn_count_out(h, k);
+}
+
+/*
+ * End a connection that has never sent a request: counted out now, so
+ * that it makes room at once, but shut down OUT_HTTP_HOLD_MS later, and
+ * never answered meanwhile. A crowd that connects again as soon as it is
+ * cut would otherwise come back at once, thousands of times a second,
+ * each time to be cut again: held, it comes back once in
+ * OUT_HTTP_HOLD_MS. No more are held than OUT_HTTP_BACKSTOP - 2 times
+ * the bound of all, so that libmicrohttpd's own bound is not reached
+ * through them (a scraper's connection would wait for a place): past
+ * that, it is cut at once.
+ */
+static void
+conn_hold(struct out_http *h, struct conn *k, uint64_t now)
+{
+	if (h->holding >= (OUT_HTTP_BACKSTOP - 2) * h->limit) {
+		conn_cut(h, k);
+		return;
+	}
+	conn_count_out(h, k);
+	k->release = now + OUT_HTTP_HOLD_MS;
+	h->holding++;
+}
+
+/* Shut down a held connection: its time is up. */
+static void
+conn_release(struct out_http *h, struct conn *k)
+{
+	(void)shutdown(k->fd, SHUT_RDWR);
+	k->release = 0;
+	h->holding--;
 }
 
 static enum rank
@@ -500,7 +546,11 @@ cut_excess(struct out_http *h, const struct client *cl, unsigned excess,
 	excess -= checks;
 	qsort(r, n, sizeof(*r), rank_order);
 	for (i = 0; i < n && i < excess; i++)
-		conn_cut(h, r[i].k);
+		/* A keep-alive one, answered before, may be asked again. */
+		if (r[i].rank <= RANK_YOUNG && r[i].k->answers == 0)
+			conn_hold(h, r[i].k, now);
+		else
+			conn_cut(h, r[i].k);
 }
 
 /*
@@ -516,7 +566,9 @@ bounds_keep(struct out_http *h)
 	uint64_t now = now_ms();
 
 	for (k = h->conns; k != NULL; k = k->next)
-		if (!k->cut && now >= k->deadline)
+		if (k->release != 0 && now >= k->release)
+			conn_release(h, k);
+		else if (!k->cut && now >= k->deadline)
 			conn_cut(h, k);
 	if (h->ranked == NULL)
 		return;
@@ -552,6 +604,8 @@ conn_notify(void *cls, struct MHD_Connection *c, void **context,
 			k->net->live--;
 			h->live--;
 		}
+		if (k->release != 0)
+			h->holding--;
 		client_put(&h->clients, k->client);
 		client_put(&h->nets, k->net);
 		h->held -= k->held;
@@ -838,6 +892,9 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 
 	(void)version;
 	(void)upload;
+	/* Held, cut: it is not answered (conn_hold). */
+	if ((k = conn_of(c)) != NULL && k->release != 0)
+		return MHD_NO;
 	/* The request is in: its answer has its own deadline. */
 	if ((k = conn_of(c)) != NULL && !k->busy) {
 		now = now_ms();
