@@ -13,8 +13,12 @@ exist; each connects again as soon as its connection ends.
   crowd.py rotated PORT N STATUS STOP  the same, all with one old
                                        password, as scrapers left behind
                                        by a rotation
+  crowd.py own PORT N STATUS STOP      each sends GET /metrics with a
+                                       wrong password new each time,
+                                       all from 127.0.0.1, the address
+                                       of a scraper beside them
 
-The addresses are 127.1.0.1 on, 250 a /24 (127.1.0.1-250, 127.1.1.1-250,
+The addresses (but own's) are 127.1.0.1 on, 250 a /24 (127.1.0.1-250, 127.1.1.1-250,
 ...). STATUS is rewritten as it goes: "holds H made M closed C" then each
 answer's status code and how many came (or "refused", "reset").
 """
@@ -30,7 +34,9 @@ import time
 FIRST_PORT, PORTS, PORT_STRIDE = 10000, 20000, 7919
 
 
-def address(n):
+def address(n, mode):
+    if mode == "own":
+        return "127.0.0.1"
     return "127.1.%d.%d" % (n // 250, n % 250 + 1)
 
 
@@ -47,7 +53,8 @@ class Client:
         for _ in range(PORTS):
             self.port = (self.port + PORT_STRIDE) % PORTS
             try:
-                s.bind((address(self.n), FIRST_PORT + self.port))
+                s.bind((address(self.n, self.crowd.mode),
+                        FIRST_PORT + self.port))
                 return
             except OSError as e:
                 if e.errno != errno.EADDRINUSE:
@@ -113,6 +120,7 @@ class Client:
 class Crowd:
     def __init__(self, mode, port, n, status, stop):
         self.port, self.status, self.stop = port, status, stop
+        self.mode, self.tries = mode, 0
         self.made = self.closed = 0
         self.answers = {}
         self.retry = []
@@ -123,7 +131,11 @@ class Crowd:
         self.clients = [Client(self, i) for i in range(n)]
 
     def guess(self, mode, i):
+        self.tries += 1
         password = b"old" if mode == "rotated" else b"guess%d" % i
+        if mode == "own":
+            # Never the same twice: each costs a check.
+            password = b"own%d.%d" % (i, self.tries)
         auth = base64.b64encode(b"prom:" + password)
         return (b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic "
                 + auth + b"\r\n\r\n")
@@ -160,7 +172,7 @@ class Crowd:
 
 
 def main(argv):
-    if len(argv) != 5 or argv[0] not in ("idle", "guess", "rotated"):
+    if len(argv) != 5 or argv[0] not in ("idle", "guess", "rotated", "own"):
         sys.exit(__doc__)
     Crowd(argv[0], int(argv[1]), int(argv[2]), argv[3], argv[4]).run()
 

@@ -29,8 +29,9 @@
  *   bound, what costs the least to drop goes (conn_rank): a connection
  *   that has sent no whole request in OUT_HTTP_GRACE_MS; then one idle
  *   that long after its answer; then (past the bound of all) one
- *   younger, whose request may be on its way; then one whose password
- *   waits for its check from a source whose passwords failed before;
+ *   younger, whose request may be on its way; then (there too) one
+ *   whose password waits for its check from a source whose passwords
+ *   failed before;
  *   then an answer older than OUT_HTTP_BUSY_MS; among equals, that of a
  *   network (an IPv4 /24, an IPv6 /48) that holds more than a quarter
  *   of all, then that of the source that holds the most connections,
@@ -38,7 +39,8 @@
  *   turn (its request, sent as it connected, is read in the next), a
  *   request that has just come whole, an answer sent less than
  *   OUT_HTTP_GRACE_MS ago (its client may still be reading it: a cut
- *   may lose it), and, but past its own source's bound, a password
+ *   may lose it), a password check for its own source's bound (the
+ *   checker's places for the source bound those), and a password
  *   check from a source that never failed: a scraper, which sends its
  *   request as it connects, is answered, and a crowd that holds
  *   connections loses its oldest instead of keeping the door shut, as
@@ -46,12 +48,19 @@
  *   accepting, and closes what it accepts past its own bound,
  *   OUT_HTTP_BACKSTOP times ours, a backstop only).
  * - A connection's request has OUT_HTTP_CONN_MEMORY bytes, and answers
- *   not yet taken OUT_HTTP_HELD_BYTES together (the first always goes):
- *   past that, 503.
+ *   not yet taken OUT_HTTP_HELD_BYTES together (the first always goes),
+ *   kept before an answer is rendered, by the size of the last one:
+ *   room is made by cutting the connections whose answers have waited
+ *   longest, for OUT_HTTP_BUSY_MS at least, to be taken (clients that
+ *   ask and never read); without such, 503, and nothing rendered.
  *
  * Cutting is shutdown(2): libmicrohttpd reads the end of the stream and
  * closes the connection itself, in this same thread, after telling
- * conn_notify, so no descriptor is touched after it is closed.
+ * conn_notify, so no descriptor is touched after it is closed. A
+ * connection that never sent a request, cut for a bound, is counted out
+ * at once but shut down OUT_HTTP_HOLD_MS later (conn_hold): a crowd
+ * that connects again as soon as it is cut comes back once in that time,
+ * not thousands of times a second.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -90,8 +99,9 @@
 #define OUT_HTTP_IDLE_S		 10    /* libmicrohttpd's: no byte at all */
 #define OUT_HTTP_CONN_MEMORY	 16384 /* a connection's request buffers */
 #define OUT_HTTP_HELD_BYTES	 ((size_t)64 << 20)
-#define OUT_HTTP_TICK_MS	 250 /* deadlines are kept this closely */
-#define OUT_HTTP_BACKSTOP	 4   /* libmicrohttpd's bound: 4 times ours */
+#define OUT_HTTP_TICK_MS	 250  /* deadlines are kept this closely */
+#define OUT_HTTP_BACKSTOP	 8    /* libmicrohttpd's bound: 8 times ours */
+#define OUT_HTTP_HOLD_MS	 5000 /* a cut idle connection, kept this long */
 
 #define CLIENT_LEN 16
 
@@ -120,7 +130,8 @@ struct conn {
 	bool final;	   /* its answer holds the final counts */
 	bool judged;	   /* it has had a turn to send its request */
 	bool busy;	   /* a request is being answered */
-	bool cut;	   /* shut down, not yet closed */
+	bool cut;	   /* counted out, not yet closed */
+	uint64_t release;  /* ms: shut down then (0: already, or live) */
 	struct MHD_Connection *mhd;
 	bool checking; /* suspended for its password check */
 	bool doubtful; /* ... from a source whose passwords failed */
@@ -130,11 +141,13 @@ struct conn {
 
 /*
  * What cutting a connection costs, least first (see the top of this
- * file); RANK_KEEP: it is not cut. A password check from a source that
- * never failed goes only past its own source's bound (own): a source
- * has one such check at most, and the checker's places bound them all
- * (web_auth.h), so that a crowd that churns its connections cannot push
- * the scraper's check out.
+ * file); RANK_KEEP: it is not cut. A password check waiting is never cut
+ * for its own source's bound (own): the checker's places for each
+ * source bound those (web_auth.h), so that a crowd on a scraper's own
+ * address that churns its connections cannot push the scraper's check
+ * out, and it waits its turn among theirs. Past the bound of all, one
+ * from a source whose passwords failed goes; one from a source that
+ * never failed stays, bounded by the checker's places for all.
  */
 enum rank {
 	RANK_NO_REQUEST, /* has sent no whole request in OUT_HTTP_GRACE_MS */
@@ -142,7 +155,6 @@ enum rank {
 	RANK_YOUNG,	 /* its first request may be on its way */
 	RANK_DOUBTFUL,	 /* its check, from a source that failed */
 	RANK_LATE,	 /* an answer older than OUT_HTTP_BUSY_MS */
-	RANK_CHECKING,	 /* its check, from a source that never failed */
 	RANK_KEEP,
 };
 
@@ -176,9 +188,11 @@ struct out_http {
 	struct conn *conns;    /* newest first */
 	struct ranked *ranked; /* room for all, for bounds_keep */
 	size_t nranked;
-	unsigned live;	/* connections not cut */
-	unsigned limit; /* live connections, all clients */
-	size_t held;	/* bytes of answers not yet taken */
+	unsigned live;	  /* connections not cut */
+	unsigned limit;	  /* live connections, all clients */
+	unsigned holding; /* cut, and shut down at their release */
+	size_t held;	  /* bytes of answers not yet taken */
+	size_t last;	  /* bytes of the last answer: the next one's size */
 };
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c,
@@ -394,14 +408,16 @@ conn_wait(struct conn *k, uint64_t now)
 }
 
 /*
- * End a connection (see the top of this file). One that waits for its
- * password check is resumed, its check forgotten, so that it goes now
- * and costs the checker nothing.
+ * Count a connection out of the bounds. One that waits for its password
+ * check is resumed, its check forgotten, so that it goes now and costs
+ * the checker nothing.
  */
 static void
-conn_cut(struct out_http *h, struct conn *k)
+conn_count_out(struct out_http *h, struct conn *k)
 {
-	(void)shutdown(k->fd, SHUT_RDWR);
+	/* Its answer is freed as libmicrohttpd closes it, in this turn. */
+	h->held -= k->held;
+	k->held = 0;
 	if (k->checking && web_auth_cancel(h->auth, k)) {
 		__atomic_store_n(
 		    &k->verdict, WEB_AUTH_REFUSED, __ATOMIC_RELEASE);
@@ -413,6 +429,46 @@ conn_cut(struct out_http *h, struct conn *k)
 	h->live--;
 }
 
+/* End a connection now (see the top of this file). */
+static void
+conn_cut(struct out_http *h, struct conn *k)
+{
+	(void)shutdown(k->fd, SHUT_RDWR);
+	conn_count_out(h, k);
+}
+
+/*
+ * End a connection that has never sent a request: counted out now, so
+ * that it makes room at once, but shut down OUT_HTTP_HOLD_MS later, and
+ * never answered meanwhile. A crowd that connects again as soon as it is
+ * cut would otherwise come back at once, thousands of times a second,
+ * each time to be cut again: held, it comes back once in
+ * OUT_HTTP_HOLD_MS. No more are held than OUT_HTTP_BACKSTOP - 2 times
+ * the bound of all, so that libmicrohttpd's own bound is not reached
+ * through them (a scraper's connection would wait for a place): past
+ * that, it is cut at once.
+ */
+static void
+conn_hold(struct out_http *h, struct conn *k, uint64_t now)
+{
+	if (h->holding >= (OUT_HTTP_BACKSTOP - 2) * h->limit) {
+		conn_cut(h, k);
+		return;
+	}
+	conn_count_out(h, k);
+	k->release = now + OUT_HTTP_HOLD_MS;
+	h->holding++;
+}
+
+/* Shut down a held connection: its time is up. */
+static void
+conn_release(struct out_http *h, struct conn *k)
+{
+	(void)shutdown(k->fd, SHUT_RDWR);
+	k->release = 0;
+	h->holding--;
+}
+
 static enum rank
 conn_rank(const struct conn *k, uint64_t now, bool own)
 {
@@ -420,9 +476,7 @@ conn_rank(const struct conn *k, uint64_t now, bool own)
 	if (!k->judged)
 		return RANK_KEEP;
 	if (k->checking)
-		return k->doubtful ? RANK_DOUBTFUL :
-		    own		   ? RANK_CHECKING :
-				     RANK_KEEP;
+		return !own && k->doubtful ? RANK_DOUBTFUL : RANK_KEEP;
 	if (k->busy)
 		return now - k->since >= OUT_HTTP_BUSY_MS ? RANK_LATE :
 							    RANK_KEEP;
@@ -492,7 +546,11 @@ cut_excess(struct out_http *h, const struct client *cl, unsigned excess,
 	excess -= checks;
 	qsort(r, n, sizeof(*r), rank_order);
 	for (i = 0; i < n && i < excess; i++)
-		conn_cut(h, r[i].k);
+		/* A keep-alive one, answered before, may be asked again. */
+		if (r[i].rank <= RANK_YOUNG && r[i].k->answers == 0)
+			conn_hold(h, r[i].k, now);
+		else
+			conn_cut(h, r[i].k);
 }
 
 /*
@@ -508,7 +566,9 @@ bounds_keep(struct out_http *h)
 	uint64_t now = now_ms();
 
 	for (k = h->conns; k != NULL; k = k->next)
-		if (!k->cut && now >= k->deadline)
+		if (k->release != 0 && now >= k->release)
+			conn_release(h, k);
+		else if (!k->cut && now >= k->deadline)
 			conn_cut(h, k);
 	if (h->ranked == NULL)
 		return;
@@ -544,6 +604,8 @@ conn_notify(void *cls, struct MHD_Connection *c, void **context,
 			k->net->live--;
 			h->live--;
 		}
+		if (k->release != 0)
+			h->holding--;
 		client_put(&h->clients, k->client);
 		client_put(&h->nets, k->net);
 		h->held -= k->held;
@@ -596,6 +658,33 @@ request_done(void *cls, struct MHD_Connection *c, void **request,
 	k->held = 0;
 	k->answers++;
 	conn_wait(k, now_ms());
+}
+
+/*
+ * Room for an answer of len bytes among those not yet taken, made by
+ * cutting the connections whose answers have waited longest to be
+ * taken, each for OUT_HTTP_BUSY_MS at least (clients that ask and never
+ * read), not that of self: whether there is room. The first answer
+ * always has it.
+ */
+static bool
+held_room(struct out_http *h, const struct conn *self, size_t len)
+{
+	uint64_t now = now_ms();
+	struct conn *k, *oldest;
+
+	while (h->held > 0 && h->held + len > OUT_HTTP_HELD_BYTES) {
+		oldest = NULL;
+		for (k = h->conns; k != NULL; k = k->next)
+			if (k != self && !k->cut && k->held > 0 &&
+			    now - k->since >= OUT_HTTP_BUSY_MS &&
+			    (oldest == NULL || k->since < oldest->since))
+				oldest = k;
+		if (oldest == NULL)
+			return false;
+		conn_cut(h, oldest);
+	}
+	return true;
 }
 
 /* A short text answer, from a literal. */
@@ -803,6 +892,9 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 
 	(void)version;
 	(void)upload;
+	/* Held, cut: it is not answered (conn_hold). */
+	if ((k = conn_of(c)) != NULL && k->release != 0)
+		return MHD_NO;
 	/* The request is in: its answer has its own deadline. */
 	if ((k = conn_of(c)) != NULL && !k->busy) {
 		now = now_ms();
@@ -859,18 +951,21 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	 */
 	final = __atomic_load_n(&h->final, __ATOMIC_SEQ_CST) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+	/*
+	 * Answers not yet taken are bounded together, before the render
+	 * (its cost is what a crowd that asks and never reads would make
+	 * the server pay): by the size of the last answer.
+	 */
+	if (!held_room(h, k, h->last))
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "too many answers not yet taken; try again\n", NULL);
 	h->render(h->render_arg, &b, om, &stats);
 	if (b.failed || b.data == NULL) {
 		out_buf_free(&b);
 		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
 		    "no memory available\n", NULL);
 	}
-	/* Answers not yet taken are bounded together; the first always goes. */
-	if (h->held > 0 && h->held + b.len > OUT_HTTP_HELD_BYTES) {
-		out_buf_free(&b);
-		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    "too many answers not yet taken; try again\n", NULL);
-	}
+	h->last = b.len;
 	/* The response takes the buffer, and frees it when it is sent. */
 	r = MHD_create_response_from_buffer(
 	    b.len, b.data, MHD_RESPMEM_MUST_FREE);

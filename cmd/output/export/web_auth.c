@@ -234,8 +234,12 @@ seen_of(struct web_auth *a, const unsigned char *source, bool make)
 	return f;
 }
 
-/* Where a check stands: what its source and its network did lately. */
+/*
+ * Where a check stands: whether its client went, what its source and its
+ * network did lately.
+ */
 struct standing {
+	bool gone;
 	unsigned failures, net_failures, asks;
 };
 
@@ -244,7 +248,7 @@ standing_of(struct web_auth *a, const struct check *c)
 {
 	const struct seen *s = seen_of(a, c->source, false);
 	const struct seen *n = seen_of(a, c->net, false);
-	struct standing st = { 0, 0, 0 };
+	struct standing st = { c->done == NULL, 0, 0, 0 };
 
 	if (s != NULL) {
 		st.failures = s->failures;
@@ -259,6 +263,8 @@ standing_of(struct web_auth *a, const struct check *c)
 static int
 standing_order(const struct standing *x, const struct standing *y)
 {
+	if (x->gone != y->gone)
+		return x->gone ? 1 : -1;
 	if (x->failures != y->failures)
 		return x->failures < y->failures ? -1 : 1;
 	if (x->net_failures != y->net_failures)
@@ -267,8 +273,9 @@ standing_order(const struct standing *x, const struct standing *y)
 }
 
 /*
- * Under the lock: the place of the next check to make: that of a source
- * that failed the least lately, then of a network that failed the
+ * Under the lock: the place of the next check to make: one whose client
+ * still waits for it before one whose client went, then that of a
+ * source that failed the least lately, then of a network that failed the
  * least, then of a source that asked the least since it last passed (a
  * crowd told "busy", or cut, asks again and again, a scraper once). A
  * source that never failed, on a network that never failed, goes
@@ -281,7 +288,7 @@ static struct check *
 next_check(struct web_auth *a)
 {
 	struct check *c, *next = NULL;
-	struct standing sc, snext = { 0, 0, 0 };
+	struct standing sc, snext = { false, 0, 0, 0 };
 	bool newer;
 	int d;
 
@@ -302,17 +309,28 @@ next_check(struct web_auth *a)
 	return next;
 }
 
-/* Under the lock: the check of source's waiting, or NULL. */
-static struct check *
-waiting_from(struct web_auth *a, const unsigned char *source)
+/*
+ * Under the lock: how many checks of source's wait, and in *left the one
+ * its client left with key, or NULL.
+ */
+static unsigned
+waiting_from(struct web_auth *a, const unsigned char *source,
+    const unsigned char *key, struct check **left)
 {
 	struct check *c;
+	unsigned n = 0;
 
-	for (c = a->queue; c < a->queue + WEB_AUTH_QUEUE; c++)
-		if (c->user != NULL &&
-		    memcmp(c->source, source, WEB_AUTH_SOURCE) == 0)
-			return c;
-	return NULL;
+	*left = NULL;
+	for (c = a->queue; c < a->queue + WEB_AUTH_QUEUE; c++) {
+		if (c->user == NULL ||
+		    memcmp(c->source, source, WEB_AUTH_SOURCE) != 0)
+			continue;
+		n++;
+		if (c->done == NULL &&
+		    memcmp(c->key, key, SHA256_DIGEST_LENGTH) == 0)
+			*left = c;
+	}
+	return n;
 }
 
 /*
@@ -408,26 +426,38 @@ web_auth_known(struct web_auth *a, const char *user, const char *password)
 }
 
 /*
- * Under the lock: the place to give c when all are taken: that of the
- * check that stands last, the newest among equals, if c stands before
- * it (*out gets it, to be told "busy"); else NULL.
+ * Under the lock: the place to give c when all are taken: that of a
+ * check that stands last, one drawn at random among equals, if c stands
+ * before it or as it does (*out gets it, to be told "busy"); else NULL.
+ * At random: were it the newest that gave its place, a flood of
+ * newcomers that stand as a new scraper does would push its check out
+ * at once; were it the newcomer that got none, the scraper would never
+ * get one. Drawn, every check of a flood keeps its place about as long
+ * as the others, a scraper's too.
  */
 static struct check *
 place_taken(struct web_auth *a, const struct check *c, struct check *out)
 {
-	struct standing sc = standing_of(a, c), sat, slast = { 0, 0, 0 };
+	struct standing sc = standing_of(a, c), sat;
+	struct standing slast = { false, 0, 0, 0 };
 	struct check *at, *last = NULL;
+	unsigned equals = 0;
 	int d;
 
 	for (at = a->queue; at < a->queue + WEB_AUTH_QUEUE; at++) {
 		sat = standing_of(a, at);
 		d = last != NULL ? standing_order(&sat, &slast) : 1;
-		if (d > 0 || (d == 0 && at->seq > last->seq)) {
+		/* Reservoir sampling: each of n equals kept with 1/n. */
+		if (d > 0)
+			equals = 0;
+		if (d > 0 || (d == 0 && arc4random_uniform(equals + 1) == 0)) {
 			last = at;
 			slast = sat;
 		}
+		if (d >= 0)
+			equals++;
 	}
-	if (last == NULL || standing_order(&sc, &slast) >= 0)
+	if (last == NULL || standing_order(&sc, &slast) > 0)
 		return NULL;
 	*out = *last;
 	memset(last, 0, sizeof(*last));
@@ -436,20 +466,21 @@ place_taken(struct web_auth *a, const struct check *c, struct check *out)
 }
 
 /*
- * Under the lock: c in a place of its own, or taking over the one its
- * source left with the same user and password, or, all being taken,
- * that of a check that stands after it, which goes to *out; BUSY when
- * none.
+ * Under the lock: c taking over the check its source left with the same
+ * user and password, or in a place of its own while its source has
+ * fewer than WEB_AUTH_PER_SOURCE, or, all being taken, in that of a
+ * check that stands after it or as it does, which goes to *out; BUSY
+ * when none.
  */
 static enum web_auth_verdict
 enqueue(struct web_auth *a, struct check *c, struct check *out)
 {
-	struct check *at = waiting_from(a, c->source);
+	struct check *at;
 
+	if (waiting_from(a, c->source, c->key, &at) >= WEB_AUTH_PER_SOURCE &&
+	    at == NULL)
+		return WEB_AUTH_BUSY;
 	if (at != NULL) {
-		if (at->done != NULL ||
-		    memcmp(at->key, c->key, SHA256_DIGEST_LENGTH) != 0)
-			return WEB_AUTH_BUSY;
 		at->done = c->done;
 		at->arg = c->arg;
 		check_free(c);
@@ -497,7 +528,8 @@ web_auth_check(struct web_auth *a, const unsigned char source[WEB_AUTH_SOURCE],
 		v = WEB_AUTH_REFUSED;
 	} else if ((v = enqueue(a, &c, &out)) == WEB_AUTH_BUSY)
 		a->stats.busy++;
-	if (out.user != NULL)
+	/* A check whose client went gives its place untold. */
+	if (out.done != NULL)
 		a->stats.busy++;
 	pthread_mutex_unlock(&a->lock);
 	check_free(&c);

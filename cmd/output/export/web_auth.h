@@ -13,11 +13,19 @@
  *   each;
  * - any other is checked on a thread of its own, one at a time, while
  *   its connection waits; the answer comes back through done();
- * - a source (a client's address) has one place among the checks
- *   waiting: a second from it, while its first waits, is answered
- *   "busy" at once. There are places for as many sources as the server
- *   takes connections, so that no flood of sources fills them all;
- * - the next check made is that of a source whose passwords failed the
+ * - a source (a client's address) has WEB_AUTH_PER_SOURCE places among
+ *   the checks waiting, more than the connections the server leaves it,
+ *   so that a scraper whose address others share (and send wrong
+ *   passwords from) waits its turn among theirs rather than being told
+ *   "busy"; past them a source's next check is. There are places for as
+ *   many sources as the server takes connections; when all are taken, a
+ *   newcomer takes the place of one drawn at random among those that
+ *   stand last, if it stands no further back, so that a flood of
+ *   sources new to the server can delay a scraper new to it too, but
+ *   not keep it out;
+ * - the next check made is that of a client that still waits for it
+ *   (one whose connection went is made after every other), then of a
+ *   source whose passwords failed the
  *   fewest times lately: a source that failed waits behind every source
  *   that never did, and further back the more it fails; then of a
  *   network (an IPv4 /24, an IPv6 /48) whose sources failed the fewest
@@ -42,12 +50,13 @@
 
 #include "webconfig.h"
 
-#define WEB_AUTH_CACHE	  64  /* users and passwords that passed */
-#define WEB_AUTH_REFUSALS 256 /* and that were refused */
-#define WEB_AUTH_QUEUE	  256 /* checks waiting: the server's connections */
-#define WEB_AUTH_SEEN	  512 /* sources whose past is kept */
-#define WEB_AUTH_LATELY_S 10  /* the past weighs half as much each */
-#define WEB_AUTH_SOURCE	  16  /* bytes of a source's address */
+#define WEB_AUTH_CACHE	    64	/* users and passwords that passed */
+#define WEB_AUTH_REFUSALS   256 /* and that were refused */
+#define WEB_AUTH_QUEUE	    256 /* checks waiting: the server's connections */
+#define WEB_AUTH_PER_SOURCE 8	/* of them, a source's */
+#define WEB_AUTH_SEEN	    512 /* sources whose past is kept */
+#define WEB_AUTH_LATELY_S   10	/* the past weighs half as much each */
+#define WEB_AUTH_SOURCE	    16	/* bytes of a source's address */
 
 enum web_auth_verdict {
 	WEB_AUTH_NONE, /* no verdict yet */
@@ -83,11 +92,12 @@ bool web_auth_known(struct web_auth *a, const char *user, const char *password);
  * Check user and password, from source on network net (distinct keys:
  * an IPv4 /24, an IPv6 /48), on the checker's thread:
  * PENDING, and done(arg, verdict) there later (it may come before this
- * returns), or BUSY when a check of source's waits (unless it is the
- * same user and password, left by a connection that went: this one
- * takes it over) or all places are taken by checks that stand before
- * it or as it does (one that stands after it gives its place, and its
- * done() says BUSY, on this thread), or REFUSED when there is no
+ * returns), or BUSY when WEB_AUTH_PER_SOURCE checks of source's wait
+ * (unless one is the same user and password, left by a connection that
+ * went: this one takes it over) or all places are taken by checks that
+ * stand before it (one drawn among those that stand last, after it or
+ * as it does, gives its place, and its done() says BUSY, on this
+ * thread), or REFUSED when there is no
  * memory or when user and password were refused before (at once, no
  * check, done() not called).
  */

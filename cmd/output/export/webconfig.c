@@ -21,6 +21,9 @@
 /* Larger files than this are not configuration or certificates. */
 #define WEB_FILE_MAX (1024 * 1024)
 
+/* Symbolic links followed to a file at most, as a Secret's one. */
+#define WEB_LINK_HOPS 8
+
 /* The toolkit's keys that this exporter does not implement. */
 static const char *const tls_unsupported[] = { "cert", "key",
 	"client_auth_type", "client_ca_file", "client_allowed_sans",
@@ -63,13 +66,70 @@ fail(struct loader *l, const yaml_node_t *at, const char *fmt, ...)
 }
 
 /*
+ * The descriptor of path, opened without waiting (a FIFO is refused at
+ * once, not waited on), or -1 with why. A symbolic link is followed only
+ * where the caller or root made it, as a Kubernetes Secret's files are
+ * made: a link another user made would have the daemon read, and say
+ * something of, a file it was never meant to read.
+ */
+static int
+open_trusted(const char *path, const char *what, char *why, size_t whylen)
+{
+	char at[4096], target[4096], *slash;
+	struct stat st;
+	int fd, link, hops;
+	ssize_t n;
+
+	snprintf(at, sizeof(at), "%s", path);
+	for (hops = 0; hops < WEB_LINK_HOPS; hops++) {
+		fd = open(at, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+		if (fd >= 0 || errno != ELOOP)
+			break;
+		/* The link itself, so that what is read is what was checked. */
+		if ((link = open(at, O_PATH | O_CLOEXEC | O_NOFOLLOW)) < 0)
+			break;
+		if (fstat(link, &st) != 0 ||
+		    (st.st_uid != 0 && st.st_uid != getuid())) {
+			snprintf(why, whylen,
+			    "%s '%s' is a symbolic link of another user (uid "
+			    "%u): it must be yours or root's",
+			    what, path, (unsigned)st.st_uid);
+			close(link);
+			return -1;
+		}
+		n = readlinkat(link, "", target, sizeof(target) - 1);
+		close(link);
+		if (n < 0)
+			break;
+		target[n] = '\0';
+		/* A relative link is relative to the link's directory. */
+		if (target[0] != '/' && (slash = strrchr(at, '/')) != NULL)
+			slash[1] = '\0';
+		else
+			at[0] = '\0';
+		if (strlen(at) + strlen(target) >= sizeof(at)) {
+			errno = ENAMETOOLONG;
+			break;
+		}
+		strcat(at, target);
+	}
+	if (hops == WEB_LINK_HOPS) {
+		fd = -1;
+		errno = ELOOP;
+	}
+	if (fd < 0)
+		snprintf(why, whylen, "cannot open %s '%s': %s", what, path,
+		    strerror(errno));
+	return fd;
+}
+
+/*
  * A file the configuration relies on: a regular file, the caller's or
  * root's, and writable by nobody else, or another user could change what
  * is served or who may read it; a secret one (a private key) readable by
  * no other user but a group's (as ssl-cert's keys are), as OpenSSH
- * refuses a key that others may read. It is opened without waiting, so
- * that a FIFO is refused at once. Its text, NUL-terminated, or NULL with
- * why.
+ * refuses a key that others may read. Its text, NUL-terminated, or NULL
+ * with why.
  */
 static char *
 read_trusted(
@@ -80,11 +140,8 @@ read_trusted(
 	ssize_t n;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
-		snprintf(why, whylen, "cannot open %s '%s': %s", what, path,
-		    strerror(errno));
+	if ((fd = open_trusted(path, what, why, whylen)) < 0)
 		return NULL;
-	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		snprintf(
 		    why, whylen, "%s '%s' is not a regular file", what, path);
@@ -164,8 +221,7 @@ tls_version(struct loader *l, const yaml_node_t *v, const char *key, int *minor)
 			*minor = i;
 			return 0;
 		}
-	return fail(l, v, "%s: '%s' is not TLS10, TLS11, TLS12 or TLS13", key,
-	    name != NULL ? name : "?");
+	return fail(l, v, "%s must be TLS10, TLS11, TLS12 or TLS13", key);
 }
 
 /* GnuTLS's words for the versions from 1.min to 1.max. */
@@ -218,8 +274,10 @@ tls_section(struct loader *l, const yaml_node_t *map)
 			    "max_version are)",
 			    key);
 		else
-			return fail(
-			    l, v, "tls_server_config: unknown key '%s'", key);
+			return fail(l, v,
+			    "tls_server_config: an unknown key (cert_file, "
+			    "key_file, min_version and max_version are "
+			    "known)");
 	}
 	if ((l->wc->cert_pem == NULL) != (l->wc->key_pem == NULL))
 		return fail(l, map,
@@ -300,21 +358,20 @@ users_section(struct loader *l, const yaml_node_t *map)
 		if (hash == NULL || strncmp(hash, "$2", 2) != 0 ||
 		    strchr("aby", hash[2]) == NULL || hash[2] == '\0' ||
 		    hash[3] != '$' || strlen(hash) != 60)
-			return fail(l, v,
-			    "the password of user '%s' is not a bcrypt hash",
-			    name);
+			return fail(
+			    l, v, "a user's password is not a bcrypt hash");
 		cost = bcrypt_cost(hash);
 		if (cost < BCRYPT_MIN_COST || cost > BCRYPT_MAX_COST)
 			return fail(l, v,
-			    "the password of user '%s' has bcrypt cost %.2s: "
-			    "bcrypt takes %d to %d",
-			    name, hash + 4, BCRYPT_MIN_COST, BCRYPT_MAX_COST);
+			    "a user's password has a bcrypt cost outside "
+			    "the %d to %d bcrypt takes",
+			    BCRYPT_MIN_COST, BCRYPT_MAX_COST);
 		if (cost > WEB_MAX_COST)
 			return fail(l, v,
-			    "the password of user '%s' has bcrypt cost %d: "
-			    "above %d one check takes seconds, longer than a "
-			    "scrape waits",
-			    name, cost, WEB_MAX_COST);
+			    "a user's password has bcrypt cost %d: above %d "
+			    "one check takes seconds, longer than a scrape "
+			    "waits",
+			    cost, WEB_MAX_COST);
 		l->wc->users[l->wc->nusers].name = strdup(name);
 		l->wc->users[l->wc->nusers].hash = strdup(hash);
 		if (l->wc->users[l->wc->nusers].name == NULL ||
@@ -336,7 +393,9 @@ top_level(struct loader *l, const yaml_node_t *root)
 	if (root == NULL)
 		return 0;
 	if (root->type != YAML_MAPPING_NODE)
-		return fail(l, root, "the file must be a mapping");
+		return fail(l, root,
+		    "the file must be a mapping of tls_server_config and "
+		    "basic_auth_users");
 	for (p = root->data.mapping.pairs.start;
 	     p < root->data.mapping.pairs.top; p++) {
 		key = scalar(yaml_document_get_node(&l->doc, p->key));
@@ -353,8 +412,9 @@ top_level(struct loader *l, const yaml_node_t *root)
 			strcmp(key, "rate_limit") == 0))
 			return fail(l, v, "'%s' is not supported here", key);
 		else
-			return fail(
-			    l, v, "unknown key '%s'", key != NULL ? key : "?");
+			return fail(l, v,
+			    "an unknown key (tls_server_config and "
+			    "basic_auth_users are known)");
 	}
 	return 0;
 }

@@ -2,8 +2,9 @@
 /*
  * web_auth.c: passwords checked with real bcrypt on the checker's
  * thread, the ones that passed remembered, and those refused refused
- * again without a check, apart; one place for each source and the bound
- * on all, a source that never failed checked before those that did, a
+ * again without a check, apart; a source's places and the bound on all,
+ * a newcomer taking a place drawn among those that stand last when all
+ * are taken, a source that never failed checked before those that did, a
  * rotation's new password checked next while old ones flood, a check let
  * go by its connection still made and remembered, and every check
  * answered once, whenever the end comes.
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "wait.h"
 #include "web_auth.h"
 
 static struct web_user user;
@@ -121,17 +123,19 @@ free_it(void *arg)
 /*
  * The checker held in the first check's done(): the others wait, one
  * from each source, up to the bound of all; one let go by its
- * connection; those still waiting at the end refused.
+ * connection gives its place to a newcomer first; then a newcomer that
+ * stands as all do takes the place of one drawn among them, which is
+ * told "busy"; those still waiting at the end refused.
  */
 static void
 test_queue(void)
 {
-	static struct answer a[WEB_AUTH_QUEUE + 1], extra;
+	static struct answer a[WEB_AUTH_QUEUE + 1], extra, drawn;
 	struct web_auth *wa = web_auth_new(&wc);
 	struct web_auth_stats st;
 	pthread_t freer;
 	sem_t entered, hold;
-	int i, pending = 0;
+	int i, pending = 0, told = 0, gave = 0;
 
 	CHECK(wa != NULL);
 	if (wa == NULL)
@@ -153,18 +157,31 @@ test_queue(void)
 		pending +=
 		    web_auth_check(wa, source((unsigned)i), net((unsigned)i),
 			"prom", "s3cret", answered, &a[i]) == WEB_AUTH_PENDING;
-	sem_init(&extra.done, 0, 0);
-	/* All places taken; and a source whose check waits has no other. */
-	CHECK(web_auth_check(wa, source(WEB_AUTH_QUEUE + 1),
-		  net(WEB_AUTH_QUEUE + 1), "prom", "s3cret", answered,
-		  &extra) == WEB_AUTH_BUSY);
+	CHECK(pending == WEB_AUTH_QUEUE);
+	/* All places taken: the one let go gives its place, untold. */
 	CHECK(web_auth_cancel(wa, &a[5]));
 	CHECK(!web_auth_cancel(wa, &a[5]));
-	CHECK(web_auth_check(wa, source(7), net(7), "prom", "other", answered,
-		  &extra) == WEB_AUTH_BUSY);
-	CHECK(pending == WEB_AUTH_QUEUE);
+	sem_init(&extra.done, 0, 0);
+	CHECK(web_auth_check(wa, source(WEB_AUTH_QUEUE + 1),
+		  net(WEB_AUTH_QUEUE + 1), "prom", "s3cret", answered,
+		  &extra) == WEB_AUTH_PENDING);
 	web_auth_stats(wa, &st);
-	CHECK_EQ_U64(st.busy, 2);
+	CHECK_EQ_U64(st.busy, 0);
+	/* Then one drawn among equals gives its place, and is told. */
+	sem_init(&drawn.done, 0, 0);
+	CHECK(web_auth_check(wa, source(WEB_AUTH_QUEUE + 2),
+		  net(WEB_AUTH_QUEUE + 2), "prom", "s3cret", answered,
+		  &drawn) == WEB_AUTH_PENDING);
+	for (i = 1; i <= WEB_AUTH_QUEUE; i++)
+		if (sem_trywait(&a[i].done) == 0) {
+			told++;
+			gave = i;
+			CHECK(a[i].busy);
+		}
+	told += sem_trywait(&extra.done) == 0;
+	CHECK(told == 1);
+	web_auth_stats(wa, &st);
+	CHECK_EQ_U64(st.busy, 1);
 	/*
 	 * The end comes while the checker is held. Each check is answered
 	 * once: allowed if the checker took it before it saw the end,
@@ -176,22 +193,89 @@ test_queue(void)
 	sem_wait(&a[0].done);
 	CHECK(a[0].allowed);
 	for (i = 1; i <= WEB_AUTH_QUEUE; i++)
-		if (i != 5) {
+		if (i != 5 && i != gave) {
 			CHECK(sem_trywait(&a[i].done) == 0);
 			CHECK(sem_trywait(&a[i].done) != 0);
 		}
 	CHECK(sem_trywait(&a[5].done) != 0);
-	CHECK(sem_trywait(&extra.done) != 0);
+	CHECK(sem_trywait(&drawn.done) == 0);
+	if (gave != 0)
+		CHECK(sem_trywait(&extra.done) == 0);
 	sem_destroy(&entered);
 	sem_destroy(&hold);
 }
 
 /*
+ * A source's places: while the checker is held, one source asks
+ * WEB_AUTH_PER_SOURCE times, each a password of its own; one more is
+ * busy, unless it is the user and password of a check its client left,
+ * which it takes over; another source still gets a place.
+ */
+static void
+test_per_source(void)
+{
+	static struct answer a[WEB_AUTH_PER_SOURCE + 2], held, other;
+	struct web_auth *wa = web_auth_new(&wc);
+	char password[32];
+	sem_t entered, hold;
+	int i;
+
+	CHECK(wa != NULL);
+	if (wa == NULL)
+		return;
+	sem_init(&entered, 0, 0);
+	sem_init(&hold, 0, 0);
+	sem_init(&held.done, 0, 0);
+	held.entered = &entered;
+	held.hold = &hold;
+	CHECK(web_auth_check(wa, source(99), net(99), "prom", "held", answered,
+		  &held) == WEB_AUTH_PENDING);
+	sem_wait(&entered);
+	for (i = 0; i < WEB_AUTH_PER_SOURCE + 2; i++)
+		sem_init(&a[i].done, 0, 0);
+	for (i = 0; i < WEB_AUTH_PER_SOURCE; i++) {
+		snprintf(password, sizeof(password), "p%d", i);
+		CHECK(web_auth_check(wa, source(3), net(3), "prom", password,
+			  answered, &a[i]) == WEB_AUTH_PENDING);
+	}
+	CHECK(web_auth_check(wa, source(3), net(3), "prom", "more", answered,
+		  &a[WEB_AUTH_PER_SOURCE]) == WEB_AUTH_BUSY);
+	CHECK(web_auth_cancel(wa, &a[2]));
+	CHECK(web_auth_check(wa, source(3), net(3), "prom", "p2", answered,
+		  &a[WEB_AUTH_PER_SOURCE + 1]) == WEB_AUTH_PENDING);
+	CHECK(web_auth_check(wa, source(3), net(3), "prom", "more", answered,
+		  &a[WEB_AUTH_PER_SOURCE]) == WEB_AUTH_BUSY);
+	sem_init(&other.done, 0, 0);
+	CHECK(web_auth_check(wa, source(4), net(4), "prom", "s3cret", answered,
+		  &other) == WEB_AUTH_PENDING);
+	sem_post(&hold);
+	sem_wait(&held.done);
+	for (i = 0; i < WEB_AUTH_PER_SOURCE; i++)
+		if (i != 2)
+			sem_wait(&a[i].done);
+	sem_wait(&a[WEB_AUTH_PER_SOURCE + 1].done);
+	sem_wait(&other.done);
+	CHECK(other.allowed);
+	CHECK(sem_trywait(&a[2].done) != 0);
+	CHECK(sem_trywait(&a[WEB_AUTH_PER_SOURCE].done) != 0);
+	web_auth_free(wa);
+	sem_destroy(&entered);
+	sem_destroy(&hold);
+}
+
+/* Whether the checker has remembered s3cret. */
+static bool
+s3cret_known(void *arg)
+{
+	return web_auth_known(arg, "prom", "s3cret");
+}
+
+/*
  * A flood: sources 1 to 3 have failed; while the checker is held they,
  * then two sources never seen, ask again, each with a password not yet
- * tried. The new sources' checks are made first, whatever the order they
+ * tried. The new source's check is made first, whatever the order they
  * came in. A right password let go by its connection while it waited is
- * still checked, and remembered.
+ * still checked, after every check whose client waits, and remembered.
  */
 static void
 test_fair(void)
@@ -245,9 +329,9 @@ test_fair(void)
 	for (i = 1; i <= 3; i++)
 		sem_wait(&a[i].done);
 	sem_wait(&last.done);
-	/* Sources 9 and 10, new, before 1 to 3, in the order they came. */
+	/* Source 10, new, before 1 to 3; 9's left check after them. */
 	CHECK(sem_trywait(&newcomer.done) != 0);
-	CHECK(web_auth_known(wa, "prom", "s3cret"));
+	CHECK(wait_for("the left check remembered", s3cret_known, wa));
 	for (i = 1; i <= 3; i++)
 		CHECK(a[i].order > last.order);
 	/* A pass forgets the source's failures. */
@@ -322,8 +406,8 @@ test_rotation(void)
  * Where a check stands: behind one from a network whose sources failed
  * (501, where source 40 failed), behind one from a source that asked
  * fewer times; and when every place is taken by checks from a network
- * that failed, a newcomer from another takes the place of the newest,
- * which is told "busy", while a newcomer from that network is busy.
+ * that failed, a newcomer from there, and then one from another, each
+ * take the place of one of them drawn at random, which is told "busy".
  */
 static void
 test_standing(void)
@@ -331,7 +415,7 @@ test_standing(void)
 	static struct answer a[WEB_AUTH_QUEUE + 8], held;
 	struct web_auth *wa = web_auth_new(&wc);
 	sem_t entered, hold;
-	int i;
+	int i, busy = 0;
 
 	CHECK(wa != NULL);
 	if (wa == NULL)
@@ -366,26 +450,25 @@ test_standing(void)
 	for (i = 5; i <= WEB_AUTH_QUEUE; i++)
 		CHECK(web_auth_check(wa, source(100 + (unsigned)i), net(501),
 			  "prom", "s", answered, &a[i]) == WEB_AUTH_PENDING);
-	/* Full: one more from there is busy; one from elsewhere gets in. */
+	/* Full: a newcomer from there, then one from elsewhere, get in. */
 	CHECK(web_auth_check(wa, source(400), net(501), "prom", "s400",
-		  answered, &a[WEB_AUTH_QUEUE + 1]) == WEB_AUTH_BUSY);
+		  answered, &a[WEB_AUTH_QUEUE + 1]) == WEB_AUTH_PENDING);
 	CHECK(web_auth_check(wa, source(401), net(401), "prom", "s401",
 		  answered, &a[WEB_AUTH_QUEUE + 2]) == WEB_AUTH_PENDING);
-	/* The newest of that network gave its place, and was told. */
-	sem_wait(&a[WEB_AUTH_QUEUE].done);
-	CHECK(a[WEB_AUTH_QUEUE].busy);
 	sem_post(&hold);
 	sem_wait(&held.done);
-	for (i = 1; i < WEB_AUTH_QUEUE; i++) {
+	for (i = 1; i <= WEB_AUTH_QUEUE + 2; i++) {
 		sem_wait(&a[i].done);
-		CHECK(!a[i].busy);
+		busy += a[i].busy;
+		/* Those that gave their places: of the network that failed. */
+		CHECK(!a[i].busy || i == 1 ||
+		    (i >= 5 && i <= WEB_AUTH_QUEUE + 1));
 	}
-	sem_wait(&a[WEB_AUTH_QUEUE + 2].done);
-	CHECK(sem_trywait(&a[WEB_AUTH_QUEUE + 1].done) != 0);
+	CHECK(busy == 2);
 	/* 42 before 41; 44 before 43; 401 before 41. */
-	CHECK(a[2].order < a[1].order);
+	CHECK(a[1].busy || a[2].order < a[1].order);
 	CHECK(a[4].order < a[3].order);
-	CHECK(a[WEB_AUTH_QUEUE + 2].order < a[1].order);
+	CHECK(a[1].busy || a[WEB_AUTH_QUEUE + 2].order < a[1].order);
 	web_auth_free(wa);
 	sem_destroy(&entered);
 	sem_destroy(&hold);
@@ -441,6 +524,7 @@ main(void)
 	    "abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234");
 	test_remembered();
 	test_queue();
+	test_per_source();
 	test_fair();
 	test_rotation();
 	test_standing();

@@ -136,8 +136,9 @@ test_refused(void)
 {
 	char text[512];
 
-	check_refused(
-	    "unknown.yml", "foo: 1\n", 0644, "line 1: unknown key 'foo'");
+	check_refused("unknown.yml", "foo: 1\n", 0644,
+	    "line 1: an unknown key (tls_server_config and "
+	    "basic_auth_users are known)");
 	check_refused("ca.yml",
 	    "tls_server_config:\n  cert_file: server.crt\n"
 	    "  key_file: server.key\n  client_ca_file: ca.crt\n",
@@ -146,9 +147,7 @@ test_refused(void)
 	check_refused("min.yml",
 	    "tls_server_config:\n  cert_file: server.crt\n"
 	    "  key_file: server.key\n  min_version: TLS14\n",
-	    0644,
-	    "line 4: min_version: 'TLS14' is not TLS10, TLS11, TLS12 or "
-	    "TLS13");
+	    0644, "line 4: min_version must be TLS10, TLS11, TLS12 or TLS13");
 	check_refused("minmax.yml",
 	    "tls_server_config:\n  cert_file: server.crt\n"
 	    "  key_file: server.key\n  min_version: TLS13\n"
@@ -162,22 +161,22 @@ test_refused(void)
 	    "  key_file: missing.key\n",
 	    0644, "cannot open key_file");
 	check_refused("plain.yml", "basic_auth_users:\n  u: secret\n", 0644,
-	    "line 2: the password of user 'u' is not a bcrypt hash");
+	    "line 2: a user's password is not a bcrypt hash");
 	/* bcrypt's costs are 4 to 31; a larger one would never end. */
 	snprintf(text, sizeof(text), "basic_auth_users:\n  u: $2b$32$%s\n",
 	    hash + 7);
 	check_refused("cost.yml", text, 0644,
-	    "line 2: the password of user 'u' has bcrypt cost 32: bcrypt "
-	    "takes 4 to 31");
+	    "line 2: a user's password has a bcrypt cost outside the 4 to "
+	    "31 bcrypt takes");
 	snprintf(text, sizeof(text), "basic_auth_users:\n  u: $2b$03$%s\n",
 	    hash + 7);
-	check_refused("cheap.yml", text, 0644, "has bcrypt cost 03");
+	check_refused("cheap.yml", text, 0644, "cost outside the 4 to 31");
 	/* Above 14 a check takes seconds: every scrape would time out. */
 	snprintf(text, sizeof(text), "basic_auth_users:\n  u: $2b$15$%s\n",
 	    hash + 7);
 	check_refused("slow.yml", text, 0644,
-	    "line 2: the password of user 'u' has bcrypt cost 15: above 14 "
-	    "one check takes seconds, longer than a scrape waits");
+	    "line 2: a user's password has bcrypt cost 15: above 14 one "
+	    "check takes seconds, longer than a scrape waits");
 	check_refused("http.yml", "http_server_config:\n  http2: false\n", 0644,
 	    "'http_server_config' is not supported");
 	check_refused("list.yml", "- a\n- b\n", 0644, "must be a mapping");
@@ -223,6 +222,86 @@ test_not_regular(void)
 	    0644, "fifo.key' is not a regular file");
 }
 
+/* Whether why quotes none of the words of a file that is not the config. */
+static void
+check_unquoted(const char *name, const char *why, const char *secret)
+{
+	check_count++;
+	if (strstr(why, name) == NULL || strstr(why, "line 1") == NULL ||
+	    strstr(why, secret) != NULL) {
+		check_failures++;
+		fprintf(stderr, "%s: '%s' quotes '%s' or names no line\n", name,
+		    why, secret);
+	}
+}
+
+/*
+ * Symbolic links: one the caller made, as a Kubernetes Secret's (the
+ * file a link to ..data/web.yml, ..data a link to a directory), is
+ * followed; one that another user made is refused. A file that is not a
+ * web configuration (a password file behind a link) is never quoted.
+ */
+static void
+test_links(void)
+{
+	char path[256], link[256], why[1024] = "";
+	struct web_config *wc;
+
+	snprintf(path, sizeof(path), "%s/..2026_11_29", dir);
+	CHECK(mkdir(path, 0755) == 0);
+	write_file("..2026_11_29/web.yml", "basic_auth_users: {}\n", 0644);
+	snprintf(link, sizeof(link), "%s/..data", dir);
+	CHECK(symlink("..2026_11_29", link) == 0);
+	snprintf(link, sizeof(link), "%s/secret.yml", dir);
+	CHECK(symlink("..data/web.yml", link) == 0);
+	wc = web_config_load(link, why, sizeof(why));
+	CHECK(wc != NULL);
+	if (wc == NULL)
+		fprintf(stderr, "%s\n", why);
+	web_config_free(wc);
+
+	write_file("shadow",
+	    "root:$y$j9T$saltsalt$digestdigest:20000:0:99999:7:::\n"
+	    "daemon:*:20000:0:99999:7:::\n",
+	    0640);
+	snprintf(link, sizeof(link), "%s/shadow.yml", dir);
+	CHECK(symlink("shadow", link) == 0);
+	CHECK(web_config_load(link, why, sizeof(why)) == NULL);
+	check_unquoted("shadow.yml", why, "root");
+	write_file("passwd.yml", "root: x:0:0:root:/root:/bin/bash\n", 0640);
+	snprintf(path, sizeof(path), "%s/passwd.yml", dir);
+	CHECK(web_config_load(path, why, sizeof(why)) == NULL);
+	check_unquoted("passwd.yml", why, "root");
+	write_file(
+	    "version.yml", "tls_server_config:\n  min_version: hush\n", 0644);
+	snprintf(path, sizeof(path), "%s/version.yml", dir);
+	CHECK(web_config_load(path, why, sizeof(why)) == NULL);
+	CHECK(strstr(why, "hush") == NULL &&
+	    strstr(why, "line 2: min_version must be TLS10") != NULL);
+
+	/* Only root can make a link that is another user's. */
+	if (geteuid() != 0) {
+		fprintf(stderr, "not root: another user's link not tried\n");
+		return;
+	}
+	snprintf(link, sizeof(link), "%s/theirs.yml", dir);
+	CHECK(symlink("..data/web.yml", link) == 0);
+	CHECK(lchown(link, 65534, 65534) == 0);
+	CHECK(web_config_load(link, why, sizeof(why)) == NULL);
+	CHECK(strstr(why,
+		  "theirs.yml' is a symbolic link of another user "
+		  "(uid 65534): it must be yours or root's") != NULL);
+	write_file("theirs_key.yml",
+	    "tls_server_config:\n  cert_file: server.crt\n"
+	    "  key_file: theirs.yml\n",
+	    0644);
+	snprintf(path, sizeof(path), "%s/theirs_key.yml", dir);
+	CHECK(web_config_load(path, why, sizeof(why)) == NULL);
+	CHECK(strstr(why, "line 3: key_file '") != NULL &&
+	    strstr(why, "theirs.yml' is a symbolic link of another user") !=
+		NULL);
+}
+
 int
 main(void)
 {
@@ -240,6 +319,7 @@ main(void)
 	test_good();
 	test_refused();
 	test_not_regular();
+	test_links();
 	snprintf(salt, sizeof(salt), "rm -rf %s", dir);
 	if (system(salt) != 0)
 		check_failures++;
