@@ -68,13 +68,13 @@ metric_line(const struct spec *spec, const struct out_config *out, FILE *f)
 
 /* -M's set: the metrics it gives, each under its parent. */
 static void
-plan_line(const struct spec *spec, const struct out_config *out, FILE *f)
+plan_line(int s, const struct out_config *out, FILE *f)
 {
 	const struct metric_plan *p = out->metric_plan;
 	const struct metric_shown *m;
 	int i;
 
-	if (p == NULL || strcmp(spec->text, metric_plan_spec(p)) != 0)
+	if (p == NULL || !out->metric_set_given || out->metric_set != s)
 		return;
 	fputs(" -M metrics:", f);
 	for (i = 0; i < metric_plan_nmetrics(p); i++) {
@@ -106,7 +106,7 @@ dryrun_print(
 		for (r = 0; r < spec->nreqs; r++)
 			request_lines(cpc, set, spec, r, f);
 		metric_line(spec, out, f);
-		plan_line(spec, out, f);
+		plan_line(s, out, f);
 		cpc_set_destroy(cpc, set);
 	}
 	return status;

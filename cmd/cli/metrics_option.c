@@ -165,6 +165,29 @@ make_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
 	return out->metric_plan != NULL ? 0 : 2;
 }
 
+/*
+ * The metrics' set, just added, joins a -c set that needs no counters
+ * beside it, or that it needs none beside: perf counts -M and -e
+ * together, and sets that take turns would leave the metrics without
+ * counts for every other interval (a run of one interval, none at all).
+ * Sets that both wait for counters stay apart, each a group of its own
+ * in turns, as with two -c.
+ */
+static int
+join_c_set(setgrp_t *specs, struct out_config *out)
+{
+	int last = setgrp_nsets(specs) - 1, status = 0;
+
+	if (last == 1 &&
+	    (setgrp_limited_groups(specs, 0) == 0 ||
+		setgrp_limited_groups(specs, last) == 0) &&
+	    (status = setgrp_join_last(specs, 0)) == 0)
+		last = 0;
+	out->metric_set_given = true;
+	out->metric_set = last;
+	return status;
+}
+
 int
 metrics_option_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
     const struct metric_env *given, setgrp_t *specs, struct out_config *out)
@@ -205,9 +228,21 @@ metrics_option_plan(struct metrics_option *mo, cpc_t *cpc, enum out_tool tool,
 	/* The metrics' counters are named once, above their columns. */
 	out->name_pics = true;
 	spec = metric_plan_spec(out->metric_plan);
-	if (specs == NULL || spec[0] == '\0')
+	if (specs == NULL)
 		return 0;
+	if (spec[0] == '\0') {
+		/*
+		 * Metrics that read no counter (duration_time, a constant of
+		 * the machine) are the rows' of the first set: -c's, or the
+		 * default events'.
+		 */
+		out->metric_set_given = true;
+		out->metric_set = 0;
+		return 0;
+	}
 	status = setgrp_add(specs, spec);
+	if (status == 0)
+		status = join_c_set(specs, out);
 	return status > 0 ? status : status < 0 ? 2 : 0;
 }
 

@@ -277,6 +277,47 @@ setgrp_add(setgrp_t *g, const char *text)
 	return 0;
 }
 
+/* The master's set s, and its template, released. */
+static void
+master_drop(setgrp_t *g, int s)
+{
+	if (g->templates[s] != NULL)
+		(void)cpc_set_destroy(g->cpc, g->templates[s]);
+	spec_free(g->specs[s]);
+}
+
+int
+setgrp_join_last(setgrp_t *g, int s)
+{
+	int last = g->nsets - 1;
+	enum spec_error err;
+	struct spec *spec;
+	cpc_set_t *template = NULL;
+	char *text;
+
+	if (asprintf(&text, "%s,%s", g->specs[s]->text, g->specs[last]->text) <
+	    0) {
+		diag(NULL, "no memory available\n");
+		return 1;
+	}
+	spec = spec_parse(g->cpc, text, &err);
+	free(text);
+	if (spec == NULL && err != SPEC_NOMEM)
+		return err == SPEC_UNCOUNTABLE ? 2 : -1;
+	if (spec == NULL || (template = spec_build_set(g->cpc, spec)) == NULL) {
+		spec_free(spec);
+		diag(NULL, "no memory available\n");
+		return 1;
+	}
+	master_drop(g, s);
+	master_drop(g, last);
+	g->specs[s] = spec;
+	g->templates[s] = template;
+	g->nsets--;
+	g->joint = plan_joint(g);
+	return 0;
+}
+
 int
 setgrp_nsets(const setgrp_t *g)
 {
@@ -533,11 +574,8 @@ master_free(setgrp_t *g)
 			g->spares[kind] = spare->next_spare;
 			clone_free(spare);
 		}
-	for (s = 0; s < g->nsets; s++) {
-		if (g->templates[s] != NULL)
-			(void)cpc_set_destroy(g->cpc, g->templates[s]);
-		spec_free(g->specs[s]);
-	}
+	for (s = 0; s < g->nsets; s++)
+		master_drop(g, s);
 	joint_at_free(g);
 	free(g->templates);
 	free(g->specs);

@@ -69,6 +69,12 @@ int setgrp_add(setgrp_t *master, const char *text);
  * owns it from then on. 0, or -1 (no memory).
  */
 int setgrp_add_spec(setgrp_t *master, struct spec *spec);
+/*
+ * Append the last set's events to set s, which counts them from then on,
+ * and drop the last: -M beside -c, counted together as perf counts -M
+ * with -e. As setgrp_add says; the sets are unchanged on an error.
+ */
+int setgrp_join_last(setgrp_t *g, int s);
 int setgrp_nsets(const setgrp_t *g);
 /* Whether the sets are bound as one joint set (see the top). */
 bool setgrp_joint(const setgrp_t *g);

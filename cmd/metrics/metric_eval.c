@@ -93,7 +93,8 @@ metric_plan_bind(
     struct metric_plan *p, const struct spec *spec, char *err, size_t len)
 {
 	bool *used = calloc((size_t)spec->nreqs + 1, sizeof(bool));
-	int i, k, r;
+	/* The plan's events end the set: a -c set they joined leads. */
+	int base = spec->nreqs - p->ninst, i, k, r;
 
 	if (used == NULL) {
 		snprintf(err, len, "out of memory");
@@ -103,8 +104,8 @@ metric_plan_bind(
 		const char *want = p->events[p->inst[i].event].spec;
 
 		r = -1;
-		if (i < spec->nreqs && strcmp(spec->reqs[i].event, want) == 0)
-			r = i;
+		if (base >= 0 && strcmp(spec->reqs[base + i].event, want) == 0)
+			r = base + i;
 		for (k = 0; r < 0 && k < spec->nreqs; k++)
 			if (!used[k] && strcmp(spec->reqs[k].event, want) == 0)
 				r = k;

@@ -334,6 +334,25 @@ try_core_pmu(struct metric_plan *p, struct event_text *t, const char *rname,
 	return kind_of(p, spec, rname);
 }
 
+/*
+ * The run's modes on spec, where its PMU takes them: a PMU that counts
+ * every mode together (msr) refuses to count only some, and its events
+ * are opened as it counts them. Only a PMU other than the core's is
+ * asked again; the core PMU and the kernel's software events take modes.
+ */
+static void
+with_modes(struct metric_plan *p, const struct event_text *t, const char *rname,
+    char *spec, size_t len)
+{
+	char plain[EVENT_LEN];
+
+	snprintf(plain, sizeof(plain), "%s", spec);
+	write_event(t, p->ask.modes, true, spec, len);
+	if (t->pmu[0] != '\0' && strcmp(t->pmu, p->ask.core_pmu) != 0 &&
+	    kind_of(p, spec, rname) == METRIC_EVENT_UNKNOWN)
+		snprintf(spec, len, "%s", plain);
+}
+
 /* The -c text and kind of name (as the formula writes it) in node n. */
 static enum metric_event_kind
 resolve(struct metric_plan *p, const struct plan_node *n, const char *name,
@@ -362,7 +381,7 @@ resolve(struct metric_plan *p, const struct plan_node *n, const char *name,
 		kind = try_core_pmu(p, t, rname, spec, len);
 	if (kind == METRIC_EVENT_CORE && t->mods[0] == '\0' &&
 	    p->ask.modes != NULL && p->ask.modes[0] != '\0')
-		write_event(t, p->ask.modes, true, spec, len);
+		with_modes(p, t, rname, spec, len);
 	return kind;
 }
 

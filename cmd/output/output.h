@@ -91,7 +91,7 @@ struct out_config {
 	struct metric_plan *metric_plan;
 	/* --input: the recorded machine's facts; NULL: this machine's */
 	const struct metric_env *env;
-	/* --input: the recorded set -M reads (its spec is no plan's text) */
+	/* The set -M reads: its own, a -c set it joined, or --input's */
 	bool metric_set_given;
 	int metric_set;
 	bool metric_only;

@@ -73,6 +73,67 @@ EOF
 	[[ $output == *" total "*"CPUs_utilized"* ]]
 }
 
+# counted_here CPUID: the metrics --list marks "counted here" on this
+# machine for the model of CPUID ("": the machine's own), one a line.
+counted_here() {
+	PERF_CPUID=$1 "$CT" --list --format=csv >"$T/list.csv" ||
+		fail "--list for '$1' exited $?"
+	"$PY" -c 'import csv, sys
+for r in csv.reader(open(sys.argv[1])):
+    if r[1] == "metric" and r[2].endswith("counted here"):
+        print(r[0])' "$T/list.csv"
+}
+
+# has_value NAME: whether the CSV rows in $T/out give metric NAME a value
+# on every row.
+has_value() {
+	"$PY" - "$T/out" "$1" <<'EOF'
+import csv, math, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] != "meta"]
+col = "metric." + sys.argv[2]
+assert rows, "no rows"
+for r in rows:
+    v = r.get(col)
+    assert v not in (None, "", "-") and not math.isnan(float(v)), (col, r)
+EOF
+}
+
+@test "--list's 'counted here' is -M's word: each such metric prints a value, under cputrack and cpustat" {
+	# The machine's own model, and two whose metrics read msr, power,
+	# duration_time or constants of the machine (SMT off, no PMEM).
+	for cpuid in "" GenuineIntel-6-55-4 GenuineIntel-6-8F-4; do
+		counted_here "$cpuid" >"$T/names"
+		[ -s "$T/names" ] || fail "--list for '$cpuid' marks no metric counted here"
+		while read -r name; do
+			PERF_CPUID=$cpuid ct_run -M "$name" --metric-only \
+			    --format=csv -T 0 "$W/wl_spin_for" 0 10
+			[ "$status" -eq 0 ] || fail "cputrack -M $name ($cpuid): exit $status: $stderr"
+			has_value "$name" || fail "cputrack -M $name ($cpuid): no value"
+			PERF_CPUID=$cpuid cs_run -M "$name" --metric-only \
+			    --format=csv 0.1 1
+			[ "$status" -eq 0 ] || fail "cpustat -M $name ($cpuid): exit $status: $stderr"
+			has_value "$name" || fail "cpustat -M $name ($cpuid): no value"
+		done <"$T/names"
+	done
+}
+
+@test "-M beside -c: counted together in one set, as perf counts -M with -e; every metric a value in one interval" {
+	cs_run --metric-only -M Default -c cpu-clock,context-switches --format=csv 0.2 1
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	has_value CPUs_utilized
+	has_value cs_per_second
+	grep -q '^[0-9.]*,,,,,[0-9]*,total,0,' "$T/out" || fail "no total of set 0: $output"
+	cs_run --dry-run -M Default -c cpu-clock,context-switches 0.2 1
+	[ "$status" -eq 0 ]
+	[[ $output == "set 0: cpu-clock,context-switches,{cpu-clock:"* ]]
+	[[ $output != *"set 1:"* ]]
+	[[ $output == *" -M metrics: CPUs_utilized, cs_per_second, "* ]]
+	ct_run -M Default -c page-faults --metric-only --format=csv -T 0 "$W/wl_spin_for" 0 10
+	[ "$status" -eq 0 ]
+	has_value CPUs_utilized
+	has_value page_faults_per_second
+}
+
 @test "-M on a machine without a PMU: the named metric refused in one line, with its event and why, exit 2" {
 	no_pmu
 	PERF_CPUID=GenuineIntel-6-55-4 ct_run -M tma_retiring true
