@@ -60,10 +60,12 @@ render() {
 # every_combination KUBECTL: each of the 32 rendered and checked.
 every_combination() {
 	local mask i comps bad=0
-	for ((mask = 0; mask < 1 << ${#COMPONENTS[@]}; mask++)); do
+	for ((mask = 0; mask < 2 ** ${#COMPONENTS[@]}; mask++)); do
 		comps=()
 		for i in "${!COMPONENTS[@]}"; do
-			((mask & 1 << i)) && comps+=("${COMPONENTS[i]}")
+			if (((mask >> i) & 1)); then
+				comps+=("${COMPONENTS[i]}")
+			fi
 		done
 		if ! render "$1" "${comps[@]}"; then
 			echo "$1 cannot render base ${comps[*]}"
