@@ -10,7 +10,10 @@
 #    perf stat counts as root) on a workload: where the event is exact
 #    here the two values are equal; otherwise both count, or both refuse.
 #    perf's tool events (duration_time, user_time, system_time) are the
-#    documented difference: cputrack refuses them, saying why.
+#    documented difference: cputrack refuses them, saying why; so are
+#    the events of a PMU with a cpumask (RAPL's power, uncore), which
+#    count a whole socket and no thread: perf stat counts them for the
+#    socket over the run, cputrack refuses them in one line.
 # 2. Each syntax form cputrack reads (docs/events.md), against its perf
 #    stat spelling, the same way.
 #
@@ -65,8 +68,9 @@ our_vals() {
 }
 
 # compare LABEL MODE OURSPEC PERFEVENTS WORKLOAD...: MODE exact (same
-# values), count (both count), refuse (both refuse), or refused:TEXT (a
-# documented difference: cputrack refuses, in one line saying TEXT).
+# values), count (both count), refuse (both refuse), refused:TEXT (a
+# documented difference: cputrack refuses, in one line saying TEXT), or
+# socket (a socket PMU's event: perf counts it, cputrack refuses it).
 # Appends a line to $T/table; returns 1 on a mismatch.
 compare() {
 	local label=$1 mode=$2 ours=$3 theirs=$4 o p orc=0 prc=0 result
@@ -94,6 +98,11 @@ compare() {
 		[ "$orc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
 		    grep -qF "${mode#refused:}" "$T/err"
 		;;
+	socket)
+		[ "$orc" -eq 2 ] && [ "$prc" -eq 0 ] &&
+		    [ "$(wc -l <"$T/err")" -eq 1 ] &&
+		    grep -qF "counts a whole socket" "$T/err"
+		;;
 	esac
 	result=$?
 	printf '%-44s %-7s ours: %-18s perf: %s%s\n' "$label" "$mode" \
@@ -111,8 +120,19 @@ show_table() {
 	cat "$T/table"
 }
 
+# socket_pmu NAME: whether NAME is an event of a PMU with a cpumask.
+socket_pmu() {
+	local pmu=${1%%/*}
+	[ "$pmu" != "$1" ] || return 1
+	[ -e "/sys/bus/event_source/devices/$pmu/cpumask" ]
+}
+
 # How a name perf list prints is compared, from what it is.
 mode_of() {
+	if socket_pmu "$1"; then
+		echo socket
+		return
+	fi
 	case $1 in
 	alignment-faults | emulation-faults | dummy | bpf-output | msr/smi/ | \
 	    mem:*) echo exact ;;
