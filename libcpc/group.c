@@ -774,7 +774,9 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 		errno = EINVAL;
 		return -1;
 	}
-	if (set->sampling && cpclib_ovf_prepare(cpc, set, pid, inherit) != 0)
+	if ((set->sampling &&
+		cpclib_ovf_prepare(cpc, set, pid, inherit) != 0) ||
+	    (pid == 0 && cpclib_trap_guard(set) != 0))
 		return -1;
 	if (open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
 	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
@@ -879,6 +881,7 @@ cpclib_group_close(cpc_set_t *set)
 			close(set->fds[e]);
 		set->fds[e] = -1;
 	}
+	cpclib_trap_unguard(set);
 }
 
 /*
