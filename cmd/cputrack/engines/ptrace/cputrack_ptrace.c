@@ -502,25 +502,6 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 		child_lost(ct, p, pid);
 }
 
-/* Whether a request of the run counts a hardware breakpoint (mem:). */
-static bool
-counts_breakpoints(const struct cputrack *ct)
-{
-	const struct spec *spec;
-	const char *kind;
-	int s, r;
-
-	for (s = 0; s < ct->nsets; s++) {
-		spec = setgrp_spec(ct->specs, s);
-		for (r = 0; r < spec->nreqs; r++)
-			if ((kind = cpc_event_kind(
-				 ct->cpc, spec->reqs[r].event)) != NULL &&
-			    strcmp(kind, "breakpoint") == 0)
-				return true;
-	}
-	return false;
-}
-
 /*
  * Callbacks for a process, created, captured, or forked and followed. A
  * breakpoint counter's debug exception that the kernel sends on as a
@@ -531,7 +512,7 @@ track_setup(struct cputrack *ct, pctx_t *pctx)
 {
 	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0 ||
 	    pctx_add_client(pctx, &tick_client, ct) != 0 ||
-	    (counts_breakpoints(ct) && pctx_drop_debug_traps(pctx) != 0))
+	    (engine_counts_breakpoints(ct) && pctx_drop_debug_traps(pctx) != 0))
 		return -1;
 	return pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, cb_exec,
 	    PCTX_SYSC_FORK_EVENT, cb_fork, PCTX_SYSC_EXIT_EVENT, cb_exit,
