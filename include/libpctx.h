@@ -295,6 +295,19 @@ int pctx_let_go(pctx_t *pctx);
  */
 int pctx_request(int code);
 
+/*
+ * For a controller that counts hardware breakpoints (perf's
+ * PERF_TYPE_BREAKPOINT) in pctx's threads: a debug trap of theirs
+ * (SIGTRAP with si_code TRAP_BRKPT or TRAP_HWBKPT) is dropped, not
+ * delivered. The kernel sends one for a debug exception no handler
+ * claimed, which a breakpoint counter's own exception becomes where a
+ * hypervisor loses the guest's DR6 (KVM on Intel before Linux 6.14): it
+ * would kill the thread. x86 only, where nothing else sends one but an
+ * INT1 instruction; elsewhere (arm64's BRK) it does nothing. 0, or -1
+ * with errno EINVAL (NULL).
+ */
+int pctx_drop_debug_traps(pctx_t *pctx);
+
 /* End of the private interfaces. */
 
 #ifdef __cplusplus

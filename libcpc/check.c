@@ -121,7 +121,8 @@ check_request(cpc_t *cpc, const struct cpc_request *req, int cpuid)
 		    req->event, req->enc.nterms);
 		return -1;
 	}
-	if (!on_cpu_core(cpc, req, cpuid))
+	if (!on_cpu_core(cpc, req, cpuid) ||
+	    (cpuid < 0 && cpclib_socket_refused_on_thread(cpc, req, fn)))
 		return -1;
 	for (t = 0; t < req->enc.nterms; t++) {
 		cpclib_request_to_attr(req, t, &attr);

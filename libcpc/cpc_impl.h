@@ -154,6 +154,7 @@ struct __cpc_set {
 	uint64_t acc_enabled, acc_running;   /* several groups': sample.c */
 	volatile bool frozen;		     /* by an overflow, until restart */
 	bool live;			     /* registered for SIGTRAP */
+	bool trap_guard;		     /* counts breakpoints here */
 	size_t ring_pages;		     /* data pages, 0: the default */
 	struct cpc_ring *ring;		     /* buffered overflow records */
 	bool lost_format;		     /* reads carry lost samples */
@@ -383,6 +384,8 @@ int cpclib_ovf_open(cpc_set_t *set, struct cpc_request *req,
     bool *explained);
 int cpclib_ovf_arm(cpc_set_t *set);
 void cpclib_ovf_disarm(cpc_set_t *set);
+int cpclib_trap_guard(cpc_set_t *set);
+void cpclib_trap_unguard(cpc_set_t *set);
 int cpclib_ovf_reload(cpc_set_t *set);
 
 /* pcbuf.c */

@@ -174,6 +174,8 @@ const struct sysfs_alias *cpclib_sysfs_alias(
     const struct sysfs_pmu *pmu, const char *name);
 const struct sysfs_pmu *cpclib_socket_pmu(
     cpc_t *cpc, const struct perf_event_attr *attr);
+bool cpclib_socket_refused_on_thread(
+    cpc_t *cpc, const struct cpc_request *req, const char *fn);
 bool cpclib_resolve_pmu_terms(
     cpc_t *cpc, const char *name, struct ev_result *r);
 bool cpclib_resolve_pmu_alias(

@@ -634,6 +634,18 @@ check_on_cpu(cpc_t *cpc, const cpc_set_t *set, int cpu, const char *fn)
 	return 0;
 }
 
+/* A thread's binding of a socket PMU's event: said, EINVAL. */
+static int
+check_on_thread(cpc_t *cpc, const cpc_set_t *set, const char *fn)
+{
+	int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (cpclib_socket_refused_on_thread(cpc, &set->reqs[i], fn))
+			return -1;
+	return 0;
+}
+
 /* Start every group whole: members first, each leader last. */
 static int
 enable_leaders(const cpc_set_t *set)
@@ -742,7 +754,8 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 	set->read_each = inherit;
 	set->sampling = set->asks_overflow;
 	find_leaders(cpc, set, cpu);
-	if (check_on_cpu(cpc, set, cpu, fn) != 0)
+	if (check_on_cpu(cpc, set, cpu, fn) != 0 ||
+	    (pid != -1 && check_on_thread(cpc, set, fn) != 0))
 		return -1;
 	if (set->sampling && set->ngroups > 1) {
 		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
@@ -761,7 +774,9 @@ cpclib_group_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, int cpu, bool inherit,
 		errno = EINVAL;
 		return -1;
 	}
-	if (set->sampling && cpclib_ovf_prepare(cpc, set, pid, inherit) != 0)
+	if ((set->sampling &&
+		cpclib_ovf_prepare(cpc, set, pid, inherit) != 0) ||
+	    (pid == 0 && cpclib_trap_guard(set) != 0))
 		return -1;
 	if (open_all(cpc, set, pid, cpu, inherit, fn) != 0 ||
 	    (set->sampling && cpclib_ovf_arm(set) != 0) ||
@@ -866,6 +881,7 @@ cpclib_group_close(cpc_set_t *set)
 			close(set->fds[e]);
 		set->fds[e] = -1;
 	}
+	cpclib_trap_unguard(set);
 }
 
 /*

@@ -72,6 +72,22 @@ struct live_slot {
 };
 
 static _Atomic(struct live_slot *) live_head;
+
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4
+#endif
+
+/*
+ * Sets bound to a thread of this process that count a hardware breakpoint.
+ * The kernel sends SIGTRAP for a debug exception that no handler claims,
+ * and a breakpoint counter's own exception becomes one where a hypervisor
+ * loses the guest's DR6 (KVM on Intel before Linux 6.14 loaded a stale DR6
+ * after a VM exit handled in its fast path): the guest's kernel then reads
+ * no cause and takes it for an INT1. It would kill the counted thread;
+ * while such a set is bound, a debug trap that would have been fatal is
+ * dropped. x86 only: elsewhere BRK sends TRAP_BRKPT, and would trap again.
+ */
+static atomic_int breakpoints_bound;
 static pthread_mutex_t trap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction previous_trap;
 
@@ -286,6 +302,19 @@ send_emt(uintptr_t pc)
 	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGEMT, &info);
 }
 
+/* A debug trap while a breakpoint is counted here (breakpoints_bound). */
+static bool
+breakpoint_trap(const siginfo_t *si)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return (si->si_code == TRAP_BRKPT || si->si_code == TRAP_HWBKPT) &&
+	    atomic_load(&breakpoints_bound) > 0;
+#else
+	(void)si;
+	return false;
+#endif
+}
+
 /* A SIGTRAP that is not ours goes where it would have gone without us. */
 static void
 chain(int sig, siginfo_t *si, void *uc)
@@ -294,6 +323,8 @@ chain(int sig, siginfo_t *si, void *uc)
 
 	if (previous_trap.sa_flags & SA_SIGINFO) {
 		previous_trap.sa_sigaction(sig, si, uc);
+	} else if (previous_trap.sa_handler == SIG_DFL && breakpoint_trap(si)) {
+		return; /* a breakpoint counter's trap, that nobody claimed */
 	} else if (previous_trap.sa_handler == SIG_DFL) {
 		/* Blocked until this handler returns, then fatal as before. */
 		memset(&dfl, 0, sizeof(dfl));
@@ -481,6 +512,46 @@ cpclib_ovf_open(cpc_set_t *set, struct cpc_request *req,
 	req->period = attr->sample_period;
 	req->sample_type = attr->sample_type;
 	return fd;
+}
+
+static bool
+counts_breakpoints(const cpc_set_t *set)
+{
+	int i, t;
+
+	for (i = 0; i < set->nreqs; i++)
+		for (t = 0; t < set->reqs[i].enc.nterms; t++)
+			if (set->reqs[i].enc.term[t].attr.type ==
+			    PERF_TYPE_BREAKPOINT)
+				return true;
+	return false;
+}
+
+/*
+ * Before a set is bound to the calling thread: one that counts a
+ * breakpoint has the SIGTRAP handler drop its unclaimed traps
+ * (breakpoints_bound).
+ */
+int
+cpclib_trap_guard(cpc_set_t *set)
+{
+	if (set->trap_guard || !counts_breakpoints(set))
+		return 0;
+	if (install_trap_handler() != 0)
+		return -1;
+	atomic_fetch_add(&breakpoints_bound, 1);
+	set->trap_guard = true;
+	return 0;
+}
+
+/* When its counters close. */
+void
+cpclib_trap_unguard(cpc_set_t *set)
+{
+	if (!set->trap_guard)
+		return;
+	atomic_fetch_sub(&breakpoints_bound, 1);
+	set->trap_guard = false;
 }
 
 /* After the counters open, before they start. */

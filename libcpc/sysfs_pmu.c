@@ -303,6 +303,34 @@ cpclib_socket_pmu(cpc_t *cpc, const struct perf_event_attr *attr)
 	return pmu != NULL && pmu->cpumask != NULL ? pmu : NULL;
 }
 
+/*
+ * Whether req, bound to a thread, is refused for an event of a PMU with a
+ * cpumask: such a PMU counts a whole socket on the CPUs it names, and
+ * the kernel refuses it for a thread (EINVAL, which would say nothing of
+ * why). Said in one line through fn, errno EINVAL.
+ */
+bool
+cpclib_socket_refused_on_thread(
+    cpc_t *cpc, const struct cpc_request *req, const char *fn)
+{
+	const struct sysfs_pmu *pmu;
+	int t;
+
+	for (t = 0; t < req->enc.nterms; t++) {
+		if ((pmu = cpclib_socket_pmu(cpc, &req->enc.term[t].attr)) ==
+		    NULL)
+			continue;
+		cpclib_err(cpc, fn, CPC_INVALID_EVENT,
+		    "%s: PMU '%s' counts a whole socket, on the CPUs its "
+		    "cpumask names (%s), never a thread: bind it to one of "
+		    "those CPUs\n",
+		    req->event, pmu->name, pmu->cpumask);
+		errno = EINVAL;
+		return true;
+	}
+	return false;
+}
+
 static const struct sysfs_format *
 find_format(const struct sysfs_pmu *pmu, const char *name)
 {

@@ -17,13 +17,17 @@ static int recorded_extended_type = -1;
 /*
  * root: a recorded tree's /sys, or NULL for the machine's own;
  * extended_hw_type: whether that machine's kernel opens a generic event
- * on a core PMU it names (0 or 1).
+ * on a core PMU it names (0 or 1), or -1 for a tree of this machine's
+ * own PMU types (a test's, standing for a host it is not), whose events
+ * this kernel is asked about as the machine's own are.
  */
 void
 cpclib_set_sysfs_root(const char *root, int extended_hw_type)
 {
 	sysfs_root = root != NULL ? root : "/sys";
-	recorded_extended_type = root != NULL ? (extended_hw_type != 0) : -1;
+	recorded_extended_type = root != NULL && extended_hw_type >= 0 ?
+	    (extended_hw_type != 0) :
+	    -1;
 }
 
 /* Whether the PMUs are a recorded machine's: no kernel to ask then. */

@@ -57,6 +57,42 @@ pctxlib_settle(const struct lwp *lwp)
 		(void)ptrace(PTRACE_GETEVENTMSG, lwp->tid, 0, &msg);
 }
 
+#ifndef TRAP_HWBKPT
+#define TRAP_HWBKPT 4
+#endif
+
+/*
+ * Whether the held LWP's signal-delivery-stop is a debug trap its process
+ * asked to have dropped (pctx_drop_debug_traps): on x86 the kernel sends
+ * TRAP_BRKPT for an INT1 or a debug exception no handler claimed, and
+ * TRAP_HWBKPT for a ptrace breakpoint, which no tracer but this one could
+ * have set. Elsewhere a BRK instruction sends TRAP_BRKPT, and would
+ * trap again at once: nothing is dropped there.
+ */
+bool
+pctxlib_is_debug_trap(const struct lwp *lwp)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	siginfo_t si;
+
+	if (!lwp->proc->drop_debug_traps ||
+	    WSTOPSIG(lwp->held_status) != SIGTRAP ||
+	    ptrace(PTRACE_GETSIGINFO, lwp->tid, 0, &si) != 0)
+		return false;
+	return si.si_code == TRAP_BRKPT || si.si_code == TRAP_HWBKPT;
+#else
+	(void)lwp;
+	return false;
+#endif
+}
+
+/* The held LWP goes on without the signal it stopped to be given. */
+void
+pctxlib_drop_signal(struct lwp *lwp)
+{
+	lwp->held_status &= ~0xff00;
+}
+
 static int
 pending_signal(const struct lwp *lwp)
 {

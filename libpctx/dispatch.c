@@ -365,6 +365,10 @@ pctxlib_dispatch_event(pctx_t *root, struct event *ev)
 	case EVT_REQUEST:
 		pctxlib_serve_request(ev->lwp, &ev->si);
 		break;
+	case EVT_DEBUG_TRAP:
+		on_stop(ev);
+		pctxlib_drop_signal(ev->lwp);
+		break;
 	case EVT_TICK:
 		pctxlib_tick_serve();
 		break;

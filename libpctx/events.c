@@ -44,8 +44,9 @@ stop_kind(struct event *ev)
 	case PTRACE_EVENT_EXEC:
 		return EVT_EXEC;
 	case 0:
-		return pctxlib_is_request(lwp, &ev->si) ? EVT_REQUEST :
-							  EVT_STOP;
+		if (pctxlib_is_request(lwp, &ev->si))
+			return EVT_REQUEST;
+		return pctxlib_is_debug_trap(lwp) ? EVT_DEBUG_TRAP : EVT_STOP;
 	default:
 		return EVT_STOP;
 	}

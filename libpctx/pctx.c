@@ -133,6 +133,17 @@ pctx_set_fork_model(pctx_t *pctx, pctx_fork_model_t model)
 	return 0;
 }
 
+int
+pctx_drop_debug_traps(pctx_t *pctx)
+{
+	if (pctx == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	pctx->drop_debug_traps = true;
+	return 0;
+}
+
 /* Whether other processes were joined to pctx. */
 static bool
 has_joined(const pctx_t *pctx)

@@ -142,13 +142,14 @@ struct __pctx {
 	struct __pctx *root; /* the pctx pctx_run was called on */
 	enum proc_state state;
 	enum proc_pending pending;
-	bool created;	/* by pctx_create: killed if the tracer dies */
-	bool released;	/* freed as soon as the loop lets go of it */
-	bool releasing; /* in a release under way: to be freed */
-	bool terminate; /* pctx_terminate: the run returns 0 */
-	bool failed;	/* a callback failed: pctx_run returns -1 */
-	bool joined;	/* pctx_join: its root's peer, not its child */
-	int opts;	/* ptrace options of all its threads */
+	bool created;	       /* by pctx_create: killed if the tracer dies */
+	bool released;	       /* freed as soon as the loop lets go of it */
+	bool releasing;	       /* in a release under way: to be freed */
+	bool terminate;	       /* pctx_terminate: the run returns 0 */
+	bool failed;	       /* a callback failed: pctx_run returns -1 */
+	bool joined;	       /* pctx_join: its root's peer, not its child */
+	bool drop_debug_traps; /* pctx_drop_debug_traps */
+	int opts;	       /* ptrace options of all its threads */
 	pctx_fork_model_t fork_model;
 	struct lwpid_tree lwps;
 	TAILQ_HEAD(lwp_order, lwp) order; /* the same LWPs, for walks */
@@ -223,6 +224,7 @@ enum event_kind {
 	EVT_STOP,	/* any other stop: signal, group-stop, ... */
 	EVT_DETACH_DUE, /* a stop of a thread being let go */
 	EVT_REQUEST,	/* a tracee asked its controller (pctx_request) */
+	EVT_DEBUG_TRAP, /* a debug trap to drop (pctx_drop_debug_traps) */
 	EVT_TICK,	/* the run's timer expired */
 	EVT_TERMINATE,	/* SIGINT, SIGTERM or SIGHUP to the tracer */
 	EVT_SUSPEND,	/* SIGTSTP, SIGTTIN or SIGTTOU to the tracer */
@@ -290,6 +292,8 @@ bool pctxlib_have_cap_sys_ptrace(void);
 /* control.c */
 void pctxlib_restart(struct lwp *lwp);
 void pctxlib_settle(const struct lwp *lwp);
+bool pctxlib_is_debug_trap(const struct lwp *lwp);
+void pctxlib_drop_signal(struct lwp *lwp);
 void pctxlib_detach_lwp_now(struct lwp *lwp);
 void pctxlib_let_child_go(struct lwp *child);
 void pctxlib_apply_opts(pctx_t *pctx);

@@ -7,7 +7,8 @@
  * SIGEMT at the call before the last, at that function, and freezes the
  * set; buffered records carry the function's address as their PC; a data
  * breakpoint counts the writes to a variable; msr/tsc/ counts per LWP,
- * above zero and growing.
+ * above zero and growing; a debug trap that no handler claimed does not
+ * kill a thread that counts a breakpoint.
  */
 #include <inttypes.h>
 #include <linux/hw_breakpoint.h>
@@ -18,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -241,6 +243,64 @@ test_buffered_records(cpc_t *cpc)
 }
 
 /*
+ * The SIGTRAP the kernel sends for a debug exception no handler claimed
+ * (si_code TRAP_BRKPT), which a breakpoint counter's own exception becomes
+ * where a hypervisor loses the guest's DR6; only a thread may queue a
+ * kernel's si_code to itself.
+ */
+static void
+queue_debug_trap(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = SIGTRAP;
+	si.si_code = TRAP_BRKPT;
+	si.si_addr = (void *)queue_debug_trap;
+	(void)syscall(SYS_rt_tgsigqueueinfo, getpid(), gettid(), SIGTRAP, &si);
+}
+
+/*
+ * While a breakpoint is counted here the trap is dropped and the count
+ * goes on, exact; once none is, it is fatal again, as without libcpc.
+ */
+static void
+test_debug_trap_dropped(cpc_t *cpc)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_buf_t *buf;
+	int ind, status = 0;
+	pid_t child;
+
+	ind =
+	    cpc_set_add_request(cpc, set, bp_event, 0, CPC_COUNT_USER, 0, NULL);
+	CHECK(ind == 0);
+	buf = cpc_buf_create(cpc, set);
+	CHECK(cpc_bind_curlwp(cpc, set, 0) == 0);
+	call_times(CALLS / 2);
+	queue_debug_trap();
+	call_times(CALLS / 2);
+	CHECK_EQ_U64(sample_value(cpc, set, buf, ind), CALLS);
+	CHECK(cpc_unbind(cpc, set) == 0);
+	cpc_buf_destroy(cpc, buf);
+	cpc_set_destroy(cpc, set);
+	if ((child = fork()) == 0) {
+		queue_debug_trap();
+		_exit(0);
+	}
+	CHECK(child > 0 && waitpid(child, &status, 0) == child);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP);
+	printf(
+	    "a debug trap: dropped while %s counts, fatal after\n", bp_event);
+#else
+	(void)cpc;
+	printf("note: debug traps are dropped on x86 alone (BRK would trap "
+	       "again)\n");
+#endif
+}
+
+/*
  * Whether the kernel's own breakpoint on bp_target counts its calls, as
  * the oracle for whether this machine has usable debug registers: some
  * hypervisors accept the breakpoint and never fire it.
@@ -300,6 +360,7 @@ main(void)
 	test_calls_per_lwp(cpc);
 	test_overflow_at_the_right_call(cpc);
 	test_buffered_records(cpc);
+	test_debug_trap_dropped(cpc);
 	cpc_close(cpc);
 	return check_report("test_cpc_breakpoint");
 }

@@ -6,7 +6,10 @@
  *  - every name walked is accepted by cpc_set_add_request and binds:
  *    each one is bound to this thread and sampled, but tracepoints, of
  *    which each is added and one per subsystem bound (binding and closing
- *    one costs the kernel a grace period; test_events_perf binds them all);
+ *    one costs the kernel a grace period; test_events_perf binds them all),
+ *    and the events of socket PMUs (a cpumask: RAPL, uncore), which count
+ *    no thread: each is refused for this thread, saying why, and bound to
+ *    the first CPU its cpumask names and sampled;
  *  - every kind of name accepted is walked: the names the kernel and
  *    libpfm4 enumerate themselves (tracefs's tracepoints, sysfs PMU
  *    events, every event of every libpfm4 PMU found here, perf's software
@@ -19,11 +22,21 @@
  * PMU).
  */
 #include <dirent.h>
+#include <ftw.h>
 #include <perfmon/pfmlib_perf_event.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 
 #include "test_cpc.h"
+#include "../../libcpc/cpc_impl.h"
+
+#define HOST_PMUS "/sys/bus/event_source/devices"
+#define DEVICES	  "bus/event_source/devices"
+
+/* The PMUs walked: the host's, or a tree that adds a socket PMU. */
+static char pmu_dir[512] = HOST_PMUS;
+static int socket_events;
 
 struct names {
 	int n, nalloc;
@@ -251,13 +264,71 @@ static const char *const illumos_generic[] = {
 	"PAPI_tlb_tl",
 };
 
-/* Every listed name can be added, bound to this thread and sampled. */
+/* Bound to this thread and sampled. */
+static bool
+counts_on_thread(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
+{
+	bool ok = false;
+
+	if (cpc_bind_curlwp(cpc, set, 0) == 0) {
+		ok = cpc_set_sample(cpc, set, buf) == 0 || errno == EAGAIN;
+		cpc_unbind(cpc, set);
+	}
+	return ok;
+}
+
+/*
+ * A socket PMU's event (its PMU has a cpumask) is refused for a thread by
+ * the library itself, saying why, whatever the kernel would do with it.
+ */
+static bool
+refused_on_thread(cpc_t *cpc, cpc_set_t *set, const char *event)
+{
+	bool said;
+	int rc;
+
+	memset(&last_error, 0, sizeof(last_error));
+	cpc_seterrhndlr(cpc, recording_handler);
+	errno = 0;
+	rc = cpc_bind_curlwp(cpc, set, 0);
+	said = rc != 0 && errno == EINVAL && last_error.calls == 1 &&
+	    strstr(last_error.msg, "never a thread") != NULL;
+	cpc_seterrhndlr(cpc, NULL);
+	if (rc == 0)
+		cpc_unbind(cpc, set);
+	if (!said)
+		fprintf(stderr,
+		    "listed event %s of a PMU with a cpumask: bound to a "
+		    "thread (%d), or refused without saying so (%s)\n",
+		    event, rc, last_error.msg);
+	return said;
+}
+
+/* Counted CPU-wide on the first CPU its PMU's cpumask names. */
+static bool
+counts_on_its_cpu(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf, const char *event)
+{
+	int cpu = atoi(cpc_event_cpumask(cpc, event, 0));
+	bool ok = false;
+
+	if (cpc_bind_cpu(cpc, cpu, set, 0) == 0) {
+		ok = cpc_set_sample(cpc, set, buf) == 0;
+		cpc_unbind(cpc, set);
+	}
+	return ok;
+}
+
+/*
+ * Every listed name can be added and counted: bound to this thread and
+ * sampled, or, for a socket PMU's event, refused for a thread and
+ * counted on its CPU.
+ */
 static void
 check_openable(cpc_t *cpc, const char *event)
 {
 	cpc_set_t *set = cpc_set_create(cpc);
 	cpc_buf_t *buf;
-	int ok = 0;
+	bool ok;
 
 	if (cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0, NULL) !=
 	    0) {
@@ -267,9 +338,12 @@ check_openable(cpc_t *cpc, const char *event)
 		return;
 	}
 	buf = cpc_buf_create(cpc, set);
-	if (cpc_bind_curlwp(cpc, set, 0) == 0) {
-		ok = cpc_set_sample(cpc, set, buf) == 0 || errno == EAGAIN;
-		cpc_unbind(cpc, set);
+	if (cpc_event_cpumask(cpc, event, 0) != NULL) {
+		ok = refused_on_thread(cpc, set, event) &&
+		    counts_on_its_cpu(cpc, set, buf, event);
+		socket_events++;
+	} else {
+		ok = counts_on_thread(cpc, set, buf);
 	}
 	if (!ok)
 		fprintf(stderr, "listed event %s cannot be counted: %s\n",
@@ -368,7 +442,7 @@ tracefs_walked(cpc_t *cpc, const struct names *walked, int *checked)
 static void
 sysfs_walked(cpc_t *cpc, const struct names *walked, int *checked)
 {
-	const char *dir = "/sys/bus/event_source/devices";
+	const char *dir = pmu_dir;
 	char path[600], name[600];
 	struct dirent *p, *e;
 	DIR *dp, *de;
@@ -656,12 +730,148 @@ canonical_names(cpc_t *cpc)
 	    errno == ERANGE);
 }
 
-int
-main(void)
+/* root/rel, made a directory, or root/rel/name written with text. */
+static bool
+tree_put(const char *root, const char *rel, const char *name, const char *text)
 {
+	char path[700];
+	FILE *f;
+	bool ok;
+
+	if (name == NULL) {
+		snprintf(path, sizeof(path), "%s/%s", root, rel);
+		return mkdir(path, 0755) == 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s/%s", root, rel, name);
+	if ((f = fopen(path, "w")) == NULL)
+		return false;
+	ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* The first CPU this process may run on, as a cpumask names it. */
+static int
+first_allowed_cpu(void)
+{
+	cpu_set_t cpus;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
+		return 0;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &cpus))
+			return cpu;
+	return 0;
+}
+
+/* The host's PMUs but msr, linked into the tree's PMU directory. */
+static bool
+link_host_pmus(const char *root)
+{
+	char from[600], to[600];
+	struct dirent *d;
+	DIR *dp;
+	bool ok = true;
+
+	if ((dp = opendir(HOST_PMUS)) == NULL)
+		return false;
+	while ((d = readdir(dp)) != NULL && ok) {
+		if (d->d_name[0] == '.' || strcmp(d->d_name, "msr") == 0)
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", HOST_PMUS, d->d_name);
+		snprintf(to, sizeof(to), "%s/" DEVICES "/%s", root, d->d_name);
+		ok = symlink(from, to) == 0;
+	}
+	closedir(dp);
+	return ok;
+}
+
+/* The msr PMU's type, as its sysfs file gives it, or SKIP. */
+static void
+msr_type(char *type, size_t size)
+{
+	FILE *f;
+
+	if ((f = fopen(HOST_PMUS "/msr/type", "r")) == NULL)
+		SKIP("no msr PMU here to stand for a socket PMU");
+	if (fgets(type, (int)size, f) == NULL)
+		type[0] = '\0';
+	fclose(f);
+}
+
+/*
+ * A host that lists a socket PMU, as a RAPL machine lists power with
+ * energy-psys: this machine's PMUs, and in msr's place a PMU called power
+ * of msr's type, whose cpumask names one CPU and whose one event is the
+ * TSC. The kernel would count that for a thread too, so only the
+ * library's own refusal fails a thread's binding of it; on its CPU the
+ * kernel counts it. Returns the tree's /sys, or NULL.
+ */
+static const char *
+socket_pmu_tree(void)
+{
+	static char root[256];
+	char type[32], cpu[32];
+
+	msr_type(type, sizeof(type));
+	snprintf(cpu, sizeof(cpu), "%d\n", first_allowed_cpu());
+	snprintf(root, sizeof(root), "%s/cpc_walk.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(root) == NULL || !tree_put(root, "bus", NULL, NULL) ||
+	    !tree_put(root, "bus/event_source", NULL, NULL) ||
+	    !tree_put(root, DEVICES, NULL, NULL) || !link_host_pmus(root) ||
+	    !tree_put(root, DEVICES "/power", NULL, NULL) ||
+	    !tree_put(root, DEVICES "/power", "type", type) ||
+	    !tree_put(root, DEVICES "/power", "cpumask", cpu) ||
+	    !tree_put(root, DEVICES "/power/format", NULL, NULL) ||
+	    !tree_put(
+		root, DEVICES "/power/format", "event", "config:0-63\n") ||
+	    !tree_put(root, DEVICES "/power/events", NULL, NULL) ||
+	    !tree_put(
+		root, DEVICES "/power/events", "energy-psys", "event=0x00\n"))
+		return NULL;
+	return root;
+}
+
+static int
+remove_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)flag;
+	(void)f;
+	return remove(path);
+}
+
+/* The tree made and read in place of the host's PMUs (before cpc_open). */
+static const char *
+use_socket_pmu_tree(void)
+{
+	const char *root = socket_pmu_tree();
+
+	if (root == NULL) {
+		fprintf(
+		    stderr, "cannot make a PMU tree: %s\n", strerror(errno));
+		exit(1);
+	}
+	cpclib_set_sysfs_root(root, -1);
+	snprintf(pmu_dir, sizeof(pmu_dir), "%s/" DEVICES, root);
+	return root;
+}
+
+/*
+ * With --socket-pmu, the host's PMUs with a socket PMU among them
+ * (socket_pmu_tree): its event is walked, refused for a thread and
+ * counted on its CPU like any other socket PMU's.
+ */
+int
+main(int argc, char **argv)
+{
+	const char *tree = NULL;
 	struct rlimit rl;
 	cpc_t *cpc;
 
+	if (argc > 1 && strcmp(argv[1], "--socket-pmu") == 0)
+		tree = use_socket_pmu_tree();
 	/* One kept reference per tracepoint bound: room for them. */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
@@ -677,5 +887,10 @@ main(void)
 	attrs(cpc);
 	events_all(cpc);
 	cpc_close(cpc);
+	printf("%d events of socket PMUs walked\n", socket_events);
+	if (tree != NULL) {
+		CHECK(socket_events == 1);
+		(void)nftw(tree, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
 	return check_report("test_cpc_walk");
 }

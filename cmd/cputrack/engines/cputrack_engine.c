@@ -279,6 +279,39 @@ process_marks_sections(pid_t pid)
 }
 
 bool
+engine_counts_breakpoints(const struct cputrack *ct)
+{
+	const struct spec *spec;
+	const char *kind;
+	int s, r;
+
+	for (s = 0; s < ct->nsets; s++) {
+		spec = setgrp_spec(ct->specs, s);
+		for (r = 0; r < spec->nreqs; r++)
+			if ((kind = cpc_event_kind(
+				 ct->cpc, spec->reqs[r].event)) != NULL &&
+			    strcmp(kind, "breakpoint") == 0)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * On x86 a breakpoint's debug exception that a hypervisor lost reaches
+ * its process as a SIGTRAP, which only an engine that traces it drops.
+ */
+static bool
+breakpoint_needs_tracer(const struct cputrack *ct)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return engine_counts_breakpoints(ct);
+#else
+	(void)ct;
+	return false;
+#endif
+}
+
+bool
 engine_auto_skips(const struct cputrack *ct, char *why, size_t whylen)
 {
 	const struct engine *e;
@@ -289,6 +322,13 @@ engine_auto_skips(const struct cputrack *ct, char *why, size_t whylen)
 	for (e = engine_next(NULL); e != NULL && !e->serves_requests;
 	     e = engine_next(e))
 		;
+	if (breakpoint_needs_tracer(ct)) {
+		snprintf(why, whylen,
+		    "a breakpoint counted: only the %s engine keeps a debug "
+		    "trap that the kernel sends for it from its process",
+		    e != NULL ? e->says : "no");
+		return true;
+	}
 	snprintf(reason, sizeof(reason),
 	    "may mark its own sections with cpc_enable and cpc_disable, "
 	    "which only the %s engine serves",

@@ -33,7 +33,9 @@
  * engine, and which engine auto takes here, for -h and --version. The
  * first engine that sees a process come into a cgroup. Whether auto
  * leaves this run's target to an engine that serves a program's requests,
- * and why (a program that may mark its sections with cpc_enable). Where
+ * and why (a program that may mark its sections with cpc_enable; on x86,
+ * a breakpoint counted, whose lost debug trap only a tracer drops).
+ * Whether a request of the run counts a breakpoint (mem:). Where
  * the checks of a run with engine (NULL: auto) open their test events
  * (ct->probe_cpu): on a CPU where an engine that counts CPUs alone may
  * count, so that no test opens the first event on a thread, which waits
@@ -51,6 +53,7 @@ void engine_line(FILE *out);
 void engine_help(FILE *out);
 const struct engine *engine_seeing_cgroups(void);
 bool engine_auto_skips(const struct cputrack *ct, char *why, size_t whylen);
+bool engine_counts_breakpoints(const struct cputrack *ct);
 void engine_probe_where(struct cputrack *ct, const struct engine *engine);
 void engine_probe_on_thread(struct cputrack *ct);
 int engine_check_cpu(const struct cputrack *ct);

@@ -502,12 +502,17 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 		child_lost(ct, p, pid);
 }
 
-/* Callbacks for a process, created, captured, or forked and followed. */
+/*
+ * Callbacks for a process, created, captured, or forked and followed. A
+ * breakpoint counter's debug exception that the kernel sends on as a
+ * SIGTRAP (pctx_drop_debug_traps) is no signal of the process's.
+ */
 static int
 track_setup(struct cputrack *ct, pctx_t *pctx)
 {
 	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0 ||
-	    pctx_add_client(pctx, &tick_client, ct) != 0)
+	    pctx_add_client(pctx, &tick_client, ct) != 0 ||
+	    (engine_counts_breakpoints(ct) && pctx_drop_debug_traps(pctx) != 0))
 		return -1;
 	return pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, cb_exec,
 	    PCTX_SYSC_FORK_EVENT, cb_fork, PCTX_SYSC_EXIT_EVENT, cb_exit,
