@@ -27,7 +27,8 @@ enum {
 	OPT_PER_NODE,
 	OPT_PER_CACHE,
 	OPT_PER_THREAD,
-	OPT_TIMEOUT
+	OPT_TIMEOUT,
+	OPT_INTERVAL_COUNT
 };
 
 static const struct option own_options[] = {
@@ -41,6 +42,7 @@ static const struct option own_options[] = {
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -202,7 +204,7 @@ command_misread(int argc, char **argv)
 	}
 	diag(NULL,
 	    "-a %s: cpustat counts the machine for interval [count], not a "
-	    "command's life: type cpustat SECS 1, or cputrack %s for the "
+	    "command's life: type cpustat secs 1, or cputrack %s for the "
 	    "command alone\n",
 	    argv[0], argv[0]);
 }
@@ -313,37 +315,64 @@ per_cache_option(struct cpustat_opts *o, const char *level, bool *bad)
  * perf stat's letters that mean nothing for whole CPUs, or have another
  * spelling here: one line each, with what to type.
  */
+static const struct {
+	int option;
+	const char *answer;
+} perf_answers[] = {
+	{ 'i',
+	    "-i: cpustat counts whole CPUs, where no task inherits "
+	    "counters: drop -i (perf's --no-inherit)" },
+	{ 'g',
+	    "-g: each -c set is counted as one group already: drop -g "
+	    "(perf's --group)" },
+	{ 'd',
+	    "-d: cpustat has no detailed sets: name the events with -c, "
+	    "or a metric group with -M (perf's -d)" },
+	{ 'v', "-v: cpustat's -D says what it does (perf's --verbose)" },
+	{ 'B',
+	    "-B: cpustat prints plain numbers: drop -B (perf's "
+	    "--big-num)" },
+	{ 'q',
+	    "-q: cpustat has no quiet mode: send the rows to a file with "
+	    "-o file (perf's --quiet)" },
+	{ 'S', "-S: cpustat calls no sync(): drop -S (perf's --sync)" },
+	{ OPT_PER_THREAD,
+	    "--per-thread: cpustat counts whole CPUs; a row "
+	    "per thread is cputrack's (cputrack -p pid)" },
+};
+
 static void
 perf_letter_refused(int c, const char *value)
 {
+	const char *errstr;
+	long long ms;
+	size_t i;
+
 	switch (c) {
-	case 'i':
-		diag(NULL,
-		    "-i: cpustat counts whole CPUs, where no task "
-		    "inherits counters: drop -i (perf's --no-inherit)\n");
-		break;
-	case 'g':
-		diag(NULL,
-		    "-g: each -c set is counted as one group already: "
-		    "drop -g (perf's --group)\n");
-		break;
-	case 'd':
-		diag(NULL,
-		    "-d: cpustat has no detailed sets: name the events "
-		    "with -c, or a metric group with -M (perf's -d)\n");
-		break;
-	case OPT_PER_THREAD:
-		diag(NULL,
-		    "--per-thread: cpustat counts whole CPUs; a row per "
-		    "thread is cputrack's (cputrack -p PID)\n");
-		break;
 	case OPT_TIMEOUT:
+		ms = strtonum(value, 1, UINT32_MAX, &errstr);
+		if (errstr != NULL)
+			diag(NULL,
+			    "--timeout=%s: not a number of milliseconds; "
+			    "cpustat stops after interval [count]: type "
+			    "cpustat secs 1\n",
+			    value);
+		else
+			diag(NULL,
+			    "--timeout=%s: cpustat stops after interval "
+			    "[count]: type cpustat %g 1\n",
+			    value, (double)ms / 1000);
+		return;
+	case OPT_INTERVAL_COUNT:
 		diag(NULL,
-		    "--timeout=%s: cpustat stops after interval [count]: type "
-		    "cpustat SECS 1 (perf's milliseconds as seconds)\n",
-		    value);
-		break;
+		    "--interval-count=%s: cpustat's count is an operand: "
+		    "type cpustat -I msec %s\n",
+		    value, value);
+		return;
 	}
+	for (i = 0; i < sizeof(perf_answers) / sizeof(perf_answers[0]); i++)
+		if (perf_answers[i].option == c)
+			diag(NULL, "%s\n", perf_answers[i].answer);
 }
 
 /* One of cpustat's own options. */
@@ -400,8 +429,13 @@ option(void *arg, int c, const char *value, bool *bad)
 	case 'i':
 	case 'g':
 	case 'd':
+	case 'v':
+	case 'B':
+	case 'q':
+	case 'S':
 	case OPT_PER_THREAD:
 	case OPT_TIMEOUT:
+	case OPT_INTERVAL_COUNT:
 		perf_letter_refused(c, value);
 		*bad = true;
 		break;
@@ -460,7 +494,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUSTAT,
-		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:C:M:o:igd",
+		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:C:M:o:igdvBqS",
 		.options = own_options,
 		.quote = '"',
 		.output_name = "--output",

@@ -1086,12 +1086,18 @@ bad_input() {
 
 @test "perf stat's -a CMD and letters cpustat refuses: one line saying what to type, exit 2" {
 	bad_input "cpustat: -a sleep 1: cpustat counts the machine for interval [count], not a command's life: type cpustat 1 1" -a sleep 1
-	bad_input "cpustat: -a make: cpustat counts the machine for interval [count], not a command's life: type cpustat SECS 1, or cputrack make for the command alone" -a -c task-clock make all
+	bad_input "cpustat: -a make: cpustat counts the machine for interval [count], not a command's life: type cpustat secs 1, or cputrack make for the command alone" -a -c task-clock make all
 	bad_input "cpustat: -i: cpustat counts whole CPUs, where no task inherits counters: drop -i (perf's --no-inherit)" -a -i -c task-clock 1 1
 	bad_input "cpustat: -g: each -c set is counted as one group already: drop -g (perf's --group)" -g -c task-clock
 	bad_input "cpustat: -d: cpustat has no detailed sets: name the events with -c, or a metric group with -M (perf's -d)" -d 1 1
-	bad_input "cpustat: --per-thread: cpustat counts whole CPUs; a row per thread is cputrack's (cputrack -p PID)" --per-thread -c task-clock
-	bad_input "cpustat: --timeout=100: cpustat stops after interval [count]: type cpustat SECS 1 (perf's milliseconds as seconds)" --timeout 100 -c task-clock
+	bad_input "cpustat: -v: cpustat's -D says what it does (perf's --verbose)" -v -c task-clock
+	bad_input "cpustat: -B: cpustat prints plain numbers: drop -B (perf's --big-num)" -B -c task-clock
+	bad_input "cpustat: -q: cpustat has no quiet mode: send the rows to a file with -o file (perf's --quiet)" -q -c task-clock
+	bad_input "cpustat: -S: cpustat calls no sync(): drop -S (perf's --sync)" -S -c task-clock
+	bad_input "cpustat: --per-thread: cpustat counts whole CPUs; a row per thread is cputrack's (cputrack -p pid)" --per-thread -c task-clock
+	bad_input "cpustat: --timeout=1500: cpustat stops after interval [count]: type cpustat 1.5 1" --timeout 1500 -c task-clock
+	bad_input "cpustat: --timeout=x: not a number of milliseconds; cpustat stops after interval [count]: type cpustat secs 1" --timeout=x -c task-clock
+	bad_input "cpustat: --interval-count=3: cpustat's count is an operand: type cpustat -I msec 3" --interval-count 3 -c task-clock
 	# Without -a, a word is a bad interval still, as the original said.
 	bad_input 'cpustat: invalid argument "sleep"' -c task-clock sleep 1
 }
