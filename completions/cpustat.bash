@@ -240,6 +240,9 @@ _cpctools_cpustat()
 	-T)
 		mapfile -t COMPREPLY < <(compgen -W 'u d' -- "$cur")
 		;;
+	-o)
+		_filedir
+		;;
 	-p | -I | -x | -C) ;;
 	*)
 		case $cur in
@@ -276,7 +279,7 @@ _cpctools_cpustat()
 			local opts
 			opts=$(printf '%s\n' -c -M -h -n -p -s -t -T -D --format= \
 			    --metric-groups= \
-			    --cpus= --shared --exclusive -a -A -e -I -x -j \
+			    --cpus= --shared --exclusive -a -A -e -I -x -j -o \
 			    --json -C --per-core --per-die --per-socket \
 			    --per-node --per-cache; _parse_help "$cmd" --help)
 			mapfile -t COMPREPLY < <(compgen -W "$(sort -u <<<"$opts")" -- "$cur")

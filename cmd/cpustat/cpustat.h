@@ -27,7 +27,8 @@ struct cpustat_opts {
 	unsigned long count; /* intervals (-p: cycles); 0: no end */
 	long rest_ms;	     /* -p: rest after each cycle, or -1 */
 	bool soak;
-	char timestamp; /* 0, 'u' or 'd' */
+	bool system_wide; /* -a: perf's, so operands may be its command */
+	char timestamp;	  /* 0, 'u' or 'd' */
 	/* -n, -t, --format, --output, --output-fd, --listen */
 	struct out_config out;
 	bool have_cpus;

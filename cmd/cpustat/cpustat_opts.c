@@ -25,7 +25,10 @@ enum {
 	OPT_PER_DIE,
 	OPT_PER_SOCKET,
 	OPT_PER_NODE,
-	OPT_PER_CACHE
+	OPT_PER_CACHE,
+	OPT_PER_THREAD,
+	OPT_TIMEOUT,
+	OPT_INTERVAL_COUNT
 };
 
 static const struct option own_options[] = {
@@ -37,6 +40,9 @@ static const struct option own_options[] = {
 	{ "per-cache", optional_argument, NULL, OPT_PER_CACHE },
 	{ "shared", no_argument, NULL, OPT_SHARED },
 	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -109,7 +115,7 @@ usage(FILE *out)
 	    "\n"
 	    "\tWithout -c, perf stat's default events, as far as this\n"
 	    "\tmachine counts them. perf users: -a and -A (what cpustat\n"
-	    "\tdoes), -e event (-c), -I msec, -x sep, -j (--json).\n"
+	    "\tdoes), -e event (-c), -I msec, -x sep, -j (--json), -o file.\n"
 	    "\n"
 	    "\tUse cputrack(1) to monitor per-process statistics.\n");
 }
@@ -178,12 +184,42 @@ parse_count(struct cpustat_opts *o, const char *arg)
 	return true;
 }
 
+/*
+ * perf stat -a CMD counts the machine for the command's life; cpustat
+ * counts it for interval [count]. The line says what to type: for
+ * sleep SECS, the same run; for any other command, cputrack's.
+ */
+static void
+command_misread(int argc, char **argv)
+{
+	double secs;
+
+	if (strcmp(argv[0], "sleep") == 0 && argc == 2 &&
+	    parse_seconds(argv[1], &secs, 0.001)) {
+		diag(NULL,
+		    "-a sleep %s: cpustat counts the machine for interval "
+		    "[count], not a command's life: type cpustat %s 1\n",
+		    argv[1], argv[1]);
+		return;
+	}
+	diag(NULL,
+	    "-a %s: cpustat counts the machine for interval [count], not a "
+	    "command's life: type cpustat secs 1, or cputrack %s for the "
+	    "command alone\n",
+	    argv[0], argv[0]);
+}
+
 /* interval [count], or -I's count; false for a bad operand (said). */
 static bool
 parse_operands(struct cpustat_opts *o, int argc, char **argv)
 {
 	double secs;
 
+	if (o->system_wide && argc >= 1 && !o->interval_given &&
+	    !parse_seconds(argv[0], &secs, 0.001)) {
+		command_misread(argc, argv);
+		return false;
+	}
 	if (o->interval_given && argc > 1) {
 		diag(NULL,
 		    "too many operands: \"%s\" (with -I, a count at most)\n",
@@ -275,6 +311,70 @@ per_cache_option(struct cpustat_opts *o, const char *level, bool *bad)
 	}
 }
 
+/*
+ * perf stat's letters that mean nothing for whole CPUs, or have another
+ * spelling here: one line each, with what to type.
+ */
+static const struct {
+	int option;
+	const char *answer;
+} perf_answers[] = {
+	{ 'i',
+	    "-i: cpustat counts whole CPUs, where no task inherits "
+	    "counters: drop -i (perf's --no-inherit)" },
+	{ 'g',
+	    "-g: each -c set is counted as one group already: drop -g "
+	    "(perf's --group)" },
+	{ 'd',
+	    "-d: cpustat has no detailed sets: name the events with -c, "
+	    "or a metric group with -M (perf's -d)" },
+	{ 'v', "-v: cpustat's -D says what it does (perf's --verbose)" },
+	{ 'B',
+	    "-B: cpustat prints plain numbers: drop -B (perf's "
+	    "--big-num)" },
+	{ 'q',
+	    "-q: cpustat has no quiet mode: send the rows to a file with "
+	    "-o file (perf's --quiet)" },
+	{ 'S', "-S: cpustat calls no sync(): drop -S (perf's --sync)" },
+	{ OPT_PER_THREAD,
+	    "--per-thread: cpustat counts whole CPUs; a row "
+	    "per thread is cputrack's (cputrack -p pid)" },
+};
+
+static void
+perf_letter_refused(int c, const char *value)
+{
+	const char *errstr;
+	long long ms;
+	size_t i;
+
+	switch (c) {
+	case OPT_TIMEOUT:
+		ms = strtonum(value, 1, UINT32_MAX, &errstr);
+		if (errstr != NULL)
+			diag(NULL,
+			    "--timeout=%s: not a number of milliseconds; "
+			    "cpustat stops after interval [count]: type "
+			    "cpustat secs 1\n",
+			    value);
+		else
+			diag(NULL,
+			    "--timeout=%s: cpustat stops after interval "
+			    "[count]: type cpustat %g 1\n",
+			    value, (double)ms / 1000);
+		return;
+	case OPT_INTERVAL_COUNT:
+		diag(NULL,
+		    "--interval-count=%s: cpustat's count is an operand: "
+		    "type cpustat -I msec %s\n",
+		    value, value);
+		return;
+	}
+	for (i = 0; i < sizeof(perf_answers) / sizeof(perf_answers[0]); i++)
+		if (perf_answers[i].option == c)
+			diag(NULL, "%s\n", perf_answers[i].answer);
+}
+
 /* One of cpustat's own options. */
 static int
 option(void *arg, int c, const char *value, bool *bad)
@@ -322,7 +422,22 @@ option(void *arg, int c, const char *value, bool *bad)
 		*bad = *bad || status < 0;
 		break;
 	case 'a': /* perf's system-wide, per-CPU counts: cpustat's own */
+		o->system_wide = true;
+		break;
 	case 'A':
+		break;
+	case 'i':
+	case 'g':
+	case 'd':
+	case 'v':
+	case 'B':
+	case 'q':
+	case 'S':
+	case OPT_PER_THREAD:
+	case OPT_TIMEOUT:
+	case OPT_INTERVAL_COUNT:
+		perf_letter_refused(c, value);
+		*bad = true;
 		break;
 	case 'G':
 		diag(NULL,
@@ -379,7 +494,7 @@ cpustat_options(struct cpustat *cs, int argc, char **argv, int *status)
 {
 	struct cmdline cl = {
 		.tool = OUT_CPUSTAT,
-		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:C:M:",
+		.optstring = ":Dc:hntT:sp:I:x:je:aAG:r:C:M:o:igdvBqS",
 		.options = own_options,
 		.quote = '"',
 		.output_name = "--output",

@@ -204,7 +204,7 @@ $(tty_listing)"
 	for where in built installed; do
 		use $where
 		listed "cpustat -" -c -h -T --format= --cpus= --output= \
-		    --output-fd= --listen= --list --shared --exclusive --metrics
+		    --output-fd= --listen= --list --shared --exclusive --metrics -o
 		expect "cpustat --cp" "cpustat --cpus="
 		expect "cpustat --per-so" "cpustat --per-socket "
 		expect "cpustat --per-n" "cpustat --per-node "
@@ -219,6 +219,7 @@ $(tty_listing)"
 		expect "cpustat --format=pr" "cpustat --format=prometheus "
 		expect "cpustat --format=tr" "cpustat --format=trace "
 		listed "cpustat -c task-clock -T " u d
+		expect "cpustat -o /et" "cpustat -o /etc/"
 	done
 }
 

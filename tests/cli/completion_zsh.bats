@@ -161,6 +161,7 @@ $(tty_listing)"
 		expect "cpustat --format=pr" "cpustat --format=prometheus "
 		expect "cpustat --format=tr" "cpustat --format=trace "
 		listed "cpustat -c task-clock -T " d u
+		expect "cpustat -o /et" "cpustat -o /etc/"
 	done
 }
 

@@ -78,7 +78,7 @@ usage_text() {
 	    "" \
 	    "	Without -c, perf stat's default events, as far as this" \
 	    "	machine counts them. perf users: -a and -A (what cpustat" \
-	    "	does), -e event (-c), -I msec, -x sep, -j (--json)." \
+	    "	does), -e event (-c), -I msec, -x sep, -j (--json), -o file." \
 	    "" \
 	    "	Use cputrack(1) to monitor per-process statistics."
 }
@@ -1082,6 +1082,35 @@ bad_input() {
 		bad_input "cpustat: invalid argument \"$count\"" -c task-clock 1 "$count"
 	done
 	bad_input 'cpustat: too many operands: "3" (an interval and a count at most)' -c task-clock 1 2 3
+}
+
+@test "perf stat's -a CMD and letters cpustat refuses: one line saying what to type, exit 2" {
+	bad_input "cpustat: -a sleep 1: cpustat counts the machine for interval [count], not a command's life: type cpustat 1 1" -a sleep 1
+	bad_input "cpustat: -a make: cpustat counts the machine for interval [count], not a command's life: type cpustat secs 1, or cputrack make for the command alone" -a -c task-clock make all
+	bad_input "cpustat: -i: cpustat counts whole CPUs, where no task inherits counters: drop -i (perf's --no-inherit)" -a -i -c task-clock 1 1
+	bad_input "cpustat: -g: each -c set is counted as one group already: drop -g (perf's --group)" -g -c task-clock
+	bad_input "cpustat: -d: cpustat has no detailed sets: name the events with -c, or a metric group with -M (perf's -d)" -d 1 1
+	bad_input "cpustat: -v: cpustat's -D says what it does (perf's --verbose)" -v -c task-clock
+	bad_input "cpustat: -B: cpustat prints plain numbers: drop -B (perf's --big-num)" -B -c task-clock
+	bad_input "cpustat: -q: cpustat has no quiet mode: send the rows to a file with -o file (perf's --quiet)" -q -c task-clock
+	bad_input "cpustat: -S: cpustat calls no sync(): drop -S (perf's --sync)" -S -c task-clock
+	bad_input "cpustat: --per-thread: cpustat counts whole CPUs; a row per thread is cputrack's (cputrack -p pid)" --per-thread -c task-clock
+	bad_input "cpustat: --timeout=1500: cpustat stops after interval [count]: type cpustat 1.5 1" --timeout 1500 -c task-clock
+	bad_input "cpustat: --timeout=x: not a number of milliseconds; cpustat stops after interval [count]: type cpustat secs 1" --timeout=x -c task-clock
+	bad_input "cpustat: --interval-count=3: cpustat's count is an operand: type cpustat -I msec 3" --interval-count 3 -c task-clock
+	# Without -a, a word is a bad interval still, as the original said.
+	bad_input 'cpustat: invalid argument "sleep"' -c task-clock sleep 1
+}
+
+@test "-o FILE, perf's letter, writes the rows to FILE as --output does" {
+	out=$BATS_TEST_TMPDIR/o.txt
+	run --separate-stderr "$CPUSTAT" -a -o "$out" -c task-clock 0.1 1
+	assert_success
+	[ -z "$output" ] || fail "stdout not empty: $output"
+	[ -z "$stderr" ] || fail "stderr not empty: $stderr"
+	run cat "$out"
+	assert_line --index 0 --regexp '^ +time +cpu +event +pic0 *$'
+	assert_line --regexp '^ +0\.[0-9]+ +[0-9]+ +total +[0-9]+ *$'
 }
 
 @test "bad -T, -p, spec, option: one line each, exit 2" {
