@@ -184,6 +184,21 @@ unlimited_kind(const char *kind)
 	return false;
 }
 
+bool
+setgrp_counts_breakpoints(const setgrp_t *g)
+{
+	const char *kind;
+	int s, r;
+
+	for (s = 0; s < g->nsets; s++)
+		for (r = 0; r < g->specs[s]->nreqs; r++)
+			if ((kind = cpc_event_kind(
+				 g->cpc, g->specs[s]->reqs[r].event)) != NULL &&
+			    strcmp(kind, "breakpoint") == 0)
+				return true;
+	return false;
+}
+
 int
 setgrp_limited_groups(const setgrp_t *g, int s)
 {

@@ -94,6 +94,12 @@ const struct spec *setgrp_spec(const setgrp_t *g, int s);
 int setgrp_limited_groups(const setgrp_t *g, int s);
 
 /*
+ * Whether any set counts a hardware breakpoint (mem:), whose debug traps
+ * only an engine that traces its process can keep from killing it.
+ */
+bool setgrp_counts_breakpoints(const setgrp_t *g);
+
+/*
  * A clone to count with, or one with totals only. A clone freed goes back
  * to its master, unbound, for the next one asked for: the commands clone
  * for every thread they follow. So the master outlives its clones, and

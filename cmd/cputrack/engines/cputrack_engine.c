@@ -278,24 +278,6 @@ process_marks_sections(pid_t pid)
 	return program_marks_sections(path);
 }
 
-bool
-engine_counts_breakpoints(const struct cputrack *ct)
-{
-	const struct spec *spec;
-	const char *kind;
-	int s, r;
-
-	for (s = 0; s < ct->nsets; s++) {
-		spec = setgrp_spec(ct->specs, s);
-		for (r = 0; r < spec->nreqs; r++)
-			if ((kind = cpc_event_kind(
-				 ct->cpc, spec->reqs[r].event)) != NULL &&
-			    strcmp(kind, "breakpoint") == 0)
-				return true;
-	}
-	return false;
-}
-
 /*
  * On x86 a breakpoint's debug exception that a hypervisor lost reaches
  * its process as a SIGTRAP, which only an engine that traces it drops.
@@ -304,7 +286,7 @@ static bool
 breakpoint_needs_tracer(const struct cputrack *ct)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	return engine_counts_breakpoints(ct);
+	return setgrp_counts_breakpoints(ct->specs);
 #else
 	(void)ct;
 	return false;

@@ -53,7 +53,6 @@ void engine_line(FILE *out);
 void engine_help(FILE *out);
 const struct engine *engine_seeing_cgroups(void);
 bool engine_auto_skips(const struct cputrack *ct, char *why, size_t whylen);
-bool engine_counts_breakpoints(const struct cputrack *ct);
 void engine_probe_where(struct cputrack *ct, const struct engine *engine);
 void engine_probe_on_thread(struct cputrack *ct);
 int engine_check_cpu(const struct cputrack *ct);

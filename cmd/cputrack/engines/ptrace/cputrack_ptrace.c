@@ -512,7 +512,8 @@ track_setup(struct cputrack *ct, pctx_t *pctx)
 {
 	if (pctx_set_fork_model(pctx, PCTX_FORK_ADOPT) != 0 ||
 	    pctx_add_client(pctx, &tick_client, ct) != 0 ||
-	    (engine_counts_breakpoints(ct) && pctx_drop_debug_traps(pctx) != 0))
+	    (setgrp_counts_breakpoints(ct->specs) &&
+		pctx_drop_debug_traps(pctx) != 0))
 		return -1;
 	return pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, cb_exec,
 	    PCTX_SYSC_FORK_EVENT, cb_fork, PCTX_SYSC_EXIT_EVENT, cb_exit,
