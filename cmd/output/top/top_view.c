@@ -1349,8 +1349,14 @@ head_count(struct top_model *m)
 static void
 fit_watching(const char *watching, int room, char *out, size_t size)
 {
-	const char *paren = strstr(watching, " (");
-	int n = (int)strlen(watching);
+	const char *paren;
+	int n;
+
+	/* A view made without a target's words (the model's tests). */
+	if (watching == NULL)
+		watching = "";
+	paren = strstr(watching, " (");
+	n = (int)strlen(watching);
 
 	if (room <= 0 || n <= room) {
 		snprintf(out, size, "%s", watching);
