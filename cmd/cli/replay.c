@@ -134,6 +134,22 @@ next_object(struct replay *r, int *err)
 }
 
 /*
+ * Field key of o in *j: 1 when it has a value, 0 when it is null or
+ * absent and none_ok, else bad()'s status, the error said.
+ */
+static int
+field_of(struct replay *r, const json_t *o, const char *key, bool none_ok,
+    const json_t **j)
+{
+	*j = json_object_get(o, key);
+	if (*j != NULL && !json_is_null(*j))
+		return 1;
+	if (none_ok)
+		return 0;
+	return bad(r, "\"%s\": %s", key, *j == NULL ? "missing" : "null");
+}
+
+/*
  * An integer field in [lo, hi], or null or absent (*v = none) where
  * none_ok: 0, or the status of a bad one (said, naming the field).
  */
@@ -141,15 +157,12 @@ static int
 int_field(struct replay *r, const json_t *o, const char *key, long long lo,
     long long hi, bool none_ok, long long none, long long *v)
 {
-	const json_t *j = json_object_get(o, key);
+	const json_t *j;
+	int has;
 
 	*v = none;
-	if (j == NULL || json_is_null(j)) {
-		if (none_ok)
-			return 0;
-		return bad(
-		    r, "\"%s\": %s", key, j == NULL ? "missing" : "null");
-	}
+	if ((has = field_of(r, o, key, none_ok, &j)) != 1)
+		return has;
 	if (!json_is_integer(j))
 		return bad(r, "\"%s\": not an integer", key);
 	*v = json_integer_value(j);
@@ -164,15 +177,12 @@ static int
 text_field(struct replay *r, const json_t *o, const char *key, bool none_ok,
     const char **s)
 {
-	const json_t *j = json_object_get(o, key);
+	const json_t *j;
+	int has;
 
 	*s = NULL;
-	if (j == NULL || json_is_null(j)) {
-		if (none_ok)
-			return 0;
-		return bad(
-		    r, "\"%s\": %s", key, j == NULL ? "missing" : "null");
-	}
+	if ((has = field_of(r, o, key, none_ok, &j)) != 1)
+		return has;
 	if (!json_is_string(j))
 		return bad(r, "\"%s\": not a string", key);
 	*s = json_string_value(j);
