@@ -236,8 +236,8 @@ ps_count() {
 # a_build DIR: a build in DIR, every process of it named for this test:
 # make (mk<pid>) runs 4 targets, 2 at once, in a shell (sh<pid>), each a
 # loop (of the shell's own) of 40 short commands (wl<pid>), most of which
-# start and end between two scans; all of them once a first target has
-# read a line on DIR/gate, in a shell of its own (gt<pid>).
+# start and end between two scans. make is started by build_counted's
+# gate (gt<pid>), a shell that execs it once a line comes on DIR/gate.
 a_build() {
 	local d=$1 n
 	ln -sf "$(command -v make)" "$d/mk$$"
@@ -246,12 +246,10 @@ a_build() {
 	ln -sf "$(realpath "$W/wl_threads")" "$d/wl$$"
 	mkfifo -m 0666 "$d/gate"
 	{
-		printf 'SHELL := %s/sh%s\n.PHONY: all go a b c d\n' "$d" "$$"
-		# The gate's shell, named apart: it starts before perf stat.
-		printf 'go: SHELL := %s/gt%s\n' "$d" "$$"
-		printf 'all: a b c d\ngo:\n\t@read x <%s/gate\n' "$d"
+		printf 'SHELL := %s/sh%s\n.PHONY: all a b c d\n' "$d" "$$"
+		printf 'all: a b c d\n'
 		for n in a b c d; do
-			printf '%s: go\n' "$n"
+			printf '%s:\n' "$n"
 			printf '\t@i=0; while [ $$i -lt 40 ]; do %s/wl%s 1 2; i=$$((i + 1)); done\n' \
 			    "$d" "$$"
 		done
@@ -259,37 +257,46 @@ a_build() {
 	chmod -R a+rX "$d"
 }
 
-# build_total FILE: the page faults of the build's lines (mk, sh and wl,
+# at_gate PID: PID waits to open the gate's fifo, its start-up done.
+at_gate() {
+	[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = wait_for_partner ]
+}
+
+# build_total FILE: the page faults of the build's lines (gt, mk, sh and wl,
 # folded or not) in -b's last screen of FILE.
 build_total() {
 	last_block "$1" | awk -v p="$$" '
 	    /^ +PID USER +THR / { at = index($0, "page-fault") + 9; next }
-	    at && $0 ~ " (mk|sh|wl)" p "( x[0-9]+)?( <ended>)?$" {
+	    at && $0 ~ " (gt|mk|sh|wl)" p "( x[0-9]+)?( <ended>)?$" {
 		v = substr($0, at - 9, 10); sub(/^ +/, "", v); n += v }
 	    END { print n + 0 }'
 }
 
 # build_counted TOP...: a build in a directory the user may read, run as
-# AS (an array: the user, or nothing for root), watched by TOP... (-b);
-# perf stat counts make's tree from the moment the view has seen make;
-# the view's totals of the build are within 1% of perf stat's.
+# AS (an array: the user, or nothing for root), watched by TOP... (-b).
+# Nothing of the build runs before both counters are on: its gate has
+# done its start-up before the view starts, perf stat counts the gate's
+# tree from once the view has shown it, and make is exec'd after both.
+# The view's totals of the build are within 1% of perf stat's.
 build_counted() {
-	local d make perf
+	local d gate perf
 	command -v make >/dev/null || skip "make is not installed"
 	command -v perf >/dev/null || skip "perf is not installed"
 	d=$(nobody_dir)/build
 	mkdir -m 0755 "$d"
 	a_build "$d"
+	"${AS[@]}" "$d/gt$$" -c "read x <$d/gate; exec $d/mk$$ -C $d -j2" \
+	    >/dev/null 2>&1 &
+	gate=$!
+	ct_bg "$gate"
+	wait_for at_gate "$gate"
 	"$@" -b -T 0.5 -c page-faults >"$T/out" 2>"$T/err" &
 	CPID=$!
 	ct_bg "$CPID"
-	"${AS[@]}" "$d/mk$$" -C "$d" -j2 >/dev/null 2>&1 &
-	make=$!
-	ct_bg "$make"
-	wait_rows_until "\$NF == \"mk$$\" { f = 1 } END { exit !f }"
-	perf_stat_bg "$make" "$T/perf" -x, -e page-faults:u
+	wait_rows_until "\$1 == $gate { f = 1 } END { exit !f }"
+	perf_stat_bg "$gate" "$T/perf" -x, -e page-faults:u
 	echo >"$d/gate"
-	wait "$make"
+	wait "$gate"
 	wait "$PERF_PID" || true
 	kill -TERM "$CPID"
 	wait_cputrack
