@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "count_estimate.h"
 #include "cpc_impl.h"
 
 /*
@@ -237,20 +238,6 @@ cpclib_set_read(cpc_set_t *set)
 	return 0;
 }
 
-/* count * enabled / running, rounded: perf stat's estimate. */
-static uint64_t
-estimate(uint64_t count, uint64_t enabled, uint64_t running)
-{
-	if (enabled == running)
-		return count;
-#ifdef __SIZEOF_INT128__
-	return (uint64_t)(((unsigned __int128)count * enabled + running / 2) /
-	    running);
-#else
-	return (uint64_t)((long double)count * enabled / running + 0.5L);
-#endif
-}
-
 /*
  * Each event's estimate, up to the last read: what it counted since its
  * last step, scaled by its times since then. An event that has not run
@@ -268,7 +255,7 @@ step_estimates(cpc_set_t *set)
 		if (set->fds[e] < 0 || ev->running <= ev->running0)
 			continue;
 		raw = set->readbuf[3 + set->read_stride * e];
-		ev->estimate += estimate(raw - ev->raw0,
+		ev->estimate += count_estimate(raw - ev->raw0,
 		    ev->enabled - ev->enabled0, ev->running - ev->running0);
 		ev->raw0 = raw;
 		ev->enabled0 = ev->enabled;

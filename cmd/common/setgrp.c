@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "count_estimate.h"
 #include "setgrp.h"
 
 #define MAX_SPARES 64 /* freed clones a master keeps, of each kind */
@@ -976,20 +977,6 @@ setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
 	take_slice(g, sl, &now, true);
 }
 
-/* count * enabled / running, rounded: perf stat's estimate. */
-static uint64_t
-estimate(uint64_t count, uint64_t enabled, uint64_t running)
-{
-	if (enabled == running)
-		return count;
-#ifdef __SIZEOF_INT128__
-	return (uint64_t)(((unsigned __int128)count * enabled + running / 2) /
-	    running);
-#else
-	return (uint64_t)((long double)count * enabled / running + 0.5L);
-#endif
-}
-
 /* The set's times since the last sample, added up (struct group_steps). */
 static void
 steps_times(struct group_steps *gs, const struct set_times *t)
@@ -1026,7 +1013,7 @@ steps_estimates(struct group_steps *gs, int nvalues, const uint64_t *raw,
 		was = &gs->step[k];
 		if (t[k].running_ns <= was->running_ns)
 			continue;
-		gs->estimate[v] += estimate(raw[v] - gs->raw[v],
+		gs->estimate[v] += count_estimate(raw[v] - gs->raw[v],
 		    t[k].enabled_ns - was->enabled_ns,
 		    t[k].running_ns - was->running_ns);
 		gs->raw[v] = raw[v];
