@@ -14,6 +14,7 @@
 #include "cpus.h"
 #include "cpustat.h"
 #include "diag.h"
+#include "exec_refuse.h"
 #include "fdlimit.h"
 #include "metrics_option.h"
 #include "pmumask.h"
@@ -355,6 +356,8 @@ run(struct cpustat *cs)
 	(void)cpc_seterrhndlr(cs->cpc, cpustat_errhndlr);
 	if (open_output(cs) != 0)
 		return 1;
+	/* Hardening only: a kernel or a profile that refuses it changes nothing. */
+	(void)exec_refuse();
 	pthread_mutex_init(&cs->out_lock, NULL);
 	pthread_mutex_init(&cs->stop_lock, NULL);
 	pthread_condattr_init(&cattr);

@@ -18,6 +18,7 @@
 #include "cputrack_opts.h"
 #include "cputrack_tty.h"
 #include "diag.h"
+#include "exec_refuse.h"
 #include "metrics_option.h"
 #include "pmumask.h"
 #include "procname.h"
@@ -257,6 +258,9 @@ run(struct cputrack *ct)
 	startup_mark(ct->engine->phase);
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;
+	/* Hardening only: a kernel or a profile that refuses it changes nothing. */
+	if (ct->opt.command == NULL)
+		(void)exec_refuse();
 	cputrack_install_signals();
 	return ct->engine->ops->track(ct);
 }

@@ -46,6 +46,10 @@ sum_is() {
 	gated there 2 100 into "$CG/a"
 	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
 	    -c "$WRITE"
+	# Starting no command, the run has taken exec away from itself
+	# (cputrack is the child of the timeout that CPID is).
+	[ "$(awk '$1 == "Seccomp:" { print $2 }' \
+	    "/proc/$(pgrep -P "$CPID" -x cputrack)/status")" = 2 ]
 	gated inb 3 50
 	moved inb "$CG/b"
 	gated deep 1 70

@@ -114,7 +114,7 @@ every_combination() {
 	[ "$status" -eq 0 ]
 }
 
-@test "the seccomp component's profile: bpf(2) only with the engine's commands, clone(2) only without namespaces, no clone3(2), no name_to_handle_at(2)" {
+@test "the seccomp component's profile: bpf(2) only with the engine's commands, clone(2) only without namespaces, no clone3(2), no name_to_handle_at(2), prctl(2) and seccomp(2) only to refuse exec" {
 	run python3 - "$SOURCE_DIR/dist/kubernetes/seccomp/cpctools-node.json" <<-'PYEOF'
 		import json, sys
 		rules = json.load(open(sys.argv[1]))["syscalls"]
@@ -138,6 +138,13 @@ every_combination() {
 		if not any(r["names"] == ["clone3"] and r.get("errnoRet") == 38
 		           for r in rules):
 		    sys.exit("clone3 is not answered ENOSYS")
+		# What the daemon needs to refuse exec to itself: no_new_privs
+		# (PR_SET_NO_NEW_PRIVS, 38) and a filter (SECCOMP_SET_MODE_FILTER).
+		for name, only in (("prctl", 38), ("seccomp", 1)):
+		    args = [a for r in rules if name in r["names"]
+		            for a in r.get("args", [None])]
+		    if args != [{"index": 0, "value": only, "op": "SCMP_CMP_EQ"}]:
+		        sys.exit("%s: %s" % (name, args))
 	PYEOF
 	echo "$output"
 	[ "$status" -eq 0 ]
