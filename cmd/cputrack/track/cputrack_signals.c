@@ -124,8 +124,9 @@ cputrack_signal(struct cputrack *ct, int sig, int si_code, bool target_has_it)
 	 * Said once the command has the signal: the run goes on until it
 	 * ends, which a command that handles the signal may not do soon.
 	 */
-	diag(NULL, "SIG%s: waiting for the command to end; a second signal "
-		   "kills it\n",
+	diag(NULL,
+	    "SIG%s: waiting for the command to end; a second signal "
+	    "kills it\n",
 	    sigabbrev_np(sig));
 	return 0;
 }
