@@ -27,6 +27,7 @@ struct privilege {
 	bool caps_here; /* capable in its own namespace */
 	bool filtered;	/* under a seccomp filter (a container's profile) */
 	int paranoid;
+	bool user_only; /* the level refuses users all counting (Debian's 3) */
 };
 
 static int
@@ -98,6 +99,24 @@ refused_before_kernel(void)
 	return errno == EPERM || errno == EACCES || errno == ENOSYS;
 }
 
+/*
+ * Whether this user may count its own process in user mode: a kernel
+ * with Debian's patch refuses it at perf_event_paranoid 3 (or more);
+ * one without it takes any level above 2 as 2, which allows it.
+ */
+static bool
+user_counting_allowed(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	cpclib_dummy_attr(&attr);
+	if ((fd = cpclib_perf_open(&attr, 0, -1, -1)) < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static void
 privilege_read(struct privilege *p)
 {
@@ -111,6 +130,8 @@ privilege_read(struct privilege *p)
 	p->capable = p->caps_here && !p->userns;
 	p->filtered = seccomp == SECCOMP_MODE_FILTER && refused_before_kernel();
 	p->paranoid = read_paranoid();
+	p->user_only =
+	    p->paranoid >= 3 && !p->capable && !user_counting_allowed();
 }
 
 /* The modes a request's events count in, as cpclib_request_to_attr. */
@@ -239,7 +260,7 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 		return;
 	}
 	if (pid > 0 && (request_modes(req) & CPC_COUNT_SYSTEM) == 0 &&
-	    p.paranoid < 3) {
+	    !p.user_only) {
 		snprintf(buf, len,
 		    "Permission denied: %scounting another "
 		    "process needs the right to trace it: it runs as another "
@@ -249,11 +270,11 @@ explain_permission(cpc_t *cpc, const struct cpc_request *req, pid_t pid,
 		return;
 	}
 	*by_paranoid = true;
-	if (p.paranoid >= 3)
+	if (p.user_only && !(pid == -1 && cpu >= 0))
 		snprintf(buf, len,
 		    "Permission denied: %s"
-		    "kernel.perf_event_paranoid is %d (as Debian's and "
-		    "Ubuntu's kernels have it), which allows performance "
+		    "kernel.perf_event_paranoid is %d, which this kernel (with "
+		    "Debian's and Ubuntu's patch) takes as performance "
 		    "counters only to root or CAP_PERFMON; 'sudo sysctl "
 		    "kernel.perf_event_paranoid=2' lets users count their own "
 		    "processes in user mode (1: kernel mode too), or "

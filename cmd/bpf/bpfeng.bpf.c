@@ -1198,9 +1198,9 @@ BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if ((BPF_CORE_READ(child, flags) & PF_IO_WORKER) ||
 	    (parent_proc = bpf_map_lookup_elem(&procs, &ppid)) == NULL)
 		return 0;
-	/* Having made a thread or a process, it runs its own program. */
-	parent_proc->flags &= ~BPFENG_PROC_FOLLOW_EXEC;
 	if (cpid == ppid) {
+		/* Having made a thread, it runs its own program. */
+		parent_proc->flags &= ~BPFENG_PROC_FOLLOW_EXEC;
 		if (!(parent_proc->flags & BPFENG_PROC_NAMED_ONLY) &&
 		    (gen = track_thread(ctid, ppid, 0)) != 0)
 			send(BPFENG_REC_LWP_CREATE, ppid, ctid, 0, gen);
@@ -1404,6 +1404,15 @@ enter_at_exec(struct mark *m, struct task_struct *p)
 	m->busy = 0;
 }
 
+/* Whether task p has a child, running or not yet waited for. */
+static bool
+has_child(struct task_struct *p)
+{
+	struct task_struct___kids *k = (void *)p;
+
+	return BPF_CORE_READ(k, children.next) != &k->children;
+}
+
 SEC("raw_tp/sched_process_exec")
 int
 BPF_PROG(
@@ -1422,7 +1431,12 @@ BPF_PROG(
 		enter_at_exec(m, p);
 		return 0;
 	}
-	follow = follow_exec || (proc->flags & BPFENG_PROC_FOLLOW_EXEC);
+	/*
+	 * A wrapper's exec (a shim that forked and waited) is followed; one
+	 * with a child of its own still there is a program's.
+	 */
+	follow = follow_exec ||
+	    ((proc->flags & BPFENG_PROC_FOLLOW_EXEC) && !has_child(p));
 	flags = caller_may_trace(p) ? 0 : BPFENG_REC_UNTRACEABLE;
 	m->busy = 1;
 	/* The old image's counts end here. */

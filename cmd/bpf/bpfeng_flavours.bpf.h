@@ -46,6 +46,15 @@ struct task_struct___cg {
 	struct css_set___cg *cgroups;
 } __attribute__((preserve_access_index));
 
+/* A task's children: whether a wrapper at its exec still has one. */
+struct list_head___kids {
+	struct list_head___kids *next;
+} __attribute__((preserve_access_index));
+
+struct task_struct___kids {
+	struct list_head___kids children;
+} __attribute__((preserve_access_index));
+
 /*
  * What ptrace(2) looks at to decide whether a caller may trace a task.
  * mm_struct's flags were an unsigned long until Linux 6.17 and are a

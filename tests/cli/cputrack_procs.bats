@@ -586,12 +586,12 @@ cpustat_counted_on() {
 	gone "$pid"
 }
 
-@test "exec without -e by the started command before it made a thread or a process (#!/usr/bin/env, env, nice): followed, and said on stderr" {
+@test "exec without -e by the started command with no thread made and no child (#!/usr/bin/env, env, nice): followed, and said on stderr" {
 	ct_run -T 0.1 -c "$WRITE" /usr/bin/env "$W/wl_threads" 2 10
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	[ "$(ct_rows exit)" = "1 20" ]
 	grep -qF "   1       exec                     # '$W/wl_threads 2 10'" "$T/out"
-	pid=$(sed -n "s/^cputrack: pid \([0-9]*\) exec'd .* before making a thread or a process: followed (-e follows every exec)$/\1/p" "$T/err")
+	pid=$(sed -n "s/^cputrack: pid \([0-9]*\) exec'd .* with no thread made and no child: followed (-e follows every exec)$/\1/p" "$T/err")
 	[ -n "$pid" ]
 	[ "$(wc -l <"$T/err")" -eq 1 ]
 	# A script that starts with #!/usr/bin/env: two execs, both followed.
@@ -611,13 +611,27 @@ cpustat_counted_on() {
 	wait_cputrack
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
 	[ "$(ct_rows exit)" = "1 7" ]
-	grep -q "before making a thread or a process: followed" "$T/err"
+	grep -q "with no thread made and no child: followed" "$T/err"
 }
 
-@test "exec without -e after the command made a process: not followed, said on stderr with the pid and the image, exit 1" {
-	# The shell forks true, then execs: its own program ran.
+@test "a shim that forks and waits, then execs (pyenv's): followed to the program, counted, said" {
+	# As pyenv's shims: a shell that runs commands (forks and waits
+	# for them), then execs the program.
+	printf '#!/bin/sh\nv=$(/bin/echo 2)\n/bin/true\nexec "%s" "$v" 10\n' \
+	    "$W/wl_threads" >"$T/shim"
+	chmod +x "$T/shim"
+	ct_run -T 0.1 -c "$WRITE" "$T/shim"
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(ct_rows exit)" = "1 20" ]
+	grep -qF "   1       exec                     # '$W/wl_threads 2 10'" "$T/out"
+	grep -qE "^cputrack: pid [0-9]+ exec'd '$W/wl_threads 2 10' with no thread made and no child: followed \(-e follows every exec\)$" "$T/err"
+}
+
+@test "exec without -e beside a child of the command's own: not followed, said on stderr with the pid and the image, exit 1" {
+	# The shell starts a child it does not wait for, then execs: a
+	# program of its own that runs beside it.
 	ct_run -T 0.1 -c "$WRITE" \
-	    /bin/sh -c "/bin/true; exec \"$W/ct_marker\" \"$T/ran\" 0 100"
+	    /bin/sh -c "/bin/sleep 5 & exec \"$W/ct_marker\" \"$T/ran\" 0 100"
 	[ "$status" -eq 1 ]
 	# The image's arguments as psargs gives them: 80 characters at most.
 	grep -qE "^cputrack: pid [0-9]+ exec'd '[^']*ct_marker[^']*': not followed, its counts end here \(-e follows execs\)$" "$T/err"

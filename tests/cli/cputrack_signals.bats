@@ -19,28 +19,30 @@ teardown() {
 }
 
 # A command that counts the signals it receives: it creates $1.ready once
-# its handlers are in place, and at the end, 1.5 s after the first signal,
-# writes the count of each to $1. With $2, it ends after $2 seconds if no
-# signal came.
+# its handlers are in place, $1.got once one came, and writes the count of
+# each to $1 once $1.handled is there: the test makes it when cputrack has
+# said that the command has the signal, after any signal cputrack sends
+# (which the command takes at its next system call, the look for the
+# file). With $2, it ends after $2 seconds if no signal came.
 COUNTER='
 import os, signal, sys, time
 out = sys.argv[1]
 patience = float(sys.argv[2]) if len(sys.argv) > 2 else 3600
 got = {}
-first = []
 def on(sig, frame):
     got[sig] = got.get(sig, 0) + 1
-    if not first:
-        first.append(time.monotonic())
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
     signal.signal(s, on)
 open(out + ".ready", "w").close()
 start = time.monotonic()
-while not first or time.monotonic() < first[0] + 1.5:
-    if not first and time.monotonic() > start + patience:
+while True:
+    if got:
+        if not os.path.exists(out + ".got"):
+            open(out + ".got", "w").close()
+        if os.path.exists(out + ".handled"):
+            break
+    elif time.monotonic() > start + patience:
         break
-    if first and not os.path.exists(out + ".got"):
-        open(out + ".got", "w").close()
     time.sleep(0.02)
 with open(out, "w") as f:
     f.write(" ".join("%s=%d" % (signal.Signals(s).name, n)
@@ -57,11 +59,11 @@ with open(out, "w") as f:
 run_and_signal() {
 	local sig=$1 how=$2
 	shift 2
-	timeout -k 5 60 "$PY" - "$sig" "$how" "$T/count" "$CT" "$@" \
+	timeout -k 5 120 "$PY" - "$sig" "$how" "$T/count" "$T/err" "$CT" "$@" \
 	    "$PY" -c "$COUNTER" "$T/count" 3>"$T/out" 2>"$T/err" <<'EOF'
 import os, signal, subprocess, sys, time
 sig = getattr(signal, "SIG" + sys.argv[1])
-how, count, argv = sys.argv[2], sys.argv[3], sys.argv[4:]
+how, count, err, argv = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(s, signal.SIG_DFL)
 p = subprocess.Popen(argv, stdout=3, start_new_session=True, pass_fds=(3,))
@@ -81,6 +83,13 @@ elif how == "group":
     os.killpg(p.pid, sig)
 else:
     os.kill(p.pid, sig)
+# cputrack's word that the command has the signal, 60 s at most.
+for _ in range(6000):
+    with open(err) as f:
+        if "waiting for the command to end" in f.read():
+            break
+    time.sleep(0.01)
+open(count + ".handled", "w").close()
 _, status = os.waitpid(p.pid, 0)
 if os.WIFSIGNALED(status):
     print("signaled %s core=%d" % (signal.Signals(os.WTERMSIG(status)).name,
@@ -93,11 +102,12 @@ EOF
 @test "one signal to the job's process group reaches the command once; cputrack dies of it (INT, TERM, HUP)" {
 	local sig result
 	for sig in INT TERM HUP; do
-		rm -f "$T/count" "$T/count.ready" "$T/count.got"
+		rm -f "$T/count" "$T/count".*
 		result=$(run_and_signal $sig group -c "$WRITE")
 		echo "SIG$sig: $result; the command counted: $(cat "$T/count" 2>/dev/null)"
 		[ "$(cat "$T/count")" = "SIG$sig=1" ]
 		[ "$result" = "signaled SIG$sig core=0" ]
+		grep -qx "cputrack: SIG$sig: waiting for the command to end; a second signal kills it" "$T/err"
 		# Tracked to its end.
 		grep -q ' exit ' "$T/out"
 	done
@@ -106,11 +116,12 @@ EOF
 @test "one signal to the job, handled by the command before cputrack looks: the command gets it once" {
 	local sig result
 	for sig in INT TERM; do
-		rm -f "$T/count" "$T/count.ready" "$T/count.got"
+		rm -f "$T/count" "$T/count".*
 		result=$(run_and_signal $sig late -c "$WRITE")
 		echo "SIG$sig: $result; the command counted: $(cat "$T/count" 2>/dev/null)"
 		[ "$(cat "$T/count")" = "SIG$sig=1" ]
 		[ "$result" = "signaled SIG$sig core=0" ]
+		grep -qx "cputrack: SIG$sig: waiting for the command to end; a second signal kills it" "$T/err"
 		grep -q ' exit ' "$T/out"
 	done
 }
@@ -118,11 +129,12 @@ EOF
 @test "one signal to cputrack alone is passed on to the command once; cputrack dies of it" {
 	local sig result
 	for sig in INT TERM; do
-		rm -f "$T/count" "$T/count.ready" "$T/count.got"
+		rm -f "$T/count" "$T/count".*
 		result=$(run_and_signal $sig alone -c "$WRITE")
 		echo "SIG$sig: $result; the command counted: $(cat "$T/count" 2>/dev/null)"
 		[ "$(cat "$T/count")" = "SIG$sig=1" ]
 		[ "$result" = "signaled SIG$sig core=0" ]
+		grep -qx "cputrack: SIG$sig: waiting for the command to end; a second signal kills it" "$T/err"
 		grep -q ' exit ' "$T/out"
 	done
 }
@@ -133,6 +145,7 @@ EOF
 	echo "SIGQUIT: $result; the command counted: $(cat "$T/count" 2>/dev/null)"
 	[ "$(cat "$T/count")" = "SIGQUIT=1" ]
 	[ "$result" = "signaled SIGQUIT core=0" ]
+	grep -qx "cputrack: SIGQUIT: waiting for the command to end; a second signal kills it" "$T/err"
 	grep -q ' exit ' "$T/out"
 }
 
@@ -159,6 +172,13 @@ for _ in range(1000):
         break
     time.sleep(0.01)
 os.killpg(p.pid, signal.SIGINT)
+# cputrack's word that the command has the signal, 60 s at most.
+for _ in range(6000):
+    with open(t + "/loop.err") as f:
+        if "waiting for the command to end" in f.read():
+            break
+    time.sleep(0.01)
+open(t + "/count.handled", "w").close()
 _, status = os.waitpid(p.pid, 0)
 print("signaled" if os.WIFSIGNALED(status) else "exit %d" % os.WEXITSTATUS(status))
 EOF

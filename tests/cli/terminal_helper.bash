@@ -80,6 +80,36 @@ user_setup() {
 	USER_TOP=$d/cputop
 }
 
+# user_counts_at_3: whether the kernel, at kernel.perf_event_paranoid 3,
+# lets the test's user (user_setup first) count its own process in user
+# mode (a software event, exclude_kernel and exclude_hv): "yes" where it
+# takes 3 as 2, "no" with Debian's patch (Debian's, Ubuntu's kernels).
+# The kernel's own answer to perf_event_open(2), asked without cpctools
+# by Debian's python3 (a root's own may be out of the user's reach); the
+# level restored after.
+user_counts_at_3() {
+	local was answer
+	was=$(cat /proc/sys/kernel/perf_event_paranoid)
+	sysctl -qw kernel.perf_event_paranoid=3
+	answer=$("${AS_USER[@]}" /usr/bin/python3 -c '
+import ctypes, os, struct
+nr = {"x86_64": 298, "aarch64": 241}[os.uname().machine]
+flags = 1 | 1 << 5 | 1 << 6  # disabled, exclude_kernel, exclude_hv
+attr = struct.pack("<IIQQQQQIIQ", 1, 64, 1, 0, 0, 0, flags, 0, 0, 0)
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.syscall(nr, ctypes.c_char_p(attr), 0, -1, -1, 0)
+print("yes" if fd >= 0 else "no")
+')
+	sysctl -qw kernel.perf_event_paranoid="$was"
+	case $answer in
+	yes | no) echo "$answer" ;;
+	*)
+		echo "the kernel's answer at level 3 is unknown: $answer" >&2
+		return 1
+		;;
+	esac
+}
+
 # user_dir: a directory of the test's that the user may write (user_setup
 # first); its path.
 user_dir() {

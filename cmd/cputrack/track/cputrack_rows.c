@@ -194,11 +194,13 @@ row_fork(struct cputrack *ct, const struct row_lwp *parent, pid_t child,
 
 /*
  * Whether, without -e, the command cputrack started has its execs
- * followed until it makes its first thread or process: #!/usr/bin/env
- * scripts, env, nice, sh -c 'exec ...' and shims reach the program they
- * are about so, and a program that has made either runs as itself. A
- * rule of what the command does, not of when. --strict-exec asks for
- * Solaris's way, where every exec without -e ends the tracking.
+ * followed while it has made no thread and has no child at the exec:
+ * #!/usr/bin/env scripts, env, nice, sh -c 'exec ...' and shims (pyenv's,
+ * which fork and wait before their exec) reach the program they are
+ * about so, and a program that made a thread, or execs beside a child of
+ * its own, runs as itself. A rule of what the command does, not of
+ * when. --strict-exec asks for Solaris's way, where every exec without -e
+ * ends the tracking.
  */
 bool
 follows_wrapper_execs(const struct cputrack *ct)
@@ -216,8 +218,8 @@ exec_say(pid_t pid, const char *args, enum exec_follow how)
 		break;
 	case EXEC_FOLLOWED_EARLY:
 		diag(NULL,
-		    "pid %d exec'd '%s' before making a thread or a "
-		    "process: followed (-e follows every exec)\n",
+		    "pid %d exec'd '%s' with no thread made and no "
+		    "child: followed (-e follows every exec)\n",
 		    (int)pid, args);
 		break;
 	case EXEC_NOT_FOLLOWED:

@@ -9,9 +9,10 @@
  * since the last tick), they are let go and run on, and cputrack exits 0; a
  * command cputrack started is sent the same signal, unless it has it already
  * (from the terminal, or pending), and is tracked until it exits, its
- * rows printed; a second signal kills it. cputrack then dies of the first
- * signal (SIGQUIT without a core; main's die_of), so that its parent sees
- * the run cut short. SIGPIPE (the reader of the rows went away) lets
+ * rows printed, which is said (the sign that it has the signal); a
+ * second signal kills it. cputrack then dies of the first signal (SIGQUIT
+ * without a core; main's die_of), so that its parent sees the run cut
+ * short. SIGPIPE (the reader of the rows went away) lets
  * everything go and exits 0.
  */
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "cputrack.h"
+#include "diag.h"
 
 /* A signal that came before the run, when nothing else could take it. */
 static volatile sig_atomic_t early_signal;
@@ -112,10 +114,20 @@ cputrack_signal(struct cputrack *ct, int sig, int si_code, bool target_has_it)
 		return 1;
 	if (ct->stop_signal == 0)
 		ct->stop_signal = sig;
-	if (ct->stop_count++ > 0)
+	if (ct->stop_count++ > 0) {
 		(void)kill(ct->target, SIGKILL);
-	else if (!target_has_it && !got_it_too(ct->target, sig, si_code))
+		return 0;
+	}
+	if (!target_has_it && !got_it_too(ct->target, sig, si_code))
 		(void)kill(ct->target, sig);
+	/*
+	 * Said once the command has the signal: the run goes on until it
+	 * ends, which a command that handles the signal may not do soon.
+	 */
+	diag(NULL,
+	    "SIG%s: waiting for the command to end; a second signal "
+	    "kills it\n",
+	    sigabbrev_np(sig));
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <ncurses.h>
@@ -34,6 +35,7 @@
 #define POLL_MS	   250
 #define KEY_ESCAPE 27
 #define KEY_CTRL_L 12
+#define KEY_CTRL_C 3
 
 enum colour_pair { PAIR_HEADER = 1, PAIR_ENDED, PAIR_HELP };
 
@@ -126,12 +128,31 @@ top_screen_open(int fd)
 	return s;
 }
 
+/*
+ * Ctrl-C is a key of the view, q's twin: the terminal makes no SIGINT
+ * of it, so that each press escalates and is said in the header as q's
+ * (a SIGINT from elsewhere still ends the run as it ends cputrack). The
+ * mode is curses' own from here on, kept across its mode changes.
+ */
+static void
+ctrl_c_as_key(const struct top_screen *s)
+{
+	struct termios tio;
+
+	if (tcgetattr(s->in_fd, &tio) != 0)
+		return;
+	tio.c_cc[VINTR] = _POSIX_VDISABLE;
+	if (tcsetattr(s->in_fd, TCSANOW, &tio) == 0)
+		def_prog_mode();
+}
+
 static void
 start_curses(struct top_screen *s)
 {
 	set_escdelay(25);
 	set_term(s->term);
 	cbreak();
+	ctrl_c_as_key(s);
 	noecho();
 	nonl();
 	curs_set(0);
@@ -398,7 +419,8 @@ read_keys(struct top_screen *s)
 			s->repaint = true;
 			continue;
 		}
-		if (!s->editing && (ch == 'q' || ch == 'Q')) {
+		if (ch == KEY_CTRL_C ||
+		    (!s->editing && (ch == 'q' || ch == 'Q'))) {
 			if (!quit(s))
 				return false;
 		} else if (s->editing) {

@@ -69,7 +69,7 @@ struct tproc {
 	pctx_t *pctx;
 	bool forked; /* a child followed with -f */
 	bool lost;   /* said that it cannot be followed */
-	bool made;   /* it made a thread or a process */
+	bool made;   /* it made a thread */
 	int bound;   /* its LWPs whose counters are bound */
 	/*
 	 * --tid: the one record of all its LWPs not named, which are
@@ -436,13 +436,34 @@ cb_exit(pctx_t *pctx, pid_t pid, id_t lwpid, int status, void *arg)
 		proc_guard_dismiss(&run_of(p->base.ct)->guard);
 }
 
+/*
+ * Whether process pid, stopped at its exec, has a child (running, or
+ * ended and not yet waited for); one that cannot be told has one.
+ */
+static bool
+has_child(pid_t pid)
+{
+	char path[64];
+	int c = EOF;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid,
+	    (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return true;
+	c = fgetc(f);
+	fclose(f);
+	return c != EOF;
+}
+
 /* Whether the exec is followed; an exec not followed is said. */
 static bool
 follows_exec(const struct tproc *p, const char *args)
 {
 	struct cputrack *ct = p->base.ct;
 	bool followed = ct->opt.follow_exec ||
-	    (p->base.started && !p->made && follows_wrapper_execs(ct));
+	    (p->base.started && !p->made && follows_wrapper_execs(ct) &&
+		!has_child(p->base.pid));
 
 	track_exec_follow(&p->base, args, followed);
 	return followed;
@@ -487,7 +508,6 @@ cb_fork(pctx_t *child, pid_t ppid, pid_t pid, id_t lwpid, void *arg)
 	/* --tid: the forks of the named threads alone are theirs. */
 	if (ct->opt.ntids != 0 && !named(ct, pctx_lwp_tid(parent->pctx, lwpid)))
 		return;
-	parent->made = true;
 	track_fork(ct, &parent->base, ppid, lwpid, pid, 0);
 	if (!ct->opt.follow_fork)
 		return;
