@@ -245,6 +245,9 @@ default_metrics_plan(const struct spec *spec, struct default_metrics *dm)
 	for (i = 0; i < n; i++)
 		view_free(&views[i]);
 	free(views);
+	/* Once the array has stopped moving. */
+	for (i = 0; i < dm->nuses; i++)
+		pthread_mutex_init(&dm->uses[i].lock, NULL);
 	if (rc != 0)
 		default_metrics_free(dm);
 	return rc;
@@ -256,6 +259,7 @@ default_metrics_free(struct default_metrics *dm)
 	int i;
 
 	for (i = 0; i < dm->nuses; i++) {
+		pthread_mutex_destroy(&dm->uses[i].lock);
 		metric_plan_free(dm->uses[i].plan);
 		free(dm->uses[i].counter);
 		free(dm->uses[i].counts);
@@ -277,11 +281,14 @@ default_metric_value(const struct default_metric *u, const uint64_t *values,
 		.elapsed_s = elapsed_ns > 0 ? (double)elapsed_ns / 1e9 : NAN,
 		.counted = true,
 	};
+	struct default_metric *w = (struct default_metric *)u;
 	int i;
 
+	pthread_mutex_lock(&w->lock);
 	for (i = 0; i < u->ncounters; i++)
 		u->counts[i] = values[u->counter[i]];
 	metric_plan_eval(u->plan, &in, true, &out);
+	pthread_mutex_unlock(&w->lock);
 	if (isnan(out.value) || isinf(out.value))
 		return false;
 	*value = out.value * u->factor;

@@ -12,6 +12,7 @@
 #ifndef DEFAULT_METRICS_H
 #define DEFAULT_METRICS_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,6 +33,11 @@ struct default_metric {
 	int *counter; /* the plan's counter i is the set's counter[i] */
 	int ncounters;
 	uint64_t *counts; /* scratch: the plan's counters of a row */
+	/*
+	 * The plan's evaluation writes its own scratch: rows, the live view
+	 * and the exporter may each ask from their own thread.
+	 */
+	pthread_mutex_t lock;
 };
 
 struct default_metrics {
@@ -49,8 +55,7 @@ void default_metrics_free(struct default_metrics *dm);
 /*
  * The value of a metric from a row's counted values (one per counter of
  * the set) and its elapsed wall-clock ns (0: not known): false when it
- * has none, as when a divisor is 0 or an input was not counted. The
- * caller keeps one row at a time per metric (the output's lock).
+ * has none, as when a divisor is 0 or an input was not counted.
  */
 bool default_metric_value(const struct default_metric *u,
     const uint64_t *values, uint64_t elapsed_ns, double *value);
