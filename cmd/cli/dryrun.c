@@ -8,7 +8,7 @@
 
 #include <linux/perf_event.h>
 
-#include "derived.h"
+#include "default_metrics.h"
 #include "metric_plan.h"
 #include "dryrun.h"
 
@@ -54,16 +54,16 @@ request_lines(
 static void
 metric_line(const struct spec *spec, const struct out_config *out, FILE *f)
 {
-	struct derived_set ds;
+	struct default_metrics ds;
 	int u;
 
-	if (!out->metrics || derived_plan(spec, &ds) != 0)
+	if (!out->metrics || default_metrics_plan(spec, &ds) != 0)
 		return;
 	fputs(" metrics:", f);
 	for (u = 0; u < ds.nuses; u++)
 		fprintf(f, "%s %s", u > 0 ? "," : "", ds.uses[u].key);
 	fputs(ds.nuses == 0 ? " none\n" : "\n", f);
-	derived_free(&ds);
+	default_metrics_free(&ds);
 }
 
 /* -M's set: the metrics it gives, each under its parent. */

@@ -349,6 +349,7 @@ finish(struct cputrack *ct, int status)
 			output_linger(ct->out);
 		/* The view's last words go where cputrack's would. */
 		cputrack_tty_restore(ct->tty);
+		row_sets_unturned(ct);
 		/*
 		 * Rows not counted, partial or dropped change the status, as
 		 * does a write error met by this last flush.
@@ -374,6 +375,7 @@ finish(struct cputrack *ct, int status)
 	free(ct->opt.tids);
 	free(ct->tid_procs);
 	repeat_free(ct->repeat);
+	free(ct->set_counted);
 	startup_report();
 	if (ct->stop_signal != 0 && !ct->reader_gone)
 		status = die_of(ct->stop_signal);
@@ -417,6 +419,10 @@ main(int argc, char **argv)
 		return finish(&ct, status);
 	startup_mark("options and spec");
 	ct.nsets = setgrp_nsets(ct.specs);
+	if (row_sets_init(&ct) != 0) {
+		diag(NULL, "no memory available\n");
+		return finish(&ct, 1);
+	}
 	/*
 	 * Every request is tried before a command starts or a pid is taken,
 	 * as the run may count it: on a CPU by the BPF engine.

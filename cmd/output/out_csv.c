@@ -259,7 +259,7 @@ unit_fields(struct out_buf *b, const char *unit)
 static void
 metrics(const struct out_run *run, struct out_buf *b, const struct out_row *row)
 {
-	const struct derived_set *ds =
+	const struct default_metrics *ds =
 	    row->setno >= 0 ? &run->derived[row->setno] : NULL;
 	double v;
 	int k, u;

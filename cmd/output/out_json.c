@@ -349,7 +349,7 @@ static void
 metrics(const struct out_run *run, struct out_json_obj *row,
     const struct out_row *r)
 {
-	const struct derived_set *ds =
+	const struct default_metrics *ds =
 	    run->derived != NULL ? &run->derived[r->setno] : NULL;
 	struct out_json_obj m = { json_object(), true };
 	double v;

@@ -105,7 +105,7 @@ metric_key(const struct out_run *run, const char *key)
 static int
 collect_metrics(struct out_run *run)
 {
-	const struct derived_set *ds;
+	const struct default_metrics *ds;
 	const char **grown;
 	int s, u, most = 0;
 
@@ -116,7 +116,7 @@ collect_metrics(struct out_run *run)
 		return -1;
 	for (s = 0; s < run->nsets; s++) {
 		ds = &run->derived[s];
-		if (derived_plan(run->specs[s], &run->derived[s]) != 0)
+		if (default_metrics_plan(run->specs[s], &run->derived[s]) != 0)
 			return -1;
 		if (ds->nuses > most)
 			most = ds->nuses;
@@ -257,7 +257,7 @@ out_run_nderived(const struct out_run *run, int s)
 const double *
 out_run_derived_values(struct out_run *run, const struct out_row *row)
 {
-	const struct derived_set *ds;
+	const struct default_metrics *ds;
 	int i;
 
 	if (out_run_nderived(run, row->setno) == 0 ||
@@ -265,7 +265,7 @@ out_run_derived_values(struct out_run *run, const struct out_row *row)
 		return NULL;
 	ds = &run->derived[row->setno];
 	for (i = 0; i < ds->nuses; i++)
-		if (!derived_value(ds, &ds->uses[i], row->values,
+		if (!default_metric_value(&ds->uses[i], row->values,
 			row->elapsed_ns, &run->derived_values[i]))
 			run->derived_values[i] = NAN;
 	return run->derived_values;
@@ -346,7 +346,7 @@ out_run_fini(struct out_run *run)
 	int s;
 
 	for (s = 0; run->derived != NULL && s < run->nsets; s++)
-		derived_free(&run->derived[s]);
+		default_metrics_free(&run->derived[s]);
 	free(run->derived);
 	run->derived = NULL;
 	free(run->metric_keys);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "derived.h"
+#include "default_metrics.h"
 #include "evscale.h"
 #include "metric_plan.h"
 #include "output.h"
@@ -36,7 +36,7 @@ struct out_run {
 	const struct spec **specs; /* the run's -c specs, nsets of them */
 	int nsets;
 	/* --metrics: per set, the metrics it gives; else NULL. */
-	struct derived_set *derived;
+	struct default_metrics *derived;
 	double *derived_values; /* a row's, out_run_derived_values */
 	/* Their distinct keys, in set and table order. */
 	const char **metric_keys;

@@ -195,8 +195,8 @@ static void
 metrics_comment(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, const char *sep)
 {
-	const struct derived_set *ds = &run->derived[row->setno];
-	const struct derived_use *u;
+	const struct default_metrics *ds = &run->derived[row->setno];
+	const struct default_metric *u;
 	double v;
 	int i;
 
@@ -205,11 +205,10 @@ metrics_comment(const struct out_run *run, struct out_buf *b,
 			continue;
 		u = &ds->uses[i];
 		out_buf_str(b, sep);
-		if (strcmp(u->def->unit, "%") == 0)
+		if (strcmp(u->unit, "%") == 0)
 			out_buf_printf(b, "%.2f%% %s", v, u->label);
-		else if (u->def->unit[0] != '\0')
-			out_buf_printf(
-			    b, "%.3f %s %s", v, u->def->unit, u->label);
+		else if (u->unit[0] != '\0')
+			out_buf_printf(b, "%.3f %s %s", v, u->unit, u->label);
 		else
 			out_buf_printf(b, "%.3f %s", v, u->label);
 		sep = ", ";

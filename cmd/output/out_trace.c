@@ -383,7 +383,7 @@ emit_metrics(const struct out_run *run, struct out_buf *b,
     const struct out_row *r, const struct who *w, hrtime_t t,
     const char *counter)
 {
-	const struct derived_set *ds =
+	const struct default_metrics *ds =
 	    run->derived != NULL ? &run->derived[r->setno] : NULL;
 	struct out_json_obj e, args = object();
 	char name[80];

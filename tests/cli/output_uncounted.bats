@@ -186,3 +186,34 @@ assert [list(r["counters"].values()) for r in init] == [[None], [None]], init
 assert all(r["not_counted"] == "permission denied" and r["enabled_ns"] is None for r in init), init
 EOF
 }
+
+# Sets take turns at the ticks: without one (-T 0), or where the command
+# ends before the first, a set after the first never counts. cputrack says
+# so once per set, as cpustat says of its totals, and writes no row of it:
+# no count of 0 that it did not make.
+@test "a set that never got its turn: one line on stderr, no row of it" {
+	local fmt
+	for fmt in csv json; do
+		ct_run --format=$fmt -T 0 -c task-clock -c page-faults \
+		    -c cs "$W/wl_spin_for" 0 10
+		[ "$status" -eq 0 ]
+		[ "$(grep -c . "$T/err")" -eq 2 ] || { cat "$T/err"; false; }
+		grep -qx "cputrack: set 1: not counted: the run ended before the set's turn" "$T/err"
+		grep -qx "cputrack: set 2: not counted: the run ended before the set's turn" "$T/err"
+		cp "$T/out" "$T/$fmt"
+	done
+	"$PY" - "$T/csv" "$T/json" <<'PY'
+import csv, json, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] != "meta"]
+assert rows and {r["set"] for r in rows} == {"0"}, rows
+assert all(r["page-faults"] == "" and r["context-switches"] == ""
+           for r in rows), rows
+jrows = [json.loads(l) for l in open(sys.argv[2])][1:]
+assert jrows and {r["set"] for r in jrows} == {0}, jrows
+PY
+	# With ticks, every set has its turns: nothing is said.
+	ct_run -T 0.05 -c task-clock -c page-faults "$W/wl_spin_for" 0 300
+	[ "$status" -eq 0 ]
+	[ ! -s "$T/err" ] || { cat "$T/err"; false; }
+	[ "$(grep -cE ' exit +[0-9]+ +# page-faults$' "$T/out")" -eq 1 ]
+}

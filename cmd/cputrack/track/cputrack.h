@@ -99,6 +99,8 @@ struct cputrack {
 	bool write_failed;
 	bool reader_gone; /* no more rows can go out: the run
 			     ends (EPIPE, or write_failed) */
+	/* Per set: some row of it held counts (row_sets_unturned) */
+	bool *set_counted;
 	/* Where the checks open their test events: a CPU, or -1 a thread. */
 	int probe_cpu;
 	/* --top on a screen: the started command's own terminal */
@@ -164,6 +166,14 @@ void row_not_counted(struct cputrack *ct, const struct row_lwp *who,
  */
 void row_totals(struct cputrack *ct, const struct row_lwp *who,
     const char *label, const setgrp_t *g, const char *partial);
+/*
+ * After the last row: a line on stderr for each set no row counted, as
+ * cpustat says of its totals; the sets take turns at the ticks, and the
+ * run ended before its own. Nothing where no LWP was counted at all, or
+ * a signal cut the run short. set_counted is allocated here, with nsets.
+ */
+int row_sets_init(struct cputrack *ct);
+void row_sets_unturned(struct cputrack *ct);
 /*
  * The old image's totals, then the marker with the new one's arguments
  * and name (image_comm; NULL: read from /proc when the output needs it).

@@ -4,10 +4,42 @@
  * policy both follow: which execs are followed, and what is said of them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cputrack.h"
 #include "diag.h"
+
+/* Set s had a row with counts. */
+static void
+set_counted(struct cputrack *ct, int s)
+{
+	if (ct->set_counted != NULL && s >= 0 && s < ct->nsets)
+		ct->set_counted[s] = true;
+}
+
+int
+row_sets_init(struct cputrack *ct)
+{
+	ct->set_counted = calloc((size_t)ct->nsets + 1, sizeof(bool));
+	return ct->set_counted != NULL ? 0 : -1;
+}
+
+void
+row_sets_unturned(struct cputrack *ct)
+{
+	int s;
+
+	if (ct->set_counted == NULL || !ct->counted || ct->cut_short ||
+	    ct->reader_gone)
+		return;
+	for (s = 0; s < ct->nsets; s++)
+		if (!ct->set_counted[s])
+			diag(NULL,
+			    "set %d: not counted: the run ended before "
+			    "the set's turn\n",
+			    s);
+}
 
 static void
 counts_row(struct cputrack *ct, const struct row_lwp *who, const char *label,
@@ -32,6 +64,7 @@ counts_row(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		.elapsed_ns = setgrp_counted_ns(c),
 	};
 
+	set_counted(ct, set);
 	output_row(ct->out, &row);
 }
 
@@ -109,6 +142,7 @@ row_totals(struct cputrack *ct, const struct row_lwp *who, const char *label,
 		if (!setgrp_sampled(g, s))
 			continue;
 		c = setgrp_total(g, s);
+		set_counted(ct, s);
 		if (ct->repeat != NULL && is_process_total(label))
 			repeat_add(ct->repeat, s, c->values);
 		output_row(ct->out,

@@ -1062,7 +1062,7 @@ metrics_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
     const struct family *f, bool om)
 {
 	uint64_t values[METRIC_MAX_VALUES];
-	const struct derived_set *ds;
+	const struct default_metrics *ds;
 	struct series *s;
 	double v;
 	int r, u;
@@ -1079,7 +1079,7 @@ metrics_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 			continue;
 		ds = &m->run->derived[s->set];
 		for (u = 0; u < ds->nuses; u++) {
-			if (!derived_value(ds, &ds->uses[u], values, 0, &v))
+			if (!default_metric_value(&ds->uses[u], values, 0, &v))
 				continue;
 			sample_start_keyed(
 			    m, f, s, "metric", ds->uses[u].key, NULL);

@@ -481,7 +481,7 @@ metric_cell(const struct top_view *v, const struct top_model *m,
     const struct top_entity *e, bool totals, int key, char *cell)
 {
 	const struct out_run *run = v->run;
-	const struct derived_set *ds;
+	const struct default_metrics *ds;
 	struct top_counts c;
 	double value;
 	int s, u;
@@ -495,8 +495,8 @@ metric_cell(const struct top_view *v, const struct top_model *m,
 			c = top_model_counts(
 			    m, e, totals ? TOP_TOTAL : TOP_SHOWN, s);
 			if (!c.counted ||
-			    !derived_value(ds, &ds->uses[u], c.values,
-				c.elapsed_ns, &value))
+			    !default_metric_value(
+				&ds->uses[u], c.values, c.elapsed_ns, &value))
 				continue;
 			snprintf(cell, CELL_MAX, "%.2f", value);
 			return value;

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * derived.c: which metrics a set gives, and their arithmetic, against
- * values worked out by hand. The specs are made here, as spec.c leaves
- * them: what derived.c reads of a set is its counters' names.
+ * default_metrics.c: which metrics of --metrics a set gives, and their
+ * values through the metric plan, against values worked out by hand. The
+ * specs are made here, as spec.c leaves them: what default_metrics.c
+ * reads of a set is its counters' names.
  */
 #include <math.h>
 #include <string.h>
 
 #include "check.h"
-#include "derived.h"
+#include "default_metrics.h"
 
 #define MAX_REQS 8
 
 struct fake {
 	struct spec spec;
 	struct spec_req reqs[MAX_REQS];
-	struct derived_set ds;
+	struct default_metrics ds;
 };
 
 /* A set of the counters named in names[], planned. */
@@ -29,10 +30,10 @@ plan(struct fake *f, const char *const *names)
 		f->reqs[n].name = (char *)names[n];
 	f->spec.reqs = f->reqs;
 	f->spec.nreqs = n;
-	CHECK(derived_plan(&f->spec, &f->ds) == 0);
+	CHECK(default_metrics_plan(&f->spec, &f->ds) == 0);
 }
 
-static const struct derived_use *
+static const struct default_metric *
 use(const struct fake *f, const char *key)
 {
 	int i;
@@ -46,12 +47,12 @@ use(const struct fake *f, const char *key)
 /* The metric key of f for values and elapsed is want (to 1e-12). */
 #define CHECK_METRIC(f, key, values, elapsed, want)                    \
 	do {                                                           \
-		const struct derived_use *u_ = use((f), (key));        \
+		const struct default_metric *u_ = use((f), (key));     \
 		double v_ = -1;                                        \
 		CHECK(u_ != NULL);                                     \
 		if (u_ != NULL) {                                      \
-			CHECK(derived_value(                           \
-			    &(f)->ds, u_, (values), (elapsed), &v_));  \
+			CHECK(default_metric_value(                    \
+			    u_, (values), (elapsed), &v_));            \
 			CHECK(fabs(v_ - (want)) < 1e-12 * fabs(want)); \
 		}                                                      \
 	} while (0)
@@ -82,7 +83,7 @@ hardware(void)
 	CHECK(f.ds.nuses > 0 && strcmp(f.ds.uses[0].key, "ipc") == 0);
 	CHECK(f.ds.nuses > 0 &&
 	    strcmp(f.ds.uses[0].label, "insn per cycle") == 0);
-	derived_free(&f.ds);
+	default_metrics_free(&f.ds);
 }
 
 static void
@@ -93,7 +94,7 @@ software(void)
 	/* 0.5 s of CPU time: 1000 faults are 2000/s, 2 K/sec. */
 	static const uint64_t v[] = { 1000, 500000000, 5, 0 };
 	struct fake f;
-	const struct derived_use *u;
+	const struct default_metric *u;
 	double got;
 
 	plan(&f, names);
@@ -101,12 +102,12 @@ software(void)
 	CHECK_METRIC(&f, "context_switches_k_per_sec", v, 0, 0.01);
 	/* 0 is a value, from a denominator that is not 0. */
 	CHECK((u = use(&f, "cpu_migrations_k_per_sec")) != NULL);
-	CHECK(u != NULL && derived_value(&f.ds, u, v, 0, &got) && got == 0);
+	CHECK(u != NULL && default_metric_value(u, v, 0, &got) && got == 0);
 	/* Elapsed time not known: no CPUs utilized. */
 	CHECK((u = use(&f, "cpus_utilized")) != NULL);
-	CHECK(u != NULL && !derived_value(&f.ds, u, v, 0, &got));
+	CHECK(u != NULL && !default_metric_value(u, v, 0, &got));
 	CHECK_METRIC(&f, "cpus_utilized", v, 1000000000, 0.5);
-	derived_free(&f.ds);
+	default_metrics_free(&f.ds);
 }
 
 static void
@@ -120,12 +121,12 @@ zero_denominator(void)
 
 	plan(&f, names);
 	CHECK(use(&f, "ipc") != NULL &&
-	    !derived_value(&f.ds, use(&f, "ipc"), v, 0, &got));
+	    !default_metric_value(use(&f, "ipc"), v, 0, &got));
 	CHECK(got == -1);
 	CHECK(use(&f, "cpi") != NULL &&
-	    derived_value(&f.ds, use(&f, "cpi"), v, 0, &got));
+	    default_metric_value(use(&f, "cpi"), v, 0, &got));
 	CHECK(got == 0);
-	derived_free(&f.ds);
+	default_metrics_free(&f.ds);
 }
 
 static void
@@ -147,19 +148,19 @@ modes(void)
 	CHECK(use(&f, "ipc") == NULL);
 	CHECK(use(&f, "ipc:u") != NULL &&
 	    strcmp(use(&f, "ipc:u")->label, "insn per cycle (u)") == 0);
-	derived_free(&f.ds);
+	default_metrics_free(&f.ds);
 	plan(&f, mixed);
 	CHECK(f.ds.nuses == 0);
-	derived_free(&f.ds);
+	default_metrics_free(&f.ds);
 	/* Faults by mode, a clock of both: no rate of either. */
 	plan(&f, twice);
 	CHECK(use(&f, "page_faults_k_per_sec:u") == NULL);
 	CHECK(use(&f, "page_faults_k_per_sec:k") == NULL);
 	CHECK(use(&f, "cpus_utilized") != NULL);
-	derived_free(&f.ds);
+	default_metrics_free(&f.ds);
 	plan(&f, lookalike);
 	CHECK(f.ds.nuses == 0);
-	derived_free(&f.ds);
+	default_metrics_free(&f.ds);
 }
 
 int
@@ -169,5 +170,5 @@ main(void)
 	software();
 	zero_denominator();
 	modes();
-	return check_report("test_derived");
+	return check_report("test_default_metrics");
 }
