@@ -70,20 +70,30 @@ RULES = (
     ("c / a / a", 1.25), ("-a * b", -6), ("- -a", 2), ("a * -b", -6),
     ("c % b", 2), ("-c % b", -2), ("c % -b", 2), ("5.9 % 2.9", 1),
     ("a < b + z", 1), ("b < a", 0), ("a < b < c", 1), ("c > b > a", 0),
-    ("a | z & z", 1), ("z & a | a", 1), ("a ^ a | a", 1), ("a ^ b", 0),
-    ("a + b < c", 0), ("a + b < c | a", 1),
+    # | & ^ bitwise on (long): 2 | (0 & 0), (0 & 2) | 2, (2 ^ 2) | 2,
+    # 2 ^ 3 (10 ^ 11 = 01), (5 < 5) | 2, 5 & 3 (101 & 011 = 001)
+    ("a | z & z", 2), ("z & a | a", 2), ("a ^ a | a", 2), ("a ^ b", 1),
+    ("a + b < c", 0), ("a + b < c | a", 2), ("c & b", 1), ("2.9 | 0.5", 2),
     # A if C else B, right-nested; a NaN condition takes A
     ("a if b > a else c", 2), ("a if z else c", 5),
     ("a if z else b if z else c", 5), ("a if z else b if a else c", 3),
     ("(a if a else b) * c", 10), ("a if n else b", 2),
-    # NaN and 0
+    # NaN and 0: a division by 0 anywhere, a branch not taken or a
+    # clamp's included, leaves the whole formula no value
     ("a / z", NAN), ("d_ratio(a, z)", 0), ("d_ratio(c, a)", 2.5),
+    ("d_ratio(n, z)", 0), ("a if a else b / z", NAN), ("min(a, b / z)", NAN),
+    ("n / z", NAN), ("a / n", NAN),
     ("n + a", NAN), ("n < a", NAN), ("a > n", NAN), ("-n", NAN),
     ("min(a, b)", 2), ("max(a, b)", 3), ("max(n, a)", 2), ("max(a, n)", NAN),
     ("min(n, a)", 2), ("min(a, n)", NAN), ("max(0, a / z)", NAN),
-    ("n | a", 1), ("n | z", NAN), ("n & z", 0), ("n & a", NAN),
-    ("n ^ a", NAN), ("n | n", NAN), ("inf | z", math.inf), ("a | inf", 1),
-    ("a % z", NAN), ("z if a else a % z", NAN), ("n % a", NAN),
+    # a NaN side of | & ^ is NaN; (long) of an infinity is x86-64's
+    # LONG_MIN, -2^63, and 2 | -2^63 = -2^63 + 2
+    ("n | a", NAN), ("n | z", NAN), ("n & z", NAN), ("n & a", NAN),
+    ("n ^ a", NAN), ("n | n", NAN), ("inf | z", -2.0 ** 63),
+    ("a | inf", -2.0 ** 63 + 2), ("inf & a", 0),
+    # % looks for a 0 alone: (long)NaN is LONG_MIN too, and -2^63 % 2 is 0
+    ("a % z", NAN), ("z if a else a % z", NAN), ("n % a", 0),
+    ("c % 0.5", NAN),
     ("unknown + a", NAN), ("#no_such + a", NAN), ("a if z else #no_such", NAN),
     # literals in any case, names with escapes and @...@ parts, numbers
     ("#SMT_on * #smt_on + #NUM_CPUS_ONLINE", 9),
@@ -93,11 +103,27 @@ RULES = (
 )
 
 
+# Where later releases (and cpctools) part from perf 6.1 (perf_expr.LATER):
+# a division by 0 is NaN alone, | & ^ logical, % of a NaN NaN.
+LATER_RULES = (
+    ("a / z", NAN), ("max(a / z, 0)", 0), ("a if a else b / z", 2),
+    ("a | z & z", 1), ("z & a | a", 1), ("a ^ a | a", 1), ("a ^ b", 0),
+    ("a + b < c | a", 1), ("n | a", 1), ("n | z", NAN), ("n & z", 0),
+    ("n & a", NAN), ("n ^ a", NAN), ("inf | z", math.inf), ("a | inf", 1),
+    ("n % a", NAN), ("a % z", NAN),
+)
+
+
+class LaterRules(Rules):
+    later = perf_expr.LATER
+
+
 def check_rules():
-    ctx = Rules()
-    for text, want in RULES:
-        check("perf_expr %r" % text, perf_expr.evaluate(
-            perf_expr.parse(text), ctx), float(want))
+    for ctx, table, which in ((Rules(), RULES, "perf 6.1"),
+                              (LaterRules(), LATER_RULES, "later")):
+        for text, want in table:
+            check("perf_expr (%s) %r" % (which, text), perf_expr.evaluate(
+                perf_expr.parse(text), ctx), float(want))
     for bad in ("a +", "(a", "a b", "min(a)", "a if b", "a $ b",
                 "cpu@EVENT", "max(a if a else b, c)"):
         try:
