@@ -16,26 +16,34 @@ The language:
   parenthesised one, its B another such: a function's arguments and a
   condition are plain expressions.
 
-Its values (NaN: none):
+Its values (NaN: none), perf 6.1's (expr.y of v6.1):
 - + - * < > are NaN when a side is; < and > give 1 or 0;
-- a / b is NaN where b is 0; d_ratio(a, b) is 0 where b is 0;
-- a % b is (long)a % (long)b, C's remainder; a (long)b of 0 leaves the
-  whole formula with no value;
-- | & ^ are logical: both sides finite, 1 or 0; one side finite, | gives
-  the other where the finite one is 0 (else 1), & gives the other where
-  the finite one is not 0 (else 0), ^ is NaN; neither finite, NaN;
+- a / b leaves the whole formula without a value where b is 0 (bison's
+  YYABORT), a branch not taken included: every part is evaluated;
+- d_ratio(a, b) is 0 where b is 0, else a / b;
+- a % b likewise has no value where b is 0, else (long)a % (long)b, C's
+  remainder; a (long)b of 0 leaves the whole formula with no value (perf
+  would die of SIGFPE);
+- | & ^ are bitwise on (long) of each side, NaN where a side is NaN;
+- (long) of an infinity or a NaN (for %, which does not look) is what an
+  x86-64 gives, LONG_MIN;
 - min(a, b) is a < b ? a : b, max(a, b) a > b ? a : b, as C compares;
 - A if C else B is B where C is 0, else A (a NaN condition included);
 - a literal without a value leaves the whole formula without one.
 
-Two rules of perf 6.1's evaluator, where they differ (PERF61): a / b with
-b 0 leaves the whole formula without a value, and | & ^ are bitwise on
-(long) with NaN for a NaN side.
+Later releases (and cpctools) changed three of those (LATER, which a
+Context may ask for, each by name): "div", a / 0 is NaN alone; "logical",
+| & ^ are logical: both sides finite, 1 or 0; one side finite, | gives the
+other where the finite one is 0 (else 1), & gives the other where the
+finite one is not 0 (else 0), ^ is NaN; neither finite, NaN; "mod", a NaN
+or infinite side gives NaN.
 """
 import math
 import re
 
 NAN = float("nan")
+LONG_MIN = -(1 << 63)
+LATER = frozenset(("div", "logical", "mod"))
 KEYWORDS = {"if", "else", "min", "max", "d_ratio", "source_count",
             "aggr_nr", "has_event", "strcmp_cpuid_str", "NaN"}
 FUNCS_OF_NAME = {"source_count", "aggr_nr", "has_event", "strcmp_cpuid_str"}
@@ -236,7 +244,11 @@ def literals(tree, out=None):
 
 
 def _c_long(v):
-    return int(v)  # C's conversion: toward zero
+    """C's (long)v on x86-64: toward zero; out of range, or NaN,
+    LONG_MIN (cvttsd2si's "integer indefinite")."""
+    if not math.isfinite(v) or not LONG_MIN <= v < -LONG_MIN:
+        return LONG_MIN
+    return int(v)
 
 
 def _logical(op, a, b):
@@ -261,19 +273,21 @@ def _bitwise(op, a, b):
     return float({"|": x | y, "&": x & y, "^": x ^ y}[op])
 
 
-def _remainder(a, b):
-    if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
+def _remainder(a, b, later):
+    if b == 0:
+        raise NoValue("remainder by 0")
+    if later and not (math.isfinite(a) and math.isfinite(b)):
         return NAN
     x, y = _c_long(a), _c_long(b)
-    if y == 0:
-        raise NoValue("remainder by 0")
+    if y == 0 or (x == LONG_MIN and y == -1):
+        raise NoValue("remainder that traps")
     r = abs(x) % abs(y)
     return float(-r if x < 0 else r)
 
 
 class Context:
     """What a formula's names stand for; subclass and override."""
-    perf61 = False  # perf 6.1's division and logical operators
+    later = frozenset()  # of LATER: the rules taken from later releases
 
     def value(self, name):  # an event's count or another metric's value
         return NAN
@@ -323,16 +337,16 @@ def _eval(t, ctx):
         return 0.0 if b == 0 else a / b  # d_ratio
     op = t[1]
     if op in "|&^":
-        return (_bitwise if ctx.perf61 else _logical)(op, a, b)
+        return (_logical if "logical" in ctx.later else _bitwise)(op, a, b)
     if op == "%":
-        return _remainder(a, b)
+        return _remainder(a, b, "mod" in ctx.later)
+    if op == "/" and b == 0:
+        if "div" in ctx.later:
+            return NAN
+        raise NoValue("division by 0")
     if math.isnan(a) or math.isnan(b):
         return NAN
     if op == "/":
-        if b == 0:
-            if ctx.perf61:
-                raise NoValue("division by 0")
-            return NAN
         return a / b
     if op == "+":
         return a + b

@@ -5,6 +5,7 @@
  * period). See fuzz_args.h.
  */
 #include "fuzz_args.h"
+#include "metric_plan.h"
 #include "../../cmd/cpustat/cpustat.h"
 
 static cpc_t *fuzz_cpc;
@@ -40,6 +41,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (status != 0 && status != 1 && status != 2) {
 		abort();
 	}
+	/* The commands keep -M's plan for the whole run; here it ends. */
+	metric_plan_free(cs.opt.out.metric_plan);
 	setgrp_free(cs.specs);
 	free(args.buf);
 	return 0;

@@ -4,6 +4,7 @@
  * -c through the spec parser into the run's set group). See fuzz_args.h.
  */
 #include "fuzz_args.h"
+#include "metric_plan.h"
 #include "../../cmd/cputrack/cputrack_opts.h"
 
 static cpc_t *fuzz_cpc;
@@ -62,6 +63,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (status != 0 && status != 1 && status != 2) {
 		abort();
 	}
+	/* The commands keep -M's plan for the whole run; here it ends. */
+	metric_plan_free(ct.opt.out.metric_plan);
 	setgrp_free(ct.specs);
 	free(ct.opt.cgroup);
 	free(ct.opt.pids);
