@@ -1123,26 +1123,13 @@ scan_track(struct cputrack *ct)
 }
 
 /*
- * --top with no target, where the BPF engine cannot watch the machine:
- * the processes counted from outside (cputop_scan.c), and what the
- * view's header says of why.
+ * --top with no target, where the BPF engine cannot watch the whole
+ * machine: the processes counted from outside (cputop_scan.c).
  */
 static bool
-scan_instead(struct cputrack *ct, const char *why)
+scan_instead(const struct cputrack *ct)
 {
-	struct cputrack_opts *o = &ct->opt;
-
-	if (!o->top_machine)
-		return false;
-	free(o->cgroup);
-	o->cgroup = NULL;
-	if (geteuid() == 0)
-		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
-		    why);
-	else
-		snprintf(o->watching, sizeof(o->watching),
-		    "your processes (for every user's, %s)", why);
-	return true;
+	return ct->opt.top_machine;
 }
 
 /* The processes still counted run on, as they ran: only closed. */
