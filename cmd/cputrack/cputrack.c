@@ -253,8 +253,11 @@ run(struct cputrack *ct)
 	if ((status = open_engine(ct)) != 0)
 		return status;
 	/* The engine says how it counts; the view's settings are not its. */
-	if (ct->opt.view != NULL)
+	if (ct->opt.view != NULL) {
 		ct->opt.view->note = ct->engine_note;
+		ct->opt.view->outside =
+		    ct->opt.instead != NULL ? ct->opt.instead_why : NULL;
+	}
 	startup_mark(ct->engine->phase);
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;

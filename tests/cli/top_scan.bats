@@ -8,8 +8,9 @@
 # header's processes and threads are those ps counts, the ended apart; a
 # short process has its owner; the view says no other process's death;
 # and a build's totals, what its short commands counted between two
-# scans included, are what perf stat counts of the same build. Each
-# test's processes are named for it, or run as a user of its own.
+# scans included, are what perf stat counts of the same build, with the
+# page faults alone or as a member of a set's second perf group ({...}).
+# Each test's processes are named for it, or run as a user of its own.
 load terminal_helper
 
 setup() {
@@ -273,7 +274,8 @@ build_total() {
 }
 
 # build_counted TOP...: a build in a directory the user may read, run as
-# AS (an array: the user, or nothing for root), watched by TOP... (-b).
+# AS (an array: the user, or nothing for root), watched by TOP... (-b)
+# counting the set EVENTS (page-faults, or a set that holds it).
 # Nothing of the build runs before both counters are on: its gate has
 # done its start-up before the view starts, perf stat counts the gate's
 # tree from once the view has shown it, and make is exec'd after both.
@@ -290,7 +292,7 @@ build_counted() {
 	gate=$!
 	ct_bg "$gate"
 	wait_for at_gate "$gate"
-	"$@" -b -T 0.5 -c page-faults >"$T/out" 2>"$T/err" &
+	"$@" -b -T 0.5 -c "${EVENTS:-page-faults}" >"$T/out" 2>"$T/err" &
 	CPID=$!
 	ct_bg "$CPID"
 	wait_rows_until "\$1 == $gate { f = 1 } END { exit !f }"
@@ -316,6 +318,21 @@ build_counted() {
 
 @test "as root: a build's totals, each of its short commands included, are perf stat's within 1%" {
 	AS=()
+	build_counted "$TOP"
+}
+
+# A set of two groups ({...}), the page faults a member of the second:
+# each value scaled by its own group's times, as the scan hands them.
+@test "as a user: a set of two groups counts a build as perf stat does, within 1%" {
+	user_setup 36
+	AS=("${AS_USER[@]}")
+	EVENTS='{task-clock,cpu-clock},{minor-faults,page-faults}'
+	build_counted "${AS_USER[@]}" "$USER_TOP"
+}
+
+@test "as root: a set of two groups counts a build as perf stat does, within 1%" {
+	AS=()
+	EVENTS='{task-clock,cpu-clock},{minor-faults,page-faults}'
 	build_counted "$TOP"
 }
 

@@ -54,9 +54,12 @@ engine_instead(struct cputrack *ct, const char *why)
 	size_t i;
 
 	for (i = 0; i < NENGINES; i++)
-		if (engines[i]->instead != NULL &&
-		    engines[i]->instead(ct, why)) {
+		if (engines[i]->instead != NULL && engines[i]->instead(ct)) {
 			ct->opt.instead = engines[i];
+			strlcpy(ct->opt.instead_why, why,
+			    sizeof(ct->opt.instead_why));
+			free(ct->opt.cgroup);
+			ct->opt.cgroup = NULL;
 			return true;
 		}
 	return false;

@@ -95,8 +95,8 @@ struct engine {
 	const struct engine_ops *ops;
 	/* never chosen by --engine or auto, nor named by usage or --help */
 	bool stands_in;
-	/* whether it takes over a run refused for why; NULL: never */
-	bool (*instead)(struct cputrack *ct, const char *why);
+	/* whether it takes over a refused run; NULL: never */
+	bool (*instead)(const struct cputrack *ct);
 };
 
 /* The rows, one per line of engines.def, each in its engine's folder. */
@@ -109,7 +109,8 @@ struct engine {
 /*
  * A run refused for why (by an engine, or before any opens): true when an
  * engine that stands in takes it over (ct->opt.instead: cputop's whole
- * machine, counted from outside), with what the view's header says.
+ * machine, counted from outside), the targets then its own (no cgroup),
+ * with why kept for the view's header (ct->opt.instead_why).
  */
 bool engine_instead(struct cputrack *ct, const char *why);
 

@@ -62,8 +62,9 @@ struct cputrack_opts {
 	bool top_machine;	 /* cputop with no target: every process */
 	/* ... counted by an engine that stands in (engine_instead) */
 	const struct engine *instead;
-	char watching[160];   /* --top: what is watched, in words */
-	char modes_note[256]; /* --top: events counted in user mode only */
+	char instead_why[160]; /* ...for this reason (the view words it) */
+	char watching[160];    /* --top: what is watched, in words */
+	char modes_note[256];  /* --top: events counted in user mode only */
 };
 
 /* --for-each-cgroup's defaults and bounds. */

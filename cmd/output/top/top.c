@@ -50,7 +50,8 @@ struct top {
 	/* q's: how many, and what the last sent the command, said. */
 	int quits;
 	char quitting[160];
-	bool typing; /* the keyboard is the command's */
+	bool typing;	    /* the keyboard is the command's */
+	char watching[160]; /* the header's, where the view words it */
 	/*
 	 * The messages said while the screen is up: the latest on it, all
 	 * on stderr once it is gone.
@@ -157,6 +158,25 @@ top_wanted(const struct out_config *cfg, const void *own)
 	return c->on;
 }
 
+/*
+ * What the header says is watched: cputrack's words, or the processes
+ * counted from outside, as that engine counts them (root's every one,
+ * a user's own) and why.
+ */
+static const char *
+watching(struct top *t, const struct top_config *cfg)
+{
+	if (cfg->outside == NULL)
+		return cfg->watching != NULL ? cfg->watching : "";
+	if (geteuid() == 0)
+		snprintf(t->watching, sizeof(t->watching), "every process (%s)",
+		    cfg->outside);
+	else
+		snprintf(t->watching, sizeof(t->watching),
+		    "your processes (for every user's, %s)", cfg->outside);
+	return t->watching;
+}
+
 static void *
 top_open(const struct out_run *run, const void *own, int fd,
     const struct out_sink_host *host)
@@ -193,7 +213,7 @@ top_open(const struct out_run *run, const void *own, int fd,
 	t->choice.fold_ended = cfg->batch;
 	t->about = (struct top_about) {
 		.engine = run->cfg.engine != NULL ? run->cfg.engine : "",
-		.watching = cfg->watching != NULL ? cfg->watching : "",
+		.watching = watching(t, cfg),
 		.tick_ms = cfg->tick_ms,
 		.note = cfg->note,
 		.modes = cfg->modes_note,

@@ -27,10 +27,15 @@
  * the run (out_config's sinks).
  */
 struct top_config {
-	bool on;		/* --top, or run as cputop */
-	bool batch;		/* -b: the view as text, once per refresh */
-	bool repeat;		/* -r: runs repeated, which it cannot show */
-	const char *watching;	/* what is watched, in words */
+	bool on;	      /* --top, or run as cputop */
+	bool batch;	      /* -b: the view as text, once per refresh */
+	bool repeat;	      /* -r: runs repeated, which it cannot show */
+	const char *watching; /* what is watched, in words */
+	/*
+	 * Why the whole machine is counted process by process, from
+	 * outside (the engine that stands in); NULL: it is not
+	 */
+	const char *outside;
 	unsigned tick_ms;	/* -T */
 	unsigned refresh_ms;	/* a refresh's interval */
 	const char *note;	/* a line of its own, or NULL */

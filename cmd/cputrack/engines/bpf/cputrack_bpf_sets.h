@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack's sets as the BPF engine counts them: each set's requests as
- * the perf_event_attr lists bpfeng_open takes (libcpc gives each
- * counter's attributes; on a hybrid CPU a request has a counter on each
- * core PMU that has it), and a set's counts from the engine turned back
- * into the set's values and parts (spec.h).
+ * cputrack's sets as the BPF engine counts them: the engines' shared sets
+ * (engine_sets.h) as the sets bpfeng_open takes, and a set's share of a
+ * thread's counts from the engine sampled with each group's own times.
  */
 #ifndef CPUTRACK_BPF_SETS_H
 #define CPUTRACK_BPF_SETS_H
@@ -33,14 +31,6 @@ const struct bpfeng_set *bpf_sets_engine(const struct bpf_sets *bs);
 /* The values of the largest set, and those of a start: all 0. */
 int bpf_sets_most(const struct bpf_sets *bs);
 const uint64_t *bpf_sets_zeros(const struct bpf_sets *bs);
-
-/*
- * Set s's values from what its counters counted, held until the next
- * call: the engine's own where each request has one counter, else each
- * request's counters summed, each its core PMU's part.
- */
-const uint64_t *bpf_sets_values(
-    struct bpf_sets *bs, int s, const struct bpfeng_set_counts *sc);
 
 /*
  * Set s's counts from the engine, as of when, into grp (an accumulator):

@@ -30,7 +30,11 @@ collect(void *arg, const struct unseen_task *t)
 {
 	struct scan_track *st = arg;
 	size_t n = (size_t)st->eng[t->set].nattrs, room = st->ended_room;
+	size_t g, ng = (size_t)engine_sets_groups(st->sets, t->set);
+	/* A set may be opened as one group (opened_sets). */
+	size_t said = (size_t)engine_counters_ngroups(&st->eng[t->set]);
 	struct ended_task **grown, *e;
+	struct set_times *times;
 
 	if (st->nended == room) {
 		room = room * 2 + 64;
@@ -42,13 +46,18 @@ collect(void *arg, const struct unseen_task *t)
 		st->ended = grown;
 		st->ended_room = room;
 	}
-	if ((e = malloc(sizeof(*e) + n * sizeof(uint64_t))) == NULL) {
+	if ((e = malloc(sizeof(*e) + n * sizeof(uint64_t) +
+		 ng * sizeof(*times))) == NULL) {
 		scan_no_memory(st);
 		return;
 	}
 	e->t = *t;
 	memcpy(e->values, t->values, n * sizeof(uint64_t));
+	times = (struct set_times *)(void *)(e->values + n);
+	for (g = 0; g < ng; g++)
+		times[g] = t->times[g < said ? g : 0];
 	e->t.values = e->values;
+	e->t.times = times;
 	e->owner = st->reading;
 	st->ended[st->nended++] = e;
 }
@@ -156,7 +165,7 @@ whole_of(struct scan_track *st, struct scan_lwp *l)
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	w->got = calloc(n, sizeof(*w->got));
-	w->times = calloc(n, sizeof(*w->times));
+	w->times = calloc(n * (size_t)st->most_groups, sizeof(*w->times));
 	w->values = calloc(n * (size_t)st->most_values, sizeof(*w->values));
 	if (w->got == NULL || w->times == NULL || w->values == NULL) {
 		whole_free(w);
@@ -178,14 +187,14 @@ keep_whole(
 
 	for (i = 0; w != NULL && i < n; i++) {
 		s = e[i]->t.set;
-		memcpy(st->sc->values, e[i]->values,
-		    (size_t)st->eng[s].nattrs * sizeof(uint64_t));
-		v = bpf_sets_values(st->sets, s, st->sc);
+		v = engine_sets_values(st->sets, s, e[i]->values);
 		memcpy(w->values + (size_t)s * (size_t)st->most_values, v,
 		    (size_t)spec_nvalues(setgrp_spec(st->ct->specs, s)) *
 			sizeof(uint64_t));
-		w->times[s] = (struct set_times) { e[i]->t.enabled_ns,
-			e[i]->t.running_ns };
+		memcpy(w->times + (size_t)s * (size_t)st->most_groups,
+		    e[i]->t.times,
+		    (size_t)engine_sets_groups(st->sets, s) *
+			sizeof(*w->times));
 		w->got[s] = true;
 	}
 }
@@ -196,15 +205,9 @@ sample_ended(struct scan_track *st, struct track_lwp *l,
     const struct ended_task *e, hrtime_t when)
 {
 	int s = e->t.set;
-	struct set_times times = { e->t.enabled_ns, e->t.running_ns };
 
-	memcpy(st->sc->values, e->values,
-	    (size_t)st->eng[s].nattrs * sizeof(uint64_t));
-	st->sc->running_ns = e->t.running_ns;
-	st->sc->stopped_ns = e->t.enabled_ns - e->t.running_ns;
 	setgrp_set_current(l->grp, s);
-	setgrp_sample_counts(
-	    l->grp, s, bpf_sets_values(st->sets, s, st->sc), &times, when);
+	engine_sets_sample(st->sets, l->grp, s, e->values, e->t.times, when);
 }
 
 /* The task's counts, n sets of them, as an LWP of p that ended. */
@@ -332,7 +335,6 @@ scan_count_before(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
 {
 	struct scan_proc *p = (struct scan_proc *)l->base.proc;
 	struct track_lwp *b;
-	struct set_times t;
 	int s;
 
 	if (l->whole == NULL)
@@ -348,10 +350,11 @@ scan_count_before(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
 	for (s = 0; s < st->nsets; s++) {
 		if (!l->whole->got[s] || !setgrp_sampled(l->base.grp, s))
 			continue;
-		t = l->whole->times[s];
 		setgrp_set_current(b->grp, s);
-		setgrp_sample_counts(
-		    b->grp, s, before_found(st, l, s), &t, when);
+		engine_sets_sample_values(st->sets, b->grp, s,
+		    before_found(st, l, s),
+		    l->whole->times + (size_t)s * (size_t)st->most_groups,
+		    when);
 	}
 	track_lwp_final(b);
 	track_lwp_exit(b);

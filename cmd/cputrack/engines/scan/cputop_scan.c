@@ -3,7 +3,9 @@
  * cputop with no target, where the BPF engine cannot watch the whole
  * machine: the processes counted from outside, as perf stat -p counts
  * them. Each thread of each process watched has a perf group per set of
- * its own (pid its tid, any CPU, nothing inherited), opened without
+ * its own, or where a set's {...} groups hold hardware events, a perf
+ * group per group, each count scaled by its own group's times (pid its
+ * tid, any CPU, nothing inherited), opened without
  * ptrace: nothing is stopped, traced or slowed. A scan of /proc at each
  * tick finds the processes and threads that came, and those gone, whose
  * counters are read one last time, then closed. A thread or process that
@@ -18,7 +20,7 @@
  *
  * An adapter onto the tracking model (cputrack_track.c), as the other
  * engines are: it feeds each thread's counts as the BPF engine does
- * (TRACK_FED), with the sets' counters described by cputrack_bpf_sets.c.
+ * (TRACK_FED), with the sets' counters described by engine_sets.c.
  */
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -78,27 +80,28 @@ close_set(int *fds, int n)
 }
 
 /*
- * Set s's group on thread tid, into fds (fds_per_lwp of them): only the
- * set in use counts. 0, or an errno.
+ * Set s's groups on thread tid, into fds (its nattrs of them, each
+ * group's leader first): only the set in use counts. 0, or an errno.
  */
 static int
 open_set(struct scan_track *st, pid_t tid, int s, int *fds)
 {
-	const struct bpfeng_set *set = &st->eng[s];
+	const struct engine_counters *set = &st->eng[s];
 	struct perf_event_attr attr;
-	int k, err;
+	int k, leader, err;
 
 	for (k = 0; k < set->nattrs; k++)
 		fds[k] = -1;
 	for (k = 0; k < set->nattrs; k++) {
+		leader = engine_counters_leader(set, k);
 		attr = set->attrs[k];
 		attr.read_format = PERF_FORMAT_GROUP |
 		    PERF_FORMAT_TOTAL_TIME_ENABLED |
 		    PERF_FORMAT_TOTAL_TIME_RUNNING;
 		attr.inherit = 0;
-		attr.disabled = k == 0 && s != st->current;
-		if ((fds[k] = (int)perf_open(&attr, tid, k ? fds[0] : -1)) <
-		    0) {
+		attr.disabled = k == leader && s != st->current;
+		if ((fds[k] = (int)perf_open(
+			 &attr, tid, k != leader ? fds[leader] : -1)) < 0) {
 			err = errno;
 			close_set(fds, k);
 			return err;
@@ -133,24 +136,64 @@ set_fds(const struct scan_track *st, const struct scan_lwp *l, int s)
 	return l->fds + off;
 }
 
+/* Set s's leaders, each with its group, enabled or disabled (request). */
+static void
+set_ioctl(
+    const struct scan_track *st, const int *fds, int s, unsigned long request)
+{
+	const struct engine_counters *set = &st->eng[s];
+	int k;
+
+	for (k = 0; k < set->nattrs; k++)
+		if (engine_counters_leader(set, k) == k)
+			(void)ioctl(fds[k], request, PERF_IOC_FLAG_GROUP);
+}
+
+/*
+ * The group led by counter leader of set s: its counts into st->counts,
+ * each at its counter's place, and its times. 0, or -1.
+ */
+static int
+read_group(struct scan_track *st, const int *fds, int s, int leader)
+{
+	const struct engine_counters *set = &st->eng[s];
+	uint64_t *b = st->readbuf;
+	ssize_t len = (ssize_t)((3 + (size_t)set->nattrs) * sizeof(uint64_t));
+	ssize_t got = read(fds[leader], b, (size_t)len);
+	uint64_t i = 0;
+	int k;
+
+	if (got < 3 * (ssize_t)sizeof(uint64_t) ||
+	    got != (ssize_t)((3 + b[0]) * sizeof(uint64_t)))
+		return -1;
+	for (k = leader; k < set->nattrs; k++)
+		if (engine_counters_leader(set, k) == leader && i < b[0])
+			st->counts[k] = b[3 + i++];
+	if (i != b[0])
+		return -1;
+	st->times[engine_counters_group(set, leader)] =
+	    (struct set_times) { b[1], b[2] };
+	return 0;
+}
+
 /* Set s's counts since the thread's counters opened, into its record. */
 static int
 sample(struct scan_track *st, struct scan_lwp *l, int s, hrtime_t when)
 {
-	const struct bpfeng_set *set = &st->eng[s];
-	size_t len = (3 + (size_t)set->nattrs) * sizeof(uint64_t);
-	struct set_times times;
-	uint64_t *b = st->readbuf;
+	const struct engine_counters *set = &st->eng[s];
+	const int *fds = set_fds(st, l, s);
+	int k, g;
 
-	if (read(set_fds(st, l, s)[0], b, len) != (ssize_t)len ||
-	    b[0] != (uint64_t)set->nattrs)
-		return -1;
-	st->sc->running_ns = b[2];
-	st->sc->stopped_ns = b[1] - b[2];
-	memcpy(st->sc->values, b + 3, (size_t)set->nattrs * sizeof(uint64_t));
-	times = (struct set_times) { b[1], b[2] };
-	setgrp_sample_counts(
-	    l->base.grp, s, bpf_sets_values(st->sets, s, st->sc), &times, when);
+	for (k = 0; k < set->nattrs; k++)
+		if (engine_counters_leader(set, k) == k &&
+		    read_group(st, fds, s, k) != 0)
+			return -1;
+	/* A set opened as one group: each of its groups ran as it ran. */
+	for (g = engine_counters_ngroups(set);
+	     g < engine_sets_groups(st->sets, s); g++)
+		st->times[g] = st->times[0];
+	engine_sets_sample(
+	    st->sets, l->base.grp, s, st->counts, st->times, when);
 	return 0;
 }
 
@@ -240,8 +283,8 @@ lwp_start(struct scan_track *st, struct scan_lwp *l, hrtime_t when)
 
 	setgrp_set_current(l->base.grp, st->current);
 	setgrp_started_at(l->base.grp, when);
-	setgrp_sample_counts(
-	    l->base.grp, st->current, bpf_sets_zeros(st->sets), &no_time, when);
+	setgrp_sample_counts(l->base.grp, st->current,
+	    engine_sets_zeros(st->sets), &no_time, when);
 }
 
 /* A thread found in p: counted if the descriptors allow, else not. */
@@ -814,10 +857,10 @@ hand_over(struct scan_track *st, int next)
 		for (j = 0; j < st->procs[i]->nlwps; j++) {
 			if ((l = st->procs[i]->lwps[j])->fds == NULL)
 				continue;
-			(void)ioctl(set_fds(st, l, st->current)[0],
-			    PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-			(void)ioctl(set_fds(st, l, next)[0],
-			    PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+			set_ioctl(st, set_fds(st, l, st->current), st->current,
+			    PERF_EVENT_IOC_DISABLE);
+			set_ioctl(st, set_fds(st, l, next), next,
+			    PERF_EVENT_IOC_ENABLE);
 			setgrp_set_current(l->base.grp, next);
 		}
 	for (i = 0; i < st->nprocs; i++)
@@ -900,33 +943,37 @@ scan_free(struct scan_track *st)
 	free(st->found);
 	track_batch_free(&st->ticked);
 	free(st->readbuf);
-	free(st->sc);
+	free(st->counts);
+	free(st->times);
 	free(st->before);
-	bpf_sets_free(st->sets);
+	free(st->eng);
+	engine_sets_free(st->sets);
 	free(st);
 }
 
 /*
- * The scan opens each set as one perf group on each thread: a set of
- * several groups with hardware events would never fit, or never be
- * scaled. Software events and tracepoints count the same in one group.
+ * Each set's counters as the scan opens them on threads and sentinels:
+ * one with hardware events in several groups, each group its own perf
+ * group, so that the kernel takes turns with them; a set whose events
+ * wait for no counter (software events, tracepoints) as one perf group,
+ * whose times are each of its groups', as they count all the time
+ * anyway. Fewer groups keep a build's sentinels' records whole: opened
+ * apart, many of them were missing (Linux 6.18). 0, or -1.
  */
-static bool
-one_group_each(const setgrp_t *specs, char *why, size_t len)
+static int
+opened_sets(struct scan_track *st)
 {
+	const struct engine_counters *c = engine_sets_counters(st->sets);
 	int s;
 
-	for (s = 0; s < setgrp_nsets(specs); s++)
-		if (setgrp_spec(specs, s)->ngroups > 1 &&
-		    setgrp_limited_groups(specs, s) > 0) {
-			snprintf(why, len,
-			    "set %d has %d groups ({...}) with hardware "
-			    "events, which the processes' counters open as "
-			    "one group",
-			    s, setgrp_spec(specs, s)->ngroups);
-			return false;
-		}
-	return true;
+	if ((st->eng = calloc((size_t)st->nsets, sizeof(*st->eng))) == NULL)
+		return -1;
+	for (s = 0; s < st->nsets; s++) {
+		st->eng[s] = c[s];
+		if (setgrp_limited_groups(st->ct->specs, s) == 0)
+			st->eng[s].groups = NULL;
+	}
+	return 0;
 }
 
 /*
@@ -981,27 +1028,31 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		.nsets = setgrp_nsets(ct->specs),
 		.uid = getuid(),
 		.everyone = geteuid() == 0 };
-	if ((st->sets = bpf_sets_new(ct->cpc, ct->specs, false, why, len)) ==
-		NULL ||
-	    !one_group_each(ct->specs, why, len)) {
+	if ((st->sets = engine_sets_new(ct->cpc, ct->specs, false, why, len)) ==
+	    NULL) {
 		scan_free(st);
 		return 2;
 	}
-	st->eng = bpf_sets_engine(st->sets);
+	if (opened_sets(st) != 0) {
+		diag(NULL, "no memory available\n");
+		scan_free(st);
+		return 1;
+	}
 	st->unseen_fds = unseen_nfds(st->eng, st->nsets);
 	for (s = 0; s < st->nsets; s++) {
 		st->fds_per_lwp += st->eng[s].nattrs;
 		if (st->eng[s].nattrs > most)
 			most = st->eng[s].nattrs;
+		if (engine_sets_groups(st->sets, s) > st->most_groups)
+			st->most_groups = engine_sets_groups(st->sets, s);
 	}
 	st->readbuf = calloc(3 + (size_t)most, sizeof(uint64_t));
-	st->sc = calloc(1, sizeof(*st->sc) + (size_t)most * sizeof(uint64_t));
-	for (s = 0; s < st->nsets; s++)
-		if (spec_nvalues(setgrp_spec(ct->specs, s)) > st->most_values)
-			st->most_values =
-			    spec_nvalues(setgrp_spec(ct->specs, s));
+	st->counts = calloc((size_t)most, sizeof(uint64_t));
+	st->times = calloc((size_t)st->most_groups, sizeof(*st->times));
+	st->most_values = engine_sets_most(st->sets);
 	st->before = calloc((size_t)st->most_values + 1, sizeof(uint64_t));
-	if (st->readbuf == NULL || st->sc == NULL || st->before == NULL) {
+	if (st->readbuf == NULL || st->counts == NULL || st->times == NULL ||
+	    st->before == NULL) {
 		diag(NULL, "no memory available\n");
 		scan_free(st);
 		return 1;
@@ -1123,26 +1174,13 @@ scan_track(struct cputrack *ct)
 }
 
 /*
- * --top with no target, where the BPF engine cannot watch the machine:
- * the processes counted from outside (cputop_scan.c), and what the
- * view's header says of why.
+ * --top with no target, where the BPF engine cannot watch the whole
+ * machine: the processes counted from outside (cputop_scan.c).
  */
 static bool
-scan_instead(struct cputrack *ct, const char *why)
+scan_instead(const struct cputrack *ct)
 {
-	struct cputrack_opts *o = &ct->opt;
-
-	if (!o->top_machine)
-		return false;
-	free(o->cgroup);
-	o->cgroup = NULL;
-	if (geteuid() == 0)
-		snprintf(o->watching, sizeof(o->watching), "every process (%s)",
-		    why);
-	else
-		snprintf(o->watching, sizeof(o->watching),
-		    "your processes (for every user's, %s)", why);
-	return true;
+	return ct->opt.top_machine;
 }
 
 /* The processes still counted run on, as they ran: only closed. */

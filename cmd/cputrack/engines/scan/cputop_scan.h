@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 #include "cputop_unseen.h"
-#include "cputrack_bpf_sets.h"
 #include "cputrack_track.h"
+#include "engine_sets.h"
 
 /*
  * A counted thread's counts since it started, per set (each set's values
@@ -23,9 +23,9 @@
  * from its own counters' totals.
  */
 struct lwp_whole {
-	bool *got; /* per set */
-	uint64_t *values;
-	struct set_times *times;
+	bool *got;		 /* per set */
+	uint64_t *values;	 /* per set, most_values each */
+	struct set_times *times; /* per set, each group's: most_groups each */
 };
 
 struct scan_lwp {
@@ -55,7 +55,8 @@ struct scan_proc {
 struct ended_task {
 	struct unseen_task t;
 	struct scan_proc *owner; /* the sentinel's */
-	uint64_t values[];	 /* t.values points here */
+	/* t.values points here, then t.times after the values */
+	uint64_t values[];
 };
 
 /* A task whose counts were taken, and from which sentinel. */
@@ -82,8 +83,8 @@ struct left_out {
 
 struct scan_track {
 	struct cputrack *ct;
-	struct bpf_sets *sets;
-	const struct bpfeng_set *eng; /* each set's counters */
+	struct engine_sets *sets;
+	struct engine_counters *eng; /* each set's counters, as opened */
 	int nsets, current, fds_per_lwp;
 	int unseen_fds;		  /* a sentinel's */
 	bool sentinels;		  /* this kernel's are safe (unseen_possible) */
@@ -96,12 +97,14 @@ struct scan_track {
 	uid_t uid;
 	long fd_room; /* descriptors left to count with */
 	struct left_out left, said;
-	uint64_t *readbuf;	      /* a group's read */
-	struct bpfeng_set_counts *sc; /* ... as the sets read it */
-	int most_values;	      /* the largest set's spec values */
-	uint64_t *before;	      /* a set's, before a thread was found */
-	int tfd, sfd, epfd;	      /* epfd: the sentinels' rings */
-	hrtime_t scanned_at;	      /* the last scan's time */
+	uint64_t *readbuf;	 /* a group's read */
+	uint64_t *counts;	 /* a set's, one per counter */
+	struct set_times *times; /* ...and each of its groups' times */
+	int most_values;	 /* the largest set's spec values */
+	int most_groups;	 /* the most groups a set is opened as */
+	uint64_t *before;	 /* a set's, before a thread was found */
+	int tfd, sfd, epfd;	 /* epfd: the sentinels' rings */
+	hrtime_t scanned_at;	 /* the last scan's time */
 	/* The tasks a reading of the rings gave, and those taken before. */
 	struct ended_task **ended;
 	size_t nended, ended_room;

@@ -2,8 +2,9 @@
 /*
  * The sentinels of cputop's processes counted from outside (see
  * cputop_unseen.h). A sentinel is a dummy software event on the thread
- * (the ring's owner), and each set's counters, grouped as the set is,
- * inherited, each writing its records into the dummy's ring. Only the
+ * (the ring's owner), and each set's counters, in perf groups as the
+ * scan's own are, inherited, each writing its records into the dummy's
+ * ring. Only the
  * set counting now is enabled, as on the scan's own counters; the kernel
  * enables and disables the inherited copies with their original.
  *
@@ -58,10 +59,11 @@ struct lost_record {
 struct gathered {
 	struct unseen_task task;
 	uint64_t *values;
+	struct set_times *times;
 };
 
 struct unseen {
-	const struct bpfeng_set *sets;
+	const struct engine_counters *sets;
 	int nsets, ncounters;
 	int ring_fd;
 	int *fds;      /* each set's counters, in order */
@@ -101,7 +103,7 @@ unseen_possible(void)
 }
 
 int
-unseen_nfds(const struct bpfeng_set *sets, int nsets)
+unseen_nfds(const struct engine_counters *sets, int nsets)
 {
 	int s, n = 1;
 
@@ -140,19 +142,22 @@ open_ring(struct unseen *u, pid_t tid)
 static int
 open_set(struct unseen *u, int s, int first, int current, pid_t tid)
 {
+	const struct engine_counters *set = &u->sets[s];
 	struct perf_event_attr attr;
-	int k, *fd = u->fds + first;
+	int k, leader, *fd = u->fds + first;
 
-	for (k = 0; k < u->sets[s].nattrs; k++) {
-		attr = u->sets[s].attrs[k];
+	for (k = 0; k < set->nattrs; k++) {
+		leader = engine_counters_leader(set, k);
+		attr = set->attrs[k];
 		attr.read_format = PERF_FORMAT_ID |
 		    PERF_FORMAT_TOTAL_TIME_ENABLED |
 		    PERF_FORMAT_TOTAL_TIME_RUNNING;
 		attr.inherit = 1;
 		attr.inherit_stat = 1;
 		attr.sample_type |= UNSHARED;
-		attr.disabled = k == 0 && s != current;
-		if ((fd[k] = (int)perf_open(&attr, tid, k ? fd[0] : -1)) < 0 ||
+		attr.disabled = k == leader && s != current;
+		if ((fd[k] = (int)perf_open(
+			 &attr, tid, k != leader ? fd[leader] : -1)) < 0 ||
 		    ioctl(fd[k], PERF_EVENT_IOC_SET_OUTPUT, u->ring_fd) != 0 ||
 		    ioctl(fd[k], PERF_EVENT_IOC_ID, &u->ids[first + k]) != 0)
 			return errno;
@@ -161,8 +166,8 @@ open_set(struct unseen *u, int s, int first, int current, pid_t tid)
 }
 
 struct unseen *
-unseen_open(
-    const struct bpfeng_set *sets, int nsets, int current, pid_t tid, int *err)
+unseen_open(const struct engine_counters *sets, int nsets, int current,
+    pid_t tid, int *err)
 {
 	struct unseen *u = calloc(1, sizeof(*u));
 	int s, first = 0, i;
@@ -209,8 +214,10 @@ unseen_close(struct unseen *u)
 		munmap(u->meta, u->map_len);
 	if (u->ring_fd >= 0)
 		close(u->ring_fd);
-	for (i = 0; i < u->ngot; i++)
+	for (i = 0; i < u->ngot; i++) {
 		free(u->got[i].values);
+		free(u->got[i].times);
+	}
 	free(u->got);
 	free(u->fds);
 	free(u->ids);
@@ -234,13 +241,24 @@ first_of(const struct unseen *u, int s)
 	return first;
 }
 
+/* Set s's leaders, each with its group, enabled or disabled (request). */
+static void
+set_ioctl(const struct unseen *u, int s, unsigned long request)
+{
+	const struct engine_counters *set = &u->sets[s];
+	int k, first = first_of(u, s);
+
+	for (k = 0; k < set->nattrs; k++)
+		if (engine_counters_leader(set, k) == k)
+			(void)ioctl(
+			    u->fds[first + k], request, PERF_IOC_FLAG_GROUP);
+}
+
 void
 unseen_hand_over(struct unseen *u, int current, int next)
 {
-	(void)ioctl(u->fds[first_of(u, current)], PERF_EVENT_IOC_DISABLE,
-	    PERF_IOC_FLAG_GROUP);
-	(void)ioctl(u->fds[first_of(u, next)], PERF_EVENT_IOC_ENABLE,
-	    PERF_IOC_FLAG_GROUP);
+	set_ioctl(u, current, PERF_EVENT_IOC_DISABLE);
+	set_ioctl(u, next, PERF_EVENT_IOC_ENABLE);
 }
 
 /* The set and counter of an id: false for none of this sentinel's. */
@@ -281,13 +299,20 @@ gathered_of(struct unseen *u, const struct read_record *r, int s)
 		u->got_room = u->got_room * 2 + 8;
 	}
 	g = &u->got[u->ngot];
-	if ((g->values = calloc((size_t)n, sizeof(uint64_t))) == NULL)
+	g->values = calloc((size_t)n, sizeof(uint64_t));
+	g->times = calloc(
+	    (size_t)engine_counters_ngroups(&u->sets[s]), sizeof(*g->times));
+	if (g->values == NULL || g->times == NULL) {
+		free(g->values);
+		free(g->times);
 		return NULL;
+	}
 	u->ngot++;
 	g->task = (struct unseen_task) { .pid = (pid_t)r->pid,
 		.tid = (pid_t)r->tid,
 		.set = s,
-		.values = g->values };
+		.values = g->values,
+		.times = g->times };
 	return g;
 }
 
@@ -301,10 +326,10 @@ gather(struct unseen *u, const struct read_record *r)
 	if (!counter_of(u, r->id, &s, &k) || (g = gathered_of(u, r, s)) == NULL)
 		return;
 	g->values[k] = r->value;
-	if (k == 0) {
-		g->task.enabled_ns = r->enabled_ns;
-		g->task.running_ns = r->running_ns;
-	}
+	/* A group's counters run together: its leader's times are its. */
+	if (engine_counters_leader(&u->sets[s], k) == k)
+		g->times[engine_counters_group(&u->sets[s], k)] =
+		    (struct set_times) { r->enabled_ns, r->running_ns };
 }
 
 /* The record at offset at of the ring's data, copied whole into rec. */
@@ -360,6 +385,7 @@ unseen_read(struct unseen *u,
 	for (i = 0; i < u->ngot; i++) {
 		fn(arg, &u->got[i].task);
 		free(u->got[i].values);
+		free(u->got[i].times);
 	}
 	u->ngot = 0;
 	return lost;

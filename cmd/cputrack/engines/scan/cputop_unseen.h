@@ -23,14 +23,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bpfeng.h"
+#include "engine_sets.h"
 
 /* What an ended task counted in one set, as its records gave it. */
 struct unseen_task {
 	pid_t pid, tid;
 	int set;
-	const uint64_t *values; /* one per counter of the set */
-	uint64_t enabled_ns, running_ns;
+	const uint64_t *values;	       /* one per counter of the set */
+	const struct set_times *times; /* one per group of the set */
 };
 
 struct unseen;
@@ -43,7 +43,7 @@ struct unseen;
 bool unseen_possible(void);
 
 /* The descriptors and pages a sentinel of these sets takes. */
-int unseen_nfds(const struct bpfeng_set *sets, int nsets);
+int unseen_nfds(const struct engine_counters *sets, int nsets);
 
 /*
  * A sentinel on thread tid, set current counting: NULL with *err (an
@@ -51,8 +51,8 @@ int unseen_nfds(const struct bpfeng_set *sets, int nsets);
  * pages, EACCES or EPERM for a thread this user may not count now, ESRCH
  * for one gone).
  */
-struct unseen *unseen_open(
-    const struct bpfeng_set *sets, int nsets, int current, pid_t tid, int *err);
+struct unseen *unseen_open(const struct engine_counters *sets, int nsets,
+    int current, pid_t tid, int *err);
 void unseen_close(struct unseen *u);
 /* The descriptor that polls readable when the ring is half full. */
 int unseen_fd(const struct unseen *u);
