@@ -16,20 +16,39 @@
 # tests/hw/run-qemu-suite makes one. The BPF programs are compiled with
 # the host's clang and bpftool. libmicrohttpd is left out (its static link needs GnuTLS's): such a
 # build refuses --listen, saying why.
-# Everything links statically: the binaries run in a bare initramfs.
+# By default everything links statically: the binaries run in a bare
+# initramfs. With CPCTOOLS_AARCH64_STATIC=OFF they link against the
+# sysroot's shared libraries, as Debian's arm64 packages ship them, for an
+# arm64 .deb (scripts/cross-package): then libmicrohttpd-dev, libyaml-dev
+# and libcrypt-dev give --listen, and the runtime libraries of every
+# -dev package must be unpacked there too, for the linker to follow.
+
+if(NOT DEFINED CPCTOOLS_AARCH64_STATIC AND DEFINED ENV{CPCTOOLS_AARCH64_STATIC})
+  set(CPCTOOLS_AARCH64_STATIC "$ENV{CPCTOOLS_AARCH64_STATIC}")
+endif()
+if(NOT DEFINED CPCTOOLS_AARCH64_STATIC)
+  set(CPCTOOLS_AARCH64_STATIC ON)
+endif()
+set(CPCTOOLS_AARCH64_STATIC "${CPCTOOLS_AARCH64_STATIC}" CACHE BOOL
+    "Link the aarch64 build statically (OFF: against the sysroot's .so)")
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES CPCTOOLS_AARCH64_STATIC)
 
 # Static: archives only. The platform files reset the library suffixes
 # after this file is read, so it is read again as the rules override,
 # once the compiler is known, and only sets them then.
 if(CMAKE_C_COMPILER_LOADED)
-  set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+  if(CPCTOOLS_AARCH64_STATIC)
+    set(CMAKE_FIND_LIBRARY_SUFFIXES .a)
+  endif()
   return()
 endif()
 set(CMAKE_USER_MAKE_RULES_OVERRIDE "${CMAKE_CURRENT_LIST_FILE}")
 
 # All-static: no libcpc.so/libpctx.so (the guest has no shared libraries).
-set(CPCTOOLS_SHARED OFF CACHE BOOL
-    "Build the shared libraries libcpc.so.1 and libpctx.so.1 too" FORCE)
+if(CPCTOOLS_AARCH64_STATIC)
+  set(CPCTOOLS_SHARED OFF CACHE BOOL
+      "Build the shared libraries libcpc.so.1 and libpctx.so.1 too" FORCE)
+endif()
 
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
@@ -59,7 +78,20 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
-set(CMAKE_EXE_LINKER_FLAGS_INIT -static)
+if(CPCTOOLS_AARCH64_STATIC)
+  set(CMAKE_EXE_LINKER_FLAGS_INIT -static)
+  set(PKG_CONFIG_ARGN --static)
+else()
+  # The libraries' own NEEDED entries, and the names a linker script
+  # gives bare (libncursesw.so: "INPUT(libncursesw.so.6)", in /lib), are
+  # found in the sysroot.
+  set(usr_libs "${CPCTOOLS_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu")
+  set(libs "${CPCTOOLS_AARCH64_SYSROOT}/lib/aarch64-linux-gnu")
+  set(sysroot_link "-L${usr_libs} -L${libs} -Wl,-rpath-link,${usr_libs}:${libs}")
+  set(CMAKE_EXE_LINKER_FLAGS_INIT "${sysroot_link}")
+  set(CMAKE_SHARED_LINKER_FLAGS_INIT "${sysroot_link}")
+  set(CMAKE_MODULE_LINKER_FLAGS_INIT "${sysroot_link}")
+endif()
 
 # pkg-config answers for the unpacked arm64 packages, with the private
 # libraries a static link needs (libbsd's -lmd).
@@ -67,4 +99,3 @@ set(ENV{PKG_CONFIG_LIBDIR}
     "${CPCTOOLS_AARCH64_SYSROOT}/usr/lib/aarch64-linux-gnu/pkgconfig:${CPCTOOLS_AARCH64_SYSROOT}/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_SYSROOT_DIR} "${CPCTOOLS_AARCH64_SYSROOT}")
 set(ENV{PKG_CONFIG_PATH} "")
-set(PKG_CONFIG_ARGN --static)

@@ -108,19 +108,19 @@ ql_apt_update() {	# [force]
 	touch "$QL_APT/updated"
 }
 
-ql_version() {	# PKG: its candidate version
-	apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
-	    awk '$1 == "Version:" { print $2; exit }'
-}
-
 ql_fetch() {	# PKG...
-	local p v need='' force
+	local p v need='' force versions
 	# The second try updates the lists again, even if fresh.
 	for force in '' force; do
 		ql_apt_update ${force:+"$force"} || return 1
 		need=
+		# Every candidate version in one call: apt-cache reads its
+		# cache once, not once a package.
+		versions=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$@" \
+		    2>/dev/null | awk '$1 == "Package:" { p = $2 }
+			$1 == "Version:" { print p, $2 }')
 		for p in "$@"; do
-			v=$(ql_version "$p")
+			v=$(echo "$versions" | awk -v p="$p" '$1 == p { print $2; exit }')
 			[ -n "$v" ] || continue 2
 			# Debs keep their versioned names; an epoch is "%3a".
 			ls "$DEBS/${p}_${v/:/%3a}_"*.deb >/dev/null 2>&1 ||
