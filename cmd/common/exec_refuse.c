@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -54,19 +53,9 @@ exec_refuse(void)
 		.filter = rules,
 	};
 
-	long synced;
-
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
-	/* Every thread at once: an engine's or a server's may already run. */
-	synced = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_TSYNC, &program);
-	if (synced > 0) {
-		/* A thread with a filter of its own that could not take it. */
-		errno = EBUSY;
-		return -1;
-	}
-	return (int)synced;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0);
 }
 
 #else

@@ -353,11 +353,11 @@ run(struct cpustat *cs)
 	    cpustat_units_check(cs, &cpus) != 0)
 		return 2;
 	startup_mark("spec check");
+	/* Before any thread starts; a kernel that refuses it changes nothing. */
+	(void)exec_refuse();
 	(void)cpc_seterrhndlr(cs->cpc, cpustat_errhndlr);
 	if (open_output(cs) != 0)
 		return 1;
-	/* Hardening only: a kernel or a profile that refuses it changes nothing. */
-	(void)exec_refuse();
 	pthread_mutex_init(&cs->out_lock, NULL);
 	pthread_mutex_init(&cs->stop_lock, NULL);
 	pthread_condattr_init(&cattr);

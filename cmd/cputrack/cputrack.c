@@ -261,9 +261,6 @@ run(struct cputrack *ct)
 	startup_mark(ct->engine->phase);
 	if (ct->out == NULL && open_output(ct) != 0)
 		return 1;
-	/* Hardening only: a kernel or a profile that refuses it changes nothing. */
-	if (ct->opt.command == NULL)
-		(void)exec_refuse();
 	cputrack_install_signals();
 	return ct->engine->ops->track(ct);
 }
@@ -434,5 +431,11 @@ main(int argc, char **argv)
 	    setgrp_check(ct.specs, engine_check_cpu(&ct)) > 0)
 		return finish(&ct, 2);
 	startup_mark("spec check");
+	/*
+	 * Before any thread starts. Hardening only: a kernel or a profile
+	 * that refuses it changes nothing.
+	 */
+	if (ct.opt.command == NULL)
+		(void)exec_refuse();
 	return finish(&ct, ct.opt.repeat != 0 ? run_repeated(&ct) : run(&ct));
 }

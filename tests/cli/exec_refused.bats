@@ -21,17 +21,22 @@ status_line() {
 	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
 }
 
-# filtered PID: PID runs under a seccomp filter, with no_new_privs.
+# filtered PID: every thread of PID runs under a seccomp filter, with
+# no_new_privs.
 filtered() {
-	[ "$(status_line "$1" Seccomp)" = 2 ] &&
-	    [ "$(status_line "$1" NoNewPrivs)" = 1 ]
+	local task
+	for task in /proc/"$1"/task/*; do
+		[ "$(status_line "$1/task/${task##*/}" Seccomp)" = 2 ] &&
+		    [ "$(status_line "$1/task/${task##*/}" NoNewPrivs)" = 1 ] ||
+		    return 1
+	done
 }
 
 @test "cputrack -p: counting, it runs under its own filter; the target is untouched and goes on after it ends" {
 	start_target "$W/wl_idle" 1 10
 	bg_until ' tick ' "$CT" -T 0.2 -c task-clock -p "$TPID"
 	filtered "$CPID" ||
-	    { grep -E '^(Seccomp|NoNewPrivs):' "/proc/$CPID/status"; false; }
+	    { grep -E '^(Seccomp|NoNewPrivs):' /proc/"$CPID"/task/*/status; false; }
 	[ "$(status_line "$TPID" Seccomp)" = 0 ]
 	[ "$(status_line "$TPID" NoNewPrivs)" = 0 ]
 	kill -TERM "$CPID"
@@ -56,7 +61,7 @@ filtered() {
 @test "cpustat: counting, it runs under its own filter" {
 	bg_until ' tick ' "$CPUSTAT" -c task-clock 0.2
 	filtered "$CPID" ||
-	    { grep -E '^(Seccomp|NoNewPrivs):' "/proc/$CPID/status"; false; }
+	    { grep -E '^(Seccomp|NoNewPrivs):' /proc/"$CPID"/task/*/status; false; }
 	kill -TERM "$CPID"
 	wait_cputrack
 	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
