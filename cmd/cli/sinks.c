@@ -148,6 +148,21 @@ sinks_format(const struct out_config *cfg, const char *word)
 	return NULL;
 }
 
+size_t
+sinks_formats(enum out_tool tool, const char **words, size_t n, size_t max)
+{
+	const char *const *f;
+	size_t i;
+
+	for (i = 0; i < NSINKS; i++) {
+		if (!(table[i].tools & OUT_TOOLS(tool)))
+			continue;
+		for (f = table[i].ops->formats; f != NULL && *f && n < max; f++)
+			words[n++] = *f;
+	}
+	return n;
+}
+
 const char *
 sinks_check(const struct out_config *cfg)
 {

@@ -40,6 +40,12 @@ bool sinks_option(const struct out_config *cfg, int c, const char *arg,
 /* --format's word, when a sink renders it: that sink is told. */
 const struct out_sink *sinks_format(
     const struct out_config *cfg, const char *word);
+/*
+ * The words of the formats tool's sinks render, after the n of words
+ * (max at most): the new n.
+ */
+size_t sinks_formats(
+    enum out_tool tool, const char **words, size_t n, size_t max);
 /* The first of the sinks' options that needs another it lacks, or NULL. */
 const char *sinks_check(const struct out_config *cfg);
 /*

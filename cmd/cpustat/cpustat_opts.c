@@ -14,6 +14,7 @@
 #include "cpus.h"
 #include "cpustat.h"
 #include "diag.h"
+#include "format_words.h"
 #include "sinks.h"
 #include "topology.h"
 
@@ -50,11 +51,13 @@ static void
 usage(FILE *out)
 {
 	const char *p = diag_progname();
+	char formats[128];
 
+	format_words(OUT_CPUSTAT, formats, sizeof(formats), "|", "|");
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
-	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]\n"
+	    "\t\t[-sntD] [--format=%s]\n"
 	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
 	    "\t\t[--web-config=file] [--linger=secs] [-C list | --cpus=list]\n"
 	    "\t\t[--per-core | --per-die | --per-socket | --per-node |\n"
@@ -72,13 +75,13 @@ usage(FILE *out)
 	    "\t-T d|u\t  Display a timestamp in date (d) or unix time_t (u)\n"
 	    "\t-D\t  enable debug mode\n"
 	    "\t-h\t  print extended usage information\n"
-	    "\t--format=table|csv|json|openmetrics|prometheus|trace\n"
+	    "\t--format=%s\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
 	    "\t\t  write cpu statistics to this file\n"
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
-	    p, p, p, CPC_TICKREG_NAME);
+	    p, formats, p, p, CPC_TICKREG_NAME, formats);
 	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_DESTINATION);
 	fprintf(out,
 	    "\t--metrics\n"
