@@ -54,6 +54,11 @@ const char *sinks_check(const struct out_config *cfg);
  */
 void sinks_help(FILE *out, enum out_tool tool, enum out_usage_part part);
 /*
+ * The synopsis's lines of the options of tool's sinks: each option
+ * bracketed, as its usage's first line names it.
+ */
+void sinks_synopsis(FILE *out, enum out_tool tool);
+/*
  * Whether the run's options want a sink, but the one whose configuration
  * is except (NULL: any sink).
  */

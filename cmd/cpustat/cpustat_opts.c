@@ -58,11 +58,13 @@ usage(FILE *out)
 	    "Usage:\n"
 	    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
 	    "\t\t[-sntD] [--format=%s]\n"
-	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
-	    "\t\t[--web-config=file] [--linger=secs] [-C list | --cpus=list]\n"
+	    "\t\t[--output=file | --output-fd=fd] [-C list | --cpus=list]\n"
 	    "\t\t[--per-core | --per-die | --per-socket | --per-node |\n"
 	    "\t\t --per-cache[=Ln]]\n"
-	    "\t\t[--shared | --exclusive] [--metrics] [-M name[,name]]\n"
+	    "\t\t[--shared | --exclusive] [--metrics] [-M name[,name]]\n",
+	    p, formats);
+	sinks_synopsis(out, OUT_CPUSTAT);
+	fprintf(out,
 	    "\t\t[interval [count]]\n"
 	    "\t%s --input=file [-M name[,name]] [--format=...]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
@@ -81,7 +83,7 @@ usage(FILE *out)
 	    "\t\t  write cpu statistics to this file\n"
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
-	    p, formats, p, p, CPC_TICKREG_NAME, formats);
+	    p, p, CPC_TICKREG_NAME, formats);
 	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_DESTINATION);
 	fprintf(out,
 	    "\t--metrics\n"
@@ -98,7 +100,9 @@ usage(FILE *out)
 	    "\t\t  show every metric, not only under crossed thresholds\n"
 	    "\t--input=file\n"
 	    "\t\t  print a JSON Lines record again instead of counting\n"
-	    "\t--dry-run print what would be counted, and exit\n"
+	    "\t--dry-run print what would be counted, and exit\n");
+	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_METRICS);
+	fprintf(out,
 	    "\t-C list, --cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
 	    "\t--per-core, --per-die, --per-socket, --per-node\n"
@@ -110,7 +114,9 @@ usage(FILE *out)
 	    "\t--shared  count hardware events without holding counters\n"
 	    "\t\t  (multiplexed with everyone)\n"
 	    "\t--exclusive\n"
-	    "\t\t  hold each CPU's whole PMU, as Solaris did\n"
+	    "\t\t  hold each CPU's whole PMU, as Solaris did\n");
+	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_RUN);
+	fprintf(out,
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"

@@ -68,9 +68,11 @@ usage(FILE *out)
 	    "Usage:\n"
 	    "\t%s [-T secs] [-N count] [-Defhntv] [-o file]\n"
 	    "\t\t[--format=%s]\n"
-	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
-	    "\t\t[--engine=%s] [--pass-status] [--web-config=file]\n"
-	    "\t\t[--linger=secs] [--metrics] [--thread-series] [--top [-b]]\n"
+	    "\t\t[--output-fd=fd] [--strict-exec] [--engine=%s]\n"
+	    "\t\t[--pass-status] [--metrics]\n",
+	    p, formats, names);
+	sinks_synopsis(out, OUT_CPUTRACK);
+	fprintf(out,
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
 	    "\t\t--tid=tid[,tid]... | --cgroup=dir |\n"
 	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]\n"
@@ -106,8 +108,7 @@ usage(FILE *out)
 	    "\t\t  the same as -o file\n"
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
-	    p, formats, names, p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT,
-	    formats);
+	    p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT, formats);
 	sinks_help(out, OUT_CPUTRACK, OUT_USAGE_DESTINATION);
 	fprintf(out,
 	    "\t--metrics\n"

@@ -14,11 +14,11 @@ usage_text() {
 	printf '%s\n' "Usage:" \
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
 	    "		[-sntD] [--format=table|csv|json|trace|openmetrics|prometheus]" \
-	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--web-config=file] [--linger=secs] [-C list | --cpus=list]" \
+	    "		[--output=file | --output-fd=fd] [-C list | --cpus=list]" \
 	    "		[--per-core | --per-die | --per-socket | --per-node |" \
 	    "		 --per-cache[=Ln]]" \
 	    "		[--shared | --exclusive] [--metrics] [-M name[,name]]" \
+	    "		[--listen=addr:port] [--web-config=file] [--linger=secs]" \
 	    "		[interval [count]]" \
 	    "	cpustat --input=file [-M name[,name]] [--format=...]" \
 	    "	cpustat --list[=glob] | --help | --version" \

@@ -19,9 +19,10 @@ usage_text() {
 	    'Usage:' \
 	    '	cputrack [-T secs] [-N count] [-Defhntv] [-o file]' \
 	    '		[--format=table|csv|json|trace|openmetrics|prometheus]' \
-	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
-	    '		[--engine=bpf|ptrace|auto] [--pass-status] [--web-config=file]' \
-	    '		[--linger=secs] [--metrics] [--thread-series] [--top [-b]]' \
+	    '		[--output-fd=fd] [--strict-exec] [--engine=bpf|ptrace|auto]' \
+	    '		[--pass-status] [--metrics]' \
+	    '		[--listen=addr:port] [--web-config=file] [--linger=secs]' \
+	    '		[--thread-series] [--top] [-b]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir |' \
 	    '		--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]' \
