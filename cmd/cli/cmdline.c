@@ -14,6 +14,7 @@
 #include "defaults.h"
 #include "diag.h"
 #include "dryrun.h"
+#include "format_words.h"
 #include "metrics_list.h"
 #include "replay.h"
 #include "sinks.h"
@@ -193,13 +194,13 @@ static void
 format_option(struct cmdline *cl, struct parse *p, const char *arg)
 {
 	enum out_format format = OUT_SINK;
+	char words[256];
 
 	if (output_parse_format(arg, &format) != 0 &&
 	    sinks_format(&cl->out, arg) == NULL) {
-		diag(NULL,
-		    "invalid format %c%s%c (table, csv, json, "
-		    "openmetrics, prometheus or trace)\n",
-		    cl->quote, arg, cl->quote);
+		diag(NULL, "invalid format %c%s%c (%s)\n", cl->quote, arg,
+		    cl->quote,
+		    format_words(cl->tool, words, sizeof(words), ", ", " or "));
 		p->bad = true;
 		return;
 	}

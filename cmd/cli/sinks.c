@@ -148,6 +148,21 @@ sinks_format(const struct out_config *cfg, const char *word)
 	return NULL;
 }
 
+size_t
+sinks_formats(enum out_tool tool, const char **words, size_t n, size_t max)
+{
+	const char *const *f;
+	size_t i;
+
+	for (i = 0; i < NSINKS; i++) {
+		if (!(table[i].tools & OUT_TOOLS(tool)))
+			continue;
+		for (f = table[i].ops->formats; f != NULL && *f && n < max; f++)
+			words[n++] = *f;
+	}
+	return n;
+}
+
 const char *
 sinks_check(const struct out_config *cfg)
 {
@@ -168,6 +183,64 @@ option_help(FILE *out, const struct out_sink_option *opt, enum out_tool tool)
 	if (!tool_has(opt, tool))
 		return;
 	fputs(opt->help[tool] != NULL ? opt->help[tool] : opt->help[0], out);
+}
+
+/* The synopsis's columns after its indent, at most. */
+#define SYNOPSIS_WIDTH 56
+
+/*
+ * opt's word in the synopsis, its usage's first line (--listen=addr:port),
+ * bracketed, into word (size bytes).
+ */
+static void
+synopsis_word(const struct out_sink_option *opt, enum out_tool tool, char *word,
+    size_t size)
+{
+	const char *help =
+	    opt->help[tool] != NULL ? opt->help[tool] : opt->help[0];
+
+	help += strspn(help, "\t");
+	snprintf(word, size, "[%.*s]", (int)strcspn(help, "\t\n"), help);
+}
+
+/* word on the synopsis's line at col, or on a new one: the next col. */
+static size_t
+synopsis_put(FILE *out, const char *word, size_t col)
+{
+	if (col == 0)
+		fputs("\t\t", out);
+	else if (col + 1 + strlen(word) > SYNOPSIS_WIDTH) {
+		fputs("\n\t\t", out);
+		col = 0;
+	} else {
+		fputc(' ', out);
+		col++;
+	}
+	fputs(word, out);
+	return col + strlen(word);
+}
+
+void
+sinks_synopsis(FILE *out, enum out_tool tool)
+{
+	const struct out_sink_option *opt;
+	char word[64];
+	size_t i, col = 0;
+
+	for (i = 0; i < NSINKS; i++) {
+		if (!(table[i].tools & OUT_TOOLS(tool)) ||
+		    table[i].ops->options == NULL)
+			continue;
+		for (opt = table[i].ops->options;
+		     opt->name != NULL || opt->letter != '\0'; opt++) {
+			if (!tool_has(opt, tool))
+				continue;
+			synopsis_word(opt, tool, word, sizeof(word));
+			col = synopsis_put(out, word, col);
+		}
+	}
+	if (col != 0)
+		fputc('\n', out);
 }
 
 void

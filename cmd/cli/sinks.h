@@ -40,6 +40,12 @@ bool sinks_option(const struct out_config *cfg, int c, const char *arg,
 /* --format's word, when a sink renders it: that sink is told. */
 const struct out_sink *sinks_format(
     const struct out_config *cfg, const char *word);
+/*
+ * The words of the formats tool's sinks render, after the n of words
+ * (max at most): the new n.
+ */
+size_t sinks_formats(
+    enum out_tool tool, const char **words, size_t n, size_t max);
 /* The first of the sinks' options that needs another it lacks, or NULL. */
 const char *sinks_check(const struct out_config *cfg);
 /*
@@ -47,6 +53,11 @@ const char *sinks_check(const struct out_config *cfg);
  * that stand in part of it.
  */
 void sinks_help(FILE *out, enum out_tool tool, enum out_usage_part part);
+/*
+ * The synopsis's lines of the options of tool's sinks: each option
+ * bracketed, as its usage's first line names it.
+ */
+void sinks_synopsis(FILE *out, enum out_tool tool);
 /*
  * Whether the run's options want a sink, but the one whose configuration
  * is except (NULL: any sink).

@@ -14,6 +14,7 @@
 #include "cpus.h"
 #include "cpustat.h"
 #include "diag.h"
+#include "format_words.h"
 #include "sinks.h"
 #include "topology.h"
 
@@ -50,16 +51,20 @@ static void
 usage(FILE *out)
 {
 	const char *p = diag_progname();
+	char formats[128];
 
+	format_words(OUT_CPUSTAT, formats, sizeof(formats), "|", "|");
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
-	    "\t\t[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]\n"
-	    "\t\t[--output=file | --output-fd=fd] [--listen=addr:port]\n"
-	    "\t\t[--web-config=file] [--linger=secs] [-C list | --cpus=list]\n"
+	    "\t\t[-sntD] [--format=%s]\n"
+	    "\t\t[--output=file | --output-fd=fd] [-C list | --cpus=list]\n"
 	    "\t\t[--per-core | --per-die | --per-socket | --per-node |\n"
 	    "\t\t --per-cache[=Ln]]\n"
-	    "\t\t[--shared | --exclusive] [--metrics] [-M name[,name]]\n"
+	    "\t\t[--shared | --exclusive] [--metrics] [-M name[,name]]\n",
+	    p, formats);
+	sinks_synopsis(out, OUT_CPUSTAT);
+	fprintf(out,
 	    "\t\t[interval [count]]\n"
 	    "\t%s --input=file [-M name[,name]] [--format=...]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
@@ -72,13 +77,13 @@ usage(FILE *out)
 	    "\t-T d|u\t  Display a timestamp in date (d) or unix time_t (u)\n"
 	    "\t-D\t  enable debug mode\n"
 	    "\t-h\t  print extended usage information\n"
-	    "\t--format=table|csv|json|openmetrics|prometheus|trace\n"
+	    "\t--format=%s\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
 	    "\t\t  write cpu statistics to this file\n"
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
-	    p, p, p, CPC_TICKREG_NAME);
+	    p, p, CPC_TICKREG_NAME, formats);
 	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_DESTINATION);
 	fprintf(out,
 	    "\t--metrics\n"
@@ -95,7 +100,9 @@ usage(FILE *out)
 	    "\t\t  show every metric, not only under crossed thresholds\n"
 	    "\t--input=file\n"
 	    "\t\t  print a JSON Lines record again instead of counting\n"
-	    "\t--dry-run print what would be counted, and exit\n"
+	    "\t--dry-run print what would be counted, and exit\n");
+	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_METRICS);
+	fprintf(out,
 	    "\t-C list, --cpus=list\n"
 	    "\t\t  measure only these CPUs (e.g. 0-3,6)\n"
 	    "\t--per-core, --per-die, --per-socket, --per-node\n"
@@ -107,7 +114,9 @@ usage(FILE *out)
 	    "\t--shared  count hardware events without holding counters\n"
 	    "\t\t  (multiplexed with everyone)\n"
 	    "\t--exclusive\n"
-	    "\t\t  hold each CPU's whole PMU, as Solaris did\n"
+	    "\t\t  hold each CPU's whole PMU, as Solaris did\n");
+	sinks_help(out, OUT_CPUSTAT, OUT_USAGE_RUN);
+	fprintf(out,
 	    "\t--list[=glob]\n"
 	    "\t\t  list every countable event (matching glob), and exit\n"
 	    "\t--help\t  print this usage and exit\n"

@@ -17,6 +17,7 @@
 #include "cputrack_opts.h"
 #include "defaults.h"
 #include "diag.h"
+#include "format_words.h"
 #include "progpath.h"
 #include "sinks.h"
 #include "top.h"
@@ -54,9 +55,10 @@ static void
 usage(FILE *out)
 {
 	const char *p = diag_progname();
-	char names[64];
+	char names[64], formats[128];
 
 	engine_names(names, sizeof(names), "|", "|");
+	format_words(OUT_CPUTRACK, formats, sizeof(formats), "|", "|");
 	/* The view's usage is its own: cputop has none of the rows'. */
 	if (strcmp(p, TOP_NAME) == 0) {
 		top_usage(out, names);
@@ -65,10 +67,12 @@ usage(FILE *out)
 	fprintf(out,
 	    "Usage:\n"
 	    "\t%s [-T secs] [-N count] [-Defhntv] [-o file]\n"
-	    "\t\t[--format=table|csv|json|openmetrics|prometheus|trace]\n"
-	    "\t\t[--output-fd=fd] [--listen=addr:port] [--strict-exec]\n"
-	    "\t\t[--engine=%s] [--pass-status] [--web-config=file]\n"
-	    "\t\t[--linger=secs] [--metrics] [--thread-series] [--top [-b]]\n"
+	    "\t\t[--format=%s]\n"
+	    "\t\t[--output-fd=fd] [--strict-exec] [--engine=%s]\n"
+	    "\t\t[--pass-status] [--metrics]\n",
+	    p, formats, names);
+	sinks_synopsis(out, OUT_CPUTRACK);
+	fprintf(out,
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
 	    "\t\t--tid=tid[,tid]... | --cgroup=dir |\n"
 	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]\n"
@@ -98,13 +102,13 @@ usage(FILE *out)
 	    "\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]\n"
 	    "\t\t  as --cgroup, with rows and series of each cgroup apart\n"
 	    "\t\t  (n levels below dir at most; max of them, default %u)\n"
-	    "\t--format=table|csv|json|openmetrics|prometheus|trace\n"
+	    "\t--format=%s\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
 	    "\t\t  the same as -o file\n"
 	    "\t--output-fd=fd\n"
 	    "\t\t  write cpu statistics to this open descriptor\n",
-	    p, names, p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT);
+	    p, p, CPC_TICKREG_NAME, CGROUPS_MAX_DEFAULT, formats);
 	sinks_help(out, OUT_CPUTRACK, OUT_USAGE_DESTINATION);
 	fprintf(out,
 	    "\t--metrics\n"
@@ -619,6 +623,7 @@ static int
 repeat_conflict(const struct cputrack_opts *o, int argc)
 {
 	const struct out_config *out = &o->out;
+	char words[64];
 
 	if (o->npids != 0 || o->ntids != 0 || o->cgroup != NULL ||
 	    optind >= argc)
@@ -626,11 +631,11 @@ repeat_conflict(const struct cputrack_opts *o, int argc)
 		    "-r repeats a command that cputrack starts: give one, "
 		    "not -p, --tid or --cgroup");
 	if (sinks_any_wanted(out, NULL) ||
-	    (out->format != OUT_TABLE && out->format != OUT_CSV &&
-		out->format != OUT_JSON))
+	    !output_format_summarizes(out->format))
 		return cmdline_usage_error(
-		    "-r writes rows and their summary: --format=table, csv "
-		    "or json, without --listen");
+		    "-r writes rows and their summary: --format=%s, "
+		    "without --listen",
+		    format_summary_words(words, sizeof(words), ", ", " or "));
 	return 0;
 }
 

@@ -2,7 +2,7 @@
 /*
  * A format of rows: the writers of its stream, each into a buffer that
  * the writer thread puts out. Each format is a file of its own that
- * defines one of these; output.c's table gives it its --format word.
+ * defines one of these, declared here from its line of formats.def.
  */
 #ifndef OUT_FORMAT_H
 #define OUT_FORMAT_H
@@ -32,9 +32,9 @@ struct out_format_ops {
 	void (*tail)(struct out_buf *b);
 };
 
-extern const struct out_format_ops out_table_format;
-extern const struct out_format_ops out_csv_format;
-extern const struct out_format_ops out_json_format;
-extern const struct out_format_ops out_trace_format;
+#define FORMAT(word, NAME) \
+	extern const struct out_format_ops out_##word##_format;
+#include "formats.def"
+#undef FORMAT
 
 #endif /* OUT_FORMAT_H */

@@ -121,18 +121,18 @@ struct output {
 };
 
 /*
- * The formats of rows --format names. A sink's (the exporter's metrics)
- * write no rows: the sink renders them whole (OUT_SINK).
+ * The formats of rows --format names, one per line of formats.def. A
+ * sink's (the exporter's metrics) write no rows: the sink renders them
+ * whole (OUT_SINK).
  */
 static const struct {
 	const char *name;
 	enum out_format id;
 	const struct out_format_ops *rows;
 } formats[] = {
-	{ "table", OUT_TABLE, &out_table_format },
-	{ "csv", OUT_CSV, &out_csv_format },
-	{ "json", OUT_JSON, &out_json_format },
-	{ "trace", OUT_TRACE, &out_trace_format },
+#define FORMAT(word, NAME) { #word, OUT_##NAME, &out_##word##_format },
+#include "formats.def"
+#undef FORMAT
 };
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -149,6 +149,15 @@ output_parse_format(const char *arg, enum out_format *format)
 	return -1;
 }
 
+const char *
+output_format_word(size_t i, bool *summarizes)
+{
+	if (i >= NFORMATS)
+		return NULL;
+	*summarizes = formats[i].rows->summary != NULL;
+	return formats[i].name;
+}
+
 static const struct out_format_ops *
 rows_format(enum out_format id)
 {
@@ -158,6 +167,14 @@ rows_format(enum out_format id)
 		if (formats[i].id == id)
 			return formats[i].rows;
 	return NULL;
+}
+
+bool
+output_format_summarizes(enum out_format format)
+{
+	const struct out_format_ops *rows = rows_format(format);
+
+	return rows != NULL && rows->summary != NULL;
 }
 
 hrtime_t

@@ -35,8 +35,16 @@
 /* output_close's status when rows were dropped and nothing else failed. */
 #define OUTPUT_STATUS_DROPPED 3
 
-/* OUT_SINK: a sink's format, rendered whole (its configuration says which) */
-enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON, OUT_TRACE, OUT_SINK };
+/*
+ * The formats of rows, one per line of formats.def; OUT_SINK: a sink's
+ * format, rendered whole (its configuration says which).
+ */
+enum out_format {
+#define FORMAT(word, NAME) OUT_##NAME,
+#include "formats.def"
+#undef FORMAT
+	OUT_SINK
+};
 enum out_tool { OUT_CPUTRACK, OUT_CPUSTAT };
 
 struct metric_env;
@@ -210,6 +218,13 @@ struct output;
 
 /* --format's word: 0, or -1 for a bad argument. */
 int output_parse_format(const char *arg, enum out_format *format);
+/*
+ * The word of the format of rows i (formats.def's order), or NULL after
+ * the last; *summarizes: whether it writes -r's summary of the runs.
+ */
+const char *output_format_word(size_t i, bool *summarizes);
+/* Whether format writes -r's summary of the runs. */
+bool output_format_summarizes(enum out_format format);
 
 /*
  * Whether descriptor fd is open for writing; said on stderr when not. A

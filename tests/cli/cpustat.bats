@@ -13,12 +13,12 @@ load cpustat_helper
 usage_text() {
 	printf '%s\n' "Usage:" \
 	    "	cpustat -c spec [-c spec]... [-p period] [-T u|d]" \
-	    "		[-sntD] [--format=table|csv|json|openmetrics|prometheus|trace]" \
-	    "		[--output=file | --output-fd=fd] [--listen=addr:port]" \
-	    "		[--web-config=file] [--linger=secs] [-C list | --cpus=list]" \
+	    "		[-sntD] [--format=table|csv|json|trace|openmetrics|prometheus]" \
+	    "		[--output=file | --output-fd=fd] [-C list | --cpus=list]" \
 	    "		[--per-core | --per-die | --per-socket | --per-node |" \
 	    "		 --per-cache[=Ln]]" \
 	    "		[--shared | --exclusive] [--metrics] [-M name[,name]]" \
+	    "		[--listen=addr:port] [--web-config=file] [--linger=secs]" \
 	    "		[interval [count]]" \
 	    "	cpustat --input=file [-M name[,name]] [--format=...]" \
 	    "	cpustat --list[=glob] | --help | --version" \
@@ -31,7 +31,7 @@ usage_text() {
 	    "	-T d|u	  Display a timestamp in date (d) or unix time_t (u)" \
 	    "	-D	  enable debug mode" \
 	    "	-h	  print extended usage information" \
-	    "	--format=table|csv|json|openmetrics|prometheus|trace" \
+	    "	--format=table|csv|json|trace|openmetrics|prometheus" \
 	    "		  output format, default table" \
 	    "	--output=file" \
 	    "		  write cpu statistics to this file" \
@@ -1130,7 +1130,7 @@ bad_input() {
 	bad_input "cpustat: invalid option -- 'Z'" -Z -c task-clock
 	bad_input "cpustat: option requires an argument -- 'c'" -c
 	bad_input "cpustat: unrecognized option '--bogus'" --bogus -c task-clock
-	bad_input 'cpustat: invalid format "xml" (table, csv, json, openmetrics, prometheus or trace)' --format=xml -c task-clock
+	bad_input 'cpustat: invalid format "xml" (table, csv, json, trace, openmetrics or prometheus)' --format=xml -c task-clock
 	bad_input 'cpustat: invalid CPU list "1-0"' --cpus=1-0 -c task-clock
 	bad_input 'cpustat: invalid CPU list "x"' --cpus=x -c task-clock
 	bad_input 'cpustat: --shared and --exclusive exclude each other' --shared --exclusive -c task-clock

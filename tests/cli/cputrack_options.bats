@@ -18,10 +18,11 @@ usage_text() {
 	printf '%s\n' \
 	    'Usage:' \
 	    '	cputrack [-T secs] [-N count] [-Defhntv] [-o file]' \
-	    '		[--format=table|csv|json|openmetrics|prometheus|trace]' \
-	    '		[--output-fd=fd] [--listen=addr:port] [--strict-exec]' \
-	    '		[--engine=bpf|ptrace|auto] [--pass-status] [--web-config=file]' \
-	    '		[--linger=secs] [--metrics] [--thread-series] [--top [-b]]' \
+	    '		[--format=table|csv|json|trace|openmetrics|prometheus]' \
+	    '		[--output-fd=fd] [--strict-exec] [--engine=bpf|ptrace|auto]' \
+	    '		[--pass-status] [--metrics]' \
+	    '		[--listen=addr:port] [--web-config=file] [--linger=secs]' \
+	    '		[--thread-series] [--top] [-b]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir |' \
 	    '		--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]' \
@@ -51,7 +52,7 @@ usage_text() {
 	    '	--for-each-cgroup=dir[,depth=n][,max=n][,readonly]' \
 	    '		  as --cgroup, with rows and series of each cgroup apart' \
 	    '		  (n levels below dir at most; max of them, default 4096)' \
-	    '	--format=table|csv|json|openmetrics|prometheus|trace' \
+	    '	--format=table|csv|json|trace|openmetrics|prometheus' \
 	    '		  output format, default table' \
 	    '	--output=file' \
 	    '		  the same as -o file' \
@@ -379,7 +380,7 @@ cputrack: failed to capture pid 999999" ]
 
 @test "bad --format is a usage error naming it" {
 	ct_run --format=xml -c "$WRITE" "$W/ct_marker" "$T/ran"
-	assert_usage_error "cputrack: invalid format 'xml' (table, csv, json, openmetrics, prometheus or trace)"
+	assert_usage_error "cputrack: invalid format 'xml' (table, csv, json, trace, openmetrics or prometheus)"
 }
 
 @test "no target, both a command and -p: one line each, exit 2" {
