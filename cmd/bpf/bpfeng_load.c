@@ -231,7 +231,7 @@ static struct bpfeng_bpf *
 open_plain(const struct bpf_object_open_opts *opts)
 {
 	struct bpfeng_bpf *skel = calloc(1, sizeof(*skel));
-	int err = ENOMEM;
+	int err;
 
 	if (skel == NULL)
 		return NULL;
@@ -257,7 +257,10 @@ skel_open(struct bpfeng *eng, const char *types_path, bool first)
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = types_path);
 	struct bpfeng_bpf *skel;
 
-	skel = plain_run(eng) ? open_plain(&opts) : bpfeng_bpf__open_opts(&opts);
+	if (plain_run(eng))
+		skel = open_plain(&opts);
+	else
+		skel = bpfeng_bpf__open_opts(&opts);
 	if (skel == NULL)
 		return NULL;
 	if (first)
