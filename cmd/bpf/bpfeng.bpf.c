@@ -80,7 +80,7 @@ const volatile __u32 set_slot[BPFENG_MAX_SETS];
  * reads them through read_marked_groups, a call that a run of one-group
  * sets never makes: its marks verify and run as they always did.
  */
-const volatile bool multi_group;
+const volatile bool multi_group = false;
 const volatile __u32 counter_group[BPFENG_MAX_COUNTERS];
 /* Joint sets: njoint counters; request i of set s is set_joint[s][i]. */
 const volatile bool joint;
@@ -96,7 +96,7 @@ const volatile bool sparse;
 const volatile bool follow_fork;
 const volatile bool follow_exec;
 /* The target may be a cgroup: its border is watched at every switch. */
-const volatile bool by_cgroup;
+const volatile bool by_cgroup = false;
 /*
  * --for-each-cgroup: each cgroup of the target keeps the counts of the
  * tasks that run in it, and no thread is tracked; one more than
@@ -106,7 +106,7 @@ const volatile bool by_cgroup;
  * cgroup, and userspace asks for it only where the caller may count
  * whole CPUs (CAP_PERFMON or CAP_SYS_ADMIN).
  */
-const volatile bool each_cgroup;
+const volatile bool each_cgroup = false;
 const volatile __u32 fold_depth;
 /*
  * Images the caller could not ptrace are not followed, unless it may
@@ -118,6 +118,19 @@ const volatile __u32 caller_gid;
 const volatile __u64 caller_caps; /* its permitted capabilities */
 /* Unread bytes in the ring past which userspace is woken at once. */
 const volatile __u64 wake_bytes = 1;
+
+#ifdef BPFENG_PLAIN
+/*
+ * The plain build, for a run of one-group sets and no cgroup: the values
+ * these take there, as constants to the compiler, which then leaves out
+ * every path the verifier would find dead. The variables stay, so that
+ * both builds' global data are laid out alike; those it leaves unread
+ * have initialisers, without which the compiler would place them last.
+ */
+#define multi_group false
+#define by_cgroup   false
+#define each_cgroup false
+#endif
 
 /* The set marks count for; userspace moves it at a tick. */
 __u32 active_set;
@@ -143,8 +156,8 @@ __u32 signal_count[BPFENG_NSIG];
  * tracked one seen running outside it is not any more. Set by userspace
  * once the programs run.
  */
-__u64 target_cgroup;
-__u32 target_level;
+__u64 target_cgroup = 0;
+__u32 target_level = 0;
 
 /* Counter c of CPU n is at c * ncpus + n. */
 struct {

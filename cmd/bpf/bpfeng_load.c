@@ -24,6 +24,7 @@
 
 #include "bpfeng_impl.h"
 #include "bpfeng.skel.h"
+#include "bpfeng_plain.skel.h"
 
 /* Tracked threads and processes alive at once, at most. */
 #define MAX_THREADS	65536
@@ -212,6 +213,41 @@ eng_types_end(struct eng_types *job)
 }
 
 /*
+ * A run of one-group sets and no cgroup: the plain object's programs are
+ * the full one's as the verifier would leave them, with less to read.
+ */
+static bool
+plain_run(const struct bpfeng *eng)
+{
+	return !eng->multi_group && !(eng->flags & BPFENG_BY_CGROUP) &&
+	    eng->cgroups_max == 0;
+}
+
+/*
+ * The plain object, opened through the full one's skeleton, whose layout
+ * the build checks it shares (same_layout.sh).
+ */
+static struct bpfeng_bpf *
+open_plain(const struct bpf_object_open_opts *opts)
+{
+	struct bpfeng_bpf *skel = calloc(1, sizeof(*skel));
+	int err;
+
+	if (skel == NULL)
+		return NULL;
+	if ((err = bpfeng_bpf__create_skeleton(skel)) == 0) {
+		skel->skeleton->data =
+		    bpfeng_plain_bpf__elf_bytes(&skel->skeleton->data_sz);
+		err = bpf_object__open_skeleton(skel->skeleton, opts);
+	}
+	if (err == 0)
+		return skel;
+	bpfeng_bpf__destroy(skel);
+	errno = err < 0 ? -err : err;
+	return NULL;
+}
+
+/*
  * An instance of the object. The second's data and maps are the first's
  * (use_made_maps): only the first's are configured.
  */
@@ -221,7 +257,11 @@ skel_open(struct bpfeng *eng, const char *types_path, bool first)
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = types_path);
 	struct bpfeng_bpf *skel;
 
-	if ((skel = bpfeng_bpf__open_opts(&opts)) == NULL)
+	if (plain_run(eng))
+		skel = open_plain(&opts);
+	else
+		skel = bpfeng_bpf__open_opts(&opts);
+	if (skel == NULL)
 		return NULL;
 	if (first)
 		configure(eng, skel);
