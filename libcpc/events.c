@@ -244,13 +244,32 @@ is_tracepoint(const char *name)
 	    cpclib_tracepoint_exists(name);
 }
 
+/*
+ * mem:ADDR, where the kernel has the breakpoint PMU: without it no such
+ * event opens, and the walk describes the form only where it is.
+ */
+static bool
+resolve_breakpoint(cpc_t *cpc, const char *name, struct ev_result *r)
+{
+	if (strncmp(name, "mem:", 4) == 0 &&
+	    cpclib_sysfs_pmu(cpc, "breakpoint") == NULL) {
+		r->kind = "breakpoint";
+		ev_fail(r, CPC_EVENT_UNSUPPORTED,
+		    "this kernel has no breakpoint PMU (no "
+		    "/sys/bus/event_source/devices/breakpoint; it needs "
+		    "CONFIG_HAVE_HW_BREAKPOINT)");
+		return true;
+	}
+	return cpclib_resolve_breakpoint(name, r);
+}
+
 /* Every grammar in turn, on a name without counting modifiers. */
 static void
 resolve_forms(cpc_t *cpc, const char *name, struct ev_result *r)
 {
 	struct ev_result tp;
 
-	if (cpclib_resolve_breakpoint(name, r) ||
+	if (resolve_breakpoint(cpc, name, r) ||
 	    cpclib_resolve_probe(cpc, name, r) ||
 	    cpclib_resolve_core_generic(cpc, name, r) ||
 	    cpclib_resolve_pmu_terms(cpc, name, r) ||

@@ -15,6 +15,9 @@
 #     after a line that says static), a macro with arguments, or a BPF
 #     program;
 #   - `struct name`, `enum name`: a type the C sources define.
+# And the places docs/architecture.md gives its functions and types, and
+# the calls it says are made, are where the sources have them
+# (docs_places.py says the forms it reads).
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -194,5 +197,75 @@ docs/doc.md:3: \`gone.h\`: no file of that name in the tree
 docs/doc.md:4: \`called_only()\`: no C source defines it
 docs/doc.md:4: \`gone_function()\`: no C source defines it
 docs/doc.md:4: \`struct gone\`: no C source defines it" ] ||
+		fail "the check said: $output"
+}
+
+@test "docs/architecture.md places each name where the sources define it" {
+	run python3 "$BATS_TEST_DIRNAME/docs_places.py" "$SOURCE_DIR" \
+	    docs/architecture.md
+	[ "$status" -eq 0 ] || fail "placed wrongly:"$'\n'"$output"
+}
+
+@test "a name placed, owned or called wrongly fails, named with its line" {
+	local tree=$BATS_TEST_TMPDIR/places
+	mkdir -p "$tree/src/sub" "$tree/docs"
+	cat >"$tree/src/sub/here.c" <<-'EOF'
+		struct kept {
+		    int n;
+		};
+
+		int
+		kept_function(void)
+		{
+		    return helper();
+		}
+
+		int
+		helper(void)
+		{
+		    return 0;
+		}
+	EOF
+	cat >"$tree/src/other.c" <<-'EOF'
+		int
+		elsewhere(void)
+		{
+		    return 1;
+		}
+
+		int
+		caller(void)
+		{
+		    return kept_function() + elsewhere();
+		}
+	EOF
+	cat >"$tree/docs/doc.md" <<-'EOF'
+		True: `kept_function()` in `src/sub/here.c`, (`helper()`,
+		`src/sub/`), `struct kept` (`src/sub/here.c`), and
+		`kept_function()` is called only in `src/other.c`.
+		False: `elsewhere()` in `src/sub/here.c`, (`kept_function()`,
+		`helper()`, `src/other.c`), and `elsewhere()` is called only
+		in `src/sub/here.c`.
+
+		| folder | owns |
+		|---|---|
+		| `src/sub/` | the work (`kept_function()`, `elsewhere()`) |
+
+		| resource | owner | made in | released in |
+		|---|---|---|---|
+		| a | `struct kept` in `src/sub/here.c` | `helper()` in `src/sub/here.c`, from `kept_function()` | `elsewhere()`, from `caller()` in `src/other.c` |
+		| b | `struct kept` | `helper()` in `src/sub/here.c`, from `caller()` in `src/other.c` | |
+	EOF
+	run python3 "$BATS_TEST_DIRNAME/docs_places.py" "$tree" docs/doc.md
+	[ "$status" -eq 1 ] || fail "status $status: $output"
+	[ "$output" = "docs/doc.md:4: \`elsewhere()\`: not defined in src/sub/here.c
+docs/doc.md:4: \`kept_function()\`: not defined in src/other.c
+docs/doc.md:5: \`helper()\`: not defined in src/other.c
+docs/doc.md:5: \`elsewhere()\`: called in src/other.c too
+docs/doc.md:10: \`elsewhere()\`: not defined under src/sub/
+docs/doc.md:14: \`kept_function()\`: the owner table names no place for it
+docs/doc.md:14: \`elsewhere()\`: the owner table names no place for it
+docs/doc.md:15: \`struct kept\`: the owner table names no place for it
+docs/doc.md:15: \`caller()\`: does not call helper()" ] ||
 		fail "the check said: $output"
 }
