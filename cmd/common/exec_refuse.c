@@ -16,19 +16,19 @@
 #include "exec_refuse.h"
 
 #if defined(__x86_64__)
-#define OWN_ARCH	AUDIT_ARCH_X86_64
+#define OWN_ARCH   AUDIT_ARCH_X86_64
 /* x32's calls share x86-64's arch value and set this bit in their number. */
-#define FOREIGN_NR	0x40000000U
+#define FOREIGN_NR 0x40000000U
 #elif defined(__aarch64__)
-#define OWN_ARCH	AUDIT_ARCH_AARCH64
+#define OWN_ARCH AUDIT_ARCH_AARCH64
 #endif
 
 #ifdef OWN_ARCH
 
-#define LOAD(field)	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, \
-			    offsetof(struct seccomp_data, field))
-#define REFUSE		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
-#define ALLOW		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define LOAD(field) \
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+#define REFUSE BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+#define ALLOW  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
 int
 exec_refuse(void)

@@ -38,7 +38,8 @@ static bool
 execveat_refused(void)
 {
 	return syscall(SYS_execveat, AT_FDCWD, "/bin/sh", shell_argv, no_env,
-	    0) == -1 && errno == EPERM;
+		   0) == -1 &&
+	    errno == EPERM;
 }
 
 /* Whether /proc/self/status has the line want. */
@@ -97,12 +98,26 @@ later_thread(void *unused)
 	return NULL;
 }
 
-enum { REFUSE_OK, EXECVE, EXECVEAT, THREAD, CHILD, COUNTER, SECCOMP, NNP,
-	NCHECKS };
+enum {
+	REFUSE_OK,
+	EXECVE,
+	EXECVEAT,
+	THREAD,
+	CHILD,
+	COUNTER,
+	SECCOMP,
+	NNP,
+	NCHECKS
+};
 static const char *const what[NCHECKS] = {
-	"exec_refuse returns 0", "execve refused", "execveat refused",
-	"a thread started after refused", "a child forked after refused",
-	"perf_event_open still opens", "Seccomp: 2", "NoNewPrivs: 1",
+	"exec_refuse returns 0",
+	"execve refused",
+	"execveat refused",
+	"a thread started after refused",
+	"a child forked after refused",
+	"perf_event_open still opens",
+	"Seccomp: 2",
+	"NoNewPrivs: 1",
 };
 
 /* The child's checks, a bit each for those that failed. */
