@@ -353,7 +353,7 @@ run(struct cpustat *cs)
 	    cpustat_units_check(cs, &cpus) != 0)
 		return 2;
 	startup_mark("spec check");
-	/* Before any thread starts; a kernel that refuses it changes nothing. */
+	/* Before any thread starts; a refusal changes nothing. */
 	(void)exec_refuse();
 	(void)cpc_seterrhndlr(cs->cpc, cpustat_errhndlr);
 	if (open_output(cs) != 0)
