@@ -290,11 +290,17 @@ folded_served() {
 	wait "$CPID"
 }
 
-@test "--for-each-cgroup: the ptrace engine, a bad option after the directory, a bad depth or max are refused before anything starts" {
+@test "--for-each-cgroup: the ptrace engine, a bad option after the directory, a bad depth, max or kubelet-root are refused before anything starts" {
 	run -2 "$CPUTRACK" --engine=ptrace --for-each-cgroup="/$NAME" -c "$WRITE"
 	[ "$output" = "cputrack: --for-each-cgroup needs the BPF engine: the ptrace engine cannot see a process come into a cgroup" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,levels=2" -c "$WRITE"
-	[ "${lines[0]}" = "cputrack: --for-each-cgroup: 'levels=2' is not depth=n, max=n or readonly" ]
+	[ "${lines[0]}" = "cputrack: --for-each-cgroup: 'levels=2' is not depth=n, max=n, readonly or kubelet-root=path" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,kubelet-root=kubepods" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup: kubelet-root=kubepods is not a path from the hierarchy's root (/...)" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,kubelet-root=/kubelet.slice" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup: kubelet-root=/kubelet.slice does not end in the kubelet's own cgroup (kubepods, kubepods.slice or PREFIX-kubepods.slice)" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,kubelet-root=/a/../kubepods" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup: kubelet-root=/a/../kubepods has '.' or '..' in it" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,depth=-1" -c "$WRITE"
 	[ "${lines[0]}" = "cputrack: invalid depth '-1'" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,max=0" -c "$WRITE"
