@@ -501,6 +501,13 @@ uint64_t bpfeng_hidden_switches(const struct bpfeng *eng);
  */
 int bpfeng_read_cgroups(struct bpfeng *eng, bpfeng_cgroup_fn *fn, void *arg);
 
+/*
+ * BPFENG_EACH_CGROUP, after bpfeng_attach_cgroup: a cgroup of the target,
+ * there now, has its room at once, so that its counts (0 while nothing
+ * runs in it) are read from now on. 0, or -1 with errno.
+ */
+int bpfeng_count_cgroup(struct bpfeng *eng, uint64_t id);
+
 /* A cgroup that is gone: its counts are dropped, and its room freed. */
 void bpfeng_forget_cgroup(struct bpfeng *eng, uint64_t id);
 

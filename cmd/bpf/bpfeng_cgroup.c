@@ -166,6 +166,16 @@ bpfeng_read_cgroups(struct bpfeng *eng, bpfeng_cgroup_fn *fn, void *arg)
 	}
 }
 
+int
+bpfeng_count_cgroup(struct bpfeng *eng, uint64_t id)
+{
+	if (eng->cgroups_max == 0 || *eng->target_cgroup == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return count_apart(eng, id);
+}
+
 void
 bpfeng_forget_cgroup(struct bpfeng *eng, uint64_t id)
 {

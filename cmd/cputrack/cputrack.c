@@ -371,6 +371,7 @@ finish(struct cputrack *ct, int status)
 	setgrp_free(ct->specs);
 	cpc_close(ct->cpc);
 	free(ct->opt.cgroup);
+	free(ct->opt.kubelet_root);
 	free(ct->opt.pids);
 	free(ct->opt.tids);
 	free(ct->tid_procs);

@@ -17,6 +17,7 @@
 #include "cputrack_opts.h"
 #include "defaults.h"
 #include "diag.h"
+#include "export.h"
 #include "format_words.h"
 #include "progpath.h"
 #include "sinks.h"
@@ -75,7 +76,8 @@ usage(FILE *out)
 	fprintf(out,
 	    "\t\t-c events [command [args] | -p pid[,pid]... |\n"
 	    "\t\t--tid=tid[,tid]... | --cgroup=dir |\n"
-	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]\n"
+	    "\t\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]\n"
+	    "\t\t[,kubelet-root=path]]\n"
 	    "\t%s --input=file [-M name[,name]] [--format=...]\n"
 	    "\t%s --list[=glob] | --help | --version\n"
 	    "\n"
@@ -100,8 +102,10 @@ usage(FILE *out)
 	    "\t\t  every process in a cgroup (v2) and below it, those\n"
 	    "\t\t  that come included, while they are there (BPF engine)\n"
 	    "\t--for-each-cgroup=dir[,depth=n][,max=n][,readonly]\n"
+	    "\t\t[,kubelet-root=path]\n"
 	    "\t\t  as --cgroup, with rows and series of each cgroup apart\n"
-	    "\t\t  (n levels below dir at most; max of them, default %u)\n"
+	    "\t\t  (n levels below dir at most; max of them, default %u;\n"
+	    "\t\t  pod labels only below the kubelet's root path)\n"
 	    "\t--format=%s\n"
 	    "\t\t  output format, default table\n"
 	    "\t--output=file\n"
@@ -363,9 +367,32 @@ require_readonly(bool *bad)
 }
 
 /*
- * --for-each-cgroup=dir[,depth=n][,max=n][,readonly]: the directory as
- * --cgroup's, then how deep its cgroups are kept apart and how many of
- * them, and whether every cgroup mount must be read-only.
+ * kubelet-root=path: the kubelet's cgroup root, where the exporter would
+ * not find it, as a path in the hierarchy; a bad one is said at once.
+ */
+static void
+parse_kubelet_root(struct cputrack_opts *o, bool *bad, const char *path)
+{
+	const char *why = export_kubelet_root_invalid(path);
+
+	free(o->kubelet_root);
+	o->kubelet_root = NULL;
+	if (why != NULL) {
+		diag(
+		    NULL, "--for-each-cgroup: kubelet-root=%s %s\n", path, why);
+		*bad = true;
+	} else if ((o->kubelet_root = strdup(path)) == NULL) {
+		diag(NULL, "no memory available\n");
+		*bad = true;
+	}
+	o->out.kubelet_root = o->kubelet_root;
+}
+
+/*
+ * --for-each-cgroup=dir[,depth=n][,max=n][,readonly][,kubelet-root=path]:
+ * the directory as --cgroup's, then how deep its cgroups are kept apart
+ * and how many of them, whether every cgroup mount must be read-only, and
+ * where the kubelet's pods are.
  */
 static void
 parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
@@ -379,6 +406,9 @@ parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 		return;
 	}
 	o->each_cgroup = true;
+	free(o->kubelet_root);
+	o->kubelet_root = NULL;
+	o->out.kubelet_root = NULL;
 	o->cgroup_depth = CGROUP_DEPTH_DEFAULT;
 	o->cgroups_max = CGROUPS_MAX_DEFAULT;
 	while ((comma = strrchr(dir, ',')) != NULL) {
@@ -392,10 +422,12 @@ parse_each_cgroup(struct cputrack_opts *o, bool *bad, const char *arg)
 			    bad, "max", opt + 4, 1, CGROUPS_MAX_LIMIT);
 		else if (strcmp(opt, "readonly") == 0)
 			readonly = true;
+		else if (strncmp(opt, "kubelet-root=", 13) == 0)
+			parse_kubelet_root(o, bad, opt + 13);
 		else {
 			diag(NULL,
-			    "--for-each-cgroup: '%s' is not depth=n, max=n or "
-			    "readonly\n",
+			    "--for-each-cgroup: '%s' is not depth=n, max=n, "
+			    "readonly or kubelet-root=path\n",
 			    opt);
 			*bad = true;
 		}

@@ -119,6 +119,8 @@ struct out_config {
 	 */
 	bool paced;
 	const struct out_origin *origin; /* --input's record's, or NULL */
+	/* --for-each-cgroup's kubelet-root: pods only below it; NULL: found */
+	const char *kubelet_root;
 };
 
 /* What a row says; fields that do not apply are -1 or NULL. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # cputrack --for-each-cgroup: one run counts every cgroup at or below a
 # real cgroup v2 directory, each apart. A thread's counts go to the cgroup
-# it was in when it counted them, up to the moment it moves; cgroups made
+# it was in when it counted them, up to the moment it moves; cgroups there
+# at the start are counted from it (an idle one's rows are 0), cgroups made
 # during the run are named as they are made and counted from their first
 # thread, and a removed one gives its last row (rmdir); depth= folds deeper cgroups into their ancestor, and
 # cgroups past max= into their parent, said in one line. The same
@@ -108,6 +109,37 @@ sum_is() {
 # and each cgroup keeps each group's own times: tracepoints never wait for
 # a counter, so every group counts every write, and the rows' running
 # time is their enabled time.
+# rows_of NAME: how many cgroup rows cgroup NAME has had.
+rows_of() {
+	name=$1 awk '$2 == 0 && $4 == "cgroup" && $NF == ENVIRON["name"] { n++ }
+	    END { print n + 0 }' "$T/out"
+}
+rows_reach() {
+	[ "$(rows_of "$1")" -ge "$2" ]
+}
+
+@test "--for-each-cgroup: a cgroup there at the start, never run in, has its rows from the start, each 0, then exactly what runs there; one made during the run has none until its first thread" {
+	mkdir "$CG/idle"
+	start_cputrack_until ' cgroup ' --for-each-cgroup="/$NAME" -T 0.2 \
+	    -c "$WRITE"
+	mkdir "$CG/later"
+	local n
+	n=$(rows_of "/$NAME/idle")
+	# Two ticks after the later cgroup was made.
+	wait_while "$CPID" rows_reach "/$NAME/idle" $((n + 2)) ||
+	    { cat "$T/out" "$T/err"; false; }
+	[ "$(cgroup_sum "/$NAME/idle")" = 0 ] || { cat "$T/out"; false; }
+	[ "$(rows_of "/$NAME/later")" = 0 ] || { cat "$T/out"; false; }
+	gated idler 1 30
+	moved idler "$CG/idle"
+	open_gate idler
+	until_sum "/$NAME/idle" 30
+	kill -TERM "$CPID"
+	wait_cputrack
+	[ "$status" -eq 0 ]
+	[ "$(cgroup_sum "/$NAME/idle")" = 30 ]
+}
+
 @test "--for-each-cgroup: a set of several groups ({...}) counts each cgroup's writes exactly in every group" {
 	local exit=syscalls:sys_exit_write
 	mkdir "$CG/a"
@@ -290,11 +322,17 @@ folded_served() {
 	wait "$CPID"
 }
 
-@test "--for-each-cgroup: the ptrace engine, a bad option after the directory, a bad depth or max are refused before anything starts" {
+@test "--for-each-cgroup: the ptrace engine, a bad option after the directory, a bad depth, max or kubelet-root are refused before anything starts" {
 	run -2 "$CPUTRACK" --engine=ptrace --for-each-cgroup="/$NAME" -c "$WRITE"
 	[ "$output" = "cputrack: --for-each-cgroup needs the BPF engine: the ptrace engine cannot see a process come into a cgroup" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,levels=2" -c "$WRITE"
-	[ "${lines[0]}" = "cputrack: --for-each-cgroup: 'levels=2' is not depth=n, max=n or readonly" ]
+	[ "${lines[0]}" = "cputrack: --for-each-cgroup: 'levels=2' is not depth=n, max=n, readonly or kubelet-root=path" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,kubelet-root=kubepods" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup: kubelet-root=kubepods is not a path from the hierarchy's root (/...)" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,kubelet-root=/kubelet.slice" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup: kubelet-root=/kubelet.slice does not end in the kubelet's own cgroup (kubepods, kubepods.slice or PREFIX-kubepods.slice)" ]
+	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,kubelet-root=/a/../kubepods" -c "$WRITE"
+	[ "$output" = "cputrack: --for-each-cgroup: kubelet-root=/a/../kubepods has '.' or '..' in it" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,depth=-1" -c "$WRITE"
 	[ "${lines[0]}" = "cputrack: invalid depth '-1'" ]
 	run -2 "$CPUTRACK" --for-each-cgroup="/$NAME,max=0" -c "$WRITE"

@@ -51,6 +51,7 @@ struct cputrack_opts {
 	bool each_cgroup;
 	unsigned cgroup_depth; /* levels below it kept apart */
 	unsigned cgroups_max;  /* cgroups kept apart */
+	char *kubelet_root; /* kubelet-root=, or NULL: found (k8s_labels.h) */
 	/* -n, -t, --format, -o/--output, --output-fd, --listen */
 	struct out_config out;
 	const struct engine *engine; /* --engine's or CPCTOOLS_ENGINE's;

@@ -5,6 +5,7 @@
 
 #include "diag.h"
 #include "export.h"
+#include "k8s_labels.h"
 #include "listen_addr.h"
 #include "out_http.h"
 #include "out_metrics.h"
@@ -311,3 +312,9 @@ const struct out_sink_ops export_sink = {
 	.stop = export_stop_listening,
 	.close = export_close,
 };
+
+const char *
+export_kubelet_root_invalid(const char *path)
+{
+	return k8s_root_invalid(path);
+}

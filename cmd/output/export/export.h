@@ -65,4 +65,10 @@ struct export_config {
  */
 extern const struct out_sink_ops export_sink;
 
+/*
+ * Why path cannot be the kubelet's cgroup root the pod labels are read
+ * below (--for-each-cgroup's kubelet-root, k8s_labels.h); NULL: it can.
+ */
+const char *export_kubelet_root_invalid(const char *path);
+
 #endif /* EXPORT_H */

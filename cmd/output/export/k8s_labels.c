@@ -142,6 +142,17 @@ systemd_pod(const char *c, size_t n, struct k8s_ids *ids)
 	return true;
 }
 
+/* cgroupfs's pod<uid>, of the QoS class qos (NULL: none): its ids in ids. */
+static bool
+cgroupfs_pod_of(const char *c, size_t n, const char *qos, struct k8s_ids *ids)
+{
+	if (qos == NULL || n < 3 || memcmp(c, "pod", 3) != 0 ||
+	    !pod_uid(c + 3, n - 3, '-', ids->pod_uid))
+		return false;
+	ids->qos_class = qos;
+	return true;
+}
+
 /*
  * cgroupfs's driver: pod<uid> under /kubepods, or under /kubepods/QOS,
  * kubepods a top-level cgroup (depth is c's, 1 for those).
@@ -150,20 +161,13 @@ static bool
 cgroupfs_pod(const char *c, size_t n, const char *parent, const char *grand,
     size_t depth, struct k8s_ids *ids)
 {
-	const char *qos;
+	const char *qos = NULL;
 
-	if (n < 3 || memcmp(c, "pod", 3) != 0 || parent == NULL)
-		return false;
 	if (depth == 2 && strcmp(parent, "kubepods") == 0)
 		qos = "Guaranteed";
 	else if (depth == 3 && strcmp(grand, "kubepods") == 0)
 		qos = qos_of(parent, strlen(parent));
-	else
-		return false;
-	if (qos == NULL || !pod_uid(c + 3, n - 3, '-', ids->pod_uid))
-		return false;
-	ids->qos_class = qos;
-	return true;
+	return cgroupfs_pod_of(c, n, qos, ids);
 }
 
 /*
@@ -231,47 +235,157 @@ kubelet_pod(const char *c, size_t n, char names[3][COMPONENT_MAX], size_t depth,
 		depth > 2 ? names[2] : NULL, depth, pod);
 }
 
-bool
-k8s_ids_parse(const char *cgroup, struct k8s_ids *ids)
+/* The next name of the path at *p, its length in n; NULL: no more. */
+static const char *
+next_component(const char **p, size_t *n)
+{
+	const char *c = *p, *end;
+
+	while (*c == '/')
+		c++;
+	if (*c == '\0')
+		return NULL;
+	if ((end = strchr(c, '/')) == NULL)
+		end = c + strlen(c);
+	*n = (size_t)(end - c);
+	*p = end;
+	return c;
+}
+
+/*
+ * The ids of a path by the rules that find the kubelet's root (pods: a
+ * root is found; else only containers outside Kubernetes count).
+ */
+static bool
+parse_found(const char *cgroup, bool pods, struct k8s_ids *ids)
 {
 	char names[3][COMPONENT_MAX]; /* this one, its parent, theirs */
 	char chain[COMPONENT_MAX] = "";
-	const char *p = cgroup, *end;
+	const char *p = cgroup, *c;
 	size_t n, depth = 0, pod_depth = 0;
 	bool in_chain = true;
 	struct k8s_ids pod;
 
-	memset(ids, 0, sizeof(*ids));
-	for (; *p != '\0'; p = end) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		end = strchr(p, '/');
-		if (end == NULL)
-			end = p + strlen(p);
-		if ((n = (size_t)(end - p)) >= COMPONENT_MAX)
-			break;
+	while ((c = next_component(&p, &n)) != NULL && n < COMPONENT_MAX) {
 		memmove(names[2], names[1], sizeof(names[2]));
 		memmove(names[1], names[0], sizeof(names[1]));
-		memcpy(names[0], p, n);
+		memcpy(names[0], c, n);
 		names[0][n] = '\0';
 		depth++;
 		/* A container's cgroup is its pod's child, or a top one's. */
 		if (pod_depth != 0) {
-			(void)container(p, n, names[1], true, ids);
+			(void)container(c, n, names[1], true, ids);
 			return true;
 		}
-		in_chain = in_chain && slice_chain(chain, p, n);
-		if (kubelet_pod(p, n, names, depth, in_chain, &pod)) {
+		in_chain = in_chain && slice_chain(chain, c, n);
+		if (pods && kubelet_pod(c, n, names, depth, in_chain, &pod)) {
 			*ids = pod;
 			pod_depth = depth;
 			continue;
 		}
-		if (depth == 2 && container(p, n, names[1], false, ids))
+		if (depth == 2 && container(c, n, names[1], false, ids))
 			return true;
 	}
 	return pod_depth != 0;
+}
+
+/*
+ * A pod of the kubelet's layout right below a configured root, depth 1
+ * for its own children: systemd's slices named on from the root's stem
+ * (in chain) where the root is a slice, cgroupfs's names where not; a
+ * Guaranteed pod at depth 1, another below its QoS class's cgroup
+ * (parent) at depth 2.
+ */
+static bool
+rooted_pod(const char *c, size_t n, char chain[COMPONENT_MAX],
+    const char *parent, size_t depth, struct k8s_ids *pod)
+{
+	memset(pod, 0, sizeof(*pod));
+	if (chain[0] == '\0')
+		return cgroupfs_pod_of(c, n,
+		    depth == 1 ? "Guaranteed" : qos_of(parent, strlen(parent)),
+		    pod);
+	return slice_chain(chain, c, n) && systemd_pod(c, n, pod) &&
+	    (strcmp(pod->qos_class, "Guaranteed") == 0) == (depth == 1);
+}
+
+/* The ids of rest, a path below the configured root (see rooted_pod). */
+static bool
+parse_rooted(const char *rest, const char *root, struct k8s_ids *ids)
+{
+	char chain[COMPONENT_MAX] = "", parent[COMPONENT_MAX] = "";
+	const char *p = rest, *c, *last = strrchr(root, '/') + 1;
+	size_t n, stem, depth = 0;
+	struct k8s_ids pod;
+
+	if (ends_with(last, strlen(last), ".slice", &stem)) {
+		memcpy(chain, last, stem);
+		chain[stem] = '\0';
+	}
+	while ((c = next_component(&p, &n)) != NULL && n < COMPONENT_MAX &&
+	    ++depth <= 2) {
+		if (rooted_pod(c, n, chain, parent, depth, &pod)) {
+			*ids = pod;
+			if ((c = next_component(&p, &n)) != NULL)
+				(void)container(c, n, NULL, true, ids);
+			return true;
+		}
+		memcpy(parent, c, n);
+		parent[n] = '\0';
+	}
+	return false;
+}
+
+bool
+k8s_ids_parse(const char *cgroup, const char *root, struct k8s_ids *ids)
+{
+	size_t k = root != NULL ? strlen(root) : 0;
+
+	memset(ids, 0, sizeof(*ids));
+	if (root != NULL && strncmp(cgroup, root, k) == 0 && cgroup[k] == '/' &&
+	    parse_rooted(cgroup + k, root, ids))
+		return true;
+	memset(ids, 0, sizeof(*ids));
+	return parse_found(cgroup, root == NULL, ids);
+}
+
+/* Whether a cgroup's name is the kubelet's own: kubepods, or its slice. */
+static bool
+is_kubepods(const char *c)
+{
+	size_t n = strlen(c), stem;
+
+	if (strcmp(c, "kubepods") == 0)
+		return true;
+	if (!ends_with(c, n, ".slice", &stem) || stem < 8 ||
+	    memcmp(c + stem - 8, "kubepods", 8) != 0)
+		return false;
+	return stem == 8 || (stem > 9 && c[stem - 9] == '-');
+}
+
+const char *
+k8s_root_invalid(const char *root)
+{
+	const char *p = root, *c;
+	size_t n;
+
+	if (root[0] != '/')
+		return "is not a path from the hierarchy's root (/...)";
+	if (strlen(root) >= K8S_ROOT_MAX)
+		return "is too long";
+	if (root[1] != '\0' &&
+	    (strstr(root, "//") != NULL || root[strlen(root) - 1] == '/'))
+		return "has an empty name in it ('//' or a '/' at its end)";
+	while ((c = next_component(&p, &n)) != NULL)
+		if ((n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return "has '.' or '..' in it";
+		else if (n >= COMPONENT_MAX)
+			return "has a name too long for a cgroup";
+	if (!is_kubepods(strrchr(root, '/') + 1))
+		return "does not end in the kubelet's own cgroup (kubepods, "
+		       "kubepods.slice or PREFIX-kubepods.slice)";
+	return NULL;
 }
 
 size_t

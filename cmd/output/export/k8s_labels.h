@@ -30,6 +30,11 @@
  * outside Kubernetes, right below a top-level cgroup; never in a subtree
  * a user may be given.
  *
+ * Where the kubelet's root is elsewhere (a cgroupfs root below the top,
+ * as kind's /kubelet/kubepods), it is given instead (kubelet-root=): then
+ * a pod is one only right below it, in the layout of the driver its name
+ * says (a slice: systemd's), and nowhere else.
+ *
  * The runtime's name is the scheme Kubernetes gives its container ids
  * (containerd://, cri-o://, docker://), so that a series and
  * kube_pod_container_info join on "runtime://container_id".
@@ -43,6 +48,7 @@
 #define K8S_UID_LEN	  36 /* 8-4-4-4-12 */
 #define K8S_CONTAINER_LEN 64 /* hex digits */
 #define K8S_LABELS_MAX	  4
+#define K8S_ROOT_MAX	  256 /* bytes of a configured root, its '\0' too */
 
 struct k8s_ids {
 	char pod_uid[K8S_UID_LEN + 1];		  /* "": not in a pod */
@@ -54,8 +60,16 @@ struct k8s_ids {
 /*
  * The ids in cgroup, a path in the hierarchy ("/kubepods.slice/...");
  * true when it names a pod or a container, false (ids cleared) otherwise.
+ * root: the kubelet's cgroup root as configured, or NULL: found.
  */
-bool k8s_ids_parse(const char *cgroup, struct k8s_ids *ids);
+bool k8s_ids_parse(const char *cgroup, const char *root, struct k8s_ids *ids);
+
+/*
+ * Why root cannot be a configured kubelet root: the kubelet's own cgroup
+ * (kubepods, kubepods.slice, PREFIX-kubepods.slice) by its path in the
+ * hierarchy, "/" and plain names between; NULL: it can be.
+ */
+const char *k8s_root_invalid(const char *root);
 
 /*
  * The ids as labels, in a fixed order (pod_uid, container_id, qos_class,

@@ -271,11 +271,12 @@ series_lookup(const struct out_metrics *m, enum kind kind, int cpu, pid_t pid,
  * the cgroup's. 0, or -1 without memory.
  */
 static int
-series_k8s(struct series *s, const char *cgroup)
+series_k8s(const struct out_metrics *m, struct series *s, const char *cgroup)
 {
 	struct k8s_ids ids;
 
-	if (cgroup == NULL || !k8s_ids_parse(cgroup, &ids))
+	if (cgroup == NULL ||
+	    !k8s_ids_parse(cgroup, m->run->cfg.kubelet_root, &ids))
 		return 0;
 	if ((s->k8s = malloc(sizeof(*s->k8s))) == NULL)
 		return -1;
@@ -298,7 +299,7 @@ series_find(struct out_metrics *m, enum kind kind, int cpu, pid_t pid, int lwp,
 		NULL ||
 	    (s->comm = strdup(comm)) == NULL ||
 	    (cgroup != NULL && (s->cgroup = strdup(cgroup)) == NULL) ||
-	    series_k8s(s, kind == K_CGROUP ? comm : cgroup) != 0) {
+	    series_k8s(m, s, kind == K_CGROUP ? comm : cgroup) != 0) {
 		if (s != NULL) {
 			free(s->comm);
 			free(s->cgroup);

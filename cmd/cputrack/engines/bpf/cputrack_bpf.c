@@ -597,6 +597,15 @@ open_loop(struct bpf_track *bt)
 	return bpfeng_loop_open(bt->eng, bt->ct->opt.interval_ms, &set);
 }
 
+/* A cgroup there at the start, counted from it (bpfeng_count_cgroup). */
+static int
+count_cgroup(void *arg, uint64_t id)
+{
+	struct bpf_track *bt = arg;
+
+	return bpfeng_count_cgroup(bt->eng, id);
+}
+
 /* The cgroup's rows come from a group of their own. */
 static int
 start_cgroup(struct bpf_track *bt)
@@ -623,6 +632,9 @@ start_cgroup(struct bpf_track *bt)
 		diag(NULL, "%s\n", bt->why);
 		return -1;
 	}
+	if (bt->cgroups != NULL)
+		cgroup_rows_count_present(
+		    bt->cgroups, ct->opt.cgroups_max, count_cgroup, bt);
 	return 0;
 }
 

@@ -240,6 +240,22 @@ row_of(struct cgroup_rows *cr, uint64_t id)
 }
 
 void
+cgroup_rows_count_present(struct cgroup_rows *cr, unsigned max,
+    int (*count)(void *arg, uint64_t id), void *arg)
+{
+	struct cgroup_row *r;
+	unsigned n = 0;
+
+	RB_FOREACH (r, cgroup_tree, &cr->rows)
+		n++;
+	if (n > max)
+		return;
+	RB_FOREACH (r, cgroup_tree, &cr->rows)
+		if (r->id != cr->top->id)
+			(void)count(arg, r->id);
+}
+
+void
 cgroup_rows_by_event(struct cgroup_rows *cr)
 {
 	cr->by_event = true;

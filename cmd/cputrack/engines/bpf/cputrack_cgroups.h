@@ -21,6 +21,15 @@ struct cgroup_rows *cgroup_rows_new(
 void cgroup_rows_free(struct cgroup_rows *cr);
 
 /*
+ * The cgroups there at the start, found by cgroup_rows_new's walk, each
+ * given to count (its id) so that it is counted from the start, an idle
+ * one's 0 a count: only where they all have room below max (with the
+ * target's), so that which cgroups are folded stays the first counted.
+ */
+void cgroup_rows_count_present(struct cgroup_rows *cr, unsigned max,
+    int (*count)(void *arg, uint64_t id), void *arg);
+
+/*
  * Names come by event from now on: cgroup_rows_named for each cgroup made
  * cgroup_rows_gone for each removed; never by a walk.
  */

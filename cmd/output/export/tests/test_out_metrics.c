@@ -694,6 +694,34 @@ test_k8s_labels(void)
 	store_close(&s);
 }
 
+/*
+ * kubelet-root= reaches the series: a pod below the root given has its
+ * labels, one at the root otherwise found has none.
+ */
+static void
+test_k8s_root_given(void)
+{
+	uint64_t faults3[] = { 3, 0 };
+	struct store s;
+	const char *text;
+
+	store_open(&s, OUT_CPUTRACK);
+	s.run.start = 10 * SEC;
+	s.run.cfg.kubelet_root = "/kubelet/kubepods";
+	feed_cgroup_named(&s, "cgroup", "/kubelet/kubepods/pod" POD_UID, 0,
+	    faults3, 11 * SEC);
+	feed_cgroup_named(&s, "cgroup", POD_CG, 0, faults3, 11 * SEC);
+	text = render(&s, true, 12 * SEC);
+	HAS(text,
+	    "cputrack_cgroup_events_total{cgroup=\"/kubelet/kubepods/pod" POD_UID
+	    "\",pod_uid=\"" POD_UID "\",qos_class=\"Guaranteed\",event=\"page-"
+	    "faults\",set=\"0\"} 3");
+	HAS(text,
+	    "cputrack_cgroup_events_total{cgroup=\"" POD_CG
+	    "\",event=\"page-faults\",set=\"0\"} 3");
+	store_close(&s);
+}
+
 /* The sample of text that starts with prefix, as a number; NAN if none. */
 static double
 sample_value(const char *text, const char *prefix)
@@ -782,6 +810,7 @@ main(void)
 	test_cputrack_cgroup();
 	test_cputrack_process_cgroup();
 	test_k8s_labels();
+	test_k8s_root_given();
 	test_metrics();
 	cpc_close(cpc);
 	return check_report("test_out_metrics");
