@@ -142,6 +142,23 @@ $(tty_listing)"
 	done
 }
 
+# Made from the sinks' table (cmd/cli/sinks.def): each command's own.
+@test "the sinks' options: each command's, their arguments" {
+	for where in built installed; do
+		use $where
+		expect "cputrack --liste" "cputrack --listen="
+		expect "cputrack --web-config=/et" "cputrack --web-config=/etc/"
+		expect "cputrack --thread-s" "cputrack --thread-series "
+		expect "cputrack --to" "cputrack --top "
+		listed "cputrack -" -b --linger
+		expect "cpustat --ling" "cpustat --linger="
+		expect "cpustat --web-config=/et" "cpustat --web-config=/etc/"
+		# cputrack's alone, and the live view cpustat has not.
+		expect "cpustat --thread-s" "cpustat --thread-s"
+		expect "cpustat --to" "cpustat --to"
+	done
+}
+
 @test "cpustat: events, options, --format= values, -T" {
 	for where in built installed; do
 		use $where
