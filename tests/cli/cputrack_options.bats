@@ -25,7 +25,8 @@ usage_text() {
 	    '		[--thread-series] [--top] [-b]' \
 	    '		-c events [command [args] | -p pid[,pid]... |' \
 	    '		--tid=tid[,tid]... | --cgroup=dir |' \
-	    '		--for-each-cgroup=dir[,depth=n][,max=n][,readonly]]' \
+	    '		--for-each-cgroup=dir[,depth=n][,max=n][,readonly]' \
+	    '		[,kubelet-root=path]]' \
 	    '	cputrack --input=file [-M name[,name]] [--format=...]' \
 	    '	cputrack --list[=glob] | --help | --version' \
 	    '' \
@@ -50,8 +51,10 @@ usage_text() {
 	    '		  every process in a cgroup (v2) and below it, those' \
 	    '		  that come included, while they are there (BPF engine)' \
 	    '	--for-each-cgroup=dir[,depth=n][,max=n][,readonly]' \
+	    '		[,kubelet-root=path]' \
 	    '		  as --cgroup, with rows and series of each cgroup apart' \
-	    '		  (n levels below dir at most; max of them, default 4096)' \
+	    '		  (n levels below dir at most; max of them, default 4096;' \
+	    '		  pod labels only below the kubelet'"'"'s root path)' \
 	    '	--format=table|csv|json|trace|openmetrics|prometheus' \
 	    '		  output format, default table' \
 	    '	--output=file' \
