@@ -15,7 +15,8 @@
  * what the refreshes showed so far, so that a process whose exit row
  * gives its exact total shows at its last refresh all that it counted
  * after what was shown: one that starts and ends between two refreshes
- * is shown once with all its counts.
+ * is shown once with all its counts. A seventh holds the total as the
+ * rows give it, which becomes the shown total at the next refresh.
  *
  * A process's owner, parent, arguments and cgroup are read from /proc
  * once, when it is first seen, and again at its exec; one gone by then (a
@@ -40,12 +41,15 @@
 #include "top_model.h"
 
 /*
- * A thread gathers a refresh's ticks in GATHER. A process's GATHER holds
- * what its images before the last exec counted, DEAD what its threads
- * that are gone counted since then, and ENDED what those that ended
- * since the last refresh counted after their last tick.
+ * A thread gathers a refresh's ticks in GATHER, and its total until now in
+ * RUNNING. A process's GATHER holds what its images before the last exec
+ * counted, DEAD what its threads that are gone counted since then, ENDED
+ * what those that ended since the last refresh counted after their last
+ * tick, and RUNNING its exit row's total. SHOWN and TOTAL change only at a
+ * refresh: a screen drawn between two (paused, at a key) shows one
+ * refresh's figures, in which a process's line is its threads' sum.
  */
-enum span { GATHER, SHOWN, TOTAL, DEAD, ENDED, PAST, NSPANS };
+enum span { GATHER, SHOWN, TOTAL, DEAD, ENDED, PAST, RUNNING, NSPANS };
 
 enum slot_flags {
 	SLOT_COUNTED = 1u << 0,
@@ -71,7 +75,7 @@ struct rec {
 	bool ending;	      /* its end came: shown ended next refresh */
 	bool listed;	      /* a process in the table */
 	bool seen_at_exec;    /* first seen by its exec's counts row */
-	bool exact_total;     /* TOTAL is a total row's, not the ticks' */
+	bool exact_total;     /* RUNNING is a total row's, not the ticks' */
 	int uncounted;	      /* a thread not counted: its reason + 1 */
 	int execs_pending;    /* refreshes since an exec, with no thread */
 	struct rec **threads; /* a process's */
@@ -698,7 +702,7 @@ tick_row(struct top_model *m, const struct out_row *row)
 	if (g[0] > m->turn_gather[row->setno])
 		m->turn_gather[row->setno] = g[0];
 	if (!t->exact_total)
-		take_counts(m, slot(m, t, TOTAL, row->setno), row, true);
+		take_counts(m, slot(m, t, RUNNING, row->setno), row, true);
 	m->ticked = true;
 	if (row->when > m->tick_time)
 		m->tick_time = row->when;
@@ -733,13 +737,13 @@ exec_row(struct top_model *m, const struct out_row *row)
 
 /*
  * What a thread counted after its last tick, for the next refresh: its
- * end row's total less what its ticks gave (its TOTAL until then).
+ * end row's total less what its ticks gave (its RUNNING until then).
  */
 static void
 gather_rest(struct top_model *m, struct rec *t, const struct out_row *row)
 {
 	uint64_t *g = slot(m, t, GATHER, row->setno);
-	const uint64_t *ticked = slot(m, t, TOTAL, row->setno);
+	const uint64_t *ticked = slot(m, t, RUNNING, row->setno);
 	int i, n = spec_nvalues(m->run->specs[row->setno]);
 
 	if (row->not_counted != NULL || row->values == NULL)
@@ -784,7 +788,7 @@ thread_end_row(struct top_model *m, const struct out_row *row)
 		return;
 	gather_rest(m, t, row);
 	t->exact_total = true;
-	take_counts(m, slot(m, t, TOTAL, row->setno), row, false);
+	take_counts(m, slot(m, t, RUNNING, row->setno), row, false);
 }
 
 static void
@@ -798,12 +802,17 @@ proc_end_row(struct top_model *m, const struct out_row *row)
 	p->ending = true;
 	if (row->setno < 0)
 		return;
+	/* The sets with no exit row keep the total of the last refresh. */
+	if (!p->exact_total)
+		memcpy(p->block + RUNNING * m->stride,
+		    p->block + TOTAL * m->stride,
+		    m->stride * sizeof(*p->block));
 	p->exact_total = true;
 	/* A process's exit row is its last image's. */
 	len = SLOT_HEAD + (size_t)spec_nvalues(m->run->specs[row->setno]);
-	memcpy(slot(m, p, TOTAL, row->setno), slot(m, p, GATHER, row->setno),
+	memcpy(slot(m, p, RUNNING, row->setno), slot(m, p, GATHER, row->setno),
 	    len * sizeof(uint64_t));
-	take_counts(m, slot(m, p, TOTAL, row->setno), row, true);
+	take_counts(m, slot(m, p, RUNNING, row->setno), row, true);
 }
 
 /*
@@ -975,6 +984,8 @@ refresh_thread(struct top_model *m, struct rec *t)
 	memcpy(t->block + SHOWN * m->stride, t->block + GATHER * m->stride,
 	    m->stride * sizeof(*t->block));
 	clear_span(m, t, GATHER);
+	memcpy(t->block + TOTAL * m->stride, t->block + RUNNING * m->stride,
+	    m->stride * sizeof(*t->block));
 	if (t->uncounted > 0) {
 		mark_uncounted(m, t, SHOWN);
 		mark_uncounted(m, t, TOTAL);
@@ -1041,7 +1052,11 @@ refresh_proc(struct top_model *m, struct rec *p)
 	clear_span(m, p, SHOWN);
 	sum_span(m, p->block + SHOWN * m->stride, p->block + ENDED * m->stride);
 	clear_span(m, p, ENDED);
-	if (!p->exact_total) {
+	if (p->exact_total) {
+		memcpy(p->block + TOTAL * m->stride,
+		    p->block + RUNNING * m->stride,
+		    m->stride * sizeof(*p->block));
+	} else {
 		memcpy(p->block + TOTAL * m->stride,
 		    p->block + GATHER * m->stride,
 		    m->stride * sizeof(*p->block));

@@ -194,6 +194,45 @@ test_ticks(void)
 	close_fixture(&f);
 }
 
+/*
+ * Rows that come after a refresh change nothing shown until the next: a
+ * screen drawn between two (paused, at a key) has a process's total the
+ * sum of its threads', an ended thread's exact total and a process's exit
+ * row included.
+ */
+static void
+test_between_refreshes(void)
+{
+	struct fixture f;
+	const struct top_entity *p;
+
+	open_fixture(&f);
+	row0(&f, "tick", 1, 1, 3, 0, SEC);
+	row0(&f, "tick", 1, 2, 5, 0, SEC);
+	top_model_refresh(f.m);
+	row0(&f, "tick", 1, 1, 10, 0, SEC);
+	row0(&f, "lwp_exit", 1, 2, 20, 0, 2 * SEC);
+	p = proc_of(&f, 1);
+	CHECK_EQ_U64(value(&f, thread_of(&f, 1, 1), TOP_TOTAL, 0), 3);
+	CHECK_EQ_U64(value(&f, thread_of(&f, 1, 2), TOP_TOTAL, 0), 5);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 8);
+	CHECK(!thread_of(&f, 1, 2)->ended);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK_EQ_U64(value(&f, thread_of(&f, 1, 1), TOP_TOTAL, 0), 13);
+	CHECK_EQ_U64(value(&f, thread_of(&f, 1, 2), TOP_TOTAL, 0), 20);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 33);
+	/* The exit row, too, waits for the refresh. */
+	row0(&f, "exit", 1, 1, 50, 0, 3 * SEC);
+	CHECK_EQ_U64(value(&f, proc_of(&f, 1), TOP_TOTAL, 0), 33);
+	CHECK(!proc_of(&f, 1)->ended);
+	top_model_refresh(f.m);
+	p = proc_of(&f, 1);
+	CHECK(p->ended);
+	CHECK_EQ_U64(value(&f, p, TOP_TOTAL, 0), 50);
+	close_fixture(&f);
+}
+
 /* Process 1's LWPs 1 and 2, a tick each (1 and 2 faults), refreshed. */
 static void
 open_two_threads(struct fixture *f)
@@ -869,6 +908,7 @@ main(void)
 		SKIP("cpc_open: %s", strerror(errno));
 	test_ticks();
 	test_ends();
+	test_between_refreshes();
 	test_short_threads();
 	test_execs();
 	test_short_procs();
