@@ -37,13 +37,16 @@ vg_run() {
 }
 
 @test "valgrind: cputrack on 8 threads with ticks, two sets, -f -e: no errors, no leaks" {
+	# Writes enough for several ticks, so that both sets take turns: a
+	# run over before its first tick would count set 0 alone.
 	vg_run "$CT" -f -e -T 0.02 -c "$WRITE,task-clock" -c page-faults,sys \
-	    "$W/wl_threads" 8 2000 100
+	    "$W/wl_threads" 8 100000 100
 	echo "$stderr"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
 	[ "$(grep -c ' lwp_exit ' <<<"$output")" -ge 8 ]
 	grep -qE '^ +[0-9.]+ +[0-9]+ +1 +exit ' <<<"$output"
+	grep -qE ' tick .*# page-faults,sys$' <<<"$output"
 }
 
 @test "valgrind: cputrack -p of a threaded process, ended by SIGINT: no errors, no leaks" {
