@@ -17,8 +17,14 @@ exist; each connects again as soon as its connection ends.
                                        wrong password new each time,
                                        all from 127.0.0.1, the address
                                        of a scraper beside them
+  crowd.py fresh PORT N STATUS STOP    N requests a second, each from a
+                                       fresh address in a fresh /24
+                                       (127.2.0.1, 127.2.1.1, ...), with
+                                       a wrong password new each time;
+                                       each waits for its answer and
+                                       does not come again
 
-The addresses (but own's) are 127.1.0.1 on, 250 a /24 (127.1.0.1-250, 127.1.1.1-250,
+The addresses (but own's and fresh's) are 127.1.0.1 on, 250 a /24 (127.1.0.1-250, 127.1.1.1-250,
 ...). STATUS is rewritten as it goes: "holds H made M closed C" then each
 answer's status code and how many came (or "refused", "reset").
 """
@@ -37,6 +43,8 @@ FIRST_PORT, PORTS, PORT_STRIDE = 10000, 20000, 7919
 def address(n, mode):
     if mode == "own":
         return "127.0.0.1"
+    if mode == "fresh":
+        return "127.%d.%d.1" % (2 + n // 256, n % 256)
     return "127.1.%d.%d" % (n // 250, n % 250 + 1)
 
 
@@ -114,7 +122,10 @@ class Client:
         self.sock = None
         self.crowd.closed += 1
         self.crowd.count(what)
-        self.connect()
+        if self.crowd.mode == "fresh":
+            self.crowd.clients.remove(self)
+        else:
+            self.connect()
 
 
 class Crowd:
@@ -128,12 +139,15 @@ class Crowd:
         self.request = None
         if mode != "idle":
             self.request = lambda i: self.guess(mode, i)
-        self.clients = [Client(self, i) for i in range(n)]
+        self.n = n
+        self.clients = [] if mode == "fresh" else [
+            Client(self, i) for i in range(n)]
+        self.started = time.monotonic()
 
     def guess(self, mode, i):
         self.tries += 1
         password = b"old" if mode == "rotated" else b"guess%d" % i
-        if mode == "own":
+        if mode in ("own", "fresh"):
             # Never the same twice: each costs a check.
             password = b"own%d.%d" % (i, self.tries)
         auth = base64.b64encode(b"prom:" + password)
@@ -152,11 +166,21 @@ class Crowd:
             f.write(text)
         os.replace(self.status + ".tmp", self.status)
 
+    def arrive(self):
+        """fresh's newcomers, N a second since the start."""
+        due = int((time.monotonic() - self.started) * self.n)
+        while self.made < due:
+            c = Client(self, self.made)
+            self.clients.append(c)
+            c.connect()
+
     def run(self):
-        for c in self.clients:
+        for c in list(self.clients):
             c.connect()
         said = 0
         while not os.path.exists(self.stop):
+            if self.mode == "fresh":
+                self.arrive()
             for key, events in self.sel.select(0.1):
                 if events & selectors.EVENT_WRITE:
                     key.data.writable()
@@ -172,7 +196,8 @@ class Crowd:
 
 
 def main(argv):
-    if len(argv) != 5 or argv[0] not in ("idle", "guess", "rotated", "own"):
+    modes = ("idle", "guess", "rotated", "own", "fresh")
+    if len(argv) != 5 or argv[0] not in modes:
         sys.exit(__doc__)
     Crowd(argv[0], int(argv[1]), int(argv[2]), argv[3], argv[4]).run()
 

@@ -666,6 +666,81 @@ PYEOF
 	[ ! -s "$T/err" ]
 }
 
+# start_guarded: cpustat --listen with $T/web.yml, in the background
+# (CSPID), until it answers.
+start_guarded() {
+	PORT=$(free_port)
+	"$CS" --listen=127.0.0.1:"$PORT" --web-config="$T/web.yml" \
+	    --output=/dev/null -c task-clock 0.2 >"$T/rows" 2>"$T/err" &
+	CSPID=$!
+	ct_bg "$CSPID"
+	wait_while "$CSPID" curl -s -o /dev/null "http://127.0.0.1:$PORT/"
+}
+
+# bearer_code TOKEN [CURL-ARGS...]: the status of /metrics with TOKEN,
+# its headers in $T/head.
+bearer_code() {
+	local token=$1
+	shift
+	echo "Authorization: Bearer $token" >"$T/bearer"
+	curl -sS -o "$T/scrape" -D "$T/head" -w '%{http_code}' -H @"$T/bearer" \
+	    "$@" "http://127.0.0.1:$PORT/metrics"
+}
+
+@test "--web-config bearer_token_file: the token is let in, a wrong one 401 without a password check; a token alone asks for it; a short one is refused in one line" {
+	local token i
+	token=$(head -c 32 /dev/urandom | base64)
+	echo "$token" >"$T/token"
+	chmod 600 "$T/token"
+	printf 'basic_auth_users:\n  prom: %s\nbearer_token_file: token\n' \
+	    "$(bcrypt_hash s3cret 10)" >"$T/web.yml"
+	chmod 600 "$T/web.yml"
+	start_guarded
+	run bearer_code "$token"
+	[ "$output" = 200 ]
+	grep -q '^cpustat_start_time_seconds ' "$T/scrape"
+	# The password too, checked once (this look's).
+	[ "$(password_metric checked)" -eq 1 ]
+	# Wrong tokens, of the right length and not: 401, each naming both
+	# schemes, and never a password check.
+	for i in $(seq 20); do
+		run bearer_code "$(head -c 32 /dev/urandom | base64)"
+		[ "$output" = 401 ]
+	done
+	run bearer_code "${token%?}"
+	[ "$output" = 401 ]
+	grep -q '^WWW-Authenticate: Bearer realm="cpctools"' "$T/head"
+	grep -q '^WWW-Authenticate: Basic realm="cpctools"' "$T/head"
+	[ "$(password_metric checked)" -eq 1 ]
+	[ "$(password_metric busy)" -eq 0 ]
+	kill -TERM "$CSPID"
+	wait "$CSPID"
+	[ ! -s "$T/err" ]
+
+	# A token alone: nothing else is let in, and the answer asks for it.
+	echo 'bearer_token_file: token' >"$T/web.yml"
+	start_guarded
+	run curl -s -o /dev/null -D "$T/head" -w '%{http_code}' "http://127.0.0.1:$PORT/metrics"
+	[ "$output" = 401 ]
+	grep -q '^WWW-Authenticate: Bearer realm="cpctools"' "$T/head"
+	run grep -c '^WWW-Authenticate: Basic' "$T/head"
+	[ "$output" = 0 ]
+	run curl -s -o /dev/null -w '%{http_code}' -u prom:s3cret "http://127.0.0.1:$PORT/metrics"
+	[ "$output" = 401 ]
+	run bearer_code "$token"
+	[ "$output" = 200 ]
+	kill -TERM "$CSPID"
+	wait "$CSPID"
+	[ ! -s "$T/err" ]
+
+	# A token a person could guess is refused before anything starts.
+	echo s3cret >"$T/token"
+	run timeout 60 "$CS" --listen=127.0.0.1:"$(free_port)" --web-config="$T/web.yml" \
+	    --output=/dev/null -c task-clock 0.1 1
+	[ "$status" -eq 1 ]
+	[ "$output" = "cpustat: --web-config '$T/web.yml': line 1: bearer_token_file holds a token of 6 characters: one of 32 or more is needed, random (head -c 32 /dev/urandom | base64)" ]
+}
+
 @test "--web-config: 80 addresses sending wrong passwords do not keep a right one not yet checked out; each answer comes as its check ends" {
 	"$PY" -c 'import socket; socket.socket().bind(("127.0.0.90", 0))' 2>/dev/null ||
 		skip "127.0.0.90 cannot be bound here (no loopback /8)"

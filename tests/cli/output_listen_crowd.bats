@@ -11,7 +11,10 @@
 # scraper, as after a rotation). The exporter runs with the descriptors
 # the units give it, so that it keeps its bound of all clients (256
 # connections). How long each scrape took is shown: each is bounded by a
-# scrape's time-out (10 s), what Prometheus gives it by default.
+# scrape's time-out (10 s), what Prometheus gives it by default. A
+# scraper with the bearer token (bearer_token_file) is answered apart
+# from the password checks: on its first try within the time-out, and
+# again within a second, whatever the flood of wrong passwords.
 
 load output_helper
 
@@ -39,6 +42,14 @@ web_config() {
 		done
 	} >"$T/web.yml"
 	chmod 600 "$T/web.yml"
+}
+
+# with_token: $T/web.yml names $T/token too, a random token, as a
+# Secret's would be made (head -c 32 /dev/urandom | base64).
+with_token() {
+	head -c 32 /dev/urandom | base64 >"$T/token"
+	chmod 600 "$T/token"
+	echo 'bearer_token_file: token' >>"$T/web.yml"
 }
 
 # start_exporter: cpustat --listen with $T/web.yml, in the background
@@ -80,11 +91,24 @@ crowd_closed() {
 # scrape USER:PASSWORD WHAT: one scrape, bounded by a scrape's time-out;
 # it must be answered with the metrics. Its time is shown, with the crowd.
 scrape() {
-	local said
+	scrape_as "$2" 10 -u "$1"
+}
+
+# scrape_token WHAT SECONDS: one scrape with the bearer token, bounded by
+# SECONDS; it must be answered with the metrics.
+scrape_token() {
+	scrape_as "$1" "$2" -H "Authorization: Bearer $(cat "$T/token")"
+}
+
+# scrape_as WHAT SECONDS CURL-ARGS...: one scrape with the credentials
+# of CURL-ARGS, bounded by SECONDS, answered with the metrics.
+scrape_as() {
+	local said what=$1 bound=$2
+	shift 2
 	running "$CROWD_PID"
-	run curl -sS --max-time 10 -o "$T/scrape" -w '%{http_code} %{time_total}' \
-	    -u "$1" "http://127.0.0.1:$PORT/metrics"
-	said="$2 scrape: HTTP status and seconds: $output; crowd: $(cat "$T/crowd")"
+	run curl -sS --max-time "$bound" -o "$T/scrape" -w '%{http_code} %{time_total}' \
+	    "$@" "http://127.0.0.1:$PORT/metrics"
+	said="$what scrape: HTTP status and seconds: $output; crowd: $(cat "$T/crowd")"
 	echo "$said"
 	echo "# $said" >&3
 	[ "$status" -eq 0 ]
@@ -150,16 +174,47 @@ scrapes_in_crowd() {
 	done
 }
 
-@test "5 connections from the scraper's own address, each sending a wrong password new each time (bcrypt cost 10): a new scraper's first try is answered, 3 times of 3" {
+@test "5 connections from the scraper's own address, each sending a wrong password new each time (bcrypt cost 10): a new scraper's first try is answered, a bearer token's at once, 3 times of 3" {
 	local round
 	web_config 10 prom:s3cret
+	with_token
 	for round in 1 2 3; do
 		start_exporter
 		start_crowd own 5
 		# The address has been refused again and again before the
 		# scraper asks.
 		wait_while "$CROWD_PID" crowd_closed 10
+		scrape_token "round $round: bearer token, first try, on the crowd's address" 10
+		scrape_token "round $round: bearer token, again" 1
 		scrape prom:s3cret "round $round: new scraper on the crowd's address"
+		touch "$T/stop"
+		wait "$CROWD_PID"
+		kill -TERM "$CSPID"
+		wait "$CSPID"
+		[ ! -s "$T/err" ]
+	done
+}
+
+@test "a fresh address in a fresh /24 for each wrong password, 20 a second (bcrypt cost 10): a bearer token's first try is answered, and again within 1 s, 3 times of 3; a wrong token 401 within 1 s" {
+	local round
+	web_config 10 prom:s3cret
+	with_token
+	for round in 1 2 3; do
+		start_exporter
+		start_crowd fresh 20
+		# The flood outruns the checker: its checks wait longer than
+		# a scrape's time-out, and are cut unanswered, as a new
+		# password's first try was.
+		crowd_outran() { grep -q ' closed:' "$T/crowd"; }
+		wait_while "$CROWD_PID" crowd_outran
+		scrape_token "round $round: bearer token, first try" 10
+		scrape_token "round $round: bearer token, again" 1
+		scrape_token "round $round: bearer token, once more" 1
+		# A wrong token: 401 within a second, not behind the checks.
+		echo "Authorization: Bearer $(head -c 32 /dev/urandom | base64)" >"$T/wrong"
+		run curl -sS --max-time 1 -o /dev/null -w '%{http_code}' -H @"$T/wrong" \
+		    "http://127.0.0.1:$PORT/metrics"
+		[ "$output" = 401 ]
 		touch "$T/stop"
 		wait "$CROWD_PID"
 		kill -TERM "$CSPID"

@@ -90,11 +90,14 @@ def check_operator(src, docs, comps):
         need(ep.get("tlsConfig", {}).get("ca", {}).get("secret") ==
              {"name": "cpctools-web-config", "key": "ca.crt"},
              "the PodMonitor trusts the Secret's CA")
-        need(ep.get("basicAuth", {}).get("password") ==
-             {"name": "cpctools-scrape", "key": "password"},
-             "the PodMonitor's password")
+        need(ep.get("authorization") ==
+             {"type": "Bearer",
+              "credentials": {"name": "cpctools-web-config",
+                              "key": "token"}},
+             "the PodMonitor's token, from the Secret")
+        need("basicAuth" not in ep, "the token, not a password")
     else:
-        need("scheme" not in ep and "basicAuth" not in ep,
+        need("scheme" not in ep and "authorization" not in ep,
              "the PodMonitor plain")
     rb = one(docs, "RoleBinding")
     need(rb.get("subjects") == [{"kind": "ServiceAccount",

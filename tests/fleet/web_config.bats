@@ -1,12 +1,13 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# --listen across a network: TLS and basic authentication from the
-# exporter toolkit's web configuration (--web-config). The test makes a
-# CA, a certificate for 127.0.0.1 and a bcrypt password; Debian's
-# Prometheus scrapes cpustat over TLS with the CA, with the right
-# credentials (up), with none and with a wrong password (refused: down),
-# and without TLS (down). curl says the same, status by status.
+# --listen across a network: TLS, basic authentication and a bearer
+# token from the exporter toolkit's web configuration (--web-config). The
+# test makes a CA, a certificate for 127.0.0.1, a bcrypt password and a
+# token; Debian's Prometheus scrapes cpustat over TLS with the CA, with
+# the right password or token (up), with none, with a wrong password
+# and with a wrong token (refused: down), and without TLS (down). curl
+# says the same, status by status.
 #
 # Everything listens on 127.0.0.1, on free ports, with its own files in
 # the test's directory, and is stopped by the test.
@@ -16,7 +17,8 @@ bats_require_minimum_version 1.5.0
 load fleet_helper
 
 # ca, then a certificate for 127.0.0.1 that it signs; a password hashed
-# with bcrypt; the web configuration naming them.
+# with bcrypt; a token, and a wrong one; the web configuration naming
+# them.
 make_credentials() {
 	local d=$D/tls
 	mkdir -p "$d"
@@ -34,12 +36,16 @@ make_credentials() {
 	HASH=$(/usr/bin/python3 -W ignore -c 'import crypt, sys
 print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))' "$PASSWORD")
 	[[ $HASH == '$2'* ]] || return 1
+	head -c 32 /dev/urandom | base64 >"$d/token"
+	head -c 32 /dev/urandom | base64 >"$d/wrong.token"
+	chmod 600 "$d/token" "$d/wrong.token"
 	cat >"$d/web.yml" <<-EOF
 		tls_server_config:
 		  cert_file: server.crt
 		  key_file: server.key
 		basic_auth_users:
 		  prometheus: $HASH
+		bearer_token_file: token
 	EOF
 }
 
@@ -89,6 +95,22 @@ setup_file() {
 		      password: wrong-$PASSWORD
 		    static_configs:
 		      - targets: ['127.0.0.1:$CS_PORT']
+		  - job_name: token
+		    scheme: https
+		    tls_config:
+		      ca_file: $D/tls/ca.crt
+		    authorization:
+		      credentials_file: $D/tls/token
+		    static_configs:
+		      - targets: ['127.0.0.1:$CS_PORT']
+		  - job_name: wrongtoken
+		    scheme: https
+		    tls_config:
+		      ca_file: $D/tls/ca.crt
+		    authorization:
+		      credentials_file: $D/tls/wrong.token
+		    static_configs:
+		      - targets: ['127.0.0.1:$CS_PORT']
 		  - job_name: plainhttp
 		    static_configs:
 		      - targets: ['127.0.0.1:$CS_PORT']
@@ -129,13 +151,15 @@ tls_answers() {
 	curl -s -o /dev/null --cacert "$D/tls/ca.crt" "https://127.0.0.1:$1/metrics"
 }
 
-# all_scraped: Prometheus has scraped every job, the auth job with up 1.
+# all_scraped: Prometheus has scraped every job, the auth and token jobs
+# with up 1.
 all_scraped() {
-	[ "$(promql 'count(up{job=~"auth|nocredentials|wrongpassword|plainhttp"})' "$(now)")" = 4 ] &&
-	    [ "$(promql 'up{job="auth"}' "$(now)")" = 1 ]
+	[ "$(promql 'count(up{job=~"auth|token|nocredentials|wrongpassword|wrongtoken|plainhttp"})' "$(now)")" = 6 ] &&
+	    [ "$(promql 'up{job="auth"}' "$(now)")" = 1 ] &&
+	    [ "$(promql 'up{job="token"}' "$(now)")" = 1 ]
 }
 
-@test "curl: the metrics over TLS to the right user and password; 401 to none, a wrong one or an unknown user; nothing over plain HTTP; the probes to anyone" {
+@test "curl: the metrics over TLS to the right user and password, or the token; 401 to none, a wrong one, an unknown user or a wrong token; nothing over plain HTTP; the probes to anyone" {
 	wait_for let_in
 	[ "$(status_of -u "prometheus:$PASSWORD")" = 200 ]
 	curl -sf --cacert "$D/tls/ca.crt" -u "prometheus:$PASSWORD" \
@@ -143,6 +167,8 @@ all_scraped() {
 	[ "$(status_of)" = 401 ]
 	[ "$(status_of -u "prometheus:wrong")" = 401 ]
 	[ "$(status_of -u "someone:$PASSWORD")" = 401 ]
+	[ "$(status_of --oauth2-bearer "$(cat "$D/tls/token")")" = 200 ]
+	[ "$(status_of --oauth2-bearer "$(cat "$D/tls/wrong.token")")" = 401 ]
 	curl -sI --cacert "$D/tls/ca.crt" "https://127.0.0.1:$CS_PORT/metrics" |
 	    grep -qi '^www-authenticate: basic realm="cpctools"'
 	# A client that does not trust the CA is refused by TLS itself.
@@ -182,8 +208,8 @@ all_scraped() {
 	done
 }
 
-@test "Prometheus scrapes with the right credentials (up 1, series stored) and is refused without them, with a wrong password and without TLS (up 0)" {
-	local job up jobs="auth nocredentials wrongpassword plainhttp"
+@test "Prometheus scrapes with the right password or token (up 1, series stored) and is refused without them, with a wrong password, a wrong token and without TLS (up 0)" {
+	local job up jobs="auth token nocredentials wrongpassword wrongtoken plainhttp"
 	# Until every job has been scraped: Prometheus spreads the jobs'
 	# first scrapes over the interval, and the auth job has scraped once
 	# cpustat served it.
@@ -191,9 +217,13 @@ all_scraped() {
 	for job in $jobs; do
 		up=$(promql "up{job=\"$job\"}" "$(now)")
 		echo "$job: up $up"
-		if [ "$job" = auth ]; then [ "$up" = 1 ]; else [ "$up" = 0 ]; fi
+		case $job in
+		auth | token) [ "$up" = 1 ] ;;
+		*) [ "$up" = 0 ] ;;
+		esac
 	done
 	[[ $(promql 'count(cpustat_event_seconds_total{job="auth"})' "$(now)") =~ ^[1-9][0-9]*$ ]]
+	[[ $(promql 'count(cpustat_event_seconds_total{job="token"})' "$(now)") =~ ^[1-9][0-9]*$ ]]
 	[ "$(promql 'count(cpustat_event_seconds_total{job="nocredentials"})' "$(now)")" = none ]
 }
 

@@ -3,9 +3,10 @@
  * libFuzzer target: --web-config's file (web_config_load), the whole path
  * from the file's bytes through libyaml to the configuration it gives.
  * The input is the file, written to a directory of the target's own
- * beside a server.crt and a server.key, so that the paths a file names
- * can be found. A file is refused with a reason or loaded; a crash, a
- * sanitizer's report, a leak or a load with no reason is a finding.
+ * beside a server.crt, a server.key and a token, so that the paths a
+ * file names can be found. A file is refused with a reason or loaded; a
+ * crash, a sanitizer's report, a leak or a load with no reason is a
+ * finding.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +42,7 @@ static void
 clean(void)
 {
 	static const char *const names[] = { "web.yml", "server.crt",
-		"server.key" };
+		"server.key", "token" };
 	char path[sizeof(dir) + 16];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -64,6 +65,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	atexit(clean);
 	put("server.crt", "CERT\n", 5);
 	put("server.key", "KEY\n", 4);
+	put("token", "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2Fs=\n", 50);
 	snprintf(file, sizeof(file), "%s/web.yml", dir);
 	return 0;
 }

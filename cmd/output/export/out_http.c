@@ -80,6 +80,7 @@
 #include <microhttpd.h>
 
 #include "web_auth.h"
+#include "web_token.h"
 #include "webconfig.h"
 
 #include "cpctools_version.h"
@@ -737,11 +738,27 @@ auth_done(void *arg, enum web_auth_verdict verdict)
 }
 
 /*
- * With users in the web configuration, only they are answered. A user
- * and password not known to have passed wait, suspended, for the
- * checker (web_auth.h); the request is answered again when it is done.
- * The connection is suspended before the check is asked for: a resume
- * that came before the suspension would be lost.
+ * A bearer token, where the web configuration names one, is judged here
+ * and now, apart from the password checks (web_token.h): a right one is
+ * let in, a wrong one refused, neither waiting for nor taking a place
+ * among the checks; a request without one goes on to basic auth.
+ */
+static enum web_token_verdict
+authorize_token(const struct out_http *h, struct MHD_Connection *c)
+{
+	if (!h->web->token)
+		return WEB_TOKEN_NONE;
+	return web_token_match(h->web->token_sha256,
+	    MHD_lookup_connection_value(
+		c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
+}
+
+/*
+ * With users or a token in the web configuration, only they are
+ * answered. A user and password not known to have passed wait,
+ * suspended, for the checker (web_auth.h); the request is answered again
+ * when it is done. The connection is suspended before the check is
+ * asked for: a resume that came before the suspension would be lost.
  */
 static enum web_auth_verdict
 authorize(const struct out_http *h, struct MHD_Connection *c, struct conn *k)
@@ -749,7 +766,7 @@ authorize(const struct out_http *h, struct MHD_Connection *c, struct conn *k)
 	enum web_auth_verdict v = WEB_AUTH_REFUSED;
 	char *user, *password = NULL;
 
-	if (h->web == NULL || h->web->nusers == 0)
+	if (!web_config_guarded(h->web))
 		return WEB_AUTH_ALLOWED;
 	if (k != NULL &&
 	    (v = __atomic_exchange_n(&k->verdict, WEB_AUTH_NONE,
@@ -757,6 +774,16 @@ authorize(const struct out_http *h, struct MHD_Connection *c, struct conn *k)
 		k->checking = false;
 		return v;
 	}
+	switch (authorize_token(h, c)) {
+	case WEB_TOKEN_RIGHT:
+		return WEB_AUTH_ALLOWED;
+	case WEB_TOKEN_WRONG:
+		return WEB_AUTH_REFUSED;
+	case WEB_TOKEN_NONE:
+		break;
+	}
+	if (h->auth == NULL)
+		return WEB_AUTH_REFUSED;
 	user = MHD_basic_auth_get_username_password(c, &password);
 	if (user == NULL || password == NULL || k == NULL)
 		v = WEB_AUTH_REFUSED;
@@ -779,16 +806,31 @@ authorize(const struct out_http *h, struct MHD_Connection *c, struct conn *k)
 	return v;
 }
 
+/*
+ * 401, with the schemes the configuration takes: Basic for its users,
+ * Bearer for its token (each its own WWW-Authenticate, RFC 9110, 11.6.1).
+ */
 static enum MHD_Result
-refuse(struct MHD_Connection *c)
+refuse(const struct out_http *h, struct MHD_Connection *c)
 {
+	const char *text = "the metrics need a user and password\n";
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	if ((r = text_response("the metrics need a user and password\n")) ==
-	    NULL)
+	if (h->web->token)
+		text = h->web->nusers > 0 ?
+		    "the metrics need a user and password, or the token\n" :
+		    "the metrics need the token\n";
+	if ((r = text_response(text)) == NULL)
 		return MHD_NO;
-	ret = MHD_queue_basic_auth_fail_response(c, "cpctools", r);
+	if (h->web->token)
+		(void)MHD_add_response_header(r,
+		    MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		    "Bearer realm=\"cpctools\"");
+	if (h->web->nusers > 0)
+		ret = MHD_queue_basic_auth_fail_response(c, "cpctools", r);
+	else
+		ret = MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, r);
 	MHD_destroy_response(r);
 	return ret;
 }
@@ -933,7 +975,7 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "too many passwords to check; try again\n", NULL);
 	default:
-		return refuse(c);
+		return refuse(h, c);
 	}
 	if (strcmp(url, "/") == 0)
 		return reply_landing(h, c);

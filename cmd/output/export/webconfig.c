@@ -190,10 +190,13 @@ listed(const char *key, const char *const *list)
 	return false;
 }
 
-/* A file named in the configuration, relative to its directory. */
+/*
+ * A file named in the configuration, relative to its directory; a secret
+ * one (a key, a token) readable by no other user.
+ */
 static int
-named_file(
-    struct loader *l, const yaml_node_t *v, const char *what, char **text)
+named_file(struct loader *l, const yaml_node_t *v, const char *what,
+    bool secret, char **text)
 {
 	const char *name = scalar(v);
 	char path[4096], reason[512];
@@ -203,8 +206,8 @@ named_file(
 	if (snprintf(path, sizeof(path), "%s%s%s", name[0] == '/' ? "" : l->dir,
 		name[0] == '/' ? "" : "/", name) >= (int)sizeof(path))
 		return fail(l, v, "%s: the path is too long", what);
-	if ((*text = read_trusted(path, what, strcmp(what, "key_file") == 0,
-		 reason, sizeof(reason))) == NULL)
+	if ((*text = read_trusted(
+		 path, what, secret, reason, sizeof(reason))) == NULL)
 		return fail(l, v, "%s", reason);
 	return 0;
 }
@@ -254,12 +257,13 @@ tls_section(struct loader *l, const yaml_node_t *map)
 		if (key == NULL)
 			return fail(l, v, "a key must be a name");
 		if (strcmp(key, "cert_file") == 0 && l->wc->cert_pem == NULL) {
-			if (named_file(l, v, "cert_file", &l->wc->cert_pem) !=
-			    0)
+			if (named_file(l, v, "cert_file", false,
+				&l->wc->cert_pem) != 0)
 				return -1;
 		} else if (strcmp(key, "key_file") == 0 &&
 		    l->wc->key_pem == NULL) {
-			if (named_file(l, v, "key_file", &l->wc->key_pem) != 0)
+			if (named_file(
+				l, v, "key_file", true, &l->wc->key_pem) != 0)
 				return -1;
 		} else if (strcmp(key, "min_version") == 0) {
 			if (tls_version(l, v, key, &l->wc->tls_min) != 0)
@@ -382,6 +386,30 @@ users_section(struct loader *l, const yaml_node_t *map)
 	return 0;
 }
 
+/*
+ * bearer_token_file: the token is kept as its SHA-256 alone, the file's
+ * text wiped; what is wrong with it is said without quoting it.
+ */
+static int
+token_file(struct loader *l, const yaml_node_t *v)
+{
+	char *text = NULL, reason[256];
+	int ret = 0;
+
+	if (l->wc->token)
+		return fail(l, v, "bearer_token_file is given twice");
+	if (named_file(l, v, "bearer_token_file", true, &text) != 0)
+		return -1;
+	if (web_token_take(text, l->wc->token_sha256, reason, sizeof(reason)) !=
+	    0)
+		ret = fail(l, v, "bearer_token_file %s", reason);
+	else
+		l->wc->token = true;
+	explicit_bzero(text, strlen(text));
+	free(text);
+	return ret;
+}
+
 static int
 top_level(struct loader *l, const yaml_node_t *root)
 {
@@ -394,8 +422,8 @@ top_level(struct loader *l, const yaml_node_t *root)
 		return 0;
 	if (root->type != YAML_MAPPING_NODE)
 		return fail(l, root,
-		    "the file must be a mapping of tls_server_config and "
-		    "basic_auth_users");
+		    "the file must be a mapping of tls_server_config, "
+		    "basic_auth_users and bearer_token_file");
 	for (p = root->data.mapping.pairs.start;
 	     p < root->data.mapping.pairs.top; p++) {
 		key = scalar(yaml_document_get_node(&l->doc, p->key));
@@ -408,13 +436,18 @@ top_level(struct loader *l, const yaml_node_t *root)
 			if (users_section(l, v) != 0)
 				return -1;
 		} else if (key != NULL &&
+		    strcmp(key, "bearer_token_file") == 0) {
+			if (token_file(l, v) != 0)
+				return -1;
+		} else if (key != NULL &&
 		    (strcmp(key, "http_server_config") == 0 ||
 			strcmp(key, "rate_limit") == 0))
 			return fail(l, v, "'%s' is not supported here", key);
 		else
 			return fail(l, v,
-			    "an unknown key (tls_server_config and "
-			    "basic_auth_users are known)");
+			    "an unknown key (tls_server_config, "
+			    "basic_auth_users and bearer_token_file are "
+			    "known)");
 	}
 	return 0;
 }
@@ -492,6 +525,7 @@ web_config_free(struct web_config *wc)
 		free(wc->users[i].hash);
 	}
 	free(wc->users);
+	explicit_bzero(wc->token_sha256, sizeof(wc->token_sha256));
 	free(wc->cert_pem);
 	free(wc->key_pem);
 	free(wc->path);

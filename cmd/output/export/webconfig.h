@@ -11,6 +11,7 @@
  *	  max_version: TLS13	(the default)
  *	basic_auth_users:
  *	  prometheus: $2y$10$...	(bcrypt hashes)
+ *	bearer_token_file: token	(this exporter's own, web_token.h)
  *
  * A key the toolkit has and this does not is refused by name, as a key
  * nobody has is: a setting is never silently ignored.
@@ -20,6 +21,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "web_token.h"
 
 struct web_user {
 	char *name;
@@ -38,7 +41,16 @@ struct web_config {
 	size_t nusers;
 	int decoy_cost; /* the median of the users' bcrypt costs */
 	char decoy[61]; /* a bcrypt hash of that cost, for unknown users */
+	bool token;	/* bearer_token_file was given: */
+	unsigned char token_sha256[WEB_TOKEN_DIGEST]; /* its token's */
 };
+
+/* Whether a request must say who sends it: users or a token are named. */
+static inline bool
+web_config_guarded(const struct web_config *wc)
+{
+	return wc != NULL && (wc->nusers > 0 || wc->token);
+}
 
 /*
  * What bcrypt takes is 2^4 to 2^31 rounds; above 2^14 one check takes

@@ -137,8 +137,8 @@ test_refused(void)
 	char text[512];
 
 	check_refused("unknown.yml", "foo: 1\n", 0644,
-	    "line 1: an unknown key (tls_server_config and "
-	    "basic_auth_users are known)");
+	    "line 1: an unknown key (tls_server_config, basic_auth_users "
+	    "and bearer_token_file are known)");
 	check_refused("ca.yml",
 	    "tls_server_config:\n  cert_file: server.crt\n"
 	    "  key_file: server.key\n  client_ca_file: ca.crt\n",
@@ -302,6 +302,70 @@ test_links(void)
 		NULL);
 }
 
+#define TOKEN "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5d2Fs="
+
+/*
+ * bearer_token_file: the token (a final newline allowed) is kept by its
+ * SHA-256 and matched against Authorization headers; a file that holds
+ * anything else, a short token, or that every user may read is refused,
+ * never quoted.
+ */
+static void
+test_tokens(void)
+{
+	char why[1024] = "";
+	struct web_config *wc;
+
+	write_file("token", TOKEN "\n", 0600);
+	wc = web_config_load(
+	    write_file("token.yml", "bearer_token_file: token\n", 0644), why,
+	    sizeof(why));
+	CHECK(wc != NULL && wc->token && wc->nusers == 0);
+	CHECK(web_config_guarded(wc));
+	if (wc == NULL) {
+		fprintf(stderr, "%s\n", why);
+		return;
+	}
+	CHECK(web_token_match(wc->token_sha256, "Bearer " TOKEN) ==
+	    WEB_TOKEN_RIGHT);
+	CHECK(web_token_match(wc->token_sha256, "bearer  " TOKEN) ==
+	    WEB_TOKEN_RIGHT);
+	CHECK(web_token_match(wc->token_sha256, "Bearer " TOKEN "=") ==
+	    WEB_TOKEN_WRONG);
+	CHECK(web_token_match(wc->token_sha256, "Bearer Zm9v") ==
+	    WEB_TOKEN_WRONG);
+	CHECK(web_token_match(wc->token_sha256, "Bearer " TOKEN " x") ==
+	    WEB_TOKEN_WRONG);
+	CHECK(web_token_match(wc->token_sha256, "Bearer ") == WEB_TOKEN_WRONG);
+	CHECK(web_token_match(wc->token_sha256, "Basic cHJvbTpzM2NyZXQ=") ==
+	    WEB_TOKEN_NONE);
+	CHECK(web_token_match(wc->token_sha256, "Bearer" TOKEN) ==
+	    WEB_TOKEN_NONE);
+	CHECK(web_token_match(wc->token_sha256, NULL) == WEB_TOKEN_NONE);
+	web_config_free(wc);
+
+	write_file("short", "s3cret\n", 0600);
+	check_refused("short.yml", "\nbearer_token_file: short\n", 0644,
+	    "line 2: bearer_token_file holds a token of 6 characters: one "
+	    "of 32 or more is needed");
+	/* A password file named by mistake: refused, and never quoted. */
+	write_file("lines", "root:x:0:0:root:/root:/bin/bash\n", 0600);
+	CHECK(web_config_load(
+		  write_file("lines.yml", "bearer_token_file: lines\n", 0644),
+		  why, sizeof(why)) == NULL);
+	CHECK(
+	    strstr(why, "bearer_token_file must hold one token alone") != NULL);
+	check_unquoted("lines.yml", why, "root");
+	write_file("open", TOKEN "\n", 0644);
+	check_refused("open.yml", "bearer_token_file: open\n", 0644,
+	    "bearer_token_file '");
+	check_refused("open.yml", "bearer_token_file: open\n", 0644,
+	    "open' may be read by every user: chmod o-r it");
+	check_refused("twice.yml",
+	    "bearer_token_file: token\nbearer_token_file: token\n", 0644,
+	    "line 2: bearer_token_file is given twice");
+}
+
 int
 main(void)
 {
@@ -320,6 +384,7 @@ main(void)
 	test_refused();
 	test_not_regular();
 	test_links();
+	test_tokens();
 	snprintf(salt, sizeof(salt), "rm -rf %s", dir);
 	if (system(salt) != 0)
 		check_failures++;
