@@ -23,7 +23,7 @@
 
 /*
  * What the programs read: each struct and the first member of each path
- * (cmd/bpf/kernel_fields.txt).
+ * (cmd/cputrack/engines/bpf/lib/kernel_fields.txt).
  */
 static const struct {
 	const char *type, *member;

@@ -223,6 +223,48 @@ $(tty_listing)"
 	done
 }
 
+# Made from the sinks' table (cmd/cli/sinks.def): each command's own, and
+# their arguments, after "=" or as the next word.
+@test "the sinks' options: each command's, their arguments" {
+	for where in built installed; do
+		use $where
+		expect "cputrack --liste" "cputrack --listen="
+		expect "cputrack --web-config=/et" "cputrack --web-config=/etc/"
+		expect "cputrack --web-config /et" "cputrack --web-config /etc/"
+		expect "cputrack --thread-s" "cputrack --thread-series "
+		expect "cputrack --to" "cputrack --top "
+		listed "cputrack -" -b --linger=
+		# The option's argument taken, the command after it.
+		expect "cputrack --linger 5 ech" "cputrack --linger 5 echo "
+		expect "cpustat --ling" "cpustat --linger="
+		expect "cpustat --web-config=/et" "cpustat --web-config=/etc/"
+		expect "cpustat --web-config /et" "cpustat --web-config /etc/"
+		# cputrack's alone, and the live view cpustat has not.
+		expect "cpustat --thread-s" "cpustat --thread-s"
+		expect "cpustat --to" "cpustat --to"
+	done
+}
+
+# The build adds them: a new sink option needs no edit of the templates.
+@test "the bash templates spell none of the sinks' options" {
+	local sink w
+	local -a spelt=()
+	for sink in $(sed -n 's/^SINK(\([a-z0-9_]*\)_sink,.*/\1/p' \
+	    "$SOURCE_DIR/cmd/cli/sinks.def"); do
+		mapfile -t -O "${#spelt[@]}" spelt < <(sed -n \
+		    -e 's/.*\.name = "\([a-z0-9-]*\)".*/--\1/p' \
+		    -e "s/.*\\.letter = '\\(.\\)'.*/-\\1/p" \
+		    "$SOURCE_DIR/cmd/output/$sink/$sink.c")
+	done
+	[[ " ${spelt[*]} " == *" --listen "* && " ${spelt[*]} " == *" -b "* ]] ||
+		fail "the sinks' options not found: '${spelt[*]}'"
+	for w in "${spelt[@]}"; do
+		run grep -nE -e "(^|[ '|(])$w([ =)|';]|\$)" \
+		    "$SOURCE_DIR"/completions/*.bash.in
+		[ "$status" -eq 1 ] || fail "a template spells $w: $output"
+	done
+}
+
 @test "Debian's cpustat gets Debian's completion, ours stays ours" {
 	local root
 	root=$(debian_cpustat_root "$BUILD_DIR/tests/debian-cpustat") || skip "$root"

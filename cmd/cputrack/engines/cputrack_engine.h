@@ -7,7 +7,7 @@
  *	ptrace/	the ptrace engine, an adapter onto the model: libpctx's
  *		callbacks, each LWP counted by its own perf counters
  *	bpf/	the BPF engine, an adapter onto the model: per-CPU counters
- *		given to the threads at every context switch (cmd/bpf);
+ *		given to the threads at every context switch (bpf/lib);
  *		cputrack_nobpf.c in a build without it
  *	scan/	cputop with no target where the BPF engine cannot watch
  *		the machine: the processes counted from outside, found by

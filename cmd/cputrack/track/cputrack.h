@@ -21,7 +21,6 @@
 #include <stdio.h>
 
 #include "libcpc.h"
-#include "libpctx.h"
 #include "cgroupdir.h"
 #include "output.h"
 #include "setgrp.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cputrack's BPF engine (cmd/bpf): every CPU counts, and the engine gives
- * each thread what its CPU counted while it ran, at every context switch.
+ * cputrack's BPF engine (its library in lib/): every CPU counts, and the
+ * engine gives each thread what its CPU counted while it ran, at every
+ * context switch.
  * Nothing is stopped or traced; threads, forks, execs and exits come from
  * the scheduler's tracepoints, in the order they happened.
  *

@@ -28,6 +28,7 @@
 #include "cputrack_track.h"
 #include "diag.h"
 #include "fdlimit.h"
+#include "libpctx.h"
 #include "proc_guard.h"
 #include "procname.h"
 #include "startup.h"
