@@ -296,7 +296,8 @@ scan_read_ended(struct scan_track *st, hrtime_t when)
 		if (st->procs[i]->unseen == NULL)
 			continue;
 		st->reading = st->procs[i];
-		st->lost += unseen_read(st->procs[i]->unseen, collect, st);
+		st->lost +=
+		    unseen_read(st->procs[i]->unseen, when, collect, st);
 	}
 	st->reading = NULL;
 	take_all(st, when);

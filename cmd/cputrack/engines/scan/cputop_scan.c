@@ -526,20 +526,19 @@ proc_gone(struct scan_proc *p, struct proc_stat *ps)
 static void open_sentinel(struct scan_track *st, struct scan_proc *p);
 
 /*
- * A process known: its end, or its threads' ends and new threads, and
- * the tick of those that go on; what could not be counted a moment ago
- * for want of the right, tried again. False when it is gone.
+ * A process known, before the sentinels are read: whether it is gone, and
+ * which of its threads are (not seen); its new threads, counted from now
+ * on. What could not be counted a moment ago for want of the right is
+ * tried again.
  */
-static bool
-proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+static void
+proc_look(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 {
 	struct proc_stat ps;
-	int i, n = 0;
+	int i;
 
-	if (proc_gone(p, &ps)) {
-		proc_end(st, p, when);
-		return false;
-	}
+	if ((p->gone = proc_gone(p, &ps)))
+		return;
 	if (strcmp(ps.comm, p->base.comm) != 0)
 		track_rename(&p->base, ps.comm);
 	if (p->unseen == NULL && p->retry)
@@ -547,6 +546,21 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	for (i = 0; i < p->nlwps; i++)
 		p->lwps[i]->seen = false;
 	find_lwps(st, p, when);
+}
+
+/*
+ * A process looked at, once the sentinels are read: its end, or its
+ * threads' ends and the tick of those that go on. False when it is gone.
+ */
+static bool
+proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+{
+	int i, n = 0;
+
+	if (p->gone) {
+		proc_end(st, p, when);
+		return false;
+	}
 	for (i = 0; i < p->nlwps; i++) {
 		struct scan_lwp *l = p->lwps[i];
 
@@ -710,6 +724,9 @@ proc_take(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 		scan_no_memory(st);
 		return false;
 	}
+	/* Gone since its stat was read: the name that stat gave. */
+	if (q->base.comm[0] == '\0')
+		track_rename(&q->base, ps.comm);
 	q->stat_fd = p->stat_fd;
 	q->start = p->start;
 	free(p);
@@ -871,9 +888,13 @@ hand_over(struct scan_track *st, int next)
 }
 
 /*
- * A scan: what the sentinels say ended, then the ends since the last, the
- * tick rows of the threads that go on, then the processes that came
- * (counted from now on). last: the run's end, with no new processes.
+ * A scan: the ends since the last, found before the sentinels are read,
+ * so that every record a task wrote at its end is in when its counters
+ * are let go (a thread the scan counted has its whole life's record by
+ * then, not taken again as one that ended unseen); then what the
+ * sentinels say ended, the ends, the tick rows of the threads that go
+ * on, and the processes that came (counted from now on). last: the
+ * run's end, with no new processes.
  */
 static void
 scan(struct scan_track *st, bool last)
@@ -881,17 +902,19 @@ scan(struct scan_track *st, bool last)
 	hrtime_t when = output_now();
 	size_t i, n = 0;
 
+	for (i = 0; i < st->nprocs; i++)
+		proc_look(st, st->procs[i], when);
 	scan_read_ended(st, when);
 	for (i = 0; i < st->nprocs; i++)
 		if (proc_scan(st, st->procs[i], when))
 			st->procs[n++] = st->procs[i];
 	st->nprocs = n;
-	if (last)
+	if (last) {
 		track_last_tick(&st->ticked);
-	else
-		track_tick(&st->ticked);
-	if (last)
+		say_unseen_limits(st);
 		return;
+	}
+	track_tick(&st->ticked);
 	if (st->nsets > 1)
 		hand_over(st, (st->current + 1) % st->nsets);
 	find_procs(st, when);

@@ -49,6 +49,7 @@ struct scan_proc {
 	struct unseen *unseen; /* its sentinel, or NULL */
 	bool retry; /* no sentinel for want of the right: tried again */
 	bool seen;
+	bool gone; /* as a scan found it, before the sentinels were read */
 };
 
 /* A task that ended unseen, in one set, as one sentinel's records say. */
