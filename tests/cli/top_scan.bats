@@ -326,7 +326,8 @@ build_counted() {
 
 # A set of two groups ({...}), the page faults a member of the second:
 # each value scaled by its own group's times, as the scan hands them. As
-# a user, every count of the build's short tasks comes whole from the
+# a user, each group a perf group of its own on each thread and sentinel,
+# and every count of the build's short tasks comes whole from the
 # sentinels' rings, though a ring's reader is woken while a task is still
 # writing its records (the rest of a task's counts, and its group's
 # times, came in the next read, and were lost): the same count as perf

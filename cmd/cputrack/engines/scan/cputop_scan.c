@@ -2,9 +2,8 @@
 /*
  * cputop with no target, where the BPF engine cannot watch the whole
  * machine: the processes counted from outside, as perf stat -p counts
- * them. Each thread of each process watched has a perf group per set of
- * its own, or where a set's {...} groups hold hardware events, a perf
- * group per group, each count scaled by its own group's times (pid its
+ * them. Each thread of each process watched has a perf group per {...}
+ * group of each set, each count scaled by its own group's times (pid its
  * tid, any CPU, nothing inherited), opened without
  * ptrace: nothing is stopped, traced or slowed. A scan of /proc at each
  * tick finds the processes and threads that came, and those gone, whose
@@ -188,7 +187,7 @@ sample(struct scan_track *st, struct scan_lwp *l, int s, hrtime_t when)
 		if (engine_counters_leader(set, k) == k &&
 		    read_group(st, fds, s, k) != 0)
 			return -1;
-	/* A set opened as one group: each of its groups ran as it ran. */
+	/* A set opened as one group (joint): each group ran as it ran. */
 	for (g = engine_counters_ngroups(set);
 	     g < engine_sets_groups(st->sets, s); g++)
 		st->times[g] = st->times[0];
@@ -969,34 +968,8 @@ scan_free(struct scan_track *st)
 	free(st->counts);
 	free(st->times);
 	free(st->before);
-	free(st->eng);
 	engine_sets_free(st->sets);
 	free(st);
-}
-
-/*
- * Each set's counters as the scan opens them on threads and sentinels:
- * one with hardware events in several groups, each group its own perf
- * group, so that the kernel takes turns with them; a set whose events
- * wait for no counter (software events, tracepoints) as one perf group,
- * whose times are each of its groups', as they count all the time
- * anyway. Fewer groups keep a build's sentinels' records whole: opened
- * apart, many of them were missing (Linux 6.18). 0, or -1.
- */
-static int
-opened_sets(struct scan_track *st)
-{
-	const struct engine_counters *c = engine_sets_counters(st->sets);
-	int s;
-
-	if ((st->eng = calloc((size_t)st->nsets, sizeof(*st->eng))) == NULL)
-		return -1;
-	for (s = 0; s < st->nsets; s++) {
-		st->eng[s] = c[s];
-		if (setgrp_limited_groups(st->ct->specs, s) == 0)
-			st->eng[s].groups = NULL;
-	}
-	return 0;
 }
 
 /*
@@ -1056,11 +1029,7 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		scan_free(st);
 		return 2;
 	}
-	if (opened_sets(st) != 0) {
-		diag(NULL, "no memory available\n");
-		scan_free(st);
-		return 1;
-	}
+	st->eng = engine_sets_counters(st->sets);
 	st->unseen_fds = unseen_nfds(st->eng, st->nsets);
 	for (s = 0; s < st->nsets; s++) {
 		st->fds_per_lwp += st->eng[s].nattrs;

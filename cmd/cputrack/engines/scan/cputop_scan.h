@@ -85,7 +85,7 @@ struct left_out {
 struct scan_track {
 	struct cputrack *ct;
 	struct engine_sets *sets;
-	struct engine_counters *eng; /* each set's counters, as opened */
+	const struct engine_counters *eng; /* each set's counters */
 	int nsets, current, fds_per_lwp;
 	int unseen_fds;		  /* a sentinel's */
 	bool sentinels;		  /* this kernel's are safe (unseen_possible) */
