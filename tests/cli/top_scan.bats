@@ -9,7 +9,8 @@
 # short process has its owner; the view says no other process's death;
 # and a build's totals, what its short commands counted between two
 # scans included, are what perf stat counts of the same build, with the
-# page faults alone or as a member of a set's second perf group ({...}).
+# page faults alone or as a member of a set's second perf group ({...}):
+# as a user, with two groups of software events, exactly.
 # Each test's processes are named for it, or run as a user of its own.
 load terminal_helper
 
@@ -279,7 +280,8 @@ build_total() {
 # Nothing of the build runs before both counters are on: its gate has
 # done its start-up before the view starts, perf stat counts the gate's
 # tree from once the view has shown it, and make is exec'd after both.
-# The view's totals of the build are within 1% of perf stat's.
+# The view's totals of the build are within PERCENT (default 1) % of perf
+# stat's.
 build_counted() {
 	local d gate perf
 	command -v make >/dev/null || skip "make is not installed"
@@ -303,9 +305,10 @@ build_counted() {
 	kill -TERM "$CPID"
 	wait_cputrack
 	perf=$(awk -F, '$3 == "page-faults:u" { print $1 }' "$T/perf")
-	awk -v n="$(build_total "$T/out")" -v perf="$perf" 'BEGIN {
+	awk -v n="$(build_total "$T/out")" -v perf="$perf" \
+	    -v pc="${PERCENT:-1}" 'BEGIN {
 	    d = n - perf; if (d < 0) d = -d
-	    if (perf > 1000 && d <= perf / 100) exit 0
+	    if (perf > 1000 && d <= perf * pc / 100) exit 0
 	    print "the view counted " n ", perf stat " perf; exit 1 }' ||
 	    { cat "$T/out" "$T/err"; false; }
 }
@@ -322,22 +325,30 @@ build_counted() {
 }
 
 # A set of two groups ({...}), the page faults a member of the second:
-# each value scaled by its own group's times, as the scan hands them.
-# A known defect, not yet mended: in the sanitizer build a user's view
-# once counted 7,526 of a build's 8,869 page faults with this set, the
-# whole build having run between two scans and folded into its first
-# process. The plain build's pass keeps the check.
+# each value scaled by its own group's times, as the scan hands them. As
+# a user, each group a perf group of its own on each thread and sentinel,
+# and every count of the build's short tasks comes whole from the
+# sentinels' rings, though a ring's reader is woken while a task is still
+# writing its records (the rest of a task's counts, and its group's
+# times, came in the next read, and were lost): the same count as perf
+# stat's, to the fault.
+# A known defect, not yet mended: at times whole tasks' records never
+# reach the ring (no record of a loss, the ring never half full at a
+# read): 8,265 of 8,842 page faults in the sanitizer build, where it is
+# most often; about 1 run in 12 in the plain build, whose pass keeps the
+# check.
 sanitized_build() {
 	grep -q '^CPCTOOLS_SANITIZE:BOOL=ON' "$BUILD_DIR/CMakeCache.txt"
 }
 
-@test "as a user: a set of two groups counts a build as perf stat does, within 1%" {
+@test "as a user: a set of two groups of software events counts a build exactly as perf stat does" {
 	if sanitized_build; then
-		skip "a known defect at the sanitizers' pace: a build that runs between two scans loses counts (see above)"
+		skip "a known defect: whole tasks' records missing from a sentinel's ring at times (see above)"
 	fi
 	user_setup 36
 	AS=("${AS_USER[@]}")
 	EVENTS='{task-clock,cpu-clock},{minor-faults,page-faults}'
+	PERCENT=0
 	build_counted "${AS_USER[@]}" "$USER_TOP"
 }
 

@@ -31,7 +31,7 @@ collect(void *arg, const struct unseen_task *t)
 	struct scan_track *st = arg;
 	size_t n = (size_t)st->eng[t->set].nattrs, room = st->ended_room;
 	size_t g, ng = (size_t)engine_sets_groups(st->sets, t->set);
-	/* A set may be opened as one group (opened_sets). */
+	/* A set opened as one group (joint) lends each group its times. */
 	size_t said = (size_t)engine_counters_ngroups(&st->eng[t->set]);
 	struct ended_task **grown, *e;
 	struct set_times *times;
@@ -296,7 +296,8 @@ scan_read_ended(struct scan_track *st, hrtime_t when)
 		if (st->procs[i]->unseen == NULL)
 			continue;
 		st->reading = st->procs[i];
-		st->lost += unseen_read(st->procs[i]->unseen, collect, st);
+		st->lost +=
+		    unseen_read(st->procs[i]->unseen, when, collect, st);
 	}
 	st->reading = NULL;
 	take_all(st, when);

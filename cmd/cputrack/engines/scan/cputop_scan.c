@@ -2,9 +2,8 @@
 /*
  * cputop with no target, where the BPF engine cannot watch the whole
  * machine: the processes counted from outside, as perf stat -p counts
- * them. Each thread of each process watched has a perf group per set of
- * its own, or where a set's {...} groups hold hardware events, a perf
- * group per group, each count scaled by its own group's times (pid its
+ * them. Each thread of each process watched has a perf group per {...}
+ * group of each set, each count scaled by its own group's times (pid its
  * tid, any CPU, nothing inherited), opened without
  * ptrace: nothing is stopped, traced or slowed. A scan of /proc at each
  * tick finds the processes and threads that came, and those gone, whose
@@ -188,7 +187,7 @@ sample(struct scan_track *st, struct scan_lwp *l, int s, hrtime_t when)
 		if (engine_counters_leader(set, k) == k &&
 		    read_group(st, fds, s, k) != 0)
 			return -1;
-	/* A set opened as one group: each of its groups ran as it ran. */
+	/* A set opened as one group (joint): each group ran as it ran. */
 	for (g = engine_counters_ngroups(set);
 	     g < engine_sets_groups(st->sets, s); g++)
 		st->times[g] = st->times[0];
@@ -526,20 +525,19 @@ proc_gone(struct scan_proc *p, struct proc_stat *ps)
 static void open_sentinel(struct scan_track *st, struct scan_proc *p);
 
 /*
- * A process known: its end, or its threads' ends and new threads, and
- * the tick of those that go on; what could not be counted a moment ago
- * for want of the right, tried again. False when it is gone.
+ * A process known, before the sentinels are read: whether it is gone, and
+ * which of its threads are (not seen); its new threads, counted from now
+ * on. What could not be counted a moment ago for want of the right is
+ * tried again.
  */
-static bool
-proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+static void
+proc_look(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 {
 	struct proc_stat ps;
-	int i, n = 0;
+	int i;
 
-	if (proc_gone(p, &ps)) {
-		proc_end(st, p, when);
-		return false;
-	}
+	if ((p->gone = proc_gone(p, &ps)))
+		return;
 	if (strcmp(ps.comm, p->base.comm) != 0)
 		track_rename(&p->base, ps.comm);
 	if (p->unseen == NULL && p->retry)
@@ -547,6 +545,21 @@ proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 	for (i = 0; i < p->nlwps; i++)
 		p->lwps[i]->seen = false;
 	find_lwps(st, p, when);
+}
+
+/*
+ * A process looked at, once the sentinels are read: its end, or its
+ * threads' ends and the tick of those that go on. False when it is gone.
+ */
+static bool
+proc_scan(struct scan_track *st, struct scan_proc *p, hrtime_t when)
+{
+	int i, n = 0;
+
+	if (p->gone) {
+		proc_end(st, p, when);
+		return false;
+	}
 	for (i = 0; i < p->nlwps; i++) {
 		struct scan_lwp *l = p->lwps[i];
 
@@ -710,6 +723,9 @@ proc_take(struct scan_track *st, struct scan_proc *p, hrtime_t when)
 		scan_no_memory(st);
 		return false;
 	}
+	/* Gone since its stat was read: the name that stat gave. */
+	if (q->base.comm[0] == '\0')
+		track_rename(&q->base, ps.comm);
 	q->stat_fd = p->stat_fd;
 	q->start = p->start;
 	free(p);
@@ -871,9 +887,13 @@ hand_over(struct scan_track *st, int next)
 }
 
 /*
- * A scan: what the sentinels say ended, then the ends since the last, the
- * tick rows of the threads that go on, then the processes that came
- * (counted from now on). last: the run's end, with no new processes.
+ * A scan: the ends since the last, found before the sentinels are read,
+ * so that every record a task wrote at its end is in when its counters
+ * are let go (a thread the scan counted has its whole life's record by
+ * then, not taken again as one that ended unseen); then what the
+ * sentinels say ended, the ends, the tick rows of the threads that go
+ * on, and the processes that came (counted from now on). last: the
+ * run's end, with no new processes.
  */
 static void
 scan(struct scan_track *st, bool last)
@@ -881,17 +901,19 @@ scan(struct scan_track *st, bool last)
 	hrtime_t when = output_now();
 	size_t i, n = 0;
 
+	for (i = 0; i < st->nprocs; i++)
+		proc_look(st, st->procs[i], when);
 	scan_read_ended(st, when);
 	for (i = 0; i < st->nprocs; i++)
 		if (proc_scan(st, st->procs[i], when))
 			st->procs[n++] = st->procs[i];
 	st->nprocs = n;
-	if (last)
+	if (last) {
 		track_last_tick(&st->ticked);
-	else
-		track_tick(&st->ticked);
-	if (last)
+		say_unseen_limits(st);
 		return;
+	}
+	track_tick(&st->ticked);
 	if (st->nsets > 1)
 		hand_over(st, (st->current + 1) % st->nsets);
 	find_procs(st, when);
@@ -946,34 +968,8 @@ scan_free(struct scan_track *st)
 	free(st->counts);
 	free(st->times);
 	free(st->before);
-	free(st->eng);
 	engine_sets_free(st->sets);
 	free(st);
-}
-
-/*
- * Each set's counters as the scan opens them on threads and sentinels:
- * one with hardware events in several groups, each group its own perf
- * group, so that the kernel takes turns with them; a set whose events
- * wait for no counter (software events, tracepoints) as one perf group,
- * whose times are each of its groups', as they count all the time
- * anyway. Fewer groups keep a build's sentinels' records whole: opened
- * apart, many of them were missing (Linux 6.18). 0, or -1.
- */
-static int
-opened_sets(struct scan_track *st)
-{
-	const struct engine_counters *c = engine_sets_counters(st->sets);
-	int s;
-
-	if ((st->eng = calloc((size_t)st->nsets, sizeof(*st->eng))) == NULL)
-		return -1;
-	for (s = 0; s < st->nsets; s++) {
-		st->eng[s] = c[s];
-		if (setgrp_limited_groups(st->ct->specs, s) == 0)
-			st->eng[s].groups = NULL;
-	}
-	return 0;
 }
 
 /*
@@ -1033,11 +1029,7 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 		scan_free(st);
 		return 2;
 	}
-	if (opened_sets(st) != 0) {
-		diag(NULL, "no memory available\n");
-		scan_free(st);
-		return 1;
-	}
+	st->eng = engine_sets_counters(st->sets);
 	st->unseen_fds = unseen_nfds(st->eng, st->nsets);
 	for (s = 0; s < st->nsets; s++) {
 		st->fds_per_lwp += st->eng[s].nattrs;

@@ -49,6 +49,7 @@ struct scan_proc {
 	struct unseen *unseen; /* its sentinel, or NULL */
 	bool retry; /* no sentinel for want of the right: tried again */
 	bool seen;
+	bool gone; /* as a scan found it, before the sentinels were read */
 };
 
 /* A task that ended unseen, in one set, as one sentinel's records say. */
@@ -84,7 +85,7 @@ struct left_out {
 struct scan_track {
 	struct cputrack *ct;
 	struct engine_sets *sets;
-	struct engine_counters *eng; /* each set's counters, as opened */
+	const struct engine_counters *eng; /* each set's counters */
 	int nsets, current, fds_per_lwp;
 	int unseen_fds;		  /* a sentinel's */
 	bool sentinels;		  /* this kernel's are safe (unseen_possible) */

@@ -10,7 +10,12 @@
  *
  * A task's records (one per counter, each with the original counter's id)
  * come together at its exit, though another task's may come between: a
- * read gathers them per task and set before it hands them on.
+ * read gathers them per task and set before it hands them on. The kernel
+ * writes them one at a time, and a ring half full wakes its reader while
+ * the task that filled it is still writing the rest: a read may see a
+ * task's first records only. A task is handed on once every counter of
+ * its set has said it; its part kept until then, or until no more can
+ * come (records lost).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -55,11 +60,19 @@ struct lost_record {
 	uint64_t id, lost;
 };
 
+/*
+ * How long a task's part waits for the rest of its records, which come
+ * within microseconds of each other unless the ring had no room for them.
+ */
+#define PART_WAIT_NS 1000000000LL
+
 /* A task's counts in a set, gathered from its records. */
 struct gathered {
 	struct unseen_task task;
 	uint64_t *values;
 	struct set_times *times;
+	int nrecords;
+	hrtime_t since; /* when a read first found it in part; 0: not yet */
 };
 
 struct unseen {
@@ -308,6 +321,8 @@ gathered_of(struct unseen *u, const struct read_record *r, int s)
 		return NULL;
 	}
 	u->ngot++;
+	g->nrecords = 0;
+	g->since = 0;
 	g->task = (struct unseen_task) { .pid = (pid_t)r->pid,
 		.tid = (pid_t)r->tid,
 		.set = s,
@@ -321,15 +336,21 @@ static void
 gather(struct unseen *u, const struct read_record *r)
 {
 	struct gathered *g;
+	struct set_times *t;
 	int s, k;
 
 	if (!counter_of(u, r->id, &s, &k) || (g = gathered_of(u, r, s)) == NULL)
 		return;
 	g->values[k] = r->value;
-	/* A group's counters run together: its leader's times are its. */
-	if (engine_counters_leader(&u->sets[s], k) == k)
-		g->times[engine_counters_group(&u->sets[s], k)] =
-		    (struct set_times) { r->enabled_ns, r->running_ns };
+	g->nrecords++;
+	/*
+	 * A group's counters run together: its leader's times are its, and
+	 * a member's stand in until the leader's come.
+	 */
+	t = &g->times[engine_counters_group(&u->sets[s], k)];
+	if (engine_counters_leader(&u->sets[s], k) == k ||
+	    (t->enabled_ns == 0 && t->running_ns == 0))
+		*t = (struct set_times) { r->enabled_ns, r->running_ns };
 }
 
 /* The record at offset at of the ring's data, copied whole into rec. */
@@ -375,18 +396,33 @@ read_ring(struct unseen *u)
 	return lost;
 }
 
+/* Whether a task's counts are to be handed on now. */
+static bool
+ready(const struct unseen *u, struct gathered *g, hrtime_t now)
+{
+	if (g->nrecords >= u->sets[g->task.set].nattrs)
+		return true;
+	if (g->since == 0)
+		g->since = now;
+	return now - g->since >= PART_WAIT_NS;
+}
+
 unsigned long
-unseen_read(struct unseen *u,
+unseen_read(struct unseen *u, hrtime_t now,
     void (*fn)(void *arg, const struct unseen_task *t), void *arg)
 {
 	unsigned long lost = read_ring(u);
-	int i;
+	int i, kept = 0;
 
 	for (i = 0; i < u->ngot; i++) {
+		if (!ready(u, &u->got[i], now)) {
+			u->got[kept++] = u->got[i];
+			continue;
+		}
 		fn(arg, &u->got[i].task);
 		free(u->got[i].values);
 		free(u->got[i].times);
 	}
-	u->ngot = 0;
+	u->ngot = kept;
 	return lost;
 }

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "engine_sets.h"
+#include "libcpc.h"
 
 /* What an ended task counted in one set, as its records gave it. */
 struct unseen_task {
@@ -59,10 +60,11 @@ int unseen_fd(const struct unseen *u);
 /* Set next counts from now on, as the scan's counters hand over. */
 void unseen_hand_over(struct unseen *u, int current, int next);
 /*
- * The records since the last read, a task's counts in one set at a time
- * to fn (which must not keep t); the records the kernel had no room for.
+ * The tasks whose records are all in, as of now: a task's counts in one
+ * set at a time to fn (which must not keep t); the records the kernel had
+ * no room for. A task whose records came in part waits for the rest.
  */
-unsigned long unseen_read(struct unseen *u,
+unsigned long unseen_read(struct unseen *u, hrtime_t now,
     void (*fn)(void *arg, const struct unseen_task *t), void *arg);
 
 #endif /* CPUTOP_UNSEEN_H */
