@@ -271,14 +271,14 @@ default_metrics_free(struct default_metrics *dm)
 
 bool
 default_metric_value(const struct default_metric *u, const uint64_t *values,
-    uint64_t elapsed_ns, double *value)
+    double elapsed_s, double *value)
 {
 	struct metric_value out;
 	struct metric_counts in = {
 		.values = u->counts,
 		.nvalues = u->ncounters,
 		.cpus = 1,
-		.elapsed_s = elapsed_ns > 0 ? (double)elapsed_ns / 1e9 : NAN,
+		.elapsed_s = elapsed_s,
 		.counted = true,
 	};
 	struct default_metric *w = (struct default_metric *)u;

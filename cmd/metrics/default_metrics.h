@@ -54,10 +54,10 @@ void default_metrics_free(struct default_metrics *dm);
 
 /*
  * The value of a metric from a row's counted values (one per counter of
- * the set) and its elapsed wall-clock ns (0: not known): false when it
- * has none, as when a divisor is 0 or an input was not counted.
+ * the set) and its elapsed wall-clock seconds (NaN: not known): false
+ * when it has none, as when a divisor is 0 or an input was not counted.
  */
 bool default_metric_value(const struct default_metric *u,
-    const uint64_t *values, uint64_t elapsed_ns, double *value);
+    const uint64_t *values, double elapsed_s, double *value);
 
 #endif /* DEFAULT_METRICS_H */

@@ -83,7 +83,7 @@ plan_columns(const struct out_run *run)
 {
 	if (run->metric_set < 0)
 		return 0;
-	return (run->derived == NULL) + 2 * run->nmetrics + 1;
+	return !run->cfg.metrics + 2 * run->nplan + 1;
 }
 
 static void
@@ -103,9 +103,9 @@ plan_titles(const struct out_run *run, struct out_buf *b)
 
 	if (run->metric_set < 0)
 		return;
-	if (run->derived == NULL)
+	if (!run->cfg.metrics)
 		out_buf_str(b, ",elapsed_ns");
-	for (i = 0; i < run->nmetrics; i++) {
+	for (i = 0; i < run->nplan; i++) {
 		m = out_run_plan_metric(run, i);
 		out_buf_str(b, ",metric.");
 		field(run, b, m->key);
@@ -139,7 +139,7 @@ meta(const struct out_run *run, struct out_buf *b, const char *key,
 		out_buf_str(b, ",");
 	for (i = 0; run->cfg.per_unit != 0 && i < TOPO_NFIELDS; i++)
 		out_buf_str(b, ",");
-	if (run->derived != NULL)
+	if (run->cfg.metrics)
 		for (i = 0; i <= run->nmetric_keys; i++)
 			out_buf_str(b, ",");
 	empty_plan_columns(run, b);
@@ -154,7 +154,7 @@ plan_meta(const struct out_run *run, struct out_buf *b)
 	char level[16];
 	int i;
 
-	for (i = 0; run->metric_set >= 0 && i < run->nmetrics; i++) {
+	for (i = 0; run->metric_set >= 0 && i < run->nplan; i++) {
 		m = out_run_plan_metric(run, i);
 		meta(run, b, "metric_parent", m->key,
 		    m->parent >= 0 ? out_run_plan_metric(run, m->parent)->key :
@@ -184,7 +184,7 @@ csv_head(void *state, const struct out_run *run, struct out_buf *b)
 		out_buf_str(b, ",cgroup");
 	for (i = 0; run->cfg.per_unit != 0 && i < TOPO_NFIELDS; i++)
 		out_buf_printf(b, ",%s", topology_field_keys[i]);
-	if (run->derived != NULL) {
+	if (run->cfg.metrics) {
 		out_buf_str(b, ",elapsed_ns");
 		for (i = 0; i < run->nmetric_keys; i++) {
 			out_buf_str(b, ",metric.");
@@ -255,23 +255,24 @@ unit_fields(struct out_buf *b, const char *unit)
 	}
 }
 
-/* --metrics: the row's elapsed time, then its metrics in their columns. */
+/* --metrics: the row's elapsed time, then its keys in their columns. */
 static void
 metrics(const struct out_run *run, struct out_buf *b, const struct out_row *row)
 {
-	const struct default_metrics *ds =
-	    row->setno >= 0 ? &run->derived[row->setno] : NULL;
+	const struct out_metric *m;
+	int n = out_run_set_metrics(run, row->setno, &m);
 	double v;
-	int k, u;
+	int k, i;
 
 	out_buf_str(b, ",");
-	if (ds != NULL && row->not_counted == NULL && row->elapsed_ns > 0)
+	if (row->setno >= 0 && row->not_counted == NULL && row->elapsed_ns > 0)
 		out_buf_printf(b, "%llu", (unsigned long long)row->elapsed_ns);
 	for (k = 0; k < run->nmetric_keys; k++) {
 		out_buf_str(b, ",");
-		for (u = 0; ds != NULL && u < ds->nuses; u++)
-			if (strcmp(ds->uses[u].key, run->metric_keys[k]) == 0 &&
-			    out_row_derived(row, u, &v)) {
+		for (i = 0; i < n; i++)
+			if (m[i].by_key &&
+			    strcmp(m[i].key, run->metric_keys[k]) == 0 &&
+			    out_row_metric(row, i, &v)) {
 				out_buf_printf(b, "%.15g", v);
 				break;
 			}
@@ -283,21 +284,21 @@ static void
 plan_values(
     const struct out_run *run, struct out_buf *b, const struct out_row *row)
 {
-	const struct metric_value *v;
+	const struct metric_value *plan = out_row_plan(run, row), *v;
 	const char *bottleneck = NULL;
 	int i;
 
 	if (run->metric_set < 0)
 		return;
-	if (run->derived == NULL) {
+	if (!run->cfg.metrics) {
 		out_buf_str(b, ",");
-		if (row->metrics != NULL && row->not_counted == NULL &&
+		if (plan != NULL && row->not_counted == NULL &&
 		    row->elapsed_ns > 0)
 			out_buf_printf(
 			    b, "%llu", (unsigned long long)row->elapsed_ns);
 	}
-	for (i = 0; i < run->nmetrics; i++) {
-		v = row->metrics != NULL ? &row->metrics[i] : NULL;
+	for (i = 0; i < run->nplan; i++) {
+		v = plan != NULL ? &plan[i] : NULL;
 		out_buf_str(b, ",");
 		if (v != NULL && !isnan(v->value) && !isinf(v->value))
 			out_buf_printf(b, "%.15g", v->value);
@@ -359,7 +360,7 @@ csv_row(void *state, const struct out_run *run, struct out_buf *b,
 	}
 	if (run->cfg.per_unit != 0)
 		unit_fields(b, row->unit);
-	if (run->derived != NULL)
+	if (run->cfg.metrics)
 		metrics(run, b, row);
 	plan_values(run, b, row);
 	out_buf_str(b, "\n");
@@ -400,7 +401,7 @@ summary_row(const struct out_run *run, struct out_buf *b,
 	out_buf_printf(b, ",,,,,runs,%u", sum->runs);
 	if (run->cfg.cgroup_names)
 		out_buf_str(b, ",");
-	if (run->derived != NULL)
+	if (run->cfg.metrics)
 		for (i = 0; i <= run->nmetric_keys; i++)
 			out_buf_str(b, ",");
 	empty_plan_columns(run, b);

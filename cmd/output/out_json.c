@@ -183,7 +183,7 @@ out_json_metric_list(const struct out_run *run)
 	json_t *list = json_array();
 	int i;
 
-	for (i = 0; list != NULL && i < run->nmetrics; i++) {
+	for (i = 0; list != NULL && i < run->nplan; i++) {
 		m = out_run_plan_metric(run, i);
 		parent =
 		    m->parent >= 0 ? out_run_plan_metric(run, m->parent) : NULL;
@@ -210,20 +210,20 @@ void
 out_json_plan_values(const struct out_run *run, struct out_json_obj *metrics,
     struct out_json_obj *row, const struct out_row *r)
 {
+	const struct metric_value *plan = out_row_plan(run, r);
 	const struct metric_shown *m;
 	const char *bottleneck = NULL;
 	json_t *crossed = json_array(), *hidden = json_array();
 	int i;
 
-	for (i = 0; i < run->nmetrics; i++) {
+	for (i = 0; i < run->nplan; i++) {
 		m = out_run_plan_metric(run, i);
-		out_json_put(
-		    metrics, m->key, real_or_null(r->metrics[i].value));
-		if (r->metrics[i].crossed == 1)
+		out_json_put(metrics, m->key, real_or_null(plan[i].value));
+		if (plan[i].crossed == 1)
 			json_array_append_new(crossed, json_string(m->key));
-		if (r->metrics[i].hidden)
+		if (plan[i].hidden)
 			json_array_append_new(hidden, json_string(m->key));
-		if (r->metrics[i].bottleneck)
+		if (plan[i].bottleneck)
 			bottleneck = m->key;
 	}
 	out_json_put(row, "metrics_crossed", crossed);
@@ -342,30 +342,29 @@ json_head(void *state, const struct out_run *run, struct out_buf *b)
 }
 
 /*
- * The row's elapsed time, and its metrics: --metrics's derived ones, and
- * -M's in a row of its set.
+ * The row's elapsed time, and its metrics: --metrics's keys, and -M's in
+ * a row of its set.
  */
 static void
 metrics(const struct out_run *run, struct out_json_obj *row,
     const struct out_row *r)
 {
-	const struct default_metrics *ds =
-	    run->derived != NULL ? &run->derived[r->setno] : NULL;
+	const struct out_metric *keys;
 	struct out_json_obj m = { json_object(), true };
+	int i, n = out_run_set_metrics(run, r->setno, &keys);
 	double v;
-	int u;
 
 	out_json_put(row, "elapsed_ns",
 	    r->not_counted == NULL && r->elapsed_ns > 0 ? count(r->elapsed_ns) :
 							  json_null());
-	if (ds == NULL && r->metrics == NULL) {
+	if (!run->cfg.metrics && out_row_plan(run, r) == NULL) {
 		json_decref(m.json);
 		return;
 	}
-	for (u = 0; ds != NULL && u < ds->nuses; u++)
-		if (out_row_derived(r, u, &v))
-			out_json_put_clean(&m, ds->uses[u].key, json_real(v));
-	if (r->metrics != NULL)
+	for (i = 0; i < n; i++)
+		if (keys[i].by_key && out_row_metric(r, i, &v))
+			out_json_put_clean(&m, keys[i].key, json_real(v));
+	if (out_row_plan(run, r) != NULL)
 		out_json_plan_values(run, &m, row, r);
 	if (!m.ok)
 		row->ok = false;

@@ -37,7 +37,8 @@ json_t *out_json_sets(const struct out_run *run);
 
 /*
  * The head's "machine" (NULL: not known) and -M's
- * "metrics" list; a row's -M values into metrics, and its marks.
+ * "metrics" list; a row's -M values into metrics, and its marks (a row
+ * of -M's set: out_row_plan).
  */
 json_t *out_json_machine(const struct out_run *run);
 json_t *out_json_metric_list(const struct out_run *run);

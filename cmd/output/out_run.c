@@ -101,38 +101,109 @@ metric_key(const struct out_run *run, const char *key)
 	return -1;
 }
 
-/* --metrics: what each set gives, planned once for every row. */
+static int
+add_metric(struct out_run *run, const struct out_metric *m)
+{
+	struct out_metric *grown;
+
+	grown = reallocarray(
+	    run->metrics, (size_t)run->nmetrics + 1, sizeof(*grown));
+	if (grown == NULL)
+		return -1;
+	run->metrics = grown;
+	grown[run->nmetrics++] = *m;
+	return 0;
+}
+
+/* --metrics: the keys set s gives, and each new one's CSV column. */
+static int
+add_keys(struct out_run *run, int s)
+{
+	const struct default_metrics *ds = &run->key_plans[s];
+	const char **grown;
+	int u;
+
+	if (default_metrics_plan(run->specs[s], &run->key_plans[s]) != 0)
+		return -1;
+	for (u = 0; u < ds->nuses; u++) {
+		if (add_metric(run,
+			&(struct out_metric) { .key = ds->uses[u].key,
+			    .unit = ds->uses[u].unit,
+			    .by_key = true,
+			    .use = &ds->uses[u] }) != 0)
+			return -1;
+		if (metric_key(run, ds->uses[u].key) >= 0)
+			continue;
+		grown = reallocarray(run->metric_keys,
+		    (size_t)run->nmetric_keys + 1, sizeof(*grown));
+		if (grown == NULL)
+			return -1;
+		run->metric_keys = grown;
+		grown[run->nmetric_keys++] = ds->uses[u].key;
+	}
+	return 0;
+}
+
+/* -M's metrics, after those of the set before. */
+static int
+add_plan(struct out_run *run)
+{
+	const struct metric_shown *shown;
+	int i;
+
+	run->plan_first = run->nmetrics;
+	for (i = 0; i < run->nplan; i++) {
+		shown = metric_plan_metric(run->cfg.metric_plan, i);
+		if (add_metric(run,
+			&(struct out_metric) { .key = shown->key,
+			    .unit = shown->unit,
+			    .shown = shown }) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Every metric of the run, planned once for every row: each set's keys
+ * of --metrics, then -M's in its set (or after all sets, where no set
+ * counts its events), and a row's scratch for the largest set's.
+ */
 static int
 collect_metrics(struct out_run *run)
 {
-	const struct default_metrics *ds;
-	const char **grown;
-	int s, u, most = 0;
+	struct out_set_metrics *sm;
+	int s, most = 0, reqs = 0;
 
-	if (!run->cfg.metrics)
-		return 0;
-	run->derived = calloc((size_t)run->nsets, sizeof(*run->derived));
-	if (run->derived == NULL)
+	run->set_metrics = calloc((size_t)run->nsets + 1, sizeof(*sm));
+	if (run->set_metrics == NULL)
+		return -1;
+	if (run->cfg.metrics &&
+	    (run->key_plans = calloc(
+		 (size_t)run->nsets + 1, sizeof(*run->key_plans))) == NULL)
 		return -1;
 	for (s = 0; s < run->nsets; s++) {
-		ds = &run->derived[s];
-		if (default_metrics_plan(run->specs[s], &run->derived[s]) != 0)
+		sm = &run->set_metrics[s];
+		sm->first = run->nmetrics;
+		if (run->key_plans != NULL && add_keys(run, s) != 0)
 			return -1;
-		if (ds->nuses > most)
-			most = ds->nuses;
-		for (u = 0; u < ds->nuses; u++) {
-			if (metric_key(run, ds->uses[u].key) >= 0)
-				continue;
-			grown = reallocarray(run->metric_keys,
-			    (size_t)run->nmetric_keys + 1, sizeof(*grown));
-			if (grown == NULL)
+		if (s == run->metric_set) {
+			run->plan_at = run->nmetrics - sm->first;
+			if (add_plan(run) != 0)
 				return -1;
-			run->metric_keys = grown;
-			grown[run->nmetric_keys++] = ds->uses[u].key;
 		}
+		sm->n = run->nmetrics - sm->first;
+		if (sm->n > most)
+			most = sm->n;
+		if (run->specs[s]->nreqs > reqs)
+			reqs = run->specs[s]->nreqs;
 	}
-	run->derived_values = calloc((size_t)most + 1, sizeof(double));
-	return run->derived_values != NULL ? 0 : -1;
+	if (run->metric_set < 0 && run->nplan > 0 && add_plan(run) != 0)
+		return -1;
+	run->metric_values =
+	    calloc((size_t)most + 1, sizeof(*run->metric_values));
+	run->metric_sources = calloc((size_t)reqs + 1, sizeof(double));
+	return run->metric_values != NULL && run->metric_sources != NULL ? 0 :
+									   -1;
 }
 
 /*
@@ -180,15 +251,8 @@ bind_plan(struct out_run *run)
 	}
 	run->env = *metric_plan_env(plan);
 	run->has_env = true;
-	run->nmetrics = metric_plan_nmetrics(plan);
-	run->metric_values =
-	    calloc((size_t)run->nmetrics + 1, sizeof(*run->metric_values));
-	run->metric_sources = calloc(run->metric_set >= 0 ?
-		(size_t)run->specs[run->metric_set]->nreqs + 1 :
-		1,
-	    sizeof(double));
-	return run->metric_values != NULL && run->metric_sources != NULL ? 0 :
-									   -1;
+	run->nplan = metric_plan_nmetrics(plan);
+	return 0;
 }
 
 /* How many of counter i's boxes the row counts (1 for one of none). */
@@ -204,18 +268,59 @@ boxes_counted(const struct spec *spec, int i, const struct out_row *row)
 	return n;
 }
 
-const struct metric_value *
-out_run_plan_values(struct out_run *run, const struct out_row *row)
+int
+out_run_set_metrics(
+    const struct out_run *run, int s, const struct out_metric **first)
 {
+	if (s < 0 || s >= run->nsets || run->set_metrics == NULL) {
+		*first = NULL;
+		return 0;
+	}
+	*first = &run->metrics[run->set_metrics[s].first];
+	return run->set_metrics[s].n;
+}
+
+/* A metric of --metrics: a value, or NaN; no threshold, no tree. */
+static void
+key_value(const struct out_metric *m, const struct metric_counts *in,
+    struct metric_value *out)
+{
+	*out = (struct metric_value) { .value = NAN, .crossed = -1 };
+	if (in->counted &&
+	    !default_metric_value(
+		m->use, in->values, in->elapsed_s, &out->value))
+		out->value = NAN;
+}
+
+void
+out_run_eval(const struct out_run *run, int s, const struct metric_counts *in,
+    struct metric_value *out)
+{
+	const struct out_metric *first;
+	int i, n = out_run_set_metrics(run, s, &first);
+
+	for (i = 0; i < n; i++)
+		if (first[i].by_key)
+			key_value(&first[i], in, &out[i]);
+	if (s == run->metric_set && run->nplan > 0)
+		metric_plan_eval(run->cfg.metric_plan, in,
+		    run->cfg.metric_show_all, out + run->plan_at);
+}
+
+const struct metric_value *
+out_run_row_metrics(struct out_run *run, const struct out_row *row)
+{
+	const struct out_metric *first;
 	const struct spec *spec;
 	struct metric_counts in;
 	int i;
 
-	if (run->metric_set < 0 || row->setno != run->metric_set ||
-	    row->values == NULL)
+	if (row->values == NULL ||
+	    out_run_set_metrics(run, row->setno, &first) == 0)
 		return NULL;
-	spec = run->specs[run->metric_set];
-	for (i = 0; i < spec->nreqs; i++)
+	spec = run->specs[row->setno];
+	/* Only -M's formulas read the boxes. */
+	for (i = 0; row->setno == run->metric_set && i < spec->nreqs; i++)
 		run->metric_sources[i] = boxes_counted(spec, i, row);
 	in = (struct metric_counts) {
 		.values = row->values,
@@ -226,49 +331,35 @@ out_run_plan_values(struct out_run *run, const struct out_row *row)
 		    row->elapsed_ns > 0 ? (double)row->elapsed_ns / 1e9 : NAN,
 		.counted = row->not_counted == NULL,
 	};
-	metric_plan_eval(run->cfg.metric_plan, &in, run->cfg.metric_show_all,
-	    run->metric_values);
+	out_run_eval(run, row->setno, &in, run->metric_values);
 	return run->metric_values;
 }
 
 const struct metric_shown *
 out_run_plan_metric(const struct out_run *run, int i)
 {
-	return run->cfg.metric_plan != NULL ?
-	    metric_plan_metric(run->cfg.metric_plan, i) :
+	return i >= 0 && i < run->nplan ?
+	    run->metrics[run->plan_first + i].shown :
 	    NULL;
 }
 
-bool
-out_row_derived(const struct out_row *row, int i, double *value)
+const struct metric_value *
+out_row_plan(const struct out_run *run, const struct out_row *row)
 {
-	if (row->derived == NULL || isnan(row->derived[i]))
-		return false;
-	*value = row->derived[i];
-	return true;
-}
-
-int
-out_run_nderived(const struct out_run *run, int s)
-{
-	return run->derived != NULL && s >= 0 ? run->derived[s].nuses : 0;
-}
-
-const double *
-out_run_derived_values(struct out_run *run, const struct out_row *row)
-{
-	const struct default_metrics *ds;
-	int i;
-
-	if (out_run_nderived(run, row->setno) == 0 ||
-	    row->not_counted != NULL || row->values == NULL)
+	if (row->metrics == NULL || row->setno < 0 ||
+	    row->setno != run->metric_set || run->nplan == 0)
 		return NULL;
-	ds = &run->derived[row->setno];
-	for (i = 0; i < ds->nuses; i++)
-		if (!default_metric_value(&ds->uses[i], row->values,
-			row->elapsed_ns, &run->derived_values[i]))
-			run->derived_values[i] = NAN;
-	return run->derived_values;
+	return row->metrics + run->plan_at;
+}
+
+bool
+out_row_metric(const struct out_row *row, int i, double *value)
+{
+	if (row->metrics == NULL || isnan(row->metrics[i].value) ||
+	    isinf(row->metrics[i].value))
+		return false;
+	*value = row->metrics[i].value;
+	return true;
 }
 
 const struct out_event *
@@ -328,7 +419,7 @@ out_run_init(struct out_run *run, cpc_t *cpc, const struct out_config *cfg)
 	run->host[sizeof(run->host) - 1] = '\0';
 	out_run_start(run);
 	if (collect_specs(run) != 0 || collect_events(run) != 0 ||
-	    collect_metrics(run) != 0 || bind_plan(run) != 0) {
+	    bind_plan(run) != 0 || collect_metrics(run) != 0) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -345,16 +436,18 @@ out_run_fini(struct out_run *run)
 {
 	int s;
 
-	for (s = 0; run->derived != NULL && s < run->nsets; s++)
-		default_metrics_free(&run->derived[s]);
-	free(run->derived);
-	run->derived = NULL;
+	for (s = 0; run->key_plans != NULL && s < run->nsets; s++)
+		default_metrics_free(&run->key_plans[s]);
+	free(run->key_plans);
+	run->key_plans = NULL;
+	free(run->metrics);
+	run->metrics = NULL;
+	free(run->set_metrics);
+	run->set_metrics = NULL;
 	free(run->metric_keys);
 	run->metric_keys = NULL;
 	free(run->metric_values);
 	run->metric_values = NULL;
-	free(run->derived_values);
-	run->derived_values = NULL;
 	free(run->metric_sources);
 	run->metric_sources = NULL;
 	free(run->events);

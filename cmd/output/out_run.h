@@ -24,6 +24,26 @@ struct out_event {
 	struct evscale scale;
 };
 
+/*
+ * A metric the rows give: one of -M's (shown: its place in the plan's
+ * tree), or one of --metrics's (by_key: printed by its key beside the
+ * counts, in the words of use). Rows of a set carry the values of that
+ * set's metrics alone, --metrics's first, then -M's in -M's set.
+ */
+struct out_metric {
+	const char *key;
+	const char *unit;
+	bool by_key;
+	const struct default_metric *use; /* --metrics's evaluator */
+	const struct metric_shown *shown; /* -M's; NULL for --metrics's */
+};
+
+/* The metrics of one set's rows: run->metrics[first] on, n of them. */
+struct out_set_metrics {
+	int first;
+	int n;
+};
+
 struct out_run {
 	struct out_config cfg;
 	cpc_t *cpc;
@@ -35,26 +55,33 @@ struct out_run {
 	bool any_scaled; /* an event has a sysfs scale: rows look for it */
 	const struct spec **specs; /* the run's -c specs, nsets of them */
 	int nsets;
-	/* --metrics: per set, the metrics it gives; else NULL. */
-	struct default_metrics *derived;
-	double *derived_values; /* a row's, out_run_derived_values */
+	/* Every metric of the run, set by set, and each set's share. */
+	struct out_metric *metrics;
+	int nmetrics;
+	struct out_set_metrics *set_metrics;
+	/* --metrics: per set, the evaluators of its keys; else NULL. */
+	struct default_metrics *key_plans;
 	/* Their distinct keys, in set and table order. */
 	const char **metric_keys;
 	int nmetric_keys;
 	/*
-	 * -M: the set of the plan's events (-1: none), and a row's metrics,
-	 * worked out under the output's lock (out_run_plan_values).
+	 * -M: the set of the plan's events (-1: none), its metrics
+	 * (run->metrics[plan_first] on, nplan of them), and where they
+	 * start among a row's of that set.
 	 */
 	int metric_set;
-	int nmetrics;
+	int nplan;
+	int plan_first;
+	int plan_at;
 	/*
 	 * The machine's facts the formulas read (the plan's, or read for a
 	 * JSON stream's head, which --input reads back); has_env: known.
 	 */
 	struct metric_env env;
 	bool has_env;
+	/* A row's metrics, worked out under the output's lock. */
 	struct metric_value *metric_values;
-	double *metric_sources;	    /* per counter of the set: its boxes */
+	double *metric_sources;	    /* per counter of a set: its boxes */
 	hrtime_t start;		    /* CLOCK_MONOTONIC ns: row time 0 */
 	struct timespec start_real; /* CLOCK_REALTIME at the same moment */
 	char start_text[40];	    /* start_real, RFC 3339, UTC */
@@ -70,27 +97,30 @@ int out_run_event(const struct out_run *run, const char *name);
 /* Whether the event counts nanoseconds (a clock) rather than events. */
 bool out_run_is_clock(const struct out_run *run, const char *name);
 unsigned long long out_run_start_ns(const struct out_run *run);
+/* The metrics rows of set s give: how many, from *first on. */
+int out_run_set_metrics(
+    const struct out_run *run, int s, const struct out_metric **first);
 /*
- * --metrics's values of a row, one per metric of its set, into
- * run->derived_values (NAN where a metric has none: not counted, nothing
- * to divide by); NULL for a row without them. The caller holds the
- * output's lock, as for out_run_plan_values.
+ * The one evaluator: the metrics of set s (out_run_set_metrics's, in
+ * that order) from counts of its counters, into out. Rows, the live
+ * view's sums and the exporter's series all ask it.
  */
-const double *out_run_derived_values(
-    struct out_run *run, const struct out_row *row);
-/* How many values out_run_derived_values gives a row of set s. */
-int out_run_nderived(const struct out_run *run, int s);
+void out_run_eval(const struct out_run *run, int s,
+    const struct metric_counts *in, struct metric_value *out);
 /*
- * -M's metrics of a row of the plan's set, into run->metric_values: NULL
- * for a row of another set or without counts. The caller holds the
- * output's lock (one row at a time).
+ * A row's metrics, into run->metric_values: NULL for a row without
+ * counts, or of a set that gives none. The caller holds the output's
+ * lock (one row at a time).
  */
-const struct metric_value *out_run_plan_values(
+const struct metric_value *out_run_row_metrics(
     struct out_run *run, const struct out_row *row);
 
 /* Shown metric i of -M's plan (NULL: none). */
 const struct metric_shown *out_run_plan_metric(
     const struct out_run *run, int i);
+/* -M's values in a row (nplan of them): NULL in a row of another set. */
+const struct metric_value *out_row_plan(
+    const struct out_run *run, const struct out_row *row);
 
 /*
  * Whether a row's metrics come from multiplexed counts: its set counted

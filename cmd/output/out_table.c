@@ -179,13 +179,12 @@ gap_comment(struct out_buf *b, const struct out_row *row, const char *sep)
 static bool
 has_metrics(const struct out_run *run, const struct out_row *row)
 {
+	const struct out_metric *m;
 	double v;
-	int i;
+	int i, n = out_run_set_metrics(run, row->setno, &m);
 
-	for (i = 0; run->derived != NULL && row->setno >= 0 &&
-	     i < run->derived[row->setno].nuses;
-	     i++)
-		if (out_row_derived(row, i, &v))
+	for (i = 0; i < n; i++)
+		if (m[i].by_key && out_row_metric(row, i, &v))
 			return true;
 	return false;
 }
@@ -195,22 +194,21 @@ static void
 metrics_comment(const struct out_run *run, struct out_buf *b,
     const struct out_row *row, const char *sep)
 {
-	const struct default_metrics *ds = &run->derived[row->setno];
-	const struct default_metric *u;
+	const struct out_metric *m;
 	double v;
-	int i;
+	int i, n = out_run_set_metrics(run, row->setno, &m);
 
-	for (i = 0; i < ds->nuses; i++) {
-		if (!out_row_derived(row, i, &v))
+	for (i = 0; i < n; i++) {
+		if (!m[i].by_key || !out_row_metric(row, i, &v))
 			continue;
-		u = &ds->uses[i];
 		out_buf_str(b, sep);
-		if (strcmp(u->unit, "%") == 0)
-			out_buf_printf(b, "%.2f%% %s", v, u->label);
-		else if (u->unit[0] != '\0')
-			out_buf_printf(b, "%.3f %s %s", v, u->unit, u->label);
+		if (strcmp(m[i].unit, "%") == 0)
+			out_buf_printf(b, "%.2f%% %s", v, m[i].use->label);
+		else if (m[i].unit[0] != '\0')
+			out_buf_printf(
+			    b, "%.3f %s %s", v, m[i].unit, m[i].use->label);
 		else
-			out_buf_printf(b, "%.3f %s", v, u->label);
+			out_buf_printf(b, "%.3f %s", v, m[i].use->label);
 		sep = ", ";
 	}
 	if (out_run_multiplexed(row))
@@ -322,7 +320,7 @@ counts(const struct out_run *run, struct out_buf *b, const struct out_row *row,
 	}
 	trailer(run, b, row, spec);
 	out_buf_str(b, "\n");
-	if (row->metrics != NULL && row->not_counted == NULL)
+	if (out_row_plan(run, row) != NULL && row->not_counted == NULL)
 		out_table_metric_lines(run, b, row);
 }
 

@@ -40,7 +40,7 @@ unit_width(const struct out_run *run)
 {
 	int i, n, w = 1;
 
-	for (i = 0; i < run->nmetrics; i++)
+	for (i = 0; i < run->nplan; i++)
 		if ((n = (int)strlen(out_run_plan_metric(run, i)->unit)) > w)
 			w = n;
 	return w;
@@ -50,14 +50,14 @@ void
 out_table_metric_lines(
     const struct out_run *run, struct out_buf *b, const struct out_row *row)
 {
+	const struct metric_value *plan = out_row_plan(run, row), *v;
 	const struct metric_shown *m;
-	const struct metric_value *v;
 	char text[64];
 	int i, depth, uw = unit_width(run);
 
-	for (i = 0; i < run->nmetrics; i++) {
+	for (i = 0; i < run->nplan; i++) {
 		m = out_run_plan_metric(run, i);
-		v = &row->metrics[i];
+		v = &plan[i];
 		if (v->hidden)
 			continue;
 		depth = m->level > 1 ? m->level - 1 : 0;
@@ -96,7 +96,7 @@ out_table_metric_title(const struct out_run *run, struct out_buf *b)
 	char title[256];
 	int i;
 
-	for (i = 0; i < run->nmetrics; i++) {
+	for (i = 0; i < run->nplan; i++) {
 		m = out_run_plan_metric(run, i);
 		column_title(m, title, sizeof(title));
 		out_buf_printf(b, "%*s ", column_width(m), title);
@@ -107,17 +107,17 @@ void
 out_table_metric_values(
     const struct out_run *run, struct out_buf *b, const struct out_row *row)
 {
+	const struct metric_value *plan = out_row_plan(run, row);
 	const struct metric_shown *m;
 	char text[64];
 	int i;
 
-	for (i = 0; i < run->nmetrics; i++) {
+	for (i = 0; i < run->nplan; i++) {
 		m = out_run_plan_metric(run, i);
-		if (row->metrics == NULL)
+		if (plan == NULL)
 			snprintf(text, sizeof(text), "-");
 		else
-			value_text(
-			    m, row->metrics[i].value, text, sizeof(text));
+			value_text(m, plan[i].value, text, sizeof(text));
 		out_buf_printf(b, "%*s ", column_width(m), text);
 	}
 }

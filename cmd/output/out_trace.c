@@ -19,7 +19,7 @@
  *     and "process total" (cpustat "total") for the totals rows, which
  *     are not intervals and would break the line; " set S" follows with
  *     several sets;
- *   - with --metrics, a counter of the row's derived metrics beside it,
+ *   - with --metrics or -M, a counter of the row's metrics beside it,
  *     its name the counts' and " metrics", one arg a metric's key;
  *   - instant events (ph "i"): fork (args.child), exec (args.args),
  *     exit, lwp_exit, gap (args.intervals), and "not counted" in place
@@ -27,7 +27,6 @@
  *     "partial" beside one that leaves something out.
  * ts is in microseconds from the run's start, the row's time.
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,35 +373,25 @@ counter_name(const struct out_run *run, const struct out_row *r,
 }
 
 /*
- * --metrics: the row's derived metrics on a counter of their own beside
- * its counts' (named counter, then " metrics"): a ratio on the scale of
- * the counts would be a flat line at 0.
+ * --metrics, -M: the row's metrics on a counter of their own beside its
+ * counts' (named counter, then " metrics"): a ratio on the scale of the
+ * counts would be a flat line at 0.
  */
 static void
 emit_metrics(const struct out_run *run, struct out_buf *b,
     const struct out_row *r, const struct who *w, hrtime_t t,
     const char *counter)
 {
-	const struct default_metrics *ds =
-	    run->derived != NULL ? &run->derived[r->setno] : NULL;
+	const struct out_metric *m;
 	struct out_json_obj e, args = object();
 	char name[80];
 	bool any = false;
 	double v;
-	int u;
+	int i, n = out_run_set_metrics(run, r->setno, &m);
 
-	for (u = 0; ds != NULL && u < ds->nuses; u++)
-		if (out_row_derived(r, u, &v)) {
-			out_json_put_clean(
-			    &args, ds->uses[u].key, json_real(v));
-			any = true;
-		}
-	for (u = 0; r->metrics != NULL && u < run->nmetrics; u++)
-		if (!isnan(r->metrics[u].value) &&
-		    !isinf(r->metrics[u].value)) {
-			out_json_put_clean(&args,
-			    out_run_plan_metric(run, u)->key,
-			    json_real(r->metrics[u].value));
+	for (i = 0; i < n; i++)
+		if (out_row_metric(r, i, &v)) {
+			out_json_put_clean(&args, m[i].key, json_real(v));
 			any = true;
 		}
 	if (!any) {
@@ -433,7 +422,7 @@ emit_counter(const struct out_run *run, struct out_buf *b,
 			    json_integer((json_int_t)r->values[i]));
 	put_ev(&e, "args", &args);
 	emit(b, &e, ",\n");
-	if (run->derived != NULL || r->metrics != NULL)
+	if (r->metrics != NULL)
 		emit_metrics(run, b, r, w, t, name);
 }
 

@@ -61,8 +61,7 @@ struct row_rec {
 	struct out_row row;
 	hrtime_t t;
 	uint16_t nvalues;
-	uint16_t nmetrics; /* -M's values, after the counts */
-	uint16_t nderived; /* --metrics's, after those */
+	uint16_t nmetrics; /* its set's metrics, after the counts */
 	uint8_t kind;
 	uint8_t strings;
 	bool has_cpus;
@@ -579,6 +578,7 @@ static int
 row_parts(struct output *o, struct row_rec *rec, struct iovec *parts)
 {
 	const struct out_row *r = &rec->row;
+	const struct out_metric *first;
 	int n = 0;
 
 	if (r->values != NULL && r->not_counted == NULL) {
@@ -587,14 +587,10 @@ row_parts(struct output *o, struct row_rec *rec, struct iovec *parts)
 			(size_t)rec->nvalues * sizeof(uint64_t) };
 	}
 	if (r->metrics != NULL) {
-		rec->nmetrics = (uint16_t)o->run.nmetrics;
+		rec->nmetrics =
+		    (uint16_t)out_run_set_metrics(&o->run, r->setno, &first);
 		parts[n++] = (struct iovec) { (void *)r->metrics,
 			(size_t)rec->nmetrics * sizeof(*r->metrics) };
-	}
-	if (r->derived != NULL) {
-		rec->nderived = (uint16_t)out_run_nderived(&o->run, r->setno);
-		parts[n++] = (struct iovec) { (void *)r->derived,
-			(size_t)rec->nderived * sizeof(*r->derived) };
 	}
 	if (rec->has_cpus)
 		parts[n++] =
@@ -665,8 +661,6 @@ read_parts(const struct row_rec *rec, struct out_row *row, const char **before)
 	at += (size_t)rec->nvalues * sizeof(uint64_t);
 	row->metrics = rec->nmetrics > 0 ? (const void *)at : NULL;
 	at += (size_t)rec->nmetrics * sizeof(struct metric_value);
-	row->derived = rec->nderived > 0 ? (const void *)at : NULL;
-	at += (size_t)rec->nderived * sizeof(double);
 	row->cpus = rec->has_cpus ? (const void *)at : NULL;
 	at += rec->has_cpus ? sizeof(cpu_set_t) : 0;
 	for (i = 0; i < STRINGS; i++) {
@@ -861,8 +855,7 @@ output_row(struct output *o, const struct out_row *row)
 		when = output_now();
 	pthread_mutex_lock(&o->lock);
 	/* The metrics: worked out once, for the formats and the sinks. */
-	r.metrics = out_run_plan_values(&o->run, &r);
-	r.derived = out_run_derived_values(&o->run, &r);
+	r.metrics = out_run_row_metrics(&o->run, &r);
 	/* Never earlier than the row before: see the top. */
 	if (when < o->last)
 		when = o->last;

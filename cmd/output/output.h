@@ -181,21 +181,15 @@ struct out_row {
 	 */
 	bool stopped_early;
 	/*
-	 * -M's metrics of a row of their set, in the plan's order: the
-	 * output works them out once, for every format and sink; a command
-	 * leaves it NULL.
+	 * The metrics of the row's set (out_run_set_metrics's: --metrics's,
+	 * then -M's), in that order: the output works them out once, for
+	 * every format and sink; a command leaves it NULL.
 	 */
 	const struct metric_value *metrics;
-	/*
-	 * --metrics's values of the row's set, one per metric its set gives
-	 * (NAN where the row has none), worked out once the same way; NULL:
-	 * none.
-	 */
-	const double *derived;
 };
 
-/* --metrics's metric i of a row: false where the row has none. */
-bool out_row_derived(const struct out_row *row, int i, double *value);
+/* The row's metric i, false where it has none (not counted, no divisor). */
+bool out_row_metric(const struct out_row *row, int i, double *value);
 
 /*
  * cputrack -r: what one event of a set came to over the runs, each run's

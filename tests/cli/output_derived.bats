@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# --metrics: perf's derived metrics beside the counts (cmd/common/
-# derived.c). Each is checked against the same row's own fields, which
+# --metrics: perf's derived metrics beside the counts (cmd/metrics/
+# default_metrics.c). Each is checked against the same row's own fields, which
 # the kernel counted: CPUs utilized is task-clock / elapsed_ns, the
 # events per second are events / task-clock seconds; and against what
 # must bound it: one spinning thread uses at most one CPU, N threads at
@@ -206,6 +206,62 @@ for s in ("set 0", "set 1"):
     assert got and all(0 < m["args"]["cpus_utilized"] <= 1 + 1e-3
                        for m in got), (s, metrics)
 EOF
+}
+
+# A row of -M's set, with --metrics too, carries both in one array: its
+# keys first, then -M's. Each is checked against the row's own counters,
+# and a key against -M's metric of the same formula.
+@test "--metrics beside -M: a row of -M's set gives both, from its own counts, in JSON, CSV and the table" {
+	ct_run --metrics -M Default --format=json -T 0.05 "$W/wl_spin_for" 0 200
+	[ "$status" -eq 0 ]
+	cp "$T/out" "$T/json"
+	"$PY" - "$T/json" <<'EOF'
+import json, sys
+rec = [json.loads(l) for l in open(sys.argv[1])]
+head, rows = rec[0], rec[1:]
+plan = [m["key"] for m in head["metrics"]]
+assert "CPUs_utilized" in plan and "cs_per_second" in plan, plan
+rows = [r for r in rows if r["set"] == head["metrics_set"]
+        and r["not_counted"] is None and r["elapsed_ns"]]
+assert rows, "no counted row of -M's set"
+for r in rows:
+    c, m = r["counters"], r["metrics"]
+    tc = next(k for k in c if k.split(":")[0] == "task-clock")
+    cs = next(k for k in c if k.split(":")[0] == "context-switches")
+    modes = tc[len("task-clock"):]
+    cpus = c[tc] / r["elapsed_ns"]
+    assert abs(m["cpus_utilized" + modes] - cpus) <= 1e-12 * max(cpus, 1), r
+    assert abs(m["CPUs_utilized"] - cpus) <= 1e-12 * max(cpus, 1), r
+    if c[tc]:
+        per_s = c[cs] / (c[tc] / 1e9)
+        assert abs(m["cs_per_second"] - per_s) <= 1e-9 * max(per_s, 1), r
+        k = m["context_switches_k_per_sec" + modes]
+        assert abs(k * 1e3 - per_s) <= 1e-9 * max(per_s, 1), r
+    # -M's marks name -M's metrics only.
+    assert set(r["metrics_crossed"] + r["metrics_hidden"]) <= set(plan), r
+    # The keys come first, then -M's.
+    keys = [k for k in m if k not in plan]
+    assert keys and list(m)[:len(keys)] == keys, r
+EOF
+	ct_run --metrics -M Default --format=csv -T 0.05 "$W/wl_spin_for" 0 200
+	[ "$status" -eq 0 ]
+	"$PY" - "$T/out" <<'EOF'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["label"] != "meta" and r["set"] != ""]
+key = next(k for k in rows[0] if k.startswith("metric.cpus_utilized"))
+got = [r for r in rows if r["metric.CPUs_utilized"] != ""]
+assert got, "no row with -M's values"
+for r in got:
+    a, b = float(r[key]), float(r["metric.CPUs_utilized"])
+    assert abs(a - b) <= 1e-12 * max(a, 1), r
+EOF
+	ct_run --metrics -M Default -T 0 "$W/wl_spin_for" 0 100
+	[ "$status" -eq 0 ]
+	# The exit row's comment has the keys; -M's lines follow it.
+	grep -A1 -E '^ +[0-9.]+ +1 +exit .*# .*[0-9]\.[0-9]{3} CPUs utilized' "$T/out" |
+	    tail -1 | grep -qE '^# +[0-9.]+ CPUs +CPUs_utilized$' ||
+	    { cat "$T/out"; false; }
 }
 
 @test "values not counted: no metrics, in the table, CSV and JSON" {

@@ -44,7 +44,7 @@ use(const struct fake *f, const char *key)
 	return NULL;
 }
 
-/* The metric key of f for values and elapsed is want (to 1e-12). */
+/* The metric key of f for values and elapsed s is want (to 1e-12). */
 #define CHECK_METRIC(f, key, values, elapsed, want)                    \
 	do {                                                           \
 		const struct default_metric *u_ = use((f), (key));     \
@@ -69,13 +69,13 @@ hardware(void)
 	struct fake f;
 
 	plan(&f, names);
-	CHECK_METRIC(&f, "ipc", v, 0, 2.0);
-	CHECK_METRIC(&f, "cpi", v, 0, 0.5);
-	CHECK_METRIC(&f, "branch_miss_pct", v, 0, 2.5);
-	CHECK_METRIC(&f, "cache_miss_pct", v, 0, 25.0);
-	CHECK_METRIC(&f, "ghz", v, 0, 3.0);
+	CHECK_METRIC(&f, "ipc", v, NAN, 2.0);
+	CHECK_METRIC(&f, "cpi", v, NAN, 0.5);
+	CHECK_METRIC(&f, "branch_miss_pct", v, NAN, 2.5);
+	CHECK_METRIC(&f, "cache_miss_pct", v, NAN, 25.0);
+	CHECK_METRIC(&f, "ghz", v, NAN, 3.0);
 	/* Over 0.25 s of wall-clock time: two CPUs' worth. */
-	CHECK_METRIC(&f, "cpus_utilized", v, 250000000, 2.0);
+	CHECK_METRIC(&f, "cpus_utilized", v, 0.25, 2.0);
 	CHECK(use(&f, "l1d_miss_pct") == NULL);
 	CHECK(use(&f, "page_faults_k_per_sec") == NULL);
 	/* The table's order: ipc first, CPUs utilized before GHz. */
@@ -98,15 +98,15 @@ software(void)
 	double got;
 
 	plan(&f, names);
-	CHECK_METRIC(&f, "page_faults_k_per_sec", v, 0, 2.0);
-	CHECK_METRIC(&f, "context_switches_k_per_sec", v, 0, 0.01);
+	CHECK_METRIC(&f, "page_faults_k_per_sec", v, NAN, 2.0);
+	CHECK_METRIC(&f, "context_switches_k_per_sec", v, NAN, 0.01);
 	/* 0 is a value, from a denominator that is not 0. */
 	CHECK((u = use(&f, "cpu_migrations_k_per_sec")) != NULL);
-	CHECK(u != NULL && default_metric_value(u, v, 0, &got) && got == 0);
+	CHECK(u != NULL && default_metric_value(u, v, NAN, &got) && got == 0);
 	/* Elapsed time not known: no CPUs utilized. */
 	CHECK((u = use(&f, "cpus_utilized")) != NULL);
-	CHECK(u != NULL && !default_metric_value(u, v, 0, &got));
-	CHECK_METRIC(&f, "cpus_utilized", v, 1000000000, 0.5);
+	CHECK(u != NULL && !default_metric_value(u, v, NAN, &got));
+	CHECK_METRIC(&f, "cpus_utilized", v, 1.0, 0.5);
 	default_metrics_free(&f.ds);
 }
 
@@ -121,10 +121,10 @@ zero_denominator(void)
 
 	plan(&f, names);
 	CHECK(use(&f, "ipc") != NULL &&
-	    !default_metric_value(use(&f, "ipc"), v, 0, &got));
+	    !default_metric_value(use(&f, "ipc"), v, NAN, &got));
 	CHECK(got == -1);
 	CHECK(use(&f, "cpi") != NULL &&
-	    default_metric_value(use(&f, "cpi"), v, 0, &got));
+	    default_metric_value(use(&f, "cpi"), v, NAN, &got));
 	CHECK(got == 0);
 	default_metrics_free(&f.ds);
 }
@@ -144,7 +144,7 @@ modes(void)
 	struct fake f;
 
 	plan(&f, same);
-	CHECK_METRIC(&f, "ipc:u", v, 0, 3.0);
+	CHECK_METRIC(&f, "ipc:u", v, NAN, 3.0);
 	CHECK(use(&f, "ipc") == NULL);
 	CHECK(use(&f, "ipc:u") != NULL &&
 	    strcmp(use(&f, "ipc:u")->label, "insn per cycle (u)") == 0);

@@ -1021,17 +1021,34 @@ events_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
 }
 
 /*
- * -M's metrics of a series of its set, from all its counts so far: perf's
- * tma_* names as the metric label, the value as the formula gives it
- * (the unit's scale left to the dashboards); none where it has no value.
- * The output's lock is held: the plan's scratch is this row's alone.
+ * One metric of a series, where it has a value: -M's as the formula gives
+ * it (the unit's scale left to the dashboards), --metrics's as its key
+ * says (K/sec).
  */
 static void
-plan_samples(struct out_metrics *m, const struct family *f, struct series *s,
+metric_sample(struct out_metrics *m, const struct family *f, struct series *s,
+    const struct out_metric *mt, double value)
+{
+	if (isnan(value) || isinf(value))
+		return;
+	sample_start_keyed(m, f, s, "metric", mt->key, NULL);
+	out_buf_printf(&m->samples, " %.17g\n",
+	    mt->by_key ? value : value / mt->shown->scale);
+}
+
+/*
+ * The metrics of a series, from all its counts so far (a ratio of
+ * counts: those that divide by the elapsed time are the rate of the
+ * event series' counters instead): -M's first, perf's tma_* names as the
+ * metric label, then --metrics's keys. The output's lock is held: the
+ * run's scratch is this series' alone.
+ */
+static void
+metric_samples(struct out_metrics *m, const struct family *f, struct series *s,
     const uint64_t *values)
 {
 	struct out_run *run = (struct out_run *)m->run;
-	const struct metric_shown *shown;
+	const struct out_metric *mt;
 	struct metric_counts in = {
 		.values = values,
 		.nvalues = s->nvalues,
@@ -1039,53 +1056,33 @@ plan_samples(struct out_metrics *m, const struct family *f, struct series *s,
 		.elapsed_s = NAN,
 		.counted = true,
 	};
-	int i;
+	int i, pass, n = out_run_set_metrics(run, s->set, &mt);
 
-	metric_plan_eval(run->cfg.metric_plan, &in, true, run->metric_values);
-	for (i = 0; i < run->nmetrics; i++) {
-		if (isnan(run->metric_values[i].value) ||
-		    isinf(run->metric_values[i].value))
-			continue;
-		shown = out_run_plan_metric(run, i);
-		sample_start_keyed(m, f, s, "metric", shown->key, NULL);
-		out_buf_printf(&m->samples, " %.17g\n",
-		    run->metric_values[i].value / shown->scale);
-	}
+	out_run_eval(run, s->set, &in, run->metric_values);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			if (mt[i].by_key == (pass == 1))
+				metric_sample(m, f, s, &mt[i],
+				    run->metric_values[i].value);
 }
 
-/*
- * --metrics, -M: the derived metrics of series of one kind, from all
- * their counts so far (a ratio of counts: those that divide by the
- * elapsed time are the rate of the event series' counters instead).
- */
 static void
 metrics_family(struct out_metrics *m, struct out_buf *b, enum kind kind,
     const struct family *f, bool om)
 {
 	uint64_t values[METRIC_MAX_VALUES];
-	const struct default_metrics *ds;
+	const struct out_metric *first;
 	struct series *s;
-	double v;
-	int r, u;
+	int r;
 
 	for (s = m->first; s != NULL; s = s->next) {
 		if (s->kind != kind || !s->counted || s->not_counted != NULL ||
-		    s->nvalues > METRIC_MAX_VALUES)
+		    s->nvalues > METRIC_MAX_VALUES ||
+		    out_run_set_metrics(m->run, s->set, &first) == 0)
 			continue;
 		for (r = 0; r < s->nvalues; r++)
 			values[r] = s->values[r][0] + s->values[r][1];
-		if (s->set == m->run->metric_set)
-			plan_samples(m, f, s, values);
-		if (m->run->derived == NULL)
-			continue;
-		ds = &m->run->derived[s->set];
-		for (u = 0; u < ds->nuses; u++) {
-			if (!default_metric_value(&ds->uses[u], values, 0, &v))
-				continue;
-			sample_start_keyed(
-			    m, f, s, "metric", ds->uses[u].key, NULL);
-			out_buf_printf(&m->samples, " %.17g\n", v);
-		}
+		metric_samples(m, f, s, values);
 	}
 	family_out(m, b, f, om);
 }

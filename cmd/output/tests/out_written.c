@@ -20,8 +20,8 @@ written(const struct out_format_ops *ops, struct out_run *run,
 		ops->head(state, run, &b);
 	} else {
 		r = *row;
-		if (r.derived == NULL)
-			r.derived = out_run_derived_values(run, &r);
+		if (r.metrics == NULL)
+			r.metrics = out_run_row_metrics(run, &r);
 		ops->row(state, run, &b, &r, 0);
 	}
 	if (ops->state_free != NULL)

@@ -117,12 +117,13 @@ struct top_view {
 	int *event_req;
 	bool *event_clock;
 	/*
-	 * -M's metrics of the entity last worked out (the plan gives them
-	 * all at once; its columns read them one by one).
+	 * The metrics of the set and entity last worked out (they come all
+	 * at once; their columns read them one by one).
 	 */
-	struct metric_value *plan_values;
-	const struct top_entity *plan_entity;
-	bool plan_totals;
+	struct metric_value *set_values;
+	const struct top_entity *values_entity;
+	bool values_totals;
+	int values_set;
 	int nplan;
 	int narrowed; /* value columns hidden for the window's width */
 };
@@ -201,7 +202,7 @@ add_columns(struct top_view *v)
 		if (add_column(v, &c) != 0)
 			return -1;
 	}
-	for (k = 0; k < run->nmetrics; k++) {
+	for (k = 0; k < run->nplan; k++) {
 		c = (struct column) { COL_PLAN, k, "", VALUE_WIDTH, false,
 			false };
 		plan_title(
@@ -250,8 +251,8 @@ top_view_new(const struct out_run *run)
 		return NULL;
 	v->run = run;
 	if (run->nmetrics > 0 &&
-	    (v->plan_values = calloc(
-		 (size_t)run->nmetrics, sizeof(*v->plan_values))) == NULL) {
+	    (v->set_values = calloc(
+		 (size_t)run->nmetrics, sizeof(*v->set_values))) == NULL) {
 		free(v);
 		return NULL;
 	}
@@ -271,7 +272,7 @@ top_view_free(struct top_view *v)
 	free(v->line_procs);
 	free(v->event_req);
 	free(v->event_clock);
-	free(v->plan_values);
+	free(v->set_values);
 	free(v);
 }
 
@@ -476,28 +477,64 @@ event_cell(const struct top_view *v, const struct top_model *m,
 	return n;
 }
 
+/*
+ * The metrics of set s of an entity, from its counts over the refresh (or
+ * since the start), worked out once for all its columns: NULL when the
+ * entity's set was not counted.
+ */
+static const struct metric_value *
+set_values(struct top_view *v, const struct top_model *m,
+    const struct top_entity *e, bool totals, int s)
+{
+	const struct out_run *run = v->run;
+	struct metric_counts in;
+	struct top_counts c;
+
+	if (s < 0)
+		return NULL;
+	if (v->values_entity == e && v->values_totals == totals &&
+	    v->values_set == s)
+		return v->set_values;
+	c = top_model_counts(m, e, totals ? TOP_TOTAL : TOP_SHOWN, s);
+	if (!c.counted)
+		return NULL;
+	in = (struct metric_counts) {
+		.values = c.values,
+		.nvalues = run->specs[s]->nreqs,
+		.cpus = 1,
+		.elapsed_s = (double)c.elapsed_ns / 1e9,
+		.counted = true,
+	};
+	out_run_eval(run, s, &in, v->set_values);
+	v->values_entity = e;
+	v->values_totals = totals;
+	v->values_set = s;
+	return v->set_values;
+}
+
+/* --metrics's key of an entity: from the first set that gives it a value. */
 static double
-metric_cell(const struct top_view *v, const struct top_model *m,
+metric_cell(struct top_view *v, const struct top_model *m,
     const struct top_entity *e, bool totals, int key, char *cell)
 {
 	const struct out_run *run = v->run;
-	const struct default_metrics *ds;
-	struct top_counts c;
+	const struct metric_value *values;
+	const struct out_metric *first;
 	double value;
-	int s, u;
+	int s, i, n;
 
 	cell[0] = '\0';
 	for (s = 0; s < run->nsets; s++) {
-		ds = &run->derived[s];
-		for (u = 0; u < ds->nuses; u++) {
-			if (strcmp(ds->uses[u].key, run->metric_keys[key]) != 0)
+		n = out_run_set_metrics(run, s, &first);
+		for (i = 0; i < n; i++) {
+			if (!first[i].by_key ||
+			    strcmp(first[i].key, run->metric_keys[key]) != 0)
 				continue;
-			c = top_model_counts(
-			    m, e, totals ? TOP_TOTAL : TOP_SHOWN, s);
-			if (!c.counted ||
-			    !default_metric_value(
-				&ds->uses[u], c.values, c.elapsed_ns, &value))
+			values = set_values(v, m, e, totals, s);
+			if (values == NULL || isnan(values[i].value) ||
+			    isinf(values[i].value))
 				continue;
+			value = values[i].value;
 			snprintf(cell, CELL_MAX, "%.2f", value);
 			return value;
 		}
@@ -505,41 +542,23 @@ metric_cell(const struct top_view *v, const struct top_model *m,
 	return -1;
 }
 
-/*
- * -M's metric i of an entity, from its counts of the plan's set over the
- * refresh (or since the start): the plan worked out once per entity.
- */
+/* -M's metric i of an entity, from its counts of the plan's set. */
 static double
 plan_cell(struct top_view *v, const struct top_model *m,
     const struct top_entity *e, bool totals, int i, char *cell)
 {
 	const struct out_run *run = v->run;
 	const struct metric_shown *shown = out_run_plan_metric(run, i);
-	struct metric_counts in;
-	struct top_counts c;
+	const struct metric_value *values;
 	double value;
 
 	cell[0] = '\0';
-	if (v->plan_entity != e || v->plan_totals != totals) {
-		c = top_model_counts(
-		    m, e, totals ? TOP_TOTAL : TOP_SHOWN, run->metric_set);
-		if (!c.counted) {
-			strcpy(cell, "-");
-			return -1;
-		}
-		in = (struct metric_counts) {
-			.values = c.values,
-			.nvalues = run->specs[run->metric_set]->nreqs,
-			.cpus = 1,
-			.elapsed_s = (double)c.elapsed_ns / 1e9,
-			.counted = true,
-		};
-		metric_plan_eval(
-		    run->cfg.metric_plan, &in, true, v->plan_values);
-		v->plan_entity = e;
-		v->plan_totals = totals;
+	values = set_values(v, m, e, totals, run->metric_set);
+	if (values == NULL) {
+		strcpy(cell, "-");
+		return -1;
 	}
-	value = v->plan_values[i].value;
+	value = values[run->plan_at + i].value;
 	if (isnan(value) || isinf(value))
 		return -1;
 	snprintf(
@@ -1602,7 +1621,7 @@ top_view_render(struct top_view *v, struct top_model *m,
 			(v->cols[i].kind == COL_EVENT ||
 			    v->cols[i].kind == COL_METRIC));
 	fit_columns(v, c, width);
-	v->plan_entity = NULL;
+	v->values_entity = NULL;
 	if (c->help) {
 		for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
 			text_line(l, TOP_LINE_HELP, width, "%s", help_text[i]);
