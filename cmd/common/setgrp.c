@@ -185,8 +185,8 @@ unlimited_kind(const char *kind)
 	return false;
 }
 
-bool
-setgrp_counts_breakpoints(const setgrp_t *g)
+const char *
+setgrp_first_breakpoint(const setgrp_t *g)
 {
 	const char *kind;
 	int s, r;
@@ -196,8 +196,14 @@ setgrp_counts_breakpoints(const setgrp_t *g)
 			if ((kind = cpc_event_kind(
 				 g->cpc, g->specs[s]->reqs[r].event)) != NULL &&
 			    strcmp(kind, "breakpoint") == 0)
-				return true;
-	return false;
+				return g->specs[s]->reqs[r].event;
+	return NULL;
+}
+
+bool
+setgrp_counts_breakpoints(const setgrp_t *g)
+{
+	return setgrp_first_breakpoint(g) != NULL;
 }
 
 int

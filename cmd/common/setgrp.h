@@ -95,9 +95,11 @@ int setgrp_limited_groups(const setgrp_t *g, int s);
 
 /*
  * Whether any set counts a hardware breakpoint (mem:), whose debug traps
- * only an engine that traces its process can keep from killing it.
+ * only an engine that traces its process can keep from killing it; the
+ * first such request's event as written, or NULL.
  */
 bool setgrp_counts_breakpoints(const setgrp_t *g);
+const char *setgrp_first_breakpoint(const setgrp_t *g);
 
 /*
  * A clone to count with, or one with totals only. A clone freed goes back

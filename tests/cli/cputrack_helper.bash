@@ -204,6 +204,22 @@ ct_sum() {
 	ct_rows "$@" | awk '{ s += $NF } END { print s + 0 }'
 }
 
+# Whether the engine in use refuses a breakpoint (mem:): the BPF engine
+# on x86, where a debug trap a hypervisor loses kills its task with a
+# SIGTRAP that only a tracer drops (tests/bpf/bpf_breakpoint.bats).
+breakpoints_refused() {
+	[ "$ENGINE" = bpf ] || return 1
+	case $(uname -m) in
+	x86_64 | i?86) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+# The line cputrack says when the BPF engine refuses breakpoint EVENT.
+breakpoint_refusal() {
+	echo "cputrack: --engine=bpf: $1: a breakpoint is armed on every CPU, where a debug trap a hypervisor loses kills the task that hit it with SIGTRAP; only the ptrace engine drops that trap (--engine=ptrace)"
+}
+
 # How many switches out of a task the kernel hides from tracing landed on
 # a tracked thread, as the BPF engine's debug note (-D) in $1 (default
 # $T/err) says; 0 where it said none.

@@ -23,8 +23,12 @@ setup_file() {
 	export BP_COUNT
 }
 
-# The tests that count with $BP need debug registers that fire.
+# The tests that count with $BP need debug registers that fire, and an
+# engine that counts them.
 require_breakpoints() {
+	if breakpoints_refused; then
+		skip "the BPF engine refuses mem: on x86 (bpf.bpf_breakpoint checks the refusal)"
+	fi
 	[ "$BP_COUNT" = unknown ] &&
 		skip "perf is not installed: cannot tell whether breakpoints fire"
 	[ "$BP_COUNT" = 30 ] ||
@@ -138,7 +142,9 @@ teardown() {
 	[ -d /sys/bus/event_source/devices/uprobe ] || skip "no uprobe PMU"
 	local spec="uprobe:$W/wl_calls:wl_target"
 	# Beside the breakpoint where one fires; alone, the counts still hold.
-	[ "$BP_COUNT" = 30 ] && spec="$spec,$BP"
+	if [ "$BP_COUNT" = 30 ] && ! breakpoints_refused; then
+		spec="$spec,$BP"
+	fi
 	ct_run -T 0 -f -e -c "$spec" "$W/wl_calls" 2 100 1 exec
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
