@@ -69,6 +69,33 @@ refused() {
 	CPCTOOLS_ENGINE=bpf refused "mem:$DATA" -T 0 -c "mem:$DATA"
 }
 
+# The line cputop's scan engine refuses a breakpoint with.
+scan_refusal() {
+	echo "cputop: $1: a debug trap of a breakpoint that a hypervisor loses kills the task that hit it with SIGTRAP; only the ptrace engine, which counts a command (cputop COMMAND), drops that trap"
+}
+
+@test "cputop's whole machine refuses a breakpoint, as root and as a user; cputop COMMAND counts it" {
+	x86_only
+	local top=$BUILD_DIR/cmd/cputop
+	# As root the BPF engine refuses it, and the scan that would stand in
+	# counts from outside, with no tracer either.
+	run -2 --separate-stderr timeout -k 5 60 "$top" -b -N 1 -T 0.2 \
+	    -c "mem:$DATA:rw"
+	[ "$stderr" = "$(scan_refusal "mem:$DATA:rw")" ] || fail "root: $stderr"
+	[ -z "$output" ] || fail "root printed: $output"
+	run -2 --separate-stderr timeout -k 5 60 setpriv --reuid=65534 \
+	    --regid=65534 --clear-groups "$top" -b -N 1 -T 0.2 -c "mem:$DATA"
+	[ "$stderr" = "$(scan_refusal "mem:$DATA")" ] || fail "user: $stderr"
+	[ -z "$output" ] || fail "user printed: $output"
+	# A command under cputop is traced: wl_calls 2 100 reads and writes
+	# wl_calls_made 600 times.
+	run -0 --separate-stderr timeout -k 5 60 "$top" -b -T 0.2 \
+	    -c "mem:$DATA" "$W/wl_calls" 2 100
+	[[ "$output" == *"engine ptrace"* ]] || fail "no ptrace engine: $output"
+	awk '$5 == "wl_calls" { last = $4 } END { exit last != 1200 }' \
+	    <<<"$output" || fail "not 1200 accesses: $output"
+}
+
 # once LABEL WANT ARGS...: one run of cputrack -T 0 ARGS, which must exit
 # 0 with WANT accesses in its exit row and no SIGTRAP; says why not.
 once() {

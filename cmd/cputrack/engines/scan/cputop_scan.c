@@ -1006,14 +1006,44 @@ may_count(struct scan_track *st)
 	return err;
 }
 
+/*
+ * On x86 a breakpoint's debug trap that a hypervisor loses reaches the
+ * task that hit it as a SIGTRAP that kills it, and only a tracer can drop
+ * it (docs/events.md): a thread counted from outside has none, so the run
+ * is refused, as the BPF engine refuses it.
+ */
+static bool
+refuses_breakpoint(const struct cputrack *ct, char *why, size_t len)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	const char *event = setgrp_first_breakpoint(ct->specs);
+
+	if (event == NULL)
+		return false;
+	snprintf(why, len,
+	    "%s: a debug trap of a breakpoint that a hypervisor loses kills "
+	    "the task that hit it with SIGTRAP; only the ptrace engine, "
+	    "which counts a command (cputop COMMAND), drops that trap",
+	    event);
+	return true;
+#else
+	(void)ct;
+	(void)why;
+	(void)len;
+	return false;
+#endif
+}
+
 static int
 scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 {
-	struct scan_track *st = calloc(1, sizeof(*st));
+	struct scan_track *st;
 	int s, most = 0, err;
 
 	(void)for_auto;
-	if (st == NULL) {
+	if (refuses_breakpoint(ct, why, len))
+		return 2;
+	if ((st = calloc(1, sizeof(*st))) == NULL) {
 		diag(NULL, "no memory available\n");
 		return 1;
 	}
