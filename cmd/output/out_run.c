@@ -272,7 +272,9 @@ int
 out_run_set_metrics(
     const struct out_run *run, int s, const struct out_metric **first)
 {
-	if (s < 0 || s >= run->nsets || run->set_metrics == NULL) {
+	/* A set with no metric may have no list to point into. */
+	if (s < 0 || s >= run->nsets || run->set_metrics == NULL ||
+	    run->set_metrics[s].n == 0) {
 		*first = NULL;
 		return 0;
 	}
