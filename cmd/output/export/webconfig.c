@@ -345,6 +345,8 @@ users_section(struct loader *l, const yaml_node_t *map)
 
 	if (map->type != YAML_MAPPING_NODE)
 		return fail(l, map, "basic_auth_users must be a mapping");
+	if (l->wc->users != NULL)
+		return fail(l, map, "basic_auth_users is given twice");
 	n = (size_t)(map->data.mapping.pairs.top -
 	    map->data.mapping.pairs.start);
 	if ((l->wc->users = calloc(n + 1, sizeof(*l->wc->users))) == NULL)

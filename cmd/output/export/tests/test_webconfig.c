@@ -177,6 +177,12 @@ test_refused(void)
 	check_refused("slow.yml", text, 0644,
 	    "line 2: a user's password has bcrypt cost 15: above 14 one "
 	    "check takes seconds, longer than a scrape waits");
+	/* A second section would drop the first's users. */
+	snprintf(text, sizeof(text),
+	    "basic_auth_users:\n  u: %s\nbasic_auth_users:\n  v: %s\n", hash,
+	    hash);
+	check_refused("users_twice.yml", text, 0644,
+	    "line 4: basic_auth_users is given twice");
 	check_refused("http.yml", "http_server_config:\n  http2: false\n", 0644,
 	    "'http_server_config' is not supported");
 	check_refused("list.yml", "- a\n- b\n", 0644, "must be a mapping");
