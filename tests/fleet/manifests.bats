@@ -29,7 +29,8 @@ kubectls() {
 	local p m
 	for p in ${KUBECTL:-} $(compgen -c kubectl | sort -u) \
 	    /usr/lib/google-cloud-sdk/bin/kubectl*; do
-		p=$(command -v "$p") || continue
+		# A file alone: compgen -c names this file's functions too.
+		p=$(type -P "$p") || continue
 		m=$(kubectl_minor "$p")
 		[ -z "$m" ] || echo "$m $p"
 	done | sort -n -u
