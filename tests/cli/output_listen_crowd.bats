@@ -83,6 +83,16 @@ start_crowd() {
 	wait_while "$CROWD_PID" crowd_made "$2"
 }
 
+# end_round: the crowd told to stop and gone, the exporter ended by
+# SIGTERM, having said nothing on standard error.
+end_round() {
+	touch "$T/stop"
+	wait "$CROWD_PID"
+	kill -TERM "$CSPID"
+	wait "$CSPID"
+	[ ! -s "$T/err" ] || { cat "$T/err"; return 1; }
+}
+
 # crowd_closed N: N of the crowd's connections have ended, answered or cut.
 crowd_closed() {
 	[ "$(awk '{ print $6 }' "$T/crowd")" -ge "$1" ]
@@ -140,11 +150,7 @@ scrapes_in_crowd() {
 	# so that it does not come back thousands of times a second).
 	wait_while "$CROWD_PID" crowd_closed 1
 	[ "$(awk '{ print $4 }' "$T/crowd")" -gt "$2" ]
-	touch "$T/stop"
-	wait "$CROWD_PID"
-	kill -TERM "$CSPID"
-	wait "$CSPID"
-	[ ! -s "$T/err" ]
+	end_round
 }
 
 @test "300 idle connections from 300 addresses: returning and new scrapers answered, every time" {
@@ -166,11 +172,7 @@ scrapes_in_crowd() {
 		start_exporter
 		start_crowd rotated 80
 		scrape prom:new "round $round: new password"
-		touch "$T/stop"
-		wait "$CROWD_PID"
-		kill -TERM "$CSPID"
-		wait "$CSPID"
-		[ ! -s "$T/err" ]
+		end_round
 	done
 }
 
@@ -187,11 +189,7 @@ scrapes_in_crowd() {
 		scrape_token "round $round: bearer token, first try, on the crowd's address" 10
 		scrape_token "round $round: bearer token, again" 1
 		scrape prom:s3cret "round $round: new scraper on the crowd's address"
-		touch "$T/stop"
-		wait "$CROWD_PID"
-		kill -TERM "$CSPID"
-		wait "$CSPID"
-		[ ! -s "$T/err" ]
+		end_round
 	done
 }
 
@@ -215,10 +213,6 @@ scrapes_in_crowd() {
 		run curl -sS --max-time 1 -o /dev/null -w '%{http_code}' -H @"$T/wrong" \
 		    "http://127.0.0.1:$PORT/metrics"
 		[ "$output" = 401 ]
-		touch "$T/stop"
-		wait "$CROWD_PID"
-		kill -TERM "$CSPID"
-		wait "$CSPID"
-		[ ! -s "$T/err" ]
+		end_round
 	done
 }
