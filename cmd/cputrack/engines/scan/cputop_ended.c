@@ -8,8 +8,9 @@
  * sentinel said it (a child, or a child's child). A task that inherited
  * several sentinels (a child of a watched child) is said by each: the
  * youngest sentinel's process, its nearest watched ancestor, takes it. A
- * task's records may be split over two readings: the second's are then
- * taken from the sentinel the first's were, or not at all.
+ * task's records may be split over readings: later ones are then taken
+ * from the sentinel the first's were, or not at all, for as long as a
+ * part may wait for its rest (UNSEEN_PART_WAIT_NS).
  *
  * Its counts become an LWP of that process that is made and ends at
  * once: its lwp_exit row, which the view folds into the process's line,
@@ -21,8 +22,29 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cputop_scan.h"
+
+/* A task whose rest never came, to be said lost unless taken whole. */
+static void
+note_part(struct scan_track *st, const struct unseen_task *t)
+{
+	struct ended_part *grown;
+	size_t room = st->parts_room;
+
+	if (st->nparts == room) {
+		room = room * 2 + 16;
+		if ((grown = reallocarray(st->parts, room, sizeof(*grown))) ==
+		    NULL) {
+			st->lost += (unsigned long)t->missing;
+			return;
+		}
+		st->parts = grown;
+		st->parts_room = room;
+	}
+	st->parts[st->nparts++] = (struct ended_part) { t->tid, t->missing };
+}
 
 /* One set's counts of a task, as a sentinel said them: kept. */
 static void
@@ -36,6 +58,10 @@ collect(void *arg, const struct unseen_task *t)
 	struct ended_task **grown, *e;
 	struct set_times *times;
 
+	if (t->missing > 0) {
+		note_part(st, t);
+		return;
+	}
 	if (st->nended == room) {
 		room = room * 2 + 64;
 		if ((grown = reallocarray(st->ended, room, sizeof(*grown))) ==
@@ -77,7 +103,7 @@ by_task(const void *a, const void *b)
 	    (x->owner->base.key < y->owner->base.key);
 }
 
-/* The sentinel's process the last reading took tid from, or 0. */
+/* The sentinel's process a recent reading took tid from, or 0. */
 static unsigned long
 taken_before(const struct scan_track *st, pid_t tid)
 {
@@ -96,7 +122,7 @@ taken_before(const struct scan_track *st, pid_t tid)
 }
 
 static void
-note_taken(struct scan_track *st, pid_t tid, unsigned long owner)
+note_taken(struct scan_track *st, pid_t tid, unsigned long owner, hrtime_t when)
 {
 	struct ended_taken *grown;
 	size_t room = st->taken_room;
@@ -109,7 +135,7 @@ note_taken(struct scan_track *st, pid_t tid, unsigned long owner)
 		st->taken = grown;
 		st->taken_room = room;
 	}
-	st->taken[st->ntaken++] = (struct ended_taken) { tid, owner };
+	st->taken[st->ntaken++] = (struct ended_taken) { tid, owner, when };
 }
 
 /*
@@ -250,19 +276,77 @@ take_task(struct scan_track *st, struct ended_task **e, size_t n, hrtime_t when)
 		return;
 	for (k = first; k < n && e[k]->owner == e[first]->owner; k++)
 		continue;
-	note_taken(st, e[first]->t.tid, e[first]->owner->base.key);
+	note_taken(st, e[first]->t.tid, e[first]->owner->base.key, when);
 	if ((home = home_of(st, e[first], &counted)) != NULL)
 		count_ended(st, home, e + first, k - first, when);
 	else if (counted != NULL)
 		keep_whole(st, counted, e + first, k - first);
 }
 
+/* By tid; of one tid, the latest first. */
+static int
+by_tid(const void *a, const void *b)
+{
+	const struct ended_taken *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->when < y->when) - (x->when > y->when);
+}
+
+/*
+ * This reading's takes joined to the recent ones, sorted by tid, one
+ * each; those older than a part may wait, let go.
+ */
+static void
+keep_recent(struct scan_track *st, hrtime_t when)
+{
+	size_t i, n = 0, room = st->taken_before_room;
+	struct ended_taken *grown, *r;
+
+	if (st->ntaken_before + st->ntaken == 0)
+		return;
+	if (st->ntaken_before + st->ntaken > room) {
+		room = (st->ntaken_before + st->ntaken) * 2;
+		if ((grown = reallocarray(
+			 st->taken_before, room, sizeof(*grown))) == NULL)
+			return; /* a split task's later part may count twice */
+		st->taken_before = grown;
+		st->taken_before_room = room;
+	}
+	r = st->taken_before;
+	if (st->ntaken > 0)
+		memcpy(r + st->ntaken_before, st->taken,
+		    st->ntaken * sizeof(*st->taken));
+	st->ntaken_before += st->ntaken;
+	qsort(r, st->ntaken_before, sizeof(*r), by_tid);
+	for (i = 0; i < st->ntaken_before; i++)
+		if ((n == 0 || r[n - 1].tid != r[i].tid) &&
+		    when - r[i].when < UNSEEN_PART_WAIT_NS)
+			r[n++] = r[i];
+	st->ntaken_before = n;
+}
+
+/*
+ * The tasks whose rest never came: lost, but where another sentinel's
+ * records gave the task whole.
+ */
+static void
+count_parts_lost(struct scan_track *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nparts; i++)
+		if (taken_before(st, st->parts[i].tid) == 0)
+			st->lost += (unsigned long)st->parts[i].missing;
+	st->nparts = 0;
+}
+
 /* The tasks gathered, each counted once; then let go. */
 static void
 take_all(struct scan_track *st, hrtime_t when)
 {
-	struct ended_taken *swap;
-	size_t i, j, room;
+	size_t i, j;
 
 	if (st->nended > 1)
 		qsort(st->ended, st->nended, sizeof(*st->ended), by_task);
@@ -277,14 +361,9 @@ take_all(struct scan_track *st, hrtime_t when)
 	for (i = 0; i < st->nended; i++)
 		free(st->ended[i]);
 	st->nended = 0;
-	swap = st->taken_before;
-	room = st->taken_before_room;
-	st->taken_before = st->taken;
-	st->taken_before_room = st->taken_room;
-	st->ntaken_before = st->ntaken;
-	st->taken = swap;
-	st->taken_room = room;
+	keep_recent(st, when);
 	st->ntaken = 0;
+	count_parts_lost(st);
 }
 
 void
@@ -303,6 +382,57 @@ scan_read_ended(struct scan_track *st, hrtime_t when)
 	take_all(st, when);
 }
 
+/*
+ * Whether a ring holds records past its head (pending) or is busy; of a
+ * process gone (ending: its ring is read a last time now), or of any.
+ */
+static bool
+any_ring(
+    const struct scan_track *st, bool (*is)(const struct unseen *), bool ending)
+{
+	size_t i;
+
+	for (i = 0; i < st->nprocs; i++)
+		if (st->procs[i]->unseen != NULL &&
+		    (!ending || st->procs[i]->gone) && is(st->procs[i]->unseen))
+			return true;
+	return false;
+}
+
+int
+scan_rings_wait_ms(const struct scan_track *st)
+{
+	return any_ring(st, unseen_busy, false) ||
+		any_ring(st, unseen_pending, false) ?
+	    BUSY_RING_READ_MS :
+	    -1;
+}
+
+void
+scan_read_settled(struct scan_track *st, bool last)
+{
+	struct timespec pause = { 0, UNSEEN_PAST_WAIT_NS };
+	size_t i;
+	int tries;
+
+	/* Each read takes what the one before saw: twice is enough. */
+	for (tries = 0; tries < 3 && any_ring(st, unseen_pending, !last);
+	     tries++) {
+		(void)nanosleep(&pause, NULL);
+		scan_read_ended(st, output_now());
+	}
+	for (i = 0; last && i < st->nprocs; i++)
+		if (st->procs[i]->unseen != NULL)
+			scan_drop_parts(st, st->procs[i]);
+}
+
+void
+scan_drop_parts(struct scan_track *st, struct scan_proc *p)
+{
+	unseen_drop_parts(p->unseen, collect, st);
+	count_parts_lost(st);
+}
+
 void
 scan_ended_free(struct scan_track *st)
 {
@@ -313,6 +443,7 @@ scan_ended_free(struct scan_track *st)
 	free(st->ended);
 	free(st->taken);
 	free(st->taken_before);
+	free(st->parts);
 }
 
 /* Set s's counts before the thread was found: whole less its own. */

@@ -491,6 +491,7 @@ proc_release(struct scan_track *st, struct scan_proc *p)
 		lwp_free(st, p->lwps[i]);
 	free(p->lwps);
 	if (p->unseen != NULL) {
+		scan_drop_parts(st, p);
 		unseen_close(p->unseen);
 		st->fd_room += st->unseen_fds;
 	}
@@ -855,8 +856,9 @@ say_unseen_limits(struct scan_track *st)
 	st->no_ring_said = st->no_ring;
 	if (st->lost > st->lost_said)
 		diag(NULL,
-		    "the kernel's buffers were full: %lu counts of tasks "
-		    "that ended between two scans are lost\n",
+		    "the kernel lost %lu counts of tasks that ended "
+		    "between two scans (its buffers were full, or a task's "
+		    "came in part)\n",
 		    st->lost);
 	st->lost_said = st->lost;
 }
@@ -904,6 +906,7 @@ scan(struct scan_track *st, bool last)
 	for (i = 0; i < st->nprocs; i++)
 		proc_look(st, st->procs[i], when);
 	scan_read_ended(st, when);
+	scan_read_settled(st, last);
 	for (i = 0; i < st->nprocs; i++)
 		if (proc_scan(st, st->procs[i], when))
 			st->procs[n++] = st->procs[i];
@@ -1161,6 +1164,7 @@ scan_track(struct cputrack *ct)
 {
 	struct scan_track *st = ct->engine_state;
 	struct pollfd pfd[3];
+	int ready;
 
 	if (cputrack_early_signal() != 0 || open_loop(st) != 0)
 		return 1;
@@ -1179,13 +1183,15 @@ scan_track(struct cputrack *ct)
 		cputrack_flush(ct);
 		if (ct->reader_gone)
 			break;
-		if (poll(pfd, 3, -1) < 0) {
+		if ((ready = poll(pfd, 3, scan_rings_wait_ms(st))) < 0) {
 			if (errno == EINTR)
 				continue;
 			diag(NULL, "poll failed - %s\n", strerror(errno));
 			return 1;
 		}
-		if (pfd[0].revents & POLLIN)
+		if (ready == 0)
+			scan_read_ended(st, output_now());
+		else if (pfd[0].revents & POLLIN)
 			on_signal(st);
 		else if (pfd[1].revents & POLLIN)
 			on_tick(st);

@@ -60,10 +60,17 @@ struct ended_task {
 	uint64_t values[];
 };
 
-/* A task whose counts were taken, and from which sentinel. */
+/* A task whose counts were taken, from which sentinel, and when. */
 struct ended_taken {
 	pid_t tid;
 	unsigned long owner; /* its process's key */
+	hrtime_t when;
+};
+
+/* A task whose records came in part, its rest never: how many lack. */
+struct ended_part {
+	pid_t tid;
+	int missing;
 };
 
 /* The names the message of what is left out gives at most. */
@@ -106,11 +113,16 @@ struct scan_track {
 	uint64_t *before;	 /* a set's, before a thread was found */
 	int tfd, sfd, epfd;	 /* epfd: the sentinels' rings */
 	hrtime_t scanned_at;	 /* the last scan's time */
-	/* The tasks a reading of the rings gave, and those taken before. */
+	/*
+	 * The tasks a reading of the rings gave, and those taken in the last
+	 * UNSEEN_PART_WAIT_NS (by tid), whose rest may come from another ring.
+	 */
 	struct ended_task **ended;
 	size_t nended, ended_room;
 	struct ended_taken *taken, *taken_before;
 	size_t ntaken, ntaken_before, taken_room, taken_before_room;
+	struct ended_part *parts; /* tasks whose rest never came */
+	size_t nparts, parts_room;
 	struct scan_proc *reading;     /* the sentinel being read */
 	unsigned long lost, lost_said; /* records the rings lost */
 	size_t no_ring, no_ring_said;  /* processes with no sentinel */
@@ -137,6 +149,23 @@ void scan_no_memory(struct scan_track *st);
  * by its thread's record.
  */
 void scan_read_ended(struct scan_track *st, hrtime_t when);
+/*
+ * How long the loop may wait for a ring to wake it: a ring that is being
+ * written, or holds records past its published head (cputop_unseen.c),
+ * may stop waking its reader, and is read every BUSY_RING_READ_MS; -1
+ * while every ring is quiet.
+ */
+int scan_rings_wait_ms(const struct scan_track *st);
+#define BUSY_RING_READ_MS 10
+/*
+ * After scan_read_ended, before the sentinels of the processes gone are
+ * closed (last: every sentinel, at the run's end): the records their
+ * rings hold past the head, waited for; at the run's end, the tasks whose
+ * records came in part, lost.
+ */
+void scan_read_settled(struct scan_track *st, bool last);
+/* Before p's sentinel is closed: its tasks still in part, lost. */
+void scan_drop_parts(struct scan_track *st, struct scan_proc *p);
 void scan_ended_free(struct scan_track *st);
 /*
  * A counted thread's end, its own counters read a last time: what it

@@ -16,6 +16,20 @@
  * task's first records only. A task is handed on once every counter of
  * its set has said it; its part kept until then, or until no more can
  * come (records lost).
+ *
+ * The ring is a task's, but the tasks that inherited the sentinel write
+ * into it from every CPU at once (perf's own tools never let inherited
+ * counters share a task's ring: an inherited counter may not be mapped).
+ * The kernel's ring code expects one CPU at a time, and on x86 its
+ * counters of nested writers are not atomic across CPUs: two tasks that
+ * end together can leave the ring never publishing its head again, its
+ * records written whole past the head the reader sees. A read therefore
+ * also looks past the head, and takes what an earlier read, at least
+ * UNSEEN_PAST_WAIT_NS before, saw there (written whole by then). The
+ * ring's pages are the kernel's to write alone: a copy of what was read
+ * at each place tells a lap's old records from new ones. Two such tasks
+ * may also be given the same place: one task's records are then lost in
+ * part, said as lost, never counted as 0.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -44,9 +58,14 @@
  */
 #define UNSHARED (PERF_SAMPLE_READ | PERF_SAMPLE_TID)
 
-/* The ring's data pages (a power of two), and when it says it is full. */
-#define RING_PAGES 2
-#define RECORD_MAX 256
+/*
+ * The ring's data pages, a power of two: the most it takes, and the
+ * fewest, where the user's locked memory is short. Its reader is woken
+ * at each page written.
+ */
+#define RING_PAGES_MOST	  4
+#define RING_PAGES_FEWEST 2
+#define RECORD_MAX	  256
 
 /* PERF_RECORD_READ as read_format ID|TOTAL_TIME_ENABLED|_RUNNING has it. */
 struct read_record {
@@ -60,12 +79,6 @@ struct lost_record {
 	uint64_t id, lost;
 };
 
-/*
- * How long a task's part waits for the rest of its records, which come
- * within microseconds of each other unless the ring had no room for them.
- */
-#define PART_WAIT_NS 1000000000LL
-
 /* A task's counts in a set, gathered from its records. */
 struct gathered {
 	struct unseen_task task;
@@ -73,6 +86,12 @@ struct gathered {
 	struct set_times *times;
 	int nrecords;
 	hrtime_t since; /* when a read first found it in part; 0: not yet */
+};
+
+/* Records past the published head: where they ended, when first seen. */
+struct sighting {
+	uint64_t end;
+	hrtime_t seen; /* 0: none */
 };
 
 struct unseen {
@@ -83,7 +102,11 @@ struct unseen {
 	uint64_t *ids; /* ...and their ids */
 	struct perf_event_mmap_page *meta;
 	size_t map_len;
-	struct gathered *got; /* a read's tasks */
+	uint64_t taken; /* where the reader has read to */
+	char *was_read; /* the ring's data as it was read, place by place */
+	struct sighting past[2]; /* records past the head: older, newer */
+	bool busy;		 /* the last read found records */
+	struct gathered *got;	 /* a read's tasks */
 	int ngot, got_room;
 };
 
@@ -136,18 +159,26 @@ open_ring(struct unseen *u, pid_t tid)
 		.exclude_kernel = 1,
 		.watermark = 1,
 	};
-	long page = sysconf(_SC_PAGESIZE);
+	long page = sysconf(_SC_PAGESIZE), pages = RING_PAGES_MOST;
 	void *map;
 
-	attr.wakeup_watermark = (uint32_t)(RING_PAGES * page / 2);
+	attr.wakeup_watermark = (uint32_t)page;
 	if ((u->ring_fd = (int)perf_open(&attr, tid, -1)) < 0)
 		return errno;
-	u->map_len = (size_t)((1 + RING_PAGES) * page);
-	map = mmap(NULL, u->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-	    u->ring_fd, 0);
-	if (map == MAP_FAILED)
-		return errno == EPERM || errno == ENOMEM ? ENOBUFS : errno;
+	for (;;) {
+		u->map_len = (size_t)((1 + pages) * page);
+		map = mmap(NULL, u->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    u->ring_fd, 0);
+		if (map != MAP_FAILED)
+			break;
+		if (errno != EPERM && errno != ENOMEM)
+			return errno;
+		if ((pages /= 2) < RING_PAGES_FEWEST)
+			return ENOBUFS;
+	}
 	u->meta = map;
+	if ((u->was_read = calloc(1, (size_t)u->meta->data_size)) == NULL)
+		return ENOMEM;
 	return 0;
 }
 
@@ -232,6 +263,7 @@ unseen_close(struct unseen *u)
 		free(u->got[i].times);
 	}
 	free(u->got);
+	free(u->was_read);
 	free(u->fds);
 	free(u->ids);
 	free(u);
@@ -367,22 +399,84 @@ copy_record(const struct unseen *u, uint64_t at, char *rec, size_t len)
 	memcpy(rec + first, data, len - first);
 }
 
-/* The ring's records, gathered; the records lost. */
-static unsigned long
-read_ring(struct unseen *u)
+/* The ring's bytes from..to, read: kept as they were, place by place. */
+static void
+keep_read(const struct unseen *u, uint64_t from, uint64_t to)
 {
-	uint64_t head = __atomic_load_n(&u->meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = u->meta->data_tail;
+	const char *data = (const char *)u->meta + u->meta->data_offset;
+	uint64_t size = u->meta->data_size;
+	size_t off, len;
+
+	while (from < to) {
+		off = (size_t)(from % size);
+		len = (size_t)(to - from < size - off ? to - from : size - off);
+		memcpy(u->was_read + off, data + off, len);
+		from += len;
+	}
+}
+
+/* Whether the record of len bytes at at is what was read there a lap ago. */
+static bool
+read_before(const struct unseen *u, uint64_t at, const char *rec, size_t len)
+{
+	uint64_t size = u->meta->data_size;
+	size_t off = (size_t)(at % size), first = size - off;
+
+	if (first > len)
+		first = len;
+	return memcmp(u->was_read + off, rec, first) == 0 &&
+	    memcmp(u->was_read, rec + first, len - first) == 0;
+}
+
+/* Whether the record at at is one the sentinel's counters write. */
+static bool
+ours(const struct unseen *u, uint64_t at, uint64_t *size)
+{
+	struct perf_event_header h;
+	struct read_record r;
+	int s, k;
+
+	copy_record(u, at, (char *)&h, sizeof(h));
+	*size = h.size;
+	if (h.type == PERF_RECORD_LOST)
+		return h.size == sizeof(struct lost_record);
+	if (h.type != PERF_RECORD_READ || h.size != sizeof(r))
+		return false;
+	copy_record(u, at, (char *)&r, sizeof(r));
+	return r.tid != 0 && counter_of(u, r.id, &s, &k) &&
+	    !read_before(u, at, (const char *)&r, sizeof(r));
+}
+
+/*
+ * Where the whole records past the published head end: from, where none
+ * are. Never more than a ring's length past what was read.
+ */
+static uint64_t
+past_head_end(const struct unseen *u, uint64_t from)
+{
+	uint64_t at = from, size;
+
+	while (
+	    at - u->taken + sizeof(struct read_record) <= u->meta->data_size &&
+	    ours(u, at, &size))
+		at += size;
+	return at;
+}
+
+/* The records from..to, gathered; the records lost. */
+static unsigned long
+gather_records(struct unseen *u, uint64_t from, uint64_t to)
+{
 	struct perf_event_header h;
 	unsigned long lost = 0;
 	uint64_t rec[RECORD_MAX / sizeof(uint64_t)];
 
-	while (tail < head) {
-		copy_record(u, tail, (char *)&h, sizeof(h));
+	while (from < to) {
+		copy_record(u, from, (char *)&h, sizeof(h));
 		if (h.size < sizeof(h))
 			break; /* not a record: the ring is not what we wrote */
 		if (h.size <= sizeof(rec)) {
-			copy_record(u, tail, (char *)rec, h.size);
+			copy_record(u, from, (char *)rec, h.size);
 			if (h.type == PERF_RECORD_READ &&
 			    h.size >= sizeof(struct read_record))
 				gather(u, (const struct read_record *)rec);
@@ -390,39 +484,136 @@ read_ring(struct unseen *u)
 			    h.size >= sizeof(struct lost_record))
 				lost += ((const struct lost_record *)rec)->lost;
 		}
-		tail += h.size;
+		from += h.size;
 	}
-	__atomic_store_n(&u->meta->data_tail, head, __ATOMIC_RELEASE);
 	return lost;
 }
 
-/* Whether a task's counts are to be handed on now. */
-static bool
-ready(const struct unseen *u, struct gathered *g, hrtime_t now)
+/* The end of the records past the head seen long enough ago, or to. */
+static uint64_t
+ripe_end(const struct unseen *u, uint64_t to, uint64_t end, hrtime_t now)
 {
-	if (g->nrecords >= u->sets[g->task.set].nattrs)
-		return true;
+	int i;
+
+	for (i = 1; i >= 0; i--)
+		if (u->past[i].seen != 0 &&
+		    now - u->past[i].seen >= UNSEEN_PAST_WAIT_NS &&
+		    u->past[i].end > to && u->past[i].end <= end)
+			return u->past[i].end;
+	return to;
+}
+
+/*
+ * The sightings, once the reader has read to: those read let go, and what
+ * this read saw past the head (to end) kept as the newer.
+ */
+static void
+note_sighting(struct unseen *u, uint64_t to, uint64_t end, hrtime_t now)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (u->past[i].end <= to)
+			u->past[i] = (struct sighting) { 0, 0 };
+	if (u->past[0].seen == 0) {
+		u->past[0] = u->past[1];
+		u->past[1] = (struct sighting) { 0, 0 };
+	}
+	if (end <= to || end == u->past[u->past[1].seen != 0].end)
+		return;
+	u->past[u->past[0].seen != 0] = (struct sighting) { end, now };
+}
+
+/*
+ * The ring's records, gathered: those the head publishes, and those past
+ * it that a read UNSEEN_PAST_WAIT_NS or more before this one (now) saw
+ * there already; the records lost.
+ */
+static unsigned long
+read_ring(struct unseen *u, hrtime_t now)
+{
+	uint64_t head = __atomic_load_n(&u->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t from = u->taken, to, end, ripe;
+	unsigned long lost;
+
+	to = head > from ? head : from;
+	lost = gather_records(u, from, to);
+	end = past_head_end(u, to);
+	if ((ripe = ripe_end(u, to, end, now)) > to) {
+		lost += gather_records(u, to, ripe);
+		to = ripe;
+	}
+	note_sighting(u, to, end, now);
+	keep_read(u, from, to);
+	u->busy = end > from;
+	u->taken = to;
+	__atomic_store_n(&u->meta->data_tail, to, __ATOMIC_RELEASE);
+	return lost;
+}
+
+/* Whether a task's counts are whole. */
+static bool
+whole(const struct unseen *u, const struct gathered *g)
+{
+	return g->nrecords >= u->sets[g->task.set].nattrs;
+}
+
+/* Whether a task's part has waited for the rest as long as it may. */
+static bool
+waited(struct gathered *g, hrtime_t now)
+{
 	if (g->since == 0)
 		g->since = now;
-	return now - g->since >= PART_WAIT_NS;
+	return now - g->since >= UNSEEN_PART_WAIT_NS;
 }
 
 unsigned long
 unseen_read(struct unseen *u, hrtime_t now,
     void (*fn)(void *arg, const struct unseen_task *t), void *arg)
 {
-	unsigned long lost = read_ring(u);
+	unsigned long lost = read_ring(u, now);
 	int i, kept = 0;
 
 	for (i = 0; i < u->ngot; i++) {
-		if (!ready(u, &u->got[i], now)) {
-			u->got[kept++] = u->got[i];
+		struct gathered *g = &u->got[i];
+
+		if (!whole(u, g) && !waited(g, now)) {
+			u->got[kept++] = *g;
 			continue;
 		}
-		fn(arg, &u->got[i].task);
+		g->task.missing = u->sets[g->task.set].nattrs - g->nrecords;
+		fn(arg, &g->task);
 		free(u->got[i].values);
 		free(u->got[i].times);
 	}
 	u->ngot = kept;
 	return lost;
+}
+
+void
+unseen_drop_parts(struct unseen *u,
+    void (*fn)(void *arg, const struct unseen_task *t), void *arg)
+{
+	int i;
+
+	for (i = 0; i < u->ngot; i++) {
+		u->got[i].task.missing =
+		    u->sets[u->got[i].task.set].nattrs - u->got[i].nrecords;
+		fn(arg, &u->got[i].task);
+		free(u->got[i].values);
+		free(u->got[i].times);
+	}
+	u->ngot = 0;
+}
+
+bool
+unseen_pending(const struct unseen *u)
+{
+	return u->past[0].seen != 0;
+}
+
+bool
+unseen_busy(const struct unseen *u)
+{
+	return u->busy;
 }

@@ -26,10 +26,15 @@
 #include "engine_sets.h"
 #include "libcpc.h"
 
-/* What an ended task counted in one set, as its records gave it. */
+/*
+ * What an ended task counted in one set, as its records gave it; or, with
+ * missing > 0, a task whose records came in part and whose rest never
+ * came (its counts are not to be taken).
+ */
 struct unseen_task {
 	pid_t pid, tid;
 	int set;
+	int missing;		       /* records that never came */
 	const uint64_t *values;	       /* one per counter of the set */
 	const struct set_times *times; /* one per group of the set */
 };
@@ -60,11 +65,38 @@ int unseen_fd(const struct unseen *u);
 /* Set next counts from now on, as the scan's counters hand over. */
 void unseen_hand_over(struct unseen *u, int current, int next);
 /*
- * The tasks whose records are all in, as of now: a task's counts in one
- * set at a time to fn (which must not keep t); the records the kernel had
- * no room for. A task whose records came in part waits for the rest.
+ * The tasks whose records are all in, as of now, and those whose rest
+ * will not come: a task's counts in one set at a time to fn (which must
+ * not keep t); the records the kernel had no room for.
  */
 unsigned long unseen_read(struct unseen *u, hrtime_t now,
     void (*fn)(void *arg, const struct unseen_task *t), void *arg);
+
+/*
+ * How long a task's part waits for the rest of its records, which come
+ * within microseconds of each other unless the ring had no room for them
+ * or stopped publishing its head (below).
+ */
+#define UNSEEN_PART_WAIT_NS 1000000000L
+
+/*
+ * How long records past a ring's published head wait before a read takes
+ * them: far longer than the kernel takes to write one whole.
+ */
+#define UNSEEN_PAST_WAIT_NS 10000000L
+
+/*
+ * Whether the last read found records past the ring's published head,
+ * for a read UNSEEN_PAST_WAIT_NS or more after it to take.
+ */
+bool unseen_pending(const struct unseen *u);
+/* The tasks still waiting for the rest of their records, to fn as such. */
+void unseen_drop_parts(struct unseen *u,
+    void (*fn)(void *arg, const struct unseen_task *t), void *arg);
+/*
+ * Whether the last read found records: a ring that stops publishing its
+ * head wakes no reader, so one that is being written is read often.
+ */
+bool unseen_busy(const struct unseen *u);
 
 #endif /* CPUTOP_UNSEEN_H */
