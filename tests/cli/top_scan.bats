@@ -281,9 +281,12 @@ build_total() {
 # done its start-up before the view starts, perf stat counts the gate's
 # tree from once the view has shown it, and make is exec'd after both.
 # The view's totals of the build are within PERCENT (default 1) % of perf
-# stat's.
+# stat's; or short, where cputop says the kernel lost records of the
+# tasks that ended (two tasks ending at the same instant on two CPUs may
+# be given one place in a ring), by no more than 100 faults a record (a
+# task of the build faults fewer times).
 build_counted() {
-	local d gate perf
+	local d gate perf lost
 	command -v make >/dev/null || skip "make is not installed"
 	command -v perf >/dev/null || skip "perf is not installed"
 	d=$(nobody_dir)/build
@@ -305,10 +308,13 @@ build_counted() {
 	kill -TERM "$CPID"
 	wait_cputrack
 	perf=$(awk -F, '$3 == "page-faults:u" { print $1 }' "$T/perf")
+	lost=$(sed -n 's/^cputop: the kernel lost \([0-9]*\) counts of tasks .*/\1/p' \
+	    "$T/err" | tail -n 1)
 	awk -v n="$(build_total "$T/out")" -v perf="$perf" \
-	    -v pc="${PERCENT:-1}" 'BEGIN {
+	    -v pc="${PERCENT:-1}" -v lost="${lost:-0}" 'BEGIN {
 	    d = n - perf; if (d < 0) d = -d
 	    if (perf > 1000 && d <= perf * pc / 100) exit 0
+	    if (perf > 1000 && n < perf && perf - n <= lost * 100) exit 0
 	    print "the view counted " n ", perf stat " perf; exit 1 }' ||
 	    { cat "$T/out" "$T/err"; false; }
 }
@@ -329,22 +335,11 @@ build_counted() {
 # a user, each group a perf group of its own on each thread and sentinel,
 # and every count of the build's short tasks comes whole from the
 # sentinels' rings, though a ring's reader is woken while a task is still
-# writing its records (the rest of a task's counts, and its group's
-# times, came in the next read, and were lost): the same count as perf
-# stat's, to the fault.
-# A known defect, not yet mended: at times whole tasks' records never
-# reach the ring (no record of a loss, the ring never half full at a
-# read): 8,265 of 8,842 page faults in the sanitizer build, where it is
-# most often; about 1 run in 12 in the plain build, whose pass keeps the
-# check.
-sanitized_build() {
-	grep -q '^CPCTOOLS_SANITIZE:BOOL=ON' "$BUILD_DIR/CMakeCache.txt"
-}
-
-@test "as a user: a set of two groups of software events counts a build exactly as perf stat does" {
-	if sanitized_build; then
-		skip "a known defect: whole tasks' records missing from a sentinel's ring at times (see above)"
-	fi
+# writing its records, and though tasks that end together on two CPUs
+# can leave a ring's head unpublished (cputop_unseen.c): the same count
+# as perf stat's, to the fault, but for records the kernel lost and
+# cputop said (build_counted).
+@test "as a user: a set of two groups of software events counts a build exactly as perf stat does, or says what the kernel lost" {
 	user_setup 36
 	AS=("${AS_USER[@]}")
 	EVENTS='{task-clock,cpu-clock},{minor-faults,page-faults}'
