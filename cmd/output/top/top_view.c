@@ -387,7 +387,8 @@ user_name(struct top_view *v, const struct top_entity *e)
 
 /*
  * n in at most 6 characters and a unit prefix: 999.9, 12.3K, 4.56G; a
- * whole number (a count) as it is, below a billion.
+ * whole number (a count) as it is, below a billion (9 digits, which leave
+ * room in the column for the scaled mark).
  */
 static void
 scaled(char *buf, size_t size, double n, bool whole, const char *unit)
@@ -395,11 +396,16 @@ scaled(char *buf, size_t size, double n, bool whole, const char *unit)
 	static const char prefix[] = " KMGTP";
 	int p = 0;
 
-	/* A count since the start is exact while it fits its column. */
-	while (n >= (whole ? 1e9 : 999.95) && p < (int)sizeof(prefix) - 2) {
-		n /= 1000;
-		p++;
-	}
+	/*
+	 * A count since the start is exact while it fits its column; one
+	 * past it is scaled as a rate is, not to 7 digits and a prefix that
+	 * fill the column and push the mark out of it.
+	 */
+	if (!whole || n >= 1e9)
+		while (n >= 999.95 && p < (int)sizeof(prefix) - 2) {
+			n /= 1000;
+			p++;
+		}
 	if (p == 0 && whole)
 		snprintf(buf, size, "%.0f%s", n, unit);
 	else if (p == 0)

@@ -34,6 +34,7 @@
 #include "cputrack_cgroups.h"
 #include "cputrack_track.h"
 #include "diag.h"
+#include "engine_breakpoint.h"
 #include "procname.h"
 #include "startup.h"
 
@@ -548,29 +549,12 @@ refused(struct bpf_track *bt, bool for_auto, char *why, size_t len)
 
 /*
  * A breakpoint this engine counts is armed on every CPU, for every task
- * that runs there, and a debug trap of it that a hypervisor loses reaches
- * the task as a SIGTRAP that kills it. Nothing here traces a task to drop
- * that signal, as the ptrace engine does: the run is refused.
+ * that runs there, and nothing here traces a task to drop its lost trap.
  */
-static bool
-refuses_breakpoint(const struct cputrack *ct, char *why, size_t len)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	const char *event = setgrp_first_breakpoint(ct->specs);
-#else
-	/* As auto's rule: only x86 takes a lost one for an INT1. */
-	const char *event = NULL;
-#endif
-
-	if (event == NULL)
-		return false;
-	snprintf(why, len,
-	    "%s: a breakpoint is armed on every CPU, where a debug trap a "
-	    "hypervisor loses kills the task that hit it with SIGTRAP; only "
-	    "the ptrace engine drops that trap (--engine=ptrace)",
-	    event);
-	return true;
-}
+static const char breakpoint_advice[] =
+    "a breakpoint is armed on every CPU, where a debug trap a hypervisor "
+    "loses kills the task that hit it with SIGTRAP; only the ptrace engine "
+    "drops that trap (--engine=ptrace)";
 
 static int
 bpf_track_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
@@ -579,7 +563,7 @@ bpf_track_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	char programs[512], phases[512];
 	int status;
 
-	if (refuses_breakpoint(ct, why, len))
+	if (engine_refuses_breakpoint(ct->specs, breakpoint_advice, why, len))
 		return 2;
 	if ((bt = calloc(1, sizeof(*bt))) == NULL) {
 		diag(NULL, "no memory available\n");

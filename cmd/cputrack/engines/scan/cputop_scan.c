@@ -43,6 +43,7 @@
 #include "cputop_scan.h"
 #include "cputrack_engine.h"
 #include "diag.h"
+#include "engine_breakpoint.h"
 #include "fdlimit.h"
 #include "top.h"
 
@@ -1009,33 +1010,11 @@ may_count(struct scan_track *st)
 	return err;
 }
 
-/*
- * On x86 a breakpoint's debug trap that a hypervisor loses reaches the
- * task that hit it as a SIGTRAP that kills it, and only a tracer can drop
- * it (docs/events.md): a thread counted from outside has none, so the run
- * is refused, as the BPF engine refuses it.
- */
-static bool
-refuses_breakpoint(const struct cputrack *ct, char *why, size_t len)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	const char *event = setgrp_first_breakpoint(ct->specs);
-
-	if (event == NULL)
-		return false;
-	snprintf(why, len,
-	    "%s: a debug trap of a breakpoint that a hypervisor loses kills "
-	    "the task that hit it with SIGTRAP; only the ptrace engine, "
-	    "which counts a command (cputop COMMAND), drops that trap",
-	    event);
-	return true;
-#else
-	(void)ct;
-	(void)why;
-	(void)len;
-	return false;
-#endif
-}
+/* A thread counted from outside has no tracer to drop a lost trap. */
+static const char breakpoint_advice[] =
+    "a debug trap of a breakpoint that a hypervisor loses kills the task "
+    "that hit it with SIGTRAP; only the ptrace engine, which counts a "
+    "command (cputop COMMAND), drops that trap";
 
 static int
 scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
@@ -1044,7 +1023,7 @@ scan_open(struct cputrack *ct, bool for_auto, char *why, size_t len)
 	int s, most = 0, err;
 
 	(void)for_auto;
-	if (refuses_breakpoint(ct, why, len))
+	if (engine_refuses_breakpoint(ct->specs, breakpoint_advice, why, len))
 		return 2;
 	if ((st = calloc(1, sizeof(*st))) == NULL) {
 		diag(NULL, "no memory available\n");

@@ -14,7 +14,8 @@
  * a filter, each process's threads under it with H. Short processes:
  * rates over the refresh, every one in the final totals, past a bound
  * summed per name, the owner a fork row gives; batch mode's fold; the
- * tree; command lines; --for-each-cgroup's cgroups as lines.
+ * tree; command lines; --for-each-cgroup's cgroups as lines; the scaled
+ * mark kept in the final totals of large counts.
  */
 #include <errno.h>
 #include <string.h>
@@ -635,6 +636,71 @@ test_lines(void)
 	close_fixture(&f);
 }
 
+/* A second's tick of set 1 for process proc, its set counted a third of it. */
+static void
+row1_scaled(struct fixture *f, unsigned long proc, uint64_t cs)
+{
+	top_model_row(f->m,
+	    &(struct out_row) { .label = "tick",
+		.when = SEC,
+		.pid = (pid_t)(PID_BASE + proc),
+		.proc = proc,
+		.lwp = 1,
+		.tid = (pid_t)(PID_BASE + proc),
+		.comm = "prog",
+		.setno = 1,
+		.values = &cs,
+		.elapsed_ns = SEC,
+		.enabled_ns = SEC,
+		.running_ns = SEC / 3 });
+}
+
+/*
+ * The final totals keep the scaled mark of the ticks they sum, however
+ * large the count: one past a billion is scaled (4.00G*), not 7 digits
+ * and a prefix that filled the column and cut the mark off; one below
+ * is exact (999999999*). A count never scaled has no mark.
+ */
+static void
+test_scaled_totals(void)
+{
+	struct fixture f;
+	struct top_view *v;
+	struct top_lines l = { 0 };
+	struct top_choice c = { .totals = true, .fold_ended = true };
+	struct top_about a = {
+		.engine = "scan", .watching = "the test", .tick_ms = 1000
+	};
+	const char *s;
+
+	open_fixture(&f);
+	if ((v = top_view_new(&f.run)) == NULL) {
+		fprintf(stderr, "top_view_new: no memory\n");
+		exit(1);
+	}
+	c.sort = top_view_default_sort(v);
+	row1_scaled(&f, 1, 2000000000);
+	row1(&f, "tick", 2, 1, 5000000000, SEC);
+	row1_scaled(&f, 3, 999999999);
+	top_model_refresh(f.m);
+	row1_scaled(&f, 1, 2000000000);
+	top_model_last_refresh(f.m);
+	strlcpy(top_model_proc(f.m, proc_index(&f, 1))->comm, "mux", 64);
+	strlcpy(top_model_proc(f.m, proc_index(&f, 2))->comm, "whole", 64);
+	strlcpy(top_model_proc(f.m, proc_index(&f, 3))->comm, "below", 64);
+	top_view_render(v, f.m, &c, &a, 0, &l);
+	CHECK(!l.failed);
+	CHECK((s = line_of(&l, " mux", 0)) != NULL &&
+	    strstr(s, " 4.00G* ") != NULL);
+	CHECK((s = line_of(&l, " whole", 0)) != NULL &&
+	    strstr(s, " 5.00G ") != NULL && strchr(s, '*') == NULL);
+	CHECK((s = line_of(&l, " below", 0)) != NULL &&
+	    strstr(s, " 999999999* ") != NULL);
+	top_lines_free(&l);
+	top_view_free(v);
+	close_fixture(&f);
+}
+
 /*
  * Batch mode's fold: past the first 20 lines, the ended processes of one
  * command are one line, their counts summed, and a line says so.
@@ -917,6 +983,7 @@ main(void)
 	test_fork_parent();
 	test_not_counted();
 	test_lines();
+	test_scaled_totals();
 	test_thread_names();
 	test_fold();
 	test_tree();
