@@ -896,14 +896,15 @@ each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
 /*
  * Every live thread's tick row: what it counted since the last one, in
  * the set in use, which then hands over to set next; a gap row when it
- * holds more than one interval. -1 when the engine failed (said, and the
- * run ended).
+ * holds more than one interval. drain: what happened before it is not
+ * dispatched yet (the engine's loop dispatched before a tick of its
+ * clock). -1 when the engine failed (said, and the run ended).
  */
 static int
-tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
+tick_rows(struct bpf_track *bt, int next, unsigned long intervals, bool drain)
 {
 	/* What happened before the tick first; lost counts do not stop it. */
-	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
+	if (drain && bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 		engine_failed(bt);
 	if (bt->ended)
 		return -1;
@@ -954,7 +955,7 @@ tick(void *arg, uint64_t expirations)
 	int next = (bt->current + 1) % nsets;
 	bool turns = next != bt->current;
 
-	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
+	if (tick_rows(bt, next, (unsigned long)expirations, false) != 0)
 		return;
 	bt->current = next;
 	/* With one set there is no turn to hand over: no walk of every LWP. */
@@ -993,7 +994,7 @@ on_signal(void *arg, const struct signalfd_siginfo *si)
 	 * since the last one is a last tick row, so that the rows hold
 	 * everything counted.
 	 */
-	(void)tick_rows(bt, bt->current, 1);
+	(void)tick_rows(bt, bt->current, 1, true);
 	end_run(bt, 0);
 	return true;
 }

@@ -452,10 +452,6 @@ bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
 	return eng_lost_check(eng, why, whylen);
 }
 
-/*
- * The records before the tick first: a thread that ended before it has
- * its end reported, not a tick row.
- */
 int
 bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
     char *why, size_t whylen)
@@ -465,8 +461,6 @@ bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
 		errno = EINVAL;
 		return -1;
 	}
-	if (bpfeng_dispatch(eng, why, whylen) != 0)
-		return -1;
 	return eng_tick(eng, next_set, fn, arg, why, whylen);
 }
 

@@ -421,14 +421,18 @@ int bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen);
 bool bpfeng_done(const struct bpfeng *eng);
 
 /*
- * A tick: what happened so far is dispatched; every CPU is flushed, so
+ * A tick, of what the last bpfeng_dispatch saw: the caller dispatches
+ * right before it (bpfeng_loop did, in the turn that calls its tick
+ * hook), so that a thread that ended before the tick has its end
+ * reported, not a tick row, and the ring is drained once a tick. Every
+ * CPU is flushed, so
  * that a thread on a CPU has its counts up to the flush of that CPU; the
  * set in use becomes next_set, CPU by CPU at its flush, with no time lost
  * in between; then fn is called for every live thread. Sets rotate for
  * all threads at once. bpfeng_flush_ns says how long the flush of every
  * CPU took, bpfeng_handover_ns when (CLOCK_MONOTONIC) the hand-over to
  * next_set began: the time of the tick's counts, as fn gets them. -1
- * with why as bpfeng_dispatch, or EINVAL for no such set.
+ * with why, or EINVAL for no such set.
  */
 int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
     char *why, size_t whylen);
@@ -460,7 +464,8 @@ struct signalfd_siginfo;
 struct bpfeng_loop_ops {
 	/*
 	 * A tick, standing for ticks deadlines (more than one when some
-	 * were missed): the caller's bpfeng_tick, rows, bpfeng_count_ticks.
+	 * were missed), right after the records before it were dispatched:
+	 * the caller's bpfeng_tick, rows, bpfeng_count_ticks.
 	 */
 	void (*tick)(void *arg, uint64_t ticks);
 	/* A signal of those opened, but SIGCHLD. */
