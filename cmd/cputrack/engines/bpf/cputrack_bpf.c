@@ -791,27 +791,25 @@ engine_failed(struct bpf_track *bt)
 	end_run(bt, 1);
 }
 
+/*
+ * A live LWP's counts at the tick, at when: the set whose turn ended
+ * takes them, and the LWP joins the tick's batch.
+ */
 static void
-on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
-    const struct bpfeng_set_counts *closed, const struct bpfeng_counts *counts)
+ticked(struct bpf_track *bt, const struct bpfeng_ticked *e, hrtime_t when)
 {
-	struct bpf_track *bt = arg;
-	struct bthread *t = lwp;
-	/* The hand-over's time, which the counts are of. */
-	hrtime_t when = (hrtime_t)bpfeng_handover_ns(bt->eng);
+	struct bthread *t = e->lwp;
 
-	(void)pid;
-	(void)tid;
 	if (t == NULL)
 		return;
-	if (closed == NULL) {
+	if (e->closed == NULL) {
 		counts_missing(bt, t, "tick");
 		return;
 	}
 	t->ticked = bt->ticks;
 	if (t->owed_set >= 0)
-		pay_hand_over(bt, t, counts, when);
-	bpf_sets_sample(bt->sets, t->base.grp, bt->current, closed, when);
+		pay_hand_over(bt, t, e->counts, when);
+	bpf_sets_sample(bt->sets, t->base.grp, bt->current, e->closed, when);
 	if (track_batch_add(&bt->ticked, &t->base,
 		setgrp_slice(t->base.grp, bt->current), bt->intervals) != 0)
 		end_run(bt, 1);
@@ -903,6 +901,9 @@ each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
 static int
 tick_rows(struct bpf_track *bt, int next, unsigned long intervals, bool drain)
 {
+	struct bpfeng_tick_batch batch;
+	size_t i;
+
 	/* What happened before the tick first; lost counts do not stop it. */
 	if (drain && bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 		engine_failed(bt);
@@ -910,14 +911,14 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals, bool drain)
 		return -1;
 	bt->ticks++;
 	bt->intervals = intervals;
-	bt->tick_when = output_now();
-	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why, sizeof(bt->why)) !=
-	    0) {
+	if (bpfeng_tick(bt->eng, next, &batch, bt->why, sizeof(bt->why)) != 0) {
 		engine_failed(bt);
 		return -1;
 	}
 	/* The threads' counts are of the hand-over: so is the tick. */
-	bt->tick_when = (hrtime_t)bpfeng_handover_ns(bt->eng);
+	bt->tick_when = (hrtime_t)batch.when_ns;
+	for (i = 0; i < batch.n; i++)
+		ticked(bt, &batch.threads[i], bt->tick_when);
 	track_tick(&bt->ticked);
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);

@@ -453,7 +453,7 @@ bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
 }
 
 int
-bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+bpfeng_tick(struct bpfeng *eng, int next_set, struct bpfeng_tick_batch *batch,
     char *why, size_t whylen)
 {
 	if (next_set < 0 || next_set >= eng->nsets) {
@@ -461,7 +461,7 @@ bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
 		errno = EINVAL;
 		return -1;
 	}
-	return eng_tick(eng, next_set, fn, arg, why, whylen);
+	return eng_tick(eng, next_set, batch, why, whylen);
 }
 
 void
@@ -551,6 +551,7 @@ bpfeng_close(struct bpfeng *eng)
 		(void)setrlimit(RLIMIT_NOFILE, &eng->nofile);
 	free(eng->batch_keys);
 	free(eng->batch_values);
+	free(eng->ticked);
 	free(eng->cgroup_keys);
 	free(eng->cgroup_values);
 	free(eng->zero_value);
