@@ -948,7 +948,7 @@ hand_over(struct bpf_track *bt, struct bthread *t)
 	t->turns |= 1u << bt->current;
 }
 
-static void
+static bool
 tick(void *arg, uint64_t expirations)
 {
 	struct bpf_track *bt = arg;
@@ -957,7 +957,7 @@ tick(void *arg, uint64_t expirations)
 	bool turns = next != bt->current;
 
 	if (tick_rows(bt, next, (unsigned long)expirations, false) != 0)
-		return;
+		return false;
 	bt->current = next;
 	/* With one set there is no turn to hand over: no walk of every LWP. */
 	if (turns)
@@ -967,7 +967,7 @@ tick(void *arg, uint64_t expirations)
 		cgroup_sum_set_current(bt->cg, next);
 	if (bt->cgroups != NULL)
 		cgroup_rows_set_current(bt->cgroups, next);
-	bpfeng_count_ticks(bt->eng, expirations);
+	return true;
 }
 
 /*

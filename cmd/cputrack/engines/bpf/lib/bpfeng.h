@@ -480,9 +480,10 @@ struct bpfeng_loop_ops {
 	/*
 	 * A tick, standing for ticks deadlines (more than one when some
 	 * were missed), right after the records before it were dispatched:
-	 * the caller's bpfeng_tick, rows, bpfeng_count_ticks.
+	 * the caller's bpfeng_tick and rows. True when it took the tick:
+	 * the loop then counts it (bpfeng_count_ticks).
 	 */
-	void (*tick)(void *arg, uint64_t ticks);
+	bool (*tick)(void *arg, uint64_t ticks);
 	/* A signal of those opened, but SIGCHLD. */
 	bool (*signal)(void *arg, const struct signalfd_siginfo *si);
 	/*
