@@ -254,14 +254,13 @@ cb_exit(void *arg, void *proc, pid_t pid, int status, uint64_t when_ns)
 }
 
 static void
-cb_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
-    const struct bpfeng_set_counts *closed, const struct bpfeng_counts *c)
+print_tick(struct drive *d, const struct bpfeng_tick_batch *b)
 {
-	struct drive *d = arg;
+	size_t i;
 
-	(void)lwp;
-	(void)closed;
-	print_counts(d, "tick", pid, tid, d->current, c, "");
+	for (i = 0; i < b->n; i++)
+		print_counts(d, "tick", b->threads[i].pid, b->threads[i].tid,
+		    d->current, b->threads[i].counts, "");
 }
 
 static const struct bpfeng_ops ops = {
@@ -338,14 +337,18 @@ tick(struct drive *d)
 {
 	int next =
 	    d->rotate ? (d->current + 1) % setgrp_nsets(d->grp) : d->current;
-	uint64_t before = d->spin != NULL ? *d->spin : 0;
+	uint64_t before = d->spin != NULL ? *d->spin : 0, after;
+	struct bpfeng_tick_batch batch;
 	int ret;
 
 	/* The slice that ends is the current set's: print its counts. */
-	ret = bpfeng_tick(d->eng, next, cb_tick, d, d->why, sizeof(d->why));
+	ret = bpfeng_tick(d->eng, next, &batch, d->why, sizeof(d->why));
+	after = d->spin != NULL ? *d->spin : 0;
+	if (ret == 0)
+		print_tick(d, &batch);
 	if (d->spin != NULL)
 		printf("spin %llu %llu\n", (unsigned long long)before,
-		    (unsigned long long)*d->spin);
+		    (unsigned long long)after);
 	if (ret != 0) {
 		fprintf(stderr, "bpfdrive: tick: %s\n", d->why);
 		return -1;

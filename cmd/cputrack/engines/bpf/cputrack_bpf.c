@@ -775,27 +775,25 @@ engine_failed(struct bpf_track *bt)
 	end_run(bt, 1);
 }
 
+/*
+ * A live LWP's counts at the tick, at when: the set whose turn ended
+ * takes them, and the LWP joins the tick's batch.
+ */
 static void
-on_tick(void *arg, void *lwp, pid_t pid, pid_t tid,
-    const struct bpfeng_set_counts *closed, const struct bpfeng_counts *counts)
+ticked(struct bpf_track *bt, const struct bpfeng_ticked *e, hrtime_t when)
 {
-	struct bpf_track *bt = arg;
-	struct bthread *t = lwp;
-	/* The hand-over's time, which the counts are of. */
-	hrtime_t when = (hrtime_t)bpfeng_handover_ns(bt->eng);
+	struct bthread *t = e->lwp;
 
-	(void)pid;
-	(void)tid;
 	if (t == NULL)
 		return;
-	if (closed == NULL) {
+	if (e->closed == NULL) {
 		counts_missing(bt, t, "tick");
 		return;
 	}
 	t->ticked = bt->ticks;
 	if (t->owed_set >= 0)
-		pay_hand_over(bt, t, counts, when);
-	bpf_sets_sample(bt->sets, t->base.grp, bt->current, closed, when);
+		pay_hand_over(bt, t, e->counts, when);
+	bpf_sets_sample(bt->sets, t->base.grp, bt->current, e->closed, when);
 	if (track_batch_add(&bt->ticked, &t->base,
 		setgrp_slice(t->base.grp, bt->current), bt->intervals) != 0)
 		end_run(bt, 1);
@@ -880,27 +878,31 @@ each_cgroup_rows(struct bpf_track *bt, unsigned long intervals)
 /*
  * Every live thread's tick row: what it counted since the last one, in
  * the set in use, which then hands over to set next; a gap row when it
- * holds more than one interval. -1 when the engine failed (said, and the
- * run ended).
+ * holds more than one interval. drain: what happened before it is not
+ * dispatched yet (the engine's loop dispatched before a tick of its
+ * clock). -1 when the engine failed (said, and the run ended).
  */
 static int
-tick_rows(struct bpf_track *bt, int next, unsigned long intervals)
+tick_rows(struct bpf_track *bt, int next, unsigned long intervals, bool drain)
 {
+	struct bpfeng_tick_batch batch;
+	size_t i;
+
 	/* What happened before the tick first; lost counts do not stop it. */
-	if (bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
+	if (drain && bpfeng_dispatch(bt->eng, bt->why, sizeof(bt->why)) != 0)
 		engine_failed(bt);
 	if (bt->ended)
 		return -1;
 	bt->ticks++;
 	bt->intervals = intervals;
-	bt->tick_when = output_now();
-	if (bpfeng_tick(bt->eng, next, on_tick, bt, bt->why, sizeof(bt->why)) !=
-	    0) {
+	if (bpfeng_tick(bt->eng, next, &batch, bt->why, sizeof(bt->why)) != 0) {
 		engine_failed(bt);
 		return -1;
 	}
 	/* The threads' counts are of the hand-over: so is the tick. */
-	bt->tick_when = (hrtime_t)bpfeng_handover_ns(bt->eng);
+	bt->tick_when = (hrtime_t)batch.when_ns;
+	for (i = 0; i < batch.n; i++)
+		ticked(bt, &batch.threads[i], bt->tick_when);
 	track_tick(&bt->ticked);
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);
@@ -930,7 +932,7 @@ hand_over(struct bpf_track *bt, struct bthread *t)
 	t->turns |= 1u << bt->current;
 }
 
-static void
+static bool
 tick(void *arg, uint64_t expirations)
 {
 	struct bpf_track *bt = arg;
@@ -938,8 +940,8 @@ tick(void *arg, uint64_t expirations)
 	int next = (bt->current + 1) % nsets;
 	bool turns = next != bt->current;
 
-	if (tick_rows(bt, next, (unsigned long)expirations) != 0)
-		return;
+	if (tick_rows(bt, next, (unsigned long)expirations, false) != 0)
+		return false;
 	bt->current = next;
 	/* With one set there is no turn to hand over: no walk of every LWP. */
 	if (turns)
@@ -949,7 +951,7 @@ tick(void *arg, uint64_t expirations)
 		cgroup_sum_set_current(bt->cg, next);
 	if (bt->cgroups != NULL)
 		cgroup_rows_set_current(bt->cgroups, next);
-	bpfeng_count_ticks(bt->eng, expirations);
+	return true;
 }
 
 /*
@@ -977,7 +979,7 @@ on_signal(void *arg, const struct signalfd_siginfo *si)
 	 * since the last one is a last tick row, so that the rows hold
 	 * everything counted.
 	 */
-	(void)tick_rows(bt, bt->current, 1);
+	(void)tick_rows(bt, bt->current, 1, true);
 	end_run(bt, 0);
 	return true;
 }

@@ -452,12 +452,8 @@ bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
 	return eng_lost_check(eng, why, whylen);
 }
 
-/*
- * The records before the tick first: a thread that ended before it has
- * its end reported, not a tick row.
- */
 int
-bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+bpfeng_tick(struct bpfeng *eng, int next_set, struct bpfeng_tick_batch *batch,
     char *why, size_t whylen)
 {
 	if (next_set < 0 || next_set >= eng->nsets) {
@@ -465,9 +461,7 @@ bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
 		errno = EINVAL;
 		return -1;
 	}
-	if (bpfeng_dispatch(eng, why, whylen) != 0)
-		return -1;
-	return eng_tick(eng, next_set, fn, arg, why, whylen);
+	return eng_tick(eng, next_set, batch, why, whylen);
 }
 
 void
@@ -557,6 +551,7 @@ bpfeng_close(struct bpfeng *eng)
 		(void)setrlimit(RLIMIT_NOFILE, &eng->nofile);
 	free(eng->batch_keys);
 	free(eng->batch_values);
+	free(eng->ticked);
 	free(eng->cgroup_keys);
 	free(eng->cgroup_values);
 	free(eng->zero_value);

@@ -194,12 +194,27 @@ struct bpfeng_ops {
 };
 
 /*
- * A live thread's counts at a tick (held only during the call): closed,
- * those of the set whose turn the tick ended, and counts, every set's;
- * lwp is what its lwp_create returned.
+ * A live thread's counts at a tick: closed, those of the set whose turn
+ * the tick ended, and counts, every set's; lwp is what its lwp_create
+ * returned.
  */
-typedef void(bpfeng_tick_fn)(void *arg, void *lwp, pid_t pid, pid_t tid,
-    const struct bpfeng_set_counts *closed, const struct bpfeng_counts *counts);
+struct bpfeng_ticked {
+	void *lwp;
+	pid_t pid, tid;
+	const struct bpfeng_set_counts *closed;
+	const struct bpfeng_counts *counts;
+};
+
+/*
+ * A tick's live threads, read from the kernel in one pass and held by the
+ * engine until its next tick or its close; when_ns: the time of their
+ * counts (bpfeng_handover_ns).
+ */
+struct bpfeng_tick_batch {
+	const struct bpfeng_ticked *threads;
+	size_t n;
+	uint64_t when_ns;
+};
 
 /* A cgroup's counts at a tick, by its id (bpfeng_read_cgroups). */
 typedef void(bpfeng_cgroup_fn)(
@@ -421,17 +436,21 @@ int bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen);
 bool bpfeng_done(const struct bpfeng *eng);
 
 /*
- * A tick: what happened so far is dispatched; every CPU is flushed, so
+ * A tick, of what the last bpfeng_dispatch saw: the caller dispatches
+ * right before it (bpfeng_loop did, in the turn that calls its tick
+ * hook), so that a thread that ended before the tick has its end
+ * reported, not a tick row, and the ring is drained once a tick. Every
+ * CPU is flushed, so
  * that a thread on a CPU has its counts up to the flush of that CPU; the
  * set in use becomes next_set, CPU by CPU at its flush, with no time lost
- * in between; then fn is called for every live thread. Sets rotate for
- * all threads at once. bpfeng_flush_ns says how long the flush of every
- * CPU took, bpfeng_handover_ns when (CLOCK_MONOTONIC) the hand-over to
- * next_set began: the time of the tick's counts, as fn gets them. -1
- * with why as bpfeng_dispatch, or EINVAL for no such set.
+ * in between; then every live thread's counts are read into batch. Sets
+ * rotate for all threads at once. bpfeng_flush_ns says how long the flush
+ * of every CPU took, bpfeng_handover_ns when (CLOCK_MONOTONIC) the
+ * hand-over to next_set began: the time of the tick's counts. -1 with
+ * why, or EINVAL for no such set.
  */
-int bpfeng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
-    char *why, size_t whylen);
+int bpfeng_tick(struct bpfeng *eng, int next_set,
+    struct bpfeng_tick_batch *batch, char *why, size_t whylen);
 uint64_t bpfeng_flush_ns(const struct bpfeng *eng);
 uint64_t bpfeng_handover_ns(const struct bpfeng *eng);
 
@@ -460,9 +479,11 @@ struct signalfd_siginfo;
 struct bpfeng_loop_ops {
 	/*
 	 * A tick, standing for ticks deadlines (more than one when some
-	 * were missed): the caller's bpfeng_tick, rows, bpfeng_count_ticks.
+	 * were missed), right after the records before it were dispatched:
+	 * the caller's bpfeng_tick and rows. True when it took the tick:
+	 * the loop then counts it (bpfeng_count_ticks).
 	 */
-	void (*tick)(void *arg, uint64_t ticks);
+	bool (*tick)(void *arg, uint64_t ticks);
 	/* A signal of those opened, but SIGCHLD. */
 	bool (*signal)(void *arg, const struct signalfd_siginfo *si);
 	/*

@@ -165,10 +165,15 @@ struct bpfeng {
 	struct eng_thread_tree threads;
 	struct eng_proc_tree procs;
 
-	/* A tick's batched reads of the thread map. */
+	/*
+	 * A tick's batched reads of the thread map, every thread's entry in
+	 * one pass, and the live threads among them, pointing into it.
+	 */
 	uint32_t *batch_keys;
 	void *batch_values;
 	uint32_t batch_len;
+	struct bpfeng_ticked *ticked;
+	uint32_t ticked_len;
 
 	/*
 	 * The descriptor limit the caller had: the engine raises its own to
@@ -323,7 +328,7 @@ bool eng_migrate_unused(const struct bpfeng *eng, const char *name);
 /* bpfeng_tick.c */
 int eng_flush(struct bpfeng *eng, char *why, size_t whylen);
 int eng_lost_check(struct bpfeng *eng, char *why, size_t whylen);
-int eng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+int eng_tick(struct bpfeng *eng, int next_set, struct bpfeng_tick_batch *batch,
     char *why, size_t whylen);
 
 #endif /* BPFENG_IMPL_H */

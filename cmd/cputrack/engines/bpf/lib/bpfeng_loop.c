@@ -106,14 +106,16 @@ take_signals(struct bpfeng *eng, const struct bpfeng_loop_ops *ops, void *arg)
 	return false;
 }
 
+/* A tick the caller took counts against -N's samples once its rows are out. */
 static void
 take_tick(struct bpfeng *eng, const struct bpfeng_loop_ops *ops, void *arg)
 {
 	uint64_t expirations;
 
 	if (read(eng->loop_timerfd, &expirations, sizeof(expirations)) ==
-	    (ssize_t)sizeof(expirations))
-		ops->tick(arg, expirations);
+		(ssize_t)sizeof(expirations) &&
+	    ops->tick(arg, expirations))
+		bpfeng_count_ticks(eng, expirations);
 }
 
 int

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The tick: flush every CPU, hand over to the next set, and read every
- * live thread's counts in a few batched map reads.
+ * live thread's counts in a few batched map reads, into one batch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,6 +81,7 @@ eng_lost_check(struct bpfeng *eng, char *why, size_t whylen)
 	return -1;
 }
 
+/* Room for len entries of the thread map, keeping those read. */
 static int
 batch_room(struct bpfeng *eng, uint32_t len)
 {
@@ -100,6 +101,13 @@ batch_room(struct bpfeng *eng, uint32_t len)
 	return 0;
 }
 
+static const struct bpfeng_thread *
+batch_value(const struct bpfeng *eng, uint32_t i)
+{
+	return (const void *)((const char *)eng->batch_values +
+	    i * eng->value_size);
+}
+
 const struct bpfeng_set_counts *
 bpfeng_set_counts(
     const struct bpfeng *eng, const struct bpfeng_counts *counts, int set)
@@ -112,18 +120,29 @@ bpfeng_set_counts(
 	    eng->set_slot[set]);
 }
 
-static void
-deliver(
-    struct bpfeng *eng, uint32_t n, int closed, bpfeng_tick_fn *fn, void *arg)
+/*
+ * The live threads of the n entries read, in the engine's ticked: those
+ * announced and counted, each pointing at its entry. -1: no memory.
+ */
+static int
+gather(struct bpfeng *eng, uint32_t n, int closed, struct bpfeng_tick_batch *b)
 {
-	const struct bpfeng_counts *counts;
 	const struct bpfeng_thread *value;
+	const struct bpfeng_counts *counts;
+	struct bpfeng_ticked *room;
 	struct eng_thread *t;
 	uint32_t i;
 
+	if (n > eng->ticked_len) {
+		if ((room = reallocarray(eng->ticked, n, sizeof(*room))) ==
+		    NULL)
+			return -1;
+		eng->ticked = room;
+		eng->ticked_len = n;
+	}
+	b->n = 0;
 	for (i = 0; i < n; i++) {
-		value = (const void *)((const char *)eng->batch_values +
-		    i * eng->value_size);
+		value = batch_value(eng, i);
 		/*
 		 * Not yet counted, not yet announced, or a new image's entry
 		 * whose exec record is still on its way: next tick.
@@ -135,36 +154,43 @@ deliver(
 			continue;
 		counts =
 		    (const struct bpfeng_counts *)(const void *)value->slots;
-		fn(arg, t->lwp, t->pid, t->tid,
-		    bpfeng_set_counts(eng, counts, closed), counts);
+		eng->ticked[b->n++] =
+		    (struct bpfeng_ticked) { t->lwp, t->pid, t->tid,
+			    bpfeng_set_counts(eng, counts, closed), counts };
 	}
+	b->threads = eng->ticked;
+	return 0;
 }
 
-/* Every tracked thread, a batch of hash buckets at a time. */
+/*
+ * Every tracked thread's entry, a batch of hash buckets at a time, each
+ * after those before it: *n of them.
+ */
 static int
-read_threads(struct bpfeng *eng, int closed, bpfeng_tick_fn *fn, void *arg)
+read_threads(struct bpfeng *eng, uint32_t *n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	uint32_t cursor, count;
+	uint32_t cursor, count, chunk = BATCH_FIRST;
 	bool first = true;
 	int ret;
 
-	if (batch_room(eng, BATCH_FIRST) != 0)
-		return -1;
+	*n = 0;
 	for (;;) {
-		count = eng->batch_len;
+		if (batch_room(eng, *n + chunk) != 0)
+			return -1;
+		count = chunk;
 		ret = bpf_map_lookup_batch(eng->threads_fd,
-		    first ? NULL : &cursor, &cursor, eng->batch_keys,
-		    eng->batch_values, &count, &opts);
+		    first ? NULL : &cursor, &cursor, eng->batch_keys + *n,
+		    (char *)eng->batch_values + *n * eng->value_size, &count,
+		    &opts);
 		if (ret != 0 && errno == ENOSPC && count == 0) {
 			/* A bucket holds more than a batch: grow it. */
-			if (batch_room(eng, eng->batch_len * 2) != 0)
-				return -1;
+			chunk *= 2;
 			continue;
 		}
 		if (ret != 0 && errno != ENOENT)
 			return -1;
-		deliver(eng, count, closed, fn, arg);
+		*n += count;
 		if (ret != 0)
 			return 0;
 		first = false;
@@ -173,10 +199,11 @@ read_threads(struct bpfeng *eng, int closed, bpfeng_tick_fn *fn, void *arg)
 
 /* A tick once the records before it are dispatched (bpfeng_tick). */
 int
-eng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
+eng_tick(struct bpfeng *eng, int next_set, struct bpfeng_tick_batch *batch,
     char *why, size_t whylen)
 {
 	int prev = eng->active;
+	uint32_t n;
 
 	/*
 	 * Both sets count while the CPUs hand over, one by one, at their
@@ -196,7 +223,8 @@ eng_tick(struct bpfeng *eng, int next_set, bpfeng_tick_fn *fn, void *arg,
 	if (next_set != prev && !eng->joint)
 		(void)eng_counters_enable(eng, prev, false);
 	eng->active = next_set;
-	if (fn != NULL && read_threads(eng, prev, fn, arg) != 0) {
+	*batch = (struct bpfeng_tick_batch) { NULL, 0, eng->handover_ns };
+	if (read_threads(eng, &n) != 0 || gather(eng, n, prev, batch) != 0) {
 		eng_why(why, whylen, "cannot read the threads' counts - %s",
 		    strerror(errno));
 		return -1;
