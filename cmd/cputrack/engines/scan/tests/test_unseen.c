@@ -110,7 +110,7 @@ read_round(struct unseen *u, pid_t starter_pid, struct tally *c)
 	}
 	lost += unseen_read(u, now_ns(), count, c);
 	for (tries = 0; tries < 3 && unseen_pending(u); tries++) {
-		nanosleep(&settle, NULL);
+		nanosleep(&settle, NULL); /* not a wait: records age first */
 		lost += unseen_read(u, now_ns(), count, c);
 	}
 	unseen_drop_parts(u, count, c);
