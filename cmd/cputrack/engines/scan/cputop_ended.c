@@ -315,11 +315,12 @@ keep_recent(struct scan_track *st, hrtime_t when)
 		st->taken_before_room = room;
 	}
 	r = st->taken_before;
-	if (st->ntaken > 0)
+	if (st->ntaken > 0) { /* the recent ones are sorted already */
 		memcpy(r + st->ntaken_before, st->taken,
 		    st->ntaken * sizeof(*st->taken));
-	st->ntaken_before += st->ntaken;
-	qsort(r, st->ntaken_before, sizeof(*r), by_tid);
+		st->ntaken_before += st->ntaken;
+		qsort(r, st->ntaken_before, sizeof(*r), by_tid);
+	}
 	for (i = 0; i < st->ntaken_before; i++)
 		if ((n == 0 || r[n - 1].tid != r[i].tid) &&
 		    when - r[i].when < UNSEEN_PART_WAIT_NS)
@@ -402,10 +403,7 @@ any_ring(
 int
 scan_rings_wait_ms(const struct scan_track *st)
 {
-	return any_ring(st, unseen_busy, false) ||
-		any_ring(st, unseen_pending, false) ?
-	    BUSY_RING_READ_MS :
-	    -1;
+	return any_ring(st, unseen_busy, false) ? BUSY_RING_READ_MS : -1;
 }
 
 void

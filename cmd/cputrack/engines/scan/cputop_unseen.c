@@ -615,5 +615,5 @@ unseen_pending(const struct unseen *u)
 bool
 unseen_busy(const struct unseen *u)
 {
-	return u->busy;
+	return u->busy || unseen_pending(u);
 }

@@ -94,8 +94,9 @@ bool unseen_pending(const struct unseen *u);
 void unseen_drop_parts(struct unseen *u,
     void (*fn)(void *arg, const struct unseen_task *t), void *arg);
 /*
- * Whether the last read found records: a ring that stops publishing its
- * head wakes no reader, so one that is being written is read often.
+ * Whether the last read found records, or left some past the head: a
+ * ring that stops publishing its head wakes no reader, so one that is
+ * being written is read often.
  */
 bool unseen_busy(const struct unseen *u);
 
