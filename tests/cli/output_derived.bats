@@ -17,6 +17,8 @@ setup() {
 }
 
 teardown() {
+	# The spinners some tests leave beside cputrack.
+	[ ! -f "$T/hogs" ] || xargs kill <"$T/hogs" 2>/dev/null || true
 	out_teardown
 }
 
@@ -175,6 +177,32 @@ EOF
 	    -c task-clock,page-faults -c task-clock,cs "$W/wl_spin_for" 0 700
 	[ "$status" -eq 0 ]
 	check_turns "$T/out"
+}
+
+# A thread alone on cpu1 (SCHED_FIFO, so that nothing else runs there)
+# while cputrack shares cpu0 with four spinners: cputrack is preempted
+# in the middle of its hand-overs, while the thread runs on. Each set's
+# turn must still hold all the thread counted in it (-e: it is counted
+# from its last exec, past taskset's and chrt's). Under the BPF
+# engine a CPU hands over at its own flush, so the thread's turn ends
+# there, not where the hand-over began (which gave 1.007 CPUs).
+@test "several sets, cputrack preempted at its hand-overs: CPUs utilized at most 1 for a thread alone on its CPU" {
+	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs: one for the thread, one that cputrack shares"
+	[ "$(id -u)" = 0 ] || skip "SCHED_FIFO needs root"
+	for _ in 1 2 3 4; do
+		taskset -c 0 "$W/wl_spin" 0 &
+		echo $! >>"$T/hogs"
+	done
+	for _ in 1 2 3 4; do
+		status=0
+		taskset -c 0 "$CT" -e --metrics --format=csv -T 0.1 \
+		    -c task-clock,page-faults -c task-clock,cs \
+		    taskset -c 1 chrt -f 10 "$W/wl_spin_for" 0 700 \
+		    >"$T/out" 2>"$T/err" || status=$?
+		[ "$status" -eq 0 ] || { cat "$T/err"; break; }
+		check_turns "$T/out" || { status=1; break; }
+	done
+	[ "$status" -eq 0 ]
 }
 
 @test "several sets: the table, JSON and the trace give each set's CPUs utilized" {

@@ -776,13 +776,14 @@ engine_failed(struct bpf_track *bt)
 }
 
 /*
- * A live LWP's counts at the tick, at when: the set whose turn ended
- * takes them, and the LWP joins the tick's batch.
+ * A live LWP's counts at the tick, as of its own end of the turn: the set
+ * whose turn ended takes them, and the LWP joins the tick's batch.
  */
 static void
-ticked(struct bpf_track *bt, const struct bpfeng_ticked *e, hrtime_t when)
+ticked(struct bpf_track *bt, const struct bpfeng_ticked *e)
 {
 	struct bthread *t = e->lwp;
+	hrtime_t when = (hrtime_t)e->when_ns;
 
 	if (t == NULL)
 		return;
@@ -899,10 +900,13 @@ tick_rows(struct bpf_track *bt, int next, unsigned long intervals, bool drain)
 		engine_failed(bt);
 		return -1;
 	}
-	/* The threads' counts are of the hand-over: so is the tick. */
+	/*
+	 * The tick's own time is where the hand-over began (cgroups' rows);
+	 * each thread's counts run to its own end of the turn.
+	 */
 	bt->tick_when = (hrtime_t)batch.when_ns;
 	for (i = 0; i < batch.n; i++)
-		ticked(bt, &batch.threads[i], bt->tick_when);
+		ticked(bt, &batch.threads[i]);
 	track_tick(&bt->ticked);
 	if (bt->cg != NULL)
 		cgroup_row(bt, intervals);

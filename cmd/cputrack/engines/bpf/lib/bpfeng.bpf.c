@@ -618,6 +618,8 @@ mark_cpu(struct mark *m, __u32 tid, __u32 next, bool switching,
 		if (t != NULL)
 			give_switch(t, set);
 	}
+	if (t != NULL)
+		t->counted_ns = now;
 	m->set = set;
 	m->since = now;
 	m->valid = 1;
@@ -684,6 +686,7 @@ track_thread(__u32 tid, __u32 pid, __u32 flags)
 	t->pid = pid;
 	t->flags = flags;
 	t->start_ns = 0;
+	t->counted_ns = 0;
 	t->gen = gen;
 	if (bpf_map_update_elem(&threads, &tid, t, BPF_ANY) != 0) {
 		__sync_fetch_and_add(&lost_threads, 1);

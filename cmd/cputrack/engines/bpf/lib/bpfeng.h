@@ -196,19 +196,24 @@ struct bpfeng_ops {
 /*
  * A live thread's counts at a tick: closed, those of the set whose turn
  * the tick ended, and counts, every set's; lwp is what its lwp_create
- * returned.
+ * returned. when_ns: the time its counts run to, its own end of the turn
+ * (CLOCK_MONOTONIC). Its CPU handed over at that CPU's flush, or at a
+ * switch before it, so a thread that ran during the hand-over counted
+ * in the old set past its start, up to its last mark there; one that did
+ * not, up to the start (the batch's when_ns).
  */
 struct bpfeng_ticked {
 	void *lwp;
 	pid_t pid, tid;
 	const struct bpfeng_set_counts *closed;
 	const struct bpfeng_counts *counts;
+	uint64_t when_ns;
 };
 
 /*
  * A tick's live threads, read from the kernel in one pass and held by the
- * engine until its next tick or its close; when_ns: the time of their
- * counts (bpfeng_handover_ns).
+ * engine until its next tick or its close; when_ns: when the hand-over
+ * began (bpfeng_handover_ns), the earliest of their own when_ns.
  */
 struct bpfeng_tick_batch {
 	const struct bpfeng_ticked *threads;
@@ -446,7 +451,8 @@ bool bpfeng_done(const struct bpfeng *eng);
  * in between; then every live thread's counts are read into batch. Sets
  * rotate for all threads at once. bpfeng_flush_ns says how long the flush
  * of every CPU took, bpfeng_handover_ns when (CLOCK_MONOTONIC) the
- * hand-over to next_set began: the time of the tick's counts. -1 with
+ * hand-over to next_set began; each thread's counts run to its own
+ * when_ns, at or after it. -1 with
  * why, or EINVAL for no such set.
  */
 int bpfeng_tick(struct bpfeng *eng, int next_set,

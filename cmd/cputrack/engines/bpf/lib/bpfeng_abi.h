@@ -54,6 +54,11 @@ struct bpfeng_thread {
 	__u32 pid;	/* its process */
 	__u32 flags;	/* BPFENG_THREAD_* */
 	__u64 start_ns; /* counts nothing from before this */
+	/*
+	 * Its counts run to here: the latest mark that gave it what its CPU
+	 * counted (CLOCK_MONOTONIC), 0 before the first.
+	 */
+	__u64 counted_ns;
 	__u32 gen;
 	__u32 pad;
 	__u64 slots[];

@@ -154,9 +154,10 @@ gather(struct bpfeng *eng, uint32_t n, int closed, struct bpfeng_tick_batch *b)
 			continue;
 		counts =
 		    (const struct bpfeng_counts *)(const void *)value->slots;
-		eng->ticked[b->n++] =
-		    (struct bpfeng_ticked) { t->lwp, t->pid, t->tid,
-			    bpfeng_set_counts(eng, counts, closed), counts };
+		eng->ticked[b->n++] = (struct bpfeng_ticked) { t->lwp, t->pid,
+			t->tid, bpfeng_set_counts(eng, counts, closed), counts,
+			value->counted_ns > b->when_ns ? value->counted_ns :
+							 b->when_ns };
 	}
 	b->threads = eng->ticked;
 	return 0;
