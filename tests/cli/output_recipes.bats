@@ -144,6 +144,8 @@ run_one() {
 			run_listening "$cmd" || rc=$?
 		elif [[ $cmd == *cpustat* ]]; then
 			run_counting "$cmd" || rc=$?
+		elif [[ $cmd =~ (\ -p\ |--tid=)[0-9] && $cmd != *" -N "* ]]; then
+			run_attached "$cmd" || rc=$?
 		else
 			run_timed "$cmd" || rc=$?
 		fi
@@ -199,8 +201,8 @@ end_bounded() {
 }
 
 # run_timed CMD: a recipe that ends by itself, or by SIGINT after a
-# minute (a -p recipe counts until interrupted); one that does not end
-# on SIGINT shows what it is doing, then is killed.
+# minute; one that does not end on SIGINT shows what it is doing, then
+# is killed.
 run_timed() {
 	local cmd=$1 rc=0
 	start_bounded 60 30 "$cmd"
@@ -210,14 +212,38 @@ run_timed() {
 	return "$rc"
 }
 
+# run_attached CMD: a cputrack recipe that counts a running process
+# until interrupted: once it has printed a tick, SIGINT, as a user's
+# Ctrl-C; cputrack lets the process go on (the later -p recipes count
+# it), prints its totals and exits 0.
+run_attached() {
+	local cmd=$1 rc=0 late=0
+	start_bounded 60 30 "$cmd"
+	if ! WAIT_BOUND_S=50 wait_while "$GROUP" grep -q ' tick ' "$T/out" &&
+	    running "$GROUP"; then
+		still_running "$GROUP" "has not ticked"
+		late=1
+	fi
+	kill -INT -- -"$GROUP" 2>/dev/null || true
+	gone "$GROUP" || still_running "$GROUP"
+	wait "$GROUP" || rc=$?
+	end_bounded
+	running "$PRINTER" || { echo "the Ctrl-C ended the process counted"; rc=1; }
+	[ "$late" = 0 ] || { echo "no tick in 50 s"; rc=1; }
+	return "$rc"
+}
+
 # recipe_counted CMD: what cpustat recipe CMD made so far (its rows on
 # stdout, in a CSV file or a metrics file) has counts of every set on
-# every CPU it measures: those of taskset -c and --cpus= in our affinity
-# mask. A run stopped before a set's turn has no total for it.
+# every CPU it measures: those of taskset -c, --cpus= and -C in our affinity
+# mask; a row of a socket, die or core counts for its CPUs. A run stopped
+# before a set's turn has no total for it.
 recipe_counted() {
 	"$PY" - "$1" "$T/out" "$R" <<'EOF'
 import csv, glob, os, re, sys
 cmd, out, run = sys.argv[1:4]
+# A README line's comment after the command is not the command's.
+cmd = re.sub(r"\s+#\s.*$", "", cmd)
 
 def cpulist(text):
     cpus = set()
@@ -227,21 +253,54 @@ def cpulist(text):
     return cpus
 
 want = set(os.sched_getaffinity(0))
-for pattern in (r"taskset -c ([0-9,-]+) ", r"--cpus=([0-9,-]+)"):
+for pattern in (r"taskset -c ([0-9,-]+) ", r"--cpus=([0-9,-]+)",
+                r"(?:^| )-C ([0-9,-]+)"):
     m = re.search(pattern, cmd)
     if m:
         want &= cpulist(m.group(1))
-# Each -c or -e is a set; without either, the default events are one.
-nsets = len(re.findall(r"(?:^| )-[ce] ", cmd)) or 1
+# Each -c or -e of cpustat (not taskset's -c) is a set; without either,
+# the default events are one.
+nsets = len(re.findall(r" -[ce] ", cmd[cmd.index("cpustat"):])) or 1
 seen = {}
+
+def topology(cpu, name):
+    try:
+        return int(open("/sys/devices/system/cpu/cpu%d/topology/%s" % (cpu, name)).read())
+    except (OSError, ValueError):
+        return -1
+
+def unit_cpus(socket, die, core):
+    """The CPUs measured that a row of a unit (--per-socket, -die, -core) sums."""
+    return {c for c in want
+            if topology(c, "physical_package_id") == socket
+            and die in (None, topology(c, "die_id"))
+            and core in (None, topology(c, "core_id"))}
+
+def number(field):
+    return None if field in (None, "") else int(field)
+
+def counted(cpus, set_key):
+    for c in cpus:
+        seen.setdefault(c, set()).add(set_key)
+
 for line in open(out, errors="replace"):
     f = line.split()
+    set_key = line.partition(" # ")[2].split(";")[0]
     if len(f) > 3 and f[2] in ("tick", "gap") and f[1].isdigit():
-        seen.setdefault(int(f[1]), set()).add(line.partition(" # ")[2].split(";")[0])
+        counted({int(f[1])}, set_key)
+    elif len(f) > 4 and f[3] in ("tick", "gap"):
+        unit = re.fullmatch(r"S(\d+)(?:-D(\d+))?(?:-C(\d+))?", f[1])
+        if unit:
+            counted(unit_cpus(*map(number, unit.groups())), set_key)
 for path in glob.glob(run + "/*.csv"):
     for r in csv.DictReader(open(path)):
-        if r.get("label") in ("tick", "gap"):
-            seen.setdefault(int(r["cpu"]), set()).add(r["set"])
+        if r.get("label") not in ("tick", "gap"):
+            continue
+        if r["cpu"] != "":
+            counted({int(r["cpu"])}, r["set"])
+        elif r.get("socket", "") != "":
+            counted(unit_cpus(number(r["socket"]), number(r.get("die")),
+                              number(r.get("core"))), r["set"])
 for path in glob.glob(run + "/textfile/*.prom"):
     for c, k in re.findall(r'^cpustat_running_seconds_total\{cpu="(\d+)",set="(\d+)"', open(path).read(), re.M):
         seen.setdefault(int(c), set()).add(k)
@@ -255,15 +314,18 @@ EOF
 # every CPU it measures, SIGINT, as a user would; cpustat prints its
 # totals and exits 0. A recipe with a count may end first.
 run_counting() {
-	local cmd=$1 pid rc=0 since
+	local cmd=$1 pid rc=0 since late=0
 	# The watchdog's SIGKILL comes after the waits below: a run that
 	# does not end shows what it is doing before it is killed.
 	start_bounded 180 $((WAIT_BOUND_S + 30)) "$cmd"
 	pid=$GROUP
 	# One that has not counted within the library's bound shows what it
-	# is doing before it is interrupted (the watchdog comes later).
-	wait_while "$pid" recipe_counted "$cmd" ||
-	    ! running "$pid" || still_running "$pid" "has not counted"
+	# is doing before it is interrupted (the watchdog comes later), and
+	# fails.
+	if ! wait_while "$pid" recipe_counted "$cmd" && running "$pid"; then
+		still_running "$pid" "has not counted"
+		late=1
+	fi
 	# SIGINT to the whole group, as a terminal's Ctrl-C, and no SIGCONT.
 	kill -INT -- -"$pid" 2>/dev/null || true
 	since=$SECONDS
@@ -272,6 +334,7 @@ run_counting() {
 	    echo "# it took $((SECONDS - since)) s to end after SIGINT" >&3
 	wait "$pid" || rc=$?
 	end_bounded
+	[ "$late" = 0 ] || { echo "no counts on every CPU in ${WAIT_BOUND_S} s"; rc=1; }
 	return "$rc"
 }
 
