@@ -448,7 +448,14 @@ bpfeng_dispatch(struct bpfeng *eng, char *why, size_t whylen)
 	}
 	if (eng->named_gone)
 		eng_let_go_unnamed(eng);
-	eng_reap_child(eng, false);
+	/*
+	 * The command's end comes with a SIGCHLD; with no process left to
+	 * count, it is looked for at every turn. Not a waitid a tick.
+	 */
+	if (eng->child_signaled || RB_EMPTY(&eng->procs)) {
+		eng->child_signaled = false;
+		eng_reap_child(eng, false);
+	}
 	return eng_lost_check(eng, why, whylen);
 }
 

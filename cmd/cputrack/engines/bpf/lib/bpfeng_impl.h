@@ -155,6 +155,7 @@ struct bpfeng {
 	bool by_cgroup;		  /* the target is a cgroup: never done */
 	pid_t child;		  /* a started command */
 	bool child_released;	  /* its exec not followed */
+	bool child_signaled;	  /* a SIGCHLD since the last look */
 	int child_fd;		  /* its pidfd */
 	struct proc_guard guard;  /* its guard (bpfeng_guard.c) */
 	pid_t starting;	      /* the command, until its first image's record */

@@ -100,7 +100,10 @@ take_signals(struct bpfeng *eng, const struct bpfeng_loop_ops *ops, void *arg)
 		if (si.ssi_signo != SIGCHLD) {
 			if (ops->signal(arg, &si))
 				return true;
-		} else if ((sig = command_stop(eng)) != 0)
+			continue;
+		}
+		eng->child_signaled = true;
+		if ((sig = command_stop(eng)) != 0)
 			ops->command_stopped(arg, sig);
 	}
 	return false;
