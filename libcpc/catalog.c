@@ -213,6 +213,7 @@ add_pfm(cpc_t *cpc)
 	pfm_pmu_t p;
 	int idx;
 
+	cpclib_pmu_models(cpc);
 	(void)cpclib_pfm_init_all();
 	for (p = PFM_PMU_NONE; p < PFM_PMU_MAX; p++) {
 		memset(&pinfo, 0, sizeof(pinfo));

@@ -361,7 +361,6 @@ cpclib_core_pmus_detect(cpc_t *cpc)
 	char dir[512];
 	struct dirent *de;
 	DIR *d;
-	int i;
 
 	cpc->ncore = 0;
 	if (!cpclib_pmu_path(dir, sizeof(dir), "%s", "") ||
@@ -374,6 +373,19 @@ cpclib_core_pmus_detect(cpc_t *cpc)
 	closedir(d);
 	qsort(
 	    cpc->core, (size_t)cpc->ncore, sizeof(cpc->core[0]), by_first_cpu);
+	if (cpc->ncore == 1 && !cpclib_sysfs_recorded())
+		set_live_counters(&cpc->core[0]);
+}
+
+/*
+ * libpfm4's model of each core PMU: its description, and its counters
+ * where the CPU does not say them. The CPU's own word wins over the model.
+ */
+void
+cpclib_core_models(cpc_t *cpc)
+{
+	int i;
+
 	if (cpc->ncore == 1) {
 		set_model(&cpc->core[0], cpclib_pfm_present());
 		if (!cpclib_sysfs_recorded())

@@ -259,17 +259,20 @@ struct __cpc {
 	LIST_HEAD(, __cpc_set) sets;
 	LIST_HEAD(, __cpc_buf) bufs;
 	cpc_errhndlr_t *errfn;
-	uint_t npic;
+	_Atomic uint_t npic; /* 0: known with the models */
 	char cciname[CPC_MAX_IMPL_NAME];
 	char cpuref[CPC_MAX_CPUREF];
 	struct cpc_core_pmu core[CPC_MAX_CORE_PMUS];
-	int ncore;		       /* 0: no hardware PMU */
-	_Atomic int extended_type;     /* see hybrid.c: -1 not asked yet */
-	int probe_cpu;		       /* cpc_probe_cpu's; -1: the thread */
-	char pmu_name[64];	       /* the first core PMU's, or empty */
-	int pmu_type;		       /* perf type of that PMU */
-	int pfm_pmu;		       /* libpfm4 core PMU id, or -1 */
-	const char *const *attr_names; /* attribute names offered */
+	int ncore;		   /* 0: no hardware PMU */
+	_Atomic int extended_type; /* see hybrid.c: -1 not asked yet */
+	int probe_cpu;		   /* cpc_probe_cpu's; -1: the thread */
+	char pmu_name[64];	   /* the first core PMU's, or empty */
+	int pmu_type;		   /* perf type of that PMU */
+	int pfm_pmu;		   /* libpfm4 core PMU id, or -1 */
+	/* The attribute names offered; NULL: known with the models. */
+	const char *const *_Atomic attr_names;
+	pthread_mutex_t models_lock; /* see cpclib_pmu_models */
+	_Atomic bool models_known;   /* pfm_pmu, cciname and the rest */
 	struct cpc_catalog catalog;
 	bool catalog_ready;
 	_Atomic double tsc_per_ns;     /* for the derived tick */
@@ -307,6 +310,7 @@ bool cpclib_pmu_path(char *buf, size_t len, const char *fmt, ...)
 
 /* corepmu.c */
 void cpclib_core_pmus_detect(cpc_t *cpc);
+void cpclib_core_models(cpc_t *cpc);
 int cpclib_core_of_cpu(const cpc_t *cpc, int cpu);
 int cpclib_core_of_type(const cpc_t *cpc, uint32_t type);
 int cpclib_core_of_attr(const cpc_t *cpc, const struct perf_event_attr *attr);
@@ -325,6 +329,9 @@ struct cpc_attr_field {
 	uint64_t mask;
 };
 void cpclib_pmu_detect(cpc_t *cpc);
+void cpclib_pmu_models(cpc_t *cpc);
+uint_t cpclib_npic(cpc_t *cpc);
+const char *const *cpclib_attr_names(cpc_t *cpc);
 bool cpclib_sysfs_format(const char *text, int *word, uint64_t *mask);
 const struct cpc_attr_field *cpclib_pmu_attr_field(const char *name);
 void cpclib_dummy_attr(struct perf_event_attr *attr);
@@ -334,7 +341,7 @@ bool cpclib_parse_cpus(const char *list, cpu_set_t *cpus);
 int cpclib_probe_pid(const cpc_t *cpc);
 double cpclib_tsc_per_ns(cpc_t *cpc);
 uint64_t cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns);
-const char *cpclib_pfm_pmu_name(const cpc_t *cpc);
+const char *cpclib_pfm_pmu_name(cpc_t *cpc);
 
 /* catalog.c */
 int cpclib_catalog_build(cpc_t *cpc);

@@ -682,7 +682,7 @@ cpclib_attr_known(cpc_t *cpc, const char *name)
 
 	if (strcmp(name, "picnum") == 0)
 		return true;
-	for (a = cpc->attr_names; *a != NULL; a++)
+	for (a = cpclib_attr_names(cpc); *a != NULL; a++)
 		if (strcmp(*a, name) == 0)
 			return true;
 	return false;

@@ -608,6 +608,8 @@ cpclib_pfm_encode(const char *name, struct perf_event_attr *attr)
 	char *fstr = NULL;
 
 	memset(attr, 0, sizeof(*attr));
+	if (cpclib_pfm_init() != PFM_SUCCESS)
+		return -1;
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = attr;
 	arg.size = sizeof(arg);

@@ -97,14 +97,14 @@ count_groups(const cpc_set_t *set, int *hardware)
 
 /* The first request group of more than npic requests, or -1. */
 static int
-group_too_big(const cpc_t *cpc, const cpc_set_t *set, int *n)
+group_too_big(cpc_t *cpc, const cpc_set_t *set, int *n)
 {
 	int i, j;
 
 	for (i = 0; i < set->nreqs; i++) {
 		for (j = *n = 0; j < set->nreqs; j++)
 			*n += set->reqs[j].group == set->reqs[i].group;
-		if (*n > (int)cpc->npic)
+		if (*n > (int)cpclib_npic(cpc))
 			return set->reqs[i].group;
 	}
 	return -1;
@@ -120,14 +120,14 @@ cpclib_check_sizes(cpc_t *cpc, const cpc_set_t *set, const char *fn)
 	int g, n;
 
 	if (!cpclib_set_has_groups(set))
-		return set->nreqs > (int)cpc->npic ? -1 : 0;
+		return set->nreqs > (int)cpclib_npic(cpc) ? -1 : 0;
 	if (set->nreqs > CPC_SET_MAX_REQS)
 		return -1;
 	if ((g = group_too_big(cpc, set, &n)) >= 0) {
 		cpclib_err(cpc, fn, CPC_RESOURCE_UNAVAIL,
 		    "group %d: %d requests, more than the %u a group "
 		    "holds\n",
-		    g, n, cpc->npic);
+		    g, n, cpclib_npic(cpc));
 		return -1;
 	}
 	return 0;

@@ -40,10 +40,6 @@ cpc_open(int ver)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (cpclib_pfm_init() != PFM_SUCCESS) {
-		errno = ENOSYS;
-		return NULL;
-	}
 	if (perf_available() != 0)
 		return NULL;
 	if ((cpc = calloc(1, sizeof(*cpc))) == NULL) {
@@ -51,6 +47,7 @@ cpc_open(int ver)
 		return NULL;
 	}
 	pthread_mutex_init(&cpc->lock, NULL);
+	pthread_mutex_init(&cpc->models_lock, NULL);
 	LIST_INIT(&cpc->sets);
 	LIST_INIT(&cpc->bufs);
 	cpc->probe_cpu = -1;
@@ -76,6 +73,7 @@ cpc_close(cpc_t *cpc)
 		(void)cpc_buf_destroy(cpc, buf);
 	cpclib_catalog_free(cpc);
 	cpclib_events_free(cpc);
+	pthread_mutex_destroy(&cpc->models_lock);
 	pthread_mutex_destroy(&cpc->lock);
 	free(cpc);
 	return 0;
@@ -84,7 +82,7 @@ cpc_close(cpc_t *cpc)
 uint_t
 cpc_npic(cpc_t *cpc)
 {
-	return cpc->npic;
+	return cpclib_npic(cpc);
 }
 
 uint_t
@@ -97,12 +95,14 @@ cpc_caps(cpc_t *cpc)
 const char *
 cpc_cciname(cpc_t *cpc)
 {
+	cpclib_pmu_models(cpc);
 	return cpc->cciname;
 }
 
 const char *
 cpc_cpuref(cpc_t *cpc)
 {
+	cpclib_pmu_models(cpc);
 	return cpc->cpuref;
 }
 

@@ -132,6 +132,7 @@ cpclib_report_held(cpc_t *cpc, const cpc_set_t *set, int cpu)
 	char has[64];
 	int need = counters_needed(set);
 
+	cpclib_pmu_models(cpc);
 	cpu_counters(cpc, cpu, has, sizeof(has));
 	if (set->hold == CPC_HOLD_EXCLUSIVE)
 		cpclib_err(cpc, "cpc_bind_cpu", CPC_COUNTERS_HELD,

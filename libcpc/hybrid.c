@@ -181,6 +181,7 @@ cpclib_spread_over_cores(cpc_t *cpc, const char *name, struct ev_result *r)
 	if (cpc->ncore < 2 || r->status != CPC_EVENT_COUNTABLE ||
 	    !r->hardware || strcmp(r->kind, "pmu") == 0)
 		return;
+	cpclib_pmu_models(cpc); /* each core PMU's libpfm4 model */
 	memcpy(from, r->term, (size_t)n * sizeof(from[0]));
 	r->nterms = 0;
 	for (t = 0; t < n; t++) {

@@ -10,9 +10,11 @@
  * initializes it again with every PMU. libpfm4 leaves PMUs out by
  * LIBPFM_DISABLED_PMUS, which it reads only while it initializes: the
  * variable is set for that call and then restored, so that no command
- * started later inherits it. Callers open the library before they start
- * threads of their own (cpc_open), and the second step comes from a name
- * or a listing, which the commands ask for on one thread.
+ * started later inherits it. Both steps come from a name, a listing or a
+ * question about the CPU's model (cpclib_pmu_models), never from
+ * cpc_open: a run of software events and tracepoints does without
+ * libpfm4. The commands ask those on one thread, before threads of their
+ * own.
  */
 #include <perfmon/pfmlib.h>
 #include <pthread.h>

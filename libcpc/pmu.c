@@ -271,6 +271,24 @@ arch_attrs(const cpc_t *cpc, const pfm_pmu_info_t *info)
 #endif
 }
 
+/*
+ * The attribute names, where libpfm4's model need not be asked: on x86 the
+ * CPU's vendor says what its model would, unless a model is forced by
+ * name (LIBPFM_FORCE_PMU), which may be another vendor's. NULL: ask it.
+ */
+static const char *const *
+attrs_without_model(const cpc_t *cpc)
+{
+#ifdef CPC_X86_ATTRS
+	(void)cpc;
+	if (getenv("LIBPFM_FORCE_PMU") != NULL)
+		return NULL;
+	return x86_vendor_attrs();
+#else
+	return arch_attrs(cpc, NULL);
+#endif
+}
+
 /* "ARM Cortex A57 (Linux perf_event PMU 'armv8_pmuv3')", and the like. */
 static void
 name_interface(cpc_t *cpc, const char *model)
@@ -295,14 +313,39 @@ name_interface(cpc_t *cpc, const char *model)
 	    "%d core types (Linux perf_event PMUs %s)", cpc->ncore, pmus);
 }
 
+/* The most counters a core PMU has, of those known, at least MIN_NPIC. */
+static uint_t
+most_counters(const cpc_t *cpc)
+{
+	uint_t counters = 0;
+	int i;
+
+	for (i = 0; i < cpc->ncore; i++)
+		if (cpc->core[i].general + cpc->core[i].fixed > counters)
+			counters = cpc->core[i].general + cpc->core[i].fixed;
+	return counters > MIN_NPIC ? counters : MIN_NPIC;
+}
+
+/* Whether every core PMU's counters are known, libpfm4 not asked. */
+static bool
+counters_known(const cpc_t *cpc)
+{
+	int i;
+
+	for (i = 0; i < cpc->ncore; i++)
+		if (cpc->core[i].general == 0)
+			return false;
+	return true;
+}
+
+/*
+ * The kernel's core PMUs, from sysfs alone. Their counters are known here
+ * where the CPU says them or there is no PMU; else, with the rest of what
+ * libpfm4's models say, at the first need (cpclib_pmu_models).
+ */
 void
 cpclib_pmu_detect(cpc_t *cpc)
 {
-	pfm_pmu_info_t info;
-	uint_t counters = 0;
-	const char *model = "this CPU";
-	int i;
-
 	cpclib_core_pmus_detect(cpc);
 	cpc->extended_type = -1;
 	cpc->pmu_name[0] = '\0';
@@ -312,14 +355,23 @@ cpclib_pmu_detect(cpc_t *cpc)
 		strlcpy(
 		    cpc->pmu_name, cpc->core[0].name, sizeof(cpc->pmu_name));
 		cpc->pmu_type = cpc->core[0].type;
-		cpc->pfm_pmu = cpc->core[0].pfm_pmu;
-	} else {
-		/* The CPU's names are known even where none can count. */
-		cpc->pfm_pmu = cpclib_pfm_present();
 	}
-	for (i = 0; i < cpc->ncore; i++)
-		if (cpc->core[i].general + cpc->core[i].fixed > counters)
-			counters = cpc->core[i].general + cpc->core[i].fixed;
+	cpc->attr_names = attrs_without_model(cpc);
+	cpc->npic = counters_known(cpc) ? most_counters(cpc) : 0;
+}
+
+static void
+describe_models(cpc_t *cpc)
+{
+	pfm_pmu_info_t info;
+	const char *model = "this CPU";
+
+	if (cpclib_pfm_init() == PFM_SUCCESS) {
+		cpclib_core_models(cpc);
+		/* The CPU's names are known even where none can count. */
+		cpc->pfm_pmu = cpc->ncore > 0 ? cpc->core[0].pfm_pmu :
+						cpclib_pfm_present();
+	}
 	if (cpc->pfm_pmu >= 0) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
@@ -327,23 +379,66 @@ cpclib_pmu_detect(cpc_t *cpc)
 		    PFM_SUCCESS)
 			model = info.desc;
 	}
-	cpc->attr_names = arch_attrs(cpc, cpc->pfm_pmu >= 0 ? &info : NULL);
+	if (cpc->attr_names == NULL)
+		cpc->attr_names =
+		    arch_attrs(cpc, cpc->pfm_pmu >= 0 ? &info : NULL);
 	if (cpc->ncore > 0) {
 		name_interface(cpc, model);
 	} else {
-		counters = 0;
 		snprintf(cpc->cciname, sizeof(cpc->cciname),
 		    "%s: no hardware PMU in this kernel "
 		    "(software events and tracepoints only)",
 		    model);
 	}
-	cpc->npic = counters > MIN_NPIC ? counters : MIN_NPIC;
+	if (cpc->npic == 0)
+		cpc->npic = most_counters(cpc);
 	snprintf(cpc->cpuref, sizeof(cpc->cpuref),
 	    "See the processor vendor's performance monitoring documentation "
 	    "for %s, 'perf list' for the kernel's names, and "
 	    "perf_event_open(2) for software events. Tracepoints are named "
 	    "subsystem:event as listed under /sys/kernel/tracing/events.",
 	    model);
+}
+
+/*
+ * What only libpfm4's models say (the CPU's name, and on some machines its
+ * counters and attributes), worked out at the first need: libpfm4
+ * tests each of the hundreds of PMU tables it knows with cpuid when it
+ * initializes, each test an exit to the hypervisor in a VM, and a run of
+ * software events and tracepoints needs none of it.
+ */
+void
+cpclib_pmu_models(cpc_t *cpc)
+{
+	int saved = errno; /* callers on an error's path report it */
+
+	if (cpc->models_known)
+		return;
+	pthread_mutex_lock(&cpc->models_lock);
+	if (!cpc->models_known) {
+		describe_models(cpc);
+		cpc->models_known = true;
+	}
+	pthread_mutex_unlock(&cpc->models_lock);
+	errno = saved;
+}
+
+/* The counters a request group may have (cpc_npic). */
+uint_t
+cpclib_npic(cpc_t *cpc)
+{
+	if (cpc->npic == 0)
+		cpclib_pmu_models(cpc);
+	return cpc->npic;
+}
+
+/* The attribute names the core PMU offers. */
+const char *const *
+cpclib_attr_names(cpc_t *cpc)
+{
+	if (cpc->attr_names == NULL)
+		cpclib_pmu_models(cpc);
+	return cpc->attr_names;
 }
 
 /*
@@ -386,10 +481,11 @@ cpclib_tick_of(cpc_t *cpc, uint64_t enabled_ns)
 
 /* libpfm4's name for this CPU's core PMU ("skl", "amd64_fam19h_zen4"). */
 const char *
-cpclib_pfm_pmu_name(const cpc_t *cpc)
+cpclib_pfm_pmu_name(cpc_t *cpc)
 {
 	pfm_pmu_info_t info;
 
+	cpclib_pmu_models(cpc);
 	if (cpc->pfm_pmu < 0)
 		return NULL;
 	memset(&info, 0, sizeof(info));

@@ -477,13 +477,14 @@ resolve_papi(
     cpc_t *cpc, ev_view_fn *view, const char *name, struct ev_result *r)
 {
 	const struct generic_name *g = generic_find(name);
-	const char *pmu = cpclib_pfm_pmu_name(cpc), *expr, *native = pmu;
+	const char *pmu, *expr, *native;
 	char preset[32], via[600];
 	bool covered;
 	size_t i;
 
 	if (g == NULL)
 		return false;
+	native = pmu = cpclib_pfm_pmu_name(cpc);
 	r->kind = "generic";
 	for (i = 0; i + 1 < sizeof(preset) && name[i] != '\0'; i++)
 		preset[i] = (char)toupper((unsigned char)name[i]);

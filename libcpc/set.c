@@ -98,7 +98,7 @@ check_attrs(cpc_t *cpc, uint_t nattrs, const cpc_attr_t *attrs)
 		    !cpclib_attr_known(cpc, attrs[i].ca_name))
 			return CPC_INVALID_ATTRIBUTE;
 		if (strcmp(attrs[i].ca_name, "picnum") == 0 &&
-		    attrs[i].ca_val >= cpc->npic)
+		    attrs[i].ca_val >= cpclib_npic(cpc))
 			return CPC_INVALID_PICNUM;
 	}
 	return 0;

@@ -32,7 +32,7 @@ walk_names_pic(cpc_t *cpc, bool generic, uint_t picno, void *arg,
 	const struct cpc_catalog *cat = &cpc->catalog;
 	int i;
 
-	if (picno >= cpc->npic) {
+	if (picno >= cpclib_npic(cpc)) {
 		errno = EINVAL;
 		return;
 	}
@@ -92,7 +92,7 @@ cpc_walk_attrs(
 {
 	const char *const *a;
 
-	for (a = cpc->attr_names; *a != NULL; a++)
+	for (a = cpclib_attr_names(cpc); *a != NULL; a++)
 		action(arg, *a);
 	action(arg, "picnum");
 }

@@ -396,7 +396,7 @@ main(int argc, char **argv)
 		diag_cpc_open(errno);
 		return 1;
 	}
-	startup_mark("libcpc (libpfm4, PMUs)");
+	startup_mark("libcpc (PMUs)");
 	(void)cpc_seterrhndlr(cs.cpc, cpustat_errhndlr);
 	if ((cs.specs = setgrp_new(cs.cpc)) == NULL)
 		status = 1;

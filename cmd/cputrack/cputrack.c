@@ -408,7 +408,7 @@ main(int argc, char **argv)
 		diag_cpc_open(errno);
 		return 1;
 	}
-	startup_mark("libcpc (libpfm4, PMUs)");
+	startup_mark("libcpc (PMUs)");
 	(void)cpc_seterrhndlr(ct.cpc, diag_errhndlr);
 	if (engine_default(&engine) == 0)
 		engine_probe_where(&ct, engine);

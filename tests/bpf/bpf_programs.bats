@@ -3,8 +3,10 @@
 # The programs a BPF run loads, as -D lists them: the kernel's verifier
 # checks each one at every start, so a run loads only those its options
 # can use. A command's run, whatever it follows (-f, -e), needs every hook
-# of its threads; each cgroup counted apart tracks no thread and starts
-# no command, and loads none of them. Each run counts exactly.
+# of its threads; a run attached to a process (-p) starts none, and loads
+# no hook of a command's signals; each cgroup counted apart tracks no
+# thread and starts no command, and loads none of them. Each run counts
+# exactly.
 
 load cgroup_helper
 
@@ -41,6 +43,21 @@ programs() {
 		    sort | uniq -c | awk '{ print $1, $2 }')" = "2 5" ] ||
 		    { echo "options '$opts'"; cat "$T/out"; false; }
 	done
+}
+
+@test "-p loads the hooks of its threads, forks, execs and exits, none of a command's signals, and counts each thread exactly" {
+	# Two threads of 50 writes each, from the gate on.
+	gated w 2 50
+	start_cputrack_until ' tick ' --engine=bpf -D -T 0.1 -c "$WRITE" \
+	    -p "$(pid_of w)"
+	open_gate w
+	wait_cputrack
+	[ "$status" -eq 0 ] || { cat "$T/err"; false; }
+	[ "$(programs)" = "on_switch flush whoami on_fork on_newtask on_exec on_exit; 7 loaded, 5 attached" ] ||
+	    { cat "$T/err"; false; }
+	[ "$(awk '$(NF - 1) == "lwp_exit" { print $NF }' "$T/out" |
+	    sort | uniq -c | awk '{ print $1, $2 }')" = "2 50" ] ||
+	    { cat "$T/out"; false; }
 }
 
 @test "--for-each-cgroup loads no hook of threads, forks, execs, exits or signals, and counts its cgroups exactly" {

@@ -73,6 +73,28 @@ tracing_files() {
 	done
 }
 
+# with_pfm_debug COMMAND...: COMMAND with libpfm4's debug lines on; it
+# prints them (pfmlib_*.c) while it initializes.
+with_pfm_debug() {
+	env LIBPFM_VERBOSE=1 LIBPFM_DEBUG=1 "$@"
+}
+
+@test "libpfm4 is initialized by a name that needs it, never by the start" {
+	run with_pfm_debug "$CT" -o "$T/rows" -c perf::PERF_COUNT_SW_TASK_CLOCK true
+	[ "$status" -eq 0 ] || { echo "$output" | tail; false; }
+	[[ $output == *pfmlib* ]] || { echo "no libpfm4 line: $output"; false; }
+	run with_pfm_debug "$CT" -o "$T/rows" \
+	    -c task-clock,page-faults,syscalls:sys_enter_write true
+	[ "$status" -eq 0 ] || { echo "$output" | tail; false; }
+	[[ $output != *pfmlib* ]] || { grep -m3 pfmlib <<<"$output"; false; }
+	local events=cpu-clock
+	[ ! -d /sys/bus/event_source/devices/msr ] || events+=,msr/tsc/
+	run with_pfm_debug "$CS" -c "$events" 0.01 1
+	[ "$status" -eq 0 ] || { echo "$output" | tail; false; }
+	[[ $output != *pfmlib* ]] || { grep -m3 pfmlib <<<"$output"; false; }
+	[[ $output == *" tick "* ]]
+}
+
 @test "the counted command gets the environment cputrack was started with" {
 	run env -u LIBPFM_DISABLED_PMUS "$CT" -o "$T/rows" -c task-clock \
 	    sh -c 'echo "disabled=${LIBPFM_DISABLED_PMUS-unset}"'
@@ -99,7 +121,7 @@ phases() {
 	local line
 	line=$(grep '^cputrack: start: ' <<<"$output")
 	[[ $line =~ \ from\ main\ [0-9.]+\ ms ]] || { echo "$line"; false; }
-	[[ "$(phases "$line")" =~ ^"before main (fork, exec, dynamic linking; CPU time), locale, libcpc (libpfm4, PMUs), options and spec, spec check, "(BPF|ptrace)" engine, command's fork and exec, counting, end"$ ]] ||
+	[[ "$(phases "$line")" =~ ^"before main (fork, exec, dynamic linking; CPU time), locale, libcpc (PMUs), options and spec, spec check, "(BPF|ptrace)" engine, command's fork and exec, counting, end"$ ]] ||
 	    { echo "$line"; false; }
 	[[ $line =~ from\ the\ process\'s\ start\ [0-9]+\ ms ]] ||
 	    { echo "$line"; false; }
@@ -110,6 +132,6 @@ phases() {
 	[ "$status" -eq 0 ]
 	local line
 	line=$(grep '^cpustat: start: ' <<<"$output")
-	[ "$(phases "$line")" = "before main (fork, exec, dynamic linking; CPU time), locale, libcpc (libpfm4, PMUs), options and spec, spec check, CPUs' workers started, counting, end" ] ||
+	[ "$(phases "$line")" = "before main (fork, exec, dynamic linking; CPU time), locale, libcpc (PMUs), options and spec, spec check, CPUs' workers started, counting, end" ] ||
 	    { echo "$line"; false; }
 }

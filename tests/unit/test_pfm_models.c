@@ -763,10 +763,11 @@ check_counters(cpc_t *cpc, const struct model *m, const pfm_pmu_info_t *pinfo)
 		return;
 	}
 	sum = m->general + m->fixed;
+	/* First: a recorded machine's counts are its model's, asked here. */
+	CHECK_EQ_U64(cpc_npic(cpc), sum > 8 ? sum : 8);
 	CHECK_EQ_U64(cpc->ncore, 1);
 	CHECK_EQ_U64(cpc->core[0].general, m->general);
 	CHECK_EQ_U64(cpc->core[0].fixed, m->fixed);
-	CHECK_EQ_U64(cpc_npic(cpc), sum > 8 ? sum : 8);
 	printf("%s: libcpc keeps %u general + %u fixed counters, cpc_npic "
 	       "%u\n",
 	    m->pmu, cpc->core[0].general, cpc->core[0].fixed, cpc_npic(cpc));

@@ -141,6 +141,9 @@ unused_program(const struct bpfeng *eng, const char *name)
 {
 	size_t i;
 
+	/* Only a started command's signals are counted. */
+	if (eng->command == NULL && strcmp(name, "on_signal") == 0)
+		return true;
 	if (eng->cgroups_max == 0)
 		return false;
 	for (i = 0; i < NTHREAD_PROGRAMS; i++)
