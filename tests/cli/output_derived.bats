@@ -195,7 +195,7 @@ EOF
 	done
 	for _ in 1 2 3 4; do
 		status=0
-		taskset -c 0 "$CT" -e --metrics --format=csv -T 0.1 \
+		timeout -k 5 60 taskset -c 0 "$CT" -e --metrics --format=csv -T 0.1 \
 		    -c task-clock,page-faults -c task-clock,cs \
 		    taskset -c 1 chrt -f 10 "$W/wl_spin_for" 0 700 \
 		    >"$T/out" 2>"$T/err" || status=$?

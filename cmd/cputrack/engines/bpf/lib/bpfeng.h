@@ -452,8 +452,7 @@ bool bpfeng_done(const struct bpfeng *eng);
  * rotate for all threads at once. bpfeng_flush_ns says how long the flush
  * of every CPU took, bpfeng_handover_ns when (CLOCK_MONOTONIC) the
  * hand-over to next_set began; each thread's counts run to its own
- * when_ns, at or after it. -1 with
- * why, or EINVAL for no such set.
+ * when_ns, at or after it. -1 with why, or EINVAL for no such set.
  */
 int bpfeng_tick(struct bpfeng *eng, int next_set,
     struct bpfeng_tick_batch *batch, char *why, size_t whylen);
