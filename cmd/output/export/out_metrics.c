@@ -1383,110 +1383,116 @@ health_families(struct out_metrics *m, struct out_buf *b,
 	single(m, b, &took, value, om);
 }
 
+/* The families an exporter serves: their names, types, units and help. */
+static const struct family fam_events = { NULL, "events", F_COUNTER, NULL,
+	"Events counted, from the start of the run." };
+static const struct family fam_clocks = { NULL, "event_seconds", F_COUNTER,
+	"seconds",
+	"Clock events (cpu-clock, task-clock), from the start "
+	"of the run." };
+static const struct family fam_enabled = { NULL, "enabled_seconds", F_COUNTER,
+	"seconds", "Time the counters of the set were enabled." };
+static const struct family fam_running = { NULL, "running_seconds", F_COUNTER,
+	"seconds", "Time the counters of the set were counting." };
+static const struct family fam_pevents = { NULL, "process_events", F_COUNTER,
+	NULL, "Events counted by all the LWPs of a process image." };
+static const struct family fam_pclocks = { NULL, "process_event_seconds",
+	F_COUNTER, "seconds",
+	"Clock events counted by all the LWPs of a "
+	"process image." };
+static const struct family fam_penabled = { NULL, "process_enabled_seconds",
+	F_COUNTER, "seconds",
+	"Time the set was enabled on the LWPs of a process image, "
+	"summed." };
+static const struct family fam_prunning = { NULL, "process_running_seconds",
+	F_COUNTER, "seconds",
+	"Time the set counted on the LWPs of a process image, "
+	"summed." };
+static const struct family fam_cevents = { NULL, "cgroup_events", F_COUNTER,
+	NULL,
+	"Events counted by the threads of a cgroup (--cgroup) while "
+	"they were in it." };
+static const struct family fam_cclocks = { NULL, "cgroup_event_seconds",
+	F_COUNTER, "seconds",
+	"Clock events counted by the threads of a cgroup while they "
+	"were in it." };
+static const struct family fam_cenabled = { NULL, "cgroup_enabled_seconds",
+	F_COUNTER, "seconds",
+	"Time the set was enabled on the threads of a cgroup, summed." };
+static const struct family fam_crunning = { NULL, "cgroup_running_seconds",
+	F_COUNTER, "seconds",
+	"Time the set counted on the threads of a cgroup, summed." };
+static const struct family fam_cset = { NULL, "cgroup_set_seconds", F_COUNTER,
+	"seconds",
+	"Time of the run the set was in use (the sets take turns at "
+	"the ticks): its rate is the set's share." };
+static const struct family fam_gaps = { NULL, "gap_intervals", F_COUNTER, NULL,
+	"Intervals held in gap rows: their sample times were "
+	"missed (cpustat was stopped, or not run in time)." };
+static const struct family fam_not_counted = { NULL, "not_counted", F_GAUGE,
+	NULL, "1 where values were not counted, with the reason." };
+static const struct family fam_partial = { NULL, "partial", F_GAUGE, NULL,
+	"1 where a total leaves something out, with what." };
+static const struct family fam_dropped = { NULL, "ended_series_dropped",
+	F_COUNTER, NULL,
+	"Series of ended LWPs and processes dropped "
+	"before their time, the first ended first, so that no more than " STRINGIFY(
+	    OUT_METRICS_MAX_ENDED) " are kept." };
+static const struct family fam_metric = { NULL, "metric", F_GAUGE, NULL,
+	"A derived metric (--metrics, -M) of the counts so far." };
+static const struct family fam_pmetric = { NULL, "process_metric", F_GAUGE,
+	NULL, "A derived metric of a process image's counts so far." };
+static const struct family fam_cmetric = { NULL, "cgroup_metric", F_GAUGE, NULL,
+	"A derived metric of a cgroup's counts so far." };
+
+/*
+ * cputrack's series of each process image and cgroup, and the count of
+ * ended ones dropped.
+ */
+static void
+process_families(struct out_metrics *m, struct out_buf *b, bool om)
+{
+	char value[32];
+
+	events_family(m, b, K_PROCESS, &fam_pevents, false, om);
+	events_family(m, b, K_PROCESS, &fam_pclocks, true, om);
+	times_family(m, b, K_PROCESS, &fam_penabled, false, om);
+	times_family(m, b, K_PROCESS, &fam_prunning, true, om);
+	events_family(m, b, K_CGROUP, &fam_cevents, false, om);
+	events_family(m, b, K_CGROUP, &fam_cclocks, true, om);
+	times_family(m, b, K_CGROUP, &fam_cenabled, false, om);
+	times_family(m, b, K_CGROUP, &fam_crunning, true, om);
+	set_time_family(m, b, &fam_cset, om);
+	metrics_family(m, b, K_PROCESS, &fam_pmetric, om);
+	metrics_family(m, b, K_CGROUP, &fam_cmetric, om);
+	snprintf(value, sizeof(value), "%llu", (unsigned long long)m->dropped);
+	single_counter(
+	    m, b, &fam_dropped, value, (long long)out_run_start_ns(m->run), om);
+}
+
 void
 out_metrics_render(struct out_metrics *m, struct out_buf *b, bool openmetrics,
     hrtime_t now, const struct out_health *health)
 {
-	static const struct family events = { NULL, "events", F_COUNTER, NULL,
-		"Events counted, from the start of the run." };
-	static const struct family clocks = { NULL, "event_seconds", F_COUNTER,
-		"seconds",
-		"Clock events (cpu-clock, task-clock), from the start "
-		"of the run." };
-	static const struct family enabled = { NULL, "enabled_seconds",
-		F_COUNTER, "seconds",
-		"Time the counters of the set were enabled." };
-	static const struct family running = { NULL, "running_seconds",
-		F_COUNTER, "seconds",
-		"Time the counters of the set were counting." };
-	static const struct family pevents = { NULL, "process_events",
-		F_COUNTER, NULL,
-		"Events counted by all the LWPs of a process image." };
-	static const struct family pclocks = { NULL, "process_event_seconds",
-		F_COUNTER, "seconds",
-		"Clock events counted by all the LWPs of a "
-		"process image." };
-	static const struct family penabled = { NULL, "process_enabled_seconds",
-		F_COUNTER, "seconds",
-		"Time the set was enabled on the LWPs of a process image, "
-		"summed." };
-	static const struct family prunning = { NULL, "process_running_seconds",
-		F_COUNTER, "seconds",
-		"Time the set counted on the LWPs of a process image, "
-		"summed." };
-	static const struct family cevents = { NULL, "cgroup_events", F_COUNTER,
-		NULL,
-		"Events counted by the threads of a cgroup (--cgroup) while "
-		"they were in it." };
-	static const struct family cclocks = { NULL, "cgroup_event_seconds",
-		F_COUNTER, "seconds",
-		"Clock events counted by the threads of a cgroup while they "
-		"were in it." };
-	static const struct family cenabled = {
-		NULL, "cgroup_enabled_seconds", F_COUNTER, "seconds",
-		"Time the set was enabled on the threads of a cgroup, summed."
-	};
-	static const struct family crunning = { NULL, "cgroup_running_seconds",
-		F_COUNTER, "seconds",
-		"Time the set counted on the threads of a cgroup, summed." };
-	static const struct family cset = { NULL, "cgroup_set_seconds",
-		F_COUNTER, "seconds",
-		"Time of the run the set was in use (the sets take turns at "
-		"the ticks): its rate is the set's share." };
-	static const struct family gaps = { NULL, "gap_intervals", F_COUNTER,
-		NULL,
-		"Intervals held in gap rows: their sample times were "
-		"missed (cpustat was stopped, or not run in time)." };
-	static const struct family not_counted = { NULL, "not_counted", F_GAUGE,
-		NULL, "1 where values were not counted, with the reason." };
-	static const struct family partial = { NULL, "partial", F_GAUGE, NULL,
-		"1 where a total leaves something out, with what." };
-	static const struct family dropped = { NULL, "ended_series_dropped",
-		F_COUNTER, NULL,
-		"Series of ended LWPs and processes dropped "
-		"before their time, the first ended first, so that no more than " STRINGIFY(
-		    OUT_METRICS_MAX_ENDED) " are kept." };
-	static const struct family metric = { NULL, "metric", F_GAUGE, NULL,
-		"A derived metric (--metrics, -M) of the counts so far." };
-	static const struct family pmetric = { NULL, "process_metric", F_GAUGE,
-		NULL, "A derived metric of a process image's counts so far." };
-	static const struct family cmetric = { NULL, "cgroup_metric", F_GAUGE,
-		NULL, "A derived metric of a cgroup's counts so far." };
 	enum kind kind = m->run->cfg.tool == OUT_CPUTRACK ? K_LWP : K_CPU;
-	char value[32];
 
 	prune(m, now);
 	out_buf_reset(&m->samples);
 	m->om = openmetrics;
 	/* A series per thread only when asked: they are most of a host's. */
 	if (kind == K_CPU || m->thread_series) {
-		events_family(m, b, kind, &events, false, openmetrics);
-		events_family(m, b, kind, &clocks, true, openmetrics);
-		times_family(m, b, kind, &enabled, false, openmetrics);
-		times_family(m, b, kind, &running, true, openmetrics);
-		metrics_family(m, b, kind, &metric, openmetrics);
+		events_family(m, b, kind, &fam_events, false, openmetrics);
+		events_family(m, b, kind, &fam_clocks, true, openmetrics);
+		times_family(m, b, kind, &fam_enabled, false, openmetrics);
+		times_family(m, b, kind, &fam_running, true, openmetrics);
+		metrics_family(m, b, kind, &fam_metric, openmetrics);
 	}
-	if (kind == K_LWP) {
-		events_family(m, b, K_PROCESS, &pevents, false, openmetrics);
-		events_family(m, b, K_PROCESS, &pclocks, true, openmetrics);
-		times_family(m, b, K_PROCESS, &penabled, false, openmetrics);
-		times_family(m, b, K_PROCESS, &prunning, true, openmetrics);
-		events_family(m, b, K_CGROUP, &cevents, false, openmetrics);
-		events_family(m, b, K_CGROUP, &cclocks, true, openmetrics);
-		times_family(m, b, K_CGROUP, &cenabled, false, openmetrics);
-		times_family(m, b, K_CGROUP, &crunning, true, openmetrics);
-		set_time_family(m, b, &cset, openmetrics);
-		metrics_family(m, b, K_PROCESS, &pmetric, openmetrics);
-		metrics_family(m, b, K_CGROUP, &cmetric, openmetrics);
-		snprintf(value, sizeof(value), "%llu",
-		    (unsigned long long)m->dropped);
-		single_counter(m, b, &dropped, value,
-		    (long long)out_run_start_ns(m->run), openmetrics);
-	} else {
-		gaps_family(m, b, &gaps, openmetrics);
-	}
-	notes_family(m, b, &not_counted, false, openmetrics);
-	notes_family(m, b, &partial, true, openmetrics);
+	if (kind == K_LWP)
+		process_families(m, b, openmetrics);
+	else
+		gaps_family(m, b, &fam_gaps, openmetrics);
+	notes_family(m, b, &fam_not_counted, false, openmetrics);
+	notes_family(m, b, &fam_partial, true, openmetrics);
 	run_families(m, b, openmetrics);
 	if (health != NULL)
 		health_families(m, b, health, openmetrics);
