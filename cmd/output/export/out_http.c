@@ -917,20 +917,75 @@ reply_probe(struct out_http *h, struct MHD_Connection *c, const char *url,
 	return true;
 }
 
+/*
+ * /metrics, for a request let in: the render, in the format the scraper
+ * accepts, its size held against the connection k (NULL: not known).
+ */
+static enum MHD_Result
+reply_metrics(struct out_http *h, struct MHD_Connection *c, struct conn *k,
+    const char *method)
+{
+	struct out_http_auth stats = { 0 };
+	struct out_buf b = { 0 };
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	const char *accept;
+	bool om, final;
+
+	accept = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	om = accept != NULL &&
+	    strstr(accept, "application/openmetrics-text") != NULL;
+	auth_stats(h, &stats);
+	/*
+	 * Read before the render: the rows were all in before it was set.
+	 * A HEAD request takes no counts.
+	 */
+	final = __atomic_load_n(&h->final, __ATOMIC_SEQ_CST) != 0 &&
+	    strcmp(method, MHD_HTTP_METHOD_GET) == 0;
+	/*
+	 * Answers not yet taken are bounded together, before the render
+	 * (its cost is what a crowd that asks and never reads would make
+	 * the server pay): by the size of the last answer.
+	 */
+	if (!held_room(h, k, h->last))
+		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "too many answers not yet taken; try again\n", NULL);
+	h->render(h->render_arg, &b, om, &stats);
+	if (b.failed || b.data == NULL) {
+		out_buf_free(&b);
+		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		    "no memory available\n", NULL);
+	}
+	h->last = b.len;
+	/* The response takes the buffer, and frees it when it is sent. */
+	r = MHD_create_response_from_buffer(
+	    b.len, b.data, MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		out_buf_free(&b);
+		return MHD_NO;
+	}
+	if (k != NULL) {
+		k->held += b.len;
+		h->held += b.len;
+		k->final = final;
+	}
+	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    om ? openmetrics_type : prometheus_type);
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result
 answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
     const char *version, const char *upload, size_t *upload_size,
     void **request)
 {
 	struct out_http *h = cls;
-	struct out_http_auth stats = { 0 };
-	struct out_buf b = { 0 };
-	struct MHD_Response *r;
 	enum MHD_Result ret;
 	struct conn *k;
-	const char *accept;
 	uint64_t now;
-	bool om, final;
 
 	(void)version;
 	(void)upload;
@@ -982,49 +1037,7 @@ answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 	if (strcmp(url, "/metrics") != 0)
 		return reply_text(c, MHD_HTTP_NOT_FOUND,
 		    "the metrics are at /metrics\n", NULL);
-	accept = MHD_lookup_connection_value(
-	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	om = accept != NULL &&
-	    strstr(accept, "application/openmetrics-text") != NULL;
-	auth_stats(h, &stats);
-	/*
-	 * Read before the render: the rows were all in before it was set.
-	 * A HEAD request takes no counts.
-	 */
-	final = __atomic_load_n(&h->final, __ATOMIC_SEQ_CST) != 0 &&
-	    strcmp(method, MHD_HTTP_METHOD_GET) == 0;
-	/*
-	 * Answers not yet taken are bounded together, before the render
-	 * (its cost is what a crowd that asks and never reads would make
-	 * the server pay): by the size of the last answer.
-	 */
-	if (!held_room(h, k, h->last))
-		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    "too many answers not yet taken; try again\n", NULL);
-	h->render(h->render_arg, &b, om, &stats);
-	if (b.failed || b.data == NULL) {
-		out_buf_free(&b);
-		return reply_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		    "no memory available\n", NULL);
-	}
-	h->last = b.len;
-	/* The response takes the buffer, and frees it when it is sent. */
-	r = MHD_create_response_from_buffer(
-	    b.len, b.data, MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		out_buf_free(&b);
-		return MHD_NO;
-	}
-	if (k != NULL) {
-		k->held += b.len;
-		h->held += b.len;
-		k->final = final;
-	}
-	(void)MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-	    om ? openmetrics_type : prometheus_type);
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
-	return ret;
+	return reply_metrics(h, c, k, method);
 }
 
 /*
