@@ -44,6 +44,7 @@ static char dir[] = "/tmp/fuzz_http.XXXXXX";
 static char web_path[sizeof(dir) + 16];
 static struct out_http *servers[2];
 static struct sockaddr_in at[2];
+static int report_fd = 2; /* stderr as it was before -close_fd_mask */
 
 static void
 render(void *arg, struct out_buf *b, bool openmetrics,
@@ -57,10 +58,15 @@ render(void *arg, struct out_buf *b, bool openmetrics,
 		out_buf_str(b, "# EOF\n");
 }
 
+/*
+ * The harness's own failure, not a finding of the server's: said on the
+ * stderr libFuzzer had before -close_fd_mask=2 closed it, so that the log
+ * names it.
+ */
 static void
 die(const char *what)
 {
-	fprintf(stderr, "fuzz_http: %s: %s\n", what, strerror(errno));
+	dprintf(report_fd, "fuzz_http: %s: %s\n", what, strerror(errno));
 	exit(1);
 }
 
@@ -121,6 +127,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	diag_init("cputrack");
+	/* LLVMFuzzerInitialize runs before libFuzzer applies -close_fd_mask. */
+	if ((report_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0)
+		report_fd = 2;
 	if (mkdtemp(dir) == NULL)
 		die("mkdtemp");
 	snprintf(web_path, sizeof(web_path), "%s/web.yml", dir);
@@ -156,6 +165,36 @@ bind_source(int fd)
 	sa.sin_addr.s_addr = htonl(0x7f010000u | next);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 		die("bind 127.1/16");
+}
+
+/*
+ * Connect, through libFuzzer's SIGALRM: it comes every few seconds, with
+ * no SA_RESTART, and a connect that waits (the server's queue full on a
+ * loaded machine: the SYN is sent again after a second) would end in
+ * EINTR. The attempt goes on in the kernel; its outcome is read once the
+ * socket is writable. A server that never takes it is libFuzzer's
+ * -timeout to find.
+ */
+static void
+connect_to(int fd, const struct sockaddr_in *to)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int error = 0;
+
+	if (connect(fd, (const struct sockaddr *)to, sizeof(*to)) == 0)
+		return;
+	if (errno != EINTR)
+		die("connect");
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			die("poll for connect");
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) != 0)
+		die("getsockopt SO_ERROR");
+	if (error != 0) {
+		errno = error;
+		die("connect");
+	}
 }
 
 /*
@@ -200,12 +239,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		die("socket");
 	bind_source(fd);
-	if (connect(fd, (const struct sockaddr *)to, sizeof(*to)) != 0)
-		die("connect");
+	connect_to(fd, to);
 	/* The server may cut a request it will not read: then it ends. */
-	while (sent < size &&
-	    (n = send(fd, data + sent, size - sent, MSG_NOSIGNAL)) > 0)
+	while (sent < size) {
+		n = send(fd, data + sent, size - sent, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
 		sent += (size_t)n;
+	}
 	(void)shutdown(fd, SHUT_WR);
 	drain(fd);
 	close(fd);
