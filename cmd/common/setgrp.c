@@ -55,7 +55,13 @@ struct slot {
 	uint64_t *slice_values; /* the slice's and the total's */
 	uint64_t *total_values;
 	hrtime_t last_when;
+	hrtime_t last_from; /* the clock just before that sample's read */
 	hrtime_t turn_from; /* the current set's: its turn's start */
+	/*
+	 * A switched set counts from its last sample's read until the switch
+	 * stops it: that time is its next slice's, with what it counted.
+	 */
+	uint64_t carried_ns;
 	uint64_t last_tick;
 	struct set_times last_times;
 	struct set_counts slice; /* now - last */
@@ -455,7 +461,8 @@ slot_zero(const setgrp_t *g, struct slot *sl, int s)
 		memset(sl->origin, 0, nreqs * sizeof(uint64_t));
 		memset(sl->held, 0, nreqs * sizeof(uint64_t));
 	}
-	sl->last_when = sl->held_when = sl->turn_from = 0;
+	sl->last_when = sl->last_from = sl->held_when = sl->turn_from = 0;
+	sl->carried_ns = 0;
 	sl->last_tick = 0;
 	sl->last_times = sl->origin_times = sl->held_times =
 	    (struct set_times) { 0 };
@@ -668,7 +675,7 @@ setgrp_started_at(setgrp_t *g, hrtime_t when)
 	int s;
 
 	for (s = 0; s < g->nsets; s++)
-		g->slots[s].last_when = when;
+		g->slots[s].last_when = g->slots[s].last_from = when;
 	g->slots[g->current].turn_from = when;
 	g->slots[g->current].had_turn = true;
 }
@@ -790,36 +797,52 @@ add_to_total(struct slot *sl, const struct set_counts *c, int n)
 	sl->sampled = true;
 }
 
+static hrtime_t
+clock_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /*
- * A slice's wall-clock time, and how much of it was the set's turn: from
- * when its turn began or the slice did, the later, if it is the set in
- * use; none if not, as the sample that ended its turn took all it
- * counted.
+ * A slice's wall-clock time, and how much of it was the set's turn: what
+ * its last turn carried past its sample to the switch, and, if it is the
+ * set in use, from when its turn began or the slice's first read did, the
+ * later.
  */
 static void
 slice_wall(const setgrp_t *g, struct slot *sl)
 {
 	struct set_counts *slice = &sl->slice;
-	hrtime_t start = slice->since;
+	hrtime_t start = sl->last_from;
 
 	slice->span_ns = slice->turn_ns = 0;
 	if (slice->since == 0)
 		return;
 	slice->span_ns = (uint64_t)(slice->when - slice->since);
+	slice->turn_ns = sl->carried_ns;
+	sl->carried_ns = 0;
 	if (slice->set != g->current)
 		return;
 	if (sl->turn_from > start)
 		start = sl->turn_from;
 	if (slice->when > start)
-		slice->turn_ns = (uint64_t)(slice->when - start);
+		slice->turn_ns += (uint64_t)(slice->when - start);
 }
 
-/* A set's latest sample: its values, their time, tick and times. */
+/*
+ * A set's latest sample: its values, their time (the clock after the
+ * read), tick and times, and the clock before the read (0: not taken,
+ * when stands for it).
+ */
 struct sample {
 	const uint64_t *values;
 	hrtime_t when;
 	uint64_t tick;
 	struct set_times times;
+	hrtime_t from;
 };
 
 /*
@@ -848,6 +871,7 @@ take_slice(setgrp_t *g, struct slot *sl, const struct sample *s, bool add)
 	slice->times.running_ns =
 	    s->times.running_ns - sl->last_times.running_ns;
 	sl->last_when = s->when;
+	sl->last_from = s->from != 0 ? s->from : s->when;
 	sl->last_tick = s->tick;
 	sl->last_times = s->times;
 	if (add)
@@ -858,14 +882,11 @@ take_slice(setgrp_t *g, struct slot *sl, const struct sample *s, bool add)
 static int
 joint_read(setgrp_t *g)
 {
-	struct timespec ts;
-
 	/*
 	 * The next set's turn begins at this reading: its clock taken before
 	 * the read, so that the turn holds all that set counts.
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	g->reading_from = (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	g->reading_from = clock_now();
 	if (cpc_set_sample(g->cpc, g->joint_set, g->reading) != 0)
 		return -1;
 	(void)cpc_set_times(g->cpc, g->joint_set, &g->reading_times.enabled_ns,
@@ -905,8 +926,8 @@ joint_sample_slot(setgrp_t *g, struct slot *sl, bool add)
 		sl->held_when = cpc_buf_hrtime(g->cpc, g->reading);
 	}
 	now = (struct sample) { sl->held, sl->held_when,
-		cpc_tick_of(g->cpc, sl->held_times.enabled_ns),
-		sl->held_times };
+		cpc_tick_of(g->cpc, sl->held_times.enabled_ns), sl->held_times,
+		s == g->current ? g->reading_from : 0 };
 	take_slice(g, sl, &now, add);
 	return 0;
 }
@@ -956,10 +977,13 @@ read_buf(setgrp_t *g, const struct spec *spec, cpc_buf_t *buf, uint64_t *to)
 static int
 sample_slot(setgrp_t *g, struct slot *sl, bool add)
 {
-	struct sample now = { sl->slice_values, 0, 0, { 0, 0 } };
+	struct sample now = { sl->slice_values, 0, 0, { 0, 0 }, 0 };
 
 	if (g->joint)
 		return joint_sample_slot(g, sl, add);
+	/* Sets taking turns: a turn holds the whole read (slice_wall). */
+	if (g->nsets > 1)
+		now.from = clock_now();
 	if (cpc_set_sample(g->cpc, sl->set, sl->now) != 0)
 		return -1;
 	read_buf(g, g->specs[sl->slice.set], sl->now, sl->slice_values);
@@ -977,7 +1001,7 @@ setgrp_sample_counts(setgrp_t *g, int s, const uint64_t *values,
 {
 	struct slot *sl = &g->slots[s];
 	struct sample now = { values, when, cpc_tick_of(g->cpc, t->enabled_ns),
-		*t };
+		*t, 0 };
 
 	sl->had_turn = true;
 	take_slice(g, sl, &now, true);
@@ -1080,6 +1104,25 @@ setgrp_rebase(setgrp_t *g)
 	return sample_slot(g, &g->slots[g->current], false);
 }
 
+/*
+ * The switch stops the current set only after its sample: what it counts
+ * from that read on is in its next slice, and so is the time, from just
+ * before the read to once it has stopped.
+ */
+static int
+switch_sets(setgrp_t *g, int next)
+{
+	struct slot *from = &g->slots[g->current];
+	hrtime_t stopped;
+
+	if (cpc_set_switch(g->cpc, from->set, g->slots[next].set) != 0)
+		return -1;
+	stopped = clock_now();
+	if (from->last_from != 0 && stopped > from->last_from)
+		from->carried_ns += (uint64_t)(stopped - from->last_from);
+	return 0;
+}
+
 int
 setgrp_rotate(setgrp_t *g)
 {
@@ -1094,8 +1137,7 @@ setgrp_rotate(setgrp_t *g)
 	g->slots[next].turn_from = g->slots[g->current].last_when;
 	if (g->joint)
 		joint_rotate(g, next);
-	else if (cpc_set_switch(
-		     g->cpc, g->slots[g->current].set, g->slots[next].set) != 0)
+	else if (switch_sets(g, next) != 0)
 		return -1;
 	g->current = next;
 	g->slots[next].had_turn = true;

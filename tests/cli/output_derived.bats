@@ -135,9 +135,10 @@ EOF
 # ran in it. Up to the two clocks' difference: task-clock is the
 # scheduler's clock, the turn CLOCK_MONOTONIC, and in a VM they part by
 # about 1e-4 (seen: 1.00009), so 1e-3 is allowed. The non-current set's
-# exit total is the sum of its ticks'.
+# exit total is the sum of its ticks', and with "switch" after CSV, of
+# what it counted from its last tick to the switch.
 check_turns() {
-	"$PY" - "$1" <<'EOF'
+	"$PY" - "$@" <<'EOF'
 import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]))
         if r["label"] != "meta" and r["set"] != "" and r["lwp"] == "1"]
@@ -161,9 +162,15 @@ for prev, r in zip(ticks, ticks[1:]):
     same = [p for p in ticks if p["set"] == r["set"] and ns(p) < ns(r)]
     if same:
         assert el < ns(r) - ns(same[-1]), (same[-1], r)
+# The set ticked last holds its turns, and, switched on the PMU (argument
+# 2: switch), what it counted from its last sample until the switch.
 last = int(ticks[-1]["set"])
 done = [int(r["elapsed_ns"]) for r in ticks if int(r["set"]) == last]
-assert abs(int(ex[last]["elapsed_ns"]) - sum(done)) <= 1, (ex[last], done)
+carried = int(ex[last]["elapsed_ns"]) - sum(done)
+if sys.argv[2:] == ["switch"]:
+    assert 0 <= carried < 100e6, (ex[last], done)
+else:
+    assert abs(carried) <= 1, (ex[last], done)
 EOF
 }
 
@@ -173,11 +180,17 @@ EOF
 	[ "$status" -eq 0 ]
 	check_turns "$T/out"
 	# The same where the sets switch on the PMU instead of sharing one
-	# joint set: the next set's turn starts at the switch.
-	CPCTOOLS_SET_SWITCH=1 ct_run --metrics --format=csv -T 0.1 \
-	    -c task-clock,page-faults -c task-clock,cs "$W/wl_spin_for" 0 700
-	[ "$status" -eq 0 ]
-	check_turns "$T/out"
+	# joint set: the next set's turn starts at the switch, and the set
+	# switched out counts on until the switch stops it, after its sample:
+	# its next turn holds that time. A slow build (the sanitizers') gave
+	# up to 1.2 CPUs in one run of three when it did not.
+	for _ in 1 2 3; do
+		CPCTOOLS_SET_SWITCH=1 ct_run --metrics --format=csv -T 0.1 \
+		    -c task-clock,page-faults -c task-clock,cs \
+		    "$W/wl_spin_for" 0 700
+		[ "$status" -eq 0 ]
+		check_turns "$T/out" switch
+	done
 }
 
 # A thread alone on cpu1 (SCHED_FIFO, so that nothing else runs there)
