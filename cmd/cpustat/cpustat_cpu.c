@@ -333,7 +333,10 @@ sample_once(struct cpu_worker *w, struct schedule *sch, unsigned long *left)
 /*
  * Every CPU keeps the same schedule, from the common start: a thread
  * that started late has a shorter first interval, not rows out of step
- * with the others. The count counts intervals, missed ones too.
+ * with the others. The count counts intervals, missed ones too. A stop
+ * after a sample time still takes that sample: a thread that woke late
+ * counts the interval the other CPUs counted, and the totals hold every
+ * CPU.
  */
 static void
 sampling_loop(struct cpu_worker *w)
@@ -343,15 +346,19 @@ sampling_loop(struct cpu_worker *w)
 		.next = cs->start + (hrtime_t)cs->opt.interval_ms * MSEC,
 	};
 	unsigned long left = cs->opt.count != 0 ? cs->opt.count : ULONG_MAX;
+	bool stop;
 	int r;
 
-	while (!cpustat_wait_until(cs, sch.next)) {
+	for (;;) {
+		stop = cpustat_wait_until(cs, sch.next);
+		if (stop && output_now() < sch.next)
+			return;
 		if ((r = sample_once(w, &sch, &left)) != 0) {
 			if (r < 0)
 				report_cpu_error(w);
 			return;
 		}
-		if (left == 0)
+		if (left == 0 || stop)
 			return;
 	}
 }
