@@ -696,7 +696,7 @@ check_totals(rows, len(CPUS))
 		BG_PIDS=$!
 		wait_for grep -q '^ *time' "$T/out"
 		kill -STOP "$BG_PIDS"
-		sleep 0.45
+		sleep 0.45 # not a wait: stopped past its first sample time (0.3 s); at most 3 tries
 		kill -TERM "$BG_PIDS"
 		kill -CONT "$BG_PIDS"
 		rc=0
