@@ -705,12 +705,7 @@ check_totals(rows, len(CPUS))
 		[ "$rc" -eq 0 ]
 		[ ! -s "$T/err" ]
 		[ "$(rows_of "$T/out")" -ge 1 ]
-		pycheck '
-rows, _ = parse_table(sys.argv[1])
-if rows[-1].label != "total":
-    die("want the rows, then the total")
-check_totals(rows, len(CPUS))
-' "$T/out"
+		rows_then_total "$T/out"
 	done
 }
 
@@ -772,12 +767,7 @@ ignored_case() {
 	echo "SIG$sig ignored, then SIG$ender: exit $rc"
 	[ "$rc" -eq 0 ]
 	[ ! -s "$T/err" ]
-	pycheck '
-rows, _ = parse_table(sys.argv[1])
-if rows[-1].label != "total":
-    die("want rows then the total")
-check_totals(rows, len(CPUS))
-' "$T/out"
+	rows_then_total "$T/out"
 }
 
 @test "SIGHUP, SIGINT and SIGTERM ignored when cpustat starts stay ignored; another signal then ends it with its totals" {

@@ -167,6 +167,17 @@ $code" "$@"
 ncpus() { "$PY" -c 'import os; print(len(os.sched_getaffinity(0)))'; }
 last_cpu() { "$PY" -c 'import os; print(max(os.sched_getaffinity(0)))'; }
 
+# rows_then_total FILE: the rows of FILE (the table) end with the total
+# rows, each the sum of its set's rows over every measured CPU.
+rows_then_total() {
+	pycheck '
+rows, _ = parse_table(sys.argv[1])
+if rows[-1].label != "total":
+    die("want the rows, then the total")
+check_totals(rows, len(CPUS))
+' "$1"
+}
+
 TICK_ROW='^ *[0-9]+\.[0-9]{3} +[0-9]+  tick '
 
 # rows_of FILE [CPU]: how many tick and gap rows CPU has in FILE (the
