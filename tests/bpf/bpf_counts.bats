@@ -207,8 +207,10 @@ possible_cpus() {
 			want="one thread loaded them" ;;
 		esac
 		# Threads that come and go, a fork tree, an exec chain; ticks.
+		# Each loads: none takes programs kept by an earlier run.
 		status=0
-		timeout -k 5 120 "$@" "$CPUTRACK" --engine=bpf -D -f -e -T 0.05 \
+		CPCTOOLS_KEEP_PROGRAMS=0 timeout -k 5 120 "$@" "$CPUTRACK" \
+		    --engine=bpf -D -f -e -T 0.05 \
 		    -c "$WRITE" sh -c '"$1" 2 5 30 && "$2" 1 3 250 &&
 		    exec "$3" 2 120' sh "$W/wl_churn" "$W/wl_forktree" \
 		    "$W/wl_exec_chain" >"$T/out" 2>"$T/err" || status=$?

@@ -375,7 +375,6 @@ open_checked(struct bpfeng *eng, const struct bpfeng_set *sets,
 	raise_nofile(eng);
 	if (fd_room(eng, why, whylen) != 0)
 		return -1;
-	eng_types_start(types);
 	eng_phase_done(eng, ENG_PHASE_CHECKS, &t);
 	if (eng_counters_open(eng, sets, why, whylen) != 0)
 		return -1;

@@ -17,6 +17,7 @@
 #include "proc_guard.h"
 
 struct bpfeng_bpf;
+struct eng_kept;
 struct bpf_link;
 struct bpf_program;
 struct ring_buffer;
@@ -113,6 +114,14 @@ struct bpfeng {
 	 */
 	struct bpfeng_bpf *skel;
 	struct bpfeng_bpf *second;
+	/*
+	 * Or, where skel was only opened, the programs and maps of an
+	 * earlier run, taken (bpfeng_keep.c); and whether this run's are
+	 * kept, under keep_name, when it ends.
+	 */
+	struct eng_kept *kept;
+	bool keep_after;
+	char keep_name[33];
 	/* The hook at cgroup migrations, or NULL and why (bpfeng_migrate.c). */
 	struct bpfeng_bpf *migrate;
 	int migrate_err;
@@ -315,6 +324,32 @@ uint32_t eng_caller_pid(const struct bpfeng *eng);
 int eng_attach(struct bpfeng *eng, char *why, size_t whylen);
 void eng_detach(struct bpfeng *eng);
 void eng_unload(struct bpfeng *eng);
+
+/*
+ * bpfeng_keep.c: programs kept loaded between runs of root's. Where
+ * eng_keep_wanted, eng_keep_take takes an earlier run's instance of the
+ * configured, unloaded skel, or names the one this run loads; 0 where it
+ * took one, and eng->kept is set. eng_keep_leave keeps this run's,
+ * loaded, where eng->keep_after, and lets go of what eng->kept holds.
+ */
+/* The object's maps and programs, as loaded or taken: -1 where none. */
+#define ENG_MAX_OBJECTS 16
+struct eng_loaded {
+	int map_fd[ENG_MAX_OBJECTS]; /* in the object's order */
+	int nmaps;
+	int prog_fd[ENG_MAX_OBJECTS]; /* in the skeleton's order */
+	int nprogs;
+};
+
+bool eng_keep_wanted(const struct bpfeng *eng);
+int eng_keep_take(struct bpfeng *eng, const struct bpfeng_bpf *skel);
+int eng_keep_map_fd(const struct bpfeng *eng, int i);
+int eng_keep_program_fd(const struct bpfeng *eng, int i);
+bool eng_keep_attached(const struct bpfeng *eng, int i);
+void *eng_keep_bss(const struct bpfeng *eng);
+int eng_keep_attach(struct bpfeng *eng, const struct bpfeng_bpf *skel);
+void eng_keep_detach(struct bpfeng *eng);
+void eng_keep_leave(struct bpfeng *eng, const struct eng_loaded *loaded);
 
 /* bpfeng_migrate.c: none can fail the engine's start. */
 void eng_migrate_load(struct bpfeng *eng, const char *types_path);

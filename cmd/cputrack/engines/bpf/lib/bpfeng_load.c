@@ -457,18 +457,129 @@ load_instances(struct bpfeng *eng, struct loading *l)
 }
 
 /*
+ * An earlier run's instance of the object, where one of this run's is
+ * kept (bpfeng_keep.c): the object is opened to name it, and loaded only
+ * where none is.
+ */
+static int
+take_kept(struct bpfeng *eng)
+{
+	struct bpfeng_bpf *skel;
+
+	if (!eng_keep_wanted(eng) ||
+	    (skel = skel_open(eng, NULL, true)) == NULL)
+		return -1;
+	if (eng_keep_take(eng, skel) == 0) {
+		eng->skel = skel;
+		return 0;
+	}
+	bpfeng_bpf__destroy(skel);
+	return -1;
+}
+
+static int
+map_fd_of(const struct bpfeng *eng, const struct bpf_map *map)
+{
+	const struct bpf_map *m;
+	int i = 0;
+
+	if (eng->kept == NULL)
+		return bpf_map__fd(map);
+	bpf_object__for_each_map (m, eng->skel->obj) {
+		if (m == map)
+			return eng_keep_map_fd(eng, i);
+		i++;
+	}
+	return -1;
+}
+
+static int
+map_fd_at(const struct bpfeng *eng, int i)
+{
+	const struct bpf_map *map;
+
+	bpf_object__for_each_map (map, eng->skel->obj)
+		if (i-- == 0)
+			return map_fd_of(eng, map);
+	return -1;
+}
+
+static const struct bpf_prog_skeleton *program_at(
+    const struct bpfeng *eng, int i);
+
+static int
+program_fd_at(const struct bpfeng *eng, int i)
+{
+	if (i < 0 || i >= eng->skel->skeleton->prog_cnt)
+		return -1;
+	if (eng->kept != NULL)
+		return eng_keep_program_fd(eng, i);
+	return bpf_program__fd(*program_at(eng, i)->prog);
+}
+
+static int
+program_fd_of(const struct bpfeng *eng, const struct bpf_program *prog)
+{
+	int i;
+
+	for (i = 0; i < eng->skel->skeleton->prog_cnt; i++)
+		if (*eng->skel->skeleton->progs[i].prog == prog)
+			return program_fd_at(eng, i);
+	return -1;
+}
+
+static struct bpfeng_bpf__bss *
+bss_of(const struct bpfeng *eng)
+{
+	return eng->kept != NULL ? eng_keep_bss(eng) : eng->skel->bss;
+}
+
+/* What the rest of the engine reads and writes of the loaded instance. */
+static void
+bind_instance(struct bpfeng *eng)
+{
+	struct bpfeng_bpf__bss *bss = bss_of(eng);
+
+	eng->counters_fd = map_fd_of(eng, eng->skel->maps.counters);
+	eng->threads_fd = map_fd_of(eng, eng->skel->maps.threads);
+	eng->procs_fd = map_fd_of(eng, eng->skel->maps.procs);
+	eng->cgroups_fd = map_fd_of(eng, eng->skel->maps.cgroups);
+	eng->records_fd = map_fd_of(eng, eng->skel->maps.records);
+	eng->flush_fd = program_fd_of(eng, eng->skel->progs.flush);
+	eng->active_set = &bss->active_set;
+	eng->lost_records = &bss->lost_records;
+	eng->lost_threads = &bss->lost_threads;
+	eng->read_errors = &bss->read_errors;
+	eng->hidden_switches = &bss->hidden_switches;
+	eng->command_pid = &bss->command_pid;
+	eng->signal_sender = bss->signal_sender;
+	eng->signal_count = bss->signal_count;
+	eng->target_cgroup = &bss->target_cgroup;
+	eng->target_level = &bss->target_level;
+}
+
+/*
  * The programs, relocated against the kernel's types that they read;
  * where those cannot be had, libbpf reads the kernel's BTF whole, and
- * -D says so.
+ * -D says so. None where an earlier run's are taken.
  */
 int
 eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
     char *why, size_t whylen)
 {
 	struct loading l = { .nmaps = 0 };
-	const char *path = types->err == 0 ? types->path : NULL;
+	const char *path;
 	int err;
 
+	if (take_kept(eng) == 0) {
+		eng_phase_done(eng, ENG_PHASE_OPEN, since);
+		eng_command_prepare(eng, eng->command);
+		eng_phase_done(eng, ENG_PHASE_COMMAND, since);
+		bind_instance(eng);
+		return 0;
+	}
+	eng_types_start(types);
+	path = types->err == 0 ? types->path : NULL;
 	err = open_instances(eng, &l, path);
 	eng_phase_done(eng, ENG_PHASE_OPEN, since);
 	/* While the types are picked: nothing of it needs them. */
@@ -491,37 +602,20 @@ eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
 		errno = err;
 		return -1;
 	}
-	eng->counters_fd = bpf_map__fd(eng->skel->maps.counters);
-	eng->threads_fd = bpf_map__fd(eng->skel->maps.threads);
-	eng->procs_fd = bpf_map__fd(eng->skel->maps.procs);
-	eng->cgroups_fd = bpf_map__fd(eng->skel->maps.cgroups);
-	eng->records_fd = bpf_map__fd(eng->skel->maps.records);
-	eng->flush_fd = bpf_program__fd(eng->skel->progs.flush);
-	if (eng->flush_fd < 0 && eng->second != NULL)
-		eng->flush_fd = bpf_program__fd(eng->second->progs.flush);
-	eng->active_set = &eng->skel->bss->active_set;
-	eng->lost_records = &eng->skel->bss->lost_records;
-	eng->lost_threads = &eng->skel->bss->lost_threads;
-	eng->read_errors = &eng->skel->bss->read_errors;
-	eng->hidden_switches = &eng->skel->bss->hidden_switches;
-	eng->command_pid = &eng->skel->bss->command_pid;
-	eng->signal_sender = eng->skel->bss->signal_sender;
-	eng->signal_count = eng->skel->bss->signal_count;
-	eng->target_cgroup = &eng->skel->bss->target_cgroup;
-	eng->target_level = &eng->skel->bss->target_level;
+	bind_instance(eng);
 	return 0;
 }
 
 int
 eng_whoami_fd(const struct bpfeng *eng)
 {
-	return bpf_program__fd(eng->skel->progs.whoami);
+	return program_fd_of(eng, eng->skel->progs.whoami);
 }
 
 uint32_t
 eng_caller_pid(const struct bpfeng *eng)
 {
-	return eng->skel->bss->caller_pid;
+	return bss_of(eng)->caller_pid;
 }
 
 int
@@ -529,14 +623,20 @@ eng_attach(struct bpfeng *eng, char *why, size_t whylen)
 {
 	int err = 0;
 
-	if (bpfeng_bpf__attach(eng->skel) != 0 ||
-	    (eng->second != NULL && bpfeng_bpf__attach(eng->second) != 0)) {
+	if (eng->kept != NULL ?
+		eng_keep_attach(eng, eng->skel) != 0 :
+		(bpfeng_bpf__attach(eng->skel) != 0 ||
+		    (eng->second != NULL &&
+			bpfeng_bpf__attach(eng->second) != 0))) {
 		err = errno;
 		eng_fd_reason("cannot attach the BPF programs to the "
 			      "scheduler's tracepoints",
 		    err, why, whylen);
-	} else
+	} else {
 		eng_migrate_attach(eng);
+		/* Kept at its end, for the next run, where they may be. */
+		eng->keep_after = eng->keep_name[0] != '\0';
+	}
 	errno = err;
 	return err != 0 ? -1 : 0;
 }
@@ -545,17 +645,38 @@ eng_attach(struct bpfeng *eng, char *why, size_t whylen)
 void
 eng_detach(struct bpfeng *eng)
 {
-	if (eng->skel != NULL)
+	if (eng->kept != NULL)
+		eng_keep_detach(eng);
+	else if (eng->skel != NULL)
 		bpfeng_bpf__detach(eng->skel);
 	if (eng->second != NULL)
 		bpfeng_bpf__detach(eng->second);
 	eng_migrate_detach(eng);
 }
 
+/* The run's maps and programs, kept for the next run, or let go. */
+static void
+keep_or_let_go(struct bpfeng *eng)
+{
+	struct eng_loaded loaded = { .nmaps = 0 };
+
+	while (loaded.nmaps < ENG_MAX_OBJECTS &&
+	    (loaded.map_fd[loaded.nmaps] = map_fd_at(eng, loaded.nmaps)) >= 0)
+		loaded.nmaps++;
+	for (loaded.nprogs = 0; loaded.nprogs < ENG_MAX_OBJECTS &&
+	     loaded.nprogs < eng->skel->skeleton->prog_cnt;
+	     loaded.nprogs++)
+		loaded.prog_fd[loaded.nprogs] =
+		    program_fd_at(eng, loaded.nprogs);
+	eng_keep_leave(eng, &loaded);
+}
+
 void
 eng_unload(struct bpfeng *eng)
 {
 	eng_migrate_unload(eng);
+	if (eng->skel != NULL)
+		keep_or_let_go(eng);
 	bpfeng_bpf__destroy(eng->second);
 	bpfeng_bpf__destroy(eng->skel);
 	eng->second = NULL;
@@ -589,14 +710,16 @@ bpfeng_programs(const struct bpfeng *eng, char *buf, size_t len)
 		if (eng_migrate_unused(eng, p->name) ||
 		    unused_program(eng, p->name))
 			continue;
-		ok = bpf_program__fd(*p->prog) >= 0;
+		ok = program_fd_at(eng, i) >= 0;
 		loaded += ok;
-		attached += *p->link != NULL;
+		attached += eng->kept != NULL ? eng_keep_attached(eng, i) :
+						*p->link != NULL;
 		at += (size_t)snprintf(buf + at, at < len ? len - at : 0,
 		    "%s%s%s", at > 0 ? " " : "", ok ? "" : "!", p->name);
 	}
 	(void)snprintf(buf + at, at < len ? len - at : 0,
 	    "; %d loaded, %d attached; %s", loaded, attached,
-	    eng->second != NULL ? "two threads loaded them" :
-				  "one thread loaded them");
+	    eng->kept != NULL	    ? "kept loaded from an earlier run" :
+		eng->second != NULL ? "two threads loaded them" :
+				      "one thread loaded them");
 }
