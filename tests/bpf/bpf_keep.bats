@@ -96,9 +96,12 @@ exact() {
 	[ "$(stat -c '%u %a' "$KEPT/$first")" = "0 700" ]
 	[ -e "$KEPT/$first/p-on_switch" ]
 	[ -e "$KEPT/$first/m-records" ]
-	# Nothing is left attached: the kept programs count nothing.
+	# Nothing is left attached, and no counter is held: the kept
+	# programs count nothing, and hold nothing of the run.
 	[ -z "$(bpftool link show 2>/dev/null |
 	    grep -wF "prog $(pin_id "$KEPT/$first/p-on_switch")")" ]
+	[ "$(entries "$KEPT/$first/m-counters")" -eq 0 ] ||
+	    { bpftool map dump pinned "$KEPT/$first/m-counters"; false; }
 
 	kept_run -c "$WRITE" "$W/wl_threads" 2 5
 	[ "$status" -eq 0 ]

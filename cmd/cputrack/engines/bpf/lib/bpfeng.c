@@ -353,6 +353,7 @@ engine_new(cpc_t *cpc, const struct bpfeng_config *config,
 	eng->cgroups_fd = -1;
 	eng->records_fd = -1;
 	eng->flush_fd = -1;
+	eng->keep_dfd = -1;
 	RB_INIT(&eng->threads);
 	RB_INIT(&eng->procs);
 	return eng;

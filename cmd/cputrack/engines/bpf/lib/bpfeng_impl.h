@@ -122,6 +122,7 @@ struct bpfeng {
 	struct eng_kept *kept;
 	bool keep_after;
 	char keep_name[33];
+	int keep_dfd; /* where this run's wait to be given up, or -1 */
 	/* The hook at cgroup migrations, or NULL and why (bpfeng_migrate.c). */
 	struct bpfeng_bpf *migrate;
 	int migrate_err;
@@ -329,8 +330,10 @@ void eng_unload(struct bpfeng *eng);
  * bpfeng_keep.c: programs kept loaded between runs of root's. Where
  * eng_keep_wanted, eng_keep_take takes an earlier run's instance of the
  * configured, unloaded skel, or names the one this run loads; 0 where it
- * took one, and eng->kept is set. eng_keep_leave keeps this run's,
- * loaded, where eng->keep_after, and lets go of what eng->kept holds.
+ * took one, and eng->kept is set. eng_keep_leave pins this run's, loaded,
+ * where eng->keep_after, and lets go of what eng->kept holds;
+ * eng_keep_publish, once the run has closed every descriptor of them,
+ * gives them to the next run.
  */
 /* The object's maps and programs, as loaded or taken: -1 where none. */
 #define ENG_MAX_OBJECTS 16
@@ -350,6 +353,7 @@ void *eng_keep_bss(const struct bpfeng *eng);
 int eng_keep_attach(struct bpfeng *eng, const struct bpfeng_bpf *skel);
 void eng_keep_detach(struct bpfeng *eng);
 void eng_keep_leave(struct bpfeng *eng, const struct eng_loaded *loaded);
+void eng_keep_publish(struct bpfeng *eng);
 
 /* bpfeng_migrate.c: none can fail the engine's start. */
 void eng_migrate_load(struct bpfeng *eng, const char *types_path);

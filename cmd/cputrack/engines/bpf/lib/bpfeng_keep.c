@@ -460,7 +460,8 @@ zero_percpu(int fd, const struct bpf_map *map, int ncpus)
 /*
  * What a run leaves in map, gone. The counters' array needs nothing: the
  * kernel drops a counter from it when the descriptor it came through is
- * closed, with the run that put it there.
+ * closed, which the run that put it there did before it gave the
+ * instance up (eng_keep_publish).
  */
 static bool
 empty_map(const struct bpfeng *eng, const struct bpf_map *map, int fd)
@@ -713,17 +714,15 @@ pin_all(const struct bpfeng_bpf *skel, const struct eng_loaded *loaded,
 }
 
 /*
- * The run's programs and maps pinned for the next run of the same digest,
- * where a slot is free (which empties them: what a program still running
- * as this run detached it may write comes after this); then this run's
- * hold on them, let go.
+ * The run's programs and maps pinned in a directory of its own, for
+ * eng_keep_publish to give to the next run once this one holds none of
+ * them; then this run's hold on what it took, let go.
  */
 void
 eng_keep_leave(struct bpfeng *eng, const struct eng_loaded *loaded)
 {
-	char slot[64], made[64], where[128];
-	bool kept = false;
-	int dfd, s;
+	char made[64], where[128];
+	int dfd;
 
 	if (eng->keep_after && (dfd = keep_dir(true)) >= 0) {
 		make_room(dfd);
@@ -731,15 +730,38 @@ eng_keep_leave(struct bpfeng *eng, const struct eng_loaded *loaded)
 		instance_path(where, sizeof(where), dfd, made);
 		if (mkdirat(dfd, made, 0700) == 0 &&
 		    pin_all(eng->skel, loaded, where))
-			for (s = 0; s < KEEP_SLOTS && !kept; s++) {
-				(void)snprintf(slot, sizeof(slot), "%s-%d",
-				    eng->keep_name, s);
-				kept = renameat(dfd, made, dfd, slot) == 0;
-			}
-		if (!kept)
+			eng->keep_dfd = dfd;
+		else {
 			remove_instance(dfd, made);
-		close(dfd);
+			close(dfd);
+		}
 	}
 	kept_free(eng->kept);
 	eng->kept = NULL;
+}
+
+/*
+ * What eng_keep_leave pinned, in a slot of its digest where one is free.
+ * Only now: a counter in the counters' array stays there until the
+ * descriptor it came through is closed, and a run that took the instance
+ * before would find it.
+ */
+void
+eng_keep_publish(struct bpfeng *eng)
+{
+	char made[64], slot[64];
+	bool kept = false;
+	int s;
+
+	if (eng->keep_dfd < 0)
+		return;
+	(void)snprintf(made, sizeof(made), "made-%ld", (long)getpid());
+	for (s = 0; s < KEEP_SLOTS && !kept; s++) {
+		(void)snprintf(slot, sizeof(slot), "%s-%d", eng->keep_name, s);
+		kept = renameat(eng->keep_dfd, made, eng->keep_dfd, slot) == 0;
+	}
+	if (!kept)
+		remove_instance(eng->keep_dfd, made);
+	close(eng->keep_dfd);
+	eng->keep_dfd = -1;
 }

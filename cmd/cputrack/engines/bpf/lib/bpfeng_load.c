@@ -681,6 +681,7 @@ eng_unload(struct bpfeng *eng)
 	bpfeng_bpf__destroy(eng->skel);
 	eng->second = NULL;
 	eng->skel = NULL;
+	eng_keep_publish(eng);
 }
 
 /* Program i of the skeleton, from the instance that loaded it. */
