@@ -387,6 +387,12 @@ open_checked(struct bpfeng *eng, const struct bpfeng_set *sets,
 	if (eng_counters_fill(eng, why, whylen) != 0)
 		return -1;
 	eng_phase_done(eng, ENG_PHASE_FILL, &t);
+	/* Taken programs: their attaching goes on beside the next steps. */
+	eng_attach_begin(eng);
+	if (eng->kept != NULL) {
+		eng_command_prepare(eng, eng->command);
+		eng_phase_done(eng, ENG_PHASE_COMMAND, &t);
+	}
 	if (eng_events_open(eng, why, whylen) != 0)
 		return -1;
 	eng_phase_done(eng, ENG_PHASE_RING, &t);

@@ -123,6 +123,10 @@ struct bpfeng {
 	bool keep_after;
 	char keep_name[33];
 	int keep_dfd; /* where this run's wait to be given up, or -1 */
+	/* The taken programs being attached (eng_attach_begin). */
+	pthread_t attach_thread;
+	bool attaching;
+	int attach_err;
 	/* The hook at cgroup migrations, or NULL and why (bpfeng_migrate.c). */
 	struct bpfeng_bpf *migrate;
 	int migrate_err;
@@ -322,6 +326,7 @@ int eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
     char *why, size_t whylen);
 int eng_whoami_fd(const struct bpfeng *eng);
 uint32_t eng_caller_pid(const struct bpfeng *eng);
+void eng_attach_begin(struct bpfeng *eng);
 int eng_attach(struct bpfeng *eng, char *why, size_t whylen);
 void eng_detach(struct bpfeng *eng);
 void eng_unload(struct bpfeng *eng);

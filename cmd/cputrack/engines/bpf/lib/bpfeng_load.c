@@ -572,9 +572,9 @@ eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
 	int err;
 
 	if (take_kept(eng) == 0) {
+		/* The command comes beside their attaching (eng_attach_begin).
+		 */
 		eng_phase_done(eng, ENG_PHASE_OPEN, since);
-		eng_command_prepare(eng, eng->command);
-		eng_phase_done(eng, ENG_PHASE_COMMAND, since);
 		bind_instance(eng);
 		return 0;
 	}
@@ -618,21 +618,65 @@ eng_caller_pid(const struct bpfeng *eng)
 	return bss_of(eng)->caller_pid;
 }
 
+static void *
+attach_kept(void *arg)
+{
+	struct bpfeng *eng = arg;
+
+	eng->attach_err = 0;
+	if (eng_keep_attach(eng, eng->skel) != 0)
+		eng->attach_err = errno != 0 ? errno : EINVAL;
+	return NULL;
+}
+
+/*
+ * Programs taken from an earlier run are attached in a thread of their
+ * own while the caller forks the command and maps the ring: the kernel
+ * patches each tracepoint's calls, and the first program on a tracepoint
+ * whose last one went within an RCU grace period (the run before's, just
+ * ended) waits for the rest of it. eng_attach, or eng_detach, joins it.
+ */
+void
+eng_attach_begin(struct bpfeng *eng)
+{
+	if (eng->kept != NULL)
+		eng->attaching =
+		    start_quiet_thread(&eng->attach_thread, attach_kept, eng);
+}
+
+static void
+attach_join(struct bpfeng *eng)
+{
+	if (eng->attaching)
+		(void)pthread_join(eng->attach_thread, NULL);
+	eng->attaching = false;
+}
+
+/* The taken programs, attached: 0, or why not. */
+static int
+attach_taken(struct bpfeng *eng)
+{
+	if (!eng->attaching)
+		attach_kept(eng);
+	attach_join(eng);
+	return eng->attach_err;
+}
+
 int
 eng_attach(struct bpfeng *eng, char *why, size_t whylen)
 {
 	int err = 0;
 
-	if (eng->kept != NULL ?
-		eng_keep_attach(eng, eng->skel) != 0 :
-		(bpfeng_bpf__attach(eng->skel) != 0 ||
-		    (eng->second != NULL &&
-			bpfeng_bpf__attach(eng->second) != 0))) {
-		err = errno;
+	if (eng->kept != NULL)
+		err = attach_taken(eng);
+	else if (bpfeng_bpf__attach(eng->skel) != 0 ||
+	    (eng->second != NULL && bpfeng_bpf__attach(eng->second) != 0))
+		err = errno != 0 ? errno : EINVAL;
+	if (err != 0)
 		eng_fd_reason("cannot attach the BPF programs to the "
 			      "scheduler's tracepoints",
 		    err, why, whylen);
-	} else {
+	else {
 		eng_migrate_attach(eng);
 		/* Kept at its end, for the next run, where they may be. */
 		eng->keep_after = eng->keep_name[0] != '\0';
@@ -645,6 +689,7 @@ eng_attach(struct bpfeng *eng, char *why, size_t whylen)
 void
 eng_detach(struct bpfeng *eng)
 {
+	attach_join(eng);
 	if (eng->kept != NULL)
 		eng_keep_detach(eng);
 	else if (eng->skel != NULL)
