@@ -3,22 +3,24 @@
  * Programs kept loaded between runs of root's.
  *
  * The verifier is most of a run's start, and it checks the same programs
- * with the same settings at every run. A run of plain sets (no cgroup,
- * no group of several) leaves its programs and its maps, emptied, pinned
- * in a directory of root's in the BPF file system, named by a digest of
- * all that the verifier's work depends on: this build's object, the
- * run's read-only data (its sets and settings), the maps' shapes, the
- * programs loaded and the running kernel. The next run of that digest
- * takes them, and loads nothing:
+ * with the same settings at every run. A run of root's that counts no
+ * cgroup apart (whose migration hooks are an instance of their own)
+ * leaves its programs and maps pinned in a directory of root's in the
+ * BPF file system, named by a digest of all that the verifier's work
+ * depends on: this build, the run's read-only data (its sets and
+ * settings), the maps' shapes, the programs loaded and the running
+ * kernel. The next run of that digest takes them, and loads nothing:
  *
  *   /sys/fs/bpf/cpctools/DIGEST-SLOT/m-MAP, p-PROGRAM
  *
  * (The BPF file system takes no '.' in a name: a map's, such as
  * ".rodata"'s, becomes '_' there.)
- * A run takes an instance by renaming its directory to a name of its own,
- * so that two runs never share one; it checks each object against what
- * it would have loaded (types, shapes, the read-only data byte for byte,
- * each program's maps) and empties what a run leaves. Pins live as long
+ *
+ * A run takes an instance by renaming its directory to a name of its
+ * own, so that two runs never share one; it checks each object against
+ * what it would have loaded (types, shapes, the read-only data byte for
+ * byte, each program's maps) and empties what a run leaves. A run gives
+ * its own up only once it holds no descriptor of it. Pins live as long
  * as the kernel that loaded them: none survives a boot. KEEP_MAX
  * instances are kept at most, the least recently used going first.
  */
@@ -54,7 +56,7 @@
 #define KEEP_PROGS	ENG_MAX_OBJECTS
 /* A digest's first bytes, in hex, name its instances. */
 #define KEEP_NAME_BYTES 16
-/* Threads and processes a run may leave to be emptied at its end. */
+/* Entries of a hash map that a taken instance may hold, to be emptied. */
 #define KEEP_EMPTY_MAX	4096
 
 struct eng_kept {

@@ -572,8 +572,7 @@ eng_load(struct bpfeng *eng, struct eng_types *types, uint64_t *since,
 	int err;
 
 	if (take_kept(eng) == 0) {
-		/* The command comes beside their attaching (eng_attach_begin).
-		 */
+		/* Its command is forked as they are attached. */
 		eng_phase_done(eng, ENG_PHASE_OPEN, since);
 		bind_instance(eng);
 		return 0;
