@@ -120,7 +120,7 @@ exact() {
 # wl_threads 2 5 once its own FIFO lets it go, which happens only once
 # both have started; their files $T/out.N, $T/err.N.
 both_at_once() {
-	local n pids=()
+	local n pids=() fd
 	for n in 1 2; do
 		rm -f "$T/go.$n"
 		mkfifo "$T/go.$n"
@@ -135,8 +135,12 @@ both_at_once() {
 		wait_while "${pids[n - 1]}" grep -q 'BPF engine counts' \
 		    "$T/err.$n"
 	done
+	# Opened for reading and writing, which never waits: a run that
+	# ended without opening its FIFO cannot hang the test here.
 	for n in 1 2; do
-		echo >"$T/go.$n"
+		exec {fd}<>"$T/go.$n"
+		echo >&"$fd"
+		exec {fd}>&-
 	done
 	for n in 1 2; do
 		wait "${pids[n - 1]}"
