@@ -384,9 +384,16 @@ take_turns(setgrp_t *m, int cpu, const char *mode)
 	CHECK_VALUES(g, setgrp_sample(g), "1,0");
 	CHECK_VALUES(g, setgrp_total(g, 0), "6,6");
 
-	/* Every set sampled: the one waiting adds nothing it did not count. */
+	/*
+	 * Every set sampled: the one waiting adds nothing it did not count.
+	 * Set 1's turn lasts 5 ms: each turn holds the whole of the reads
+	 * that bound it, which in a slow build (ThreadSanitizer's) take tens
+	 * of microseconds, and set 0's checks below must tell its turns from
+	 * set 1's however long those reads took.
+	 */
 	CHECK(setgrp_rotate(g) == 0);
 	call(9, 2);
+	(void)usleep(5000);
 	CHECK(setgrp_sample_all(g) == 0);
 	CHECK_VALUES(g, setgrp_slice(g, 0), "0,0");
 	CHECK_VALUES(g, setgrp_slice(g, 1), "2");
