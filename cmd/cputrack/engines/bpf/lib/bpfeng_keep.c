@@ -4,12 +4,11 @@
  *
  * The verifier is most of a run's start, and it checks the same programs
  * with the same settings at every run. A run of root's that counts no
- * cgroup apart (whose migration hooks are an instance of their own)
- * leaves its programs and maps pinned in a directory of root's in the
- * BPF file system, named by a digest of all that the verifier's work
- * depends on: this build, the run's read-only data (its sets and
- * settings), the maps' shapes, the programs loaded and the running
- * kernel. The next run of that digest takes them, and loads nothing:
+ * cgroup (a command's, -p's, --tid's) leaves its programs and maps pinned in a
+ * directory of root's in the BPF file system, named by a digest of all that the
+ * verifier's work depends on: this build, the run's read-only data (its sets
+ * and settings), the maps' shapes, the programs loaded and the running kernel.
+ * The next run of that digest takes them, and loads nothing:
  *
  *   /sys/fs/bpf/cpctools/DIGEST-SLOT/m-MAP, p-PROGRAM
  *
@@ -75,7 +74,12 @@ eng_keep_wanted(const struct bpfeng *eng)
 
 	if (env != NULL && strcmp(env, "0") == 0)
 		return false;
-	return getuid() == 0 && geteuid() == 0 && eng->cgroups_max == 0;
+	/*
+	 * Not for a cgroup's runs (--cgroup, each cgroup apart): long runs,
+	 * whose start matters least.
+	 */
+	return getuid() == 0 && geteuid() == 0 && eng->cgroups_max == 0 &&
+	    !(eng->flags & BPFENG_BY_CGROUP);
 }
 
 static void
