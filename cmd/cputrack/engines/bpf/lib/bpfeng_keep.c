@@ -314,9 +314,9 @@ kept_new(void)
 	return k;
 }
 
-/* map's pinned twin, if it is what this run would have made. */
+/* map's pinned twin, if it is what this run would have made; its id. */
 static int
-take_map(const char *where, const struct bpf_map *map)
+take_map(const char *where, const struct bpf_map *map, uint32_t *id)
 {
 	struct bpf_map_info info;
 	uint32_t len = sizeof(info);
@@ -349,6 +349,7 @@ take_map(const char *where, const struct bpf_map *map)
 		close(fd);
 		return -1;
 	}
+	*id = info.id;
 	return fd;
 }
 
@@ -394,18 +395,6 @@ take_program(const char *where, const struct bpf_program *prog,
 		return -1;
 	}
 	return fd;
-}
-
-static int
-map_id(int fd)
-{
-	struct bpf_map_info info;
-	uint32_t len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
-		return -1;
-	return (int)info.id;
 }
 
 /* Entries of a hash map, deleted; false where more than max were. */
@@ -514,14 +503,14 @@ take_instance(struct bpfeng *eng, const struct bpfeng_bpf *skel,
 	uint32_t ids[KEEP_MAPS];
 	struct bpf_program *prog;
 	const struct bpf_map *map;
-	int i = 0, id;
+	int i = 0;
 
 	bpf_object__for_each_map (map, skel->obj) {
 		if (k->nmaps == KEEP_MAPS ||
-		    (k->map_fd[k->nmaps] = take_map(where, map)) < 0 ||
-		    (id = map_id(k->map_fd[k->nmaps])) < 0)
+		    (k->map_fd[k->nmaps] =
+			    take_map(where, map, &ids[k->nmaps])) < 0)
 			return false;
-		ids[k->nmaps++] = (uint32_t)id;
+		k->nmaps++;
 		if (!empty_map(eng, map, k->map_fd[k->nmaps - 1]))
 			return false;
 		if (map == skel->maps.bss &&
