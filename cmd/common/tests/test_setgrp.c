@@ -393,7 +393,7 @@ take_turns(setgrp_t *m, int cpu, const char *mode)
 	 */
 	CHECK(setgrp_rotate(g) == 0);
 	call(9, 2);
-	(void)usleep(5000);
+	(void)usleep(5000); /* not a wait: the span set 1 counts */
 	CHECK(setgrp_sample_all(g) == 0);
 	CHECK_VALUES(g, setgrp_slice(g, 0), "0,0");
 	CHECK_VALUES(g, setgrp_slice(g, 1), "2");
