@@ -51,19 +51,16 @@
 /* Instances kept in all, and of one digest (runs at once). */
 #define KEEP_MAX	4
 #define KEEP_SLOTS	2
-#define KEEP_MAPS	ENG_MAX_OBJECTS
-#define KEEP_PROGS	ENG_MAX_OBJECTS
 /* A digest's first bytes, in hex, name its instances. */
 #define KEEP_NAME_BYTES 16
 /* Entries of a hash map that a taken instance may hold, to be emptied. */
 #define KEEP_EMPTY_MAX	4096
 
+/* A taken instance: its objects (a program not loaded: -1), and more. */
 struct eng_kept {
-	int map_fd[KEEP_MAPS]; /* in the object's order */
-	int nmaps;
-	int prog_fd[KEEP_PROGS]; /* by skeleton index; -1: not loaded */
-	int link_fd[KEEP_PROGS]; /* its tracepoint's */
-	void *bss;		 /* the global data, mapped */
+	struct eng_loaded objects;
+	int link_fd[ENG_MAX_OBJECTS]; /* each program's tracepoint's */
+	void *bss;		      /* the global data, mapped */
 	size_t bss_len;
 };
 
@@ -288,14 +285,14 @@ kept_free(struct eng_kept *k)
 
 	if (k == NULL)
 		return;
-	for (i = 0; i < KEEP_PROGS; i++) {
+	for (i = 0; i < ENG_MAX_OBJECTS; i++) {
 		if (k->link_fd[i] >= 0)
 			close(k->link_fd[i]);
-		if (k->prog_fd[i] >= 0)
-			close(k->prog_fd[i]);
+		if (k->objects.prog_fd[i] >= 0)
+			close(k->objects.prog_fd[i]);
 	}
-	for (i = 0; i < k->nmaps; i++)
-		close(k->map_fd[i]);
+	for (i = 0; i < k->objects.nmaps; i++)
+		close(k->objects.map_fd[i]);
 	if (k->bss != NULL)
 		(void)munmap(k->bss, k->bss_len);
 	free(k);
@@ -309,8 +306,8 @@ kept_new(void)
 
 	if (k == NULL)
 		return NULL;
-	for (i = 0; i < KEEP_PROGS; i++)
-		k->prog_fd[i] = k->link_fd[i] = -1;
+	for (i = 0; i < ENG_MAX_OBJECTS; i++)
+		k->objects.prog_fd[i] = k->link_fd[i] = -1;
 	return k;
 }
 
@@ -369,7 +366,7 @@ static int
 take_program(const char *where, const struct bpf_program *prog,
     const uint32_t *map_ids, int nmaps)
 {
-	uint32_t used[KEEP_MAPS];
+	uint32_t used[ENG_MAX_OBJECTS];
 	struct bpf_prog_info info;
 	uint32_t len = sizeof(info), i;
 	char path[256];
@@ -381,11 +378,11 @@ take_program(const char *where, const struct bpf_program *prog,
 	    (fd = bpf_obj_get(path)) < 0)
 		return -1;
 	memset(&info, 0, sizeof(info));
-	info.nr_map_ids = KEEP_MAPS;
+	info.nr_map_ids = ENG_MAX_OBJECTS;
 	info.map_ids = (uint64_t)(uintptr_t)used;
 	ok = bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
 	    info.type == BPF_PROG_TYPE_RAW_TRACEPOINT &&
-	    info.nr_map_ids <= KEEP_MAPS &&
+	    info.nr_map_ids <= ENG_MAX_OBJECTS &&
 	    strncmp(
 		info.name, bpf_program__name(prog), sizeof(info.name) - 1) == 0;
 	for (i = 0; ok && i < info.nr_map_ids; i++)
@@ -500,31 +497,30 @@ static bool
 take_instance(struct bpfeng *eng, const struct bpfeng_bpf *skel,
     const char *where, struct eng_kept *k)
 {
-	uint32_t ids[KEEP_MAPS];
+	struct eng_loaded *o = &k->objects;
+	uint32_t ids[ENG_MAX_OBJECTS];
 	struct bpf_program *prog;
 	const struct bpf_map *map;
-	int i = 0;
+	int fd;
 
 	bpf_object__for_each_map (map, skel->obj) {
-		if (k->nmaps == KEEP_MAPS ||
-		    (k->map_fd[k->nmaps] =
-			    take_map(where, map, &ids[k->nmaps])) < 0)
+		if (o->nmaps == ENG_MAX_OBJECTS ||
+		    (fd = take_map(where, map, &ids[o->nmaps])) < 0)
 			return false;
-		k->nmaps++;
-		if (!empty_map(eng, map, k->map_fd[k->nmaps - 1]))
+		o->map_fd[o->nmaps++] = fd;
+		if (!empty_map(eng, map, fd))
 			return false;
-		if (map == skel->maps.bss &&
-		    !map_bss(k, map, k->map_fd[k->nmaps - 1]))
+		if (map == skel->maps.bss && !map_bss(k, map, fd))
 			return false;
 	}
 	bpf_object__for_each_program (prog, skel->obj) {
-		if (i == KEEP_PROGS)
+		if (o->nprogs == ENG_MAX_OBJECTS)
 			return false;
 		if (bpf_program__autoload(prog) &&
-		    (k->prog_fd[i] = take_program(where, prog, ids, k->nmaps)) <
-			0)
+		    (o->prog_fd[o->nprogs] =
+			    take_program(where, prog, ids, o->nmaps)) < 0)
 			return false;
-		i++;
+		o->nprogs++;
 	}
 	return k->bss != NULL;
 }
@@ -563,19 +559,23 @@ eng_keep_take(struct bpfeng *eng, const struct bpfeng_bpf *skel)
 int
 eng_keep_map_fd(const struct bpfeng *eng, int i)
 {
-	return i < eng->kept->nmaps ? eng->kept->map_fd[i] : -1;
+	const struct eng_loaded *o = &eng->kept->objects;
+
+	return i < o->nmaps ? o->map_fd[i] : -1;
 }
 
 int
 eng_keep_program_fd(const struct bpfeng *eng, int i)
 {
-	return i < KEEP_PROGS ? eng->kept->prog_fd[i] : -1;
+	const struct eng_loaded *o = &eng->kept->objects;
+
+	return i < o->nprogs ? o->prog_fd[i] : -1;
 }
 
 bool
 eng_keep_attached(const struct bpfeng *eng, int i)
 {
-	return i < KEEP_PROGS && eng->kept->link_fd[i] >= 0;
+	return i < eng->kept->objects.nprogs && eng->kept->link_fd[i] >= 0;
 }
 
 void *
@@ -596,11 +596,11 @@ eng_keep_attach(struct bpfeng *eng, const struct bpfeng_bpf *skel)
 
 	bpf_object__for_each_program (prog, skel->obj) {
 		sec = bpf_program__section_name(prog);
-		if (i < KEEP_PROGS && k->prog_fd[i] >= 0 &&
+		if (i < k->objects.nprogs && k->objects.prog_fd[i] >= 0 &&
 		    bpf_program__autoattach(prog) &&
 		    strncmp(sec, prefix, sizeof(prefix) - 1) == 0 &&
 		    (k->link_fd[i] = bpf_raw_tracepoint_open(
-			 sec + sizeof(prefix) - 1, k->prog_fd[i])) < 0)
+			 sec + sizeof(prefix) - 1, k->objects.prog_fd[i])) < 0)
 			return -1;
 		i++;
 	}
@@ -612,26 +612,31 @@ eng_keep_detach(struct bpfeng *eng)
 {
 	int i;
 
-	for (i = 0; i < KEEP_PROGS; i++) {
+	for (i = 0; i < ENG_MAX_OBJECTS; i++) {
 		if (eng->kept->link_fd[i] >= 0)
 			close(eng->kept->link_fd[i]);
 		eng->kept->link_fd[i] = -1;
 	}
 }
 
+/* The run that holds an instance (taken-PID, made-PID); 0: none does. */
+static pid_t
+holder(const char *name)
+{
+	if (strncmp(name, "taken-", 6) == 0)
+		return (pid_t)atol(name + 6);
+	if (strncmp(name, "made-", 5) == 0)
+		return (pid_t)atol(name + 5);
+	return 0;
+}
+
 /* An instance of another's left behind by a run that is gone. */
 static bool
 abandoned(const char *name)
 {
-	const char *pid;
+	pid_t pid = holder(name);
 
-	if (strncmp(name, "taken-", 6) == 0)
-		pid = name + 6;
-	else if (strncmp(name, "made-", 5) == 0)
-		pid = name + 5;
-	else
-		return false;
-	return kill((pid_t)atol(pid), 0) != 0 && errno == ESRCH;
+	return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 /*
@@ -660,8 +665,7 @@ make_room(int dfd)
 			remove_instance(dfd, e->d_name);
 			continue;
 		}
-		if (strncmp(e->d_name, "taken-", 6) == 0 ||
-		    strncmp(e->d_name, "made-", 5) == 0 ||
+		if (holder(e->d_name) != 0 ||
 		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		n++;
