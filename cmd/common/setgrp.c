@@ -830,6 +830,12 @@ slice_wall(const setgrp_t *g, struct slot *sl)
 		start = sl->turn_from;
 	if (slice->when > start)
 		slice->turn_ns += (uint64_t)(slice->when - start);
+	/*
+	 * A turn that began before the read that opened the slice held all
+	 * of it, and no more: that read's own time is the last slice's.
+	 */
+	if (slice->turn_ns > slice->span_ns)
+		slice->turn_ns = slice->span_ns;
 }
 
 /*

@@ -381,8 +381,11 @@ take_turns(setgrp_t *m, int cpu, const char *mode)
 	call(4, 0);
 	CHECK(setgrp_rebase(g) == 0);
 	call(1, 0);
-	CHECK_VALUES(g, setgrp_sample(g), "1,0");
+	c = setgrp_sample(g);
+	CHECK_VALUES(g, c, "1,0");
 	CHECK_VALUES(g, setgrp_total(g, 0), "6,6");
+	/* Its turn all along: the slice's turn is its span, no more. */
+	CHECK(c != NULL && c->turn_ns == c->span_ns && c->span_ns > 0);
 
 	/*
 	 * Every set sampled: the one waiting adds nothing it did not count.
