@@ -95,6 +95,7 @@ struct line_cells {
 	char *mark;		   /* per column: '*', '-' or 0 */
 	unsigned long nprocs;	   /* a group's processes */
 	unsigned long nended;	   /* ...of which ended */
+	unsigned long nidle;	   /* ...of which run no thread, yet or now */
 	struct line_cells *member; /* a group's first */
 	char *command;		   /* a group's COMMAND longer than a cell */
 	int depth;		   /* in the tree (V) */
@@ -698,6 +699,8 @@ group_add(
 	g->nprocs += n;
 	if (l->e != NULL && l->e->ended)
 		g->nended += n;
+	else if (l->e != NULL && l->e->nthreads == 0)
+		g->nidle += n;
 }
 
 /* A group's cells from its sums; name is its COMMAND. */
@@ -1104,13 +1107,14 @@ fold_ended(const struct top_view *v, const struct top_choice *c,
 
 /*
  * A group's COMMAND: its cgroup and its processes, those that run now
- * apart from those ended, as the header counts them.
+ * apart from those ended, as the header counts them (head_count): a
+ * process none of whose threads runs, yet or any more, is neither.
  */
 static void
 cgroup_group_name(const struct line_cells *g, char *name, size_t size)
 {
 	char safe[CELL_MAX * 3];
-	unsigned long running = g->nprocs - g->nended;
+	unsigned long running = g->nprocs - g->nended - g->nidle;
 
 	(void)safename(safe, sizeof(safe), g->comm);
 	if (g->nended > 0)
