@@ -84,15 +84,50 @@ wait_exit_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/*
+ * ct_exec 3 wl_gate 0 0: three writes, an exec, then the new image reads
+ * its stdin, a pipe, until the test closes the other end (*gate). A run
+ * reaps any child of the caller that ends during it (libpctx.h), so the
+ * process let go at its exec must outlive the run for the test to see
+ * how it ends; the gate holds it without a timed wait.
+ */
+static pctx_t *
+create_gated(int *gate)
+{
+	char *argv[] = { (char *)wl("ct_exec"), "3", (char *)wl("wl_gate"), "0",
+		"0", NULL };
+	int pipefd[2], saved_in, saved_out, devnull;
+	pctx_t *pctx;
+
+	if (pipe2(pipefd, O_CLOEXEC) != 0 ||
+	    (devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0 ||
+	    (saved_in = dup(0)) < 0 || (saved_out = dup(1)) < 0 ||
+	    dup2(pipefd[0], 0) < 0 || dup2(devnull, 1) < 0) {
+		perror("create_gated");
+		exit(1);
+	}
+	pctx = create_wl(argv);
+	if (dup2(saved_in, 0) < 0 || dup2(saved_out, 1) < 0) {
+		perror("create_gated");
+		exit(1);
+	}
+	close(saved_in);
+	close(saved_out);
+	close(devnull);
+	close(pipefd[0]);
+	*gate = pipefd[1];
+	return pctx;
+}
+
 /* No exec handler: the run ends at the exec, and the process runs on. */
 static void
 test_exec_unhandled(void)
 {
-	char *argv[] = { (char *)wl("wl_exec_chain"), "1", "3", NULL };
 	pctx_t *pctx;
 	pid_t pid;
+	int gate;
 
-	pctx = create_wl(argv);
+	pctx = create_gated(&gate);
 	pid = pctx_pid(pctx);
 	CHECK_EQ_U64(
 	    pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, NULL, PCTX_NULL_EVENT),
@@ -102,6 +137,8 @@ test_exec_unhandled(void)
 	CHECK(lwp_rec(pid, 0, 1) != NULL && lwp_rec(pid, 0, 1)->count == 3 &&
 	    lwp_rec(pid, 0, 1)->finis == 1);
 	pctx_release(pctx);
+	CHECK_EQ_U64(tracer_of(pid, pid), 0);
+	close(gate);
 	CHECK_EQ_U64(wait_exit_status(pid), 0);
 }
 
@@ -109,17 +146,19 @@ test_exec_unhandled(void)
 static void
 test_exec_refused(void)
 {
-	char *argv[] = { (char *)wl("wl_exec_chain"), "1", "3", NULL };
 	pctx_t *pctx;
 	pid_t pid;
+	int gate;
 
 	execs_allowed = 0;
-	pctx = create_wl(argv);
+	pctx = create_gated(&gate);
 	pid = pctx_pid(pctx);
 	CHECK_EQ_U64(pctx_run(pctx, 0, 0, t_tick), (uint64_t)-1);
 	CHECK_EQ_U64(proc_of(pid)->images, 1);
 	CHECK_EQ_U64(proc_of(pid)->exits, 0);
 	pctx_release(pctx);
+	CHECK_EQ_U64(tracer_of(pid, pid), 0);
+	close(gate);
 	CHECK_EQ_U64(wait_exit_status(pid), 0);
 	execs_allowed = 1000;
 }
