@@ -79,29 +79,49 @@ callers_to_reap(const struct lwp *lwp)
 	    lwp->tid == lwp->proc->pid;
 }
 
-/* Whether the thread has ended; its end is left to be reaped. */
-static bool
-ended_unreaped(pid_t tid)
+enum report { REPORT_NONE, REPORT_STOP, REPORT_END };
+
+/*
+ * What a thread has to report, looked at and left where it is: the end of
+ * the caller's child is the caller's to reap, and a waitpid taken on the
+ * chance of a stop would reap it.
+ */
+static enum report
+peek_report(pid_t tid)
 {
 	siginfo_t si = { 0 };
 
-	return waitid(P_PID, (id_t)tid, &si,
-		   WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 &&
-	    si.si_pid == tid &&
-	    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
-		si.si_code == CLD_DUMPED);
+	if (waitid(P_PID, (id_t)tid, &si,
+		WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) != 0)
+		return REPORT_END; /* no such child any more */
+	if (si.si_pid != tid)
+		return REPORT_NONE;
+	return si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED ?
+	    REPORT_STOP :
+	    REPORT_END;
 }
 
-/* One non-blocking look at a thread being let go; true when it is done. */
+/*
+ * One non-blocking look at a thread being let go; true when it is done. A
+ * stop seen is taken with waitpid: a thread stopped for its tracer ends
+ * only by SIGKILL.
+ */
 static bool
 poll_detach(struct lwp *lwp)
 {
 	int status;
 	pid_t r;
 
-	if (callers_to_reap(lwp) && ended_unreaped(lwp->tid)) {
-		pctxlib_lwp_bury(lwp);
-		return true;
+	if (callers_to_reap(lwp)) {
+		switch (peek_report(lwp->tid)) {
+		case REPORT_NONE:
+			return false;
+		case REPORT_END:
+			pctxlib_lwp_bury(lwp);
+			return true;
+		case REPORT_STOP:
+			break;
+		}
 	}
 	r = waitpid(lwp->tid, &status, __WALL | WNOHANG);
 	if (r == 0)
