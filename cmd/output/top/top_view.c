@@ -672,6 +672,28 @@ fill_cells(struct top_view *v, struct top_model *m, struct line_cells *l,
 				l->cell[i][0] = '\0';
 }
 
+/*
+ * How a process counts, in the header and in a cgroup's line alike:
+ * ended, running (a thread of it runs), or neither (none of its threads
+ * runs, yet or any more).
+ */
+enum proc_phase { PHASE_RUNNING, PHASE_ENDED, PHASE_THREADLESS };
+
+static enum proc_phase
+proc_phase(const struct top_entity *e)
+{
+	if (e->ended)
+		return PHASE_ENDED;
+	return e->nthreads > 0 ? PHASE_RUNNING : PHASE_THREADLESS;
+}
+
+/* The processes an entity stands for: ended ones of one name are folded. */
+static unsigned long
+procs_in(const struct top_entity *e)
+{
+	return e->nfolded > 0 ? e->nfolded : 1;
+}
+
 /* A group's line: l's values added to its own. */
 static void
 group_add(
@@ -695,12 +717,20 @@ group_add(
 		if (l->mark[i] == '*' || (l->mark[i] == '-' && !g->mark[i]))
 			g->mark[i] = l->mark[i];
 	}
-	n = l->e != NULL && l->e->nfolded > 0 ? l->e->nfolded : 1;
+	n = l->e != NULL ? procs_in(l->e) : 1;
 	g->nprocs += n;
-	if (l->e != NULL && l->e->ended)
+	if (l->e == NULL)
+		return;
+	switch (proc_phase(l->e)) {
+	case PHASE_ENDED:
 		g->nended += n;
-	else if (l->e != NULL && l->e->nthreads == 0)
+		break;
+	case PHASE_THREADLESS:
 		g->nidle += n;
+		break;
+	case PHASE_RUNNING:
+		break;
+	}
 }
 
 /* A group's cells from its sums; name is its COMMAND. */
@@ -1107,8 +1137,7 @@ fold_ended(const struct top_view *v, const struct top_choice *c,
 
 /*
  * A group's COMMAND: its cgroup and its processes, those that run now
- * apart from those ended, as the header counts them (head_count): a
- * process none of whose threads runs, yet or any more, is neither.
+ * apart from those ended, as the header counts them (proc_phase).
  */
 static void
 cgroup_group_name(const struct line_cells *g, char *name, size_t size)
@@ -1361,11 +1390,18 @@ head_count(struct top_model *m)
 		e = top_model_proc(m, i);
 		if (e->pid == 0) {
 			n.cgroups += !e->ended;
-		} else if (e->ended) {
-			n.ended += e->nfolded > 0 ? (int)e->nfolded : 1;
-		} else if (e->nthreads > 0) {
-			n.procs++;
+			continue;
+		}
+		switch (proc_phase(e)) {
+		case PHASE_ENDED:
+			n.ended += (int)procs_in(e);
+			break;
+		case PHASE_RUNNING:
+			n.procs += (int)procs_in(e);
 			n.threads += e->nthreads;
+			break;
+		case PHASE_THREADLESS:
+			break;
 		}
 	}
 	return n;
