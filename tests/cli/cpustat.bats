@@ -663,6 +663,9 @@ if times != sorted(times):
 
 @test "SIGINT, SIGTERM and SIGHUP mid-run print the totals and exit 0" {
 	for sig in INT TERM HUP; do
+		# The run before's rows would do for wait_rows: the background
+		# job empties the file in its own time.
+		rm -f "$T/out" "$T/err"
 		env --default-signal=INT "$CPUSTAT" -c context-switches,task-clock 0.1 >"$T/out" 2>"$T/err" 3>&- &
 		BG_PIDS=$!
 		wait_rows "$T/out" 2
@@ -692,6 +695,9 @@ check_totals(rows, len(CPUS))
 @test "a stop after a sample time: every CPU still counts the interval that was due" {
 	local n
 	for n in 1 2 3; do
+		# The run before's header would do for wait_for, and its
+		# stop would come before cpustat's start.
+		rm -f "$T/out" "$T/err"
 		env --default-signal=INT "$CPUSTAT" -c task-clock 0.3 >"$T/out" 2>"$T/err" 3>&- &
 		BG_PIDS=$!
 		wait_for grep -q '^ *time' "$T/out"

@@ -30,6 +30,9 @@ in_affinity() {
 		# until the others have two rows more than when the CPU's
 		# thread said it was gone, and is ended by a signal.
 		# shellcheck disable=SC2086
+		# The run before's files would answer the waits below: the
+		# background job empties them in its own time.
+		rm -f "$T/out" "$T/err"
 		env --default-signal=INT "$CPUSTAT" $spec 0.2 >"$T/out" 2>"$T/err" 3>&- &
 		BG_PIDS=$!
 		wait_rows "$T/out" 1

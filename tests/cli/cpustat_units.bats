@@ -188,6 +188,9 @@ for u, l in got.items():
 	kinds="core socket"
 	[ ! -d /sys/devices/system/cpu/cpu0/cache/index0 ] || kinds+=" cache=L2"
 	for kind in $kinds; do
+		# The run before's rows would answer wait_for: the background
+		# job empties the file in its own time.
+		rm -f "$T/out" "$T/err"
 		env --default-signal=INT "$CPUSTAT" -c "$call" "--per-$kind" --format=json 0.1 \
 		    >"$T/out" 2>"$T/err" 3>&- &
 		BG_PIDS=$!

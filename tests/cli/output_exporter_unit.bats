@@ -73,6 +73,9 @@ counted_or_taken() {
 	[ "${argv[0]}" = "$T/prefix/bin/cpustat" ]
 	local try
 	for try in 1 2 3 4 5; do
+		# A try before's error would answer counted_or_taken: the
+		# background job empties the file in its own time.
+		rm -f "$T/rows" "$T/err"
 		"${argv[@]}" >"$T/rows" 2>"$T/err" &
 		CPID=$!
 		ct_bg "$CPID"

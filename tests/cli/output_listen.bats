@@ -29,6 +29,9 @@ start_cpustat() {
 	local try
 	for try in 1 2 3 4 5 6; do
 		PORT=$(free_port)
+		# A try before's error would answer the grep below: the
+		# background job empties the file in its own time.
+		rm -f "$T/rows" "$T/err"
 		"$1" >"$T/rows" 2>"$T/err" &
 		CSPID=$!
 		ct_bg "$CSPID"

@@ -100,6 +100,9 @@ rows_or_taken() {
 	rows=$("$PY" -c 'import os; print(2 * len(os.sched_getaffinity(0)))')
 	for try in 1 2 3 4 5; do
 		port=$(free_port)
+		# A try before's error would answer rows_or_taken: the
+		# background job empties the file in its own time.
+		rm -f "$T/rows" "$T/err"
 		"$CS" --format=json --listen=127.0.0.1:"$port" -c context-switches,task-clock \
 		    0.1 >"$T/rows" 2>"$T/err" &
 		ct_bg $!
