@@ -120,7 +120,7 @@ exact() {
 # wl_threads 2 5 once its own FIFO lets it go, which happens only once
 # both have started; their files $T/out.N, $T/err.N.
 both_at_once() {
-	local n pids=() fd
+	local n pids=()
 	for n in 1 2; do
 		rm -f "$T/go.$n"
 		mkfifo "$T/go.$n"
@@ -135,12 +135,11 @@ both_at_once() {
 		wait_while "${pids[n - 1]}" grep -q 'BPF engine counts' \
 		    "$T/err.$n"
 	done
-	# Opened for reading and writing, which never waits: a run that
-	# ended without opening its FIFO cannot hang the test here.
+	# A line written with no reader yet is lost when the writer closes:
+	# each writer waits, in the background and bounded, for its command
+	# to open the FIFO, so a run that ended without it cannot hang us.
 	for n in 1 2; do
-		exec {fd}<>"$T/go.$n"
-		echo >&"$fd"
-		exec {fd}>&-
+		timeout 120 sh -c 'echo >"$1"' sh "$T/go.$n" 3>&- &
 	done
 	for n in 1 2; do
 		wait "${pids[n - 1]}"
